@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ppc64le primitives: the timebase register and the spin-wait hint. The
+ * only POWER-specific code in the tree.
+ */
+#ifndef LR_ARCH_H
+#define LR_ARCH_H
+
+#include <stdint.h>
+
+/** Read the timebase (mftb; 512 MHz on POWER8/9). */
+static inline uint64_t
+lr_arch_rdtsc(void)
+{
+	uint64_t tb;
+
+	__asm__ volatile("mfspr %0, 268" : "=r"(tb));
+	return tb;
+}
+
+/** Lower SMT thread priority while spinning, then restore it. */
+static inline void
+lr_pause(void)
+{
+	__asm__ volatile("or 1,1,1\n\tor 2,2,2" ::: "memory");
+}
+
+/** Name of the architecture, for banners. */
+#define LR_ARCH_NAME "ppc64le"
+
+#endif /* LR_ARCH_H */

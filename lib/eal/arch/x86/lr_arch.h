@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * x86-64 primitives: the TSC and the spin-wait hint. The only x86-specific
+ * code in the tree.
+ */
+#ifndef LR_ARCH_H
+#define LR_ARCH_H
+
+#include <stdint.h>
+
+/** Read the time-stamp counter (about 25-40 cycles; not serializing). */
+static inline uint64_t
+lr_arch_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/** Tell the core we are spinning (PAUSE). */
+static inline void
+lr_pause(void)
+{
+	__asm__ volatile("pause");
+}
+
+/** Name of the architecture, for banners. */
+#define LR_ARCH_NAME "x86_64"
+
+#endif /* LR_ARCH_H */

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* lr_eal_init() and lr_eal_cleanup(): the order things are set up in. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eal_private.h"
+
+static atomic_int eal_state; /* 0: not initialised, 1: running, 2: in init */
+static bool atexit_done;
+
+#define MAX_CLEANUP_FN 16
+static void (*cleanup_fns[MAX_CLEANUP_FN])(void);
+static unsigned nb_cleanup_fns;
+
+int
+lr_eal_initialized(void)
+{
+	return atomic_load(&eal_state) == 1;
+}
+
+int
+lr_eal_on_cleanup(void (*fn)(void))
+{
+	if (nb_cleanup_fns == MAX_CLEANUP_FN)
+		return -ENOSPC;
+	cleanup_fns[nb_cleanup_fns++] = fn;
+	return 0;
+}
+
+unsigned
+lr_eal_vdev_count(void)
+{
+	return eal_cfg.nb_vdev;
+}
+
+const char *
+lr_eal_vdev(unsigned i)
+{
+	return i < eal_cfg.nb_vdev ? eal_cfg.vdev[i] : NULL;
+}
+
+const char *
+lr_eal_file_prefix(void)
+{
+	return eal_cfg.file_prefix[0] ? eal_cfg.file_prefix : "linerate";
+}
+
+/* A program that exits without lr_eal_cleanup() still leaves no hugepage
+ * files or lock behind. */
+static void
+eal_atexit(void)
+{
+	if (lr_eal_initialized()) {
+		unsigned n = lr_memseg_count();
+
+		for (unsigned i = 0; i < n; i++) {
+			const struct lr_memseg *s = lr_memseg_get(i);
+
+			if (s->path[0])
+				unlink(s->path);
+		}
+		eal_runtime_unlock();
+	}
+}
+
+int
+lr_eal_init(int argc, char **argv)
+{
+	int expected = 0, consumed, rc;
+
+	if (!atomic_compare_exchange_strong(&eal_state, &expected, 2)) {
+		LR_LOG(ERR, EAL, "lr_eal_init: already initialised\n");
+		lr_errno = EALREADY;
+		return -EALREADY;
+	}
+	rc = eal_parse_args(argc, argv);
+	if (rc < 0)
+		goto fail;
+	consumed = rc - 1;
+	rc = eal_runtime_lock();
+	if (rc < 0)
+		goto fail;
+	rc = eal_lcores_start();
+	if (rc < 0)
+		goto unlock;
+	rc = eal_memory_init();
+	if (rc < 0)
+		goto stop_lcores;
+	lr_get_tsc_hz();
+	if (!atexit_done) {
+		atexit(eal_atexit);
+		atexit_done = true;
+	}
+	atomic_store(&eal_state, 1);
+	/* The program continues at argv[consumed] with its own name. */
+	if (consumed > 0)
+		argv[consumed] = argv[0];
+	return consumed;
+
+stop_lcores:
+	eal_lcores_stop();
+unlock:
+	eal_runtime_unlock();
+fail:
+	atomic_store(&eal_state, 0);
+	lr_errno = rc == -EALREADY ? 0 : -rc;
+	return rc;
+}
+
+int
+lr_eal_cleanup(void)
+{
+	if (!lr_eal_initialized())
+		return -EINVAL;
+	lr_eal_mp_wait_lcore();
+	for (unsigned i = nb_cleanup_fns; i-- > 0;)
+		cleanup_fns[i]();
+	eal_memory_cleanup();
+	eal_lcores_stop();
+	eal_runtime_unlock();
+	eal_options_reset();
+	atomic_store(&eal_state, 0);
+	return 0;
+}
+
+void
+lr_eal_dump(FILE *f)
+{
+	unsigned n = lr_memseg_count(), l;
+
+	fprintf(f, "linerate %s on %s, %u lcore%s (main %u), %u NUMA node%s%s\n",
+		LR_VERSION, LR_ARCH_NAME, lr_lcore_count(),
+		lr_lcore_count() > 1 ? "s" : "", lr_get_main_lcore(),
+		lr_numa_node_count(), lr_numa_node_count() > 1 ? "s" : "",
+		lr_numa_available() ? "" : " (NUMA unavailable)");
+	fprintf(f, "  IOVA as %s, TSC %.3f GHz, file prefix '%s'\n",
+		lr_eal_iova_mode() == LR_IOVA_PA ? "PA" : "VA",
+		lr_get_tsc_hz() / 1e9, lr_eal_file_prefix());
+	LR_LCORE_FOREACH(l) {
+		fprintf(f, "  lcore %u: cpu %d, node %d%s\n", l,
+			lr_lcore_to_cpu_id(l), lr_lcore_to_socket_id(l),
+			l == lr_get_main_lcore() ? " (main)" : "");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const struct lr_memseg *s = lr_memseg_get(i);
+
+		fprintf(f, "  memseg %u: %zu MB at %p, node %d, %s pages of %zu kB%s%s%s\n",
+			i, s->len >> 20, s->addr, s->socket_id,
+			(s->flags & LR_MEMSEG_F_HUGE) ? "hugepage" : "ordinary",
+			s->page_sz >> 10,
+			(s->flags & LR_MEMSEG_F_LOCKED) ? ", locked" : "",
+			s->path[0] ? ", file " : "", s->path);
+	}
+}

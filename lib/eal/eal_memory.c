@@ -1,0 +1,682 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory segments: one per NUMA node asked for, from a hugetlbfs file
+ * (preallocated with fallocate, so a shortage is an error, not a SIGBUS),
+ * an anonymous hugetlb mapping (--in-memory), or ordinary memory.
+ * The runtime directory holds a lock file that keeps two live processes off
+ * one file prefix.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <mntent.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include "eal_private.h"
+
+#ifdef LR_HAVE_LIBHUGETLBFS
+#include <hugetlbfs.h>
+#endif
+#ifdef LR_HAVE_LIBNUMA
+#include <numa.h>
+#include <numaif.h>
+#endif
+
+
+#ifndef HUGETLBFS_MAGIC
+#define HUGETLBFS_MAGIC 0x958458f6
+#endif
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB 0x0004U
+#endif
+
+#define DEFAULT_MEM (256UL << 20)
+
+static struct lr_memseg memsegs[LR_MAX_MEMSEG];
+static _Atomic unsigned nb_memsegs;
+static pthread_mutex_t memseg_lock = PTHREAD_MUTEX_INITIALIZER;
+static enum lr_iova_mode iova_mode = LR_IOVA_VA;
+static int runtime_fd = -1;
+static char runtime_dir[PATH_MAX];
+
+unsigned
+lr_memseg_count(void)
+{
+	return atomic_load_explicit(&nb_memsegs, memory_order_acquire);
+}
+
+const struct lr_memseg *
+lr_memseg_get(unsigned i)
+{
+	return i < lr_memseg_count() ? &memsegs[i] : NULL;
+}
+
+const struct lr_memseg *
+lr_memseg_find(const void *addr)
+{
+	unsigned n = lr_memseg_count();
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct lr_memseg *s = &memsegs[i];
+
+		if ((uintptr_t)addr - (uintptr_t)s->addr < s->len)
+			return s;
+	}
+	return NULL;
+}
+
+uint64_t
+lr_mem_virt2iova(const void *addr)
+{
+	const struct lr_memseg *s = lr_memseg_find(addr);
+
+	return s ? lr_memseg_iova(s, addr) : UINT64_MAX;
+}
+
+enum lr_iova_mode
+lr_eal_iova_mode(void)
+{
+	return iova_mode;
+}
+
+int
+lr_eal_has_hugepages(void)
+{
+	unsigned n = lr_memseg_count();
+
+	for (unsigned i = 0; i < n; i++)
+		if (memsegs[i].flags & LR_MEMSEG_F_HUGE)
+			return 1;
+	return 0;
+}
+
+size_t
+lr_default_heap_size(void)
+{
+	const char *s = getenv("LR_HEAP_MB");
+	unsigned long mb;
+
+	if (s && *s && (mb = strtoul(s, NULL, 10)) > 0 && mb < (1UL << 24))
+		return (size_t)mb << 20;
+	return DEFAULT_MEM;
+}
+
+const char *
+lr_eal_runtime_dir(void)
+{
+	return runtime_dir;
+}
+
+/* Publish a filled-in segment; the caller holds memseg_lock. */
+static struct lr_memseg *
+memseg_publish(const struct lr_memseg *tmpl)
+{
+	unsigned n = atomic_load_explicit(&nb_memsegs, memory_order_relaxed);
+
+	if (n == LR_MAX_MEMSEG) {
+		LR_LOG(ERR, EAL, "more than %d memory segments\n", LR_MAX_MEMSEG);
+		return NULL;
+	}
+	memsegs[n] = *tmpl;
+	atomic_store_explicit(&nb_memsegs, n + 1, memory_order_release);
+	return &memsegs[n];
+}
+
+/* Bind [addr, addr+len) to node before it is touched; quiet without NUMA. */
+static void
+bind_to_node(void *addr, size_t len, int node)
+{
+#ifdef LR_HAVE_LIBNUMA
+	if (node >= 0 && lr_numa_available()) {
+		unsigned long mask[LR_MAX_NUMA_NODES / 64 + 1] = { 0 };
+
+		mask[node / 64] |= 1UL << (node % 64);
+		if (mbind(addr, len, MPOL_BIND, mask, LR_MAX_NUMA_NODES + 1,
+			  0) != 0)
+			LR_LOG(WARNING, EAL, "node %d: mbind: %s\n", node,
+			       strerror(errno));
+	}
+#else
+	(void)addr;
+	(void)len;
+	(void)node;
+#endif
+}
+
+/* Physical address of every page of a locked region (IOVA as PA). */
+static int
+fill_iova_pa(struct lr_memseg *seg)
+{
+	size_t npages = seg->len / seg->page_sz;
+	long sys = sysconf(_SC_PAGESIZE);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+
+	if (fd < 0) {
+		LR_LOG(ERR, EAL, "--iova-mode=pa: cannot open /proc/self/pagemap: %s\n",
+		       strerror(errno));
+		return -errno;
+	}
+	seg->iova = calloc(npages, sizeof(uint64_t));
+	if (seg->iova == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < npages; i++) {
+		uintptr_t va = (uintptr_t)seg->addr + i * seg->page_sz;
+		uint64_t ent;
+
+		if (pread(fd, &ent, sizeof(ent), (off_t)(va / sys) * 8) !=
+		    sizeof(ent)) {
+			LR_LOG(ERR, EAL, "--iova-mode=pa: reading /proc/self/pagemap: %s\n",
+			       strerror(errno));
+			goto fail;
+		}
+		uint64_t pfn = ent & ((1ULL << 55) - 1);
+
+		if (!(ent & (1ULL << 63)) || pfn == 0) {
+			LR_LOG(ERR, EAL,
+			       "--iova-mode=pa: /proc/self/pagemap hides physical addresses (run as root, or use --iova-mode=va)\n");
+			errno = EPERM;
+			goto fail;
+		}
+		seg->iova[i] = pfn * (uint64_t)sys;
+	}
+	close(fd);
+	return 0;
+fail:
+	close(fd);
+	free(seg->iova);
+	seg->iova = NULL;
+	return -EPERM;
+}
+
+/* Ordinary memory, aligned to 2 MiB so pageblocks line up, with
+ * transparent hugepages asked for. */
+static int
+map_ordinary(struct lr_memseg *seg, size_t len, int node, bool lock)
+{
+	const size_t align = 2UL << 20;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *raw, *addr;
+
+	len = LR_ALIGN_CEIL(len, align);
+	raw = mmap(NULL, len + align, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED) {
+		LR_LOG(ERR, EAL, "cannot map %zu MB of ordinary memory: %s\n",
+		       len >> 20, strerror(errno));
+		return -ENOMEM;
+	}
+	addr = (void *)LR_ALIGN_CEIL((uintptr_t)raw, align);
+	if (addr != raw)
+		munmap(raw, (uintptr_t)addr - (uintptr_t)raw);
+	if ((uintptr_t)addr + len < (uintptr_t)raw + len + align)
+		munmap(LR_PTR_ADD(addr, len),
+		       (uintptr_t)raw + len + align - ((uintptr_t)addr + len));
+	madvise(addr, len, MADV_HUGEPAGE);
+	bind_to_node(addr, len, node);
+	memset(seg, 0, sizeof(*seg));
+	seg->addr = addr;
+	seg->len = len;
+	seg->page_sz = page;
+	seg->socket_id = node < 0 ? 0 : node;
+	if (lock) {
+		if (mlock(addr, len) != 0) {
+			LR_LOG(ERR, EAL, "cannot lock %zu MB: %s (raise RLIMIT_MEMLOCK)\n",
+			       len >> 20, strerror(errno));
+			munmap(addr, len);
+			return -errno;
+		}
+		seg->flags |= LR_MEMSEG_F_LOCKED;
+	}
+	return 0;
+}
+
+const struct lr_memseg *
+lr_memseg_reserve(size_t len, int socket_id)
+{
+	struct lr_memseg seg, *s;
+
+	if (len == 0) {
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&memseg_lock);
+	int rc = map_ordinary(&seg, len, socket_id, false);
+
+	if (rc < 0) {
+		pthread_mutex_unlock(&memseg_lock);
+		lr_errno = -rc;
+		return NULL;
+	}
+	s = memseg_publish(&seg);
+	if (s == NULL) {
+		munmap(seg.addr, seg.len);
+		lr_errno = ENOSPC;
+	}
+	pthread_mutex_unlock(&memseg_lock);
+	return s;
+}
+
+/* Find a hugetlbfs mount for the default hugepage size. */
+static int
+find_huge_dir(char *out, size_t outlen, size_t *hugesz)
+{
+	struct statfs st;
+
+	if (eal_cfg.huge_dir[0]) {
+		if (statfs(eal_cfg.huge_dir, &st) != 0) {
+			LR_LOG(ERR, EAL, "--huge-dir '%s': %s\n",
+			       eal_cfg.huge_dir, strerror(errno));
+			return -LR_E_NOHUGE;
+		}
+		if ((unsigned long)st.f_type != HUGETLBFS_MAGIC) {
+			LR_LOG(ERR, EAL,
+			       "--huge-dir '%s': not a hugetlbfs mount (mount -t hugetlbfs nodev DIR)\n",
+			       eal_cfg.huge_dir);
+			return -LR_E_NOHUGE;
+		}
+		snprintf(out, outlen, "%s", eal_cfg.huge_dir);
+		*hugesz = (size_t)st.f_bsize;
+		return 0;
+	}
+#ifdef LR_HAVE_LIBHUGETLBFS
+	/* libhugetlbfs knows the default size and its writable mount. */
+	long sz = gethugepagesize();
+	const char *p = sz > 0 ? hugetlbfs_find_path_for_size(sz) : NULL;
+
+	if (p != NULL && access(p, W_OK) == 0) {
+		snprintf(out, outlen, "%s", p);
+		*hugesz = (size_t)sz;
+		return 0;
+	}
+#endif
+	/* Without libhugetlbfs, or when it found nothing: /proc/mounts. */
+	FILE *m = setmntent("/proc/mounts", "r");
+	struct mntent *e;
+	int rc = -LR_E_NOHUGE;
+
+	if (m == NULL)
+		return rc;
+	while ((e = getmntent(m)) != NULL) {
+		if (strcmp(e->mnt_type, "hugetlbfs") != 0)
+			continue;
+		if (statfs(e->mnt_dir, &st) != 0 || access(e->mnt_dir, W_OK))
+			continue;
+		snprintf(out, outlen, "%s", e->mnt_dir);
+		*hugesz = (size_t)st.f_bsize;
+		rc = 0;
+		if (*hugesz == (2UL << 20))
+			break;
+	}
+	endmntent(m);
+	return rc;
+}
+
+static long
+read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Free hugepages of size hugesz on node (or in total without NUMA). */
+static long
+free_hugepages(size_t hugesz, int node)
+{
+	char path[256];
+	long v = -1;
+
+	if (lr_numa_available()) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/node/node%d/hugepages/hugepages-%zukB/free_hugepages",
+			 node, hugesz >> 10);
+		v = read_long(path);
+	}
+	if (v < 0) {
+		snprintf(path, sizeof(path),
+			 "/sys/kernel/mm/hugepages/hugepages-%zukB/free_hugepages",
+			 hugesz >> 10);
+		v = read_long(path);
+	}
+	return v;
+}
+
+static int
+set_preferred_node(int node)
+{
+#ifdef LR_HAVE_LIBNUMA
+	if (node >= 0 && lr_numa_available()) {
+		unsigned long mask[LR_MAX_NUMA_NODES / 64 + 1] = { 0 };
+
+		mask[node / 64] |= 1UL << (node % 64);
+		return set_mempolicy(MPOL_BIND, mask, LR_MAX_NUMA_NODES + 1);
+	}
+#endif
+	(void)node;
+	return 0;
+}
+
+static void
+reset_mempolicy(void)
+{
+#ifdef LR_HAVE_LIBNUMA
+	if (lr_numa_available())
+		set_mempolicy(MPOL_DEFAULT, NULL, 0);
+#endif
+}
+
+/* One hugepage segment of len bytes on node: a file under dir (or a memfd
+ * with --in-memory), preallocated, mapped, locked. */
+static int
+map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
+	 int node)
+{
+	char path[PATH_MAX] = "";
+	void *addr;
+	int fd;
+
+	len = LR_ALIGN_CEIL(len, hugesz);
+	if (eal_cfg.in_memory) {
+		char name[96];
+
+		snprintf(name, sizeof(name), "%s_map_%d", eal_cfg.file_prefix,
+			 node);
+		fd = memfd_create(name, MFD_HUGETLB);
+	} else {
+		snprintf(path, sizeof(path), "%s/%smap_%d", dir,
+			 eal_cfg.file_prefix, node);
+		fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	}
+	if (fd < 0) {
+		LR_LOG(ERR, EAL, "node %d: cannot create hugepage file %s: %s\n",
+		       node, path[0] ? path : "(memfd)", strerror(errno));
+		return -errno;
+	}
+	set_preferred_node(node);
+	int rc = fallocate(fd, 0, 0, (off_t)len);
+
+	reset_mempolicy();
+	if (rc != 0) {
+		rc = -errno;
+		LR_LOG(WARNING, EAL, "node %d: cannot allocate %zu hugepages of %zu kB: %s\n",
+		       node, len / hugesz, hugesz >> 10, strerror(errno));
+		goto close_file;
+	}
+	addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		    fd, 0);
+	if (addr == MAP_FAILED) {
+		rc = -errno;
+		LR_LOG(ERR, EAL, "node %d: cannot map hugepage file: %s\n", node,
+		       strerror(errno));
+		goto close_file;
+	}
+	if (mlock(addr, len) != 0)
+		LR_LOG(WARNING, EAL, "node %d: mlock: %s\n", node,
+		       strerror(errno));
+	else
+		seg->flags |= LR_MEMSEG_F_LOCKED;
+	close(fd);
+	seg->addr = addr;
+	seg->len = len;
+	seg->page_sz = hugesz;
+	seg->socket_id = node;
+	seg->flags |= LR_MEMSEG_F_HUGE | (path[0] ? LR_MEMSEG_F_FILE : 0);
+	snprintf(seg->path, sizeof(seg->path), "%s", path);
+	return 0;
+close_file:
+	close(fd);
+	if (path[0])
+		unlink(path);
+	return rc;
+}
+
+/* Remove hugepage files of this prefix left by a dead process. We hold
+ * the prefix lock, so any such file is stale. */
+static void
+clean_stale_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char prefix[96];
+
+	if (d == NULL)
+		return;
+	snprintf(prefix, sizeof(prefix), "%smap_", eal_cfg.file_prefix);
+	while ((e = readdir(d)) != NULL) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (unlink(path) == 0)
+			LR_LOG(INFO, EAL, "removed stale hugepage file %s\n",
+			       path);
+	}
+	closedir(d);
+}
+
+static int
+mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int
+eal_runtime_lock(void)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char path[PATH_MAX + 16];
+	int rc;
+
+	if (eal_cfg.in_memory) {
+		runtime_dir[0] = '\0';
+		return 0;
+	}
+	if (geteuid() == 0)
+		snprintf(runtime_dir, sizeof(runtime_dir), "/var/run/linerate/%s",
+			 eal_cfg.file_prefix);
+	else if (xdg && *xdg)
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s/linerate/%s", xdg,
+			 eal_cfg.file_prefix);
+	else
+		snprintf(runtime_dir, sizeof(runtime_dir), "/tmp/linerate-%u/%s",
+			 (unsigned)geteuid(), eal_cfg.file_prefix);
+	rc = mkdir_p(runtime_dir);
+	if (rc < 0) {
+		LR_LOG(ERR, EAL, "cannot create runtime dir %s: %s\n",
+		       runtime_dir, strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/config", runtime_dir);
+	runtime_fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+	if (runtime_fd < 0) {
+		rc = -errno;
+		LR_LOG(ERR, EAL, "cannot open %s: %s\n", path, strerror(errno));
+		return rc;
+	}
+	if (flock(runtime_fd, LOCK_EX | LOCK_NB) != 0) {
+		char pid[32] = "?";
+		ssize_t n = pread(runtime_fd, pid, sizeof(pid) - 1, 0);
+
+		if (n > 0)
+			pid[n] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		LR_LOG(ERR, EAL,
+		       "file prefix '%s' is in use by another linerate process (pid %s, lock %s); use another --file-prefix\n",
+		       eal_cfg.file_prefix, pid, path);
+		close(runtime_fd);
+		runtime_fd = -1;
+		return -LR_E_SECONDARY;
+	}
+	if (ftruncate(runtime_fd, 0) == 0)
+		dprintf(runtime_fd, "%d\n", (int)getpid());
+	return 0;
+}
+
+void
+eal_runtime_unlock(void)
+{
+	char path[PATH_MAX + 16];
+
+	if (runtime_fd < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/config", runtime_dir);
+	unlink(path);
+	rmdir(runtime_dir);
+	close(runtime_fd);
+	runtime_fd = -1;
+	runtime_dir[0] = '\0';
+}
+
+/* Bytes asked for on each node. */
+static void
+mem_per_node(size_t *want)
+{
+	unsigned nodes = lr_numa_node_count();
+
+	memset(want, 0, sizeof(size_t) * LR_MAX_NUMA_NODES);
+	if (eal_cfg.numa_mem_set) {
+		memcpy(want, eal_cfg.numa_mem, sizeof(eal_cfg.numa_mem));
+		return;
+	}
+	size_t total = eal_cfg.mem_total ? eal_cfg.mem_total : DEFAULT_MEM;
+	int node = lr_lcore_to_socket_id(lr_get_main_lcore());
+
+	(void)nodes;
+	want[node] = total;
+}
+
+int
+eal_memory_init(void)
+{
+	size_t want[LR_MAX_NUMA_NODES];
+	char dir[PATH_MAX] = "";
+	size_t hugesz = 0;
+	bool huge = !eal_cfg.no_huge;
+	int rc;
+
+	iova_mode = eal_cfg.iova_mode;
+	mem_per_node(want);
+	for (unsigned n = 0; n < LR_MAX_NUMA_NODES; n++) {
+		if (want[n] && n >= lr_numa_node_count()) {
+			LR_LOG(ERR, EAL, "--numa-mem: node %u does not exist (%u node%s)\n",
+			       n, lr_numa_node_count(),
+			       lr_numa_node_count() > 1 ? "s" : "");
+			return -EINVAL;
+		}
+	}
+	if (huge) {
+		rc = find_huge_dir(dir, sizeof(dir), &hugesz);
+		if (rc < 0 && eal_cfg.huge_dir[0])
+			return rc; /* asked for explicitly: an error */
+		if (rc < 0) {
+			LR_LOG(NOTICE, EAL,
+			       "no hugetlbfs mount found: using ordinary memory\n");
+			huge = false;
+		} else if (!eal_cfg.in_memory) {
+			clean_stale_files(dir);
+		}
+	}
+	pthread_mutex_lock(&memseg_lock);
+	for (unsigned n = 0; n < LR_MAX_NUMA_NODES; n++) {
+		struct lr_memseg seg;
+		bool got = false;
+
+		if (want[n] == 0)
+			continue;
+		memset(&seg, 0, sizeof(seg));
+		if (huge) {
+			long nfree = free_hugepages(hugesz, (int)n);
+			size_t need = LR_ALIGN_CEIL(want[n], hugesz) / hugesz;
+
+			if (nfree >= 0 && (size_t)nfree < need) {
+				LR_LOG(NOTICE, EAL,
+				       "node %u: %ld free hugepages of %zu kB, %zu needed: using ordinary memory\n",
+				       n, nfree, hugesz >> 10, need);
+			} else if (map_huge(&seg, dir, hugesz, want[n], (int)n) == 0) {
+				got = true;
+			} else {
+				LR_LOG(NOTICE, EAL,
+				       "node %u: hugepages unavailable: using ordinary memory\n",
+				       n);
+			}
+		}
+		if (!got) {
+			rc = map_ordinary(&seg, want[n], (int)n,
+					  iova_mode == LR_IOVA_PA);
+			if (rc < 0)
+				goto fail;
+			if (iova_mode == LR_IOVA_PA) {
+				/* Fault every page in so pagemap knows it. */
+				memset(seg.addr, 0, seg.len);
+			}
+		}
+		if (iova_mode == LR_IOVA_PA) {
+			rc = fill_iova_pa(&seg);
+			if (rc < 0) {
+				munmap(seg.addr, seg.len);
+				if (seg.path[0])
+					unlink(seg.path);
+				goto fail;
+			}
+		}
+		if (memseg_publish(&seg) == NULL) {
+			rc = -ENOSPC;
+			goto fail;
+		}
+	}
+	pthread_mutex_unlock(&memseg_lock);
+	return 0;
+fail:
+	pthread_mutex_unlock(&memseg_lock);
+	eal_memory_cleanup();
+	return rc;
+}
+
+void
+eal_memory_cleanup(void)
+{
+	pthread_mutex_lock(&memseg_lock);
+	unsigned n = atomic_load_explicit(&nb_memsegs, memory_order_relaxed);
+
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_memseg *s = &memsegs[i];
+
+		munmap(s->addr, s->len);
+		if (s->path[0])
+			unlink(s->path);
+		free(s->iova);
+		memset(s, 0, sizeof(*s));
+	}
+	atomic_store_explicit(&nb_memsegs, 0, memory_order_release);
+	iova_mode = LR_IOVA_VA;
+	pthread_mutex_unlock(&memseg_lock);
+}

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* EAL command-line options. Every error names the option and the value. */
+#include <ctype.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eal_private.h"
+
+struct eal_config eal_cfg;
+
+enum {
+	OPT_MAIN_LCORE = 256,
+	OPT_NUMA_MEM,
+	OPT_NO_HUGE,
+	OPT_HUGE_DIR,
+	OPT_FILE_PREFIX,
+	OPT_IN_MEMORY,
+	OPT_IOVA_MODE,
+	OPT_VDEV,
+	OPT_LOG_LEVEL,
+};
+
+static const struct option long_opts[] = {
+	{ "lcores", required_argument, NULL, 'l' },
+	{ "main-lcore", required_argument, NULL, OPT_MAIN_LCORE },
+	{ "numa-mem", required_argument, NULL, OPT_NUMA_MEM },
+	{ "socket-mem", required_argument, NULL, OPT_NUMA_MEM },
+	{ "no-huge", no_argument, NULL, OPT_NO_HUGE },
+	{ "huge-dir", required_argument, NULL, OPT_HUGE_DIR },
+	{ "file-prefix", required_argument, NULL, OPT_FILE_PREFIX },
+	{ "in-memory", no_argument, NULL, OPT_IN_MEMORY },
+	{ "iova-mode", required_argument, NULL, OPT_IOVA_MODE },
+	{ "vdev", required_argument, NULL, OPT_VDEV },
+	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void
+lr_eal_usage(FILE *f)
+{
+	fprintf(f,
+		"EAL options:\n"
+		"  -l, --lcores LIST      lcores to run on: ids and ranges, e.g. 0-1 or 0,2\n"
+		"      --main-lcore ID    lcore that runs main() (default: lowest of -l)\n"
+		"  -m MB                  memory to reserve, in MiB (default 256)\n"
+		"      --numa-mem MB,MB   memory per NUMA node (alias --socket-mem)\n"
+		"      --no-huge          use ordinary memory, not hugepages\n"
+		"      --huge-dir DIR     hugetlbfs mount to use\n"
+		"      --file-prefix NAME prefix of hugepage files and runtime dir (default linerate)\n"
+		"      --in-memory        keep no files: anonymous hugepages, no runtime dir\n"
+		"      --iova-mode pa|va  IOVA as physical (root) or virtual address (default va)\n"
+		"      --vdev DEVARGS     add a virtual port, e.g. net_null0,size=64\n"
+		"      --log-level LEVEL  level for all logs, or TYPE:LEVEL (pagealloc:debug)\n"
+		"  -h, --help             this text\n");
+}
+
+void
+eal_options_reset(void)
+{
+	for (unsigned i = 0; i < eal_cfg.nb_vdev; i++)
+		free(eal_cfg.vdev[i]);
+	memset(&eal_cfg, 0, sizeof(eal_cfg));
+	eal_cfg.main_lcore = -1;
+	eal_cfg.iova_mode = LR_IOVA_VA;
+	strcpy(eal_cfg.file_prefix, "linerate");
+}
+
+/* "0-3,5,7-8" -> lcore set. */
+static int
+parse_lcores(const char *s)
+{
+	const char *p = s;
+
+	memset(eal_cfg.lcore_cpu_set, 0, sizeof(eal_cfg.lcore_cpu_set));
+	while (*p) {
+		char *end;
+		long a, b;
+
+		if (!isdigit((unsigned char)*p))
+			goto bad;
+		a = strtol(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (!isdigit((unsigned char)*p))
+				goto bad;
+			b = strtol(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= LR_MAX_LCORE) {
+			LR_LOG(ERR, EAL,
+			       "-l '%s': lcore ids must be ascending ranges below %d\n",
+			       s, LR_MAX_LCORE);
+			return -EINVAL;
+		}
+		for (long i = a; i <= b; i++)
+			eal_cfg.lcore_cpu_set[i] = 1;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0')
+			goto bad;
+	}
+	if (p == s)
+		goto bad;
+	eal_cfg.lcores_set = true;
+	return 0;
+bad:
+	LR_LOG(ERR, EAL, "-l '%s': expected lcore ids and ranges, e.g. 0-1 or 0,2\n",
+	       s);
+	return -EINVAL;
+}
+
+static int
+parse_uint(const char *opt, const char *s, unsigned long max,
+	   unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (!isdigit((unsigned char)*s))
+		goto bad;
+	v = strtoul(s, &end, 10);
+	if (errno || *end != '\0' || v > max)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	LR_LOG(ERR, EAL, "%s '%s': expected a number up to %lu\n", opt, s, max);
+	return -EINVAL;
+}
+
+static int
+parse_numa_mem(const char *s)
+{
+	char buf[256];
+	unsigned node = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, s);
+	for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+		unsigned long mb;
+
+		if (node >= LR_MAX_NUMA_NODES) {
+			LR_LOG(ERR, EAL,
+			       "--numa-mem '%s': more than %d nodes\n", s,
+			       LR_MAX_NUMA_NODES);
+			return -EINVAL;
+		}
+		if (parse_uint("--numa-mem", tok, 1UL << 24, &mb) < 0)
+			return -EINVAL;
+		eal_cfg.numa_mem[node++] = (size_t)mb << 20;
+	}
+	if (node == 0)
+		goto bad;
+	eal_cfg.numa_mem_set = true;
+	return 0;
+bad:
+	LR_LOG(ERR, EAL, "--numa-mem '%s': expected MB per node, e.g. 512,512\n",
+	       s);
+	return -EINVAL;
+}
+
+static int
+parse_prefix(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= sizeof(eal_cfg.file_prefix))
+		goto bad;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
+		    s[i] != '-' && s[i] != '.')
+			goto bad;
+	strcpy(eal_cfg.file_prefix, s);
+	return 0;
+bad:
+	LR_LOG(ERR, EAL,
+	       "--file-prefix '%s': expected 1-%zu letters, digits, '_', '-' or '.'\n",
+	       s, sizeof(eal_cfg.file_prefix) - 1);
+	return -EINVAL;
+}
+
+int
+eal_parse_args(int argc, char **argv)
+{
+	int opt, idx;
+	unsigned long v;
+
+	eal_options_reset();
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:l:m:h", long_opts, &idx)) !=
+	       -1) {
+		switch (opt) {
+		case 'l':
+			if (parse_lcores(optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_MAIN_LCORE:
+			if (parse_uint("--main-lcore", optarg, LR_MAX_LCORE - 1,
+				       &v) < 0)
+				return -EINVAL;
+			eal_cfg.main_lcore = (int)v;
+			break;
+		case 'm':
+			if (parse_uint("-m", optarg, 1UL << 24, &v) < 0)
+				return -EINVAL;
+			if (v == 0) {
+				LR_LOG(ERR, EAL, "-m '0': at least 1 MB\n");
+				return -EINVAL;
+			}
+			eal_cfg.mem_total = (size_t)v << 20;
+			break;
+		case OPT_NUMA_MEM:
+			if (parse_numa_mem(optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_NO_HUGE:
+			eal_cfg.no_huge = true;
+			break;
+		case OPT_HUGE_DIR:
+			if (strlen(optarg) >= sizeof(eal_cfg.huge_dir)) {
+				LR_LOG(ERR, EAL, "--huge-dir: path too long\n");
+				return -EINVAL;
+			}
+			strcpy(eal_cfg.huge_dir, optarg);
+			break;
+		case OPT_FILE_PREFIX:
+			if (parse_prefix(optarg) < 0)
+				return -EINVAL;
+			break;
+		case OPT_IN_MEMORY:
+			eal_cfg.in_memory = true;
+			break;
+		case OPT_IOVA_MODE:
+			if (strcmp(optarg, "pa") == 0) {
+				eal_cfg.iova_mode = LR_IOVA_PA;
+			} else if (strcmp(optarg, "va") == 0) {
+				eal_cfg.iova_mode = LR_IOVA_VA;
+			} else {
+				LR_LOG(ERR, EAL,
+				       "--iova-mode '%s': expected pa or va\n",
+				       optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_VDEV:
+			if (eal_cfg.nb_vdev == LR_EAL_MAX_VDEV) {
+				LR_LOG(ERR, EAL, "--vdev '%s': more than %d\n",
+				       optarg, LR_EAL_MAX_VDEV);
+				return -EINVAL;
+			}
+			eal_cfg.vdev[eal_cfg.nb_vdev] = strdup(optarg);
+			if (eal_cfg.vdev[eal_cfg.nb_vdev] == NULL)
+				return -ENOMEM;
+			eal_cfg.nb_vdev++;
+			break;
+		case OPT_LOG_LEVEL:
+			if (lr_log_parse_arg(optarg) < 0) {
+				LR_LOG(ERR, EAL,
+				       "--log-level '%s': expected LEVEL or TYPE:LEVEL (levels emerg..debug or 1..8)\n",
+				       optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			lr_eal_usage(stdout);
+			return -EALREADY;
+		case ':':
+			LR_LOG(ERR, EAL, "option '%s' needs a value\n",
+			       argv[optind - 1]);
+			return -EINVAL;
+		default:
+			LR_LOG(ERR, EAL, "unknown EAL option '%s'\n",
+			       argv[optind - 1]);
+			return -EINVAL;
+		}
+	}
+	if (eal_cfg.mem_total && eal_cfg.numa_mem_set) {
+		LR_LOG(ERR, EAL, "-m and --numa-mem: give one or the other\n");
+		return -EINVAL;
+	}
+	if (eal_cfg.no_huge && eal_cfg.huge_dir[0]) {
+		LR_LOG(ERR, EAL, "--no-huge and --huge-dir: give one or the other\n");
+		return -EINVAL;
+	}
+	return optind;
+}

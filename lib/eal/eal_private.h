@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* State shared by the EAL's source files; never installed. */
+#ifndef EAL_PRIVATE_H
+#define EAL_PRIVATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lr_eal.h"
+
+/** What the options asked for. */
+struct eal_config {
+	bool lcores_set;
+	unsigned char lcore_cpu_set[LR_MAX_LCORE]; /* lcore id -> in -l */
+	int main_lcore;                            /* -1: lowest of -l */
+	size_t mem_total;                          /* -m, bytes; 0: default */
+	size_t numa_mem[LR_MAX_NUMA_NODES];        /* --numa-mem, bytes */
+	bool numa_mem_set;
+	bool no_huge;
+	bool in_memory;
+	char huge_dir[256];
+	char file_prefix[64];
+	enum lr_iova_mode iova_mode;
+	unsigned nb_vdev;
+	char *vdev[LR_EAL_MAX_VDEV];
+};
+
+extern struct eal_config eal_cfg;
+
+/* eal_options.c */
+int eal_parse_args(int argc, char **argv);
+void eal_options_reset(void);
+
+/* eal_lcore.c */
+int eal_lcores_start(void);
+void eal_lcores_stop(void);
+int eal_numa_init(void);
+
+/* eal_memory.c */
+int eal_memory_init(void);
+void eal_memory_cleanup(void);
+int eal_runtime_lock(void);
+void eal_runtime_unlock(void);
+
+#endif /* EAL_PRIVATE_H */

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_common.h - macros every linerate module uses: cache-line size and
+ * alignment, branch hints, min/max, power-of-two helpers, container_of.
+ *
+ * Header only; nothing here costs anything at run time.
+ */
+#ifndef LR_COMMON_H
+#define LR_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lr_build_config.h"
+
+#ifndef LR_CACHE_LINE_SIZE
+#error "LR_CACHE_LINE_SIZE must come from the build configuration"
+#endif
+
+/** Align a type or variable to a cache line. */
+#define __lr_cache_aligned __attribute__((aligned(LR_CACHE_LINE_SIZE)))
+/** Force inlining of a hot-path helper. */
+#define __lr_always_inline inline __attribute__((always_inline))
+/** Keep a slow path out of line and out of the hot code's cache lines. */
+#define __lr_cold __attribute__((noinline, cold))
+/** Mark a symbol unused on purpose. */
+#define __lr_unused __attribute__((unused))
+/** Warn when the caller drops the result. */
+#define __lr_must_check __attribute__((warn_unused_result))
+
+/** Branch hint: the condition is almost always true. */
+#define lr_likely(x) __builtin_expect(!!(x), 1)
+/** Branch hint: the condition is almost always false. */
+#define lr_unlikely(x) __builtin_expect(!!(x), 0)
+
+#define LR_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define LR_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define LR_DIM(a) (sizeof(a) / sizeof((a)[0]))
+
+/** Round v up to a multiple of align (a power of two). */
+#define LR_ALIGN_CEIL(v, align) \
+	(((v) + ((__typeof__(v))(align) - 1)) & ~((__typeof__(v))(align) - 1))
+/** Round v down to a multiple of align (a power of two). */
+#define LR_ALIGN_FLOOR(v, align) ((v) & ~((__typeof__(v))(align) - 1))
+/** Pointer arithmetic in bytes. */
+#define LR_PTR_ADD(p, off) ((void *)((uintptr_t)(p) + (off)))
+/** Distance in bytes between two pointers. */
+#define LR_PTR_DIFF(a, b) ((uintptr_t)(a) - (uintptr_t)(b))
+
+/** The structure that contains member at address ptr. */
+#define lr_container_of(ptr, type, member) \
+	((type *)((uintptr_t)(ptr) - offsetof(type, member)))
+
+/** Stringify after expansion. */
+#define LR_STR(x) LR_STR_(x)
+#define LR_STR_(x) #x
+
+/** Compile-time assertion. */
+#define LR_BUILD_BUG_ON(c) _Static_assert(!(c), #c)
+
+/** True if x is a power of two (0 is not). */
+static inline int
+lr_is_power_of_2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+/** Smallest power of two >= x (x <= 2^63); 1 for 0. */
+static inline uint64_t
+lr_align64pow2(uint64_t x)
+{
+	return x <= 1 ? 1 : 1ULL << (64 - __builtin_clzll(x - 1));
+}
+
+/** Index of the highest set bit of x (x != 0). */
+static inline unsigned
+lr_log2_u64(uint64_t x)
+{
+	return 63 - __builtin_clzll(x);
+}
+
+/** Compiler barrier: no memory access moves across it. */
+#define lr_compiler_barrier() __asm__ volatile("" ::: "memory")
+
+#endif /* LR_COMMON_H */

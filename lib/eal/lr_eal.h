@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_eal.h - the environment abstraction layer: parses EAL options, reserves
+ * memory per NUMA node, starts one pinned thread per lcore, and owns the
+ * runtime directory and file prefix.
+ *
+ * Programs take the form `prog [EAL options] -- [program options]`.
+ * lr_eal_init() returns how many arguments it consumed (so the program
+ * continues at argv[ret]), or a negative errno after printing one message
+ * naming the bad option. Call it once, from the main thread.
+ *
+ * Error model: 0 / count on success, negative errno on failure; lr_errno is
+ * also set. lr_eal_cleanup() gives back memory, threads and files.
+ */
+#ifndef LR_EAL_H
+#define LR_EAL_H
+
+#include <stdio.h>
+
+#include "lr_common.h"
+#include "lr_cycles.h"
+#include "lr_errno.h"
+#include "lr_lcore.h"
+#include "lr_log.h"
+#include "lr_memory.h"
+
+/** Largest number of --vdev arguments kept for the ports layer. */
+#define LR_EAL_MAX_VDEV 32
+
+/** Parse EAL options, reserve memory, start lcores; args consumed or -errno. */
+int lr_eal_init(int argc, char **argv);
+
+/** Stop workers, release memory, hugepage files and the prefix lock. */
+int lr_eal_cleanup(void);
+
+/** Run fn at lr_eal_cleanup() before memory goes (upper layers reset their
+ *  state on it; last registered runs first); 0 or -ENOSPC. */
+int lr_eal_on_cleanup(void (*fn)(void));
+
+/** Non-zero once lr_eal_init() has succeeded (until cleanup). */
+int lr_eal_initialized(void);
+
+/** Print the EAL options to f. */
+void lr_eal_usage(FILE *f);
+
+/** Number of --vdev arguments given. */
+unsigned lr_eal_vdev_count(void);
+
+/** The i-th --vdev argument, or NULL. */
+const char *lr_eal_vdev(unsigned i);
+
+/** File prefix in use ("linerate" by default). */
+const char *lr_eal_file_prefix(void);
+
+/** Runtime directory of this prefix (/var/run/linerate/<prefix> for root). */
+const char *lr_eal_runtime_dir(void);
+
+/** Print what the EAL reserved (segments, lcores, IOVA mode) to f. */
+void lr_eal_dump(FILE *f);
+
+#endif /* LR_EAL_H */
