@@ -13,6 +13,7 @@
 
 #define PREFIX "--file-prefix=test_eal"
 
+
 static int
 eal_init_args(int n, const char *const *args)
 {
@@ -38,18 +39,13 @@ init_in_child(int n, const char *const *args, char *out, size_t outlen)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
-		/* A fresh process image: this one may hold the EAL. */
-		char *argv[16];
-
-		argv[0] = "test_eal";
-		argv[1] = "--child-init";
-		for (int i = 0; i < n; i++)
-			argv[i + 2] = (char *)args[i];
-		argv[n + 2] = NULL;
+		/* The caller has not initialised the EAL: the child starts
+		 * from the same clean state. */
 		close(pfd[0]);
 		dup2(pfd[1], 2);
-		execv("/proc/self/exe", argv);
-		_exit(127);
+		int r = eal_init_args(n, args);
+
+		_exit(r < 0 ? (-r & 0xff) : 0);
 	}
 	close(pfd[1]);
 	size_t got = 0;
@@ -223,18 +219,37 @@ test_prefix_lock(void)
 	const char *args[] = { "-l", "0", "-m", "8", "--no-huge",
 			       PREFIX "_lock" };
 	char out[2048];
+	int go[2], ready[2];
+	char c;
 
-	LR_TEST_ASSERT_EQ(eal_init_args(6, args), 6);
+	/* A first process takes the prefix and holds it until told. */
+	LR_TEST_ASSERT(pipe(go) == 0 && pipe(ready) == 0, "pipe");
+	pid_t holder = fork();
+
+	if (holder == 0) {
+		int r = eal_init_args(6, args);
+
+		c = r == 6 ? 'y' : 'n';
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(r == 6 && lr_eal_cleanup() == 0 ? 0 : 1);
+	}
+	LR_TEST_ASSERT(read(ready[0], &c, 1) == 1 && c == 'y',
+		       "first process failed to start");
 	/* A second process with the same prefix is refused. */
 	int rc = init_in_child(6, args, out, sizeof(out));
 
 	LR_TEST_ASSERT(rc != 0, "second process accepted");
 	LR_TEST_ASSERT(strstr(out, "file prefix 'test_eal_lock' is in use"),
 		       "message: %s", out);
-	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+	LR_TEST_ASSERT(write(go[1], "x", 1) == 1, "pipe");
+	int st;
+
+	waitpid(holder, &st, 0);
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "holder failed");
 	/* Once released, the prefix can be taken again. */
-	rc = init_in_child(6, args, out, sizeof(out));
-	LR_TEST_ASSERT_EQ(rc, 0);
+	LR_TEST_ASSERT_EQ(eal_init_args(6, args), 6);
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
 	return 0;
 }
 
@@ -284,14 +299,4 @@ static const struct lr_test_case cases[] = {
 	{ "prefix_lock", test_prefix_lock },
 };
 
-int
-main(int argc, char **argv)
-{
-	if (argc > 1 && strcmp(argv[1], "--child-init") == 0) {
-		argv[1] = argv[0];
-		int r = lr_eal_init(argc - 1, argv + 1);
-
-		return r < 0 ? (-r & 0xff) : 0;
-	}
-	return lr_test_run("eal", cases, (int)LR_DIM(cases), argc, argv);
-}
+LR_TEST_MAIN("eal", cases)

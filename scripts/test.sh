@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The test command (README command 2, and what CI runs): sets up, builds from
+# scratch in build-test/, and runs in order
+#   1. native x86-64 build: suites fast and driver
+#   2. page allocator debug build (-Dpagealloc_debug=true): suite fast
+#   3. AddressSanitizer + UBSan build: suite fast
+#   4. ppc64le cross build under qemu-user: suite fast
+# and prints one closing line "N passed, N failed, N skipped".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+out=${LR_TEST_BUILD_ROOT:-$top/build-test}
+
+scripts/setup.sh --tests || exit 1
+
+passed=0 failed=0 skipped=0 broken=()
+
+# run NAME SETUP-ARGS -- TEST-ARGS
+run() {
+	local name=$1; shift
+	local setup=() targs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do setup+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	targs=("$@")
+	local dir=$out/$name
+	echo "=== $name: meson setup ${setup[*]}"
+	rm -rf "$dir"
+	if ! meson setup "$dir" "${setup[@]}" >"$out/$name-setup.log" 2>&1 ||
+	   ! ninja -C "$dir" >"$out/$name-build.log" 2>&1; then
+		echo "=== $name: BUILD FAILED"
+		tail -n 40 "$out/$name-setup.log" "$out/$name-build.log"
+		broken+=("$name (build)")
+		failed=$((failed + 1))
+		return
+	fi
+	echo "=== $name: meson test ${targs[*]}"
+	meson test -C "$dir" --print-errorlogs "${targs[@]}" 2>&1 | tee "$out/$name-test.log" |
+		grep -vE '^ *[0-9]+/[0-9]+ .* OK +[0-9.]+s$'
+	local ok fail skip to
+	ok=$(awk '/^Ok:/{print $2}' "$out/$name-test.log")
+	fail=$(awk '/^Fail:/{print $2}' "$out/$name-test.log")
+	skip=$(awk '/^Skipped:/{print $2}' "$out/$name-test.log")
+	to=$(awk '/^Timeout:/{print $2}' "$out/$name-test.log")
+	passed=$((passed + ${ok:-0}))
+	skipped=$((skipped + ${skip:-0}))
+	fail=$(( ${fail:-0} + ${to:-0} ))
+	if [ -z "$ok" ]; then fail=$((fail + 1)); fi
+	failed=$((failed + fail))
+	[ "$fail" -gt 0 ] && broken+=("$name")
+}
+
+mkdir -p "$out"
+run native -- --suite fast --suite driver
+run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast
+LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dbuildtype=debug -- --suite fast
+LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" \
+	-- --suite fast --timeout-multiplier 10
+
+echo
+[ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
