@@ -337,8 +337,12 @@ flood_putter(void *arg)
 			continue;
 		}
 		/* allow_direct is ignored off the owner lcore. */
-		for (unsigned i = 0; i < n; i++)
-			lr_page_pool_put(fl->pool, objs[i], 0, i & 1);
+		if (n & 1)
+			for (unsigned i = 0; i < n; i++)
+				lr_page_pool_put(fl->pool, objs[i], 0, i & 1);
+		else
+			lr_page_pool_put_bulk(fl->pool,
+					      (struct lr_page **)objs, n, 0, 1);
 		atomic_fetch_add(&fl->put, n);
 	}
 	if (fl->registered)

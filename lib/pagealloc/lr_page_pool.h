@@ -315,6 +315,12 @@ lr_page_pool_put(struct lr_page_pool *pool, struct lr_page *page,
 	lr_page_pool_put_slow_(pool, page, dma_sync_len, allow_direct);
 }
 
+/** Put n pages (as lr_page_pool_put(); pages[] may be reordered). Off the
+ *  owner: one ring enqueue for the lot. */
+void lr_page_pool_put_bulk(struct lr_page_pool *pool, struct lr_page **pages,
+			   unsigned n, unsigned dma_sync_len,
+			   int allow_direct);
+
 /** Put a page from a thread that is not the owner (through the ring). */
 static inline void
 lr_page_pool_recycle(struct lr_page_pool *pool, struct lr_page *page)

@@ -247,7 +247,7 @@ put_needs_slow(const struct lr_page_pool *pool)
 {
 	return ((pool->flags & LR_PP_FLAG_DMA_SYNC_DEV) &&
 		pool->p.sync_for_device != NULL) ||
-	       atomic_load(&pool->foreign) != 0;
+	       atomic_load_explicit(&pool->foreign, memory_order_relaxed) != 0;
 }
 
 /* Owner only: reopen the fast paths that no mode keeps closed. */
@@ -389,14 +389,27 @@ drain_cache(struct lr_page_pool *pool, unsigned keep)
 	return n;
 }
 
-/* Owner slow-path entry: serve a shrink request, reopen the fast paths. */
+/* Owner slow-path entry: serve a shrink request, reopen the fast paths
+ * when a mode is over. Plain loads unless something changed. */
 static void
 owner_service(struct lr_page_pool *pool)
 {
-	if (atomic_exchange(&pool->shrink_req, 0))
+	unsigned want_put;
+
+	if (lr_unlikely(atomic_load_explicit(&pool->shrink_req,
+					     memory_order_relaxed)) &&
+	    atomic_exchange(&pool->shrink_req, 0))
 		pool->alloc_stats.shrunk +=
 			drain_cache(pool, LR_PP_SHRINK_KEEP);
-	open_fast(pool);
+	if (pool->checked ||
+	    atomic_load_explicit(&pool->dying, memory_order_relaxed))
+		return;
+	want_put = put_needs_slow(pool) ? LR_PP_NO_LCORE : pool->owner_lcore;
+	if (atomic_load_explicit(&pool->alloc_lcore, memory_order_relaxed) !=
+		    pool->owner_lcore ||
+	    atomic_load_explicit(&pool->put_lcore, memory_order_relaxed) !=
+		    want_put)
+		open_fast(pool);
 }
 
 /* Owner: fill the cache from the allocator; the last page, or NULL. */
@@ -528,27 +541,31 @@ put_dying(struct lr_page_pool *pool, struct lr_page *page)
 	release(pool, page);
 }
 
-void
-lr_page_pool_put_slow_(struct lr_page_pool *pool, struct lr_page *page,
-		       unsigned dma_sync_len, int allow_direct)
+/* What a put does with a page before it can be recycled: checks, the
+ * destroyed and foreign cases, the device sync. 1 if the page is ready to
+ * recycle, 0 if it has been dealt with (refused or given back). */
+static int
+put_prepare(struct lr_page_pool *pool, struct lr_page *page,
+	    unsigned dma_sync_len)
 {
 	if (pool->checked && check_put(pool, page) < 0)
-		return;
+		return 0;
 	if (lr_unlikely(atomic_load_explicit(&pool->dying,
 					     memory_order_relaxed))) {
 		put_dying(pool, page);
-		return;
+		return 0;
 	}
 	if (lr_unlikely(atomic_load_explicit(&pool->foreign,
 					     memory_order_relaxed) != 0) &&
 	    lr_page_pool_page_rec(pool, page)->foreign) {
 		LSTAT_ADD(pool, waive, 1);
 		release(pool, page);
-		return;
+		return 0;
 	}
 	if ((pool->flags & LR_PP_FLAG_DMA_SYNC_DEV) &&
 	    pool->p.sync_for_device != NULL) {
-		struct lr_page_pool_page *rec = lr_page_pool_page_rec(pool, page);
+		struct lr_page_pool_page *rec =
+			lr_page_pool_page_rec(pool, page);
 
 		pool->p.sync_for_device(pool->p.cb_arg,
 					rec->dma + pool->p.offset,
@@ -559,22 +576,75 @@ lr_page_pool_put_slow_(struct lr_page_pool *pool, struct lr_page *page,
 		poison(pool, page);
 		lr_page_pool_page_rec(pool, page)->state = LR_PP_STATE_POOL;
 	}
-	if (allow_direct && lr_lcore_id() == pool->owner_lcore) {
-		owner_service(pool);
-		if (pool->count < LR_PP_CACHE_SIZE) {
-			pool->cache[pool->count++] = page;
-			pool->recycle_cached++;
-			return;
-		}
-		pool->recycle_cache_full++;
+	return 1;
+}
+
+/* Owner, direct: move up to n pages into the cache; how many. */
+static unsigned
+put_cache(struct lr_page_pool *pool, struct lr_page *const *pages,
+	  unsigned n)
+{
+	unsigned k;
+
+	owner_service(pool);
+	k = LR_MIN(n, LR_PP_CACHE_SIZE - pool->count);
+	memcpy(&pool->cache[pool->count], pages, k * sizeof(*pages));
+	pool->count += k;
+	pool->recycle_cached += k;
+	if (k < n)
+		pool->recycle_cache_full += n - k;
+	return k;
+}
+
+/* Ready pages into the ring; the ones that do not fit go back. */
+static void
+put_ring(struct lr_page_pool *pool, struct lr_page *const *pages,
+	 unsigned n)
+{
+	unsigned k = lr_ring_mp_enqueue_burst(pool->ring,
+					      (void *const *)pages, n, NULL);
+
+	LSTAT_ADD(pool, ring, k);
+	if (lr_unlikely(k < n)) {
+		LSTAT_ADD(pool, ring_full, n - k);
+		for (; k < n; k++)
+			release(pool, pages[k]);
 	}
-	if (lr_ring_mp_enqueue_burst(pool->ring, (void **)&page, 1, NULL) ==
-	    1) {
-		LSTAT_ADD(pool, ring, 1);
+}
+
+void
+lr_page_pool_put_slow_(struct lr_page_pool *pool, struct lr_page *page,
+		       unsigned dma_sync_len, int allow_direct)
+{
+	if (!put_prepare(pool, page, dma_sync_len))
 		return;
+	if (allow_direct && lr_lcore_id() == pool->owner_lcore &&
+	    put_cache(pool, &page, 1) == 1)
+		return;
+	put_ring(pool, &page, 1);
+}
+
+void
+lr_page_pool_put_bulk(struct lr_page_pool *pool, struct lr_page **pages,
+		      unsigned n, unsigned dma_sync_len, int allow_direct)
+{
+	unsigned k = 0, done = 0;
+
+	if (pool->checked ||
+	    atomic_load_explicit(&pool->dying, memory_order_relaxed) ||
+	    atomic_load_explicit(&pool->foreign, memory_order_relaxed) ||
+	    (pool->flags & LR_PP_FLAG_DMA_SYNC_DEV)) {
+		/* Per-page work first; keep the ready ones in front. */
+		for (unsigned i = 0; i < n; i++)
+			if (put_prepare(pool, pages[i], dma_sync_len))
+				pages[k++] = pages[i];
+	} else {
+		k = n;
 	}
-	LSTAT_ADD(pool, ring_full, 1);
-	release(pool, page);
+	if (allow_direct && lr_lcore_id() == pool->owner_lcore)
+		done = put_cache(pool, pages, k);
+	if (done < k)
+		put_ring(pool, pages + done, k - done);
 }
 
 void
