@@ -60,8 +60,10 @@
  * one counter increment: no atomics, no locks, no call. The ring path adds
  * an out-of-line call and one compare-and-swap.
  *
- * Shrinking. The pool registers a shrinker with the allocator. Under
- * pressure the shrinker drains the ring (multi-consumer dequeue, safe from
+ * Shrinking. One shrinker registered with the allocator serves every pool
+ * (holding a reference on each pool while it scans it, so a concurrent
+ * destroy is safe; "held" counts that reference meanwhile). Under
+ * pressure it drains each pool's ring (multi-consumer dequeue, safe from
  * any thread) and asks the owner to drain its array cache: the owner sees
  * the request at its next alloc or put (the folded field sends it to the
  * slow path) and gives back all but LR_PP_SHRINK_KEEP cached pages. No
@@ -245,7 +247,6 @@ struct lr_page_pool {
 	unsigned flags;
 	int nid;
 	int checked;
-	int shrinker_id;
 	struct lr_page_pool_params p;
 	struct lr_page_pool_lstats *lstats; /* LR_MAX_LCORE + 1 slots */
 	struct lr_page_pool_page *recs;     /* pool_size records */
@@ -366,7 +367,8 @@ int lr_page_pool_page_state(const struct lr_page_pool *pool,
 /** Owner lcore: give back all but keep cached pages; pages given back. */
 unsigned lr_page_pool_shrink_cache(struct lr_page_pool *pool, unsigned keep);
 
-/** Run the pool's shrinker as the allocator would; base pages freed. */
+/** Run the shrinker on one pool as the allocator would (node: the zone
+ *  under pressure, or LR_SOCKET_ID_ANY); base pages freed. */
 unsigned long lr_page_pool_shrink(struct lr_page_pool *pool, int node,
 				  unsigned long nr_pages);
 

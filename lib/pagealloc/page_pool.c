@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_eal.h"
 #include "lr_errno.h"
 #include "lr_log.h"
 #include "lr_page_pool.h"
@@ -29,9 +30,11 @@
 #define REC_NONE UINT32_MAX
 
 static pthread_mutex_t pool_list_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct lr_page_pool *pool_list;
+static struct lr_page_pool *pool_list; /* every pool not yet freed */
 static unsigned pool_seq;
 static int atexit_registered;
+static int cleanup_registered;
+static int shrinker_id = -1; /* the one shrinker of all page pools */
 
 static const char *const state_names[] = {
 	[LR_PP_STATE_POOL] = "in the pool",
@@ -763,6 +766,58 @@ lr_page_pool_shrink(struct lr_page_pool *pool, int node,
 	return shrink_scan(pool, node, nr_pages);
 }
 
+/* Take a reference unless the pool is being freed (refs reached 0). */
+static int
+ref_not_zero(struct lr_page_pool *pool)
+{
+	long r = atomic_load(&pool->refs);
+
+	do {
+		if (r == 0)
+			return 0;
+	} while (!atomic_compare_exchange_weak(&pool->refs, &r, r + 1));
+	return 1;
+}
+
+/* The shrinker registered with the allocator. The allocator may call it
+ * while a pool is being destroyed, so it holds a reference on each pool
+ * it scans (taken under the list lock, which free_pool() needs too). */
+static unsigned long
+pools_shrink(void *arg, int node, unsigned long nr_pages)
+{
+	struct lr_page_pool *batch[64];
+	unsigned long freed = 0;
+	unsigned n = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&pool_list_lock);
+	for (struct lr_page_pool *p = pool_list; p != NULL && n < 64;
+	     p = p->next)
+		if (ref_not_zero(p))
+			batch[n++] = p;
+	pthread_mutex_unlock(&pool_list_lock);
+	for (unsigned i = 0; i < n; i++) {
+		if (freed < nr_pages)
+			freed += shrink_scan(batch[i], node, nr_pages - freed);
+		unref(batch[i], 1);
+	}
+	return freed;
+}
+
+/* lr_eal_cleanup(): the allocator forgets its shrinkers and its memory. */
+static void
+pools_on_eal_cleanup(void)
+{
+	pthread_mutex_lock(&pool_list_lock);
+	shrinker_id = -1;
+	for (struct lr_page_pool *p = pool_list; p != NULL; p = p->next)
+		LR_LOG(WARNING, PAGEALLOC,
+		       "page pool '%s' still exists at EAL cleanup (%ld pages "
+		       "held)\n",
+		       p->name, atomic_load(&p->refs));
+	pthread_mutex_unlock(&pool_list_lock);
+}
+
 unsigned
 lr_page_pool_shrink_cache(struct lr_page_pool *pool, unsigned keep)
 {
@@ -859,6 +914,15 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	seq = pool_seq++;
 	if (!atexit_registered && atexit(report_at_exit) == 0)
 		atexit_registered = 1;
+	if (!cleanup_registered && lr_eal_on_cleanup(pools_on_eal_cleanup) == 0)
+		cleanup_registered = 1;
+	if (shrinker_id < 0)
+		shrinker_id = lr_pagealloc_register_shrinker(pools_shrink, NULL);
+	if (shrinker_id < 0)
+		LR_LOG(WARNING, PAGEALLOC,
+		       "page pools: cannot register a shrinker (%s); pools "
+		       "will not give pages back under pressure\n",
+		       lr_strerror(-shrinker_id));
 	pthread_mutex_unlock(&pool_list_lock);
 	if (params->name == NULL)
 		snprintf(name, sizeof(name), "pp%u", seq);
@@ -922,13 +986,6 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 		       name, lr_strerror(lr_errno));
 		goto destroy_lock;
 	}
-	pool->shrinker_id = lr_pagealloc_register_shrinker(shrink_scan, pool);
-	if (pool->shrinker_id < 0) {
-		LR_LOG(ERR, PAGEALLOC,
-		       "page pool '%s': cannot register its shrinker: %s\n",
-		       name, lr_strerror(-pool->shrinker_id));
-		goto free_ring;
-	}
 	if (!pool->checked) {
 		atomic_store(&pool->alloc_lcore, owner);
 		atomic_store(&pool->put_lcore,
@@ -940,8 +997,6 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	pthread_mutex_unlock(&pool_list_lock);
 	return pool;
 
-free_ring:
-	lr_ring_free(pool->ring);
 destroy_lock:
 	pthread_mutex_destroy(&pool->rec_lock);
 free_recs:
@@ -988,9 +1043,6 @@ lr_page_pool_destroy(struct lr_page_pool *pool)
 		return;
 	}
 	close_fast(pool);
-	if (pool->shrinker_id >= 0)
-		lr_pagealloc_unregister_shrinker(pool->shrinker_id);
-	pool->shrinker_id = -1;
 	drain_cache(pool, 0);
 	drain_ring(pool, UINT32_MAX);
 	left = atomic_load(&pool->refs) - 1;
