@@ -250,7 +250,7 @@ struct lr_page_pool {
 	struct lr_page_pool_params p;
 	struct lr_page_pool_lstats *lstats; /* LR_MAX_LCORE + 1 slots */
 	struct lr_page_pool_page *recs;     /* pool_size records */
-	pthread_mutex_t rec_lock;
+	atomic_flag rec_lock;               /* guards the free records */
 	uint32_t rec_free;                  /* head of the free records */
 	uint32_t rec_nfree;
 	struct lr_page_pool *next;          /* list of all pools */

@@ -15,6 +15,7 @@
  * its slow path, once the mode is over (open_fast()).
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,16 +91,21 @@ rec_of_pool(const struct lr_page_pool *pool, const struct lr_page *page)
 	return rec;
 }
 
+/* The free-record list lock: held for a few stores, so a spinlock. */
 static void
-rec_lock(struct lr_page_pool *pool)
+rec_lock(const struct lr_page_pool *pool)
 {
-	pthread_mutex_lock(&pool->rec_lock);
+	atomic_flag *l = (atomic_flag *)&pool->rec_lock;
+
+	while (atomic_flag_test_and_set_explicit(l, memory_order_acquire))
+		sched_yield();
 }
 
 static void
-rec_unlock(struct lr_page_pool *pool)
+rec_unlock(const struct lr_page_pool *pool)
 {
-	pthread_mutex_unlock(&pool->rec_lock);
+	atomic_flag_clear_explicit((atomic_flag *)&pool->rec_lock,
+				   memory_order_release);
 }
 
 /* Take n records (n <= free records, guaranteed by the reservation). */
@@ -974,8 +980,7 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 			i + 1 < pool->pool_size ? i + 1 : REC_NONE;
 	pool->rec_free = 0;
 	pool->rec_nfree = pool->pool_size;
-	if (pthread_mutex_init(&pool->rec_lock, NULL) != 0)
-		goto free_recs;
+	atomic_flag_clear(&pool->rec_lock);
 	snprintf(rname, sizeof(rname), "pp.ring.%u", seq);
 	pool->ring = lr_ring_create(rname,
 				    params->ring_size ? params->ring_size :
@@ -984,7 +989,7 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	if (pool->ring == NULL) {
 		LR_LOG(ERR, PAGEALLOC, "page pool '%s': recycle ring: %s\n",
 		       name, lr_strerror(lr_errno));
-		goto destroy_lock;
+		goto free_recs;
 	}
 	if (!pool->checked) {
 		atomic_store(&pool->alloc_lcore, owner);
@@ -997,8 +1002,6 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	pthread_mutex_unlock(&pool_list_lock);
 	return pool;
 
-destroy_lock:
-	pthread_mutex_destroy(&pool->rec_lock);
 free_recs:
 	free(pool->recs);
 free_lstats:
@@ -1024,7 +1027,6 @@ free_pool(struct lr_page_pool *pool)
 		}
 	pthread_mutex_unlock(&pool_list_lock);
 	lr_ring_free(pool->ring);
-	pthread_mutex_destroy(&pool->rec_lock);
 	free(pool->recs);
 	free(pool->lstats);
 	free(pool);
@@ -1127,9 +1129,9 @@ lr_page_pool_validate(const struct lr_page_pool *pool)
 		FAIL("held %" PRIu64 " != cached %" PRIu64 " + ring %" PRIu64
 		     " + in flight %" PRIu64 "\n",
 		     s.held, s.cached, s.ringed, s.in_flight);
-	pthread_mutex_lock((pthread_mutex_t *)&pool->rec_lock);
+	rec_lock(pool);
 	nfree = pool->rec_nfree;
-	pthread_mutex_unlock((pthread_mutex_t *)&pool->rec_lock);
+	rec_unlock(pool);
 	if (pool->pool_size - nfree != s.held)
 		FAIL("%u page records in use != %" PRIu64 " pages held\n",
 		     pool->pool_size - nfree, s.held);
