@@ -23,8 +23,14 @@ static int
 setup(void)
 {
 	static int done;
-	char *argv[] = { "test_page_pool", "--no-huge", "-m", "64", "-l", "0",
-			 "--file-prefix=test_page_pool", NULL };
+	char *argv[] = {"test_page_pool",
+			"--no-huge",
+			"-m",
+			"64",
+			"-l",
+			"0",
+			"--file-prefix=test_page_pool",
+			NULL};
 	const char *s = getenv("LR_TEST_SCALE");
 
 	if (done)
@@ -73,12 +79,12 @@ static struct lr_page_pool_params
 params(const char *name, unsigned size)
 {
 	struct lr_page_pool_params p = {
-		.name = name,
-		.pool_size = size,
-		.nid = LR_SOCKET_ID_ANY,
-		.owner_lcore = LR_LCORE_ID_ANY,
-		.flags = LR_PP_FLAG_DMA_MAP,
-		.dma_dir = LR_DMA_FROM_DEVICE,
+	    .name = name,
+	    .pool_size = size,
+	    .nid = LR_SOCKET_ID_ANY,
+	    .owner_lcore = LR_LCORE_ID_ANY,
+	    .flags = LR_PP_FLAG_DMA_MAP,
+	    .dma_dir = LR_DMA_FROM_DEVICE,
 	};
 
 	return p;
@@ -96,8 +102,8 @@ stat_errors(struct lr_page_pool *pool)
 /* ---- cases ---- */
 
 static int
-dummy_map(void *arg, struct lr_page *page, unsigned order,
-	  enum lr_dma_dir dir, uint64_t *dma)
+dummy_map(void *arg, struct lr_page *page, unsigned order, enum lr_dma_dir dir,
+	  uint64_t *dma)
 {
 	*dma = lr_page_iova(page);
 	return 0;
@@ -132,11 +138,14 @@ test_bad_params(void)
 	unsigned n = 0;
 
 	LR_TEST_ASSERT(setup() == 0, "EAL init failed");
-#define CASE(field_change, text)                        \
-	do {                                            \
-		cases[n].p = base;                      \
-		{ struct lr_page_pool_params *q = &cases[n].p; field_change; } \
-		cases[n++].msg = text;                  \
+#define CASE(field_change, text)                                               \
+	do {                                                                   \
+		cases[n].p = base;                                             \
+		{                                                              \
+			struct lr_page_pool_params *q = &cases[n].p;           \
+			field_change;                                          \
+		}                                                              \
+		cases[n++].msg = text;                                         \
 	} while (0)
 	CASE(q->order = LR_MAX_ORDER, "order 11 > max 10");
 	CASE(q->pool_size = 0, "pool size 0");
@@ -216,7 +225,7 @@ test_direct_recycle(void)
 		memset(lr_page_address(pages[i]), (int)i, LR_PAGE_SIZE);
 	}
 	lr_page_pool_get_stats(pool, &s);
-	LR_TEST_ASSERT_EQ(s.alloc.slow, 4);  /* 4 bulk refills of 64 */
+	LR_TEST_ASSERT_EQ(s.alloc.slow, 4); /* 4 bulk refills of 64 */
 	LR_TEST_ASSERT_EQ(s.alloc.fast, n - 4);
 	LR_TEST_ASSERT_EQ(s.held, 256);
 	LR_TEST_ASSERT_EQ(s.in_flight, n);
@@ -266,7 +275,7 @@ test_direct_recycle(void)
 	lr_page_pool_dump(f, pool);
 	fclose(f);
 	LR_TEST_ASSERT(strstr(dump, "alloc: fast") != NULL &&
-			       strstr(dump, "in flight 0") != NULL,
+			   strstr(dump, "in flight 0") != NULL,
 		       "dump: %s", dump);
 	free(dump);
 	lr_page_pool_destroy(pool);
@@ -347,8 +356,8 @@ flood_putter(void *arg)
 			for (unsigned i = 0; i < n; i++)
 				lr_page_pool_put(fl->pool, objs[i], 0, i & 1);
 		else
-			lr_page_pool_put_bulk(fl->pool,
-					      (struct lr_page **)objs, n, 0, 1);
+			lr_page_pool_put_bulk(fl->pool, (struct lr_page **)objs,
+					      n, 0, 1);
 		atomic_fetch_add(&fl->put, n);
 	}
 	if (fl->registered)
@@ -361,7 +370,7 @@ flood_run(int registered, unsigned ring_size)
 {
 	struct lr_page_pool_params p = params(NULL, 512);
 	struct lr_page_pool_stats s;
-	struct flood fl = { .registered = registered };
+	struct flood fl = {.registered = registered};
 	unsigned long sent = 0, target = scaled(400000);
 	uint64_t max_held = 0;
 	pthread_t t;
@@ -369,8 +378,8 @@ flood_run(int registered, unsigned ring_size)
 	p.ring_size = ring_size;
 	fl.pool = lr_page_pool_create(&p);
 	LR_TEST_ASSERT(fl.pool != NULL, "create");
-	fl.hand = lr_ring_create(registered ? "pp_flood_r" : "pp_flood_u",
-				 1024, 0, LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
+	fl.hand = lr_ring_create(registered ? "pp_flood_r" : "pp_flood_u", 1024,
+				 0, LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
 	LR_TEST_ASSERT(fl.hand != NULL, "hand ring");
 	pthread_create(&t, NULL, flood_putter, &fl);
 	while (sent < target) {
@@ -414,8 +423,7 @@ flood_run(int registered, unsigned ring_size)
 	       "ring %lu, ring_full %lu, slow %lu\n",
 	       registered ? "lcore" : "non-lcore", ring_size, sent,
 	       (unsigned long)max_held, (unsigned long)s.recycle.ring,
-	       (unsigned long)s.recycle.ring_full,
-	       (unsigned long)s.alloc.slow);
+	       (unsigned long)s.recycle.ring_full, (unsigned long)s.alloc.slow);
 	lr_page_pool_destroy(fl.pool);
 	lr_ring_free(fl.hand);
 	return 0;
@@ -442,8 +450,8 @@ struct cb_count {
 };
 
 static int
-count_map(void *arg, struct lr_page *page, unsigned order,
-	  enum lr_dma_dir dir, uint64_t *dma)
+count_map(void *arg, struct lr_page *page, unsigned order, enum lr_dma_dir dir,
+	  uint64_t *dma)
 {
 	struct cb_count *c = arg;
 
@@ -486,7 +494,7 @@ static int
 test_callbacks(void)
 {
 	struct lr_page_pool_params p = params("cb", 128);
-	struct cb_count c = { 0 };
+	struct cb_count c = {0};
 	struct lr_page_pool *pool;
 	struct lr_page *pg;
 
@@ -503,13 +511,14 @@ test_callbacks(void)
 	LR_TEST_ASSERT(pool != NULL, "create");
 	pg = lr_page_pool_alloc(pool);
 	LR_TEST_ASSERT(pg != NULL, "alloc");
-	LR_TEST_ASSERT_EQ(c.maps, 64);      /* one bulk, mapped once each */
+	LR_TEST_ASSERT_EQ(c.maps, 64);	    /* one bulk, mapped once each */
 	LR_TEST_ASSERT_EQ(c.syncs_dev, 64); /* synced for the device on entry */
 	LR_TEST_ASSERT_EQ(lr_page_pool_get_dma_addr(pool, pg),
 			  lr_page_iova(pg) | (1ULL << 62));
 	LR_TEST_ASSERT_EQ(lr_page_pool_sync_for_cpu(pool, pg, 128, 60), 0);
 	LR_TEST_ASSERT_EQ(c.syncs_cpu, 1);
-	LR_TEST_ASSERT_EQ(c.last_dma, lr_page_pool_get_dma_addr(pool, pg) + 128);
+	LR_TEST_ASSERT_EQ(c.last_dma,
+			  lr_page_pool_get_dma_addr(pool, pg) + 128);
 	/* Recycling syncs min(len, max_len) from offset, maps nothing. */
 	lr_page_pool_put(pool, pg, 9000, 1);
 	LR_TEST_ASSERT_EQ(c.syncs_dev, 65);
@@ -613,9 +622,8 @@ test_shrinker_under_pressure(void)
 	LR_TEST_ASSERT(hog != NULL, "malloc");
 	capture_start();
 	while (nhog < cap) {
-		unsigned got = lr_alloc_pages_bulk(pool->nid, 0, 0,
-						   LR_MIN(64u, cap - nhog),
-						   hog + nhog);
+		unsigned got = lr_alloc_pages_bulk(
+		    pool->nid, 0, 0, LR_MIN(64u, cap - nhog), hog + nhog);
 		if (got == 0)
 			break;
 		nhog += got;
@@ -686,8 +694,8 @@ test_ownership_errors(void)
 	capture_start();
 	lr_page_pool_put(pool, foreign, 0, 0);
 	log = capture_end();
-	LR_TEST_ASSERT(strstr(log, "not one of this pool's") != NULL,
-		       "log: %s", log);
+	LR_TEST_ASSERT(strstr(log, "not one of this pool's") != NULL, "log: %s",
+		       log);
 	LR_TEST_ASSERT_EQ(stat_errors(pool), 2);
 	lr_page_pool_put(other, foreign, 0, 1);
 
@@ -697,8 +705,7 @@ test_ownership_errors(void)
 	capture_start();
 	LR_TEST_ASSERT_EQ(lr_page_pool_sync_for_cpu(pool, pg, 0, 64), -EINVAL);
 	log = capture_end();
-	LR_TEST_ASSERT(strstr(log, "owned by the CPU") != NULL, "log: %s",
-		       log);
+	LR_TEST_ASSERT(strstr(log, "owned by the CPU") != NULL, "log: %s", log);
 	LR_TEST_ASSERT_EQ(stat_errors(pool), 3);
 
 	/* A CPU write after the put, caught when the page is handed out
@@ -729,7 +736,7 @@ test_ownership_errors(void)
 	lr_page_pool_sync_for_cpu(tx, pg, 0, 128);
 	log = capture_end();
 	LR_TEST_ASSERT(strstr(log, "written by the CPU while the device") !=
-			       NULL,
+			   NULL,
 		       "log: %s", log);
 	LR_TEST_ASSERT_EQ(stat_errors(tx), e + 1);
 	lr_page_pool_put(tx, pg, 0, 1);
@@ -777,11 +784,11 @@ test_deferred_destroy(void)
 	LR_TEST_ASSERT_EQ(lr_page_pool_report_pending(f), 1);
 	fclose(f);
 	LR_TEST_ASSERT(strstr(rep, "'deferred'") != NULL &&
-			       strstr(rep, "waiting for 10 pages") != NULL,
+			   strstr(rep, "waiting for 10 pages") != NULL,
 		       "report: %s", rep);
 	free(rep);
 	/* Half from another thread, four from the owner, then the last. */
-	void *arg[2] = { pool, pages };
+	void *arg[2] = {pool, pages};
 
 	pthread_create(&t, NULL, put_half, arg);
 	pthread_join(t, NULL);
@@ -795,15 +802,15 @@ test_deferred_destroy(void)
 }
 
 static const struct lr_test_case cases[] = {
-	{ "bad_params", test_bad_params },
-	{ "direct_recycle", test_direct_recycle },
-	{ "bound", test_bound },
-	{ "flood_from_other_thread", test_flood_from_other_thread },
-	{ "callbacks", test_callbacks },
-	{ "shrinker_direct", test_shrinker_direct },
-	{ "shrinker_under_pressure", test_shrinker_under_pressure },
-	{ "ownership_errors", test_ownership_errors },
-	{ "deferred_destroy", test_deferred_destroy },
+    {"bad_params", test_bad_params},
+    {"direct_recycle", test_direct_recycle},
+    {"bound", test_bound},
+    {"flood_from_other_thread", test_flood_from_other_thread},
+    {"callbacks", test_callbacks},
+    {"shrinker_direct", test_shrinker_direct},
+    {"shrinker_under_pressure", test_shrinker_under_pressure},
+    {"ownership_errors", test_ownership_errors},
+    {"deferred_destroy", test_deferred_destroy},
 };
 
 LR_TEST_MAIN("page_pool", cases)

@@ -31,13 +31,13 @@ static struct lr_page_pool *
 make_pool(const char *name, unsigned size, unsigned ring_size)
 {
 	struct lr_page_pool_params p = {
-		.name = name,
-		.pool_size = size,
-		.ring_size = ring_size,
-		.nid = LR_SOCKET_ID_ANY,
-		.owner_lcore = LR_LCORE_ID_ANY,
-		.flags = LR_PP_FLAG_DMA_MAP,
-		.dma_dir = LR_DMA_FROM_DEVICE,
+	    .name = name,
+	    .pool_size = size,
+	    .ring_size = ring_size,
+	    .nid = LR_SOCKET_ID_ANY,
+	    .owner_lcore = LR_LCORE_ID_ANY,
+	    .flags = LR_PP_FLAG_DMA_MAP,
+	    .dma_dir = LR_DMA_FROM_DEVICE,
 	};
 	struct lr_page_pool *pool = lr_page_pool_create(&p);
 
@@ -146,8 +146,8 @@ putter(void *arg)
 
 	x->nput = 0;
 	while (got < x->pages) {
-		unsigned n = lr_ring_sc_dequeue_bulk(x->hand, objs, BURST,
-						     NULL);
+		unsigned n =
+		    lr_ring_sc_dequeue_bulk(x->hand, objs, BURST, NULL);
 
 		if (n == 0)
 			continue;
@@ -179,7 +179,7 @@ putter_thread(void *arg)
 static void
 bench_ring_xthread(int bulk, double *alloc_c, double *put_c)
 {
-	struct xthread x = { .bulk = bulk };
+	struct xthread x = {.bulk = bulk};
 	unsigned worker = lr_get_next_lcore(-1, 1, 0);
 	pthread_t t;
 
@@ -283,8 +283,14 @@ usage(void)
 int
 main(int argc, char **argv)
 {
-	char *defargs[] = { argv[0], "--no-huge", "-m", "256", "-l", "0-1",
-			    "--file-prefix=pp_bench", NULL };
+	char *defargs[] = {argv[0],
+			   "--no-huge",
+			   "-m",
+			   "256",
+			   "-l",
+			   "0-1",
+			   "--file-prefix=pp_bench",
+			   NULL};
 	int ret, opt;
 	double fast, ring1, ring32, xa, xp, xba, xbp, slow, slow1;
 
@@ -335,30 +341,32 @@ main(int argc, char **argv)
 	       "page %lu B, %s putter\n",
 	       npages, repeats, lr_get_tsc_hz() / 1e9,
 	       (unsigned long)LR_PAGE_SIZE,
-	       lr_get_next_lcore(-1, 1, 0) < LR_MAX_LCORE ? "lcore" :
-							    "unpinned thread");
+	       lr_get_next_lcore(-1, 1, 0) < LR_MAX_LCORE ? "lcore"
+							  : "unpinned thread");
 	printf("%-44s %10s %10s %8s\n", "path (cycles per alloc+put)",
 	       "linerate", "kernel", "target");
-	printf("%-44s %10.1f %10s %8s\n", "fast: direct recycle", fast,
-	       "19-22", "<= 10");
+	printf("%-44s %10.1f %10s %8s\n", "fast: direct recycle", fast, "19-22",
+	       "<= 10");
 	printf("%-44s %10.1f %10s %8s\n", "ring: same lcore, burst 1", ring1,
 	       "54-60", "<= 40");
 	printf("%-44s %10.1f %10s %8s\n", "ring: same lcore, burst 32", ring32,
 	       "54-60", "<= 40");
-	printf("%-44s %10.1f %10s %8s\n", "ring: put from another thread", xa + xp,
-	       "54-60", "<= 40");
+	printf("%-44s %10.1f %10s %8s\n", "ring: put from another thread",
+	       xa + xp, "54-60", "<= 40");
 	printf("%-44s %10.1f\n", "  of which alloc (owner, refill from ring)",
 	       xa);
-	printf("%-44s %10.1f\n", "  of which put (other thread, into ring)", xp);
+	printf("%-44s %10.1f\n", "  of which put (other thread, into ring)",
+	       xp);
 	printf("%-44s %10.1f %10s %8s\n", "ring: other thread, put_bulk of 32",
 	       xba + xbp, "54-60", "<= 40");
 	printf("%-44s %10.1f\n", "  of which alloc (owner, refill from ring)",
 	       xba);
 	printf("%-44s %10.1f\n", "  of which put_bulk (other thread)", xbp);
-	printf("%-44s %10.1f %10s %8s\n", "slow: release each page, bulk refill",
-	       slow, "238", "<= 80");
 	printf("%-44s %10.1f %10s %8s\n",
-	       "slow: pool_size 1, every alloc from allocator", slow1, "-", "-");
+	       "slow: release each page, bulk refill", slow, "238", "<= 80");
+	printf("%-44s %10.1f %10s %8s\n",
+	       "slow: pool_size 1, every alloc from allocator", slow1, "-",
+	       "-");
 	lr_eal_cleanup();
 	return 0;
 }

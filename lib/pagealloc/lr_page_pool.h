@@ -106,14 +106,14 @@
 #define LR_PP_FLAG_DMA_SYNC_DEV (1u << 1)
 /** Record and check page ownership (always on with LR_PAGEALLOC_DEBUG). */
 #define LR_PP_FLAG_CHECK (1u << 2)
-#define LR_PP_FLAG_ALL \
+#define LR_PP_FLAG_ALL                                                         \
 	(LR_PP_FLAG_DMA_MAP | LR_PP_FLAG_DMA_SYNC_DEV | LR_PP_FLAG_CHECK)
 
 /** Direction of DMA to and from a pool's pages. */
 enum lr_dma_dir {
 	LR_DMA_BIDIRECTIONAL = 0, /**< device reads and writes */
-	LR_DMA_TO_DEVICE = 1,     /**< device only reads (transmit) */
-	LR_DMA_FROM_DEVICE = 2,   /**< device only writes (receive) */
+	LR_DMA_TO_DEVICE = 1,	  /**< device only reads (transmit) */
+	LR_DMA_FROM_DEVICE = 2,	  /**< device only writes (receive) */
 };
 
 /** Who owns a page of a pool (recorded in checked pools only). */
@@ -127,69 +127,68 @@ enum lr_pp_state {
 typedef int (*lr_pp_map_t)(void *arg, struct lr_page *page, unsigned order,
 			   enum lr_dma_dir dir, uint64_t *dma);
 /** Unmap callback: undo a map. */
-typedef void (*lr_pp_unmap_t)(void *arg, struct lr_page *page,
-			      unsigned order, uint64_t dma,
-			      enum lr_dma_dir dir);
+typedef void (*lr_pp_unmap_t)(void *arg, struct lr_page *page, unsigned order,
+			      uint64_t dma, enum lr_dma_dir dir);
 /** Sync callback: make len bytes at dma coherent for the device or CPU. */
 typedef void (*lr_pp_sync_t)(void *arg, uint64_t dma, unsigned len,
 			     enum lr_dma_dir dir);
 
 /** Parameters of lr_page_pool_create(). Zero means "default" where noted. */
 struct lr_page_pool_params {
-	const char *name;      /**< for logs and the owner tag; NULL: "pp<n>" */
-	unsigned order;        /**< pages of LR_PAGE_SIZE << order */
-	unsigned pool_size;    /**< most pages the pool holds (the bound) */
-	unsigned ring_size;    /**< recycle ring capacity; 0: pool_size */
-	int nid;               /**< NUMA node, LR_SOCKET_ID_ANY: the creator's */
+	const char *name;   /**< for logs and the owner tag; NULL: "pp<n>" */
+	unsigned order;	    /**< pages of LR_PAGE_SIZE << order */
+	unsigned pool_size; /**< most pages the pool holds (the bound) */
+	unsigned ring_size; /**< recycle ring capacity; 0: pool_size */
+	int nid;	    /**< NUMA node, LR_SOCKET_ID_ANY: the creator's */
 	enum lr_dma_dir dma_dir; /**< direction of DMA */
-	unsigned flags;        /**< LR_PP_FLAG_* */
-	unsigned offset;       /**< DMA_SYNC_DEV: first byte synced */
-	unsigned max_len;      /**< DMA_SYNC_DEV: most bytes synced */
-	unsigned owner_lcore;  /**< lcore of the direct path; ANY: creator's */
-	lr_pp_map_t map;       /**< NULL: the allocator's IOVA */
-	lr_pp_unmap_t unmap;   /**< NULL: nothing to undo */
+	unsigned flags;		 /**< LR_PP_FLAG_* */
+	unsigned offset;	 /**< DMA_SYNC_DEV: first byte synced */
+	unsigned max_len;	 /**< DMA_SYNC_DEV: most bytes synced */
+	unsigned owner_lcore; /**< lcore of the direct path; ANY: creator's */
+	lr_pp_map_t map;      /**< NULL: the allocator's IOVA */
+	lr_pp_unmap_t unmap;  /**< NULL: nothing to undo */
 	lr_pp_sync_t sync_for_device; /**< NULL: memory is coherent */
 	lr_pp_sync_t sync_for_cpu;    /**< NULL: memory is coherent */
-	void *cb_arg;          /**< first argument of the callbacks */
+	void *cb_arg;		      /**< first argument of the callbacks */
 };
 
 /** Allocation counters (kernel names). Every alloc that returns a page
  *  counts in exactly one of fast, slow, slow_high_order, refill, remote. */
 struct lr_page_pool_alloc_stats {
-	uint64_t fast;            /**< popped from the array cache */
-	uint64_t slow;            /**< order-0 bulk refill from the allocator */
+	uint64_t fast;		  /**< popped from the array cache */
+	uint64_t slow;		  /**< order-0 bulk refill from the allocator */
 	uint64_t slow_high_order; /**< same for order > 0 */
-	uint64_t empty;           /**< refill found the ring empty */
-	uint64_t refill;          /**< refill from the ring */
-	uint64_t waive;           /**< refill met a page of another node */
-	uint64_t remote;          /**< alloc by a thread other than the owner */
-	uint64_t exhausted;       /**< failed: pool_size held, none free */
-	uint64_t shrunk;          /**< pages the owner gave back on request */
+	uint64_t empty;		  /**< refill found the ring empty */
+	uint64_t refill;	  /**< refill from the ring */
+	uint64_t waive;		  /**< refill met a page of another node */
+	uint64_t remote;	  /**< alloc by a thread other than the owner */
+	uint64_t exhausted;	  /**< failed: pool_size held, none free */
+	uint64_t shrunk;	  /**< pages the owner gave back on request */
 };
 
 /** Recycle counters (kernel names). Every put or release counts in exactly
  *  one of cached, ring, ring_full, released_refcnt, waive. */
 struct lr_page_pool_recycle_stats {
-	uint64_t cached;          /**< direct put into the array cache */
-	uint64_t cache_full;      /**< direct put found the cache full */
-	uint64_t ring;            /**< put into the recycle ring */
-	uint64_t ring_full;       /**< ring full: page given back */
+	uint64_t cached;	  /**< direct put into the array cache */
+	uint64_t cache_full;	  /**< direct put found the cache full */
+	uint64_t ring;		  /**< put into the recycle ring */
+	uint64_t ring_full;	  /**< ring full: page given back */
 	uint64_t released_refcnt; /**< released: left the pool for good */
-	uint64_t waive;           /**< put of a page of another node */
-	uint64_t shrunk;          /**< taken from the ring by the shrinker */
+	uint64_t waive;		  /**< put of a page of another node */
+	uint64_t shrunk;	  /**< taken from the ring by the shrinker */
 };
 
 /** Everything lr_page_pool_get_stats() reports. */
 struct lr_page_pool_stats {
 	struct lr_page_pool_alloc_stats alloc;
 	struct lr_page_pool_recycle_stats recycle;
-	uint64_t held;       /**< taken from the allocator, not given back */
-	uint64_t cached;     /**< in the array cache now */
-	uint64_t ringed;     /**< in the recycle ring now */
-	uint64_t allocated;  /**< sum of the alloc counters that return a page */
-	uint64_t returned;   /**< sum of the recycle outcome counters */
-	uint64_t in_flight;  /**< allocated - returned */
-	uint64_t errors;     /**< ownership errors found (checked pools) */
+	uint64_t held;	    /**< taken from the allocator, not given back */
+	uint64_t cached;    /**< in the array cache now */
+	uint64_t ringed;    /**< in the recycle ring now */
+	uint64_t allocated; /**< sum of the alloc counters that return a page */
+	uint64_t returned;  /**< sum of the recycle outcome counters */
+	uint64_t in_flight; /**< allocated - returned */
+	uint64_t errors;    /**< ownership errors found (checked pools) */
 };
 
 /** Per-lcore counters of puts from any thread (private layout). */
@@ -206,12 +205,12 @@ struct lr_page_pool_lstats {
 /** The pool's record of one page it holds (index in the page's user). */
 struct lr_page_pool_page {
 	struct lr_page_pool *pool; /**< the pool holding the page */
-	struct lr_page *page;      /**< the page */
-	uint64_t dma;              /**< its device address (mapped once) */
-	uint64_t sum;              /**< checked pools: checksum while DEVICE */
-	uint32_t state;            /**< enum lr_pp_state (checked pools) */
-	uint32_t next_free;        /**< free-record list link */
-	uint32_t foreign;          /**< page lives on another node */
+	struct lr_page *page;	   /**< the page */
+	uint64_t dma;		   /**< its device address (mapped once) */
+	uint64_t sum;		   /**< checked pools: checksum while DEVICE */
+	uint32_t state;		   /**< enum lr_pp_state (checked pools) */
+	uint32_t next_free;	   /**< free-record list link */
+	uint32_t foreign;	   /**< page lives on another node */
 };
 
 /** Value of the fast-path fields that no lcore id matches. */
@@ -223,7 +222,7 @@ struct lr_page_pool {
 	 * two fast-path lcore fields, which other threads may close. */
 	_Atomic unsigned alloc_lcore; /* owner, or LR_PP_NO_LCORE */
 	_Atomic unsigned put_lcore;   /* owner, or LR_PP_NO_LCORE */
-	unsigned count;               /* pages in cache[] */
+	unsigned count;		      /* pages in cache[] */
 	unsigned order;
 	uint64_t alloc_fast;
 	uint64_t recycle_cached;
@@ -235,9 +234,9 @@ struct lr_page_pool {
 
 	/* Shared, written rarely. */
 	_Atomic long refs __lr_cache_aligned; /* held + 1 while alive */
-	_Atomic unsigned foreign;     /* held pages of another node */
-	_Atomic int shrink_req;       /* a shrinker asked for the cache */
-	_Atomic int dying;            /* destroy has run */
+	_Atomic unsigned foreign;	      /* held pages of another node */
+	_Atomic int shrink_req; /* a shrinker asked for the cache */
+	_Atomic int dying;	/* destroy has run */
 	struct lr_ring *ring;
 
 	/* Set at create. */
@@ -249,11 +248,11 @@ struct lr_page_pool {
 	int checked;
 	struct lr_page_pool_params p;
 	struct lr_page_pool_lstats *lstats; /* LR_MAX_LCORE + 1 slots */
-	struct lr_page_pool_page *recs;     /* pool_size records */
-	atomic_flag rec_lock;               /* guards the free records */
-	uint32_t rec_free;                  /* head of the free records */
+	struct lr_page_pool_page *recs;	    /* pool_size records */
+	atomic_flag rec_lock;		    /* guards the free records */
+	uint32_t rec_free;		    /* head of the free records */
 	uint32_t rec_nfree;
-	struct lr_page_pool *next;          /* list of all pools */
+	struct lr_page_pool *next; /* list of all pools */
 };
 
 /** Create a page pool; NULL + lr_errno (EINVAL after a log, ENOMEM). */
@@ -282,7 +281,7 @@ lr_page_pool_alloc(struct lr_page_pool *pool)
 
 	if (lr_likely(atomic_load_explicit(&pool->alloc_lcore,
 					   memory_order_relaxed) ==
-			      lr_lcore_id() &&
+			  lr_lcore_id() &&
 		      n != 0)) {
 		pool->count = --n;
 		pool->alloc_fast++;
@@ -303,11 +302,11 @@ lr_page_pool_put(struct lr_page_pool *pool, struct lr_page *page,
 {
 	unsigned n = pool->count;
 
-	if (lr_likely(allow_direct &&
-		      atomic_load_explicit(&pool->put_lcore,
-					   memory_order_relaxed) ==
-			      lr_lcore_id() &&
-		      n < LR_PP_CACHE_SIZE)) {
+	if (lr_likely(
+		allow_direct &&
+		atomic_load_explicit(&pool->put_lcore, memory_order_relaxed) ==
+		    lr_lcore_id() &&
+		n < LR_PP_CACHE_SIZE)) {
 		pool->cache[n] = page;
 		pool->count = n + 1;
 		pool->recycle_cached++;
@@ -319,8 +318,7 @@ lr_page_pool_put(struct lr_page_pool *pool, struct lr_page *page,
 /** Put n pages (as lr_page_pool_put(); pages[] may be reordered). Off the
  *  owner: one ring enqueue for the lot. */
 void lr_page_pool_put_bulk(struct lr_page_pool *pool, struct lr_page **pages,
-			   unsigned n, unsigned dma_sync_len,
-			   int allow_direct);
+			   unsigned n, unsigned dma_sync_len, int allow_direct);
 
 /** Put a page from a thread that is not the owner (through the ring). */
 static inline void
@@ -330,8 +328,7 @@ lr_page_pool_recycle(struct lr_page_pool *pool, struct lr_page *page)
 }
 
 /** The page leaves the pool for good: unmapped, untagged, freed. */
-void lr_page_pool_release_page(struct lr_page_pool *pool,
-			       struct lr_page *page);
+void lr_page_pool_release_page(struct lr_page_pool *pool, struct lr_page *page);
 
 /** The pool's record of one of its pages (O(1): the page descriptor's
  *  user field is the record's index). */
@@ -351,9 +348,8 @@ lr_page_pool_get_dma_addr(const struct lr_page_pool *pool,
 }
 
 /** Move len bytes at off of a page to the CPU; 0, or -EINVAL (checked). */
-int lr_page_pool_sync_for_cpu(struct lr_page_pool *pool,
-			      struct lr_page *page, unsigned off,
-			      unsigned len);
+int lr_page_pool_sync_for_cpu(struct lr_page_pool *pool, struct lr_page *page,
+			      unsigned off, unsigned len);
 
 /** Move len bytes at off of a page to the device; 0, or -EINVAL (checked). */
 int lr_page_pool_sync_for_device(struct lr_page_pool *pool,

@@ -25,10 +25,10 @@
 #include "lr_page_pool.h"
 #include "lr_ring.h"
 
-#define PP_POISON 0x5aU
-#define PP_POISON64 0x5a5a5a5a5a5a5a5aULL
+#define PP_POISON	 0x5aU
+#define PP_POISON64	 0x5a5a5a5a5a5a5a5aULL
 #define PP_MAX_POOL_SIZE (1u << 24)
-#define REC_NONE UINT32_MAX
+#define REC_NONE	 UINT32_MAX
 
 static pthread_mutex_t pool_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lr_page_pool *pool_list; /* every pool not yet freed */
@@ -38,9 +38,9 @@ static int cleanup_registered;
 static int shrinker_id = -1; /* the one shrinker of all page pools */
 
 static const char *const state_names[] = {
-	[LR_PP_STATE_POOL] = "in the pool",
-	[LR_PP_STATE_DEVICE] = "owned by the device",
-	[LR_PP_STATE_CPU] = "owned by the CPU",
+    [LR_PP_STATE_POOL] = "in the pool",
+    [LR_PP_STATE_DEVICE] = "owned by the device",
+    [LR_PP_STATE_CPU] = "owned by the CPU",
 };
 
 static const char *
@@ -57,22 +57,21 @@ page_bytes(const struct lr_page_pool *pool)
 
 /* Per-lcore counter slot of the calling thread; the last slot is shared by
  * threads without an lcore id and is updated atomically. */
-#define LSTAT_ADD(pool, field, n)                                            \
-	do {                                                                 \
-		unsigned id_ = lr_lcore_id();                                \
-		if (id_ < LR_MAX_LCORE) {                                    \
-			_Atomic uint64_t *c_ = &(pool)->lstats[id_].field;   \
-			atomic_store_explicit(                               \
-				c_,                                          \
-				atomic_load_explicit(c_,                     \
-						     memory_order_relaxed) + \
-					(n),                                 \
-				memory_order_relaxed);                       \
-		} else {                                                     \
-			atomic_fetch_add_explicit(                           \
-				&(pool)->lstats[LR_MAX_LCORE].field, (n),    \
-				memory_order_relaxed);                       \
-		}                                                            \
+#define LSTAT_ADD(pool, field, n)                                              \
+	do {                                                                   \
+		unsigned id_ = lr_lcore_id();                                  \
+		if (id_ < LR_MAX_LCORE) {                                      \
+			_Atomic uint64_t *c_ = &(pool)->lstats[id_].field;     \
+			atomic_store_explicit(                                 \
+			    c_,                                                \
+			    atomic_load_explicit(c_, memory_order_relaxed) +   \
+				(n),                                           \
+			    memory_order_relaxed);                             \
+		} else {                                                       \
+			atomic_fetch_add_explicit(                             \
+			    &(pool)->lstats[LR_MAX_LCORE].field, (n),          \
+			    memory_order_relaxed);                             \
+		}                                                              \
 	} while (0)
 
 /* ---- records ------------------------------------------------------ */
@@ -110,8 +109,7 @@ rec_unlock(const struct lr_page_pool *pool)
 
 /* Take n records (n <= free records, guaranteed by the reservation). */
 static void
-recs_take(struct lr_page_pool *pool, struct lr_page_pool_page **out,
-	  unsigned n)
+recs_take(struct lr_page_pool *pool, struct lr_page_pool_page **out, unsigned n)
 {
 	rec_lock(pool);
 	for (unsigned i = 0; i < n; i++) {
@@ -137,9 +135,8 @@ rec_give(struct lr_page_pool *pool, struct lr_page_pool_page *rec)
 
 /* ---- checked pools ------------------------------------------------- */
 
-static void
-report(struct lr_page_pool *pool, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void report(struct lr_page_pool *pool, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static __lr_cold void
 report(struct lr_page_pool *pool, const char *fmt, ...)
@@ -190,9 +187,9 @@ static uint32_t
 alloc_state(const struct lr_page_pool *pool)
 {
 	return (pool->flags & LR_PP_FLAG_DMA_MAP) &&
-			       pool->p.dma_dir != LR_DMA_TO_DEVICE ?
-		       LR_PP_STATE_DEVICE :
-		       LR_PP_STATE_CPU;
+		       pool->p.dma_dir != LR_DMA_TO_DEVICE
+		   ? LR_PP_STATE_DEVICE
+		   : LR_PP_STATE_CPU;
 }
 
 static void
@@ -202,8 +199,10 @@ check_alloc(struct lr_page_pool *pool, struct lr_page *page)
 	long off;
 
 	if (rec == NULL) {
-		report(pool, "alloc found page %p, not one of this pool's, "
-			     "in its cache", (void *)page);
+		report(pool,
+		       "alloc found page %p, not one of this pool's, "
+		       "in its cache",
+		       (void *)page);
 		return;
 	}
 	if (rec->state != LR_PP_STATE_POOL)
@@ -211,8 +210,10 @@ check_alloc(struct lr_page_pool *pool, struct lr_page *page)
 		       (void *)page, state_name(rec->state));
 	off = poison_broken(pool, page);
 	if (off >= 0)
-		report(pool, "page %p was written at +%ld while in the pool "
-			     "(after its put)", (void *)page, off);
+		report(pool,
+		       "page %p was written at +%ld while in the pool "
+		       "(after its put)",
+		       (void *)page, off);
 	rec->state = alloc_state(pool);
 	if (rec->state == LR_PP_STATE_DEVICE)
 		rec->sum = checksum(pool, page);
@@ -225,20 +226,26 @@ check_put(struct lr_page_pool *pool, struct lr_page *page)
 	struct lr_page_pool_page *rec = rec_of_pool(pool, page);
 
 	if (rec == NULL) {
-		report(pool, "put of page %p that is not one of this pool's "
-			     "(refused)", (void *)page);
+		report(pool,
+		       "put of page %p that is not one of this pool's "
+		       "(refused)",
+		       (void *)page);
 		return -EINVAL;
 	}
 	if (rec->state == LR_PP_STATE_POOL) {
-		report(pool, "put of page %p that is already in the pool "
-			     "(double put, refused)", (void *)page);
+		report(pool,
+		       "put of page %p that is already in the pool "
+		       "(double put, refused)",
+		       (void *)page);
 		return -EINVAL;
 	}
 	if (rec->state == LR_PP_STATE_DEVICE &&
 	    pool->p.dma_dir == LR_DMA_TO_DEVICE &&
 	    rec->sum != checksum(pool, page))
-		report(pool, "page %p was written by the CPU while the device "
-			     "owned it (seen at put)", (void *)page);
+		report(pool,
+		       "page %p was written by the CPU while the device "
+		       "owned it (seen at put)",
+		       (void *)page);
 	return 0;
 }
 
@@ -288,9 +295,9 @@ reserve(struct lr_page_pool *pool, unsigned want)
 		if (room <= 0)
 			return 0;
 		n = LR_MIN((long)want, room);
-	} while (!atomic_compare_exchange_weak_explicit(
-		&pool->refs, &r, r + n, memory_order_relaxed,
-		memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(&pool->refs, &r, r + n,
+							memory_order_relaxed,
+							memory_order_relaxed));
 	return (unsigned)n;
 }
 
@@ -409,15 +416,15 @@ owner_service(struct lr_page_pool *pool)
 					     memory_order_relaxed)) &&
 	    atomic_exchange(&pool->shrink_req, 0))
 		pool->alloc_stats.shrunk +=
-			drain_cache(pool, LR_PP_SHRINK_KEEP);
+		    drain_cache(pool, LR_PP_SHRINK_KEEP);
 	if (pool->checked ||
 	    atomic_load_explicit(&pool->dying, memory_order_relaxed))
 		return;
 	want_put = put_needs_slow(pool) ? LR_PP_NO_LCORE : pool->owner_lcore;
 	if (atomic_load_explicit(&pool->alloc_lcore, memory_order_relaxed) !=
-		    pool->owner_lcore ||
+		pool->owner_lcore ||
 	    atomic_load_explicit(&pool->put_lcore, memory_order_relaxed) !=
-		    want_put)
+		want_put)
 		open_fast(pool);
 }
 
@@ -435,8 +442,8 @@ refill_from_allocator(struct lr_page_pool *pool)
 		lr_errno = ENOBUFS;
 		return NULL;
 	}
-	got = lr_alloc_pages_bulk(pool->nid, pool->order, LR_ALLOC_PINNED,
-				  want, pages);
+	got = lr_alloc_pages_bulk(pool->nid, pool->order, LR_ALLOC_PINNED, want,
+				  pages);
 	if (got < want)
 		unref(pool, want - got);
 	if (got == 0) {
@@ -467,8 +474,7 @@ refill_from_allocator(struct lr_page_pool *pool)
 static struct lr_page *
 refill(struct lr_page_pool *pool)
 {
-	unsigned n = lr_ring_mc_dequeue_burst(pool->ring,
-					      (void **)pool->cache,
+	unsigned n = lr_ring_mc_dequeue_burst(pool->ring, (void **)pool->cache,
 					      LR_PP_REFILL, NULL);
 
 	if (n != 0) {
@@ -518,8 +524,8 @@ lr_page_pool_alloc_slow_(struct lr_page_pool *pool)
 {
 	struct lr_page *page;
 
-	if (lr_unlikely(atomic_load_explicit(&pool->dying,
-					     memory_order_relaxed))) {
+	if (lr_unlikely(
+		atomic_load_explicit(&pool->dying, memory_order_relaxed))) {
 		LR_LOG(ERR, PAGEALLOC, "page pool '%s': alloc after destroy\n",
 		       pool->name);
 		lr_errno = EINVAL;
@@ -559,8 +565,8 @@ put_prepare(struct lr_page_pool *pool, struct lr_page *page,
 {
 	if (pool->checked && check_put(pool, page) < 0)
 		return 0;
-	if (lr_unlikely(atomic_load_explicit(&pool->dying,
-					     memory_order_relaxed))) {
+	if (lr_unlikely(
+		atomic_load_explicit(&pool->dying, memory_order_relaxed))) {
 		put_dying(pool, page);
 		return 0;
 	}
@@ -574,12 +580,11 @@ put_prepare(struct lr_page_pool *pool, struct lr_page *page,
 	if ((pool->flags & LR_PP_FLAG_DMA_SYNC_DEV) &&
 	    pool->p.sync_for_device != NULL) {
 		struct lr_page_pool_page *rec =
-			lr_page_pool_page_rec(pool, page);
+		    lr_page_pool_page_rec(pool, page);
 
-		pool->p.sync_for_device(pool->p.cb_arg,
-					rec->dma + pool->p.offset,
-					LR_MIN(dma_sync_len, pool->p.max_len),
-					pool->p.dma_dir);
+		pool->p.sync_for_device(
+		    pool->p.cb_arg, rec->dma + pool->p.offset,
+		    LR_MIN(dma_sync_len, pool->p.max_len), pool->p.dma_dir);
 	}
 	if (pool->checked) {
 		poison(pool, page);
@@ -590,8 +595,7 @@ put_prepare(struct lr_page_pool *pool, struct lr_page *page,
 
 /* Owner, direct: move up to n pages into the cache; how many. */
 static unsigned
-put_cache(struct lr_page_pool *pool, struct lr_page *const *pages,
-	  unsigned n)
+put_cache(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
 {
 	unsigned k;
 
@@ -607,11 +611,10 @@ put_cache(struct lr_page_pool *pool, struct lr_page *const *pages,
 
 /* Ready pages into the ring; the ones that do not fit go back. */
 static void
-put_ring(struct lr_page_pool *pool, struct lr_page *const *pages,
-	 unsigned n)
+put_ring(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
 {
-	unsigned k = lr_ring_mp_enqueue_burst(pool->ring,
-					      (void *const *)pages, n, NULL);
+	unsigned k =
+	    lr_ring_mp_enqueue_burst(pool->ring, (void *const *)pages, n, NULL);
 
 	LSTAT_ADD(pool, ring, k);
 	if (lr_unlikely(k < n)) {
@@ -661,8 +664,8 @@ lr_page_pool_release_page(struct lr_page_pool *pool, struct lr_page *page)
 {
 	if (pool->checked && check_put(pool, page) < 0)
 		return;
-	if (lr_unlikely(atomic_load_explicit(&pool->dying,
-					     memory_order_relaxed))) {
+	if (lr_unlikely(
+		atomic_load_explicit(&pool->dying, memory_order_relaxed))) {
 		put_dying(pool, page);
 		return;
 	}
@@ -681,8 +684,10 @@ lr_page_pool_sync_for_cpu(struct lr_page_pool *pool, struct lr_page *page,
 	if (pool->checked) {
 		rec = rec_of_pool(pool, page);
 		if (rec == NULL) {
-			report(pool, "sync_for_cpu of page %p that is not "
-				     "one of this pool's", (void *)page);
+			report(pool,
+			       "sync_for_cpu of page %p that is not "
+			       "one of this pool's",
+			       (void *)page);
 			return -EINVAL;
 		}
 		if (rec->state != LR_PP_STATE_DEVICE) {
@@ -692,8 +697,10 @@ lr_page_pool_sync_for_cpu(struct lr_page_pool *pool, struct lr_page *page,
 		}
 		if (pool->p.dma_dir == LR_DMA_TO_DEVICE &&
 		    rec->sum != checksum(pool, page))
-			report(pool, "page %p was written by the CPU while "
-				     "the device owned it", (void *)page);
+			report(pool,
+			       "page %p was written by the CPU while "
+			       "the device owned it",
+			       (void *)page);
 		rec->state = LR_PP_STATE_CPU;
 	}
 	if (pool->p.sync_for_cpu != NULL)
@@ -711,8 +718,10 @@ lr_page_pool_sync_for_device(struct lr_page_pool *pool, struct lr_page *page,
 	if (pool->checked) {
 		rec = rec_of_pool(pool, page);
 		if (rec == NULL) {
-			report(pool, "sync_for_device of page %p that is not "
-				     "one of this pool's", (void *)page);
+			report(pool,
+			       "sync_for_device of page %p that is not "
+			       "one of this pool's",
+			       (void *)page);
 			return -EINVAL;
 		}
 		if (rec->state != LR_PP_STATE_CPU) {
@@ -766,8 +775,7 @@ shrink_scan(void *arg, int node, unsigned long nr_pages)
 }
 
 unsigned long
-lr_page_pool_shrink(struct lr_page_pool *pool, int node,
-		    unsigned long nr_pages)
+lr_page_pool_shrink(struct lr_page_pool *pool, int node, unsigned long nr_pages)
 {
 	return shrink_scan(pool, node, nr_pages);
 }
@@ -856,19 +864,18 @@ check_params(const struct lr_page_pool_params *p, const char *name,
 	size_t bytes = (size_t)LR_PAGE_SIZE << LR_MIN(p->order, 40u);
 	struct lr_pagealloc_zone_info zi;
 
-#define BAD(fmt, ...)                                                    \
-	do {                                                             \
-		LR_LOG(ERR, PAGEALLOC, "page pool '%s': " fmt, name,      \
-		       ##__VA_ARGS__);                                    \
-		return -EINVAL;                                          \
+#define BAD(fmt, ...)                                                          \
+	do {                                                                   \
+		LR_LOG(ERR, PAGEALLOC, "page pool '%s': " fmt, name,           \
+		       ##__VA_ARGS__);                                         \
+		return -EINVAL;                                                \
 	} while (0)
 	if (p->order >= LR_MAX_ORDER)
 		BAD("order %u > max %u\n", p->order, LR_MAX_ORDER - 1);
 	if (p->pool_size == 0)
 		BAD("pool size 0\n");
 	if (p->pool_size > PP_MAX_POOL_SIZE)
-		BAD("pool size %u > max %u\n", p->pool_size,
-		    PP_MAX_POOL_SIZE);
+		BAD("pool size %u > max %u\n", p->pool_size, PP_MAX_POOL_SIZE);
 	if (p->ring_size > p->pool_size)
 		BAD("ring size %u > pool size %u\n", p->ring_size,
 		    p->pool_size);
@@ -893,8 +900,8 @@ check_params(const struct lr_page_pool_params *p, const char *name,
 	    (p->nid < 0 || lr_pagealloc_zone_info(p->nid, &zi) != 0))
 		BAD("NUMA node %d has no memory zone (%u zones)\n", p->nid,
 		    lr_pagealloc_zone_count());
-	*owner = p->owner_lcore == LR_LCORE_ID_ANY ? lr_lcore_id() :
-						    p->owner_lcore;
+	*owner =
+	    p->owner_lcore == LR_LCORE_ID_ANY ? lr_lcore_id() : p->owner_lcore;
 	if (*owner == LR_LCORE_ID_ANY)
 		BAD("the creating thread is not an lcore: call "
 		    "lr_thread_register() or give owner_lcore\n");
@@ -923,7 +930,8 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	if (!cleanup_registered && lr_eal_on_cleanup(pools_on_eal_cleanup) == 0)
 		cleanup_registered = 1;
 	if (shrinker_id < 0)
-		shrinker_id = lr_pagealloc_register_shrinker(pools_shrink, NULL);
+		shrinker_id =
+		    lr_pagealloc_register_shrinker(pools_shrink, NULL);
 	if (shrinker_id < 0)
 		LR_LOG(WARNING, PAGEALLOC,
 		       "page pools: cannot register a shrinker (%s); pools "
@@ -957,18 +965,18 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	pool->pool_size = params->pool_size;
 	pool->flags = params->flags;
 	pool->owner_lcore = owner;
-	pool->nid = params->nid != LR_SOCKET_ID_ANY ?
-			    params->nid :
-			    lr_lcore_to_socket_id(owner);
+	pool->nid = params->nid != LR_SOCKET_ID_ANY
+			? params->nid
+			: lr_lcore_to_socket_id(owner);
 	if (pool->nid < 0)
 		pool->nid = 0;
-	pool->checked = LR_PAGEALLOC_DEBUG || (params->flags & LR_PP_FLAG_CHECK);
+	pool->checked =
+	    LR_PAGEALLOC_DEBUG || (params->flags & LR_PP_FLAG_CHECK);
 	atomic_init(&pool->refs, 1);
 	atomic_init(&pool->alloc_lcore, LR_PP_NO_LCORE);
 	atomic_init(&pool->put_lcore, LR_PP_NO_LCORE);
-	pool->lstats = aligned_alloc(LR_CACHE_LINE_SIZE,
-				     (LR_MAX_LCORE + 1) *
-					     sizeof(*pool->lstats));
+	pool->lstats = aligned_alloc(
+	    LR_CACHE_LINE_SIZE, (LR_MAX_LCORE + 1) * sizeof(*pool->lstats));
 	if (pool->lstats == NULL)
 		goto free_pool;
 	memset(pool->lstats, 0, (LR_MAX_LCORE + 1) * sizeof(*pool->lstats));
@@ -977,15 +985,14 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 		goto free_lstats;
 	for (unsigned i = 0; i < pool->pool_size; i++)
 		pool->recs[i].next_free =
-			i + 1 < pool->pool_size ? i + 1 : REC_NONE;
+		    i + 1 < pool->pool_size ? i + 1 : REC_NONE;
 	pool->rec_free = 0;
 	pool->rec_nfree = pool->pool_size;
 	atomic_flag_clear(&pool->rec_lock);
 	snprintf(rname, sizeof(rname), "pp.ring.%u", seq);
-	pool->ring = lr_ring_create(rname,
-				    params->ring_size ? params->ring_size :
-							pool->pool_size,
-				    pool->nid, LR_RING_F_EXACT_SZ);
+	pool->ring = lr_ring_create(
+	    rname, params->ring_size ? params->ring_size : pool->pool_size,
+	    pool->nid, LR_RING_F_EXACT_SZ);
 	if (pool->ring == NULL) {
 		LR_LOG(ERR, PAGEALLOC, "page pool '%s': recycle ring: %s\n",
 		       name, lr_strerror(lr_errno));
@@ -1072,27 +1079,28 @@ lr_page_pool_get_stats(const struct lr_page_pool *pool,
 	for (unsigned i = 0; i <= LR_MAX_LCORE; i++) {
 		const struct lr_page_pool_lstats *l = &pool->lstats[i];
 
-		s->recycle.ring += atomic_load_explicit(&l->ring,
-							memory_order_relaxed);
-		s->recycle.ring_full += atomic_load_explicit(
-			&l->ring_full, memory_order_relaxed);
+		s->recycle.ring +=
+		    atomic_load_explicit(&l->ring, memory_order_relaxed);
+		s->recycle.ring_full +=
+		    atomic_load_explicit(&l->ring_full, memory_order_relaxed);
 		s->recycle.released_refcnt += atomic_load_explicit(
-			&l->released_refcnt, memory_order_relaxed);
-		s->recycle.waive += atomic_load_explicit(&l->waive,
-							 memory_order_relaxed);
-		s->recycle.shrunk += atomic_load_explicit(
-			&l->shrunk, memory_order_relaxed);
-		s->alloc.remote += atomic_load_explicit(&l->remote,
-							memory_order_relaxed);
-		s->errors += atomic_load_explicit(&l->errors,
-						  memory_order_relaxed);
+		    &l->released_refcnt, memory_order_relaxed);
+		s->recycle.waive +=
+		    atomic_load_explicit(&l->waive, memory_order_relaxed);
+		s->recycle.shrunk +=
+		    atomic_load_explicit(&l->shrunk, memory_order_relaxed);
+		s->alloc.remote +=
+		    atomic_load_explicit(&l->remote, memory_order_relaxed);
+		s->errors +=
+		    atomic_load_explicit(&l->errors, memory_order_relaxed);
 	}
 	s->held = (uint64_t)(atomic_load(&pool->refs) -
 			     (atomic_load(&pool->dying) ? 0 : 1));
 	s->cached = pool->count;
 	s->ringed = lr_ring_count(pool->ring);
-	s->allocated = s->alloc.fast + s->alloc.slow + s->alloc.slow_high_order +
-		       s->alloc.refill + s->alloc.remote;
+	s->allocated = s->alloc.fast + s->alloc.slow +
+		       s->alloc.slow_high_order + s->alloc.refill +
+		       s->alloc.remote;
 	s->returned = s->recycle.cached + s->recycle.ring +
 		      s->recycle.ring_full + s->recycle.released_refcnt +
 		      s->recycle.waive;
@@ -1107,11 +1115,11 @@ lr_page_pool_validate(const struct lr_page_pool *pool)
 	unsigned nfree;
 	int bad = 0;
 
-#define FAIL(fmt, ...)                                                   \
-	do {                                                             \
-		LR_LOG(ERR, PAGEALLOC, "page pool '%s': " fmt, pool->name, \
-		       ##__VA_ARGS__);                                    \
-		bad = 1;                                                 \
+#define FAIL(fmt, ...)                                                         \
+	do {                                                                   \
+		LR_LOG(ERR, PAGEALLOC, "page pool '%s': " fmt, pool->name,     \
+		       ##__VA_ARGS__);                                         \
+		bad = 1;                                                       \
 	} while (0)
 	if (pool == NULL)
 		return -EINVAL;
@@ -1140,7 +1148,7 @@ lr_page_pool_validate(const struct lr_page_pool *pool)
 		     atomic_load(&pool->foreign), s.held);
 	for (unsigned i = 0; i < pool->count && i < LR_PP_CACHE_SIZE; i++) {
 		const struct lr_page_pool_page *rec =
-			rec_of_pool(pool, pool->cache[i]);
+		    rec_of_pool(pool, pool->cache[i]);
 
 		if (rec == NULL) {
 			FAIL("cache[%u] = page %p is not the pool's\n", i,
@@ -1172,22 +1180,24 @@ lr_page_pool_dump(FILE *f, const struct lr_page_pool *pool)
 		atomic_load(&pool->dying) ? ", destroyed" : "");
 	fprintf(f,
 		"  alloc: fast %" PRIu64 " slow %" PRIu64 " slow_high_order "
-		"%" PRIu64 " empty %" PRIu64 " refill %" PRIu64 " waive %" PRIu64
-		" remote %" PRIu64 " exhausted %" PRIu64 " shrunk %" PRIu64 "\n",
+		"%" PRIu64 " empty %" PRIu64 " refill %" PRIu64
+		" waive %" PRIu64 " remote %" PRIu64 " exhausted %" PRIu64
+		" shrunk %" PRIu64 "\n",
 		s.alloc.fast, s.alloc.slow, s.alloc.slow_high_order,
 		s.alloc.empty, s.alloc.refill, s.alloc.waive, s.alloc.remote,
 		s.alloc.exhausted, s.alloc.shrunk);
 	fprintf(f,
 		"  recycle: cached %" PRIu64 " cache_full %" PRIu64
-		" ring %" PRIu64 " ring_full %" PRIu64 " released_refcnt %" PRIu64
-		" waive %" PRIu64 " shrunk %" PRIu64 "\n",
+		" ring %" PRIu64 " ring_full %" PRIu64
+		" released_refcnt %" PRIu64 " waive %" PRIu64 " shrunk %" PRIu64
+		"\n",
 		s.recycle.cached, s.recycle.cache_full, s.recycle.ring,
 		s.recycle.ring_full, s.recycle.released_refcnt, s.recycle.waive,
 		s.recycle.shrunk);
 	fprintf(f,
 		"  held %" PRIu64 " = cached %" PRIu64 " + ring %" PRIu64
-		" + in flight %" PRIu64 " (allocated %" PRIu64 " - returned %" PRIu64
-		"); errors %" PRIu64 "\n",
+		" + in flight %" PRIu64 " (allocated %" PRIu64
+		" - returned %" PRIu64 "); errors %" PRIu64 "\n",
 		s.held, s.cached, s.ringed, s.in_flight, s.allocated,
 		s.returned, s.errors);
 }
