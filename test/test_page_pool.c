@@ -18,6 +18,7 @@
 #include "lr_test.h"
 
 static double scale = 1.0;
+static int fake_nodes;
 
 static int
 setup(void)
@@ -37,6 +38,8 @@ setup(void)
 		return 0;
 	if (s != NULL && atof(s) > 0 && atof(s) <= 1)
 		scale = atof(s);
+	/* Two fake NUMA nodes of 32 MiB each, for the foreign-page case. */
+	fake_nodes = lr_pagealloc_test_fake_nodes(2) == 0;
 	if (lr_eal_init(7, argv) < 0)
 		return -1;
 	done = 1;
@@ -284,6 +287,24 @@ test_direct_recycle(void)
 	return 0;
 }
 
+/* Allocate from a thread that is not the owner until the bound, put all
+ * back through the ring; a[1] gets the count. */
+static void *
+remote_alloc(void *arg)
+{
+	void **a = arg;
+	struct lr_page_pool *pool = a[0];
+	struct lr_page *pages[128];
+	unsigned n = 0;
+
+	while (n < 128 && (pages[n] = lr_page_pool_alloc(pool)) != NULL)
+		n++;
+	for (unsigned i = 0; i < n; i++)
+		lr_page_pool_put(pool, pages[i], 0, 1);
+	a[1] = (void *)(uintptr_t)n;
+	return NULL;
+}
+
 static int
 test_bound(void)
 {
@@ -318,6 +339,19 @@ test_bound(void)
 	lr_page_pool_get_stats(pool, &s);
 	LR_TEST_ASSERT_EQ(s.held, 0);
 	LR_TEST_ASSERT_EQ(s.recycle.released_refcnt, 100);
+	/* Another thread may allocate too (slow, shared path); bound holds. */
+	void *ra[2] = {pool, NULL};
+	pthread_t t;
+
+	pthread_create(&t, NULL, remote_alloc, ra);
+	pthread_join(t, NULL);
+	LR_TEST_ASSERT(ra[1] == (void *)100, "remote thread got %lu pages",
+		       (unsigned long)(uintptr_t)ra[1]);
+	lr_page_pool_get_stats(pool, &s);
+	LR_TEST_ASSERT_EQ(s.alloc.remote, 100);
+	LR_TEST_ASSERT_EQ(s.held, 100);
+	LR_TEST_ASSERT_EQ(s.in_flight, 0);
+	LR_TEST_ASSERT_EQ(s.ringed, 100);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
 	lr_page_pool_destroy(pool);
 	return 0;
@@ -615,27 +649,29 @@ test_shrinker_under_pressure(void)
 	lr_page_pool_get_stats(pool, &s);
 	LR_TEST_ASSERT_EQ(s.ringed, 384);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_info(pool->nid, &zi), 0);
-	/* Eat the zone page by page until the allocator runs short: it
-	 * must call the pool's shrinker on the way down. */
+	/* Eat the pool's zone (this node only) until the allocator runs
+	 * short: it must call the pool's shrinker on the way down. */
 	cap = (unsigned)zi.pages;
 	hog = malloc(cap * sizeof(*hog));
 	LR_TEST_ASSERT(hog != NULL, "malloc");
 	capture_start();
 	while (nhog < cap) {
-		unsigned got = lr_alloc_pages_bulk(
-		    pool->nid, 0, 0, LR_MIN(64u, cap - nhog), hog + nhog);
+		unsigned got =
+		    lr_alloc_pages_bulk(pool->nid, 0, LR_ALLOC_THISNODE,
+					LR_MIN(64u, cap - nhog), hog + nhog);
 		if (got == 0)
 			break;
 		nhog += got;
 	}
 	capture_end();
 	lr_page_pool_get_stats(pool, &s);
+	if (nhog != 0)
+		lr_free_pages_bulk(hog, nhog, 0);
+	free(hog);
 	printf("  took %u of %lu pages; shrinker freed %lu ring pages\n", nhog,
 	       zi.pages, (unsigned long)s.recycle.shrunk);
 	LR_TEST_ASSERT(s.recycle.shrunk > 0, "shrinker never ran");
 	LR_TEST_ASSERT(s.ringed < 384, "ring not drained");
-	lr_free_pages_bulk(hog, nhog, 0);
-	free(hog);
 	/* With the ring emptied the shrinker asked for the cache: the owner
 	 * hands it back at its next call. */
 	if (s.ringed == 0) {
@@ -801,6 +837,70 @@ test_deferred_destroy(void)
 	return 0;
 }
 
+/* ---- pages of another NUMA node ---- */
+
+static int
+test_foreign_node(void)
+{
+	struct lr_page_pool_params p = params("numa", 256);
+	struct lr_pagealloc_zone_info zi;
+	struct lr_page_pool_stats s;
+	struct lr_page_pool *pool;
+	struct lr_page *pages[64];
+	struct lr_page **all;
+	unsigned nall = 0, cap, nforeign = 0, n = 0;
+
+	LR_TEST_ASSERT(setup() == 0, "EAL init failed");
+	if (!fake_nodes || lr_pagealloc_zone_count() < 2) {
+		printf("  foreign_node skipped: needs two zones\n");
+		return LR_TEST_SKIP;
+	}
+	p.nid = 1;
+	pool = lr_page_pool_create(&p);
+	LR_TEST_ASSERT(pool != NULL, "create");
+	LR_TEST_ASSERT_EQ(pool->nid, 1);
+	/* Empty node 1 so that the pool's refill falls back to node 0. */
+	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_info(1, &zi), 0);
+	cap = (unsigned)zi.pages;
+	all = malloc(cap * sizeof(*all));
+	LR_TEST_ASSERT(all != NULL, "malloc");
+	capture_start();
+	for (;;) {
+		unsigned got = lr_alloc_pages_bulk(
+		    1, 0, LR_ALLOC_THISNODE | LR_ALLOC_PINNED,
+		    LR_MIN(64u, cap - nall), all + nall);
+
+		if (got == 0 || (nall += got) == cap)
+			break;
+	}
+	for (; n < 64; n++) {
+		pages[n] = lr_page_pool_alloc(pool);
+		if (pages[n] == NULL)
+			break;
+		nforeign += lr_page_node(pages[n]) != 1;
+	}
+	capture_end();
+	LR_TEST_ASSERT(nforeign > 0, "no page came from node 0 (%u taken)",
+		       nall);
+	/* Foreign pages are not cached: a direct put gives them back. */
+	for (unsigned i = 0; i < n; i++)
+		lr_page_pool_put(pool, pages[i], 0, 1);
+	lr_page_pool_get_stats(pool, &s);
+	LR_TEST_ASSERT_EQ(s.recycle.waive, nforeign);
+	LR_TEST_ASSERT_EQ(s.recycle.cached, n - nforeign);
+	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
+	lr_free_pages_bulk(all, nall, 0);
+	free(all);
+	/* With no foreign page left, the owner's next call reopens the
+	 * direct put path. */
+	lr_page_pool_put(pool, lr_page_pool_alloc(pool), 0, 1);
+	if (!pool->checked)
+		LR_TEST_ASSERT_EQ(atomic_load(&pool->put_lcore), lr_lcore_id());
+	lr_page_pool_destroy(pool);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"bad_params", test_bad_params},
     {"direct_recycle", test_direct_recycle},
@@ -810,6 +910,7 @@ static const struct lr_test_case cases[] = {
     {"shrinker_direct", test_shrinker_direct},
     {"shrinker_under_pressure", test_shrinker_under_pressure},
     {"ownership_errors", test_ownership_errors},
+    {"foreign_node", test_foreign_node},
     {"deferred_destroy", test_deferred_destroy},
 };
 
