@@ -73,16 +73,20 @@
  * pages still in flight the pool stays alive until the last of them
  * returns (any put then gives the page back and drains the ring); a
  * process that exits first gets a report of such pools and their counts.
+ * A put that runs at the very moment of the destroy may still land in the
+ * ring after destroy drained it: the next put or the shrinker collects it
+ * (no fence on the put path to close that window), else the exit report
+ * counts it.
  *
  * Error model: lr_page_pool_create() and lr_page_pool_alloc() return NULL
  * and set lr_errno (EINVAL: bad parameter, logged; ENOBUFS: the pool holds
- * pool_size pages and none is free; ENOMEM: the allocator has none);
- * other functions return 0 or a negative errno.
+ * pool_size pages and none is free; ENOMEM: the allocator has none).
+ * Puts, release and destroy return nothing: a bad page (checked pools) is
+ * logged, counted and refused. Other functions return 0 or -errno.
  */
 #ifndef LR_PAGE_POOL_H
 #define LR_PAGE_POOL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
