@@ -899,9 +899,471 @@ test_bad_input_zone_path(void)
 	return 0;
 }
 
+/* ------------------------------------------------ standalone, release */
+
+static int
+standalone_child(void)
+{
+	struct lr_pagealloc_zone_info zi;
+	struct lr_page *p, *pg[100];
+
+	/* No lr_eal_init(): the first use sets up a default heap. */
+	LR_TEST_ASSERT_EQ(lr_memseg_count(), 0);
+	LR_TEST_ASSERT_EQ(lr_lcore_id(), LR_LCORE_ID_ANY);
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, LR_ALLOC_ZERO);
+	LR_TEST_ASSERT(p != NULL, "alloc: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_memseg_count(), 1);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_count(), 1);
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.pages, 16UL << 20 >> LR_PAGE_SHIFT);
+	LR_TEST_ASSERT(lr_virt_to_page(lr_page_address(p)) == p, "lookup");
+	LR_TEST_ASSERT_EQ(lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, 1, 0, 100, pg),
+			  100);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_free_pages_bulk(pg, 100, 1);
+	lr_free_pages(p, 0);
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.pcp, 0); /* not an lcore: no lists */
+	LR_TEST_ASSERT_EQ(zi.free, zi.pages);
+	/* A registered thread gets lists of its own; they are drained when
+	 * it gives its id back. */
+	int id = lr_thread_register();
+
+	LR_TEST_ASSERT(id >= 0, "register: %d", id);
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	LR_TEST_ASSERT(p != NULL, "alloc");
+	lr_free_pages(p, 0);
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.pcp, zi.batch);
+	lr_thread_unregister();
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.pcp, 0);
+	LR_TEST_ASSERT_EQ(zi.free, zi.pages);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	return 0;
+}
+
+static int
+test_standalone(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		setenv("LR_HEAP_MB", "16", 1);
+		_exit(standalone_child() == 0 ? 0 : 1);
+	}
+	LR_TEST_ASSERT(pid > 0, "fork");
+	waitpid(pid, &st, 0);
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "the standalone child failed (status %#x)", st);
+	return 0;
+}
+
+/* ------------------------------------------------------------ fake NUMA */
+
+/* Allocate order-0 pages from node with flags until none is left;
+ * returns how many (kept in pg[]). */
+static size_t
+drain_node(int node, unsigned flags, struct lr_page **pg, size_t n,
+	   size_t cap)
+{
+	struct lr_page *p;
+
+	while (n < cap && (p = lr_alloc_pages(node, 0, flags)) != NULL)
+		pg[n++] = p;
+	return n;
+}
+
+static int
+test_numa_fake(void)
+{
+	struct lr_pagealloc_zone_info zi[3];
+	struct lr_page **pg, *p;
+	size_t n = 0, cap;
+
+	LR_TEST_ASSERT_EQ(lr_pagealloc_test_fake_nodes(3), 0);
+	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_count(), 3);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_test_fake_nodes(2), -EBUSY);
+	for (int i = 0; i < 3; i++) {
+		LR_TEST_ASSERT_EQ(zinfo(i, &zi[i]), 0);
+		LR_TEST_ASSERT(zi[i].pages > 0, "node %d has no pages", i);
+	}
+	LR_TEST_ASSERT_EQ(zi[0].pages + zi[1].pages + zi[2].pages,
+			  64UL << 20 >> LR_PAGE_SHIFT);
+	cap = zi[0].pages + zi[1].pages + zi[2].pages;
+	pg = malloc(cap * sizeof(*pg));
+	LR_TEST_ASSERT(pg != NULL, "malloc");
+
+	/* The local node (the lcore's, 0) first; an explicit node is
+	 * honoured. */
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	LR_TEST_ASSERT(p != NULL && lr_page_node(p) == 0, "local node");
+	pg[n++] = p;
+	for (int i = 0; i < 3; i++) {
+		p = lr_alloc_pages(i, 2, 0);
+		LR_TEST_ASSERT(p != NULL && lr_page_node(p) == i,
+			       "node %d asked, got %d", i,
+			       p ? lr_page_node(p) : -1);
+		lr_free_pages(p, 2);
+		p = lr_alloc_pages(i, 5, LR_ALLOC_THISNODE);
+		LR_TEST_ASSERT(p != NULL && lr_page_node(p) == i,
+			       "zone path: node %d", i);
+		lr_free_pages(p, 5);
+	}
+	/* Node 0 runs out: THISNODE gets nothing more ... */
+	n = drain_node(0, LR_ALLOC_THISNODE, pg, n, cap);
+	LR_TEST_ASSERT(lr_alloc_pages(0, 0, LR_ALLOC_THISNODE) == NULL,
+		       "THISNODE fell back");
+	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 3,
+				      LR_ALLOC_THISNODE) == NULL,
+		       "THISNODE (local) fell back");
+	LR_TEST_ASSERT_EQ(lr_errno, ENOMEM);
+	for (size_t i = 0; i < n; i++)
+		LR_TEST_ASSERT(lr_page_node(pg[i]) == 0, "page %zu on node %d",
+			       i, lr_page_node(pg[i]));
+	/* ... and the rest falls back by distance: node 1 (20) before
+	 * node 2 (30). */
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	LR_TEST_ASSERT(p != NULL && lr_page_node(p) == 1,
+		       "fallback went to node %d", p ? lr_page_node(p) : -1);
+	pg[n++] = p;
+	p = lr_alloc_pages(0, 4, 0);
+	LR_TEST_ASSERT(p != NULL && lr_page_node(p) == 1,
+		       "zone-path fallback went to node %d",
+		       p ? lr_page_node(p) : -1);
+	lr_free_pages(p, 4);
+	n = drain_node(1, LR_ALLOC_THISNODE, pg, n, cap);
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	LR_TEST_ASSERT(p != NULL && lr_page_node(p) == 2,
+		       "second fallback went to node %d",
+		       p ? lr_page_node(p) : -1);
+	pg[n++] = p;
+	/* From node 2, node 1 is nearer than node 0. */
+	n = drain_node(2, LR_ALLOC_THISNODE, pg, n, cap);
+	p = lr_alloc_pages(2, 0, LR_ALLOC_RESERVE);
+	LR_TEST_ASSERT(p != NULL && lr_page_node(p) == 2, "reserve on node 2");
+	pg[n++] = p;
+	LR_TEST_ASSERT(lr_alloc_pages(2, 0, 0) == NULL,
+		       "every node is below min");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_free_pages_bulk(pg, (unsigned)n, 0);
+	lr_pagealloc_drain_lcore(lr_lcore_id());
+	for (int i = 0; i < 3; i++) {
+		struct lr_pagealloc_zone_info z;
+
+		LR_TEST_ASSERT_EQ(zinfo(i, &z), 0);
+		LR_TEST_ASSERT_EQ(z.free, z.pages);
+	}
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_pagealloc_dump(stdout);
+	free(pg);
+	lr_eal_cleanup();
+	/* The option lasts one build only. */
+	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_count(), 1);
+	lr_eal_cleanup();
+	return 0;
+}
+
+/* --------------------------------------------- migratetypes and reserve */
+
+static unsigned long
+free_of_type(const struct lr_pagealloc_zone_info *zi, unsigned mt)
+{
+	unsigned long t = 0;
+
+	for (unsigned o = 0; o < LR_MAX_ORDER; o++)
+		t += zi->nr_free[o][mt] << o;
+	return t;
+}
+
+static int
+test_migratetype(void)
+{
+	struct lr_pagealloc_stats s0, s1, s2;
+	struct lr_pagealloc_zone_info zi0, zi;
+	struct lr_page *p1, *p2, *q, **pg;
+	size_t n = 0;
+
+	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi0), 0);
+	LR_TEST_ASSERT_EQ(free_of_type(&zi0, LR_MT_PINNED), 0);
+	LR_TEST_ASSERT_EQ(free_of_type(&zi0, LR_MT_RESERVE), zi0.reserve);
+	lr_pagealloc_stats_get(&s0);
+	/* No pinned pageblock yet: the first pinned block falls back to
+	 * the movable lists and steals a whole max-order block. */
+	p1 = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, LR_ALLOC_PINNED);
+	LR_TEST_ASSERT(p1 != NULL, "pinned alloc");
+	LR_TEST_ASSERT_EQ(lr_page_migratetype(p1), LR_MT_PINNED);
+	lr_pagealloc_stats_get(&s1);
+	LR_TEST_ASSERT(s1.fallback - s0.fallback == 1, "fallbacks %lu",
+		       (unsigned long)(s1.fallback - s0.fallback));
+	LR_TEST_ASSERT(s1.steal - s0.steal >= 1, "no pageblock stolen");
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(free_of_type(&zi, LR_MT_PINNED),
+			  (s1.steal - s0.steal) * LR_PAGEBLOCK_PAGES - 1);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	/* The next pinned blocks come from the stolen pageblocks, with no
+	 * further fallback. */
+	p2 = lr_alloc_pages(LR_SOCKET_ID_ANY, 3, LR_ALLOC_PINNED);
+	LR_TEST_ASSERT(p2 != NULL, "pinned alloc");
+	LR_TEST_ASSERT_EQ(lr_page_migratetype(p2), LR_MT_PINNED);
+	LR_TEST_ASSERT(((uintptr_t)lr_page_address(p1) >> 22) ==
+			       ((uintptr_t)lr_page_address(p2) >> 22),
+		       "pinned blocks %p and %p are apart",
+		       lr_page_address(p1), lr_page_address(p2));
+	lr_pagealloc_stats_get(&s2);
+	LR_TEST_ASSERT_EQ(s2.fallback, s1.fallback);
+	LR_TEST_ASSERT_EQ(s2.steal, s1.steal);
+	/* Movable blocks stay out of pinned pageblocks while they can. */
+	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 4, 0);
+	LR_TEST_ASSERT(q != NULL, "movable alloc");
+	LR_TEST_ASSERT_EQ(lr_page_migratetype(q), LR_MT_MOVABLE);
+	lr_free_pages(q, 4);
+
+	/* Exhaust movable memory: the pinned pageblocks' free blocks are
+	 * used by fallback before the allocation fails; the reserve is
+	 * left alone. */
+	pg = malloc(zi0.pages * sizeof(*pg));
+	LR_TEST_ASSERT(pg != NULL, "malloc");
+	n = drain_node(0, 0, pg, 0, zi0.pages);
+	lr_pagealloc_stats_get(&s1);
+	LR_TEST_ASSERT(s1.fallback > s2.fallback, "no fallback to pinned");
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(free_of_type(&zi, LR_MT_PINNED), 0);
+	LR_TEST_ASSERT_EQ(free_of_type(&zi, LR_MT_MOVABLE), 0);
+	LR_TEST_ASSERT_EQ(free_of_type(&zi, LR_MT_RESERVE), zi0.reserve);
+	size_t in_pinned = 0;
+
+	for (size_t i = 0; i < n; i++)
+		in_pinned += ((uintptr_t)lr_page_address(pg[i]) >> 22) ==
+			     ((uintptr_t)lr_page_address(p1) >> 22);
+	LR_TEST_ASSERT(in_pinned > 0, "no movable page in the pinned blocks");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_free_pages_bulk(pg, (unsigned)n, 0);
+	lr_free_pages(p1, 0);
+	lr_free_pages(p2, 3);
+	lr_pagealloc_drain_lcore(lr_lcore_id());
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.free, zi.pages);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_pagealloc_dump(stdout);
+	free(pg);
+	lr_eal_cleanup();
+	return 0;
+}
+
+static int
+test_reserve(void)
+{
+	struct lr_pagealloc_zone_info zi0, zi;
+	struct lr_page **pg, *p;
+	size_t n, r;
+
+	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi0), 0);
+	LR_TEST_ASSERT(zi0.reserve > 0 && zi0.wmark_min == zi0.reserve,
+		       "reserve %lu min %lu", zi0.reserve, zi0.wmark_min);
+	pg = malloc(zi0.pages * sizeof(*pg));
+	LR_TEST_ASSERT(pg != NULL, "malloc");
+	/* Ordinary requests stop at the min watermark ... */
+	n = drain_node(LR_SOCKET_ID_ANY, 0, pg, 0, zi0.pages);
+	LR_TEST_ASSERT_EQ(lr_errno, ENOMEM);
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT(zi.free <= zi.wmark_min, "free %lu above min %lu",
+		       zi.free, zi.wmark_min);
+	LR_TEST_ASSERT_EQ(n, zi0.pages - zi0.reserve);
+	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 2, 0) == NULL,
+		       "order 2 below min");
+	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 2, LR_ALLOC_PINNED) ==
+			       NULL,
+		       "pinned below min");
+	/* ... below it, only reserve requests succeed, from the reserve
+	 * pageblocks. */
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, LR_ALLOC_RESERVE);
+	LR_TEST_ASSERT(p != NULL, "reserve alloc: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_page_migratetype(p), LR_MT_RESERVE);
+	pg[n++] = p;
+	r = drain_node(LR_SOCKET_ID_ANY, LR_ALLOC_RESERVE, pg, n, zi0.pages) -
+	    n;
+	LR_TEST_ASSERT_EQ(r + 1, zi0.reserve);
+	n += r;
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.free, 0);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_free_pages_bulk(pg, (unsigned)n, 0);
+	lr_pagealloc_drain_lcore(lr_lcore_id());
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.free, zi.pages);
+	LR_TEST_ASSERT(memcmp(zi.nr_free, zi0.nr_free, sizeof(zi.nr_free)) == 0,
+		       "the reserve did not come back whole");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	free(pg);
+	lr_eal_cleanup();
+	return 0;
+}
+
+/* ------------------------------------------------------------ shrinkers */
+
+struct cache {
+	struct lr_page *pg[64];
+	unsigned n;
+	unsigned calls;
+	int node;
+	unsigned long asked;
+	unsigned long free_at_call, low;
+};
+
+static unsigned long
+cache_scan(void *arg, int node, unsigned long nr)
+{
+	struct cache *c = arg;
+	struct lr_pagealloc_zone_info zi;
+	unsigned long freed = 0;
+
+	c->calls++;
+	c->node = node;
+	c->asked = nr;
+	if (lr_pagealloc_zone_info(node, &zi) == 0) {
+		c->free_at_call = zi.free;
+		c->low = zi.wmark_low;
+	}
+	while (c->n > 0 && freed < nr) {
+		lr_free_pages(c->pg[--c->n], 0);
+		freed++;
+	}
+	return freed;
+}
+
+static int
+test_shrinker(void)
+{
+	struct lr_pagealloc_zone_info zi0;
+	struct lr_pagealloc_stats s0, s1;
+	struct cache c = { .n = 0 };
+	struct lr_page **pg, *held[64], *p;
+	size_t n;
+	int id;
+
+	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi0), 0);
+	pg = malloc(zi0.pages * sizeof(*pg));
+	LR_TEST_ASSERT(pg != NULL, "malloc");
+	n = drain_node(LR_SOCKET_ID_ANY, 0, pg, 0, zi0.pages);
+	LR_TEST_ASSERT(n > 64, "allocated %zu", n);
+	/* A cache (as a page pool would be) holds the last 64 pages. */
+	for (unsigned i = 0; i < 64; i++)
+		c.pg[c.n++] = held[i] = pg[--n];
+	id = lr_pagealloc_register_shrinker(cache_scan, &c);
+	LR_TEST_ASSERT(id >= 0, "register: %d", id);
+	lr_pagealloc_stats_get(&s0);
+	/* Below low, the allocator asks the cache before failing, and the
+	 * cache's pages satisfy the allocation. */
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	LR_TEST_ASSERT(p != NULL, "alloc under pressure failed");
+	LR_TEST_ASSERT_EQ(c.calls, 1);
+	LR_TEST_ASSERT_EQ(c.node, 0);
+	LR_TEST_ASSERT(c.asked >= 1, "asked for %lu", c.asked);
+	LR_TEST_ASSERT(c.free_at_call < c.low, "called with free %lu >= low %lu",
+		       c.free_at_call, c.low);
+	bool from_cache = false;
+
+	for (unsigned i = 0; i < 64; i++)
+		from_cache |= held[i] == p;
+	LR_TEST_ASSERT(from_cache, "the page did not come from the cache");
+	pg[n++] = p;
+	lr_pagealloc_stats_get(&s1);
+	LR_TEST_ASSERT_EQ(s1.shrink - s0.shrink, 1);
+	/* The rest of what it gave back serves the next requests. */
+	for (unsigned i = 1; i < 64 - c.n; i++) {
+		p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+		LR_TEST_ASSERT(p != NULL, "alloc %u", i);
+		pg[n++] = p;
+	}
+	LR_TEST_ASSERT_EQ(c.calls, 1);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_unregister_shrinker(id), 0);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_unregister_shrinker(id), -ENOENT);
+	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0) == NULL,
+		       "memory from nowhere");
+	LR_TEST_ASSERT_EQ(c.calls, 1);
+	for (unsigned i = 0; i < c.n; i++)
+		pg[n++] = c.pg[i];
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_free_pages_bulk(pg, (unsigned)n, 0);
+	lr_pagealloc_drain_lcore(lr_lcore_id());
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	struct lr_pagealloc_zone_info zi;
+
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.free, zi.pages);
+	free(pg);
+	lr_eal_cleanup();
+	return 0;
+}
+
+/* ------------------------------------------------------ poison (debug) */
+
+static int
+test_debug_poison(void)
+{
+	struct lr_pagealloc_zone_info zi;
+	struct lr_page *p, *q;
+	uint8_t *a;
+	const char *log;
+	char want[160];
+
+	if (!LR_PAGEALLOC_DEBUG) {
+		printf("debug_poison: skipped: poisoning is in the debug build only (meson setup -Dpagealloc_debug=true)\n");
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	LR_TEST_ASSERT(p != NULL, "alloc");
+	a = lr_page_address(p);
+	memset(a, 1, LR_PAGE_SIZE);
+	lr_free_pages(p, 0);
+	LR_TEST_ASSERT(a[0] == 0x6b && a[LR_PAGE_SIZE - 1] == 0x6b,
+		       "free page not poisoned");
+	/* A write after free ... */
+	a[100] = 0;
+	/* ... is caught when the page would be handed out again. */
+	capture_start();
+	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
+	log = capture_end();
+	LR_TEST_ASSERT(q != NULL && q != p, "the poisoned page came back");
+	snprintf(want, sizeof(want),
+		 "page %p (addr %p): use after free: poison overwritten at offset 100",
+		 (void *)p, (void *)a);
+	LR_TEST_ASSERT_EQ(expect_log(log, want), 0);
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
+	LR_TEST_ASSERT_EQ(zi.bad, 1);
+	lr_free_pages(q, 0);
+	/* Every page of a block is checked, in the zone path too. */
+	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 6, 0);
+	LR_TEST_ASSERT(p != NULL, "alloc");
+	a = lr_page_address(p);
+	lr_free_pages(p, 6);
+	a[5 * LR_PAGE_SIZE + 7] = 0;
+	capture_start();
+	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 6, 0);
+	log = capture_end();
+	LR_TEST_ASSERT(q != NULL && q != p, "the poisoned block came back");
+	LR_TEST_ASSERT_EQ(expect_log(log, "poison overwritten at offset 7"),
+			  0);
+	lr_free_pages(q, 6);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	lr_eal_cleanup();
+	return 0;
+}
+
 #define REGISTER_CASE(fn) { #fn + 5, fn }
 
 static const struct lr_test_case cases[] = {
+	REGISTER_CASE(test_standalone),
 	REGISTER_CASE(test_basics),
 	REGISTER_CASE(test_split_merge),
 	REGISTER_CASE(test_alignment),
@@ -912,6 +1374,11 @@ static const struct lr_test_case cases[] = {
 	REGISTER_CASE(test_random_2lcores),
 	REGISTER_CASE(test_bad_input),
 	REGISTER_CASE(test_bad_input_zone_path),
+	REGISTER_CASE(test_numa_fake),
+	REGISTER_CASE(test_migratetype),
+	REGISTER_CASE(test_reserve),
+	REGISTER_CASE(test_shrinker),
+	REGISTER_CASE(test_debug_poison),
 };
 
 LR_TEST_MAIN("pagealloc", cases)

@@ -869,8 +869,16 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 	for (int pass = 0; pass < 2 && got < n; pass++) {
 		int mark = pass == 0 ? WMARK_LOW : WMARK_MIN;
 
-		if (pass == 1 && nzl > 0)
-			run_shrinkers(nid, (n - got) << order, st);
+		if (pass == 1 && nzl > 0) {
+			/* Ask for what is missing plus enough to bring the
+			 * nearest zone back to its high watermark. */
+			const struct zone *z0 = &pa.zones[zl[0]];
+			unsigned long nr = (unsigned long)(n - got) << order;
+
+			if (z0->free_pages < z0->wmark[WMARK_HIGH])
+				nr += z0->wmark[WMARK_HIGH] - z0->free_pages;
+			run_shrinkers(nid, nr, st);
+		}
 		for (unsigned i = 0; i < nzl && got < n; i++) {
 			struct zone *z = &pa.zones[zl[i]];
 
