@@ -15,6 +15,7 @@
  * its slow path, once the mode is over (open_fast()).
  */
 #include <inttypes.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
