@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lr_eal.h"
 #include "lr_page_pool.h"
@@ -373,6 +374,15 @@ flood_putter(void *arg)
 	struct flood *fl = arg;
 	void *objs[32];
 
+	/* pthread_create() copied the owner's pinning to CPU 0: run
+	 * anywhere, so that the flood really runs beside the owner. */
+	cpu_set_t all;
+
+	CPU_ZERO(&all);
+	for (long c = 0; c < sysconf(_SC_NPROCESSORS_ONLN) && c < CPU_SETSIZE;
+	     c++)
+		CPU_SET(c, &all);
+	pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
 	if (fl->registered)
 		lr_thread_register();
 	for (;;) {
