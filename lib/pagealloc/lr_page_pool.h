@@ -164,7 +164,6 @@ struct lr_page_pool_alloc_stats {
 	uint64_t slow_high_order; /**< same for order > 0 */
 	uint64_t empty;		  /**< refill found the ring empty */
 	uint64_t refill;	  /**< refill from the ring */
-	uint64_t waive;		  /**< refill met a page of another node */
 	uint64_t remote;	  /**< alloc by a thread other than the owner */
 	uint64_t exhausted;	  /**< failed: pool_size held, none free */
 	uint64_t shrunk;	  /**< pages the owner gave back on request */
@@ -178,7 +177,9 @@ struct lr_page_pool_recycle_stats {
 	uint64_t ring;		  /**< put into the recycle ring */
 	uint64_t ring_full;	  /**< ring full: page given back */
 	uint64_t released_refcnt; /**< released: left the pool for good */
-	uint64_t waive;		  /**< put of a page of another node */
+	uint64_t waive;		  /**< put of a page of another node (the kernel
+				       counts it at refill: here such a page
+				       never reaches the ring) */
 	uint64_t shrunk;	  /**< taken from the ring by the shrinker */
 };
 

@@ -1179,14 +1179,13 @@ lr_page_pool_dump(FILE *f, const struct lr_page_pool *pool)
 		lr_ring_get_capacity(pool->ring), pool->nid, pool->owner_lcore,
 		pool->flags, pool->checked ? ", checked" : "",
 		atomic_load(&pool->dying) ? ", destroyed" : "");
-	fprintf(f,
-		"  alloc: fast %" PRIu64 " slow %" PRIu64 " slow_high_order "
-		"%" PRIu64 " empty %" PRIu64 " refill %" PRIu64
-		" waive %" PRIu64 " remote %" PRIu64 " exhausted %" PRIu64
-		" shrunk %" PRIu64 "\n",
-		s.alloc.fast, s.alloc.slow, s.alloc.slow_high_order,
-		s.alloc.empty, s.alloc.refill, s.alloc.waive, s.alloc.remote,
-		s.alloc.exhausted, s.alloc.shrunk);
+	fprintf(
+	    f,
+	    "  alloc: fast %" PRIu64 " slow %" PRIu64 " slow_high_order "
+	    "%" PRIu64 " empty %" PRIu64 " refill %" PRIu64 " remote %" PRIu64
+	    " exhausted %" PRIu64 " shrunk %" PRIu64 "\n",
+	    s.alloc.fast, s.alloc.slow, s.alloc.slow_high_order, s.alloc.empty,
+	    s.alloc.refill, s.alloc.remote, s.alloc.exhausted, s.alloc.shrunk);
 	fprintf(f,
 		"  recycle: cached %" PRIu64 " cache_full %" PRIu64
 		" ring %" PRIu64 " ring_full %" PRIu64
