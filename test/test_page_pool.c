@@ -25,18 +25,16 @@ static int
 setup(void)
 {
 	static int done;
-	char *argv[] = {"test_page_pool",
-			"--no-huge",
-			"-m",
-			"64",
-			"-l",
-			"0",
-			"--file-prefix=test_page_pool",
-			NULL};
+	static char prefix[64];
+	char *argv[] = {"test_page_pool", "--no-huge", "-m", "64", "-l", "0",
+			prefix,		  NULL};
 	const char *s = getenv("LR_TEST_SCALE");
 
 	if (done)
 		return 0;
+	/* Per process, so that two builds' runs never share a prefix. */
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_page_pool_%d",
+		 (int)getpid());
 	if (s != NULL && atof(s) > 0 && atof(s) <= 1)
 		scale = atof(s);
 	/* Two fake NUMA nodes of 32 MiB each, for the foreign-page case. */
