@@ -126,17 +126,26 @@ _Static_assert(sizeof(struct lr_page) == 64 &&
 		       sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
 	       "a page descriptor is 64 bytes, at most one cache line");
 
-/** A state word from its fields (refcount 0), as the union lays it out. */
+/* Bit positions of the state word's fields, as the union lays them out. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LR_PA_ST_FLAGS 0
+#define LR_PA_ST_MT 8
+#define LR_PA_ST_ORDER 16
+#define LR_PA_ST_NODE 24
+#else
+#define LR_PA_ST_FLAGS 56
+#define LR_PA_ST_MT 48
+#define LR_PA_ST_ORDER 40
+#define LR_PA_ST_NODE 32
+#endif
+
+/** A state word from its fields (each < 256; refcount 0). */
 static __lr_always_inline uint64_t
 lr_pa_mkstate(unsigned flags, unsigned mt, unsigned order, unsigned node)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (uint64_t)(flags & 0xff) | (uint64_t)(mt & 0xff) << 8 |
-	       (uint64_t)(order & 0xff) << 16 | (uint64_t)(node & 0xff) << 24;
-#else
-	return (uint64_t)(flags & 0xff) << 56 | (uint64_t)(mt & 0xff) << 48 |
-	       (uint64_t)(order & 0xff) << 40 | (uint64_t)(node & 0xff) << 32;
-#endif
+	return (uint64_t)flags << LR_PA_ST_FLAGS | (uint64_t)mt << LR_PA_ST_MT |
+	       (uint64_t)order << LR_PA_ST_ORDER |
+	       (uint64_t)node << LR_PA_ST_NODE;
 }
 
 /** Per-lcore, per-zone, per-order list of free blocks. */

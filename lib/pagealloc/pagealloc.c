@@ -214,12 +214,13 @@ pa_free_one(struct zone *z, struct lr_page *page, unsigned order)
 	unsigned mt = pb_mt(page);
 	unsigned node = (unsigned)z->node;
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
+	uint64_t free0 = lr_pa_mkstate(LR_PG_BUDDY, mt, 0, node);
 
 	z->free_pages += 1UL << order;
 	while (order < MAX_ORDER - 1) {
 		struct lr_page *b = buddy_of(page, order);
 
-		if (b->st.word != lr_pa_mkstate(LR_PG_BUDDY, mt, order, node))
+		if (b->st.word != (free0 | (uint64_t)order << LR_PA_ST_ORDER))
 			break;
 		fl_del(z, b, order, mt);
 		if (b < page) {
@@ -796,28 +797,29 @@ zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve,
 	return got;
 }
 
-static bool
-check_args(const char *who, int node, unsigned order, unsigned flags)
+static __lr_cold bool
+bad_args(const char *who, int node, unsigned order, unsigned flags)
 {
-	if (lr_unlikely(order >= MAX_ORDER)) {
+	if (order >= MAX_ORDER)
 		LR_LOG(ERR, PAGEALLOC, "%s: order %u above the maximum %d\n",
 		       who, order, MAX_ORDER - 1);
-		lr_errno = EINVAL;
-		return false;
-	}
-	if (lr_unlikely(node != LR_SOCKET_ID_ANY &&
-			(node < 0 || node >= LR_MAX_NUMA_NODES))) {
-		LR_LOG(ERR, PAGEALLOC, "%s: node %d does not exist\n", who,
-		       node);
-		lr_errno = EINVAL;
-		return false;
-	}
-	if (lr_unlikely(flags & ~LR_ALLOC_FLAGS_ALL)) {
+	else if (flags & ~LR_ALLOC_FLAGS_ALL)
 		LR_LOG(ERR, PAGEALLOC, "%s: unknown flags %#x\n", who,
 		       flags & ~LR_ALLOC_FLAGS_ALL);
-		lr_errno = EINVAL;
-		return false;
-	}
+	else
+		LR_LOG(ERR, PAGEALLOC, "%s: node %d does not exist\n", who,
+		       node);
+	lr_errno = EINVAL;
+	return false;
+}
+
+static inline bool
+check_args(const char *who, int node, unsigned order, unsigned flags)
+{
+	if (lr_unlikely(order >= MAX_ORDER ||
+			(unsigned)(node + 1) > LR_MAX_NUMA_NODES ||
+			(flags & ~LR_ALLOC_FLAGS_ALL) != 0))
+		return bad_args(who, node, order, flags);
 	return pa_ensure_init() == 0;
 }
 
@@ -880,6 +882,26 @@ __lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
 
 	if (!check_args("lr_alloc_pages", node, order, flags))
 		return NULL;
+	/* The common zone-path case inline: one block, no zeroing or
+	 * reserve, the nearest zone above its low watermark. */
+	if (!LR_PAGEALLOC_DEBUG &&
+	    (flags & (LR_ALLOC_ZERO | LR_ALLOC_RESERVE)) == 0 &&
+	    (order >= LR_PCP_ORDERS || (flags & LR_ALLOC_PINNED) ||
+	     lr_lcore_id() >= LR_MAX_LCORE)) {
+		int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
+		unsigned zid = pa.zonelist[nid][0];
+		struct lr_pagealloc_stats *st = pa_stats();
+
+		if (pa.zonelist_len[nid] > 0 &&
+		    ((flags & LR_ALLOC_THISNODE) == 0 || zid == (unsigned)nid) &&
+		    zone_take(&pa.zones[zid], order,
+			      (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED
+							: LR_MT_MOVABLE,
+			      false, 1, &p, WMARK_LOW, st) == 1) {
+			pa_stat_add(st, &st->alloc[order], 1);
+			return p;
+		}
+	}
 	return pa_alloc_blocks(node, order, flags, 1, &p) ? p : NULL;
 }
 
@@ -963,6 +985,15 @@ pa_free_block(struct lr_page *page, unsigned order)
 void
 __lr_free_pages_slow(struct lr_page *page, unsigned order)
 {
+	/* The inline path's check, for the cases it does not take. */
+	if (!LR_PAGEALLOC_DEBUG && lr_likely(desc_in_range(page)) &&
+	    lr_likely(order < MAX_ORDER) &&
+	    lr_likely((((page->st.word & ~NODE_MASK_STATE) ^
+			lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0)) |
+		       (uintptr_t)page->owner) == 0)) {
+		pa_free_block(page, order);
+		return;
+	}
 	if (pa_check_free(page, order, "lr_free_pages"))
 		pa_free_block(page, order);
 }
@@ -975,6 +1006,84 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		       n == 0 ? "zero-sized bulk free (n = 0)" : "NULL array");
 		return;
 	}
-	for (unsigned i = 0; i < n; i++)
-		lr_free_pages(pages[i], order);
+	unsigned lcore = lr_lcore_id();
+
+	if (LR_PAGEALLOC_DEBUG || lcore >= LR_MAX_LCORE ||
+	    order >= LR_PCP_ORDERS) {
+		for (unsigned i = 0; i < n; i++)
+			lr_free_pages(pages[i], order);
+		return;
+	}
+	/* The inline free path with its loads hoisted: per block a range
+	 * check, the one-branch state check, the pageblock type and a
+	 * push; lists above high drain once at the end. */
+	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+	const uintptr_t base = lr_pa_desc_base, bytes = lr_pa_desc_bytes;
+	const uint8_t *pbmt = lr_pa_pb_mt;
+	const uint64_t want = lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0);
+	const uint64_t pcp = lr_pa_mkstate(LR_PG_PCP, 0, order, 0);
+	unsigned freed = 0, over = 0, cur = UINT32_MAX;
+	struct lr_pa_pcp_list *l = NULL;
+	struct lr_page *head = NULL;
+	uint32_t count = 0;
+
+	/* The list of the current node lives in registers; it is written
+	 * back when the node changes and at the end. */
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_page *page = pages[i];
+		uintptr_t off = (uintptr_t)page - base;
+
+		if (lr_likely(off < bytes && (off & (sizeof(*page) - 1)) == 0)) {
+			uint64_t st = page->st.word;
+
+			if (lr_likely((((st & ~NODE_MASK_STATE) ^ want) |
+				       (uintptr_t)page->owner) == 0 &&
+				      pbmt[off >> (DESC_SHIFT + PB_ORDER)] ==
+					      LR_MT_MOVABLE)) {
+				unsigned node = page->st.s.node;
+
+				if (lr_unlikely(node != cur)) {
+					if (l != NULL) {
+						l->head = head;
+						l->count = count;
+						over |= count > l->high;
+					}
+					cur = node;
+					l = &pc->list[node][order];
+					head = l->head;
+					count = l->count;
+				}
+				page->st.word = st ^ want ^ pcp;
+				page->next = head;
+				head = page;
+				count++;
+				freed++;
+				continue;
+			}
+		}
+		/* The slow path may touch this list: write it back. */
+		if (l != NULL) {
+			l->head = head;
+			l->count = count;
+			over |= count > l->high;
+			l = NULL;
+			cur = UINT32_MAX;
+		}
+		__lr_free_pages_slow(page, order);
+	}
+	if (l != NULL) {
+		l->head = head;
+		l->count = count;
+		over |= count > l->high;
+	}
+	pc->stats.free[order] += freed;
+	if (lr_unlikely(over)) {
+		for (int nd = 0; nd < LR_MAX_NUMA_NODES; nd++) {
+			struct lr_pa_pcp_list *l = &pc->list[nd][order];
+
+			while (l->count > l->high) {
+				__lr_pa_pcp_drain(lcore, (unsigned)nd, order);
+			}
+		}
+	}
 }

@@ -183,7 +183,7 @@ diagnose_free(const char *who, struct lr_page *page, unsigned order)
 bool
 pa_check_free(struct lr_page *page, unsigned order, const char *who)
 {
-	struct lr_pagealloc_stats *st = pa_stats();
+	struct lr_pagealloc_stats *st;
 
 	if (page == NULL) {
 		LR_LOG(ERR, PAGEALLOC,
@@ -219,6 +219,7 @@ pa_check_free(struct lr_page *page, unsigned order, const char *who)
 	}
 	diagnose_free(who, page, order);
 bad:
+	st = pa_stats();
 	pa_stat_add(st, &st->bad, 1);
 	lr_errno = LR_E_BADPAGE;
 	return false;
