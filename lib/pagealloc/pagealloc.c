@@ -222,6 +222,8 @@ pa_free_one(struct zone *z, struct lr_page *page, unsigned order)
 
 		if (b->st.word != (free0 | (uint64_t)order << LR_PA_ST_ORDER))
 			break;
+		/* The next level's buddy, while this level's links load. */
+		__builtin_prefetch(buddy_of(b < page ? b : page, order + 1));
 		fl_del(z, b, order, mt);
 		if (b < page) {
 			page->st.word = tail;

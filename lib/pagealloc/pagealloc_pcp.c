@@ -118,22 +118,30 @@ pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order,
 	return got;
 }
 
-/* Give count blocks of list l back to zone z in one locked pass. */
+/* Give count blocks of list l back to zone z, one locked pass per 64.
+ * The blocks are unlinked first, outside the lock, while their buddies'
+ * descriptors are prefetched: merging then finds them in cache. */
 void
 pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 		  unsigned count)
 {
-	if (l->head == NULL || count == 0)
-		return;
-	pa_lock(&z->lock);
-	while (count-- > 0 && l->head != NULL) {
-		struct lr_page *p = l->head;
+	while (count > 0 && l->head != NULL) {
+		struct lr_page *v[64], *p = l->head;
+		unsigned n = 0;
 
-		l->head = p->next;
-		l->count--;
-		pa_free_one(z, p, order);
+		while (n < LR_DIM(v) && n < count && p != NULL) {
+			__builtin_prefetch(buddy_of(p, order));
+			v[n++] = p;
+			p = p->next;
+		}
+		l->head = p;
+		l->count -= n;
+		count -= n;
+		pa_lock(&z->lock);
+		for (unsigned i = 0; i < n; i++)
+			pa_free_one(z, v[i], order);
+		pa_unlock(&z->lock);
 	}
-	pa_unlock(&z->lock);
 }
 
 void
