@@ -24,14 +24,14 @@ uint8_t *lr_pa_pb_mt = pb_mt_none;
 struct lr_page **lr_pa_chunk_dir[1u << 14];
 
 struct pa_global pa = {
-	.init_lock = PTHREAD_MUTEX_INITIALIZER,
-	.shrink_lock = PTHREAD_MUTEX_INITIALIZER,
+    .init_lock = PTHREAD_MUTEX_INITIALIZER,
+    .shrink_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static __thread bool in_shrinker;
 
 #define CHUNK_SHIFT 21
-#define L2_BITS 13
+#define L2_BITS	    13
 
 /* ---------------------------------------------------------------- locks */
 
@@ -126,8 +126,8 @@ static void
 steal_pageblock(struct zone *z, struct lr_page *page, unsigned mt)
 {
 	size_t idx = page_index(page) & ~(size_t)(PB_PAGES - 1);
-	struct lr_page *start = (struct lr_page *)(lr_pa_desc_base +
-						   (idx << DESC_SHIFT));
+	struct lr_page *start =
+	    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT));
 	unsigned old = lr_pa_pb_mt[idx >> PB_ORDER];
 
 	for (size_t i = 0; i < PB_PAGES;) {
@@ -268,8 +268,9 @@ build_zonelists(void)
 			uint8_t v = pa.zonelist[n][i];
 			unsigned j = i;
 
-			while (j > 0 && node_distance(n, pa.zonelist[n][j - 1]) >
-						node_distance(n, v)) {
+			while (j > 0 &&
+			       node_distance(n, pa.zonelist[n][j - 1]) >
+				   node_distance(n, v)) {
 				pa.zonelist[n][j] = pa.zonelist[n][j - 1];
 				j--;
 			}
@@ -317,9 +318,10 @@ carve(struct zone *z, struct lr_page *first, size_t npages, unsigned mt)
 
 		while ((idx & ((1UL << o) - 1)) != 0 || idx + (1UL << o) > end)
 			o--;
-		fl_add(z, (struct lr_page *)(lr_pa_desc_base +
-					     (idx << DESC_SHIFT)),
-		       o, mt);
+		fl_add(
+		    z,
+		    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT)),
+		    o, mt);
 		z->free_pages += 1UL << o;
 		idx += 1UL << o;
 	}
@@ -356,7 +358,7 @@ chunk_map(uintptr_t addr, struct lr_page *desc)
 			return -ENOMEM;
 	}
 	lr_pa_chunk_dir[top][(addr >> CHUNK_SHIFT) & ((1u << L2_BITS) - 1)] =
-		desc;
+	    desc;
 	return 0;
 }
 
@@ -419,11 +421,11 @@ make_spans(struct range *r, unsigned nr)
 
 			s->addr = a;
 			s->npages = (e - a) >> LR_PAGE_SHIFT;
-			s->desc = (struct lr_page *)(lr_pa_desc_base +
-						     ((r[i].desc +
-						       ((a - r[i].a) >>
-							LR_PAGE_SHIFT))
-						      << DESC_SHIFT));
+			s->desc =
+			    (struct lr_page *)(lr_pa_desc_base +
+					       ((r[i].desc + ((a - r[i].a) >>
+							      LR_PAGE_SHIFT))
+						<< DESC_SHIFT));
 			s->node = nid;
 			a = e;
 		}
@@ -462,10 +464,11 @@ build(void)
 	if (nseg == 0) {
 		if (lr_memseg_reserve(lr_default_heap_size(),
 				      LR_SOCKET_ID_ANY) == NULL) {
-			LR_LOG(ERR, PAGEALLOC,
-			       "cannot reserve the default heap of %zu MB: %s\n",
-			       lr_default_heap_size() >> 20,
-			       lr_strerror(lr_errno));
+			LR_LOG(
+			    ERR, PAGEALLOC,
+			    "cannot reserve the default heap of %zu MB: %s\n",
+			    lr_default_heap_size() >> 20,
+			    lr_strerror(lr_errno));
 			return -ENOMEM;
 		}
 		nseg = lr_memseg_count();
@@ -475,7 +478,8 @@ build(void)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nseg; i++) {
 		const struct lr_memseg *s = lr_memseg_get(i);
-		uintptr_t a = LR_ALIGN_CEIL((uintptr_t)s->addr, 1UL << CHUNK_SHIFT);
+		uintptr_t a =
+		    LR_ALIGN_CEIL((uintptr_t)s->addr, 1UL << CHUNK_SHIFT);
 		uintptr_t e = LR_ALIGN_FLOOR((uintptr_t)s->addr + s->len,
 					     1UL << CHUNK_SHIFT);
 
@@ -483,7 +487,8 @@ build(void)
 			continue;
 		if (a != (uintptr_t)s->addr || e != (uintptr_t)s->addr + s->len)
 			LR_LOG(NOTICE, PAGEALLOC,
-			       "memseg %u: using the 2 MiB aligned part %#lx-%#lx\n",
+			       "memseg %u: using the 2 MiB aligned part "
+			       "%#lx-%#lx\n",
 			       i, (unsigned long)a, (unsigned long)e);
 		r[nr].a = a;
 		r[nr].e = e;
@@ -523,7 +528,8 @@ build(void)
 	}
 	rc = make_spans(r, nr);
 	if (rc < 0) {
-		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n", MAX_SPANS);
+		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n",
+		       MAX_SPANS);
 		goto unmap_desc;
 	}
 	for (unsigned i = 0, k = 0; i < pa.nr_spans; i++) {
@@ -574,9 +580,9 @@ build(void)
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		pa_pcp_init_lcore(&lr_pa_lcores[l]);
 	free(r);
-	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n",
-	       pa.nr_zones, pa.nr_zones > 1 ? "s" : "",
-	       (size_t)(pa.zones[0].pages), LR_PAGE_SIZE >> 10);
+	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n", pa.nr_zones,
+	       pa.nr_zones > 1 ? "s" : "", (size_t)(pa.zones[0].pages),
+	       LR_PAGE_SIZE >> 10);
 	return 0;
 
 unmap_desc:
@@ -683,9 +689,9 @@ lr_pagealloc_test_fake_nodes(unsigned nr)
 /* ------------------------------------------------------------ shrinkers */
 
 int
-lr_pagealloc_register_shrinker(
-	unsigned long (*scan)(void *arg, int node, unsigned long nr_pages),
-	void *arg)
+lr_pagealloc_register_shrinker(unsigned long (*scan)(void *arg, int node,
+						     unsigned long nr_pages),
+			       void *arg)
 {
 	int id = -ENOSPC;
 
@@ -774,9 +780,8 @@ pa_local_node_slow(void)
 
 /* Zone path: n blocks under one lock round trip. */
 static unsigned
-zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve,
-	  unsigned n, struct lr_page **out, int mark,
-	  struct lr_pagealloc_stats *st)
+zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve, unsigned n,
+	  struct lr_page **out, int mark, struct lr_pagealloc_stats *st)
 {
 	unsigned got = 0;
 
@@ -791,8 +796,8 @@ zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve,
 				LR_PAGEALLOC_DEBUG) &&
 		    !pa_check_alloc(z, p, order, false))
 			continue;
-		p->st.word = lr_pa_mkstate(LR_PG_ALLOC, 0, order,
-					   (unsigned)z->node);
+		p->st.word =
+		    lr_pa_mkstate(LR_PG_ALLOC, 0, order, (unsigned)z->node);
 		out[got++] = p;
 	}
 	pa_unlock(&z->lock);
@@ -831,7 +836,7 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 {
 	unsigned lcore = lr_lcore_id();
 	struct lr_pa_lcore *pc =
-		lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
+	    lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
 	struct lr_pagealloc_stats *st = pc ? &pc->stats : &pa.shared_stats;
 	unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
 	bool reserve = (flags & LR_ALLOC_RESERVE) != 0;
@@ -895,7 +900,8 @@ __lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
 		struct lr_pagealloc_stats *st = pa_stats();
 
 		if (pa.zonelist_len[nid] > 0 &&
-		    ((flags & LR_ALLOC_THISNODE) == 0 || zid == (unsigned)nid) &&
+		    ((flags & LR_ALLOC_THISNODE) == 0 ||
+		     zid == (unsigned)nid) &&
 		    zone_take(&pa.zones[zid], order,
 			      (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED
 							: LR_MT_MOVABLE,
@@ -925,8 +931,8 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 		/* As the single fast path, one list pop per block. */
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 		unsigned nid = node == LR_SOCKET_ID_ANY
-				       ? (unsigned)pc->local_node
-				       : (unsigned)node;
+				   ? (unsigned)pc->local_node
+				   : (unsigned)node;
 
 		if (nid < LR_MAX_NUMA_NODES) {
 			struct lr_pa_pcp_list *l = &pc->list[nid][order];
@@ -1035,13 +1041,14 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		struct lr_page *page = pages[i];
 		uintptr_t off = (uintptr_t)page - base;
 
-		if (lr_likely(off < bytes && (off & (sizeof(*page) - 1)) == 0)) {
+		if (lr_likely(off < bytes &&
+			      (off & (sizeof(*page) - 1)) == 0)) {
 			uint64_t st = page->st.word;
 
 			if (lr_likely((((st & ~NODE_MASK_STATE) ^ want) |
 				       (uintptr_t)page->owner) == 0 &&
 				      pbmt[off >> (DESC_SHIFT + PB_ORDER)] ==
-					      LR_MT_MOVABLE)) {
+					  LR_MT_MOVABLE)) {
 				unsigned node = page->st.s.node;
 
 				if (lr_unlikely(node != cur)) {
