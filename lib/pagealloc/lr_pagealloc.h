@@ -184,8 +184,11 @@ extern uintptr_t lr_pa_desc_bytes; /* extent of the descriptor area */
 extern uint8_t *lr_pa_pb_mt;	   /* migratetype per pageblock */
 extern struct lr_page **lr_pa_chunk_dir[1u << 14];
 
+/** Internal: everything lr_alloc_pages() does not do inline. */
 struct lr_page *__lr_alloc_pages_slow(int node, unsigned order, unsigned flags);
+/** Internal: everything lr_free_pages() does not do inline. */
 void __lr_free_pages_slow(struct lr_page *page, unsigned order);
+/** Internal: give one batch of an lcore's list above high to its zone. */
 void __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned order);
 
 /** Build the allocator now (it also builds itself on first use); 0 or -errno.
