@@ -44,7 +44,8 @@
  * of the cache pointer, a compare, the copy of n pointers and four counter
  * increments on the cache's first line; no lock, no atomic, no division,
  * no call through a pointer. A refill or flush is one bulk operation on the
- * store (inline for the ring stores, an ops call for the others).
+ * store (the ring inline for the ring stores, an ops call for the others);
+ * without a cache, get and put are that operation, inline.
  *
  * Invariant (at a quiescent point, every lcore's counters included):
  *
@@ -300,19 +301,63 @@ void lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs,
 			    unsigned n);
 void lr_mempool_check_cookies_(const struct lr_mempool *mp,
 			       void *const *objs, unsigned n, int getting);
+__lr_cold void lr_mempool_store_overflow_(const struct lr_mempool *mp,
+					unsigned n);
 
-/* Copy n pointers forward; small and inline so that constant n unrolls. */
+/* Put n objects into the backing store: the ring's explicit variant
+ * inline, else the ops; 0 or -ENOBUFS. */
+static __lr_always_inline int
+lr_mempool_store_enqueue_(struct lr_mempool *mp, void *const *objs,
+			  unsigned n)
+{
+	struct lr_ring *r = mp->store_ring;
+	unsigned done;
+
+	if (lr_unlikely(r == NULL))
+		return mp->ops->enqueue(mp, objs, n);
+	if (mp->store_ring_flags & LR_RING_F_SP_ENQ)
+		done = lr_ring_sp_enqueue_bulk(r, objs, n, NULL);
+	else
+		done = lr_ring_mp_enqueue_bulk(r, objs, n, NULL);
+	return done == n ? 0 : -ENOBUFS;
+}
+
+/* Take n objects from the backing store; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_mempool_store_dequeue_(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	struct lr_ring *r = mp->store_ring;
+	unsigned done;
+
+	if (lr_unlikely(r == NULL))
+		return mp->ops->dequeue(mp, objs, n);
+	if (mp->store_ring_flags & LR_RING_F_SC_DEQ)
+		done = lr_ring_sc_dequeue_bulk(r, objs, n, NULL);
+	else
+		done = lr_ring_mc_dequeue_bulk(r, objs, n, NULL);
+	return done == n ? 0 : -ENOENT;
+}
+
+/* Four pointers as one unaligned vector (GNU C vector extension: one
+ * 32-byte move with AVX2, two 16-byte moves with VSX). */
+typedef uint64_t lr_mempool_vec4_
+	__attribute__((vector_size(32), aligned(8), may_alias));
+
+/* Copy n pointers between arrays that do not overlap; a constant n
+ * unrolls into a few moves. get and put copy the same pointers back and
+ * forth, so each load is forwarded from the previous call's store: below
+ * 16 pointers scalar moves keep that forwarding latency short (the CPU
+ * renames memory for plain moves), from 16 on the number of moves
+ * dominates and 32-byte moves win. */
 static __lr_always_inline void
 lr_mempool_copy_(void **dst, void *const *src, unsigned n)
 {
 	unsigned i = 0;
 
-	for (; i + 4 <= n; i += 4) {
-		dst[i] = src[i];
-		dst[i + 1] = src[i + 1];
-		dst[i + 2] = src[i + 2];
-		dst[i + 3] = src[i + 3];
-	}
+	if (n >= 16)
+		for (; i + 4 <= n; i += 4)
+			*(lr_mempool_vec4_ *)&dst[i] =
+				*(const lr_mempool_vec4_ *)&src[i];
 	for (; i < n; i++)
 		dst[i] = src[i];
 }
@@ -345,6 +390,14 @@ lr_mempool_generic_put(struct lr_mempool *mp, void *const *objs, unsigned n,
 		c->len += n;
 		return;
 	}
+	if (n > c->size) {
+		/* Larger than the cache (every put of a pool without one):
+		 * straight to the store. */
+		c->stats.store_put_bulk++;
+		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
+			lr_mempool_store_overflow_(mp, n);
+		return;
+	}
 	lr_mempool_put_flush_(mp, c, objs, n);
 }
 
@@ -363,6 +416,18 @@ lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
 		c->stats.get_success_bulk++;
 		c->stats.get_success_objs += n;
 		rc = 0;
+	} else if (c->len == 0 && n > c->size) {
+		/* Nothing cached and larger than the cache (every get of a
+		 * pool without one): straight from the store. */
+		rc = lr_mempool_store_dequeue_(mp, objs, n);
+		if (lr_likely(rc == 0)) {
+			c->stats.store_get_bulk++;
+			c->stats.get_success_bulk++;
+			c->stats.get_success_objs += n;
+		} else {
+			c->stats.get_fail_bulk++;
+			c->stats.get_fail_objs += n;
+		}
 	} else {
 		rc = lr_mempool_get_refill_(mp, c, objs, n);
 	}

@@ -48,40 +48,10 @@ static struct lr_mempool *pools;
 static pthread_once_t release_once = PTHREAD_ONCE_INIT;
 
 /* ------------------------------------------------------------------ */
-/* Store access from the slow paths (the ring inline, else the ops).   */
+/* Store overflow report.                                              */
 
-static inline int
-store_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
-{
-	struct lr_ring *r = mp->store_ring;
-	unsigned done;
-
-	if (lr_unlikely(r == NULL))
-		return mp->ops->enqueue(mp, objs, n);
-	if (mp->store_ring_flags & LR_RING_F_SP_ENQ)
-		done = lr_ring_sp_enqueue_bulk(r, objs, n, NULL);
-	else
-		done = lr_ring_mp_enqueue_bulk(r, objs, n, NULL);
-	return done == n ? 0 : -ENOBUFS;
-}
-
-static inline int
-store_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
-{
-	struct lr_ring *r = mp->store_ring;
-	unsigned done;
-
-	if (lr_unlikely(r == NULL))
-		return mp->ops->dequeue(mp, objs, n);
-	if (mp->store_ring_flags & LR_RING_F_SC_DEQ)
-		done = lr_ring_sc_dequeue_bulk(r, objs, n, NULL);
-	else
-		done = lr_ring_mc_dequeue_bulk(r, objs, n, NULL);
-	return done == n ? 0 : -ENOENT;
-}
-
-static __lr_cold void
-store_overflow(const struct lr_mempool *mp, unsigned n)
+void
+lr_mempool_store_overflow_(const struct lr_mempool *mp, unsigned n)
 {
 	LR_LOG(ERR, MEMPOOL,
 	       "mempool '%s': backing store full, %u objects dropped "
@@ -104,7 +74,7 @@ lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 		unsigned req = c->size + n - len;
 
 		/* On failure the store writes nothing: c->objs is intact. */
-		if (store_dequeue(mp, c->objs, req) == 0) {
+		if (lr_mempool_store_dequeue_(mp, c->objs, req) == 0) {
 			lr_mempool_copy_(objs + len, &c->objs[c->size],
 					 n - len);
 			c->len = c->size;
@@ -114,7 +84,7 @@ lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 	}
 	/* Larger than the cache, or the store cannot refill it: take only
 	 * the shortfall and leave the cache empty. */
-	if (store_dequeue(mp, objs + len, n - len) == 0) {
+	if (lr_mempool_store_dequeue_(mp, objs + len, n - len) == 0) {
 		c->len = 0;
 		c->stats.store_get_bulk++;
 		goto success;
@@ -136,16 +106,16 @@ lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 
 	c->stats.store_put_bulk++;
 	if (n > c->size) {
-		if (lr_unlikely(store_enqueue(mp, objs, n) != 0))
-			store_overflow(mp, n);
+		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
+			lr_mempool_store_overflow_(mp, n);
 		return;
 	}
 	/* len + n > flushthresh >= size and n <= size: 0 < k <= len. Send
 	 * the k coldest (the bottom) down, keep the rest, add the new ones
 	 * on top: the cache ends at exactly size. */
 	k = c->len + n - c->size;
-	if (lr_unlikely(store_enqueue(mp, c->objs, k) != 0))
-		store_overflow(mp, k);
+	if (lr_unlikely(lr_mempool_store_enqueue_(mp, c->objs, k) != 0))
+		lr_mempool_store_overflow_(mp, k);
 	memmove(c->objs, &c->objs[k], (size_t)(c->len - k) * sizeof(void *));
 	c->len -= k;
 	lr_mempool_copy_(&c->objs[c->len], objs, n);
@@ -157,7 +127,7 @@ lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n)
 {
 	struct lr_mempool_shared_stats *st = &mp->shared_stats;
 
-	if (n == 0 || store_dequeue(mp, objs, n) == 0) {
+	if (n == 0 || lr_mempool_store_dequeue_(mp, objs, n) == 0) {
 		atomic_fetch_add_explicit(&st->get_success_bulk, 1,
 					  memory_order_relaxed);
 		atomic_fetch_add_explicit(&st->get_success_objs, n,
@@ -179,8 +149,8 @@ lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs, unsigned n)
 	atomic_fetch_add_explicit(&st->put_bulk, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&st->put_objs, n, memory_order_relaxed);
 	atomic_fetch_add_explicit(&st->store_put_bulk, 1, memory_order_relaxed);
-	if (n != 0 && lr_unlikely(store_enqueue(mp, objs, n) != 0))
-		store_overflow(mp, n);
+	if (n != 0 && lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
+		lr_mempool_store_overflow_(mp, n);
 }
 
 #if LR_MEMPOOL_DEBUG
@@ -756,8 +726,8 @@ lr_mempool_cache_flush(struct lr_mempool *mp, unsigned lcore_id)
 		if (c->len == 0)
 			continue;
 		c->stats.store_put_bulk++;
-		if (store_enqueue(mp, c->objs, c->len) != 0)
-			store_overflow(mp, c->len);
+		if (lr_mempool_store_enqueue_(mp, c->objs, c->len) != 0)
+			lr_mempool_store_overflow_(mp, c->len);
 		c->len = 0;
 	}
 }
