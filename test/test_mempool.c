@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lr_eal.h"
@@ -789,6 +791,73 @@ test_validate_and_dump(void)
 	return 0;
 }
 
+/* Debug builds: a double put and a put into the wrong pool abort with a
+ * message naming the pool; run in a child. */
+static int
+expect_abort(int wrong_pool, const char *want, const char *why)
+{
+	struct lr_mempool *a, *b;
+	int pfd[2], st;
+	char out[2048];
+	size_t got = 0;
+	ssize_t k;
+	pid_t pid;
+
+	a = lr_mempool_create("mp_dbg_a", 16, 64, 4, 0, NULL, NULL,
+			      LR_SOCKET_ID_ANY, 0);
+	b = lr_mempool_create("mp_dbg_b", 16, 64, 4, 0, NULL, NULL,
+			      LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(a != NULL && b != NULL, "create: %s",
+		       lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(pipe(pfd), 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		void *o;
+
+		close(pfd[0]);
+		lr_log_set_stream(fdopen(pfd[1], "w"));
+		if (lr_mempool_get(a, &o) != 0)
+			_exit(3);
+		if (wrong_pool) {
+			lr_mempool_put(b, o);
+		} else {
+			lr_mempool_put(a, o);
+			lr_mempool_put(a, o);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	while ((k = read(pfd[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)k;
+	out[got] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	lr_mempool_free(a);
+	lr_mempool_free(b);
+	LR_TEST_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+		       "child status %#x, said: %s", st, out);
+	LR_TEST_ASSERT(strstr(out, want) && strstr(out, why), "message: %s",
+		       out);
+	return 0;
+}
+
+static int
+test_debug_cookies(void)
+{
+	if (!LR_MEMPOOL_DEBUG) {
+		printf("object cookies exist in debug builds only "
+		       "(-Dpagealloc_debug=true)\n");
+		return LR_TEST_SKIP;
+	}
+	if (expect_abort(0, "mempool 'mp_dbg_a': put of object",
+			 "(double put)") ||
+	    expect_abort(1, "mempool 'mp_dbg_b': put of object",
+			 "object of another pool"))
+		return -1;
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
 	{ "create_lookup", test_create_lookup },
 	{ "bad_input", test_bad_input },
@@ -800,6 +869,7 @@ static const struct lr_test_case cases[] = {
 	{ "random_two_lcores", test_random_two_lcores },
 	{ "random_pthreads", test_random_pthreads },
 	{ "validate_and_dump", test_validate_and_dump },
+	{ "debug_cookies", test_debug_cookies },
 };
 
 int

@@ -819,6 +819,17 @@ lr_mempool_validate(const struct lr_mempool *mp)
 				rc = -EINVAL;
 				break;
 			}
+#if LR_MEMPOOL_DEBUG
+			if (((struct lr_mempool_objhdr *)c->objs[k] - 1)
+				    ->cookie != LR_MEMPOOL_COOKIE_FREE) {
+				LR_LOG(ERR, MEMPOOL,
+				       "mempool '%s': lcore %u cache slot %u: "
+				       "object %ld (%p) is marked in use\n",
+				       mp->name, i, k, idx, c->objs[k]);
+				rc = -EINVAL;
+				break;
+			}
+#endif
 			if (seen[idx]++) {
 				LR_LOG(ERR, MEMPOOL,
 				       "mempool '%s': object %ld (%p) cached "
