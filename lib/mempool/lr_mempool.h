@@ -90,12 +90,12 @@
 /** No object that fits in a base page crosses one, even in an
  *  IOVA-contiguous block. */
 #define LR_MEMPOOL_F_NO_STRADDLE 0x8
-#define LR_MEMPOOL_F_ALL 0xf
+#define LR_MEMPOOL_F_ALL	 0xf
 
 /** Objects carry a debug cookie in debug builds. */
 #define LR_MEMPOOL_DEBUG LR_PAGEALLOC_DEBUG
 
-#define LR_MEMPOOL_COOKIE_FREE 0xf7ee0b1ec7f7ee00ULL  /**< in the pool */
+#define LR_MEMPOOL_COOKIE_FREE	0xf7ee0b1ec7f7ee00ULL /**< in the pool */
 #define LR_MEMPOOL_COOKIE_INUSE 0x1105e0b1ec71105eULL /**< handed out */
 
 struct lr_mempool;
@@ -114,13 +114,13 @@ struct lr_mempool_stats {
 	 * merge two neighbours into one 16-byte vector add, whose
 	 * store-to-load forwarding from one call to the next costs more
 	 * than two scalar adds. */
-	uint64_t put_bulk;         /**< put calls */
+	uint64_t put_bulk;	   /**< put calls */
 	uint64_t get_success_bulk; /**< get calls that succeeded */
-	uint64_t put_objs;         /**< objects put */
+	uint64_t put_objs;	   /**< objects put */
 	uint64_t get_success_objs; /**< objects got */
-	uint64_t get_fail_bulk;    /**< get calls that failed */
+	uint64_t get_fail_bulk;	   /**< get calls that failed */
 	uint64_t store_put_bulk;   /**< bulk puts into the backing store */
-	uint64_t get_fail_objs;    /**< objects asked for by failed gets */
+	uint64_t get_fail_objs;	   /**< objects asked for by failed gets */
 	uint64_t store_get_bulk;   /**< bulk gets from the backing store */
 };
 
@@ -139,19 +139,19 @@ struct lr_mempool_shared_stats {
 /** Per-lcore cache: header and hot counters on the first line, then the
  *  object stack objs[0 .. len) with objs[len - 1] the hottest. */
 struct lr_mempool_cache {
-	uint32_t len;          /**< objects held now */
-	uint32_t size;         /**< level after a flush or refill */
-	uint32_t flushthresh;  /**< a put that would pass it flushes */
-	uint32_t capacity;     /**< slots in objs (2 x size) */
+	uint32_t len;		       /**< objects held now */
+	uint32_t size;		       /**< level after a flush or refill */
+	uint32_t flushthresh;	       /**< a put that would pass it flushes */
+	uint32_t capacity;	       /**< slots in objs (2 x size) */
 	struct lr_mempool_stats stats; /**< this lcore's counters */
-	void *objs[];                  /**< the object stack */
+	void *objs[];		       /**< the object stack */
 } __lr_cache_aligned;
 
 /**
  * A backing store. Every function gets the pool; the store keeps its state
- * in mp->pool_data. enqueue and dequeue move all n objects or none and write nothing to
- * objs on failure; the store holds up to mp->size objects. A ring store
- * sets mp->store_ring (and mp->store_ring_flags to its LR_RING_F_SP_ENQ /
+ * in mp->pool_data. enqueue and dequeue move all n objects or none and write
+ * nothing to objs on failure; the store holds up to mp->size objects. A ring
+ * store sets mp->store_ring (and mp->store_ring_flags to its LR_RING_F_SP_ENQ /
  * LR_RING_F_SC_DEQ): the refill and flush paths then call the ring's
  * explicit variants inline instead of the ops.
  */
@@ -176,25 +176,25 @@ typedef void(lr_mempool_obj_cb_t)(struct lr_mempool *mp, void *opaque,
 /** A pool. Fields are read-only after creation except where noted. */
 struct lr_mempool {
 	/* First line: what the get/put paths read. */
-	struct lr_ring *store_ring;    /**< ring store, or NULL: use ops */
-	uint32_t store_ring_flags;     /**< its LR_RING_F_SP_ENQ / _SC_DEQ */
+	struct lr_ring *store_ring;	  /**< ring store, or NULL: use ops */
+	uint32_t store_ring_flags;	  /**< its LR_RING_F_SP_ENQ / _SC_DEQ */
 	const struct lr_mempool_ops *ops; /**< the backing store's ops */
-	void *pool_data;               /**< the store's state */
-	uint32_t cache_size;           /**< per-lcore cache size (0: none) */
-	uint32_t flags;                /**< LR_MEMPOOL_F_* */
-	uint32_t size;                 /**< number of objects */
-	uint32_t elt_size;             /**< object size asked for */
-	uint32_t header_size;          /**< bytes before each object */
-	uint32_t total_elt_size;       /**< distance between objects */
+	void *pool_data;		  /**< the store's state */
+	uint32_t cache_size;		  /**< per-lcore cache size (0: none) */
+	uint32_t flags;			  /**< LR_MEMPOOL_F_* */
+	uint32_t size;			  /**< number of objects */
+	uint32_t elt_size;		  /**< object size asked for */
+	uint32_t header_size;		  /**< bytes before each object */
+	uint32_t total_elt_size;	  /**< distance between objects */
 
 	char name[LR_MEMPOOL_NAMESIZE]; /**< unique name */
-	int socket_id;                  /**< node the memory came from */
-	unsigned private_data_size;     /**< bytes at lr_mempool_get_priv() */
-	void *priv;                     /**< private area, or NULL */
-	unsigned block_order;           /**< page order of the blocks */
-	unsigned nb_blocks;             /**< blocks of objects */
-	void *impl;                     /**< blocks and cache memory (private) */
-	struct lr_mempool *next;        /**< named-pool list (private) */
+	int socket_id;			/**< node the memory came from */
+	unsigned private_data_size;	/**< bytes at lr_mempool_get_priv() */
+	void *priv;			/**< private area, or NULL */
+	unsigned block_order;		/**< page order of the blocks */
+	unsigned nb_blocks;		/**< blocks of objects */
+	void *impl;		 /**< blocks and cache memory (private) */
+	struct lr_mempool *next; /**< named-pool list (private) */
 
 	/** Counters of threads without an lcore id. */
 	struct lr_mempool_shared_stats shared_stats __lr_cache_aligned;
@@ -221,8 +221,7 @@ struct lr_mempool *lr_mempool_create(const char *name, unsigned n,
 /** lr_mempool_create() with the backing store named by ops_name (NULL:
  *  chosen by flags). NULL and lr_errno on error. */
 struct lr_mempool *lr_mempool_create_ops(const char *name, unsigned n,
-					 unsigned elt_size,
-					 unsigned cache_size,
+					 unsigned elt_size, unsigned cache_size,
 					 unsigned private_data_size,
 					 lr_mempool_obj_cb_t *obj_init,
 					 void *obj_init_arg, int socket_id,
@@ -299,16 +298,15 @@ void lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 int lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n);
 void lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs,
 			    unsigned n);
-void lr_mempool_check_cookies_(const struct lr_mempool *mp,
-			       void *const *objs, unsigned n, int getting);
+void lr_mempool_check_cookies_(const struct lr_mempool *mp, void *const *objs,
+			       unsigned n, int getting);
 __lr_cold void lr_mempool_store_overflow_(const struct lr_mempool *mp,
-					unsigned n);
+					  unsigned n);
 
 /* Put n objects into the backing store: the ring's explicit variant
  * inline, else the ops; 0 or -ENOBUFS. */
 static __lr_always_inline int
-lr_mempool_store_enqueue_(struct lr_mempool *mp, void *const *objs,
-			  unsigned n)
+lr_mempool_store_enqueue_(struct lr_mempool *mp, void *const *objs, unsigned n)
 {
 	struct lr_ring *r = mp->store_ring;
 	unsigned done;
@@ -341,7 +339,7 @@ lr_mempool_store_dequeue_(struct lr_mempool *mp, void **objs, unsigned n)
 /* Four pointers as one unaligned vector (GNU C vector extension: one
  * 32-byte move with AVX2, two 16-byte moves with VSX). */
 typedef uint64_t lr_mempool_vec4_
-	__attribute__((vector_size(32), aligned(8), may_alias));
+    __attribute__((vector_size(32), aligned(8), may_alias));
 
 /* Copy n pointers between arrays that do not overlap; a constant n
  * unrolls into a few moves. get and put copy the same pointers back and
@@ -357,7 +355,7 @@ lr_mempool_copy_(void **dst, void *const *src, unsigned n)
 	if (n >= 16)
 		for (; i + 4 <= n; i += 4)
 			*(lr_mempool_vec4_ *)&dst[i] =
-				*(const lr_mempool_vec4_ *)&src[i];
+			    *(const lr_mempool_vec4_ *)&src[i];
 	for (; i < n; i++)
 		dst[i] = src[i];
 }

@@ -28,19 +28,19 @@
 
 struct mp_block {
 	struct lr_page *page; /* first page of the block */
-	char *addr;           /* its address */
-	size_t unit;          /* bytes per unit */
+	char *addr;	      /* its address */
+	size_t unit;	      /* bytes per unit */
 	unsigned per_unit;    /* objects per unit */
 	unsigned first_idx;   /* index of the block's first object */
 	unsigned nb_objs;     /* objects carved from this block */
-	unsigned order;       /* page order */
+	unsigned order;	      /* page order */
 };
 
 struct mp_impl {
 	struct mp_block *blocks;
 	unsigned nb_blocks;
-	unsigned lead;     /* offset of the first object in a unit */
-	void *cache_mem;   /* raw allocation holding every cache */
+	unsigned lead;	 /* offset of the first object in a unit */
+	void *cache_mem; /* raw allocation holding every cache */
 };
 
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -178,14 +178,14 @@ lr_mempool_check_cookies_(const struct lr_mempool *mp, void *const *objs,
 #if LR_MEMPOOL_DEBUG
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_mempool_objhdr *h =
-			(struct lr_mempool_objhdr *)objs[i] - 1;
-		uint64_t want = getting ? LR_MEMPOOL_COOKIE_FREE
-					: LR_MEMPOOL_COOKIE_INUSE;
+		    (struct lr_mempool_objhdr *)objs[i] - 1;
+		uint64_t want =
+		    getting ? LR_MEMPOOL_COOKIE_FREE : LR_MEMPOOL_COOKIE_INUSE;
 
 		if (lr_unlikely(h->mp != mp || h->cookie != want))
 			cookie_error(mp, objs[i], h, getting);
-		h->cookie = getting ? LR_MEMPOOL_COOKIE_INUSE
-				    : LR_MEMPOOL_COOKIE_FREE;
+		h->cookie =
+		    getting ? LR_MEMPOOL_COOKIE_INUSE : LR_MEMPOOL_COOKIE_FREE;
 	}
 #else
 	(void)mp;
@@ -213,8 +213,7 @@ objs_in(size_t unit, size_t lead, size_t elt, size_t total)
 }
 
 static inline char *
-block_obj(const struct mp_block *b, unsigned lead, unsigned total,
-	  unsigned k)
+block_obj(const struct mp_block *b, unsigned lead, unsigned total, unsigned k)
 {
 	unsigned u = k / b->per_unit, j = k % b->per_unit;
 
@@ -228,7 +227,8 @@ block_iova_contig(const char *addr, unsigned order)
 	uint64_t iova0 = lr_page_iova(lr_virt_to_page(addr));
 
 	for (size_t i = 1; i < ((size_t)1 << order); i++) {
-		const struct lr_page *p = lr_virt_to_page(addr + i * LR_PAGE_SIZE);
+		const struct lr_page *p =
+		    lr_virt_to_page(addr + i * LR_PAGE_SIZE);
 
 		if (p == NULL || lr_page_iova(p) != iova0 + i * LR_PAGE_SIZE)
 			return 0;
@@ -249,8 +249,8 @@ pick_order(size_t lead, size_t elt, size_t total, unsigned n)
 	while (want < LR_MAX_ORDER - 1 && block_bytes(want) < need)
 		want++;
 	target = BLOCK_TARGET_SHIFT > LR_PAGE_SHIFT
-			 ? BLOCK_TARGET_SHIFT - LR_PAGE_SHIFT
-			 : 0;
+		     ? BLOCK_TARGET_SHIFT - LR_PAGE_SHIFT
+		     : 0;
 	if (target > LR_MAX_ORDER - 1)
 		target = LR_MAX_ORDER - 1;
 	return LR_MAX(one, LR_MIN(want, target));
@@ -282,7 +282,8 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		struct lr_page *pg;
 
 		pg = lr_alloc_pages(mp->socket_id, order, LR_ALLOC_PINNED);
-		while (pg == NULL && order > 0 && block_bytes(order - 1) >= one) {
+		while (pg == NULL && order > 0 &&
+		       block_bytes(order - 1) >= one) {
 			order--;
 			pg = lr_alloc_pages(mp->socket_id, order,
 					    LR_ALLOC_PINNED);
@@ -318,8 +319,8 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		     !block_iova_contig(b->addr, order)))
 			b->unit = LR_PAGE_SIZE;
 		b->per_unit = objs_in(b->unit, lead, elt, total);
-		b->nb_objs = b->per_unit * (unsigned)(block_bytes(order) /
-						      b->unit);
+		b->nb_objs =
+		    b->per_unit * (unsigned)(block_bytes(order) / b->unit);
 		if (b->nb_objs > mp->size - done)
 			b->nb_objs = mp->size - done;
 		done += b->nb_objs;
@@ -376,8 +377,8 @@ find_pool(const char *name)
 }
 
 static int
-check_args(const char *name, unsigned n, unsigned elt_size,
-	   unsigned cache_size, unsigned flags, const char *ops_name,
+check_args(const char *name, unsigned n, unsigned elt_size, unsigned cache_size,
+	   unsigned flags, const char *ops_name,
 	   const struct lr_mempool_ops **ops)
 {
 	size_t max_block = block_bytes(LR_MAX_ORDER - 1);
@@ -414,8 +415,9 @@ check_args(const char *name, unsigned n, unsigned elt_size,
 		return EINVAL;
 	}
 	if (cache_size > n) {
-		LR_LOG(ERR, MEMPOOL, "mempool '%s': cache size %u > pool size %u\n",
-		       name, cache_size, n);
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': cache size %u > pool size %u\n", name,
+		       cache_size, n);
 		return EINVAL;
 	}
 	if (flags & ~(unsigned)LR_MEMPOOL_F_ALL) {
@@ -447,7 +449,7 @@ alloc_caches(struct lr_mempool *mp, struct mp_impl *im)
 {
 	unsigned cap = mp->cache_size * 2;
 	size_t stride = LR_ALIGN_CEIL(sizeof(struct lr_mempool_cache) +
-					      cap * sizeof(void *),
+					  cap * sizeof(void *),
 				      (size_t)LR_CACHE_LINE_SIZE);
 	char *mem;
 
@@ -513,9 +515,9 @@ lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
 	}
 	pthread_once(&release_once, register_release);
 
-	mp = aligned_alloc(LR_CACHE_LINE_SIZE,
-			   LR_ALIGN_CEIL(sizeof(*mp),
-					 (size_t)LR_CACHE_LINE_SIZE));
+	mp = aligned_alloc(
+	    LR_CACHE_LINE_SIZE,
+	    LR_ALIGN_CEIL(sizeof(*mp), (size_t)LR_CACHE_LINE_SIZE));
 	im = calloc(1, sizeof(*im));
 	if (mp == NULL || im == NULL) {
 		rc = ENOMEM;
@@ -533,8 +535,7 @@ lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
 	mp->impl = im;
 	align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
 	mp->header_size = sizeof(struct lr_mempool_objhdr);
-	mp->total_elt_size =
-		LR_ALIGN_CEIL(mp->header_size + elt_size, align);
+	mp->total_elt_size = LR_ALIGN_CEIL(mp->header_size + elt_size, align);
 	im->lead = LR_ALIGN_CEIL(mp->header_size, align);
 
 	if (private_data_size != 0) {
@@ -613,8 +614,8 @@ lr_mempool_create(const char *name, unsigned n, unsigned elt_size,
 		  int socket_id, unsigned flags)
 {
 	return lr_mempool_create_ops(name, n, elt_size, cache_size,
-				     private_data_size, obj_init,
-				     obj_init_arg, socket_id, flags, NULL);
+				     private_data_size, obj_init, obj_init_arg,
+				     socket_id, flags, NULL);
 }
 
 void
@@ -821,7 +822,7 @@ lr_mempool_validate(const struct lr_mempool *mp)
 			}
 #if LR_MEMPOOL_DEBUG
 			if (((struct lr_mempool_objhdr *)c->objs[k] - 1)
-				    ->cookie != LR_MEMPOOL_COOKIE_FREE) {
+				->cookie != LR_MEMPOOL_COOKIE_FREE) {
 				LR_LOG(ERR, MEMPOOL,
 				       "mempool '%s': lcore %u cache slot %u: "
 				       "object %ld (%p) is marked in use\n",
@@ -908,8 +909,7 @@ lr_mempool_dump(FILE *f, const struct lr_mempool *mp)
 	fprintf(f, "  size %u, elt_size %u, header %u, total_elt_size %u\n",
 		mp->size, mp->elt_size, mp->header_size, mp->total_elt_size);
 	fprintf(f, "  ops %s, flags %#x, node %d, private %u bytes\n",
-		mp->ops->name, mp->flags, mp->socket_id,
-		mp->private_data_size);
+		mp->ops->name, mp->flags, mp->socket_id, mp->private_data_size);
 	fprintf(f, "  blocks %u of order %u (first at %p)\n", im->nb_blocks,
 		mp->block_order,
 		im->nb_blocks ? (void *)im->blocks[0].addr : NULL);
