@@ -279,6 +279,37 @@ test_layout(void)
 	return 0;
 }
 
+/* Blocks are pinned pages tagged with the pool, untagged when it goes. */
+static int
+test_page_owner(void)
+{
+	struct lr_mempool *mp;
+	struct lr_page *pg;
+	void *o;
+
+	mp = lr_mempool_create("mp_owner", 1, 100, 0, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	pg = lr_virt_to_page(o);
+	LR_TEST_ASSERT(pg != NULL, "no page");
+	/* Object 0 lies in the first page of the first block. */
+	LR_TEST_ASSERT(pg->owner == mp, "owner %p", pg->owner);
+	LR_TEST_ASSERT(strcmp(pg->owner_name, "mp_owner") == 0, "name %s",
+		       pg->owner_name);
+	LR_TEST_ASSERT_EQ(lr_page_migratetype(pg), LR_MT_PINNED);
+	log_capture();
+	lr_free_pages(pg, mp->block_order);
+	const char *msg = log_release();
+	LR_TEST_ASSERT(strstr(msg, "page owned by pool mp_owner"),
+		       "message: %s", msg);
+	lr_mempool_put(mp, o);
+	lr_mempool_free(mp);
+	LR_TEST_ASSERT(pg->owner == NULL, "owner left set");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* All-or-nothing bulk.                                                 */
 
@@ -862,6 +893,7 @@ static const struct lr_test_case cases[] = {
     {"create_lookup", test_create_lookup},
     {"bad_input", test_bad_input},
     {"layout", test_layout},
+    {"page_owner", test_page_owner},
     {"bulk_all_or_nothing", test_bulk_all_or_nothing},
     {"cache_boundaries", test_cache_boundaries},
     {"leak_report", test_leak_report},
