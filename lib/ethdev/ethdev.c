@@ -700,7 +700,10 @@ promisc_set(uint16_t port_id, int on)
 	struct lr_eth_dev *dev;
 	int ret = 0;
 
-	GET_DEV_OR_RET(dev, port_id);
+	dev = port_or_log(port_id, on ? "lr_eth_promiscuous_enable" :
+					"lr_eth_promiscuous_disable");
+	if (dev == NULL)
+		return -ENODEV;
 	if (on && dev->dev_ops->promiscuous_enable)
 		ret = dev->dev_ops->promiscuous_enable(dev);
 	else if (!on && dev->dev_ops->promiscuous_disable)
@@ -736,7 +739,9 @@ link_get(uint16_t port_id, struct lr_eth_link *link, int wait)
 {
 	struct lr_eth_dev *dev;
 
-	GET_DEV_OR_RET(dev, port_id);
+	dev = port_or_log(port_id, "lr_eth_link_get");
+	if (dev == NULL)
+		return -ENODEV;
 	if (dev->dev_ops->link_update) {
 		int ret = dev->dev_ops->link_update(dev, wait);
 

@@ -36,7 +36,10 @@
 #define LR_ETHDEV_DRIVER_H
 
 #include "lr_devargs.h"
+#include "lr_errno.h"
 #include "lr_ethdev.h"
+#include "lr_lcore.h"
+#include "lr_log.h"
 
 struct lr_eth_dev;
 

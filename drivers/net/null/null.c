@@ -157,20 +157,16 @@ null_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 {
 	struct null_private *p = dev->data->dev_private;
 	struct null_queue *q = &p->rxq[qid];
-	struct lr_mbuf *m;
 
 	/* The pool's buffers must hold a whole packet. */
-	m = lr_pktmbuf_alloc(mp);
-	if (m != NULL) {
-		unsigned room = lr_pktmbuf_tailroom(m);
+	unsigned room = lr_pktmbuf_data_room_size(mp);
 
-		lr_pktmbuf_free(m);
-		if (room < p->size) {
-			LR_LOG(ERR, PMD,
-			       "%s: rx queue %u: size=%u does not fit mbufs of pool '%s' (%u bytes of room)\n",
-			       dev->data->name, qid, p->size, mp->name, room);
-			return -EINVAL;
-		}
+	room = room > LR_PKTMBUF_HEADROOM ? room - LR_PKTMBUF_HEADROOM : 0;
+	if (room < p->size) {
+		LR_LOG(ERR, PMD,
+		       "%s: rx queue %u: size=%u does not fit mbufs of pool '%s' (%u bytes after headroom)\n",
+		       dev->data->name, qid, p->size, mp->name, room);
+		return -EINVAL;
 	}
 	q->mp = mp;
 	q->tmpl = p->tmpl;
