@@ -189,9 +189,13 @@ lr_ring_copy_in_(struct lr_ring *r, uint32_t idx, void *const *objs,
 		 unsigned n)
 {
 	void **slots = lr_ring_slots(r);
-	const uint32_t size = r->size;
+	const uint32_t mask = r->mask, size = mask + 1;
 
-	idx &= r->mask;
+	idx &= mask;
+	if (__builtin_constant_p(n) && n == 1) {
+		slots[idx] = objs[0];
+		return;
+	}
 	if (lr_likely(idx + n <= size)) {
 		lr_ring_copy_ptrs_(slots + idx, objs, n);
 	} else {
@@ -208,9 +212,13 @@ lr_ring_copy_out_(const struct lr_ring *r, uint32_t idx, void **objs,
 		  unsigned n)
 {
 	void *const *slots = lr_ring_slots(r);
-	const uint32_t size = r->size;
+	const uint32_t mask = r->mask, size = mask + 1;
 
-	idx &= r->mask;
+	idx &= mask;
+	if (__builtin_constant_p(n) && n == 1) {
+		objs[0] = slots[idx];
+		return;
+	}
 	if (lr_likely(idx + n <= size)) {
 		lr_ring_copy_ptrs_(objs, slots + idx, n);
 	} else {
