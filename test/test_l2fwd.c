@@ -21,7 +21,7 @@
 
 #define POOL_SIZE 8192
 #define RING_SIZE 1024
-#define SEQ_OFF LR_ETHER_HDR_LEN
+#define SEQ_OFF	  LR_ETHER_HDR_LEN
 
 static struct lr_mempool *pool;
 static struct l2fwd fwd;
@@ -37,8 +37,14 @@ struct pair {
 static int
 eal_up(void)
 {
-	char *argv[] = { "test_l2fwd", "-l", "0-1", "--no-huge", "-m", "128",
-			 "--file-prefix=test_l2fwd", NULL };
+	char *argv[] = {"test_l2fwd",
+			"-l",
+			"0-1",
+			"--no-huge",
+			"-m",
+			"128",
+			"--file-prefix=test_l2fwd",
+			NULL};
 
 	if (lr_eal_initialized())
 		return 0;
@@ -47,9 +53,9 @@ eal_up(void)
 		if (lr_eal_init(7, argv) < 0)
 			return -1;
 	}
-	pool = lr_pktmbuf_pool_create("test_l2fwd", POOL_SIZE, 64, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE,
-				      LR_SOCKET_ID_ANY);
+	pool =
+	    lr_pktmbuf_pool_create("test_l2fwd", POOL_SIZE, 64, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
 	return pool ? 0 : -1;
 }
 
@@ -66,13 +72,14 @@ pair_create(struct pair *pr, const char *tag, unsigned out_size)
 		if (!pr->in[i] || !pr->out[i])
 			return -1;
 		snprintf(name, sizeof(name), "%s_port%d", tag, i);
-		int p = lr_eth_from_rings(name, &pr->in[i], 1, &pr->out[i], 1,
-					  -1);
+		int p =
+		    lr_eth_from_rings(name, &pr->in[i], 1, &pr->out[i], 1, -1);
 		if (p < 0)
 			return -1;
 		pr->port[i] = (uint16_t)p;
 		if (lr_eth_dev_configure(pr->port[i], 1, 1, NULL) ||
-		    lr_eth_rx_queue_setup(pr->port[i], 0, 512, -1, NULL, pool) ||
+		    lr_eth_rx_queue_setup(pr->port[i], 0, 512, -1, NULL,
+					  pool) ||
 		    lr_eth_tx_queue_setup(pr->port[i], 0, 512, -1, NULL) ||
 		    lr_eth_dev_start(pr->port[i]))
 			return -1;
@@ -99,7 +106,7 @@ pair_destroy(struct pair *pr)
 	}
 }
 
-static const struct lr_ether_addr orig_src = { { 0x02, 0xaa, 0, 0, 0, 1 } };
+static const struct lr_ether_addr orig_src = {{0x02, 0xaa, 0, 0, 0, 1}};
 
 /* A 64-byte frame carrying seq and the side it entered on. */
 static struct lr_mbuf *
@@ -128,28 +135,30 @@ make_packet(uint32_t seq, uint8_t side)
 /* Check one packet read from out[side]: it entered on the other side, its
  * seq was not seen before, its MACs are right. 0 or -1 with a message. */
 static int
-check_packet(const struct pair *pr, struct lr_mbuf *m, int side,
-	     uint8_t *seen, uint32_t nseq, int mac_updating)
+check_packet(const struct pair *pr, struct lr_mbuf *m, int side, uint8_t *seen,
+	     uint32_t nseq, int mac_updating)
 {
 	const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
 	uint32_t seq;
-	uint8_t want_dst[6] = { 0x02, 0, 0, 0, 0, (uint8_t)pr->port[side] };
+	uint8_t want_dst[6] = {0x02, 0, 0, 0, 0, (uint8_t)pr->port[side]};
 
 	memcpy(&seq, d + SEQ_OFF, sizeof(seq));
 	if (m->pkt_len != 64 || seq >= nseq || d[SEQ_OFF + 4] != (side ^ 1)) {
-		fprintf(stderr, "bad packet on side %d: len %u seq %u from %u\n",
-			side, m->pkt_len, seq, d[SEQ_OFF + 4]);
+		fprintf(stderr,
+			"bad packet on side %d: len %u seq %u from %u\n", side,
+			m->pkt_len, seq, d[SEQ_OFF + 4]);
 		return -1;
 	}
 	if (seen[seq]++) {
 		fprintf(stderr, "packet %u arrived twice\n", seq);
 		return -1;
 	}
-	if (mac_updating ? (memcmp(d, want_dst, 6) ||
-			    memcmp(d + 6, &pr->mac[side], 6))
-			 : (d[0] != 0xff || memcmp(d + 6, &orig_src, 6))) {
+	if (mac_updating
+		? (memcmp(d, want_dst, 6) || memcmp(d + 6, &pr->mac[side], 6))
+		: (d[0] != 0xff || memcmp(d + 6, &orig_src, 6))) {
 		fprintf(stderr,
-			"packet %u: MACs %02x:..:%02x / %02x:..:%02x wrong (mac updating %d)\n",
+			"packet %u: MACs %02x:..:%02x / %02x:..:%02x wrong "
+			"(mac updating %d)\n",
 			seq, d[0], d[5], d[6], d[11], mac_updating);
 		return -1;
 	}
@@ -165,8 +174,8 @@ collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
 	int total = 0;
 
 	for (int side = 0; side < 2; side++) {
-		while ((n = lr_ring_dequeue_burst(pr->out[side], objs, 64,
-						  NULL))) {
+		while ((
+		    n = lr_ring_dequeue_burst(pr->out[side], objs, 64, NULL))) {
 			for (unsigned i = 0; i < n; i++)
 				if (check_packet(pr, objs[i], side, seen, nseq,
 						 mac_upd) < 0)
@@ -195,8 +204,9 @@ run_forward(int mac_updating)
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
 	memset(seen, 0, sizeof(seen));
-	LR_TEST_ASSERT(pair_create(&pr, mac_updating ? "fw" : "fn", RING_SIZE) == 0,
-		       "ports");
+	LR_TEST_ASSERT(
+	    pair_create(&pr, mac_updating ? "fw" : "fn", RING_SIZE) == 0,
+	    "ports");
 	l2fwd_init(&fwd, mac_updating);
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
@@ -230,7 +240,8 @@ run_forward(int mac_updating)
 	}
 	LR_TEST_ASSERT_EQ(got, NSEQ);
 	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s, seen[s]);
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
 	/* The counters agree: each side's rx is the other side's tx. */
 	for (int side = 0; side < 2; side++) {
 		l2fwd_port_totals(&fwd, pr.port[side], &st);
@@ -285,7 +296,8 @@ test_drain_timer(void)
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
 	fwd.lcore[lc].prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++)
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)), 0);
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
+				  0);
 	/* Fewer than a burst: held in the tx buffer. */
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), N);
 	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), 0);
@@ -323,7 +335,8 @@ test_drops_counted(void)
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
 	for (uint32_t s = 0; s < N; s++)
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)), 0);
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
+				  0);
 	for (int i = 0; i < 20; i++)
 		l2fwd_poll_once(&fwd, lc);
 	l2fwd_flush(&fwd, lc);
@@ -361,17 +374,20 @@ test_worker_lcore(void)
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, worker, pr.port[0]), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, worker, pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(lr_eal_remote_launch(l2fwd_main_loop, &fwd, worker), 0);
+	LR_TEST_ASSERT_EQ(lr_eal_remote_launch(l2fwd_main_loop, &fwd, worker),
+			  0);
 	t0 = lr_get_tsc_cycles();
 	while (got < NSEQ && lr_get_tsc_cycles() - t0 < 30 * lr_get_tsc_hz()) {
 		/* At most RING_SIZE / 2 in flight: the out rings never
 		 * overflow, so nothing may be dropped. */
 		while (next < NSEQ && next - (uint32_t)got < RING_SIZE / 2) {
-			struct lr_mbuf *m = make_packet(next, (uint8_t)(next & 1));
+			struct lr_mbuf *m =
+			    make_packet(next, (uint8_t)(next & 1));
 
 			if (m == NULL)
 				break;
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[next & 1], m), 0);
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[next & 1], m),
+					  0);
 			next++;
 		}
 		int n = collect(&pr, seen, NSEQ, 1);
@@ -386,7 +402,8 @@ test_worker_lcore(void)
 	got += collect(&pr, seen, NSEQ, 1);
 	LR_TEST_ASSERT_EQ(got, NSEQ);
 	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s, seen[s]);
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
 	for (int side = 0; side < 2; side++) {
 		struct l2fwd_port_stats st;
 
@@ -405,8 +422,8 @@ static char l2fwd_path[4096];
 static int
 find_binary(void)
 {
-	ssize_t n = readlink("/proc/self/exe", l2fwd_path,
-			     sizeof(l2fwd_path) - 64);
+	ssize_t n =
+	    readlink("/proc/self/exe", l2fwd_path, sizeof(l2fwd_path) - 64);
 	char *slash;
 
 	if (n <= 0)
@@ -448,8 +465,8 @@ run_l2fwd(const char *const *args, int delay_ms, int sig, int timeout_s,
 	}
 	close(pfd[1]);
 	if (delay_ms) {
-		struct timespec ts = { delay_ms / 1000,
-				       (delay_ms % 1000) * 1000000L };
+		struct timespec ts = {delay_ms / 1000,
+				      (delay_ms % 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 		if (sig)
 			kill(pid, sig);
@@ -467,7 +484,7 @@ run_l2fwd(const char *const *args, int delay_ms, int sig, int timeout_s,
 	close(pfd[0]);
 	/* Output closed: the child is exiting; give it up to 5 s. */
 	for (int i = 0; waitpid(pid, &st, WNOHANG) == 0; i++) {
-		struct timespec ts = { 0, 10 * 1000000L };
+		struct timespec ts = {0, 10 * 1000000L};
 
 		if (i == 500) {
 			kill(pid, SIGKILL);
@@ -483,8 +500,9 @@ run_l2fwd(const char *const *args, int delay_ms, int sig, int timeout_s,
 	return WEXITSTATUS(st);
 }
 
-#define NULL_PORTS "-l", "0", "--no-huge", "-m", "128", \
-	"--vdev", "net_null0,size=64,copy=0", "--vdev", "net_null1,size=64,copy=0"
+#define NULL_PORTS                                                             \
+	"-l", "0", "--no-huge", "-m", "128", "--vdev",                         \
+	    "net_null0,size=64,copy=0", "--vdev", "net_null1,size=64,copy=0"
 
 static int
 check_clean_exit(const char *out)
@@ -494,7 +512,8 @@ check_clean_exit(const char *out)
 
 	LR_TEST_ASSERT(t != NULL, "no total line in:\n%s", out);
 	LR_TEST_ASSERT(sscanf(t, "l2fwd total: rx=%llu tx=%llu dropped=%llu",
-			      &rx, &tx, &dropped) == 3, "total line format");
+			      &rx, &tx, &dropped) == 3,
+		       "total line format");
 	LR_TEST_ASSERT(rx > 0 && tx == rx && dropped == 0,
 		       "rx %llu tx %llu dropped %llu", rx, tx, dropped);
 	LR_TEST_ASSERT(strstr(out, "mbufs in use after stop: 0\n"),
@@ -508,24 +527,29 @@ static char outbuf[1 << 16];
 static int
 test_sigint(void)
 {
-	static const int sigs[] = { SIGINT, SIGTERM };
+	static const int sigs[] = {SIGINT, SIGTERM};
 
 	if (find_binary() != 0) {
 		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
 		return LR_TEST_SKIP;
 	}
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
-		const char *args[] = { NULL_PORTS, "--file-prefix=test_l2fwd_sig",
-				       "--", "-p", "0x3", "-T", "1", NULL };
-		int r = run_l2fwd(args, 1500, sigs[i], 20, outbuf, sizeof(outbuf));
+		const char *args[] = {
+		    NULL_PORTS, "--file-prefix=test_l2fwd_sig",
+		    "--",	"-p",
+		    "0x3",	"-T",
+		    "1",	NULL};
+		int r =
+		    run_l2fwd(args, 1500, sigs[i], 20, outbuf, sizeof(outbuf));
 
 		if (r == -2) {
 			printf("skip: cannot run %s here\n", l2fwd_path);
 			return LR_TEST_SKIP;
 		}
-		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s", sigs[i],
-			       r, outbuf);
-		LR_TEST_ASSERT(strstr(outbuf, "Signal received"), "no signal line");
+		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s",
+			       sigs[i], r, outbuf);
+		LR_TEST_ASSERT(strstr(outbuf, "Signal received"),
+			       "no signal line");
 		if (check_clean_exit(outbuf))
 			return -1;
 	}
@@ -539,9 +563,12 @@ test_duration_and_bad_options(void)
 		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
 		return LR_TEST_SKIP;
 	}
-	const char *args[] = { NULL_PORTS, "--file-prefix=test_l2fwd_dur", "--",
-			       "-p", "0x3", "-T", "0", "--duration", "0.5",
-			       "--portmap=(1,0)", NULL };
+	const char *args[] = {NULL_PORTS, "--file-prefix=test_l2fwd_dur",
+			      "--",	  "-p",
+			      "0x3",	  "-T",
+			      "0",	  "--duration",
+			      "0.5",	  "--portmap=(1,0)",
+			      NULL};
 	int r = run_l2fwd(args, 0, 0, 20, outbuf, sizeof(outbuf));
 
 	if (r == -2) {
@@ -556,18 +583,18 @@ test_duration_and_bad_options(void)
 		const char *opt[4];
 		const char *msg;
 	} bad[] = {
-		{ { "-p", "0x4" }, "port 2 does not exist" },
-		{ { "-p", "0x1" }, "an odd number of ports" },
-		{ { "-p", "zz" }, "-p 'zz'" },
-		{ { "-p", "0x3", "--portmap=(0,5)" }, "port 5 is not in the mask" },
-		{ { "-p", "0x3", "--portmap=(0,1" }, "--portmap '(0,1'" },
-		{ { "-p", "0x3", "-q", "1" }, "not enough lcores" },
-		{ { "-p", "0x3", "--duration", "-1" }, "--duration '-1'" },
-		{ { "-T", "1" }, "-p PORTMASK is required" },
+	    {{"-p", "0x4"}, "port 2 does not exist"},
+	    {{"-p", "0x1"}, "an odd number of ports"},
+	    {{"-p", "zz"}, "-p 'zz'"},
+	    {{"-p", "0x3", "--portmap=(0,5)"}, "port 5 is not in the mask"},
+	    {{"-p", "0x3", "--portmap=(0,1"}, "--portmap '(0,1'"},
+	    {{"-p", "0x3", "-q", "1"}, "not enough lcores"},
+	    {{"-p", "0x3", "--duration", "-1"}, "--duration '-1'"},
+	    {{"-T", "1"}, "-p PORTMASK is required"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		const char *a[20] = { NULL_PORTS, "--file-prefix=test_l2fwd_bad",
-				      "--" };
+		const char *a[20] = {NULL_PORTS, "--file-prefix=test_l2fwd_bad",
+				     "--"};
 		unsigned n = 0;
 
 		while (a[n])
@@ -578,20 +605,21 @@ test_duration_and_bad_options(void)
 		a[n] = NULL;
 		r = run_l2fwd(a, 0, 0, 20, outbuf, sizeof(outbuf));
 		LR_TEST_ASSERT(r > 0, "case %u: exit %d", i, r);
-		LR_TEST_ASSERT(strstr(outbuf, bad[i].msg), "case %u: '%s' not in:\n%s",
-			       i, bad[i].msg, outbuf);
+		LR_TEST_ASSERT(strstr(outbuf, bad[i].msg),
+			       "case %u: '%s' not in:\n%s", i, bad[i].msg,
+			       outbuf);
 	}
 	return 0;
 }
 
 static const struct lr_test_case cases[] = {
-	{ "forward_every_packet", test_forward_every_packet },
-	{ "forward_no_mac_updating", test_forward_no_mac_updating },
-	{ "drain_timer", test_drain_timer },
-	{ "drops_counted", test_drops_counted },
-	{ "worker_lcore", test_worker_lcore },
-	{ "sigint", test_sigint },
-	{ "duration_and_bad_options", test_duration_and_bad_options },
+    {"forward_every_packet", test_forward_every_packet},
+    {"forward_no_mac_updating", test_forward_no_mac_updating},
+    {"drain_timer", test_drain_timer},
+    {"drops_counted", test_drops_counted},
+    {"worker_lcore", test_worker_lcore},
+    {"sigint", test_sigint},
+    {"duration_and_bad_options", test_duration_and_bad_options},
 };
 
 LR_TEST_MAIN("l2fwd", cases)

@@ -58,9 +58,9 @@ build_frames(struct lr_mempool *pool, struct lr_ring *r, unsigned n)
 			lr_pktmbuf_free(m);
 			return -ENOSPC;
 		}
-		memset(d, 0xff, 6);                       /* broadcast */
+		memset(d, 0xff, 6);			      /* broadcast */
 		memcpy(d + 6, "\x02\x67\x65\x6e\x00\x01", 6); /* 02:gen... */
-		d[12] = 0x08;                             /* IPv4 */
+		d[12] = 0x08;				      /* IPv4 */
 		d[13] = 0x00;
 		memset(d + 14, 0, 64 - 14);
 		if (lr_ring_enqueue(r, m) != 0) {
@@ -74,7 +74,8 @@ build_frames(struct lr_mempool *pool, struct lr_ring *r, unsigned n)
 /* Hand what each port sent back to that port's receive ring; the ring
  * always has room (it holds every packet). */
 static inline void
-generator_step(struct lr_ring *const from_port[2], struct lr_ring *const to_port[2])
+generator_step(struct lr_ring *const from_port[2],
+	       struct lr_ring *const to_port[2])
 {
 	for (int i = 0; i < 2; i++) {
 		void *objs[L2FWD_BURST];
@@ -109,17 +110,18 @@ int
 main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "duration", required_argument, NULL, 'D' },
-		{ "no-mac-updating", no_argument, NULL, 'N' },
-		{ "inflight", required_argument, NULL, 'I' },
-		{ "one-lcore", no_argument, NULL, 'O' },
-		{ NULL, 0, NULL, 0 },
+	    {"duration", required_argument, NULL, 'D'},
+	    {"no-mac-updating", no_argument, NULL, 'N'},
+	    {"inflight", required_argument, NULL, 'I'},
+	    {"one-lcore", no_argument, NULL, 'O'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct lr_ring *to_port[2] = { NULL }, *from_port[2] = { NULL };
+	struct lr_ring *to_port[2] = {NULL}, *from_port[2] = {NULL};
 	struct lr_mempool *pool = NULL;
 	double duration = 5;
 	unsigned inflight = 512, worker, in_use;
-	int mac_updating = 1, one_lcore = 0, ports[2] = { -1, -1 }, ret, c, rc = 1;
+	int mac_updating = 1, one_lcore = 0, ports[2] = {-1, -1}, ret, c,
+	    rc = 1;
 	char name[32];
 
 	ret = lr_eal_init(argc, argv);
@@ -138,8 +140,10 @@ main(int argc, char **argv)
 		case 'D':
 			duration = strtod(optarg, &end);
 			if (*end || !(duration > 0)) {
-				fprintf(stderr, "--duration '%s': expected seconds > 0\n",
-					optarg);
+				fprintf(
+				    stderr,
+				    "--duration '%s': expected seconds > 0\n",
+				    optarg);
 				goto cleanup_eal;
 			}
 			break;
@@ -151,14 +155,20 @@ main(int argc, char **argv)
 			break;
 		case 'I':
 			inflight = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || inflight < 32 || inflight >= RING_SLOTS / 2) {
-				fprintf(stderr, "--inflight '%s': expected 32..%d\n",
+			if (*end || inflight < 32 ||
+			    inflight >= RING_SLOTS / 2) {
+				fprintf(stderr,
+					"--inflight '%s': expected 32..%d\n",
 					optarg, RING_SLOTS / 2 - 1);
 				goto cleanup_eal;
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: lr-l2fwd-ring-bench -l 0-1 [EAL options] -- [--duration S] [--no-mac-updating] [--inflight N] [--one-lcore]\n");
+			fprintf(
+			    stderr,
+			    "usage: lr-l2fwd-ring-bench -l 0-1 [EAL options] "
+			    "-- [--duration S] [--no-mac-updating] [--inflight "
+			    "N] [--one-lcore]\n");
 			goto cleanup_eal;
 		}
 	}
@@ -176,18 +186,20 @@ main(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++) {
 		snprintf(name, sizeof(name), "rb_to_port%d", i);
-		to_port[i] = lr_ring_create(name, RING_SLOTS, lr_socket_id(),
-					    LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
+		to_port[i] =
+		    lr_ring_create(name, RING_SLOTS, lr_socket_id(),
+				   LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
 		snprintf(name, sizeof(name), "rb_from_port%d", i);
-		from_port[i] = lr_ring_create(name, RING_SLOTS, lr_socket_id(),
-					      LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
+		from_port[i] =
+		    lr_ring_create(name, RING_SLOTS, lr_socket_id(),
+				   LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
 		if (!to_port[i] || !from_port[i]) {
 			fprintf(stderr, "ring: %s\n", lr_strerror(lr_errno));
 			goto free_all;
 		}
 		snprintf(name, sizeof(name), "ring_port%d", i);
-		ports[i] = lr_eth_from_rings(name, &to_port[i], 1, &from_port[i],
-					     1, lr_socket_id());
+		ports[i] = lr_eth_from_rings(name, &to_port[i], 1,
+					     &from_port[i], 1, lr_socket_id());
 		if (ports[i] < 0)
 			goto free_all;
 		uint16_t p = (uint16_t)ports[i];
@@ -208,10 +220,12 @@ main(int argc, char **argv)
 	    l2fwd_assign(&fwd, worker, (uint16_t)ports[1]))
 		goto free_all;
 	if (one_lcore)
-		printf("forwarder and generator both on lcore %u; %u packets in flight per port; mac updating %s\n",
+		printf("forwarder and generator both on lcore %u; %u packets "
+		       "in flight per port; mac updating %s\n",
 		       worker, inflight, mac_updating ? "on" : "off");
 	else
-		printf("forwarder on lcore %u, generator on lcore %u; %u packets in flight per port; mac updating %s\n",
+		printf("forwarder on lcore %u, generator on lcore %u; %u "
+		       "packets in flight per port; mac updating %s\n",
 		       worker, lr_lcore_id(), inflight,
 		       mac_updating ? "on" : "off");
 	fflush(stdout);
