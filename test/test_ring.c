@@ -37,8 +37,8 @@ test_scale(void)
 /* Run a creation that must fail with err; check that the log message it
  * prints contains each of the strings want1, want2 (when not NULL). */
 static int
-expect_create_error(const char *name, unsigned count, unsigned flags,
-		    int err, const char *want1, const char *want2)
+expect_create_error(const char *name, unsigned count, unsigned flags, int err,
+		    const char *want1, const char *want2)
 {
 	char buf[512] = "";
 	FILE *f = tmpfile();
@@ -54,8 +54,8 @@ expect_create_error(const char *name, unsigned count, unsigned flags,
 
 	buf[got] = '\0';
 	fclose(f);
-	LR_TEST_ASSERT(r == NULL, "ring '%s' count %u created", name ? name : "",
-		       count);
+	LR_TEST_ASSERT(r == NULL, "ring '%s' count %u created",
+		       name ? name : "", count);
 	LR_TEST_ASSERT(lr_errno == err, "lr_errno %d (%s), want %d", lr_errno,
 		       lr_strerror(lr_errno), err);
 	LR_TEST_ASSERT(!want1 || strstr(buf, want1), "log '%s' lacks '%s'", buf,
@@ -71,10 +71,12 @@ test_bad_input(void)
 	struct lr_ring *r;
 
 	if (expect_create_error(NULL, 64, 0, EINVAL, "NULL", NULL) ||
-	    expect_create_error("rb_zero", 0, 0, EINVAL, "'rb_zero'", "count 0") ||
+	    expect_create_error("rb_zero", 0, 0, EINVAL, "'rb_zero'",
+				"count 0") ||
 	    expect_create_error("rb_npow2", 1000, 0, EINVAL, "'rb_npow2'",
 				"1000") ||
-	    expect_create_error("rb_one", 1, 0, EINVAL, "'rb_one'", "count 1") ||
+	    expect_create_error("rb_one", 1, 0, EINVAL, "'rb_one'",
+				"count 1") ||
 	    expect_create_error("rb_big", LR_RING_SZ_MAX, LR_RING_F_EXACT_SZ,
 				EINVAL, "'rb_big'", "2147483648") ||
 	    expect_create_error("rb_flags", 64, 0x100, EINVAL, "'rb_flags'",
@@ -248,8 +250,8 @@ wrap_run(struct lr_ring *r, unsigned rounds, int mode)
 		unsigned m = 1 + (seed >> 8) % (cap < 64 ? cap : 64);
 
 		before = lr_ring_count(r);
-		got = (mode & 4) ? lr_ring_sc_dequeue_burst(r, out, m, NULL) :
-				   lr_ring_mc_dequeue_burst(r, out, m, NULL);
+		got = (mode & 4) ? lr_ring_sc_dequeue_burst(r, out, m, NULL)
+				 : lr_ring_mc_dequeue_burst(r, out, m, NULL);
 		LR_TEST_ASSERT_EQ(got, LR_MIN(m, before));
 		for (unsigned i = 0; i < got; i++)
 			LR_TEST_ASSERT_EQ(VAL(out[i]), next_out + i);
@@ -286,13 +288,13 @@ test_wrap_around(void)
 static int
 test_index_wrap(void)
 {
-	static const uint32_t starts[] = { UINT32_MAX - 100, UINT32_MAX,
-					   0x7fffffffu - 3 };
+	static const uint32_t starts[] = {UINT32_MAX - 100, UINT32_MAX,
+					  0x7fffffffu - 3};
 
 	for (unsigned s = 0; s < LR_DIM(starts); s++) {
 		for (int mode = 0; mode < 8; mode += 3) {
-			struct lr_ring *r = lr_ring_create(
-				"iwrap", 64, 0, LR_RING_F_EXACT_SZ);
+			struct lr_ring *r =
+			    lr_ring_create("iwrap", 64, 0, LR_RING_F_EXACT_SZ);
 
 			LR_TEST_ASSERT(r != NULL, "create");
 			atomic_store(&r->prod.head, starts[s]);
@@ -312,18 +314,18 @@ test_index_wrap(void)
 static int
 test_exact_size(void)
 {
-	static const unsigned counts[] = { 1, 3, 1000, 1024, 4095 };
+	static const unsigned counts[] = {1, 3, 1000, 1024, 4095};
 
 	for (unsigned c = 0; c < LR_DIM(counts); c++) {
 		unsigned n = counts[c];
-		struct lr_ring *r = lr_ring_create("exact", n, 0,
-						   LR_RING_F_EXACT_SZ);
+		struct lr_ring *r =
+		    lr_ring_create("exact", n, 0, LR_RING_F_EXACT_SZ);
 
 		LR_TEST_ASSERT(r != NULL, "create %u: %s", n,
 			       lr_strerror(lr_errno));
 		LR_TEST_ASSERT_EQ(lr_ring_get_capacity(r), n);
 		LR_TEST_ASSERT(lr_ring_get_size(r) > n &&
-				       lr_is_power_of_2(lr_ring_get_size(r)),
+				   lr_is_power_of_2(lr_ring_get_size(r)),
 			       "size %u for %u", lr_ring_get_size(r), n);
 		for (unsigned i = 0; i < n; i++)
 			LR_TEST_ASSERT_EQ(lr_ring_enqueue(r, OBJ(i)), 0);
@@ -360,8 +362,8 @@ test_dump(void)
 	buf[got] = '\0';
 	fclose(f);
 	LR_TEST_ASSERT(strstr(buf, "'dumpme'") && strstr(buf, "MP/SC") &&
-			       strstr(buf, "capacity=63") &&
-			       strstr(buf, "used=2 avail=61"),
+			   strstr(buf, "capacity=63") &&
+			   strstr(buf, "used=2 avail=61"),
 		       "dump: %s", buf);
 	lr_ring_free(r);
 	return 0;
@@ -373,7 +375,7 @@ test_dump(void)
  * gone (slow sanitizer or qemu-user runs without LR_TEST_SCALE); whatever
  * they produced is then checked in full. */
 #define TIME_BUDGET_S 4
-#define MIN_ITEMS 20000
+#define MIN_ITEMS     20000
 
 static uint64_t
 deadline_tsc(void)
@@ -383,8 +385,8 @@ deadline_tsc(void)
 
 struct spsc_arg {
 	struct lr_ring *r;
-	uint64_t n;                /* items to send at most */
-	uint64_t deadline;         /* TSC after which to stop early */
+	uint64_t n;		   /* items to send at most */
+	uint64_t deadline;	   /* TSC after which to stop early */
 	_Atomic uint64_t produced; /* final count, valid once done is set */
 	_Atomic int done;
 	int failed;
@@ -428,9 +430,9 @@ spsc_consumer(void *p)
 
 	for (;;) {
 		int done = atomic_load_explicit(&a->done, memory_order_acquire);
-		unsigned got = (sz & 1) ?
-			lr_ring_sc_dequeue_burst(a->r, objs, sz, NULL) :
-			lr_ring_sc_dequeue_bulk(a->r, objs, sz, NULL);
+		unsigned got =
+		    (sz & 1) ? lr_ring_sc_dequeue_burst(a->r, objs, sz, NULL)
+			     : lr_ring_sc_dequeue_bulk(a->r, objs, sz, NULL);
 
 		for (unsigned i = 0; i < got; i++) {
 			if (VAL(objs[i]) != next + i) {
@@ -456,12 +458,12 @@ spsc_consumer(void *p)
 static int
 test_spsc_threads(void)
 {
-	struct spsc_arg a = { 0 };
+	struct spsc_arg a = {0};
 	pthread_t pt, ct;
 	uint64_t t0 = lr_get_tsc_cycles();
 
-	a.r = lr_ring_create("spsc", 256, 0,
-			     LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
+	a.r =
+	    lr_ring_create("spsc", 256, 0, LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
 	LR_TEST_ASSERT(a.r != NULL, "create");
 	a.n = LR_MAX((uint64_t)(2000000 * test_scale()), (uint64_t)MIN_ITEMS);
 	a.deadline = deadline_tsc();
@@ -486,14 +488,14 @@ test_spsc_threads(void)
 
 struct mpmc_state {
 	struct lr_ring *r;
-	uint64_t per_prod;          /* items each producer sends at most */
-	uint64_t deadline;          /* TSC after which producers stop early */
+	uint64_t per_prod;	    /* items each producer sends at most */
+	uint64_t deadline;	    /* TSC after which producers stop early */
 	_Atomic uint64_t consumed;  /* items taken so far, all consumers */
 	_Atomic uint64_t produced;  /* items sent by finished producers */
 	_Atomic unsigned prod_done; /* producers that finished */
 	_Atomic uint64_t *seen[NB_PROD]; /* one bit per item */
 	_Atomic int failed;
-	_Atomic int stop;           /* set when items are lost: give up */
+	_Atomic int stop; /* set when items are lost: give up */
 };
 
 struct mpmc_thread {
@@ -519,9 +521,9 @@ mpmc_producer(void *p)
 
 			objs[i] = OBJ(v);
 		}
-		unsigned got = (sz & 1) ?
-			lr_ring_mp_enqueue_bulk(s->r, objs, k, NULL) :
-			lr_ring_mp_enqueue_burst(s->r, objs, k, NULL);
+		unsigned got =
+		    (sz & 1) ? lr_ring_mp_enqueue_bulk(s->r, objs, k, NULL)
+			     : lr_ring_mp_enqueue_burst(s->r, objs, k, NULL);
 
 		for (unsigned i = 0; i < got; i++) {
 			t->sum += VAL(objs[i]);
@@ -563,9 +565,9 @@ mpmc_consumer(void *p)
 		last[i] = UINT64_MAX;
 	while (!mpmc_all_taken(s) &&
 	       !atomic_load_explicit(&s->stop, memory_order_relaxed)) {
-		unsigned got = (sz & 1) ?
-			lr_ring_mc_dequeue_bulk(s->r, objs, sz, NULL) :
-			lr_ring_mc_dequeue_burst(s->r, objs, sz, NULL);
+		unsigned got =
+		    (sz & 1) ? lr_ring_mc_dequeue_bulk(s->r, objs, sz, NULL)
+			     : lr_ring_mc_dequeue_burst(s->r, objs, sz, NULL);
 
 		sz = sz == 1 ? 32 : sz - 1;
 		if (got == 0) {
@@ -584,8 +586,7 @@ mpmc_consumer(void *p)
 			}
 			uint64_t bit = 1ull << (seq & 63);
 			uint64_t old = atomic_fetch_or_explicit(
-				&s->seen[pid][seq >> 6], bit,
-				memory_order_relaxed);
+			    &s->seen[pid][seq >> 6], bit, memory_order_relaxed);
 
 			if (old & bit) {
 				fprintf(stderr, "mpmc: item %#lx seen twice\n",
@@ -594,11 +595,11 @@ mpmc_consumer(void *p)
 			}
 			/* one producer's items reach one consumer in order */
 			if (last[pid] != UINT64_MAX && seq <= last[pid]) {
-				fprintf(stderr,
-					"mpmc: producer %lu seq %lu after %lu\n",
-					(unsigned long)pid,
-					(unsigned long)seq,
-					(unsigned long)last[pid]);
+				fprintf(
+				    stderr,
+				    "mpmc: producer %lu seq %lu after %lu\n",
+				    (unsigned long)pid, (unsigned long)seq,
+				    (unsigned long)last[pid]);
 				atomic_store(&s->failed, 1);
 			}
 			last[pid] = seq;
@@ -615,7 +616,7 @@ mpmc_consumer(void *p)
 static int
 test_mpmc_stress(void)
 {
-	struct mpmc_state s = { 0 };
+	struct mpmc_state s = {0};
 	struct mpmc_thread prod[NB_PROD], cons[NB_CONS];
 	pthread_t tid[NB_PROD + NB_CONS];
 	uint64_t want_sum = 0, want_xor = 0;
@@ -623,8 +624,8 @@ test_mpmc_stress(void)
 	uint64_t csum = 0, cxor = 0, ccount = 0;
 	uint64_t t0 = lr_get_tsc_cycles();
 
-	s.per_prod = LR_MAX((uint64_t)(2000000 * test_scale()),
-			    (uint64_t)MIN_ITEMS);
+	s.per_prod =
+	    LR_MAX((uint64_t)(2000000 * test_scale()), (uint64_t)MIN_ITEMS);
 	s.deadline = deadline_tsc();
 	s.r = lr_ring_create("mpmc", 1024, 0, 0);
 	LR_TEST_ASSERT(s.r != NULL, "create");
@@ -633,16 +634,16 @@ test_mpmc_stress(void)
 		LR_TEST_ASSERT(s.seen[p] != NULL, "calloc");
 	}
 	for (unsigned i = 0; i < NB_CONS; i++) {
-		cons[i] = (struct mpmc_thread){ .s = &s, .id = i };
+		cons[i] = (struct mpmc_thread){.s = &s, .id = i};
 		LR_TEST_ASSERT(pthread_create(&tid[NB_PROD + i], NULL,
 					      mpmc_consumer, &cons[i]) == 0,
 			       "consumer %u", i);
 	}
 	for (unsigned i = 0; i < NB_PROD; i++) {
-		prod[i] = (struct mpmc_thread){ .s = &s, .id = i };
-		LR_TEST_ASSERT(pthread_create(&tid[i], NULL, mpmc_producer,
-					      &prod[i]) == 0,
-			       "producer %u", i);
+		prod[i] = (struct mpmc_thread){.s = &s, .id = i};
+		LR_TEST_ASSERT(
+		    pthread_create(&tid[i], NULL, mpmc_producer, &prod[i]) == 0,
+		    "producer %u", i);
 	}
 	/* A broken ring loses items (consumers would wait forever) or
 	 * stalls a producer in its publish wait: after 5 s without progress
@@ -679,12 +680,12 @@ test_mpmc_stress(void)
 			want_xor ^= v;
 		}
 		psum += prod[p].sum;
-		pxor ^= prod[p].xor;
+		pxor ^= prod[p].xor ;
 		pcount += prod[p].count;
 	}
 	for (unsigned c = 0; c < NB_CONS; c++) {
 		csum += cons[c].sum;
-		cxor ^= cons[c].xor;
+		cxor ^= cons[c].xor ;
 		ccount += cons[c].count;
 	}
 	LR_TEST_ASSERT(!atomic_load(&s.failed), "consumers saw bad items");
@@ -705,7 +706,8 @@ test_mpmc_stress(void)
 
 			LR_TEST_ASSERT(!!(w & (1ull << (q & 63))) == want,
 				       "item %u/%lu %s", p, (unsigned long)q,
-				       want ? "never seen" : "seen, never sent");
+				       want ? "never seen"
+					    : "seen, never sent");
 		}
 		free(s.seen[p]);
 	}
@@ -721,16 +723,11 @@ test_mpmc_stress(void)
 }
 
 static const struct lr_test_case cases[] = {
-	{ "bad_input", test_bad_input },
-	{ "lookup", test_lookup },
-	{ "full_empty", test_full_empty },
-	{ "bulk_burst", test_bulk_burst },
-	{ "wrap_around", test_wrap_around },
-	{ "index_wrap", test_index_wrap },
-	{ "exact_size", test_exact_size },
-	{ "dump", test_dump },
-	{ "spsc_threads", test_spsc_threads },
-	{ "mpmc_stress", test_mpmc_stress },
+    {"bad_input", test_bad_input},	 {"lookup", test_lookup},
+    {"full_empty", test_full_empty},	 {"bulk_burst", test_bulk_burst},
+    {"wrap_around", test_wrap_around},	 {"index_wrap", test_index_wrap},
+    {"exact_size", test_exact_size},	 {"dump", test_dump},
+    {"spsc_threads", test_spsc_threads}, {"mpmc_stress", test_mpmc_stress},
 };
 
 LR_TEST_MAIN("ring", cases)
