@@ -20,6 +20,8 @@
 
 static double scale = 1.0;
 static int two_lcores;
+static char **eal_args;
+static int eal_nargs;
 
 /* ------------------------------------------------------------------ */
 /* Helpers.                                                             */
@@ -889,6 +891,39 @@ test_debug_cookies(void)
 	return 0;
 }
 
+/* Pools left at lr_eal_cleanup() go before the page allocator's memory;
+ * the EAL comes back up after. */
+static int
+test_eal_cleanup(void)
+{
+	struct lr_mempool *mp;
+	void *o;
+
+	mp = lr_mempool_create("mp_left", 64, 64, 8, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	log_capture();
+	int rc = lr_eal_cleanup();
+	const char *msg = log_release();
+	LR_TEST_ASSERT_EQ(rc, 0);
+	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_left': freed with 1 of 64 "
+				   "objects still in use") &&
+			   strstr(msg, "mempool 'mp_left' still exists at EAL "
+				       "cleanup: freed"),
+		       "message: %s", msg);
+	LR_TEST_ASSERT(lr_mempool_lookup("mp_left") == NULL, "still listed");
+	LR_TEST_ASSERT(lr_eal_init(eal_nargs, eal_args) >= 0, "re-init");
+	mp = lr_mempool_create("mp_left", 64, 64, 8, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create again: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	lr_mempool_put(mp, o);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"create_lookup", test_create_lookup},
     {"bad_input", test_bad_input},
@@ -902,6 +937,7 @@ static const struct lr_test_case cases[] = {
     {"random_pthreads", test_random_pthreads},
     {"validate_and_dump", test_validate_and_dump},
     {"debug_cookies", test_debug_cookies},
+    {"eal_cleanup", test_eal_cleanup},
 };
 
 int
@@ -924,6 +960,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	eal_args = eal_argv;
+	eal_nargs = 7;
 	two_lcores = lr_lcore_count() >= 2;
 	int rc = lr_test_run("mempool", cases, (int)LR_DIM(cases), argc, argv);
 

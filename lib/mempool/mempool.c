@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_eal.h"
 #include "lr_errno.h"
 #include "lr_log.h"
 #include "lr_mempool.h"
@@ -46,6 +47,9 @@ struct mp_impl {
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lr_mempool *pools;
 static pthread_once_t release_once = PTHREAD_ONCE_INIT;
+static int cleanup_registered;
+
+static void pools_on_eal_cleanup(void);
 
 /* ------------------------------------------------------------------ */
 /* Store overflow report.                                              */
@@ -585,6 +589,10 @@ lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
 	}
 	mp->next = pools;
 	pools = mp;
+	/* Registered once the page allocator is up (it registered its own
+	 * hook first), so that pools go before its memory does. */
+	if (!cleanup_registered && lr_eal_on_cleanup(pools_on_eal_cleanup) == 0)
+		cleanup_registered = 1;
 	pthread_mutex_unlock(&pools_lock);
 	LR_LOG(DEBUG, MEMPOOL,
 	       "mempool '%s': %u x %u bytes (%u apart), cache %u, ops %s, "
@@ -618,24 +626,12 @@ lr_mempool_create(const char *name, unsigned n, unsigned elt_size,
 				     socket_id, flags, NULL);
 }
 
-void
-lr_mempool_free(struct lr_mempool *mp)
+/* Give back everything of a pool already off the list. */
+static void
+destroy(struct lr_mempool *mp)
 {
-	struct mp_impl *im;
-	struct lr_mempool **pp;
+	struct mp_impl *im = mp->impl;
 	unsigned avail;
-
-	if (mp == NULL)
-		return;
-	im = mp->impl;
-	pthread_mutex_lock(&pools_lock);
-	for (pp = &pools; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == mp) {
-			*pp = mp->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&pools_lock);
 
 	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
 	avail = mp->ops->get_count(mp);
@@ -650,6 +646,44 @@ lr_mempool_free(struct lr_mempool *mp)
 	free(mp->priv);
 	free(im);
 	free(mp);
+}
+
+void
+lr_mempool_free(struct lr_mempool *mp)
+{
+	struct lr_mempool **pp;
+
+	if (mp == NULL)
+		return;
+	pthread_mutex_lock(&pools_lock);
+	for (pp = &pools; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == mp) {
+			*pp = mp->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pools_lock);
+	destroy(mp);
+}
+
+/* The EAL is going and the page allocator's memory with it: pools still
+ * there are freed (their objects become invalid). */
+static void
+pools_on_eal_cleanup(void)
+{
+	struct lr_mempool *list, *next;
+
+	pthread_mutex_lock(&pools_lock);
+	list = pools;
+	pools = NULL;
+	pthread_mutex_unlock(&pools_lock);
+	for (struct lr_mempool *mp = list; mp != NULL; mp = next) {
+		next = mp->next;
+		LR_LOG(WARNING, MEMPOOL,
+		       "mempool '%s' still exists at EAL cleanup: freed\n",
+		       mp->name);
+		destroy(mp);
+	}
 }
 
 struct lr_mempool *
