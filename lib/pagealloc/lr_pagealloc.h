@@ -117,14 +117,27 @@ union lr_page_state {
 
 /**
  * Page descriptor: one per base page, 64 bytes. Fields other than
- * refcount and user belong to the allocator; read them only through the
- * functions below.
+ * refcount, user and (while the block is allocated) the owner's union
+ * belong to the allocator; read them only through the functions below.
  */
 struct lr_page {
 	union lr_page_state st;
 	const void *owner; /**< set by lr_page_set_owner() */
-	struct lr_page *next;	/**< list link */
-	struct lr_page *prev;	/**< list link (zone free lists) */
+	union {
+		/** Free block: links of the list it is on. */
+		struct {
+			struct lr_page *next; /**< list link */
+			struct lr_page *prev; /**< list link (zone lists) */
+		};
+		/** Allocated block: its owner's (as the kernel's page_pool
+		 *  fields overlay page->lru). The allocator never reads
+		 *  them; it overwrites them when the block is freed. */
+		struct {
+			uint64_t dma_addr; /**< device address (page pool) */
+			uint32_t pp_state; /**< owner's state (page pool) */
+			uint32_t pp_sum;   /**< owner's check word */
+		};
+	};
 	void *addr;		/**< first byte of the page */
 	uint64_t iova;		/**< its IOVA */
 	const char *owner_name; /**< owner's name, for reports */
