@@ -123,27 +123,55 @@ pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt, unsigned order,
 }
 
 /* Give count blocks of list l back to zone z, one locked pass per 64.
- * The blocks are unlinked first, outside the lock, while their buddies'
- * descriptors are prefetched: merging then finds them in cache. */
+ *
+ * The blocks are unlinked first, outside the lock, and merged among
+ * themselves there: they are this lcore's, in no zone list, so two that are
+ * buddies become one block of the next order without a free-list removal.
+ * A burst freed in address order (either way) sits on the list as a run,
+ * so the run of up to 64 blocks leaves as a few large blocks: the zone pass
+ * then does a few merges with the zone's free blocks instead of one list
+ * insertion and one removal per block. Merging stops below the pageblock
+ * order (above it, buddies may differ in type; the zone pass decides).
+ * The buddies of what is left are prefetched before the lock is taken. */
 void
 pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 		  unsigned count)
 {
+	const uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)z->node);
+
 	while (count > 0 && l->head != NULL) {
 		struct lr_page *v[64], *p = l->head;
-		unsigned n = 0;
+		uint8_t vo[64];
+		unsigned n = 0, taken = 0;
 
-		while (n < LR_DIM(v) && n < count && p != NULL) {
-			__builtin_prefetch(buddy_of(p, order));
-			v[n++] = p;
+		/* A stack of blocks: a new block that is the buddy of the
+		 * top (same order) merges with it, and so on down. */
+		while (taken < LR_DIM(v) && taken < count && p != NULL) {
+			struct lr_page *b = p;
+			unsigned o = order;
+
 			p = p->next;
+			taken++;
+			while (n > 0 && vo[n - 1] == o && o < PB_ORDER &&
+			       buddy_of(b, o) == v[n - 1]) {
+				struct lr_page *hi = b > v[n - 1] ? b : v[n - 1];
+
+				hi->st.word = tail;
+				b = b < v[n - 1] ? b : v[n - 1];
+				n--;
+				o++;
+			}
+			v[n] = b;
+			vo[n++] = (uint8_t)o;
 		}
 		l->head = p;
-		l->count -= n;
-		count -= n;
+		l->count -= taken;
+		count -= taken;
+		for (unsigned i = 0; i < n; i++)
+			__builtin_prefetch(buddy_of(v[i], vo[i]));
 		pa_lock(&z->lock);
 		for (unsigned i = 0; i < n; i++)
-			pa_free_one(z, v[i], order);
+			pa_free_one(z, v[i], vo[i]);
 		pa_unlock(&z->lock);
 	}
 }
