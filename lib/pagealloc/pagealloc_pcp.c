@@ -230,7 +230,10 @@ pa_pcp_init_lcore(struct lr_pa_lcore *pc)
 		const struct zone *z = &pa.zones[n];
 
 		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
-			unsigned batch = z->batch >> o, high = z->high >> o;
+			/* Blocks per batch and high: the order-0 figures
+			 * >> order, order 4 keeping order 3's counts. */
+			unsigned s = o < 3 ? o : 3;
+			unsigned batch = z->batch >> s, high = z->high >> s;
 
 			if (batch < 2)
 				batch = 2;
