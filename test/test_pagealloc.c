@@ -422,7 +422,8 @@ test_pcp_types(void)
 	LR_TEST_ASSERT_EQ(lr_page_migratetype(q), LR_MT_MOVABLE);
 	lr_free_pages(q, 0);
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, LR_ALLOC_PINNED);
-	LR_TEST_ASSERT(q == p, "pinned alloc got %p, not the page just freed %p",
+	LR_TEST_ASSERT(q == p,
+		       "pinned alloc got %p, not the page just freed %p",
 		       (void *)q, (void *)p);
 	lr_pagealloc_stats_get(&s1);
 	/* One refill: the movable list's; the pinned page was listed. */
@@ -464,8 +465,8 @@ test_pcp_types(void)
 			a += z0.nr_free[o][t];
 			b += zi.nr_free[o][t];
 		}
-		LR_TEST_ASSERT(a == b, "order %u: %lu free blocks, %lu at start",
-			       o, b, a);
+		LR_TEST_ASSERT(
+		    a == b, "order %u: %lu free blocks, %lu at start", o, b, a);
 	}
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	lr_eal_cleanup();

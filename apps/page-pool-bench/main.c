@@ -78,8 +78,8 @@ bench_fast(void)
 
 				lr_page_pool_put(pool, pg, 0, 1);
 			}
-			r = best(r, (double)(lr_get_tsc_cycles() - t0) /
-					WINDOW);
+			r = best(r,
+				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
 	}
 	lr_page_pool_destroy(pool);
@@ -107,8 +107,8 @@ bench_ring_local(unsigned burst)
 				for (unsigned k = 0; k < burst; k++)
 					lr_page_pool_put(pool, pg[k], 0, 0);
 			}
-			r = best(r, (double)(lr_get_tsc_cycles() - t0) /
-					WINDOW);
+			r = best(r,
+				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
 	}
 	lr_page_pool_destroy(pool);
@@ -281,8 +281,8 @@ bench_slow(unsigned pool_size)
 
 				lr_page_pool_release_page(pool, pg);
 			}
-			r = best(r, (double)(lr_get_tsc_cycles() - t0) /
-					WINDOW);
+			r = best(r,
+				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
 	}
 	lr_page_pool_destroy(pool);

@@ -21,11 +21,12 @@
  * Threading
  *   Every call is thread-safe. An lcore (lr_lcore_id() < LR_MAX_LCORE)
  *   allocates and frees orders 0..LR_PCP_ORDERS-1, movable or pinned,
- *   through its own lists without any lock or atomic; a thread that is not an lcore goes to the zone under its
- *   lock. A block may be freed on any thread (it goes to the freeing
- *   lcore's list). lr_pagealloc_drain_lcore() of another lcore,
- *   lr_pagealloc_validate() and lr_pagealloc_dump() must run at a
- *   quiescent point: no lcore may be using its lists meanwhile.
+ *   through its own lists without any lock or atomic; a thread that is
+ *   not an lcore goes to the zone under its lock. A block may be freed on
+ *   any thread (it goes to the freeing lcore's list).
+ * lr_pagealloc_drain_lcore() of another lcore, lr_pagealloc_validate() and
+ * lr_pagealloc_dump() must run at a quiescent point: no lcore may be using its
+ * lists meanwhile.
  *
  * Cost on the hot path (default build, lcore, order < LR_PCP_ORDERS,
  * flags 0, THISNODE or PINNED)
@@ -102,8 +103,7 @@ enum lr_migratetype {
 #define LR_ALLOC_PINNED	   (1u << 3) /**< long-lived: LR_MT_PINNED blocks */
 #define LR_ALLOC_FLAGS_ALL 0xfu
 
-_Static_assert(LR_MT_MOVABLE == 0 && LR_MT_PINNED == 1 &&
-		   LR_ALLOC_PINNED == 8,
+_Static_assert(LR_MT_MOVABLE == 0 && LR_MT_PINNED == 1 && LR_ALLOC_PINNED == 8,
 	       "the inline paths index lists by (flags / PINNED) & 1");
 
 /* Page states, in lr_page.flags of a block's head page. Tail pages and
@@ -293,8 +293,7 @@ lr_free_pages(struct lr_page *page, unsigned order)
 		uint64_t bad =
 		    ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^ want) |
 		    (uintptr_t)page->owner;
-		unsigned mt =
-		    lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
+		unsigned mt = lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
 
 		if (lr_likely(bad == 0) && lr_likely(mt < LR_PCP_TYPES)) {
 			struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];

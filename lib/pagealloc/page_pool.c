@@ -330,8 +330,8 @@ release(struct lr_page_pool *pool, struct lr_page *page)
 	int foreign = is_foreign(pool, page);
 
 	if ((pool->flags & LR_PP_FLAG_DMA_MAP) && pool->p.unmap != NULL)
-		pool->p.unmap(pool->p.cb_arg, page, pool->order,
-			      page->dma_addr, pool->p.dma_dir);
+		pool->p.unmap(pool->p.cb_arg, page, pool->order, page->dma_addr,
+			      pool->p.dma_dir);
 	untag(page);
 	lr_free_pages(page, pool->order);
 	if (lr_unlikely(foreign))

@@ -932,8 +932,8 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 		unsigned nid = node == LR_SOCKET_ID_ANY
 				   ? (unsigned)pc->local_node
 				   : (unsigned)node;
-		unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED
-							: LR_MT_MOVABLE;
+		unsigned mt =
+		    (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
 
 		if (nid < LR_MAX_NUMA_NODES) {
 			struct lr_pa_pcp_list *l = &pc->list[nid][mt][order];

@@ -154,7 +154,8 @@ pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 			taken++;
 			while (n > 0 && vo[n - 1] == o && o < PB_ORDER &&
 			       buddy_of(b, o) == v[n - 1]) {
-				struct lr_page *hi = b > v[n - 1] ? b : v[n - 1];
+				struct lr_page *hi =
+				    b > v[n - 1] ? b : v[n - 1];
 
 				hi->st.word = tail;
 				b = b < v[n - 1] ? b : v[n - 1];
