@@ -42,10 +42,15 @@ eal_up(void)
 	}
 	sched_setaffinity(0, sizeof(orig), &orig);
 
-	char *argv[] = { "test_pagealloc", "-l",	 "0-1",
-			 "--no-huge",	   "-m",	 MEM_MB,
-			 "--file-prefix=test_pagealloc", NULL };
+	/* The pid in the prefix: other worktrees may run this binary at
+	 * the same time. */
+	char prefix[64];
+	char *argv[] = { "test_pagealloc", "-l", "0-1", "--no-huge", "-m",
+			 MEM_MB,	   prefix, NULL };
 	int argc = (int)LR_DIM(argv) - 1;
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pagealloc_%d",
+		 (int)getpid());
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		argv[2] = "0";

@@ -126,14 +126,17 @@ _Static_assert(sizeof(struct lr_page) == 64 &&
 		       sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
 	       "a page descriptor is 64 bytes, at most one cache line");
 
-/** A state word from its fields (folds to a constant). */
+/** A state word from its fields (refcount 0), as the union lays it out. */
 static __lr_always_inline uint64_t
 lr_pa_mkstate(unsigned flags, unsigned mt, unsigned order, unsigned node)
 {
-	union lr_page_state st = { .s = { (uint8_t)flags, (uint8_t)mt,
-					  (uint8_t)order, (uint8_t)node, 0 } };
-
-	return st.word;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint64_t)(flags & 0xff) | (uint64_t)(mt & 0xff) << 8 |
+	       (uint64_t)(order & 0xff) << 16 | (uint64_t)(node & 0xff) << 24;
+#else
+	return (uint64_t)(flags & 0xff) << 56 | (uint64_t)(mt & 0xff) << 48 |
+	       (uint64_t)(order & 0xff) << 40 | (uint64_t)(node & 0xff) << 32;
+#endif
 }
 
 /** Per-lcore, per-zone, per-order list of free blocks. */

@@ -63,30 +63,6 @@ pa_unlock(struct pa_lock *l)
 
 /* ---------------------------------------------------------- statistics */
 
-struct lr_pagealloc_stats *
-pa_stats(void)
-{
-	unsigned lcore = lr_lcore_id();
-
-	return lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore].stats
-				    : &pa.shared_stats;
-}
-
-bool
-pa_stats_shared(const struct lr_pagealloc_stats *st)
-{
-	return st == &pa.shared_stats;
-}
-
-void
-pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
-{
-	if (pa_stats_shared(st))
-		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
-	else
-		*field += v;
-}
-
 /* ---------------------------------------------------------- free lists */
 
 static inline void
@@ -643,13 +619,11 @@ pa_on_eal_cleanup(void)
 }
 
 int
-pa_ensure_init(void)
+pa_build_once(void)
 {
 	static bool hooks;
 	int rc = 0;
 
-	if (lr_likely(atomic_load_explicit(&pa.ready, memory_order_acquire)))
-		return 0;
 	pthread_mutex_lock(&pa.init_lock);
 	if (!atomic_load_explicit(&pa.ready, memory_order_relaxed)) {
 		rc = build();
@@ -778,7 +752,7 @@ run_shrinkers(int node, unsigned long nr, struct lr_pagealloc_stats *st)
 /* ---------------------------------------------------------- slow paths */
 
 int
-pa_local_node(void)
+pa_local_node_slow(void)
 {
 	unsigned lcore = lr_lcore_id();
 	int node;
@@ -786,8 +760,7 @@ pa_local_node(void)
 	if (lcore < LR_MAX_LCORE) {
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 
-		if (!pc->node_set)
-			pa_pcp_init_lcore(pc);
+		pa_pcp_init_lcore(pc);
 		return pc->local_node;
 	}
 	node = lr_socket_id();

@@ -135,18 +135,17 @@ page_zone(const struct lr_page *p)
 }
 
 /* pagealloc.c */
+int pa_build_once(void);
+int pa_local_node_slow(void);
 void pa_lock(struct pa_lock *l);
 void pa_unlock(struct pa_lock *l);
-int pa_ensure_init(void);
-struct lr_pagealloc_stats *pa_stats(void);
-bool pa_stats_shared(const struct lr_pagealloc_stats *st);
-void pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v);
+int pa_build_once(void);
 struct lr_page *pa_rmqueue(struct zone *z, unsigned order, unsigned mt,
 			   bool reserve, struct lr_pagealloc_stats *st);
 void pa_free_one(struct zone *z, struct lr_page *page, unsigned order);
 bool pa_wmark_ok(const struct zone *z, unsigned long pages, int mark,
 		 bool reserve);
-int pa_local_node(void);
+int pa_local_node_slow(void);
 unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags,
 			 unsigned n, struct lr_page **out);
 void pa_free_block(struct lr_page *page, unsigned order);
@@ -166,5 +165,44 @@ bool pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
 void pa_quarantine(struct zone *z, struct lr_page *page, unsigned order);
 void pa_poison(struct lr_page *page, unsigned order);
 void pa_prep_alloc(struct lr_page *page, unsigned order, unsigned flags);
+
+/** Build the allocator unless it is built; 0 or -errno. */
+static inline int
+pa_ensure_init(void)
+{
+	if (lr_likely(atomic_load_explicit(&pa.ready, memory_order_acquire)))
+		return 0;
+	return pa_build_once();
+}
+
+/** Counters of the calling thread (non-lcore threads share one set). */
+static inline struct lr_pagealloc_stats *
+pa_stats(void)
+{
+	unsigned lcore = lr_lcore_id();
+
+	return lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore].stats
+				    : &pa.shared_stats;
+}
+
+static inline void
+pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
+{
+	if (st == &pa.shared_stats)
+		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
+	else
+		*field += v;
+}
+
+/** The zone for LR_SOCKET_ID_ANY: the lcore's, else the CPU's node's. */
+static inline int
+pa_local_node(void)
+{
+	unsigned lcore = lr_lcore_id();
+
+	if (lcore < LR_MAX_LCORE && lr_pa_lcores[lcore].node_set)
+		return lr_pa_lcores[lcore].local_node;
+	return pa_local_node_slow();
+}
 
 #endif /* PAGEALLOC_PRIVATE_H */
