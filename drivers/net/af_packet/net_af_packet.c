@@ -1107,7 +1107,11 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		       dev->data->name, iface, IFNAMSIZ - 1);
 		return -EINVAL;
 	}
-	pp = calloc(1, sizeof(*pp));
+	/* The queues are cache-line aligned: so must the port be. */
+	pp = aligned_alloc(LR_CACHE_LINE_SIZE,
+			   LR_ALIGN_CEIL(sizeof(*pp), LR_CACHE_LINE_SIZE));
+	if (pp != NULL)
+		memset(pp, 0, sizeof(*pp));
 	if (pp == NULL) {
 		LR_LOG(ERR, PMD, "%s: no memory for the port\n",
 		       dev->data->name);

@@ -308,7 +308,7 @@ rx_truncated(struct pcap_port *pp, const char *key, const char *path,
 	     pcap_t *p, uint64_t record, uint64_t *counter)
 {
 	LR_LOG(WARNING, PMD,
-	       "%s: %s: '%s': record %llu is truncated or corrupt (%s); the %llu packets before it were delivered\n",
+	       "%s: %s: '%s': record %llu is truncated or corrupt (%s); the %llu packets before it are delivered\n",
 	       pp->name, key, path, (unsigned long long)record, pcap_geterr(p),
 	       (unsigned long long)(record - 1));
 	(*counter)++;
@@ -996,7 +996,11 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	int ret, infinite;
 	unsigned i;
 
-	pp = calloc(1, sizeof(*pp));
+	/* The queues are cache-line aligned: so must the port be. */
+	pp = aligned_alloc(LR_CACHE_LINE_SIZE,
+			   LR_ALIGN_CEIL(sizeof(*pp), LR_CACHE_LINE_SIZE));
+	if (pp != NULL)
+		memset(pp, 0, sizeof(*pp));
 	if (pp == NULL) {
 		LR_LOG(ERR, PMD, "%s: no memory for the port\n",
 		       dev->data->name);
