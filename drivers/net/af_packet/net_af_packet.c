@@ -22,8 +22,9 @@
  * thread's network namespace: receive sockets are created with protocol 0
  * (they see nothing) and bound to that interface's index before they
  * receive. They are bound at start and closed at stop (a stopped port
- * receives nothing, as a stopped NIC); rings are created at probe so a
- * ring that cannot be mapped fails there. Promiscuous mode is a
+ * receives nothing, as a stopped NIC; a restart opens fresh ones). All
+ * rings are first created at probe, so a ring that cannot be mapped fails
+ * there. Promiscuous mode is a
  * PACKET_MR_PROMISC membership of the port's control socket, so the
  * interface leaves promiscuous mode when the port is closed (or the
  * process dies). Frames the host itself sends on IF are not received
@@ -106,6 +107,7 @@ struct afp_rxq {
 	uint64_t freeze_q;
 	/* Control. */
 	int fd;
+	int bound; /* bound to the interface (receiving) */
 	size_t map_len;
 	struct afp_port *port;
 	uint16_t qid;
@@ -410,6 +412,7 @@ rxq_close(struct afp_rxq *rxq)
 	close(rxq->fd);
 	rxq->map = NULL;
 	rxq->fd = -1;
+	rxq->bound = 0;
 	rxq->cur = 0;
 	rxq->left = 0;
 	rxq->pkt = NULL;
@@ -639,6 +642,7 @@ rxq_bind(struct afp_port *pp, uint16_t q)
 		       pp->name, q, pp->iface, strerror(err));
 		return -err;
 	}
+	rxq->bound = 1;
 	if (set_int_opt(rxq->fd, PACKET_IGNORE_OUTGOING, 1) < 0)
 		LR_LOG(WARNING, PMD,
 		       "%s: rx queue %u: no PACKET_IGNORE_OUTGOING (%s): "
@@ -792,16 +796,13 @@ static int
 afp_dev_stop(struct lr_eth_dev *dev)
 {
 	struct afp_port *pp = dev->data->dev_private;
-	int ret = 0;
 
 	/* Closing a receive socket ends its binding and fanout membership;
-	 * a fresh unbound one waits for the next start. */
-	for (uint16_t q = 0; q < pp->qpairs; q++) {
-		rxq_close(&pp->rxq[q]);
-		if (ret == 0)
-			ret = rxq_open(pp, q);
-	}
-	return ret;
+	 * the next start opens a fresh one. */
+	for (uint16_t q = 0; q < pp->qpairs; q++)
+		if (pp->rxq[q].bound)
+			rxq_close(&pp->rxq[q]);
+	return 0;
 }
 
 static int
