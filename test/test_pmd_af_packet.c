@@ -38,6 +38,7 @@
 #include "lr_cycles.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
@@ -927,6 +928,11 @@ main(int argc, char **argv)
 	int st, ret;
 	pid_t pid;
 
+	if (lr_eth_driver_find("net_af_packet") == NULL) {
+		printf("skip: net_af_packet is not built in "
+		       "(-Ddisable_drivers)\n");
+		return LR_TEST_SKIP;
+	}
 	if (geteuid() != 0) {
 		printf("skip: needs root (creates network namespaces and veth "
 		       "pairs)\n");

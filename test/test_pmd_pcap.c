@@ -21,6 +21,7 @@
 #include "lr_cycles.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
@@ -844,6 +845,11 @@ static const struct lr_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
+	if (lr_eth_driver_find("net_pcap") == NULL) {
+		printf("skip: net_pcap is not built in (libpcap missing or "
+		       "-Ddisable_drivers)\n");
+		return LR_TEST_SKIP;
+	}
 	snprintf(dir, sizeof(dir), "/tmp/test_pmd_pcap.XXXXXX");
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");
