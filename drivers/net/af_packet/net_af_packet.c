@@ -18,6 +18,13 @@
  *    and issues one send(MSG_DONTWAIT) per burst. The transmit socket is
  *    bound with protocol 0, so the kernel queues no received packet to it.
  *
+ * A partly filled receive block waits for its timeout, which the kernel
+ * rounds up to a jiffy: at low rates a frame may wait that long (the price
+ * of handing packets over a block at a time). A frame longer than a ring
+ * frame minus its header (GRO on a physical NIC makes such frames: turn it
+ * off) is dropped and counted in ierrors; a VLAN tag the kernel took off
+ * is put back into the frame.
+ *
  * The driver touches only the interface named by iface=, in the calling
  * thread's network namespace: receive sockets are created with protocol 0
  * (they see nothing) and bound to that interface's index before they
