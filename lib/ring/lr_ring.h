@@ -77,10 +77,10 @@
 #include "lr_arch.h"
 #include "lr_common.h"
 
-#define LR_RING_F_SP_ENQ 0x1   /**< default enqueue is single-producer */
-#define LR_RING_F_SC_DEQ 0x2   /**< default dequeue is single-consumer */
+#define LR_RING_F_SP_ENQ   0x1 /**< default enqueue is single-producer */
+#define LR_RING_F_SC_DEQ   0x2 /**< default dequeue is single-consumer */
 #define LR_RING_F_EXACT_SZ 0x4 /**< capacity is exactly count */
-#define LR_RING_NAMESIZE 32    /**< name length limit, NUL included */
+#define LR_RING_NAMESIZE   32  /**< name length limit, NUL included */
 /** Largest slot count of a ring (count limit without EXACT_SZ). */
 #define LR_RING_SZ_MAX (1u << 31)
 
@@ -94,12 +94,12 @@ struct lr_ring_headtail {
 /** A ring; the slots follow the structure in the same allocation. */
 struct lr_ring {
 	char name[LR_RING_NAMESIZE]; /**< unique name */
-	unsigned flags;              /**< LR_RING_F_* given at creation */
-	int socket_id;               /**< node asked for at creation */
-	uint32_t size;               /**< slots, a power of two */
-	uint32_t mask;               /**< size - 1 */
-	uint32_t capacity;           /**< usable slots (<= mask) */
-	struct lr_ring *next;        /**< named-ring list link (private) */
+	unsigned flags;		     /**< LR_RING_F_* given at creation */
+	int socket_id;		     /**< node asked for at creation */
+	uint32_t size;		     /**< slots, a power of two */
+	uint32_t mask;		     /**< size - 1 */
+	uint32_t capacity;	     /**< usable slots (<= mask) */
+	struct lr_ring *next;	     /**< named-ring list link (private) */
 
 	/* Producer and consumer each own a cache line, with an empty line
 	 * between them so adjacent-line prefetch does not pull one side's
@@ -119,8 +119,8 @@ lr_ring_slots(const struct lr_ring *r)
 }
 
 /** Create a ring named name with count slots; NULL and lr_errno on error. */
-struct lr_ring *lr_ring_create(const char *name, unsigned count,
-			       int socket_id, unsigned flags);
+struct lr_ring *lr_ring_create(const char *name, unsigned count, int socket_id,
+			       unsigned flags);
 
 /** Free a ring created by lr_ring_create() (NULL is ignored). */
 void lr_ring_free(struct lr_ring *r);
@@ -185,13 +185,16 @@ lr_ring_copy_ptrs_(void **__restrict dst, void *const *__restrict src,
 /* Copy n pointers from objs into the slots starting at index idx, wrapping
  * at the end of the slot array. */
 static __lr_always_inline void
-lr_ring_copy_in_(struct lr_ring *r, uint32_t idx, void *const *objs,
-		 unsigned n)
+lr_ring_copy_in_(struct lr_ring *r, uint32_t idx, void *const *objs, unsigned n)
 {
 	void **slots = lr_ring_slots(r);
-	const uint32_t size = r->size;
+	const uint32_t mask = r->mask, size = mask + 1;
 
-	idx &= r->mask;
+	idx &= mask;
+	if (__builtin_constant_p(n) && n == 1) {
+		slots[idx] = objs[0];
+		return;
+	}
 	if (lr_likely(idx + n <= size)) {
 		lr_ring_copy_ptrs_(slots + idx, objs, n);
 	} else {
@@ -208,9 +211,13 @@ lr_ring_copy_out_(const struct lr_ring *r, uint32_t idx, void **objs,
 		  unsigned n)
 {
 	void *const *slots = lr_ring_slots(r);
-	const uint32_t size = r->size;
+	const uint32_t mask = r->mask, size = mask + 1;
 
-	idx &= r->mask;
+	idx &= mask;
+	if (__builtin_constant_p(n) && n == 1) {
+		objs[0] = slots[idx];
+		return;
+	}
 	if (lr_likely(idx + n <= size)) {
 		lr_ring_copy_ptrs_(objs, slots + idx, n);
 	} else {
@@ -233,8 +240,8 @@ lr_ring_prod_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 
 	head = atomic_load_explicit(&r->prod.head, memory_order_relaxed);
 	for (;;) {
-		uint32_t ct = atomic_load_explicit(&r->cons.tail,
-						   memory_order_acquire);
+		uint32_t ct =
+		    atomic_load_explicit(&r->cons.tail, memory_order_acquire);
 
 		free = cap + ct - head;
 		if (!single && lr_unlikely(free > cap)) {
@@ -256,8 +263,8 @@ lr_ring_prod_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 			break;
 		}
 		if (lr_likely(atomic_compare_exchange_weak_explicit(
-			    &r->prod.head, &head, head + n,
-			    memory_order_relaxed, memory_order_relaxed)))
+			&r->prod.head, &head, head + n, memory_order_relaxed,
+			memory_order_relaxed)))
 			break;
 	}
 	*old_head = head;
@@ -275,8 +282,8 @@ lr_ring_cons_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 
 	head = atomic_load_explicit(&r->cons.head, memory_order_relaxed);
 	for (;;) {
-		uint32_t pt = atomic_load_explicit(&r->prod.tail,
-						   memory_order_acquire);
+		uint32_t pt =
+		    atomic_load_explicit(&r->prod.tail, memory_order_acquire);
 
 		avail = pt - head;
 		if (!single && lr_unlikely(avail > cap)) {
@@ -297,8 +304,8 @@ lr_ring_cons_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 			break;
 		}
 		if (lr_likely(atomic_compare_exchange_weak_explicit(
-			    &r->cons.head, &head, head + n,
-			    memory_order_relaxed, memory_order_relaxed)))
+			&r->cons.head, &head, head + n, memory_order_relaxed,
+			memory_order_relaxed)))
 			break;
 	}
 	*old_head = head;
@@ -314,14 +321,14 @@ lr_ring_publish_(struct lr_ring_headtail *ht, uint32_t old, uint32_t n,
 {
 	if (!single)
 		while (lr_unlikely(atomic_load_explicit(
-				   &ht->tail, memory_order_acquire) != old))
+				       &ht->tail, memory_order_acquire) != old))
 			lr_pause();
 	atomic_store_explicit(&ht->tail, old + n, memory_order_release);
 }
 
 static __lr_always_inline unsigned
-lr_ring_do_enqueue_(struct lr_ring *r, void *const *objs, unsigned n,
-		    int bulk, int single, unsigned *free_space)
+lr_ring_do_enqueue_(struct lr_ring *r, void *const *objs, unsigned n, int bulk,
+		    int single, unsigned *free_space)
 {
 	uint32_t head;
 	unsigned fs;
