@@ -210,7 +210,8 @@ test_bulk_burst(void)
 }
 
 /* Push and pull batches of varying size through a small ring so the slot
- * index wraps many times; mode picks SP/MP and SC/MC, burst or bulk. */
+ * index wraps many times; mode picks SP/MP and SC/MC, burst or bulk (-1: a
+ * random mix, round by round). */
 static int
 wrap_run(struct lr_ring *r, unsigned rounds, int mode)
 {
@@ -219,14 +220,16 @@ wrap_run(struct lr_ring *r, unsigned rounds, int mode)
 	unsigned cap = lr_ring_get_capacity(r);
 	unsigned seed = 12345;
 
-	for (unsigned k = 0; k < rounds; k++) {
+	for (unsigned round = 0; round < rounds; round++) {
 		seed = seed * 1103515245 + 12345;
 		unsigned n = 1 + (seed >> 16) % (cap < 64 ? cap : 64);
 		unsigned before = lr_ring_count(r), got;
 
 		for (unsigned i = 0; i < n; i++)
 			in[i] = OBJ(next_in + i);
-		switch (mode & 3) {
+		int m = mode < 0 ? (int)(seed >> 24) & 7 : mode;
+
+		switch (m & 3) {
 		case 0:
 			got = lr_ring_sp_enqueue_bulk(r, in, n, NULL);
 			break;
@@ -240,19 +243,19 @@ wrap_run(struct lr_ring *r, unsigned rounds, int mode)
 			got = lr_ring_mp_enqueue_burst(r, in, n, NULL);
 			break;
 		}
-		if (mode & 2)
+		if (m & 2)
 			LR_TEST_ASSERT_EQ(got, LR_MIN(n, cap - before));
 		else
 			LR_TEST_ASSERT_EQ(got, n <= cap - before ? n : 0);
 		next_in += got;
 
 		/* take a different amount out than went in */
-		unsigned m = 1 + (seed >> 8) % (cap < 64 ? cap : 64);
+		unsigned k = 1 + (seed >> 8) % (cap < 64 ? cap : 64);
 
 		before = lr_ring_count(r);
-		got = (mode & 4) ? lr_ring_sc_dequeue_burst(r, out, m, NULL)
-				 : lr_ring_mc_dequeue_burst(r, out, m, NULL);
-		LR_TEST_ASSERT_EQ(got, LR_MIN(m, before));
+		got = (m & 4) ? lr_ring_sc_dequeue_burst(r, out, k, NULL)
+			      : lr_ring_mc_dequeue_burst(r, out, k, NULL);
+		LR_TEST_ASSERT_EQ(got, LR_MIN(k, before));
 		for (unsigned i = 0; i < got; i++)
 			LR_TEST_ASSERT_EQ(VAL(out[i]), next_out + i);
 		next_out += got;
@@ -273,7 +276,7 @@ wrap_run(struct lr_ring *r, unsigned rounds, int mode)
 static int
 test_wrap_around(void)
 {
-	for (int mode = 0; mode < 8; mode++) {
+	for (int mode = -1; mode < 8; mode++) {
 		struct lr_ring *r = lr_ring_create("wrap", 32, 0, 0);
 
 		LR_TEST_ASSERT(r != NULL, "create: %s", lr_strerror(lr_errno));
@@ -308,6 +311,50 @@ test_index_wrap(void)
 			lr_ring_free(r);
 		}
 	}
+	return 0;
+}
+
+/* SP/SC work from a cached copy of the opposite tail: one far out of date
+ * (as a delayed MP store could leave it) must be noticed, not trusted. */
+static int
+test_stale_cache(void)
+{
+	struct lr_ring *r = lr_ring_create("stale", 16, 0, 0);
+	void *in[16], *out[16];
+
+	LR_TEST_ASSERT(r != NULL, "create");
+	for (unsigned i = 0; i < 16; i++)
+		in[i] = OBJ(i + 1);
+	/* move the indices far on, then fill to 14 of 15 */
+	for (unsigned k = 0; k < 1000; k++) {
+		LR_TEST_ASSERT_EQ(lr_ring_mp_enqueue_bulk(r, in, 13, NULL), 13);
+		LR_TEST_ASSERT_EQ(lr_ring_mc_dequeue_bulk(r, out, 13, NULL),
+				  13);
+	}
+	LR_TEST_ASSERT_EQ(lr_ring_mp_enqueue_bulk(r, in, 14, NULL), 14);
+	uint32_t head = atomic_load(&r->prod.head);
+	static const uint32_t stale[] = {0, 16, 100, 0x80000000u};
+
+	for (unsigned i = 0; i < LR_DIM(stale); i++) {
+		unsigned fs;
+
+		atomic_store(&r->prod.opp_tail, head - stale[i] - 15);
+		LR_TEST_ASSERT_EQ(lr_ring_sp_enqueue_bulk(r, in, 2, &fs), 0);
+		LR_TEST_ASSERT_EQ(fs, 1);
+		atomic_store(&r->prod.opp_tail, head - stale[i] - 15);
+		LR_TEST_ASSERT_EQ(lr_ring_sp_enqueue_burst(r, in, 5, NULL), 1);
+		LR_TEST_ASSERT_EQ(lr_ring_sc_dequeue_bulk(r, out, 1, NULL), 1);
+		LR_TEST_ASSERT_EQ(lr_ring_count(r), 14);
+		head = atomic_load(&r->prod.head);
+	}
+	/* the consumer side: a cached prod.tail far behind or ahead */
+	uint32_t ch = atomic_load(&r->cons.head);
+
+	atomic_store(&r->cons.opp_tail, ch - 100);
+	LR_TEST_ASSERT_EQ(lr_ring_sc_dequeue_burst(r, out, 16, NULL), 14);
+	LR_TEST_ASSERT_EQ(lr_ring_sc_dequeue_burst(r, out, 16, NULL), 0);
+	LR_TEST_ASSERT_EQ(lr_ring_validate(r), 0);
+	lr_ring_free(r);
 	return 0;
 }
 
@@ -722,12 +769,20 @@ test_mpmc_stress(void)
 	return 0;
 }
 
+/* clang-format off */
 static const struct lr_test_case cases[] = {
-    {"bad_input", test_bad_input},	 {"lookup", test_lookup},
-    {"full_empty", test_full_empty},	 {"bulk_burst", test_bulk_burst},
-    {"wrap_around", test_wrap_around},	 {"index_wrap", test_index_wrap},
-    {"exact_size", test_exact_size},	 {"dump", test_dump},
-    {"spsc_threads", test_spsc_threads}, {"mpmc_stress", test_mpmc_stress},
+	{ "bad_input", test_bad_input },
+	{ "lookup", test_lookup },
+	{ "full_empty", test_full_empty },
+	{ "bulk_burst", test_bulk_burst },
+	{ "wrap_around", test_wrap_around },
+	{ "index_wrap", test_index_wrap },
+	{ "stale_cache", test_stale_cache },
+	{ "exact_size", test_exact_size },
+	{ "dump", test_dump },
+	{ "spsc_threads", test_spsc_threads },
+	{ "mpmc_stress", test_mpmc_stress },
 };
+/* clang-format on */
 
 LR_TEST_MAIN("ring", cases)

@@ -126,6 +126,8 @@ lr_ring_create(const char *name, unsigned count, int socket_id, unsigned flags)
 	atomic_init(&r->prod.tail, 0);
 	atomic_init(&r->cons.head, 0);
 	atomic_init(&r->cons.tail, 0);
+	atomic_init(&r->prod.opp_tail, 0);
+	atomic_init(&r->cons.opp_tail, 0);
 
 	pthread_mutex_lock(&ring_list_lock);
 	if (find_locked(name) != NULL) {
