@@ -1,0 +1,516 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_ring.h - fixed-size lock-free rings of pointers.
+ *
+ * A ring holds up to `capacity` object pointers in `size` slots (size a
+ * power of two). Producers move prod.head forward to reserve slots, copy the
+ * pointers in, then move prod.tail to publish them; consumers do the same
+ * with cons.head and cons.tail. All four indices run freely over uint32_t and
+ * are masked (& mask) only to address a slot.
+ *
+ * Modes. Enqueue is single-producer (SP) or multi-producer (MP); dequeue is
+ * single-consumer (SC) or multi-consumer (MC). The ring's flags choose the
+ * default used by lr_ring_enqueue*() / lr_ring_dequeue*(); the explicit
+ * lr_ring_{sp,mp}_enqueue_* and lr_ring_{sc,mc}_dequeue_* ignore the flags.
+ *
+ * Threading contract: any number of threads may call MP enqueue and MC
+ * dequeue at the same time. SP enqueue must never run at the same time as
+ * any other enqueue on the ring, SC dequeue never at the same time as any
+ * other dequeue; a ring may change hands between threads when the hand-over
+ * itself synchronizes (a lock, a join, a release/acquire pair). No call
+ * blocks except MP/MC waiting, after its copy, for earlier producers /
+ * consumers on the same side to publish theirs (so a thread preempted
+ * between reserve and publish stalls its side of the ring, not the other).
+ *
+ * Bulk and burst. *_bulk moves all n objects or none and returns n or 0;
+ * *_burst moves as many as it can (0..n) and returns how many. The optional
+ * free_space / available out-parameter gets what is left after the call.
+ *
+ * Cost on the hot path (x86-64, one lcore, no contention): SP/SC is a few
+ * loads and two plain stores per call plus the copy; MP/MC adds one
+ * compare-and-swap per call. No locks, no division, no allocation, no call
+ * through a pointer; everything here is inline.
+ *
+ * Memory ordering (C11, the weakest that is correct):
+ *  - own head: relaxed load. Only this side moves it; in MP/MC mode the CAS
+ *    that claims the range re-checks it, so a stale value costs a retry.
+ *  - opposite tail: acquire load. It pairs with the release store of that
+ *    tail: a producer's acquire of cons.tail orders its slot writes after the
+ *    consumers' reads of those slots; a consumer's acquire of prod.tail makes
+ *    the slot contents visible before it reads them.
+ *  - MP/MC head move: compare-and-swap, relaxed on success and failure. The
+ *    CAS only hands out disjoint index ranges; slot visibility is carried by
+ *    the tails, not by the head.
+ *  - staleness check (MP/MC): the own head and the opposite tail are loaded
+ *    without an order between them, so on a weakly ordered CPU (POWER) the
+ *    tail may be older than the head. The true values always satisfy
+ *    0 <= prod.head - cons.tail <= capacity (and 0 <= prod.tail - cons.head
+ *    <= capacity); a pair outside that range is stale and is re-read instead
+ *    of ordering the loads with a fence. SP/SC need no check: their own head
+ *    is exact and the opposite tail only grows (read-read coherence).
+ *  - SP/SC own head: relaxed store (only read by this side and by count).
+ *  - publish: MP/MC first wait until the tail equals their old head with an
+ *    acquire load (which also acquires the earlier producer's or consumer's
+ *    work, so that our release passes it on: a plain store does not extend
+ *    another thread's release sequence), then store the tail with release.
+ *    SP/SC store the tail with release directly.
+ * On x86-64 all of these compile to plain loads and stores except the CAS.
+ *
+ * Invariants (at quiescence; u32 arithmetic):
+ *   cons.tail == cons.head,  prod.tail == prod.head,
+ *   0 <= prod.tail - cons.tail <= capacity <= mask == size - 1,
+ *   count + free_count == capacity.
+ * lr_ring_validate() checks them.
+ *
+ * Error model: lr_ring_create() returns NULL and sets lr_errno (EINVAL,
+ * EEXIST, ENAMETOOLONG, ENOMEM); burst and bulk return counts;
+ * lr_ring_enqueue() / lr_ring_dequeue() return 0 or -ENOBUFS / -ENOENT.
+ */
+#ifndef LR_RING_H
+#define LR_RING_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lr_arch.h"
+#include "lr_common.h"
+
+#define LR_RING_F_SP_ENQ 0x1   /**< default enqueue is single-producer */
+#define LR_RING_F_SC_DEQ 0x2   /**< default dequeue is single-consumer */
+#define LR_RING_F_EXACT_SZ 0x4 /**< capacity is exactly count */
+#define LR_RING_NAMESIZE 32    /**< name length limit, NUL included */
+/** Largest slot count of a ring (count limit without EXACT_SZ). */
+#define LR_RING_SZ_MAX (1u << 31)
+
+/** One side of a ring: where reservations start (head) and end (tail). */
+struct lr_ring_headtail {
+	_Atomic uint32_t head; /**< next index to reserve */
+	_Atomic uint32_t tail; /**< indices below are published */
+	uint32_t single;       /**< default mode is single producer/consumer */
+};
+
+/** A ring; the slots follow the structure in the same allocation. */
+struct lr_ring {
+	char name[LR_RING_NAMESIZE]; /**< unique name */
+	unsigned flags;              /**< LR_RING_F_* given at creation */
+	int socket_id;               /**< node asked for at creation */
+	uint32_t size;               /**< slots, a power of two */
+	uint32_t mask;               /**< size - 1 */
+	uint32_t capacity;           /**< usable slots (<= mask) */
+	struct lr_ring *next;        /**< named-ring list link (private) */
+
+	/* Producer and consumer each own a cache line, with an empty line
+	 * between them so adjacent-line prefetch does not pull one side's
+	 * line into the other side's core. */
+	char pad0[LR_CACHE_LINE_SIZE] __lr_cache_aligned;
+	struct lr_ring_headtail prod __lr_cache_aligned;
+	char pad1[LR_CACHE_LINE_SIZE] __lr_cache_aligned;
+	struct lr_ring_headtail cons __lr_cache_aligned;
+	char pad2[LR_CACHE_LINE_SIZE] __lr_cache_aligned;
+};
+
+/** The slot array of r (right after the structure). */
+static __lr_always_inline void **
+lr_ring_slots(const struct lr_ring *r)
+{
+	return (void **)(uintptr_t)(r + 1);
+}
+
+/** Create a ring named name with count slots; NULL and lr_errno on error. */
+struct lr_ring *lr_ring_create(const char *name, unsigned count,
+			       int socket_id, unsigned flags);
+
+/** Free a ring created by lr_ring_create() (NULL is ignored). */
+void lr_ring_free(struct lr_ring *r);
+
+/** The ring of that name, or NULL with lr_errno = ENOENT. */
+struct lr_ring *lr_ring_lookup(const char *name);
+
+/** Objects in the ring now (a snapshot under concurrent use). */
+unsigned lr_ring_count(const struct lr_ring *r);
+
+/** Free slots in the ring now (a snapshot under concurrent use). */
+unsigned lr_ring_free_count(const struct lr_ring *r);
+
+/** How many objects the ring can hold. */
+unsigned lr_ring_get_capacity(const struct lr_ring *r);
+
+/** Number of slots (a power of two, > capacity). */
+unsigned lr_ring_get_size(const struct lr_ring *r);
+
+/** The ring's name. */
+const char *lr_ring_get_name(const struct lr_ring *r);
+
+/** Non-zero if the ring holds no object. */
+int lr_ring_empty(const struct lr_ring *r);
+
+/** Non-zero if the ring has no free slot. */
+int lr_ring_full(const struct lr_ring *r);
+
+/** Print the ring's geometry and indices to f. */
+void lr_ring_dump(FILE *f, const struct lr_ring *r);
+
+/** Check the invariants at a quiescent point; 0 or -EINVAL after logging. */
+int lr_ring_validate(const struct lr_ring *r);
+
+/* ------------------------------------------------------------------ */
+/* Hot path internals.                                                  */
+
+/* Copy n pointers from objs into the slots starting at index idx, wrapping
+ * at the end of the array; unrolled by four. */
+static __lr_always_inline void
+lr_ring_copy_in_(struct lr_ring *r, uint32_t idx, void *const *objs,
+		 unsigned n)
+{
+	void **slots = lr_ring_slots(r);
+	const uint32_t size = r->size;
+	unsigned i = 0;
+
+	idx &= r->mask;
+	if (lr_likely(idx + n <= size)) {
+		for (; i + 4 <= n; i += 4, idx += 4) {
+			slots[idx] = objs[i];
+			slots[idx + 1] = objs[i + 1];
+			slots[idx + 2] = objs[i + 2];
+			slots[idx + 3] = objs[i + 3];
+		}
+		switch (n - i) {
+		case 3:
+			slots[idx + 2] = objs[i + 2];
+			/* fall through */
+		case 2:
+			slots[idx + 1] = objs[i + 1];
+			/* fall through */
+		case 1:
+			slots[idx] = objs[i];
+		}
+	} else {
+		for (; idx < size; i++, idx++)
+			slots[idx] = objs[i];
+		for (idx = 0; i < n; i++, idx++)
+			slots[idx] = objs[i];
+	}
+}
+
+/* Copy n pointers out of the slots starting at index idx into objs. */
+static __lr_always_inline void
+lr_ring_copy_out_(const struct lr_ring *r, uint32_t idx, void **objs,
+		  unsigned n)
+{
+	void *const *slots = lr_ring_slots(r);
+	const uint32_t size = r->size;
+	unsigned i = 0;
+
+	idx &= r->mask;
+	if (lr_likely(idx + n <= size)) {
+		for (; i + 4 <= n; i += 4, idx += 4) {
+			objs[i] = slots[idx];
+			objs[i + 1] = slots[idx + 1];
+			objs[i + 2] = slots[idx + 2];
+			objs[i + 3] = slots[idx + 3];
+		}
+		switch (n - i) {
+		case 3:
+			objs[i + 2] = slots[idx + 2];
+			/* fall through */
+		case 2:
+			objs[i + 1] = slots[idx + 1];
+			/* fall through */
+		case 1:
+			objs[i] = slots[idx];
+		}
+	} else {
+		for (; idx < size; i++, idx++)
+			objs[i] = slots[idx];
+		for (idx = 0; i < n; i++, idx++)
+			objs[i] = slots[idx];
+	}
+}
+
+/* Reserve up to n slots for enqueue (all n if bulk). Returns how many were
+ * reserved and sets *old_head to the first reserved index and *free_space
+ * to the free slots left after them. */
+static __lr_always_inline unsigned
+lr_ring_prod_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
+		      uint32_t *old_head, unsigned *free_space)
+{
+	const uint32_t cap = r->capacity;
+	uint32_t head, free;
+
+	head = atomic_load_explicit(&r->prod.head, memory_order_relaxed);
+	for (;;) {
+		uint32_t ct = atomic_load_explicit(&r->cons.tail,
+						   memory_order_acquire);
+
+		free = cap + ct - head;
+		if (!single && lr_unlikely(free > cap)) {
+			/* stale pair: head or tail changed meanwhile */
+			head = atomic_load_explicit(&r->prod.head,
+						    memory_order_relaxed);
+			continue;
+		}
+		if (lr_unlikely(n > free)) {
+			if (bulk || free == 0) {
+				*free_space = free;
+				return 0;
+			}
+			n = free;
+		}
+		if (single) {
+			atomic_store_explicit(&r->prod.head, head + n,
+					      memory_order_relaxed);
+			break;
+		}
+		if (lr_likely(atomic_compare_exchange_weak_explicit(
+			    &r->prod.head, &head, head + n,
+			    memory_order_relaxed, memory_order_relaxed)))
+			break;
+	}
+	*old_head = head;
+	*free_space = free - n;
+	return n;
+}
+
+/* Reserve up to n filled slots for dequeue (all n if bulk). */
+static __lr_always_inline unsigned
+lr_ring_cons_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
+		      uint32_t *old_head, unsigned *available)
+{
+	const uint32_t cap = r->capacity;
+	uint32_t head, avail;
+
+	head = atomic_load_explicit(&r->cons.head, memory_order_relaxed);
+	for (;;) {
+		uint32_t pt = atomic_load_explicit(&r->prod.tail,
+						   memory_order_acquire);
+
+		avail = pt - head;
+		if (!single && lr_unlikely(avail > cap)) {
+			head = atomic_load_explicit(&r->cons.head,
+						    memory_order_relaxed);
+			continue;
+		}
+		if (lr_unlikely(n > avail)) {
+			if (bulk || avail == 0) {
+				*available = avail;
+				return 0;
+			}
+			n = avail;
+		}
+		if (single) {
+			atomic_store_explicit(&r->cons.head, head + n,
+					      memory_order_relaxed);
+			break;
+		}
+		if (lr_likely(atomic_compare_exchange_weak_explicit(
+			    &r->cons.head, &head, head + n,
+			    memory_order_relaxed, memory_order_relaxed)))
+			break;
+	}
+	*old_head = head;
+	*available = avail - n;
+	return n;
+}
+
+/* Publish [old, old + n) on one side: in multi mode wait for the earlier
+ * reservations of this side to be published first. */
+static __lr_always_inline void
+lr_ring_publish_(struct lr_ring_headtail *ht, uint32_t old, uint32_t n,
+		 int single)
+{
+	if (!single)
+		while (lr_unlikely(atomic_load_explicit(
+				   &ht->tail, memory_order_acquire) != old))
+			lr_pause();
+	atomic_store_explicit(&ht->tail, old + n, memory_order_release);
+}
+
+static __lr_always_inline unsigned
+lr_ring_do_enqueue_(struct lr_ring *r, void *const *objs, unsigned n,
+		    int bulk, int single, unsigned *free_space)
+{
+	uint32_t head;
+	unsigned fs;
+
+	n = lr_ring_prod_reserve_(r, n, bulk, single, &head, &fs);
+	if (n != 0) {
+		lr_ring_copy_in_(r, head, objs, n);
+		lr_ring_publish_(&r->prod, head, n, single);
+	}
+	if (free_space != NULL)
+		*free_space = fs;
+	return n;
+}
+
+static __lr_always_inline unsigned
+lr_ring_do_dequeue_(struct lr_ring *r, void **objs, unsigned n, int bulk,
+		    int single, unsigned *available)
+{
+	uint32_t head;
+	unsigned av;
+
+	n = lr_ring_cons_reserve_(r, n, bulk, single, &head, &av);
+	if (n != 0) {
+		lr_ring_copy_out_(r, head, objs, n);
+		lr_ring_publish_(&r->cons, head, n, single);
+	}
+	if (available != NULL)
+		*available = av;
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* Enqueue.                                                             */
+
+/** Enqueue all n objects or none, multi-producer safe; n or 0. */
+static __lr_always_inline unsigned
+lr_ring_mp_enqueue_bulk(struct lr_ring *r, void *const *objs, unsigned n,
+			unsigned *free_space)
+{
+	return lr_ring_do_enqueue_(r, objs, n, 1, 0, free_space);
+}
+
+/** Enqueue all n objects or none, single producer only; n or 0. */
+static __lr_always_inline unsigned
+lr_ring_sp_enqueue_bulk(struct lr_ring *r, void *const *objs, unsigned n,
+			unsigned *free_space)
+{
+	return lr_ring_do_enqueue_(r, objs, n, 1, 1, free_space);
+}
+
+/** Enqueue up to n objects, multi-producer safe; how many were enqueued. */
+static __lr_always_inline unsigned
+lr_ring_mp_enqueue_burst(struct lr_ring *r, void *const *objs, unsigned n,
+			 unsigned *free_space)
+{
+	return lr_ring_do_enqueue_(r, objs, n, 0, 0, free_space);
+}
+
+/** Enqueue up to n objects, single producer only; how many were enqueued. */
+static __lr_always_inline unsigned
+lr_ring_sp_enqueue_burst(struct lr_ring *r, void *const *objs, unsigned n,
+			 unsigned *free_space)
+{
+	return lr_ring_do_enqueue_(r, objs, n, 0, 1, free_space);
+}
+
+/** Enqueue all n objects or none in the ring's default mode; n or 0. */
+static __lr_always_inline unsigned
+lr_ring_enqueue_bulk(struct lr_ring *r, void *const *objs, unsigned n,
+		     unsigned *free_space)
+{
+	if (r->prod.single)
+		return lr_ring_do_enqueue_(r, objs, n, 1, 1, free_space);
+	return lr_ring_do_enqueue_(r, objs, n, 1, 0, free_space);
+}
+
+/** Enqueue up to n objects in the ring's default mode; how many. */
+static __lr_always_inline unsigned
+lr_ring_enqueue_burst(struct lr_ring *r, void *const *objs, unsigned n,
+		      unsigned *free_space)
+{
+	if (r->prod.single)
+		return lr_ring_do_enqueue_(r, objs, n, 0, 1, free_space);
+	return lr_ring_do_enqueue_(r, objs, n, 0, 0, free_space);
+}
+
+/** Enqueue one object, multi-producer safe; 0 or -ENOBUFS. */
+static __lr_always_inline int
+lr_ring_mp_enqueue(struct lr_ring *r, void *obj)
+{
+	return lr_ring_mp_enqueue_bulk(r, &obj, 1, NULL) ? 0 : -ENOBUFS;
+}
+
+/** Enqueue one object, single producer only; 0 or -ENOBUFS. */
+static __lr_always_inline int
+lr_ring_sp_enqueue(struct lr_ring *r, void *obj)
+{
+	return lr_ring_sp_enqueue_bulk(r, &obj, 1, NULL) ? 0 : -ENOBUFS;
+}
+
+/** Enqueue one object in the ring's default mode; 0 or -ENOBUFS. */
+static __lr_always_inline int
+lr_ring_enqueue(struct lr_ring *r, void *obj)
+{
+	return lr_ring_enqueue_bulk(r, &obj, 1, NULL) ? 0 : -ENOBUFS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Dequeue.                                                             */
+
+/** Dequeue exactly n objects or none, multi-consumer safe; n or 0. */
+static __lr_always_inline unsigned
+lr_ring_mc_dequeue_bulk(struct lr_ring *r, void **objs, unsigned n,
+			unsigned *available)
+{
+	return lr_ring_do_dequeue_(r, objs, n, 1, 0, available);
+}
+
+/** Dequeue exactly n objects or none, single consumer only; n or 0. */
+static __lr_always_inline unsigned
+lr_ring_sc_dequeue_bulk(struct lr_ring *r, void **objs, unsigned n,
+			unsigned *available)
+{
+	return lr_ring_do_dequeue_(r, objs, n, 1, 1, available);
+}
+
+/** Dequeue up to n objects, multi-consumer safe; how many were dequeued. */
+static __lr_always_inline unsigned
+lr_ring_mc_dequeue_burst(struct lr_ring *r, void **objs, unsigned n,
+			 unsigned *available)
+{
+	return lr_ring_do_dequeue_(r, objs, n, 0, 0, available);
+}
+
+/** Dequeue up to n objects, single consumer only; how many. */
+static __lr_always_inline unsigned
+lr_ring_sc_dequeue_burst(struct lr_ring *r, void **objs, unsigned n,
+			 unsigned *available)
+{
+	return lr_ring_do_dequeue_(r, objs, n, 0, 1, available);
+}
+
+/** Dequeue exactly n objects or none in the default mode; n or 0. */
+static __lr_always_inline unsigned
+lr_ring_dequeue_bulk(struct lr_ring *r, void **objs, unsigned n,
+		     unsigned *available)
+{
+	if (r->cons.single)
+		return lr_ring_do_dequeue_(r, objs, n, 1, 1, available);
+	return lr_ring_do_dequeue_(r, objs, n, 1, 0, available);
+}
+
+/** Dequeue up to n objects in the ring's default mode; how many. */
+static __lr_always_inline unsigned
+lr_ring_dequeue_burst(struct lr_ring *r, void **objs, unsigned n,
+		      unsigned *available)
+{
+	if (r->cons.single)
+		return lr_ring_do_dequeue_(r, objs, n, 0, 1, available);
+	return lr_ring_do_dequeue_(r, objs, n, 0, 0, available);
+}
+
+/** Dequeue one object, multi-consumer safe; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_ring_mc_dequeue(struct lr_ring *r, void **obj)
+{
+	return lr_ring_mc_dequeue_bulk(r, obj, 1, NULL) ? 0 : -ENOENT;
+}
+
+/** Dequeue one object, single consumer only; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_ring_sc_dequeue(struct lr_ring *r, void **obj)
+{
+	return lr_ring_sc_dequeue_bulk(r, obj, 1, NULL) ? 0 : -ENOENT;
+}
+
+/** Dequeue one object in the ring's default mode; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_ring_dequeue(struct lr_ring *r, void **obj)
+{
+	return lr_ring_dequeue_bulk(r, obj, 1, NULL) ? 0 : -ENOENT;
+}
+
+#endif /* LR_RING_H */
