@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_pagealloc.h - the page allocator: a buddy heap per NUMA node over the
+ * EAL's memory segments, per-lcore page lists in front of it, and a bulk
+ * API. Modelled on the Linux page allocator (mm/page_alloc.c).
+ *
+ * What it is
+ *   Memory is cut into base pages of LR_PAGE_SIZE bytes, each described by
+ *   a struct lr_page (one cache line at most). Blocks are 2^order
+ *   contiguous base pages, aligned to their size, order 0..LR_MAX_ORDER-1.
+ *   One zone per NUMA node keeps free blocks in free lists per order and
+ *   per migratetype; a block's buddy is found by flipping one bit of its
+ *   page index. Pageblocks (2 MiB worth of pages) carry a migratetype so
+ *   pinned (long-lived, DMA) and movable (short-lived) memory stay apart.
+ *   Each lcore owns, per zone, lists of free blocks of orders
+ *   0..LR_PCP_ORDERS-1 that it refills and drains `batch` blocks at a time
+ *   under the zone lock.
+ *
+ * Threading
+ *   Every call is thread-safe. An lcore (lr_lcore_id() < LR_MAX_LCORE)
+ *   allocates and frees orders 0..3 through its own lists without any lock
+ *   or atomic; a thread that is not an lcore goes to the zone under its
+ *   lock. A block may be freed on any thread (it goes to the freeing
+ *   lcore's list). lr_pagealloc_drain_lcore() of another lcore,
+ *   lr_pagealloc_validate() and lr_pagealloc_dump() must run at a
+ *   quiescent point: no lcore may be using its lists meanwhile.
+ *
+ * Cost on the hot path (default build, lcore, order < 4, no flags)
+ *   allocate: a thread-local load, a list pop, a byte store and a counter
+ *   increment; free: a range check, ONE branch over the descriptor's
+ *   state (flags, order, refcount, owner), the pageblock type load, a
+ *   list push and a counter increment. Every LR_PCP batch costs one zone
+ *   lock round trip. The debug build (-Dpagealloc_debug=true) checks every
+ *   page of every block and poisons free memory instead.
+ *
+ * Invariants (checked by lr_pagealloc_validate(), for every zone)
+ *   buddy + pcp + allocated + quarantined = zone pages
+ *     buddy:  sum over free lists of 2^order  (= the zone's free count)
+ *     pcp:    sum over lcores' lists of count * 2^order
+ *   every page belongs to exactly one block; a block is on at most one
+ *   list; a free block's page index is a multiple of 2^order and its buddy
+ *   is not free at the same order and type (it would have merged);
+ *   a free block's list type = the type of its pageblock.
+ *
+ * Error model
+ *   lr_alloc_pages() returns NULL and sets lr_errno (ENOMEM: no memory
+ *   above the watermark; EINVAL: bad order, node or flags). The bulk
+ *   allocator returns how many blocks it got (0 sets lr_errno). Frees
+ *   return nothing: a bad free (double free, foreign address, wrong order,
+ *   owned page, nonzero refcount) is logged at ERR naming the page and the
+ *   reason, and the allocator stays consistent (the page is refused or
+ *   quarantined, never reused). Other calls return 0 or a negative errno.
+ */
+#ifndef LR_PAGEALLOC_H
+#define LR_PAGEALLOC_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lr_common.h"
+#include "lr_errno.h"
+#include "lr_lcore.h"
+
+/** Bytes in a base page (4 KiB, or 64 KiB with -Dpage_shift=16). */
+#define LR_PAGE_SIZE (1UL << LR_PAGE_SHIFT)
+/** Number of block orders: blocks of 2^0 .. 2^(LR_MAX_ORDER-1) pages. */
+#define LR_MAX_ORDER 11
+/** Order of a pageblock: 2 MiB of base pages. */
+#define LR_PAGEBLOCK_ORDER (21 - LR_PAGE_SHIFT)
+/** Base pages per pageblock. */
+#define LR_PAGEBLOCK_PAGES (1UL << LR_PAGEBLOCK_ORDER)
+/** Orders 0 .. LR_PCP_ORDERS-1 have per-lcore lists. */
+#define LR_PCP_ORDERS 4
+
+/** What a pageblock holds; allocations of one type stay in its blocks. */
+enum lr_migratetype {
+	LR_MT_MOVABLE = 0, /**< short-lived, general allocations */
+	LR_MT_PINNED,      /**< long-lived memory, e.g. DMA buffers */
+	LR_MT_RESERVE,     /**< kept for LR_ALLOC_RESERVE requests */
+	LR_MT_TYPES,
+};
+
+#define LR_ALLOC_ZERO (1u << 0)     /**< zero the block */
+#define LR_ALLOC_RESERVE (1u << 1)  /**< may go below the min watermark */
+#define LR_ALLOC_THISNODE (1u << 2) /**< never fall back to another node */
+#define LR_ALLOC_PINNED (1u << 3)   /**< long-lived: LR_MT_PINNED blocks */
+#define LR_ALLOC_FLAGS_ALL 0xfu
+
+/* Page states, in lr_page.flags of a block's head page. Tail pages and
+ * the head of nothing have flags 0. */
+#define LR_PG_ALLOC 0x01 /**< allocated block */
+#define LR_PG_BUDDY 0x02 /**< free block on a zone's free list */
+#define LR_PG_PCP 0x04   /**< free block on an lcore's list */
+#define LR_PG_BAD 0x08   /**< quarantined: failed a check, never reused */
+
+/** The state word of a descriptor: compared in one go by the checks. */
+union lr_page_state {
+	struct {
+		uint8_t flags;    /**< LR_PG_* of a head page, 0 for a tail */
+		uint8_t mt;       /**< free list type of a LR_PG_BUDDY head */
+		uint8_t order;    /**< block order of a head page */
+		uint8_t node;     /**< node (zone) of the page, fixed */
+		int32_t refcount; /**< users' count; 0 when freed */
+	} s;
+	uint64_t word;
+};
+
+/**
+ * Page descriptor: one per base page, 64 bytes. Fields other than
+ * refcount and user belong to the allocator; read them only through the
+ * functions below.
+ */
+struct lr_page {
+	union lr_page_state st;
+	const void *owner;      /**< set by lr_page_set_owner() */
+	struct lr_page *next;   /**< list link */
+	struct lr_page *prev;   /**< list link (zone free lists) */
+	void *addr;             /**< first byte of the page */
+	uint64_t iova;          /**< its IOVA */
+	const char *owner_name; /**< owner's name, for reports */
+	uint32_t dbg;           /**< debug build: page holds poison */
+	uint32_t user;          /**< free for the block's current owner */
+};
+
+_Static_assert(sizeof(struct lr_page) == 64 &&
+		       sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
+	       "a page descriptor is 64 bytes, at most one cache line");
+
+/** A state word from its fields (folds to a constant). */
+static __lr_always_inline uint64_t
+lr_pa_mkstate(unsigned flags, unsigned mt, unsigned order, unsigned node)
+{
+	union lr_page_state st = { .s = { (uint8_t)flags, (uint8_t)mt,
+					  (uint8_t)order, (uint8_t)node, 0 } };
+
+	return st.word;
+}
+
+/** Per-lcore, per-zone, per-order list of free blocks. */
+struct lr_pa_pcp_list {
+	struct lr_page *head;
+	uint32_t count; /**< blocks on the list */
+	uint16_t high;  /**< drain when count goes above this */
+	uint16_t batch; /**< blocks moved per refill or drain */
+};
+
+/** Allocator counters; per lcore, summed by lr_pagealloc_stats_get(). */
+struct lr_pagealloc_stats {
+	uint64_t alloc[LR_MAX_ORDER]; /**< blocks handed out, by order */
+	uint64_t free[LR_MAX_ORDER];  /**< blocks given back, by order */
+	uint64_t refill;   /**< per-lcore list refills (zone lock taken) */
+	uint64_t drain;    /**< per-lcore list drains (zone lock taken) */
+	uint64_t fallback; /**< blocks taken from another migratetype */
+	uint64_t steal;    /**< pageblocks changed to the requested type */
+	uint64_t fail;     /**< allocations that got nothing */
+	uint64_t shrink;   /**< shrinker rounds run under pressure */
+	uint64_t bad;      /**< bad frees and bad pages reported */
+};
+
+/** What each lcore owns: its lists and counters (one cache-aligned slot). */
+struct lr_pa_lcore {
+	struct lr_pa_pcp_list list[LR_MAX_NUMA_NODES][LR_PCP_ORDERS];
+	int local_node; /**< zone used for LR_SOCKET_ID_ANY */
+	int node_set;   /**< local_node has been looked up */
+	struct lr_pagealloc_stats stats;
+} __lr_cache_aligned;
+
+/* Internal state the inline paths read; not for users. */
+extern struct lr_pa_lcore lr_pa_lcores[LR_MAX_LCORE];
+extern uintptr_t lr_pa_desc_base;  /* first descriptor */
+extern uintptr_t lr_pa_desc_bytes; /* extent of the descriptor area */
+extern uint8_t *lr_pa_pb_mt;       /* migratetype per pageblock */
+extern struct lr_page **lr_pa_chunk_dir[1u << 14];
+
+struct lr_page *__lr_alloc_pages_slow(int node, unsigned order,
+				      unsigned flags);
+void __lr_free_pages_slow(struct lr_page *page, unsigned order);
+void __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned order);
+
+/** Build the allocator now (it also builds itself on first use); 0 or -errno. */
+int lr_pagealloc_init(void);
+
+/**
+ * Allocate a block of 2^order pages on a node (LR_SOCKET_ID_ANY: the
+ * caller's), with LR_ALLOC_* flags. NULL + lr_errno on failure.
+ * Fast path: an lcore, order < LR_PCP_ORDERS, flags 0 or THISNODE.
+ */
+static inline struct lr_page *
+lr_alloc_pages(int node, unsigned order, unsigned flags)
+{
+	unsigned lcore = lr_lcore_id();
+
+	if (!LR_PAGEALLOC_DEBUG && lr_likely(lcore < LR_MAX_LCORE) &&
+	    lr_likely(order < LR_PCP_ORDERS) &&
+	    lr_likely((flags & ~LR_ALLOC_THISNODE) == 0)) {
+		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		unsigned nid = node == LR_SOCKET_ID_ANY ? (unsigned)pc->local_node
+							: (unsigned)node;
+
+		if (lr_likely(nid < LR_MAX_NUMA_NODES)) {
+			struct lr_pa_pcp_list *l = &pc->list[nid][order];
+			struct lr_page *p = l->head;
+
+			if (lr_likely(p != NULL)) {
+				l->head = p->next;
+				l->count--;
+				p->st.s.flags = LR_PG_ALLOC;
+				pc->stats.alloc[order]++;
+				return p;
+			}
+		}
+	}
+	return __lr_alloc_pages_slow(node, order, flags);
+}
+
+/** Allocate one order-0 page (see lr_alloc_pages()). */
+static inline struct lr_page *
+lr_alloc_page(int node, unsigned flags)
+{
+	return lr_alloc_pages(node, 0, flags);
+}
+
+/**
+ * Free a block of 2^order pages obtained from lr_alloc_pages() with the
+ * same order. Bad frees are logged and refused (see the error model).
+ */
+static inline void
+lr_free_pages(struct lr_page *page, unsigned order)
+{
+	unsigned lcore = lr_lcore_id();
+	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
+
+	if (!LR_PAGEALLOC_DEBUG && lr_likely(lcore < LR_MAX_LCORE) &&
+	    lr_likely(order < LR_PCP_ORDERS) &&
+	    lr_likely(off < lr_pa_desc_bytes &&
+		      (off & (sizeof(struct lr_page) - 1)) == 0)) {
+		/* One branch over flags, type, order, refcount, owner. */
+		uint64_t want = lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0);
+		uint64_t bad = ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^
+				want) |
+			       (uintptr_t)page->owner;
+		unsigned pb = (unsigned)(off >> (6 + LR_PAGEBLOCK_ORDER));
+
+		if (lr_likely(bad == 0) &&
+		    lr_likely(lr_pa_pb_mt[pb] == LR_MT_MOVABLE)) {
+			struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+			unsigned node = page->st.s.node;
+			struct lr_pa_pcp_list *l = &pc->list[node][order];
+
+			page->st.s.flags = LR_PG_PCP;
+			page->next = l->head;
+			l->head = page;
+			pc->stats.free[order]++;
+			if (lr_unlikely(++l->count > l->high))
+				__lr_pa_pcp_drain(lcore, node, order);
+			return;
+		}
+	}
+	__lr_free_pages_slow(page, order);
+}
+
+/** Free one order-0 page. */
+static inline void
+lr_free_page(struct lr_page *page)
+{
+	lr_free_pages(page, 0);
+}
+
+/**
+ * Allocate n blocks of one order into pages[]; returns how many it got
+ * (fewer when memory runs short; never blocks). n == 0 is an error.
+ */
+unsigned lr_alloc_pages_bulk(int node, unsigned order, unsigned flags,
+			     unsigned n, struct lr_page **pages);
+
+/** Free n blocks of one order; bad entries are reported and skipped. */
+void lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order);
+
+/** Address of the block's first byte. O(1). */
+static inline void *
+lr_page_address(const struct lr_page *page)
+{
+	return page->addr;
+}
+
+/** Descriptor of the page holding addr; NULL outside the heap. O(1). */
+static inline struct lr_page *
+lr_virt_to_page(const void *addr)
+{
+	uintptr_t a = (uintptr_t)addr;
+	struct lr_page **dir, *first;
+
+	if (lr_unlikely(a >> 48))
+		return NULL;
+	dir = lr_pa_chunk_dir[a >> 34];
+	if (dir == NULL)
+		return NULL;
+	first = dir[(a >> 21) & ((1u << 13) - 1)];
+	if (first == NULL)
+		return NULL;
+	return first + ((a & ((1UL << 21) - 1)) >> LR_PAGE_SHIFT);
+}
+
+/** IOVA of the page (the block's first byte for a head). O(1). */
+static inline uint64_t
+lr_page_iova(const struct lr_page *page)
+{
+	return page->iova;
+}
+
+/** NUMA node (zone) of the page. O(1). */
+static inline int
+lr_page_node(const struct lr_page *page)
+{
+	return page->st.s.node;
+}
+
+/** Migratetype of the pageblock holding the page. O(1). */
+static inline enum lr_migratetype
+lr_page_migratetype(const struct lr_page *page)
+{
+	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
+
+	return (enum lr_migratetype)lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
+}
+
+/**
+ * Tag an allocated block with its owner (e.g. a mempool); freeing it
+ * while the owner is set is refused with "page owned by pool <name>".
+ * Set owner NULL before freeing.
+ */
+void lr_page_set_owner(struct lr_page *page, const void *owner,
+		       const char *owner_name);
+
+/** Give lcore_id's listed blocks back to the zones (quiescent lcore). */
+void lr_pagealloc_drain_lcore(unsigned lcore_id);
+
+/** Check the invariants above; 0, or -EINVAL after logging what is wrong. */
+int lr_pagealloc_validate(void);
+
+/** Print statistics and each zone's free blocks per order and type. */
+void lr_pagealloc_dump(FILE *f);
+
+/** Sum every lcore's counters (and the non-lcore ones) into s. */
+void lr_pagealloc_stats_get(struct lr_pagealloc_stats *s);
+
+/** A zone's figures, in base pages unless said otherwise. */
+struct lr_pagealloc_zone_info {
+	int node;
+	unsigned long pages;    /**< pages the zone manages */
+	unsigned long free;     /**< pages on its free lists */
+	unsigned long pcp;      /**< pages on lcores' lists */
+	unsigned long bad;      /**< pages quarantined */
+	unsigned long wmark_min, wmark_low, wmark_high;
+	unsigned long reserve;  /**< pages in LR_MT_RESERVE pageblocks */
+	unsigned batch, high;   /**< order-0 per-lcore list batch and high */
+	unsigned long nr_free[LR_MAX_ORDER][LR_MT_TYPES]; /**< blocks */
+};
+
+/** Fill zi for node's zone; 0, or -ENODEV if the node has no zone. */
+int lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi);
+
+/** Number of zones (nodes with memory); builds the allocator if needed. */
+unsigned lr_pagealloc_zone_count(void);
+
+/**
+ * Register a shrinker: scan(arg, node, nr) is called, without any lock
+ * held, when a zone drops below its low watermark, and frees up to nr
+ * pages, returning how many it freed. Returns an id, or -ENOSPC.
+ */
+int lr_pagealloc_register_shrinker(
+	unsigned long (*scan)(void *arg, int node, unsigned long nr_pages),
+	void *arg);
+
+/** Remove a shrinker; 0 or -ENOENT. */
+int lr_pagealloc_unregister_shrinker(int id);
+
+/**
+ * For tests: carve the memory into nr fake NUMA nodes (distance
+ * 10 + 10 * |a - b|) when the allocator is next built. Call before first
+ * use or after lr_eal_cleanup(); 0, -EBUSY once built, -EINVAL.
+ */
+int lr_pagealloc_test_fake_nodes(unsigned nr);
+
+#endif /* LR_PAGEALLOC_H */

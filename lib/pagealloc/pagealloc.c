@@ -1,0 +1,1007 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The page allocator's zones: building them over the EAL's memory
+ * segments, the buddy free lists (split on allocation, merge on free),
+ * migratetype fallback and pageblock stealing, watermarks, shrinkers and
+ * the slow allocation path every fast-path miss ends in.
+ *
+ * Cost: a zone operation is O(MAX_ORDER) list operations under the zone
+ * lock; building is O(pages) once.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pagealloc_private.h"
+
+struct lr_pa_lcore lr_pa_lcores[LR_MAX_LCORE];
+uintptr_t lr_pa_desc_base;
+uintptr_t lr_pa_desc_bytes;
+static uint8_t pb_mt_none[1];
+uint8_t *lr_pa_pb_mt = pb_mt_none;
+struct lr_page **lr_pa_chunk_dir[1u << 14];
+
+struct pa_global pa = {
+	.init_lock = PTHREAD_MUTEX_INITIALIZER,
+	.shrink_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static __thread bool in_shrinker;
+
+#define CHUNK_SHIFT 21
+#define L2_BITS 13
+
+/* ---------------------------------------------------------------- locks */
+
+void
+pa_lock(struct pa_lock *l)
+{
+	for (;;) {
+		if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
+			return;
+		for (unsigned i = 0;
+		     atomic_load_explicit(&l->v, memory_order_relaxed); i++) {
+			if (i < 256) {
+				lr_pause();
+			} else {
+				/* The holder may be off its CPU (2 cores,
+				 * many threads): let it run. */
+				sched_yield();
+				i = 0;
+			}
+		}
+	}
+}
+
+void
+pa_unlock(struct pa_lock *l)
+{
+	atomic_store_explicit(&l->v, 0, memory_order_release);
+}
+
+/* ---------------------------------------------------------- statistics */
+
+struct lr_pagealloc_stats *
+pa_stats(void)
+{
+	unsigned lcore = lr_lcore_id();
+
+	return lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore].stats
+				    : &pa.shared_stats;
+}
+
+bool
+pa_stats_shared(const struct lr_pagealloc_stats *st)
+{
+	return st == &pa.shared_stats;
+}
+
+void
+pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
+{
+	if (pa_stats_shared(st))
+		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
+	else
+		*field += v;
+}
+
+/* ---------------------------------------------------------- free lists */
+
+static inline void
+fl_add(struct zone *z, struct lr_page *p, unsigned order, unsigned mt)
+{
+	struct free_area *a = &z->area[order];
+
+	p->st.word = lr_pa_mkstate(LR_PG_BUDDY, mt, order, (unsigned)z->node);
+	p->prev = NULL;
+	p->next = a->head[mt];
+	if (p->next != NULL)
+		p->next->prev = p;
+	a->head[mt] = p;
+	a->nr[mt]++;
+}
+
+static inline void
+fl_del(struct zone *z, struct lr_page *p, unsigned order, unsigned mt)
+{
+	struct free_area *a = &z->area[order];
+
+	if (p->prev != NULL)
+		p->prev->next = p->next;
+	else
+		a->head[mt] = p->next;
+	if (p->next != NULL)
+		p->next->prev = p->prev;
+	a->nr[mt]--;
+}
+
+/* Keep the first 2^low pages of the 2^high block at page; give the upper
+ * halves back to the mt lists (the kernel's expand()). */
+static inline void
+expand(struct zone *z, struct lr_page *page, unsigned low, unsigned high,
+       unsigned mt)
+{
+	while (high > low) {
+		high--;
+		fl_add(z, page + (1UL << high), high, mt);
+	}
+}
+
+static struct lr_page *
+rmqueue_smallest(struct zone *z, unsigned order, unsigned mt)
+{
+	for (unsigned o = order; o < MAX_ORDER; o++) {
+		struct lr_page *p = z->area[o].head[mt];
+
+		if (p == NULL)
+			continue;
+		fl_del(z, p, o, mt);
+		expand(z, p, order, o, mt);
+		return p;
+	}
+	return NULL;
+}
+
+/* Change the type of the pageblock holding page to mt and move its free
+ * blocks onto mt's lists, keeping "list type = pageblock type". */
+static void
+steal_pageblock(struct zone *z, struct lr_page *page, unsigned mt)
+{
+	size_t idx = page_index(page) & ~(size_t)(PB_PAGES - 1);
+	struct lr_page *start = (struct lr_page *)(lr_pa_desc_base +
+						   (idx << DESC_SHIFT));
+	unsigned old = lr_pa_pb_mt[idx >> PB_ORDER];
+
+	for (size_t i = 0; i < PB_PAGES;) {
+		struct lr_page *q = start + i;
+		unsigned o = q->st.s.order;
+
+		switch (q->st.s.flags) {
+		case LR_PG_BUDDY:
+			fl_del(z, q, o, old);
+			fl_add(z, q, o, mt);
+			i += 1UL << o;
+			break;
+		case LR_PG_ALLOC:
+		case LR_PG_PCP:
+		case LR_PG_BAD:
+			i += 1UL << o;
+			break;
+		default:
+			i++;
+			break;
+		}
+	}
+	lr_pa_pb_mt[idx >> PB_ORDER] = (uint8_t)mt;
+}
+
+/* Take a block from another type's lists, largest first, stealing whole
+ * pageblocks when the block is large (or the request pinned) so the types
+ * don't fragment each other. */
+static struct lr_page *
+rmqueue_fallback(struct zone *z, unsigned order, unsigned mt,
+		 struct lr_pagealloc_stats *st)
+{
+	unsigned other = mt == LR_MT_MOVABLE ? LR_MT_PINNED : LR_MT_MOVABLE;
+
+	for (int o = MAX_ORDER - 1; o >= (int)order; o--) {
+		struct lr_page *p = z->area[o].head[other];
+
+		if (p == NULL)
+			continue;
+		pa_stat_add(st, &st->fallback, 1);
+		if (o >= PB_ORDER) {
+			size_t pb = page_index(p) >> PB_ORDER;
+
+			fl_del(z, p, (unsigned)o, other);
+			for (size_t i = 0; i < 1UL << (o - PB_ORDER); i++)
+				lr_pa_pb_mt[pb + i] = (uint8_t)mt;
+			pa_stat_add(st, &st->steal, 1UL << (o - PB_ORDER));
+			expand(z, p, order, (unsigned)o, mt);
+			return p;
+		}
+		if (mt == LR_MT_PINNED || o >= PB_ORDER / 2) {
+			steal_pageblock(z, p, mt);
+			pa_stat_add(st, &st->steal, 1);
+			return rmqueue_smallest(z, order, mt);
+		}
+		fl_del(z, p, (unsigned)o, other);
+		expand(z, p, order, (unsigned)o, other);
+		return p;
+	}
+	return NULL;
+}
+
+struct lr_page *
+pa_rmqueue(struct zone *z, unsigned order, unsigned mt, bool reserve,
+	   struct lr_pagealloc_stats *st)
+{
+	struct lr_page *p = rmqueue_smallest(z, order, mt);
+
+	if (p == NULL)
+		p = rmqueue_fallback(z, order, mt, st);
+	if (p == NULL && reserve)
+		p = rmqueue_smallest(z, order, LR_MT_RESERVE);
+	if (p != NULL)
+		z->free_pages -= 1UL << order;
+	return p;
+}
+
+/* Give a checked block back to its zone's lists, merging with its buddy
+ * as long as the buddy is free at the same order and type (the kernel's
+ * __free_one_page()). Caller holds the zone lock. */
+void
+pa_free_one(struct zone *z, struct lr_page *page, unsigned order)
+{
+	unsigned mt = pb_mt(page);
+	unsigned node = (unsigned)z->node;
+	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
+
+	z->free_pages += 1UL << order;
+	while (order < MAX_ORDER - 1) {
+		struct lr_page *b = buddy_of(page, order);
+
+		if (b->st.word != lr_pa_mkstate(LR_PG_BUDDY, mt, order, node))
+			break;
+		fl_del(z, b, order, mt);
+		if (b < page) {
+			page->st.word = tail;
+			page = b;
+		} else {
+			b->st.word = tail;
+		}
+		order++;
+	}
+	fl_add(z, page, order, mt);
+}
+
+bool
+pa_wmark_ok(const struct zone *z, unsigned long pages, int mark, bool reserve)
+{
+	if (reserve || mark == WMARK_NONE)
+		return z->free_pages >= pages;
+	return z->free_pages >= pages + z->wmark[mark];
+}
+
+/* ------------------------------------------------------------ building */
+
+static int
+node_distance(int a, int b)
+{
+	if (pa.fake_nodes > 1)
+		return a == b ? 10 : 10 + 10 * abs(a - b);
+	return lr_numa_distance(a, b);
+}
+
+static void
+build_zonelists(void)
+{
+	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
+		unsigned len = 0;
+
+		for (int z = 0; z < LR_MAX_NUMA_NODES; z++)
+			if (pa.zones[z].present)
+				pa.zonelist[n][len++] = (uint8_t)z;
+		/* insertion sort by distance, then node id */
+		for (unsigned i = 1; i < len; i++) {
+			uint8_t v = pa.zonelist[n][i];
+			unsigned j = i;
+
+			while (j > 0 && node_distance(n, pa.zonelist[n][j - 1]) >
+						node_distance(n, v)) {
+				pa.zonelist[n][j] = pa.zonelist[n][j - 1];
+				j--;
+			}
+			pa.zonelist[n][j] = v;
+		}
+		pa.zonelist_len[n] = (uint8_t)len;
+	}
+}
+
+static void
+zone_setup(struct zone *z)
+{
+	unsigned long pages = z->pages;
+	unsigned long pbs = pages / PB_PAGES;
+	unsigned long batch;
+
+	/* The min watermark is the reserve: the RESERVE pageblocks (about
+	 * 1/128 of the zone, at most a quarter of it). Below min only
+	 * LR_ALLOC_RESERVE requests succeed. */
+	unsigned long rpb = (pages / 128 + PB_PAGES - 1) / PB_PAGES;
+
+	if (rpb > pbs / 4)
+		rpb = pbs / 4;
+	z->reserve_pages = rpb * PB_PAGES;
+	z->wmark[WMARK_MIN] = z->reserve_pages;
+	z->wmark[WMARK_LOW] = z->reserve_pages + pages / 64;
+	z->wmark[WMARK_HIGH] = z->reserve_pages + pages / 32;
+	/* Per-lcore lists: about 1/1024 of the zone per batch (a power of
+	 * two, 4..64 pages), high = 6 batches, as the kernel sizes them. */
+	batch = pages >> 10;
+	batch = batch < 4 ? 4 : batch > 64 ? 64 : batch;
+	z->batch = 1u << lr_log2_u64(batch);
+	z->high = 6 * z->batch;
+}
+
+/* Build the lists of free blocks of a run of pages whose pageblocks all
+ * have type mt: the largest aligned blocks that fit. */
+static void
+carve(struct zone *z, struct lr_page *first, size_t npages, unsigned mt)
+{
+	size_t idx = page_index(first), end = idx + npages;
+
+	while (idx < end) {
+		unsigned o = MAX_ORDER - 1;
+
+		while ((idx & ((1UL << o) - 1)) != 0 || idx + (1UL << o) > end)
+			o--;
+		fl_add(z, (struct lr_page *)(lr_pa_desc_base +
+					     (idx << DESC_SHIFT)),
+		       o, mt);
+		z->free_pages += 1UL << o;
+		idx += 1UL << o;
+	}
+}
+
+static void
+free_span_memory(struct span *s)
+{
+	struct zone *z = &pa.zones[s->node];
+	size_t pb0 = page_index(s->desc) >> PB_ORDER;
+	size_t npb = s->npages / PB_PAGES;
+
+	for (size_t i = 0; i < npb;) {
+		unsigned mt = lr_pa_pb_mt[pb0 + i];
+		size_t j = i;
+
+		while (j < npb && lr_pa_pb_mt[pb0 + j] == mt)
+			j++;
+		carve(z, s->desc + i * PB_PAGES, (j - i) * PB_PAGES, mt);
+		i = j;
+	}
+}
+
+static int
+chunk_map(uintptr_t addr, struct lr_page *desc)
+{
+	size_t top = addr >> (CHUNK_SHIFT + L2_BITS);
+
+	if ((addr >> 48) != 0)
+		return -EINVAL;
+	if (lr_pa_chunk_dir[top] == NULL) {
+		lr_pa_chunk_dir[top] = calloc(1u << L2_BITS, sizeof(void *));
+		if (lr_pa_chunk_dir[top] == NULL)
+			return -ENOMEM;
+	}
+	lr_pa_chunk_dir[top][(addr >> CHUNK_SHIFT) & ((1u << L2_BITS) - 1)] =
+		desc;
+	return 0;
+}
+
+static void
+chunk_unmap_all(void)
+{
+	for (size_t i = 0; i < LR_DIM(lr_pa_chunk_dir); i++) {
+		free(lr_pa_chunk_dir[i]);
+		lr_pa_chunk_dir[i] = NULL;
+	}
+}
+
+static void pa_reset(void);
+
+struct range {
+	uintptr_t a, e;
+	size_t desc;
+	const struct lr_memseg *seg;
+};
+
+/* Cut the usable ranges into spans, one node each. */
+static int
+make_spans(struct range *r, unsigned nr)
+{
+	size_t total_pb = 0, quota = 0;
+	unsigned node = 0;
+
+	for (unsigned i = 0; i < nr; i++)
+		total_pb += (r[i].e - r[i].a) >> CHUNK_SHIFT;
+	if (pa.fake_nodes > 1)
+		quota = (total_pb + pa.fake_nodes - 1) / pa.fake_nodes;
+	pa.nr_spans = 0;
+	for (unsigned i = 0; i < nr; i++) {
+		uintptr_t a = r[i].a;
+
+		while (a < r[i].e) {
+			uintptr_t e = r[i].e;
+			int nid;
+
+			if (pa.fake_nodes > 1) {
+				size_t left = quota;
+
+				if ((e - a) >> CHUNK_SHIFT > left)
+					e = a + (left << CHUNK_SHIFT);
+				nid = (int)node;
+				quota -= (e - a) >> CHUNK_SHIFT;
+				if (quota == 0 && node + 1 < pa.fake_nodes) {
+					node++;
+					quota = (total_pb + pa.fake_nodes - 1) /
+						pa.fake_nodes;
+				}
+			} else {
+				nid = r[i].seg->socket_id;
+				if (nid < 0 || nid >= LR_MAX_NUMA_NODES)
+					nid = 0;
+			}
+			if (pa.nr_spans == MAX_SPANS)
+				return -ENOSPC;
+			struct span *s = &pa.spans[pa.nr_spans++];
+
+			s->addr = a;
+			s->npages = (e - a) >> LR_PAGE_SHIFT;
+			s->desc = (struct lr_page *)(lr_pa_desc_base +
+						     ((r[i].desc +
+						       ((a - r[i].a) >>
+							LR_PAGE_SHIFT))
+						      << DESC_SHIFT));
+			s->node = nid;
+			a = e;
+		}
+	}
+	return 0;
+}
+
+static void
+init_span_pages(struct span *s, const struct lr_memseg *seg)
+{
+	struct zone *z = &pa.zones[s->node];
+	uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)s->node);
+
+	for (size_t i = 0; i < s->npages; i++) {
+		struct lr_page *p = &s->desc[i];
+		void *addr = (void *)(s->addr + (i << LR_PAGE_SHIFT));
+
+		p->st.word = tail;
+		p->addr = addr;
+		p->iova = lr_memseg_iova(seg, addr);
+	}
+	z->present = true;
+	z->node = s->node;
+	z->pages += s->npages;
+}
+
+static int
+build(void)
+{
+	unsigned nseg = lr_memseg_count(), nr = 0;
+	struct range *r;
+	size_t ndesc = 0, bytes;
+	void *raw;
+	int rc;
+
+	if (nseg == 0) {
+		if (lr_memseg_reserve(lr_default_heap_size(),
+				      LR_SOCKET_ID_ANY) == NULL) {
+			LR_LOG(ERR, PAGEALLOC,
+			       "cannot reserve the default heap of %zu MB: %s\n",
+			       lr_default_heap_size() >> 20,
+			       lr_strerror(lr_errno));
+			return -ENOMEM;
+		}
+		nseg = lr_memseg_count();
+	}
+	r = calloc(nseg, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < nseg; i++) {
+		const struct lr_memseg *s = lr_memseg_get(i);
+		uintptr_t a = LR_ALIGN_CEIL((uintptr_t)s->addr, 1UL << CHUNK_SHIFT);
+		uintptr_t e = LR_ALIGN_FLOOR((uintptr_t)s->addr + s->len,
+					     1UL << CHUNK_SHIFT);
+
+		if (e <= a)
+			continue;
+		if (a != (uintptr_t)s->addr || e != (uintptr_t)s->addr + s->len)
+			LR_LOG(NOTICE, PAGEALLOC,
+			       "memseg %u: using the 2 MiB aligned part %#lx-%#lx\n",
+			       i, (unsigned long)a, (unsigned long)e);
+		r[nr].a = a;
+		r[nr].e = e;
+		r[nr].seg = s;
+		/* A fresh max-order window, index congruent to the frame
+		 * number: index alignment = address alignment. */
+		r[nr].desc = LR_ALIGN_CEIL(ndesc, MAX_BLOCK_PAGES) +
+			     ((a >> LR_PAGE_SHIFT) & (MAX_BLOCK_PAGES - 1));
+		ndesc = r[nr].desc + ((e - a) >> LR_PAGE_SHIFT);
+		nr++;
+	}
+	if (nr == 0) {
+		LR_LOG(ERR, PAGEALLOC,
+		       "no memory segment holds a whole 2 MiB chunk\n");
+		rc = -ENOMEM;
+		goto free_ranges;
+	}
+	ndesc = LR_ALIGN_CEIL(ndesc, MAX_BLOCK_PAGES);
+	bytes = ndesc * sizeof(struct lr_page);
+	raw = mmap(NULL, bytes + (2UL << 20), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (raw == MAP_FAILED) {
+		LR_LOG(ERR, PAGEALLOC,
+		       "cannot map %zu KB of page descriptors: %s\n",
+		       bytes >> 10, strerror(errno));
+		rc = -ENOMEM;
+		goto free_ranges;
+	}
+	pa.desc_map = raw;
+	pa.desc_map_len = bytes + (2UL << 20);
+	pa.nr_desc = ndesc;
+	lr_pa_desc_base = LR_ALIGN_CEIL((uintptr_t)raw, 2UL << 20);
+	lr_pa_pb_mt = calloc(ndesc >> PB_ORDER, 1);
+	if (lr_pa_pb_mt == NULL) {
+		rc = -ENOMEM;
+		goto unmap_desc;
+	}
+	rc = make_spans(r, nr);
+	if (rc < 0) {
+		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n", MAX_SPANS);
+		goto unmap_desc;
+	}
+	for (unsigned i = 0, k = 0; i < pa.nr_spans; i++) {
+		struct span *s = &pa.spans[i];
+
+		while (!(s->addr >= r[k].a && s->addr < r[k].e))
+			k++;
+		init_span_pages(s, r[k].seg);
+		for (size_t c = 0; c < s->npages; c += PB_PAGES) {
+			rc = chunk_map(s->addr + (c << LR_PAGE_SHIFT),
+				       &s->desc[c]);
+			if (rc < 0) {
+				LR_LOG(ERR, PAGEALLOC,
+				       "cannot index memory at %#lx\n",
+				       (unsigned long)s->addr);
+				goto unmap_desc;
+			}
+		}
+	}
+	pa.nr_zones = 0;
+	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
+		struct zone *z = &pa.zones[n];
+
+		if (!z->present)
+			continue;
+		pa.nr_zones++;
+		zone_setup(z);
+		/* The zone's last pageblocks become its reserve. */
+		unsigned long left = z->reserve_pages / PB_PAGES;
+
+		for (unsigned i = pa.nr_spans; i-- > 0 && left > 0;) {
+			struct span *s = &pa.spans[i];
+			size_t pb0 = page_index(s->desc) >> PB_ORDER;
+			size_t npb = s->npages / PB_PAGES;
+
+			if (s->node != n)
+				continue;
+			while (npb > 0 && left > 0) {
+				lr_pa_pb_mt[pb0 + --npb] = LR_MT_RESERVE;
+				left--;
+			}
+		}
+	}
+	for (unsigned i = 0; i < pa.nr_spans; i++)
+		free_span_memory(&pa.spans[i]);
+	build_zonelists();
+	lr_pa_desc_bytes = bytes;
+	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
+		pa_pcp_init_lcore(&lr_pa_lcores[l]);
+	free(r);
+	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n",
+	       pa.nr_zones, pa.nr_zones > 1 ? "s" : "",
+	       (size_t)(pa.zones[0].pages), LR_PAGE_SIZE >> 10);
+	return 0;
+
+unmap_desc:
+	pa_reset();
+free_ranges:
+	free(r);
+	return rc;
+}
+
+/* Forget everything: lr_eal_cleanup() is about to unmap the memory. */
+static void
+pa_reset(void)
+{
+	chunk_unmap_all();
+	if (pa.desc_map != NULL)
+		munmap(pa.desc_map, pa.desc_map_len);
+	pa.desc_map = NULL;
+	if (lr_pa_pb_mt != pb_mt_none)
+		free(lr_pa_pb_mt);
+	lr_pa_pb_mt = pb_mt_none;
+	lr_pa_desc_bytes = 0;
+	lr_pa_desc_base = 0;
+	memset(pa.zones, 0, sizeof(pa.zones));
+	memset(lr_pa_lcores, 0, sizeof(lr_pa_lcores));
+	memset(&pa.shared_stats, 0, sizeof(pa.shared_stats));
+	memset(pa.spans, 0, sizeof(pa.spans));
+	pa.nr_spans = 0;
+	pa.nr_zones = 0;
+	pa.nr_desc = 0;
+	pa.fake_nodes = 0;
+	pthread_mutex_lock(&pa.shrink_lock);
+	memset(pa.shrinkers, 0, sizeof(pa.shrinkers));
+	pthread_mutex_unlock(&pa.shrink_lock);
+}
+
+static void
+pa_on_eal_cleanup(void)
+{
+	pthread_mutex_lock(&pa.init_lock);
+	pa_reset();
+	atomic_store_explicit(&pa.ready, 0, memory_order_release);
+	pthread_mutex_unlock(&pa.init_lock);
+}
+
+int
+pa_ensure_init(void)
+{
+	static bool hooks;
+	int rc = 0;
+
+	if (lr_likely(atomic_load_explicit(&pa.ready, memory_order_acquire)))
+		return 0;
+	pthread_mutex_lock(&pa.init_lock);
+	if (!atomic_load_explicit(&pa.ready, memory_order_relaxed)) {
+		rc = build();
+		if (rc == 0) {
+			if (!hooks) {
+				lr_eal_on_cleanup(pa_on_eal_cleanup);
+				lr_lcore_on_release(pa_pcp_release_cb, NULL);
+				hooks = true;
+			}
+			atomic_store_explicit(&pa.ready, 1,
+					      memory_order_release);
+		}
+	}
+	pthread_mutex_unlock(&pa.init_lock);
+	if (rc < 0)
+		lr_errno = -rc;
+	return rc;
+}
+
+int
+lr_pagealloc_init(void)
+{
+	return pa_ensure_init();
+}
+
+unsigned
+lr_pagealloc_zone_count(void)
+{
+	return pa_ensure_init() == 0 ? pa.nr_zones : 0;
+}
+
+int
+lr_pagealloc_test_fake_nodes(unsigned nr)
+{
+	int rc = 0;
+
+	if (nr == 0 || nr > LR_MAX_NUMA_NODES) {
+		LR_LOG(ERR, PAGEALLOC, "fake nodes: %u not in 1..%d\n", nr,
+		       LR_MAX_NUMA_NODES);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&pa.init_lock);
+	if (atomic_load(&pa.ready))
+		rc = -EBUSY;
+	else
+		pa.fake_nodes = nr;
+	pthread_mutex_unlock(&pa.init_lock);
+	if (rc < 0)
+		LR_LOG(ERR, PAGEALLOC,
+		       "fake nodes: the allocator is already built\n");
+	return rc;
+}
+
+/* ------------------------------------------------------------ shrinkers */
+
+int
+lr_pagealloc_register_shrinker(
+	unsigned long (*scan)(void *arg, int node, unsigned long nr_pages),
+	void *arg)
+{
+	int id = -ENOSPC;
+
+	if (scan == NULL) {
+		LR_LOG(ERR, PAGEALLOC, "register shrinker: NULL function\n");
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&pa.shrink_lock);
+	for (int i = 0; i < MAX_SHRINKERS; i++) {
+		if (!pa.shrinkers[i].used) {
+			pa.shrinkers[i].scan = scan;
+			pa.shrinkers[i].arg = arg;
+			pa.shrinkers[i].used = true;
+			id = i;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pa.shrink_lock);
+	if (id < 0)
+		LR_LOG(ERR, PAGEALLOC, "register shrinker: all %d slots used\n",
+		       MAX_SHRINKERS);
+	return id;
+}
+
+int
+lr_pagealloc_unregister_shrinker(int id)
+{
+	int rc = -ENOENT;
+
+	if (id < 0 || id >= MAX_SHRINKERS)
+		return -ENOENT;
+	pthread_mutex_lock(&pa.shrink_lock);
+	if (pa.shrinkers[id].used) {
+		memset(&pa.shrinkers[id], 0, sizeof(pa.shrinkers[id]));
+		rc = 0;
+	}
+	pthread_mutex_unlock(&pa.shrink_lock);
+	return rc;
+}
+
+/* Ask every shrinker for pages; they run without any lock of ours held
+ * and free through the ordinary paths. Returns pages freed. */
+static unsigned long
+run_shrinkers(int node, unsigned long nr, struct lr_pagealloc_stats *st)
+{
+	struct shrinker list[MAX_SHRINKERS];
+	unsigned n = 0;
+	unsigned long freed = 0;
+
+	if (in_shrinker)
+		return 0;
+	pthread_mutex_lock(&pa.shrink_lock);
+	for (int i = 0; i < MAX_SHRINKERS; i++)
+		if (pa.shrinkers[i].used)
+			list[n++] = pa.shrinkers[i];
+	pthread_mutex_unlock(&pa.shrink_lock);
+	if (n == 0)
+		return 0;
+	pa_stat_add(st, &st->shrink, 1);
+	in_shrinker = true;
+	for (unsigned i = 0; i < n && freed < nr; i++)
+		freed += list[i].scan(list[i].arg, node, nr - freed);
+	in_shrinker = false;
+	return freed;
+}
+
+/* ---------------------------------------------------------- slow paths */
+
+int
+pa_local_node(void)
+{
+	unsigned lcore = lr_lcore_id();
+	int node;
+
+	if (lcore < LR_MAX_LCORE) {
+		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+
+		if (!pc->node_set)
+			pa_pcp_init_lcore(pc);
+		return pc->local_node;
+	}
+	node = lr_socket_id();
+	if (node < 0 || node >= LR_MAX_NUMA_NODES)
+		node = 0;
+	return pa.zonelist_len[node] ? pa.zonelist[node][0] : node;
+}
+
+/* Zone path: n blocks under one lock round trip. */
+static unsigned
+zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve,
+	  unsigned n, struct lr_page **out, int mark,
+	  struct lr_pagealloc_stats *st)
+{
+	unsigned got = 0;
+
+	pa_lock(&z->lock);
+	while (got < n && pa_wmark_ok(z, 1UL << order, mark, reserve)) {
+		struct lr_page *p = pa_rmqueue(z, order, mt, reserve, st);
+
+		if (p == NULL)
+			break;
+		if (lr_unlikely(((uint32_t)p->st.s.refcount |
+				 (uintptr_t)p->owner) != 0 ||
+				LR_PAGEALLOC_DEBUG) &&
+		    !pa_check_alloc(z, p, order, false))
+			continue;
+		p->st.word = lr_pa_mkstate(LR_PG_ALLOC, 0, order,
+					   (unsigned)z->node);
+		out[got++] = p;
+	}
+	pa_unlock(&z->lock);
+	return got;
+}
+
+static bool
+check_args(const char *who, int node, unsigned order, unsigned flags)
+{
+	if (lr_unlikely(order >= MAX_ORDER)) {
+		LR_LOG(ERR, PAGEALLOC, "%s: order %u above the maximum %d\n",
+		       who, order, MAX_ORDER - 1);
+		lr_errno = EINVAL;
+		return false;
+	}
+	if (lr_unlikely(node != LR_SOCKET_ID_ANY &&
+			(node < 0 || node >= LR_MAX_NUMA_NODES))) {
+		LR_LOG(ERR, PAGEALLOC, "%s: node %d does not exist\n", who,
+		       node);
+		lr_errno = EINVAL;
+		return false;
+	}
+	if (lr_unlikely(flags & ~LR_ALLOC_FLAGS_ALL)) {
+		LR_LOG(ERR, PAGEALLOC, "%s: unknown flags %#x\n", who,
+		       flags & ~LR_ALLOC_FLAGS_ALL);
+		lr_errno = EINVAL;
+		return false;
+	}
+	return pa_ensure_init() == 0;
+}
+
+unsigned
+pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
+		struct lr_page **out)
+{
+	unsigned lcore = lr_lcore_id();
+	struct lr_pa_lcore *pc =
+		lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
+	struct lr_pagealloc_stats *st = pc ? &pc->stats : &pa.shared_stats;
+	unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
+	bool reserve = (flags & LR_ALLOC_RESERVE) != 0;
+	bool use_pcp = pc != NULL && order < LR_PCP_ORDERS &&
+		       mt == LR_MT_MOVABLE && !reserve;
+	int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
+	const uint8_t *zl = pa.zonelist[nid];
+	unsigned nzl = pa.zonelist_len[nid], got = 0;
+
+	if (flags & LR_ALLOC_THISNODE)
+		nzl = (nzl > 0 && zl[0] == nid) ? 1 : 0;
+	for (int pass = 0; pass < 2 && got < n; pass++) {
+		int mark = pass == 0 ? WMARK_LOW : WMARK_MIN;
+
+		if (pass == 1 && nzl > 0) {
+			/* Ask for what is missing plus enough to bring the
+			 * nearest zone back to its high watermark. */
+			const struct zone *z0 = &pa.zones[zl[0]];
+			unsigned long nr = (unsigned long)(n - got) << order;
+
+			if (z0->free_pages < z0->wmark[WMARK_HIGH])
+				nr += z0->wmark[WMARK_HIGH] - z0->free_pages;
+			run_shrinkers(nid, nr, st);
+		}
+		for (unsigned i = 0; i < nzl && got < n; i++) {
+			struct zone *z = &pa.zones[zl[i]];
+
+			if (use_pcp)
+				got += pa_pcp_take(z, pc, order, n - got,
+						   out + got, mark);
+			else
+				got += zone_take(z, order, mt, reserve, n - got,
+						 out + got, mark, st);
+		}
+	}
+	for (unsigned i = 0; i < got; i++)
+		pa_prep_alloc(out[i], order, flags);
+	pa_stat_add(st, &st->alloc[order], got);
+	if (got == 0) {
+		pa_stat_add(st, &st->fail, 1);
+		lr_errno = ENOMEM;
+	}
+	return got;
+}
+
+struct lr_page *
+__lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
+{
+	struct lr_page *p;
+
+	if (!check_args("lr_alloc_pages", node, order, flags))
+		return NULL;
+	return pa_alloc_blocks(node, order, flags, 1, &p) ? p : NULL;
+}
+
+unsigned
+lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
+		    struct lr_page **pages)
+{
+	unsigned lcore = lr_lcore_id(), got = 0;
+
+	if (lr_unlikely(n == 0 || pages == NULL)) {
+		LR_LOG(ERR, PAGEALLOC, "lr_alloc_pages_bulk: %s\n",
+		       n == 0 ? "zero-sized bulk request (n = 0)"
+			      : "NULL array");
+		lr_errno = EINVAL;
+		return 0;
+	}
+	if (!LR_PAGEALLOC_DEBUG && lcore < LR_MAX_LCORE &&
+	    order < LR_PCP_ORDERS && (flags & ~LR_ALLOC_THISNODE) == 0) {
+		/* As the single fast path, one list pop per block. */
+		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		unsigned nid = node == LR_SOCKET_ID_ANY
+				       ? (unsigned)pc->local_node
+				       : (unsigned)node;
+
+		if (nid < LR_MAX_NUMA_NODES) {
+			struct lr_pa_pcp_list *l = &pc->list[nid][order];
+			struct lr_page *p = l->head;
+
+			while (got < n && p != NULL) {
+				p->st.s.flags = LR_PG_ALLOC;
+				pages[got++] = p;
+				p = p->next;
+			}
+			l->head = p;
+			l->count -= got;
+			pc->stats.alloc[order] += got;
+			if (got == n)
+				return n;
+		}
+	}
+	if (!check_args("lr_alloc_pages_bulk", node, order, flags))
+		return got;
+	got += pa_alloc_blocks(node, order, flags, n - got, pages + got);
+	if (got > 0)
+		lr_errno = 0;
+	return got;
+}
+
+/* Give back a block that passed its checks. */
+void
+pa_free_block(struct lr_page *page, unsigned order)
+{
+	unsigned lcore = lr_lcore_id();
+	struct lr_pagealloc_stats *st;
+
+	if (LR_PAGEALLOC_DEBUG)
+		pa_poison(page, order);
+	if (lcore < LR_MAX_LCORE && order < LR_PCP_ORDERS &&
+	    pb_mt(page) == LR_MT_MOVABLE) {
+		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		unsigned node = page->st.s.node;
+		struct lr_pa_pcp_list *l = &pc->list[node][order];
+
+		page->st.word = lr_pa_mkstate(LR_PG_PCP, 0, order, node);
+		page->next = l->head;
+		l->head = page;
+		pc->stats.free[order]++;
+		if (++l->count > l->high)
+			__lr_pa_pcp_drain(lcore, node, order);
+		return;
+	}
+	struct zone *z = page_zone(page);
+
+	pa_lock(&z->lock);
+	pa_free_one(z, page, order);
+	pa_unlock(&z->lock);
+	st = pa_stats();
+	pa_stat_add(st, &st->free[order], 1);
+}
+
+void
+__lr_free_pages_slow(struct lr_page *page, unsigned order)
+{
+	if (pa_check_free(page, order, "lr_free_pages"))
+		pa_free_block(page, order);
+}
+
+void
+lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
+{
+	if (lr_unlikely(n == 0 || pages == NULL)) {
+		LR_LOG(ERR, PAGEALLOC, "lr_free_pages_bulk: %s\n",
+		       n == 0 ? "zero-sized bulk free (n = 0)" : "NULL array");
+		return;
+	}
+	for (unsigned i = 0; i < n; i++)
+		lr_free_pages(pages[i], order);
+}

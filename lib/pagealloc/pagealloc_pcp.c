@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-lcore page lists (the kernel's per-cpu pages): each lcore owns, per
+ * zone, a LIFO list of free blocks for orders 0..LR_PCP_ORDERS-1. The
+ * inline paths in lr_pagealloc.h pop and push without lock or atomic; this
+ * file refills an empty list with `batch` blocks in one locked pass over
+ * the zone (the kernel's rmqueue_bulk) and drains `batch` blocks of a list
+ * above `high` in one locked pass (free_pcppages_bulk).
+ *
+ * Refill takes the largest block that fits the batch and splits it straight
+ * onto the list, so a batch of 64 pages costs one free-list removal plus
+ * 64 descriptor stores. The allocation-side check of the default build
+ * runs here, once per page moved onto the list.
+ */
+#include <string.h>
+
+#include "pagealloc_private.h"
+
+static inline void
+pcp_push(struct lr_pa_pcp_list *l, struct lr_page *p, unsigned order,
+	 unsigned node)
+{
+	p->st.word = lr_pa_mkstate(LR_PG_PCP, 0, order, node);
+	p->next = l->head;
+	l->head = p;
+	l->count++;
+}
+
+/* Move up to count blocks of one order from zone z onto list l while the
+ * zone stays above mark; returns blocks moved. */
+static unsigned
+refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
+       unsigned count, int mark, struct lr_pagealloc_stats *st)
+{
+	unsigned node = (unsigned)z->node, got = 0;
+	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
+	unsigned long avail;
+
+	pa_lock(&z->lock);
+	avail = z->free_pages > z->wmark[mark] ? z->free_pages - z->wmark[mark]
+					       : 0;
+	if ((avail >> order) < count)
+		count = (unsigned)(avail >> order);
+	while (got < count) {
+		unsigned want = count - got;
+		unsigned t = order + lr_log2_u64(want);
+		struct lr_page *b;
+
+		if (t >= MAX_ORDER)
+			t = MAX_ORDER - 1;
+		for (;; t--) {
+			b = pa_rmqueue(z, t, LR_MT_MOVABLE, false, st);
+			if (b != NULL || t == order)
+				break;
+		}
+		if (b == NULL)
+			break;
+		/* Split the 2^t block into 2^(t-order) blocks, pushed from
+		 * the top so the lowest address pops first. Every block
+		 * but the first was a tail: its whole state word must be
+		 * the tail state; the first keeps its old head state, only
+		 * its refcount and owner must be clear. */
+		unsigned nb = 1u << (t - order);
+
+		for (unsigned i = nb; i-- > 0;) {
+			struct lr_page *q = b + ((size_t)i << order);
+			uint64_t bad = (i ? q->st.word ^ tail
+					  : (uint32_t)q->st.s.refcount) |
+				       (uintptr_t)q->owner;
+
+			if (lr_unlikely(bad != 0 || LR_PAGEALLOC_DEBUG) &&
+			    !pa_check_alloc(z, q, order, i != 0))
+				continue;
+			pcp_push(l, q, order, node);
+			got++;
+		}
+	}
+	pa_unlock(&z->lock);
+	pa_stat_add(st, &st->refill, 1);
+	return got;
+}
+
+unsigned
+pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order,
+	    unsigned n, struct lr_page **out, int mark)
+{
+	struct lr_pa_pcp_list *l = &pc->list[z->node][order];
+	unsigned got = 0;
+
+	for (;;) {
+		while (got < n && l->head != NULL) {
+			struct lr_page *p = l->head;
+
+			l->head = p->next;
+			l->count--;
+			if (LR_PAGEALLOC_DEBUG) {
+				/* Every page on every allocation. */
+				bool ok;
+
+				pa_lock(&z->lock);
+				ok = pa_check_alloc(z, p, order, false);
+				pa_unlock(&z->lock);
+				if (!ok)
+					continue;
+			}
+			p->st.s.flags = LR_PG_ALLOC;
+			out[got++] = p;
+		}
+		if (got == n)
+			break;
+		unsigned want = n - got;
+
+		if (want < l->batch)
+			want = l->batch;
+		if (refill(z, l, order, want, mark, &pc->stats) == 0)
+			break;
+	}
+	return got;
+}
+
+/* Give count blocks of list l back to zone z in one locked pass. */
+void
+pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
+		  unsigned count)
+{
+	if (l->head == NULL || count == 0)
+		return;
+	pa_lock(&z->lock);
+	while (count-- > 0 && l->head != NULL) {
+		struct lr_page *p = l->head;
+
+		l->head = p->next;
+		l->count--;
+		pa_free_one(z, p, order);
+	}
+	pa_unlock(&z->lock);
+}
+
+void
+__lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned order)
+{
+	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+	struct lr_pa_pcp_list *l = &pc->list[node][order];
+
+	pa_pcp_drain_list(&pa.zones[node], l, order, l->batch);
+	pc->stats.drain++;
+}
+
+void
+lr_pagealloc_drain_lcore(unsigned lcore_id)
+{
+	if (lcore_id >= LR_MAX_LCORE) {
+		LR_LOG(ERR, PAGEALLOC, "drain: lcore %u does not exist\n",
+		       lcore_id);
+		return;
+	}
+	if (!atomic_load_explicit(&pa.ready, memory_order_acquire))
+		return;
+	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore_id];
+
+	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
+		if (!pa.zones[n].present)
+			continue;
+		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
+			struct lr_pa_pcp_list *l = &pc->list[n][o];
+
+			if (l->count == 0)
+				continue;
+			pa_pcp_drain_list(&pa.zones[n], l, o, l->count);
+			/* Counted on the drained lcore: its owner is idle. */
+			pc->stats.drain++;
+		}
+	}
+}
+
+/* Size the lists of one lcore from its zones and find its local zone. */
+void
+pa_pcp_init_lcore(struct lr_pa_lcore *pc)
+{
+	unsigned lcore = (unsigned)(pc - lr_pa_lcores);
+	int node = lr_lcore_is_enabled(lcore) ? lr_lcore_to_socket_id(lcore)
+					      : 0;
+
+	if (node < 0 || node >= LR_MAX_NUMA_NODES)
+		node = 0;
+	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
+		const struct zone *z = &pa.zones[n];
+
+		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
+			struct lr_pa_pcp_list *l = &pc->list[n][o];
+			unsigned batch = z->batch >> o, high = z->high >> o;
+
+			if (batch < 2)
+				batch = 2;
+			if (high < 2 * batch)
+				high = 2 * batch;
+			l->batch = (uint16_t)batch;
+			l->high = (uint16_t)high;
+		}
+	}
+	pc->local_node = pa.zonelist_len[node] ? pa.zonelist[node][0] : 0;
+	pc->node_set = lr_lcore_is_enabled(lcore);
+}
+
+/* A registered thread gives its lcore id back: its lists go back to the
+ * zones so the next owner of the id starts empty. */
+void
+pa_pcp_release_cb(unsigned lcore_id, void *arg)
+{
+	(void)arg;
+	lr_pagealloc_drain_lcore(lcore_id);
+	if (lcore_id < LR_MAX_LCORE)
+		lr_pa_lcores[lcore_id].node_set = 0;
+}

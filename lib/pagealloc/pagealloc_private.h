@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * State shared by the page allocator's source files; never installed.
+ *
+ * pagealloc.c        build/reset, zones, buddy lists, fallback and steal,
+ *                    the slow allocation path, shrinkers
+ * pagealloc_pcp.c    per-lcore lists: refill, drain, bulk API
+ * pagealloc_check.c  bad-page diagnosis, quarantine, poison, validate,
+ *                    statistics and dump
+ *
+ * Descriptor layout: all descriptors live in one mapping starting at
+ * lr_pa_desc_base (aligned to 64 KiB). A segment's descriptors start at an
+ * index congruent to its first page frame number modulo 2^(MAX_ORDER-1),
+ * at a fresh 2^(MAX_ORDER-1) window, so that
+ *   index alignment = address alignment, and
+ *   buddy(page, order) = page XOR (sizeof(struct lr_page) << order)
+ * always lands in mapped descriptors of the same segment or in zeroed
+ * padding (state 0: never a free buddy).
+ */
+#ifndef PAGEALLOC_PRIVATE_H
+#define PAGEALLOC_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "lr_eal.h"
+#include "lr_pagealloc.h"
+
+#define PB_ORDER LR_PAGEBLOCK_ORDER
+#define PB_PAGES LR_PAGEBLOCK_PAGES
+#define DESC_SHIFT 6
+#define MAX_ORDER LR_MAX_ORDER
+#define MAX_BLOCK_PAGES (1UL << (MAX_ORDER - 1))
+#define MAX_SPANS (2 * LR_MAX_MEMSEG)
+#define MAX_SHRINKERS 16
+#define POISON_BYTE 0x6b
+#define NODE_MASK_STATE lr_pa_mkstate(0, 0, 0, 0xff)
+
+/** A zone lock: test-and-set with a bounded spin, then yield. */
+struct pa_lock {
+	atomic_int v;
+};
+
+/** Free lists of one order. */
+struct free_area {
+	struct lr_page *head[LR_MT_TYPES];
+	unsigned long nr[LR_MT_TYPES]; /* blocks on each list */
+};
+
+/** One NUMA node's memory. */
+struct zone {
+	struct pa_lock lock;
+	bool present;
+	int node;
+	unsigned long pages;      /* managed */
+	unsigned long free_pages; /* on free lists */
+	unsigned long bad_pages;  /* quarantined */
+	unsigned long reserve_pages;
+	unsigned long wmark[3];   /* min, low, high */
+	unsigned batch, high;     /* order-0 per-lcore list sizes */
+	struct free_area area[MAX_ORDER];
+} __lr_cache_aligned;
+
+enum { WMARK_MIN, WMARK_LOW, WMARK_HIGH, WMARK_NONE };
+
+/** A run of pages of one segment on one node. */
+struct span {
+	uintptr_t addr;
+	size_t npages;
+	struct lr_page *desc;
+	int node;
+};
+
+struct shrinker {
+	unsigned long (*scan)(void *arg, int node, unsigned long nr);
+	void *arg;
+	bool used;
+};
+
+/** Everything the allocator owns. */
+struct pa_global {
+	atomic_int ready;          /* zones are built */
+	pthread_mutex_t init_lock;
+	unsigned fake_nodes;       /* test option, 0 = real topology */
+	struct zone zones[LR_MAX_NUMA_NODES];
+	unsigned nr_zones;
+	/* zonelist[n]: zones by distance from node n */
+	uint8_t zonelist[LR_MAX_NUMA_NODES][LR_MAX_NUMA_NODES];
+	uint8_t zonelist_len[LR_MAX_NUMA_NODES];
+	struct span spans[MAX_SPANS];
+	unsigned nr_spans;
+	void *desc_map;
+	size_t desc_map_len;
+	size_t nr_desc;
+	pthread_mutex_t shrink_lock;
+	struct shrinker shrinkers[MAX_SHRINKERS];
+	struct lr_pagealloc_stats shared_stats; /* non-lcore threads, atomics */
+};
+
+extern struct pa_global pa;
+
+static inline size_t
+page_index(const struct lr_page *p)
+{
+	return ((uintptr_t)p - lr_pa_desc_base) >> DESC_SHIFT;
+}
+
+static inline struct lr_page *
+buddy_of(const struct lr_page *p, unsigned order)
+{
+	return (struct lr_page *)((uintptr_t)p ^
+				  ((uintptr_t)sizeof(struct lr_page) << order));
+}
+
+static inline unsigned
+pb_mt(const struct lr_page *p)
+{
+	return lr_pa_pb_mt[page_index(p) >> PB_ORDER];
+}
+
+static inline bool
+desc_in_range(const struct lr_page *p)
+{
+	uintptr_t off = (uintptr_t)p - lr_pa_desc_base;
+
+	return off < lr_pa_desc_bytes &&
+	       (off & (sizeof(struct lr_page) - 1)) == 0;
+}
+
+static inline struct zone *
+page_zone(const struct lr_page *p)
+{
+	return &pa.zones[p->st.s.node];
+}
+
+/* pagealloc.c */
+void pa_lock(struct pa_lock *l);
+void pa_unlock(struct pa_lock *l);
+int pa_ensure_init(void);
+struct lr_pagealloc_stats *pa_stats(void);
+bool pa_stats_shared(const struct lr_pagealloc_stats *st);
+void pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v);
+struct lr_page *pa_rmqueue(struct zone *z, unsigned order, unsigned mt,
+			   bool reserve, struct lr_pagealloc_stats *st);
+void pa_free_one(struct zone *z, struct lr_page *page, unsigned order);
+bool pa_wmark_ok(const struct zone *z, unsigned long pages, int mark,
+		 bool reserve);
+int pa_local_node(void);
+unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags,
+			 unsigned n, struct lr_page **out);
+void pa_free_block(struct lr_page *page, unsigned order);
+
+/* pagealloc_pcp.c */
+unsigned pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order,
+		     unsigned n, struct lr_page **out, int mark);
+void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l,
+		       unsigned order, unsigned count);
+void pa_pcp_init_lcore(struct lr_pa_lcore *pc);
+void pa_pcp_release_cb(unsigned lcore_id, void *arg);
+
+/* pagealloc_check.c */
+bool pa_check_free(struct lr_page *page, unsigned order, const char *who);
+bool pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
+		    bool strict_head);
+void pa_quarantine(struct zone *z, struct lr_page *page, unsigned order);
+void pa_poison(struct lr_page *page, unsigned order);
+void pa_prep_alloc(struct lr_page *page, unsigned order, unsigned flags);
+
+#endif /* PAGEALLOC_PRIVATE_H */
