@@ -107,7 +107,8 @@ fgen_next(struct pg_txq *q, struct pg_fgen *g)
 
 	if (q->random)
 		return (uint64_t)(((unsigned __int128)rnd_next(&q->rnd) *
-				   g->span) >> 64);
+				   g->span) >>
+				  64);
 	i = g->cur;
 	if (++g->cur == g->span)
 		g->cur = 0;
@@ -342,9 +343,9 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 			own++;
 		len = build_one(q, m, now);
 		bytes += len;
-		q->next_fp += q->pkt_cost_fp +
-			      (uint64_t)(len + PG_FCS + PG_WIRE_GAP) *
-				      q->byte_cost_fp;
+		q->next_fp +=
+		    q->pkt_cost_fp +
+		    (uint64_t)(len + PG_FCS + PG_WIRE_GAP) * q->byte_cost_fp;
 		pkts[n++] = m;
 	}
 	q->nstash -= n;

@@ -32,10 +32,10 @@ struct pg_run pg;
 /* Per port: its role, its queues' counters, snapshots for rates. */
 struct port_info {
 	bool used, tx, rx;
-	uint16_t nq;        /* queues (rx = tx) */
-	uint16_t ntxq;      /* streams on it */
+	uint16_t nq;   /* queues (rx = tx) */
+	uint16_t ntxq; /* streams on it */
 	char name[LR_ETH_NAME_MAX_LEN];
-	struct pg_counters *cnt; /* [nq] */
+	struct pg_counters *cnt;   /* [nq] */
 	struct lr_eth_stats stats; /* at the end, before close */
 	uint64_t l_tx, l_txb, l_rx, l_rxb, l_drops; /* last live line */
 };
@@ -48,8 +48,8 @@ static unsigned ntxqs;
 static struct pg_tmpl *pcap_tmpl;
 static unsigned pcap_n;
 static _Atomic int sig_count;
-static uint64_t t_stop;      /* TSC when the run ended */
-static uint64_t last_print;  /* TSC of the last live line */
+static uint64_t t_stop;	    /* TSC when the run ended */
+static uint64_t last_print; /* TSC of the last live line */
 
 static void
 on_signal(int sig)
@@ -69,8 +69,7 @@ mac_u64(const struct lr_ether_addr *a)
 	return v;
 }
 
-static int __attribute__((format(printf, 1, 2)))
-fail(const char *fmt, ...)
+static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -90,7 +89,7 @@ select_ports(const struct pg_opts *o)
 	uint16_t p;
 
 	LR_ETH_FOREACH_DEV(p)
-		avail |= 1u << p;
+	avail |= 1u << p;
 	if (avail == 0)
 		return fail("no ports: create some with --vdev, e.g. "
 			    "--vdev net_null0 before the --");
@@ -100,8 +99,8 @@ select_ports(const struct pg_opts *o)
 	for (p = 0; p < LR_MAX_ETHPORTS; p++)
 		if ((use >> p & 1) && !(avail >> p & 1))
 			return fail("port %u: no such port (%u ports exist; "
-				    "create them with --vdev)", p,
-				    lr_eth_dev_count_avail());
+				    "create them with --vdev)",
+				    p, lr_eth_dev_count_avail());
 	tx = o->rx_only ? 0 : o->tx_ports ? o->tx_ports : use;
 	rx = o->tx_only ? 0 : o->rx_ports ? o->rx_ports : use;
 	if ((tx | rx) & ~use)
@@ -136,14 +135,14 @@ assign_queues(void)
 			plist[np++] = p;
 	if (lr_lcore_count() > 1) {
 		LR_LCORE_FOREACH_WORKER(l)
-			dp_lcores[n_dp++] = l;
+		dp_lcores[n_dp++] = l;
 	} else {
 		dp_lcores[n_dp++] = lr_get_main_lcore();
 	}
 	for (unsigned i = 0; i < n_dp; i++) {
-		lcores[dp_lcores[i]] = aligned_alloc(LR_CACHE_LINE_SIZE,
-			LR_ALIGN_CEIL(sizeof(struct pg_lcore),
-				      LR_CACHE_LINE_SIZE));
+		lcores[dp_lcores[i]] = aligned_alloc(
+		    LR_CACHE_LINE_SIZE,
+		    LR_ALIGN_CEIL(sizeof(struct pg_lcore), LR_CACHE_LINE_SIZE));
 		if (lcores[dp_lcores[i]] == NULL)
 			return fail("out of memory");
 		memset(lcores[dp_lcores[i]], 0, sizeof(struct pg_lcore));
@@ -159,15 +158,17 @@ assign_queues(void)
 
 		if (q >= LR_MAX_QUEUES_PER_PORT)
 			return fail("port %u: %u lcores need more than %d "
-				    "queues", p, n_dp, LR_MAX_QUEUES_PER_PORT);
+				    "queues",
+				    p, n_dp, LR_MAX_QUEUES_PER_PORT);
 		if (ports[p].tx) {
 			struct pg_txq *t;
 
 			if (ntxqs == PG_MAX_STREAMS)
 				return fail("more than %d streams",
 					    PG_MAX_STREAMS);
-			t = aligned_alloc(LR_CACHE_LINE_SIZE,
-				LR_ALIGN_CEIL(sizeof(*t), LR_CACHE_LINE_SIZE));
+			t = aligned_alloc(
+			    LR_CACHE_LINE_SIZE,
+			    LR_ALIGN_CEIL(sizeof(*t), LR_CACHE_LINE_SIZE));
 			if (t == NULL)
 				return fail("out of memory");
 			memset(t, 0, sizeof(*t));
@@ -225,7 +226,7 @@ setup_ports(const struct pg_opts *o)
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		struct port_info *pi = &ports[p];
 		struct lr_eth_dev_info info;
-		struct lr_eth_conf conf = { .promiscuous = 1 };
+		struct lr_eth_conf conf = {.promiscuous = 1};
 		unsigned rxd = o->nb_rxd, txd = o->nb_txd;
 		int rc;
 
@@ -235,11 +236,11 @@ setup_ports(const struct pg_opts *o)
 		if (rc < 0)
 			return fail("port %u: %s", p, lr_strerror(-rc));
 		if (pi->nq > info.max_rx_queues || pi->nq > info.max_tx_queues)
-			return fail("port %u (%s): %u lcores need %u queues, "
-				    "it has at most %u: use fewer lcores", p,
-				    pi->name, n_dp, pi->nq,
-				    LR_MIN(info.max_rx_queues,
-					   info.max_tx_queues));
+			return fail(
+			    "port %u (%s): %u lcores need %u queues, "
+			    "it has at most %u: use fewer lcores",
+			    p, pi->name, n_dp, pi->nq,
+			    LR_MIN(info.max_rx_queues, info.max_tx_queues));
 		if (info.max_rx_desc)
 			rxd = LR_MIN(LR_MAX(rxd, info.min_rx_desc),
 				     info.max_rx_desc);
@@ -256,13 +257,11 @@ setup_ports(const struct pg_opts *o)
 			return fail("port %u (%s): configure %u queues: %s", p,
 				    pi->name, pi->nq, lr_strerror(-rc));
 		for (uint16_t q = 0; q < pi->nq; q++) {
-			rc = lr_eth_rx_queue_setup(p, q, (uint16_t)rxd,
-						   info.socket_id, NULL,
-						   pg.pool);
+			rc = lr_eth_rx_queue_setup(
+			    p, q, (uint16_t)rxd, info.socket_id, NULL, pg.pool);
 			if (rc == 0)
-				rc = lr_eth_tx_queue_setup(p, q, (uint16_t)txd,
-							   info.socket_id,
-							   NULL);
+				rc = lr_eth_tx_queue_setup(
+				    p, q, (uint16_t)txd, info.socket_id, NULL);
 			if (rc < 0)
 				return fail("port %u (%s): queue %u: %s", p,
 					    pi->name, q, lr_strerror(-rc));
@@ -280,10 +279,10 @@ setup_ports(const struct pg_opts *o)
 
 		for (unsigned k = 0; k < lc->ntx; k++)
 			lc->tx[k]->cnt =
-				&ports[lc->tx[k]->port].cnt[lc->tx[k]->queue];
+			    &ports[lc->tx[k]->port].cnt[lc->tx[k]->queue];
 		for (unsigned k = 0; k < lc->nrx; k++)
 			lc->rx[k].cnt =
-				&ports[lc->rx[k].port].cnt[lc->rx[k].queue];
+			    &ports[lc->rx[k].port].cnt[lc->rx[k].queue];
 	}
 	return 0;
 }
@@ -327,18 +326,20 @@ setup_streams(const struct pg_opts *o)
 		default:
 			break;
 		}
-		q->pkt_cost_fp = pps > 0 ?
-			(uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5) : 0;
-		q->byte_cost_fp = bps > 0 ?
-			(uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5) :
-			0;
+		q->pkt_cost_fp =
+		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
+			    : 0;
+		q->byte_cost_fp =
+		    bps > 0
+			? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5)
+			: 0;
 		len0 = q->tmpl[0].len;
 		c1 = (double)q->pkt_cost_fp +
 		     (double)(len0 + PG_FCS + PG_WIRE_GAP) *
-			     (double)q->byte_cost_fp;
-		q->depth_fp = (uint64_t)LR_MAX(
-			c1 * o->burst,
-			o->bucket_ms / 1000 * hz * (1 << PG_FP_SHIFT));
+			 (double)q->byte_cost_fp;
+		q->depth_fp =
+		    (uint64_t)LR_MAX(c1 * o->burst, o->bucket_ms / 1000 * hz *
+							(1 << PG_FP_SHIFT));
 	}
 	for (unsigned i = 0; i < n_dp; i++) {
 		struct pg_lcore *lc = lcores[dp_lcores[i]];
@@ -353,24 +354,24 @@ setup_streams(const struct pg_opts *o)
 static double
 wire_gbps(uint64_t pkts, uint64_t bytes, double secs)
 {
-	return secs > 0 ? (double)(bytes + pkts * (PG_FCS + PG_WIRE_GAP)) *
-				  8 / secs / 1e9 : 0;
+	return secs > 0 ? (double)(bytes + pkts * (PG_FCS + PG_WIRE_GAP)) * 8 /
+			      secs / 1e9
+			: 0;
 }
 
 static void
-port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx,
-	  uint64_t *rxb)
+port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx, uint64_t *rxb)
 {
 	*tx = *txb = *rx = *rxb = 0;
 	for (uint16_t q = 0; q < ports[p].nq; q++) {
 		const struct pg_counters *c = &ports[p].cnt[q];
 
 		*tx += atomic_load_explicit(&c->tx_pkts, memory_order_relaxed);
-		*txb += atomic_load_explicit(&c->tx_bytes,
-					     memory_order_relaxed);
+		*txb +=
+		    atomic_load_explicit(&c->tx_bytes, memory_order_relaxed);
 		*rx += atomic_load_explicit(&c->rx_pkts, memory_order_relaxed);
-		*rxb += atomic_load_explicit(&c->rx_bytes,
-					     memory_order_relaxed);
+		*rxb +=
+		    atomic_load_explicit(&c->rx_bytes, memory_order_relaxed);
 	}
 }
 
@@ -434,7 +435,7 @@ control_loop(void)
 	const struct pg_opts *o = &pg.o;
 	bool have_rx = false, draining = false;
 	uint64_t drain_start = 0, drain = (uint64_t)o->drain_ms * pg.hz / 1000;
-	const struct timespec tick = { 0, 5 * 1000 * 1000 };
+	const struct timespec tick = {0, 5 * 1000 * 1000};
 
 	for (unsigned i = 0; i < n_dp; i++)
 		have_rx |= lcores[dp_lcores[i]]->nrx > 0;
@@ -490,8 +491,8 @@ drain_ports(void)
 		for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 			for (uint16_t q = 0; ports[p].used && q < ports[p].nq;
 			     q++) {
-				uint16_t n = lr_eth_rx_burst(p, q, pkts,
-							     PG_MAX_BURST);
+				uint16_t n =
+				    lr_eth_rx_burst(p, q, pkts, PG_MAX_BURST);
 
 				lr_pktmbuf_free_bulk(pkts, n);
 				got += n;
@@ -599,7 +600,8 @@ print_summary(const struct totals *t, unsigned leaked)
 	printf("rate: tx %.3f Mpps %.3f Gb/s, rx %.3f Mpps %.3f Gb/s (wire "
 	       "bits: frame + 4 FCS + 20 preamble/gap)\n",
 	       (double)t->tx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
-	       (double)t->rx / t->secs / 1e6, wire_gbps(t->rx, t->rxb, t->secs));
+	       (double)t->rx / t->secs / 1e6,
+	       wire_gbps(t->rx, t->rxb, t->secs));
 	printf("streams: %u; own frames sent %llu, received %llu (unique "
 	       "%llu), lost %llu, reordered %llu (of which below the window "
 	       "%llu), duplicates %llu\n",
@@ -608,7 +610,8 @@ print_summary(const struct totals *t, unsigned leaked)
 	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
 	       (unsigned long long)t->late, (unsigned long long)t->dup);
 	printf("datapath: %u lcore(s) ran %.3f s, on a CPU %.3f s (%.0f%%): "
-	       "%.3f Mpps tx per CPU-second\n", n_dp, t->wall_s, t->cpu_s,
+	       "%.3f Mpps tx per CPU-second\n",
+	       n_dp, t->wall_s, t->cpu_s,
 	       t->wall_s > 0 ? 100 * t->cpu_s / t->wall_s : 0,
 	       t->cpu_s > 0 ? (double)t->tx / t->cpu_s / 1e6 : 0);
 	if (t->tx_drop || t->tx_nombuf || t->foreign)
@@ -620,7 +623,7 @@ print_summary(const struct totals *t, unsigned leaked)
 	if (l->n == 0) {
 		printf("latency: no frames of ours came back\n");
 	} else {
-		uint64_t coarse[65] = { 0 };
+		uint64_t coarse[65] = {0};
 
 		printf("latency (us) over %llu frames: min %.3f avg %.3f max "
 		       "%.3f p50 %.3f p99 %.3f p99.9 %.3f\n",
@@ -632,8 +635,7 @@ print_summary(const struct totals *t, unsigned leaked)
 		for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
 			uint64_t lo = pg_lat_bucket_lo(b);
 
-			coarse[lo ? 64 - __builtin_clzll(lo) : 0] +=
-				l->hist[b];
+			coarse[lo ? 64 - __builtin_clzll(lo) : 0] += l->hist[b];
 		}
 		printf("latency histogram (us):\n");
 		for (unsigned e = 0; e < 65; e++) {
@@ -673,11 +675,10 @@ print_json(const struct totals *t, unsigned leaked)
 	       (unsigned long long)t->rx_own, (unsigned long long)t->tx_own,
 	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
 	       (unsigned long long)t->late, (unsigned long long)t->dup,
-	       (unsigned long long)t->tx_drop,
-	       (double)t->tx / t->secs / 1e6, (double)t->rx / t->secs / 1e6,
-	       wire_gbps(t->tx, t->txb, t->secs),
-	       wire_gbps(t->rx, t->rxb, t->secs), leaked, pg.nstreams,
-	       t->cpu_s, t->wall_s);
+	       (unsigned long long)t->tx_drop, (double)t->tx / t->secs / 1e6,
+	       (double)t->rx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
+	       wire_gbps(t->rx, t->rxb, t->secs), leaked, pg.nstreams, t->cpu_s,
+	       t->wall_s);
 	printf(" \"ports\": [");
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct port_info *pi = &ports[p];
@@ -713,12 +714,12 @@ print_json(const struct totals *t, unsigned leaked)
 	for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
 		if (l->hist[b] == 0)
 			continue;
-		printf("%s{\"lo\": %.4f, \"hi\": %.4f, \"count\": %llu}",
-		       first ? "" : ", ", us((double)pg_lat_bucket_lo(b)),
-		       us((double)(b + 1 < PG_LAT_BUCKETS ?
-					   pg_lat_bucket_lo(b + 1) :
-					   UINT64_MAX)),
-		       (unsigned long long)l->hist[b]);
+		printf(
+		    "%s{\"lo\": %.4f, \"hi\": %.4f, \"count\": %llu}",
+		    first ? "" : ", ", us((double)pg_lat_bucket_lo(b)),
+		    us((double)(b + 1 < PG_LAT_BUCKETS ? pg_lat_bucket_lo(b + 1)
+						       : UINT64_MAX)),
+		    (unsigned long long)l->hist[b]);
 		first = false;
 	}
 	printf("]}}\n");
@@ -740,8 +741,7 @@ print_final(const struct totals *t)
 	       (unsigned long long)t->reordered, (unsigned long long)t->dup,
 	       (double)t->tx / t->secs / 1e6, (double)t->rx / t->secs / 1e6,
 	       wire_gbps(t->tx, t->txb, t->secs),
-	       wire_gbps(t->rx, t->rxb, t->secs),
-	       have ? us((double)l->min) : 0,
+	       wire_gbps(t->rx, t->rxb, t->secs), have ? us((double)l->min) : 0,
 	       have ? us((double)l->sum / (double)l->n) : 0,
 	       have ? us(pg_lat_quantile(l, 0.5)) : 0,
 	       have ? us(pg_lat_quantile(l, 0.99)) : 0,
@@ -753,8 +753,8 @@ print_final(const struct totals *t)
 static void
 describe_run(const struct pg_opts *o)
 {
-	static const char *const rate_unit[] = { "max", "pps", "Mbit/s",
-						 "% of line rate" };
+	static const char *const rate_unit[] = {"max", "pps", "Mbit/s",
+						"% of line rate"};
 	unsigned np = 0;
 
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
@@ -846,8 +846,9 @@ main(int argc, char **argv)
 
 	/* Start. */
 	pg.t0 = lr_get_tsc_cycles();
-	pg.end_tsc = o->duration > 0 ?
-		pg.t0 + (uint64_t)(o->duration * (double)pg.hz) : 0;
+	pg.end_tsc = o->duration > 0
+			 ? pg.t0 + (uint64_t)(o->duration * (double)pg.hz)
+			 : 0;
 	atomic_store(&pg.go, 1);
 	if (dp_lcores[0] == lr_get_main_lcore()) {
 		if (pthread_create(&ctl, NULL, control_thread, NULL) != 0) {
@@ -861,9 +862,8 @@ main(int argc, char **argv)
 			pthread_join(ctl, NULL);
 	} else {
 		for (unsigned i = 0; i < n_dp; i++)
-			lr_eal_remote_launch(pg_lcore_loop,
-					     lcores[dp_lcores[i]],
-					     dp_lcores[i]);
+			lr_eal_remote_launch(
+			    pg_lcore_loop, lcores[dp_lcores[i]], dp_lcores[i]);
 		control_loop();
 		lr_eal_mp_wait_lcore();
 	}

@@ -16,58 +16,76 @@
 
 #define PROG "lr-pktgen"
 
+/* clang-format off: the usage text is laid out as printed. */
 void
 pg_usage(FILE *f, const char *prog)
 {
-	fprintf(f,
-"usage: %s [EAL options] -- [options]\n"
-"Generate Ethernet/IPv4/UDP traffic on linerate ports and measure what comes\n"
-"back (loss, reordering, duplicates, latency).\n"
-"\n"
-"Ports (ports come from --vdev EAL options):\n"
-"  --ports LIST          port ids to use, e.g. 0,1 or 0-3 (default: all)\n"
-"  -p, --portmask MASK   the same as a hex mask, e.g. 0x3\n"
-"  --tx-ports LIST       ports that transmit (default: all used ports)\n"
-"  --rx-ports LIST       ports that receive (default: all used ports)\n"
-"  --tx-only, --rx-only  transmit only / receive only\n"
-"Frames (sizes include the 4-byte FCS; --size 64 puts 60 bytes in an mbuf):\n"
-"  --size N | N-M        frame size, fixed or a range (default 64)\n"
-"  --size-step S         step through a size range by S (default 1)\n"
-"  --imix                sizes 64/570/1518 in the ratio 7:4:1\n"
-"  --src-mac M[-M]       source MAC (default: the port's address)\n"
-"  --dst-mac M[-M]       destination MAC (default 02:00:00:00:00:02)\n"
-"  --src-ip A[-A]        source IPv4 (default 10.0.0.1)\n"
-"  --dst-ip A[-A]        destination IPv4 (default 10.0.0.2)\n"
-"  --src-port N[-N]      UDP source port (default 1234)\n"
-"  --dst-port N[-N]      UDP destination port (default 5678)\n"
-"  --random              random values within ranges (default: increment)\n"
-"  --seed N              seed of --random (default 1)\n"
-"  --udp-cksum           correct UDP checksums (default 0 = none)\n"
-"  --pcap FILE           replay the frames of FILE, looped\n"
-"Rate (default: as fast as possible; wire size = frame + 20):\n"
-"  --rate-pps N          frames per second over all streams (k, M suffixes)\n"
-"  --rate-mbps N         Mbit/s on the wire over all streams\n"
-"  --rate-pct P          percent of --line-rate-gbps per transmitting port\n"
-"  --line-rate-gbps G    line rate for --rate-pct (default 10)\n"
-"  --burst N             frames per tx/rx burst (default 32, max %d)\n"
-"  --bucket-ms MS        rate credit kept after a stall (default 10)\n"
-"Limits:\n"
-"  --count N             frames to send in total (k, M, G suffixes)\n"
-"  --duration S          seconds to send\n"
-"  --drain-ms N          receive for N ms after sending ends (default 200)\n"
-"Output:\n"
-"  --quiet               no per-second lines\n"
-"  --json                summary as a JSON object\n"
-"  --capture FILE        write every received frame to a pcap file\n"
-"Resources:\n"
-"  --rxd N, --txd N      descriptors per queue (default 1024)\n"
-"  --mbufs N             mbufs in the pool (default: from queues)\n"
-"The last line is always 'pktgen total: tx=N rx=N ...'.\n",
-		prog, PG_MAX_BURST);
+	fprintf(
+	    f,
+	    "usage: %s [EAL options] -- [options]\n"
+	    "Generate Ethernet/IPv4/UDP traffic on linerate ports and measure "
+	    "what comes\n"
+	    "back (loss, reordering, duplicates, latency).\n"
+	    "\n"
+	    "Ports (ports come from --vdev EAL options):\n"
+	    "  --ports LIST          port ids to use, e.g. 0,1 or 0-3 "
+	    "(default: all)\n"
+	    "  -p, --portmask MASK   the same as a hex mask, e.g. 0x3\n"
+	    "  --tx-ports LIST       ports that transmit (default: all used "
+	    "ports)\n"
+	    "  --rx-ports LIST       ports that receive (default: all used "
+	    "ports)\n"
+	    "  --tx-only, --rx-only  transmit only / receive only\n"
+	    "Frames (sizes include the 4-byte FCS; --size 64 puts 60 bytes in "
+	    "an mbuf):\n"
+	    "  --size N | N-M        frame size, fixed or a range (default "
+	    "64)\n"
+	    "  --size-step S         step through a size range by S (default "
+	    "1)\n"
+	    "  --imix                sizes 64/570/1518 in the ratio 7:4:1\n"
+	    "  --src-mac M[-M]       source MAC (default: the port's address)\n"
+	    "  --dst-mac M[-M]       destination MAC (default "
+	    "02:00:00:00:00:02)\n"
+	    "  --src-ip A[-A]        source IPv4 (default 10.0.0.1)\n"
+	    "  --dst-ip A[-A]        destination IPv4 (default 10.0.0.2)\n"
+	    "  --src-port N[-N]      UDP source port (default 1234)\n"
+	    "  --dst-port N[-N]      UDP destination port (default 5678)\n"
+	    "  --random              random values within ranges (default: "
+	    "increment)\n"
+	    "  --seed N              seed of --random (default 1)\n"
+	    "  --udp-cksum           correct UDP checksums (default 0 = none)\n"
+	    "  --pcap FILE           replay the frames of FILE, looped\n"
+	    "Rate (default: as fast as possible; wire size = frame + 20):\n"
+	    "  --rate-pps N          frames per second over all streams (k, M "
+	    "suffixes)\n"
+	    "  --rate-mbps N         Mbit/s on the wire over all streams\n"
+	    "  --rate-pct P          percent of --line-rate-gbps per "
+	    "transmitting port\n"
+	    "  --line-rate-gbps G    line rate for --rate-pct (default 10)\n"
+	    "  --burst N             frames per tx/rx burst (default 32, max "
+	    "%d)\n"
+	    "  --bucket-ms MS        rate credit kept after a stall (default "
+	    "10)\n"
+	    "Limits:\n"
+	    "  --count N             frames to send in total (k, M, G "
+	    "suffixes)\n"
+	    "  --duration S          seconds to send\n"
+	    "  --drain-ms N          receive for N ms after sending ends "
+	    "(default 200)\n"
+	    "Output:\n"
+	    "  --quiet               no per-second lines\n"
+	    "  --json                summary as a JSON object\n"
+	    "  --capture FILE        write every received frame to a pcap "
+	    "file\n"
+	    "Resources:\n"
+	    "  --rxd N, --txd N      descriptors per queue (default 1024)\n"
+	    "  --mbufs N             mbufs in the pool (default: from queues)\n"
+	    "The last line is always 'pktgen total: tx=N rx=N ...'.\n",
+	    prog, PG_MAX_BURST);
 }
+/* clang-format on */
 
-static int __attribute__((format(printf, 1, 2)))
-bad(const char *fmt, ...)
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -111,8 +129,7 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 
 /* Positive real number with an optional k/M/G suffix. */
 static int
-parse_double(const char *opt, const char *s, double min, double max,
-	     double *v)
+parse_double(const char *opt, const char *s, double min, double max, double *v)
 {
 	char *end;
 	double x, mul = 1;
@@ -158,7 +175,8 @@ parse_port_list(const char *opt, const char *s, uint32_t *mask)
 			p = end + 1;
 			if (*p < '0' || *p > '9')
 				return bad("%s '%s': expected port ids like "
-					   "0,1 or 0-3", opt, s);
+					   "0,1 or 0-3",
+					   opt, s);
 			b = strtoul(p, &end, 10);
 		}
 		if (a > b || b >= LR_MAX_ETHPORTS)
@@ -233,7 +251,8 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 	case PG_F_DST_IP:
 		if (parse_ip(lo, &a) || (hi && parse_ip(hi, &b)))
 			return bad("%s '%s': expected an IPv4 address like "
-				   "10.0.0.1 or a range A-B", opt, s);
+				   "10.0.0.1 or a range A-B",
+				   opt, s);
 		break;
 	case PG_F_SRC_PORT:
 	case PG_F_DST_PORT:
@@ -247,10 +266,12 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 			return -1;
 		if (a < PG_MIN_SIZE || (hi && b < PG_MIN_SIZE))
 			return bad("%s '%s': below %d, the smallest Ethernet "
-				   "frame (FCS included)", opt, s, PG_MIN_SIZE);
+				   "frame (FCS included)",
+				   opt, s, PG_MIN_SIZE);
 		if (a > PG_MAX_SIZE || (hi && b > PG_MAX_SIZE))
 			return bad("%s '%s': above %d, the largest frame "
-				   "supported", opt, s, PG_MAX_SIZE);
+				   "supported",
+				   opt, s, PG_MAX_SIZE);
 		break;
 	default:
 		return -1;
@@ -267,58 +288,85 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 }
 
 enum {
-	O_PORTS = 256, O_TX_PORTS, O_RX_PORTS, O_TX_ONLY, O_RX_ONLY, O_SIZE,
-	O_SIZE_STEP, O_IMIX, O_SRC_MAC, O_DST_MAC, O_SRC_IP, O_DST_IP,
-	O_SRC_PORT, O_DST_PORT, O_RANDOM, O_SEED, O_UDP_CKSUM, O_PCAP,
-	O_RATE_PPS, O_RATE_MBPS, O_RATE_PCT, O_LINE_RATE, O_BURST, O_COUNT,
-	O_DURATION, O_DRAIN, O_QUIET, O_JSON, O_CAPTURE, O_RXD, O_TXD,
-	O_MBUFS, O_BUCKET,
+	O_PORTS = 256,
+	O_TX_PORTS,
+	O_RX_PORTS,
+	O_TX_ONLY,
+	O_RX_ONLY,
+	O_SIZE,
+	O_SIZE_STEP,
+	O_IMIX,
+	O_SRC_MAC,
+	O_DST_MAC,
+	O_SRC_IP,
+	O_DST_IP,
+	O_SRC_PORT,
+	O_DST_PORT,
+	O_RANDOM,
+	O_SEED,
+	O_UDP_CKSUM,
+	O_PCAP,
+	O_RATE_PPS,
+	O_RATE_MBPS,
+	O_RATE_PCT,
+	O_LINE_RATE,
+	O_BURST,
+	O_COUNT,
+	O_DURATION,
+	O_DRAIN,
+	O_QUIET,
+	O_JSON,
+	O_CAPTURE,
+	O_RXD,
+	O_TXD,
+	O_MBUFS,
+	O_BUCKET,
 };
 
 static const struct option longopts[] = {
-	{ "ports", required_argument, NULL, O_PORTS },
-	{ "portmask", required_argument, NULL, 'p' },
-	{ "tx-ports", required_argument, NULL, O_TX_PORTS },
-	{ "rx-ports", required_argument, NULL, O_RX_PORTS },
-	{ "tx-only", no_argument, NULL, O_TX_ONLY },
-	{ "rx-only", no_argument, NULL, O_RX_ONLY },
-	{ "size", required_argument, NULL, O_SIZE },
-	{ "size-step", required_argument, NULL, O_SIZE_STEP },
-	{ "imix", no_argument, NULL, O_IMIX },
-	{ "src-mac", required_argument, NULL, O_SRC_MAC },
-	{ "dst-mac", required_argument, NULL, O_DST_MAC },
-	{ "src-ip", required_argument, NULL, O_SRC_IP },
-	{ "dst-ip", required_argument, NULL, O_DST_IP },
-	{ "src-port", required_argument, NULL, O_SRC_PORT },
-	{ "dst-port", required_argument, NULL, O_DST_PORT },
-	{ "random", no_argument, NULL, O_RANDOM },
-	{ "seed", required_argument, NULL, O_SEED },
-	{ "udp-cksum", no_argument, NULL, O_UDP_CKSUM },
-	{ "pcap", required_argument, NULL, O_PCAP },
-	{ "rate-pps", required_argument, NULL, O_RATE_PPS },
-	{ "rate-mbps", required_argument, NULL, O_RATE_MBPS },
-	{ "rate-pct", required_argument, NULL, O_RATE_PCT },
-	{ "line-rate-gbps", required_argument, NULL, O_LINE_RATE },
-	{ "burst", required_argument, NULL, O_BURST },
-	{ "bucket-ms", required_argument, NULL, O_BUCKET },
-	{ "count", required_argument, NULL, O_COUNT },
-	{ "duration", required_argument, NULL, O_DURATION },
-	{ "drain-ms", required_argument, NULL, O_DRAIN },
-	{ "quiet", no_argument, NULL, O_QUIET },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "capture", required_argument, NULL, O_CAPTURE },
-	{ "rxd", required_argument, NULL, O_RXD },
-	{ "txd", required_argument, NULL, O_TXD },
-	{ "mbufs", required_argument, NULL, O_MBUFS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"ports", required_argument, NULL, O_PORTS},
+    {"portmask", required_argument, NULL, 'p'},
+    {"tx-ports", required_argument, NULL, O_TX_PORTS},
+    {"rx-ports", required_argument, NULL, O_RX_PORTS},
+    {"tx-only", no_argument, NULL, O_TX_ONLY},
+    {"rx-only", no_argument, NULL, O_RX_ONLY},
+    {"size", required_argument, NULL, O_SIZE},
+    {"size-step", required_argument, NULL, O_SIZE_STEP},
+    {"imix", no_argument, NULL, O_IMIX},
+    {"src-mac", required_argument, NULL, O_SRC_MAC},
+    {"dst-mac", required_argument, NULL, O_DST_MAC},
+    {"src-ip", required_argument, NULL, O_SRC_IP},
+    {"dst-ip", required_argument, NULL, O_DST_IP},
+    {"src-port", required_argument, NULL, O_SRC_PORT},
+    {"dst-port", required_argument, NULL, O_DST_PORT},
+    {"random", no_argument, NULL, O_RANDOM},
+    {"seed", required_argument, NULL, O_SEED},
+    {"udp-cksum", no_argument, NULL, O_UDP_CKSUM},
+    {"pcap", required_argument, NULL, O_PCAP},
+    {"rate-pps", required_argument, NULL, O_RATE_PPS},
+    {"rate-mbps", required_argument, NULL, O_RATE_MBPS},
+    {"rate-pct", required_argument, NULL, O_RATE_PCT},
+    {"line-rate-gbps", required_argument, NULL, O_LINE_RATE},
+    {"burst", required_argument, NULL, O_BURST},
+    {"bucket-ms", required_argument, NULL, O_BUCKET},
+    {"count", required_argument, NULL, O_COUNT},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"drain-ms", required_argument, NULL, O_DRAIN},
+    {"quiet", no_argument, NULL, O_QUIET},
+    {"json", no_argument, NULL, O_JSON},
+    {"capture", required_argument, NULL, O_CAPTURE},
+    {"rxd", required_argument, NULL, O_RXD},
+    {"txd", required_argument, NULL, O_TXD},
+    {"mbufs", required_argument, NULL, O_MBUFS},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 static const char *const field_opt[PG_F_COUNT] = {
-	[PG_F_SIZE] = "--size",       [PG_F_SRC_MAC] = "--src-mac",
-	[PG_F_DST_MAC] = "--dst-mac", [PG_F_SRC_IP] = "--src-ip",
-	[PG_F_DST_IP] = "--dst-ip",   [PG_F_SRC_PORT] = "--src-port",
-	[PG_F_DST_PORT] = "--dst-port",
+    [PG_F_SIZE] = "--size",	    [PG_F_SRC_MAC] = "--src-mac",
+    [PG_F_DST_MAC] = "--dst-mac",   [PG_F_SRC_IP] = "--src-ip",
+    [PG_F_DST_IP] = "--dst-ip",	    [PG_F_SRC_PORT] = "--src-port",
+    [PG_F_DST_PORT] = "--dst-port",
 };
 
 static void
@@ -354,8 +402,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	optind = 0; /* the EAL used getopt before: start over */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
-		const char *name = optind > 0 && optind <= argc ?
-					   argv[optind - 1] : "";
+		const char *name =
+		    optind > 0 && optind <= argc ? argv[optind - 1] : "";
 		enum pg_field f = PG_F_COUNT;
 
 		switch (c) {
@@ -378,9 +426,10 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			m = strtoul(optarg, &end, 16);
 			if (errno || end == optarg || *end || m == 0 ||
 			    m >> LR_MAX_ETHPORTS)
-				return bad("--portmask '%s': expected a non-zero"
-					   " hex mask of ports 0..%d", optarg,
-					   LR_MAX_ETHPORTS - 1);
+				return bad(
+				    "--portmask '%s': expected a non-zero"
+				    " hex mask of ports 0..%d",
+				    optarg, LR_MAX_ETHPORTS - 1);
 			o->ports = (uint32_t)m;
 			break;
 		}
@@ -435,7 +484,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			o->random = true;
 			break;
 		case O_SEED:
-			if (parse_u64("--seed", optarg, 0, UINT64_MAX, &o->seed))
+			if (parse_u64("--seed", optarg, 0, UINT64_MAX,
+				      &o->seed))
 				return -1;
 			break;
 		case O_UDP_CKSUM:
@@ -535,15 +585,16 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	if (o->rx_only && (o->count || nrate || o->pcap_file))
 		return bad("--rx-only sends nothing: --count, --rate-* and "
 			   "--pcap need transmitting");
-	if (o->pcap_file && (o->f[PG_F_SIZE].set || o->size_mode ==
-			     PG_SIZE_IMIX || size_step))
+	if (o->pcap_file &&
+	    (o->f[PG_F_SIZE].set || o->size_mode == PG_SIZE_IMIX || size_step))
 		return bad("--pcap sends the file's frames: --size, "
 			   "--size-step and --imix do not apply");
 	if (o->pcap_file) {
 		for (int i = PG_F_SRC_MAC; i < PG_F_COUNT; i++)
 			if (o->f[i].set)
 				return bad("--pcap sends the file's frames: "
-					   "%s does not apply", field_opt[i]);
+					   "%s does not apply",
+					   field_opt[i]);
 		if (o->udp_cksum)
 			return bad("--pcap sends the file's frames: "
 				   "--udp-cksum does not apply");

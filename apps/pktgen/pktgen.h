@@ -53,7 +53,7 @@
 #define PG_SEQ_WINDOW 4096
 /** Latency histogram: sub-buckets per power of two (2^PG_LAT_SUB_BITS). */
 #define PG_LAT_SUB_BITS 4
-#define PG_LAT_BUCKETS (64 << PG_LAT_SUB_BITS)
+#define PG_LAT_BUCKETS	(64 << PG_LAT_SUB_BITS)
 /** Fixed-point shift of the rate limiter's cycle arithmetic. */
 #define PG_FP_SHIFT 16
 
@@ -74,7 +74,7 @@ struct pg_range {
 	uint64_t lo;
 	uint64_t hi;
 	uint64_t step;
-	bool set;       /**< given on the command line */
+	bool set; /**< given on the command line */
 };
 
 enum pg_size_mode { PG_SIZE_FIXED, PG_SIZE_RANGE, PG_SIZE_IMIX };
@@ -82,26 +82,26 @@ enum pg_rate_mode { PG_RATE_MAX, PG_RATE_PPS, PG_RATE_MBPS, PG_RATE_PCT };
 
 /** Everything the command line sets. */
 struct pg_opts {
-	uint32_t ports;            /**< bit per port id; 0 = every port */
-	uint32_t tx_ports;         /**< subset transmitting; 0 = all of ports */
-	uint32_t rx_ports;         /**< subset receiving; 0 = all of ports */
+	uint32_t ports;	   /**< bit per port id; 0 = every port */
+	uint32_t tx_ports; /**< subset transmitting; 0 = all of ports */
+	uint32_t rx_ports; /**< subset receiving; 0 = all of ports */
 	bool tx_only, rx_only;
 	enum pg_size_mode size_mode;
 	struct pg_range f[PG_F_COUNT]; /**< field ranges (size included) */
-	bool random;               /**< random values in ranges, not steps */
+	bool random; /**< random values in ranges, not steps */
 	bool udp_cksum;
 	const char *pcap_file;
 	const char *capture_file;
 	enum pg_rate_mode rate_mode;
-	double rate;               /**< pps, Mbit/s or percent */
+	double rate; /**< pps, Mbit/s or percent */
 	double line_rate_gbps;
 	unsigned burst;
-	uint64_t count;            /**< 0 = no limit */
-	double duration;           /**< seconds; 0 = no limit */
+	uint64_t count;	 /**< 0 = no limit */
+	double duration; /**< seconds; 0 = no limit */
 	unsigned drain_ms;
-	double bucket_ms;           /**< rate limiter credit kept, ms */
+	double bucket_ms; /**< rate limiter credit kept, ms */
 	unsigned nb_rxd, nb_txd;
-	unsigned nb_mbufs;         /**< 0 = computed */
+	unsigned nb_mbufs; /**< 0 = computed */
 	uint64_t seed;
 	bool quiet, json;
 };
@@ -110,7 +110,7 @@ struct pg_opts {
 struct pg_tmpl {
 	uint8_t *data;
 	uint32_t len;
-	bool stamped;   /**< carries the payload header: write seq/tsc */
+	bool stamped; /**< carries the payload header: write seq/tsc */
 };
 
 /** How a stream builds frames (chosen once, at setup). */
@@ -119,10 +119,10 @@ enum { PG_K_FAST, PG_K_GENERAL, PG_K_PCAP };
 /** Counters of one queue, read by the control thread. */
 struct pg_counters {
 	_Atomic uint64_t tx_pkts;
-	_Atomic uint64_t tx_bytes;   /**< without FCS */
-	_Atomic uint64_t tx_drop;    /**< built but not taken at exit */
-	_Atomic uint64_t tx_own;     /**< sent frames carrying a stamp */
-	_Atomic uint64_t tx_nombuf;  /**< bursts skipped: pool empty */
+	_Atomic uint64_t tx_bytes;  /**< without FCS */
+	_Atomic uint64_t tx_drop;   /**< built but not taken at exit */
+	_Atomic uint64_t tx_own;    /**< sent frames carrying a stamp */
+	_Atomic uint64_t tx_nombuf; /**< bursts skipped: pool empty */
 	_Atomic uint64_t rx_pkts;
 	_Atomic uint64_t rx_bytes;
 	_Atomic uint64_t rx_own;
@@ -130,13 +130,13 @@ struct pg_counters {
 
 /** Generator of one varying field. */
 struct pg_fgen {
-	uint8_t field;     /**< enum pg_field */
-	uint8_t off;       /**< byte offset in the frame (not for size) */
-	uint8_t width;     /**< bytes: 6, 4 or 2 */
+	uint8_t field; /**< enum pg_field */
+	uint8_t off;   /**< byte offset in the frame (not for size) */
+	uint8_t width; /**< bytes: 6, 4 or 2 */
 	uint64_t lo;
 	uint64_t step;
-	uint64_t span;     /**< number of values */
-	uint64_t cur;      /**< index of the next value (incrementing) */
+	uint64_t span; /**< number of values */
+	uint64_t cur;  /**< index of the next value (incrementing) */
 };
 
 /** Transmit state of one queue (one stream). Owned by one lcore. */
@@ -144,27 +144,27 @@ struct pg_txq {
 	uint16_t port, queue, stream;
 	bool done;
 	uint32_t seq;
-	uint64_t quota;           /**< frames still to send */
+	uint64_t quota; /**< frames still to send */
 	/* Templates: one stamped frame, or the pcap file's frames. */
 	const struct pg_tmpl *tmpl;
-	struct pg_tmpl *own_tmpl;  /**< tmpl when built here, else NULL */
+	struct pg_tmpl *own_tmpl; /**< tmpl when built here, else NULL */
 	uint32_t ntmpl, tmpl_idx;
 	/* Variation. */
-	uint8_t kind;             /**< PG_K_*: how frames are built */
-	bool random;              /**< random values, not increments */
-	bool vary_ip_cksum;       /**< size or an address varies */
+	uint8_t kind;	    /**< PG_K_*: how frames are built */
+	bool random;	    /**< random values, not increments */
+	bool vary_ip_cksum; /**< size or an address varies */
 	unsigned nfgen;
 	struct pg_fgen fgen[PG_F_COUNT];
-	const uint16_t *imix;     /**< IMIX slot sizes, or NULL */
-	uint32_t ip_sum_base;     /**< IPv4 header sum without addrs, length */
-	const uint32_t *pay_cum;  /**< UDP: cumulative sum of the pattern */
-	uint32_t udp_sum_base;    /**< UDP: proto */
-	uint64_t rnd;             /**< xorshift state */
+	const uint16_t *imix;	 /**< IMIX slot sizes, or NULL */
+	uint32_t ip_sum_base;	 /**< IPv4 header sum without addrs, length */
+	const uint32_t *pay_cum; /**< UDP: cumulative sum of the pattern */
+	uint32_t udp_sum_base;	 /**< UDP: proto */
+	uint64_t rnd;		 /**< xorshift state */
 	/* Rate limiter (cycles since start, << PG_FP_SHIFT). */
 	uint64_t next_fp;
-	uint64_t pkt_cost_fp;     /**< per frame */
-	uint64_t byte_cost_fp;    /**< per wire byte */
-	uint64_t depth_fp;        /**< most credit kept */
+	uint64_t pkt_cost_fp;  /**< per frame */
+	uint64_t byte_cost_fp; /**< per wire byte */
+	uint64_t depth_fp;     /**< most credit kept */
 	/* Frames built but not yet taken by the port; mbufs allocated but
 	 * not yet built (rate-limited mode). */
 	unsigned npending, nstash;
@@ -176,12 +176,12 @@ struct pg_txq {
 
 /** Sequence state of one stream as seen by one receiving lcore. */
 struct pg_seqwin {
-	uint64_t top;       /**< highest sequence number seen (extended) */
+	uint64_t top; /**< highest sequence number seen (extended) */
 	bool seen;
 	uint64_t unique;
 	uint64_t reordered;
 	uint64_t dup;
-	uint64_t late;      /**< below the window: counted reordered */
+	uint64_t late; /**< below the window: counted reordered */
 	uint64_t bits[PG_SEQ_WINDOW / 64];
 };
 
@@ -203,11 +203,11 @@ struct pg_lcore {
 	unsigned ntx, nrx;
 	struct pg_txq *tx[LR_MAX_ETHPORTS];
 	struct pg_rxq rx[LR_MAX_ETHPORTS];
-	struct pg_seqwin *win;    /**< [nstreams] */
+	struct pg_seqwin *win; /**< [nstreams] */
 	struct pg_lat lat;
 	uint64_t rx_foreign_stream;
-	uint64_t cpu_ns;         /**< CPU time the loop used */
-	uint64_t wall_ns;        /**< wall time it ran */
+	uint64_t cpu_ns;  /**< CPU time the loop used */
+	uint64_t wall_ns; /**< wall time it ran */
 	_Atomic int tx_done;
 };
 
@@ -215,14 +215,14 @@ struct pg_lcore {
 struct pg_run {
 	struct pg_opts o;
 	struct lr_mempool *pool;
-	uint64_t hz;          /**< TSC frequency */
-	uint64_t t0;          /**< TSC at start */
-	uint64_t end_tsc;     /**< TSC at which sending ends; 0 = never */
-	uint64_t rearm;       /**< rearm_data of a fresh mbuf of pool */
+	uint64_t hz;	  /**< TSC frequency */
+	uint64_t t0;	  /**< TSC at start */
+	uint64_t end_tsc; /**< TSC at which sending ends; 0 = never */
+	uint64_t rearm;	  /**< rearm_data of a fresh mbuf of pool */
 	unsigned nstreams;
 	bool capture;
-	_Atomic int go;       /**< lcores start when set */
-	_Atomic int state;    /**< PG_RUN, PG_TX_STOP, PG_STOP */
+	_Atomic int go;	   /**< lcores start when set */
+	_Atomic int state; /**< PG_RUN, PG_TX_STOP, PG_STOP */
 };
 
 enum { PG_RUN, PG_TX_STOP, PG_STOP };

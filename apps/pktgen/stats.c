@@ -121,11 +121,11 @@ pg_lat_quantile(const struct pg_lat *l, double q)
 		acc += l->hist[b];
 		if (acc > want) {
 			double lo = (double)pg_lat_bucket_lo(b);
-			double hi = b + 1 < PG_LAT_BUCKETS ?
-					    (double)pg_lat_bucket_lo(b + 1) :
-					    lo;
-			double mid = b < (1u << PG_LAT_SUB_BITS) ?
-					     lo : (lo + hi) / 2;
+			double hi = b + 1 < PG_LAT_BUCKETS
+					? (double)pg_lat_bucket_lo(b + 1)
+					: lo;
+			double mid =
+			    b < (1u << PG_LAT_SUB_BITS) ? lo : (lo + hi) / 2;
 
 			if (mid < (double)l->min)
 				mid = (double)l->min;

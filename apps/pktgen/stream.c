@@ -19,7 +19,7 @@
 
 /* 7 x 64, 4 x 570, 1 x 1518, spread so that no size bunches up. */
 const uint16_t pg_imix_sizes[PG_IMIX_SLOTS] = {
-	64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 64, 570,
+    64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 64, 570,
 };
 
 uint32_t
@@ -55,10 +55,10 @@ put_be(uint8_t *p, uint64_t v, unsigned width)
 static const struct {
 	uint8_t off, width;
 } field_pos[PG_F_COUNT] = {
-	[PG_F_SIZE] = { 0, 0 },      [PG_F_SRC_MAC] = { 6, 6 },
-	[PG_F_DST_MAC] = { 0, 6 },   [PG_F_SRC_IP] = { 26, 4 },
-	[PG_F_DST_IP] = { 30, 4 },   [PG_F_SRC_PORT] = { 34, 2 },
-	[PG_F_DST_PORT] = { 36, 2 },
+    [PG_F_SIZE] = {0, 0},      [PG_F_SRC_MAC] = {6, 6},
+    [PG_F_DST_MAC] = {0, 6},   [PG_F_SRC_IP] = {26, 4},
+    [PG_F_DST_IP] = {30, 4},   [PG_F_SRC_PORT] = {34, 2},
+    [PG_F_DST_PORT] = {36, 2},
 };
 
 int
@@ -82,9 +82,8 @@ pg_stream_init(struct pg_txq *q, const struct pg_opts *o, uint64_t port_mac)
 		v[f] = o->f[f].lo;
 	if (!o->f[PG_F_SRC_MAC].set)
 		v[PG_F_SRC_MAC] = port_mac;
-	len = o->size_mode == PG_SIZE_IMIX ?
-		      (unsigned)pg_imix_sizes[0] - PG_FCS :
-					     (unsigned)v[PG_F_SIZE] - PG_FCS;
+	len = o->size_mode == PG_SIZE_IMIX ? (unsigned)pg_imix_sizes[0] - PG_FCS
+					   : (unsigned)v[PG_F_SIZE] - PG_FCS;
 
 	/* Ethernet. */
 	put_be(d + 0, v[PG_F_DST_MAC], 6);
@@ -100,8 +99,7 @@ pg_stream_init(struct pg_txq *q, const struct pg_opts *o, uint64_t port_mac)
 	d[23] = 17;
 	put_be(d + 26, v[PG_F_SRC_IP], 4);
 	put_be(d + 30, v[PG_F_DST_IP], 4);
-	put_be(d + 24, (uint16_t)~pg_csum_fold(pg_csum_add(0, d + 14, 20)),
-	       2);
+	put_be(d + 24, (uint16_t)~pg_csum_fold(pg_csum_add(0, d + 14, 20)), 2);
 	/* UDP. */
 	put_be(d + 34, v[PG_F_SRC_PORT], 2);
 	put_be(d + 36, v[PG_F_DST_PORT], 2);
@@ -176,9 +174,9 @@ pg_stream_init(struct pg_txq *q, const struct pg_opts *o, uint64_t port_mac)
 		}
 		cum[0] = 0;
 		for (unsigned k = 1; k <= n; k++) {
-			uint32_t s = cum[k - 1] +
-				     ((k & 1) ? (uint32_t)p[k - 1] << 8 :
-						p[k - 1]);
+			uint32_t s =
+			    cum[k - 1] +
+			    ((k & 1) ? (uint32_t)p[k - 1] << 8 : p[k - 1]);
 
 			cum[k] = (s & 0xffff) + (s >> 16);
 		}
@@ -288,7 +286,8 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 	if (rc == -1) {
 		fprintf(stderr,
 			"lr-pktgen: --pcap '%s': bad record after %u frames: "
-			"%s\n", path, n + skipped, pcap_geterr(p));
+			"%s\n",
+			path, n + skipped, pcap_geterr(p));
 		goto free_frames;
 	}
 	if (n == 0) {
@@ -299,7 +298,8 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 	if (skipped)
 		fprintf(stderr,
 			"lr-pktgen: --pcap '%s': skipped %u frames shorter "
-			"than an Ethernet header\n", path, skipped);
+			"than an Ethernet header\n",
+			path, skipped);
 	pcap_close(p);
 	*out = t;
 	return (int)n;
@@ -332,8 +332,10 @@ pg_capture_open(const char *path)
 {
 	cap_dead = pcap_open_dead(DLT_EN10MB, 65535);
 	if (cap_dead == NULL) {
-		fprintf(stderr, "lr-pktgen: --capture '%s': pcap_open_dead "
-			"failed\n", path);
+		fprintf(stderr,
+			"lr-pktgen: --capture '%s': pcap_open_dead "
+			"failed\n",
+			path);
 		return -1;
 	}
 	cap_dump = pcap_dump_open(cap_dead, path);
