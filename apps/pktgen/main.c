@@ -149,10 +149,12 @@ assign_queues(void)
 		lcores[dp_lcores[i]]->lcore_id = dp_lcores[i];
 		lcores[dp_lcores[i]]->lat.min = UINT64_MAX;
 	}
-	unsigned pairs = LR_MAX(n_dp, np);
+	/* (port, queue, lcore) triples. */
+	unsigned pairs = pg.o.queues ? np * pg.o.queues : LR_MAX(n_dp, np);
 
 	for (unsigned i = 0; i < pairs; i++) {
-		uint16_t p = plist[i % np];
+		uint16_t p =
+		    pg.o.queues ? plist[i / pg.o.queues] : plist[i % np];
 		struct pg_lcore *lc = lcores[dp_lcores[i % n_dp]];
 		uint16_t q = ports[p].nq++;
 
@@ -238,7 +240,8 @@ setup_ports(const struct pg_opts *o)
 		if (pi->nq > info.max_rx_queues || pi->nq > info.max_tx_queues)
 			return fail(
 			    "port %u (%s): %u lcores need %u queues, "
-			    "it has at most %u: use fewer lcores",
+			    "it has at most %u: use fewer lcores or "
+			    "--queues",
 			    p, pi->name, n_dp, pi->nq,
 			    LR_MIN(info.max_rx_queues, info.max_tx_queues));
 		if (info.max_rx_desc)

@@ -64,6 +64,8 @@ pg_usage(FILE *f, const char *prog)
 "Resources:\n"
 "  --rxd N, --txd N      descriptors per queue (default 1024)\n"
 "  --mbufs N             mbufs in the pool (default: from queues)\n"
+"  --queues N            queues per port, spread over the lcores (default:\n"
+"                        as many as lcores that land on the port)\n"
 "The last line is always 'pktgen total: tx=N rx=N ...'.\n",
 		prog, PG_MAX_BURST);
 }
@@ -304,6 +306,7 @@ enum {
 	O_RXD,
 	O_TXD,
 	O_MBUFS,
+	O_QUEUES,
 	O_BUCKET,
 };
 
@@ -342,6 +345,7 @@ static const struct option longopts[] = {
     {"rxd", required_argument, NULL, O_RXD},
     {"txd", required_argument, NULL, O_TXD},
     {"mbufs", required_argument, NULL, O_MBUFS},
+    {"queues", required_argument, NULL, O_QUEUES},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -544,6 +548,12 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 				      16, 16384, &v))
 				return -1;
 			*(c == O_RXD ? &o->nb_rxd : &o->nb_txd) = (unsigned)v;
+			break;
+		case O_QUEUES:
+			if (parse_u64("--queues", optarg, 1,
+				      LR_MAX_QUEUES_PER_PORT, &v))
+				return -1;
+			o->queues = (unsigned)v;
 			break;
 		case O_MBUFS:
 			if (parse_u64("--mbufs", optarg, 64, 1u << 24, &v))

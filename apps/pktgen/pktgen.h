@@ -102,6 +102,7 @@ struct pg_opts {
 	double bucket_ms; /**< rate limiter credit kept, ms */
 	unsigned nb_rxd, nb_txd;
 	unsigned nb_mbufs; /**< 0 = computed */
+	unsigned queues;   /**< per port; 0 = one per lcore on it */
 	uint64_t seed;
 	bool quiet, json;
 };
@@ -201,8 +202,8 @@ struct pg_rxq {
 struct pg_lcore {
 	unsigned lcore_id;
 	unsigned ntx, nrx;
-	struct pg_txq *tx[LR_MAX_ETHPORTS];
-	struct pg_rxq rx[LR_MAX_ETHPORTS];
+	struct pg_txq *tx[PG_MAX_STREAMS];
+	struct pg_rxq rx[PG_MAX_STREAMS];
 	struct pg_seqwin *win; /**< [nstreams] */
 	struct pg_lat lat;
 	uint64_t rx_foreign_stream;
