@@ -27,14 +27,14 @@
 #include "lr_eal.h"
 #include "lr_pagealloc.h"
 
-#define PB_ORDER LR_PAGEBLOCK_ORDER
-#define PB_PAGES LR_PAGEBLOCK_PAGES
-#define DESC_SHIFT 6
-#define MAX_ORDER LR_MAX_ORDER
+#define PB_ORDER	LR_PAGEBLOCK_ORDER
+#define PB_PAGES	LR_PAGEBLOCK_PAGES
+#define DESC_SHIFT	6
+#define MAX_ORDER	LR_MAX_ORDER
 #define MAX_BLOCK_PAGES (1UL << (MAX_ORDER - 1))
-#define MAX_SPANS (2 * LR_MAX_MEMSEG)
-#define MAX_SHRINKERS 16
-#define POISON_BYTE 0x6b
+#define MAX_SPANS	(2 * LR_MAX_MEMSEG)
+#define MAX_SHRINKERS	16
+#define POISON_BYTE	0x6b
 #define NODE_MASK_STATE lr_pa_mkstate(0, 0, 0, 0xff)
 
 /** A zone lock: test-and-set with a bounded spin, then yield. */
@@ -53,12 +53,12 @@ struct zone {
 	struct pa_lock lock;
 	bool present;
 	int node;
-	unsigned long pages;      /* managed */
+	unsigned long pages;	  /* managed */
 	unsigned long free_pages; /* on free lists */
 	unsigned long bad_pages;  /* quarantined */
 	unsigned long reserve_pages;
-	unsigned long wmark[3];   /* min, low, high */
-	unsigned batch, high;     /* order-0 per-lcore list sizes */
+	unsigned long wmark[3]; /* min, low, high */
+	unsigned batch, high;	/* order-0 per-lcore list sizes */
 	struct free_area area[MAX_ORDER];
 } __lr_cache_aligned;
 
@@ -80,9 +80,9 @@ struct shrinker {
 
 /** Everything the allocator owns. */
 struct pa_global {
-	atomic_int ready;          /* zones are built */
+	atomic_int ready; /* zones are built */
 	pthread_mutex_t init_lock;
-	unsigned fake_nodes;       /* test option, 0 = real topology */
+	unsigned fake_nodes; /* test option, 0 = real topology */
 	struct zone zones[LR_MAX_NUMA_NODES];
 	unsigned nr_zones;
 	/* zonelist[n]: zones by distance from node n */
@@ -135,27 +135,26 @@ page_zone(const struct lr_page *p)
 }
 
 /* pagealloc.c */
+int pa_build_once(void);
+int pa_local_node_slow(void);
 void pa_lock(struct pa_lock *l);
 void pa_unlock(struct pa_lock *l);
-int pa_ensure_init(void);
-struct lr_pagealloc_stats *pa_stats(void);
-bool pa_stats_shared(const struct lr_pagealloc_stats *st);
-void pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v);
+int pa_build_once(void);
 struct lr_page *pa_rmqueue(struct zone *z, unsigned order, unsigned mt,
 			   bool reserve, struct lr_pagealloc_stats *st);
 void pa_free_one(struct zone *z, struct lr_page *page, unsigned order);
 bool pa_wmark_ok(const struct zone *z, unsigned long pages, int mark,
 		 bool reserve);
-int pa_local_node(void);
-unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags,
-			 unsigned n, struct lr_page **out);
+int pa_local_node_slow(void);
+unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
+			 struct lr_page **out);
 void pa_free_block(struct lr_page *page, unsigned order);
 
 /* pagealloc_pcp.c */
 unsigned pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order,
 		     unsigned n, struct lr_page **out, int mark);
-void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l,
-		       unsigned order, unsigned count);
+void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
+		       unsigned count);
 void pa_pcp_init_lcore(struct lr_pa_lcore *pc);
 void pa_pcp_release_cb(unsigned lcore_id, void *arg);
 
@@ -166,5 +165,44 @@ bool pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
 void pa_quarantine(struct zone *z, struct lr_page *page, unsigned order);
 void pa_poison(struct lr_page *page, unsigned order);
 void pa_prep_alloc(struct lr_page *page, unsigned order, unsigned flags);
+
+/** Build the allocator unless it is built; 0 or -errno. */
+static inline int
+pa_ensure_init(void)
+{
+	if (lr_likely(atomic_load_explicit(&pa.ready, memory_order_acquire)))
+		return 0;
+	return pa_build_once();
+}
+
+/** Counters of the calling thread (non-lcore threads share one set). */
+static inline struct lr_pagealloc_stats *
+pa_stats(void)
+{
+	unsigned lcore = lr_lcore_id();
+
+	return lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore].stats
+				    : &pa.shared_stats;
+}
+
+static inline void
+pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
+{
+	if (st == &pa.shared_stats)
+		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
+	else
+		*field += v;
+}
+
+/** The zone for LR_SOCKET_ID_ANY: the lcore's, else the CPU's node's. */
+static inline int
+pa_local_node(void)
+{
+	unsigned lcore = lr_lcore_id();
+
+	if (lcore < LR_MAX_LCORE && lr_pa_lcores[lcore].node_set)
+		return lr_pa_lcores[lcore].local_node;
+	return pa_local_node_slow();
+}
 
 #endif /* PAGEALLOC_PRIVATE_H */

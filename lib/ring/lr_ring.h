@@ -158,39 +158,47 @@ int lr_ring_validate(const struct lr_ring *r);
 /* ------------------------------------------------------------------ */
 /* Hot path internals.                                                  */
 
+/* Copy n pointers from src to dst, four at a time (the slot side may be
+ * written by plain stores: the head/tail protocol makes them race-free). */
+static __lr_always_inline void
+lr_ring_copy_ptrs_(void **__restrict dst, void *const *__restrict src,
+		   unsigned n)
+{
+	for (; n >= 4; n -= 4, dst += 4, src += 4) {
+		dst[0] = src[0];
+		dst[1] = src[1];
+		dst[2] = src[2];
+		dst[3] = src[3];
+	}
+	switch (n) {
+	case 3:
+		dst[2] = src[2];
+		/* fall through */
+	case 2:
+		dst[1] = src[1];
+		/* fall through */
+	case 1:
+		dst[0] = src[0];
+	}
+}
+
 /* Copy n pointers from objs into the slots starting at index idx, wrapping
- * at the end of the array; unrolled by four. */
+ * at the end of the slot array. */
 static __lr_always_inline void
 lr_ring_copy_in_(struct lr_ring *r, uint32_t idx, void *const *objs,
 		 unsigned n)
 {
 	void **slots = lr_ring_slots(r);
 	const uint32_t size = r->size;
-	unsigned i = 0;
 
 	idx &= r->mask;
 	if (lr_likely(idx + n <= size)) {
-		for (; i + 4 <= n; i += 4, idx += 4) {
-			slots[idx] = objs[i];
-			slots[idx + 1] = objs[i + 1];
-			slots[idx + 2] = objs[i + 2];
-			slots[idx + 3] = objs[i + 3];
-		}
-		switch (n - i) {
-		case 3:
-			slots[idx + 2] = objs[i + 2];
-			/* fall through */
-		case 2:
-			slots[idx + 1] = objs[i + 1];
-			/* fall through */
-		case 1:
-			slots[idx] = objs[i];
-		}
+		lr_ring_copy_ptrs_(slots + idx, objs, n);
 	} else {
-		for (; idx < size; i++, idx++)
-			slots[idx] = objs[i];
-		for (idx = 0; i < n; i++, idx++)
-			slots[idx] = objs[i];
+		unsigned first = size - idx;
+
+		lr_ring_copy_ptrs_(slots + idx, objs, first);
+		lr_ring_copy_ptrs_(slots, objs + first, n - first);
 	}
 }
 
@@ -201,31 +209,15 @@ lr_ring_copy_out_(const struct lr_ring *r, uint32_t idx, void **objs,
 {
 	void *const *slots = lr_ring_slots(r);
 	const uint32_t size = r->size;
-	unsigned i = 0;
 
 	idx &= r->mask;
 	if (lr_likely(idx + n <= size)) {
-		for (; i + 4 <= n; i += 4, idx += 4) {
-			objs[i] = slots[idx];
-			objs[i + 1] = slots[idx + 1];
-			objs[i + 2] = slots[idx + 2];
-			objs[i + 3] = slots[idx + 3];
-		}
-		switch (n - i) {
-		case 3:
-			objs[i + 2] = slots[idx + 2];
-			/* fall through */
-		case 2:
-			objs[i + 1] = slots[idx + 1];
-			/* fall through */
-		case 1:
-			objs[i] = slots[idx];
-		}
+		lr_ring_copy_ptrs_(objs, slots + idx, n);
 	} else {
-		for (; idx < size; i++, idx++)
-			objs[i] = slots[idx];
-		for (idx = 0; i < n; i++, idx++)
-			objs[i] = slots[idx];
+		unsigned first = size - idx;
+
+		lr_ring_copy_ptrs_(objs, slots + idx, first);
+		lr_ring_copy_ptrs_(objs + first, slots, n - first);
 	}
 }
 

@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr-ring-bench: cycles per item of the lock-free ring, SP/SC and MP/MC,
+ * at bulk sizes 1, 8, 32 and 128.
+ *
+ *   lr-ring-bench [EAL options] -- [--iterations N] [--runs R]
+ *   e.g. lr-ring-bench -l 0-1 --no-huge -- --iterations 1000000
+ *
+ * (a) one lcore: enqueue n then dequeue n, timed in samples of 4096 call
+ *     pairs; prints cycles per enqueue+dequeue call pair (the unit of
+ *     DPDK's ring_perf_autotest "single"/"bulk" lines multiplied by n) and
+ *     per item, as the minimum and the median over the samples.
+ * (b) two lcores (when -l gives two): the main lcore produces, a worker
+ *     consumes, each spinning on a full/empty ring; prints cycles per item
+ *     on each side, minimum and median of R runs.
+ * The bulk size is a run-time value: nothing is specialised for a constant
+ * n.
+ */
+#include <getopt.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lr_eal.h"
+#include "lr_ring.h"
+
+#define RING_SIZE 4096
+#define MAX_BULK 128
+#define MAX_RUNS 31
+
+static const unsigned bulk_sizes[] = { 1, 8, 32, 128 };
+
+static unsigned long iterations = 1u << 21;
+static unsigned runs = 5;
+
+static void *objs_in[MAX_BULK];
+static void *objs_out[MAX_BULK] __lr_cache_aligned;
+
+enum mode { MODE_SPSC, MODE_MPMC };
+static const char *const mode_name[] = { "SP/SC", "MP/MC" };
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct stat2 {
+	double min, median;
+};
+
+static struct stat2
+summarise(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return (struct stat2){ v[0], v[n / 2] };
+}
+
+/* ---- (a) one lcore ---- */
+
+/* Enqueue then dequeue one object per call, iters times; total cycles. */
+static __attribute__((noinline)) uint64_t
+single_pairs(struct lr_ring *r, enum mode m, unsigned long iters)
+{
+	void *o = objs_in[0], *out = NULL;
+	uint64_t t0 = lr_get_tsc_cycles();
+
+	if (m == MODE_SPSC) {
+		for (unsigned long i = 0; i < iters; i++) {
+			lr_ring_sp_enqueue(r, o);
+			lr_ring_sc_dequeue(r, &out);
+		}
+	} else {
+		for (unsigned long i = 0; i < iters; i++) {
+			lr_ring_mp_enqueue(r, o);
+			lr_ring_mc_dequeue(r, &out);
+		}
+	}
+	objs_out[0] = out;
+	return lr_get_tsc_cycles() - t0;
+}
+
+/* Enqueue then dequeue n objects per call, iters times; total cycles. */
+static __attribute__((noinline)) uint64_t
+bulk_pairs(struct lr_ring *r, enum mode m, unsigned n, unsigned long iters)
+{
+	uint64_t t0 = lr_get_tsc_cycles();
+
+	if (m == MODE_SPSC) {
+		for (unsigned long i = 0; i < iters; i++) {
+			lr_ring_sp_enqueue_bulk(r, objs_in, n, NULL);
+			lr_ring_sc_dequeue_bulk(r, objs_out, n, NULL);
+		}
+	} else {
+		for (unsigned long i = 0; i < iters; i++) {
+			lr_ring_mp_enqueue_bulk(r, objs_in, n, NULL);
+			lr_ring_mc_dequeue_bulk(r, objs_out, n, NULL);
+		}
+	}
+	return lr_get_tsc_cycles() - t0;
+}
+
+/* Pairs per timed sample: short enough (well under a scheduler tick) that
+ * most samples run undisturbed on a shared machine; the minimum over many
+ * samples is the cost, the median shows the spread. */
+#define SAMPLE_PAIRS 4096
+
+static double *samples;
+static unsigned nb_samples;
+
+static void
+bench_one_lcore(struct lr_ring *r)
+{
+	printf("\n(a) one lcore (lcore %u), enqueue then dequeue; %u samples "
+	       "of %u call pairs: min / median\n",
+	       lr_lcore_id(), nb_samples, SAMPLE_PAIRS);
+	printf("%-6s %-8s %22s %22s\n", "mode", "n", "cycles per call pair",
+	       "cycles per item");
+	for (int m = MODE_SPSC; m <= MODE_MPMC; m++) {
+		struct stat2 s;
+
+		single_pairs(r, m, SAMPLE_PAIRS); /* warm up */
+		for (unsigned k = 0; k < nb_samples; k++)
+			samples[k] = (double)single_pairs(r, m, SAMPLE_PAIRS) /
+				     SAMPLE_PAIRS;
+		s = summarise(samples, nb_samples);
+		printf("%-6s %-8s %10.1f / %-9.1f %10.2f / %-9.2f\n",
+		       mode_name[m], "single", s.min, s.median, s.min,
+		       s.median);
+		for (unsigned b = 0; b < LR_DIM(bulk_sizes); b++) {
+			/* volatile: keep n a run-time value */
+			volatile unsigned nv = bulk_sizes[b];
+			unsigned n = nv;
+
+			bulk_pairs(r, m, n, SAMPLE_PAIRS);
+			for (unsigned k = 0; k < nb_samples; k++)
+				samples[k] = (double)bulk_pairs(r, m, n,
+								SAMPLE_PAIRS) /
+					     SAMPLE_PAIRS;
+			s = summarise(samples, nb_samples);
+			printf("%-6s bulk %-3u %10.1f / %-9.1f %10.2f / %-9.2f\n",
+			       mode_name[m], n, s.min, s.median, s.min / n,
+			       s.median / n);
+		}
+	}
+}
+
+/* ---- (b) two lcores ---- */
+
+struct pair_arg {
+	struct lr_ring *r;
+	enum mode m;
+	unsigned n;
+	unsigned long items;
+	_Atomic int go;
+	uint64_t cycles; /* consumer side */
+};
+
+static int
+consumer_lcore(void *p)
+{
+	struct pair_arg *a = p;
+	void *out[MAX_BULK];
+	unsigned long got = 0;
+	const unsigned n = a->n;
+
+	while (!atomic_load_explicit(&a->go, memory_order_acquire))
+		lr_pause();
+	uint64_t t0 = lr_get_tsc_cycles();
+
+	if (a->m == MODE_SPSC) {
+		while (got < a->items) {
+			while (lr_ring_sc_dequeue_bulk(a->r, out, n, NULL) == 0)
+				lr_pause();
+			got += n;
+		}
+	} else {
+		while (got < a->items) {
+			while (lr_ring_mc_dequeue_bulk(a->r, out, n, NULL) == 0)
+				lr_pause();
+			got += n;
+		}
+	}
+	a->cycles = lr_get_tsc_cycles() - t0;
+	objs_out[0] = out[0];
+	return 0;
+}
+
+/* Producer side on the calling lcore; its cycles. */
+static uint64_t
+producer_run(struct pair_arg *a)
+{
+	unsigned long put = 0;
+	const unsigned n = a->n;
+
+	atomic_store_explicit(&a->go, 1, memory_order_release);
+	uint64_t t0 = lr_get_tsc_cycles();
+
+	if (a->m == MODE_SPSC) {
+		while (put < a->items) {
+			while (lr_ring_sp_enqueue_bulk(a->r, objs_in, n, NULL) ==
+			       0)
+				lr_pause();
+			put += n;
+		}
+	} else {
+		while (put < a->items) {
+			while (lr_ring_mp_enqueue_bulk(a->r, objs_in, n, NULL) ==
+			       0)
+				lr_pause();
+			put += n;
+		}
+	}
+	return lr_get_tsc_cycles() - t0;
+}
+
+static int
+bench_two_lcores(struct lr_ring *r)
+{
+	unsigned worker = lr_get_next_lcore(lr_lcore_id(), 1, 1);
+	double vp[MAX_RUNS], vc[MAX_RUNS];
+	unsigned long items = iterations;
+
+	if (lr_lcore_count() < 2 || worker >= LR_MAX_LCORE) {
+		printf("\n(b) two lcores: skipped, only one lcore (use -l 0-1)\n");
+		return 0;
+	}
+	printf("\n(b) two lcores: producer lcore %u (CPU %d), consumer lcore "
+	       "%u (CPU %d), %lu items per run, %u runs: min / median\n",
+	       lr_lcore_id(), lr_lcore_to_cpu_id(lr_lcore_id()), worker,
+	       lr_lcore_to_cpu_id(worker), items, runs);
+	printf("%-6s %-8s %22s %22s\n", "mode", "n", "producer cycles/item",
+	       "consumer cycles/item");
+	for (int m = MODE_SPSC; m <= MODE_MPMC; m++) {
+		for (unsigned b = 0; b < LR_DIM(bulk_sizes); b++) {
+			unsigned n = bulk_sizes[b];
+			struct stat2 sp, sc;
+
+			for (unsigned k = 0; k < runs; k++) {
+				struct pair_arg a = { .r = r, .m = m, .n = n,
+						      .items = items };
+				int rc = lr_eal_remote_launch(consumer_lcore,
+							      &a, worker);
+
+				if (rc < 0) {
+					fprintf(stderr,
+						"lr-ring-bench: launch on lcore "
+						"%u: %s\n",
+						worker, lr_strerror(-rc));
+					return rc;
+				}
+				vp[k] = (double)producer_run(&a) /
+					(double)items;
+				lr_eal_wait_lcore(worker);
+				vc[k] = (double)a.cycles / (double)items;
+			}
+			sp = summarise(vp, runs);
+			sc = summarise(vc, runs);
+			printf("%-6s bulk %-3u %10.2f / %-9.2f %10.2f / %-9.2f\n",
+			       mode_name[m], n, sp.min, sp.median, sc.min,
+			       sc.median);
+		}
+	}
+	return 0;
+}
+
+static void
+usage(const char *prog)
+{
+	printf("usage: %s [EAL options] -- [--iterations N] [--runs R]\n"
+	       "  --iterations N  call pairs per figure on one lcore, timed in "
+	       "samples of %d\n"
+	       "                  (default %lu); each two-lcore run moves N "
+	       "items\n"
+	       "  --runs R        two-lcore runs per figure, 1..%d (default "
+	       "%u)\n",
+	       prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+	char *end;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			iterations = strtoul(optarg, &end, 0);
+			if (*end != '\0' || iterations == 0) {
+				fprintf(stderr,
+					"lr-ring-bench: --iterations '%s': "
+					"want a positive number\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'r': {
+			unsigned long v = strtoul(optarg, &end, 0);
+
+			if (*end != '\0' || v == 0 || v > MAX_RUNS) {
+				fprintf(stderr,
+					"lr-ring-bench: --runs '%s': want "
+					"1..%d\n",
+					optarg, MAX_RUNS);
+				return -EINVAL;
+			}
+			runs = (unsigned)v;
+			break;
+		}
+		case 'h':
+			usage(argv[0]);
+			return 1;
+		default:
+			usage(argv[0]);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "lr-ring-bench: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lr_ring *r;
+	int ret = lr_eal_init(argc, argv);
+
+	if (ret == -EALREADY)
+		return 0;
+	if (ret < 0) {
+		fprintf(stderr, "lr-ring-bench: EAL init failed: %s\n",
+			lr_strerror(-ret));
+		lr_eal_usage(stderr);
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	ret = parse_args(argc, argv);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		return ret > 0 ? 0 : 1;
+	}
+	nb_samples = (unsigned)LR_MAX(iterations / SAMPLE_PAIRS, 1ul);
+	samples = malloc(sizeof(*samples) * LR_MAX(nb_samples, MAX_RUNS));
+	if (samples == NULL) {
+		fprintf(stderr, "lr-ring-bench: out of memory\n");
+		lr_eal_cleanup();
+		return 1;
+	}
+	for (unsigned i = 0; i < MAX_BULK; i++)
+		objs_in[i] = (void *)(uintptr_t)(0x1000 + 64 * i);
+
+	r = lr_ring_create("ring_bench", RING_SIZE, lr_socket_id(), 0);
+	if (r == NULL) {
+		fprintf(stderr, "lr-ring-bench: ring: %s\n",
+			lr_strerror(lr_errno));
+		lr_eal_cleanup();
+		return 1;
+	}
+	printf("lr-ring-bench: ring of %u slots, %s, TSC %.2f GHz, "
+	       "cache line %d\n",
+	       RING_SIZE, LR_ARCH_NAME, (double)lr_get_tsc_hz() / 1e9,
+	       LR_CACHE_LINE_SIZE);
+	bench_one_lcore(r);
+	ret = bench_two_lcores(r);
+	lr_ring_free(r);
+	free(samples);
+	lr_eal_cleanup();
+	return ret < 0 ? 1 : 0;
+}
