@@ -20,7 +20,7 @@ PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 TMP=$(mktemp -d /tmp/bench-pktgen.XXXXXX)
 TP_PID=
 cleanup() {
-	[ -n "$TP_PID" ] && kill -KILL "$TP_PID" 2>/dev/null
+	if [ -n "$TP_PID" ]; then kill -KILL "$TP_PID" 2>/dev/null || true; fi
 	rm -rf "$TMP"
 }
 trap cleanup EXIT

@@ -32,8 +32,10 @@ GEN_L=0 FWD_L=0
 P=bv$(($$ % 100000))
 TMP=$(mktemp -d /tmp/bench-veth.XXXXXX)
 FWD_PID=
+TP_PID=
 cleanup() {
-	[ -n "$FWD_PID" ] && kill -KILL "$FWD_PID" 2>/dev/null
+	if [ -n "$FWD_PID" ]; then kill -KILL "$FWD_PID" 2>/dev/null || true; fi
+	if [ -n "$TP_PID" ]; then kill -KILL "$TP_PID" 2>/dev/null || true; fi
 	"$NETNS" destroy "$P"
 	rm -rf "$TMP"
 }
@@ -119,6 +121,37 @@ for d in "${drivers[@]}"; do
 	printf "  %-14s %10s %12s %10s\n" "$d" "$(field tx_mpps "$TMP/gen.out")" \
 		"$percpu" "$(dpdk_alone "$d")"
 done
+
+# DPDK's own generator on this machine now, when installed: testpmd txonly
+# on DPDK's net_af_packet, CPU time of its forwarding thread from /proc.
+if command -v dpdk-testpmd >/dev/null; then
+	ip netns exec "$LR_NS_GEN" dpdk-testpmd --no-huge -m 512 -l 0,1 --no-pci \
+		--file-prefix "${P}t" --vdev "net_af_packet0,iface=$LR_IF_G0" -- \
+		--forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a \
+		>"$TMP/tp.out" 2>&1 </dev/null &
+	TP_PID=$!
+	for _ in $(seq 200); do
+		grep -q "Tx-pps" "$TMP/tp.out" && break
+		kill -0 "$TP_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	sleep "$SECS"
+	cpu=0
+	for t in /proc/$TP_PID/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		lcore-worker*|rte-worker*)
+			cpu=$(awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "$t/stat") ;;
+		esac
+	done
+	kill -INT "$TP_PID" 2>/dev/null || true
+	wait "$TP_PID" || true
+	TP_PID=
+	n=$(grep "TX-total" "$TMP/tp.out" | tail -1 | awk '{print $NF}')
+	m=$(grep "Tx-pps" "$TMP/tp.out" | awk 'NR > 1 {s += $2; k++} END {printf "%.4f", (k ? s / k / 1e6 : 0)}')
+	printf "  %-14s %10s %12s %10s\n" "testpmd now" "$m" \
+		"$(awk -v n="${n:-0}" -v c="$cpu" 'BEGIN { printf "%.3f", (c > 0 ? n / c / 1e6 : 0) }')" \
+		"(DPDK's net_af_packet)"
+fi
 
 echo
 echo "through lr-l2fwd (g0 -> f0 -> f1 -> g1):"

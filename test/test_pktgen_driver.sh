@@ -36,7 +36,7 @@ P=pg$(($$ % 100000))
 TMP=$(mktemp -d /tmp/test_pktgen_driver.XXXXXX)
 FWD_PID=
 cleanup() {
-	[ -n "$FWD_PID" ] && kill -KILL "$FWD_PID" 2>/dev/null
+	if [ -n "$FWD_PID" ]; then kill -KILL "$FWD_PID" 2>/dev/null || true; fi
 	"$NETNS" destroy "$P"
 	rm -rf "$TMP"
 }
