@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "lr_test.h"
+/* The receive-side accounting, tested directly. */
+#include "../apps/pktgen/stats.c"
 
 #define EAL	"--no-huge -m 160 --file-prefix=test_pktgen_fast"
 #define OUT_MAX (256 * 1024)
@@ -690,6 +692,100 @@ ready(void)
 	return state == 1;
 }
 
+/* Sequence window: in order, duplicates, reordering inside and below the
+ * window, 32-bit wrap. */
+static int
+test_seq_window(void)
+{
+	struct pg_seqwin *w = calloc(1, sizeof(*w));
+
+	LR_TEST_ASSERT(w != NULL, "calloc");
+	for (uint32_t s = 0; s < 100; s++)
+		pg_seq_account(w, s);
+	LR_TEST_ASSERT(w->unique == 100 && w->dup == 0 && w->reordered == 0,
+		       "in order: unique %llu dup %llu reordered %llu",
+		       (unsigned long long)w->unique,
+		       (unsigned long long)w->dup,
+		       (unsigned long long)w->reordered);
+	pg_seq_account(w, 50); /* seen: duplicate */
+	LR_TEST_ASSERT_EQ(w->dup, 1);
+	pg_seq_account(w, 105); /* 100..104 skipped */
+	pg_seq_account(w, 102); /* arrives late, inside the window */
+	LR_TEST_ASSERT_EQ(w->reordered, 1);
+	LR_TEST_ASSERT_EQ(w->unique, 102);
+	pg_seq_account(w, 102);
+	pg_seq_account(w, 105);
+	LR_TEST_ASSERT_EQ(w->dup, 3);
+	/* 100, 101, 103, 104 are still missing: not duplicates. */
+	pg_seq_account(w, 104);
+	LR_TEST_ASSERT_EQ(w->dup, 3);
+	LR_TEST_ASSERT_EQ(w->reordered, 2);
+	/* A jump beyond the window forgets everything before it. */
+	pg_seq_account(w, 100000);
+	pg_seq_account(w, 100);
+	LR_TEST_ASSERT_EQ(w->late, 1);
+	LR_TEST_ASSERT_EQ(w->reordered, 3);
+	LR_TEST_ASSERT_EQ(w->unique, 105);
+	/* Just inside the window: its bit was cleared by the jump. */
+	pg_seq_account(w, 100000 - PG_SEQ_WINDOW + 1);
+	LR_TEST_ASSERT_EQ(w->dup, 3);
+	LR_TEST_ASSERT_EQ(w->late, 1);
+	/* Wrap of the 32-bit number on the wire. */
+	memset(w, 0, sizeof(*w));
+	for (uint32_t s = UINT32_MAX - 9; s != 10; s++)
+		pg_seq_account(w, s);
+	LR_TEST_ASSERT(w->unique == 20 && w->reordered == 0 && w->dup == 0,
+		       "across the wrap: unique %llu reordered %llu dup %llu",
+		       (unsigned long long)w->unique,
+		       (unsigned long long)w->reordered,
+		       (unsigned long long)w->dup);
+	pg_seq_account(w, UINT32_MAX);
+	LR_TEST_ASSERT_EQ(w->dup, 1);
+	free(w);
+	return 0;
+}
+
+/* Histogram buckets bracket their values; quantiles land within a
+ * bucket's width. */
+static int
+test_latency_histogram(void)
+{
+	static struct pg_lat l;
+	const uint64_t vals[] = {
+	    0,	 1,    15,    16,    17,	31,	    32,
+	    100, 1000, 65535, 65536, 123456789, 1ULL << 40, UINT64_MAX >> 1};
+
+	for (unsigned i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		unsigned b = pg_lat_bucket(vals[i]);
+
+		LR_TEST_ASSERT(b < PG_LAT_BUCKETS &&
+				   pg_lat_bucket_lo(b) <= vals[i] &&
+				   vals[i] < pg_lat_bucket_lo(b + 1),
+			       "value %llu in bucket %u [%llu, %llu)",
+			       (unsigned long long)vals[i], b,
+			       (unsigned long long)pg_lat_bucket_lo(b),
+			       (unsigned long long)pg_lat_bucket_lo(b + 1));
+	}
+	memset(&l, 0, sizeof(l));
+	l.min = UINT64_MAX;
+	for (uint64_t v = 1; v <= 100000; v++) {
+		l.n++;
+		l.sum += v;
+		l.min = v < l.min ? v : l.min;
+		l.max = v > l.max ? v : l.max;
+		l.hist[pg_lat_bucket(v)]++;
+	}
+	LR_TEST_ASSERT(fabs(pg_lat_quantile(&l, 0.5) / 50000 - 1) < 0.04 &&
+			   fabs(pg_lat_quantile(&l, 0.99) / 99000 - 1) < 0.04 &&
+			   fabs(pg_lat_quantile(&l, 0.999) / 99900 - 1) < 0.04,
+		       "quantiles %.0f %.0f %.0f", pg_lat_quantile(&l, 0.5),
+		       pg_lat_quantile(&l, 0.99), pg_lat_quantile(&l, 0.999));
+	LR_TEST_ASSERT(pg_lat_quantile(&l, 0) >= 1 &&
+			   pg_lat_quantile(&l, 1) <= 100000,
+		       "quantiles outside min..max");
+	return 0;
+}
+
 /* Every case first finds the binary (or skips). */
 #define CASE(n)                                                                \
 	static int case_##n(void)                                              \
@@ -710,12 +806,20 @@ CASE(sigint)
 CASE(json_and_live)
 
 static const struct lr_test_case cases[] = {
-    {"count_exact", case_count_exact}, {"ring_loop", case_ring_loop},
-    {"rate_pps", case_rate_pps},       {"rate_bits", case_rate_bits},
-    {"size_range", case_size_range},   {"imix", case_imix},
-    {"fields", case_fields},	       {"udp_cksum", case_udp_cksum},
-    {"pcap_replay", case_pcap_replay}, {"bad_options", case_bad_options},
-    {"sigint", case_sigint},	       {"json_and_live", case_json_and_live},
+    {"seq_window", test_seq_window},
+    {"latency_histogram", test_latency_histogram},
+    {"count_exact", case_count_exact},
+    {"ring_loop", case_ring_loop},
+    {"rate_pps", case_rate_pps},
+    {"rate_bits", case_rate_bits},
+    {"size_range", case_size_range},
+    {"imix", case_imix},
+    {"fields", case_fields},
+    {"udp_cksum", case_udp_cksum},
+    {"pcap_replay", case_pcap_replay},
+    {"bad_options", case_bad_options},
+    {"sigint", case_sigint},
+    {"json_and_live", case_json_and_live},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)
