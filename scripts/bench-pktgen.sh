@@ -17,7 +17,7 @@ SECS=${2:-4}
 RUNS=${3:-3}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 [ -x "$PKTGEN" ] || { echo "bench-pktgen: no $PKTGEN (build first)" >&2; exit 1; }
-TMP=$(mktemp -d /tmp/bench-pktgen.XXXXXX)
+TMP=$(mktemp -d)
 TP_PID=
 cleanup() {
 	if [ -n "$TP_PID" ]; then kill -KILL "$TP_PID" 2>/dev/null || true; fi

@@ -30,7 +30,7 @@ die() { echo "bench-veth: $*" >&2; exit 1; }
 GEN_L=0 FWD_L=0
 [ "$(nproc)" -ge 2 ] && FWD_L=1
 P=bv$(($$ % 100000))
-TMP=$(mktemp -d /tmp/bench-veth.XXXXXX)
+TMP=$(mktemp -d)
 FWD_PID=
 TP_PID=
 cleanup() {

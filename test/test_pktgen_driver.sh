@@ -33,7 +33,7 @@ GEN_L=0 FWD_L=0
 [ "$(nproc)" -ge 2 ] && FWD_L=1
 
 P=pg$(($$ % 100000))
-TMP=$(mktemp -d /tmp/test_pktgen_driver.XXXXXX)
+TMP=$(mktemp -d)
 FWD_PID=
 cleanup() {
 	if [ -n "$FWD_PID" ]; then kill -KILL "$FWD_PID" 2>/dev/null || true; fi

@@ -681,8 +681,10 @@ ready(void)
 			printf("lr-pktgen not built (-Dapps=false?): "
 			       "skipping\n");
 		} else {
+			/* mkdtemp() fills in the last six characters. */
 			snprintf(tmpdir, sizeof(tmpdir),
-				 "/tmp/test_pktgen_fast.XXXXXX");
+				 "/tmp/test_pktgen_fast.%06d", 0);
+			memset(tmpdir + strlen(tmpdir) - 6, 'X', 6);
 			if (mkdtemp(tmpdir) != NULL) {
 				atexit(remove_tmpdir);
 				state = 1;
