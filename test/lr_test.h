@@ -10,7 +10,9 @@
 #define LR_TEST_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /** Return value of a case that could not run here (say why first). */
 #define LR_TEST_SKIP 77
@@ -34,6 +36,28 @@
 		LR_TEST_ASSERT(a_ == b_, "%s = %lld, %s = %lld", #a, a_, #b, \
 			       b_);                                          \
 	} while (0)
+
+/**
+ * execv() one of our programs from a test's child process; in a cross build
+ * (LR_EXE_WRAPPER set, e.g. qemu-ppc64le-static) through that emulator.
+ * Returns only on failure, like execv().
+ */
+static inline int
+lr_test_execv(const char *path, char *const argv[])
+{
+	const char *wrap = getenv("LR_EXE_WRAPPER");
+	char *wargv[256];
+	int n = 0;
+
+	if (wrap == NULL || *wrap == '\0')
+		return execv(path, argv);
+	wargv[n++] = (char *)wrap;
+	wargv[n++] = (char *)path;
+	for (int i = 1; argv[i] != NULL && n < 255; i++)
+		wargv[n++] = argv[i];
+	wargv[n] = NULL;
+	return execvp(wrap, wargv);
+}
 
 /** One test case. */
 struct lr_test_case {

@@ -461,7 +461,7 @@ run_l2fwd(const char *const *args, int delay_ms, int sig, int timeout_s,
 		close(pfd[0]);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
-		execv(l2fwd_path, argv);
+		lr_test_execv(l2fwd_path, argv);
 		_exit(127);
 	}
 	close(pfd[1]);

@@ -545,6 +545,7 @@ struct worker {
 	int lcore_seen;
 	unsigned errors;
 	unsigned fails;
+	pthread_barrier_t *registered; /* met once both threads hold an id */
 };
 
 static int
@@ -660,6 +661,8 @@ pthread_body(void *arg)
 	if (w->register_thread && lr_thread_register() < 0)
 		return NULL;
 	w->lcore_seen = (int)lr_lcore_id();
+	if (w->registered != NULL)
+		pthread_barrier_wait(w->registered);
 	workload(w);
 	if (w->register_thread) {
 		/* Leave objects in the cache: unregistering flushes it. */
@@ -677,6 +680,7 @@ static int
 test_random_pthreads(void)
 {
 	static struct worker w[4];
+	pthread_barrier_t both_registered;
 	pthread_t t[4];
 	struct lr_mempool *mp;
 
@@ -690,7 +694,10 @@ test_random_pthreads(void)
 		w[i].seed = 0x51ed2701ULL * (i + 7);
 		w[i].tag = 0xdef00 + i;
 		w[i].register_thread = i != 2; /* 2 takes the shared path */
+		/* The first two hold their ids at the same time. */
+		w[i].registered = i < 2 ? &both_registered : NULL;
 	}
+	pthread_barrier_init(&both_registered, NULL, 2);
 	for (int phase = 0; phase < 2; phase++) {
 		for (int i = 2 * phase; i < 2 * phase + 2; i++)
 			LR_TEST_ASSERT_EQ(
@@ -699,6 +706,7 @@ test_random_pthreads(void)
 		for (int i = 2 * phase; i < 2 * phase + 2; i++)
 			pthread_join(t[i], NULL);
 	}
+	pthread_barrier_destroy(&both_registered);
 	for (int i = 0; i < 4; i++)
 		LR_TEST_ASSERT_EQ(w[i].errors, 0);
 	LR_TEST_ASSERT(w[0].lcore_seen >= 0 && w[0].lcore_seen < LR_MAX_LCORE,

@@ -81,7 +81,7 @@ run_sig(int sig_after_ms, const char *fmt, ...)
 		close(pfd[0]);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
-		execv(pktgen_bin, argv);
+		lr_test_execv(pktgen_bin, argv);
 		_exit(127);
 	}
 	close(pfd[1]);

@@ -393,7 +393,7 @@ run(char *const argv[])
 	pid = fork();
 	if (pid == 0) {
 		dup2(2, 1);
-		execv(argv[0], argv);
+		lr_test_execv(argv[0], argv);
 		_exit(127);
 	}
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
