@@ -22,7 +22,12 @@ lr_strerror(int err)
 		err = -err;
 	if (err >= LR_E_BASE && err < LR_E_LAST)
 		return lr_errors[err - LR_E_BASE];
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+	/* The GNU strerror_r returns the text (maybe not in buf). */
+	return strerror_r(err, buf, sizeof(buf));
+#else
 	if (strerror_r(err, buf, sizeof(buf)) != 0)
 		return "unknown error";
 	return buf;
+#endif
 }

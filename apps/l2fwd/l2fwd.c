@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The forwarding loop of lr-l2fwd (see l2fwd.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "l2fwd.h"
+
+void
+l2fwd_init(struct l2fwd *fwd, int mac_updating)
+{
+	memset(fwd, 0, sizeof(*fwd));
+	for (unsigned p = 0; p < LR_MAX_ETHPORTS; p++)
+		fwd->dst_port[p] = LR_ETH_PORT_INVALID;
+	fwd->mac_updating = mac_updating;
+	fwd->drain_tsc = (lr_get_tsc_hz() + 1000000 - 1) / 1000000 *
+			 L2FWD_DRAIN_US;
+	atomic_init(&fwd->quit, 0);
+}
+
+/* The 12 bytes written at the start of a frame sent out of port dst. */
+static int
+prepare_hdr(struct l2fwd *fwd, uint16_t dst)
+{
+	struct lr_ether_addr own;
+	int ret = lr_eth_macaddr_get(dst, &own);
+
+	if (ret < 0)
+		return ret;
+	memset(fwd->hdr[dst], 0, LR_ETHER_ADDR_LEN);
+	fwd->hdr[dst][0] = 0x02;
+	fwd->hdr[dst][5] = (uint8_t)dst;
+	memcpy(fwd->hdr[dst] + LR_ETHER_ADDR_LEN, own.addr_bytes,
+	       LR_ETHER_ADDR_LEN);
+	return 0;
+}
+
+int
+l2fwd_pair(struct l2fwd *fwd, uint16_t a, uint16_t b)
+{
+	int ret;
+
+	if (a >= LR_MAX_ETHPORTS || b >= LR_MAX_ETHPORTS || a == b)
+		return -EINVAL;
+	ret = prepare_hdr(fwd, a);
+	if (ret == 0)
+		ret = prepare_hdr(fwd, b);
+	if (ret < 0)
+		return ret;
+	fwd->dst_port[a] = b;
+	fwd->dst_port[b] = a;
+	return 0;
+}
+
+int
+l2fwd_assign(struct l2fwd *fwd, unsigned lcore_id, uint16_t port)
+{
+	struct l2fwd_lcore *lc;
+
+	if (lcore_id >= LR_MAX_LCORE || port >= LR_MAX_ETHPORTS)
+		return -EINVAL;
+	lc = &fwd->lcore[lcore_id];
+	if (lc->n_rx_port == LR_MAX_ETHPORTS)
+		return -ENOSPC;
+	lc->rx_port[lc->n_rx_port++] = port;
+	return 0;
+}
+
+/* Send buffer dst of lc; free and count what tx refuses. */
+static inline void
+send_buffer(struct l2fwd_lcore *lc, uint16_t dst)
+{
+	struct l2fwd_tx_buffer *b = &lc->txb[dst];
+	uint16_t sent;
+
+	sent = lr_eth_tx_burst(dst, 0, b->pkts, b->len);
+	lc->stats[dst].tx += sent;
+	if (lr_unlikely(sent < b->len)) {
+		lr_pktmbuf_free_bulk(b->pkts + sent, b->len - sent);
+		lc->stats[dst].dropped += b->len - sent;
+	}
+	b->len = 0;
+}
+
+void
+l2fwd_flush(struct l2fwd *fwd, unsigned lcore_id)
+{
+	struct l2fwd_lcore *lc = &fwd->lcore[lcore_id];
+
+	for (unsigned i = 0; i < lc->n_rx_port; i++) {
+		uint16_t dst = fwd->dst_port[lc->rx_port[i]];
+
+		if (lc->txb[dst].len)
+			send_buffer(lc, dst);
+	}
+}
+
+/* Rewrite the MACs of n packets going out of the port whose header is hdr.
+ * The data lines are prefetched a few packets ahead. */
+static inline void
+update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n)
+{
+	enum { AHEAD = 4 };
+
+	for (unsigned i = 0; i < n && i < AHEAD; i++)
+		__builtin_prefetch(lr_pktmbuf_mtod(pkts[i], void *), 1);
+	for (unsigned i = 0; i < n; i++) {
+		if (i + AHEAD < n)
+			__builtin_prefetch(
+				lr_pktmbuf_mtod(pkts[i + AHEAD], void *), 1);
+		memcpy(lr_pktmbuf_mtod(pkts[i], void *), hdr,
+		       2 * LR_ETHER_ADDR_LEN);
+	}
+}
+
+/* Send n packets to port dst through lc's buffer for dst: a full burst
+ * meeting an empty buffer goes out directly; otherwise the packets are
+ * appended and the buffer goes out when full. */
+static inline void
+buffer_packets(struct l2fwd_lcore *lc, uint16_t dst, struct lr_mbuf **pkts,
+	       unsigned n)
+{
+	struct l2fwd_tx_buffer *b = &lc->txb[dst];
+	unsigned len = b->len, room = L2FWD_BURST - len;
+
+	if (len == 0 && n == L2FWD_BURST) {
+		uint16_t sent = lr_eth_tx_burst(dst, 0, pkts, (uint16_t)n);
+
+		lc->stats[dst].tx += sent;
+		if (lr_unlikely(sent < n)) {
+			lr_pktmbuf_free_bulk(pkts + sent, n - sent);
+			lc->stats[dst].dropped += n - sent;
+		}
+		return;
+	}
+	if (n < room) {
+		memcpy(&b->pkts[len], pkts, n * sizeof(pkts[0]));
+		b->len = (uint16_t)(len + n);
+		return;
+	}
+	memcpy(&b->pkts[len], pkts, room * sizeof(pkts[0]));
+	b->len = L2FWD_BURST;
+	send_buffer(lc, dst);
+	memcpy(b->pkts, pkts + room, (n - room) * sizeof(pkts[0]));
+	b->len = (uint16_t)(n - room);
+}
+
+/* Forward one burst to port dst. */
+static inline void
+forward_burst(struct l2fwd *fwd, struct l2fwd_lcore *lc, uint16_t dst,
+	      struct lr_mbuf **pkts, unsigned n)
+{
+	if (fwd->mac_updating)
+		update_macs(fwd->hdr[dst], pkts, n);
+	buffer_packets(lc, dst, pkts, n);
+}
+
+unsigned
+l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
+{
+	struct l2fwd_lcore *lc = &fwd->lcore[lcore_id];
+	struct lr_mbuf *pkts[L2FWD_BURST];
+	uint64_t now = lr_get_tsc_cycles();
+	unsigned total = 0;
+
+	if (lr_unlikely(now - lc->prev_tsc > fwd->drain_tsc)) {
+		l2fwd_flush(fwd, lcore_id);
+		lc->prev_tsc = now;
+		if (fwd->tick && lcore_id == lr_get_main_lcore())
+			fwd->tick(fwd, now);
+	}
+	for (unsigned i = 0; i < lc->n_rx_port; i++) {
+		uint16_t src = lc->rx_port[i];
+		unsigned n = lr_eth_rx_burst(src, 0, pkts, L2FWD_BURST);
+
+		if (n == 0)
+			continue;
+		lc->stats[src].rx += n;
+		total += n;
+		forward_burst(fwd, lc, fwd->dst_port[src], pkts, n);
+	}
+	return total;
+}
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+l2fwd_main_loop(void *arg)
+{
+	struct l2fwd *fwd = arg;
+	unsigned lcore_id = lr_lcore_id();
+
+	if (lcore_id >= LR_MAX_LCORE)
+		return -EINVAL;
+	/* A worker with no port has nothing to do; main keeps the timer. */
+	if (fwd->lcore[lcore_id].n_rx_port == 0 &&
+	    lcore_id != lr_get_main_lcore())
+		return 0;
+	uint64_t t0 = thread_cpu_ns();
+
+	fwd->lcore[lcore_id].prev_tsc = lr_get_tsc_cycles();
+	while (!atomic_load_explicit(&fwd->quit, memory_order_relaxed))
+		l2fwd_poll_once(fwd, lcore_id);
+	l2fwd_flush(fwd, lcore_id);
+	fwd->lcore[lcore_id].cpu_ns = thread_cpu_ns() - t0;
+	return 0;
+}
+
+void
+l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,
+		  struct l2fwd_port_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (unsigned l = 0; l < LR_MAX_LCORE; l++) {
+		const volatile struct l2fwd_port_stats *s =
+			&fwd->lcore[l].stats[port];
+
+		out->tx += s->tx;
+		out->rx += s->rx;
+		out->dropped += s->dropped;
+	}
+}
+
+double
+l2fwd_cpu_seconds(const struct l2fwd *fwd)
+{
+	uint64_t ns = 0;
+
+	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
+		ns += fwd->lcore[l].cpu_ns;
+	return (double)ns / 1e9;
+}

@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr-l2fwd: forward packets between pairs of ports, the way users of
+ * DPDK's l2fwd expect.
+ *
+ *   lr-l2fwd [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]
+ *            [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration S]
+ *
+ * Ports come from --vdev. Ports of the mask are paired in order (0-1, 2-3)
+ * or by --portmap; each lcore (main included) polls up to NQ ports (default:
+ * the ports spread evenly over the lcores). Every PERIOD seconds (default
+ * 10, 0: never) it prints per-port and aggregate counters with Mpps.
+ * SIGINT/SIGTERM or --duration end it: final stats, ports stopped and
+ * closed, and the check that every mbuf is back in its pool; the last lines
+ * are `l2fwd total: ...` and `mbufs in use after stop: N` (exit 1 if N != 0).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "l2fwd.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_mbuf.h"
+
+#define NB_RXD 1024
+#define NB_TXD 1024
+#define POOL_CACHE 256
+#define MIN_POOL_PER_PORT 8192
+
+static struct l2fwd fwd;
+
+static struct {
+	uint32_t portmask;
+	unsigned nq;             /* 0: spread evenly */
+	unsigned period;         /* seconds, 0: no periodic stats */
+	double duration;         /* seconds, 0: until a signal */
+	int mac_updating;
+	unsigned n_map;
+	uint16_t map[LR_MAX_ETHPORTS][2];
+} opt = { .period = 10, .mac_updating = 1 };
+
+/* Stats timer state, used by the main lcore only. */
+static struct {
+	uint64_t hz;
+	uint64_t start_tsc;
+	uint64_t next_print;
+	uint64_t last_print;
+	uint64_t last_tx;
+	uint64_t end_tsc;        /* 0: none */
+	uint64_t stop_tsc;
+} timer;
+
+static volatile sig_atomic_t signal_seen;
+
+static void
+on_signal(int sig)
+{
+	static const char msg[] = "\nSignal received, preparing to exit...\n";
+
+	signal_seen = sig;
+	atomic_store(&fwd.quit, 1);
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		signal_seen = sig;
+}
+
+static void
+usage(const char *prog)
+{
+	printf("%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
+	       "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration S]\n"
+	       "  -p PORTMASK        hexadecimal mask of the ports to use\n"
+	       "  -q NQ              ports polled per lcore (default: spread evenly)\n"
+	       "  -T PERIOD          print stats every PERIOD seconds (default 10, 0 off)\n"
+	       "  --no-mac-updating  forward frames unchanged\n"
+	       "  --mac-updating     rewrite MACs (default)\n"
+	       "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
+	       "  --duration S       stop after S seconds\n",
+	       prog);
+}
+
+/* "(a,b),(c,d)" into opt.map; 0 or -1 after a message. */
+static int
+parse_portmap(const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		unsigned a, b;
+		int n = 0;
+
+		if (sscanf(p, " (%u , %u )%n", &a, &b, &n) != 2 || n == 0) {
+			fprintf(stderr, "--portmap '%s': expected (a,b)[,(c,d)...] at '%s'\n",
+				s, p);
+			return -1;
+		}
+		if (a >= LR_MAX_ETHPORTS || b >= LR_MAX_ETHPORTS || a == b) {
+			fprintf(stderr, "--portmap '%s': bad pair (%u,%u)\n", s, a, b);
+			return -1;
+		}
+		if (opt.n_map == LR_MAX_ETHPORTS) {
+			fprintf(stderr, "--portmap '%s': too many pairs\n", s);
+			return -1;
+		}
+		opt.map[opt.n_map][0] = (uint16_t)a;
+		opt.map[opt.n_map][1] = (uint16_t)b;
+		opt.n_map++;
+		p += n;
+		if (*p == ',')
+			p++;
+		else if (*p) {
+			fprintf(stderr, "--portmap '%s': unexpected '%s'\n", s, p);
+			return -1;
+		}
+	}
+	if (opt.n_map == 0) {
+		fprintf(stderr, "--portmap '%s': no pair\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_uint(const char *what, const char *s, int base, unsigned long max,
+	   unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (s[0] == '\0' || s[0] == '-' || *end || errno || v > max) {
+		fprintf(stderr, "%s '%s': expected a number up to %lu\n", what, s,
+			max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "no-mac-updating", no_argument, NULL, 'N' },
+		{ "mac-updating", no_argument, NULL, 'M' },
+		{ "portmap", required_argument, NULL, 'P' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long v;
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "p:q:T:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint("-p", optarg, 16, UINT32_MAX, &v) < 0)
+				return -1;
+			if (v == 0) {
+				fprintf(stderr, "-p '%s': no port in the mask\n",
+					optarg);
+				return -1;
+			}
+			opt.portmask = (uint32_t)v;
+			break;
+		case 'q':
+			if (parse_uint("-q", optarg, 10, LR_MAX_ETHPORTS, &v) < 0)
+				return -1;
+			if (v == 0) {
+				fprintf(stderr, "-q '%s': at least 1\n", optarg);
+				return -1;
+			}
+			opt.nq = (unsigned)v;
+			break;
+		case 'T':
+			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
+				return -1;
+			opt.period = (unsigned)v;
+			break;
+		case 'N':
+			opt.mac_updating = 0;
+			break;
+		case 'M':
+			opt.mac_updating = 1;
+			break;
+		case 'P':
+			if (parse_portmap(optarg) < 0)
+				return -1;
+			break;
+		case 'D':
+			opt.duration = strtod(optarg, &end);
+			if (optarg[0] == '\0' || *end || !(opt.duration > 0) ||
+			    opt.duration > 1e6) {
+				fprintf(stderr, "--duration '%s': expected seconds > 0\n",
+					optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			usage(argv[0]);
+			exit(0);
+		default:
+			usage(argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (opt.portmask == 0) {
+		fprintf(stderr, "-p PORTMASK is required\n");
+		usage(argv[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+print_stats(uint64_t now)
+{
+	struct l2fwd_port_stats t, sum = { 0 };
+	double secs = (double)(now - timer.last_print) / (double)timer.hz;
+
+	printf("\nPort statistics ====================================");
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		if (fwd.dst_port[p] == LR_ETH_PORT_INVALID)
+			continue;
+		l2fwd_port_totals(&fwd, p, &t);
+		printf("\nStatistics for port %u ------------------------------"
+		       "\nPackets sent: %24" PRIu64
+		       "\nPackets received: %20" PRIu64
+		       "\nPackets dropped: %21" PRIu64,
+		       p, t.tx, t.rx, t.dropped);
+		sum.tx += t.tx;
+		sum.rx += t.rx;
+		sum.dropped += t.dropped;
+	}
+	printf("\nAggregate statistics ==============================="
+	       "\nTotal packets sent: %18" PRIu64
+	       "\nTotal packets received: %14" PRIu64
+	       "\nTotal packets dropped: %15" PRIu64
+	       "\nForwarded Mpps (last %.1f s): %8.2f"
+	       "\n====================================================\n",
+	       sum.tx, sum.rx, sum.dropped, secs,
+	       secs > 0 ? (double)(sum.tx - timer.last_tx) / secs / 1e6 : 0.0);
+	fflush(stdout);
+	timer.last_tx = sum.tx;
+	timer.last_print = now;
+}
+
+/* Main lcore, about every 100 us: periodic stats, duration. */
+static void
+tick(struct l2fwd *f, uint64_t now)
+{
+	if (timer.end_tsc && now >= timer.end_tsc)
+		atomic_store(&f->quit, 1);
+	if (opt.period && now >= timer.next_print) {
+		print_stats(now);
+		timer.next_print = now + opt.period * timer.hz;
+	}
+}
+
+/* Pair the ports of the mask; 0 or -1 after a message. */
+static int
+pair_ports(uint16_t *ports, unsigned *nb)
+{
+	unsigned n = 0;
+
+	for (uint16_t p = 0; p < 32; p++) {
+		if (!(opt.portmask & (1u << p)))
+			continue;
+		if (!lr_eth_dev_is_valid_port(p)) {
+			fprintf(stderr, "-p 0x%x: port %u does not exist (%u ports; give them with --vdev)\n",
+				opt.portmask, p, lr_eth_dev_count_avail());
+			return -1;
+		}
+		ports[n++] = p;
+	}
+	if (opt.n_map) {
+		for (unsigned i = 0; i < opt.n_map; i++) {
+			for (int k = 0; k < 2; k++) {
+				uint16_t p = opt.map[i][k];
+
+				if (!(opt.portmask & (1u << p))) {
+					fprintf(stderr, "--portmap: port %u is not in the mask 0x%x\n",
+						p, opt.portmask);
+					return -1;
+				}
+				if (fwd.dst_port[p] != LR_ETH_PORT_INVALID) {
+					fprintf(stderr, "--portmap: port %u is paired twice\n", p);
+					return -1;
+				}
+			}
+			if (l2fwd_pair(&fwd, opt.map[i][0], opt.map[i][1]) < 0)
+				return -1;
+		}
+		for (unsigned i = 0; i < n; i++) {
+			if (fwd.dst_port[ports[i]] == LR_ETH_PORT_INVALID) {
+				fprintf(stderr, "--portmap: port %u of the mask has no pair\n",
+					ports[i]);
+				return -1;
+			}
+		}
+	} else {
+		if (n % 2) {
+			fprintf(stderr, "-p 0x%x: an odd number of ports (%u); ports forward in pairs\n",
+				opt.portmask, n);
+			return -1;
+		}
+		for (unsigned i = 0; i < n; i += 2)
+			if (l2fwd_pair(&fwd, ports[i], ports[i + 1]) < 0)
+				return -1;
+	}
+	*nb = n;
+	return 0;
+}
+
+/* Spread the ports over the lcores, nq at most per lcore. */
+static int
+assign_lcores(const uint16_t *ports, unsigned n)
+{
+	unsigned nl = lr_lcore_count();
+	unsigned nq = opt.nq ? opt.nq : (n + nl - 1) / nl;
+	unsigned lcore = lr_get_next_lcore(-1, 0, 0);
+
+	for (unsigned i = 0; i < n; i++) {
+		while (lcore < LR_MAX_LCORE && fwd.lcore[lcore].n_rx_port == nq)
+			lcore = lr_get_next_lcore(lcore, 0, 0);
+		if (lcore >= LR_MAX_LCORE) {
+			fprintf(stderr, "not enough lcores: %u ports, %u per lcore, %u lcores\n",
+				n, nq, nl);
+			return -1;
+		}
+		l2fwd_assign(&fwd, lcore, ports[i]);
+		printf("Lcore %u: RX port %u -> TX port %u\n", lcore, ports[i],
+		       fwd.dst_port[ports[i]]);
+	}
+	return 0;
+}
+
+static int
+setup_port(uint16_t p, struct lr_mempool *pool)
+{
+	struct lr_ether_addr mac;
+	char buf[LR_ETHER_ADDR_FMT_SIZE];
+	int ret;
+
+	ret = lr_eth_dev_configure(p, 1, 1, NULL);
+	if (ret == 0)
+		ret = lr_eth_rx_queue_setup(p, 0, NB_RXD, lr_socket_id(), NULL,
+					    pool);
+	if (ret == 0)
+		ret = lr_eth_tx_queue_setup(p, 0, NB_TXD, lr_socket_id(), NULL);
+	if (ret == 0)
+		ret = lr_eth_dev_start(p);
+	if (ret == 0)
+		ret = lr_eth_promiscuous_enable(p);
+	if (ret < 0) {
+		fprintf(stderr, "port %u (%s): setup failed: %s\n", p,
+			lr_eth_dev_name(p), lr_strerror(-ret));
+		return ret;
+	}
+	lr_eth_macaddr_get(p, &mac);
+	lr_ether_format_addr(buf, sizeof(buf), &mac);
+	printf("Port %u (%s), MAC address: %s\n", p, lr_eth_dev_name(p), buf);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint16_t ports[LR_MAX_ETHPORTS];
+	struct lr_mempool *pool = NULL;
+	struct l2fwd_port_stats t, sum = { 0 };
+	unsigned n = 0, nb_mbufs, in_use;
+	uint16_t p;
+	int ret, rc = 1;
+
+	ret = lr_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "lr-l2fwd: EAL init failed: %s\n",
+			lr_strerror(-ret));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	argv[0] = "lr-l2fwd";
+	l2fwd_init(&fwd, 1);
+	if (parse_args(argc, argv) < 0)
+		goto cleanup_eal;
+	fwd.mac_updating = opt.mac_updating;
+	printf("MAC updating %s\n", opt.mac_updating ? "enabled" : "disabled");
+
+	ret = lr_eth_dev_probe_eal_vdevs();
+	if (ret < 0)
+		goto cleanup_eal;
+	if (lr_eth_dev_count_avail() == 0) {
+		fprintf(stderr, "no ports: give some with --vdev (e.g. --vdev net_null0)\n");
+		goto close_ports;
+	}
+	if (pair_ports(ports, &n) < 0 || assign_lcores(ports, n) < 0)
+		goto close_ports;
+
+	nb_mbufs = n * (NB_RXD + NB_TXD + L2FWD_BURST +
+			lr_lcore_count() * POOL_CACHE);
+	nb_mbufs = LR_MAX(nb_mbufs, MIN_POOL_PER_PORT * n);
+	pool = lr_pktmbuf_pool_create("mbuf_pool", nb_mbufs, POOL_CACHE, 0,
+				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
+	if (pool == NULL) {
+		fprintf(stderr, "cannot create mbuf pool of %u: %s\n", nb_mbufs,
+			lr_strerror(lr_errno));
+		goto close_ports;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (setup_port(ports[i], pool) < 0)
+			goto close_ports;
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	timer.hz = lr_get_tsc_hz();
+	timer.start_tsc = lr_get_tsc_cycles();
+	timer.last_print = timer.start_tsc;
+	timer.next_print = timer.start_tsc + opt.period * timer.hz;
+	if (opt.duration > 0)
+		timer.end_tsc = timer.start_tsc +
+				(uint64_t)(opt.duration * (double)timer.hz);
+	fwd.tick = tick;
+	printf("Forwarding on %u lcore(s), %u port(s)%s\n", lr_lcore_count(), n,
+	       opt.duration > 0 ? "" : "; Ctrl-C to stop");
+	fflush(stdout);
+
+	lr_eal_mp_remote_launch(l2fwd_main_loop, &fwd, 1);
+	lr_eal_mp_wait_lcore();
+	timer.stop_tsc = lr_get_tsc_cycles();
+	rc = 0;
+
+	print_stats(timer.stop_tsc);
+	for (unsigned i = 0; i < n; i++) {
+		l2fwd_port_totals(&fwd, ports[i], &t);
+		sum.tx += t.tx;
+		sum.rx += t.rx;
+		sum.dropped += t.dropped;
+	}
+	double secs = (double)(timer.stop_tsc - timer.start_tsc) /
+		      (double)timer.hz;
+	double cpu = l2fwd_cpu_seconds(&fwd);
+
+	/* Mpps: forwarded per wall-clock second; Mpps_per_cpu: per second
+	 * of CPU the forwarding lcores were given (robust to a busy host). */
+	printf("l2fwd total: rx=%" PRIu64 " tx=%" PRIu64 " dropped=%" PRIu64
+	       " seconds=%.3f Mpps=%.2f cpu_seconds=%.3f Mpps_per_cpu=%.2f\n",
+	       sum.rx, sum.tx, sum.dropped, secs,
+	       secs > 0 ? (double)sum.tx / secs / 1e6 : 0.0, cpu,
+	       cpu > 0 ? (double)sum.tx / cpu / 1e6 : 0.0);
+
+close_ports:
+	LR_ETH_FOREACH_DEV(p) {
+		printf("Closing port %u...", p);
+		lr_eth_dev_stop(p);
+		lr_eth_dev_close(p);
+		printf(" Done\n");
+	}
+	if (pool) {
+		in_use = lr_mempool_in_use_count(pool);
+		printf("mbufs in use after stop: %u\n", in_use);
+		if (in_use != 0)
+			rc = 1;
+		else
+			lr_mempool_free(pool);
+	}
+cleanup_eal:
+	lr_eal_cleanup();
+	printf("Bye...\n");
+	return rc;
+}

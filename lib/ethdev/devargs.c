@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Devargs parser: splits `name,key=value,...` once into a private buffer;
+ * lookups are linear scans (a port has a handful of keys).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lr_devargs.h"
+#include "lr_log.h"
+
+static int
+name_char_ok(int c)
+{
+	return isalnum(c) || c == '_' || c == '.' || c == ':' || c == '-';
+}
+
+static int
+key_char_ok(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+int
+lr_devargs_parse(struct lr_devargs *da, const char *str)
+{
+	size_t len, i;
+	char *p, *next;
+
+	memset(da, 0, offsetof(struct lr_devargs, buf));
+	da->buf[0] = '\0';
+	if (str == NULL || str[0] == '\0' || str[0] == ',') {
+		LR_LOG(ERR, ETHDEV, "devargs '%s': no port name\n",
+		       str ? str : "(null)");
+		return -EINVAL;
+	}
+	len = strlen(str);
+	if (len >= sizeof(da->buf)) {
+		LR_LOG(ERR, ETHDEV, "devargs '%.32s...': longer than %d bytes\n",
+		       str, LR_DEVARGS_MAX_LEN - 1);
+		return -ENAMETOOLONG;
+	}
+	memcpy(da->buf, str, len + 1);
+
+	/* The name runs to the first comma. */
+	p = da->buf;
+	next = strchr(p, ',');
+	if (next)
+		*next++ = '\0';
+	if (strlen(p) >= sizeof(da->name)) {
+		LR_LOG(ERR, ETHDEV, "devargs '%s': port name longer than %d\n",
+		       str, LR_DEVARGS_NAME_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	for (i = 0; p[i]; i++) {
+		if (!name_char_ok((unsigned char)p[i])) {
+			LR_LOG(ERR, ETHDEV,
+			       "devargs '%s': bad character '%c' in port name '%s'\n",
+			       str, p[i], p);
+			return -EINVAL;
+		}
+	}
+	strcpy(da->name, p);
+
+	while (next) {
+		char *key = next, *eq;
+
+		next = strchr(key, ',');
+		if (next)
+			*next++ = '\0';
+		eq = strchr(key, '=');
+		if (eq == NULL || eq == key) {
+			LR_LOG(ERR, ETHDEV,
+			       "%s: '%s': expected key=value\n", da->name, key);
+			goto bad;
+		}
+		*eq = '\0';
+		for (i = 0; key[i]; i++) {
+			if (!key_char_ok((unsigned char)key[i])) {
+				LR_LOG(ERR, ETHDEV,
+				       "%s: bad character '%c' in key '%s' (value '%s')\n",
+				       da->name, key[i], key, eq + 1);
+				goto bad;
+			}
+		}
+		if (da->count == LR_DEVARGS_MAX_PAIRS) {
+			LR_LOG(ERR, ETHDEV, "%s: more than %d key=value pairs\n",
+			       da->name, LR_DEVARGS_MAX_PAIRS);
+			da->count = 0;
+			return -ENOSPC;
+		}
+		da->pairs[da->count].key = key;
+		da->pairs[da->count].value = eq + 1;
+		da->count++;
+	}
+	return 0;
+bad:
+	da->count = 0;
+	return -EINVAL;
+}
+
+int
+lr_devargs_check_keys(const struct lr_devargs *da, const char *const *valid)
+{
+	for (unsigned i = 0; i < da->count; i++) {
+		const char *const *v;
+		char list[256];
+		size_t off = 0;
+
+		for (v = valid; v && *v; v++)
+			if (strcmp(*v, da->pairs[i].key) == 0)
+				break;
+		if (v && *v)
+			continue;
+		list[0] = '\0';
+		for (v = valid; v && *v; v++) {
+			int n = snprintf(list + off, sizeof(list) - off, "%s%s",
+					 off ? ", " : "", *v);
+
+			if (n < 0 || (size_t)n >= sizeof(list) - off)
+				break;
+			off += (size_t)n;
+		}
+		LR_LOG(ERR, ETHDEV,
+		       "%s: unknown key '%s' (value '%s'); valid keys: %s\n",
+		       da->name, da->pairs[i].key, da->pairs[i].value,
+		       off ? list : "none");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+unsigned
+lr_devargs_count(const struct lr_devargs *da, const char *key)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < da->count; i++)
+		n += strcmp(da->pairs[i].key, key) == 0;
+	return n;
+}
+
+const char *
+lr_devargs_get_nth(const struct lr_devargs *da, const char *key, unsigned n)
+{
+	for (unsigned i = 0; i < da->count; i++)
+		if (strcmp(da->pairs[i].key, key) == 0 && n-- == 0)
+			return da->pairs[i].value;
+	return NULL;
+}
+
+const char *
+lr_devargs_get(const struct lr_devargs *da, const char *key)
+{
+	return lr_devargs_get_nth(da, key, 0);
+}
+
+/* The single value of key, NULL if absent; -EINVAL in *err if repeated. */
+static const char *
+get_single(const struct lr_devargs *da, const char *key, int *err)
+{
+	*err = 0;
+	if (lr_devargs_count(da, key) > 1) {
+		LR_LOG(ERR, ETHDEV, "%s: %s: given more than once ('%s', '%s')\n",
+		       da->name, key, lr_devargs_get_nth(da, key, 0),
+		       lr_devargs_get_nth(da, key, 1));
+		*err = -EINVAL;
+		return NULL;
+	}
+	return lr_devargs_get(da, key);
+}
+
+int
+lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
+		    uint64_t def, uint64_t min, uint64_t max, uint64_t *out)
+{
+	const char *s;
+	char *end;
+	unsigned long long v;
+	int err;
+
+	s = get_single(da, key, &err);
+	if (err)
+		return err;
+	if (s == NULL) {
+		*out = def;
+		return 0;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]) ||
+	    *end != '\0' || errno != 0 || v < min || v > max) {
+		LR_LOG(ERR, ETHDEV,
+		       "%s: %s: bad value '%s' (expected an integer in %llu..%llu)\n",
+		       da->name, key, s, (unsigned long long)min,
+		       (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+lr_devargs_get_bool(const struct lr_devargs *da, const char *key, int def,
+		    int *out)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+	const char *s;
+	int err;
+
+	s = get_single(da, key, &err);
+	if (err)
+		return err;
+	if (s == NULL) {
+		*out = def;
+		return 0;
+	}
+	for (unsigned i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	LR_LOG(ERR, ETHDEV, "%s: %s: bad value '%s' (expected 0 or 1)\n",
+	       da->name, key, s);
+	return -EINVAL;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_devargs.h - the device argument string of a virtual port, as given to
+ * --vdev or lr_eth_dev_create(): `name[,key=value]...`, for example
+ * `net_null0,size=64,copy=1`. The name is the port's name; the pairs are the
+ * driver's settings. Keys may repeat (a driver reads every value of a key
+ * with lr_devargs_count()/lr_devargs_get_nth()).
+ *
+ * Grammar: name is 1..LR_DEVARGS_NAME_MAX-1 characters from [A-Za-z0-9_.:-];
+ * a key is 1+ characters from [A-Za-z0-9_]; a value is any run of characters
+ * other than ',' (it may be empty). Whitespace is not special.
+ *
+ * Error model: lr_devargs_parse() and the typed getters return 0 or a
+ * negative errno (-EINVAL for bad text, -ENOSPC for too many pairs, -ENOENT
+ * when a getter's key is absent and it has no default) after logging one
+ * line that names the port, the key and the value:
+ * `net_null0: size: bad value 'x' (expected an integer in 1..9600)`.
+ *
+ * Threading: a struct lr_devargs belongs to its caller; nothing is shared.
+ * Cost: parsing is for slow paths only.
+ */
+#ifndef LR_DEVARGS_H
+#define LR_DEVARGS_H
+
+#include <stdint.h>
+
+/** Longest port name plus its NUL. */
+#define LR_DEVARGS_NAME_MAX 64
+/** Most key=value pairs in one string. */
+#define LR_DEVARGS_MAX_PAIRS 32
+/** Longest whole devargs string plus its NUL. */
+#define LR_DEVARGS_MAX_LEN 1024
+
+/** One key=value pair; both point into the owning struct's buffer. */
+struct lr_devargs_pair {
+	const char *key;
+	const char *value;
+};
+
+/** A parsed devargs string (self-contained, no heap memory). */
+struct lr_devargs {
+	char name[LR_DEVARGS_NAME_MAX];       /**< port name, e.g. net_null0 */
+	unsigned count;                       /**< pairs used */
+	struct lr_devargs_pair pairs[LR_DEVARGS_MAX_PAIRS];
+	char buf[LR_DEVARGS_MAX_LEN];         /**< storage for keys and values */
+};
+
+/** Parse str into da; 0 or -EINVAL/-ENOSPC/-ENAMETOOLONG after logging. */
+int lr_devargs_parse(struct lr_devargs *da, const char *str);
+
+/** 0 if every key of da is in the NULL-terminated list valid, else -EINVAL
+ *  after logging the first unknown key with its value and the valid keys. */
+int lr_devargs_check_keys(const struct lr_devargs *da,
+			  const char *const *valid);
+
+/** How many pairs have this key. */
+unsigned lr_devargs_count(const struct lr_devargs *da, const char *key);
+
+/** Value of the n-th pair (from 0) with this key, or NULL. */
+const char *lr_devargs_get_nth(const struct lr_devargs *da, const char *key,
+			       unsigned n);
+
+/** Value of the first pair with this key, or NULL. */
+const char *lr_devargs_get(const struct lr_devargs *da, const char *key);
+
+/** Read key as an unsigned integer (decimal, 0x hex) in min..max into *out;
+ *  *out = def when absent. 0 or -EINVAL (logged, naming the value). */
+int lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
+			uint64_t def, uint64_t min, uint64_t max,
+			uint64_t *out);
+
+/** Read key as a boolean (0/1, yes/no, true/false, on/off) into *out;
+ *  *out = def when absent. 0 or -EINVAL (logged). */
+int lr_devargs_get_bool(const struct lr_devargs *da, const char *key,
+			int def, int *out);
+
+#endif /* LR_DEVARGS_H */

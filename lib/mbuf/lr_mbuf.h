@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_mbuf.h - packet buffers.
+ *
+ * An mbuf is a metadata structure followed by an optional private area and
+ * a data buffer of buf_len bytes: headroom (LR_PKTMBUF_HEADROOM) then the
+ * data room. A packet is one mbuf or a chain of them linked by next; the
+ * first segment carries pkt_len (sum of data_len over the segments) and
+ * nb_segs (the number of segments).
+ *
+ * Layout: everything receive and transmit touch for a one-segment packet
+ * sits in the first cache line (buffer address and IOVA, data offset,
+ * refcount, segment count, port, offload flags, packet type, lengths,
+ * VLAN, RSS hash, buffer length, pool). `next` opens the second line: a
+ * first segment with nb_segs == 1 has next == NULL, so freeing a
+ * one-segment packet never reads the second line.
+ *
+ * Pools: lr_pktmbuf_pool_create() makes a mempool whose objects are mbufs
+ * in pinned pages from the page allocator, held for the pool's lifetime;
+ * each mbuf's buf_iova is computed once at pool creation. An mbuf in its
+ * pool always has refcnt 1, nb_segs 1 and next NULL; alloc relies on it
+ * and free restores it.
+ *
+ * Threading contract: an mbuf belongs to one thread at a time, except its
+ * refcnt, which lr_mbuf_refcnt_update() changes atomically when it may be
+ * shared. Alloc and free follow the mempool's contract (per-lcore cache).
+ *
+ * Cost: alloc is a mempool get plus four 8-byte stores to the first line;
+ * free of an unshared one-segment mbuf is a few loads of the first line
+ * and a mempool put; the bulk forms batch the puts per pool.
+ *
+ * Error model: lr_pktmbuf_pool_create() returns NULL and sets lr_errno;
+ * alloc returns NULL / -ENOENT when the pool is empty; the length helpers
+ * return NULL / -1 when there is no room or not enough data.
+ */
+#ifndef LR_MBUF_H
+#define LR_MBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lr_common.h"
+#include "lr_mempool.h"
+
+/** Bytes kept in front of the data at alloc / reset. */
+#define LR_PKTMBUF_HEADROOM 128
+/** Default data room after the headroom. */
+#define LR_MBUF_DEFAULT_DATAROOM 2048
+/** Default buffer size: headroom + data room. */
+#define LR_MBUF_DEFAULT_BUF_SIZE (LR_MBUF_DEFAULT_DATAROOM + LR_PKTMBUF_HEADROOM)
+/** Port of an mbuf that came from no port. */
+#define LR_MBUF_PORT_INVALID UINT16_MAX
+/** The private area after the mbuf is a multiple of this. */
+#define LR_MBUF_PRIV_ALIGN 8
+/** Most pointers lr_pktmbuf_free_bulk() gathers before one put. */
+#define LR_PKTMBUF_FREE_BATCH 64
+
+/* Offload flags (ol_flags). */
+#define LR_MBUF_F_RX_VLAN (1ULL << 0)        /**< vlan_tci is valid */
+#define LR_MBUF_F_RX_RSS_HASH (1ULL << 1)    /**< hash_rss is valid */
+#define LR_MBUF_F_RX_IP_CKSUM_BAD (1ULL << 4) /**< IPv4 checksum wrong */
+#define LR_MBUF_F_RX_L4_CKSUM_BAD (1ULL << 5) /**< L4 checksum wrong */
+#define LR_MBUF_F_RX_TIMESTAMP (1ULL << 6)   /**< timestamp is valid */
+#define LR_MBUF_F_TX_VLAN (1ULL << 32)       /**< insert vlan_tci */
+#define LR_MBUF_F_TX_IP_CKSUM (1ULL << 33)   /**< compute IPv4 checksum */
+#define LR_MBUF_F_TX_L4_CKSUM (1ULL << 34)   /**< compute L4 checksum */
+
+/** A packet buffer (one segment). */
+struct lr_mbuf {
+	/* First cache line: what receive and transmit touch. */
+	void *buf_addr;    /**< start of the buffer (headroom included) */
+	uint64_t buf_iova; /**< IOVA of buf_addr */
+	union {
+		uint64_t rearm_data; /**< the four fields below as one word */
+		struct {
+			uint16_t data_off; /**< data start in the buffer */
+			uint16_t refcnt;   /**< references; 1 when unshared */
+			uint16_t nb_segs;  /**< segments (first segment) */
+			uint16_t port;     /**< input port */
+		};
+	};
+	uint64_t ol_flags;    /**< LR_MBUF_F_* */
+	uint32_t packet_type; /**< L2/L3/L4 type, driver-defined */
+	uint32_t pkt_len;     /**< bytes in all segments */
+	uint16_t data_len;    /**< bytes in this segment */
+	uint16_t vlan_tci;    /**< VLAN tag (LR_MBUF_F_RX_VLAN) */
+	uint32_t hash_rss;    /**< RSS hash (LR_MBUF_F_RX_RSS_HASH) */
+	uint16_t buf_len;     /**< buffer bytes */
+	uint16_t vlan_tci_outer; /**< outer VLAN tag */
+	uint16_t priv_size;   /**< private area after the mbuf */
+	uint16_t reserved0;
+	struct lr_mempool *pool; /**< the pool it returns to */
+
+	/* Second cache line: chains and the rest. */
+	struct lr_mbuf *next; /**< next segment or NULL */
+	union {
+		uint64_t tx_offload; /**< the lengths below as one word */
+		struct {
+			uint64_t l2_len : 7;
+			uint64_t l3_len : 9;
+			uint64_t l4_len : 8;
+			uint64_t tso_segsz : 16;
+			uint64_t outer_l3_len : 9;
+			uint64_t outer_l2_len : 7;
+			uint64_t tx_reserved : 8;
+		};
+	};
+	uint64_t timestamp;  /**< rx time (LR_MBUF_F_RX_TIMESTAMP) */
+	uint64_t udata64;    /**< application data */
+	uint32_t dynfield[8]; /**< free for libraries and applications */
+} __lr_cache_aligned;
+
+/* The receive/transmit fields fill the first 64 bytes (the first cache
+ * line on x86-64, half of it on POWER); next opens the second 64. */
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, pool) + sizeof(void *) > 64);
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, pool) + sizeof(void *) >
+		LR_CACHE_LINE_SIZE);
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, rearm_data) % 8 != 0);
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, next) != 64);
+LR_BUILD_BUG_ON(sizeof(struct lr_mbuf) != 128);
+
+/** What an mbuf pool keeps in its private area. */
+struct lr_pktmbuf_pool_private {
+	uint16_t mbuf_data_room_size; /**< buf_len of every mbuf */
+	uint16_t mbuf_priv_size;      /**< private bytes after each mbuf */
+	uint32_t flags;               /**< reserved, 0 */
+};
+
+/** Pointer to the data of m, as type t. */
+#define lr_pktmbuf_mtod(m, t) ((t)((char *)(m)->buf_addr + (m)->data_off))
+/** Pointer to the data of m plus o bytes, as type t. */
+#define lr_pktmbuf_mtod_offset(m, t, o) \
+	((t)((char *)(m)->buf_addr + (m)->data_off + (o)))
+/** IOVA of the data of m. */
+#define lr_pktmbuf_iova(m) ((m)->buf_iova + (m)->data_off)
+/** Bytes in this segment. */
+#define lr_pktmbuf_data_len(m) ((m)->data_len)
+/** Bytes in the packet. */
+#define lr_pktmbuf_pkt_len(m) ((m)->pkt_len)
+
+/**
+ * Create a pool of n mbufs with a per-lcore cache of cache_size,
+ * priv_size private bytes after each mbuf (a multiple of
+ * LR_MBUF_PRIV_ALIGN) and data_room_size buffer bytes (headroom
+ * included) on socket_id. NULL and lr_errno on error.
+ */
+struct lr_mempool *lr_pktmbuf_pool_create(const char *name, unsigned n,
+					  unsigned cache_size,
+					  uint16_t priv_size,
+					  uint16_t data_room_size,
+					  int socket_id);
+
+/** Print the mbuf chain's metadata and up to dump_len data bytes to f. */
+void lr_pktmbuf_dump(FILE *f, const struct lr_mbuf *m, unsigned dump_len);
+
+/** Append tail's segments to head's; 0, or -EOVERFLOW if the segment
+ *  count or packet length would overflow (nothing changed). */
+int lr_pktmbuf_chain(struct lr_mbuf *head, struct lr_mbuf *tail);
+
+/** Check one packet's invariants (lengths, segment count, pool, room);
+ *  0 or -EINVAL after logging what is wrong. */
+int lr_mbuf_validate(const struct lr_mbuf *m);
+
+/** Buffer bytes of the mbufs of pool mp. */
+static inline uint16_t
+lr_pktmbuf_data_room_size(struct lr_mempool *mp)
+{
+	return ((struct lr_pktmbuf_pool_private *)lr_mempool_get_priv(mp))
+		->mbuf_data_room_size;
+}
+
+/** Private bytes after each mbuf of pool mp. */
+static inline uint16_t
+lr_pktmbuf_priv_size(struct lr_mempool *mp)
+{
+	return ((struct lr_pktmbuf_pool_private *)lr_mempool_get_priv(mp))
+		->mbuf_priv_size;
+}
+
+/** The private area after m. */
+static inline void *
+lr_mbuf_to_priv(struct lr_mbuf *m)
+{
+	return m + 1;
+}
+
+/** Bytes in front of the data of m. */
+static inline uint16_t
+lr_pktmbuf_headroom(const struct lr_mbuf *m)
+{
+	return m->data_off;
+}
+
+/** Bytes after the data of m in its buffer. */
+static inline uint16_t
+lr_pktmbuf_tailroom(const struct lr_mbuf *m)
+{
+	return (uint16_t)(m->buf_len - m->data_off - m->data_len);
+}
+
+/** Last segment of the chain starting at m. */
+static inline struct lr_mbuf *
+lr_pktmbuf_lastseg(struct lr_mbuf *m)
+{
+	while (m->next != NULL)
+		m = m->next;
+	return m;
+}
+
+/* The rearm word of an mbuf fresh from its pool: data_off, refcnt 1,
+ * nb_segs 1, no port. */
+static __lr_always_inline uint64_t
+lr_mbuf_rearm_word_(const struct lr_mbuf *m)
+{
+	union {
+		uint64_t w;
+		struct {
+			uint16_t data_off, refcnt, nb_segs, port;
+		} f;
+	} u;
+
+	u.f.data_off = (uint16_t)LR_MIN((uint16_t)LR_PKTMBUF_HEADROOM,
+					m->buf_len);
+	u.f.refcnt = 1;
+	u.f.nb_segs = 1;
+	u.f.port = LR_MBUF_PORT_INVALID;
+	return u.w;
+}
+
+/* Reset the first-line fields of an mbuf that satisfies the pool
+ * invariant (next NULL, refcnt 1). */
+static __lr_always_inline void
+lr_pktmbuf_reset_line0_(struct lr_mbuf *m)
+{
+	m->rearm_data = lr_mbuf_rearm_word_(m);
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	m->pkt_len = 0;
+	m->data_len = 0;
+	m->vlan_tci = 0;
+	m->hash_rss = 0;
+}
+
+/** Make m an empty one-segment packet with the default headroom. */
+static inline void
+lr_pktmbuf_reset(struct lr_mbuf *m)
+{
+	m->next = NULL;
+	m->tx_offload = 0;
+	m->vlan_tci_outer = 0;
+	lr_pktmbuf_reset_line0_(m);
+}
+
+/** Allocate one empty mbuf from mp; NULL when the pool is empty. */
+static __lr_always_inline struct lr_mbuf *
+lr_pktmbuf_alloc(struct lr_mempool *mp)
+{
+	void *obj;
+
+	if (lr_unlikely(lr_mempool_get(mp, &obj) != 0))
+		return NULL;
+	lr_pktmbuf_reset_line0_(obj);
+	return obj;
+}
+
+/** Allocate n empty mbufs, all or none; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_pktmbuf_alloc_bulk(struct lr_mempool *mp, struct lr_mbuf **mbufs,
+		      unsigned n)
+{
+	if (lr_unlikely(lr_mempool_get_bulk(mp, (void **)mbufs, n) != 0))
+		return -ENOENT;
+	for (unsigned i = 0; i < n; i++)
+		lr_pktmbuf_reset_line0_(mbufs[i]);
+	return 0;
+}
+
+/** Read the reference count of m. */
+static inline uint16_t
+lr_mbuf_refcnt_read(const struct lr_mbuf *m)
+{
+	return __atomic_load_n(&m->refcnt, __ATOMIC_RELAXED);
+}
+
+/** Set the reference count of m (m unshared). */
+static inline void
+lr_mbuf_refcnt_set(struct lr_mbuf *m, uint16_t v)
+{
+	__atomic_store_n(&m->refcnt, v, __ATOMIC_RELAXED);
+}
+
+/** Add v (may be negative) to the reference count of one segment m. */
+static inline void
+lr_mbuf_refcnt_update(struct lr_mbuf *m, int16_t v)
+{
+	__atomic_add_fetch(&m->refcnt, (uint16_t)v, __ATOMIC_ACQ_REL);
+}
+
+/** Add v to the reference count of every segment of the packet m. */
+static inline void
+lr_pktmbuf_refcnt_update(struct lr_mbuf *m, int16_t v)
+{
+	for (; m != NULL; m = m->next)
+		lr_mbuf_refcnt_update(m, v);
+}
+
+/* Drop one reference to segment m; m if it must go back to its pool
+ * (restored to the pool invariant), else NULL. */
+static __lr_always_inline struct lr_mbuf *
+lr_pktmbuf_prefree_seg_(struct lr_mbuf *m)
+{
+	if (lr_likely(lr_mbuf_refcnt_read(m) == 1)) {
+		/* Sole owner: nobody else can see the count change. */
+	} else if (__atomic_sub_fetch(&m->refcnt, 1, __ATOMIC_ACQ_REL) != 0) {
+		return NULL;
+	} else {
+		lr_mbuf_refcnt_set(m, 1);
+	}
+	if (m->next != NULL)
+		m->next = NULL;
+	if (m->nb_segs != 1)
+		m->nb_segs = 1;
+	return m;
+}
+
+/** Free the packet m (every segment whose count drops to 0); NULL ok. */
+static __lr_always_inline void
+lr_pktmbuf_free(struct lr_mbuf *m)
+{
+	if (m == NULL)
+		return;
+	if (lr_likely(m->nb_segs == 1 && lr_mbuf_refcnt_read(m) == 1)) {
+		/* One unshared segment: next is NULL already. */
+		lr_mempool_put(m->pool, m);
+		return;
+	}
+	while (m != NULL) {
+		struct lr_mbuf *next = m->next, *seg;
+
+		seg = lr_pktmbuf_prefree_seg_(m);
+		if (seg != NULL)
+			lr_mempool_put(seg->pool, seg);
+		m = next;
+	}
+}
+
+/* Put the pending mbufs of one pool back. */
+static __lr_always_inline void
+lr_pktmbuf_put_pending_(struct lr_mempool *mp, void **pending, unsigned *np)
+{
+	if (*np != 0)
+		lr_mempool_put_bulk(mp, pending, *np);
+	*np = 0;
+}
+
+/** Free n packets (NULL entries skipped); puts are batched per pool. */
+static inline void
+lr_pktmbuf_free_bulk(struct lr_mbuf **mbufs, unsigned n)
+{
+	void *pending[LR_PKTMBUF_FREE_BATCH];
+	struct lr_mempool *mp = NULL;
+	unsigned np = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_mbuf *m = mbufs[i];
+
+		if (lr_unlikely(m == NULL))
+			continue;
+		if (lr_likely(m->nb_segs == 1 &&
+			      lr_mbuf_refcnt_read(m) == 1)) {
+			if (lr_unlikely(m->pool != mp ||
+					np == LR_PKTMBUF_FREE_BATCH)) {
+				lr_pktmbuf_put_pending_(mp, pending, &np);
+				mp = m->pool;
+			}
+			pending[np++] = m;
+			continue;
+		}
+		while (m != NULL) {
+			struct lr_mbuf *next = m->next, *seg;
+
+			seg = lr_pktmbuf_prefree_seg_(m);
+			if (seg != NULL) {
+				if (seg->pool != mp ||
+				    np == LR_PKTMBUF_FREE_BATCH) {
+					lr_pktmbuf_put_pending_(mp, pending,
+								&np);
+					mp = seg->pool;
+				}
+				pending[np++] = seg;
+			}
+			m = next;
+		}
+	}
+	lr_pktmbuf_put_pending_(mp, pending, &np);
+}
+
+/** Extend the packet by len bytes at the end of its last segment; the
+ *  start of the new bytes, or NULL if that segment lacks the room. */
+static inline char *
+lr_pktmbuf_append(struct lr_mbuf *m, uint16_t len)
+{
+	struct lr_mbuf *last = m->nb_segs == 1 ? m : lr_pktmbuf_lastseg(m);
+	char *tail;
+
+	if (lr_unlikely(len > lr_pktmbuf_tailroom(last)))
+		return NULL;
+	tail = (char *)last->buf_addr + last->data_off + last->data_len;
+	last->data_len = (uint16_t)(last->data_len + len);
+	m->pkt_len += len;
+	return tail;
+}
+
+/** Extend the packet by len bytes in front; the new start, or NULL if
+ *  the headroom is too small. */
+static inline char *
+lr_pktmbuf_prepend(struct lr_mbuf *m, uint16_t len)
+{
+	if (lr_unlikely(len > lr_pktmbuf_headroom(m)))
+		return NULL;
+	m->data_off = (uint16_t)(m->data_off - len);
+	m->data_len = (uint16_t)(m->data_len + len);
+	m->pkt_len += len;
+	return (char *)m->buf_addr + m->data_off;
+}
+
+/** Remove len bytes from the start of the first segment; the new start,
+ *  or NULL if that segment holds fewer bytes. */
+static inline char *
+lr_pktmbuf_adj(struct lr_mbuf *m, uint16_t len)
+{
+	if (lr_unlikely(len > m->data_len))
+		return NULL;
+	m->data_off = (uint16_t)(m->data_off + len);
+	m->data_len = (uint16_t)(m->data_len - len);
+	m->pkt_len -= len;
+	return (char *)m->buf_addr + m->data_off;
+}
+
+/** Remove len bytes from the end of the last segment; 0, or -1 if that
+ *  segment holds fewer bytes. */
+static inline int
+lr_pktmbuf_trim(struct lr_mbuf *m, uint16_t len)
+{
+	struct lr_mbuf *last = m->nb_segs == 1 ? m : lr_pktmbuf_lastseg(m);
+
+	if (lr_unlikely(len > last->data_len))
+		return -1;
+	last->data_len = (uint16_t)(last->data_len - len);
+	m->pkt_len -= len;
+	return 0;
+}
+
+/** Non-zero if the packet's data is in one segment. */
+static inline int
+lr_pktmbuf_is_contiguous(const struct lr_mbuf *m)
+{
+	return m->nb_segs == 1;
+}
+
+#endif /* LR_MBUF_H */

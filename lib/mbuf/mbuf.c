@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mbuf pools (a mempool whose object initializer lays out each mbuf and
+ * records its buffer's IOVA once), chains, validation and dumps.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+
+#include "lr_errno.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+
+/* Lay out one mbuf: buffer right after the private area, IOVA from the
+ * page allocator, fields in their in-pool state. */
+static void
+mbuf_init(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	const struct lr_pktmbuf_pool_private *pp = opaque;
+	struct lr_mbuf *m = obj;
+	size_t off = sizeof(struct lr_mbuf) + pp->mbuf_priv_size;
+
+	(void)idx;
+	memset(m, 0, off);
+	m->priv_size = pp->mbuf_priv_size;
+	m->buf_len = pp->mbuf_data_room_size;
+	m->buf_addr = (char *)m + off;
+	m->buf_iova = lr_mempool_virt2iova(m) + off;
+	m->pool = mp;
+	m->next = NULL;
+	lr_pktmbuf_reset(m);
+}
+
+struct lr_mempool *
+lr_pktmbuf_pool_create(const char *name, unsigned n, unsigned cache_size,
+		       uint16_t priv_size, uint16_t data_room_size,
+		       int socket_id)
+{
+	struct lr_pktmbuf_pool_private pp = {
+		.mbuf_data_room_size = data_room_size,
+		.mbuf_priv_size = priv_size,
+	};
+	struct lr_mempool *mp;
+	unsigned elt;
+
+	if (priv_size % LR_MBUF_PRIV_ALIGN != 0) {
+		LR_LOG(ERR, MBUF,
+		       "mbuf pool '%s': private size %u not a multiple of %d\n",
+		       name ? name : "(null)", priv_size, LR_MBUF_PRIV_ALIGN);
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	if (data_room_size == 0) {
+		LR_LOG(ERR, MBUF, "mbuf pool '%s': data room size 0\n",
+		       name ? name : "(null)");
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	elt = (unsigned)sizeof(struct lr_mbuf) + priv_size + data_room_size;
+	/* mbuf_init gets the layout through its argument: the pool's
+	 * private area is filled in only once the pool exists. */
+	mp = lr_mempool_create(name, n, elt, cache_size, sizeof(pp), mbuf_init,
+			       &pp, socket_id, 0);
+	if (mp == NULL)
+		return NULL;
+	memcpy(lr_mempool_get_priv(mp), &pp, sizeof(pp));
+	return mp;
+}
+
+int
+lr_pktmbuf_chain(struct lr_mbuf *head, struct lr_mbuf *tail)
+{
+	struct lr_mbuf *last;
+
+	if ((unsigned)head->nb_segs + tail->nb_segs > UINT16_MAX ||
+	    (uint64_t)head->pkt_len + tail->pkt_len > UINT32_MAX)
+		return -EOVERFLOW;
+	last = lr_pktmbuf_lastseg(head);
+	last->next = tail;
+	head->nb_segs = (uint16_t)(head->nb_segs + tail->nb_segs);
+	head->pkt_len += tail->pkt_len;
+	/* tail is no longer a first segment. */
+	tail->pkt_len = tail->data_len;
+	tail->nb_segs = 1;
+	return 0;
+}
+
+int
+lr_mbuf_validate(const struct lr_mbuf *m)
+{
+	const struct lr_mbuf *s;
+	uint64_t len = 0;
+	unsigned segs = 0;
+
+	if (m == NULL) {
+		LR_LOG(ERR, MBUF, "mbuf: NULL\n");
+		return -EINVAL;
+	}
+	for (s = m; s != NULL; s = s->next) {
+		const char *why = NULL;
+
+		if (s->pool == NULL)
+			why = "no pool";
+		else if (lr_mempool_from_obj(s) != s->pool)
+			why = "not an object of its pool";
+		else if (s->buf_addr != (const char *)(s + 1) + s->priv_size)
+			why = "buffer address moved";
+		else if ((unsigned)s->data_off + s->data_len > s->buf_len)
+			why = "data past the buffer end";
+		else if (lr_mbuf_refcnt_read(s) == 0)
+			why = "reference count 0";
+		if (why != NULL) {
+			LR_LOG(ERR, MBUF, "mbuf %p segment %u (%p): %s\n",
+			       (const void *)m, segs, (const void *)s, why);
+			return -EINVAL;
+		}
+		len += s->data_len;
+		if (++segs > UINT16_MAX)
+			break;
+	}
+	if (segs != m->nb_segs || len != m->pkt_len) {
+		LR_LOG(ERR, MBUF,
+		       "mbuf %p: %u segments of %llu bytes, header says %u "
+		       "of %u\n",
+		       (const void *)m, segs, (unsigned long long)len,
+		       m->nb_segs, m->pkt_len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void
+hexdump(FILE *f, const unsigned char *p, unsigned len, unsigned base)
+{
+	for (unsigned i = 0; i < len; i += 16) {
+		unsigned k, n = LR_MIN(16u, len - i);
+
+		fprintf(f, "    %04x:", base + i);
+		for (k = 0; k < 16; k++) {
+			if (k < n)
+				fprintf(f, " %02x", p[i + k]);
+			else
+				fputs("   ", f);
+		}
+		fputs("  |", f);
+		for (k = 0; k < n; k++)
+			fputc(isprint(p[i + k]) ? p[i + k] : '.', f);
+		fputs("|\n", f);
+	}
+}
+
+void
+lr_pktmbuf_dump(FILE *f, const struct lr_mbuf *m, unsigned dump_len)
+{
+	unsigned seg = 0, done = 0;
+
+	fprintf(f,
+		"mbuf %p: pool %s, pkt_len %u, nb_segs %u, port %u, "
+		"ol_flags %#llx, packet_type %#x, hash_rss %#x, vlan %u\n",
+		(const void *)m, m->pool ? m->pool->name : "(none)",
+		m->pkt_len, m->nb_segs, m->port,
+		(unsigned long long)m->ol_flags, m->packet_type, m->hash_rss,
+		m->vlan_tci);
+	for (const struct lr_mbuf *s = m; s != NULL; s = s->next, seg++) {
+		unsigned n = LR_MIN((unsigned)s->data_len, dump_len - done);
+
+		fprintf(f,
+			"  segment %u at %p: buf_addr %p, buf_iova %#llx, "
+			"buf_len %u, data_off %u, data_len %u, refcnt %u\n",
+			seg, (const void *)s, s->buf_addr,
+			(unsigned long long)s->buf_iova, s->buf_len,
+			s->data_off, s->data_len, lr_mbuf_refcnt_read(s));
+		if (n == 0)
+			continue;
+		hexdump(f, (const unsigned char *)s->buf_addr + s->data_off, n,
+			done);
+		done += n;
+	}
+}

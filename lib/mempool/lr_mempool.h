@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_mempool.h - pools of fixed-size objects with a per-lcore cache in
+ * front of a shared backing store.
+ *
+ * A pool of n objects of elt_size bytes is carved at creation from blocks
+ * of pinned pages taken from the page allocator (lr_alloc_pages), each
+ * block tagged with the pool as its owner. Objects are laid out in a block
+ * one after the other; when the block's IOVA is not contiguous (IOVA as PA
+ * on scattered pages) or LR_MEMPOOL_F_NO_STRADDLE is given, an object that
+ * fits in a base page never crosses a base-page boundary. Either way every
+ * object spans one IOVA-contiguous range. Each object is preceded by a
+ * header of one pointer (the pool), plus a cookie in debug builds
+ * (-Dpagealloc_debug=true) that catches double puts.
+ *
+ * Backing store: chosen by name through an ops table: "ring_mp_mc" (the
+ * default), "ring_sp_sc", "ring_sp_mc", "ring_mp_sc" (lr_ring) and "stack"
+ * (a spin-locked LIFO array). LR_MEMPOOL_F_SP_PUT / _SC_GET pick the ring
+ * variant when no name is given. More stores register with
+ * lr_mempool_register_ops().
+ *
+ * Per-lcore cache (cache_size > 0): an array of object pointers per lcore
+ * id, used as a stack (the top is the hottest object).
+ *  - put appends to the top; when the cache would pass its flush threshold
+ *    (1.5 x cache_size) the coldest objects, at the bottom, go back to the
+ *    store in one bulk so that exactly cache_size remain.
+ *  - get takes from the top; when the cache holds fewer than n it hands out
+ *    what it has (the hot objects) and refills itself from the store with
+ *    one bulk of cache_size + the shortfall, keeping cache_size.
+ * After a flush or a refill the cache holds cache_size objects, half a
+ * cache away from both edges, so alternating get/put never reaches the
+ * store (no ping-pong). Requests larger than cache_size go to the store.
+ *
+ * Threading contract: get/put from any thread. A thread with an lcore id
+ * (an EAL lcore, or any thread after lr_thread_register()) uses its own
+ * cache with no lock and no atomic; a thread without one (LR_LCORE_ID_ANY)
+ * goes to the store directly (the store is multi-thread safe unless its
+ * ops say single producer / consumer, in which case the caller serializes).
+ * Two threads must never share one lcore id. A registered thread that
+ * unregisters has its cache flushed back to the store. Create, free,
+ * lookup and iteration take a global lock.
+ *
+ * Cost on the hot path (x86-64, cache hit): one thread-local load, one load
+ * of the cache pointer, a compare, the copy of n pointers and four counter
+ * increments on the cache's first line; no lock, no atomic, no division,
+ * no call through a pointer. A refill or flush is one bulk operation on the
+ * store (inline for the ring stores, an ops call for the others).
+ *
+ * Invariant (at a quiescent point, every lcore's counters included):
+ *
+ *   sum over lcores(cache len) + store count + in use == size
+ *   in use == sum(get_success_objs) - sum(put_objs)
+ *   0 <= cache len <= 2 x cache_size for every lcore
+ *
+ * lr_mempool_validate() checks these and the objects held in the caches.
+ *
+ * Error model: lr_mempool_create*() returns NULL and sets lr_errno (EINVAL
+ * for a bad argument, ENAMETOOLONG, EEXIST for a duplicate name, ENOMEM),
+ * after logging the pool's name and the bad value. get returns 0 or
+ * -ENOENT (all or nothing); put cannot fail. Others return 0 or -errno.
+ */
+#ifndef LR_MEMPOOL_H
+#define LR_MEMPOOL_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lr_common.h"
+#include "lr_lcore.h"
+#include "lr_ring.h"
+
+/** Longest pool name, NUL included (the store's ring is named "MP_<name>"). */
+#define LR_MEMPOOL_NAMESIZE (LR_RING_NAMESIZE - 3)
+/** Largest per-lcore cache size. */
+#define LR_MEMPOOL_CACHE_MAX_SIZE 512
+/** Longest ops name, NUL included. */
+#define LR_MEMPOOL_OPS_NAMESIZE 32
+/** Most ops that may be registered. */
+#define LR_MEMPOOL_MAX_OPS 16
+
+#define LR_MEMPOOL_F_SP_PUT 0x1 /**< puts come from one thread at a time */
+#define LR_MEMPOOL_F_SC_GET 0x2 /**< gets come from one thread at a time */
+/** Objects are 8-byte aligned instead of cache-line aligned. */
+#define LR_MEMPOOL_F_NO_CACHE_ALIGN 0x4
+/** No object that fits in a base page crosses one, even in an
+ *  IOVA-contiguous block. */
+#define LR_MEMPOOL_F_NO_STRADDLE 0x8
+#define LR_MEMPOOL_F_ALL 0xf
+
+/** Objects carry a debug cookie in debug builds. */
+#define LR_MEMPOOL_DEBUG LR_PAGEALLOC_DEBUG
+
+#define LR_MEMPOOL_COOKIE_FREE 0xf7ee0b1ec7f7ee00ULL  /**< in the pool */
+#define LR_MEMPOOL_COOKIE_INUSE 0x1105e0b1ec71105eULL /**< handed out */
+
+struct lr_mempool;
+
+/** Header placed right before every object. */
+struct lr_mempool_objhdr {
+#if LR_MEMPOOL_DEBUG
+	uint64_t cookie; /**< LR_MEMPOOL_COOKIE_FREE / _INUSE */
+#endif
+	struct lr_mempool *mp; /**< the pool the object belongs to */
+};
+
+/** Counters of one lcore (or of the threads without one). */
+struct lr_mempool_stats {
+	uint64_t put_bulk;         /**< put calls */
+	uint64_t put_objs;         /**< objects put */
+	uint64_t get_success_bulk; /**< get calls that succeeded */
+	uint64_t get_success_objs; /**< objects got */
+	uint64_t get_fail_bulk;    /**< get calls that failed */
+	uint64_t get_fail_objs;    /**< objects asked for by failed gets */
+	uint64_t store_put_bulk;   /**< bulk puts into the backing store */
+	uint64_t store_get_bulk;   /**< bulk gets from the backing store */
+};
+
+/** The counters of threads without an lcore id (updated atomically). */
+struct lr_mempool_shared_stats {
+	_Atomic uint64_t put_bulk;
+	_Atomic uint64_t put_objs;
+	_Atomic uint64_t get_success_bulk;
+	_Atomic uint64_t get_success_objs;
+	_Atomic uint64_t get_fail_bulk;
+	_Atomic uint64_t get_fail_objs;
+	_Atomic uint64_t store_put_bulk;
+	_Atomic uint64_t store_get_bulk;
+};
+
+/** Per-lcore cache: header and hot counters on the first line, then the
+ *  object stack objs[0 .. len) with objs[len - 1] the hottest. */
+struct lr_mempool_cache {
+	uint32_t len;          /**< objects held now */
+	uint32_t size;         /**< level after a flush or refill */
+	uint32_t flushthresh;  /**< a put that would pass it flushes */
+	uint32_t capacity;     /**< slots in objs (2 x size) */
+	struct lr_mempool_stats stats; /**< this lcore's counters */
+	void *objs[];                  /**< the object stack */
+} __lr_cache_aligned;
+
+/**
+ * A backing store. Every function gets the pool; the store keeps its state
+ * in mp->pool_data (and may set mp->store_ring to a ring in the ring's
+ * default mode, which the inline paths then use without the ops call).
+ * enqueue and dequeue move all n objects or none and write nothing to
+ * objs on failure; the store holds up to mp->size objects.
+ */
+struct lr_mempool_ops {
+	char name[LR_MEMPOOL_OPS_NAMESIZE]; /**< name given at create */
+	/** Set up an empty store for mp->size objects; 0 or -errno. */
+	int (*alloc)(struct lr_mempool *mp);
+	/** Release the store. */
+	void (*free)(struct lr_mempool *mp);
+	/** Put all n objects; 0 or -ENOBUFS. */
+	int (*enqueue)(struct lr_mempool *mp, void *const *objs, unsigned n);
+	/** Take n objects; 0 or -ENOENT. */
+	int (*dequeue)(struct lr_mempool *mp, void **objs, unsigned n);
+	/** Objects in the store now. */
+	unsigned (*get_count)(const struct lr_mempool *mp);
+};
+
+/** Called for each object (obj_init at creation, lr_mempool_obj_iter()). */
+typedef void(lr_mempool_obj_cb_t)(struct lr_mempool *mp, void *opaque,
+				  void *obj, unsigned obj_idx);
+
+/** A pool. Fields are read-only after creation except where noted. */
+struct lr_mempool {
+	/* First line: what the get/put paths read. */
+	struct lr_ring *store_ring;    /**< ring store, or NULL: use ops */
+	const struct lr_mempool_ops *ops; /**< the backing store's ops */
+	void *pool_data;               /**< the store's state */
+	uint32_t cache_size;           /**< per-lcore cache size (0: none) */
+	uint32_t flags;                /**< LR_MEMPOOL_F_* */
+	uint32_t size;                 /**< number of objects */
+	uint32_t elt_size;             /**< object size asked for */
+	uint32_t header_size;          /**< bytes before each object */
+	uint32_t total_elt_size;       /**< distance between objects */
+
+	char name[LR_MEMPOOL_NAMESIZE]; /**< unique name */
+	int socket_id;                  /**< node the memory came from */
+	unsigned private_data_size;     /**< bytes at lr_mempool_get_priv() */
+	void *priv;                     /**< private area, or NULL */
+	unsigned block_order;           /**< page order of the blocks */
+	unsigned nb_blocks;             /**< blocks of objects */
+	void *impl;                     /**< blocks and cache memory (private) */
+	struct lr_mempool *next;        /**< named-pool list (private) */
+
+	/** Counters of threads without an lcore id. */
+	struct lr_mempool_shared_stats shared_stats __lr_cache_aligned;
+	/** Per-lcore caches (always present: they hold the counters). */
+	struct lr_mempool_cache *cache[LR_MAX_LCORE] __lr_cache_aligned;
+};
+
+/* ------------------------------------------------------------------ */
+/* Creation and control (slow path).                                   */
+
+/**
+ * Create a pool of n objects of elt_size bytes with a per-lcore cache of
+ * cache_size, a private area of private_data_size bytes, obj_init called
+ * on each object, memory from socket_id; the store is a ring chosen by
+ * flags. NULL and lr_errno on error.
+ */
+struct lr_mempool *lr_mempool_create(const char *name, unsigned n,
+				     unsigned elt_size, unsigned cache_size,
+				     unsigned private_data_size,
+				     lr_mempool_obj_cb_t *obj_init,
+				     void *obj_init_arg, int socket_id,
+				     unsigned flags);
+
+/** lr_mempool_create() with the backing store named by ops_name (NULL:
+ *  chosen by flags). NULL and lr_errno on error. */
+struct lr_mempool *lr_mempool_create_ops(const char *name, unsigned n,
+					 unsigned elt_size,
+					 unsigned cache_size,
+					 unsigned private_data_size,
+					 lr_mempool_obj_cb_t *obj_init,
+					 void *obj_init_arg, int socket_id,
+					 unsigned flags, const char *ops_name);
+
+/** Flush the caches, report objects still in use, give the memory back
+ *  (NULL is ignored). Objects still out become invalid. */
+void lr_mempool_free(struct lr_mempool *mp);
+
+/** The pool of that name, or NULL with lr_errno = ENOENT. */
+struct lr_mempool *lr_mempool_lookup(const char *name);
+
+/** Register a backing store; its index, or -EEXIST / -ENOSPC / -EINVAL. */
+int lr_mempool_register_ops(const struct lr_mempool_ops *ops);
+
+/** The ops registered under name, or NULL. */
+const struct lr_mempool_ops *lr_mempool_ops_lookup(const char *name);
+
+/** Objects free in the pool (store and every cache); a snapshot. */
+unsigned lr_mempool_avail_count(const struct lr_mempool *mp);
+
+/** Objects handed out and not yet put back: size - avail; a snapshot. */
+unsigned lr_mempool_in_use_count(const struct lr_mempool *mp);
+
+/** Objects in the backing store alone; a snapshot. */
+unsigned lr_mempool_store_count(const struct lr_mempool *mp);
+
+/** Objects in one lcore's cache (0 for an id without a cache). */
+unsigned lr_mempool_cache_count(const struct lr_mempool *mp, unsigned lcore_id);
+
+/** Give the objects of lcore_id's cache back to the store; LR_LCORE_ID_ANY
+ *  flushes every cache. Only the owning thread, or nobody, may be using
+ *  the cache meanwhile. */
+void lr_mempool_cache_flush(struct lr_mempool *mp, unsigned lcore_id);
+
+/** Check the invariants at a quiescent point; 0 or -EINVAL after logging. */
+int lr_mempool_validate(const struct lr_mempool *mp);
+
+/** The pool's private area (NULL if it has none). */
+void *lr_mempool_get_priv(struct lr_mempool *mp);
+
+/** IOVA of an object of any pool. */
+uint64_t lr_mempool_virt2iova(const void *obj);
+
+/** Call cb on each object of the pool in index order; the object count. */
+unsigned lr_mempool_obj_iter(struct lr_mempool *mp, lr_mempool_obj_cb_t *cb,
+			     void *opaque);
+
+/** Sum of every lcore's counters and the shared ones into *st. */
+void lr_mempool_stats_get(const struct lr_mempool *mp,
+			  struct lr_mempool_stats *st);
+
+/** Print the pool's geometry, counts and per-lcore counters to f. */
+void lr_mempool_dump(FILE *f, const struct lr_mempool *mp);
+
+/** Call fn on every pool (under the pool list lock). */
+void lr_mempool_walk(void (*fn)(struct lr_mempool *mp, void *arg), void *arg);
+
+/** The pool an object belongs to. */
+static inline struct lr_mempool *
+lr_mempool_from_obj(const void *obj)
+{
+	return ((const struct lr_mempool_objhdr *)obj - 1)->mp;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hot path internals; callers use lr_mempool_get*()/put*() below.     */
+
+/* Out of line: the store, refill and flush paths and the shared path. */
+int lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+			   void **objs, unsigned n);
+void lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+			   void *const *objs, unsigned n);
+int lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n);
+void lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs,
+			    unsigned n);
+void lr_mempool_check_cookies_(const struct lr_mempool *mp,
+			       void *const *objs, unsigned n, int getting);
+
+/* Copy n pointers forward; small and inline so that constant n unrolls. */
+static __lr_always_inline void
+lr_mempool_copy_(void **dst, void *const *src, unsigned n)
+{
+	unsigned i = 0;
+
+	for (; i + 4 <= n; i += 4) {
+		dst[i] = src[i];
+		dst[i + 1] = src[i + 1];
+		dst[i + 2] = src[i + 2];
+		dst[i + 3] = src[i + 3];
+	}
+	for (; i < n; i++)
+		dst[i] = src[i];
+}
+
+/** The calling thread's cache in mp, or NULL for a thread without an id. */
+static __lr_always_inline struct lr_mempool_cache *
+lr_mempool_default_cache(struct lr_mempool *mp)
+{
+	unsigned id = lr_lcore_id();
+
+	return lr_likely(id < LR_MAX_LCORE) ? mp->cache[id] : NULL;
+}
+
+/** Put n objects through cache c (NULL: straight to the store). */
+static __lr_always_inline void
+lr_mempool_generic_put(struct lr_mempool *mp, void *const *objs, unsigned n,
+		       struct lr_mempool_cache *c)
+{
+#if LR_MEMPOOL_DEBUG
+	lr_mempool_check_cookies_(mp, objs, n, 0);
+#endif
+	if (lr_unlikely(c == NULL)) {
+		lr_mempool_put_shared_(mp, objs, n);
+		return;
+	}
+	c->stats.put_bulk++;
+	c->stats.put_objs += n;
+	if (lr_likely(c->len + n <= c->flushthresh)) {
+		lr_mempool_copy_(&c->objs[c->len], objs, n);
+		c->len += n;
+		return;
+	}
+	lr_mempool_put_flush_(mp, c, objs, n);
+}
+
+/** Get n objects through cache c (NULL: from the store); 0 or -ENOENT. */
+static __lr_always_inline int
+lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
+		       struct lr_mempool_cache *c)
+{
+	int rc;
+
+	if (lr_unlikely(c == NULL)) {
+		rc = lr_mempool_get_shared_(mp, objs, n);
+	} else if (lr_likely(n <= c->len)) {
+		c->len -= n;
+		lr_mempool_copy_(objs, &c->objs[c->len], n);
+		c->stats.get_success_bulk++;
+		c->stats.get_success_objs += n;
+		rc = 0;
+	} else {
+		rc = lr_mempool_get_refill_(mp, c, objs, n);
+	}
+#if LR_MEMPOOL_DEBUG
+	if (rc == 0)
+		lr_mempool_check_cookies_(mp, objs, n, 1);
+#endif
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Get and put.                                                         */
+
+/** Put n objects back into their pool mp. */
+static __lr_always_inline void
+lr_mempool_put_bulk(struct lr_mempool *mp, void *const *objs, unsigned n)
+{
+	lr_mempool_generic_put(mp, objs, n, lr_mempool_default_cache(mp));
+}
+
+/** Put one object back into its pool mp. */
+static __lr_always_inline void
+lr_mempool_put(struct lr_mempool *mp, void *obj)
+{
+	lr_mempool_put_bulk(mp, &obj, 1);
+}
+
+/** Get n objects, all or none; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_mempool_get_bulk(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	return lr_mempool_generic_get(mp, objs, n,
+				      lr_mempool_default_cache(mp));
+}
+
+/** Get one object into *obj; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_mempool_get(struct lr_mempool *mp, void **obj)
+{
+	return lr_mempool_get_bulk(mp, obj, 1);
+}
+
+#endif /* LR_MEMPOOL_H */

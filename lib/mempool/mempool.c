@@ -1,0 +1,962 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Mempool creation, memory layout, the cache's refill and flush paths,
+ * the shared path of threads without an lcore id, accounting and dumps.
+ *
+ * Layout of a block (2^order pinned pages). Let align be the cache line
+ * (8 with LR_MEMPOOL_F_NO_CACHE_ALIGN), hdr the object header size,
+ *   lead  = ALIGN(hdr, align)          offset of the first object
+ *   total = ALIGN(hdr + elt_size, align) distance between objects
+ * A block is cut into units: the whole block when its IOVA is contiguous
+ * (or an object does not fit in a base page), else each base page. In a
+ * unit, object j sits at lead + j * total and ends before the unit does:
+ *   per_unit = (unit - lead - elt_size) / total + 1.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lr_errno.h"
+#include "lr_log.h"
+#include "lr_mempool.h"
+#include "lr_pagealloc.h"
+
+/* Blocks aim at this size (a 2 MiB hugepage's worth) when the pool is
+ * big enough, to keep page-table and allocator work per object low. */
+#define BLOCK_TARGET_SHIFT 21
+
+struct mp_block {
+	struct lr_page *page; /* first page of the block */
+	char *addr;           /* its address */
+	size_t unit;          /* bytes per unit */
+	unsigned per_unit;    /* objects per unit */
+	unsigned first_idx;   /* index of the block's first object */
+	unsigned nb_objs;     /* objects carved from this block */
+	unsigned order;       /* page order */
+};
+
+struct mp_impl {
+	struct mp_block *blocks;
+	unsigned nb_blocks;
+	unsigned lead;     /* offset of the first object in a unit */
+	void *cache_mem;   /* raw allocation holding every cache */
+};
+
+static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct lr_mempool *pools;
+static pthread_once_t release_once = PTHREAD_ONCE_INIT;
+
+/* ------------------------------------------------------------------ */
+/* Store access from the slow paths (the ring inline, else the ops).   */
+
+static inline int
+store_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
+{
+	if (lr_likely(mp->store_ring != NULL))
+		return lr_ring_enqueue_bulk(mp->store_ring, objs, n, NULL) == n
+			       ? 0
+			       : -ENOBUFS;
+	return mp->ops->enqueue(mp, objs, n);
+}
+
+static inline int
+store_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	if (lr_likely(mp->store_ring != NULL))
+		return lr_ring_dequeue_bulk(mp->store_ring, objs, n, NULL) == n
+			       ? 0
+			       : -ENOENT;
+	return mp->ops->dequeue(mp, objs, n);
+}
+
+static __lr_cold void
+store_overflow(const struct lr_mempool *mp, unsigned n)
+{
+	LR_LOG(ERR, MEMPOOL,
+	       "mempool '%s': backing store full, %u objects dropped "
+	       "(put of objects not from this pool, or put twice)\n",
+	       mp->name, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hot-path helpers kept out of line.                                   */
+
+int
+lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+		       void **objs, unsigned n)
+{
+	unsigned len = c->len; /* < n */
+
+	/* The cache's objects are the hottest: the caller gets them. */
+	lr_mempool_copy_(objs, c->objs, len);
+	if (n <= c->size) {
+		unsigned req = c->size + n - len;
+
+		/* On failure the store writes nothing: c->objs is intact. */
+		if (store_dequeue(mp, c->objs, req) == 0) {
+			lr_mempool_copy_(objs + len, &c->objs[c->size],
+					 n - len);
+			c->len = c->size;
+			c->stats.store_get_bulk++;
+			goto success;
+		}
+	}
+	/* Larger than the cache, or the store cannot refill it: take only
+	 * the shortfall and leave the cache empty. */
+	if (store_dequeue(mp, objs + len, n - len) == 0) {
+		c->len = 0;
+		c->stats.store_get_bulk++;
+		goto success;
+	}
+	c->stats.get_fail_bulk++;
+	c->stats.get_fail_objs += n;
+	return -ENOENT;
+success:
+	c->stats.get_success_bulk++;
+	c->stats.get_success_objs += n;
+	return 0;
+}
+
+void
+lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+		      void *const *objs, unsigned n)
+{
+	unsigned k;
+
+	c->stats.store_put_bulk++;
+	if (n > c->size) {
+		if (lr_unlikely(store_enqueue(mp, objs, n) != 0))
+			store_overflow(mp, n);
+		return;
+	}
+	/* len + n > flushthresh >= size and n <= size: 0 < k <= len. Send
+	 * the k coldest (the bottom) down, keep the rest, add the new ones
+	 * on top: the cache ends at exactly size. */
+	k = c->len + n - c->size;
+	if (lr_unlikely(store_enqueue(mp, c->objs, k) != 0))
+		store_overflow(mp, k);
+	memmove(c->objs, &c->objs[k], (size_t)(c->len - k) * sizeof(void *));
+	c->len -= k;
+	lr_mempool_copy_(&c->objs[c->len], objs, n);
+	c->len += n;
+}
+
+int
+lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	struct lr_mempool_shared_stats *st = &mp->shared_stats;
+
+	if (n == 0 || store_dequeue(mp, objs, n) == 0) {
+		atomic_fetch_add_explicit(&st->get_success_bulk, 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&st->get_success_objs, n,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&st->store_get_bulk, 1,
+					  memory_order_relaxed);
+		return 0;
+	}
+	atomic_fetch_add_explicit(&st->get_fail_bulk, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&st->get_fail_objs, n, memory_order_relaxed);
+	return -ENOENT;
+}
+
+void
+lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs, unsigned n)
+{
+	struct lr_mempool_shared_stats *st = &mp->shared_stats;
+
+	atomic_fetch_add_explicit(&st->put_bulk, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&st->put_objs, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&st->store_put_bulk, 1, memory_order_relaxed);
+	if (n != 0 && lr_unlikely(store_enqueue(mp, objs, n) != 0))
+		store_overflow(mp, n);
+}
+
+#if LR_MEMPOOL_DEBUG
+static __lr_cold void
+cookie_error(const struct lr_mempool *mp, const void *obj,
+	     const struct lr_mempool_objhdr *h, int getting)
+{
+	LR_LOG(ERR, MEMPOOL,
+	       "mempool '%s': %s of object %p: header pool %p (%s), cookie "
+	       "%#llx: %s\n",
+	       mp->name, getting ? "get" : "put", obj, (void *)h->mp,
+	       h->mp == mp ? "this pool" : "another pool",
+	       (unsigned long long)h->cookie,
+	       h->mp != mp ? "object of another pool"
+	       : getting   ? "object in the pool was written or given twice"
+			   : "object already in the pool (double put)");
+	abort();
+}
+#endif
+
+void
+lr_mempool_check_cookies_(const struct lr_mempool *mp, void *const *objs,
+			  unsigned n, int getting)
+{
+#if LR_MEMPOOL_DEBUG
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_mempool_objhdr *h =
+			(struct lr_mempool_objhdr *)objs[i] - 1;
+		uint64_t want = getting ? LR_MEMPOOL_COOKIE_FREE
+					: LR_MEMPOOL_COOKIE_INUSE;
+
+		if (lr_unlikely(h->mp != mp || h->cookie != want))
+			cookie_error(mp, objs[i], h, getting);
+		h->cookie = getting ? LR_MEMPOOL_COOKIE_INUSE
+				    : LR_MEMPOOL_COOKIE_FREE;
+	}
+#else
+	(void)mp;
+	(void)objs;
+	(void)n;
+	(void)getting;
+#endif
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout.                                                              */
+
+static inline size_t
+block_bytes(unsigned order)
+{
+	return (size_t)LR_PAGE_SIZE << order;
+}
+
+static inline unsigned
+objs_in(size_t unit, size_t lead, size_t elt, size_t total)
+{
+	if (unit < lead + elt)
+		return 0;
+	return (unsigned)((unit - lead - elt) / total + 1);
+}
+
+static inline char *
+block_obj(const struct mp_block *b, unsigned lead, unsigned total,
+	  unsigned k)
+{
+	unsigned u = k / b->per_unit, j = k % b->per_unit;
+
+	return b->addr + (size_t)u * b->unit + lead + (size_t)j * total;
+}
+
+/* Non-zero if the IOVAs of the block's base pages follow each other. */
+static int
+block_iova_contig(const char *addr, unsigned order)
+{
+	uint64_t iova0 = lr_page_iova(lr_virt_to_page(addr));
+
+	for (size_t i = 1; i < ((size_t)1 << order); i++) {
+		const struct lr_page *p = lr_virt_to_page(addr + i * LR_PAGE_SIZE);
+
+		if (p == NULL || lr_page_iova(p) != iova0 + i * LR_PAGE_SIZE)
+			return 0;
+	}
+	return 1;
+}
+
+/* Order of the blocks: big enough for one object, as big as the pool
+ * needs up to the target size. */
+static unsigned
+pick_order(size_t lead, size_t elt, size_t total, unsigned n)
+{
+	unsigned one = 0, want = 0, target;
+	size_t need = lead + (size_t)n * total;
+
+	while (block_bytes(one) < lead + elt)
+		one++;
+	while (want < LR_MAX_ORDER - 1 && block_bytes(want) < need)
+		want++;
+	target = BLOCK_TARGET_SHIFT > LR_PAGE_SHIFT
+			 ? BLOCK_TARGET_SHIFT - LR_PAGE_SHIFT
+			 : 0;
+	if (target > LR_MAX_ORDER - 1)
+		target = LR_MAX_ORDER - 1;
+	return LR_MAX(one, LR_MIN(want, target));
+}
+
+static void
+free_blocks(struct lr_mempool *mp, struct mp_impl *im)
+{
+	for (unsigned i = 0; i < im->nb_blocks; i++) {
+		lr_page_set_owner(im->blocks[i].page, NULL, NULL);
+		lr_free_pages(im->blocks[i].page, im->blocks[i].order);
+	}
+	free(im->blocks);
+	im->blocks = NULL;
+	im->nb_blocks = 0;
+	(void)mp;
+}
+
+/* Carve mp->size objects out of pinned blocks. */
+static int
+populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
+{
+	size_t elt = mp->elt_size, total = mp->total_elt_size;
+	unsigned lead = im->lead, done = 0, cap = 0, order = order_hint;
+	size_t one = lead + elt;
+
+	while (done < mp->size) {
+		struct mp_block *b;
+		struct lr_page *pg;
+
+		pg = lr_alloc_pages(mp->socket_id, order, LR_ALLOC_PINNED);
+		while (pg == NULL && order > 0 && block_bytes(order - 1) >= one) {
+			order--;
+			pg = lr_alloc_pages(mp->socket_id, order,
+					    LR_ALLOC_PINNED);
+		}
+		if (pg == NULL) {
+			LR_LOG(ERR, MEMPOOL,
+			       "mempool '%s': no pages for objects %u..%u "
+			       "(order %u on node %d): %s\n",
+			       mp->name, done, mp->size - 1, order,
+			       mp->socket_id, lr_strerror(lr_errno));
+			return -ENOMEM;
+		}
+		if (im->nb_blocks == cap) {
+			unsigned ncap = cap ? cap * 2 : 8;
+			void *nb = realloc(im->blocks, ncap * sizeof(*b));
+
+			if (nb == NULL) {
+				lr_free_pages(pg, order);
+				return -ENOMEM;
+			}
+			im->blocks = nb;
+			cap = ncap;
+		}
+		lr_page_set_owner(pg, mp, mp->name);
+		b = &im->blocks[im->nb_blocks++];
+		b->page = pg;
+		b->addr = lr_page_address(pg);
+		b->order = order;
+		b->first_idx = done;
+		b->unit = block_bytes(order);
+		if (one <= LR_PAGE_SIZE &&
+		    ((mp->flags & LR_MEMPOOL_F_NO_STRADDLE) ||
+		     !block_iova_contig(b->addr, order)))
+			b->unit = LR_PAGE_SIZE;
+		b->per_unit = objs_in(b->unit, lead, elt, total);
+		b->nb_objs = b->per_unit * (unsigned)(block_bytes(order) /
+						      b->unit);
+		if (b->nb_objs > mp->size - done)
+			b->nb_objs = mp->size - done;
+		done += b->nb_objs;
+	}
+	mp->block_order = order_hint;
+	mp->nb_blocks = im->nb_blocks;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation.                                                            */
+
+static void
+release_lcore(unsigned lcore_id, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&pools_lock);
+	for (struct lr_mempool *mp = pools; mp != NULL; mp = mp->next)
+		lr_mempool_cache_flush(mp, lcore_id);
+	pthread_mutex_unlock(&pools_lock);
+}
+
+static void
+register_release(void)
+{
+	if (lr_lcore_on_release(release_lcore, NULL) != 0)
+		LR_LOG(WARNING, MEMPOOL,
+		       "mempool: cannot hook thread unregistration; caches of "
+		       "unregistered threads stay filled until "
+		       "lr_mempool_cache_flush()\n");
+}
+
+static const char *
+default_ops_name(unsigned flags)
+{
+	unsigned f = flags & (LR_MEMPOOL_F_SP_PUT | LR_MEMPOOL_F_SC_GET);
+
+	if (f == (LR_MEMPOOL_F_SP_PUT | LR_MEMPOOL_F_SC_GET))
+		return "ring_sp_sc";
+	if (f == LR_MEMPOOL_F_SP_PUT)
+		return "ring_sp_mc";
+	if (f == LR_MEMPOOL_F_SC_GET)
+		return "ring_mp_sc";
+	return "ring_mp_mc";
+}
+
+static struct lr_mempool *
+find_pool(const char *name)
+{
+	for (struct lr_mempool *mp = pools; mp != NULL; mp = mp->next)
+		if (strcmp(mp->name, name) == 0)
+			return mp;
+	return NULL;
+}
+
+static int
+check_args(const char *name, unsigned n, unsigned elt_size,
+	   unsigned cache_size, unsigned flags, const char *ops_name,
+	   const struct lr_mempool_ops **ops)
+{
+	size_t max_block = block_bytes(LR_MAX_ORDER - 1);
+	size_t need = sizeof(struct lr_mempool_objhdr) + (size_t)elt_size;
+	int dup;
+
+	if (name == NULL || name[0] == '\0') {
+		LR_LOG(ERR, MEMPOOL, "mempool: no name given\n");
+		return EINVAL;
+	}
+	if (strnlen(name, LR_MEMPOOL_NAMESIZE) == LR_MEMPOOL_NAMESIZE) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': name longer than %d\n",
+		       name, LR_MEMPOOL_NAMESIZE - 1);
+		return ENAMETOOLONG;
+	}
+	if (n == 0) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': pool size 0\n", name);
+		return EINVAL;
+	}
+	if (elt_size == 0) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': element size 0\n", name);
+		return EINVAL;
+	}
+	if (need + LR_CACHE_LINE_SIZE > max_block) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': element size %u > largest block %zu "
+		       "(order %d) less the header\n",
+		       name, elt_size, max_block, LR_MAX_ORDER - 1);
+		return EINVAL;
+	}
+	if (cache_size > LR_MEMPOOL_CACHE_MAX_SIZE) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': cache size %u > max %d\n",
+		       name, cache_size, LR_MEMPOOL_CACHE_MAX_SIZE);
+		return EINVAL;
+	}
+	if (cache_size > n) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': cache size %u > pool size %u\n",
+		       name, cache_size, n);
+		return EINVAL;
+	}
+	if (flags & ~(unsigned)LR_MEMPOOL_F_ALL) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': unknown flags %#x\n", name,
+		       flags & ~(unsigned)LR_MEMPOOL_F_ALL);
+		return EINVAL;
+	}
+	if (ops_name == NULL)
+		ops_name = default_ops_name(flags);
+	*ops = lr_mempool_ops_lookup(ops_name);
+	if (*ops == NULL) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': unknown ops '%s'\n", name,
+		       ops_name);
+		return EINVAL;
+	}
+	pthread_mutex_lock(&pools_lock);
+	dup = find_pool(name) != NULL;
+	pthread_mutex_unlock(&pools_lock);
+	if (dup) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': name already in use\n",
+		       name);
+		return EEXIST;
+	}
+	return 0;
+}
+
+static int
+alloc_caches(struct lr_mempool *mp, struct mp_impl *im)
+{
+	unsigned cap = mp->cache_size * 2;
+	size_t stride = LR_ALIGN_CEIL(sizeof(struct lr_mempool_cache) +
+					      cap * sizeof(void *),
+				      (size_t)LR_CACHE_LINE_SIZE);
+	char *mem;
+
+	/* calloc: large areas come zeroed from mmap, untouched until an
+	 * lcore uses its cache. */
+	im->cache_mem = calloc(1, stride * LR_MAX_LCORE + LR_CACHE_LINE_SIZE);
+	if (im->cache_mem == NULL) {
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': no memory for %d caches\n",
+		       mp->name, LR_MAX_LCORE);
+		return -ENOMEM;
+	}
+	mem = (char *)LR_ALIGN_CEIL((uintptr_t)im->cache_mem,
+				    (uintptr_t)LR_CACHE_LINE_SIZE);
+	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
+		struct lr_mempool_cache *c = (void *)(mem + i * stride);
+
+		c->size = mp->cache_size;
+		c->flushthresh = mp->cache_size * 3 / 2;
+		c->capacity = cap;
+		mp->cache[i] = c;
+	}
+	return 0;
+}
+
+struct init_arg {
+	lr_mempool_obj_cb_t *obj_init;
+	void *arg;
+	void **objs;
+};
+
+static void
+init_one(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	struct init_arg *ia = opaque;
+	struct lr_mempool_objhdr *h = (struct lr_mempool_objhdr *)obj - 1;
+
+	h->mp = mp;
+#if LR_MEMPOOL_DEBUG
+	h->cookie = LR_MEMPOOL_COOKIE_FREE;
+#endif
+	if (ia->obj_init != NULL)
+		ia->obj_init(mp, ia->arg, obj, idx);
+	ia->objs[idx] = obj;
+}
+
+struct lr_mempool *
+lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
+		      unsigned cache_size, unsigned private_data_size,
+		      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+		      int socket_id, unsigned flags, const char *ops_name)
+{
+	const struct lr_mempool_ops *ops = NULL;
+	struct lr_mempool *mp;
+	struct mp_impl *im;
+	struct init_arg ia;
+	unsigned align;
+	int rc;
+
+	rc = check_args(name, n, elt_size, cache_size, flags, ops_name, &ops);
+	if (rc != 0) {
+		lr_errno = rc;
+		return NULL;
+	}
+	pthread_once(&release_once, register_release);
+
+	mp = aligned_alloc(LR_CACHE_LINE_SIZE,
+			   LR_ALIGN_CEIL(sizeof(*mp),
+					 (size_t)LR_CACHE_LINE_SIZE));
+	im = calloc(1, sizeof(*im));
+	if (mp == NULL || im == NULL) {
+		rc = ENOMEM;
+		goto free_mp;
+	}
+	memset(mp, 0, sizeof(*mp));
+	snprintf(mp->name, sizeof(mp->name), "%s", name);
+	mp->size = n;
+	mp->elt_size = elt_size;
+	mp->cache_size = cache_size;
+	mp->flags = flags;
+	mp->socket_id = socket_id;
+	mp->private_data_size = private_data_size;
+	mp->ops = ops;
+	mp->impl = im;
+	align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
+	mp->header_size = sizeof(struct lr_mempool_objhdr);
+	mp->total_elt_size =
+		LR_ALIGN_CEIL(mp->header_size + elt_size, align);
+	im->lead = LR_ALIGN_CEIL(mp->header_size, align);
+
+	if (private_data_size != 0) {
+		mp->priv = calloc(1, private_data_size);
+		if (mp->priv == NULL) {
+			rc = ENOMEM;
+			goto free_mp;
+		}
+	}
+	if (alloc_caches(mp, im) != 0) {
+		rc = ENOMEM;
+		goto free_priv;
+	}
+	rc = -ops->alloc(mp);
+	if (rc != 0)
+		goto free_caches;
+	rc = -populate(mp, im,
+		       pick_order(im->lead, elt_size, mp->total_elt_size, n));
+	if (rc != 0)
+		goto free_blocks;
+
+	/* Initialise every object, then fill the store in index order. */
+	ia.obj_init = obj_init;
+	ia.arg = obj_init_arg;
+	ia.objs = malloc((size_t)n * sizeof(void *));
+	if (ia.objs == NULL) {
+		rc = ENOMEM;
+		goto free_blocks;
+	}
+	lr_mempool_obj_iter(mp, init_one, &ia);
+	rc = -ops->enqueue(mp, ia.objs, n);
+	free(ia.objs);
+	if (rc != 0) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': store '%s' refused the %u objects\n",
+		       name, ops->name, n);
+		goto free_blocks;
+	}
+
+	pthread_mutex_lock(&pools_lock);
+	if (find_pool(name) != NULL) {
+		pthread_mutex_unlock(&pools_lock);
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': name already in use\n",
+		       name);
+		rc = EEXIST;
+		goto free_blocks;
+	}
+	mp->next = pools;
+	pools = mp;
+	pthread_mutex_unlock(&pools_lock);
+	LR_LOG(DEBUG, MEMPOOL,
+	       "mempool '%s': %u x %u bytes (%u apart), cache %u, ops %s, "
+	       "%u blocks of order %u\n",
+	       name, n, elt_size, mp->total_elt_size, cache_size, ops->name,
+	       mp->nb_blocks, mp->block_order);
+	return mp;
+
+free_blocks:
+	free_blocks(mp, im);
+	ops->free(mp);
+free_caches:
+	free(im->cache_mem);
+free_priv:
+	free(mp->priv);
+free_mp:
+	free(im);
+	free(mp);
+	lr_errno = rc;
+	return NULL;
+}
+
+struct lr_mempool *
+lr_mempool_create(const char *name, unsigned n, unsigned elt_size,
+		  unsigned cache_size, unsigned private_data_size,
+		  lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+		  int socket_id, unsigned flags)
+{
+	return lr_mempool_create_ops(name, n, elt_size, cache_size,
+				     private_data_size, obj_init,
+				     obj_init_arg, socket_id, flags, NULL);
+}
+
+void
+lr_mempool_free(struct lr_mempool *mp)
+{
+	struct mp_impl *im;
+	struct lr_mempool **pp;
+	unsigned avail;
+
+	if (mp == NULL)
+		return;
+	im = mp->impl;
+	pthread_mutex_lock(&pools_lock);
+	for (pp = &pools; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == mp) {
+			*pp = mp->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pools_lock);
+
+	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
+	avail = mp->ops->get_count(mp);
+	if (avail != mp->size)
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': freed with %u of %u objects still in "
+		       "use\n",
+		       mp->name, mp->size - avail, mp->size);
+	free_blocks(mp, im);
+	mp->ops->free(mp);
+	free(im->cache_mem);
+	free(mp->priv);
+	free(im);
+	free(mp);
+}
+
+struct lr_mempool *
+lr_mempool_lookup(const char *name)
+{
+	struct lr_mempool *mp = NULL;
+
+	if (name != NULL) {
+		pthread_mutex_lock(&pools_lock);
+		mp = find_pool(name);
+		pthread_mutex_unlock(&pools_lock);
+	}
+	if (mp == NULL)
+		lr_errno = ENOENT;
+	return mp;
+}
+
+void
+lr_mempool_walk(void (*fn)(struct lr_mempool *mp, void *arg), void *arg)
+{
+	pthread_mutex_lock(&pools_lock);
+	for (struct lr_mempool *mp = pools; mp != NULL; mp = mp->next)
+		fn(mp, arg);
+	pthread_mutex_unlock(&pools_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Accounting.                                                          */
+
+unsigned
+lr_mempool_store_count(const struct lr_mempool *mp)
+{
+	return mp->ops->get_count(mp);
+}
+
+unsigned
+lr_mempool_cache_count(const struct lr_mempool *mp, unsigned lcore_id)
+{
+	if (lcore_id >= LR_MAX_LCORE)
+		return 0;
+	return __atomic_load_n(&mp->cache[lcore_id]->len, __ATOMIC_RELAXED);
+}
+
+unsigned
+lr_mempool_avail_count(const struct lr_mempool *mp)
+{
+	unsigned count = lr_mempool_store_count(mp);
+
+	for (unsigned i = 0; i < LR_MAX_LCORE; i++)
+		count += lr_mempool_cache_count(mp, i);
+	/* Caches read while they change may count an object twice. */
+	return count > mp->size ? mp->size : count;
+}
+
+unsigned
+lr_mempool_in_use_count(const struct lr_mempool *mp)
+{
+	return mp->size - lr_mempool_avail_count(mp);
+}
+
+void
+lr_mempool_cache_flush(struct lr_mempool *mp, unsigned lcore_id)
+{
+	unsigned first = lcore_id, last = lcore_id;
+
+	if (lcore_id == LR_LCORE_ID_ANY) {
+		first = 0;
+		last = LR_MAX_LCORE - 1;
+	} else if (lcore_id >= LR_MAX_LCORE) {
+		return;
+	}
+	for (unsigned i = first; i <= last; i++) {
+		struct lr_mempool_cache *c = mp->cache[i];
+
+		if (c->len == 0)
+			continue;
+		c->stats.store_put_bulk++;
+		if (store_enqueue(mp, c->objs, c->len) != 0)
+			store_overflow(mp, c->len);
+		c->len = 0;
+	}
+}
+
+void
+lr_mempool_stats_get(const struct lr_mempool *mp, struct lr_mempool_stats *st)
+{
+	const struct lr_mempool_shared_stats *sh = &mp->shared_stats;
+
+	st->put_bulk = atomic_load(&sh->put_bulk);
+	st->put_objs = atomic_load(&sh->put_objs);
+	st->get_success_bulk = atomic_load(&sh->get_success_bulk);
+	st->get_success_objs = atomic_load(&sh->get_success_objs);
+	st->get_fail_bulk = atomic_load(&sh->get_fail_bulk);
+	st->get_fail_objs = atomic_load(&sh->get_fail_objs);
+	st->store_put_bulk = atomic_load(&sh->store_put_bulk);
+	st->store_get_bulk = atomic_load(&sh->store_get_bulk);
+	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
+		const struct lr_mempool_stats *s = &mp->cache[i]->stats;
+
+		st->put_bulk += s->put_bulk;
+		st->put_objs += s->put_objs;
+		st->get_success_bulk += s->get_success_bulk;
+		st->get_success_objs += s->get_success_objs;
+		st->get_fail_bulk += s->get_fail_bulk;
+		st->get_fail_objs += s->get_fail_objs;
+		st->store_put_bulk += s->store_put_bulk;
+		st->store_get_bulk += s->store_get_bulk;
+	}
+}
+
+/* Index of obj in mp, or -1 if it is not an object of mp. */
+static long
+obj_index(const struct lr_mempool *mp, const void *obj)
+{
+	const struct mp_impl *im = mp->impl;
+	uintptr_t a = (uintptr_t)obj;
+
+	for (unsigned i = 0; i < im->nb_blocks; i++) {
+		const struct mp_block *b = &im->blocks[i];
+		uintptr_t base = (uintptr_t)b->addr, off, in_unit, u, j;
+
+		if (a < base || a >= base + block_bytes(b->order))
+			continue;
+		off = a - base;
+		u = off / b->unit;
+		in_unit = off % b->unit;
+		if (in_unit < im->lead ||
+		    (in_unit - im->lead) % mp->total_elt_size != 0)
+			return -1;
+		j = (in_unit - im->lead) / mp->total_elt_size;
+		if (j >= b->per_unit || u * b->per_unit + j >= b->nb_objs)
+			return -1;
+		return (long)(b->first_idx + u * b->per_unit + j);
+	}
+	return -1;
+}
+
+int
+lr_mempool_validate(const struct lr_mempool *mp)
+{
+	struct lr_mempool_stats st;
+	uint64_t cached = 0, store, in_use;
+	unsigned char *seen;
+	int rc = 0;
+
+	seen = calloc(mp->size, 1);
+	if (seen == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < LR_MAX_LCORE && rc == 0; i++) {
+		const struct lr_mempool_cache *c = mp->cache[i];
+
+		if (c->len > c->capacity) {
+			LR_LOG(ERR, MEMPOOL,
+			       "mempool '%s': lcore %u cache holds %u > %u\n",
+			       mp->name, i, c->len, c->capacity);
+			rc = -EINVAL;
+			break;
+		}
+		cached += c->len;
+		for (unsigned k = 0; k < c->len; k++) {
+			long idx = obj_index(mp, c->objs[k]);
+
+			if (idx < 0 || lr_mempool_from_obj(c->objs[k]) != mp) {
+				LR_LOG(ERR, MEMPOOL,
+				       "mempool '%s': lcore %u cache slot %u: "
+				       "%p is not an object of the pool\n",
+				       mp->name, i, k, c->objs[k]);
+				rc = -EINVAL;
+				break;
+			}
+			if (seen[idx]++) {
+				LR_LOG(ERR, MEMPOOL,
+				       "mempool '%s': object %ld (%p) cached "
+				       "twice\n",
+				       mp->name, idx, c->objs[k]);
+				rc = -EINVAL;
+				break;
+			}
+		}
+	}
+	free(seen);
+	if (rc != 0)
+		return rc;
+	store = lr_mempool_store_count(mp);
+	lr_mempool_stats_get(mp, &st);
+	in_use = st.get_success_objs - st.put_objs;
+	if (cached + store + in_use != mp->size) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': caches %llu + store %llu + in use %lld "
+		       "!= size %u\n",
+		       mp->name, (unsigned long long)cached,
+		       (unsigned long long)store, (long long)in_use, mp->size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects.                                                             */
+
+void *
+lr_mempool_get_priv(struct lr_mempool *mp)
+{
+	return mp->priv;
+}
+
+uint64_t
+lr_mempool_virt2iova(const void *obj)
+{
+	const struct lr_page *pg = lr_virt_to_page(obj);
+	const char *base;
+
+	if (pg == NULL)
+		return UINT64_MAX;
+	base = lr_page_address(pg);
+	return lr_page_iova(pg) + (uint64_t)((const char *)obj - base);
+}
+
+unsigned
+lr_mempool_obj_iter(struct lr_mempool *mp, lr_mempool_obj_cb_t *cb,
+		    void *opaque)
+{
+	const struct mp_impl *im = mp->impl;
+	unsigned count = 0;
+
+	for (unsigned i = 0; i < im->nb_blocks; i++) {
+		const struct mp_block *b = &im->blocks[i];
+
+		for (unsigned k = 0; k < b->nb_objs; k++)
+			cb(mp, opaque,
+			   block_obj(b, im->lead, mp->total_elt_size, k),
+			   count++);
+	}
+	return count;
+}
+
+void
+lr_mempool_dump(FILE *f, const struct lr_mempool *mp)
+{
+	const struct mp_impl *im = mp->impl;
+	struct lr_mempool_stats st;
+	unsigned store = lr_mempool_store_count(mp), cached = 0;
+
+	lr_mempool_stats_get(mp, &st);
+	fprintf(f, "mempool '%s' at %p\n", mp->name, (const void *)mp);
+	fprintf(f, "  size %u, elt_size %u, header %u, total_elt_size %u\n",
+		mp->size, mp->elt_size, mp->header_size, mp->total_elt_size);
+	fprintf(f, "  ops %s, flags %#x, node %d, private %u bytes\n",
+		mp->ops->name, mp->flags, mp->socket_id,
+		mp->private_data_size);
+	fprintf(f, "  blocks %u of order %u (first at %p)\n", im->nb_blocks,
+		mp->block_order,
+		im->nb_blocks ? (void *)im->blocks[0].addr : NULL);
+	fprintf(f, "  cache_size %u, flush threshold %u\n", mp->cache_size,
+		mp->cache[0]->flushthresh);
+	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
+		const struct lr_mempool_cache *c = mp->cache[i];
+		const struct lr_mempool_stats *s = &c->stats;
+
+		cached += c->len;
+		if (c->len == 0 && s->put_bulk == 0 &&
+		    s->get_success_bulk == 0 && s->get_fail_bulk == 0)
+			continue;
+		fprintf(f,
+			"  lcore %u: cache %u, put %llu/%llu, get %llu/%llu, "
+			"get fail %llu/%llu, store put %llu get %llu "
+			"(calls/objects)\n",
+			i, c->len, (unsigned long long)s->put_bulk,
+			(unsigned long long)s->put_objs,
+			(unsigned long long)s->get_success_bulk,
+			(unsigned long long)s->get_success_objs,
+			(unsigned long long)s->get_fail_bulk,
+			(unsigned long long)s->get_fail_objs,
+			(unsigned long long)s->store_put_bulk,
+			(unsigned long long)s->store_get_bulk);
+	}
+	fprintf(f,
+		"  total: put %llu/%llu, get %llu/%llu, get fail %llu/%llu, "
+		"store put %llu get %llu\n",
+		(unsigned long long)st.put_bulk,
+		(unsigned long long)st.put_objs,
+		(unsigned long long)st.get_success_bulk,
+		(unsigned long long)st.get_success_objs,
+		(unsigned long long)st.get_fail_bulk,
+		(unsigned long long)st.get_fail_objs,
+		(unsigned long long)st.store_put_bulk,
+		(unsigned long long)st.store_get_bulk);
+	fprintf(f, "  avail %u (store %u + caches %u), in use %u\n",
+		store + cached, store, cached,
+		mp->size - LR_MIN(mp->size, store + cached));
+}

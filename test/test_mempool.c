@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Mempool: creation and bad input, object layout, all-or-nothing bulk,
+ * cache refill/flush boundaries, leak report, accounting invariants after
+ * random workloads on two EAL lcores and on registered pthreads.
+ * LR_TEST_SCALE (< 1) shortens the random workloads. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lr_eal.h"
+#include "lr_mempool.h"
+#include "lr_pagealloc.h"
+#include "lr_test.h"
+
+static double scale = 1.0;
+static int two_lcores;
+
+/* ------------------------------------------------------------------ */
+/* Helpers.                                                             */
+
+static char logbuf[8192];
+static FILE *logf_;
+static char *logmem;
+static size_t loglen;
+
+static void
+log_capture(void)
+{
+	logf_ = open_memstream(&logmem, &loglen);
+	lr_log_set_stream(logf_);
+}
+
+/* Stop capturing; the text is in logbuf. */
+static const char *
+log_release(void)
+{
+	lr_log_set_stream(NULL);
+	fclose(logf_);
+	snprintf(logbuf, sizeof(logbuf), "%s", logmem ? logmem : "");
+	free(logmem);
+	logmem = NULL;
+	return logbuf;
+}
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	/* xorshift64* */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ULL;
+}
+
+static unsigned
+scaled(unsigned n)
+{
+	unsigned v = (unsigned)(n * scale);
+
+	return v ? v : 1;
+}
+
+static struct lr_mempool_cache *
+my_cache(struct lr_mempool *mp)
+{
+	return lr_mempool_default_cache(mp);
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation, lookup and bad input.                                      */
+
+static int
+test_create_lookup(void)
+{
+	struct lr_mempool *mp, *mp2;
+
+	mp = lr_mempool_create("mp_basic", 1000, 64, 32, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT(lr_mempool_lookup("mp_basic") == mp, "lookup");
+	LR_TEST_ASSERT_EQ(mp->size, 1000);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), 1000);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	LR_TEST_ASSERT(strcmp(mp->ops->name, "ring_mp_mc") == 0, "ops %s",
+		       mp->ops->name);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+
+	log_capture();
+	mp2 = lr_mempool_create("mp_basic", 10, 64, 0, 0, NULL, NULL,
+				LR_SOCKET_ID_ANY, 0);
+	const char *msg = log_release();
+	LR_TEST_ASSERT(mp2 == NULL, "duplicate accepted");
+	LR_TEST_ASSERT_EQ(lr_errno, EEXIST);
+	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_basic': name already in use"),
+		       "message: %s", msg);
+
+	lr_mempool_free(mp);
+	LR_TEST_ASSERT(lr_mempool_lookup("mp_basic") == NULL, "still listed");
+	LR_TEST_ASSERT_EQ(lr_errno, ENOENT);
+	/* The name is free again, and flags pick the ring variant. */
+	mp = lr_mempool_create("mp_basic", 10, 64, 0, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY,
+			       LR_MEMPOOL_F_SP_PUT | LR_MEMPOOL_F_SC_GET);
+	LR_TEST_ASSERT(mp != NULL, "recreate: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT(strcmp(mp->ops->name, "ring_sp_sc") == 0, "ops %s",
+		       mp->ops->name);
+	lr_mempool_free(mp);
+	lr_mempool_free(NULL);
+	return 0;
+}
+
+static int
+test_bad_input(void)
+{
+	size_t max_block = (size_t)LR_PAGE_SIZE << (LR_MAX_ORDER - 1);
+	char big[64];
+	static const struct {
+		const char *name;
+		unsigned n, elt, cache, flags;
+		const char *ops;
+		int err;
+		const char *msg;
+	} cases[] = {
+		{ "bad_n", 0, 64, 0, 0, NULL, EINVAL, "'bad_n': pool size 0" },
+		{ "bad_elt", 100, 0, 0, 0, NULL, EINVAL,
+		  "'bad_elt': element size 0" },
+		{ "bad_cache", 512, 64, 600, 0, NULL, EINVAL,
+		  "'bad_cache': cache size 600 > max 512" },
+		{ "bad_cache2", 100, 64, 200, 0, NULL, EINVAL,
+		  "'bad_cache2': cache size 200 > pool size 100" },
+		{ "bad_ops", 100, 64, 0, 0, "ring_xx", EINVAL,
+		  "'bad_ops': unknown ops 'ring_xx'" },
+		{ "bad_flags", 100, 64, 0, 0x100, NULL, EINVAL,
+		  "'bad_flags': unknown flags 0x100" },
+		{ "", 100, 64, 0, 0, NULL, EINVAL, "no name given" },
+		{ "a_name_that_is_far_too_long_for_a_pool", 100, 64, 0, 0, NULL,
+		  ENAMETOOLONG, "name longer than" },
+	};
+
+	for (unsigned i = 0; i < LR_DIM(cases); i++) {
+		struct lr_mempool *mp;
+
+		lr_errno = 0;
+		log_capture();
+		mp = lr_mempool_create_ops(cases[i].name, cases[i].n,
+					   cases[i].elt, cases[i].cache, 0,
+					   NULL, NULL, LR_SOCKET_ID_ANY,
+					   cases[i].flags, cases[i].ops);
+		const char *msg = log_release();
+		LR_TEST_ASSERT(mp == NULL, "case %u accepted", i);
+		LR_TEST_ASSERT(lr_errno == cases[i].err, "case %u: errno %d",
+			       i, lr_errno);
+		LR_TEST_ASSERT(strstr(msg, cases[i].msg), "case %u: message: %s",
+			       i, msg);
+	}
+	/* An object larger than the largest block. */
+	log_capture();
+	struct lr_mempool *mp = lr_mempool_create(
+		"bad_big", 4, (unsigned)max_block, 0, 0, NULL, NULL,
+		LR_SOCKET_ID_ANY, 0);
+	const char *msg = log_release();
+	snprintf(big, sizeof(big), "element size %zu > largest block",
+		 max_block);
+	LR_TEST_ASSERT(mp == NULL, "huge object accepted");
+	LR_TEST_ASSERT_EQ(lr_errno, EINVAL);
+	LR_TEST_ASSERT(strstr(msg, "'bad_big'") && strstr(msg, big),
+		       "message: %s", msg);
+	LR_TEST_ASSERT(lr_mempool_lookup("bad_big") == NULL, "listed");
+	LR_TEST_ASSERT(lr_ring_lookup("MP_bad_cache") == NULL, "ring left");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout, iteration, private area.                                     */
+
+struct layout_arg {
+	unsigned calls;
+	unsigned next_idx;
+	int order_ok;
+};
+
+static void
+count_init(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	struct layout_arg *a = opaque;
+
+	if (idx != a->next_idx)
+		a->order_ok = 0;
+	a->next_idx = idx + 1;
+	a->calls++;
+	memset(obj, 0x5a, mp->elt_size);
+	*(unsigned *)obj = idx;
+}
+
+static int
+cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+check_layout(unsigned n, unsigned elt, unsigned flags)
+{
+	struct layout_arg a = { 0, 0, 1 };
+	struct lr_mempool *mp;
+	void **objs = malloc(n * sizeof(void *));
+	unsigned align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN)
+				 ? 8
+				 : LR_CACHE_LINE_SIZE;
+
+	LR_TEST_ASSERT(objs != NULL, "malloc");
+	mp = lr_mempool_create("mp_layout", n, elt, 0, 100, count_init, &a,
+			       LR_SOCKET_ID_ANY, flags);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(a.calls, n);
+	LR_TEST_ASSERT(a.order_ok, "obj_init indices out of order");
+	LR_TEST_ASSERT(lr_mempool_get_priv(mp) != NULL, "no private area");
+	LR_TEST_ASSERT_EQ(mp->private_data_size, 100);
+	for (unsigned i = 0; i < 100; i++)
+		LR_TEST_ASSERT_EQ(((char *)lr_mempool_get_priv(mp))[i], 0);
+
+	a.calls = 0;
+	a.next_idx = 0;
+	LR_TEST_ASSERT_EQ(lr_mempool_obj_iter(mp, count_init, &a), n);
+	LR_TEST_ASSERT_EQ(a.calls, n);
+
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, objs, n), 0);
+	for (unsigned i = 0; i < n; i++) {
+		char *o = objs[i];
+		uint64_t iova = lr_mempool_virt2iova(o);
+
+		LR_TEST_ASSERT(lr_mempool_from_obj(o) == mp, "obj %u pool", i);
+		LR_TEST_ASSERT((uintptr_t)o % align == 0, "obj %u at %p", i,
+			       (void *)o);
+		LR_TEST_ASSERT(iova != UINT64_MAX, "obj %u: no IOVA", i);
+		/* One IOVA-contiguous range per object. */
+		LR_TEST_ASSERT(lr_mempool_virt2iova(o + elt - 1) ==
+				       iova + elt - 1,
+			       "obj %u crosses an IOVA discontinuity", i);
+		if ((flags & LR_MEMPOOL_F_NO_STRADDLE) &&
+		    elt + mp->header_size <= LR_PAGE_SIZE)
+			LR_TEST_ASSERT(
+				(uintptr_t)o / LR_PAGE_SIZE ==
+					(uintptr_t)(o + elt - 1) / LR_PAGE_SIZE,
+				"obj %u straddles a page", i);
+		LR_TEST_ASSERT(lr_virt_to_page(o) != NULL, "obj %u: no page",
+			       i);
+	}
+	qsort(objs, n, sizeof(void *), cmp_ptr);
+	for (unsigned i = 1; i < n; i++)
+		LR_TEST_ASSERT((char *)objs[i] - (char *)objs[i - 1] >=
+				       (long)(elt + mp->header_size),
+			       "objects %u and %u overlap", i - 1, i);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), n);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_put_bulk(mp, objs, n);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	free(objs);
+	return 0;
+}
+
+static int
+test_layout(void)
+{
+	if (check_layout(300, 200, 0) || check_layout(300, 200, LR_MEMPOOL_F_NO_CACHE_ALIGN) ||
+	    check_layout(1000, 2304, 0) ||
+	    check_layout(1000, 2304, LR_MEMPOOL_F_NO_STRADDLE) ||
+	    check_layout(40, 3 * LR_PAGE_SIZE, LR_MEMPOOL_F_NO_STRADDLE) ||
+	    check_layout(5, 1, 0))
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* All-or-nothing bulk.                                                 */
+
+static int
+bulk_short(const char *ops, unsigned cache)
+{
+	enum { N = 100 };
+	void *a[N], *b[N];
+	struct lr_mempool *mp;
+
+	mp = lr_mempool_create_ops("mp_short", N, 32, cache, 0, NULL, NULL,
+				   LR_SOCKET_ID_ANY, 0, ops);
+	LR_TEST_ASSERT(mp != NULL, "%s: %s", ops, lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, a, 60), 0);
+	for (unsigned i = 0; i < N; i++)
+		b[i] = NULL;
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, b, 41), -ENOENT);
+	for (unsigned i = 0; i < N; i++)
+		LR_TEST_ASSERT(b[i] == NULL, "%s: failed get wrote slot %u",
+			       ops, i);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), 40);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, b, 40), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &b[40]), -ENOENT);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), N);
+	/* Every object handed out once. */
+	memcpy(&a[60], b, 40 * sizeof(void *));
+	qsort(a, N, sizeof(void *), cmp_ptr);
+	for (unsigned i = 1; i < N; i++)
+		LR_TEST_ASSERT(a[i] != a[i - 1], "%s: object twice", ops);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_put_bulk(mp, a, N);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), N);
+	/* Zero objects is a no-op that succeeds. */
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, a, 0), 0);
+	lr_mempool_put_bulk(mp, a, 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+
+	struct lr_mempool_stats st;
+
+	lr_mempool_stats_get(mp, &st);
+	LR_TEST_ASSERT_EQ(st.get_fail_bulk, 2);
+	LR_TEST_ASSERT_EQ(st.get_fail_objs, 42);
+	LR_TEST_ASSERT_EQ(st.get_success_objs, 100);
+	LR_TEST_ASSERT_EQ(st.put_objs, 100);
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static int
+test_bulk_all_or_nothing(void)
+{
+	static const char *ops[] = { "ring_mp_mc", "ring_sp_sc", "stack" };
+
+	for (unsigned i = 0; i < LR_DIM(ops); i++)
+		for (unsigned c = 0; c <= 16; c += 16)
+			if (bulk_short(ops[i], c) != 0)
+				return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cache boundaries.                                                    */
+
+/* Alternate one put and one get (or get then put) k times; return how
+ * many times the store count changed. */
+static unsigned
+alternate(struct lr_mempool *mp, void **held, int put_first, unsigned k)
+{
+	unsigned changes = 0, before = lr_mempool_store_count(mp);
+
+	for (unsigned i = 0; i < k; i++) {
+		if (put_first) {
+			lr_mempool_put(mp, *held);
+			if (lr_mempool_get(mp, held) != 0)
+				return 1000;
+		} else {
+			void *o;
+
+			if (lr_mempool_get(mp, &o) != 0)
+				return 1000;
+			lr_mempool_put(mp, o);
+		}
+		unsigned now = lr_mempool_store_count(mp);
+
+		changes += now != before;
+		before = now;
+	}
+	return changes;
+}
+
+static int
+test_cache_boundaries(void)
+{
+	enum { N = 1024, C = 32, T = C * 3 / 2 };
+	void *held[N], *o;
+	struct lr_mempool *mp;
+	struct lr_mempool_cache *c;
+	unsigned store;
+
+	mp = lr_mempool_create("mp_edges", N, 64, C, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	c = my_cache(mp);
+	LR_TEST_ASSERT(c != NULL, "main thread has no cache");
+	LR_TEST_ASSERT_EQ(c->flushthresh, T);
+
+	/* Empty cache: the first get refills to size + 1 and keeps size. */
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	LR_TEST_ASSERT_EQ(c->len, C);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), N - C - 1);
+	lr_mempool_put(mp, o);
+	/* Around size: no store traffic at all. */
+	LR_TEST_ASSERT_EQ(alternate(mp, &o, 0, 100), 0);
+
+	/* Fill exactly to the threshold from a held set: no flush. */
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	LR_TEST_ASSERT_EQ(c->len, 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, held, T + 1), 0);
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	store = lr_mempool_store_count(mp);
+	for (unsigned i = 0; i < T; i++) {
+		lr_mempool_put(mp, held[i]);
+		LR_TEST_ASSERT_EQ(c->len, i + 1);
+		LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), store);
+	}
+	/* One more: the coldest T + 1 - C go down, the hot C stay. */
+	lr_mempool_put(mp, held[T]);
+	LR_TEST_ASSERT_EQ(c->len, C);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), store + T + 1 - C);
+	for (unsigned i = 0; i < C; i++)
+		LR_TEST_ASSERT(c->objs[i] == held[T + 1 - C + i],
+			       "slot %u holds a cold object", i);
+	/* At size after a flush: alternate both ways, no store traffic. */
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	LR_TEST_ASSERT_EQ(alternate(mp, &o, 1, 100), 0);
+	LR_TEST_ASSERT_EQ(alternate(mp, &o, 0, 100), 0);
+	lr_mempool_put(mp, o);
+
+	/* At the threshold: the first put flushes, then nothing. */
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, held, T + 1), 0);
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	lr_mempool_put_bulk(mp, held, T);
+	LR_TEST_ASSERT_EQ(c->len, T);
+	o = held[T];
+	LR_TEST_ASSERT(alternate(mp, &o, 1, 100) <= 1, "ping-pong at %u", T);
+	LR_TEST_ASSERT(c->len <= T, "cache above threshold: %u", c->len);
+
+	/* Empty: the first get refills, then nothing. */
+	lr_mempool_put(mp, o);
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	LR_TEST_ASSERT(alternate(mp, NULL, 0, 100) <= 1, "ping-pong at 0");
+
+	/* A short cache gives its hot objects first, then refills. */
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, held, 5), 0);
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	lr_mempool_put_bulk(mp, held, 5);
+	void *got[8];
+
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, got, 8), 0);
+	for (unsigned i = 0; i < 5; i++)
+		LR_TEST_ASSERT(got[i] == held[i], "hot object %u not first", i);
+	LR_TEST_ASSERT_EQ(c->len, C);
+	lr_mempool_put_bulk(mp, got, 8);
+
+	/* Larger than the cache: what the cache holds, the rest from the
+	 * store; the put goes straight to the store. */
+	unsigned len = c->len;
+
+	store = lr_mempool_store_count(mp);
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, held, T + 10), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp) + T + 10, store + len);
+	LR_TEST_ASSERT_EQ(c->len, 0);
+	lr_mempool_put_bulk(mp, held, T + 10);
+	LR_TEST_ASSERT_EQ(c->len, 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), N);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Leak report.                                                         */
+
+static int
+test_leak_report(void)
+{
+	struct lr_mempool *mp;
+	void *objs[5];
+
+	mp = lr_mempool_create("mp_leaky", 64, 128, 8, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, objs, 5), 0);
+	log_capture();
+	lr_mempool_free(mp);
+	const char *msg = log_release();
+	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_leaky': freed with 5 of 64 "
+				   "objects still in use"),
+		       "message: %s", msg);
+
+	/* All back: no report. */
+	mp = lr_mempool_create("mp_leaky", 64, 128, 8, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, objs, 5), 0);
+	lr_mempool_put_bulk(mp, objs, 5);
+	log_capture();
+	lr_mempool_free(mp);
+	msg = log_release();
+	LR_TEST_ASSERT(strstr(msg, "still in use") == NULL, "message: %s", msg);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Random workloads.                                                    */
+
+#define HOLD_MAX 512
+
+struct worker {
+	struct lr_mempool *mp;
+	unsigned iters;
+	uint64_t seed;
+	unsigned tag;        /* written into held objects */
+	unsigned held;
+	void *objs[HOLD_MAX];
+	int register_thread; /* pthread mode: 1 register, 0 stay unregistered */
+	int lcore_seen;
+	unsigned errors;
+	unsigned fails;
+};
+
+static int
+workload(void *arg)
+{
+	struct worker *w = arg;
+	void *tmp[HOLD_MAX];
+
+	for (unsigned it = 0; it < w->iters; it++) {
+		uint64_t r = rnd(&w->seed);
+		unsigned k = 1 + (unsigned)(r >> 32) % ((r & 0x300) ? 8 : 100);
+
+		if ((r & 1) && w->held + k <= HOLD_MAX) {
+			if (lr_mempool_get_bulk(w->mp, tmp, k) != 0) {
+				w->fails++;
+				continue;
+			}
+			for (unsigned i = 0; i < k; i++) {
+				unsigned *p = tmp[i];
+
+				/* Stamp it: two holders would collide. */
+				p[0] = w->tag;
+				p[1] = w->held;
+				w->objs[w->held++] = tmp[i];
+			}
+		} else if (w->held > 0) {
+			k = LR_MIN(k, w->held);
+			for (unsigned i = 0; i < k; i++) {
+				unsigned *p = w->objs[w->held - k + i];
+
+				if (p[0] != w->tag || p[1] != w->held - k + i)
+					w->errors++;
+				p[0] = 0;
+			}
+			if (k == 1)
+				lr_mempool_put(w->mp, w->objs[w->held - 1]);
+			else
+				lr_mempool_put_bulk(w->mp,
+						    &w->objs[w->held - k], k);
+			w->held -= k;
+		}
+	}
+	return 0;
+}
+
+static void
+release_all(struct worker *w)
+{
+	lr_mempool_put_bulk(w->mp, w->objs, w->held);
+	w->held = 0;
+}
+
+static int
+run_lcores(const char *ops)
+{
+	struct lr_mempool *mp;
+	static struct worker w[2];
+	unsigned worker_id = lr_get_next_lcore(-1, 1, 0);
+
+	mp = lr_mempool_create_ops("mp_rand2", 2048, 64, 64, 0, NULL, NULL,
+				   LR_SOCKET_ID_ANY, 0, ops);
+	LR_TEST_ASSERT(mp != NULL, "%s: %s", ops, lr_strerror(lr_errno));
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 2; i++) {
+			w[i].mp = mp;
+			w[i].iters = scaled(100000);
+			w[i].seed = 0x9e3779b97f4a7c15ULL * (round * 2 + i + 1);
+			w[i].tag = 0xabc00 + i;
+			w[i].errors = 0;
+		}
+		LR_TEST_ASSERT_EQ(lr_eal_remote_launch(workload, &w[1],
+						       worker_id), 0);
+		workload(&w[0]);
+		LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker_id), 0);
+		/* Quiescent: the equation holds with objects out. */
+		LR_TEST_ASSERT_EQ(w[0].errors + w[1].errors, 0);
+		LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+		LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp),
+				  w[0].held + w[1].held);
+	}
+	release_all(&w[0]);
+	release_all(&w[1]);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), mp->size);
+	LR_TEST_ASSERT(lr_mempool_cache_count(mp, worker_id) <=
+			       mp->cache[worker_id]->flushthresh,
+		       "worker cache %u", lr_mempool_cache_count(mp, worker_id));
+	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), mp->size);
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static int
+test_random_two_lcores(void)
+{
+	if (!two_lcores) {
+		printf("needs two lcores (one CPU here); the pthread case "
+		       "covers concurrency\n");
+		return LR_TEST_SKIP;
+	}
+	if (run_lcores("ring_mp_mc") || run_lcores("stack"))
+		return -1;
+	return 0;
+}
+
+static void *
+pthread_body(void *arg)
+{
+	struct worker *w = arg;
+
+	if (w->register_thread && lr_thread_register() < 0)
+		return NULL;
+	w->lcore_seen = (int)lr_lcore_id();
+	workload(w);
+	if (w->register_thread) {
+		/* Leave objects in the cache: unregistering flushes it. */
+		release_all(w);
+		lr_thread_unregister();
+	}
+	return NULL;
+}
+
+static int
+test_random_pthreads(void)
+{
+	static struct worker w[3];
+	pthread_t t[3];
+	struct lr_mempool *mp;
+
+	mp = lr_mempool_create("mp_randpt", 4096, 64, 128, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	for (int i = 0; i < 3; i++) {
+		memset(&w[i], 0, sizeof(w[i]));
+		w[i].mp = mp;
+		w[i].iters = scaled(i == 2 ? 20000 : 100000);
+		w[i].seed = 0x51ed2701ULL * (i + 7);
+		w[i].tag = 0xdef00 + i;
+		w[i].register_thread = i < 2; /* the third takes the shared path */
+		LR_TEST_ASSERT_EQ(pthread_create(&t[i], NULL, pthread_body,
+						 &w[i]), 0);
+	}
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 3; i++)
+		LR_TEST_ASSERT_EQ(w[i].errors, 0);
+	LR_TEST_ASSERT(w[0].lcore_seen >= 0 && w[0].lcore_seen < LR_MAX_LCORE,
+		       "thread 0 had no lcore id");
+	LR_TEST_ASSERT_EQ(w[2].lcore_seen, (int)LR_LCORE_ID_ANY);
+	/* The registered threads' caches went back on unregistration. */
+	for (int i = 0; i < 2; i++)
+		LR_TEST_ASSERT_EQ(lr_mempool_cache_count(mp, w[i].lcore_seen),
+				  0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), w[2].held);
+	release_all(&w[2]);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), mp->size);
+
+	struct lr_mempool_stats st;
+
+	lr_mempool_stats_get(mp, &st);
+	LR_TEST_ASSERT_EQ(st.get_success_objs, st.put_objs);
+	LR_TEST_ASSERT(mp->shared_stats.put_bulk > 0, "shared path unused");
+	lr_mempool_free(mp);
+	return 0;
+}
+
+/* Single-threaded random workload on each store and cache size. */
+static int
+test_random_single(void)
+{
+	static const char *ops[] = { "ring_mp_mc", "ring_sp_sc", "ring_sp_mc",
+				     "ring_mp_sc", "stack" };
+	static const unsigned caches[] = { 0, 1, 32, 512 };
+	static struct worker w;
+
+	for (unsigned i = 0; i < LR_DIM(ops); i++) {
+		for (unsigned j = 0; j < LR_DIM(caches); j++) {
+			struct lr_mempool *mp = lr_mempool_create_ops(
+				"mp_rand1", 1024, 16, caches[j], 0, NULL, NULL,
+				LR_SOCKET_ID_ANY, 0, ops[i]);
+
+			LR_TEST_ASSERT(mp != NULL, "%s: %s", ops[i],
+				       lr_strerror(lr_errno));
+			memset(&w, 0, sizeof(w));
+			w.mp = mp;
+			w.iters = scaled(20000);
+			w.seed = 1234567 + i * 10 + j;
+			w.tag = 0x77;
+			workload(&w);
+			LR_TEST_ASSERT_EQ(w.errors, 0);
+			LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+			LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), w.held);
+			release_all(&w);
+			LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), 1024);
+			LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+			lr_mempool_free(mp);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Validate catches a broken pool; dump; ops registry.                  */
+
+static int
+test_validate_and_dump(void)
+{
+	struct lr_mempool *mp;
+	struct lr_mempool_cache *c;
+	void *o;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	mp = lr_mempool_create("mp_check", 128, 32, 16, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	c = my_cache(mp);
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	lr_mempool_put(mp, o);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+
+	/* A duplicate in the cache. */
+	c->objs[c->len] = c->objs[0];
+	c->len++;
+	log_capture();
+	int rc = lr_mempool_validate(mp);
+	const char *msg = log_release();
+	LR_TEST_ASSERT_EQ(rc, -EINVAL);
+	LR_TEST_ASSERT(strstr(msg, "cached twice"), "message: %s", msg);
+	c->len--;
+	/* A foreign pointer in the cache. */
+	c->objs[c->len++] = (char *)mp->cache[0]->objs[0] + 8;
+	log_capture();
+	rc = lr_mempool_validate(mp);
+	msg = log_release();
+	LR_TEST_ASSERT_EQ(rc, -EINVAL);
+	LR_TEST_ASSERT(strstr(msg, "is not an object of the pool"),
+		       "message: %s", msg);
+	c->len--;
+	/* A lost object breaks the equation. */
+	c->len--;
+	log_capture();
+	rc = lr_mempool_validate(mp);
+	msg = log_release();
+	LR_TEST_ASSERT_EQ(rc, -EINVAL);
+	LR_TEST_ASSERT(strstr(msg, "!= size 128"), "message: %s", msg);
+	c->len++;
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+
+	f = open_memstream(&buf, &len);
+	lr_mempool_dump(f, mp);
+	fclose(f);
+	LR_TEST_ASSERT(strstr(buf, "mempool 'mp_check'") &&
+			       strstr(buf, "ops ring_mp_mc") &&
+			       strstr(buf, "avail 128"),
+		       "dump: %s", buf);
+	free(buf);
+
+	LR_TEST_ASSERT_EQ(lr_mempool_register_ops(mp->ops), -EEXIST);
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static const struct lr_test_case cases[] = {
+	{ "create_lookup", test_create_lookup },
+	{ "bad_input", test_bad_input },
+	{ "layout", test_layout },
+	{ "bulk_all_or_nothing", test_bulk_all_or_nothing },
+	{ "cache_boundaries", test_cache_boundaries },
+	{ "leak_report", test_leak_report },
+	{ "random_single", test_random_single },
+	{ "random_two_lcores", test_random_two_lcores },
+	{ "random_pthreads", test_random_pthreads },
+	{ "validate_and_dump", test_validate_and_dump },
+};
+
+int
+main(int argc, char **argv)
+{
+	char *eal_argv[] = { argv[0], "-l", "0-1", "--no-huge", "-m", "256",
+			     "--file-prefix=test_mempool", NULL };
+	const char *s = getenv("LR_TEST_SCALE");
+
+	if (s != NULL && atof(s) > 0 && atof(s) < 1)
+		scale = atof(s);
+	if (lr_eal_init(7, eal_argv) < 0) {
+		eal_argv[2] = "0";
+		if (lr_eal_init(7, eal_argv) < 0) {
+			fprintf(stderr, "lr_eal_init failed\n");
+			return 1;
+		}
+	}
+	two_lcores = lr_lcore_count() >= 2;
+	int rc = lr_test_run("mempool", cases, (int)LR_DIM(cases), argc, argv);
+
+	lr_eal_cleanup();
+	return rc;
+}
