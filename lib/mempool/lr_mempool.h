@@ -108,25 +108,29 @@ struct lr_mempool_objhdr {
 
 /** Counters of one lcore (or of the threads without one). */
 struct lr_mempool_stats {
+	/* Counters updated together are not adjacent: the compiler would
+	 * merge two neighbours into one 16-byte vector add, whose
+	 * store-to-load forwarding from one call to the next costs more
+	 * than two scalar adds. */
 	uint64_t put_bulk;         /**< put calls */
-	uint64_t put_objs;         /**< objects put */
 	uint64_t get_success_bulk; /**< get calls that succeeded */
+	uint64_t put_objs;         /**< objects put */
 	uint64_t get_success_objs; /**< objects got */
 	uint64_t get_fail_bulk;    /**< get calls that failed */
-	uint64_t get_fail_objs;    /**< objects asked for by failed gets */
 	uint64_t store_put_bulk;   /**< bulk puts into the backing store */
+	uint64_t get_fail_objs;    /**< objects asked for by failed gets */
 	uint64_t store_get_bulk;   /**< bulk gets from the backing store */
 };
 
 /** The counters of threads without an lcore id (updated atomically). */
 struct lr_mempool_shared_stats {
 	_Atomic uint64_t put_bulk;
-	_Atomic uint64_t put_objs;
 	_Atomic uint64_t get_success_bulk;
+	_Atomic uint64_t put_objs;
 	_Atomic uint64_t get_success_objs;
 	_Atomic uint64_t get_fail_bulk;
-	_Atomic uint64_t get_fail_objs;
 	_Atomic uint64_t store_put_bulk;
+	_Atomic uint64_t get_fail_objs;
 	_Atomic uint64_t store_get_bulk;
 };
 
@@ -143,10 +147,11 @@ struct lr_mempool_cache {
 
 /**
  * A backing store. Every function gets the pool; the store keeps its state
- * in mp->pool_data (and may set mp->store_ring to a ring in the ring's
- * default mode, which the inline paths then use without the ops call).
- * enqueue and dequeue move all n objects or none and write nothing to
- * objs on failure; the store holds up to mp->size objects.
+ * in mp->pool_data. enqueue and dequeue move all n objects or none and write nothing to
+ * objs on failure; the store holds up to mp->size objects. A ring store
+ * sets mp->store_ring (and mp->store_ring_flags to its LR_RING_F_SP_ENQ /
+ * LR_RING_F_SC_DEQ): the refill and flush paths then call the ring's
+ * explicit variants inline instead of the ops.
  */
 struct lr_mempool_ops {
 	char name[LR_MEMPOOL_OPS_NAMESIZE]; /**< name given at create */
@@ -170,6 +175,7 @@ typedef void(lr_mempool_obj_cb_t)(struct lr_mempool *mp, void *opaque,
 struct lr_mempool {
 	/* First line: what the get/put paths read. */
 	struct lr_ring *store_ring;    /**< ring store, or NULL: use ops */
+	uint32_t store_ring_flags;     /**< its LR_RING_F_SP_ENQ / _SC_DEQ */
 	const struct lr_mempool_ops *ops; /**< the backing store's ops */
 	void *pool_data;               /**< the store's state */
 	uint32_t cache_size;           /**< per-lcore cache size (0: none) */

@@ -53,21 +53,31 @@ static pthread_once_t release_once = PTHREAD_ONCE_INIT;
 static inline int
 store_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
 {
-	if (lr_likely(mp->store_ring != NULL))
-		return lr_ring_enqueue_bulk(mp->store_ring, objs, n, NULL) == n
-			       ? 0
-			       : -ENOBUFS;
-	return mp->ops->enqueue(mp, objs, n);
+	struct lr_ring *r = mp->store_ring;
+	unsigned done;
+
+	if (lr_unlikely(r == NULL))
+		return mp->ops->enqueue(mp, objs, n);
+	if (mp->store_ring_flags & LR_RING_F_SP_ENQ)
+		done = lr_ring_sp_enqueue_bulk(r, objs, n, NULL);
+	else
+		done = lr_ring_mp_enqueue_bulk(r, objs, n, NULL);
+	return done == n ? 0 : -ENOBUFS;
 }
 
 static inline int
 store_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
 {
-	if (lr_likely(mp->store_ring != NULL))
-		return lr_ring_dequeue_bulk(mp->store_ring, objs, n, NULL) == n
-			       ? 0
-			       : -ENOENT;
-	return mp->ops->dequeue(mp, objs, n);
+	struct lr_ring *r = mp->store_ring;
+	unsigned done;
+
+	if (lr_unlikely(r == NULL))
+		return mp->ops->dequeue(mp, objs, n);
+	if (mp->store_ring_flags & LR_RING_F_SC_DEQ)
+		done = lr_ring_sc_dequeue_bulk(r, objs, n, NULL);
+	else
+		done = lr_ring_mc_dequeue_bulk(r, objs, n, NULL);
+	return done == n ? 0 : -ENOENT;
 }
 
 static __lr_cold void

@@ -36,6 +36,7 @@ ring_alloc(struct lr_mempool *mp, unsigned rflags)
 	}
 	mp->pool_data = r;
 	mp->store_ring = r;
+	mp->store_ring_flags = rflags;
 	return 0;
 }
 

@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* mbuf: pool creation and bad input, fields after alloc, IOVA, data
+ * helpers at their limits, chains, reference counts, bulk alloc/free
+ * across pools, free on another lcore, dump. LR_TEST_SCALE (< 1)
+ * shortens the cross-lcore case. */
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lr_eal.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+static double scale = 1.0;
+static int two_lcores;
+
+static char logbuf[4096];
+static FILE *logf_;
+static char *logmem;
+static size_t loglen;
+
+static void
+log_capture(void)
+{
+	logf_ = open_memstream(&logmem, &loglen);
+	lr_log_set_stream(logf_);
+}
+
+static const char *
+log_release(void)
+{
+	lr_log_set_stream(NULL);
+	fclose(logf_);
+	snprintf(logbuf, sizeof(logbuf), "%s", logmem ? logmem : "");
+	free(logmem);
+	logmem = NULL;
+	return logbuf;
+}
+
+/* Fields of an mbuf fresh from alloc. */
+static int
+check_fresh(struct lr_mbuf *m, struct lr_mempool *mp, uint16_t room,
+	    uint16_t priv)
+{
+	LR_TEST_ASSERT(m != NULL, "no mbuf");
+	LR_TEST_ASSERT(m->pool == mp, "pool %p", (void *)m->pool);
+	LR_TEST_ASSERT_EQ(m->buf_len, room);
+	LR_TEST_ASSERT_EQ(m->priv_size, priv);
+	LR_TEST_ASSERT(m->buf_addr == (char *)(m + 1) + priv, "buf_addr");
+	LR_TEST_ASSERT_EQ(m->buf_iova, lr_mempool_virt2iova(m->buf_addr));
+	LR_TEST_ASSERT_EQ(m->data_off, LR_MIN(LR_PKTMBUF_HEADROOM, room));
+	LR_TEST_ASSERT_EQ(m->refcnt, 1);
+	LR_TEST_ASSERT_EQ(m->nb_segs, 1);
+	LR_TEST_ASSERT_EQ(m->port, LR_MBUF_PORT_INVALID);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 0);
+	LR_TEST_ASSERT_EQ(m->data_len, 0);
+	LR_TEST_ASSERT_EQ(m->ol_flags, 0);
+	LR_TEST_ASSERT_EQ(m->packet_type, 0);
+	LR_TEST_ASSERT_EQ(m->vlan_tci, 0);
+	LR_TEST_ASSERT(m->next == NULL, "next set");
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
+	return 0;
+}
+
+static int
+test_layout(void)
+{
+	/* rx/tx fields on the first 64 bytes, next opens the second. */
+	LR_TEST_ASSERT(offsetof(struct lr_mbuf, pool) + sizeof(void *) <= 64,
+		       "pool at %zu", offsetof(struct lr_mbuf, pool));
+	LR_TEST_ASSERT(offsetof(struct lr_mbuf, hash_rss) < 64, "hash_rss");
+	LR_TEST_ASSERT(offsetof(struct lr_mbuf, buf_len) < 64, "buf_len");
+	LR_TEST_ASSERT_EQ(offsetof(struct lr_mbuf, next), 64);
+	LR_TEST_ASSERT_EQ(sizeof(struct lr_mbuf), 128);
+	return 0;
+}
+
+static int
+test_pool_create(void)
+{
+	struct lr_mempool *mp, *mp2;
+	struct lr_mbuf *m;
+
+	mp = lr_pktmbuf_pool_create("mb_basic", 512, 32, 0,
+				    LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_data_room_size(mp),
+			  LR_MBUF_DEFAULT_BUF_SIZE);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_priv_size(mp), 0);
+	m = lr_pktmbuf_alloc(mp);
+	if (check_fresh(m, mp, LR_MBUF_DEFAULT_BUF_SIZE, 0))
+		return -1;
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_headroom(m), LR_PKTMBUF_HEADROOM);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_tailroom(m), LR_MBUF_DEFAULT_DATAROOM);
+	LR_TEST_ASSERT((uintptr_t)m % LR_CACHE_LINE_SIZE == 0, "mbuf at %p",
+		       (void *)m);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 1);
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	lr_pktmbuf_free(NULL);
+
+	/* Private area, small data room (headroom clipped). */
+	mp2 = lr_pktmbuf_pool_create("mb_priv", 64, 0, 16, 64,
+				     LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp2 != NULL, "create: %s", lr_strerror(lr_errno));
+	m = lr_pktmbuf_alloc(mp2);
+	if (check_fresh(m, mp2, 64, 16))
+		return -1;
+	LR_TEST_ASSERT(lr_mbuf_to_priv(m) == (void *)(m + 1), "priv");
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_tailroom(m), 0);
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp2), 0);
+	lr_mempool_free(mp2);
+
+	/* Bad input. */
+	static const struct {
+		const char *name;
+		unsigned n, cache;
+		uint16_t priv, room;
+		int err;
+		const char *msg;
+	} bad[] = {
+		{ "mb_bad1", 64, 0, 7, 2176, EINVAL,
+		  "mbuf pool 'mb_bad1': private size 7 not a multiple of 8" },
+		{ "mb_bad2", 64, 0, 0, 0, EINVAL,
+		  "mbuf pool 'mb_bad2': data room size 0" },
+		{ "mb_bad3", 0, 0, 0, 2176, EINVAL,
+		  "mempool 'mb_bad3': pool size 0" },
+		{ "mb_bad4", 64, 128, 0, 2176, EINVAL,
+		  "mempool 'mb_bad4': cache size 128 > pool size 64" },
+		{ "mb_basic", 64, 0, 0, 2176, EEXIST,
+		  "mempool 'mb_basic': name already in use" },
+	};
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		log_capture();
+		mp2 = lr_pktmbuf_pool_create(bad[i].name, bad[i].n,
+					     bad[i].cache, bad[i].priv,
+					     bad[i].room, LR_SOCKET_ID_ANY);
+		const char *msg = log_release();
+		LR_TEST_ASSERT(mp2 == NULL, "case %u accepted", i);
+		LR_TEST_ASSERT(lr_errno == bad[i].err, "case %u: errno %d", i,
+			       lr_errno);
+		LR_TEST_ASSERT(strstr(msg, bad[i].msg), "case %u: message: %s",
+			       i, msg);
+	}
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static int
+test_data_ops(void)
+{
+	struct lr_mempool *mp;
+	struct lr_mbuf *m;
+	char *p, *q;
+
+	mp = lr_pktmbuf_pool_create("mb_data", 64, 8, 0,
+				    LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	m = lr_pktmbuf_alloc(mp);
+	LR_TEST_ASSERT(m != NULL, "alloc");
+
+	p = lr_pktmbuf_append(m, 100);
+	LR_TEST_ASSERT(p == lr_pktmbuf_mtod(m, char *), "append start");
+	for (int i = 0; i < 100; i++)
+		p[i] = (char)i;
+	LR_TEST_ASSERT_EQ(m->pkt_len, 100);
+	LR_TEST_ASSERT_EQ(m->data_len, 100);
+	q = lr_pktmbuf_prepend(m, 14);
+	LR_TEST_ASSERT(q == p - 14, "prepend start");
+	LR_TEST_ASSERT(q == lr_pktmbuf_mtod(m, char *), "mtod");
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_headroom(m), LR_PKTMBUF_HEADROOM - 14);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 114);
+	LR_TEST_ASSERT_EQ(*lr_pktmbuf_mtod_offset(m, char *, 14 + 7), 7);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_iova(m),
+			  lr_mempool_virt2iova(lr_pktmbuf_mtod(m, void *)));
+	q = lr_pktmbuf_adj(m, 14);
+	LR_TEST_ASSERT(q == p, "adj");
+	LR_TEST_ASSERT_EQ(m->pkt_len, 100);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 40), 0);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 60);
+	LR_TEST_ASSERT_EQ(m->data_len, 60);
+
+	/* Limits: nothing changes on failure. */
+	uint16_t tail = lr_pktmbuf_tailroom(m), head = lr_pktmbuf_headroom(m);
+
+	LR_TEST_ASSERT(lr_pktmbuf_append(m, tail + 1) == NULL, "append");
+	LR_TEST_ASSERT(lr_pktmbuf_prepend(m, head + 1) == NULL, "prepend");
+	LR_TEST_ASSERT(lr_pktmbuf_adj(m, 61) == NULL, "adj");
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 61), -1);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 60);
+	LR_TEST_ASSERT_EQ(m->data_len, 60);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_tailroom(m), tail);
+	/* Exactly at the limits works. */
+	LR_TEST_ASSERT(lr_pktmbuf_append(m, tail) != NULL, "append all");
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_tailroom(m), 0);
+	LR_TEST_ASSERT(lr_pktmbuf_prepend(m, head) != NULL, "prepend all");
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_headroom(m), 0);
+	LR_TEST_ASSERT_EQ(m->data_len, LR_MBUF_DEFAULT_BUF_SIZE);
+	LR_TEST_ASSERT(lr_pktmbuf_adj(m, m->data_len) != NULL, "adj all");
+	LR_TEST_ASSERT_EQ(m->pkt_len, 0);
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
+
+	/* Dirty fields are reset by the next alloc. */
+	m->ol_flags = LR_MBUF_F_RX_VLAN;
+	m->port = 3;
+	m->vlan_tci = 77;
+	m->packet_type = 9;
+	m->hash_rss = 0x1234;
+	lr_pktmbuf_free(m);
+	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
+	for (unsigned i = 0; i < mp->size; i++) {
+		m = lr_pktmbuf_alloc(mp);
+		if (check_fresh(m, mp, LR_MBUF_DEFAULT_BUF_SIZE, 0))
+			return -1;
+	}
+	LR_TEST_ASSERT(lr_pktmbuf_alloc(mp) == NULL, "alloc from empty");
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	/* lr_mempool_free reports these 64 as still out. */
+	log_capture();
+	lr_mempool_free(mp);
+	const char *msg = log_release();
+	LR_TEST_ASSERT(strstr(msg, "freed with 64 of 64 objects still in use"),
+		       "message: %s", msg);
+	return 0;
+}
+
+static int
+test_chains(void)
+{
+	struct lr_mempool *mp;
+	struct lr_mbuf *seg[3], *m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	mp = lr_pktmbuf_pool_create("mb_chain", 32, 0, 0,
+				    LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(mp, seg, 3), 0);
+	for (int i = 0; i < 3; i++) {
+		char *p = lr_pktmbuf_append(seg[i], 1000);
+
+		LR_TEST_ASSERT(p != NULL, "append %d", i);
+		memset(p, 'a' + i, 1000);
+	}
+	m = seg[0];
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_chain(m, seg[1]), 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_chain(m, seg[2]), 0);
+	LR_TEST_ASSERT_EQ(m->nb_segs, 3);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 3000);
+	LR_TEST_ASSERT(lr_pktmbuf_lastseg(m) == seg[2], "last segment");
+	LR_TEST_ASSERT(!lr_pktmbuf_is_contiguous(m), "contiguous");
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
+	/* append/trim act on the last segment. */
+	LR_TEST_ASSERT(lr_pktmbuf_append(m, 10) != NULL, "append");
+	LR_TEST_ASSERT_EQ(seg[2]->data_len, 1010);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 3010);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 1010), 0);
+	LR_TEST_ASSERT_EQ(seg[2]->data_len, 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 1), -1);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 2000);
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
+	/* A broken header is caught. */
+	m->pkt_len = 5;
+	log_capture();
+	int rc = lr_mbuf_validate(m);
+	const char *msg = log_release();
+	LR_TEST_ASSERT_EQ(rc, -EINVAL);
+	LR_TEST_ASSERT(strstr(msg, "3 segments of 2000 bytes, header says 3 of 5"),
+		       "message: %s", msg);
+	m->pkt_len = 2000;
+
+	f = open_memstream(&buf, &len);
+	lr_pktmbuf_dump(f, m, 2000);
+	fclose(f);
+	LR_TEST_ASSERT(strstr(buf, "pool mb_chain, pkt_len 2000, nb_segs 3") &&
+			       strstr(buf, "segment 2 at") &&
+			       strstr(buf, "0000: 61 61 61") &&
+			       strstr(buf, "03e8: 62 62 62"),
+		       "dump: %s", buf);
+	free(buf);
+
+	/* Freeing the head frees every segment. */
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 3);
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	/* Segments come back in the pool state. */
+	for (int i = 0; i < 3; i++) {
+		LR_TEST_ASSERT(seg[i]->next == NULL, "seg %d next", i);
+		LR_TEST_ASSERT_EQ(seg[i]->nb_segs, 1);
+		LR_TEST_ASSERT_EQ(seg[i]->refcnt, 1);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static int
+test_refcnt(void)
+{
+	struct lr_mempool *mp;
+	struct lr_mbuf *m, *s[2];
+
+	mp = lr_pktmbuf_pool_create("mb_ref", 16, 0, 0, 512,
+				    LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	m = lr_pktmbuf_alloc(mp);
+	LR_TEST_ASSERT(m != NULL, "alloc");
+	lr_mbuf_refcnt_update(m, 2);
+	LR_TEST_ASSERT_EQ(lr_mbuf_refcnt_read(m), 3);
+	lr_pktmbuf_free(m);
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 1);
+	LR_TEST_ASSERT_EQ(lr_mbuf_refcnt_read(m), 1);
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	LR_TEST_ASSERT_EQ(m->refcnt, 1);
+
+	/* A shared chain: each segment lives until its last reference. */
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(mp, s, 2), 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_chain(s[0], s[1]), 0);
+	lr_pktmbuf_refcnt_update(s[0], 1);
+	LR_TEST_ASSERT_EQ(lr_mbuf_refcnt_read(s[1]), 2);
+	lr_pktmbuf_free_bulk(s, 1);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 2);
+	LR_TEST_ASSERT_EQ(s[0]->nb_segs, 2);
+	LR_TEST_ASSERT(s[0]->next == s[1], "chain cut by a shared free");
+	lr_pktmbuf_free(s[0]);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static int
+test_bulk(void)
+{
+	enum { N = 256 };
+	struct lr_mempool *a, *b;
+	struct lr_mbuf *ma[N], *mb[N], *mix[2 * N + 8];
+	unsigned k = 0;
+
+	a = lr_pktmbuf_pool_create("mb_bulk_a", N, 32, 0, 256,
+				   LR_SOCKET_ID_ANY);
+	b = lr_pktmbuf_pool_create("mb_bulk_b", N, 0, 8, 256,
+				   LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(a != NULL && b != NULL, "create: %s",
+		       lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(a, ma, N - 10), 0);
+	/* Short: all or nothing. */
+	for (unsigned i = 0; i < N; i++)
+		mb[i] = NULL;
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(a, mb, 11), -ENOENT);
+	for (unsigned i = 0; i < 11; i++)
+		LR_TEST_ASSERT(mb[i] == NULL, "failed alloc wrote slot %u", i);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(a, &ma[N - 10], 10), 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(b, mb, N), 0);
+	for (unsigned i = 0; i < N; i++) {
+		if (check_fresh(ma[i], a, 256, 0) ||
+		    check_fresh(mb[i], b, 256, 8))
+			return -1;
+	}
+	/* Interleave the pools, NULLs, and a chain across both pools. */
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_chain(ma[0], mb[0]), 0);
+	for (unsigned i = 1; i < N; i++) {
+		mix[k++] = (i % 3) ? ma[i] : mb[i];
+		if (i % 50 == 0)
+			mix[k++] = NULL;
+	}
+	for (unsigned i = 1; i < N; i++)
+		mix[k++] = (i % 3) ? mb[i] : ma[i];
+	mix[k++] = ma[0];
+	lr_pktmbuf_free_bulk(mix, k);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(a), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(b), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(a), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(b), 0);
+	lr_mempool_free(a);
+	lr_mempool_free(b);
+	return 0;
+}
+
+/* Free on another lcore than the one that allocated. */
+struct xfer {
+	struct lr_mbuf *m[64];
+	_Atomic unsigned seq; /* odd: batch ready, even: consumed */
+	unsigned rounds;
+};
+
+static int
+xfer_free(void *arg)
+{
+	struct xfer *x = arg;
+
+	for (unsigned r = 0; r < x->rounds; r++) {
+		while (atomic_load_explicit(&x->seq, memory_order_acquire) !=
+		       2 * r + 1)
+			lr_pause();
+		lr_pktmbuf_free_bulk(x->m, 64);
+		atomic_store_explicit(&x->seq, 2 * r + 2,
+				      memory_order_release);
+	}
+	return 0;
+}
+
+static int
+test_cross_lcore(void)
+{
+	static struct xfer x;
+	struct lr_mempool *mp;
+	unsigned worker = lr_get_next_lcore(-1, 1, 0);
+
+	if (!two_lcores) {
+		printf("needs two lcores (one CPU here)\n");
+		return LR_TEST_SKIP;
+	}
+	mp = lr_pktmbuf_pool_create("mb_xfer", 1024, 64, 0, 256,
+				    LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	x.rounds = (unsigned)(2000 * scale) + 1;
+	atomic_store(&x.seq, 0);
+	LR_TEST_ASSERT_EQ(lr_eal_remote_launch(xfer_free, &x, worker), 0);
+	for (unsigned r = 0; r < x.rounds; r++) {
+		while (atomic_load_explicit(&x.seq, memory_order_acquire) !=
+		       2 * r)
+			lr_pause();
+		LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(mp, x.m, 64), 0);
+		for (int i = 0; i < 64; i++)
+			lr_pktmbuf_append(x.m[i], 60)[0] = (char)i;
+		atomic_store_explicit(&x.seq, 2 * r + 1,
+				      memory_order_release);
+	}
+	LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	/* The worker's cache holds at most its threshold. */
+	LR_TEST_ASSERT(lr_mempool_cache_count(mp, worker) <=
+			       mp->cache[worker]->flushthresh,
+		       "worker cache %u", lr_mempool_cache_count(mp, worker));
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static const struct lr_test_case cases[] = {
+	{ "layout", test_layout },
+	{ "pool_create", test_pool_create },
+	{ "data_ops", test_data_ops },
+	{ "chains", test_chains },
+	{ "refcnt", test_refcnt },
+	{ "bulk", test_bulk },
+	{ "cross_lcore", test_cross_lcore },
+};
+
+int
+main(int argc, char **argv)
+{
+	char *eal_argv[] = { argv[0], "-l", "0-1", "--no-huge", "-m", "256",
+			     "--file-prefix=test_mbuf", NULL };
+	const char *s = getenv("LR_TEST_SCALE");
+
+	if (s != NULL && atof(s) > 0 && atof(s) < 1)
+		scale = atof(s);
+	if (lr_eal_init(7, eal_argv) < 0) {
+		eal_argv[2] = "0";
+		if (lr_eal_init(7, eal_argv) < 0) {
+			fprintf(stderr, "lr_eal_init failed\n");
+			return 1;
+		}
+	}
+	two_lcores = lr_lcore_count() >= 2;
+	int rc = lr_test_run("mbuf", cases, (int)LR_DIM(cases), argc, argv);
+
+	lr_eal_cleanup();
+	return rc;
+}
