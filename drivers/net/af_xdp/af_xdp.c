@@ -70,6 +70,8 @@
 #define CHUNK 64               /* frames moved per pool call */
 #define TX_DRAIN_NS 200000000  /* stop waits this long for tx to finish */
 #define DEFAULT_DESC 512
+#define BIND_RETRIES 100       /* queue still held by a closed socket: */
+#define BIND_RETRY_US 10000    /* retry for up to a second */
 #define POOL_CACHE 128         /* per-lcore cache of a UMEM pool */
 
 LR_BUILD_BUG_ON(FRAME != 1 << FRAME_SHIFT);
@@ -755,8 +757,9 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 	struct xdp_options opts = { 0 };
 	socklen_t optlen = sizeof(opts);
 	unsigned queue = p->start_queue + qid;
-	int err;
+	int err, tries = 0;
 
+again:
 	err = xsk_umem__create(&q->umem, q->umem_base, q->umem_len, &q->fq,
 			       &q->cq, &uc);
 	if (err) {
@@ -767,6 +770,14 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 	}
 	err = xsk_socket__create(&q->xsk, p->iface, queue, q->umem, &q->rx,
 				 &q->tx, &sc);
+	if (err == -EBUSY && tries++ < BIND_RETRIES) {
+		/* The kernel releases a closed socket's hold on the queue
+		 * from a work item: a restart may come before it ran. */
+		xsk_umem__delete(q->umem);
+		q->umem = NULL;
+		usleep(BIND_RETRY_US);
+		goto again;
+	}
 	if (err) {
 		LR_LOG(ERR, PMD, "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
 		       dev->data->name, p->iface, queue, mode_names[p->mode],
