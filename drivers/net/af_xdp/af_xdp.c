@@ -630,9 +630,9 @@ libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	if (level == LIBBPF_WARN)
-		LR_LOG(INFO, PMD, "libbpf: %s", buf);
+		LR_LOG(INFO, PMD, "%s", buf);
 	else
-		LR_LOG(DEBUG, PMD, "libbpf: %s", buf);
+		LR_LOG(DEBUG, PMD, "%s", buf);
 	return 0;
 }
 
@@ -723,8 +723,8 @@ prog_kind(const struct axp *p)
 		return "unknown";
 	if (xdp_multiprog__is_legacy(mp))
 		kind = p->prog ? "xdp_prog (single program)"
-			       : "libxdp redirect (single program, no "
-				 "dispatcher: bpffs missing?)";
+			       : "libxdp redirect (single program: libxdp "
+				 "could not load its dispatcher)";
 	else
 		kind = p->prog ? "xdp_prog (libxdp dispatcher)"
 			       : "libxdp redirect (libxdp dispatcher)";
