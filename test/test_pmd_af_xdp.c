@@ -549,6 +549,7 @@ test_l2fwd_long(void)
 	snprintf(out, sizeof(out), "/tmp/test_afxdp_l2fwd_%d.log", getpid());
 	snprintf(a0, sizeof(a0), "net_af_xdp0,iface=%s", if_f0);
 	snprintf(a1, sizeof(a1), "net_af_xdp1,iface=%s", if_f1);
+	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
 		cpu_set_t all;
@@ -739,8 +740,11 @@ test_two_queues(void)
 static int
 test_dispatcher(void)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
+
+	fflush(NULL);
+	pid = fork();
 
 	if (pid == 0) {
 		struct lr_mbuf *m[64];
@@ -855,8 +859,11 @@ drop_caps(uint32_t caps_lo, uint32_t caps_hi)
 static int
 test_no_permission(void)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
+
+	fflush(NULL);
+	pid = fork();
 
 	if (pid == 0) {
 		char a[96];
@@ -879,8 +886,11 @@ test_no_permission(void)
 static int
 test_memlock(void)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
+
+	fflush(NULL);
+	pid = fork();
 
 	if (pid == 0) {
 		struct rlimit rl = { 64 << 10, 64 << 10 };
