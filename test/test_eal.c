@@ -289,7 +289,30 @@ test_standalone_memseg(void)
 	return 0;
 }
 
+/* Cleanup gives the main thread its CPU set back: a second init may take
+ * other lcores than the first. */
+static int
+test_reinit_other_lcores(void)
+{
+	const char *one[] = { "-l", "0", "-m", "8", "--no-huge",
+			      PREFIX "_reinit" };
+	const char *two[] = { "-l", "0-1", "-m", "8", "--no-huge",
+			      PREFIX "_reinit" };
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("skip: needs 2 CPUs\n");
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT_EQ(eal_init_args(6, one), 6);
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+	LR_TEST_ASSERT_EQ(eal_init_args(6, two), 6);
+	LR_TEST_ASSERT_EQ(lr_lcore_count(), 2);
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
+	{ "reinit_other_lcores", test_reinit_other_lcores },
 	{ "register_and_tsc", test_register_and_tsc },
 	{ "standalone_memseg", test_standalone_memseg },
 	{ "bad_options", test_bad_options },

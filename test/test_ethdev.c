@@ -47,17 +47,26 @@ log_end(void)
 static int
 eal_up(void)
 {
-	char *argv[] = { "test_ethdev", "-l", "0", "--no-huge", "-m", "128",
-			 "--file-prefix=test_ethdev", "--vdev",
-			 "net_null7,size=60", "--vdev", "net_ring8", NULL };
+	char *argv[] = {"test_ethdev",
+			"-l",
+			"0",
+			"--no-huge",
+			"-m",
+			"128",
+			"--file-prefix=test_ethdev",
+			"--vdev",
+			"net_null7,size=60",
+			"--vdev",
+			"net_ring8",
+			NULL};
 
 	if (lr_eal_initialized())
 		return 0;
 	if (lr_eal_init(11, argv) < 0)
 		return -1;
-	pool = lr_pktmbuf_pool_create("test_ethdev", POOL_SIZE, 32, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE,
-				      LR_SOCKET_ID_ANY);
+	pool =
+	    lr_pktmbuf_pool_create("test_ethdev", POOL_SIZE, 32, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
 	return pool ? 0 : -1;
 }
 
@@ -89,8 +98,10 @@ test_devargs_parse(void)
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "net_null0"), 0);
 	LR_TEST_ASSERT(strcmp(da.name, "net_null0") == 0, "name %s", da.name);
 	LR_TEST_ASSERT_EQ(da.count, 0);
-	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da,
-			"net_x1,size=128,copy=1,iface=a,iface=b,empty="), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_devargs_parse(&da,
+			     "net_x1,size=128,copy=1,iface=a,iface=b,empty="),
+	    0);
 	LR_TEST_ASSERT_EQ(da.count, 5);
 	LR_TEST_ASSERT_EQ(lr_devargs_count(&da, "iface"), 2);
 	LR_TEST_ASSERT(strcmp(lr_devargs_get_nth(&da, "iface", 1), "b") == 0,
@@ -99,7 +110,8 @@ test_devargs_parse(void)
 	LR_TEST_ASSERT(lr_devargs_get(&da, "none") == NULL, "absent key");
 	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "size", 64, 1, 9600, &v), 0);
 	LR_TEST_ASSERT_EQ(v, 128);
-	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "nokey", 64, 1, 9600, &v), 0);
+	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "nokey", 64, 1, 9600, &v),
+			  0);
 	LR_TEST_ASSERT_EQ(v, 64);
 	LR_TEST_ASSERT_EQ(lr_devargs_get_bool(&da, "copy", 0, &b), 0);
 	LR_TEST_ASSERT_EQ(b, 1);
@@ -114,14 +126,15 @@ test_devargs_parse(void)
 		int err;
 		const char *msg;
 	} bad[] = {
-		{ "", -EINVAL, "no port name" },
-		{ ",size=1", -EINVAL, "no port name" },
-		{ "net_null0,size", -EINVAL, "net_null0: 'size': expected key=value" },
-		{ "net_null0,=5", -EINVAL, "net_null0: '=5': expected key=value" },
-		{ "net_null0,,size=1", -EINVAL, "net_null0: '': expected key=value" },
-		{ "net null0", -EINVAL, "bad character ' ' in port name" },
-		{ "net_null0,si-ze=1", -EINVAL,
-		  "net_null0: bad character '-' in key 'si-ze' (value '1')" },
+	    {"", -EINVAL, "no port name"},
+	    {",size=1", -EINVAL, "no port name"},
+	    {"net_null0,size", -EINVAL,
+	     "net_null0: 'size': expected key=value"},
+	    {"net_null0,=5", -EINVAL, "net_null0: '=5': expected key=value"},
+	    {"net_null0,,size=1", -EINVAL, "net_null0: '': expected key=value"},
+	    {"net null0", -EINVAL, "bad character ' ' in port name"},
+	    {"net_null0,si-ze=1", -EINVAL,
+	     "net_null0: bad character '-' in key 'si-ze' (value '1')"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		log_begin();
@@ -129,8 +142,9 @@ test_devargs_parse(void)
 		const char *t = log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].s, r);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg), "'%s': log '%s' lacks '%s'",
-			       bad[i].s, t, bad[i].msg);
+		LR_TEST_ASSERT(strstr(t, bad[i].msg),
+			       "'%s': log '%s' lacks '%s'", bad[i].s, t,
+			       bad[i].msg);
 	}
 	/* Too many pairs. */
 	char many[LR_DEVARGS_MAX_LEN] = "p";
@@ -150,25 +164,27 @@ test_bad_devargs(void)
 		int err;
 		const char *msg;
 	} bad[] = {
-		{ "net_bogus0", -ENOENT, "net_bogus0: no driver" },
-		{ "net_null0,sise=64", -EINVAL,
-		  "net_null0: unknown key 'sise' (value '64'); valid keys: size, copy" },
-		{ "net_null0,size=abc", -EINVAL,
-		  "net_null0: size: bad value 'abc' (expected an integer in 1..9600)" },
-		{ "net_null0,size=0", -EINVAL, "net_null0: size: bad value '0'" },
-		{ "net_null0,size=70000", -EINVAL,
-		  "net_null0: size: bad value '70000'" },
-		{ "net_null0,size=-1", -EINVAL, "net_null0: size: bad value '-1'" },
-		{ "net_null0,size=", -EINVAL, "net_null0: size: bad value ''" },
-		{ "net_null0,copy=2", -EINVAL,
-		  "net_null0: copy: bad value '2' (expected 0 or 1)" },
-		{ "net_null0,size=64,size=128", -EINVAL,
-		  "net_null0: size: given more than once" },
-		{ "net_ring0,size=64", -EINVAL,
-		  "net_ring0: unknown key 'size' (value '64'); valid keys: none" },
-		{ "net_ringx", -EINVAL, "net_ringx: net_ring ports are named" },
-		{ "net_ring01", -EINVAL, "net_ring01: net_ring ports are named" },
-		{ "net_null0,size", -EINVAL, "expected key=value" },
+	    {"net_bogus0", -ENOENT, "net_bogus0: no driver"},
+	    {"net_null0,sise=64", -EINVAL,
+	     "net_null0: unknown key 'sise' (value '64'); valid keys: size, "
+	     "copy"},
+	    {"net_null0,size=abc", -EINVAL,
+	     "net_null0: size: bad value 'abc' (expected an integer in "
+	     "1..9600)"},
+	    {"net_null0,size=0", -EINVAL, "net_null0: size: bad value '0'"},
+	    {"net_null0,size=70000", -EINVAL,
+	     "net_null0: size: bad value '70000'"},
+	    {"net_null0,size=-1", -EINVAL, "net_null0: size: bad value '-1'"},
+	    {"net_null0,size=", -EINVAL, "net_null0: size: bad value ''"},
+	    {"net_null0,copy=2", -EINVAL,
+	     "net_null0: copy: bad value '2' (expected 0 or 1)"},
+	    {"net_null0,size=64,size=128", -EINVAL,
+	     "net_null0: size: given more than once"},
+	    {"net_ring0,size=64", -EINVAL,
+	     "net_ring0: unknown key 'size' (value '64'); valid keys: none"},
+	    {"net_ringx", -EINVAL, "net_ringx: net_ring ports are named"},
+	    {"net_ring01", -EINVAL, "net_ring01: net_ring ports are named"},
+	    {"net_null0,size", -EINVAL, "expected key=value"},
 	};
 
 	EAL_UP();
@@ -180,8 +196,9 @@ test_bad_devargs(void)
 		const char *t = log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].s, r);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg), "'%s': log '%s' lacks '%s'",
-			       bad[i].s, t, bad[i].msg);
+		LR_TEST_ASSERT(strstr(t, bad[i].msg),
+			       "'%s': log '%s' lacks '%s'", bad[i].s, t,
+			       bad[i].msg);
 		/* Nothing half-created. */
 		LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);
 		LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
@@ -192,8 +209,9 @@ test_bad_devargs(void)
 	LR_TEST_ASSERT(p >= 0, "create net_null0: %d", p);
 	log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_create("net_null0,size=128"), -EEXIST);
-	LR_TEST_ASSERT(strstr(log_end(), "net_null0: a port of that name exists"),
-		       "EEXIST message");
+	LR_TEST_ASSERT(
+	    strstr(log_end(), "net_null0: a port of that name exists"),
+	    "EEXIST message");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before + 1);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);
@@ -206,46 +224,47 @@ test_no_such_port(void)
 	struct lr_eth_stats st;
 	struct lr_eth_link link;
 	struct lr_eth_dev_info info;
-	struct lr_ether_addr mac = { { 2, 0, 0, 0, 0, 1 } };
+	struct lr_ether_addr mac = {{2, 0, 0, 0, 0, 1}};
 	uint16_t mtu;
 	uint64_t v;
 	struct lr_mbuf *m[4];
 
 	EAL_UP();
-	const uint16_t ports[] = { 29, LR_MAX_ETHPORTS, 1000 };
+	const uint16_t ports[] = {29, LR_MAX_ETHPORTS, 1000};
 
 	for (unsigned i = 0; i < LR_DIM(ports); i++) {
 		uint16_t p = ports[i];
 		char want[64];
 
-		LR_TEST_ASSERT(!lr_eth_dev_is_valid_port(p), "port %u valid", p);
+		LR_TEST_ASSERT(!lr_eth_dev_is_valid_port(p), "port %u valid",
+			       p);
 		LR_TEST_ASSERT(lr_eth_dev_name(p) == NULL, "name of %u", p);
 		log_begin();
 		int r[] = {
-			lr_eth_dev_configure(p, 1, 1, NULL),
-			lr_eth_rx_queue_setup(p, 0, 64, -1, NULL, pool),
-			lr_eth_tx_queue_setup(p, 0, 64, -1, NULL),
-			lr_eth_dev_start(p),
-			lr_eth_dev_stop(p),
-			lr_eth_dev_close(p),
-			lr_eth_stats_get(p, &st),
-			lr_eth_stats_reset(p),
-			lr_eth_link_get(p, &link),
-			lr_eth_dev_info_get(p, &info),
-			lr_eth_macaddr_get(p, &mac),
-			lr_eth_dev_default_mac_addr_set(p, &mac),
-			lr_eth_promiscuous_enable(p),
-			lr_eth_promiscuous_get(p),
-			lr_eth_dev_set_mtu(p, 1500),
-			lr_eth_dev_get_mtu(p, &mtu),
-			lr_eth_xstats_get(p, NULL, 0),
-			lr_eth_xstats_get_by_name(p, "rx_good_packets", &v),
+		    lr_eth_dev_configure(p, 1, 1, NULL),
+		    lr_eth_rx_queue_setup(p, 0, 64, -1, NULL, pool),
+		    lr_eth_tx_queue_setup(p, 0, 64, -1, NULL),
+		    lr_eth_dev_start(p),
+		    lr_eth_dev_stop(p),
+		    lr_eth_dev_close(p),
+		    lr_eth_stats_get(p, &st),
+		    lr_eth_stats_reset(p),
+		    lr_eth_link_get(p, &link),
+		    lr_eth_dev_info_get(p, &info),
+		    lr_eth_macaddr_get(p, &mac),
+		    lr_eth_dev_default_mac_addr_set(p, &mac),
+		    lr_eth_promiscuous_enable(p),
+		    lr_eth_promiscuous_get(p),
+		    lr_eth_dev_set_mtu(p, 1500),
+		    lr_eth_dev_get_mtu(p, &mtu),
+		    lr_eth_xstats_get(p, NULL, 0),
+		    lr_eth_xstats_get_by_name(p, "rx_good_packets", &v),
 		};
 		const char *t = log_end();
 
 		for (unsigned k = 0; k < LR_DIM(r); k++)
-			LR_TEST_ASSERT(r[k] == -ENODEV, "port %u call %u: %d", p,
-				       k, r[k]);
+			LR_TEST_ASSERT(r[k] == -ENODEV, "port %u call %u: %d",
+				       p, k, r[k]);
 		snprintf(want, sizeof(want), "port %u: no such port", p);
 		LR_TEST_ASSERT(strstr(t, want), "log lacks '%s'", want);
 		LR_TEST_ASSERT_EQ(lr_eth_rx_burst(p, 0, m, 4), 0);
@@ -259,8 +278,8 @@ test_lifecycle(void)
 {
 	struct lr_eth_dev_info info;
 	struct lr_eth_link link;
-	struct lr_ether_addr mac, set = { { 0x02, 1, 2, 3, 4, 5 } },
-				  bad = { { 0x01, 0, 0, 0, 0, 1 } };
+	struct lr_ether_addr mac, set = {{0x02, 1, 2, 3, 4, 5}},
+				  bad = {{0x01, 0, 0, 0, 0, 1}};
 	struct lr_mbuf *m[32];
 	uint16_t mtu, id;
 	int a, b, c;
@@ -279,11 +298,12 @@ test_lifecycle(void)
 	LR_TEST_ASSERT_EQ(lr_eth_dev_info_get((uint16_t)a, &info), 0);
 	LR_TEST_ASSERT(strcmp(info.driver_name, "net_null") == 0, "driver %s",
 		       info.driver_name);
-	LR_TEST_ASSERT(info.max_rx_queues >= 2, "queues %u", info.max_rx_queues);
+	LR_TEST_ASSERT(info.max_rx_queues >= 2, "queues %u",
+		       info.max_rx_queues);
 
 	/* Not configured: setup and start refuse. */
-	LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)a, 0, 64, -1, NULL,
-						pool), -EINVAL);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_rx_queue_setup((uint16_t)a, 0, 64, -1, NULL, pool), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)a), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)a, 0, 0, NULL),
 			  -EINVAL);
@@ -292,12 +312,12 @@ test_lifecycle(void)
 	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)a, 2, 2, NULL), 0);
 	/* Queues not set up: start refuses. */
 	LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)a), -EINVAL);
-	LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)a, 2, 64, -1, NULL,
-						pool), -EINVAL);
-	LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)a, 0, 64, -1, NULL,
-						NULL), -EINVAL);
-	LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)a, 0, 0, -1, NULL,
-						pool), -EINVAL);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_rx_queue_setup((uint16_t)a, 2, 64, -1, NULL, pool), -EINVAL);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_rx_queue_setup((uint16_t)a, 0, 64, -1, NULL, NULL), -EINVAL);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_rx_queue_setup((uint16_t)a, 0, 0, -1, NULL, pool), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	LR_TEST_ASSERT_EQ(port_setup((uint16_t)a, 2, 256), 0);
 	LR_TEST_ASSERT(lr_eth_dev_is_started((uint16_t)a), "started");
@@ -305,7 +325,8 @@ test_lifecycle(void)
 	LR_TEST_ASSERT_EQ(lr_eth_link_get((uint16_t)a, &link), 0);
 	LR_TEST_ASSERT_EQ(link.link_status, 1);
 	/* Started: configure and setup refuse. */
-	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)a, 1, 1, NULL), -EBUSY);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)a, 1, 1, NULL),
+			  -EBUSY);
 	LR_TEST_ASSERT_EQ(lr_eth_tx_queue_setup((uint16_t)a, 0, 64, -1, NULL),
 			  -EBUSY);
 	/* Packets flow on both queues. */
@@ -331,7 +352,8 @@ test_lifecycle(void)
 	/* MAC, promiscuous, MTU. */
 	LR_TEST_ASSERT_EQ(lr_eth_macaddr_get((uint16_t)a, &mac), 0);
 	LR_TEST_ASSERT(lr_ether_addr_is_valid_assigned(&mac), "default mac");
-	LR_TEST_ASSERT_EQ(lr_eth_dev_default_mac_addr_set((uint16_t)a, &set), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_default_mac_addr_set((uint16_t)a, &set),
+			  0);
 	LR_TEST_ASSERT_EQ(lr_eth_macaddr_get((uint16_t)a, &mac), 0);
 	LR_TEST_ASSERT(lr_ether_addr_equal(&mac, &set), "mac set");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_default_mac_addr_set((uint16_t)a, &bad),
@@ -397,14 +419,18 @@ test_null_counts(void)
 	LR_TEST_ASSERT_EQ(st.q_opackets[0], 7);
 	LR_TEST_ASSERT_EQ(st.q_obytes[1], 3200);
 	LR_TEST_ASSERT_EQ(st.rx_nombuf, 0);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)p, "rx_bursts", &v), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "rx_bursts", &v), 0);
 	LR_TEST_ASSERT_EQ(v, 2);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)p, "rx_q1_packets", &v), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "rx_q1_packets", &v), 0);
 	LR_TEST_ASSERT_EQ(v, 7);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)p, "tx_good_bytes", &v), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "tx_good_bytes", &v), 0);
 	LR_TEST_ASSERT_EQ(v, 3900);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)p, "no_such_stat", &v),
-			  -ENOENT);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "no_such_stat", &v),
+	    -ENOENT);
 
 	/* copy=1 writes a frame: broadcast destination, port MAC source. */
 	struct lr_ether_addr mac;
@@ -412,11 +438,13 @@ test_null_counts(void)
 	lr_eth_macaddr_get((uint16_t)pc, &mac);
 	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)pc, 0, m, 4), 4);
 	for (int i = 0; i < 4; i++) {
-		struct lr_ether_hdr *eh = lr_pktmbuf_mtod(m[i], struct lr_ether_hdr *);
+		struct lr_ether_hdr *eh =
+		    lr_pktmbuf_mtod(m[i], struct lr_ether_hdr *);
 
 		LR_TEST_ASSERT_EQ(m[i]->data_len, 60);
 		LR_TEST_ASSERT_EQ(eh->dst_addr.addr_bytes[0], 0xff);
-		LR_TEST_ASSERT(lr_ether_addr_equal(&eh->src_addr, &mac), "src mac");
+		LR_TEST_ASSERT(lr_ether_addr_equal(&eh->src_addr, &mac),
+			       "src mac");
 		LR_TEST_ASSERT_EQ(lr_pktmbuf_mtod(m[i], uint8_t *)[59], 59);
 	}
 	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)pc, 0, m, 4), 4);
@@ -437,31 +465,36 @@ test_null_counts(void)
 	LR_TEST_ASSERT_EQ(lr_eth_stats_reset((uint16_t)p), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)p, &st), 0);
 	LR_TEST_ASSERT(st.ipackets == 0 && st.opackets == 0 && st.ibytes == 0 &&
-			       st.obytes == 0 && st.rx_nombuf == 0 &&
-			       st.q_ipackets[0] == 0 && st.q_obytes[1] == 0,
+			   st.obytes == 0 && st.rx_nombuf == 0 &&
+			   st.q_ipackets[0] == 0 && st.q_obytes[1] == 0,
 		       "stats after reset");
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)p, "rx_bursts", &v), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "rx_bursts", &v), 0);
 	LR_TEST_ASSERT_EQ(v, 0);
 	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, m, 5), 5);
 	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)p, 0, m, 5), 5);
 	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)p, &st), 0);
 	LR_TEST_ASSERT_EQ(st.ipackets, 5);
 	LR_TEST_ASSERT_EQ(st.obytes, 500);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)p, "rx_bursts", &v), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "rx_bursts", &v), 0);
 	LR_TEST_ASSERT_EQ(v, 1);
 	/* Re-setting a queue up keeps the counts. */
 	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)p), 0);
-	LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)p, 0, 64, -1, NULL, pool), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_rx_queue_setup((uint16_t)p, 0, 64, -1, NULL, pool), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)p, &st), 0);
 	LR_TEST_ASSERT_EQ(st.ipackets, 5);
 
 	/* The pool must hold the packet size. */
-	struct lr_mempool *small = lr_pktmbuf_pool_create("test_ethdev_small",
-		64, 0, 0, LR_PKTMBUF_HEADROOM + 64, LR_SOCKET_ID_ANY);
+	struct lr_mempool *small =
+	    lr_pktmbuf_pool_create("test_ethdev_small", 64, 0, 0,
+				   LR_PKTMBUF_HEADROOM + 64, LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(small != NULL, "small pool");
 	log_begin();
-	LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)p, 0, 64, -1, NULL,
-						small), -EINVAL);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_rx_queue_setup((uint16_t)p, 0, 64, -1, NULL, small),
+	    -EINVAL);
 	LR_TEST_ASSERT(strstr(log_end(), "size=100 does not fit"), "fit msg");
 	lr_mempool_free(small);
 
@@ -491,7 +524,8 @@ test_ring_pair(void)
 			uint16_t from = (uint16_t)(dir ? b : a);
 			uint16_t to = (uint16_t)(dir ? a : b);
 
-			LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 20), 0);
+			LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 20),
+					  0);
 			for (int i = 0; i < 20; i++) {
 				m[i]->data_len = (uint16_t)(60 + i);
 				m[i]->pkt_len = (uint32_t)(60 + i);
@@ -502,7 +536,8 @@ test_ring_pair(void)
 			LR_TEST_ASSERT_EQ(lr_eth_rx_burst(from, q, r, 64), 0);
 			LR_TEST_ASSERT_EQ(lr_eth_rx_burst(to, q, r, 64), 20);
 			for (int i = 0; i < 20; i++)
-				LR_TEST_ASSERT(r[i] == m[i], "packet %d out of order", i);
+				LR_TEST_ASSERT(r[i] == m[i],
+					       "packet %d out of order", i);
 			lr_pktmbuf_free_bulk(r, 20);
 		}
 	}
@@ -521,7 +556,8 @@ test_ring_pair(void)
 	struct lr_mbuf *extra[8];
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, extra, 8), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)a, 0, extra, 8), 0);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)a, "tx_ring_full", &v), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)a, "tx_ring_full", &v), 0);
 	LR_TEST_ASSERT_EQ(v, 8);
 	lr_pktmbuf_free_bulk(extra, 8);
 	/* Closing both ports frees the 64 packets still in the ring. */
@@ -549,25 +585,34 @@ test_from_rings(void)
 	tx[0] = lr_ring_create("te_tx0", 64, -1, 0);
 	tx[1] = lr_ring_create("te_tx1", 64, -1, 0);
 	LR_TEST_ASSERT(rx[0] && rx[1] && tx[0] && tx[1], "rings");
-	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_port", rx, 2, tx, 1, -1) >= 0, 1);
-	LR_TEST_ASSERT_EQ(lr_eth_dev_get_port_by_name("te_port", &(uint16_t){ 0 }), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_port", rx, 2, tx, 1, -1) >= 0,
+			  1);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_dev_get_port_by_name("te_port", &(uint16_t){0}), 0);
 	uint16_t id;
 	lr_eth_dev_get_port_by_name("te_port", &id);
 	p = id;
-	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_port", rx, 1, tx, 1, -1), -EEXIST);
-	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_bad", rx, 1, NULL, 1, -1), -EINVAL);
-	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_bad", rx, 99, tx, 1, -1), -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_port", rx, 1, tx, 1, -1),
+			  -EEXIST);
+	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_bad", rx, 1, NULL, 1, -1),
+			  -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_eth_from_rings("te_bad", rx, 99, tx, 1, -1),
+			  -EINVAL);
 	/* Only one tx ring: two tx queues are refused. */
-	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)p, 2, 2, NULL), -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)p, 2, 2, NULL),
+			  -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)p, 2, 1, NULL), 0);
 	for (uint16_t q = 0; q < 2; q++)
-		LR_TEST_ASSERT_EQ(lr_eth_rx_queue_setup((uint16_t)p, q, 64, -1,
-							NULL, pool), 0);
-	LR_TEST_ASSERT_EQ(lr_eth_tx_queue_setup((uint16_t)p, 0, 64, -1, NULL), 0);
+		LR_TEST_ASSERT_EQ(
+		    lr_eth_rx_queue_setup((uint16_t)p, q, 64, -1, NULL, pool),
+		    0);
+	LR_TEST_ASSERT_EQ(lr_eth_tx_queue_setup((uint16_t)p, 0, 64, -1, NULL),
+			  0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)p), 0);
 
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 16), 0);
-	LR_TEST_ASSERT_EQ(lr_ring_enqueue_burst(rx[1], (void *const *)m, 16, NULL), 16);
+	LR_TEST_ASSERT_EQ(
+	    lr_ring_enqueue_burst(rx[1], (void *const *)m, 16, NULL), 16);
 	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, r, 16), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 1, r, 16), 16);
 	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)p, 0, r, 16), 16);
@@ -611,7 +656,8 @@ test_eal_vdevs(void)
 	/* Probing again fails on the names in use and leaves nothing new. */
 	log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_probe_eal_vdevs(), -EEXIST);
-	LR_TEST_ASSERT(strstr(log_end(), "--vdev 'net_null7,size=60'"), "vdev msg");
+	LR_TEST_ASSERT(strstr(log_end(), "--vdev 'net_null7,size=60'"),
+		       "vdev msg");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), base + 2);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close(a), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close(b), 0);
@@ -622,7 +668,8 @@ test_eal_vdevs(void)
 	LR_TEST_ASSERT_EQ(lr_eth_dev_probe_eal_vdevs(), -EEXIST);
 	log_end();
 	/* net_null7 was created then closed again. */
-	LR_TEST_ASSERT_EQ(lr_eth_dev_get_port_by_name("net_null7", &b), -ENODEV);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_get_port_by_name("net_null7", &b),
+			  -ENODEV);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), base + 1);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close(a), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
@@ -631,14 +678,10 @@ test_eal_vdevs(void)
 }
 
 static const struct lr_test_case cases[] = {
-	{ "devargs_parse", test_devargs_parse },
-	{ "bad_devargs", test_bad_devargs },
-	{ "no_such_port", test_no_such_port },
-	{ "lifecycle", test_lifecycle },
-	{ "null_counts", test_null_counts },
-	{ "ring_pair", test_ring_pair },
-	{ "from_rings", test_from_rings },
-	{ "eal_vdevs", test_eal_vdevs },
+    {"devargs_parse", test_devargs_parse}, {"bad_devargs", test_bad_devargs},
+    {"no_such_port", test_no_such_port},   {"lifecycle", test_lifecycle},
+    {"null_counts", test_null_counts},	   {"ring_pair", test_ring_pair},
+    {"from_rings", test_from_rings},	   {"eal_vdevs", test_eal_vdevs},
 };
 
 LR_TEST_MAIN("ethdev", cases)

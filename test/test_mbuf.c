@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lr_eal.h"
 #include "lr_mbuf.h"
@@ -537,12 +538,16 @@ static const struct lr_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
+	char prefix[64];
 	char *eal_argv[] = { argv[0], "-l", "0-1", "--no-huge", "-m", "256",
-			     "--file-prefix=test_mbuf", NULL };
+			     prefix, NULL };
 	const char *s = getenv("LR_TEST_SCALE");
 
 	if (s != NULL && atof(s) > 0 && atof(s) < 1)
 		scale = atof(s);
+	/* Per process, so that two builds' tests may run at once. */
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_mbuf_%d",
+		 (int)getpid());
 	if (lr_eal_init(7, eal_argv) < 0) {
 		eal_argv[2] = "0";
 		if (lr_eal_init(7, eal_argv) < 0) {

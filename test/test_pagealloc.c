@@ -17,7 +17,14 @@
 #include "lr_pagealloc.h"
 #include "lr_test.h"
 
+/* Enough for several max-order blocks: 4 MiB with 4 KiB pages, 64 MiB
+ * (aligned to 64 MiB) with 64 KiB pages. */
+#if LR_PAGE_SHIFT == 12
 #define MEM_MB "64"
+#else
+#define MEM_MB "256"
+#endif
+#define MEM_BYTES ((unsigned long)atoi(MEM_MB) << 20)
 
 static double
 test_scale(void)
@@ -45,12 +52,15 @@ eal_up(void)
 	/* The pid in the prefix: other worktrees may run this binary at
 	 * the same time. */
 	char prefix[64];
-	char *argv[] = { "test_pagealloc", "-l", "0-1", "--no-huge", "-m",
-			 MEM_MB,	   prefix, NULL };
+	char *argv[] = {"test_pagealloc", "-l",	  "0-1", "--no-huge", "-m",
+			MEM_MB,		  prefix, NULL};
 	int argc = (int)LR_DIM(argv) - 1;
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pagealloc_%d",
 		 (int)getpid());
+	/* A failed case may have left the EAL up: start clean. */
+	if (lr_eal_initialized())
+		lr_eal_cleanup();
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		argv[2] = "0";
@@ -102,7 +112,7 @@ thread_main(void *p)
 static int
 run_in_thread(int (*fn)(void *), void *arg)
 {
-	struct thread_call c = { fn, arg, -1 };
+	struct thread_call c = {fn, arg, -1};
 	pthread_t t;
 
 	if (pthread_create(&t, NULL, thread_main, &c) != 0)
@@ -130,9 +140,9 @@ test_basics(void)
 	LR_TEST_ASSERT(eal_up() == 0, "eal init");
 	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_count(), 1);
 	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
-	LR_TEST_ASSERT_EQ(zi.pages, 64UL << 20 >> LR_PAGE_SHIFT);
+	LR_TEST_ASSERT_EQ(zi.pages, MEM_BYTES >> LR_PAGE_SHIFT);
 	LR_TEST_ASSERT(zi.wmark_min <= zi.wmark_low &&
-			       zi.wmark_low <= zi.wmark_high,
+			   zi.wmark_low <= zi.wmark_high,
 		       "watermarks %lu %lu %lu", zi.wmark_min, zi.wmark_low,
 		       zi.wmark_high);
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
@@ -200,17 +210,17 @@ split_merge_body(void *arg)
 			else if (o >= k && (int)o < j)
 				want++;
 			LR_TEST_ASSERT(
-				(long)b.nr_free[o][LR_MT_MOVABLE] == want,
-				"alloc order %u from order %d: order %u has %lu free blocks, want %ld",
-				k, j, o, b.nr_free[o][LR_MT_MOVABLE], want);
+			    (long)b.nr_free[o][LR_MT_MOVABLE] == want,
+			    "alloc order %u from order %d: order %u has %lu "
+			    "free blocks, want %ld",
+			    k, j, o, b.nr_free[o][LR_MT_MOVABLE], want);
 		}
 		LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 		lr_free_pages(p, k);
 		LR_TEST_ASSERT_EQ(zinfo(0, &c), 0);
-		LR_TEST_ASSERT(memcmp(a.nr_free, c.nr_free,
-				      sizeof(a.nr_free)) == 0,
-			       "order %u: free and merge do not restore the lists",
-			       k);
+		LR_TEST_ASSERT(
+		    memcmp(a.nr_free, c.nr_free, sizeof(a.nr_free)) == 0,
+		    "order %u: free and merge do not restore the lists", k);
 	}
 	return 0;
 }
@@ -235,8 +245,9 @@ test_alignment(void)
 
 	LR_TEST_ASSERT(eal_up() == 0, "eal init");
 	srand(7);
+	/* Orders 0..5 (0..2 with 64 KiB pages, whose zone is smaller). */
 	for (int i = 0; i < N; i++) {
-		ord[i] = (unsigned)(rand() % 6);
+		ord[i] = (unsigned)(rand() % (LR_PAGE_SHIFT == 12 ? 6 : 3));
 		pg[i] = lr_alloc_pages(LR_SOCKET_ID_ANY, ord[i], 0);
 		LR_TEST_ASSERT(pg[i] != NULL, "alloc %d", i);
 		uintptr_t a = (uintptr_t)lr_page_address(pg[i]);
@@ -244,8 +255,9 @@ test_alignment(void)
 		LR_TEST_ASSERT((a & ((LR_PAGE_SIZE << ord[i]) - 1)) == 0,
 			       "order %u block at %#lx", ord[i],
 			       (unsigned long)a);
-		LR_TEST_ASSERT(lr_virt_to_page((void *)(a + (LR_PAGE_SIZE << ord[i]) - 1)) ==
-				       pg[i] + ((1UL << ord[i]) - 1),
+		LR_TEST_ASSERT(lr_virt_to_page((
+				   void *)(a + (LR_PAGE_SIZE << ord[i]) - 1)) ==
+				   pg[i] + ((1UL << ord[i]) - 1),
 			       "last page of the block");
 		/* Write the whole block: overlapping blocks would show. */
 		memset((void *)a, i & 0xff, LR_PAGE_SIZE << ord[i]);
@@ -311,9 +323,9 @@ test_alloc_all_free_all(void)
 	lr_pagealloc_drain_lcore(lr_lcore_id());
 	LR_TEST_ASSERT_EQ(zinfo(0, &end), 0);
 	LR_TEST_ASSERT_EQ(end.free, start.pages);
-	LR_TEST_ASSERT(memcmp(start.nr_free, end.nr_free,
-			      sizeof(start.nr_free)) == 0,
-		       "the zone is not back to its max-order blocks");
+	LR_TEST_ASSERT(
+	    memcmp(start.nr_free, end.nr_free, sizeof(start.nr_free)) == 0,
+	    "the zone is not back to its max-order blocks");
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	free(pg);
 	lr_eal_cleanup();
@@ -332,8 +344,8 @@ test_pcp_batches(void)
 	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
 	b = zi.batch;
 	h = zi.high;
-	LR_TEST_ASSERT(b >= 4 && h > b && h < LR_DIM(pg), "batch %u high %u",
-		       b, h);
+	LR_TEST_ASSERT(b >= 4 && h > b && h < LR_DIM(pg), "batch %u high %u", b,
+		       h);
 	LR_TEST_ASSERT_EQ(zi.pcp, 0);
 	lr_pagealloc_stats_get(&s0);
 	/* The first allocation refills the list with one batch. */
@@ -392,9 +404,12 @@ test_bulk(void)
 	unsigned got;
 
 	LR_TEST_ASSERT(eal_up() == 0, "eal init");
+	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
 	for (unsigned o = 0; o < 6; o++) {
-		got = lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, o, 0, 200, pg);
-		LR_TEST_ASSERT_EQ(got, 200);
+		unsigned want = (unsigned)LR_MIN(200UL, zi.pages >> (o + 2));
+
+		got = lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, o, 0, want, pg);
+		LR_TEST_ASSERT_EQ(got, want);
 		for (unsigned i = 0; i < got; i++) {
 			LR_TEST_ASSERT(pg[i] != NULL, "entry %u", i);
 			/* Distinct blocks: tag them. */
@@ -402,10 +417,9 @@ test_bulk(void)
 			       LR_PAGE_SIZE << o);
 		}
 		for (unsigned i = 0; i < got; i++)
-			LR_TEST_ASSERT(*(uint8_t *)lr_page_address(pg[i]) ==
-					       (uint8_t)i,
-				       "order %u: block %u handed out twice", o,
-				       i);
+			LR_TEST_ASSERT(
+			    *(uint8_t *)lr_page_address(pg[i]) == (uint8_t)i,
+			    "order %u: block %u handed out twice", o, i);
 		LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 		lr_free_pages_bulk(pg, got, o);
 		LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
@@ -421,8 +435,8 @@ test_bulk(void)
 				  (unsigned)zi.pages + 100, all);
 	LR_TEST_ASSERT(got > 0 && got < zi.pages, "got %u of %lu", got,
 		       zi.pages);
-	LR_TEST_ASSERT(got == zi.pages - zi.wmark_min,
-		       "got only %u of %lu", got, zi.pages);
+	LR_TEST_ASSERT(got == zi.pages - zi.wmark_min, "got only %u of %lu",
+		       got, zi.pages);
 	/* Nothing more without the reserve flag ... */
 	LR_TEST_ASSERT_EQ(lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, 0, 0, 10, pg),
 			  0);
@@ -468,7 +482,8 @@ zero_body(void *arg)
 		uint8_t *a = lr_page_address(pg[i]);
 
 		for (size_t k = 0; k < 2 * LR_PAGE_SIZE; k++)
-			LR_TEST_ASSERT(a[k] == 0, "bulk block %d not zeroed", i);
+			LR_TEST_ASSERT(a[k] == 0, "bulk block %d not zeroed",
+				       i);
 	}
 	lr_free_pages_bulk(pg, 8, 1);
 	return 0;
@@ -489,7 +504,7 @@ test_zeroing(void)
 /* ------------------------------------------------- randomized, 2 lcores */
 
 #define HOLD_MAX 4096
-#define MAILBOX 512
+#define MAILBOX	 512
 
 struct held {
 	struct lr_page *p;
@@ -503,7 +518,7 @@ struct mailbox {
 };
 
 struct rand_ctx {
-	unsigned long ops;      /* per lcore */
+	unsigned long ops;	/* per lcore */
 	unsigned long interval; /* validate every this many ops (total) */
 	pthread_barrier_t bar;
 	struct mailbox box[2];
@@ -563,9 +578,9 @@ rand_worker(void *arg)
 				got = 0;
 				for (unsigned k = 0; k < batch; k++) {
 					tmp[got] = lr_alloc_pages(
-						LR_SOCKET_ID_ANY, order,
-						(r >> 30) & 1 ? LR_ALLOC_PINNED
-							      : 0);
+					    LR_SOCKET_ID_ANY, order,
+					    (r >> 30) & 1 ? LR_ALLOC_PINNED
+							  : 0);
 					if (tmp[got] != NULL)
 						got++;
 				}
@@ -575,7 +590,7 @@ rand_worker(void *arg)
 			}
 			for (unsigned k = 0; k < got; k++) {
 				*(uintptr_t *)lr_page_address(tmp[k]) =
-					(uintptr_t)tmp[k];
+				    (uintptr_t)tmp[k];
 				h[nh].p = tmp[k];
 				h[nh++].order = order;
 			}
@@ -653,7 +668,8 @@ test_random_2lcores(void)
 	LR_TEST_ASSERT(eal_up() == 0, "eal init");
 	c->lcores[0] = lr_get_main_lcore();
 	c->nr_lcores = 1;
-	LR_LCORE_FOREACH_WORKER(w) {
+	LR_LCORE_FOREACH_WORKER(w)
+	{
 		if (c->nr_lcores < 2)
 			c->lcores[c->nr_lcores++] = w;
 	}
@@ -672,10 +688,10 @@ test_random_2lcores(void)
 
 	if (c->nr_lcores == 2)
 		rc |= lr_eal_wait_lcore(c->lcores[1]);
-	printf("random: %lu ops on %u lcores, %lu blocks allocated, %lu freed (%lu on the other lcore)\n",
-	       c->ops * c->nr_lcores, c->nr_lcores,
-	       (unsigned long)c->allocs, (unsigned long)c->frees,
-	       (unsigned long)c->cross);
+	printf("random: %lu ops on %u lcores, %lu blocks allocated, %lu freed "
+	       "(%lu on the other lcore)\n",
+	       c->ops * c->nr_lcores, c->nr_lcores, (unsigned long)c->allocs,
+	       (unsigned long)c->frees, (unsigned long)c->cross);
 	LR_TEST_ASSERT_EQ(rc, 0);
 	LR_TEST_ASSERT_EQ(atomic_load(&c->failed), 0);
 	LR_TEST_ASSERT_EQ(c->allocs, c->frees);
@@ -749,7 +765,8 @@ test_bad_input(void)
 	lr_free_pages(lr_virt_to_page(&fake), 0);
 	log = capture_end();
 	snprintf(want, sizeof(want),
-		 "page %p: not a page descriptor of this allocator (foreign address)",
+		 "page %p: not a page descriptor of this allocator (foreign "
+		 "address)",
 		 (void *)&fake);
 	LR_TEST_ASSERT_EQ(expect_log(log, want), 0);
 	LR_TEST_ASSERT_EQ(expect_log(log, "NULL page"), 0);
@@ -762,7 +779,8 @@ test_bad_input(void)
 	lr_free_pages(p, 1);
 	log = capture_end();
 	snprintf(want, sizeof(want),
-		 "page %p (addr %p): wrong order: freed with order 1 but allocated with order 2",
+		 "page %p (addr %p): wrong order: freed with order 1 but "
+		 "allocated with order 2",
 		 (void *)p, lr_page_address(p));
 	LR_TEST_ASSERT_EQ(expect_log(log, want), 0);
 	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
@@ -972,8 +990,7 @@ test_standalone(void)
 /* Allocate order-0 pages from node with flags until none is left;
  * returns how many (kept in pg[]). */
 static size_t
-drain_node(int node, unsigned flags, struct lr_page **pg, size_t n,
-	   size_t cap)
+drain_node(int node, unsigned flags, struct lr_page **pg, size_t n, size_t cap)
 {
 	struct lr_page *p;
 
@@ -998,7 +1015,7 @@ test_numa_fake(void)
 		LR_TEST_ASSERT(zi[i].pages > 0, "node %d has no pages", i);
 	}
 	LR_TEST_ASSERT_EQ(zi[0].pages + zi[1].pages + zi[2].pages,
-			  64UL << 20 >> LR_PAGE_SHIFT);
+			  MEM_BYTES >> LR_PAGE_SHIFT);
 	cap = zi[0].pages + zi[1].pages + zi[2].pages;
 	pg = malloc(cap * sizeof(*pg));
 	LR_TEST_ASSERT(pg != NULL, "malloc");
@@ -1023,8 +1040,8 @@ test_numa_fake(void)
 	n = drain_node(0, LR_ALLOC_THISNODE, pg, n, cap);
 	LR_TEST_ASSERT(lr_alloc_pages(0, 0, LR_ALLOC_THISNODE) == NULL,
 		       "THISNODE fell back");
-	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 3,
-				      LR_ALLOC_THISNODE) == NULL,
+	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 3, LR_ALLOC_THISNODE) ==
+			   NULL,
 		       "THISNODE (local) fell back");
 	LR_TEST_ASSERT_EQ(lr_errno, ENOMEM);
 	for (size_t i = 0; i < n; i++)
@@ -1118,9 +1135,9 @@ test_migratetype(void)
 	LR_TEST_ASSERT(p2 != NULL, "pinned alloc");
 	LR_TEST_ASSERT_EQ(lr_page_migratetype(p2), LR_MT_PINNED);
 	LR_TEST_ASSERT(((uintptr_t)lr_page_address(p1) >> 22) ==
-			       ((uintptr_t)lr_page_address(p2) >> 22),
-		       "pinned blocks %p and %p are apart",
-		       lr_page_address(p1), lr_page_address(p2));
+			   ((uintptr_t)lr_page_address(p2) >> 22),
+		       "pinned blocks %p and %p are apart", lr_page_address(p1),
+		       lr_page_address(p2));
 	lr_pagealloc_stats_get(&s2);
 	LR_TEST_ASSERT_EQ(s2.fallback, s1.fallback);
 	LR_TEST_ASSERT_EQ(s2.steal, s1.steal);
@@ -1185,7 +1202,7 @@ test_reserve(void)
 	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 2, 0) == NULL,
 		       "order 2 below min");
 	LR_TEST_ASSERT(lr_alloc_pages(LR_SOCKET_ID_ANY, 2, LR_ALLOC_PINNED) ==
-			       NULL,
+			   NULL,
 		       "pinned below min");
 	/* ... below it, only reserve requests succeed, from the reserve
 	 * pageblocks. */
@@ -1249,8 +1266,9 @@ test_shrinker(void)
 {
 	struct lr_pagealloc_zone_info zi0;
 	struct lr_pagealloc_stats s0, s1;
-	struct cache c = { .n = 0 };
+	struct cache c = {.n = 0};
 	struct lr_page **pg, *held[64], *p;
+	unsigned k;
 	size_t n;
 	int id;
 
@@ -1259,9 +1277,11 @@ test_shrinker(void)
 	pg = malloc(zi0.pages * sizeof(*pg));
 	LR_TEST_ASSERT(pg != NULL, "malloc");
 	n = drain_node(LR_SOCKET_ID_ANY, 0, pg, 0, zi0.pages);
-	LR_TEST_ASSERT(n > 64, "allocated %zu", n);
-	/* A cache (as a page pool would be) holds the last 64 pages. */
-	for (unsigned i = 0; i < 64; i++)
+	/* A cache (as a page pool would be) holds the last k pages; what it
+	 * gives back fits on the lcore's list. */
+	k = (unsigned)LR_MIN(64UL, zi0.high / 2);
+	LR_TEST_ASSERT(n > k, "allocated %zu", n);
+	for (unsigned i = 0; i < k; i++)
 		c.pg[c.n++] = held[i] = pg[--n];
 	id = lr_pagealloc_register_shrinker(cache_scan, &c);
 	LR_TEST_ASSERT(id >= 0, "register: %d", id);
@@ -1273,18 +1293,19 @@ test_shrinker(void)
 	LR_TEST_ASSERT_EQ(c.calls, 1);
 	LR_TEST_ASSERT_EQ(c.node, 0);
 	LR_TEST_ASSERT(c.asked >= 1, "asked for %lu", c.asked);
-	LR_TEST_ASSERT(c.free_at_call < c.low, "called with free %lu >= low %lu",
-		       c.free_at_call, c.low);
+	LR_TEST_ASSERT(c.free_at_call < c.low,
+		       "called with free %lu >= low %lu", c.free_at_call,
+		       c.low);
 	bool from_cache = false;
 
-	for (unsigned i = 0; i < 64; i++)
+	for (unsigned i = 0; i < k; i++)
 		from_cache |= held[i] == p;
 	LR_TEST_ASSERT(from_cache, "the page did not come from the cache");
 	pg[n++] = p;
 	lr_pagealloc_stats_get(&s1);
 	LR_TEST_ASSERT_EQ(s1.shrink - s0.shrink, 1);
 	/* The rest of what it gave back serves the next requests. */
-	for (unsigned i = 1; i < 64 - c.n; i++) {
+	for (unsigned i = 1; i < k - c.n; i++) {
 		p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
 		LR_TEST_ASSERT(p != NULL, "alloc %u", i);
 		pg[n++] = p;
@@ -1322,7 +1343,8 @@ test_debug_poison(void)
 	char want[160];
 
 	if (!LR_PAGEALLOC_DEBUG) {
-		printf("debug_poison: skipped: poisoning is in the debug build only (meson setup -Dpagealloc_debug=true)\n");
+		printf("debug_poison: skipped: poisoning is in the debug build "
+		       "only (meson setup -Dpagealloc_debug=true)\n");
 		return LR_TEST_SKIP;
 	}
 	LR_TEST_ASSERT(eal_up() == 0, "eal init");
@@ -1341,7 +1363,8 @@ test_debug_poison(void)
 	log = capture_end();
 	LR_TEST_ASSERT(q != NULL && q != p, "the poisoned page came back");
 	snprintf(want, sizeof(want),
-		 "page %p (addr %p): use after free: poison overwritten at offset 100",
+		 "page %p (addr %p): use after free: poison overwritten at "
+		 "offset 100",
 		 (void *)p, (void *)a);
 	LR_TEST_ASSERT_EQ(expect_log(log, want), 0);
 	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
@@ -1357,33 +1380,35 @@ test_debug_poison(void)
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 6, 0);
 	log = capture_end();
 	LR_TEST_ASSERT(q != NULL && q != p, "the poisoned block came back");
-	LR_TEST_ASSERT_EQ(expect_log(log, "poison overwritten at offset 7"),
-			  0);
+	LR_TEST_ASSERT_EQ(expect_log(log, "poison overwritten at offset 7"), 0);
 	lr_free_pages(q, 6);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	lr_eal_cleanup();
 	return 0;
 }
 
-#define REGISTER_CASE(fn) { #fn + 5, fn }
+#define REGISTER_CASE(fn)                                                      \
+	{                                                                      \
+#fn + 5, fn                                                    \
+	}
 
 static const struct lr_test_case cases[] = {
-	REGISTER_CASE(test_standalone),
-	REGISTER_CASE(test_basics),
-	REGISTER_CASE(test_split_merge),
-	REGISTER_CASE(test_alignment),
-	REGISTER_CASE(test_alloc_all_free_all),
-	REGISTER_CASE(test_pcp_batches),
-	REGISTER_CASE(test_bulk),
-	REGISTER_CASE(test_zeroing),
-	REGISTER_CASE(test_random_2lcores),
-	REGISTER_CASE(test_bad_input),
-	REGISTER_CASE(test_bad_input_zone_path),
-	REGISTER_CASE(test_numa_fake),
-	REGISTER_CASE(test_migratetype),
-	REGISTER_CASE(test_reserve),
-	REGISTER_CASE(test_shrinker),
-	REGISTER_CASE(test_debug_poison),
+    REGISTER_CASE(test_standalone),
+    REGISTER_CASE(test_basics),
+    REGISTER_CASE(test_split_merge),
+    REGISTER_CASE(test_alignment),
+    REGISTER_CASE(test_alloc_all_free_all),
+    REGISTER_CASE(test_pcp_batches),
+    REGISTER_CASE(test_bulk),
+    REGISTER_CASE(test_zeroing),
+    REGISTER_CASE(test_random_2lcores),
+    REGISTER_CASE(test_bad_input),
+    REGISTER_CASE(test_bad_input_zone_path),
+    REGISTER_CASE(test_numa_fake),
+    REGISTER_CASE(test_migratetype),
+    REGISTER_CASE(test_reserve),
+    REGISTER_CASE(test_shrinker),
+    REGISTER_CASE(test_debug_poison),
 };
 
 LR_TEST_MAIN("pagealloc", cases)

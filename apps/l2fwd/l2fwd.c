@@ -15,8 +15,8 @@ l2fwd_init(struct l2fwd *fwd, int mac_updating)
 	for (unsigned p = 0; p < LR_MAX_ETHPORTS; p++)
 		fwd->dst_port[p] = LR_ETH_PORT_INVALID;
 	fwd->mac_updating = mac_updating;
-	fwd->drain_tsc = (lr_get_tsc_hz() + 1000000 - 1) / 1000000 *
-			 L2FWD_DRAIN_US;
+	fwd->drain_tsc =
+	    (lr_get_tsc_hz() + 1000000 - 1) / 1000000 * L2FWD_DRAIN_US;
 	atomic_init(&fwd->quit, 0);
 }
 
@@ -109,7 +109,7 @@ update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n)
 	for (unsigned i = 0; i < n; i++) {
 		if (i + AHEAD < n)
 			__builtin_prefetch(
-				lr_pktmbuf_mtod(pkts[i + AHEAD], void *), 1);
+			    lr_pktmbuf_mtod(pkts[i + AHEAD], void *), 1);
 		memcpy(lr_pktmbuf_mtod(pkts[i], void *), hdr,
 		       2 * LR_ETHER_ADDR_LEN);
 	}
@@ -222,7 +222,7 @@ l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,
 	memset(out, 0, sizeof(*out));
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++) {
 		const volatile struct l2fwd_port_stats *s =
-			&fwd->lcore[l].stats[port];
+		    &fwd->lcore[l].stats[port];
 
 		out->tx += s->tx;
 		out->rx += s->rx;

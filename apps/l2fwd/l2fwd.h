@@ -28,7 +28,7 @@
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 
-#define L2FWD_BURST 32
+#define L2FWD_BURST    32
 #define L2FWD_DRAIN_US 100
 
 /** Packets sent into, received from and dropped for one port by one lcore. */
@@ -48,7 +48,7 @@ struct l2fwd_lcore {
 	unsigned n_rx_port;
 	uint16_t rx_port[LR_MAX_ETHPORTS];
 	uint64_t prev_tsc;
-	uint64_t cpu_ns;          /* thread CPU time spent in the loop */
+	uint64_t cpu_ns; /* thread CPU time spent in the loop */
 	struct l2fwd_tx_buffer txb[LR_MAX_ETHPORTS];
 	struct l2fwd_port_stats stats[LR_MAX_ETHPORTS];
 } __lr_cache_aligned;
@@ -60,13 +60,13 @@ typedef void (*l2fwd_tick_t)(struct l2fwd *fwd, uint64_t now_tsc);
 
 /** The forwarder. */
 struct l2fwd {
-	uint16_t dst_port[LR_MAX_ETHPORTS];   /* LR_ETH_PORT_INVALID: off */
+	uint16_t dst_port[LR_MAX_ETHPORTS]; /* LR_ETH_PORT_INVALID: off */
 	/* dst MAC then src MAC written into packets sent to a port */
 	uint8_t hdr[LR_MAX_ETHPORTS][2 * LR_ETHER_ADDR_LEN];
 	int mac_updating;
 	uint64_t drain_tsc;
-	atomic_int quit;                      /* set to stop every lcore */
-	l2fwd_tick_t tick;                    /* NULL: none */
+	atomic_int quit;   /* set to stop every lcore */
+	l2fwd_tick_t tick; /* NULL: none */
 	void *tick_arg;
 	struct l2fwd_lcore lcore[LR_MAX_LCORE];
 };

@@ -28,22 +28,22 @@
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
 
-#define NB_RXD 1024
-#define NB_TXD 1024
-#define POOL_CACHE 256
+#define NB_RXD		  1024
+#define NB_TXD		  1024
+#define POOL_CACHE	  256
 #define MIN_POOL_PER_PORT 8192
 
 static struct l2fwd fwd;
 
 static struct {
 	uint32_t portmask;
-	unsigned nq;             /* 0: spread evenly */
-	unsigned period;         /* seconds, 0: no periodic stats */
-	double duration;         /* seconds, 0: until a signal */
+	unsigned nq;	 /* 0: spread evenly */
+	unsigned period; /* seconds, 0: no periodic stats */
+	double duration; /* seconds, 0: until a signal */
 	int mac_updating;
 	unsigned n_map;
 	uint16_t map[LR_MAX_ETHPORTS][2];
-} opt = { .period = 10, .mac_updating = 1 };
+} opt = {.period = 10, .mac_updating = 1};
 
 /* Stats timer state, used by the main lcore only. */
 static struct {
@@ -52,7 +52,7 @@ static struct {
 	uint64_t next_print;
 	uint64_t last_print;
 	uint64_t last_tx;
-	uint64_t end_tsc;        /* 0: none */
+	uint64_t end_tsc; /* 0: none */
 	uint64_t stop_tsc;
 } timer;
 
@@ -72,16 +72,20 @@ on_signal(int sig)
 static void
 usage(const char *prog)
 {
-	printf("%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
-	       "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration S]\n"
-	       "  -p PORTMASK        hexadecimal mask of the ports to use\n"
-	       "  -q NQ              ports polled per lcore (default: spread evenly)\n"
-	       "  -T PERIOD          print stats every PERIOD seconds (default 10, 0 off)\n"
-	       "  --no-mac-updating  forward frames unchanged\n"
-	       "  --mac-updating     rewrite MACs (default)\n"
-	       "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
-	       "  --duration S       stop after S seconds\n",
-	       prog);
+	printf(
+	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
+	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
+	    "S]\n"
+	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
+	    "  -q NQ              ports polled per lcore (default: spread "
+	    "evenly)\n"
+	    "  -T PERIOD          print stats every PERIOD seconds (default "
+	    "10, 0 off)\n"
+	    "  --no-mac-updating  forward frames unchanged\n"
+	    "  --mac-updating     rewrite MACs (default)\n"
+	    "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
+	    "  --duration S       stop after S seconds\n",
+	    prog);
 }
 
 /* "(a,b),(c,d)" into opt.map; 0 or -1 after a message. */
@@ -95,12 +99,15 @@ parse_portmap(const char *s)
 		int n = 0;
 
 		if (sscanf(p, " (%u , %u )%n", &a, &b, &n) != 2 || n == 0) {
-			fprintf(stderr, "--portmap '%s': expected (a,b)[,(c,d)...] at '%s'\n",
+			fprintf(stderr,
+				"--portmap '%s': expected (a,b)[,(c,d)...] at "
+				"'%s'\n",
 				s, p);
 			return -1;
 		}
 		if (a >= LR_MAX_ETHPORTS || b >= LR_MAX_ETHPORTS || a == b) {
-			fprintf(stderr, "--portmap '%s': bad pair (%u,%u)\n", s, a, b);
+			fprintf(stderr, "--portmap '%s': bad pair (%u,%u)\n", s,
+				a, b);
 			return -1;
 		}
 		if (opt.n_map == LR_MAX_ETHPORTS) {
@@ -114,7 +121,8 @@ parse_portmap(const char *s)
 		if (*p == ',')
 			p++;
 		else if (*p) {
-			fprintf(stderr, "--portmap '%s': unexpected '%s'\n", s, p);
+			fprintf(stderr, "--portmap '%s': unexpected '%s'\n", s,
+				p);
 			return -1;
 		}
 	}
@@ -135,8 +143,8 @@ parse_uint(const char *what, const char *s, int base, unsigned long max,
 	errno = 0;
 	v = strtoul(s, &end, base);
 	if (s[0] == '\0' || s[0] == '-' || *end || errno || v > max) {
-		fprintf(stderr, "%s '%s': expected a number up to %lu\n", what, s,
-			max);
+		fprintf(stderr, "%s '%s': expected a number up to %lu\n", what,
+			s, max);
 		return -1;
 	}
 	*out = v;
@@ -147,12 +155,12 @@ static int
 parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "no-mac-updating", no_argument, NULL, 'N' },
-		{ "mac-updating", no_argument, NULL, 'M' },
-		{ "portmap", required_argument, NULL, 'P' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"no-mac-updating", no_argument, NULL, 'N'},
+	    {"mac-updating", no_argument, NULL, 'M'},
+	    {"portmap", required_argument, NULL, 'P'},
+	    {"duration", required_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	unsigned long v;
 	char *end;
@@ -165,17 +173,20 @@ parse_args(int argc, char **argv)
 			if (parse_uint("-p", optarg, 16, UINT32_MAX, &v) < 0)
 				return -1;
 			if (v == 0) {
-				fprintf(stderr, "-p '%s': no port in the mask\n",
+				fprintf(stderr,
+					"-p '%s': no port in the mask\n",
 					optarg);
 				return -1;
 			}
 			opt.portmask = (uint32_t)v;
 			break;
 		case 'q':
-			if (parse_uint("-q", optarg, 10, LR_MAX_ETHPORTS, &v) < 0)
+			if (parse_uint("-q", optarg, 10, LR_MAX_ETHPORTS, &v) <
+			    0)
 				return -1;
 			if (v == 0) {
-				fprintf(stderr, "-q '%s': at least 1\n", optarg);
+				fprintf(stderr, "-q '%s': at least 1\n",
+					optarg);
 				return -1;
 			}
 			opt.nq = (unsigned)v;
@@ -199,8 +210,10 @@ parse_args(int argc, char **argv)
 			opt.duration = strtod(optarg, &end);
 			if (optarg[0] == '\0' || *end || !(opt.duration > 0) ||
 			    opt.duration > 1e6) {
-				fprintf(stderr, "--duration '%s': expected seconds > 0\n",
-					optarg);
+				fprintf(
+				    stderr,
+				    "--duration '%s': expected seconds > 0\n",
+				    optarg);
 				return -1;
 			}
 			break;
@@ -227,7 +240,7 @@ parse_args(int argc, char **argv)
 static void
 print_stats(uint64_t now)
 {
-	struct l2fwd_port_stats t, sum = { 0 };
+	struct l2fwd_port_stats t, sum = {0};
 	double secs = (double)(now - timer.last_print) / (double)timer.hz;
 
 	printf("\nPort statistics ====================================");
@@ -279,7 +292,9 @@ pair_ports(uint16_t *ports, unsigned *nb)
 		if (!(opt.portmask & (1u << p)))
 			continue;
 		if (!lr_eth_dev_is_valid_port(p)) {
-			fprintf(stderr, "-p 0x%x: port %u does not exist (%u ports; give them with --vdev)\n",
+			fprintf(stderr,
+				"-p 0x%x: port %u does not exist (%u ports; "
+				"give them with --vdev)\n",
 				opt.portmask, p, lr_eth_dev_count_avail());
 			return -1;
 		}
@@ -291,12 +306,17 @@ pair_ports(uint16_t *ports, unsigned *nb)
 				uint16_t p = opt.map[i][k];
 
 				if (!(opt.portmask & (1u << p))) {
-					fprintf(stderr, "--portmap: port %u is not in the mask 0x%x\n",
+					fprintf(stderr,
+						"--portmap: port %u is not in "
+						"the mask 0x%x\n",
 						p, opt.portmask);
 					return -1;
 				}
 				if (fwd.dst_port[p] != LR_ETH_PORT_INVALID) {
-					fprintf(stderr, "--portmap: port %u is paired twice\n", p);
+					fprintf(stderr,
+						"--portmap: port %u is paired "
+						"twice\n",
+						p);
 					return -1;
 				}
 			}
@@ -305,14 +325,18 @@ pair_ports(uint16_t *ports, unsigned *nb)
 		}
 		for (unsigned i = 0; i < n; i++) {
 			if (fwd.dst_port[ports[i]] == LR_ETH_PORT_INVALID) {
-				fprintf(stderr, "--portmap: port %u of the mask has no pair\n",
+				fprintf(stderr,
+					"--portmap: port %u of the mask has no "
+					"pair\n",
 					ports[i]);
 				return -1;
 			}
 		}
 	} else {
 		if (n % 2) {
-			fprintf(stderr, "-p 0x%x: an odd number of ports (%u); ports forward in pairs\n",
+			fprintf(stderr,
+				"-p 0x%x: an odd number of ports (%u); ports "
+				"forward in pairs\n",
 				opt.portmask, n);
 			return -1;
 		}
@@ -336,7 +360,9 @@ assign_lcores(const uint16_t *ports, unsigned n)
 		while (lcore < LR_MAX_LCORE && fwd.lcore[lcore].n_rx_port == nq)
 			lcore = lr_get_next_lcore(lcore, 0, 0);
 		if (lcore >= LR_MAX_LCORE) {
-			fprintf(stderr, "not enough lcores: %u ports, %u per lcore, %u lcores\n",
+			fprintf(stderr,
+				"not enough lcores: %u ports, %u per lcore, %u "
+				"lcores\n",
 				n, nq, nl);
 			return -1;
 		}
@@ -380,7 +406,7 @@ main(int argc, char **argv)
 {
 	uint16_t ports[LR_MAX_ETHPORTS];
 	struct lr_mempool *pool = NULL;
-	struct l2fwd_port_stats t, sum = { 0 };
+	struct l2fwd_port_stats t, sum = {0};
 	unsigned n = 0, nb_mbufs, in_use;
 	uint16_t p;
 	int ret, rc = 1;
@@ -404,14 +430,15 @@ main(int argc, char **argv)
 	if (ret < 0)
 		goto cleanup_eal;
 	if (lr_eth_dev_count_avail() == 0) {
-		fprintf(stderr, "no ports: give some with --vdev (e.g. --vdev net_null0)\n");
+		fprintf(stderr, "no ports: give some with --vdev (e.g. --vdev "
+				"net_null0)\n");
 		goto close_ports;
 	}
 	if (pair_ports(ports, &n) < 0 || assign_lcores(ports, n) < 0)
 		goto close_ports;
 
-	nb_mbufs = n * (NB_RXD + NB_TXD + L2FWD_BURST +
-			lr_lcore_count() * POOL_CACHE);
+	nb_mbufs =
+	    n * (NB_RXD + NB_TXD + L2FWD_BURST + lr_lcore_count() * POOL_CACHE);
 	nb_mbufs = LR_MAX(nb_mbufs, MIN_POOL_PER_PORT * n);
 	pool = lr_pktmbuf_pool_create("mbuf_pool", nb_mbufs, POOL_CACHE, 0,
 				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
@@ -450,8 +477,8 @@ main(int argc, char **argv)
 		sum.rx += t.rx;
 		sum.dropped += t.dropped;
 	}
-	double secs = (double)(timer.stop_tsc - timer.start_tsc) /
-		      (double)timer.hz;
+	double secs =
+	    (double)(timer.stop_tsc - timer.start_tsc) / (double)timer.hz;
 	double cpu = l2fwd_cpu_seconds(&fwd);
 
 	/* Mpps: forwarded per wall-clock second; Mpps_per_cpu: per second
@@ -463,7 +490,8 @@ main(int argc, char **argv)
 	       cpu > 0 ? (double)sum.tx / cpu / 1e6 : 0.0);
 
 close_ports:
-	LR_ETH_FOREACH_DEV(p) {
+	LR_ETH_FOREACH_DEV(p)
+	{
 		printf("Closing port %u...", p);
 		lr_eth_dev_stop(p);
 		lr_eth_dev_close(p);

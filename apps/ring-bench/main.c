@@ -12,7 +12,7 @@
  *     per item, as the minimum and the median over the samples.
  * (b) two lcores (when -l gives two): the main lcore produces, a worker
  *     consumes, each spinning on a full/empty ring; prints cycles per item
- *     on each side, minimum and median of R runs.
+ *     on each side, minimum and median of R runs of N/8 items.
  * The bulk size is a run-time value: nothing is specialised for a constant
  * n.
  */
@@ -26,19 +26,19 @@
 #include "lr_ring.h"
 
 #define RING_SIZE 4096
-#define MAX_BULK 128
-#define MAX_RUNS 31
+#define MAX_BULK  128
+#define MAX_RUNS  31
 
-static const unsigned bulk_sizes[] = { 1, 8, 32, 128 };
+static const unsigned bulk_sizes[] = {1, 8, 32, 128};
 
 static unsigned long iterations = 1u << 21;
-static unsigned runs = 5;
+static unsigned runs = 15;
 
 static void *objs_in[MAX_BULK];
 static void *objs_out[MAX_BULK] __lr_cache_aligned;
 
 enum mode { MODE_SPSC, MODE_MPMC };
-static const char *const mode_name[] = { "SP/SC", "MP/MC" };
+static const char *const mode_name[] = {"SP/SC", "MP/MC"};
 
 static int
 cmp_double(const void *a, const void *b)
@@ -56,7 +56,7 @@ static struct stat2
 summarise(double *v, unsigned n)
 {
 	qsort(v, n, sizeof(*v), cmp_double);
-	return (struct stat2){ v[0], v[n / 2] };
+	return (struct stat2){v[0], v[n / 2]};
 }
 
 /* ---- (a) one lcore ---- */
@@ -137,13 +137,14 @@ bench_one_lcore(struct lr_ring *r)
 
 			bulk_pairs(r, m, n, SAMPLE_PAIRS);
 			for (unsigned k = 0; k < nb_samples; k++)
-				samples[k] = (double)bulk_pairs(r, m, n,
-								SAMPLE_PAIRS) /
-					     SAMPLE_PAIRS;
+				samples[k] =
+				    (double)bulk_pairs(r, m, n, SAMPLE_PAIRS) /
+				    SAMPLE_PAIRS;
 			s = summarise(samples, nb_samples);
-			printf("%-6s bulk %-3u %10.1f / %-9.1f %10.2f / %-9.2f\n",
-			       mode_name[m], n, s.min, s.median, s.min / n,
-			       s.median / n);
+			printf(
+			    "%-6s bulk %-3u %10.1f / %-9.1f %10.2f / %-9.2f\n",
+			    mode_name[m], n, s.min, s.median, s.min / n,
+			    s.median / n);
 		}
 	}
 }
@@ -201,15 +202,15 @@ producer_run(struct pair_arg *a)
 
 	if (a->m == MODE_SPSC) {
 		while (put < a->items) {
-			while (lr_ring_sp_enqueue_bulk(a->r, objs_in, n, NULL) ==
-			       0)
+			while (lr_ring_sp_enqueue_bulk(a->r, objs_in, n,
+						       NULL) == 0)
 				lr_pause();
 			put += n;
 		}
 	} else {
 		while (put < a->items) {
-			while (lr_ring_mp_enqueue_bulk(a->r, objs_in, n, NULL) ==
-			       0)
+			while (lr_ring_mp_enqueue_bulk(a->r, objs_in, n,
+						       NULL) == 0)
 				lr_pause();
 			put += n;
 		}
@@ -222,10 +223,12 @@ bench_two_lcores(struct lr_ring *r)
 {
 	unsigned worker = lr_get_next_lcore(lr_lcore_id(), 1, 1);
 	double vp[MAX_RUNS], vc[MAX_RUNS];
-	unsigned long items = iterations;
+	/* short runs: on a shared machine some run with both lcores undisturbed */
+	unsigned long items = LR_MAX(iterations / 8, 1024ul);
 
 	if (lr_lcore_count() < 2 || worker >= LR_MAX_LCORE) {
-		printf("\n(b) two lcores: skipped, only one lcore (use -l 0-1)\n");
+		printf(
+		    "\n(b) two lcores: skipped, only one lcore (use -l 0-1)\n");
 		return 0;
 	}
 	printf("\n(b) two lcores: producer lcore %u (CPU %d), consumer lcore "
@@ -240,28 +243,30 @@ bench_two_lcores(struct lr_ring *r)
 			struct stat2 sp, sc;
 
 			for (unsigned k = 0; k < runs; k++) {
-				struct pair_arg a = { .r = r, .m = m, .n = n,
-						      .items = items };
+				struct pair_arg a = {
+				    .r = r, .m = m, .n = n, .items = items};
 				int rc = lr_eal_remote_launch(consumer_lcore,
 							      &a, worker);
 
 				if (rc < 0) {
-					fprintf(stderr,
-						"lr-ring-bench: launch on lcore "
-						"%u: %s\n",
-						worker, lr_strerror(-rc));
+					fprintf(
+					    stderr,
+					    "lr-ring-bench: launch on lcore "
+					    "%u: %s\n",
+					    worker, lr_strerror(-rc));
 					return rc;
 				}
-				vp[k] = (double)producer_run(&a) /
-					(double)items;
+				vp[k] =
+				    (double)producer_run(&a) / (double)items;
 				lr_eal_wait_lcore(worker);
 				vc[k] = (double)a.cycles / (double)items;
 			}
 			sp = summarise(vp, runs);
 			sc = summarise(vc, runs);
-			printf("%-6s bulk %-3u %10.2f / %-9.2f %10.2f / %-9.2f\n",
-			       mode_name[m], n, sp.min, sp.median, sc.min,
-			       sc.median);
+			printf(
+			    "%-6s bulk %-3u %10.2f / %-9.2f %10.2f / %-9.2f\n",
+			    mode_name[m], n, sp.min, sp.median, sc.min,
+			    sc.median);
 		}
 	}
 	return 0;
@@ -273,7 +278,7 @@ usage(const char *prog)
 	printf("usage: %s [EAL options] -- [--iterations N] [--runs R]\n"
 	       "  --iterations N  call pairs per figure on one lcore, timed in "
 	       "samples of %d\n"
-	       "                  (default %lu); each two-lcore run moves N "
+	       "                  (default %lu); each two-lcore run moves N/8 "
 	       "items\n"
 	       "  --runs R        two-lcore runs per figure, 1..%d (default "
 	       "%u)\n",
@@ -284,10 +289,10 @@ static int
 parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"iterations", required_argument, NULL, 'i'},
+	    {"runs", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 	char *end;

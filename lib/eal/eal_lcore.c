@@ -42,6 +42,11 @@ static pthread_mutex_t lcore_table_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned eal_lcore_count;
 static unsigned main_lcore;
 
+/* The main thread's CPU set before lr_eal_init() pinned it; given back at
+ * cleanup so a later init may choose other lcores. */
+static cpu_set_t main_cpuset_saved;
+static bool main_cpuset_valid;
+
 static int numa_ok = -1;
 static unsigned numa_nodes = 1;
 
@@ -290,6 +295,9 @@ eal_lcores_start(void)
 	pthread_mutex_unlock(&lcore_table_lock);
 
 	lr_lcore_id_tls = main_lcore;
+	main_cpuset_valid = pthread_getaffinity_np(pthread_self(),
+						   sizeof(main_cpuset_saved),
+						   &main_cpuset_saved) == 0;
 	lr_thread_set_cpu(lcores[main_lcore].cpu);
 
 	unsigned w;
@@ -344,6 +352,10 @@ eal_lcores_stop(void)
 	eal_lcore_count = 0;
 	main_lcore = 0;
 	lr_lcore_id_tls = LR_LCORE_ID_ANY;
+	if (main_cpuset_valid)
+		pthread_setaffinity_np(pthread_self(), sizeof(main_cpuset_saved),
+				       &main_cpuset_saved);
+	main_cpuset_valid = false;
 }
 
 int

@@ -40,8 +40,9 @@ lr_devargs_parse(struct lr_devargs *da, const char *str)
 	}
 	len = strlen(str);
 	if (len >= sizeof(da->buf)) {
-		LR_LOG(ERR, ETHDEV, "devargs '%.32s...': longer than %d bytes\n",
-		       str, LR_DEVARGS_MAX_LEN - 1);
+		LR_LOG(ERR, ETHDEV,
+		       "devargs '%.32s...': longer than %d bytes\n", str,
+		       LR_DEVARGS_MAX_LEN - 1);
 		return -ENAMETOOLONG;
 	}
 	memcpy(da->buf, str, len + 1);
@@ -59,7 +60,8 @@ lr_devargs_parse(struct lr_devargs *da, const char *str)
 	for (i = 0; p[i]; i++) {
 		if (!name_char_ok((unsigned char)p[i])) {
 			LR_LOG(ERR, ETHDEV,
-			       "devargs '%s': bad character '%c' in port name '%s'\n",
+			       "devargs '%s': bad character '%c' in port name "
+			       "'%s'\n",
 			       str, p[i], p);
 			return -EINVAL;
 		}
@@ -74,22 +76,24 @@ lr_devargs_parse(struct lr_devargs *da, const char *str)
 			*next++ = '\0';
 		eq = strchr(key, '=');
 		if (eq == NULL || eq == key) {
-			LR_LOG(ERR, ETHDEV,
-			       "%s: '%s': expected key=value\n", da->name, key);
+			LR_LOG(ERR, ETHDEV, "%s: '%s': expected key=value\n",
+			       da->name, key);
 			goto bad;
 		}
 		*eq = '\0';
 		for (i = 0; key[i]; i++) {
 			if (!key_char_ok((unsigned char)key[i])) {
 				LR_LOG(ERR, ETHDEV,
-				       "%s: bad character '%c' in key '%s' (value '%s')\n",
+				       "%s: bad character '%c' in key '%s' "
+				       "(value '%s')\n",
 				       da->name, key[i], key, eq + 1);
 				goto bad;
 			}
 		}
 		if (da->count == LR_DEVARGS_MAX_PAIRS) {
-			LR_LOG(ERR, ETHDEV, "%s: more than %d key=value pairs\n",
-			       da->name, LR_DEVARGS_MAX_PAIRS);
+			LR_LOG(ERR, ETHDEV,
+			       "%s: more than %d key=value pairs\n", da->name,
+			       LR_DEVARGS_MAX_PAIRS);
 			da->count = 0;
 			return -ENOSPC;
 		}
@@ -165,8 +169,9 @@ get_single(const struct lr_devargs *da, const char *key, int *err)
 {
 	*err = 0;
 	if (lr_devargs_count(da, key) > 1) {
-		LR_LOG(ERR, ETHDEV, "%s: %s: given more than once ('%s', '%s')\n",
-		       da->name, key, lr_devargs_get_nth(da, key, 0),
+		LR_LOG(ERR, ETHDEV,
+		       "%s: %s: given more than once ('%s', '%s')\n", da->name,
+		       key, lr_devargs_get_nth(da, key, 0),
 		       lr_devargs_get_nth(da, key, 1));
 		*err = -EINVAL;
 		return NULL;
@@ -175,8 +180,8 @@ get_single(const struct lr_devargs *da, const char *key, int *err)
 }
 
 int
-lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
-		    uint64_t def, uint64_t min, uint64_t max, uint64_t *out)
+lr_devargs_get_uint(const struct lr_devargs *da, const char *key, uint64_t def,
+		    uint64_t min, uint64_t max, uint64_t *out)
 {
 	const char *s;
 	char *end;
@@ -192,10 +197,12 @@ lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
 	}
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]) ||
-	    *end != '\0' || errno != 0 || v < min || v > max) {
+	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' ||
+	    isspace((unsigned char)s[0]) || *end != '\0' || errno != 0 ||
+	    v < min || v > max) {
 		LR_LOG(ERR, ETHDEV,
-		       "%s: %s: bad value '%s' (expected an integer in %llu..%llu)\n",
+		       "%s: %s: bad value '%s' (expected an integer in "
+		       "%llu..%llu)\n",
 		       da->name, key, s, (unsigned long long)min,
 		       (unsigned long long)max);
 		return -EINVAL;
@@ -208,8 +215,8 @@ int
 lr_devargs_get_bool(const struct lr_devargs *da, const char *key, int def,
 		    int *out)
 {
-	static const char *const yes[] = { "1", "yes", "true", "on" };
-	static const char *const no[] = { "0", "no", "false", "off" };
+	static const char *const yes[] = {"1", "yes", "true", "on"};
+	static const char *const no[] = {"0", "no", "false", "off"};
 	const char *s;
 	int err;
 

@@ -15,10 +15,10 @@
 
 /* Defaults when a driver does not say otherwise. */
 #define DEFAULT_MAX_QUEUES 1
-#define DEFAULT_MIN_DESC 1
-#define DEFAULT_MAX_DESC 32768
-#define DEFAULT_MIN_MTU 68
-#define DEFAULT_MAX_MTU 9600
+#define DEFAULT_MIN_DESC   1
+#define DEFAULT_MAX_DESC   32768
+#define DEFAULT_MIN_MTU	   68
+#define DEFAULT_MAX_MTU	   9600
 
 uint16_t
 lr_eth_rx_burst_dummy(void *rxq, struct lr_mbuf **pkts, uint16_t n)
@@ -32,13 +32,16 @@ lr_eth_tx_burst_dummy(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	return 0;
 }
 
-#define DUMMY_QUEUES(fn) \
-	{ [0 ... LR_MAX_QUEUES_PER_PORT - 1] = { (fn), NULL } }
+#define DUMMY_QUEUES(fn)                                                       \
+	{                                                                      \
+		[0 ... LR_MAX_QUEUES_PER_PORT - 1] = {(fn), NULL }             \
+	}
 
 struct lr_eth_fp_ops lr_eth_fp_ops[LR_MAX_ETHPORTS] = {
-	[0 ... LR_MAX_ETHPORTS - 1] = {
-		.rx = DUMMY_QUEUES(lr_eth_rx_burst_dummy),
-		.tx = DUMMY_QUEUES(lr_eth_tx_burst_dummy),
+    [0 ... LR_MAX_ETHPORTS - 1] =
+	{
+	    .rx = DUMMY_QUEUES(lr_eth_rx_burst_dummy),
+	    .tx = DUMMY_QUEUES(lr_eth_tx_burst_dummy),
 	},
 };
 
@@ -49,9 +52,9 @@ static pthread_mutex_t ethdev_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Names of the basic counters as extended stats, in struct order. */
 static const char *const basic_names[] = {
-	"rx_good_packets", "tx_good_packets", "rx_good_bytes",
-	"tx_good_bytes", "rx_missed_errors", "rx_errors", "tx_errors",
-	"rx_mbuf_allocation_errors",
+    "rx_good_packets", "tx_good_packets",	    "rx_good_bytes",
+    "tx_good_bytes",   "rx_missed_errors",	    "rx_errors",
+    "tx_errors",       "rx_mbuf_allocation_errors",
 };
 #define NB_BASIC LR_DIM(basic_names)
 
@@ -139,7 +142,8 @@ lr_eth_dev_allocate(const char *name, const struct lr_eth_driver *drv)
 		if (devs[i].state != LR_ETH_DEV_UNUSED &&
 		    strcmp(devs[i].data_store.name, name) == 0) {
 			pthread_mutex_unlock(&ethdev_lock);
-			LR_LOG(ERR, ETHDEV, "%s: a port of that name exists (port %u)\n",
+			LR_LOG(ERR, ETHDEV,
+			       "%s: a port of that name exists (port %u)\n",
 			       name, i);
 			lr_errno = EEXIST;
 			return NULL;
@@ -215,11 +219,11 @@ port_or_log(uint16_t port_id, const char *what)
 	return dev;
 }
 
-#define GET_DEV_OR_RET(dev, port_id)                             \
-	do {                                                     \
-		(dev) = port_or_log((port_id), __func__);        \
-		if ((dev) == NULL)                               \
-			return -ENODEV;                          \
+#define GET_DEV_OR_RET(dev, port_id)                                           \
+	do {                                                                   \
+		(dev) = port_or_log((port_id), __func__);                      \
+		if ((dev) == NULL)                                             \
+			return -ENODEV;                                        \
 	} while (0)
 
 int
@@ -238,7 +242,8 @@ lr_eth_dev_create(const char *devargs)
 		goto free_args;
 	drv = driver_for_port(da->name);
 	if (drv == NULL) {
-		LR_LOG(ERR, ETHDEV, "%s: no driver for this port name (devargs '%s')\n",
+		LR_LOG(ERR, ETHDEV,
+		       "%s: no driver for this port name (devargs '%s')\n",
 		       da->name, devargs);
 		ret = -ENOENT;
 		goto free_args;
@@ -253,7 +258,8 @@ lr_eth_dev_create(const char *devargs)
 	}
 	ret = drv->probe(dev, da);
 	if (ret < 0) {
-		LR_LOG(ERR, ETHDEV, "%s: driver %s could not create the port: %s\n",
+		LR_LOG(ERR, ETHDEV,
+		       "%s: driver %s could not create the port: %s\n",
 		       da->name, drv->name, lr_strerror(-ret));
 		goto release_port;
 	}
@@ -400,35 +406,40 @@ lr_eth_dev_configure(uint16_t port_id, uint16_t nb_rx_queue,
 	struct lr_eth_dev *dev;
 	struct lr_eth_dev_data *d;
 	struct lr_eth_dev_info info;
-	struct lr_eth_conf defconf = { 0 };
+	struct lr_eth_conf defconf = {0};
 	uint16_t old_rx, old_tx;
 	int ret;
 
 	GET_DEV_OR_RET(dev, port_id);
 	d = dev->data;
 	if (d->started) {
-		LR_LOG(ERR, ETHDEV, "port %u (%s): configure: port is started\n",
-		       port_id, d->name);
+		LR_LOG(ERR, ETHDEV,
+		       "port %u (%s): configure: port is started\n", port_id,
+		       d->name);
 		return -EBUSY;
 	}
 	info_fill(dev, &info);
 	if (nb_rx_queue == 0 && nb_tx_queue == 0) {
-		LR_LOG(ERR, ETHDEV, "port %u (%s): configure: no rx and no tx queue\n",
+		LR_LOG(ERR, ETHDEV,
+		       "port %u (%s): configure: no rx and no tx queue\n",
 		       port_id, d->name);
 		return -EINVAL;
 	}
 	if (nb_rx_queue > info.max_rx_queues ||
 	    nb_tx_queue > info.max_tx_queues) {
 		LR_LOG(ERR, ETHDEV,
-		       "port %u (%s): configure: %u rx / %u tx queues, at most %u / %u\n",
+		       "port %u (%s): configure: %u rx / %u tx queues, at most "
+		       "%u / %u\n",
 		       port_id, d->name, nb_rx_queue, nb_tx_queue,
 		       info.max_rx_queues, info.max_tx_queues);
 		return -EINVAL;
 	}
 	if (conf == NULL)
 		conf = &defconf;
-	if (conf->mtu && (conf->mtu < info.min_mtu || conf->mtu > info.max_mtu)) {
-		LR_LOG(ERR, ETHDEV, "port %u (%s): configure: mtu %u outside %u..%u\n",
+	if (conf->mtu &&
+	    (conf->mtu < info.min_mtu || conf->mtu > info.max_mtu)) {
+		LR_LOG(ERR, ETHDEV,
+		       "port %u (%s): configure: mtu %u outside %u..%u\n",
 		       port_id, d->name, conf->mtu, info.min_mtu, info.max_mtu);
 		return -EINVAL;
 	}
@@ -441,7 +452,8 @@ lr_eth_dev_configure(uint16_t port_id, uint16_t nb_rx_queue,
 		if (ret < 0) {
 			d->nb_rx_queues = old_rx;
 			d->nb_tx_queues = old_tx;
-			LR_LOG(ERR, ETHDEV, "port %u (%s): configure: driver refused: %s\n",
+			LR_LOG(ERR, ETHDEV,
+			       "port %u (%s): configure: driver refused: %s\n",
 			       port_id, d->name, lr_strerror(-ret));
 			return ret;
 		}
@@ -468,12 +480,14 @@ queue_setup_check(struct lr_eth_dev *dev, const char *dir, uint16_t q,
 	struct lr_eth_dev_data *d = dev->data;
 
 	if (!d->configured) {
-		LR_LOG(ERR, ETHDEV, "port %u (%s): %s queue %u: port not configured\n",
+		LR_LOG(ERR, ETHDEV,
+		       "port %u (%s): %s queue %u: port not configured\n",
 		       d->port_id, d->name, dir, q);
 		return -EINVAL;
 	}
 	if (d->started) {
-		LR_LOG(ERR, ETHDEV, "port %u (%s): %s queue %u: port is started\n",
+		LR_LOG(ERR, ETHDEV,
+		       "port %u (%s): %s queue %u: port is started\n",
 		       d->port_id, d->name, dir, q);
 		return -EBUSY;
 	}
@@ -485,8 +499,10 @@ queue_setup_check(struct lr_eth_dev *dev, const char *dir, uint16_t q,
 	}
 	if (nb_desc < min_desc || nb_desc > max_desc) {
 		LR_LOG(ERR, ETHDEV,
-		       "port %u (%s): %s queue %u: %u descriptors outside %u..%u\n",
-		       d->port_id, d->name, dir, q, nb_desc, min_desc, max_desc);
+		       "port %u (%s): %s queue %u: %u descriptors outside "
+		       "%u..%u\n",
+		       d->port_id, d->name, dir, q, nb_desc, min_desc,
+		       max_desc);
 		return -EINVAL;
 	}
 	return 0;
@@ -495,7 +511,8 @@ queue_setup_check(struct lr_eth_dev *dev, const char *dir, uint16_t q,
 int
 lr_eth_rx_queue_setup(uint16_t port_id, uint16_t rx_queue_id,
 		      uint16_t nb_rx_desc, int socket_id,
-		      const struct lr_eth_rxconf *rx_conf, struct lr_mempool *mp)
+		      const struct lr_eth_rxconf *rx_conf,
+		      struct lr_mempool *mp)
 {
 	struct lr_eth_dev *dev;
 	struct lr_eth_dev_info info;
@@ -573,20 +590,23 @@ lr_eth_dev_start(uint16_t port_id)
 	if (d->started)
 		return 0;
 	if (!d->configured) {
-		LR_LOG(ERR, ETHDEV, "port %u (%s): start: port not configured\n",
-		       port_id, d->name);
+		LR_LOG(ERR, ETHDEV,
+		       "port %u (%s): start: port not configured\n", port_id,
+		       d->name);
 		return -EINVAL;
 	}
 	for (uint16_t q = 0; q < d->nb_rx_queues; q++) {
 		if (d->rx_queues[q] == NULL) {
-			LR_LOG(ERR, ETHDEV, "port %u (%s): start: rx queue %u not set up\n",
+			LR_LOG(ERR, ETHDEV,
+			       "port %u (%s): start: rx queue %u not set up\n",
 			       port_id, d->name, q);
 			return -EINVAL;
 		}
 	}
 	for (uint16_t q = 0; q < d->nb_tx_queues; q++) {
 		if (d->tx_queues[q] == NULL) {
-			LR_LOG(ERR, ETHDEV, "port %u (%s): start: tx queue %u not set up\n",
+			LR_LOG(ERR, ETHDEV,
+			       "port %u (%s): start: tx queue %u not set up\n",
 			       port_id, d->name, q);
 			return -EINVAL;
 		}
@@ -594,8 +614,8 @@ lr_eth_dev_start(uint16_t port_id)
 	if (dev->dev_ops->dev_start) {
 		ret = dev->dev_ops->dev_start(dev);
 		if (ret < 0) {
-			LR_LOG(ERR, ETHDEV, "port %u (%s): start: %s\n", port_id,
-			       d->name, lr_strerror(-ret));
+			LR_LOG(ERR, ETHDEV, "port %u (%s): start: %s\n",
+			       port_id, d->name, lr_strerror(-ret));
 			return ret;
 		}
 	}
@@ -681,8 +701,10 @@ lr_eth_dev_default_mac_addr_set(uint16_t port_id,
 	if (mac == NULL || !lr_ether_addr_is_valid_assigned(mac)) {
 		if (mac)
 			lr_ether_format_addr(buf, sizeof(buf), mac);
-		LR_LOG(ERR, ETHDEV, "port %u (%s): MAC address %s is not a unicast address\n",
-		       port_id, dev->data->name, mac ? buf : "(null)");
+		LR_LOG(
+		    ERR, ETHDEV,
+		    "port %u (%s): MAC address %s is not a unicast address\n",
+		    port_id, dev->data->name, mac ? buf : "(null)");
 		return -EINVAL;
 	}
 	if (dev->dev_ops->mac_addr_set) {
@@ -700,8 +722,8 @@ promisc_set(uint16_t port_id, int on)
 	struct lr_eth_dev *dev;
 	int ret = 0;
 
-	dev = port_or_log(port_id, on ? "lr_eth_promiscuous_enable" :
-					"lr_eth_promiscuous_disable");
+	dev = port_or_log(port_id, on ? "lr_eth_promiscuous_enable"
+				      : "lr_eth_promiscuous_disable");
 	if (dev == NULL)
 		return -ENODEV;
 	if (on && dev->dev_ops->promiscuous_enable)
@@ -879,15 +901,15 @@ lr_eth_xstats_get_names(uint16_t port_id, struct lr_eth_xstat_name *names,
 	for (; i < NB_BASIC; i++)
 		snprintf(names[i].name, sizeof(names[i].name), "%s",
 			 basic_names[i]);
-	for (unsigned q = 0; q < dev->data->nb_rx_queues &&
-			     q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
+	for (unsigned q = 0;
+	     q < dev->data->nb_rx_queues && q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
 		snprintf(names[i++].name, LR_ETH_XSTATS_NAME_SIZE,
 			 "rx_q%u_packets", q);
 		snprintf(names[i++].name, LR_ETH_XSTATS_NAME_SIZE,
 			 "rx_q%u_bytes", q);
 	}
-	for (unsigned q = 0; q < dev->data->nb_tx_queues &&
-			     q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
+	for (unsigned q = 0;
+	     q < dev->data->nb_tx_queues && q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
 		snprintf(names[i++].name, LR_ETH_XSTATS_NAME_SIZE,
 			 "tx_q%u_packets", q);
 		snprintf(names[i++].name, LR_ETH_XSTATS_NAME_SIZE,
@@ -913,18 +935,18 @@ lr_eth_xstats_get(uint16_t port_id, struct lr_eth_xstat *xstats, unsigned n)
 		return (int)(NB_BASIC + nq + nd);
 	lr_eth_stats_get(port_id, &s);
 	const uint64_t basic[NB_BASIC] = {
-		s.ipackets, s.opackets, s.ibytes, s.obytes,
-		s.imissed, s.ierrors, s.oerrors, s.rx_nombuf,
+	    s.ipackets, s.opackets, s.ibytes,  s.obytes,
+	    s.imissed,	s.ierrors,  s.oerrors, s.rx_nombuf,
 	};
 	for (; i < NB_BASIC; i++)
 		xstats[i].value = basic[i];
-	for (unsigned q = 0; q < dev->data->nb_rx_queues &&
-			     q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
+	for (unsigned q = 0;
+	     q < dev->data->nb_rx_queues && q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
 		xstats[i++].value = s.q_ipackets[q];
 		xstats[i++].value = s.q_ibytes[q];
 	}
-	for (unsigned q = 0; q < dev->data->nb_tx_queues &&
-			     q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
+	for (unsigned q = 0;
+	     q < dev->data->nb_tx_queues && q < LR_ETH_QUEUE_STAT_CNTRS; q++) {
 		xstats[i++].value = s.q_opackets[q];
 		xstats[i++].value = s.q_obytes[q];
 	}
@@ -934,8 +956,8 @@ lr_eth_xstats_get(uint16_t port_id, struct lr_eth_xstat *xstats, unsigned n)
 			return -ENOMEM;
 		dev->dev_ops->xstats_get(dev, dv, nd);
 		for (unsigned k = 0; k < nd; k++) {
-			uint64_t base = k < dev->nb_xstats_base ?
-						dev->xstats_base[k] : 0;
+			uint64_t base =
+			    k < dev->nb_xstats_base ? dev->xstats_base[k] : 0;
 
 			xstats[i + k].value = dv[k] - base;
 		}
@@ -947,8 +969,7 @@ lr_eth_xstats_get(uint16_t port_id, struct lr_eth_xstat *xstats, unsigned n)
 }
 
 int
-lr_eth_xstats_get_by_name(uint16_t port_id, const char *name,
-			  uint64_t *value)
+lr_eth_xstats_get_by_name(uint16_t port_id, const char *name, uint64_t *value)
 {
 	struct lr_eth_xstat_name *names;
 	struct lr_eth_xstat *vals;
@@ -996,11 +1017,13 @@ lr_eth_dev_dump(FILE *f, uint16_t port_id)
 		dev->data->mtu, dev->data->started ? "started" : "stopped",
 		dev->data->promiscuous ? " promisc" : "",
 		dev->data->nb_rx_queues, dev->data->nb_tx_queues);
-	fprintf(f, "  rx %" PRIu64 " pkts %" PRIu64 " bytes, missed %" PRIu64
-		   " errors %" PRIu64 " nombuf %" PRIu64 "\n",
+	fprintf(f,
+		"  rx %" PRIu64 " pkts %" PRIu64 " bytes, missed %" PRIu64
+		" errors %" PRIu64 " nombuf %" PRIu64 "\n",
 		s.ipackets, s.ibytes, s.imissed, s.ierrors, s.rx_nombuf);
-	fprintf(f, "  tx %" PRIu64 " pkts %" PRIu64 " bytes, errors %" PRIu64
-		   "\n", s.opackets, s.obytes, s.oerrors);
+	fprintf(f,
+		"  tx %" PRIu64 " pkts %" PRIu64 " bytes, errors %" PRIu64 "\n",
+		s.opackets, s.obytes, s.oerrors);
 	return 0;
 }
 
@@ -1012,14 +1035,15 @@ lr_eth_dev_validate(void)
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct lr_eth_dev *dev = &devs[p];
 		const struct lr_eth_fp_ops *fp = &lr_eth_fp_ops[p];
-		int started = dev->state == LR_ETH_DEV_ATTACHED &&
-			      dev->data->started;
+		int started =
+		    dev->state == LR_ETH_DEV_ATTACHED && dev->data->started;
 
 		if (dev->state == LR_ETH_DEV_ATTACHED) {
 			n++;
 			if (dev->data->port_id != p) {
-				LR_LOG(ERR, ETHDEV, "port %u: data says port %u\n",
-				       p, dev->data->port_id);
+				LR_LOG(ERR, ETHDEV,
+				       "port %u: data says port %u\n", p,
+				       dev->data->port_id);
 				return -EINVAL;
 			}
 		}
@@ -1032,7 +1056,8 @@ lr_eth_dev_validate(void)
 				       fp->rx[q].q == NULL)
 				    : (fp->rx[q].fn != lr_eth_rx_burst_dummy)) {
 				LR_LOG(ERR, ETHDEV,
-				       "port %u: rx queue %u: fast-path entry does not match the port state\n",
+				       "port %u: rx queue %u: fast-path entry "
+				       "does not match the port state\n",
 				       p, q);
 				return -EINVAL;
 			}
@@ -1041,7 +1066,8 @@ lr_eth_dev_validate(void)
 				       fp->tx[q].q == NULL)
 				    : (fp->tx[q].fn != lr_eth_tx_burst_dummy)) {
 				LR_LOG(ERR, ETHDEV,
-				       "port %u: tx queue %u: fast-path entry does not match the port state\n",
+				       "port %u: tx queue %u: fast-path entry "
+				       "does not match the port state\n",
 				       p, q);
 				return -EINVAL;
 			}

@@ -39,10 +39,10 @@ struct lr_devargs_pair {
 
 /** A parsed devargs string (self-contained, no heap memory). */
 struct lr_devargs {
-	char name[LR_DEVARGS_NAME_MAX];       /**< port name, e.g. net_null0 */
-	unsigned count;                       /**< pairs used */
+	char name[LR_DEVARGS_NAME_MAX]; /**< port name, e.g. net_null0 */
+	unsigned count;			/**< pairs used */
 	struct lr_devargs_pair pairs[LR_DEVARGS_MAX_PAIRS];
-	char buf[LR_DEVARGS_MAX_LEN];         /**< storage for keys and values */
+	char buf[LR_DEVARGS_MAX_LEN]; /**< storage for keys and values */
 };
 
 /** Parse str into da; 0 or -EINVAL/-ENOSPC/-ENAMETOOLONG after logging. */
@@ -71,7 +71,7 @@ int lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
 
 /** Read key as a boolean (0/1, yes/no, true/false, on/off) into *out;
  *  *out = def when absent. 0 or -EINVAL (logged). */
-int lr_devargs_get_bool(const struct lr_devargs *da, const char *key,
-			int def, int *out);
+int lr_devargs_get_bool(const struct lr_devargs *da, const char *key, int def,
+			int *out);
 
 #endif /* LR_DEVARGS_H */

@@ -97,8 +97,8 @@ extern struct lr_eth_fp_ops lr_eth_fp_ops[LR_MAX_ETHPORTS];
 
 /** Port configuration given to lr_eth_dev_configure(); NULL = defaults. */
 struct lr_eth_conf {
-	uint16_t mtu;           /**< 0: LR_ETHER_MTU */
-	uint8_t promiscuous;    /**< start in promiscuous mode */
+	uint16_t mtu;	     /**< 0: LR_ETHER_MTU */
+	uint8_t promiscuous; /**< start in promiscuous mode */
 };
 
 /** Per-queue settings; NULL = defaults. */
@@ -113,7 +113,7 @@ struct lr_eth_txconf {
 
 /** What a port can do (lr_eth_dev_info_get()). */
 struct lr_eth_dev_info {
-	const char *driver_name;   /**< "net_null" */
+	const char *driver_name; /**< "net_null" */
 	uint16_t max_rx_queues;
 	uint16_t max_tx_queues;
 	uint16_t min_mtu;
@@ -122,27 +122,27 @@ struct lr_eth_dev_info {
 	uint16_t max_rx_desc;
 	uint16_t min_tx_desc;
 	uint16_t max_tx_desc;
-	int socket_id;             /**< NUMA node of the device */
+	int socket_id; /**< NUMA node of the device */
 };
 
 /** Link status. */
 struct lr_eth_link {
-	uint32_t link_speed;   /**< Mbit/s; 0 if unknown */
-	uint8_t link_duplex;   /**< 1 full, 0 half */
-	uint8_t link_autoneg;  /**< 1 autonegotiated */
-	uint8_t link_status;   /**< 1 up, 0 down */
+	uint32_t link_speed;  /**< Mbit/s; 0 if unknown */
+	uint8_t link_duplex;  /**< 1 full, 0 half */
+	uint8_t link_autoneg; /**< 1 autonegotiated */
+	uint8_t link_status;  /**< 1 up, 0 down */
 };
 
 /** Basic counters of a port since creation or the last reset. */
 struct lr_eth_stats {
-	uint64_t ipackets;   /**< packets received */
-	uint64_t opackets;   /**< packets transmitted */
-	uint64_t ibytes;     /**< bytes received */
-	uint64_t obytes;     /**< bytes transmitted */
-	uint64_t imissed;    /**< dropped by the device: rx queue full */
-	uint64_t ierrors;    /**< receive errors */
-	uint64_t oerrors;    /**< transmit errors */
-	uint64_t rx_nombuf;  /**< receives that found no mbuf in the pool */
+	uint64_t ipackets;  /**< packets received */
+	uint64_t opackets;  /**< packets transmitted */
+	uint64_t ibytes;    /**< bytes received */
+	uint64_t obytes;    /**< bytes transmitted */
+	uint64_t imissed;   /**< dropped by the device: rx queue full */
+	uint64_t ierrors;   /**< receive errors */
+	uint64_t oerrors;   /**< transmit errors */
+	uint64_t rx_nombuf; /**< receives that found no mbuf in the pool */
 	uint64_t q_ipackets[LR_ETH_QUEUE_STAT_CNTRS];
 	uint64_t q_opackets[LR_ETH_QUEUE_STAT_CNTRS];
 	uint64_t q_ibytes[LR_ETH_QUEUE_STAT_CNTRS];
@@ -222,8 +222,8 @@ int lr_eth_dev_is_valid_port(uint16_t port_id);
 uint16_t lr_eth_find_next(uint16_t port_id);
 
 /** Iterate over the ids of every existing port. */
-#define LR_ETH_FOREACH_DEV(p)                                   \
-	for ((p) = lr_eth_find_next(0); (p) < LR_MAX_ETHPORTS;  \
+#define LR_ETH_FOREACH_DEV(p)                                                  \
+	for ((p) = lr_eth_find_next(0); (p) < LR_MAX_ETHPORTS;                 \
 	     (p) = lr_eth_find_next((uint16_t)((p) + 1)))
 
 /** Port id of the port with this name, into *port_id; 0 or -ENODEV. */

@@ -86,15 +86,14 @@ struct lr_eth_dev_ops {
 	int (*xstats_get_names)(struct lr_eth_dev *dev,
 				struct lr_eth_xstat_name *names, unsigned n);
 	/** Values in the same order; returns the total count. */
-	int (*xstats_get)(struct lr_eth_dev *dev, uint64_t *values,
-			  unsigned n);
+	int (*xstats_get)(struct lr_eth_dev *dev, uint64_t *values, unsigned n);
 };
 
 /** Port states. */
 enum lr_eth_dev_state {
-	LR_ETH_DEV_UNUSED = 0,   /**< free port id */
-	LR_ETH_DEV_PROBING,      /**< reserved, driver probing */
-	LR_ETH_DEV_ATTACHED,     /**< exists (configured or not) */
+	LR_ETH_DEV_UNUSED = 0, /**< free port id */
+	LR_ETH_DEV_PROBING,    /**< reserved, driver probing */
+	LR_ETH_DEV_ATTACHED,   /**< exists (configured or not) */
 };
 
 /** State of a port shared between lib/ethdev and its driver. */
@@ -119,26 +118,26 @@ struct lr_eth_dev_data {
 
 /** A port as lib/ethdev and drivers see it. */
 struct lr_eth_dev {
-	lr_eth_rx_burst_t rx_pkt_burst;  /**< installed at start */
-	lr_eth_tx_burst_t tx_pkt_burst;  /**< installed at start */
+	lr_eth_rx_burst_t rx_pkt_burst; /**< installed at start */
+	lr_eth_tx_burst_t tx_pkt_burst; /**< installed at start */
 	const struct lr_eth_dev_ops *dev_ops;
 	const struct lr_eth_driver *driver;
 	enum lr_eth_dev_state state;
 	struct lr_eth_dev_data data_store;
-	struct lr_eth_dev_data *data;    /**< == &data_store */
-	struct lr_eth_stats stats_base;  /**< snapshot of the last reset */
-	uint64_t *xstats_base;           /**< driver xstats at the last reset */
+	struct lr_eth_dev_data *data;	/**< == &data_store */
+	struct lr_eth_stats stats_base; /**< snapshot of the last reset */
+	uint64_t *xstats_base;		/**< driver xstats at the last reset */
 	unsigned nb_xstats_base;
 };
 
 /** A driver: its name, the devargs keys it accepts, its probe. */
 struct lr_eth_driver {
-	const char *name;              /**< "net_null"; set by LR_PMD_REGISTER */
-	const char *const *keys;       /**< NULL-terminated valid keys, or NULL */
-	const char *usage;             /**< one line, e.g. "size=<n> copy=<0|1>" */
+	const char *name;	 /**< "net_null"; set by LR_PMD_REGISTER */
+	const char *const *keys; /**< NULL-terminated valid keys, or NULL */
+	const char *usage;	 /**< one line, e.g. "size=<n> copy=<0|1>" */
 	/** Create the port's private state from args (keys already checked). */
 	int (*probe)(struct lr_eth_dev *dev, const struct lr_devargs *args);
-	struct lr_eth_driver *next;    /**< registry link (lib/ethdev's) */
+	struct lr_eth_driver *next; /**< registry link (lib/ethdev's) */
 };
 
 /** Add a driver to the registry (from a constructor). */
@@ -148,12 +147,12 @@ void lr_eth_driver_register(struct lr_eth_driver *drv);
 const struct lr_eth_driver *lr_eth_driver_find(const char *name);
 
 /** Register driver variable drv under the name nm (an identifier). */
-#define LR_PMD_REGISTER(nm, drv)                                       \
-	static void __attribute__((constructor, used))                 \
-	lr_pmd_register_##nm(void)                                     \
-	{                                                              \
-		(drv).name = LR_STR(nm);                               \
-		lr_eth_driver_register(&(drv));                        \
+#define LR_PMD_REGISTER(nm, drv)                                               \
+	static void __attribute__((constructor, used))                         \
+	lr_pmd_register_##nm(void)                                             \
+	{                                                                      \
+		(drv).name = LR_STR(nm);                                       \
+		lr_eth_driver_register(&(drv));                                \
 	}
 
 /** Reserve a port named name for driver drv without devargs (for driver
@@ -166,7 +165,8 @@ struct lr_eth_dev *lr_eth_dev_allocate(const char *name,
 /** Make a reserved port visible (state ATTACHED). */
 void lr_eth_dev_probing_finish(struct lr_eth_dev *dev);
 
-/** Give back a reserved port whose probe failed (private data already freed). */
+/** Give back a reserved port whose probe failed (private data already freed).
+ */
 void lr_eth_dev_release_port(struct lr_eth_dev *dev);
 
 /** The port with this id if it exists, else NULL. */

@@ -67,9 +67,9 @@ lr_ether_addr_is_valid_assigned(const struct lr_ether_addr *a)
 static inline void
 lr_ether_format_addr(char *buf, size_t size, const struct lr_ether_addr *a)
 {
-	snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x",
-		 a->addr_bytes[0], a->addr_bytes[1], a->addr_bytes[2],
-		 a->addr_bytes[3], a->addr_bytes[4], a->addr_bytes[5]);
+	snprintf(buf, size, "%02x:%02x:%02x:%02x:%02x:%02x", a->addr_bytes[0],
+		 a->addr_bytes[1], a->addr_bytes[2], a->addr_bytes[3],
+		 a->addr_bytes[4], a->addr_bytes[5]);
 }
 
 #endif /* LR_ETHER_H */

@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include "lr_common.h"
+#include "lr_errno.h"
 #include "lr_lcore.h"
 #include "lr_ring.h"
 

@@ -75,31 +75,31 @@
 /** What a pageblock holds; allocations of one type stay in its blocks. */
 enum lr_migratetype {
 	LR_MT_MOVABLE = 0, /**< short-lived, general allocations */
-	LR_MT_PINNED,      /**< long-lived memory, e.g. DMA buffers */
-	LR_MT_RESERVE,     /**< kept for LR_ALLOC_RESERVE requests */
+	LR_MT_PINNED,	   /**< long-lived memory, e.g. DMA buffers */
+	LR_MT_RESERVE,	   /**< kept for LR_ALLOC_RESERVE requests */
 	LR_MT_TYPES,
 };
 
-#define LR_ALLOC_ZERO (1u << 0)     /**< zero the block */
-#define LR_ALLOC_RESERVE (1u << 1)  /**< may go below the min watermark */
-#define LR_ALLOC_THISNODE (1u << 2) /**< never fall back to another node */
-#define LR_ALLOC_PINNED (1u << 3)   /**< long-lived: LR_MT_PINNED blocks */
+#define LR_ALLOC_ZERO	   (1u << 0) /**< zero the block */
+#define LR_ALLOC_RESERVE   (1u << 1) /**< may go below the min watermark */
+#define LR_ALLOC_THISNODE  (1u << 2) /**< never fall back to another node */
+#define LR_ALLOC_PINNED	   (1u << 3) /**< long-lived: LR_MT_PINNED blocks */
 #define LR_ALLOC_FLAGS_ALL 0xfu
 
 /* Page states, in lr_page.flags of a block's head page. Tail pages and
  * the head of nothing have flags 0. */
 #define LR_PG_ALLOC 0x01 /**< allocated block */
 #define LR_PG_BUDDY 0x02 /**< free block on a zone's free list */
-#define LR_PG_PCP 0x04   /**< free block on an lcore's list */
-#define LR_PG_BAD 0x08   /**< quarantined: failed a check, never reused */
+#define LR_PG_PCP   0x04 /**< free block on an lcore's list */
+#define LR_PG_BAD   0x08 /**< quarantined: failed a check, never reused */
 
 /** The state word of a descriptor: compared in one go by the checks. */
 union lr_page_state {
 	struct {
-		uint8_t flags;    /**< LR_PG_* of a head page, 0 for a tail */
-		uint8_t mt;       /**< free list type of a LR_PG_BUDDY head */
-		uint8_t order;    /**< block order of a head page */
-		uint8_t node;     /**< node (zone) of the page, fixed */
+		uint8_t flags;	  /**< LR_PG_* of a head page, 0 for a tail */
+		uint8_t mt;	  /**< free list type of a LR_PG_BUDDY head */
+		uint8_t order;	  /**< block order of a head page */
+		uint8_t node;	  /**< node (zone) of the page, fixed */
 		int32_t refcount; /**< users' count; 0 when freed */
 	} s;
 	uint64_t word;
@@ -112,38 +112,47 @@ union lr_page_state {
  */
 struct lr_page {
 	union lr_page_state st;
-	const void *owner;      /**< set by lr_page_set_owner() */
-	struct lr_page *next;   /**< list link */
-	struct lr_page *prev;   /**< list link (zone free lists) */
-	void *addr;             /**< first byte of the page */
-	uint64_t iova;          /**< its IOVA */
+	const void *owner;	/**< set by lr_page_set_owner() */
+	struct lr_page *next;	/**< list link */
+	struct lr_page *prev;	/**< list link (zone free lists) */
+	void *addr;		/**< first byte of the page */
+	uint64_t iova;		/**< its IOVA */
 	const char *owner_name; /**< owner's name, for reports */
-	uint32_t dbg;           /**< debug build: page holds poison */
-	uint32_t user;          /**< free for the block's current owner */
+	uint32_t dbg;		/**< debug build: page holds poison */
+	uint32_t user;		/**< free for the block's current owner */
 };
 
 _Static_assert(sizeof(struct lr_page) == 64 &&
-		       sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
+		   sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
 	       "a page descriptor is 64 bytes, at most one cache line");
 
-/** A state word from its fields (refcount 0), as the union lays it out. */
+/* Bit positions of the state word's fields, as the union lays them out. */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define LR_PA_ST_FLAGS 0
+#define LR_PA_ST_MT    8
+#define LR_PA_ST_ORDER 16
+#define LR_PA_ST_NODE  24
+#else
+#define LR_PA_ST_FLAGS 56
+#define LR_PA_ST_MT    48
+#define LR_PA_ST_ORDER 40
+#define LR_PA_ST_NODE  32
+#endif
+
+/** A state word from its fields (each < 256; refcount 0). */
 static __lr_always_inline uint64_t
 lr_pa_mkstate(unsigned flags, unsigned mt, unsigned order, unsigned node)
 {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (uint64_t)(flags & 0xff) | (uint64_t)(mt & 0xff) << 8 |
-	       (uint64_t)(order & 0xff) << 16 | (uint64_t)(node & 0xff) << 24;
-#else
-	return (uint64_t)(flags & 0xff) << 56 | (uint64_t)(mt & 0xff) << 48 |
-	       (uint64_t)(order & 0xff) << 40 | (uint64_t)(node & 0xff) << 32;
-#endif
+	return (uint64_t)flags << LR_PA_ST_FLAGS | (uint64_t)mt << LR_PA_ST_MT |
+	       (uint64_t)order << LR_PA_ST_ORDER |
+	       (uint64_t)node << LR_PA_ST_NODE;
 }
 
 /** Per-lcore, per-zone, per-order list of free blocks. */
 struct lr_pa_pcp_list {
 	struct lr_page *head;
 	uint32_t count; /**< blocks on the list */
-	uint16_t high;  /**< drain when count goes above this */
+	uint16_t high;	/**< drain when count goes above this */
 	uint16_t batch; /**< blocks moved per refill or drain */
 };
 
@@ -152,19 +161,19 @@ struct lr_pagealloc_stats {
 	uint64_t alloc[LR_MAX_ORDER]; /**< blocks handed out, by order */
 	uint64_t free[LR_MAX_ORDER];  /**< blocks given back, by order */
 	uint64_t refill;   /**< per-lcore list refills (zone lock taken) */
-	uint64_t drain;    /**< per-lcore list drains (zone lock taken) */
+	uint64_t drain;	   /**< per-lcore list drains (zone lock taken) */
 	uint64_t fallback; /**< blocks taken from another migratetype */
-	uint64_t steal;    /**< pageblocks changed to the requested type */
-	uint64_t fail;     /**< allocations that got nothing */
+	uint64_t steal;	   /**< pageblocks changed to the requested type */
+	uint64_t fail;	   /**< allocations that got nothing */
 	uint64_t shrink;   /**< shrinker rounds run under pressure */
-	uint64_t bad;      /**< bad frees and bad pages reported */
+	uint64_t bad;	   /**< bad frees and bad pages reported */
 };
 
 /** What each lcore owns: its lists and counters (one cache-aligned slot). */
 struct lr_pa_lcore {
 	struct lr_pa_pcp_list list[LR_MAX_NUMA_NODES][LR_PCP_ORDERS];
 	int local_node; /**< zone used for LR_SOCKET_ID_ANY */
-	int node_set;   /**< local_node has been looked up */
+	int node_set;	/**< local_node has been looked up */
 	struct lr_pagealloc_stats stats;
 } __lr_cache_aligned;
 
@@ -172,15 +181,18 @@ struct lr_pa_lcore {
 extern struct lr_pa_lcore lr_pa_lcores[LR_MAX_LCORE];
 extern uintptr_t lr_pa_desc_base;  /* first descriptor */
 extern uintptr_t lr_pa_desc_bytes; /* extent of the descriptor area */
-extern uint8_t *lr_pa_pb_mt;       /* migratetype per pageblock */
+extern uint8_t *lr_pa_pb_mt;	   /* migratetype per pageblock */
 extern struct lr_page **lr_pa_chunk_dir[1u << 14];
 
-struct lr_page *__lr_alloc_pages_slow(int node, unsigned order,
-				      unsigned flags);
+/** Internal: everything lr_alloc_pages() does not do inline. */
+struct lr_page *__lr_alloc_pages_slow(int node, unsigned order, unsigned flags);
+/** Internal: everything lr_free_pages() does not do inline. */
 void __lr_free_pages_slow(struct lr_page *page, unsigned order);
+/** Internal: give one batch of an lcore's list above high to its zone. */
 void __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned order);
 
-/** Build the allocator now (it also builds itself on first use); 0 or -errno. */
+/** Build the allocator now (it also builds itself on first use); 0 or -errno.
+ */
 int lr_pagealloc_init(void);
 
 /**
@@ -197,8 +209,9 @@ lr_alloc_pages(int node, unsigned order, unsigned flags)
 	    lr_likely(order < LR_PCP_ORDERS) &&
 	    lr_likely((flags & ~LR_ALLOC_THISNODE) == 0)) {
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
-		unsigned nid = node == LR_SOCKET_ID_ANY ? (unsigned)pc->local_node
-							: (unsigned)node;
+		unsigned nid = node == LR_SOCKET_ID_ANY
+				   ? (unsigned)pc->local_node
+				   : (unsigned)node;
 
 		if (lr_likely(nid < LR_MAX_NUMA_NODES)) {
 			struct lr_pa_pcp_list *l = &pc->list[nid][order];
@@ -239,9 +252,9 @@ lr_free_pages(struct lr_page *page, unsigned order)
 		      (off & (sizeof(struct lr_page) - 1)) == 0)) {
 		/* One branch over flags, type, order, refcount, owner. */
 		uint64_t want = lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0);
-		uint64_t bad = ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^
-				want) |
-			       (uintptr_t)page->owner;
+		uint64_t bad =
+		    ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^ want) |
+		    (uintptr_t)page->owner;
 		unsigned pb = (unsigned)(off >> (6 + LR_PAGEBLOCK_ORDER));
 
 		if (lr_likely(bad == 0) &&
@@ -324,7 +337,8 @@ lr_page_migratetype(const struct lr_page *page)
 {
 	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
 
-	return (enum lr_migratetype)lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
+	return (
+	    enum lr_migratetype)lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
 }
 
 /**
@@ -350,13 +364,13 @@ void lr_pagealloc_stats_get(struct lr_pagealloc_stats *s);
 /** A zone's figures, in base pages unless said otherwise. */
 struct lr_pagealloc_zone_info {
 	int node;
-	unsigned long pages;    /**< pages the zone manages */
-	unsigned long free;     /**< pages on its free lists */
-	unsigned long pcp;      /**< pages on lcores' lists */
-	unsigned long bad;      /**< pages quarantined */
+	unsigned long pages; /**< pages the zone manages */
+	unsigned long free;  /**< pages on its free lists */
+	unsigned long pcp;   /**< pages on lcores' lists */
+	unsigned long bad;   /**< pages quarantined */
 	unsigned long wmark_min, wmark_low, wmark_high;
-	unsigned long reserve;  /**< pages in LR_MT_RESERVE pageblocks */
-	unsigned batch, high;   /**< order-0 per-lcore list batch and high */
+	unsigned long reserve; /**< pages in LR_MT_RESERVE pageblocks */
+	unsigned batch, high;  /**< order-0 per-lcore list batch and high */
 	unsigned long nr_free[LR_MAX_ORDER][LR_MT_TYPES]; /**< blocks */
 };
 
@@ -372,8 +386,8 @@ unsigned lr_pagealloc_zone_count(void);
  * pages, returning how many it freed. Returns an id, or -ENOSPC.
  */
 int lr_pagealloc_register_shrinker(
-	unsigned long (*scan)(void *arg, int node, unsigned long nr_pages),
-	void *arg);
+    unsigned long (*scan)(void *arg, int node, unsigned long nr_pages),
+    void *arg);
 
 /** Remove a shrinker; 0 or -ENOENT. */
 int lr_pagealloc_unregister_shrinker(int id);

@@ -24,14 +24,14 @@ uint8_t *lr_pa_pb_mt = pb_mt_none;
 struct lr_page **lr_pa_chunk_dir[1u << 14];
 
 struct pa_global pa = {
-	.init_lock = PTHREAD_MUTEX_INITIALIZER,
-	.shrink_lock = PTHREAD_MUTEX_INITIALIZER,
+    .init_lock = PTHREAD_MUTEX_INITIALIZER,
+    .shrink_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static __thread bool in_shrinker;
 
 #define CHUNK_SHIFT 21
-#define L2_BITS 13
+#define L2_BITS	    13
 
 /* ---------------------------------------------------------------- locks */
 
@@ -126,8 +126,8 @@ static void
 steal_pageblock(struct zone *z, struct lr_page *page, unsigned mt)
 {
 	size_t idx = page_index(page) & ~(size_t)(PB_PAGES - 1);
-	struct lr_page *start = (struct lr_page *)(lr_pa_desc_base +
-						   (idx << DESC_SHIFT));
+	struct lr_page *start =
+	    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT));
 	unsigned old = lr_pa_pb_mt[idx >> PB_ORDER];
 
 	for (size_t i = 0; i < PB_PAGES;) {
@@ -214,13 +214,16 @@ pa_free_one(struct zone *z, struct lr_page *page, unsigned order)
 	unsigned mt = pb_mt(page);
 	unsigned node = (unsigned)z->node;
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
+	uint64_t free0 = lr_pa_mkstate(LR_PG_BUDDY, mt, 0, node);
 
 	z->free_pages += 1UL << order;
 	while (order < MAX_ORDER - 1) {
 		struct lr_page *b = buddy_of(page, order);
 
-		if (b->st.word != lr_pa_mkstate(LR_PG_BUDDY, mt, order, node))
+		if (b->st.word != (free0 | (uint64_t)order << LR_PA_ST_ORDER))
 			break;
+		/* The next level's buddy, while this level's links load. */
+		__builtin_prefetch(buddy_of(b < page ? b : page, order + 1));
 		fl_del(z, b, order, mt);
 		if (b < page) {
 			page->st.word = tail;
@@ -265,8 +268,9 @@ build_zonelists(void)
 			uint8_t v = pa.zonelist[n][i];
 			unsigned j = i;
 
-			while (j > 0 && node_distance(n, pa.zonelist[n][j - 1]) >
-						node_distance(n, v)) {
+			while (j > 0 &&
+			       node_distance(n, pa.zonelist[n][j - 1]) >
+				   node_distance(n, v)) {
 				pa.zonelist[n][j] = pa.zonelist[n][j - 1];
 				j--;
 			}
@@ -314,9 +318,10 @@ carve(struct zone *z, struct lr_page *first, size_t npages, unsigned mt)
 
 		while ((idx & ((1UL << o) - 1)) != 0 || idx + (1UL << o) > end)
 			o--;
-		fl_add(z, (struct lr_page *)(lr_pa_desc_base +
-					     (idx << DESC_SHIFT)),
-		       o, mt);
+		fl_add(
+		    z,
+		    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT)),
+		    o, mt);
 		z->free_pages += 1UL << o;
 		idx += 1UL << o;
 	}
@@ -353,7 +358,7 @@ chunk_map(uintptr_t addr, struct lr_page *desc)
 			return -ENOMEM;
 	}
 	lr_pa_chunk_dir[top][(addr >> CHUNK_SHIFT) & ((1u << L2_BITS) - 1)] =
-		desc;
+	    desc;
 	return 0;
 }
 
@@ -416,11 +421,11 @@ make_spans(struct range *r, unsigned nr)
 
 			s->addr = a;
 			s->npages = (e - a) >> LR_PAGE_SHIFT;
-			s->desc = (struct lr_page *)(lr_pa_desc_base +
-						     ((r[i].desc +
-						       ((a - r[i].a) >>
-							LR_PAGE_SHIFT))
-						      << DESC_SHIFT));
+			s->desc =
+			    (struct lr_page *)(lr_pa_desc_base +
+					       ((r[i].desc + ((a - r[i].a) >>
+							      LR_PAGE_SHIFT))
+						<< DESC_SHIFT));
 			s->node = nid;
 			a = e;
 		}
@@ -459,10 +464,11 @@ build(void)
 	if (nseg == 0) {
 		if (lr_memseg_reserve(lr_default_heap_size(),
 				      LR_SOCKET_ID_ANY) == NULL) {
-			LR_LOG(ERR, PAGEALLOC,
-			       "cannot reserve the default heap of %zu MB: %s\n",
-			       lr_default_heap_size() >> 20,
-			       lr_strerror(lr_errno));
+			LR_LOG(
+			    ERR, PAGEALLOC,
+			    "cannot reserve the default heap of %zu MB: %s\n",
+			    lr_default_heap_size() >> 20,
+			    lr_strerror(lr_errno));
 			return -ENOMEM;
 		}
 		nseg = lr_memseg_count();
@@ -472,7 +478,8 @@ build(void)
 		return -ENOMEM;
 	for (unsigned i = 0; i < nseg; i++) {
 		const struct lr_memseg *s = lr_memseg_get(i);
-		uintptr_t a = LR_ALIGN_CEIL((uintptr_t)s->addr, 1UL << CHUNK_SHIFT);
+		uintptr_t a =
+		    LR_ALIGN_CEIL((uintptr_t)s->addr, 1UL << CHUNK_SHIFT);
 		uintptr_t e = LR_ALIGN_FLOOR((uintptr_t)s->addr + s->len,
 					     1UL << CHUNK_SHIFT);
 
@@ -480,7 +487,8 @@ build(void)
 			continue;
 		if (a != (uintptr_t)s->addr || e != (uintptr_t)s->addr + s->len)
 			LR_LOG(NOTICE, PAGEALLOC,
-			       "memseg %u: using the 2 MiB aligned part %#lx-%#lx\n",
+			       "memseg %u: using the 2 MiB aligned part "
+			       "%#lx-%#lx\n",
 			       i, (unsigned long)a, (unsigned long)e);
 		r[nr].a = a;
 		r[nr].e = e;
@@ -520,7 +528,8 @@ build(void)
 	}
 	rc = make_spans(r, nr);
 	if (rc < 0) {
-		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n", MAX_SPANS);
+		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n",
+		       MAX_SPANS);
 		goto unmap_desc;
 	}
 	for (unsigned i = 0, k = 0; i < pa.nr_spans; i++) {
@@ -571,9 +580,9 @@ build(void)
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		pa_pcp_init_lcore(&lr_pa_lcores[l]);
 	free(r);
-	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n",
-	       pa.nr_zones, pa.nr_zones > 1 ? "s" : "",
-	       (size_t)(pa.zones[0].pages), LR_PAGE_SIZE >> 10);
+	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n", pa.nr_zones,
+	       pa.nr_zones > 1 ? "s" : "", (size_t)(pa.zones[0].pages),
+	       LR_PAGE_SIZE >> 10);
 	return 0;
 
 unmap_desc:
@@ -680,9 +689,9 @@ lr_pagealloc_test_fake_nodes(unsigned nr)
 /* ------------------------------------------------------------ shrinkers */
 
 int
-lr_pagealloc_register_shrinker(
-	unsigned long (*scan)(void *arg, int node, unsigned long nr_pages),
-	void *arg)
+lr_pagealloc_register_shrinker(unsigned long (*scan)(void *arg, int node,
+						     unsigned long nr_pages),
+			       void *arg)
 {
 	int id = -ENOSPC;
 
@@ -771,9 +780,8 @@ pa_local_node_slow(void)
 
 /* Zone path: n blocks under one lock round trip. */
 static unsigned
-zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve,
-	  unsigned n, struct lr_page **out, int mark,
-	  struct lr_pagealloc_stats *st)
+zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve, unsigned n,
+	  struct lr_page **out, int mark, struct lr_pagealloc_stats *st)
 {
 	unsigned got = 0;
 
@@ -788,36 +796,37 @@ zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve,
 				LR_PAGEALLOC_DEBUG) &&
 		    !pa_check_alloc(z, p, order, false))
 			continue;
-		p->st.word = lr_pa_mkstate(LR_PG_ALLOC, 0, order,
-					   (unsigned)z->node);
+		p->st.word =
+		    lr_pa_mkstate(LR_PG_ALLOC, 0, order, (unsigned)z->node);
 		out[got++] = p;
 	}
 	pa_unlock(&z->lock);
 	return got;
 }
 
-static bool
-check_args(const char *who, int node, unsigned order, unsigned flags)
+static __lr_cold bool
+bad_args(const char *who, int node, unsigned order, unsigned flags)
 {
-	if (lr_unlikely(order >= MAX_ORDER)) {
+	if (order >= MAX_ORDER)
 		LR_LOG(ERR, PAGEALLOC, "%s: order %u above the maximum %d\n",
 		       who, order, MAX_ORDER - 1);
-		lr_errno = EINVAL;
-		return false;
-	}
-	if (lr_unlikely(node != LR_SOCKET_ID_ANY &&
-			(node < 0 || node >= LR_MAX_NUMA_NODES))) {
-		LR_LOG(ERR, PAGEALLOC, "%s: node %d does not exist\n", who,
-		       node);
-		lr_errno = EINVAL;
-		return false;
-	}
-	if (lr_unlikely(flags & ~LR_ALLOC_FLAGS_ALL)) {
+	else if (flags & ~LR_ALLOC_FLAGS_ALL)
 		LR_LOG(ERR, PAGEALLOC, "%s: unknown flags %#x\n", who,
 		       flags & ~LR_ALLOC_FLAGS_ALL);
-		lr_errno = EINVAL;
-		return false;
-	}
+	else
+		LR_LOG(ERR, PAGEALLOC, "%s: node %d does not exist\n", who,
+		       node);
+	lr_errno = EINVAL;
+	return false;
+}
+
+static inline bool
+check_args(const char *who, int node, unsigned order, unsigned flags)
+{
+	if (lr_unlikely(order >= MAX_ORDER ||
+			(unsigned)(node + 1) > LR_MAX_NUMA_NODES ||
+			(flags & ~LR_ALLOC_FLAGS_ALL) != 0))
+		return bad_args(who, node, order, flags);
 	return pa_ensure_init() == 0;
 }
 
@@ -827,7 +836,7 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 {
 	unsigned lcore = lr_lcore_id();
 	struct lr_pa_lcore *pc =
-		lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
+	    lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
 	struct lr_pagealloc_stats *st = pc ? &pc->stats : &pa.shared_stats;
 	unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
 	bool reserve = (flags & LR_ALLOC_RESERVE) != 0;
@@ -880,6 +889,27 @@ __lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
 
 	if (!check_args("lr_alloc_pages", node, order, flags))
 		return NULL;
+	/* The common zone-path case inline: one block, no zeroing or
+	 * reserve, the nearest zone above its low watermark. */
+	if (!LR_PAGEALLOC_DEBUG &&
+	    (flags & (LR_ALLOC_ZERO | LR_ALLOC_RESERVE)) == 0 &&
+	    (order >= LR_PCP_ORDERS || (flags & LR_ALLOC_PINNED) ||
+	     lr_lcore_id() >= LR_MAX_LCORE)) {
+		int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
+		unsigned zid = pa.zonelist[nid][0];
+		struct lr_pagealloc_stats *st = pa_stats();
+
+		if (pa.zonelist_len[nid] > 0 &&
+		    ((flags & LR_ALLOC_THISNODE) == 0 ||
+		     zid == (unsigned)nid) &&
+		    zone_take(&pa.zones[zid], order,
+			      (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED
+							: LR_MT_MOVABLE,
+			      false, 1, &p, WMARK_LOW, st) == 1) {
+			pa_stat_add(st, &st->alloc[order], 1);
+			return p;
+		}
+	}
 	return pa_alloc_blocks(node, order, flags, 1, &p) ? p : NULL;
 }
 
@@ -901,8 +931,8 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 		/* As the single fast path, one list pop per block. */
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 		unsigned nid = node == LR_SOCKET_ID_ANY
-				       ? (unsigned)pc->local_node
-				       : (unsigned)node;
+				   ? (unsigned)pc->local_node
+				   : (unsigned)node;
 
 		if (nid < LR_MAX_NUMA_NODES) {
 			struct lr_pa_pcp_list *l = &pc->list[nid][order];
@@ -963,6 +993,15 @@ pa_free_block(struct lr_page *page, unsigned order)
 void
 __lr_free_pages_slow(struct lr_page *page, unsigned order)
 {
+	/* The inline path's check, for the cases it does not take. */
+	if (!LR_PAGEALLOC_DEBUG && lr_likely(desc_in_range(page)) &&
+	    lr_likely(order < MAX_ORDER) &&
+	    lr_likely((((page->st.word & ~NODE_MASK_STATE) ^
+			lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0)) |
+		       (uintptr_t)page->owner) == 0)) {
+		pa_free_block(page, order);
+		return;
+	}
 	if (pa_check_free(page, order, "lr_free_pages"))
 		pa_free_block(page, order);
 }
@@ -975,6 +1014,85 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		       n == 0 ? "zero-sized bulk free (n = 0)" : "NULL array");
 		return;
 	}
-	for (unsigned i = 0; i < n; i++)
-		lr_free_pages(pages[i], order);
+	unsigned lcore = lr_lcore_id();
+
+	if (LR_PAGEALLOC_DEBUG || lcore >= LR_MAX_LCORE ||
+	    order >= LR_PCP_ORDERS) {
+		for (unsigned i = 0; i < n; i++)
+			lr_free_pages(pages[i], order);
+		return;
+	}
+	/* The inline free path with its loads hoisted: per block a range
+	 * check, the one-branch state check, the pageblock type and a
+	 * push; lists above high drain once at the end. */
+	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+	const uintptr_t base = lr_pa_desc_base, bytes = lr_pa_desc_bytes;
+	const uint8_t *pbmt = lr_pa_pb_mt;
+	const uint64_t want = lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0);
+	const uint64_t pcp = lr_pa_mkstate(LR_PG_PCP, 0, order, 0);
+	unsigned freed = 0, over = 0, cur = UINT32_MAX;
+	struct lr_pa_pcp_list *l = NULL;
+	struct lr_page *head = NULL;
+	uint32_t count = 0;
+
+	/* The list of the current node lives in registers; it is written
+	 * back when the node changes and at the end. */
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_page *page = pages[i];
+		uintptr_t off = (uintptr_t)page - base;
+
+		if (lr_likely(off < bytes &&
+			      (off & (sizeof(*page) - 1)) == 0)) {
+			uint64_t st = page->st.word;
+
+			if (lr_likely((((st & ~NODE_MASK_STATE) ^ want) |
+				       (uintptr_t)page->owner) == 0 &&
+				      pbmt[off >> (DESC_SHIFT + PB_ORDER)] ==
+					  LR_MT_MOVABLE)) {
+				unsigned node = page->st.s.node;
+
+				if (lr_unlikely(node != cur)) {
+					if (l != NULL) {
+						l->head = head;
+						l->count = count;
+						over |= count > l->high;
+					}
+					cur = node;
+					l = &pc->list[node][order];
+					head = l->head;
+					count = l->count;
+				}
+				page->st.word = st ^ want ^ pcp;
+				page->next = head;
+				head = page;
+				count++;
+				freed++;
+				continue;
+			}
+		}
+		/* The slow path may touch this list: write it back. */
+		if (l != NULL) {
+			l->head = head;
+			l->count = count;
+			over |= count > l->high;
+			l = NULL;
+			cur = UINT32_MAX;
+		}
+		__lr_free_pages_slow(page, order);
+	}
+	if (l != NULL) {
+		l->head = head;
+		l->count = count;
+		over |= count > l->high;
+	}
+	pc->stats.free[order] += freed;
+	if (lr_unlikely(over)) {
+		for (int nd = 0; nd < LR_MAX_NUMA_NODES; nd++) {
+			struct lr_pa_pcp_list *l = &pc->list[nd][order];
+
+			while (l->count > l->high) {
+				__lr_pa_pcp_drain(lcore, (unsigned)nd, order);
+			}
+		}
+	}
 }

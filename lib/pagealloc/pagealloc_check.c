@@ -11,9 +11,9 @@
 #include "pagealloc_private.h"
 
 static const char *const mt_names[LR_MT_TYPES] = {
-	[LR_MT_MOVABLE] = "movable",
-	[LR_MT_PINNED] = "pinned",
-	[LR_MT_RESERVE] = "reserve",
+    [LR_MT_MOVABLE] = "movable",
+    [LR_MT_PINNED] = "pinned",
+    [LR_MT_RESERVE] = "reserve",
 };
 
 static const char *
@@ -45,7 +45,8 @@ pa_quarantine(struct zone *z, struct lr_page *page, unsigned order)
 	z->bad_pages += 1UL << order;
 	pa_stat_add(st, &st->bad, 1);
 	LR_LOG(ERR, PAGEALLOC,
-	       "page %p (addr %p): quarantined with its block of order %u; it will not be reused\n",
+	       "page %p (addr %p): quarantined with its block of order %u; it "
+	       "will not be reused\n",
 	       (void *)page, page->addr, order);
 }
 
@@ -80,7 +81,8 @@ report_tail(const char *who, struct lr_page *page, unsigned order,
 	    const struct lr_page *q)
 {
 	LR_LOG(ERR, PAGEALLOC,
-	       "%s: page %p (addr %p): block of order %u: page %p inside it is corrupt (state %s, order %u, refcount %d, owner %p)\n",
+	       "%s: page %p (addr %p): block of order %u: page %p inside it is "
+	       "corrupt (state %s, order %u, refcount %d, owner %p)\n",
 	       who, (void *)page, page->addr, order, (const void *)q,
 	       state_name(q->st.s.flags), q->st.s.order, q->st.s.refcount,
 	       q->owner);
@@ -94,8 +96,8 @@ find_head(struct lr_page *page, unsigned *order)
 
 	for (unsigned k = 1; k < MAX_ORDER; k++) {
 		size_t h = idx & ~((1UL << k) - 1);
-		struct lr_page *q = (struct lr_page *)(lr_pa_desc_base +
-						       (h << DESC_SHIFT));
+		struct lr_page *q =
+		    (struct lr_page *)(lr_pa_desc_base + (h << DESC_SHIFT));
 
 		if (q->st.s.flags != 0 && q->st.s.order >= k &&
 		    q->addr != NULL) {
@@ -115,7 +117,8 @@ diagnose_free(const char *who, struct lr_page *page, unsigned order)
 
 	if (page->addr == NULL) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p: not a page of this allocator (a descriptor of no memory)\n",
+		       "%s: page %p: not a page of this allocator (a "
+		       "descriptor of no memory)\n",
 		       who, (void *)page);
 		return;
 	}
@@ -123,12 +126,14 @@ diagnose_free(const char *who, struct lr_page *page, unsigned order)
 	case LR_PG_BUDDY:
 	case LR_PG_PCP:
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): double free: its block of order %u is already %s\n",
+		       "%s: page %p (addr %p): double free: its block of order "
+		       "%u is already %s\n",
 		       who, (void *)page, page->addr, real, state_name(flags));
 		return;
 	case LR_PG_BAD:
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): freeing a quarantined page (it failed a check before)\n",
+		       "%s: page %p (addr %p): freeing a quarantined page (it "
+		       "failed a check before)\n",
 		       who, (void *)page, page->addr);
 		return;
 	case 0: {
@@ -136,45 +141,53 @@ diagnose_free(const char *who, struct lr_page *page, unsigned order)
 		struct lr_page *h = find_head(page, &ho);
 
 		if (h != NULL)
-			LR_LOG(ERR, PAGEALLOC,
-			       "%s: page %p (addr %p): not the head of a block: it is page %zu of the %s block of order %u at %p%s\n",
-			       who, (void *)page, page->addr,
-			       (size_t)(page - h), state_name(h->st.s.flags),
-			       ho, h->addr,
-			       h->st.s.flags == LR_PG_ALLOC ? ""
-							    : " (double free?)");
+			LR_LOG(
+			    ERR, PAGEALLOC,
+			    "%s: page %p (addr %p): not the head of a block: "
+			    "it is page %zu of the %s block of order %u at "
+			    "%p%s\n",
+			    who, (void *)page, page->addr, (size_t)(page - h),
+			    state_name(h->st.s.flags), ho, h->addr,
+			    h->st.s.flags == LR_PG_ALLOC ? ""
+							 : " (double free?)");
 		else
 			LR_LOG(ERR, PAGEALLOC,
-			       "%s: page %p (addr %p): not the head of any block\n",
+			       "%s: page %p (addr %p): not the head of any "
+			       "block\n",
 			       who, (void *)page, page->addr);
 		return;
 	}
 	case LR_PG_ALLOC:
 		break;
 	default:
-		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): corrupt descriptor (flags %#x)\n",
-		       who, (void *)page, page->addr, flags);
+		LR_LOG(
+		    ERR, PAGEALLOC,
+		    "%s: page %p (addr %p): corrupt descriptor (flags %#x)\n",
+		    who, (void *)page, page->addr, flags);
 		return;
 	}
 	if (page->owner != NULL) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): page owned by pool %s: refusing to free it (clear its owner first)\n",
+		       "%s: page %p (addr %p): page owned by pool %s: refusing "
+		       "to free it (clear its owner first)\n",
 		       who, (void *)page, page->addr,
 		       page->owner_name ? page->owner_name : "(unnamed)");
 		return;
 	}
 	if (real != order) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): wrong order: freed with order %u but allocated with order %u\n",
+		       "%s: page %p (addr %p): wrong order: freed with order "
+		       "%u but allocated with order %u\n",
 		       who, (void *)page, page->addr, order, real);
 	} else if (page->st.s.refcount != 0) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): nonzero refcount %d: the block is still in use\n",
+		       "%s: page %p (addr %p): nonzero refcount %d: the block "
+		       "is still in use\n",
 		       who, (void *)page, page->addr, page->st.s.refcount);
 	} else {
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p (addr %p): corrupt descriptor (type byte %u)\n",
+		       "%s: page %p (addr %p): corrupt descriptor (type byte "
+		       "%u)\n",
 		       who, (void *)page, page->addr, page->st.s.mt);
 	}
 	quarantine_locked(page, real);
@@ -183,7 +196,7 @@ diagnose_free(const char *who, struct lr_page *page, unsigned order)
 bool
 pa_check_free(struct lr_page *page, unsigned order, const char *who)
 {
-	struct lr_pagealloc_stats *st = pa_stats();
+	struct lr_pagealloc_stats *st;
 
 	if (page == NULL) {
 		LR_LOG(ERR, PAGEALLOC,
@@ -192,7 +205,8 @@ pa_check_free(struct lr_page *page, unsigned order, const char *who)
 	}
 	if (!desc_in_range(page)) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "%s: page %p: not a page descriptor of this allocator (foreign address)\n",
+		       "%s: page %p: not a page descriptor of this allocator "
+		       "(foreign address)\n",
 		       who, (void *)page);
 		goto bad;
 	}
@@ -219,6 +233,7 @@ pa_check_free(struct lr_page *page, unsigned order, const char *who)
 	}
 	diagnose_free(who, page, order);
 bad:
+	st = pa_stats();
 	pa_stat_add(st, &st->bad, 1);
 	lr_errno = LR_E_BADPAGE;
 	return false;
@@ -248,13 +263,14 @@ pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
 	       bool strict_head)
 {
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)z->node);
-	uint64_t head = strict_head ? page->st.word ^ tail
-				    : (uint32_t)page->st.s.refcount;
+	uint64_t head =
+	    strict_head ? page->st.word ^ tail : (uint32_t)page->st.s.refcount;
 	struct lr_page *q;
 
 	if ((head | (uintptr_t)page->owner) != 0) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "page %p (addr %p): corrupted while free (state %s, refcount %d, owner %p)\n",
+		       "page %p (addr %p): corrupted while free (state %s, "
+		       "refcount %d, owner %p)\n",
 		       (void *)page, page->addr,
 		       strict_head ? state_name(page->st.s.flags) : "head",
 		       page->st.s.refcount, page->owner);
@@ -275,7 +291,9 @@ pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
 			off = poison_mismatch(pg->addr, LR_PAGE_SIZE);
 			if (off < LR_PAGE_SIZE) {
 				LR_LOG(ERR, PAGEALLOC,
-				       "page %p (addr %p): use after free: poison overwritten at offset %zu (byte %#x, expected %#x)\n",
+				       "page %p (addr %p): use after free: "
+				       "poison overwritten at offset %zu (byte "
+				       "%#x, expected %#x)\n",
 				       (void *)pg, pg->addr, off,
 				       ((uint8_t *)pg->addr)[off], POISON_BYTE);
 				goto quarantine;
@@ -324,10 +342,10 @@ lr_page_set_owner(struct lr_page *page, const void *owner,
 
 /* ------------------------------------------------------------ validate */
 
-#define VFAIL(...)                                            \
-	do {                                                  \
-		if (errors++ < 20)                            \
-			LR_LOG(ERR, PAGEALLOC, "validate: " __VA_ARGS__); \
+#define VFAIL(...)                                                             \
+	do {                                                                   \
+		if (errors++ < 20)                                             \
+			LR_LOG(ERR, PAGEALLOC, "validate: " __VA_ARGS__);      \
 	} while (0)
 
 static inline bool
@@ -376,41 +394,65 @@ lr_pagealloc_validate(void)
 				for (struct lr_page *p = z->area[o].head[mt];
 				     p != NULL; prev = p, p = p->next) {
 					if (!desc_in_range(p)) {
-						VFAIL("zone %d order %u %s list: %p is not a descriptor\n",
-						      n, o, mt_names[mt], (void *)p);
+						VFAIL(
+						    "zone %d order %u %s list: "
+						    "%p is not a descriptor\n",
+						    n, o, mt_names[mt],
+						    (void *)p);
 						break;
 					}
 					size_t idx = page_index(p);
 
 					if (test_and_set(seen, idx)) {
-						VFAIL("zone %d: block %p (addr %p) is on two lists (or a list loops)\n",
+						VFAIL("zone %d: block %p (addr "
+						      "%p) is on two lists (or "
+						      "a list loops)\n",
 						      n, (void *)p, p->addr);
 						break;
 					}
 					if (p->st.word != want || p->owner)
-						VFAIL("zone %d order %u %s list: block %p (addr %p) has state %s order %u node %u type %u\n",
-						      n, o, mt_names[mt], (void *)p,
-						      p->addr, state_name(p->st.s.flags),
-						      p->st.s.order, p->st.s.node,
-						      p->st.s.mt);
+						VFAIL("zone %d order %u %s "
+						      "list: block %p (addr "
+						      "%p) has state %s order "
+						      "%u node %u type %u\n",
+						      n, o, mt_names[mt],
+						      (void *)p, p->addr,
+						      state_name(p->st.s.flags),
+						      p->st.s.order,
+						      p->st.s.node, p->st.s.mt);
 					if (p->prev != prev)
-						VFAIL("zone %d order %u: block %p has a broken back link\n",
+						VFAIL("zone %d order %u: block "
+						      "%p has a broken back "
+						      "link\n",
 						      n, o, (void *)p);
 					if (idx & ((1UL << o) - 1))
-						VFAIL("zone %d: free block %p (addr %p) of order %u is not aligned to its order\n",
+						VFAIL("zone %d: free block %p "
+						      "(addr %p) of order %u "
+						      "is not aligned to its "
+						      "order\n",
 						      n, (void *)p, p->addr, o);
 					if (pb_mt(p) != mt)
-						VFAIL("zone %d: free block %p (addr %p) is on the %s list but its pageblock is %s\n",
-						      n, (void *)p, p->addr, mt_names[mt],
-						      mt_names[pb_mt(p) % LR_MT_TYPES]);
+						VFAIL("zone %d: free block %p "
+						      "(addr %p) is on the %s "
+						      "list but its pageblock "
+						      "is %s\n",
+						      n, (void *)p, p->addr,
+						      mt_names[mt],
+						      mt_names[pb_mt(p) %
+							       LR_MT_TYPES]);
 					if (o < MAX_ORDER - 1 &&
 					    buddy_of(p, o)->st.word == want)
-						VFAIL("zone %d: free block %p (addr %p) of order %u and its buddy are both free: they should have merged\n",
-						      n, (void *)p, p->addr, o);
+						VFAIL(
+						    "zone %d: free block %p "
+						    "(addr %p) of order %u and "
+						    "its buddy are both free: "
+						    "they should have merged\n",
+						    n, (void *)p, p->addr, o);
 					cnt++;
 				}
 				if (cnt != z->area[o].nr[mt])
-					VFAIL("zone %d order %u %s: %lu blocks listed, counter says %lu\n",
+					VFAIL("zone %d order %u %s: %lu blocks "
+					      "listed, counter says %lu\n",
 					      n, o, mt_names[mt], cnt,
 					      z->area[o].nr[mt]);
 				buddy += cnt << o;
@@ -418,41 +460,53 @@ lr_pagealloc_validate(void)
 			}
 		}
 		if (buddy != z->free_pages)
-			VFAIL("zone %d: %lu pages on free lists, free counter says %lu\n",
+			VFAIL("zone %d: %lu pages on free lists, free counter "
+			      "says %lu\n",
 			      n, buddy, z->free_pages);
 		/* Every lcore's lists for this zone (quiescent lcores). */
 		for (unsigned l = 0; l < LR_MAX_LCORE; l++) {
 			for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
 				struct lr_pa_pcp_list *pl =
-					&lr_pa_lcores[l].list[n][o];
+				    &lr_pa_lcores[l].list[n][o];
 				unsigned long cnt = 0;
-				uint64_t want = lr_pa_mkstate(LR_PG_PCP, 0, o,
-							      (unsigned)n);
+				uint64_t want =
+				    lr_pa_mkstate(LR_PG_PCP, 0, o, (unsigned)n);
 
 				for (struct lr_page *p = pl->head; p != NULL;
 				     p = p->next) {
 					if (!desc_in_range(p)) {
-						VFAIL("lcore %u zone %d order %u list: %p is not a descriptor\n",
+						VFAIL("lcore %u zone %d order "
+						      "%u list: %p is not a "
+						      "descriptor\n",
 						      l, n, o, (void *)p);
 						break;
 					}
 					if (test_and_set(seen, page_index(p))) {
-						VFAIL("lcore %u: block %p (addr %p) is on two lists (or a list loops)\n",
-						      l, (void *)p, p->addr);
+						VFAIL(
+						    "lcore %u: block %p (addr "
+						    "%p) is on two lists (or a "
+						    "list loops)\n",
+						    l, (void *)p, p->addr);
 						break;
 					}
 					if (p->st.word != want || p->owner)
-						VFAIL("lcore %u zone %d order %u list: block %p (addr %p) has state %s order %u\n",
-						      l, n, o, (void *)p, p->addr,
-						      state_name(p->st.s.flags),
-						      p->st.s.order);
+						VFAIL(
+						    "lcore %u zone %d order %u "
+						    "list: block %p (addr %p) "
+						    "has state %s order %u\n",
+						    l, n, o, (void *)p, p->addr,
+						    state_name(p->st.s.flags),
+						    p->st.s.order);
 					if (page_index(p) & ((1UL << o) - 1))
-						VFAIL("lcore %u: block %p of order %u is not aligned\n",
-						      l, (void *)p, o);
+						VFAIL(
+						    "lcore %u: block %p of "
+						    "order %u is not aligned\n",
+						    l, (void *)p, o);
 					cnt++;
 				}
 				if (cnt != pl->count)
-					VFAIL("lcore %u zone %d order %u: %lu blocks listed, count says %u\n",
+					VFAIL("lcore %u zone %d order %u: %lu "
+					      "blocks listed, count says %u\n",
 					      l, n, o, cnt, pl->count);
 				pcp += cnt << o;
 				pcp_listed += cnt;
@@ -470,14 +524,17 @@ lr_pagealloc_validate(void)
 				size_t idx = page_index(p);
 
 				if (f == 0) {
-					VFAIL("zone %d: page %p (addr %p) belongs to no block\n",
+					VFAIL("zone %d: page %p (addr %p) "
+					      "belongs to no block\n",
 					      n, (void *)p, p->addr);
 					i++;
 					continue;
 				}
-				if (o >= MAX_ORDER || i + (1UL << o) > sp->npages ||
+				if (o >= MAX_ORDER ||
+				    i + (1UL << o) > sp->npages ||
 				    (idx & ((1UL << o) - 1))) {
-					VFAIL("zone %d: block %p (addr %p) of order %u is misplaced\n",
+					VFAIL("zone %d: block %p (addr %p) of "
+					      "order %u is misplaced\n",
 					      n, (void *)p, p->addr, o);
 					i++;
 					continue;
@@ -489,22 +546,29 @@ lr_pagealloc_validate(void)
 					struct lr_page *q = bad_tail(p, o);
 
 					if (q != NULL)
-						VFAIL("zone %d: block %p (addr %p) of order %u: page %p inside it has state %s\n",
-						      n, (void *)p, p->addr, o,
-						      (void *)q,
-						      state_name(q->st.s.flags));
+						VFAIL(
+						    "zone %d: block %p (addr "
+						    "%p) of order %u: page %p "
+						    "inside it has state %s\n",
+						    n, (void *)p, p->addr, o,
+						    (void *)q,
+						    state_name(q->st.s.flags));
 				}
 				switch (f) {
 				case LR_PG_BUDDY:
 					buddy_heads++;
 					if (!test_bit(seen, idx))
-						VFAIL("zone %d: free block %p (addr %p) is on no list\n",
-						      n, (void *)p, p->addr);
+						VFAIL(
+						    "zone %d: free block %p "
+						    "(addr %p) is on no list\n",
+						    n, (void *)p, p->addr);
 					break;
 				case LR_PG_PCP:
 					pcp_heads++;
 					if (!test_bit(seen, idx))
-						VFAIL("zone %d: lcore-list block %p (addr %p) is on no list\n",
+						VFAIL("zone %d: lcore-list "
+						      "block %p (addr %p) is "
+						      "on no list\n",
 						      n, (void *)p, p->addr);
 					break;
 				case LR_PG_ALLOC:
@@ -514,22 +578,28 @@ lr_pagealloc_validate(void)
 					bad += 1UL << o;
 					break;
 				default:
-					VFAIL("zone %d: page %p has flags %#x\n",
-					      n, (void *)p, f);
+					VFAIL(
+					    "zone %d: page %p has flags %#x\n",
+					    n, (void *)p, f);
 				}
 				i += 1UL << o;
 			}
 		}
 		if (buddy_heads != list_heads || pcp_heads != pcp_listed)
-			VFAIL("zone %d: %lu free heads and %lu listed; %lu lcore-list heads and %lu listed\n",
-			      n, buddy_heads, list_heads, pcp_heads, pcp_listed);
+			VFAIL("zone %d: %lu free heads and %lu listed; %lu "
+			      "lcore-list heads and %lu listed\n",
+			      n, buddy_heads, list_heads, pcp_heads,
+			      pcp_listed);
 		if (bad != z->bad_pages)
-			VFAIL("zone %d: %lu quarantined pages found, counter says %lu\n",
+			VFAIL("zone %d: %lu quarantined pages found, counter "
+			      "says %lu\n",
 			      n, bad, z->bad_pages);
 		if (buddy + pcp + alloc + bad != z->pages)
-			VFAIL("zone %d: free %lu + lcore lists %lu + allocated %lu + quarantined %lu = %lu, zone has %lu pages\n",
-			      n, buddy, pcp, alloc, bad,
-			      buddy + pcp + alloc + bad, z->pages);
+			VFAIL(
+			    "zone %d: free %lu + lcore lists %lu + allocated "
+			    "%lu + quarantined %lu = %lu, zone has %lu pages\n",
+			    n, buddy, pcp, alloc, bad,
+			    buddy + pcp + alloc + bad, z->pages);
 		pa_unlock(&z->lock);
 	}
 	free(seen);
@@ -590,8 +660,8 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
 			zi->pcp += (unsigned long)__atomic_load_n(
-					   &lr_pa_lcores[l].list[node][o].count,
-					   __ATOMIC_RELAXED)
+				       &lr_pa_lcores[l].list[node][o].count,
+				       __ATOMIC_RELAXED)
 				   << o;
 	return 0;
 }
@@ -606,7 +676,9 @@ lr_pagealloc_dump(FILE *f)
 		return;
 	}
 	lr_pagealloc_stats_get(&s);
-	fprintf(f, "page allocator: %u zone%s, %lu KB pages, pageblock %lu KB, max block %lu KB%s\n",
+	fprintf(f,
+		"page allocator: %u zone%s, %lu KB pages, pageblock %lu KB, "
+		"max block %lu KB%s\n",
 		pa.nr_zones, pa.nr_zones > 1 ? "s" : "", LR_PAGE_SIZE >> 10,
 		(LR_PAGE_SIZE << PB_ORDER) >> 10,
 		(LR_PAGE_SIZE << (MAX_ORDER - 1)) >> 10,
@@ -620,17 +692,17 @@ lr_pagealloc_dump(FILE *f)
 	fprintf(f, "\n  %-8s", "frees");
 	for (unsigned o = 0; o < MAX_ORDER; o++)
 		fprintf(f, " %10" PRIu64, s.free[o]);
-	fprintf(f, "\n  refills %" PRIu64 ", drains %" PRIu64
-		   ", fallbacks %" PRIu64 ", steals %" PRIu64
-		   ", failures %" PRIu64 ", shrinks %" PRIu64
-		   ", bad pages %" PRIu64 "\n",
-		s.refill, s.drain, s.fallback, s.steal, s.fail, s.shrink, s.bad);
+	fprintf(f,
+		"\n  refills %" PRIu64 ", drains %" PRIu64
+		", fallbacks %" PRIu64 ", steals %" PRIu64 ", failures %" PRIu64
+		", shrinks %" PRIu64 ", bad pages %" PRIu64 "\n",
+		s.refill, s.drain, s.fallback, s.steal, s.fail, s.shrink,
+		s.bad);
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		struct lr_pagealloc_zone_info zi;
-		unsigned long pbs[LR_MT_TYPES] = { 0 };
+		unsigned long pbs[LR_MT_TYPES] = {0};
 
-		if (!pa.zones[n].present ||
-		    lr_pagealloc_zone_info(n, &zi) < 0)
+		if (!pa.zones[n].present || lr_pagealloc_zone_info(n, &zi) < 0)
 			continue;
 		for (unsigned s2 = 0; s2 < pa.nr_spans; s2++) {
 			const struct span *sp = &pa.spans[s2];
@@ -641,9 +713,13 @@ lr_pagealloc_dump(FILE *f)
 			for (size_t i = 0; i < sp->npages / PB_PAGES; i++)
 				pbs[lr_pa_pb_mt[pb0 + i] % LR_MT_TYPES]++;
 		}
-		fprintf(f, "  zone node %d: %lu pages, %lu free, %lu on lcore lists, %lu quarantined\n",
+		fprintf(f,
+			"  zone node %d: %lu pages, %lu free, %lu on lcore "
+			"lists, %lu quarantined\n",
 			n, zi.pages, zi.free, zi.pcp, zi.bad);
-		fprintf(f, "    watermarks min %lu low %lu high %lu; lcore lists batch %u high %u\n",
+		fprintf(f,
+			"    watermarks min %lu low %lu high %lu; lcore lists "
+			"batch %u high %u\n",
 			zi.wmark_min, zi.wmark_low, zi.wmark_high, zi.batch,
 			zi.high);
 		fprintf(f, "    %-8s", "free");

@@ -27,14 +27,14 @@
 #include "lr_eal.h"
 #include "lr_pagealloc.h"
 
-#define PB_ORDER LR_PAGEBLOCK_ORDER
-#define PB_PAGES LR_PAGEBLOCK_PAGES
-#define DESC_SHIFT 6
-#define MAX_ORDER LR_MAX_ORDER
+#define PB_ORDER	LR_PAGEBLOCK_ORDER
+#define PB_PAGES	LR_PAGEBLOCK_PAGES
+#define DESC_SHIFT	6
+#define MAX_ORDER	LR_MAX_ORDER
 #define MAX_BLOCK_PAGES (1UL << (MAX_ORDER - 1))
-#define MAX_SPANS (2 * LR_MAX_MEMSEG)
-#define MAX_SHRINKERS 16
-#define POISON_BYTE 0x6b
+#define MAX_SPANS	(2 * LR_MAX_MEMSEG)
+#define MAX_SHRINKERS	16
+#define POISON_BYTE	0x6b
 #define NODE_MASK_STATE lr_pa_mkstate(0, 0, 0, 0xff)
 
 /** A zone lock: test-and-set with a bounded spin, then yield. */
@@ -53,12 +53,12 @@ struct zone {
 	struct pa_lock lock;
 	bool present;
 	int node;
-	unsigned long pages;      /* managed */
+	unsigned long pages;	  /* managed */
 	unsigned long free_pages; /* on free lists */
 	unsigned long bad_pages;  /* quarantined */
 	unsigned long reserve_pages;
-	unsigned long wmark[3];   /* min, low, high */
-	unsigned batch, high;     /* order-0 per-lcore list sizes */
+	unsigned long wmark[3]; /* min, low, high */
+	unsigned batch, high;	/* order-0 per-lcore list sizes */
 	struct free_area area[MAX_ORDER];
 } __lr_cache_aligned;
 
@@ -80,9 +80,9 @@ struct shrinker {
 
 /** Everything the allocator owns. */
 struct pa_global {
-	atomic_int ready;          /* zones are built */
+	atomic_int ready; /* zones are built */
 	pthread_mutex_t init_lock;
-	unsigned fake_nodes;       /* test option, 0 = real topology */
+	unsigned fake_nodes; /* test option, 0 = real topology */
 	struct zone zones[LR_MAX_NUMA_NODES];
 	unsigned nr_zones;
 	/* zonelist[n]: zones by distance from node n */
@@ -146,15 +146,15 @@ void pa_free_one(struct zone *z, struct lr_page *page, unsigned order);
 bool pa_wmark_ok(const struct zone *z, unsigned long pages, int mark,
 		 bool reserve);
 int pa_local_node_slow(void);
-unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags,
-			 unsigned n, struct lr_page **out);
+unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
+			 struct lr_page **out);
 void pa_free_block(struct lr_page *page, unsigned order);
 
 /* pagealloc_pcp.c */
 unsigned pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order,
 		     unsigned n, struct lr_page **out, int mark);
-void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l,
-		       unsigned order, unsigned count);
+void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
+		       unsigned count);
 void pa_pcp_init_lcore(struct lr_pa_lcore *pc);
 void pa_pcp_release_cb(unsigned lcore_id, void *arg);
 

@@ -14,7 +14,7 @@
 
 LR_BUILD_BUG_ON(sizeof(struct lr_ring) % LR_CACHE_LINE_SIZE != 0);
 LR_BUILD_BUG_ON(offsetof(struct lr_ring, cons) -
-			offsetof(struct lr_ring, prod) <
+		    offsetof(struct lr_ring, prod) <
 		2 * LR_CACHE_LINE_SIZE);
 
 static pthread_mutex_t ring_list_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -43,9 +43,10 @@ ring_size_for(const char *name, unsigned count, unsigned flags)
 	}
 	if (flags & LR_RING_F_EXACT_SZ) {
 		if (count >= LR_RING_SZ_MAX) {
-			LR_LOG(ERR, RING,
-			       "ring '%s': count %u too big (exact size max %u)\n",
-			       name, count, LR_RING_SZ_MAX - 1);
+			LR_LOG(
+			    ERR, RING,
+			    "ring '%s': count %u too big (exact size max %u)\n",
+			    name, count, LR_RING_SZ_MAX - 1);
 			return 0;
 		}
 		return (uint32_t)lr_align64pow2((uint64_t)count + 1);
@@ -73,8 +74,7 @@ ring_size_for(const char *name, unsigned count, unsigned flags)
 }
 
 struct lr_ring *
-lr_ring_create(const char *name, unsigned count, int socket_id,
-	       unsigned flags)
+lr_ring_create(const char *name, unsigned count, int socket_id, unsigned flags)
 {
 	struct lr_ring *r;
 	uint32_t size;
@@ -126,6 +126,8 @@ lr_ring_create(const char *name, unsigned count, int socket_id,
 	atomic_init(&r->prod.tail, 0);
 	atomic_init(&r->cons.head, 0);
 	atomic_init(&r->cons.tail, 0);
+	atomic_init(&r->prod.opp_tail, 0);
+	atomic_init(&r->cons.opp_tail, 0);
 
 	pthread_mutex_lock(&ring_list_lock);
 	if (find_locked(name) != NULL) {

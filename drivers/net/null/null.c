@@ -19,21 +19,21 @@
 #include "lr_ethdev_driver.h"
 
 #define NULL_DEFAULT_SIZE 64
-#define NULL_MAX_SIZE 9600
+#define NULL_MAX_SIZE	  9600
 
-static const char *const null_keys[] = { "size", "copy", NULL };
+static const char *const null_keys[] = {"size", "copy", NULL};
 
 /* One rx or tx queue; counters written by the polling thread only. */
 struct null_queue {
-	struct lr_mempool *mp;   /* rx: pool to allocate from */
-	const uint8_t *tmpl;     /* rx copy: the frame written into packets */
-	uint8_t *sink;           /* tx copy: where packets are read into */
+	struct lr_mempool *mp; /* rx: pool to allocate from */
+	const uint8_t *tmpl;   /* rx copy: the frame written into packets */
+	uint8_t *sink;	       /* tx copy: where packets are read into */
 	uint32_t size;
 	uint16_t port;
 	uint8_t in_use;
 	uint64_t pkts;
 	uint64_t bytes;
-	uint64_t nombuf;         /* rx: packets not received for want of mbufs */
+	uint64_t nombuf; /* rx: packets not received for want of mbufs */
 	uint64_t bursts;
 	uint64_t nombuf_bursts;
 } __lr_cache_aligned;
@@ -164,7 +164,8 @@ null_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	room = room > LR_PKTMBUF_HEADROOM ? room - LR_PKTMBUF_HEADROOM : 0;
 	if (room < p->size) {
 		LR_LOG(ERR, PMD,
-		       "%s: rx queue %u: size=%u does not fit mbufs of pool '%s' (%u bytes after headroom)\n",
+		       "%s: rx queue %u: size=%u does not fit mbufs of pool "
+		       "'%s' (%u bytes after headroom)\n",
 		       dev->data->name, qid, p->size, mp->name, room);
 		return -EINVAL;
 	}
@@ -185,9 +186,9 @@ null_tx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	struct null_queue *q = &p->txq[qid];
 
 	if (p->copy) {
-		q->sink = aligned_alloc(LR_CACHE_LINE_SIZE,
-					LR_ALIGN_CEIL(p->size,
-						      LR_CACHE_LINE_SIZE));
+		q->sink =
+		    aligned_alloc(LR_CACHE_LINE_SIZE,
+				  LR_ALIGN_CEIL(p->size, LR_CACHE_LINE_SIZE));
 		if (q->sink == NULL)
 			return -ENOMEM;
 	}
@@ -264,7 +265,9 @@ null_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const null_xstat_names[] = {
-	"rx_bursts", "rx_nombuf_bursts", "tx_bursts",
+    "rx_bursts",
+    "rx_nombuf_bursts",
+    "tx_bursts",
 };
 
 static int
@@ -282,13 +285,15 @@ static int
 null_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	const struct null_private *p = dev->data->dev_private;
-	uint64_t v[LR_DIM(null_xstat_names)] = { 0 };
+	uint64_t v[LR_DIM(null_xstat_names)] = {0};
 
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		v[0] += ((const volatile struct null_queue *)&p->rxq[q])->bursts;
+		v[0] +=
+		    ((const volatile struct null_queue *)&p->rxq[q])->bursts;
 		v[1] += ((const volatile struct null_queue *)&p->rxq[q])
-				->nombuf_bursts;
-		v[2] += ((const volatile struct null_queue *)&p->txq[q])->bursts;
+			    ->nombuf_bursts;
+		v[2] +=
+		    ((const volatile struct null_queue *)&p->txq[q])->bursts;
 	}
 	for (unsigned i = 0; values && i < n && i < LR_DIM(v); i++)
 		values[i] = v[i];
@@ -296,17 +301,17 @@ null_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 }
 
 static const struct lr_eth_dev_ops null_ops = {
-	.dev_start = null_start,
-	.dev_close = null_close,
-	.dev_infos_get = null_infos_get,
-	.rx_queue_setup = null_rx_queue_setup,
-	.tx_queue_setup = null_tx_queue_setup,
-	.rx_queue_release = null_rx_queue_release,
-	.tx_queue_release = null_tx_queue_release,
-	.link_update = null_link_update,
-	.stats_get = null_stats_get,
-	.xstats_get_names = null_xstats_get_names,
-	.xstats_get = null_xstats_get,
+    .dev_start = null_start,
+    .dev_close = null_close,
+    .dev_infos_get = null_infos_get,
+    .rx_queue_setup = null_rx_queue_setup,
+    .tx_queue_setup = null_tx_queue_setup,
+    .rx_queue_release = null_rx_queue_release,
+    .tx_queue_release = null_tx_queue_release,
+    .link_update = null_link_update,
+    .stats_get = null_stats_get,
+    .xstats_get_names = null_xstats_get_names,
+    .xstats_get = null_xstats_get,
 };
 
 /* The frame rx writes in copy mode: broadcast to a locally administered
@@ -369,9 +374,9 @@ free_private:
 }
 
 static struct lr_eth_driver null_driver = {
-	.keys = null_keys,
-	.usage = "size=<1..9600> copy=<0|1>",
-	.probe = null_probe,
+    .keys = null_keys,
+    .usage = "size=<1..9600> copy=<0|1>",
+    .probe = null_probe,
 };
 
 LR_PMD_REGISTER(net_null, null_driver);

@@ -17,14 +17,14 @@ struct ring_queue {
 	struct lr_ring *ring;
 	uint64_t pkts;
 	uint64_t bytes;
-	uint64_t full;    /* tx: packets the ring had no room for */
+	uint64_t full; /* tx: packets the ring had no room for */
 } __lr_cache_aligned;
 
 /* Rings between ports net_ring<2k> and net_ring<2k+1>: r[s][q] carries
  * packets from side s to side s ^ 1 on queue q. */
 struct ring_pair {
-	unsigned index;   /* k */
-	unsigned refs;    /* ports of the pair that exist */
+	unsigned index; /* k */
+	unsigned refs;	/* ports of the pair that exist */
 	struct lr_ring *r[2][LR_MAX_QUEUES_PER_PORT];
 	struct ring_pair *next;
 };
@@ -32,9 +32,9 @@ struct ring_pair {
 struct ring_private {
 	struct ring_queue rxq[LR_MAX_QUEUES_PER_PORT];
 	struct ring_queue txq[LR_MAX_QUEUES_PER_PORT];
-	struct ring_pair *pair;   /* NULL for application rings */
+	struct ring_pair *pair; /* NULL for application rings */
 	unsigned side;
-	unsigned nb_app_rx;       /* application rings given */
+	unsigned nb_app_rx; /* application rings given */
 	unsigned nb_app_tx;
 	struct lr_ring *app_rx[LR_MAX_QUEUES_PER_PORT];
 	struct lr_ring *app_tx[LR_MAX_QUEUES_PER_PORT];
@@ -141,11 +141,11 @@ pair_ring(struct ring_pair *pr, unsigned side, uint16_t q, uint16_t nb_desc,
 	pthread_mutex_lock(&pairs_lock);
 	r = pr->r[side][q];
 	if (r == NULL) {
-		snprintf(name, sizeof(name), "nring%u_s%u_q%u", pr->index,
-			 side, q);
+		snprintf(name, sizeof(name), "nring%u_s%u_q%u", pr->index, side,
+			 q);
 		r = lr_ring_create(name, nb_desc, socket_id,
 				   LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ |
-					   LR_RING_F_EXACT_SZ);
+				       LR_RING_F_EXACT_SZ);
 		if (r == NULL)
 			LR_LOG(ERR, PMD, "net_ring pair %u: ring '%s': %s\n",
 			       pr->index, name, lr_strerror(lr_errno));
@@ -224,7 +224,8 @@ pair_free(struct ring_pair *pr)
 				continue;
 			while ((n = lr_ring_sc_dequeue_burst(r, objs, 64,
 							     NULL)) > 0)
-				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
+				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs,
+						     n);
 			lr_ring_free(r);
 		}
 	}
@@ -286,8 +287,8 @@ ring_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static int
-ring_xstats_get_names(struct lr_eth_dev *dev,
-		      struct lr_eth_xstat_name *names, unsigned n)
+ring_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		      unsigned n)
 {
 	if (names && n >= 1)
 		snprintf(names[0].name, sizeof(names[0].name), "tx_ring_full");
@@ -308,16 +309,16 @@ ring_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 }
 
 static const struct lr_eth_dev_ops ring_ops = {
-	.dev_close = ring_close,
-	.dev_infos_get = ring_infos_get,
-	.rx_queue_setup = ring_rx_queue_setup,
-	.tx_queue_setup = ring_tx_queue_setup,
-	.rx_queue_release = ring_rx_queue_release,
-	.tx_queue_release = ring_tx_queue_release,
-	.link_update = ring_link_update,
-	.stats_get = ring_stats_get,
-	.xstats_get_names = ring_xstats_get_names,
-	.xstats_get = ring_xstats_get,
+    .dev_close = ring_close,
+    .dev_infos_get = ring_infos_get,
+    .rx_queue_setup = ring_rx_queue_setup,
+    .tx_queue_setup = ring_tx_queue_setup,
+    .rx_queue_release = ring_rx_queue_release,
+    .tx_queue_release = ring_tx_queue_release,
+    .link_update = ring_link_update,
+    .stats_get = ring_stats_get,
+    .xstats_get_names = ring_xstats_get_names,
+    .xstats_get = ring_xstats_get,
 };
 
 static struct ring_private *
@@ -353,7 +354,8 @@ ring_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (num[0] < '0' || num[0] > '9' || (num[0] == '0' && num[1]) ||
 	    (n = strtoul(num, &end, 10), *end != '\0') || n > 1000000) {
 		LR_LOG(ERR, PMD,
-		       "%s: net_ring ports are named net_ring<N>; net_ring<2k> and net_ring<2k+1> are joined\n",
+		       "%s: net_ring ports are named net_ring<N>; net_ring<2k> "
+		       "and net_ring<2k+1> are joined\n",
 		       args->name);
 		return -EINVAL;
 	}
@@ -386,9 +388,9 @@ ring_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 }
 
 static struct lr_eth_driver ring_driver = {
-	.keys = NULL,
-	.usage = "(no keys; net_ring<2k> and net_ring<2k+1> are joined)",
-	.probe = ring_probe,
+    .keys = NULL,
+    .usage = "(no keys; net_ring<2k> and net_ring<2k+1> are joined)",
+    .probe = ring_probe,
 };
 
 LR_PMD_REGISTER(net_ring, ring_driver);
@@ -408,9 +410,9 @@ lr_eth_from_rings(const char *name, struct lr_ring *const rx_rings[],
 	if (nb_rx_queues > LR_MAX_QUEUES_PER_PORT ||
 	    nb_tx_queues > LR_MAX_QUEUES_PER_PORT ||
 	    (nb_rx_queues == 0 && nb_tx_queues == 0)) {
-		LR_LOG(ERR, PMD, "%s: %u rx and %u tx rings (1..%d, not both 0)\n",
-		       name, nb_rx_queues, nb_tx_queues,
-		       LR_MAX_QUEUES_PER_PORT);
+		LR_LOG(ERR, PMD,
+		       "%s: %u rx and %u tx rings (1..%d, not both 0)\n", name,
+		       nb_rx_queues, nb_tx_queues, LR_MAX_QUEUES_PER_PORT);
 		return -EINVAL;
 	}
 	for (unsigned i = 0; i < nb_rx_queues; i++) {

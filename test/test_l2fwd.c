@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* lr-l2fwd: the forwarding loop (compiled from apps/l2fwd/l2fwd.c) moves a
+ * known set of packets between ring ports, every packet arriving once on the
+ * paired port with the right MACs; the drain timer; drops counted when tx
+ * is full; the loop on a worker lcore; and the real lr-l2fwd binary: clean
+ * stop on SIGINT/SIGTERM, --duration, bad options. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../apps/l2fwd/l2fwd.c"
+#include "lr_eal.h"
+#include "lr_eth_ring.h"
+#include "lr_ethdev.h"
+#include "lr_mbuf.h"
+#include "lr_ring.h"
+#include "lr_test.h"
+
+#define POOL_SIZE 8192
+#define RING_SIZE 1024
+#define SEQ_OFF	  LR_ETHER_HDR_LEN
+
+static struct lr_mempool *pool;
+static struct l2fwd fwd;
+
+/* Two ports over application rings: the test writes in[p] (the port's rx)
+ * and reads out[p] (the port's tx). */
+struct pair {
+	struct lr_ring *in[2], *out[2];
+	uint16_t port[2];
+	struct lr_ether_addr mac[2];
+};
+
+static int
+eal_up(void)
+{
+	char *argv[] = {"test_l2fwd",
+			"-l",
+			"0-1",
+			"--no-huge",
+			"-m",
+			"128",
+			"--file-prefix=test_l2fwd",
+			NULL};
+
+	if (lr_eal_initialized())
+		return 0;
+	if (lr_eal_init(7, argv) < 0) {
+		argv[2] = "0";
+		if (lr_eal_init(7, argv) < 0)
+			return -1;
+	}
+	pool =
+	    lr_pktmbuf_pool_create("test_l2fwd", POOL_SIZE, 64, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	return pool ? 0 : -1;
+}
+
+static int
+pair_create(struct pair *pr, const char *tag, unsigned out_size)
+{
+	char name[32];
+
+	for (int i = 0; i < 2; i++) {
+		snprintf(name, sizeof(name), "%s_in%d", tag, i);
+		pr->in[i] = lr_ring_create(name, RING_SIZE, -1, 0);
+		snprintf(name, sizeof(name), "%s_out%d", tag, i);
+		pr->out[i] = lr_ring_create(name, out_size, -1, 0);
+		if (!pr->in[i] || !pr->out[i])
+			return -1;
+		snprintf(name, sizeof(name), "%s_port%d", tag, i);
+		int p =
+		    lr_eth_from_rings(name, &pr->in[i], 1, &pr->out[i], 1, -1);
+		if (p < 0)
+			return -1;
+		pr->port[i] = (uint16_t)p;
+		if (lr_eth_dev_configure(pr->port[i], 1, 1, NULL) ||
+		    lr_eth_rx_queue_setup(pr->port[i], 0, 512, -1, NULL,
+					  pool) ||
+		    lr_eth_tx_queue_setup(pr->port[i], 0, 512, -1, NULL) ||
+		    lr_eth_dev_start(pr->port[i]))
+			return -1;
+		lr_eth_macaddr_get(pr->port[i], &pr->mac[i]);
+	}
+	return 0;
+}
+
+/* Close the ports, free packets left in the rings, free the rings. */
+static void
+pair_destroy(struct pair *pr)
+{
+	void *objs[64];
+	unsigned n;
+
+	for (int i = 0; i < 2; i++) {
+		lr_eth_dev_close(pr->port[i]);
+		while ((n = lr_ring_dequeue_burst(pr->in[i], objs, 64, NULL)))
+			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
+		while ((n = lr_ring_dequeue_burst(pr->out[i], objs, 64, NULL)))
+			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
+		lr_ring_free(pr->in[i]);
+		lr_ring_free(pr->out[i]);
+	}
+}
+
+static const struct lr_ether_addr orig_src = {{0x02, 0xaa, 0, 0, 0, 1}};
+
+/* A 64-byte frame carrying seq and the side it entered on. */
+static struct lr_mbuf *
+make_packet(uint32_t seq, uint8_t side)
+{
+	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+	uint8_t *d;
+
+	if (m == NULL)
+		return NULL;
+	d = (uint8_t *)lr_pktmbuf_append(m, 64);
+	if (d == NULL) {
+		lr_pktmbuf_free(m);
+		return NULL;
+	}
+	memset(d, 0xff, LR_ETHER_ADDR_LEN);
+	memcpy(d + 6, &orig_src, LR_ETHER_ADDR_LEN);
+	d[12] = 0x08;
+	d[13] = 0x00;
+	memcpy(d + SEQ_OFF, &seq, sizeof(seq));
+	d[SEQ_OFF + 4] = side;
+	memset(d + SEQ_OFF + 5, 0x5a, 64 - SEQ_OFF - 5);
+	return m;
+}
+
+/* Check one packet read from out[side]: it entered on the other side, its
+ * seq was not seen before, its MACs are right. 0 or -1 with a message. */
+static int
+check_packet(const struct pair *pr, struct lr_mbuf *m, int side, uint8_t *seen,
+	     uint32_t nseq, int mac_updating)
+{
+	const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t seq;
+	uint8_t want_dst[6] = {0x02, 0, 0, 0, 0, (uint8_t)pr->port[side]};
+
+	memcpy(&seq, d + SEQ_OFF, sizeof(seq));
+	if (m->pkt_len != 64 || seq >= nseq || d[SEQ_OFF + 4] != (side ^ 1)) {
+		fprintf(stderr,
+			"bad packet on side %d: len %u seq %u from %u\n", side,
+			m->pkt_len, seq, d[SEQ_OFF + 4]);
+		return -1;
+	}
+	if (seen[seq]++) {
+		fprintf(stderr, "packet %u arrived twice\n", seq);
+		return -1;
+	}
+	if (mac_updating
+		? (memcmp(d, want_dst, 6) || memcmp(d + 6, &pr->mac[side], 6))
+		: (d[0] != 0xff || memcmp(d + 6, &orig_src, 6))) {
+		fprintf(stderr,
+			"packet %u: MACs %02x:..:%02x / %02x:..:%02x wrong "
+			"(mac updating %d)\n",
+			seq, d[0], d[5], d[6], d[11], mac_updating);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read what is in out[0], out[1]; check and free it; how many, or -1. */
+static int
+collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
+{
+	void *objs[64];
+	unsigned n;
+	int total = 0;
+
+	for (int side = 0; side < 2; side++) {
+		while ((
+		    n = lr_ring_dequeue_burst(pr->out[side], objs, 64, NULL))) {
+			for (unsigned i = 0; i < n; i++)
+				if (check_packet(pr, objs[i], side, seen, nseq,
+						 mac_upd) < 0)
+					return -1;
+			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
+			total += (int)n;
+		}
+	}
+	return total;
+}
+
+/* Forward nseq packets (alternating sides, in chunks of up to 50) on the
+ * calling lcore, stepping the loop; every packet must arrive once. */
+static int
+run_forward(int mac_updating)
+{
+	enum { NSEQ = 20000 };
+	static uint8_t seen[NSEQ];
+	struct pair pr;
+	struct l2fwd_port_stats st;
+	struct lr_eth_stats es;
+	unsigned lc;
+	uint32_t next = 0;
+	int got = 0;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	lc = lr_lcore_id();
+	memset(seen, 0, sizeof(seen));
+	LR_TEST_ASSERT(
+	    pair_create(&pr, mac_updating ? "fw" : "fn", RING_SIZE) == 0,
+	    "ports");
+	l2fwd_init(&fwd, mac_updating);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
+
+	while (next < NSEQ) {
+		/* Chunks of odd sizes so bursts straddle the tx buffer. */
+		unsigned chunk = 1 + (next * 7) % 50;
+
+		for (unsigned i = 0; i < chunk && next < NSEQ; i++, next++) {
+			uint8_t side = (uint8_t)((next / 3) & 1);
+			struct lr_mbuf *m = make_packet(next, side);
+
+			LR_TEST_ASSERT(m != NULL, "pool empty at %u", next);
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side], m), 0);
+		}
+		l2fwd_poll_once(&fwd, lc);
+		int n = collect(&pr, seen, NSEQ, mac_updating);
+
+		LR_TEST_ASSERT(n >= 0, "bad packet");
+		got += n;
+	}
+	/* Let the loop drain what is still received or buffered. */
+	for (int i = 0; i < 100 && got < NSEQ; i++) {
+		l2fwd_poll_once(&fwd, lc);
+		l2fwd_flush(&fwd, lc);
+		int n = collect(&pr, seen, NSEQ, mac_updating);
+
+		LR_TEST_ASSERT(n >= 0, "bad packet");
+		got += n;
+	}
+	LR_TEST_ASSERT_EQ(got, NSEQ);
+	for (uint32_t s = 0; s < NSEQ; s++)
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
+	/* The counters agree: each side's rx is the other side's tx. */
+	for (int side = 0; side < 2; side++) {
+		l2fwd_port_totals(&fwd, pr.port[side], &st);
+		struct l2fwd_port_stats other;
+
+		l2fwd_port_totals(&fwd, pr.port[side ^ 1], &other);
+		LR_TEST_ASSERT_EQ(st.dropped, 0);
+		LR_TEST_ASSERT_EQ(st.rx, other.tx);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get(pr.port[side], &es), 0);
+		LR_TEST_ASSERT_EQ(es.ipackets, st.rx);
+		LR_TEST_ASSERT_EQ(es.opackets, st.tx);
+		LR_TEST_ASSERT_EQ(es.obytes, 64 * st.tx);
+	}
+	l2fwd_port_totals(&fwd, pr.port[0], &st);
+	struct l2fwd_port_stats s1;
+	l2fwd_port_totals(&fwd, pr.port[1], &s1);
+	LR_TEST_ASSERT_EQ(st.rx + s1.rx, NSEQ);
+	pair_destroy(&pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
+	return 0;
+}
+
+static int
+test_forward_every_packet(void)
+{
+	return run_forward(1);
+}
+
+static int
+test_forward_no_mac_updating(void)
+{
+	return run_forward(0);
+}
+
+static int
+test_drain_timer(void)
+{
+	enum { N = 5 };
+	static uint8_t seen[N];
+	struct pair pr;
+	unsigned lc;
+	uint64_t t0;
+	int got = 0;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	lc = lr_lcore_id();
+	LR_TEST_ASSERT(pair_create(&pr, "dt", RING_SIZE) == 0, "ports");
+	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
+	fwd.lcore[lc].prev_tsc = lr_get_tsc_cycles();
+	for (uint32_t s = 0; s < N; s++)
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
+				  0);
+	/* Fewer than a burst: held in the tx buffer. */
+	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), N);
+	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), 0);
+	/* Out within the drain interval (plus slack for a busy host). */
+	t0 = lr_get_tsc_cycles();
+	while (lr_ring_count(pr.out[1]) == 0 &&
+	       lr_get_tsc_cycles() - t0 < lr_get_tsc_hz())
+		l2fwd_poll_once(&fwd, lc);
+	uint64_t us = (lr_get_tsc_cycles() - t0) * 1000000 / lr_get_tsc_hz();
+
+	got = collect(&pr, seen, N, 1);
+	LR_TEST_ASSERT_EQ(got, N);
+	LR_TEST_ASSERT(us >= L2FWD_DRAIN_US / 2, "drained after %llu us",
+		       (unsigned long long)us);
+	fprintf(stderr, "buffered packets left after %llu us\n",
+		(unsigned long long)us);
+	pair_destroy(&pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+static int
+test_drops_counted(void)
+{
+	enum { N = 200 };
+	struct pair pr;
+	struct l2fwd_port_stats st;
+	unsigned lc;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	lc = lr_lcore_id();
+	/* out rings of 64 slots (63 usable), never read during the run. */
+	LR_TEST_ASSERT(pair_create(&pr, "dr", 64) == 0, "ports");
+	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	for (uint32_t s = 0; s < N; s++)
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
+				  0);
+	for (int i = 0; i < 20; i++)
+		l2fwd_poll_once(&fwd, lc);
+	l2fwd_flush(&fwd, lc);
+	l2fwd_port_totals(&fwd, pr.port[1], &st);
+	unsigned cap = lr_ring_get_capacity(pr.out[1]);
+
+	LR_TEST_ASSERT_EQ(st.tx, cap);
+	LR_TEST_ASSERT_EQ(st.dropped, N - cap);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), cap);
+	pair_destroy(&pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* The loop on a worker lcore while this thread injects and collects. */
+static int
+test_worker_lcore(void)
+{
+	enum { NSEQ = 50000 };
+	static uint8_t seen[NSEQ];
+	struct pair pr;
+	unsigned worker;
+	uint32_t next = 0;
+	int got = 0;
+	uint64_t t0;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	worker = lr_get_next_lcore(-1, 1, 0);
+	if (worker >= LR_MAX_LCORE) {
+		printf("skip: one lcore only\n");
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(pair_create(&pr, "wk", RING_SIZE) == 0, "ports");
+	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, worker, pr.port[0]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, worker, pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(lr_eal_remote_launch(l2fwd_main_loop, &fwd, worker),
+			  0);
+	t0 = lr_get_tsc_cycles();
+	while (got < NSEQ && lr_get_tsc_cycles() - t0 < 30 * lr_get_tsc_hz()) {
+		/* At most RING_SIZE / 2 in flight: the out rings never
+		 * overflow, so nothing may be dropped. */
+		while (next < NSEQ && next - (uint32_t)got < RING_SIZE / 2) {
+			struct lr_mbuf *m =
+			    make_packet(next, (uint8_t)(next & 1));
+
+			if (m == NULL)
+				break;
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[next & 1], m),
+					  0);
+			next++;
+		}
+		int n = collect(&pr, seen, NSEQ, 1);
+
+		if (n < 0)
+			atomic_store(&fwd.quit, 1);
+		LR_TEST_ASSERT(n >= 0, "bad packet");
+		got += n;
+	}
+	atomic_store(&fwd.quit, 1);
+	LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker), 0);
+	got += collect(&pr, seen, NSEQ, 1);
+	LR_TEST_ASSERT_EQ(got, NSEQ);
+	for (uint32_t s = 0; s < NSEQ; s++)
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
+	for (int side = 0; side < 2; side++) {
+		struct l2fwd_port_stats st;
+
+		l2fwd_port_totals(&fwd, pr.port[side], &st);
+		LR_TEST_ASSERT_EQ(st.dropped, 0);
+	}
+	pair_destroy(&pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* --- the real binary --- */
+
+static char l2fwd_path[4096];
+
+static int
+find_binary(void)
+{
+	ssize_t n =
+	    readlink("/proc/self/exe", l2fwd_path, sizeof(l2fwd_path) - 64);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	l2fwd_path[n] = '\0';
+	slash = strrchr(l2fwd_path, '/');
+	if (slash == NULL)
+		return -1;
+	strcpy(slash, "/../apps/l2fwd/lr-l2fwd");
+	return access(l2fwd_path, X_OK);
+}
+
+/* Run lr-l2fwd with args; after delay_ms send sig (0: none); its output
+ * into out; returns its exit status, -2 if it could not be run, -3 if it
+ * did not end within timeout_s. */
+static int
+run_l2fwd(const char *const *args, int delay_ms, int sig, int timeout_s,
+	  char *out, size_t outlen)
+{
+	int pfd[2], st;
+	pid_t pid;
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = l2fwd_path;
+	for (; args[n - 1]; n++)
+		argv[n] = (char *)args[n - 1];
+	argv[n] = NULL;
+	if (pipe(pfd))
+		return -2;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		execv(l2fwd_path, argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (delay_ms) {
+		struct timespec ts = {delay_ms / 1000,
+				      (delay_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		if (sig)
+			kill(pid, sig);
+	}
+	size_t got = 0;
+	ssize_t k;
+	time_t end = time(NULL) + timeout_s;
+
+	while ((k = read(pfd[0], out + got, outlen - 1 - got)) > 0) {
+		got += (size_t)k;
+		if (time(NULL) > end)
+			break;
+	}
+	out[got] = '\0';
+	close(pfd[0]);
+	/* Output closed: the child is exiting; give it up to 5 s. */
+	for (int i = 0; waitpid(pid, &st, WNOHANG) == 0; i++) {
+		struct timespec ts = {0, 10 * 1000000L};
+
+		if (i == 500) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -3;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (!WIFEXITED(st))
+		return -4;
+	if (WEXITSTATUS(st) == 127)
+		return -2;
+	return WEXITSTATUS(st);
+}
+
+#define NULL_PORTS                                                             \
+	"-l", "0", "--no-huge", "-m", "128", "--vdev",                         \
+	    "net_null0,size=64,copy=0", "--vdev", "net_null1,size=64,copy=0"
+
+static int
+check_clean_exit(const char *out)
+{
+	const char *t = strstr(out, "l2fwd total: rx=");
+	unsigned long long rx = 0, tx = 0, dropped = 1;
+
+	LR_TEST_ASSERT(t != NULL, "no total line in:\n%s", out);
+	LR_TEST_ASSERT(sscanf(t, "l2fwd total: rx=%llu tx=%llu dropped=%llu",
+			      &rx, &tx, &dropped) == 3,
+		       "total line format");
+	LR_TEST_ASSERT(rx > 0 && tx == rx && dropped == 0,
+		       "rx %llu tx %llu dropped %llu", rx, tx, dropped);
+	LR_TEST_ASSERT(strstr(out, "mbufs in use after stop: 0\n"),
+		       "in-use line missing or not 0:\n%s", out);
+	LR_TEST_ASSERT(strstr(out, "Closing port 1... Done"), "ports closed");
+	return 0;
+}
+
+static char outbuf[1 << 16];
+
+static int
+test_sigint(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM};
+
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
+		const char *args[] = {
+		    NULL_PORTS, "--file-prefix=test_l2fwd_sig",
+		    "--",	"-p",
+		    "0x3",	"-T",
+		    "1",	NULL};
+		int r =
+		    run_l2fwd(args, 1500, sigs[i], 20, outbuf, sizeof(outbuf));
+
+		if (r == -2) {
+			printf("skip: cannot run %s here\n", l2fwd_path);
+			return LR_TEST_SKIP;
+		}
+		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s",
+			       sigs[i], r, outbuf);
+		LR_TEST_ASSERT(strstr(outbuf, "Signal received"),
+			       "no signal line");
+		if (check_clean_exit(outbuf))
+			return -1;
+	}
+	return 0;
+}
+
+static int
+test_duration_and_bad_options(void)
+{
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	const char *args[] = {NULL_PORTS, "--file-prefix=test_l2fwd_dur",
+			      "--",	  "-p",
+			      "0x3",	  "-T",
+			      "0",	  "--duration",
+			      "0.5",	  "--portmap=(1,0)",
+			      NULL};
+	int r = run_l2fwd(args, 0, 0, 20, outbuf, sizeof(outbuf));
+
+	if (r == -2) {
+		printf("skip: cannot run %s here\n", l2fwd_path);
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
+	if (check_clean_exit(outbuf))
+		return -1;
+
+	static const struct {
+		const char *opt[4];
+		const char *msg;
+	} bad[] = {
+	    {{"-p", "0x4"}, "port 2 does not exist"},
+	    {{"-p", "0x1"}, "an odd number of ports"},
+	    {{"-p", "zz"}, "-p 'zz'"},
+	    {{"-p", "0x3", "--portmap=(0,5)"}, "port 5 is not in the mask"},
+	    {{"-p", "0x3", "--portmap=(0,1"}, "--portmap '(0,1'"},
+	    {{"-p", "0x3", "-q", "1"}, "not enough lcores"},
+	    {{"-p", "0x3", "--duration", "-1"}, "--duration '-1'"},
+	    {{"-T", "1"}, "-p PORTMASK is required"},
+	};
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		const char *a[20] = {NULL_PORTS, "--file-prefix=test_l2fwd_bad",
+				     "--"};
+		unsigned n = 0;
+
+		while (a[n])
+			n++;
+
+		for (unsigned k = 0; k < 4 && bad[i].opt[k]; k++)
+			a[n++] = bad[i].opt[k];
+		a[n] = NULL;
+		r = run_l2fwd(a, 0, 0, 20, outbuf, sizeof(outbuf));
+		LR_TEST_ASSERT(r > 0, "case %u: exit %d", i, r);
+		LR_TEST_ASSERT(strstr(outbuf, bad[i].msg),
+			       "case %u: '%s' not in:\n%s", i, bad[i].msg,
+			       outbuf);
+	}
+	return 0;
+}
+
+static const struct lr_test_case cases[] = {
+    {"forward_every_packet", test_forward_every_packet},
+    {"forward_no_mac_updating", test_forward_no_mac_updating},
+    {"drain_timer", test_drain_timer},
+    {"drops_counted", test_drops_counted},
+    {"worker_lcore", test_worker_lcore},
+    {"sigint", test_sigint},
+    {"duration_and_bad_options", test_duration_and_bad_options},
+};
+
+LR_TEST_MAIN("l2fwd", cases)
