@@ -45,11 +45,22 @@
 
 #include "lr_cycles.h"
 #include "lr_eal.h"
-#include "lr_eth_af_xdp.h"
 #include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+
+#if !__has_include("lr_eth_af_xdp.h")
+int
+main(void)
+{
+	printf("skip: net_af_xdp is not built in (libxdp/libbpf missing or "
+	       "-Ddisable_drivers)\n");
+	return LR_TEST_SKIP;
+}
+#else
+#include "lr_eth_af_xdp.h"
 
 #ifndef PACKET_QDISC_BYPASS
 #define PACKET_QDISC_BYPASS 20
@@ -991,6 +1002,10 @@ main(int argc, char **argv)
 		       "pairs, AF_XDP sockets)\n");
 		return LR_TEST_SKIP;
 	}
+	if (lr_eth_driver_find("net_af_xdp") == NULL) {
+		printf("skip: net_af_xdp is not built in (-Ddisable_drivers)\n");
+		return LR_TEST_SKIP;
+	}
 	if (sh("command -v ip >/dev/null") != 0) {
 		printf("skip: the ip command (iproute2) is not installed\n");
 		return LR_TEST_SKIP;
@@ -1034,3 +1049,4 @@ main(int argc, char **argv)
 	fprintf(stderr, "test child killed by signal %d\n", WTERMSIG(st));
 	return 1;
 }
+#endif /* lr_eth_af_xdp.h */

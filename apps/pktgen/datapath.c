@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * datapath.c - lr-pktgen's per-lcore loop: build frames from templates and
+ * transmit them in bursts (at full speed or paced by a token bucket on the
+ * TSC), receive, and account for the frames that come back.
+ *
+ * Cost per transmitted 64-byte frame on the fast path (nothing varies): a
+ * share of one bulk mbuf allocation, a 64-byte copy from the template, two
+ * length stores and the sequence number and timestamp (two byte-swapped
+ * stores); the TSC is read once per burst. No division, no lock, no
+ * atomic read-modify-write: counters are relaxed loads and stores of
+ * this lcore's own cache lines, once per burst.
+ *
+ * Rate limiting: each stream owns a virtual clock next_fp (TSC cycles since
+ * start, fixed point). A frame may leave when next_fp <= now and advances
+ * next_fp by its cost (cycles per frame, plus cycles per wire byte for
+ * bit rates). next_fp is never allowed to fall more than depth_fp behind
+ * now: that is the bucket, the credit kept across a stall.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "pktgen.h"
+
+static __lr_always_inline void
+wr_be16(uint8_t *p, uint16_t v)
+{
+	v = __builtin_bswap16(v);
+	memcpy(p, &v, 2);
+}
+
+static __lr_always_inline void
+wr_be32(uint8_t *p, uint32_t v)
+{
+	v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+
+static __lr_always_inline void
+wr_be64(uint8_t *p, uint64_t v)
+{
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+
+static __lr_always_inline uint16_t
+rd_be16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return __builtin_bswap16(v);
+}
+
+static __lr_always_inline uint32_t
+rd_be32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return __builtin_bswap32(v);
+}
+
+static __lr_always_inline uint64_t
+rd_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return __builtin_bswap64(v);
+}
+
+/* Add to a counter only this thread writes. */
+static __lr_always_inline void
+cnt_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+static __lr_always_inline void
+stamp(uint8_t *d, uint32_t seq, uint64_t tsc)
+{
+	wr_be32(d + PG_PAYLOAD_OFF + 6, seq);
+	wr_be64(d + PG_PAYLOAD_OFF + 10, tsc);
+}
+
+/* xorshift64*: a fast generator, good enough for header fields. */
+static __lr_always_inline uint64_t
+rnd_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* Index of the generator's next value in 0..span-1. */
+static __lr_always_inline uint64_t
+fgen_next(struct pg_txq *q, struct pg_fgen *g)
+{
+	uint64_t i;
+
+	if (q->random)
+		return (uint64_t)(((unsigned __int128)rnd_next(&q->rnd) *
+				   g->span) >>
+				  64);
+	i = g->cur;
+	if (++g->cur == g->span)
+		g->cur = 0;
+	return i;
+}
+
+/* Nothing varies: the template and the stamp. */
+static __lr_always_inline uint32_t
+build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
+{
+	const struct pg_tmpl *t = q->tmpl;
+	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = t->len;
+
+	if (lr_likely(len <= 64))
+		memcpy(d, t->data, 64);
+	else
+		memcpy(d, t->data, len);
+	stamp(d, q->seq++, tsc);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	return len;
+}
+
+/* Sizes, addresses or ports vary, or the UDP checksum is wanted. */
+static inline uint32_t
+build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
+{
+	const struct pg_tmpl *t = q->tmpl;
+	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = t->len, s;
+	unsigned gi = 0;
+
+	if (q->nfgen && q->fgen[0].field == PG_F_SIZE) {
+		struct pg_fgen *g = &q->fgen[0];
+		uint64_t i = fgen_next(q, g);
+
+		len = (uint32_t)(q->imix ? q->imix[i] : g->lo + i * g->step) -
+		      PG_FCS;
+		gi = 1;
+	}
+	memcpy(d, t->data, len);
+	for (; gi < q->nfgen; gi++) {
+		struct pg_fgen *g = &q->fgen[gi];
+		uint64_t v = g->lo + fgen_next(q, g);
+		uint8_t *p = d + g->off;
+
+		if (g->width == 6) {
+			wr_be16(p, (uint16_t)(v >> 32));
+			wr_be32(p + 2, (uint32_t)v);
+		} else if (g->width == 4) {
+			wr_be32(p, (uint32_t)v);
+		} else {
+			wr_be16(p, (uint16_t)v);
+		}
+	}
+	if (q->vary_ip_cksum) {
+		wr_be16(d + 16, (uint16_t)(len - 14));
+		wr_be16(d + 38, (uint16_t)(len - 34));
+		s = q->ip_sum_base + (len - 14) + rd_be16(d + 26) +
+		    rd_be16(d + 28) + rd_be16(d + 30) + rd_be16(d + 32);
+		wr_be16(d + 24, (uint16_t)~pg_csum_fold(s));
+	}
+	stamp(d, q->seq++, tsc);
+	if (q->pay_cum != NULL) {
+		uint16_t ck;
+
+		/* Pseudo header, UDP header, payload header, pattern. */
+		s = q->udp_sum_base + rd_be16(d + 26) + rd_be16(d + 28) +
+		    rd_be16(d + 30) + rd_be16(d + 32) + 2 * (len - 34) +
+		    rd_be16(d + 34) + rd_be16(d + 36);
+		for (unsigned k = 0; k < PG_PAYLOAD_LEN; k += 2)
+			s += rd_be16(d + PG_PAYLOAD_OFF + k);
+		s += q->pay_cum[len - PG_PAYLOAD_OFF - PG_PAYLOAD_LEN];
+		ck = (uint16_t)~pg_csum_fold(s);
+		wr_be16(d + 40, ck ? ck : 0xffff);
+	}
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	return len;
+}
+
+/* Replay: the next frame of the file, restamped if it is one of ours. */
+static inline uint32_t
+build_pcap(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
+{
+	const struct pg_tmpl *t = &q->tmpl[q->tmpl_idx];
+	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+
+	if (++q->tmpl_idx == q->ntmpl)
+		q->tmpl_idx = 0;
+	memcpy(d, t->data, t->len);
+	if (t->stamped) {
+		wr_be16(d + PG_PAYLOAD_OFF + 4, q->stream);
+		stamp(d, q->seq++, tsc);
+	}
+	m->data_len = (uint16_t)t->len;
+	m->pkt_len = t->len;
+	return t->len;
+}
+
+static inline int
+is_own(const struct lr_mbuf *m)
+{
+	const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
+
+	return m->data_len >= PG_HDR_LEN + PG_PAYLOAD_LEN &&
+	       rd_be32(d + PG_PAYLOAD_OFF) == PG_MAGIC && d[12] == 0x08 &&
+	       d[13] == 0x00;
+}
+
+/* Hand n built frames to the port; keep what it refuses for later. */
+static inline void
+tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
+	uint64_t own, uint64_t now)
+{
+	uint16_t sent = lr_eth_tx_burst(q->port, q->queue, pkts, (uint16_t)n);
+
+	if (lr_unlikely(sent < n)) {
+		for (unsigned i = sent; i < n; i++) {
+			bytes -= pkts[i]->data_len;
+			own -= (uint64_t)is_own(pkts[i]);
+			q->pending[q->npending++] = pkts[i];
+		}
+	}
+	if (sent) {
+		if (lr_unlikely(q->first_tsc == 0))
+			q->first_tsc = now;
+		q->last_tsc = now;
+		cnt_add(&q->cnt->tx_pkts, sent);
+		cnt_add(&q->cnt->tx_bytes, bytes);
+		cnt_add(&q->cnt->tx_own, own);
+	}
+}
+
+/* Try again with the frames the port refused. */
+static __lr_cold void
+tx_retry(struct pg_txq *q, uint64_t now)
+{
+	struct lr_mbuf *pkts[PG_MAX_BURST];
+	unsigned n = q->npending;
+	uint64_t bytes = 0, own = 0;
+
+	memcpy(pkts, q->pending, n * sizeof(pkts[0]));
+	for (unsigned i = 0; i < n; i++) {
+		bytes += pkts[i]->data_len;
+		own += (uint64_t)is_own(pkts[i]);
+	}
+	q->npending = 0;
+	tx_send(q, pkts, n, bytes, own, now);
+}
+
+static __lr_always_inline uint32_t
+build_one(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
+{
+	if (q->kind == PG_K_FAST)
+		return build_fast(q, m, tsc);
+	if (q->kind == PG_K_GENERAL)
+		return build_general(q, m, tsc);
+	return build_pcap(q, m, tsc);
+}
+
+/* As fast as possible: one full burst per call. */
+static inline void
+tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
+{
+	struct lr_mbuf *pkts[PG_MAX_BURST];
+	unsigned n = burst;
+	uint64_t bytes = 0, own = 0;
+
+	if (lr_unlikely(q->quota < n))
+		n = (unsigned)q->quota;
+	/* Raw get: every field alloc would reset is written below. */
+	if (lr_unlikely(lr_mempool_get_bulk(pg.pool, (void **)pkts, n) != 0)) {
+		cnt_add(&q->cnt->tx_nombuf, 1);
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pkts[i]->rearm_data = pg.rearm;
+		pkts[i]->ol_flags = 0;
+		pkts[i]->packet_type = 0;
+	}
+	if (lr_likely(q->kind == PG_K_FAST)) {
+		for (unsigned i = 0; i < n; i++)
+			bytes += build_fast(q, pkts[i], now);
+		own = n;
+	} else if (q->kind == PG_K_GENERAL) {
+		for (unsigned i = 0; i < n; i++)
+			bytes += build_general(q, pkts[i], now);
+		own = n;
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			own += q->tmpl[q->tmpl_idx].stamped;
+			bytes += build_pcap(q, pkts[i], now);
+		}
+	}
+	q->quota -= n;
+	tx_send(q, pkts, n, bytes, own, now);
+}
+
+/* Paced: as many frames as the bucket allows, at most one burst. */
+static inline void
+tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
+{
+	struct lr_mbuf *pkts[PG_MAX_BURST];
+	uint64_t now_fp = (now - pg.t0) << PG_FP_SHIFT;
+	uint64_t bytes = 0, own = 0;
+	unsigned n = 0;
+
+	if (now_fp < q->next_fp)
+		return;
+	if (q->next_fp + q->depth_fp < now_fp)
+		q->next_fp = now_fp - q->depth_fp;
+	if (q->nstash < burst) {
+		unsigned need = burst - q->nstash;
+
+		if (lr_pktmbuf_alloc_bulk(pg.pool, q->stash + q->nstash,
+					  need) == 0)
+			q->nstash += need;
+		else if (q->nstash == 0) {
+			cnt_add(&q->cnt->tx_nombuf, 1);
+			return;
+		}
+	}
+	while (n < q->nstash && n < q->quota && q->next_fp <= now_fp) {
+		struct lr_mbuf *m = q->stash[q->nstash - 1 - n];
+		uint32_t len;
+
+		if (q->kind == PG_K_PCAP)
+			own += q->tmpl[q->tmpl_idx].stamped;
+		else
+			own++;
+		len = build_one(q, m, now);
+		bytes += len;
+		q->next_fp +=
+		    q->pkt_cost_fp +
+		    (uint64_t)(len + PG_FCS + PG_WIRE_GAP) * q->byte_cost_fp;
+		pkts[n++] = m;
+	}
+	q->nstash -= n;
+	q->quota -= n;
+	tx_send(q, pkts, n, bytes, own, now);
+}
+
+static __lr_always_inline void
+lat_add(struct pg_lat *l, uint64_t c)
+{
+	l->n++;
+	l->sum += c;
+	if (c < l->min)
+		l->min = c;
+	if (c > l->max)
+		l->max = c;
+	l->hist[pg_lat_bucket(c)]++;
+}
+
+static inline void
+rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
+{
+	struct lr_mbuf *pkts[PG_MAX_BURST];
+	uint16_t n = lr_eth_rx_burst(r->port, r->queue, pkts, (uint16_t)burst);
+	uint64_t bytes = 0, own = 0, now;
+
+	if (n == 0)
+		return;
+	now = lr_get_tsc_cycles();
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_mbuf *m = pkts[i];
+		const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
+		uint16_t stream;
+		uint64_t sent;
+
+		bytes += m->pkt_len;
+		if (!is_own(m))
+			continue;
+		stream = rd_be16(d + PG_PAYLOAD_OFF + 4);
+		if (lr_unlikely(stream >= pg.nstreams)) {
+			lc->rx_foreign_stream++;
+			continue;
+		}
+		own++;
+		pg_seq_account(&lc->win[stream],
+			       rd_be32(d + PG_PAYLOAD_OFF + 6));
+		sent = rd_be64(d + PG_PAYLOAD_OFF + 10);
+		lat_add(&lc->lat, now > sent ? now - sent : 0);
+	}
+	if (lr_unlikely(pg.capture))
+		pg_capture_write(pkts, n);
+	lr_pktmbuf_free_bulk(pkts, n);
+	cnt_add(&r->cnt->rx_pkts, n);
+	cnt_add(&r->cnt->rx_bytes, bytes);
+	cnt_add(&r->cnt->rx_own, own);
+}
+
+void
+pg_txq_release(struct pg_txq *q)
+{
+	if (q->nstash) {
+		lr_pktmbuf_free_bulk(q->stash, q->nstash);
+		q->nstash = 0;
+	}
+	if (q->npending) {
+		cnt_add(&q->cnt->tx_drop, q->npending);
+		lr_pktmbuf_free_bulk(q->pending, q->npending);
+		q->npending = 0;
+	}
+}
+
+int
+pg_lcore_loop(void *arg)
+{
+	struct pg_lcore *lc = arg;
+	const unsigned burst = pg.o.burst;
+	const bool paced = pg.o.rate_mode != PG_RATE_MAX;
+	const uint64_t end = pg.end_tsc;
+	bool tx_busy = lc->ntx > 0;
+
+	struct timespec c0, c1, w0, w1;
+
+	while (!atomic_load_explicit(&pg.go, memory_order_acquire))
+		;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	if (!tx_busy)
+		atomic_store_explicit(&lc->tx_done, 1, memory_order_release);
+	for (;;) {
+		int st = atomic_load_explicit(&pg.state, memory_order_relaxed);
+		uint64_t now;
+
+		if (lr_unlikely(st == PG_STOP))
+			break;
+		if (tx_busy) {
+			bool busy = false;
+
+			now = lr_get_tsc_cycles();
+			for (unsigned i = 0; i < lc->ntx; i++) {
+				struct pg_txq *q = lc->tx[i];
+
+				if (lr_unlikely(q->npending != 0)) {
+					tx_retry(q, now);
+					busy = true;
+					continue;
+				}
+				if (lr_unlikely(q->done))
+					continue;
+				if (lr_unlikely(st != PG_RUN || q->quota == 0 ||
+						(end && now >= end))) {
+					q->done = true;
+					pg_txq_release(q);
+					continue;
+				}
+				busy = true;
+				if (paced)
+					tx_paced(q, burst, now);
+				else
+					tx_max(q, burst, now);
+			}
+			if (lr_unlikely(!busy)) {
+				tx_busy = false;
+				atomic_store_explicit(&lc->tx_done, 1,
+						      memory_order_release);
+			}
+		}
+		for (unsigned i = 0; i < lc->nrx; i++)
+			rx_poll(lc, &lc->rx[i], burst);
+	}
+	for (unsigned i = 0; i < lc->ntx; i++)
+		pg_txq_release(lc->tx[i]);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	lc->cpu_ns = (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000LL +
+				(c1.tv_nsec - c0.tv_nsec));
+	lc->wall_ns = (uint64_t)((w1.tv_sec - w0.tv_sec) * 1000000000LL +
+				 (w1.tv_nsec - w0.tv_nsec));
+	return 0;
+}

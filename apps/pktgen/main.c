@@ -1,0 +1,926 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr-pktgen: a traffic generator over linerate ports.
+ *
+ *   lr-pktgen [EAL options] -- [options]      (see --help)
+ *
+ * Setup (this file): ports from --vdev, one (port, queue) pair per lcore
+ * spread over the ports, one mbuf pool, one stream (template, sequence
+ * space, rate share) per transmit queue. The lcores run pg_lcore_loop()
+ * (datapath.c); the control thread (the main lcore when there are workers,
+ * else a plain thread beside it) prints a line per port each second, ends
+ * the run (count, duration, signal), lets in-flight frames drain, and
+ * prints the summary and the final `pktgen total:` line.
+ *
+ * Exit status: 0 done, 1 runtime failure (including mbufs not back in the
+ * pool at exit), 2 bad options.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_mbuf.h"
+#include "pktgen.h"
+
+struct pg_run pg;
+
+/* Per port: its role, its queues' counters, snapshots for rates. */
+struct port_info {
+	bool used, tx, rx;
+	uint16_t nq;   /* queues (rx = tx) */
+	uint16_t ntxq; /* streams on it */
+	char name[LR_ETH_NAME_MAX_LEN];
+	struct pg_counters *cnt;   /* [nq] */
+	struct lr_eth_stats stats; /* at the end, before close */
+	uint64_t l_tx, l_txb, l_rx, l_rxb, l_drops; /* last live line */
+};
+
+static struct port_info ports[LR_MAX_ETHPORTS];
+static struct pg_lcore *lcores[LR_MAX_LCORE];
+static unsigned dp_lcores[LR_MAX_LCORE], n_dp;
+static struct pg_txq *txqs[PG_MAX_STREAMS];
+static unsigned ntxqs;
+static struct pg_tmpl *pcap_tmpl;
+static unsigned pcap_n;
+static _Atomic int sig_count;
+static uint64_t t_stop;	    /* TSC when the run ended */
+static uint64_t last_print; /* TSC of the last live line */
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (atomic_fetch_add(&sig_count, 1) >= 1)
+		atomic_store(&pg.state, PG_STOP);
+}
+
+static uint64_t
+mac_u64(const struct lr_ether_addr *a)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < LR_ETHER_ADDR_LEN; i++)
+		v = v << 8 | a->addr_bytes[i];
+	return v;
+}
+
+static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "lr-pktgen: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Which ports, and which of them send and receive. */
+static int
+select_ports(const struct pg_opts *o)
+{
+	uint32_t avail = 0, use, tx, rx;
+	uint16_t p;
+
+	LR_ETH_FOREACH_DEV(p)
+	avail |= 1u << p;
+	if (avail == 0)
+		return fail("no ports: create some with --vdev, e.g. "
+			    "--vdev net_null0 before the --");
+	use = o->ports ? o->ports : avail;
+	if (o->ports == 0 && (o->tx_ports | o->rx_ports))
+		use = avail;
+	for (p = 0; p < LR_MAX_ETHPORTS; p++)
+		if ((use >> p & 1) && !(avail >> p & 1))
+			return fail("port %u: no such port (%u ports exist; "
+				    "create them with --vdev)",
+				    p, lr_eth_dev_count_avail());
+	tx = o->rx_only ? 0 : o->tx_ports ? o->tx_ports : use;
+	rx = o->tx_only ? 0 : o->rx_ports ? o->rx_ports : use;
+	if ((tx | rx) & ~use)
+		return fail("--tx-ports/--rx-ports name a port outside "
+			    "--ports");
+	if (tx == 0 && rx == 0)
+		return fail("no port sends or receives");
+	for (p = 0; p < LR_MAX_ETHPORTS; p++) {
+		if (!(use >> p & 1))
+			continue;
+		ports[p].used = true;
+		ports[p].tx = tx >> p & 1;
+		ports[p].rx = rx >> p & 1;
+		snprintf(ports[p].name, sizeof(ports[p].name), "%s",
+			 lr_eth_dev_name(p));
+	}
+	return 0;
+}
+
+/* Spread (port, queue) pairs over the datapath lcores: with at least as
+ * many lcores as ports each lcore takes one queue of one port (ports get
+ * as many queues as lcores land on them); with fewer, an lcore takes
+ * queue 0 of several ports. */
+static int
+assign_queues(void)
+{
+	uint16_t plist[LR_MAX_ETHPORTS];
+	unsigned np = 0, l;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		if (ports[p].used)
+			plist[np++] = p;
+	if (lr_lcore_count() > 1) {
+		LR_LCORE_FOREACH_WORKER(l)
+		dp_lcores[n_dp++] = l;
+	} else {
+		dp_lcores[n_dp++] = lr_get_main_lcore();
+	}
+	for (unsigned i = 0; i < n_dp; i++) {
+		lcores[dp_lcores[i]] = aligned_alloc(
+		    LR_CACHE_LINE_SIZE,
+		    LR_ALIGN_CEIL(sizeof(struct pg_lcore), LR_CACHE_LINE_SIZE));
+		if (lcores[dp_lcores[i]] == NULL)
+			return fail("out of memory");
+		memset(lcores[dp_lcores[i]], 0, sizeof(struct pg_lcore));
+		lcores[dp_lcores[i]]->lcore_id = dp_lcores[i];
+		lcores[dp_lcores[i]]->lat.min = UINT64_MAX;
+	}
+	/* (port, queue, lcore) triples. */
+	unsigned pairs = pg.o.queues ? np * pg.o.queues : LR_MAX(n_dp, np);
+
+	for (unsigned i = 0; i < pairs; i++) {
+		uint16_t p =
+		    pg.o.queues ? plist[i / pg.o.queues] : plist[i % np];
+		struct pg_lcore *lc = lcores[dp_lcores[i % n_dp]];
+		uint16_t q = ports[p].nq++;
+
+		if (q >= LR_MAX_QUEUES_PER_PORT)
+			return fail("port %u: %u lcores need more than %d "
+				    "queues",
+				    p, n_dp, LR_MAX_QUEUES_PER_PORT);
+		if (ports[p].tx) {
+			struct pg_txq *t;
+
+			if (ntxqs == PG_MAX_STREAMS)
+				return fail("more than %d streams",
+					    PG_MAX_STREAMS);
+			t = aligned_alloc(
+			    LR_CACHE_LINE_SIZE,
+			    LR_ALIGN_CEIL(sizeof(*t), LR_CACHE_LINE_SIZE));
+			if (t == NULL)
+				return fail("out of memory");
+			memset(t, 0, sizeof(*t));
+			t->port = p;
+			t->queue = q;
+			t->stream = (uint16_t)ntxqs;
+			txqs[ntxqs++] = t;
+			lc->tx[lc->ntx++] = t;
+			ports[p].ntxq++;
+		}
+		if (ports[p].rx) {
+			lc->rx[lc->nrx].port = p;
+			lc->rx[lc->nrx].queue = q;
+			lc->nrx++;
+		}
+	}
+	pg.nstreams = ntxqs;
+	return 0;
+}
+
+static int
+setup_pool(const struct pg_opts *o, unsigned max_len)
+{
+	unsigned nq = 0, n, room;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		nq += ports[p].nq;
+	n = o->nb_mbufs;
+	if (n == 0)
+		n = nq * (o->nb_rxd + o->nb_txd + 3 * o->burst) +
+		    n_dp * (384 + o->burst) + 8192;
+	room = LR_MAX((unsigned)LR_MBUF_DEFAULT_BUF_SIZE,
+		      LR_PKTMBUF_HEADROOM + max_len + 64);
+	if (room > UINT16_MAX)
+		return fail("frames of %u bytes do not fit an mbuf", max_len);
+	pg.pool = lr_pktmbuf_pool_create("pktgen_pool", n, 256, 0,
+					 (uint16_t)room, LR_SOCKET_ID_ANY);
+	if (pg.pool == NULL)
+		return fail("mbuf pool of %u x %u bytes: %s", n, room,
+			    lr_strerror(lr_errno));
+	/* What a fresh mbuf of this pool holds in its rearm word: the
+	 * transmit path writes it instead of a full reset. */
+	struct lr_mbuf *m = lr_pktmbuf_alloc(pg.pool);
+
+	if (m == NULL)
+		return fail("mbuf pool: empty after creation");
+	pg.rearm = m->rearm_data;
+	lr_pktmbuf_free(m);
+	return 0;
+}
+
+static int
+setup_ports(const struct pg_opts *o)
+{
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		struct port_info *pi = &ports[p];
+		struct lr_eth_dev_info info;
+		struct lr_eth_conf conf = {.promiscuous = 1};
+		unsigned rxd = o->nb_rxd, txd = o->nb_txd;
+		int rc;
+
+		if (!pi->used)
+			continue;
+		rc = lr_eth_dev_info_get(p, &info);
+		if (rc < 0)
+			return fail("port %u: %s", p, lr_strerror(-rc));
+		if (pi->nq > info.max_rx_queues || pi->nq > info.max_tx_queues)
+			return fail(
+			    "port %u (%s): %u lcores need %u queues, "
+			    "it has at most %u: use fewer lcores or "
+			    "--queues",
+			    p, pi->name, n_dp, pi->nq,
+			    LR_MIN(info.max_rx_queues, info.max_tx_queues));
+		if (info.max_rx_desc)
+			rxd = LR_MIN(LR_MAX(rxd, info.min_rx_desc),
+				     info.max_rx_desc);
+		if (info.max_tx_desc)
+			txd = LR_MIN(LR_MAX(txd, info.min_tx_desc),
+				     info.max_tx_desc);
+		pi->cnt = aligned_alloc(LR_CACHE_LINE_SIZE,
+					pi->nq * sizeof(*pi->cnt));
+		if (pi->cnt == NULL)
+			return fail("out of memory");
+		memset(pi->cnt, 0, pi->nq * sizeof(*pi->cnt));
+		rc = lr_eth_dev_configure(p, pi->nq, pi->nq, &conf);
+		if (rc < 0)
+			return fail("port %u (%s): configure %u queues: %s", p,
+				    pi->name, pi->nq, lr_strerror(-rc));
+		for (uint16_t q = 0; q < pi->nq; q++) {
+			rc = lr_eth_rx_queue_setup(
+			    p, q, (uint16_t)rxd, info.socket_id, NULL, pg.pool);
+			if (rc == 0)
+				rc = lr_eth_tx_queue_setup(
+				    p, q, (uint16_t)txd, info.socket_id, NULL);
+			if (rc < 0)
+				return fail("port %u (%s): queue %u: %s", p,
+					    pi->name, q, lr_strerror(-rc));
+		}
+		rc = lr_eth_dev_start(p);
+		if (rc < 0)
+			return fail("port %u (%s): start: %s", p, pi->name,
+				    lr_strerror(-rc));
+		lr_eth_promiscuous_enable(p);
+		lr_eth_stats_reset(p);
+	}
+	/* Point every queue at its counters. */
+	for (unsigned i = 0; i < n_dp; i++) {
+		struct pg_lcore *lc = lcores[dp_lcores[i]];
+
+		for (unsigned k = 0; k < lc->ntx; k++)
+			lc->tx[k]->cnt =
+			    &ports[lc->tx[k]->port].cnt[lc->tx[k]->queue];
+		for (unsigned k = 0; k < lc->nrx; k++)
+			lc->rx[k].cnt =
+			    &ports[lc->rx[k].port].cnt[lc->rx[k].queue];
+	}
+	return 0;
+}
+
+/* Templates, quotas and rate shares of every stream. */
+static int
+setup_streams(const struct pg_opts *o)
+{
+	double hz = (double)pg.hz;
+
+	for (unsigned i = 0; i < ntxqs; i++) {
+		struct pg_txq *q = txqs[i];
+		double pps = 0, bps = 0, c1;
+		unsigned len0;
+
+		if (o->pcap_file) {
+			q->tmpl = pcap_tmpl;
+			q->ntmpl = pcap_n;
+			q->kind = PG_K_PCAP;
+		} else {
+			struct lr_ether_addr mac;
+
+			lr_eth_macaddr_get(q->port, &mac);
+			if (pg_stream_init(q, o, mac_u64(&mac)) != 0)
+				return fail("stream %u: out of memory", i);
+		}
+		q->quota = UINT64_MAX;
+		if (o->count)
+			q->quota = o->count / ntxqs + (i < o->count % ntxqs);
+		switch (o->rate_mode) {
+		case PG_RATE_PPS:
+			pps = o->rate / ntxqs;
+			break;
+		case PG_RATE_MBPS:
+			bps = o->rate * 1e6 / ntxqs;
+			break;
+		case PG_RATE_PCT:
+			bps = o->line_rate_gbps * 1e9 * o->rate / 100 /
+			      ports[q->port].ntxq;
+			break;
+		default:
+			break;
+		}
+		q->pkt_cost_fp =
+		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
+			    : 0;
+		q->byte_cost_fp =
+		    bps > 0
+			? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5)
+			: 0;
+		len0 = q->tmpl[0].len;
+		c1 = (double)q->pkt_cost_fp +
+		     (double)(len0 + PG_FCS + PG_WIRE_GAP) *
+			 (double)q->byte_cost_fp;
+		q->depth_fp =
+		    (uint64_t)LR_MAX(c1 * o->burst, o->bucket_ms / 1000 * hz *
+							(1 << PG_FP_SHIFT));
+	}
+	for (unsigned i = 0; i < n_dp; i++) {
+		struct pg_lcore *lc = lcores[dp_lcores[i]];
+
+		lc->win = calloc(LR_MAX(pg.nstreams, 1u), sizeof(*lc->win));
+		if (lc->win == NULL)
+			return fail("out of memory");
+	}
+	return 0;
+}
+
+static double
+wire_gbps(uint64_t pkts, uint64_t bytes, double secs)
+{
+	return secs > 0 ? (double)(bytes + pkts * (PG_FCS + PG_WIRE_GAP)) * 8 /
+			      secs / 1e9
+			: 0;
+}
+
+static void
+port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx, uint64_t *rxb)
+{
+	*tx = *txb = *rx = *rxb = 0;
+	for (uint16_t q = 0; q < ports[p].nq; q++) {
+		const struct pg_counters *c = &ports[p].cnt[q];
+
+		*tx += atomic_load_explicit(&c->tx_pkts, memory_order_relaxed);
+		*txb +=
+		    atomic_load_explicit(&c->tx_bytes, memory_order_relaxed);
+		*rx += atomic_load_explicit(&c->rx_pkts, memory_order_relaxed);
+		*rxb +=
+		    atomic_load_explicit(&c->rx_bytes, memory_order_relaxed);
+	}
+}
+
+static uint64_t
+port_drops(uint16_t p)
+{
+	struct lr_eth_stats st;
+
+	if (lr_eth_stats_get(p, &st) != 0)
+		return 0;
+	return st.imissed + st.ierrors + st.oerrors + st.rx_nombuf;
+}
+
+static void
+print_live(uint64_t now)
+{
+	double dt = (double)(now - last_print) / (double)pg.hz;
+
+	if (dt <= 0)
+		return;
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		struct port_info *pi = &ports[p];
+		uint64_t tx, txb, rx, rxb, drops;
+
+		if (!pi->used)
+			continue;
+		drops = port_drops(p);
+		port_sums(p, &tx, &txb, &rx, &rxb);
+		printf("[%7.1fs] port %u: tx %8.3f Mpps %7.3f Gb/s | rx %8.3f "
+		       "Mpps %7.3f Gb/s | drops %llu\n",
+		       (double)(now - pg.t0) / (double)pg.hz, p,
+		       (double)(tx - pi->l_tx) / dt / 1e6,
+		       wire_gbps(tx - pi->l_tx, txb - pi->l_txb, dt),
+		       (double)(rx - pi->l_rx) / dt / 1e6,
+		       wire_gbps(rx - pi->l_rx, rxb - pi->l_rxb, dt),
+		       (unsigned long long)(drops - pi->l_drops));
+		pi->l_tx = tx;
+		pi->l_txb = txb;
+		pi->l_rx = rx;
+		pi->l_rxb = rxb;
+		pi->l_drops = drops;
+	}
+	fflush(stdout);
+	last_print = now;
+}
+
+static bool
+all_tx_done(void)
+{
+	for (unsigned i = 0; i < n_dp; i++)
+		if (!atomic_load_explicit(&lcores[dp_lcores[i]]->tx_done,
+					  memory_order_acquire))
+			return false;
+	return true;
+}
+
+/* Watch the run: live lines, the end of sending, the drain, the stop. */
+static void
+control_loop(void)
+{
+	const struct pg_opts *o = &pg.o;
+	bool have_rx = false, draining = false;
+	uint64_t drain_start = 0, drain = (uint64_t)o->drain_ms * pg.hz / 1000;
+	const struct timespec tick = {0, 5 * 1000 * 1000};
+
+	for (unsigned i = 0; i < n_dp; i++)
+		have_rx |= lcores[dp_lcores[i]]->nrx > 0;
+	last_print = pg.t0;
+	for (;;) {
+		uint64_t now;
+
+		nanosleep(&tick, NULL);
+		now = lr_get_tsc_cycles();
+		if (atomic_load(&pg.state) == PG_STOP)
+			break;
+		if (!draining &&
+		    (atomic_load(&sig_count) > 0 ||
+		     (ntxqs > 0 && all_tx_done()) ||
+		     (ntxqs == 0 && pg.end_tsc && now >= pg.end_tsc))) {
+			draining = true;
+			drain_start = now;
+			atomic_store(&pg.state, PG_TX_STOP);
+		}
+		if (draining && (!have_rx || now - drain_start >= drain) &&
+		    all_tx_done()) {
+			atomic_store(&pg.state, PG_STOP);
+			break;
+		}
+		/* Frames the port keeps refusing must not hold us forever. */
+		if (draining && now - drain_start >= drain + pg.hz) {
+			atomic_store(&pg.state, PG_STOP);
+			break;
+		}
+		if (!o->quiet && now - last_print >= pg.hz)
+			print_live(now);
+	}
+	t_stop = lr_get_tsc_cycles();
+}
+
+static void *
+control_thread(void *arg)
+{
+	(void)arg;
+	control_loop();
+	return NULL;
+}
+
+/* Give every mbuf a port still holds back to the pool. */
+static void
+drain_ports(void)
+{
+	struct lr_mbuf *pkts[PG_MAX_BURST];
+
+	for (int round = 0; round < 1000; round++) {
+		unsigned got = 0;
+
+		for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+			for (uint16_t q = 0; ports[p].used && q < ports[p].nq;
+			     q++) {
+				uint16_t n =
+				    lr_eth_rx_burst(p, q, pkts, PG_MAX_BURST);
+
+				lr_pktmbuf_free_bulk(pkts, n);
+				got += n;
+			}
+		if (got == 0)
+			break;
+	}
+}
+
+/* Totals over everything, for the summary and the final line. */
+struct totals {
+	uint64_t tx, txb, rx, rxb, rx_own, tx_own, tx_drop, tx_nombuf;
+	uint64_t unique, reordered, dup, late, foreign;
+	uint64_t lost;
+	double secs;
+	double cpu_s, wall_s; /* datapath lcores, summed */
+	struct pg_lat lat;
+};
+
+static void
+compute_totals(struct totals *t)
+{
+	uint64_t first = 0, last = 0;
+	bool have_rx = false;
+
+	memset(t, 0, sizeof(*t));
+	t->lat.min = UINT64_MAX;
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		have_rx |= ports[p].used && ports[p].rx;
+		for (uint16_t q = 0; ports[p].used && q < ports[p].nq; q++) {
+			const struct pg_counters *c = &ports[p].cnt[q];
+
+			t->tx += c->tx_pkts;
+			t->txb += c->tx_bytes;
+			t->rx += c->rx_pkts;
+			t->rxb += c->rx_bytes;
+			t->rx_own += c->rx_own;
+			t->tx_own += c->tx_own;
+			t->tx_drop += c->tx_drop;
+			t->tx_nombuf += c->tx_nombuf;
+		}
+	}
+	for (unsigned i = 0; i < ntxqs; i++) {
+		if (txqs[i]->first_tsc == 0)
+			continue;
+		if (first == 0 || txqs[i]->first_tsc < first)
+			first = txqs[i]->first_tsc;
+		if (txqs[i]->last_tsc > last)
+			last = txqs[i]->last_tsc;
+	}
+	for (unsigned i = 0; i < n_dp; i++) {
+		struct pg_lcore *lc = lcores[dp_lcores[i]];
+
+		for (unsigned s = 0; s < pg.nstreams; s++) {
+			t->unique += lc->win[s].unique;
+			t->reordered += lc->win[s].reordered;
+			t->dup += lc->win[s].dup;
+			t->late += lc->win[s].late;
+		}
+		t->foreign += lc->rx_foreign_stream;
+		t->cpu_s += (double)lc->cpu_ns / 1e9;
+		t->wall_s += (double)lc->wall_ns / 1e9;
+		pg_lat_merge(&t->lat, &lc->lat);
+	}
+	/* Sending time: from the start to the last burst that left. */
+	if (last > pg.t0)
+		t->secs = (double)(last - pg.t0) / (double)pg.hz;
+	else
+		t->secs = (double)(t_stop - pg.t0) / (double)pg.hz;
+	if (t->tx > 0 && last <= pg.t0)
+		t->secs = 1e-9;
+	t->lost = have_rx && t->tx_own > t->unique ? t->tx_own - t->unique : 0;
+}
+
+static double
+us(double cycles)
+{
+	return cycles * 1e6 / (double)pg.hz;
+}
+
+static void
+print_summary(const struct totals *t, unsigned leaked)
+{
+	const struct pg_lat *l = &t->lat;
+
+	printf("\n=== lr-pktgen summary (%.3f s sending) ===\n", t->secs);
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		const struct port_info *pi = &ports[p];
+		uint64_t tx, txb, rx, rxb;
+
+		if (!pi->used)
+			continue;
+		port_sums(p, &tx, &txb, &rx, &rxb);
+		printf("port %u (%s): tx %llu frames %llu bytes, rx %llu "
+		       "frames %llu bytes; port counters: imissed %llu "
+		       "ierrors %llu oerrors %llu rx_nombuf %llu\n",
+		       p, pi->name, (unsigned long long)tx,
+		       (unsigned long long)txb, (unsigned long long)rx,
+		       (unsigned long long)rxb,
+		       (unsigned long long)pi->stats.imissed,
+		       (unsigned long long)pi->stats.ierrors,
+		       (unsigned long long)pi->stats.oerrors,
+		       (unsigned long long)pi->stats.rx_nombuf);
+	}
+	printf("rate: tx %.3f Mpps %.3f Gb/s, rx %.3f Mpps %.3f Gb/s (wire "
+	       "bits: frame + 4 FCS + 20 preamble/gap)\n",
+	       (double)t->tx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
+	       (double)t->rx / t->secs / 1e6,
+	       wire_gbps(t->rx, t->rxb, t->secs));
+	printf("streams: %u; own frames sent %llu, received %llu (unique "
+	       "%llu), lost %llu, reordered %llu (of which below the window "
+	       "%llu), duplicates %llu\n",
+	       pg.nstreams, (unsigned long long)t->tx_own,
+	       (unsigned long long)t->rx_own, (unsigned long long)t->unique,
+	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
+	       (unsigned long long)t->late, (unsigned long long)t->dup);
+	printf("datapath: %u lcore(s) ran %.3f s, on a CPU %.3f s (%.0f%%): "
+	       "%.3f Mpps tx per CPU-second\n",
+	       n_dp, t->wall_s, t->cpu_s,
+	       t->wall_s > 0 ? 100 * t->cpu_s / t->wall_s : 0,
+	       t->cpu_s > 0 ? (double)t->tx / t->cpu_s / 1e6 : 0);
+	if (t->tx_drop || t->tx_nombuf || t->foreign)
+		printf("frames refused by ports at exit %llu, bursts without "
+		       "mbufs %llu, frames of unknown streams %llu\n",
+		       (unsigned long long)t->tx_drop,
+		       (unsigned long long)t->tx_nombuf,
+		       (unsigned long long)t->foreign);
+	if (l->n == 0) {
+		printf("latency: no frames of ours came back\n");
+	} else {
+		uint64_t coarse[65] = {0};
+
+		printf("latency (us) over %llu frames: min %.3f avg %.3f max "
+		       "%.3f p50 %.3f p99 %.3f p99.9 %.3f\n",
+		       (unsigned long long)l->n, us((double)l->min),
+		       us((double)l->sum / (double)l->n), us((double)l->max),
+		       us(pg_lat_quantile(l, 0.5)),
+		       us(pg_lat_quantile(l, 0.99)),
+		       us(pg_lat_quantile(l, 0.999)));
+		for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
+			uint64_t lo = pg_lat_bucket_lo(b);
+
+			coarse[lo ? 64 - __builtin_clzll(lo) : 0] += l->hist[b];
+		}
+		printf("latency histogram (us):\n");
+		for (unsigned e = 0; e < 65; e++) {
+			double lo = e ? (double)(1ULL << (e - 1)) : 0;
+			double hi = (double)(1ULL << (e < 64 ? e : 63)) *
+				    (e < 64 ? 1 : 2);
+			double pct = 100.0 * (double)coarse[e] / (double)l->n;
+
+			if (coarse[e] == 0)
+				continue;
+			printf("  %11.3f .. %11.3f  %12llu  %5.1f%% ", us(lo),
+			       us(hi), (unsigned long long)coarse[e], pct);
+			for (int k = 0; k < (int)(pct / 2); k++)
+				putchar('#');
+			putchar('\n');
+		}
+	}
+	if (leaked)
+		printf("mbufs not back in the pool: %u\n", leaked);
+}
+
+static void
+print_json(const struct totals *t, unsigned leaked)
+{
+	const struct pg_lat *l = &t->lat;
+	bool first = true;
+
+	printf("{\"elapsed_s\": %.6f, \"tx\": %llu, \"tx_bytes\": %llu, "
+	       "\"rx\": %llu, \"rx_bytes\": %llu, \"rx_own\": %llu, "
+	       "\"tx_own\": %llu, \"lost\": %llu, \"reordered\": %llu, "
+	       "\"late\": %llu, \"dup\": %llu, \"tx_dropped\": %llu, "
+	       "\"tx_mpps\": %.6f, \"rx_mpps\": %.6f, \"tx_gbps\": %.6f, "
+	       "\"rx_gbps\": %.6f, \"mbufs_leaked\": %u, \"streams\": %u, "
+	       "\"cpu_s\": %.6f, \"lcore_wall_s\": %.6f,\n",
+	       t->secs, (unsigned long long)t->tx, (unsigned long long)t->txb,
+	       (unsigned long long)t->rx, (unsigned long long)t->rxb,
+	       (unsigned long long)t->rx_own, (unsigned long long)t->tx_own,
+	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
+	       (unsigned long long)t->late, (unsigned long long)t->dup,
+	       (unsigned long long)t->tx_drop, (double)t->tx / t->secs / 1e6,
+	       (double)t->rx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
+	       wire_gbps(t->rx, t->rxb, t->secs), leaked, pg.nstreams, t->cpu_s,
+	       t->wall_s);
+	printf(" \"ports\": [");
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		const struct port_info *pi = &ports[p];
+		uint64_t tx, txb, rx, rxb;
+
+		if (!pi->used)
+			continue;
+		port_sums(p, &tx, &txb, &rx, &rxb);
+		printf("%s\n  {\"port\": %u, \"name\": \"%s\", \"tx\": %llu, "
+		       "\"tx_bytes\": %llu, \"rx\": %llu, \"rx_bytes\": %llu, "
+		       "\"imissed\": %llu, \"ierrors\": %llu, \"oerrors\": "
+		       "%llu, \"rx_nombuf\": %llu}",
+		       first ? "" : ",", p, pi->name, (unsigned long long)tx,
+		       (unsigned long long)txb, (unsigned long long)rx,
+		       (unsigned long long)rxb,
+		       (unsigned long long)pi->stats.imissed,
+		       (unsigned long long)pi->stats.ierrors,
+		       (unsigned long long)pi->stats.oerrors,
+		       (unsigned long long)pi->stats.rx_nombuf);
+		first = false;
+	}
+	printf("],\n \"latency_us\": {\"n\": %llu", (unsigned long long)l->n);
+	if (l->n) {
+		printf(", \"min\": %.3f, \"avg\": %.3f, \"max\": %.3f, "
+		       "\"p50\": %.3f, \"p99\": %.3f, \"p999\": %.3f",
+		       us((double)l->min), us((double)l->sum / (double)l->n),
+		       us((double)l->max), us(pg_lat_quantile(l, 0.5)),
+		       us(pg_lat_quantile(l, 0.99)),
+		       us(pg_lat_quantile(l, 0.999)));
+	}
+	printf(", \"histogram\": [");
+	first = true;
+	for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
+		if (l->hist[b] == 0)
+			continue;
+		printf(
+		    "%s{\"lo\": %.4f, \"hi\": %.4f, \"count\": %llu}",
+		    first ? "" : ", ", us((double)pg_lat_bucket_lo(b)),
+		    us((double)(b + 1 < PG_LAT_BUCKETS ? pg_lat_bucket_lo(b + 1)
+						       : UINT64_MAX)),
+		    (unsigned long long)l->hist[b]);
+		first = false;
+	}
+	printf("]}}\n");
+}
+
+static void
+print_final(const struct totals *t)
+{
+	const struct pg_lat *l = &t->lat;
+	bool have = l->n > 0;
+
+	printf("pktgen total: tx=%llu rx=%llu rx_own=%llu lost=%llu "
+	       "reordered=%llu dup=%llu tx_mpps=%.4f rx_mpps=%.4f "
+	       "tx_gbps=%.4f rx_gbps=%.4f lat_min_us=%.3f lat_avg_us=%.3f "
+	       "lat_p50_us=%.3f lat_p99_us=%.3f lat_p999_us=%.3f "
+	       "lat_max_us=%.3f elapsed_s=%.4f cpu_s=%.4f\n",
+	       (unsigned long long)t->tx, (unsigned long long)t->rx,
+	       (unsigned long long)t->rx_own, (unsigned long long)t->lost,
+	       (unsigned long long)t->reordered, (unsigned long long)t->dup,
+	       (double)t->tx / t->secs / 1e6, (double)t->rx / t->secs / 1e6,
+	       wire_gbps(t->tx, t->txb, t->secs),
+	       wire_gbps(t->rx, t->rxb, t->secs), have ? us((double)l->min) : 0,
+	       have ? us((double)l->sum / (double)l->n) : 0,
+	       have ? us(pg_lat_quantile(l, 0.5)) : 0,
+	       have ? us(pg_lat_quantile(l, 0.99)) : 0,
+	       have ? us(pg_lat_quantile(l, 0.999)) : 0,
+	       have ? us((double)l->max) : 0, t->secs, t->cpu_s);
+	fflush(stdout);
+}
+
+static void
+describe_run(const struct pg_opts *o)
+{
+	static const char *const rate_unit[] = {"max", "pps", "Mbit/s",
+						"% of line rate"};
+	unsigned np = 0;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		np += ports[p].used;
+	printf("lr-pktgen: %u port(s), %u lcore(s), %u stream(s), ", np, n_dp,
+	       pg.nstreams);
+	if (o->pcap_file)
+		printf("replaying %u frames of %s", pcap_n, o->pcap_file);
+	else if (o->size_mode == PG_SIZE_IMIX)
+		printf("IMIX 64/570/1518 7:4:1");
+	else if (o->size_mode == PG_SIZE_RANGE)
+		printf("sizes %llu-%llu step %llu%s",
+		       (unsigned long long)o->f[PG_F_SIZE].lo,
+		       (unsigned long long)o->f[PG_F_SIZE].hi,
+		       (unsigned long long)o->f[PG_F_SIZE].step,
+		       o->random ? " random" : "");
+	else
+		printf("%llu-byte frames",
+		       (unsigned long long)o->f[PG_F_SIZE].lo);
+	if (o->rate_mode == PG_RATE_MAX)
+		printf(", rate max");
+	else
+		printf(", rate %g %s", o->rate, rate_unit[o->rate_mode]);
+	if (o->count)
+		printf(", count %llu", (unsigned long long)o->count);
+	if (o->duration > 0)
+		printf(", duration %g s", o->duration);
+	printf("\n");
+	fflush(stdout);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct pg_opts *o = &pg.o;
+	struct totals tot;
+	unsigned leaked = 0, max_len;
+	pthread_t ctl;
+	int ret, status = 1;
+	bool ctl_thread = false;
+
+	ret = lr_eal_init(argc, argv);
+	if (ret == -EALREADY) {
+		pg_usage(stdout, "lr-pktgen");
+		return 0;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "lr-pktgen: EAL init failed: %s\n",
+			lr_strerror(-ret));
+		return 2;
+	}
+	if (pg_parse_args(argc - ret, argv + ret, o) != 0) {
+		lr_eal_cleanup();
+		return 2;
+	}
+	pg.hz = lr_get_tsc_hz();
+	ret = lr_eth_dev_probe_eal_vdevs();
+	if (ret < 0) {
+		fail("creating ports from --vdev failed: %s",
+		     lr_strerror(-ret));
+		goto cleanup_eal;
+	}
+	if (select_ports(o) != 0 || assign_queues() != 0)
+		goto close_ports;
+	max_len = pg_max_len(o);
+	if (o->pcap_file) {
+		ret = pg_pcap_load(o->pcap_file, &pcap_tmpl,
+				   PG_MAX_SIZE - PG_FCS);
+		if (ret < 0)
+			goto close_ports;
+		pcap_n = (unsigned)ret;
+		max_len = 0;
+		for (unsigned i = 0; i < pcap_n; i++)
+			max_len = LR_MAX(max_len, pcap_tmpl[i].len);
+	}
+	if (setup_pool(o, max_len) != 0)
+		goto close_ports;
+	if (setup_ports(o) != 0 || setup_streams(o) != 0)
+		goto close_ports;
+	if (o->capture_file) {
+		if (pg_capture_open(o->capture_file) != 0)
+			goto close_ports;
+		pg.capture = true;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (!o->quiet)
+		describe_run(o);
+
+	/* Start. */
+	pg.t0 = lr_get_tsc_cycles();
+	pg.end_tsc = o->duration > 0
+			 ? pg.t0 + (uint64_t)(o->duration * (double)pg.hz)
+			 : 0;
+	atomic_store(&pg.go, 1);
+	if (dp_lcores[0] == lr_get_main_lcore()) {
+		if (pthread_create(&ctl, NULL, control_thread, NULL) != 0) {
+			fail("cannot start the control thread");
+			atomic_store(&pg.state, PG_STOP);
+		} else {
+			ctl_thread = true;
+		}
+		pg_lcore_loop(lcores[dp_lcores[0]]);
+		if (ctl_thread)
+			pthread_join(ctl, NULL);
+	} else {
+		for (unsigned i = 0; i < n_dp; i++)
+			lr_eal_remote_launch(
+			    pg_lcore_loop, lcores[dp_lcores[i]], dp_lcores[i]);
+		control_loop();
+		lr_eal_mp_wait_lcore();
+	}
+	if (!o->quiet && t_stop - last_print > pg.hz / 4)
+		print_live(t_stop);
+
+	/* Stop: every mbuf back, ports closed, then the figures. */
+	drain_ports();
+	for (unsigned i = 0; i < ntxqs; i++)
+		pg_txq_release(txqs[i]);
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		if (ports[p].used)
+			lr_eth_stats_get(p, &ports[p].stats);
+	status = 0;
+close_ports:
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		if (lr_eth_dev_is_valid_port(p))
+			lr_eth_dev_close(p);
+	pg_capture_close();
+	if (pg.pool) {
+		leaked = lr_mempool_in_use_count(pg.pool);
+		if (leaked) {
+			fail("%u mbufs not back in pool 'pktgen_pool' at exit",
+			     leaked);
+			status = 1;
+		} else if (lr_mempool_validate(pg.pool) != 0) {
+			fail("pool 'pktgen_pool' fails validation at exit");
+			status = 1;
+		}
+	}
+	if (pg.go) {
+		compute_totals(&tot);
+		if (o->json)
+			print_json(&tot, leaked);
+		else
+			print_summary(&tot, leaked);
+		print_final(&tot);
+	} else {
+		status = 1;
+	}
+	for (unsigned i = 0; i < ntxqs; i++) {
+		pg_stream_fini(txqs[i]);
+		free(txqs[i]);
+	}
+	for (unsigned i = 0; i < n_dp; i++) {
+		free(lcores[dp_lcores[i]]->win);
+		free(lcores[dp_lcores[i]]);
+	}
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		free(ports[p].cnt);
+	pg_pcap_free(pcap_tmpl, pcap_n);
+	if (pg.pool && !leaked)
+		lr_mempool_free(pg.pool);
+cleanup_eal:
+	lr_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,610 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.c - lr-pktgen's command line (after the EAL's `--`). Every bad
+ * value is reported with the option and the text given, and parsing stops.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pktgen.h"
+
+#define PROG "lr-pktgen"
+
+/* The usage text is laid out as printed. */
+/* clang-format off */
+void
+pg_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"usage: %s [EAL options] -- [options]\n"
+"Generate Ethernet/IPv4/UDP traffic on linerate ports and measure what comes\n"
+"back (loss, reordering, duplicates, latency).\n"
+"\n"
+"Ports (ports come from --vdev EAL options):\n"
+"  --ports LIST          port ids to use, e.g. 0,1 or 0-3 (default: all)\n"
+"  -p, --portmask MASK   the same as a hex mask, e.g. 0x3\n"
+"  --tx-ports LIST       ports that transmit (default: all used ports)\n"
+"  --rx-ports LIST       ports that receive (default: all used ports)\n"
+"  --tx-only, --rx-only  transmit only / receive only\n"
+"Frames (sizes include the 4-byte FCS; --size 64 puts 60 bytes in an mbuf):\n"
+"  --size N | N-M        frame size, fixed or a range (default 64)\n"
+"  --size-step S         step through a size range by S (default 1)\n"
+"  --imix                sizes 64/570/1518 in the ratio 7:4:1\n"
+"  --src-mac M[-M]       source MAC (default: the port's address)\n"
+"  --dst-mac M[-M]       destination MAC (default 02:00:00:00:00:02)\n"
+"  --src-ip A[-A]        source IPv4 (default 10.0.0.1)\n"
+"  --dst-ip A[-A]        destination IPv4 (default 10.0.0.2)\n"
+"  --src-port N[-N]      UDP source port (default 1234)\n"
+"  --dst-port N[-N]      UDP destination port (default 5678)\n"
+"  --random              random values within ranges (default: increment)\n"
+"  --seed N              seed of --random (default 1)\n"
+"  --udp-cksum           correct UDP checksums (default 0 = none)\n"
+"  --pcap FILE           replay the frames of FILE, looped\n"
+"Rate (default: as fast as possible; wire size = frame + 20):\n"
+"  --rate-pps N          frames per second over all streams (k, M suffixes)\n"
+"  --rate-mbps N         Mbit/s on the wire over all streams\n"
+"  --rate-pct P          percent of --line-rate-gbps per transmitting port\n"
+"  --line-rate-gbps G    line rate for --rate-pct (default 10)\n"
+"  --burst N             frames per tx/rx burst (default 32, max %d)\n"
+"  --bucket-ms MS        rate credit kept after a stall (default 10)\n"
+"Limits:\n"
+"  --count N             frames to send in total (k, M, G suffixes)\n"
+"  --duration S          seconds to send\n"
+"  --drain-ms N          receive for N ms after sending ends (default 200)\n"
+"Output:\n"
+"  --quiet               no per-second lines\n"
+"  --json                summary as a JSON object\n"
+"  --capture FILE        write every received frame to a pcap file\n"
+"Resources:\n"
+"  --rxd N, --txd N      descriptors per queue (default 1024)\n"
+"  --mbufs N             mbufs in the pool (default: from queues)\n"
+"  --queues N            queues per port, spread over the lcores (default:\n"
+"                        as many as lcores that land on the port)\n"
+"The last line is always 'pktgen total: tx=N rx=N ...'.\n",
+		prog, PG_MAX_BURST);
+}
+/* clang-format on */
+
+static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* Unsigned integer with an optional k/M/G suffix (powers of 1000). */
+static int
+parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
+	  uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+	uint64_t mul = 1;
+
+	if (*s == '\0' || *s == '-' || *s == ' ')
+		return bad("%s '%s': expected a number", opt, s);
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return bad("%s '%s': expected a number", opt, s);
+	if (*end == 'k' || *end == 'K')
+		mul = 1000, end++;
+	else if (*end == 'M')
+		mul = 1000000, end++;
+	else if (*end == 'G')
+		mul = 1000000000, end++;
+	if (*end != '\0')
+		return bad("%s '%s': expected a number", opt, s);
+	if (x > max / mul || x * mul < min || x * mul > max)
+		return bad("%s '%s': out of range %llu..%llu", opt, s,
+			   (unsigned long long)min, (unsigned long long)max);
+	*v = x * mul;
+	return 0;
+}
+
+/* Positive real number with an optional k/M/G suffix. */
+static int
+parse_double(const char *opt, const char *s, double min, double max, double *v)
+{
+	char *end;
+	double x, mul = 1;
+
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno || end == s || !isfinite(x))
+		return bad("%s '%s': expected a number", opt, s);
+	if (*end == 'k' || *end == 'K')
+		mul = 1e3, end++;
+	else if (*end == 'M')
+		mul = 1e6, end++;
+	else if (*end == 'G')
+		mul = 1e9, end++;
+	if (*end != '\0')
+		return bad("%s '%s': expected a number", opt, s);
+	x *= mul;
+	if (!(x >= min && x <= max))
+		return bad("%s '%s': out of range %g..%g", opt, s, min, max);
+	*v = x;
+	return 0;
+}
+
+/* "0,2,4-6" into a mask of port ids below LR_MAX_ETHPORTS. */
+static int
+parse_port_list(const char *opt, const char *s, uint32_t *mask)
+{
+	const char *p = s;
+	uint32_t m = 0;
+
+	if (*p == '\0')
+		return bad("%s: empty port list", opt);
+	while (*p) {
+		char *end;
+		unsigned long a, b;
+
+		if (*p < '0' || *p > '9')
+			return bad("%s '%s': expected port ids like 0,1 or 0-3",
+				   opt, s);
+		a = strtoul(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				return bad("%s '%s': expected port ids like "
+					   "0,1 or 0-3",
+					   opt, s);
+			b = strtoul(p, &end, 10);
+		}
+		if (a > b || b >= LR_MAX_ETHPORTS)
+			return bad("%s '%s': port ids are 0..%d, low to high",
+				   opt, s, LR_MAX_ETHPORTS - 1);
+		for (unsigned long i = a; i <= b; i++)
+			m |= 1u << i;
+		if (*end == ',')
+			end++;
+		else if (*end != '\0')
+			return bad("%s '%s': expected port ids like 0,1 or 0-3",
+				   opt, s);
+		p = end;
+	}
+	*mask = m;
+	return 0;
+}
+
+int
+pg_parse_mac(const char *s, uint64_t *v)
+{
+	unsigned b[6];
+	char tail;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -1;
+	*v = 0;
+	for (int i = 0; i < 6; i++)
+		*v = *v << 8 | b[i];
+	return 0;
+}
+
+static int
+parse_ip(const char *s, uint64_t *v)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	*v = ntohl(a.s_addr);
+	return 0;
+}
+
+/* "X" or "X-Y" for a field; kind selects the element parser. */
+static int
+parse_field_range(const char *opt, const char *s, enum pg_field f,
+		  struct pg_range *r)
+{
+	char lo[64], *dash;
+	const char *hi;
+	uint64_t a, b;
+
+	if (strlen(s) >= sizeof(lo))
+		return bad("%s '%s': too long", opt, s);
+	strcpy(lo, s);
+	dash = strchr(lo, '-');
+	hi = NULL;
+	if (dash) {
+		*dash = '\0';
+		hi = dash + 1;
+	}
+	switch (f) {
+	case PG_F_SRC_MAC:
+	case PG_F_DST_MAC:
+		if (pg_parse_mac(lo, &a) || (hi && pg_parse_mac(hi, &b)))
+			return bad("%s '%s': expected a MAC like "
+				   "02:00:00:00:00:01 or a range MAC-MAC",
+				   opt, s);
+		break;
+	case PG_F_SRC_IP:
+	case PG_F_DST_IP:
+		if (parse_ip(lo, &a) || (hi && parse_ip(hi, &b)))
+			return bad("%s '%s': expected an IPv4 address like "
+				   "10.0.0.1 or a range A-B",
+				   opt, s);
+		break;
+	case PG_F_SRC_PORT:
+	case PG_F_DST_PORT:
+		if (parse_u64(opt, lo, 0, 65535, &a) ||
+		    (hi && parse_u64(opt, hi, 0, 65535, &b)))
+			return -1;
+		break;
+	case PG_F_SIZE:
+		if (parse_u64(opt, lo, 0, UINT32_MAX, &a) ||
+		    (hi && parse_u64(opt, hi, 0, UINT32_MAX, &b)))
+			return -1;
+		if (a < PG_MIN_SIZE || (hi && b < PG_MIN_SIZE))
+			return bad("%s '%s': below %d, the smallest Ethernet "
+				   "frame (FCS included)",
+				   opt, s, PG_MIN_SIZE);
+		if (a > PG_MAX_SIZE || (hi && b > PG_MAX_SIZE))
+			return bad("%s '%s': above %d, the largest frame "
+				   "supported",
+				   opt, s, PG_MAX_SIZE);
+		break;
+	default:
+		return -1;
+	}
+	if (!hi)
+		b = a;
+	if (a > b)
+		return bad("%s '%s': range goes from high to low", opt, s);
+	r->lo = a;
+	r->hi = b;
+	r->step = 1;
+	r->set = true;
+	return 0;
+}
+
+enum {
+	O_PORTS = 256,
+	O_TX_PORTS,
+	O_RX_PORTS,
+	O_TX_ONLY,
+	O_RX_ONLY,
+	O_SIZE,
+	O_SIZE_STEP,
+	O_IMIX,
+	O_SRC_MAC,
+	O_DST_MAC,
+	O_SRC_IP,
+	O_DST_IP,
+	O_SRC_PORT,
+	O_DST_PORT,
+	O_RANDOM,
+	O_SEED,
+	O_UDP_CKSUM,
+	O_PCAP,
+	O_RATE_PPS,
+	O_RATE_MBPS,
+	O_RATE_PCT,
+	O_LINE_RATE,
+	O_BURST,
+	O_COUNT,
+	O_DURATION,
+	O_DRAIN,
+	O_QUIET,
+	O_JSON,
+	O_CAPTURE,
+	O_RXD,
+	O_TXD,
+	O_MBUFS,
+	O_QUEUES,
+	O_BUCKET,
+};
+
+static const struct option longopts[] = {
+    {"ports", required_argument, NULL, O_PORTS},
+    {"portmask", required_argument, NULL, 'p'},
+    {"tx-ports", required_argument, NULL, O_TX_PORTS},
+    {"rx-ports", required_argument, NULL, O_RX_PORTS},
+    {"tx-only", no_argument, NULL, O_TX_ONLY},
+    {"rx-only", no_argument, NULL, O_RX_ONLY},
+    {"size", required_argument, NULL, O_SIZE},
+    {"size-step", required_argument, NULL, O_SIZE_STEP},
+    {"imix", no_argument, NULL, O_IMIX},
+    {"src-mac", required_argument, NULL, O_SRC_MAC},
+    {"dst-mac", required_argument, NULL, O_DST_MAC},
+    {"src-ip", required_argument, NULL, O_SRC_IP},
+    {"dst-ip", required_argument, NULL, O_DST_IP},
+    {"src-port", required_argument, NULL, O_SRC_PORT},
+    {"dst-port", required_argument, NULL, O_DST_PORT},
+    {"random", no_argument, NULL, O_RANDOM},
+    {"seed", required_argument, NULL, O_SEED},
+    {"udp-cksum", no_argument, NULL, O_UDP_CKSUM},
+    {"pcap", required_argument, NULL, O_PCAP},
+    {"rate-pps", required_argument, NULL, O_RATE_PPS},
+    {"rate-mbps", required_argument, NULL, O_RATE_MBPS},
+    {"rate-pct", required_argument, NULL, O_RATE_PCT},
+    {"line-rate-gbps", required_argument, NULL, O_LINE_RATE},
+    {"burst", required_argument, NULL, O_BURST},
+    {"bucket-ms", required_argument, NULL, O_BUCKET},
+    {"count", required_argument, NULL, O_COUNT},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"drain-ms", required_argument, NULL, O_DRAIN},
+    {"quiet", no_argument, NULL, O_QUIET},
+    {"json", no_argument, NULL, O_JSON},
+    {"capture", required_argument, NULL, O_CAPTURE},
+    {"rxd", required_argument, NULL, O_RXD},
+    {"txd", required_argument, NULL, O_TXD},
+    {"mbufs", required_argument, NULL, O_MBUFS},
+    {"queues", required_argument, NULL, O_QUEUES},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static const char *const field_opt[PG_F_COUNT] = {
+    [PG_F_SIZE] = "--size",	    [PG_F_SRC_MAC] = "--src-mac",
+    [PG_F_DST_MAC] = "--dst-mac",   [PG_F_SRC_IP] = "--src-ip",
+    [PG_F_DST_IP] = "--dst-ip",	    [PG_F_SRC_PORT] = "--src-port",
+    [PG_F_DST_PORT] = "--dst-port",
+};
+
+static void
+set_defaults(struct pg_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->size_mode = PG_SIZE_FIXED;
+	for (int i = 0; i < PG_F_COUNT; i++)
+		o->f[i].step = 1;
+	o->f[PG_F_SIZE].lo = o->f[PG_F_SIZE].hi = 64;
+	o->f[PG_F_DST_MAC].lo = o->f[PG_F_DST_MAC].hi = 0x020000000002ULL;
+	o->f[PG_F_SRC_IP].lo = o->f[PG_F_SRC_IP].hi = 0x0a000001;
+	o->f[PG_F_DST_IP].lo = o->f[PG_F_DST_IP].hi = 0x0a000002;
+	o->f[PG_F_SRC_PORT].lo = o->f[PG_F_SRC_PORT].hi = 1234;
+	o->f[PG_F_DST_PORT].lo = o->f[PG_F_DST_PORT].hi = 5678;
+	o->line_rate_gbps = 10;
+	o->burst = 32;
+	o->drain_ms = 200;
+	o->bucket_ms = 10;
+	o->nb_rxd = 1024;
+	o->nb_txd = 1024;
+	o->seed = 1;
+}
+
+int
+pg_parse_args(int argc, char **argv, struct pg_opts *o)
+{
+	uint64_t v, size_step = 0;
+	int c, nrate = 0;
+	const char *prog = argc > 0 ? argv[0] : PROG;
+
+	set_defaults(o);
+	optind = 0; /* the EAL used getopt before: start over */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
+		const char *name =
+		    optind > 0 && optind <= argc ? argv[optind - 1] : "";
+		enum pg_field f = PG_F_COUNT;
+
+		switch (c) {
+		case 'h':
+			pg_usage(stdout, prog);
+			exit(0);
+		case '?':
+			return bad("unknown option '%s' (see --help)", name);
+		case ':':
+			return bad("option '%s' needs a value", name);
+		case O_PORTS:
+			if (parse_port_list("--ports", optarg, &o->ports))
+				return -1;
+			break;
+		case 'p': {
+			char *end;
+			unsigned long m;
+
+			errno = 0;
+			m = strtoul(optarg, &end, 16);
+			if (errno || end == optarg || *end || m == 0 ||
+			    m >> LR_MAX_ETHPORTS)
+				return bad(
+				    "--portmask '%s': expected a non-zero"
+				    " hex mask of ports 0..%d",
+				    optarg, LR_MAX_ETHPORTS - 1);
+			o->ports = (uint32_t)m;
+			break;
+		}
+		case O_TX_PORTS:
+			if (parse_port_list("--tx-ports", optarg, &o->tx_ports))
+				return -1;
+			break;
+		case O_RX_PORTS:
+			if (parse_port_list("--rx-ports", optarg, &o->rx_ports))
+				return -1;
+			break;
+		case O_TX_ONLY:
+			o->tx_only = true;
+			break;
+		case O_RX_ONLY:
+			o->rx_only = true;
+			break;
+		case O_SIZE:
+			f = PG_F_SIZE;
+			if (o->size_mode == PG_SIZE_IMIX)
+				return bad("--size and --imix: give one");
+			break;
+		case O_SIZE_STEP:
+			if (parse_u64("--size-step", optarg, 1, PG_MAX_SIZE,
+				      &size_step))
+				return -1;
+			break;
+		case O_IMIX:
+			if (o->f[PG_F_SIZE].set)
+				return bad("--size and --imix: give one");
+			o->size_mode = PG_SIZE_IMIX;
+			break;
+		case O_SRC_MAC:
+			f = PG_F_SRC_MAC;
+			break;
+		case O_DST_MAC:
+			f = PG_F_DST_MAC;
+			break;
+		case O_SRC_IP:
+			f = PG_F_SRC_IP;
+			break;
+		case O_DST_IP:
+			f = PG_F_DST_IP;
+			break;
+		case O_SRC_PORT:
+			f = PG_F_SRC_PORT;
+			break;
+		case O_DST_PORT:
+			f = PG_F_DST_PORT;
+			break;
+		case O_RANDOM:
+			o->random = true;
+			break;
+		case O_SEED:
+			if (parse_u64("--seed", optarg, 0, UINT64_MAX,
+				      &o->seed))
+				return -1;
+			break;
+		case O_UDP_CKSUM:
+			o->udp_cksum = true;
+			break;
+		case O_PCAP:
+			o->pcap_file = optarg;
+			break;
+		case O_CAPTURE:
+			o->capture_file = optarg;
+			break;
+		case O_RATE_PPS:
+			nrate++;
+			o->rate_mode = PG_RATE_PPS;
+			if (parse_double("--rate-pps", optarg, 1, 1e10,
+					 &o->rate))
+				return -1;
+			break;
+		case O_RATE_MBPS:
+			nrate++;
+			o->rate_mode = PG_RATE_MBPS;
+			if (parse_double("--rate-mbps", optarg, 0.001, 1e7,
+					 &o->rate))
+				return -1;
+			break;
+		case O_RATE_PCT:
+			nrate++;
+			o->rate_mode = PG_RATE_PCT;
+			if (parse_double("--rate-pct", optarg, 0.0001, 100,
+					 &o->rate))
+				return -1;
+			break;
+		case O_LINE_RATE:
+			if (parse_double("--line-rate-gbps", optarg, 0.001, 1e4,
+					 &o->line_rate_gbps))
+				return -1;
+			break;
+		case O_BURST:
+			if (parse_u64("--burst", optarg, 1, PG_MAX_BURST, &v))
+				return -1;
+			o->burst = (unsigned)v;
+			break;
+		case O_BUCKET:
+			if (parse_double("--bucket-ms", optarg, 0, 10000,
+					 &o->bucket_ms))
+				return -1;
+			break;
+		case O_COUNT:
+			if (parse_u64("--count", optarg, 1, UINT64_MAX / 2,
+				      &o->count))
+				return -1;
+			break;
+		case O_DURATION:
+			if (parse_double("--duration", optarg, 0.001, 1e7,
+					 &o->duration))
+				return -1;
+			break;
+		case O_DRAIN:
+			if (parse_u64("--drain-ms", optarg, 0, 600000, &v))
+				return -1;
+			o->drain_ms = (unsigned)v;
+			break;
+		case O_QUIET:
+			o->quiet = true;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case O_RXD:
+		case O_TXD:
+			if (parse_u64(c == O_RXD ? "--rxd" : "--txd", optarg,
+				      16, 16384, &v))
+				return -1;
+			*(c == O_RXD ? &o->nb_rxd : &o->nb_txd) = (unsigned)v;
+			break;
+		case O_QUEUES:
+			if (parse_u64("--queues", optarg, 1,
+				      LR_MAX_QUEUES_PER_PORT, &v))
+				return -1;
+			o->queues = (unsigned)v;
+			break;
+		case O_MBUFS:
+			if (parse_u64("--mbufs", optarg, 64, 1u << 24, &v))
+				return -1;
+			o->nb_mbufs = (unsigned)v;
+			break;
+		default:
+			return bad("unknown option '%s' (see --help)", name);
+		}
+		if (f != PG_F_COUNT &&
+		    parse_field_range(field_opt[f], optarg, f, &o->f[f]))
+			return -1;
+	}
+	if (optind < argc)
+		return bad("unexpected argument '%s' (options start with --)",
+			   argv[optind]);
+
+	/* Combinations. */
+	if (nrate > 1)
+		return bad("--rate-pps, --rate-mbps and --rate-pct: give one");
+	if (o->tx_only && o->rx_only)
+		return bad("--tx-only and --rx-only: give one");
+	if (o->rx_only && (o->count || nrate || o->pcap_file))
+		return bad("--rx-only sends nothing: --count, --rate-* and "
+			   "--pcap need transmitting");
+	if (o->pcap_file &&
+	    (o->f[PG_F_SIZE].set || o->size_mode == PG_SIZE_IMIX || size_step))
+		return bad("--pcap sends the file's frames: --size, "
+			   "--size-step and --imix do not apply");
+	if (o->pcap_file) {
+		for (int i = PG_F_SRC_MAC; i < PG_F_COUNT; i++)
+			if (o->f[i].set)
+				return bad("--pcap sends the file's frames: "
+					   "%s does not apply",
+					   field_opt[i]);
+		if (o->udp_cksum)
+			return bad("--pcap sends the file's frames: "
+				   "--udp-cksum does not apply");
+	}
+	if (o->f[PG_F_SIZE].lo != o->f[PG_F_SIZE].hi)
+		o->size_mode = PG_SIZE_RANGE;
+	if (size_step) {
+		if (o->size_mode != PG_SIZE_RANGE)
+			return bad("--size-step needs a size range (--size "
+				   "N-M)");
+		o->f[PG_F_SIZE].step = size_step;
+	}
+	if (o->capture_file && !pg_have_pcap())
+		return bad("--capture: this lr-pktgen was built without "
+			   "libpcap");
+	if (o->pcap_file && !pg_have_pcap())
+		return bad("--pcap: this lr-pktgen was built without libpcap");
+	return 0;
+}

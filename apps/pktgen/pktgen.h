@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * pktgen.h - lr-pktgen's internal types: options, stream templates, the
+ * per-queue transmit state, the per-lcore receive statistics.
+ *
+ * Frame layout of a generated frame (sizes count the 4-byte FCS, which the
+ * port adds: --size 64 puts 60 bytes in the mbuf):
+ *
+ *   0  Ethernet  dst(6) src(6) type 0x0800
+ *   14 IPv4      20 bytes, no options, DF, TTL 64, proto UDP
+ *   34 UDP       8 bytes, checksum 0 unless --udp-cksum
+ *   42 payload   magic(4) stream(2) seq(4) tsc(8), big-endian, then a
+ *                byte pattern up to the frame's end
+ *
+ * The 18-byte payload header fits in the smallest frame (60 + FCS).
+ *
+ * Threading: options and templates are written before the lcores start and
+ * only read afterwards. Each struct pg_txq and struct pg_lcore belongs to
+ * one lcore; the counters the control thread reads live in struct
+ * pg_counters, written with relaxed atomic stores once per burst.
+ */
+#ifndef PKTGEN_H
+#define PKTGEN_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lr_cycles.h"
+#include "lr_ethdev.h"
+
+/** Bytes of Ethernet + IPv4 + UDP headers. */
+#define PG_HDR_LEN 42
+/** Offset of the payload header. */
+#define PG_PAYLOAD_OFF PG_HDR_LEN
+/** Bytes of the payload header. */
+#define PG_PAYLOAD_LEN 18
+/** Marks a frame as lr-pktgen's ("LRPG"). */
+#define PG_MAGIC 0x4c525047u
+/** FCS bytes a port appends. */
+#define PG_FCS 4
+/** Preamble, start delimiter and inter-frame gap: bytes on the wire. */
+#define PG_WIRE_GAP 20
+/** Smallest and largest --size (frame with FCS). */
+#define PG_MIN_SIZE 64
+#define PG_MAX_SIZE 9018
+/** Largest --burst. */
+#define PG_MAX_BURST 512
+/** Most streams (transmit queues over all ports). */
+#define PG_MAX_STREAMS 256
+/** Sequence window of the duplicate/reorder detector, in frames. */
+#define PG_SEQ_WINDOW 4096
+/** Latency histogram: sub-buckets per power of two (2^PG_LAT_SUB_BITS). */
+#define PG_LAT_SUB_BITS 4
+#define PG_LAT_BUCKETS	(64 << PG_LAT_SUB_BITS)
+/** Fixed-point shift of the rate limiter's cycle arithmetic. */
+#define PG_FP_SHIFT 16
+
+/** A field that may vary per packet. */
+enum pg_field {
+	PG_F_SIZE,
+	PG_F_SRC_MAC,
+	PG_F_DST_MAC,
+	PG_F_SRC_IP,
+	PG_F_DST_IP,
+	PG_F_SRC_PORT,
+	PG_F_DST_PORT,
+	PG_F_COUNT,
+};
+
+/** A value range lo..hi stepping by step (step 1 except for sizes). */
+struct pg_range {
+	uint64_t lo;
+	uint64_t hi;
+	uint64_t step;
+	bool set; /**< given on the command line */
+};
+
+enum pg_size_mode { PG_SIZE_FIXED, PG_SIZE_RANGE, PG_SIZE_IMIX };
+enum pg_rate_mode { PG_RATE_MAX, PG_RATE_PPS, PG_RATE_MBPS, PG_RATE_PCT };
+
+/** Everything the command line sets. */
+struct pg_opts {
+	uint32_t ports;	   /**< bit per port id; 0 = every port */
+	uint32_t tx_ports; /**< subset transmitting; 0 = all of ports */
+	uint32_t rx_ports; /**< subset receiving; 0 = all of ports */
+	bool tx_only, rx_only;
+	enum pg_size_mode size_mode;
+	struct pg_range f[PG_F_COUNT]; /**< field ranges (size included) */
+	bool random; /**< random values in ranges, not steps */
+	bool udp_cksum;
+	const char *pcap_file;
+	const char *capture_file;
+	enum pg_rate_mode rate_mode;
+	double rate; /**< pps, Mbit/s or percent */
+	double line_rate_gbps;
+	unsigned burst;
+	uint64_t count;	 /**< 0 = no limit */
+	double duration; /**< seconds; 0 = no limit */
+	unsigned drain_ms;
+	double bucket_ms; /**< rate limiter credit kept, ms */
+	unsigned nb_rxd, nb_txd;
+	unsigned nb_mbufs; /**< 0 = computed */
+	unsigned queues;   /**< per port; 0 = one per lcore on it */
+	uint64_t seed;
+	bool quiet, json;
+};
+
+/** One frame to send: bytes, length without FCS, payload-header flag. */
+struct pg_tmpl {
+	uint8_t *data;
+	uint32_t len;
+	bool stamped; /**< carries the payload header: write seq/tsc */
+};
+
+/** How a stream builds frames (chosen once, at setup). */
+enum { PG_K_FAST, PG_K_GENERAL, PG_K_PCAP };
+
+/** Counters of one queue, read by the control thread. */
+struct pg_counters {
+	_Atomic uint64_t tx_pkts;
+	_Atomic uint64_t tx_bytes;  /**< without FCS */
+	_Atomic uint64_t tx_drop;   /**< built but not taken at exit */
+	_Atomic uint64_t tx_own;    /**< sent frames carrying a stamp */
+	_Atomic uint64_t tx_nombuf; /**< bursts skipped: pool empty */
+	_Atomic uint64_t rx_pkts;
+	_Atomic uint64_t rx_bytes;
+	_Atomic uint64_t rx_own;
+} __lr_cache_aligned;
+
+/** Generator of one varying field. */
+struct pg_fgen {
+	uint8_t field; /**< enum pg_field */
+	uint8_t off;   /**< byte offset in the frame (not for size) */
+	uint8_t width; /**< bytes: 6, 4 or 2 */
+	uint64_t lo;
+	uint64_t step;
+	uint64_t span; /**< number of values */
+	uint64_t cur;  /**< index of the next value (incrementing) */
+};
+
+/** Transmit state of one queue (one stream). Owned by one lcore. */
+struct pg_txq {
+	uint16_t port, queue, stream;
+	bool done;
+	uint32_t seq;
+	uint64_t quota; /**< frames still to send */
+	/* Templates: one stamped frame, or the pcap file's frames. */
+	const struct pg_tmpl *tmpl;
+	struct pg_tmpl *own_tmpl; /**< tmpl when built here, else NULL */
+	uint32_t ntmpl, tmpl_idx;
+	/* Variation. */
+	uint8_t kind;	    /**< PG_K_*: how frames are built */
+	bool random;	    /**< random values, not increments */
+	bool vary_ip_cksum; /**< size or an address varies */
+	unsigned nfgen;
+	struct pg_fgen fgen[PG_F_COUNT];
+	const uint16_t *imix;	 /**< IMIX slot sizes, or NULL */
+	uint32_t ip_sum_base;	 /**< IPv4 header sum without addrs, length */
+	const uint32_t *pay_cum; /**< UDP: cumulative sum of the pattern */
+	uint32_t udp_sum_base;	 /**< UDP: proto */
+	uint64_t rnd;		 /**< xorshift state */
+	/* Rate limiter (cycles since start, << PG_FP_SHIFT). */
+	uint64_t next_fp;
+	uint64_t pkt_cost_fp;  /**< per frame */
+	uint64_t byte_cost_fp; /**< per wire byte */
+	uint64_t depth_fp;     /**< most credit kept */
+	/* Frames built but not yet taken by the port; mbufs allocated but
+	 * not yet built (rate-limited mode). */
+	unsigned npending, nstash;
+	struct lr_mbuf *pending[PG_MAX_BURST];
+	struct lr_mbuf *stash[PG_MAX_BURST];
+	uint64_t first_tsc, last_tsc;
+	struct pg_counters *cnt;
+};
+
+/** Sequence state of one stream as seen by one receiving lcore. */
+struct pg_seqwin {
+	uint64_t top; /**< highest sequence number seen (extended) */
+	bool seen;
+	uint64_t unique;
+	uint64_t reordered;
+	uint64_t dup;
+	uint64_t late; /**< below the window: counted reordered */
+	uint64_t bits[PG_SEQ_WINDOW / 64];
+};
+
+/** Latency statistics in TSC cycles. */
+struct pg_lat {
+	uint64_t n, sum, min, max;
+	uint64_t hist[PG_LAT_BUCKETS];
+};
+
+/** One receive queue polled by an lcore. */
+struct pg_rxq {
+	uint16_t port, queue;
+	struct pg_counters *cnt;
+};
+
+/** Per-lcore state: its queues and receive statistics. */
+struct pg_lcore {
+	unsigned lcore_id;
+	unsigned ntx, nrx;
+	struct pg_txq *tx[PG_MAX_STREAMS];
+	struct pg_rxq rx[PG_MAX_STREAMS];
+	struct pg_seqwin *win; /**< [nstreams] */
+	struct pg_lat lat;
+	uint64_t rx_foreign_stream;
+	uint64_t cpu_ns;  /**< CPU time the loop used */
+	uint64_t wall_ns; /**< wall time it ran */
+	_Atomic int tx_done;
+};
+
+/** State shared by the control thread and the lcores. */
+struct pg_run {
+	struct pg_opts o;
+	struct lr_mempool *pool;
+	uint64_t hz;	  /**< TSC frequency */
+	uint64_t t0;	  /**< TSC at start */
+	uint64_t end_tsc; /**< TSC at which sending ends; 0 = never */
+	uint64_t rearm;	  /**< rearm_data of a fresh mbuf of pool */
+	unsigned nstreams;
+	bool capture;
+	_Atomic int go;	   /**< lcores start when set */
+	_Atomic int state; /**< PG_RUN, PG_TX_STOP, PG_STOP */
+};
+
+enum { PG_RUN, PG_TX_STOP, PG_STOP };
+
+extern struct pg_run pg;
+
+/* datapath.c */
+/** An lcore's transmit/receive loop; arg is its struct pg_lcore. */
+int pg_lcore_loop(void *arg);
+/** Free the frames a queue still holds (pending ones count as tx_drop). */
+void pg_txq_release(struct pg_txq *q);
+
+/* options.c */
+/** Parse program options into o; 0, or -1 after printing the error. */
+int pg_parse_args(int argc, char **argv, struct pg_opts *o);
+/** Print the program's usage to f. */
+void pg_usage(FILE *f, const char *prog);
+/** Parse a MAC "aa:bb:cc:dd:ee:ff" into a 48-bit value; 0 or -1. */
+int pg_parse_mac(const char *s, uint64_t *v);
+
+/* stream.c */
+/** IMIX slot sizes, PG_IMIX_SLOTS of them (7:4:1 of 64/570/1518). */
+#define PG_IMIX_SLOTS 12
+extern const uint16_t pg_imix_sizes[PG_IMIX_SLOTS];
+/** Ones-complement sum of n bytes as big-endian 16-bit words. */
+uint32_t pg_csum_add(uint32_t sum, const void *buf, size_t n);
+/** Fold a sum to 16 bits (not complemented). */
+static inline uint16_t
+pg_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+/** Largest frame length (without FCS) the options can produce. */
+unsigned pg_max_len(const struct pg_opts *o);
+/** Build txq's template and generators for port mac src; 0 or -1. */
+int pg_stream_init(struct pg_txq *q, const struct pg_opts *o,
+		   uint64_t port_mac);
+/** Free what pg_stream_init() allocated. */
+void pg_stream_fini(struct pg_txq *q);
+/** Load a pcap file into templates; count, or -1 after printing why. */
+int pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len);
+/** Free templates from pg_pcap_load(). */
+void pg_pcap_free(struct pg_tmpl *t, unsigned n);
+/** Non-zero if this build reads and writes pcap files. */
+int pg_have_pcap(void);
+/** Open a capture file; 0 or -1 after printing why. */
+int pg_capture_open(const char *path);
+/** Append n received frames to the capture file (thread-safe). */
+void pg_capture_write(struct lr_mbuf **pkts, unsigned n);
+/** Flush and close the capture file. */
+void pg_capture_close(void);
+
+/* stats.c */
+/** Account one received frame of ours in window w. */
+void pg_seq_account(struct pg_seqwin *w, uint32_t seq32);
+/** Histogram bucket of a latency in cycles. */
+static inline unsigned
+pg_lat_bucket(uint64_t c)
+{
+	unsigned msb, sub;
+
+	if (c < (1u << PG_LAT_SUB_BITS))
+		return (unsigned)c;
+	msb = 63 - (unsigned)__builtin_clzll(c);
+	sub = (unsigned)(c >> (msb - PG_LAT_SUB_BITS)) &
+	      ((1u << PG_LAT_SUB_BITS) - 1);
+	return ((msb - PG_LAT_SUB_BITS + 1) << PG_LAT_SUB_BITS) + sub;
+}
+/** Lowest latency (cycles) that falls into bucket b. */
+uint64_t pg_lat_bucket_lo(unsigned b);
+/** Merge src into dst. */
+void pg_lat_merge(struct pg_lat *dst, const struct pg_lat *src);
+/** Latency (cycles) below which a fraction q of the samples lie. */
+double pg_lat_quantile(const struct pg_lat *l, double q);
+
+#endif /* PKTGEN_H */

@@ -1,0 +1,1212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_af_packet - ports over Linux packet sockets with mmap rings.
+ *
+ *   net_af_packet0,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,framecnt=C]
+ *
+ * Each queue pair owns two sockets on IF:
+ *  - receive: a TPACKET_V3 ring of C*F/B blocks of B bytes. The kernel
+ *    fills a block with packets and hands it over (block_status
+ *    TP_STATUS_USER, or after a 1 ms timeout); rx_burst walks the packets
+ *    of the block, copies each into an mbuf of the queue's pool, and hands
+ *    the block back (TP_STATUS_KERNEL) once it has taken its last packet.
+ *    With several receive queues the sockets form a PACKET_FANOUT_HASH
+ *    group, so a flow always lands on the same queue.
+ *  - transmit: a TPACKET_V2 ring of C frames of F bytes, with
+ *    PACKET_QDISC_BYPASS and PACKET_LOSS. tx_burst copies each mbuf (all
+ *    its segments) into the next free frame, marks it TP_STATUS_SEND_REQUEST
+ *    and issues one send(MSG_DONTWAIT) per burst. The transmit socket is
+ *    bound with protocol 0, so the kernel queues no received packet to it.
+ *
+ * The driver touches only the interface named by iface=, in the calling
+ * thread's network namespace: receive sockets are created with protocol 0
+ * (they see nothing) and bound to that interface's index before they
+ * receive. They are bound at start and closed at stop (a stopped port
+ * receives nothing, as a stopped NIC); rings are created at probe so a
+ * ring that cannot be mapped fails there. Promiscuous mode is a
+ * PACKET_MR_PROMISC membership of the port's control socket, so the
+ * interface leaves promiscuous mode when the port is closed (or the
+ * process dies). Frames the host itself sends on IF are not received
+ * (PACKET_IGNORE_OUTGOING).
+ *
+ * Fanout group ids are 16 bits per network namespace and two programs that
+ * pick the same id on one interface silently share one group. The kernel
+ * is asked for a free id (PACKET_FANOUT_FLAG_UNIQUEID); on kernels without
+ * it the id comes from a process-wide counter mixed with the pid and the
+ * interface index, and a refused id is retried with the next one.
+ *
+ * Statistics: ipackets/ibytes/opackets/obytes per queue; imissed is what the
+ * kernel dropped because the ring was full (PACKET_STATISTICS, read and
+ * accumulated by stats_get); oerrors are frames too long for a ring frame
+ * or the interface's MTU. A frame is counted as sent when it is in the ring.
+ *
+ * Threading: one thread polls one queue. Cost per packet: receive, one
+ * copy plus 1/burst bulk mbuf alloc per block; transmit, one copy; per
+ * burst one send() system call, which on veth runs the receiver's path too.
+ *
+ * Errors name the port, the key and the value:
+ *   net_af_packet0: iface: no interface 'eth9' in this network namespace
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <linux/ethtool.h>
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/sockios.h>
+
+#include "lr_errno.h"
+#include "lr_ethdev_driver.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+
+#define AFP_DEFAULT_BLOCKSZ 65536u
+#define AFP_DEFAULT_FRAMESZ 2048u
+#define AFP_DEFAULT_FRAMECNT 1024u
+#define AFP_MAX_BLOCKSZ (1u << 24)
+#define AFP_MAX_RING (1ULL << 31)
+/* Receive block timeout: a partly filled block is handed over after it. */
+#define AFP_BLOCK_TOV_MS 1
+/* Bytes of a receive frame before the MAC header (tp_mac of an Ethernet
+ * frame: TPACKET3_HDRLEN plus room so the network header is 16-aligned). */
+#define AFP_RX_MAC_OFF \
+	(TPACKET_ALIGN(TPACKET3_HDRLEN + 16) - ETH_HLEN)
+/* Where transmit data starts in a TPACKET_V2 frame. */
+#define AFP_TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
+#define AFP_VLAN_HLEN 4
+
+struct afp_port;
+
+struct afp_rxq {
+	/* Hot: read by every burst. */
+	uint8_t *map;           /* the ring: nb_blocks blocks of block_size */
+	uint8_t *pkt;           /* next packet in the current block */
+	struct lr_mempool *mp;
+	uint32_t block_size;
+	uint32_t nb_blocks;
+	uint32_t cur;           /* current block */
+	uint32_t left;          /* packets left in it (0: none opened) */
+	uint16_t port_id;
+	/* Counters written by the polling thread only. */
+	uint64_t ipackets;
+	uint64_t ibytes;
+	uint64_t rx_nombuf;
+	uint64_t truncated;     /* longer than a ring frame: dropped */
+	/* Kernel counters, accumulated by the control thread. */
+	uint64_t kernel_drops;
+	uint64_t freeze_q;
+	/* Control. */
+	int fd;
+	size_t map_len;
+	struct afp_port *port;
+	uint16_t qid;
+} __lr_cache_aligned;
+
+struct afp_txq {
+	/* Hot. */
+	uint8_t **frames;       /* address of each ring frame */
+	uint32_t nb_frames;
+	uint32_t head;          /* next frame to fill */
+	uint32_t max_len;       /* longest frame accepted */
+	int fd;
+	/* Counters. */
+	uint64_t opackets;
+	uint64_t obytes;
+	uint64_t oerrors;
+	uint64_t ring_full;     /* bursts that found no free frame */
+	uint64_t send_errors;   /* send() failures other than EAGAIN */
+	/* Control. */
+	uint8_t *map;
+	size_t map_len;
+	struct afp_port *port;
+	uint16_t qid;
+} __lr_cache_aligned;
+
+struct afp_port {
+	struct afp_rxq rxq[LR_MAX_QUEUES_PER_PORT];
+	struct afp_txq txq[LR_MAX_QUEUES_PER_PORT];
+	const char *name;
+	char iface[IFNAMSIZ];
+	int ifindex;
+	int ctl_fd;             /* ioctls and promiscuous membership */
+	int promisc;            /* membership held */
+	unsigned qpairs;
+	uint32_t blocksz;
+	uint32_t framesz;
+	uint32_t framecnt;
+	uint16_t fanout_id;
+};
+
+static const char *const afp_keys[] = {
+	"iface", "qpairs", "blocksz", "framesz", "framecnt", NULL,
+};
+
+/* ---------------------------------------------------------------------
+ * Receive
+ */
+
+/* Hand the current block back to the kernel and move to the next. */
+static __lr_always_inline void
+rx_block_done(struct afp_rxq *rxq, struct tpacket_block_desc *bd)
+{
+	__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL,
+			 __ATOMIC_RELEASE);
+	if (++rxq->cur == rxq->nb_blocks)
+		rxq->cur = 0;
+	rxq->left = 0;
+}
+
+/* The unusual packets: longer than the mbuf (chain), VLAN tag stripped by
+ * the kernel (put back), or cut to the frame size (dropped). 0 if m now
+ * holds the packet, -1 to drop it (m still owned by the caller, empty). */
+static __lr_cold int
+rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
+	     const struct tpacket3_hdr *h)
+{
+	const uint8_t *data = (const uint8_t *)h + h->tp_mac;
+	uint32_t len = h->tp_snaplen, total = len;
+	uint8_t tag[ETH_HLEN + AFP_VLAN_HLEN];
+	struct lr_mbuf *seg = m;
+
+	if (h->tp_snaplen != h->tp_len) {
+		rxq->truncated++;
+		return -1;
+	}
+	if ((h->tp_status & TP_STATUS_VLAN_VALID) && len >= ETH_HLEN) {
+		/* Rebuild the 802.1Q header the kernel took off. */
+		uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ?
+					h->hv1.tp_vlan_tpid :
+					ETH_P_8021Q;
+		uint16_t be_tpid = htons(tpid);
+		uint16_t be_tci = htons((uint16_t)h->hv1.tp_vlan_tci);
+
+		memcpy(tag, data, 2 * ETH_ALEN);
+		memcpy(tag + 2 * ETH_ALEN, &be_tpid, 2);
+		memcpy(tag + 2 * ETH_ALEN + 2, &be_tci, 2);
+		memcpy(tag + 2 * ETH_ALEN + 4, data + 2 * ETH_ALEN, 2);
+		total += AFP_VLAN_HLEN;
+	}
+	m->pkt_len = total;
+	m->data_len = 0;
+	/* Write the (possibly rebuilt) header then the rest, segment by
+	 * segment. */
+	const uint8_t *parts[2] = { data, NULL };
+	uint32_t plen[2] = { len, 0 };
+
+	if (total != len) {
+		parts[0] = tag;
+		plen[0] = sizeof(tag);
+		parts[1] = data + ETH_HLEN;
+		plen[1] = len - ETH_HLEN;
+	}
+	for (int p = 0; p < 2; p++) {
+		const uint8_t *src = parts[p];
+		uint32_t left = plen[p];
+
+		while (left > 0) {
+			uint16_t room = lr_pktmbuf_tailroom(seg);
+
+			if (room == 0) {
+				struct lr_mbuf *n = lr_pktmbuf_alloc(rxq->mp);
+
+				if (n == NULL) {
+					rxq->rx_nombuf++;
+					goto drop_chain;
+				}
+				seg->next = n;
+				m->nb_segs++;
+				seg = n;
+				continue;
+			}
+			uint16_t k = (uint16_t)LR_MIN(left, (uint32_t)room);
+
+			memcpy(lr_pktmbuf_mtod_offset(seg, uint8_t *,
+						      seg->data_len),
+			       src, k);
+			seg->data_len = (uint16_t)(seg->data_len + k);
+			src += k;
+			left -= k;
+		}
+	}
+	return 0;
+
+drop_chain:
+	if (m->next != NULL) {
+		lr_pktmbuf_free(m->next);
+		m->next = NULL;
+		m->nb_segs = 1;
+	}
+	m->data_len = 0;
+	m->pkt_len = 0;
+	return -1;
+}
+
+static uint16_t
+afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct afp_rxq *rxq = q;
+	uint64_t bytes = 0;
+	uint16_t n = 0;
+
+	while (n < nb_pkts) {
+		struct tpacket_block_desc *bd = (struct tpacket_block_desc *)(
+			rxq->map + (size_t)rxq->cur * rxq->block_size);
+		uint32_t k, got;
+
+		if (rxq->left == 0) {
+			if (!(__atomic_load_n(&bd->hdr.bh1.block_status,
+					      __ATOMIC_ACQUIRE) &
+			      TP_STATUS_USER))
+				break;
+			rxq->left = bd->hdr.bh1.num_pkts;
+			rxq->pkt = (uint8_t *)bd +
+				   bd->hdr.bh1.offset_to_first_pkt;
+			if (lr_unlikely(rxq->left == 0)) {
+				rx_block_done(rxq, bd);
+				continue;
+			}
+		}
+		k = LR_MIN((uint32_t)(nb_pkts - n), rxq->left);
+		if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, pkts + n, k) !=
+				0)) {
+			rxq->rx_nombuf++;
+			break;
+		}
+		got = 0;
+		for (uint32_t i = 0; i < k; i++) {
+			const struct tpacket3_hdr *h =
+				(const struct tpacket3_hdr *)rxq->pkt;
+			struct lr_mbuf *m = pkts[n + got];
+			uint32_t len = h->tp_snaplen;
+
+			if (lr_likely(len <= lr_pktmbuf_tailroom(m) &&
+				      len == h->tp_len &&
+				      !(h->tp_status & TP_STATUS_VLAN_VALID))) {
+				memcpy(lr_pktmbuf_mtod(m, uint8_t *),
+				       (const uint8_t *)h + h->tp_mac, len);
+				m->data_len = (uint16_t)len;
+				m->pkt_len = len;
+			} else if (rx_copy_slow(rxq, m, h) != 0) {
+				/* Dropped: m is reused for the next one. */
+				rxq->pkt += h->tp_next_offset;
+				continue;
+			}
+			m->port = rxq->port_id;
+			bytes += m->pkt_len;
+			got++;
+			rxq->pkt += h->tp_next_offset;
+		}
+		if (lr_unlikely(got != k))
+			lr_pktmbuf_free_bulk(pkts + n + got, k - got);
+		n = (uint16_t)(n + got);
+		rxq->left -= k;
+		if (rxq->left == 0)
+			rx_block_done(rxq, bd);
+	}
+	rxq->ipackets += n;
+	rxq->ibytes += bytes;
+	return n;
+}
+
+/* ---------------------------------------------------------------------
+ * Transmit
+ */
+
+static __lr_cold void
+tx_kick_failed(struct afp_txq *txq, int err)
+{
+	if (err == EAGAIN || err == ENOBUFS || err == EINTR)
+		return;
+	if (txq->send_errors++ == 0)
+		LR_LOG(ERR, PMD, "%s: tx queue %u: send on '%s': %s\n",
+		       txq->port->name, txq->qid, txq->port->iface,
+		       strerror(err));
+}
+
+static uint16_t
+afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct afp_txq *txq = q;
+	uint32_t head = txq->head;
+	uint64_t bytes = 0;
+	uint16_t i, sent = 0;
+
+	for (i = 0; i < nb_pkts; i++) {
+		struct lr_mbuf *m = pkts[i];
+		struct tpacket2_hdr *h = (struct tpacket2_hdr *)txq->frames[head];
+		uint8_t *dst = (uint8_t *)h + AFP_TX_DATA_OFF;
+
+		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) !=
+		    TP_STATUS_AVAILABLE) {
+			txq->ring_full++;
+			break;
+		}
+		if (lr_unlikely(m->pkt_len > txq->max_len)) {
+			txq->oerrors++;
+			continue;
+		}
+		if (lr_likely(m->nb_segs == 1)) {
+			memcpy(dst, lr_pktmbuf_mtod(m, const uint8_t *),
+			       m->data_len);
+		} else {
+			for (const struct lr_mbuf *s = m; s != NULL;
+			     s = s->next) {
+				memcpy(dst, lr_pktmbuf_mtod(s, const uint8_t *),
+				       s->data_len);
+				dst += s->data_len;
+			}
+		}
+		h->tp_len = m->pkt_len;
+		h->tp_snaplen = m->pkt_len;
+		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+				 __ATOMIC_RELEASE);
+		if (++head == txq->nb_frames)
+			head = 0;
+		bytes += m->pkt_len;
+		sent++;
+	}
+	txq->head = head;
+	/* One system call for the whole burst; also when the ring was full,
+	 * so frames left by an earlier EAGAIN go out. */
+	if (send(txq->fd, NULL, 0, MSG_DONTWAIT) < 0)
+		tx_kick_failed(txq, errno);
+	lr_pktmbuf_free_bulk(pkts, i);
+	txq->opackets += sent;
+	txq->obytes += bytes;
+	return i;
+}
+
+/* ---------------------------------------------------------------------
+ * Sockets and rings (slow path)
+ */
+
+static void
+rxq_close(struct afp_rxq *rxq)
+{
+	struct tpacket_stats_v3 st;
+	socklen_t len = sizeof(st);
+
+	if (rxq->fd < 0)
+		return;
+	if (getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) ==
+	    0) {
+		rxq->kernel_drops += st.tp_drops;
+		rxq->freeze_q += st.tp_freeze_q_cnt;
+	}
+	if (rxq->map != NULL)
+		munmap(rxq->map, rxq->map_len);
+	close(rxq->fd);
+	rxq->map = NULL;
+	rxq->fd = -1;
+	rxq->cur = 0;
+	rxq->left = 0;
+	rxq->pkt = NULL;
+}
+
+static void
+txq_close(struct afp_txq *txq)
+{
+	if (txq->fd < 0)
+		return;
+	if (txq->map != NULL)
+		munmap(txq->map, txq->map_len);
+	close(txq->fd);
+	free(txq->frames);
+	txq->frames = NULL;
+	txq->map = NULL;
+	txq->fd = -1;
+}
+
+/* The ring geometry as text for error messages. */
+static void
+ring_desc(const struct afp_port *pp, char *buf, size_t len)
+{
+	uint32_t blocks = pp->framecnt / (pp->blocksz / pp->framesz);
+
+	snprintf(buf, len,
+		 "blocksz=%u framesz=%u framecnt=%u: %u blocks, %llu bytes",
+		 pp->blocksz, pp->framesz, pp->framecnt, blocks,
+		 (unsigned long long)blocks * pp->blocksz);
+}
+
+/* An unbound packet socket (protocol 0: receives nothing); fd or -errno. */
+static int
+packet_socket(const struct afp_port *pp, const char *what, uint16_t q)
+{
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		int err = errno;
+
+		LR_LOG(ERR, PMD,
+		       "%s: iface: cannot open a packet socket for %s queue %u on '%s': %s%s\n",
+		       pp->name, what, q, pp->iface, strerror(err),
+		       err == EPERM || err == EACCES ? " (needs CAP_NET_RAW)" :
+						       "");
+		return -err;
+	}
+	return fd;
+}
+
+static int
+set_int_opt(int fd, int opt, int val)
+{
+	return setsockopt(fd, SOL_PACKET, opt, &val, sizeof(val));
+}
+
+/* Create rx queue q's socket and ring, not bound yet; 0 or -errno. */
+static int
+rxq_open(struct afp_port *pp, uint16_t q)
+{
+	struct afp_rxq *rxq = &pp->rxq[q];
+	struct tpacket_req3 req;
+	char desc[128];
+	int fd, err;
+
+	fd = packet_socket(pp, "rx", q);
+	if (fd < 0)
+		return fd;
+	if (set_int_opt(fd, PACKET_VERSION, TPACKET_V3) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: rx queue %u: TPACKET_V3 on '%s': %s\n",
+		       pp->name, q, pp->iface, strerror(err));
+		goto close_fd;
+	}
+	memset(&req, 0, sizeof(req));
+	req.tp_block_size = pp->blocksz;
+	req.tp_frame_size = pp->framesz;
+	req.tp_frame_nr = pp->framecnt;
+	req.tp_block_nr = pp->framecnt / (pp->blocksz / pp->framesz);
+	req.tp_retire_blk_tov = AFP_BLOCK_TOV_MS;
+	if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) <
+	    0) {
+		err = errno;
+		ring_desc(pp, desc, sizeof(desc));
+		LR_LOG(ERR, PMD, "%s: rx queue %u: cannot create the ring (%s): %s\n",
+		       pp->name, q, desc, strerror(err));
+		goto close_fd;
+	}
+	rxq->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
+	rxq->map = mmap(NULL, rxq->map_len, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (rxq->map == MAP_FAILED) {
+		err = errno;
+		rxq->map = NULL;
+		ring_desc(pp, desc, sizeof(desc));
+		LR_LOG(ERR, PMD, "%s: rx queue %u: cannot map the ring (%s): %s\n",
+		       pp->name, q, desc, strerror(err));
+		goto close_fd;
+	}
+	rxq->fd = fd;
+	rxq->block_size = req.tp_block_size;
+	rxq->nb_blocks = req.tp_block_nr;
+	rxq->cur = 0;
+	rxq->left = 0;
+	rxq->pkt = NULL;
+	return 0;
+
+close_fd:
+	close(fd);
+	return -err;
+}
+
+/* Create tx queue q's socket, bound to the interface with protocol 0, and
+ * its ring; 0 or -errno. */
+static int
+txq_open(struct afp_port *pp, uint16_t q)
+{
+	struct afp_txq *txq = &pp->txq[q];
+	struct sockaddr_ll sll;
+	struct tpacket_req req;
+	uint32_t per_block;
+	char desc[128];
+	int fd, err;
+
+	fd = packet_socket(pp, "tx", q);
+	if (fd < 0)
+		return fd;
+	if (set_int_opt(fd, PACKET_VERSION, TPACKET_V2) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: tx queue %u: TPACKET_V2 on '%s': %s\n",
+		       pp->name, q, pp->iface, strerror(err));
+		goto close_fd;
+	}
+	/* A malformed frame is dropped instead of stopping the ring. */
+	if (set_int_opt(fd, PACKET_LOSS, 1) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: tx queue %u: PACKET_LOSS: %s\n", pp->name,
+		       q, strerror(err));
+		goto close_fd;
+	}
+	if (set_int_opt(fd, PACKET_QDISC_BYPASS, 1) < 0)
+		LR_LOG(WARNING, PMD,
+		       "%s: tx queue %u: no PACKET_QDISC_BYPASS (%s): frames go through the qdisc\n",
+		       pp->name, q, strerror(errno));
+	per_block = pp->blocksz / pp->framesz;
+	memset(&req, 0, sizeof(req));
+	req.tp_block_size = pp->blocksz;
+	req.tp_frame_size = pp->framesz;
+	req.tp_frame_nr = pp->framecnt;
+	req.tp_block_nr = pp->framecnt / per_block;
+	if (setsockopt(fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) <
+	    0) {
+		err = errno;
+		ring_desc(pp, desc, sizeof(desc));
+		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot create the ring (%s): %s\n",
+		       pp->name, q, desc, strerror(err));
+		goto close_fd;
+	}
+	txq->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
+	txq->map = mmap(NULL, txq->map_len, PROT_READ | PROT_WRITE,
+			MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (txq->map == MAP_FAILED) {
+		err = errno;
+		txq->map = NULL;
+		ring_desc(pp, desc, sizeof(desc));
+		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot map the ring (%s): %s\n",
+		       pp->name, q, desc, strerror(err));
+		goto close_fd;
+	}
+	txq->frames = malloc(sizeof(*txq->frames) * req.tp_frame_nr);
+	if (txq->frames == NULL) {
+		err = ENOMEM;
+		LR_LOG(ERR, PMD, "%s: tx queue %u: no memory for %u frame addresses\n",
+		       pp->name, q, req.tp_frame_nr);
+		goto unmap_ring;
+	}
+	for (uint32_t i = 0; i < req.tp_frame_nr; i++)
+		txq->frames[i] = txq->map +
+				 (size_t)(i / per_block) * pp->blocksz +
+				 (size_t)(i % per_block) * pp->framesz;
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = 0;
+	sll.sll_ifindex = pp->ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot bind to '%s': %s\n",
+		       pp->name, q, pp->iface, strerror(err));
+		goto free_frames;
+	}
+	txq->fd = fd;
+	txq->nb_frames = req.tp_frame_nr;
+	txq->head = 0;
+	return 0;
+
+free_frames:
+	free(txq->frames);
+	txq->frames = NULL;
+unmap_ring:
+	munmap(txq->map, txq->map_len);
+	txq->map = NULL;
+close_fd:
+	close(fd);
+	return -err;
+}
+
+/* Bind rx queue q's socket to the interface: it receives from now on. */
+static int
+rxq_bind(struct afp_port *pp, uint16_t q)
+{
+	struct afp_rxq *rxq = &pp->rxq[q];
+	struct sockaddr_ll sll;
+
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = pp->ifindex;
+	if (bind(rxq->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		int err = errno;
+
+		LR_LOG(ERR, PMD, "%s: rx queue %u: cannot bind to '%s': %s\n",
+		       pp->name, q, pp->iface, strerror(err));
+		return -err;
+	}
+	if (set_int_opt(rxq->fd, PACKET_IGNORE_OUTGOING, 1) < 0)
+		LR_LOG(WARNING, PMD,
+		       "%s: rx queue %u: no PACKET_IGNORE_OUTGOING (%s): frames the host sends on '%s' are received too\n",
+		       pp->name, q, strerror(errno), pp->iface);
+	return 0;
+}
+
+/* Process-wide counter for fanout ids chosen without the kernel's help. */
+static atomic_uint fanout_seq;
+
+/* Join the first n rx sockets into one PACKET_FANOUT_HASH group; 0 or
+ * -errno. */
+static int
+fanout_join(struct afp_port *pp, uint16_t n)
+{
+	uint32_t val;
+	socklen_t len = sizeof(val);
+	int err = 0;
+
+	/* Ask the kernel for an id no group uses. */
+	val = (uint32_t)(PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_UNIQUEID)
+	      << 16;
+	if (setsockopt(pp->rxq[0].fd, SOL_PACKET, PACKET_FANOUT, &val,
+		       sizeof(val)) == 0 &&
+	    getsockopt(pp->rxq[0].fd, SOL_PACKET, PACKET_FANOUT, &val, &len) ==
+		    0) {
+		pp->fanout_id = (uint16_t)(val & 0xffff);
+	} else {
+		/* Older kernel: an id of our own, retried while refused. */
+		for (int tries = 0; tries < 64; tries++) {
+			uint32_t seq = atomic_fetch_add(&fanout_seq, 1);
+			uint32_t id = (seq * 0x9e3779b1u) ^
+				      ((uint32_t)getpid() << 8) ^
+				      (uint32_t)pp->ifindex;
+
+			id = (id ^ (id >> 16)) & 0xffff;
+			val = id | (uint32_t)PACKET_FANOUT_HASH << 16;
+			if (setsockopt(pp->rxq[0].fd, SOL_PACKET,
+				       PACKET_FANOUT, &val, sizeof(val)) == 0) {
+				pp->fanout_id = (uint16_t)id;
+				err = 0;
+				break;
+			}
+			err = errno;
+			if (err != EINVAL && err != EEXIST && err != EBUSY &&
+			    err != ENOSPC)
+				break;
+		}
+		if (err != 0) {
+			LR_LOG(ERR, PMD, "%s: qpairs: cannot create a fanout group on '%s': %s\n",
+			       pp->name, pp->iface, strerror(err));
+			return -err;
+		}
+	}
+	val = pp->fanout_id | (uint32_t)PACKET_FANOUT_HASH << 16;
+	for (uint16_t q = 1; q < n; q++) {
+		if (setsockopt(pp->rxq[q].fd, SOL_PACKET, PACKET_FANOUT, &val,
+			       sizeof(val)) < 0) {
+			err = errno;
+			LR_LOG(ERR, PMD,
+			       "%s: rx queue %u: cannot join fanout group %u on '%s': %s\n",
+			       pp->name, q, pp->fanout_id, pp->iface,
+			       strerror(err));
+			return -err;
+		}
+	}
+	LR_LOG(DEBUG, PMD, "%s: %u rx queues in fanout group %u\n", pp->name, n,
+	       pp->fanout_id);
+	return 0;
+}
+
+static int
+promisc_set(struct afp_port *pp, int on)
+{
+	struct packet_mreq mr;
+
+	if (pp->promisc == on)
+		return 0;
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = pp->ifindex;
+	mr.mr_type = PACKET_MR_PROMISC;
+	if (setsockopt(pp->ctl_fd, SOL_PACKET,
+		       on ? PACKET_ADD_MEMBERSHIP : PACKET_DROP_MEMBERSHIP, &mr,
+		       sizeof(mr)) < 0) {
+		int err = errno;
+
+		LR_LOG(ERR, PMD, "%s: promiscuous %s on '%s': %s\n", pp->name,
+		       on ? "on" : "off", pp->iface, strerror(err));
+		return -err;
+	}
+	pp->promisc = on;
+	return 0;
+}
+
+/* An interface ioctl on the control socket; 0 or -errno. */
+static int
+iface_ioctl(const struct afp_port *pp, unsigned long req, struct ifreq *ifr)
+{
+	memset(ifr->ifr_name, 0, sizeof(ifr->ifr_name));
+	memcpy(ifr->ifr_name, pp->iface, strlen(pp->iface));
+	return ioctl(pp->ctl_fd, req, ifr) < 0 ? -errno : 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Control path
+ */
+
+static int
+afp_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	uint32_t room = pp->framesz - AFP_RX_MAC_OFF;
+
+	info->max_rx_queues = (uint16_t)pp->qpairs;
+	info->max_tx_queues = (uint16_t)pp->qpairs;
+	info->max_mtu = (uint16_t)LR_MIN(room - ETH_HLEN - AFP_VLAN_HLEN,
+					 (uint32_t)UINT16_MAX);
+	info->min_mtu = 68;
+	return 0;
+}
+
+static int
+afp_rx_queue_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
+		   int socket_id, const struct lr_eth_rxconf *conf,
+		   struct lr_mempool *mp)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	struct afp_rxq *rxq = &pp->rxq[q];
+
+	rxq->mp = mp;
+	rxq->port_id = dev->data->port_id;
+	dev->data->rx_queues[q] = rxq;
+	return 0;
+}
+
+static int
+afp_tx_queue_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
+		   int socket_id, const struct lr_eth_txconf *conf)
+{
+	struct afp_port *pp = dev->data->dev_private;
+
+	dev->data->tx_queues[q] = &pp->txq[q];
+	return 0;
+}
+
+static int
+afp_dev_stop(struct lr_eth_dev *dev)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	int ret = 0;
+
+	/* Closing a receive socket ends its binding and fanout membership;
+	 * a fresh unbound one waits for the next start. */
+	for (uint16_t q = 0; q < pp->qpairs; q++) {
+		rxq_close(&pp->rxq[q]);
+		if (ret == 0)
+			ret = rxq_open(pp, q);
+	}
+	return ret;
+}
+
+static int
+afp_dev_start(struct lr_eth_dev *dev)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	struct lr_eth_dev_data *d = dev->data;
+	struct ifreq ifr;
+	int ret;
+
+	for (uint16_t q = 0; q < d->nb_rx_queues; q++) {
+		if (pp->rxq[q].fd < 0) {
+			ret = rxq_open(pp, q);
+			if (ret < 0)
+				goto stop;
+		}
+		ret = rxq_bind(pp, q);
+		if (ret < 0)
+			goto stop;
+	}
+	if (d->nb_rx_queues > 1) {
+		ret = fanout_join(pp, d->nb_rx_queues);
+		if (ret < 0)
+			goto stop;
+	}
+	if (d->promiscuous) {
+		ret = promisc_set(pp, 1);
+		if (ret < 0)
+			goto stop;
+	}
+	/* The longest frame the kernel accepts: the MTU plus the Ethernet
+	 * header and one VLAN tag, within a ring frame. */
+	uint32_t max_len = pp->framesz - (uint32_t)AFP_TX_DATA_OFF;
+
+	if (iface_ioctl(pp, SIOCGIFMTU, &ifr) == 0)
+		max_len = LR_MIN(max_len, (uint32_t)ifr.ifr_mtu + ETH_HLEN +
+						  AFP_VLAN_HLEN);
+	for (uint16_t q = 0; q < d->nb_tx_queues; q++)
+		pp->txq[q].max_len = max_len;
+	dev->rx_pkt_burst = afp_rx_burst;
+	dev->tx_pkt_burst = afp_tx_burst;
+	return 0;
+
+stop:
+	afp_dev_stop(dev);
+	return ret;
+}
+
+static void
+afp_port_free(struct afp_port *pp)
+{
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		rxq_close(&pp->rxq[q]);
+		txq_close(&pp->txq[q]);
+	}
+	if (pp->ctl_fd >= 0)
+		close(pp->ctl_fd);
+	free(pp);
+}
+
+static int
+afp_dev_close(struct lr_eth_dev *dev)
+{
+	afp_port_free(dev->data->dev_private);
+	dev->data->dev_private = NULL;
+	return 0;
+}
+
+static int
+afp_link_update(struct lr_eth_dev *dev, int wait)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	struct lr_eth_link *link = &dev->data->link;
+	struct ethtool_cmd ecmd;
+	struct ifreq ifr;
+	int ret;
+
+	ret = iface_ioctl(pp, SIOCGIFFLAGS, &ifr);
+	if (ret < 0) {
+		LR_LOG(ERR, PMD, "%s: link of '%s': %s\n", pp->name, pp->iface,
+		       strerror(-ret));
+		return ret;
+	}
+	link->link_status = dev->data->started &&
+			    (ifr.ifr_flags & IFF_UP) &&
+			    (ifr.ifr_flags & IFF_RUNNING);
+	link->link_duplex = 1;
+	link->link_speed = 0;
+	memset(&ecmd, 0, sizeof(ecmd));
+	ecmd.cmd = ETHTOOL_GSET;
+	ifr.ifr_data = (void *)&ecmd;
+	if (iface_ioctl(pp, SIOCETHTOOL, &ifr) == 0) {
+		uint32_t speed = ethtool_cmd_speed(&ecmd);
+
+		if (speed != (uint32_t)SPEED_UNKNOWN)
+			link->link_speed = speed;
+		link->link_duplex = ecmd.duplex == DUPLEX_FULL;
+		link->link_autoneg = ecmd.autoneg == AUTONEG_ENABLE;
+	}
+	return 0;
+}
+
+static int
+afp_promisc_enable(struct lr_eth_dev *dev)
+{
+	return promisc_set(dev->data->dev_private, 1);
+}
+
+static int
+afp_promisc_disable(struct lr_eth_dev *dev)
+{
+	return promisc_set(dev->data->dev_private, 0);
+}
+
+static int
+afp_mtu_set(struct lr_eth_dev *dev, uint16_t mtu)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	struct ifreq ifr;
+	int ret;
+
+	ifr.ifr_mtu = mtu;
+	ret = iface_ioctl(pp, SIOCSIFMTU, &ifr);
+	if (ret < 0) {
+		LR_LOG(ERR, PMD, "%s: mtu %u on '%s': %s\n", pp->name, mtu,
+		       pp->iface, strerror(-ret));
+		return ret;
+	}
+	for (uint16_t q = 0; q < pp->qpairs; q++)
+		pp->txq[q].max_len =
+			LR_MIN(pp->framesz - (uint32_t)AFP_TX_DATA_OFF,
+			       (uint32_t)mtu + ETH_HLEN + AFP_VLAN_HLEN);
+	return 0;
+}
+
+/* Fold the kernel's receive counters (reset by each read) into ours. */
+static void
+kernel_stats_fold(struct afp_port *pp)
+{
+	for (uint16_t q = 0; q < pp->qpairs; q++) {
+		struct afp_rxq *rxq = &pp->rxq[q];
+		struct tpacket_stats_v3 st;
+		socklen_t len = sizeof(st);
+
+		if (rxq->fd >= 0 &&
+		    getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st,
+			       &len) == 0) {
+			rxq->kernel_drops += st.tp_drops;
+			rxq->freeze_q += st.tp_freeze_q_cnt;
+		}
+	}
+}
+
+static int
+afp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
+{
+	struct afp_port *pp = dev->data->dev_private;
+
+	kernel_stats_fold(pp);
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		const struct afp_rxq *rxq = &pp->rxq[q];
+		const struct afp_txq *txq = &pp->txq[q];
+
+		s->ipackets += rxq->ipackets;
+		s->ibytes += rxq->ibytes;
+		s->imissed += rxq->kernel_drops;
+		s->ierrors += rxq->truncated;
+		s->rx_nombuf += rxq->rx_nombuf;
+		s->opackets += txq->opackets;
+		s->obytes += txq->obytes;
+		s->oerrors += txq->oerrors;
+		if (q < LR_ETH_QUEUE_STAT_CNTRS) {
+			s->q_ipackets[q] = rxq->ipackets;
+			s->q_ibytes[q] = rxq->ibytes;
+			s->q_opackets[q] = txq->opackets;
+			s->q_obytes[q] = txq->obytes;
+			s->q_errors[q] = rxq->truncated + txq->oerrors;
+		}
+	}
+	return 0;
+}
+
+static const char *const afp_xstat_names[] = {
+	"rx_kernel_drops",
+	"rx_kernel_freeze_queue",
+	"rx_truncated_frames",
+	"tx_ring_full",
+	"tx_send_errors",
+};
+
+static int
+afp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		     unsigned n)
+{
+	for (unsigned i = 0; i < n && i < LR_DIM(afp_xstat_names); i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s",
+			 afp_xstat_names[i]);
+	return (int)LR_DIM(afp_xstat_names);
+}
+
+static int
+afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
+{
+	struct afp_port *pp = dev->data->dev_private;
+	uint64_t v[LR_DIM(afp_xstat_names)] = { 0 };
+
+	kernel_stats_fold(pp);
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		v[0] += pp->rxq[q].kernel_drops;
+		v[1] += pp->rxq[q].freeze_q;
+		v[2] += pp->rxq[q].truncated;
+		v[3] += pp->txq[q].ring_full;
+		v[4] += pp->txq[q].send_errors;
+	}
+	for (unsigned i = 0; i < n && i < LR_DIM(v); i++)
+		values[i] = v[i];
+	return (int)LR_DIM(v);
+}
+
+static const struct lr_eth_dev_ops afp_ops = {
+	.dev_start = afp_dev_start,
+	.dev_stop = afp_dev_stop,
+	.dev_close = afp_dev_close,
+	.dev_infos_get = afp_infos_get,
+	.rx_queue_setup = afp_rx_queue_setup,
+	.tx_queue_setup = afp_tx_queue_setup,
+	.link_update = afp_link_update,
+	.promiscuous_enable = afp_promisc_enable,
+	.promiscuous_disable = afp_promisc_disable,
+	.mtu_set = afp_mtu_set,
+	.stats_get = afp_stats_get,
+	.xstats_get_names = afp_xstats_get_names,
+	.xstats_get = afp_xstats_get,
+};
+
+/* Read and check the ring sizes; 0 or -EINVAL after logging. */
+static int
+ring_args(struct afp_port *pp, const struct lr_devargs *args)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t bs, fs, fc;
+	int ret;
+
+	ret = lr_devargs_get_uint(args, "blocksz", AFP_DEFAULT_BLOCKSZ,
+				  (uint64_t)page, AFP_MAX_BLOCKSZ, &bs);
+	if (ret < 0)
+		return ret;
+	if (!lr_is_power_of_2(bs)) {
+		LR_LOG(ERR, PMD,
+		       "%s: blocksz: bad value '%s' (expected a power of two from %ld to %u)\n",
+		       pp->name, lr_devargs_get(args, "blocksz"), page,
+		       AFP_MAX_BLOCKSZ);
+		return -EINVAL;
+	}
+	ret = lr_devargs_get_uint(args, "framesz", AFP_DEFAULT_FRAMESZ,
+				  AFP_RX_MAC_OFF + ETH_ZLEN, bs, &fs);
+	if (ret < 0)
+		return ret;
+	if (fs % TPACKET_ALIGNMENT) {
+		LR_LOG(ERR, PMD,
+		       "%s: framesz: bad value '%s' (expected a multiple of %u)\n",
+		       pp->name, lr_devargs_get(args, "framesz"),
+		       TPACKET_ALIGNMENT);
+		return -EINVAL;
+	}
+	ret = lr_devargs_get_uint(args, "framecnt", AFP_DEFAULT_FRAMECNT, 1,
+				  UINT32_MAX, &fc);
+	if (ret < 0)
+		return ret;
+	if (fc % (bs / fs) != 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: framecnt: bad value '%s' (expected a multiple of blocksz/framesz = %llu/%llu = %llu frames per block)\n",
+		       pp->name, lr_devargs_get(args, "framecnt"),
+		       (unsigned long long)bs, (unsigned long long)fs,
+		       (unsigned long long)(bs / fs));
+		return -EINVAL;
+	}
+	if (fc / (bs / fs) * bs > AFP_MAX_RING) {
+		LR_LOG(ERR, PMD,
+		       "%s: framecnt: bad value '%s' (a ring of %llu bytes; at most %llu)\n",
+		       pp->name, lr_devargs_get(args, "framecnt"),
+		       (unsigned long long)(fc / (bs / fs) * bs),
+		       (unsigned long long)AFP_MAX_RING);
+		return -EINVAL;
+	}
+	pp->blocksz = (uint32_t)bs;
+	pp->framesz = (uint32_t)fs;
+	pp->framecnt = (uint32_t)fc;
+	return 0;
+}
+
+static int
+afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	const char *iface = lr_devargs_get(args, "iface");
+	struct afp_port *pp;
+	struct ifreq ifr;
+	uint64_t qpairs;
+	int ret;
+
+	if (iface == NULL || iface[0] == '\0') {
+		LR_LOG(ERR, PMD, "%s: iface: missing (usage: %s,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,framecnt=C])\n",
+		       dev->data->name, dev->data->name);
+		return -EINVAL;
+	}
+	if (lr_devargs_count(args, "iface") > 1) {
+		LR_LOG(ERR, PMD, "%s: iface: given more than once\n",
+		       dev->data->name);
+		return -EINVAL;
+	}
+	if (strlen(iface) >= IFNAMSIZ) {
+		LR_LOG(ERR, PMD,
+		       "%s: iface: bad value '%s' (interface names have at most %d characters)\n",
+		       dev->data->name, iface, IFNAMSIZ - 1);
+		return -EINVAL;
+	}
+	/* The queues are cache-line aligned: so must the port be. */
+	pp = aligned_alloc(LR_CACHE_LINE_SIZE,
+			   LR_ALIGN_CEIL(sizeof(*pp), LR_CACHE_LINE_SIZE));
+	if (pp != NULL)
+		memset(pp, 0, sizeof(*pp));
+	if (pp == NULL) {
+		LR_LOG(ERR, PMD, "%s: no memory for the port\n",
+		       dev->data->name);
+		return -ENOMEM;
+	}
+	pp->name = dev->data->name;
+	pp->ctl_fd = -1;
+	snprintf(pp->iface, sizeof(pp->iface), "%s", iface);
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		pp->rxq[q].fd = -1;
+		pp->rxq[q].port = pp;
+		pp->rxq[q].qid = q;
+		pp->txq[q].fd = -1;
+		pp->txq[q].port = pp;
+		pp->txq[q].qid = q;
+	}
+	ret = lr_devargs_get_uint(args, "qpairs", 1, 1, LR_MAX_QUEUES_PER_PORT,
+				  &qpairs);
+	if (ret < 0)
+		goto free_port;
+	pp->qpairs = (unsigned)qpairs;
+	ret = ring_args(pp, args);
+	if (ret < 0)
+		goto free_port;
+
+	pp->ifindex = (int)if_nametoindex(iface);
+	if (pp->ifindex == 0) {
+		ret = -ENODEV;
+		LR_LOG(ERR, PMD,
+		       "%s: iface: no interface '%s' in this network namespace (%s)\n",
+		       pp->name, iface, strerror(errno));
+		goto free_port;
+	}
+	pp->ctl_fd = packet_socket(pp, "control", 0);
+	if (pp->ctl_fd < 0) {
+		ret = pp->ctl_fd;
+		goto free_port;
+	}
+	ret = iface_ioctl(pp, SIOCGIFHWADDR, &ifr);
+	if (ret < 0) {
+		LR_LOG(ERR, PMD, "%s: iface: address of '%s': %s\n", pp->name,
+		       iface, strerror(-ret));
+		goto free_port;
+	}
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		LR_LOG(ERR, PMD,
+		       "%s: iface: '%s' is not an Ethernet interface (ARPHRD type %u)\n",
+		       pp->name, iface, ifr.ifr_hwaddr.sa_family);
+		ret = -EINVAL;
+		goto free_port;
+	}
+	memcpy(dev->data->mac_addr.addr_bytes, ifr.ifr_hwaddr.sa_data,
+	       LR_ETHER_ADDR_LEN);
+	ret = iface_ioctl(pp, SIOCGIFMTU, &ifr);
+	if (ret == 0) {
+		uint32_t need = (uint32_t)ifr.ifr_mtu + ETH_HLEN +
+				AFP_VLAN_HLEN + AFP_RX_MAC_OFF;
+
+		if (pp->framesz < need) {
+			LR_LOG(ERR, PMD,
+			       "%s: framesz: bad value '%u' (frames of '%s' with mtu %d need framesz >= %u)\n",
+			       pp->name, pp->framesz, iface, ifr.ifr_mtu,
+			       LR_ALIGN_CEIL(need, (uint32_t)TPACKET_ALIGNMENT));
+			ret = -EINVAL;
+			goto free_port;
+		}
+		dev->data->mtu = (uint16_t)ifr.ifr_mtu;
+	}
+	for (uint16_t q = 0; q < pp->qpairs; q++) {
+		ret = rxq_open(pp, q);
+		if (ret < 0)
+			goto free_port;
+		ret = txq_open(pp, q);
+		if (ret < 0)
+			goto free_port;
+	}
+	dev->data->dev_private = pp;
+	dev->dev_ops = &afp_ops;
+	dev->rx_pkt_burst = afp_rx_burst;
+	dev->tx_pkt_burst = afp_tx_burst;
+	LR_LOG(INFO, PMD, "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x %u-byte frames in %u-byte blocks\n",
+	       pp->name, iface, pp->ifindex, pp->qpairs, pp->framecnt,
+	       pp->framesz, pp->blocksz);
+	return 0;
+
+free_port:
+	afp_port_free(pp);
+	return ret;
+}
+
+static struct lr_eth_driver afp_driver = {
+	.keys = afp_keys,
+	.usage = "iface=<if> qpairs=<1..16> blocksz=<bytes> framesz=<bytes> "
+		 "framecnt=<n>",
+	.probe = afp_probe,
+};
+
+LR_PMD_REGISTER(net_af_packet, afp_driver);

@@ -1,0 +1,1101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_pcap - ports over pcap files and live interfaces, through libpcap.
+ *
+ *   net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap
+ *   net_pcap0,rx_iface=IF,tx_iface=IF     net_pcap0,iface=IF (both)
+ *   net_pcap0,rx_pcap=in.pcap,infinite_rx=1   (replay the file forever)
+ *
+ * Each rx_pcap / rx_iface value is one receive queue and each tx_pcap /
+ * tx_iface value one transmit queue, in the order given. A port without a
+ * receive source returns nothing; a port without a transmit sink drops what
+ * it is given and counts it (opackets and the xstat tx_dropped_no_sink).
+ *
+ * Reading: microsecond and nanosecond pcap files, Ethernet link type only.
+ * Timestamps go to mbuf->timestamp in nanoseconds (LR_MBUF_F_RX_TIMESTAMP).
+ * Files are opened again at every start, so a restarted port reads from
+ * the beginning. A record cut short at the end of a file (a capture that
+ * was killed) is reported once as a WARNING naming its record number and
+ * counted in the xstat rx_truncated_records; the packets before it are
+ * delivered, then the queue reports end of file (returns 0). With
+ * infinite_rx=1 the file is read once at probe into one private buffer and
+ * every receive copies the next packets from it into fresh mbufs, wrapping
+ * around at the end.
+ *
+ * Writing: nanosecond pcap (tcpdump and tshark read it), snap length
+ * LR_PCAP_SNAPLEN. Timestamps come from the mbuf when it carries one (a
+ * packet read from a pcap file keeps its time), else from the TSC at the
+ * burst. Chained mbufs are copied into a bounce buffer first. The file is
+ * created at probe (so a bad path fails there), flushed at most every
+ * 100 ms while running and at stop, and closed at close.
+ *
+ * Threading: one thread polls one queue (libpcap handles are per queue).
+ * Cost: libpcap per packet (one indirect call in pcap_next_ex/pcap_dump)
+ * plus one copy; the infinite replay costs a bulk mbuf alloc per burst and
+ * one memcpy per packet.
+ *
+ * Errors name the port, the key and the file or interface:
+ *   net_pcap0: rx_pcap: cannot open 'x.pcap': No such file or directory
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pcap.h>
+
+#include "lr_cycles.h"
+#include "lr_errno.h"
+#include "lr_ethdev_driver.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+
+/** Largest frame read or written. */
+#define LR_PCAP_SNAPLEN 262144
+/** Largest file infinite_rx loads. */
+#define PCAP_REPLAY_MAX_BYTES (1ULL << 30)
+/** Flush written files at least this often while running (ms). */
+#define PCAP_FLUSH_MS 100
+/** stdio buffer of a written file. */
+#define PCAP_WRITE_BUF (1u << 20)
+#define NS_PER_S 1000000000ULL
+
+enum pcap_kind { KIND_NONE = 0, KIND_FILE, KIND_IFACE };
+
+/* A file loaded for infinite_rx: packet i is len[i] bytes at blob+off[i]. */
+struct pcap_replay {
+	uint8_t *blob;
+	uint64_t *off;
+	uint32_t *len;
+	uint64_t n;
+};
+
+struct pcap_port;
+
+struct pcap_rxq {
+	/* Hot: read by every burst. */
+	pcap_t *pcap;
+	struct lr_mempool *mp;
+	const struct pcap_replay *replay;
+	uint64_t next;          /* next replay packet */
+	uint32_t ts_mult;       /* 1 for ns timestamps, 1000 for us */
+	uint16_t port_id;
+	uint8_t eof;
+	/* Counters, written by the polling thread only, never reset. */
+	uint64_t ipackets;
+	uint64_t ibytes;
+	uint64_t ierrors;
+	uint64_t rx_nombuf;
+	uint64_t truncated;
+	uint64_t records;       /* records read since start */
+	struct pcap_port *port;
+	uint16_t qid;
+} __lr_cache_aligned;
+
+struct pcap_txq {
+	pcap_dumper_t *dumper;  /* file sink, owned by the port */
+	pcap_t *pcap;           /* interface sink, opened at start */
+	uint8_t *bounce;        /* LR_PCAP_SNAPLEN bytes for chains */
+	/* TSC to wall clock: ns = ns0 + ((tsc - tsc0) * mult >> 32) */
+	uint64_t tsc0;
+	uint64_t ns0;
+	uint64_t mult;
+	uint64_t flush_cycles;
+	uint64_t last_flush;
+	/* Counters. */
+	uint64_t opackets;
+	uint64_t obytes;
+	uint64_t oerrors;
+	uint64_t no_sink;
+	struct pcap_port *port;
+	uint16_t qid;
+} __lr_cache_aligned;
+
+struct pcap_port {
+	struct pcap_rxq rxq[LR_MAX_QUEUES_PER_PORT];
+	struct pcap_txq txq[LR_MAX_QUEUES_PER_PORT];
+	const char *name;        /* the port's name (dev->data->name) */
+	enum pcap_kind rx_kind;
+	enum pcap_kind tx_kind;
+	const char *rx_key;      /* devargs key the sources came from */
+	const char *tx_key;
+	unsigned nb_rx;          /* receive sources */
+	unsigned nb_tx;          /* transmit sinks */
+	int infinite;
+	char *rx_src[LR_MAX_QUEUES_PER_PORT];
+	char *tx_dst[LR_MAX_QUEUES_PER_PORT];
+	pcap_t *dead[LR_MAX_QUEUES_PER_PORT];        /* for the dumpers */
+	pcap_dumper_t *dumper[LR_MAX_QUEUES_PER_PORT];
+	struct pcap_replay replay[LR_MAX_QUEUES_PER_PORT];
+};
+
+static const char *const pcap_keys[] = {
+	"rx_pcap", "tx_pcap", "rx_iface", "tx_iface", "iface", "infinite_rx",
+	NULL,
+};
+
+/* ---------------------------------------------------------------------
+ * Opening files and interfaces (slow path)
+ */
+
+/* Open a pcap file for reading with nanosecond timestamps; NULL with a
+ * logged error and lr_errno set. */
+static pcap_t *
+rx_file_open(const char *port, const char *key, const char *path)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p;
+	FILE *f;
+	int lt;
+
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		lr_errno = errno;
+		LR_LOG(ERR, PMD, "%s: %s: cannot open '%s': %s\n", port, key,
+		       path, strerror(errno));
+		return NULL;
+	}
+	errbuf[0] = '\0';
+	p = pcap_fopen_offline_with_tstamp_precision(
+		f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (p == NULL) {
+		fclose(f);
+		lr_errno = EINVAL;
+		LR_LOG(ERR, PMD, "%s: %s: cannot read '%s': %s\n", port, key,
+		       path, errbuf[0] ? errbuf : "not a pcap file");
+		return NULL;
+	}
+	lt = pcap_datalink(p);
+	if (lt != DLT_EN10MB) {
+		const char *ltname = pcap_datalink_val_to_name(lt);
+
+		LR_LOG(ERR, PMD,
+		       "%s: %s: '%s' has link type %s (%d); only EN10MB (Ethernet) is supported\n",
+		       port, key, path, ltname ? ltname : "unknown", lt);
+		pcap_close(p);
+		lr_errno = EPROTONOSUPPORT;
+		return NULL;
+	}
+	return p;
+}
+
+/* A BPF program that accepts nothing: a transmit-only handle then makes
+ * the kernel queue no received packets for it. */
+static int
+set_drop_all_filter(pcap_t *p)
+{
+	static struct bpf_insn ret0 = { BPF_RET | BPF_K, 0, 0, 0 };
+	struct bpf_program prog = { 1, &ret0 };
+
+	return pcap_setfilter(p, &prog);
+}
+
+/* Open a live interface for receive (for_rx) or transmit; NULL with a
+ * logged error and lr_errno set. */
+static pcap_t *
+iface_open(const char *port, const char *key, const char *ifname, int for_rx)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p;
+	int ret;
+
+	if (strlen(ifname) >= IFNAMSIZ || if_nametoindex(ifname) == 0) {
+		lr_errno = ENODEV;
+		LR_LOG(ERR, PMD, "%s: %s: no interface '%s' (%s)\n", port, key,
+		       ifname, strerror(ENODEV));
+		return NULL;
+	}
+	errbuf[0] = '\0';
+	p = pcap_create(ifname, errbuf);
+	if (p == NULL) {
+		lr_errno = ENODEV;
+		LR_LOG(ERR, PMD, "%s: %s: cannot open interface '%s': %s\n",
+		       port, key, ifname, errbuf);
+		return NULL;
+	}
+	pcap_set_snaplen(p, LR_PCAP_SNAPLEN);
+	pcap_set_promisc(p, 0);
+	pcap_set_immediate_mode(p, 1);
+	pcap_set_timeout(p, 1);
+	pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	ret = pcap_activate(p);
+	if (ret < 0) {
+		lr_errno = ret == PCAP_ERROR_PERM_DENIED ? EPERM : ENODEV;
+		LR_LOG(ERR, PMD, "%s: %s: cannot open interface '%s': %s (%s)\n",
+		       port, key, ifname, pcap_statustostr(ret), pcap_geterr(p));
+		goto close_pcap;
+	}
+	if (ret > 0)
+		LR_LOG(WARNING, PMD, "%s: %s: interface '%s': %s (%s)\n", port,
+		       key, ifname, pcap_statustostr(ret), pcap_geterr(p));
+	if (pcap_datalink(p) != DLT_EN10MB) {
+		lr_errno = EPROTONOSUPPORT;
+		LR_LOG(ERR, PMD,
+		       "%s: %s: interface '%s' has link type %d; only EN10MB (Ethernet) is supported\n",
+		       port, key, ifname, pcap_datalink(p));
+		goto close_pcap;
+	}
+	if (pcap_setnonblock(p, 1, errbuf) < 0) {
+		lr_errno = EIO;
+		LR_LOG(ERR, PMD, "%s: %s: interface '%s': non-blocking mode: %s\n",
+		       port, key, ifname, errbuf);
+		goto close_pcap;
+	}
+	if (for_rx) {
+		/* What we transmit ourselves is not received again. */
+		if (pcap_setdirection(p, PCAP_D_IN) < 0)
+			LR_LOG(WARNING, PMD,
+			       "%s: %s: interface '%s': cannot filter outgoing packets: %s\n",
+			       port, key, ifname, pcap_geterr(p));
+	} else if (set_drop_all_filter(p) < 0) {
+		LR_LOG(WARNING, PMD, "%s: %s: interface '%s': filter: %s\n",
+		       port, key, ifname, pcap_geterr(p));
+	}
+	return p;
+
+close_pcap:
+	pcap_close(p);
+	return NULL;
+}
+
+/* Create the output file and its dumper; 0 or -errno after logging. */
+static int
+tx_file_open(struct pcap_port *pp, unsigned i)
+{
+	const char *path = pp->tx_dst[i];
+	FILE *f;
+
+	f = fopen(path, "wb");
+	if (f == NULL) {
+		int err = errno;
+
+		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot open '%s' for writing: %s\n",
+		       pp->name, path, strerror(err));
+		return -err;
+	}
+	setvbuf(f, NULL, _IOFBF, PCAP_WRITE_BUF);
+	pp->dead[i] = pcap_open_dead_with_tstamp_precision(
+		DLT_EN10MB, LR_PCAP_SNAPLEN, PCAP_TSTAMP_PRECISION_NANO);
+	if (pp->dead[i] == NULL) {
+		fclose(f);
+		LR_LOG(ERR, PMD, "%s: tx_pcap: '%s': no memory for a pcap handle\n",
+		       pp->name, path);
+		return -ENOMEM;
+	}
+	pp->dumper[i] = pcap_dump_fopen(pp->dead[i], f);
+	if (pp->dumper[i] == NULL) {
+		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
+		       pp->name, path, pcap_geterr(pp->dead[i]));
+		fclose(f);
+		pcap_close(pp->dead[i]);
+		pp->dead[i] = NULL;
+		return -EIO;
+	}
+	if (pcap_dump_flush(pp->dumper[i]) < 0) {
+		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
+		       pp->name, path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Report a record that could not be read in full; the queue then behaves
+ * as at end of file. */
+static __lr_cold void
+rx_truncated(struct pcap_port *pp, const char *key, const char *path,
+	     pcap_t *p, uint64_t record, uint64_t *counter)
+{
+	LR_LOG(WARNING, PMD,
+	       "%s: %s: '%s': record %llu is truncated or corrupt (%s); the %llu packets before it are delivered\n",
+	       pp->name, key, path, (unsigned long long)record, pcap_geterr(p),
+	       (unsigned long long)(record - 1));
+	(*counter)++;
+}
+
+/* Load a whole file for infinite_rx; 0 or -errno after logging. */
+static int
+replay_load(struct pcap_port *pp, unsigned i)
+{
+	struct pcap_replay *r = &pp->replay[i];
+	const char *path = pp->rx_src[i];
+	uint64_t cap = 0, bytes = 0, bcap = 0;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	pcap_t *p;
+	int ret;
+
+	p = rx_file_open(pp->name, "rx_pcap", path);
+	if (p == NULL)
+		return -lr_errno;
+	for (;;) {
+		ret = pcap_next_ex(p, &h, &data);
+		if (ret != 1)
+			break;
+		if (r->n == cap) {
+			uint64_t ncap = cap ? cap * 2 : 1024;
+			uint64_t *noff = realloc(r->off, ncap * sizeof(*noff));
+			uint32_t *nlen;
+
+			if (noff == NULL)
+				goto no_memory;
+			r->off = noff;
+			nlen = realloc(r->len, ncap * sizeof(*nlen));
+			if (nlen == NULL)
+				goto no_memory;
+			r->len = nlen;
+			cap = ncap;
+		}
+		if (bytes + h->caplen > bcap) {
+			uint64_t nb = bcap ? bcap * 2 : 1 << 20;
+			uint8_t *nblob;
+
+			while (nb < bytes + h->caplen)
+				nb *= 2;
+			if (nb > PCAP_REPLAY_MAX_BYTES) {
+				LR_LOG(ERR, PMD,
+				       "%s: rx_pcap: '%s' is larger than %llu bytes of packets, too large for infinite_rx\n",
+				       pp->name, path,
+				       (unsigned long long)PCAP_REPLAY_MAX_BYTES);
+				ret = -EFBIG;
+				goto close_pcap;
+			}
+			nblob = realloc(r->blob, nb);
+			if (nblob == NULL)
+				goto no_memory;
+			r->blob = nblob;
+			bcap = nb;
+		}
+		memcpy(r->blob + bytes, data, h->caplen);
+		r->off[r->n] = bytes;
+		r->len[r->n] = h->caplen;
+		bytes += h->caplen;
+		r->n++;
+	}
+	if (ret == PCAP_ERROR)
+		rx_truncated(pp, "rx_pcap", path, p, r->n + 1,
+			     &pp->rxq[i].truncated);
+	pcap_close(p);
+	if (r->n == 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: rx_pcap: '%s' holds no packet to replay (infinite_rx=1)\n",
+		       pp->name, path);
+		return -EINVAL;
+	}
+	LR_LOG(INFO, PMD, "%s: rx_pcap: '%s': %llu packets (%llu bytes) loaded for replay\n",
+	       pp->name, path, (unsigned long long)r->n,
+	       (unsigned long long)bytes);
+	return 0;
+
+no_memory:
+	LR_LOG(ERR, PMD, "%s: rx_pcap: '%s': no memory to load %llu packets\n",
+	       pp->name, path, (unsigned long long)r->n);
+	ret = -ENOMEM;
+close_pcap:
+	pcap_close(p);
+	return ret;
+}
+
+/* ---------------------------------------------------------------------
+ * Receive
+ */
+
+/* Copy len bytes into m and, when they do not fit, into further mbufs
+ * chained to it; 0, or -1 when the pool ran out (m's chain then freed by
+ * the caller). */
+static __lr_cold int
+fill_chain(struct lr_mempool *mp, struct lr_mbuf *m, const uint8_t *data,
+	   uint32_t len)
+{
+	struct lr_mbuf *seg = m;
+	uint32_t left = len;
+
+	for (;;) {
+		uint16_t room = lr_pktmbuf_tailroom(seg);
+		uint16_t k = (uint16_t)LR_MIN(left, (uint32_t)room);
+
+		memcpy(lr_pktmbuf_mtod(seg, uint8_t *), data, k);
+		seg->data_len = k;
+		data += k;
+		left -= k;
+		if (left == 0)
+			break;
+		struct lr_mbuf *nseg = lr_pktmbuf_alloc(mp);
+
+		if (nseg == NULL || m->nb_segs == UINT16_MAX) {
+			lr_pktmbuf_free(nseg);
+			return -1;
+		}
+		seg->next = nseg;
+		m->nb_segs++;
+		seg = nseg;
+	}
+	m->pkt_len = len;
+	return 0;
+}
+
+/* Put one packet of len bytes into m; 0 or -1 (no mbuf for a chain). */
+static __lr_always_inline int
+fill_mbuf(struct lr_mempool *mp, struct lr_mbuf *m, const uint8_t *data,
+	  uint32_t len)
+{
+	if (lr_likely(len <= lr_pktmbuf_tailroom(m))) {
+		memcpy(lr_pktmbuf_mtod(m, uint8_t *), data, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		return 0;
+	}
+	return fill_chain(mp, m, data, len);
+}
+
+/* pcap_next_ex returned r != 1 on a queue: end of file, truncated record
+ * or read error. */
+static __lr_cold void
+rx_end(struct pcap_rxq *rxq, int r)
+{
+	struct pcap_port *pp = rxq->port;
+	const char *src = pp->rx_src[rxq->qid];
+
+	if (r == PCAP_ERROR_BREAK) {
+		rxq->eof = 1;
+		return;
+	}
+	if (pp->rx_kind == KIND_FILE) {
+		rx_truncated(pp, pp->rx_key, src, rxq->pcap, rxq->records + 1,
+			     &rxq->truncated);
+	} else {
+		LR_LOG(ERR, PMD, "%s: %s: interface '%s': read error: %s\n",
+		       pp->name, pp->rx_key, src, pcap_geterr(rxq->pcap));
+		rxq->ierrors++;
+	}
+	rxq->eof = 1;
+}
+
+/* Receive from a file or an interface: one mbuf and one pcap_next_ex per
+ * packet. The mbuf is taken first so a packet is never read and lost. */
+static uint16_t
+rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct pcap_rxq *rxq = q;
+	uint64_t bytes = 0;
+	uint16_t n = 0;
+
+	if (lr_unlikely(rxq->eof))
+		return 0;
+	while (n < nb_pkts) {
+		struct pcap_pkthdr *h;
+		const u_char *data;
+		struct lr_mbuf *m;
+		int r;
+
+		m = lr_pktmbuf_alloc(rxq->mp);
+		if (lr_unlikely(m == NULL)) {
+			rxq->rx_nombuf++;
+			break;
+		}
+		r = pcap_next_ex(rxq->pcap, &h, &data);
+		if (r != 1) {
+			lr_pktmbuf_free(m);
+			if (r != 0)
+				rx_end(rxq, r);
+			break;
+		}
+		rxq->records++;
+		if (lr_unlikely(fill_mbuf(rxq->mp, m, data, h->caplen) != 0)) {
+			lr_pktmbuf_free(m);
+			rxq->rx_nombuf++;
+			continue;
+		}
+		m->port = rxq->port_id;
+		m->timestamp = (uint64_t)h->ts.tv_sec * NS_PER_S +
+			       (uint64_t)h->ts.tv_usec * rxq->ts_mult;
+		m->ol_flags |= LR_MBUF_F_RX_TIMESTAMP;
+		bytes += h->caplen;
+		pkts[n++] = m;
+	}
+	rxq->ipackets += n;
+	rxq->ibytes += bytes;
+	return n;
+}
+
+/* Replay a loaded file: one bulk alloc per burst, one copy per packet. */
+static uint16_t
+rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct pcap_rxq *rxq = q;
+	const struct pcap_replay *r = rxq->replay;
+	uint64_t next = rxq->next, bytes = 0;
+	uint16_t n = 0;
+
+	if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, pkts, nb_pkts) != 0)) {
+		rxq->rx_nombuf++;
+		return 0;
+	}
+	for (uint16_t i = 0; i < nb_pkts; i++) {
+		struct lr_mbuf *m = pkts[i];
+		uint32_t len = r->len[next];
+
+		if (lr_unlikely(fill_mbuf(rxq->mp, m, r->blob + r->off[next],
+					  len) != 0)) {
+			lr_pktmbuf_free(m);
+			rxq->rx_nombuf++;
+		} else {
+			m->port = rxq->port_id;
+			bytes += len;
+			pkts[n++] = m;
+		}
+		if (++next == r->n)
+			next = 0;
+	}
+	rxq->next = next;
+	rxq->ipackets += n;
+	rxq->ibytes += bytes;
+	return n;
+}
+
+/* A port without a receive source. */
+static uint16_t
+rx_none_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Transmit
+ */
+
+/* The data of m in one piece: m's own buffer, or the bounce buffer for a
+ * chain; NULL if the packet is larger than the bounce buffer. */
+static __lr_always_inline const uint8_t *
+tx_linear(uint8_t *bounce, const struct lr_mbuf *m)
+{
+	uint8_t *dst = bounce;
+
+	if (lr_likely(m->nb_segs == 1))
+		return lr_pktmbuf_mtod(m, const uint8_t *);
+	if (m->pkt_len > LR_PCAP_SNAPLEN)
+		return NULL;
+	for (const struct lr_mbuf *s = m; s != NULL; s = s->next) {
+		memcpy(dst, lr_pktmbuf_mtod(s, const uint8_t *), s->data_len);
+		dst += s->data_len;
+	}
+	return bounce;
+}
+
+static __lr_cold void
+tx_flush(struct pcap_txq *txq, uint64_t now)
+{
+	struct pcap_port *pp = txq->port;
+
+	txq->last_flush = now;
+	if (pcap_dump_flush(txq->dumper) < 0) {
+		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
+		       pp->name, pp->tx_dst[txq->qid], strerror(errno));
+		txq->oerrors++;
+	}
+}
+
+/* Write to a file: one pcap_dump per packet. */
+static uint16_t
+tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct pcap_txq *txq = q;
+	uint64_t tsc = lr_get_tsc_cycles(), now_ns, bytes = 0;
+	uint16_t sent = 0;
+
+	now_ns = txq->ns0 + (uint64_t)(((unsigned __int128)(tsc - txq->tsc0) *
+					txq->mult) >> 32);
+	for (uint16_t i = 0; i < nb_pkts; i++) {
+		const struct lr_mbuf *m = pkts[i];
+		const uint8_t *data = tx_linear(txq->bounce, m);
+		struct pcap_pkthdr h;
+		uint64_t ts;
+
+		if (lr_unlikely(data == NULL)) {
+			txq->oerrors++;
+			continue;
+		}
+		ts = (m->ol_flags & LR_MBUF_F_RX_TIMESTAMP) ? m->timestamp :
+							      now_ns;
+		h.ts.tv_sec = (time_t)(ts / NS_PER_S);
+		h.ts.tv_usec = (suseconds_t)(ts % NS_PER_S);
+		h.caplen = h.len = m->pkt_len;
+		pcap_dump((u_char *)txq->dumper, &h, data);
+		bytes += m->pkt_len;
+		sent++;
+	}
+	lr_pktmbuf_free_bulk(pkts, nb_pkts);
+	txq->opackets += sent;
+	txq->obytes += bytes;
+	if (lr_unlikely(tsc - txq->last_flush > txq->flush_cycles))
+		tx_flush(txq, tsc);
+	return nb_pkts;
+}
+
+/* Send on an interface: one pcap_inject (send()) per packet. A full
+ * socket buffer ends the burst; the caller keeps the rest. */
+static uint16_t
+tx_iface_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct pcap_txq *txq = q;
+	uint64_t bytes = 0;
+	uint16_t i, sent = 0;
+
+	for (i = 0; i < nb_pkts; i++) {
+		struct lr_mbuf *m = pkts[i];
+		const uint8_t *data = tx_linear(txq->bounce, m);
+
+		if (lr_unlikely(data == NULL)) {
+			txq->oerrors++;
+		} else if (lr_unlikely(pcap_inject(txq->pcap, data,
+						   m->pkt_len) < 0)) {
+			if (errno == EAGAIN || errno == ENOBUFS)
+				break;
+			txq->oerrors++;
+		} else {
+			bytes += m->pkt_len;
+			sent++;
+		}
+		lr_pktmbuf_free(m);
+	}
+	txq->opackets += sent;
+	txq->obytes += bytes;
+	return i;
+}
+
+/* A port without a transmit sink: drop and count. */
+static uint16_t
+tx_drop_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct pcap_txq *txq = q;
+	uint64_t bytes = 0;
+
+	for (uint16_t i = 0; i < nb_pkts; i++)
+		bytes += pkts[i]->pkt_len;
+	lr_pktmbuf_free_bulk(pkts, nb_pkts);
+	txq->opackets += nb_pkts;
+	txq->obytes += bytes;
+	txq->no_sink += nb_pkts;
+	return nb_pkts;
+}
+
+/* ---------------------------------------------------------------------
+ * Control path
+ */
+
+static int
+pcap_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
+{
+	struct pcap_port *pp = dev->data->dev_private;
+
+	info->max_rx_queues = (uint16_t)LR_MAX(pp->nb_rx, 1u);
+	info->max_tx_queues = (uint16_t)LR_MAX(pp->nb_tx, 1u);
+	info->max_mtu = UINT16_MAX - LR_ETHER_HDR_LEN - 4;
+	return 0;
+}
+
+static int
+pcap_rx_queue_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
+		    int socket_id, const struct lr_eth_rxconf *conf,
+		    struct lr_mempool *mp)
+{
+	struct pcap_port *pp = dev->data->dev_private;
+	struct pcap_rxq *rxq = &pp->rxq[q];
+
+	rxq->mp = mp;
+	rxq->port_id = dev->data->port_id;
+	dev->data->rx_queues[q] = rxq;
+	return 0;
+}
+
+static int
+pcap_tx_queue_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
+		    int socket_id, const struct lr_eth_txconf *conf)
+{
+	struct pcap_port *pp = dev->data->dev_private;
+	struct pcap_txq *txq = &pp->txq[q];
+
+	if (txq->bounce == NULL) {
+		txq->bounce = malloc(LR_PCAP_SNAPLEN);
+		if (txq->bounce == NULL) {
+			LR_LOG(ERR, PMD, "%s: tx queue %u: no memory for a %u-byte bounce buffer\n",
+			       pp->name, q, LR_PCAP_SNAPLEN);
+			return -ENOMEM;
+		}
+	}
+	dev->data->tx_queues[q] = txq;
+	return 0;
+}
+
+/* Close what start opened for the queues (rx handles, tx interfaces) and
+ * flush the files. */
+static void
+pcap_queues_close(struct pcap_port *pp)
+{
+	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		struct pcap_rxq *rxq = &pp->rxq[q];
+		struct pcap_txq *txq = &pp->txq[q];
+
+		if (rxq->pcap != NULL) {
+			pcap_close(rxq->pcap);
+			rxq->pcap = NULL;
+		}
+		if (txq->pcap != NULL) {
+			pcap_close(txq->pcap);
+			txq->pcap = NULL;
+		}
+		if (txq->dumper != NULL)
+			tx_flush(txq, lr_get_tsc_cycles());
+	}
+}
+
+static int
+pcap_dev_start(struct lr_eth_dev *dev)
+{
+	struct pcap_port *pp = dev->data->dev_private;
+	struct lr_eth_dev_data *d = dev->data;
+	uint64_t hz = lr_get_tsc_hz();
+	struct timespec ts;
+
+	for (uint16_t q = 0; q < d->nb_rx_queues; q++) {
+		struct pcap_rxq *rxq = &pp->rxq[q];
+
+		rxq->eof = 0;
+		rxq->records = 0;
+		rxq->next = 0;
+		rxq->ts_mult = 1;
+		if (pp->rx_kind == KIND_FILE && pp->infinite) {
+			rxq->replay = &pp->replay[q];
+		} else if (pp->rx_kind == KIND_FILE) {
+			rxq->pcap = rx_file_open(pp->name, pp->rx_key,
+						 pp->rx_src[q]);
+		} else if (pp->rx_kind == KIND_IFACE) {
+			rxq->pcap = iface_open(pp->name, pp->rx_key,
+					       pp->rx_src[q], 1);
+			if (rxq->pcap != NULL &&
+			    pcap_get_tstamp_precision(rxq->pcap) !=
+				    PCAP_TSTAMP_PRECISION_NANO)
+				rxq->ts_mult = 1000;
+		}
+		if (pp->rx_kind != KIND_NONE && !pp->infinite &&
+		    rxq->pcap == NULL)
+			goto close_queues;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (uint16_t q = 0; q < d->nb_tx_queues; q++) {
+		struct pcap_txq *txq = &pp->txq[q];
+
+		txq->tsc0 = lr_get_tsc_cycles();
+		txq->ns0 = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+		txq->mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) / hz);
+		txq->flush_cycles = hz / 1000 * PCAP_FLUSH_MS;
+		txq->last_flush = txq->tsc0;
+		if (pp->tx_kind == KIND_FILE) {
+			txq->dumper = pp->dumper[q];
+		} else if (pp->tx_kind == KIND_IFACE) {
+			txq->pcap = iface_open(pp->name, pp->tx_key,
+					       pp->tx_dst[q], 0);
+			if (txq->pcap == NULL)
+				goto close_queues;
+		}
+	}
+	if (pp->rx_kind == KIND_NONE)
+		dev->rx_pkt_burst = rx_none_burst;
+	else if (pp->infinite)
+		dev->rx_pkt_burst = rx_replay_burst;
+	else
+		dev->rx_pkt_burst = rx_pcap_burst;
+	if (pp->tx_kind == KIND_FILE)
+		dev->tx_pkt_burst = tx_dump_burst;
+	else if (pp->tx_kind == KIND_IFACE)
+		dev->tx_pkt_burst = tx_iface_burst;
+	else
+		dev->tx_pkt_burst = tx_drop_burst;
+	return 0;
+
+close_queues:
+	pcap_queues_close(pp);
+	return -lr_errno;
+}
+
+static int
+pcap_dev_stop(struct lr_eth_dev *dev)
+{
+	pcap_queues_close(dev->data->dev_private);
+	return 0;
+}
+
+static void
+pcap_port_free(struct pcap_port *pp)
+{
+	pcap_queues_close(pp);
+	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
+		if (pp->dumper[i] != NULL)
+			pcap_dump_close(pp->dumper[i]);
+		if (pp->dead[i] != NULL)
+			pcap_close(pp->dead[i]);
+		free(pp->replay[i].blob);
+		free(pp->replay[i].off);
+		free(pp->replay[i].len);
+		free(pp->rx_src[i]);
+		free(pp->tx_dst[i]);
+		free(pp->txq[i].bounce);
+	}
+	free(pp);
+}
+
+static int
+pcap_dev_close(struct lr_eth_dev *dev)
+{
+	pcap_port_free(dev->data->dev_private);
+	dev->data->dev_private = NULL;
+	return 0;
+}
+
+static int
+pcap_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
+{
+	struct pcap_port *pp = dev->data->dev_private;
+
+	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		const struct pcap_rxq *rxq = &pp->rxq[q];
+		const struct pcap_txq *txq = &pp->txq[q];
+
+		s->ipackets += rxq->ipackets;
+		s->ibytes += rxq->ibytes;
+		s->ierrors += rxq->ierrors;
+		s->rx_nombuf += rxq->rx_nombuf;
+		s->opackets += txq->opackets;
+		s->obytes += txq->obytes;
+		s->oerrors += txq->oerrors;
+		if (q < LR_ETH_QUEUE_STAT_CNTRS) {
+			s->q_ipackets[q] = rxq->ipackets;
+			s->q_ibytes[q] = rxq->ibytes;
+			s->q_opackets[q] = txq->opackets;
+			s->q_obytes[q] = txq->obytes;
+			s->q_errors[q] = rxq->ierrors + txq->oerrors;
+		}
+	}
+	return 0;
+}
+
+static const char *const pcap_xstat_names[] = {
+	"rx_truncated_records",
+	"tx_dropped_no_sink",
+};
+
+static int
+pcap_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		      unsigned n)
+{
+	for (unsigned i = 0; i < n && i < LR_DIM(pcap_xstat_names); i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s",
+			 pcap_xstat_names[i]);
+	return (int)LR_DIM(pcap_xstat_names);
+}
+
+static int
+pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
+{
+	struct pcap_port *pp = dev->data->dev_private;
+	uint64_t v[LR_DIM(pcap_xstat_names)] = { 0 };
+
+	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
+		v[0] += pp->rxq[q].truncated;
+		v[1] += pp->txq[q].no_sink;
+	}
+	for (unsigned i = 0; i < n && i < LR_DIM(v); i++)
+		values[i] = v[i];
+	return (int)LR_DIM(v);
+}
+
+static const struct lr_eth_dev_ops pcap_ops = {
+	.dev_start = pcap_dev_start,
+	.dev_stop = pcap_dev_stop,
+	.dev_close = pcap_dev_close,
+	.dev_infos_get = pcap_infos_get,
+	.rx_queue_setup = pcap_rx_queue_setup,
+	.tx_queue_setup = pcap_tx_queue_setup,
+	.stats_get = pcap_stats_get,
+	.xstats_get_names = pcap_xstats_get_names,
+	.xstats_get = pcap_xstats_get,
+};
+
+/* Copy every value of key into names[]; the count, or -errno. */
+static int
+collect(struct pcap_port *pp, const struct lr_devargs *args, const char *key,
+	char **names)
+{
+	unsigned n = lr_devargs_count(args, key);
+
+	if (n > LR_MAX_QUEUES_PER_PORT) {
+		LR_LOG(ERR, PMD, "%s: %s: given %u times, at most %u queues\n",
+		       pp->name, key, n, LR_MAX_QUEUES_PER_PORT);
+		return -EINVAL;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		const char *v = lr_devargs_get_nth(args, key, i);
+
+		if (v == NULL || v[0] == '\0') {
+			LR_LOG(ERR, PMD, "%s: %s: empty value (expected a %s)\n",
+			       pp->name, key,
+			       strstr(key, "iface") ? "interface name" :
+						      "file name");
+			return -EINVAL;
+		}
+		names[i] = strdup(v);
+		if (names[i] == NULL)
+			return -ENOMEM;
+	}
+	return (int)n;
+}
+
+/* Choose the receive (or transmit) side from the keys; 0 or -errno. */
+static int
+pick_side(struct pcap_port *pp, const struct lr_devargs *args,
+	  const char *file_key, const char *iface_key, char **names,
+	  enum pcap_kind *kind, const char **key, unsigned *nb)
+{
+	unsigned nf = lr_devargs_count(args, file_key);
+	unsigned ni = lr_devargs_count(args, iface_key);
+	unsigned nboth = lr_devargs_count(args, "iface");
+	int n;
+
+	if ((nf != 0) + (ni != 0) + (nboth != 0) > 1) {
+		LR_LOG(ERR, PMD, "%s: %s: give only one of %s, %s and iface\n",
+		       pp->name, nf ? file_key : iface_key, file_key,
+		       iface_key);
+		return -EINVAL;
+	}
+	*kind = KIND_NONE;
+	*nb = 0;
+	if (nf) {
+		*kind = KIND_FILE;
+		*key = file_key;
+	} else if (ni) {
+		*kind = KIND_IFACE;
+		*key = iface_key;
+	} else if (nboth) {
+		*kind = KIND_IFACE;
+		*key = "iface";
+	} else {
+		return 0;
+	}
+	n = collect(pp, args, *key, names);
+	if (n < 0)
+		return n;
+	*nb = (unsigned)n;
+	return 0;
+}
+
+static int
+pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	struct pcap_port *pp;
+	int ret, infinite;
+	unsigned i;
+
+	/* The queues are cache-line aligned: so must the port be. */
+	pp = aligned_alloc(LR_CACHE_LINE_SIZE,
+			   LR_ALIGN_CEIL(sizeof(*pp), LR_CACHE_LINE_SIZE));
+	if (pp != NULL)
+		memset(pp, 0, sizeof(*pp));
+	if (pp == NULL) {
+		LR_LOG(ERR, PMD, "%s: no memory for the port\n",
+		       dev->data->name);
+		return -ENOMEM;
+	}
+	pp->name = dev->data->name;
+	for (i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
+		pp->rxq[i].port = pp;
+		pp->rxq[i].qid = (uint16_t)i;
+		pp->txq[i].port = pp;
+		pp->txq[i].qid = (uint16_t)i;
+	}
+	ret = pick_side(pp, args, "rx_pcap", "rx_iface", pp->rx_src,
+			&pp->rx_kind, &pp->rx_key, &pp->nb_rx);
+	if (ret < 0)
+		goto free_port;
+	ret = pick_side(pp, args, "tx_pcap", "tx_iface", pp->tx_dst,
+			&pp->tx_kind, &pp->tx_key, &pp->nb_tx);
+	if (ret < 0)
+		goto free_port;
+	if (pp->nb_rx == 0 && pp->nb_tx == 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: nothing to read or write: give rx_pcap, tx_pcap, rx_iface, tx_iface or iface\n",
+		       pp->name);
+		ret = -EINVAL;
+		goto free_port;
+	}
+	ret = lr_devargs_get_bool(args, "infinite_rx", 0, &infinite);
+	if (ret < 0)
+		goto free_port;
+	if (infinite && pp->rx_kind != KIND_FILE) {
+		LR_LOG(ERR, PMD, "%s: infinite_rx: '%s' needs rx_pcap=FILE\n",
+		       pp->name, lr_devargs_get(args, "infinite_rx"));
+		ret = -EINVAL;
+		goto free_port;
+	}
+	pp->infinite = infinite;
+
+	/* Check every source and sink now, so a bad one fails here. */
+	for (i = 0; i < pp->nb_rx; i++) {
+		pcap_t *p;
+
+		if (pp->infinite) {
+			ret = replay_load(pp, i);
+			if (ret < 0)
+				goto free_port;
+			continue;
+		}
+		p = pp->rx_kind == KIND_FILE ?
+			    rx_file_open(pp->name, pp->rx_key, pp->rx_src[i]) :
+			    iface_open(pp->name, pp->rx_key, pp->rx_src[i], 1);
+		if (p == NULL) {
+			ret = -lr_errno;
+			goto free_port;
+		}
+		pcap_close(p);
+	}
+	for (i = 0; i < pp->nb_tx; i++) {
+		if (pp->tx_kind == KIND_FILE) {
+			ret = tx_file_open(pp, i);
+			if (ret < 0)
+				goto free_port;
+		} else {
+			pcap_t *p = iface_open(pp->name, pp->tx_key,
+					       pp->tx_dst[i], 0);
+
+			if (p == NULL) {
+				ret = -lr_errno;
+				goto free_port;
+			}
+			pcap_close(p);
+		}
+	}
+	dev->data->dev_private = pp;
+	dev->dev_ops = &pcap_ops;
+	dev->rx_pkt_burst = rx_none_burst;
+	dev->tx_pkt_burst = tx_drop_burst;
+	lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
+			  0x70636170u);
+	LR_LOG(INFO, PMD, "%s: %u rx %s, %u tx %s%s\n", pp->name, pp->nb_rx,
+	       pp->rx_kind == KIND_IFACE ? "interfaces" : "files", pp->nb_tx,
+	       pp->tx_kind == KIND_IFACE ? "interfaces" : "files",
+	       pp->infinite ? ", infinite replay" : "");
+	return 0;
+
+free_port:
+	pcap_port_free(pp);
+	return ret;
+}
+
+static struct lr_eth_driver pcap_driver = {
+	.keys = pcap_keys,
+	.usage = "rx_pcap=<file> tx_pcap=<file> rx_iface=<if> tx_iface=<if> "
+		 "iface=<if> infinite_rx=<0|1>",
+	.probe = pcap_probe,
+};
+
+LR_PMD_REGISTER(net_pcap, pcap_driver);

@@ -1,0 +1,721 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr-pktgen on net_null and net_ring ports, no privileges: exact counts,
+ * rate accuracy, the frames it builds (sizes, IMIX, field ranges,
+ * checksums, pcap replay: captured through a net_ring pair with --capture
+ * and read back here), loss/latency over a loop, bad options, SIGINT, JSON.
+ *
+ * Each case runs the lr-pktgen binary of this build tree
+ * (<build>/apps/pktgen/lr-pktgen) and reads its final line.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lr_test.h"
+
+#define EAL	"--no-huge -m 160 --file-prefix=test_pktgen_fast"
+#define OUT_MAX (256 * 1024)
+
+static char pktgen_bin[PATH_MAX];
+static char out[OUT_MAX];
+static char tmpdir[PATH_MAX];
+
+static int
+find_binary(void)
+{
+	char self[PATH_MAX - 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	snprintf(pktgen_bin, sizeof(pktgen_bin), "%s/../apps/pktgen/lr-pktgen",
+		 self);
+	return access(pktgen_bin, X_OK);
+}
+
+/* Run lr-pktgen with the space-separated args (after the binary name);
+ * stdout and stderr go to out. If sig_after_ms > 0, send SIGINT then.
+ * Returns the exit status, or -1 if it did not exit normally. */
+static int
+run_sig(int sig_after_ms, const char *fmt, ...)
+{
+	char args[4096], *argv[128], *save = NULL;
+	int argc = 0, pfd[2], st;
+	size_t got = 0;
+	ssize_t k;
+	va_list ap;
+	pid_t pid;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	argv[argc++] = pktgen_bin;
+	for (char *t = strtok_r(args, " ", &save); t && argc < 127;
+	     t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	if (pipe(pfd) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		execv(pktgen_bin, argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	if (sig_after_ms > 0) {
+		struct timespec ts = {sig_after_ms / 1000,
+				      (sig_after_ms % 1000) * 1000000L};
+
+		nanosleep(&ts, NULL);
+		kill(pid, SIGINT);
+	}
+	while ((k = read(pfd[0], out + got, OUT_MAX - 1 - got)) > 0)
+		got += (size_t)k;
+	out[got] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+#define run(...) run_sig(0, __VA_ARGS__)
+
+/* Value of key=... on the final line; NAN if missing. */
+static double
+field(const char *key)
+{
+	const char *line = strstr(out, "pktgen total:");
+	char pat[64];
+	const char *p;
+
+	if (line == NULL)
+		return NAN;
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	if (p == NULL)
+		return NAN;
+	return strtod(p + strlen(pat), NULL);
+}
+
+static int
+final_line_is_last(void)
+{
+	const char *line = strstr(out, "pktgen total:");
+	const char *nl;
+
+	if (line == NULL)
+		return 0;
+	nl = strchr(line, '\n');
+	return nl != NULL && nl[1] == '\0';
+}
+
+#define CHECK_RUN(rc)                                                          \
+	do {                                                                   \
+		if (strstr(out, "built without libpcap")) {                    \
+			printf("lr-pktgen has no libpcap: skipping\n");        \
+			return LR_TEST_SKIP;                                   \
+		}                                                              \
+		LR_TEST_ASSERT((rc) == 0 && final_line_is_last(),              \
+			       "lr-pktgen exit %d, output:\n%s", (rc), out);   \
+	} while (0)
+
+/* ---- pcap reading (the file format, without libpcap) ---- */
+
+struct frame {
+	uint32_t len;
+	uint8_t data[9018];
+};
+
+static struct frame *frames;
+static unsigned nframes;
+
+static int
+read_pcap(const char *path, unsigned max)
+{
+	FILE *f = fopen(path, "rb");
+	uint32_t gh[6];
+
+	nframes = 0;
+	if (f == NULL)
+		return -1;
+	if (fread(gh, 4, 6, f) != 6 ||
+	    (gh[0] != 0xa1b2c3d4 && gh[0] != 0xa1b23c4d) || gh[5] != 1) {
+		fclose(f);
+		return -1;
+	}
+	free(frames);
+	frames = calloc(max, sizeof(*frames));
+	if (frames == NULL) {
+		fclose(f);
+		return -1;
+	}
+	while (nframes < max) {
+		uint32_t rh[4];
+
+		if (fread(rh, 4, 4, f) != 4)
+			break;
+		if (rh[2] > sizeof(frames[0].data) ||
+		    fread(frames[nframes].data, 1, rh[2], f) != rh[2]) {
+			fclose(f);
+			return -1;
+		}
+		frames[nframes++].len = rh[2];
+	}
+	fclose(f);
+	return (int)nframes;
+}
+
+static uint32_t
+be16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t
+be32(const uint8_t *p)
+{
+	return be16(p) << 16 | be16(p + 2);
+}
+
+static uint32_t
+sum16(const uint8_t *p, size_t n)
+{
+	uint32_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		s += be16(p + i);
+	if (i < n)
+		s += (uint32_t)p[i] << 8;
+	return s;
+}
+
+static uint16_t
+fold(uint32_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Headers of captured frame i are consistent; its size in *size. */
+static int
+check_frame(unsigned i, int udp_cksum, unsigned *size)
+{
+	const struct frame *fr = &frames[i];
+	const uint8_t *d = fr->data;
+
+	LR_TEST_ASSERT(fr->len >= 60, "frame %u: %u bytes", i, fr->len);
+	LR_TEST_ASSERT(be16(d + 12) == 0x0800 && d[14] == 0x45 && d[23] == 17,
+		       "frame %u: not IPv4/UDP", i);
+	LR_TEST_ASSERT(be16(d + 16) == fr->len - 14,
+		       "frame %u: IP length %u for %u bytes", i, be16(d + 16),
+		       fr->len);
+	LR_TEST_ASSERT(be16(d + 38) == fr->len - 34,
+		       "frame %u: UDP length %u for %u bytes", i, be16(d + 38),
+		       fr->len);
+	LR_TEST_ASSERT(fold(sum16(d + 14, 20)) == 0xffff,
+		       "frame %u: bad IPv4 checksum %04x", i, be16(d + 24));
+	LR_TEST_ASSERT(be32(d + 42) == 0x4c525047, "frame %u: no magic", i);
+	if (udp_cksum) {
+		uint32_t s = sum16(d + 26, 8) + 17 + (fr->len - 34) +
+			     sum16(d + 34, fr->len - 34);
+
+		LR_TEST_ASSERT(be16(d + 40) != 0 && fold(s) == 0xffff,
+			       "frame %u: bad UDP checksum %04x", i,
+			       be16(d + 40));
+	} else {
+		LR_TEST_ASSERT(be16(d + 40) == 0, "frame %u: UDP checksum set",
+			       i);
+	}
+	*size = fr->len + 4;
+	return 0;
+}
+
+static const char *
+cap_path(const char *name)
+{
+	static char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s/%s.pcap", tmpdir, name);
+	return p;
+}
+
+/* Send count frames on net_ring0, capture them on net_ring1. */
+#define RING_CAPTURE(name, count, extra)                                       \
+	run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "     \
+		"--rx-ports 1 --quiet --count %u --capture %s %s",             \
+	    (unsigned)(count), cap_path(name), extra)
+
+/* ---- cases ---- */
+
+static int
+test_count_exact(void)
+{
+	int rc = run(EAL " -l 0 --vdev net_null0 -- --tx-only --quiet "
+			 "--count 100001");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("tx"), 100001);
+	rc = run(EAL " -l 0-1 --vdev net_null0 --vdev net_null1 -- --quiet "
+		     "--tx-only --count 77777 --queues 2");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("tx"), 77777);
+	LR_TEST_ASSERT(strstr(out, "not back in") == NULL, "%s", out);
+	return 0;
+}
+
+static int
+test_ring_loop(void)
+{
+	int rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --quiet "
+			 "--count 200000 --queues 2");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("tx"), 200000);
+	LR_TEST_ASSERT_EQ(field("rx"), 200000);
+	LR_TEST_ASSERT_EQ(field("rx_own"), 200000);
+	LR_TEST_ASSERT_EQ(field("lost"), 0);
+	LR_TEST_ASSERT_EQ(field("dup"), 0);
+	LR_TEST_ASSERT_EQ(field("reordered"), 0);
+	LR_TEST_ASSERT(field("lat_min_us") <= field("lat_p50_us") &&
+			   field("lat_p50_us") <= field("lat_p99_us") &&
+			   field("lat_p99_us") <= field("lat_p999_us") &&
+			   field("lat_p999_us") <= field("lat_max_us") &&
+			   field("lat_p50_us") > 0 &&
+			   field("lat_max_us") < 10e6,
+		       "latency figures out of order: %s", out);
+	/* One direction only: everything sent on 0 arrives on 1. */
+	rc = run(EAL " -l 0-1 --vdev net_ring0 --vdev net_ring1 -- --quiet "
+		     "--count 50000 --tx-ports 0 --rx-ports 1");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("rx_own"), 50000);
+	LR_TEST_ASSERT_EQ(field("lost"), 0);
+	return 0;
+}
+
+/* Run a paced case until key is within 1% of want, at most 3 times: a
+ * host so busy that the generator is off its CPU for longer than the
+ * bucket (1 s here) cannot be paced by anyone, so one bad attempt is
+ * retried; the figure of every attempt is printed. */
+static int
+rate_close(const char *args, const char *key, double want, const char *key2,
+	   double want2)
+{
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		int rc = run(EAL " -l 0 --vdev net_null0 -- --tx-only --quiet "
+				 "--bucket-ms 1000 %s",
+			     args);
+		double got = field(key), got2 = key2 ? field(key2) : 1;
+
+		if (key2 == NULL)
+			want2 = 1;
+
+		CHECK_RUN(rc);
+		printf("%s: %s = %.6f (want %.6f)", args, key, got, want);
+		if (key2)
+			printf(", %s = %.6f (want %.6f)", key2, got2, want2);
+		printf(", cpu_s %.3f\n", field("cpu_s"));
+		if (fabs(got / want - 1) < 0.01 &&
+		    fabs(got2 / want2 - 1) < 0.01)
+			return 0;
+	}
+	LR_TEST_ASSERT(0, "rate off by more than 1%% three times:\n%s", out);
+	return -1;
+}
+
+static int
+test_rate_pps(void)
+{
+	return rate_close("--rate-pps 200k --duration 2", "tx_mpps", 0.2, "tx",
+			  400000);
+}
+
+static int
+test_rate_bits(void)
+{
+	/* Wire bits of varying sizes: IMIX at 400 Mbit/s. */
+	if (rate_close("--imix --rate-mbps 400 --duration 1.5", "tx_gbps", 0.4,
+		       NULL, 0))
+		return -1;
+	/* 2% of 10 Gbit/s with 64-byte frames: 297619 frames/s. */
+	return rate_close("--rate-pct 2 --duration 1.5", "tx_gbps", 0.2,
+			  "tx_mpps", 0.2e9 / (84 * 8) / 1e6);
+}
+
+static int
+test_size_range(void)
+{
+	unsigned size, lo = 2000, hi = 0;
+	int rc = RING_CAPTURE("range", 30, "--size 64-100 --size-step 4");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("range"), 100), 30);
+	for (unsigned i = 0; i < nframes; i++) {
+		if (check_frame(i, 0, &size))
+			return -1;
+		LR_TEST_ASSERT_EQ(size, 64 + 4 * (i % 10));
+		LR_TEST_ASSERT_EQ(be32(frames[i].data + 48), i);
+	}
+	rc = RING_CAPTURE("rrange", 3000, "--size 64-1518 --random");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("rrange"), 4000), 3000);
+	for (unsigned i = 0; i < nframes; i++) {
+		if (check_frame(i, 0, &size))
+			return -1;
+		LR_TEST_ASSERT(size >= 64 && size <= 1518, "size %u", size);
+		lo = size < lo ? size : lo;
+		hi = size > hi ? size : hi;
+	}
+	LR_TEST_ASSERT(lo < 120 && hi > 1460, "random sizes %u..%u", lo, hi);
+	return 0;
+}
+
+static int
+test_imix(void)
+{
+	unsigned n64 = 0, n570 = 0, n1518 = 0, size;
+	int rc = RING_CAPTURE("imix", 1200, "--imix");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("imix"), 2000), 1200);
+	for (unsigned i = 0; i < nframes; i++) {
+		if (check_frame(i, 0, &size))
+			return -1;
+		n64 += size == 64;
+		n570 += size == 570;
+		n1518 += size == 1518;
+	}
+	LR_TEST_ASSERT(n64 == 700 && n570 == 400 && n1518 == 100,
+		       "IMIX %u/%u/%u", n64, n570, n1518);
+	n64 = n570 = n1518 = 0;
+	rc = RING_CAPTURE("rimix", 12000, "--imix --random --seed 7");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("rimix"), 13000), 12000);
+	for (unsigned i = 0; i < nframes; i++) {
+		if (check_frame(i, 0, &size))
+			return -1;
+		n64 += size == 64;
+		n570 += size == 570;
+		n1518 += size == 1518;
+	}
+	LR_TEST_ASSERT_EQ(n64 + n570 + n1518, 12000);
+	LR_TEST_ASSERT(fabs(n64 / 7000.0 - 1) < 0.06 &&
+			   fabs(n570 / 4000.0 - 1) < 0.08 &&
+			   fabs(n1518 / 1000.0 - 1) < 0.15,
+		       "random IMIX %u/%u/%u", n64, n570, n1518);
+	return 0;
+}
+
+#define FIELDS                                                                 \
+	"--src-ip 10.0.0.1-10.0.0.3 --dst-ip 192.168.1.10-192.168.1.11 "       \
+	"--src-port 1000-1004 --dst-port 7 "                                   \
+	"--dst-mac 02:00:00:00:00:10-02:00:00:00:00:11 "                       \
+	"--src-mac 02:00:00:00:00:aa"
+
+static int
+test_fields(void)
+{
+	unsigned size, seen_sip = 0, seen_sport = 0;
+	int rc = RING_CAPTURE("fields", 60, FIELDS);
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("fields"), 100), 60);
+	for (unsigned i = 0; i < nframes; i++) {
+		const uint8_t *d = frames[i].data;
+
+		if (check_frame(i, 0, &size))
+			return -1;
+		LR_TEST_ASSERT_EQ(size, 64);
+		LR_TEST_ASSERT_EQ(be32(d + 26), 0x0a000001 + i % 3);
+		LR_TEST_ASSERT_EQ(be32(d + 30), 0xc0a8010a + i % 2);
+		LR_TEST_ASSERT_EQ(be16(d + 34), 1000 + i % 5);
+		LR_TEST_ASSERT_EQ(be16(d + 36), 7);
+		LR_TEST_ASSERT_EQ(d[5], 0x10 + i % 2);
+		LR_TEST_ASSERT(d[0] == 2 && d[1] == 0 && d[4] == 0 &&
+				   d[11] == 0xaa && d[6] == 2,
+			       "frame %u: MACs", i);
+	}
+	rc = RING_CAPTURE("rfields", 600, FIELDS " --random");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("rfields"), 1000), 600);
+	for (unsigned i = 0; i < nframes; i++) {
+		const uint8_t *d = frames[i].data;
+		uint32_t sip = be32(d + 26), sport = be16(d + 34);
+
+		if (check_frame(i, 0, &size))
+			return -1;
+		LR_TEST_ASSERT(sip >= 0x0a000001 && sip <= 0x0a000003,
+			       "src ip %08x", sip);
+		LR_TEST_ASSERT(sport >= 1000 && sport <= 1004, "port %u",
+			       sport);
+		LR_TEST_ASSERT(d[5] == 0x10 || d[5] == 0x11, "dst mac");
+		seen_sip |= 1u << (sip - 0x0a000001);
+		seen_sport |= 1u << (sport - 1000);
+	}
+	LR_TEST_ASSERT(seen_sip == 7 && seen_sport == 31,
+		       "random values do not cover the ranges: %x %x", seen_sip,
+		       seen_sport);
+	return 0;
+}
+
+static int
+test_udp_cksum(void)
+{
+	unsigned size;
+	int rc =
+	    RING_CAPTURE("udp", 500,
+			 "--udp-cksum --size 64-300 --src-ip "
+			 "10.1.0.1-10.1.0.200 --dst-port 1-65535 --random");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("udp"), 600), 500);
+	for (unsigned i = 0; i < nframes; i++)
+		if (check_frame(i, 1, &size))
+			return -1;
+	/* The fixed template path checksums too. */
+	rc = RING_CAPTURE("udp1", 10, "--udp-cksum --size 200");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("udp1"), 20), 10);
+	for (unsigned i = 0; i < nframes; i++)
+		if (check_frame(i, 1, &size))
+			return -1;
+	return 0;
+}
+
+static int
+write_pcap(const char *path, const uint8_t *const *data, const uint32_t *len,
+	   unsigned n)
+{
+	uint32_t gh[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL)
+		return -1;
+	fwrite(gh, 4, 6, f);
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t rh[4] = {1700000000 + i, 0, len[i], len[i]};
+
+		fwrite(rh, 4, 4, f);
+		fwrite(data[i], 1, len[i], f);
+	}
+	return fclose(f);
+}
+
+static int
+test_pcap_replay(void)
+{
+	static uint8_t a[60], b[100], c[333];
+	const uint8_t *data[3] = {a, b, c};
+	const uint32_t len[3] = {sizeof(a), sizeof(b), sizeof(c)};
+	char in[PATH_MAX + 64];
+	int rc;
+
+	for (unsigned i = 0; i < sizeof(c); i++) {
+		if (i < sizeof(a))
+			a[i] = (uint8_t)(i * 3);
+		if (i < sizeof(b))
+			b[i] = (uint8_t)(i * 5 + 1);
+		c[i] = (uint8_t)(i * 7 + 2);
+	}
+	a[12] = 0x88; /* not IPv4: nothing of ours */
+	snprintf(in, sizeof(in), "%s/in.pcap", tmpdir);
+	LR_TEST_ASSERT(write_pcap(in, data, len, 3) == 0, "writing %s", in);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 7 --pcap %s --capture %s",
+		 in, cap_path("replay"));
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("rx_own"), 0);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("replay"), 10), 7);
+	for (unsigned i = 0; i < 7; i++) {
+		LR_TEST_ASSERT_EQ(frames[i].len, len[i % 3]);
+		LR_TEST_ASSERT(
+		    memcmp(frames[i].data, data[i % 3], len[i % 3]) == 0,
+		    "replayed frame %u differs", i);
+	}
+	/* A capture of our own frames replays with fresh stamps. */
+	rc = RING_CAPTURE("own", 5, "--size 128");
+	CHECK_RUN(rc);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 20 --pcap %s",
+		 cap_path("own"));
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("rx_own"), 20);
+	LR_TEST_ASSERT_EQ(field("lost"), 0);
+	LR_TEST_ASSERT_EQ(field("dup"), 0);
+	return 0;
+}
+
+static int
+test_bad_options(void)
+{
+	static const struct {
+		const char *args;
+		int status;
+		const char *msg;
+	} cases[] = {
+	    {"--size 63", 2, "--size '63': below 64"},
+	    {"--size 100-64", 2, "high to low"},
+	    {"--size 9999", 2, "above 9018"},
+	    {"--rate-pps fast", 2, "--rate-pps 'fast': expected a number"},
+	    {"--rate-pct 150", 2, "--rate-pct '150': out of range"},
+	    {"--rate-pps 1k --rate-mbps 5", 2, "give one"},
+	    {"--src-ip 300.1.1.1", 2, "--src-ip '300.1.1.1'"},
+	    {"--dst-mac 02:00:00:00:00", 2, "--dst-mac '02:00:00:00:00'"},
+	    {"--src-port 70000", 2, "--src-port '70000': out of range"},
+	    {"--burst 0", 2, "--burst '0': out of range"},
+	    {"--count", 2, "'--count' needs a value"},
+	    {"--bogus", 2, "unknown option '--bogus'"},
+	    {"--tx-only --rx-only", 2, "give one"},
+	    {"--imix --size 64", 2, "--size and --imix"},
+	    {"--size-step 4", 2, "--size-step needs a size range"},
+	    {"--ports 3", 1, "port 3: no such port"},
+	    {"--portmask zz", 2, "--portmask 'zz'"},
+	    {"--pcap /nonexistent/x.pcap", 1, "--pcap '/nonexistent/x.pcap'"},
+	    {"--rx-only --count 5", 2, "--rx-only sends nothing"},
+	    {"stray", 2, "unexpected argument 'stray'"},
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = run(EAL " -l 0 --vdev net_null0 -- %s", cases[i].args);
+
+		LR_TEST_ASSERT(
+		    rc == cases[i].status && strstr(out, cases[i].msg) != NULL,
+		    "'%s': exit %d (want %d), want '%s' in:\n%s", cases[i].args,
+		    rc, cases[i].status, cases[i].msg, out);
+	}
+	int rc = run(EAL " -l 0 -- --count 5");
+
+	LR_TEST_ASSERT(rc == 1 && strstr(out, "no ports") != NULL,
+		       "no --vdev: exit %d:\n%s", rc, out);
+	return 0;
+}
+
+static int
+test_sigint(void)
+{
+	int rc = run_sig(700, EAL " -l 0 --vdev net_ring0 --vdev net_ring1 "
+				  "-- --rate-pps 100k");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(field("tx") > 1000, "%s", out);
+	LR_TEST_ASSERT_EQ(field("lost"), 0);
+	LR_TEST_ASSERT(strstr(out, "summary") != NULL, "no summary:\n%s", out);
+	LR_TEST_ASSERT(strstr(out, "not back in") == NULL, "%s", out);
+	/* Full speed, two lcores. */
+	rc = run_sig(500, EAL " -l 0-1 --vdev net_null0 -- --tx-only");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(field("tx") > 1000, "%s", out);
+	return 0;
+}
+
+static int
+test_json_and_live(void)
+{
+	int rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --json "
+			 "--count 1000");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "{\"elapsed_s\"") != NULL &&
+			   strstr(out, "\"tx\": 1000,") != NULL &&
+			   strstr(out, "\"rx_own\": 1000,") != NULL &&
+			   strstr(out, "\"latency_us\": {\"n\": 1000,") &&
+			   strstr(out, "\"p99\": ") &&
+			   strstr(out, "\"histogram\": [{\"lo\""),
+		       "JSON summary missing keys:\n%s", out);
+	/* One line per port per second. */
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
+		     "--rate-pps 10k --duration 2.2");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "] port 0: tx ") &&
+			   strstr(out, "] port 1: tx ") &&
+			   strstr(out, "| drops 0"),
+		       "no live lines:\n%s", out);
+	rc = run(EAL " -l 0 --vdev net_null0 -- --quiet --count 10 --tx-only");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "] port 0:") == NULL, "--quiet:\n%s", out);
+	return 0;
+}
+
+static void
+remove_tmpdir(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+/* Find the binary and make a scratch directory, once. */
+static int
+ready(void)
+{
+	static int state; /* 0 not tried, 1 ready, -1 missing */
+
+	if (state == 0) {
+		state = -1;
+		if (find_binary() != 0) {
+			printf("lr-pktgen not built (-Dapps=false?): "
+			       "skipping\n");
+		} else {
+			snprintf(tmpdir, sizeof(tmpdir),
+				 "/tmp/test_pktgen_fast.XXXXXX");
+			if (mkdtemp(tmpdir) != NULL) {
+				atexit(remove_tmpdir);
+				state = 1;
+			}
+		}
+	}
+	return state == 1;
+}
+
+/* Every case first finds the binary (or skips). */
+#define CASE(n)                                                                \
+	static int case_##n(void)                                              \
+	{                                                                      \
+		return ready() ? test_##n() : LR_TEST_SKIP;                    \
+	}
+CASE(count_exact)
+CASE(ring_loop)
+CASE(rate_pps)
+CASE(rate_bits)
+CASE(size_range)
+CASE(imix)
+CASE(fields)
+CASE(udp_cksum)
+CASE(pcap_replay)
+CASE(bad_options)
+CASE(sigint)
+CASE(json_and_live)
+
+static const struct lr_test_case cases[] = {
+    {"count_exact", case_count_exact}, {"ring_loop", case_ring_loop},
+    {"rate_pps", case_rate_pps},       {"rate_bits", case_rate_bits},
+    {"size_range", case_size_range},   {"imix", case_imix},
+    {"fields", case_fields},	       {"udp_cksum", case_udp_cksum},
+    {"pcap_replay", case_pcap_replay}, {"bad_options", case_bad_options},
+    {"sigint", case_sigint},	       {"json_and_live", case_json_and_live},
+};
+
+LR_TEST_MAIN("pktgen_fast", cases)

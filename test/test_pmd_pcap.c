@@ -1,0 +1,840 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* net_pcap: files the test writes itself (microsecond and nanosecond pcap,
+ * frames from 60 to 9000 bytes) read through one net_pcap port and written
+ * by another, by a loop in the test and by lr-l2fwd, then compared frame by
+ * frame and timestamp by timestamp with a reader of the test's own, and read
+ * back by tcpdump when it is installed; infinite replay; every bad file and
+ * bad devargs with its message; a truncated last record (the packets before
+ * it delivered); and, as root, a live veth pair in a private network
+ * namespace. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+#define POOL_SIZE 4096
+#define NB_FRAMES 40
+#define MAX_FRAME 9000
+#define BURST 32
+
+static struct lr_mempool *pool;
+static char dir[64];
+
+/* ------------------------------------------------------------------ */
+/* Log capture. */
+static FILE *log_file;
+static char log_text[16384];
+
+static void
+log_begin(void)
+{
+	log_file = tmpfile();
+	lr_log_set_stream(log_file);
+}
+
+static const char *
+log_end(void)
+{
+	size_t n;
+
+	lr_log_set_stream(NULL);
+	rewind(log_file);
+	n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
+	log_text[n] = '\0';
+	fclose(log_file);
+	fputs(log_text, stderr);
+	return log_text;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames and pcap files written and read by the test itself. */
+
+struct frame {
+	uint32_t len;
+	uint64_t ts_ns;
+	uint8_t data[MAX_FRAME];
+};
+
+static struct frame frames[NB_FRAMES];
+
+static uint32_t
+frame_len(unsigned i)
+{
+	static const uint32_t sizes[] = { 60, 64, 65, 128, 255, 511, 1024,
+					  1514, 2048, 2049, 4000, 9000 };
+
+	return sizes[i % LR_DIM(sizes)];
+}
+
+/* Frame i: Ethernet/IPv4/UDP-looking header and a payload that depends on
+ * i, so a frame swapped, cut or shifted anywhere is noticed. */
+static void
+make_frames(void)
+{
+	for (unsigned i = 0; i < NB_FRAMES; i++) {
+		struct frame *f = &frames[i];
+		uint8_t *d = f->data;
+
+		f->len = frame_len(i);
+		/* 2024-05-06 07:08:09 + i ms + some ns. */
+		f->ts_ns = 1714979289ULL * 1000000000ULL + i * 1000000ULL +
+			   (i * 7919ULL % 1000) * 1000 + i % 1000;
+		memcpy(d, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02",
+		       12);
+		d[12] = 0x08;
+		d[13] = 0x00;
+		for (uint32_t k = 14; k < f->len; k++)
+			d[k] = (uint8_t)(i * 31 + k * 7 + (k >> 8));
+		d[14] = (uint8_t)i;
+	}
+}
+
+static void
+put32(FILE *f, uint32_t v)
+{
+	fwrite(&v, 4, 1, f);
+}
+
+static void
+put_file_header(FILE *f, int nano, uint32_t linktype)
+{
+	put32(f, nano ? 0xa1b23c4d : 0xa1b2c3d4);
+	uint16_t ver[2] = { 2, 4 };
+
+	fwrite(ver, 2, 2, f);
+	put32(f, 0);
+	put32(f, 0);
+	put32(f, 65535 * 4);
+	put32(f, linktype);
+}
+
+static uint64_t
+ts_in_file(const struct frame *fr, int nano)
+{
+	/* A microsecond file keeps only microseconds. */
+	return nano ? fr->ts_ns : fr->ts_ns / 1000 * 1000;
+}
+
+static void
+put_record(FILE *f, const struct frame *fr, int nano)
+{
+	uint64_t ts = ts_in_file(fr, nano);
+
+	put32(f, (uint32_t)(ts / 1000000000ULL));
+	put32(f, (uint32_t)(nano ? ts % 1000000000ULL :
+				   ts % 1000000000ULL / 1000));
+	put32(f, fr->len);
+	put32(f, fr->len);
+	fwrite(fr->data, 1, fr->len, f);
+}
+
+/* Write frames[0..n-1] to path; 0 or -1. */
+static int
+write_pcap(const char *path, unsigned n, int nano, uint32_t linktype)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL)
+		return -1;
+	put_file_header(f, nano, linktype);
+	for (unsigned i = 0; i < n; i++)
+		put_record(f, &frames[i], nano);
+	return fclose(f);
+}
+
+static long
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void
+path_in_dir(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+/* Read path and check it holds exactly frames[0..n-1] with their
+ * timestamps (as nanosecond pcap; want_nano_ts: the frames' ns times, else
+ * the microsecond ones); 0 or -1 with a message. */
+static int
+check_pcap(const char *path, unsigned n, int src_nano)
+{
+	FILE *f = fopen(path, "rb");
+	uint32_t hdr[6], rec[4];
+	static uint8_t buf[MAX_FRAME];
+	unsigned i;
+
+	LR_TEST_ASSERT(f != NULL, "cannot open %s", path);
+	LR_TEST_ASSERT(fread(hdr, 4, 6, f) == 6, "%s: short header", path);
+	LR_TEST_ASSERT(hdr[0] == 0xa1b23c4d, "%s: magic %#x, not ns pcap",
+		       path, hdr[0]);
+	LR_TEST_ASSERT(hdr[5] == 1, "%s: link type %u", path, hdr[5]);
+	for (i = 0; fread(rec, 4, 4, f) == 4; i++) {
+		LR_TEST_ASSERT(i < n, "%s: more than %u frames", path, n);
+		const struct frame *fr = &frames[i];
+		uint64_t ts = (uint64_t)rec[0] * 1000000000ULL + rec[1];
+
+		LR_TEST_ASSERT(rec[2] == fr->len && rec[3] == fr->len,
+			       "%s: frame %u: caplen %u len %u, want %u", path,
+			       i, rec[2], rec[3], fr->len);
+		LR_TEST_ASSERT(fread(buf, 1, rec[2], f) == rec[2],
+			       "%s: frame %u cut", path, i);
+		LR_TEST_ASSERT(memcmp(buf, fr->data, fr->len) == 0,
+			       "%s: frame %u differs", path, i);
+		LR_TEST_ASSERT(ts == ts_in_file(fr, src_nano),
+			       "%s: frame %u: time %llu, want %llu", path, i,
+			       (unsigned long long)ts,
+			       (unsigned long long)ts_in_file(fr, src_nano));
+	}
+	fclose(f);
+	LR_TEST_ASSERT(i == n, "%s: %u frames, want %u", path, i, n);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ports. */
+
+static int
+eal_up(void)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_pcap%d",
+		 (int)getpid());
+	char *argv[] = { "test_pmd_pcap", "-l", "0", "--no-huge", "-m", "128",
+			 prefix, NULL };
+
+	if (lr_eal_initialized())
+		return 0;
+	if (lr_eal_init(7, argv) < 0)
+		return -1;
+	pool = lr_pktmbuf_pool_create("test_pmd_pcap", POOL_SIZE, 32, 0,
+				      LR_MBUF_DEFAULT_BUF_SIZE,
+				      LR_SOCKET_ID_ANY);
+	return pool ? 0 : -1;
+}
+
+#define EAL_UP() LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed")
+
+static int
+port_create(const char *fmt, const char *a, const char *b)
+{
+	char args[512];
+
+	snprintf(args, sizeof(args), fmt, a, b);
+	return lr_eth_dev_create(args);
+}
+
+static int
+port_start(uint16_t port)
+{
+	int ret = lr_eth_dev_configure(port, 1, 1, NULL);
+
+	if (ret == 0)
+		ret = lr_eth_rx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY,
+					    NULL, pool);
+	if (ret == 0)
+		ret = lr_eth_tx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY,
+					    NULL);
+	return ret ? ret : lr_eth_dev_start(port);
+}
+
+/* Forward everything port rx receives to port tx until rx has been idle
+ * for a while; the number forwarded. */
+static unsigned
+forward_all(uint16_t rx, uint16_t tx)
+{
+	struct lr_mbuf *pkts[BURST];
+	unsigned total = 0, idle = 0;
+
+	while (idle < 100) {
+		uint16_t n = lr_eth_rx_burst(rx, 0, pkts, BURST);
+
+		if (n == 0) {
+			idle++;
+			continue;
+		}
+		idle = 0;
+		uint16_t s = lr_eth_tx_burst(tx, 0, pkts, n);
+
+		lr_pktmbuf_free_bulk(pkts + s, n - s);
+		total += s;
+	}
+	return total;
+}
+
+static int
+no_mbuf_leak(void)
+{
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(pool), 0);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases. */
+
+/* Read a file through net_pcap0, write it with net_pcap1 from a loop in
+ * the test, compare. */
+static int
+loop_case(int nano)
+{
+	char in[128], out[128];
+	struct lr_eth_stats st;
+	int a, b;
+
+	EAL_UP();
+	path_in_dir(in, sizeof(in), nano ? "loop_ns.pcap" : "loop_us.pcap");
+	path_in_dir(out, sizeof(out), nano ? "loop_ns_out.pcap" :
+					     "loop_us_out.pcap");
+	LR_TEST_ASSERT_EQ(write_pcap(in, NB_FRAMES, nano, 1), 0);
+	a = port_create("net_pcap0,rx_pcap=%s%s", in, "");
+	b = port_create("net_pcap1,tx_pcap=%s%s", out, "");
+	LR_TEST_ASSERT(a >= 0 && b >= 0, "create: %d %d", a, b);
+	LR_TEST_ASSERT_EQ(port_start((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(port_start((uint16_t)b), 0);
+	LR_TEST_ASSERT_EQ(forward_all((uint16_t)a, (uint16_t)b), NB_FRAMES);
+
+	uint64_t bytes = 0;
+
+	for (unsigned i = 0; i < NB_FRAMES; i++)
+		bytes += frames[i].len;
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)a, &st), 0);
+	LR_TEST_ASSERT_EQ(st.ipackets, NB_FRAMES);
+	LR_TEST_ASSERT_EQ(st.ibytes, bytes);
+	LR_TEST_ASSERT_EQ(st.rx_nombuf, 0);
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)b, &st), 0);
+	LR_TEST_ASSERT_EQ(st.opackets, NB_FRAMES);
+	LR_TEST_ASSERT_EQ(st.obytes, bytes);
+	LR_TEST_ASSERT_EQ(st.oerrors, 0);
+
+	/* A restarted port reads its file from the start again. */
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)a), 0);
+	struct lr_mbuf *m[BURST];
+	uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, BURST);
+
+	LR_TEST_ASSERT_EQ(n, BURST);
+	LR_TEST_ASSERT_EQ(m[0]->pkt_len, frames[0].len);
+	LR_TEST_ASSERT(memcmp(lr_pktmbuf_mtod(m[0], void *), frames[0].data,
+			      frames[0].len) == 0, "first frame again");
+	LR_TEST_ASSERT_EQ(m[0]->timestamp, ts_in_file(&frames[0], nano));
+	LR_TEST_ASSERT(m[0]->ol_flags & LR_MBUF_F_RX_TIMESTAMP, "ts flag");
+	/* Frame 10 (4000 bytes) came as a chain of mbufs. */
+	LR_TEST_ASSERT(m[10]->nb_segs > 1, "4000 bytes in %u segs",
+		       m[10]->nb_segs);
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m[10]), 0);
+	lr_pktmbuf_free_bulk(m, n);
+
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)b), 0);
+	if (no_mbuf_leak())
+		return -1;
+	return check_pcap(out, NB_FRAMES, nano);
+}
+
+static int
+test_loop_us(void)
+{
+	return loop_case(0);
+}
+
+static int
+test_loop_ns(void)
+{
+	return loop_case(1);
+}
+
+/* The directory of this test binary, to find lr-l2fwd beside it. */
+static int
+l2fwd_path(char *buf, size_t len)
+{
+	char self[512];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	snprintf(buf, len, "%s/../apps/l2fwd/lr-l2fwd", self);
+	return access(buf, X_OK);
+}
+
+/* Run a program; its exit status, or -1. Output goes to stderr. */
+static int
+run(char *const argv[])
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(2, 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The same through lr-l2fwd (two net_pcap ports given with --vdev). */
+static int
+test_l2fwd(void)
+{
+	char l2fwd[600], in[128], out[128], va[300], vb[300], prefix[64];
+
+	if (l2fwd_path(l2fwd, sizeof(l2fwd)) != 0) {
+		printf("skip: lr-l2fwd not built beside the tests\n");
+		return LR_TEST_SKIP;
+	}
+	path_in_dir(in, sizeof(in), "l2fwd_in.pcap");
+	path_in_dir(out, sizeof(out), "l2fwd_out.pcap");
+	LR_TEST_ASSERT_EQ(write_pcap(in, NB_FRAMES, 1, 1), 0);
+	snprintf(va, sizeof(va), "net_pcap0,rx_pcap=%s", in);
+	snprintf(vb, sizeof(vb), "net_pcap1,tx_pcap=%s", out);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_pcap_fwd%d",
+		 (int)getpid());
+	char *argv[] = { l2fwd,     "-l",	  "0",	  "--no-huge",
+			 "-m",	    "256",	  prefix, "--vdev",
+			 va,	    "--vdev",	  vb,	  "--",
+			 "-p",	    "0x3",	  "-T",	  "0",
+			 "--no-mac-updating", "--duration", "1", NULL };
+
+	LR_TEST_ASSERT_EQ(run(argv), 0);
+	return check_pcap(out, NB_FRAMES, 1);
+}
+
+/* tcpdump reads what net_pcap wrote, every frame. */
+static int
+test_tcpdump(void)
+{
+	char out[128], cmd[300], line[512];
+	unsigned lines = 0, jumbo = 0;
+	FILE *p;
+
+	if (access("/usr/bin/tcpdump", X_OK) != 0 &&
+	    access("/usr/sbin/tcpdump", X_OK) != 0) {
+		printf("skip: tcpdump is not installed\n");
+		return LR_TEST_SKIP;
+	}
+	path_in_dir(out, sizeof(out), "loop_ns_out.pcap");
+	if (file_size(out) <= 0) {
+		/* Made by loop_ns; run it first when this case runs alone. */
+		if (test_loop_ns() != 0)
+			return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "tcpdump -nn -e -r '%s' 2>&1", out);
+	p = popen(cmd, "r");
+	LR_TEST_ASSERT(p != NULL, "popen tcpdump");
+	while (fgets(line, sizeof(line), p)) {
+		if (strstr(line, "reading from file"))
+			continue;
+		if (strstr(line, "02:00:00:00:00:02 > 02:00:00:00:00:01"))
+			lines++;
+		if (strstr(line, "length 9000"))
+			jumbo++;
+		fputs(line, stderr);
+	}
+	LR_TEST_ASSERT_EQ(pclose(p), 0);
+	LR_TEST_ASSERT_EQ(lines, NB_FRAMES);
+	LR_TEST_ASSERT_EQ(jumbo, NB_FRAMES / 12 + (NB_FRAMES % 12 > 11));
+	return 0;
+}
+
+static int
+test_infinite_rx(void)
+{
+	struct lr_mbuf *m[BURST];
+	struct lr_eth_stats st;
+	char in[128];
+	unsigned got = 0;
+	int a;
+
+	EAL_UP();
+	path_in_dir(in, sizeof(in), "replay.pcap");
+	/* Frames 0..4: 60, 64, 65, 128, 255 bytes. */
+	LR_TEST_ASSERT_EQ(write_pcap(in, 5, 0, 1), 0);
+	a = port_create("net_pcap4,rx_pcap=%s,infinite_rx=1%s", in, "");
+	LR_TEST_ASSERT(a >= 0, "create: %d", a);
+	/* Loaded once: the file may go away. */
+	LR_TEST_ASSERT_EQ(unlink(in), 0);
+	LR_TEST_ASSERT_EQ(port_start((uint16_t)a), 0);
+	for (int round = 0; round < 2; round++) {
+		while (got < 1000 * (unsigned)(round + 1)) {
+			uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, BURST);
+
+			LR_TEST_ASSERT_EQ(n, BURST);
+			for (uint16_t i = 0; i < n; i++, got++) {
+				const struct frame *f = &frames[got % 5];
+
+				LR_TEST_ASSERT_EQ(m[i]->pkt_len, f->len);
+				LR_TEST_ASSERT(memcmp(lr_pktmbuf_mtod(m[i],
+								      void *),
+						      f->data, f->len) == 0,
+					       "replayed packet %u differs",
+					       got);
+			}
+			lr_pktmbuf_free_bulk(m, n);
+		}
+		/* A restart replays from the first packet again. */
+		LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)a), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)a), 0);
+		got = (got + 4) / 5 * 5;
+	}
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)a, &st), 0);
+	LR_TEST_ASSERT(st.ipackets >= 2000, "ipackets %llu",
+		       (unsigned long long)st.ipackets);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+	return no_mbuf_leak();
+}
+
+/* A file whose last record is cut: the earlier ones are delivered, the
+ * cut one is reported with its number and counted. */
+static int
+truncated_case(long cut_from_end, int infinite)
+{
+	struct lr_mbuf *m[BURST];
+	char in[128], arg[200];
+	uint64_t trunc = 0;
+	unsigned got = 0;
+	long size;
+	int a;
+
+	EAL_UP();
+	path_in_dir(in, sizeof(in), "cut.pcap");
+	LR_TEST_ASSERT_EQ(write_pcap(in, 5, 1, 1), 0);
+	size = file_size(in);
+	LR_TEST_ASSERT_EQ(truncate(in, size - cut_from_end), 0);
+	snprintf(arg, sizeof(arg), "net_pcap5,rx_pcap=%s%s", in,
+		 infinite ? ",infinite_rx=1" : "");
+	log_begin();
+	a = lr_eth_dev_create(arg);
+	if (a >= 0 && port_start((uint16_t)a) == 0) {
+		/* Read until idle (a file) or two rounds (a replay). */
+		for (int idle = 0;
+		     idle < 10 && (!infinite || got < 8);) {
+			uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, 4);
+
+			for (uint16_t i = 0; i < n; i++, got++) {
+				const struct frame *f = &frames[got % 4];
+
+				if (m[i]->pkt_len != f->len ||
+				    memcmp(lr_pktmbuf_mtod(m[i], void *),
+					   f->data, f->len))
+					got = 1000;
+			}
+			lr_pktmbuf_free_bulk(m, n);
+			idle = n ? 0 : idle + 1;
+		}
+	}
+	const char *t = log_end();
+
+	LR_TEST_ASSERT(a >= 0, "create: %d", a);
+	LR_TEST_ASSERT_EQ(got, 4 + 4 * (unsigned)infinite);
+	LR_TEST_ASSERT(strstr(t, "net_pcap5: rx_pcap: '") &&
+			       strstr(t, "cut.pcap': record 5 is truncated"),
+		       "log '%s' lacks the record number", t);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)a,
+						    "rx_truncated_records",
+						    &trunc),
+			  0);
+	LR_TEST_ASSERT_EQ(trunc, 1);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+	return no_mbuf_leak();
+}
+
+static int
+test_truncated_last_record(void)
+{
+	/* Cut in the data of the last record (255 bytes), then in its
+	 * 16-byte record header, then with infinite replay. */
+	if (truncated_case(100, 0) || truncated_case(255 + 8, 0))
+		return -1;
+	return truncated_case(100, 1);
+}
+
+/* Files that cannot be read: the port is not created and the message
+ * names the port, the key and the file. */
+static int
+test_bad_files(void)
+{
+	char missing[128], garbage[128], shorthdr[128], empty[128], sll[128];
+	char nodir[160];
+	FILE *f;
+
+	EAL_UP();
+	path_in_dir(missing, sizeof(missing), "missing.pcap");
+	path_in_dir(garbage, sizeof(garbage), "garbage.pcap");
+	path_in_dir(shorthdr, sizeof(shorthdr), "shorthdr.pcap");
+	path_in_dir(empty, sizeof(empty), "empty.pcap");
+	path_in_dir(sll, sizeof(sll), "sll.pcap");
+	path_in_dir(nodir, sizeof(nodir), "no/such/dir/out.pcap");
+	f = fopen(garbage, "w");
+	LR_TEST_ASSERT(f != NULL, "garbage");
+	for (int i = 0; i < 20; i++)
+		fputs("this is no pcap file\n", f);
+	fclose(f);
+	LR_TEST_ASSERT_EQ(write_pcap(shorthdr, 3, 0, 1), 0);
+	LR_TEST_ASSERT_EQ(truncate(shorthdr, 10), 0);
+	f = fopen(empty, "w");
+	LR_TEST_ASSERT(f != NULL, "empty");
+	fclose(f);
+	LR_TEST_ASSERT_EQ(write_pcap(sll, 3, 0, 113), 0);
+
+	const struct {
+		const char *key;
+		const char *path;
+		int err;
+		const char *msg;
+		const char *msg2;
+	} bad[] = {
+		{ "rx_pcap", missing, -ENOENT, "cannot open '",
+		  "missing.pcap': No such file or directory" },
+		{ "rx_pcap", garbage, -EINVAL, "cannot read '", "garbage.pcap': " },
+		{ "rx_pcap", shorthdr, -EINVAL, "cannot read '",
+		  "shorthdr.pcap': truncated" },
+		{ "rx_pcap", empty, -EINVAL, "cannot read '", "empty.pcap': " },
+		{ "rx_pcap", sll, -EPROTONOSUPPORT, "'",
+		  "sll.pcap' has link type LINUX_SLL (113); only EN10MB" },
+		{ "tx_pcap", nodir, -ENOENT, "cannot open '",
+		  "out.pcap' for writing: No such file or directory" },
+	};
+	unsigned before = lr_eth_dev_count_avail();
+
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		char arg[300], want[300];
+
+		snprintf(arg, sizeof(arg), "net_pcap6,%s=%s", bad[i].key,
+			 bad[i].path);
+		snprintf(want, sizeof(want), "net_pcap6: %s: %s", bad[i].key,
+			 bad[i].msg);
+		log_begin();
+		int r = lr_eth_dev_create(arg);
+		const char *t = log_end();
+
+		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg,
+			       r, bad[i].err);
+		LR_TEST_ASSERT(strstr(t, want) && strstr(t, bad[i].msg2),
+			       "'%s': log '%s' lacks '%s...%s'", arg, t, want,
+			       bad[i].msg2);
+		LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);
+	}
+	/* The same file given as the infinite replay source. */
+	char arg[300];
+
+	snprintf(arg, sizeof(arg), "net_pcap6,rx_pcap=%s,infinite_rx=1",
+		 missing);
+	log_begin();
+	LR_TEST_ASSERT_EQ(lr_eth_dev_create(arg), -ENOENT);
+	LR_TEST_ASSERT(strstr(log_end(), "net_pcap6: rx_pcap: cannot open '"),
+		       "infinite missing");
+	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
+	return 0;
+}
+
+static int
+test_bad_devargs(void)
+{
+	char in[128];
+	const struct {
+		const char *fmt;
+		int err;
+		const char *msg;
+	} bad[] = {
+		{ "net_pcap7", -EINVAL,
+		  "net_pcap7: nothing to read or write: give rx_pcap" },
+		{ "net_pcap7,iface=lo,rx_pcap=%s", -EINVAL,
+		  "net_pcap7: rx_pcap: give only one of rx_pcap, rx_iface and iface" },
+		{ "net_pcap7,rx_iface=lo,rx_pcap=%s", -EINVAL,
+		  "give only one of rx_pcap, rx_iface and iface" },
+		{ "net_pcap7,rx_pcap=", -EINVAL,
+		  "net_pcap7: rx_pcap: empty value (expected a file name)" },
+		{ "net_pcap7,rx_pcap=%s,infinite_rx=2", -EINVAL,
+		  "net_pcap7: infinite_rx: bad value '2'" },
+		{ "net_pcap7,tx_pcap=%s,infinite_rx=1", -EINVAL,
+		  "net_pcap7: infinite_rx: '1' needs rx_pcap=FILE" },
+		{ "net_pcap7,rx_iface=lrnosuchif0", -ENODEV,
+		  "net_pcap7: rx_iface: no interface 'lrnosuchif0'" },
+		{ "net_pcap7,iface=lrnosuchif0", -ENODEV,
+		  "net_pcap7: iface: no interface 'lrnosuchif0'" },
+		{ "net_pcap7,rx_pcap=%s,speed=1", -EINVAL,
+		  "net_pcap7: unknown key 'speed'" },
+	};
+
+	EAL_UP();
+	path_in_dir(in, sizeof(in), "ok.pcap");
+	LR_TEST_ASSERT_EQ(write_pcap(in, 2, 0, 1), 0);
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		char arg[300];
+
+		snprintf(arg, sizeof(arg), bad[i].fmt, in);
+		log_begin();
+		int r = lr_eth_dev_create(arg);
+		const char *t = log_end();
+
+		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg,
+			       r, bad[i].err);
+		LR_TEST_ASSERT(strstr(t, bad[i].msg), "'%s': log '%s' lacks '%s'",
+			       arg, t, bad[i].msg);
+	}
+	/* More queues than sources are refused; one per file is fine. */
+	char arg[400];
+
+	snprintf(arg, sizeof(arg), "net_pcap7,rx_pcap=%s,rx_pcap=%s", in, in);
+	int p = lr_eth_dev_create(arg);
+
+	LR_TEST_ASSERT(p >= 0, "two rx files: %d", p);
+	log_begin();
+	LR_TEST_ASSERT(lr_eth_dev_configure((uint16_t)p, 3, 1, NULL) < 0,
+		       "3 rx queues over 2 files accepted");
+	log_end();
+	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)p, 2, 1, NULL), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
+	return 0;
+}
+
+/* Run a shell command; 0 if it succeeded. */
+static int
+sh(const char *cmd)
+{
+	int st = system(cmd);
+
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* In a child with a network namespace of its own (gone with the child):
+ * a veth pair, net_pcap on each end, frames sent on one end arrive at the
+ * other byte for byte. */
+static int
+iface_child(void)
+{
+	struct lr_mbuf *m[BURST];
+	unsigned got = 0;
+	int a, b;
+
+	LR_TEST_ASSERT_EQ(unshare(CLONE_NEWNET), 0);
+	LR_TEST_ASSERT_EQ(sh("ip link add lrpa type veth peer name lrpb && "
+			     "for d in lrpa lrpb; do "
+			     "sysctl -qw net.ipv6.conf.$d.disable_ipv6=1; "
+			     "ip link set $d multicast off; "
+			     "ip link set $d up; done"),
+			  0);
+	a = lr_eth_dev_create("net_pcap8,iface=lrpa");
+	b = lr_eth_dev_create("net_pcap9,rx_iface=lrpb");
+	LR_TEST_ASSERT(a >= 0 && b >= 0, "create %d %d", a, b);
+	LR_TEST_ASSERT_EQ(port_start((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(port_start((uint16_t)b), 0);
+	/* veth carries frames up to its MTU: the first 8 (<= 1514). */
+	for (unsigned i = 0; i < 8; i++) {
+		struct lr_mbuf *x = lr_pktmbuf_alloc(pool);
+
+		LR_TEST_ASSERT(x != NULL, "alloc");
+		memcpy(lr_pktmbuf_append(x, (uint16_t)frames[i].len),
+		       frames[i].data, frames[i].len);
+		LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)a, 0, &x, 1), 1);
+	}
+	uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+
+	while (got < 8 && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)b, 0, m, BURST);
+
+		for (uint16_t i = 0; i < n; i++, got++) {
+			LR_TEST_ASSERT_EQ(m[i]->pkt_len, frames[got].len);
+			LR_TEST_ASSERT(memcmp(lr_pktmbuf_mtod(m[i], void *),
+					      frames[got].data,
+					      frames[got].len) == 0,
+				       "frame %u differs", got);
+		}
+		lr_pktmbuf_free_bulk(m, n);
+	}
+	LR_TEST_ASSERT_EQ(got, 8);
+	/* Nothing came back on the sending end (it sees only incoming). */
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)a, 0, m, BURST), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)b), 0);
+	return no_mbuf_leak();
+}
+
+static int
+test_iface(void)
+{
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		printf("skip: live interfaces need root (a network namespace and a veth pair)\n");
+		return LR_TEST_SKIP;
+	}
+	if (sh("command -v ip >/dev/null") != 0) {
+		printf("skip: the ip command (iproute2) is not installed\n");
+		return LR_TEST_SKIP;
+	}
+	EAL_UP();
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(iface_child() == 0 ? 0 : 1);
+	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork/wait");
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "child failed (status %#x)", st);
+	return 0;
+}
+
+static void
+remove_dir(void)
+{
+	char cmd[128];
+
+	if (dir[0] == '\0' || getenv("LR_TEST_KEEP"))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static const struct lr_test_case cases[] = {
+	{ "loop_us", test_loop_us },
+	{ "loop_ns", test_loop_ns },
+	{ "l2fwd", test_l2fwd },
+	{ "tcpdump", test_tcpdump },
+	{ "infinite_rx", test_infinite_rx },
+	{ "truncated_last_record", test_truncated_last_record },
+	{ "bad_files", test_bad_files },
+	{ "bad_devargs", test_bad_devargs },
+	{ "iface", test_iface },
+};
+
+int
+main(int argc, char **argv)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test_pmd_pcap.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	atexit(remove_dir);
+	make_frames();
+	return lr_test_run("pmd_pcap", cases, (int)LR_DIM(cases), argc, argv);
+}
