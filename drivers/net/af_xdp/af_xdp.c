@@ -944,7 +944,7 @@ afxdp_start(struct lr_eth_dev *dev)
 		if (!p->q[q].nb_rx_desc)
 			p->q[q].nb_rx_desc = DEFAULT_DESC;
 		if (!p->q[q].nb_tx_desc)
-			p->q[q].nb_tx_desc = DEFAULT_DESC;
+			p->q[q].nb_tx_desc = DEFAULT_DESC / 2;
 	}
 	if (p->xdp_prog[0] != '\0') {
 		err = load_custom_prog(dev);
@@ -988,17 +988,21 @@ afxdp_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	info->max_tx_queues = (uint16_t)p->queue_count;
 	info->max_mtu = (uint16_t)(FRAME - buf_off - XDP_PACKET_HEADROOM -
 				   LR_ETHER_HDR_LEN);
+	/* Any count up to the UMEM size is accepted; ring_size() lowers it
+	 * to what the UMEM can feed (logged at debug level). */
 	info->min_rx_desc = 64;
-	info->max_rx_desc = FRAMES_MAX / 4;
+	info->max_rx_desc = FRAMES_MAX;
 	info->min_tx_desc = 64;
-	info->max_tx_desc = FRAMES_MAX / 4;
+	info->max_tx_desc = FRAMES_MAX;
 	return 0;
 }
 
 /* Ring size for a requested count: a power of two, at most cap. Frames
  * out at once: fill + rx <= rx size, tx + completion <= 2 x tx size, plus
- * the per-lcore caches; rx and tx at most a quarter of the UMEM each
- * leave the caches a quarter, so the pool does not run dry. */
+ * the per-lcore caches. rx takes at most half of the UMEM (a deep ring
+ * rides out a forwarder that loses its CPU for a while), tx an eighth
+ * (completions are reclaimed every burst), so a quarter is left to the
+ * caches and the pool does not run dry. */
 static uint32_t
 ring_size(unsigned want, unsigned cap)
 {
@@ -1017,13 +1021,14 @@ afxdp_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 
 	if (err)
 		return err;
-	p->q[qid].nb_rx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 4);
+	p->q[qid].nb_rx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 2);
 	p->q[qid].rx_set = 1;
 	dev->data->rx_queues[qid] = &p->q[qid];
 	LR_LOG(DEBUG, PMD,
-	       "%s: rx queue %u: %u descriptors; frames come from UMEM pool "
-	       "'%s', not from '%s'\n",
-	       dev->data->name, qid, p->q[qid].nb_rx_desc, p->q[qid].mp->name,
+	       "%s: rx queue %u: %u descriptors (%u asked); frames come from "
+	       "UMEM pool '%s', not from '%s'\n",
+	       dev->data->name, qid, p->q[qid].nb_rx_desc, nb_desc,
+	       p->q[qid].mp->name,
 	       mp ? mp->name : "(none)");
 	return 0;
 }
@@ -1037,9 +1042,11 @@ afxdp_tx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 
 	if (err)
 		return err;
-	p->q[qid].nb_tx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 4);
+	p->q[qid].nb_tx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 8);
 	p->q[qid].tx_set = 1;
 	dev->data->tx_queues[qid] = &p->q[qid];
+	LR_LOG(DEBUG, PMD, "%s: tx queue %u: %u descriptors (%u asked)\n",
+	       dev->data->name, qid, p->q[qid].nb_tx_desc, nb_desc);
 	return 0;
 }
 
