@@ -613,9 +613,16 @@ test_l2fwd_long(void)
 	const char *p = text;
 	int pools_ok = 0;
 
-	while ((p = strstr(p, "UMEM frames: 2048 free, 0 held by the "
-			      "application, of 2048; pool valid")) != NULL) {
-		pools_ok++;
+	while ((p = strstr(p, "UMEM frames: ")) != NULL) {
+		unsigned fr, held, of;
+		char valid[8] = "";
+
+		if (sscanf(p, "UMEM frames: %u free, %u held by the "
+			      "application, of %u; pool %7s",
+			   &fr, &held, &of, valid) == 4 &&
+		    fr == of && held == 0 && of > 0 &&
+		    strcmp(valid, "valid") == 0)
+			pools_ok++;
 		p++;
 	}
 	free(text);

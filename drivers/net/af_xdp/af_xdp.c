@@ -127,7 +127,8 @@ struct axq {
 	/* control: start/stop/close only */
 	struct xsk_umem *umem __lr_cache_aligned;
 	struct xsk_socket *xsk;
-	struct lr_page *page;
+	struct lr_page *page;     /* lowest block of the UMEM */
+	struct lr_page *page2;    /* the block right after it, or NULL */
 	unsigned order;
 	char *umem_base;
 	size_t umem_len;
@@ -511,8 +512,58 @@ umem_order(void)
 	return order;
 }
 
+/* Largest UMEM of one queue: one block, or two adjacent ones. */
+static size_t
+umem_max_bytes(void)
+{
+	size_t block = (size_t)LR_PAGE_SIZE << umem_order();
+
+	return block >= (size_t)FRAMES_MAX * FRAME ? block : 2 * block;
+}
+
 /* ------------------------------------------------------------------ */
 /* UMEM and pool of a queue (setup .. close). */
+
+/* A UMEM must be virtually contiguous and a block holds at most
+ * LR_MAX_ORDER - 1 pages (4 MiB of 4 KiB pages: 2048 frames). When a block
+ * does not reach FRAMES_MAX, take a second one and keep it if the buddy
+ * heap placed it right before or after the first (common in a fresh heap):
+ * the UMEM doubles and the rx ring may be twice as deep. Otherwise give it
+ * back and stay with one block. */
+static void
+umem_grow(struct lr_eth_dev *dev, struct axq *q)
+{
+	struct lr_page *pg;
+	char *a;
+
+	if (q->umem_len >= (size_t)FRAMES_MAX * FRAME)
+		return;
+	pg = lr_alloc_pages(dev->data->socket_id, q->order,
+			    LR_ALLOC_PINNED | LR_ALLOC_ZERO | LR_ALLOC_THISNODE);
+	if (pg == NULL)
+		return;
+	a = lr_page_address(pg);
+	if (a == q->umem_base + q->umem_len) {
+		q->page2 = pg;
+	} else if (a + q->umem_len == q->umem_base) {
+		q->page2 = q->page;
+		q->page = pg;
+		q->umem_base = a;
+	} else {
+		lr_free_pages(pg, q->order);
+		return;
+	}
+	q->umem_len *= 2;
+}
+
+static void
+umem_pages_free(struct axq *q)
+{
+	lr_free_pages(q->page, q->order);
+	if (q->page2 != NULL)
+		lr_free_pages(q->page2, q->order);
+	q->page = q->page2 = NULL;
+}
 
 static int
 umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
@@ -535,6 +586,8 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
 	}
 	q->umem_base = lr_page_address(q->page);
 	q->umem_len = (size_t)LR_PAGE_SIZE << q->order;
+	q->page2 = NULL;
+	umem_grow(dev, q);
 	q->nb_frames = (unsigned)(q->umem_len / FRAME);
 	words = (q->nb_frames + 63) / 64;
 	q->rx_held = calloc(words, sizeof(uint64_t));
@@ -551,6 +604,8 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
 		goto free_bitmaps;
 	}
 	lr_page_set_owner(q->page, q, q->mp->name);
+	if (q->page2 != NULL)
+		lr_page_set_owner(q->page2, q, q->mp->name);
 	q->buf_off = q->tx_buf_off = (uint16_t)lr_pktmbuf_xmem_buf_offset(0);
 	q->umem_mb = q->tx_umem_mb = q->umem_base + lr_mempool_obj_offset(0);
 	q->tx_mp = q->mp;
@@ -574,8 +629,7 @@ free_bitmaps:
 	free(q->rx_held);
 	free(q->tx_held);
 	q->rx_held = q->tx_held = NULL;
-	lr_free_pages(q->page, q->order);
-	q->page = NULL;
+	umem_pages_free(q);
 	return -ENOMEM;
 }
 
@@ -598,13 +652,15 @@ umem_free(struct lr_eth_dev *dev, uint16_t qid)
 	} else {
 		lr_mempool_free(q->mp);
 		lr_page_set_owner(q->page, NULL, NULL);
-		lr_free_pages(q->page, q->order);
+		if (q->page2 != NULL)
+			lr_page_set_owner(q->page2, NULL, NULL);
+		umem_pages_free(q);
 	}
 	free(q->rx_held);
 	free(q->tx_held);
 	q->rx_held = q->tx_held = NULL;
 	q->mp = q->tx_mp = NULL;
-	q->page = NULL;
+	q->page = q->page2 = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1337,8 +1393,7 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ret = check_permission(name, caps);
 	if (ret)
 		return ret;
-	ret = check_memlock(name, (size_t)qc * ((size_t)LR_PAGE_SIZE << umem_order()),
-			    caps);
+	ret = check_memlock(name, (size_t)qc * umem_max_bytes(), caps);
 	if (ret)
 		return ret;
 
