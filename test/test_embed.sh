@@ -52,8 +52,11 @@ cc -O2 -Wall -Wextra -Werror "${extra[@]}" -o "$tmp/mempool-embed" \
 	"$src/examples/mempool-embed/main.c" $flags -pthread
 
 # The program must resolve liblinerate from the installed tree.
-if ! LD_LIBRARY_PATH=$libdir ldd "$tmp/mempool-embed" | grep -q "$libdir/liblinerate"; then
-	LD_LIBRARY_PATH=$libdir ldd "$tmp/mempool-embed"
+# (ldd's output is taken whole first: grep -q closing the pipe early would
+# fail the pipeline under pipefail.)
+deps=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/mempool-embed")
+if ! grep -q "$libdir/liblinerate" <<<"$deps"; then
+	echo "$deps"
 	echo "FAIL: not linked against the installed liblinerate"
 	exit 1
 fi

@@ -104,8 +104,8 @@ test_pool_create(void)
 	lr_pktmbuf_free(NULL);
 
 	/* Private area, small data room (headroom clipped). */
-	mp2 = lr_pktmbuf_pool_create("mb_priv", 64, 0, 16, 64,
-				     LR_SOCKET_ID_ANY);
+	mp2 =
+	    lr_pktmbuf_pool_create("mb_priv", 64, 0, 16, 64, LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(mp2 != NULL, "create: %s", lr_strerror(lr_errno));
 	m = lr_pktmbuf_alloc(mp2);
 	if (check_fresh(m, mp2, 64, 16))
@@ -124,16 +124,16 @@ test_pool_create(void)
 		int err;
 		const char *msg;
 	} bad[] = {
-		{ "mb_bad1", 64, 0, 7, 2176, EINVAL,
-		  "mbuf pool 'mb_bad1': private size 7 not a multiple of 8" },
-		{ "mb_bad2", 64, 0, 0, 0, EINVAL,
-		  "mbuf pool 'mb_bad2': data room size 0" },
-		{ "mb_bad3", 0, 0, 0, 2176, EINVAL,
-		  "mempool 'mb_bad3': pool size 0" },
-		{ "mb_bad4", 64, 128, 0, 2176, EINVAL,
-		  "mempool 'mb_bad4': cache size 128 > pool size 64" },
-		{ "mb_basic", 64, 0, 0, 2176, EEXIST,
-		  "mempool 'mb_basic': name already in use" },
+	    {"mb_bad1", 64, 0, 7, 2176, EINVAL,
+	     "mbuf pool 'mb_bad1': private size 7 not a multiple of 8"},
+	    {"mb_bad2", 64, 0, 0, 0, EINVAL,
+	     "mbuf pool 'mb_bad2': data room size 0"},
+	    {"mb_bad3", 0, 0, 0, 2176, EINVAL,
+	     "mempool 'mb_bad3': pool size 0"},
+	    {"mb_bad4", 64, 128, 0, 2176, EINVAL,
+	     "mempool 'mb_bad4': cache size 128 > pool size 64"},
+	    {"mb_basic", 64, 0, 0, 2176, EEXIST,
+	     "mempool 'mb_basic': name already in use"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		log_capture();
@@ -271,17 +271,18 @@ test_chains(void)
 	int rc = lr_mbuf_validate(m);
 	const char *msg = log_release();
 	LR_TEST_ASSERT_EQ(rc, -EINVAL);
-	LR_TEST_ASSERT(strstr(msg, "3 segments of 2000 bytes, header says 3 of 5"),
-		       "message: %s", msg);
+	LR_TEST_ASSERT(
+	    strstr(msg, "3 segments of 2000 bytes, header says 3 of 5"),
+	    "message: %s", msg);
 	m->pkt_len = 2000;
 
 	f = open_memstream(&buf, &len);
 	lr_pktmbuf_dump(f, m, 2000);
 	fclose(f);
 	LR_TEST_ASSERT(strstr(buf, "pool mb_chain, pkt_len 2000, nb_segs 3") &&
-			       strstr(buf, "segment 2 at") &&
-			       strstr(buf, "0000: 61 61 61") &&
-			       strstr(buf, "03e8: 62 62 62"),
+			   strstr(buf, "segment 2 at") &&
+			   strstr(buf, "0000: 61 61 61") &&
+			   strstr(buf, "03e8: 62 62 62"),
 		       "dump: %s", buf);
 	free(buf);
 
@@ -306,8 +307,7 @@ test_refcnt(void)
 	struct lr_mempool *mp;
 	struct lr_mbuf *m, *s[2];
 
-	mp = lr_pktmbuf_pool_create("mb_ref", 16, 0, 0, 512,
-				    LR_SOCKET_ID_ANY);
+	mp = lr_pktmbuf_pool_create("mb_ref", 16, 0, 0, 512, LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	m = lr_pktmbuf_alloc(mp);
 	LR_TEST_ASSERT(m != NULL, "alloc");
@@ -347,8 +347,7 @@ test_bulk(void)
 
 	a = lr_pktmbuf_pool_create("mb_bulk_a", N, 32, 0, 256,
 				   LR_SOCKET_ID_ANY);
-	b = lr_pktmbuf_pool_create("mb_bulk_b", N, 0, 8, 256,
-				   LR_SOCKET_ID_ANY);
+	b = lr_pktmbuf_pool_create("mb_bulk_b", N, 0, 8, 256, LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(a != NULL && b != NULL, "create: %s",
 		       lr_strerror(lr_errno));
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(a, ma, N - 10), 0);
@@ -402,8 +401,7 @@ xfer_free(void *arg)
 		       2 * r + 1)
 			lr_pause();
 		lr_pktmbuf_free_bulk(x->m, 64);
-		atomic_store_explicit(&x->seq, 2 * r + 2,
-				      memory_order_release);
+		atomic_store_explicit(&x->seq, 2 * r + 2, memory_order_release);
 	}
 	return 0;
 }
@@ -510,15 +508,14 @@ test_cross_lcore(void)
 		LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(mp, x.m, 64), 0);
 		for (int i = 0; i < 64; i++)
 			lr_pktmbuf_append(x.m[i], 60)[0] = (char)i;
-		atomic_store_explicit(&x.seq, 2 * r + 1,
-				      memory_order_release);
+		atomic_store_explicit(&x.seq, 2 * r + 1, memory_order_release);
 	}
 	LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker), 0);
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
 	/* The worker's cache holds at most its threshold. */
 	LR_TEST_ASSERT(lr_mempool_cache_count(mp, worker) <=
-			       mp->cache[worker]->flushthresh,
+			   mp->cache[worker]->flushthresh,
 		       "worker cache %u", lr_mempool_cache_count(mp, worker));
 	lr_mempool_free(mp);
 	return 0;
@@ -539,8 +536,8 @@ int
 main(int argc, char **argv)
 {
 	char prefix[64];
-	char *eal_argv[] = { argv[0], "-l", "0-1", "--no-huge", "-m", "256",
-			     prefix, NULL };
+	char *eal_argv[] = {argv[0], "-l",  "0-1",  "--no-huge",
+			    "-m",    "256", prefix, NULL};
 	const char *s = getenv("LR_TEST_SCALE");
 
 	if (s != NULL && atof(s) > 0 && atof(s) < 1)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lr_eal.h"
@@ -18,6 +20,8 @@
 
 static double scale = 1.0;
 static int two_lcores;
+static char **eal_args;
+static int eal_nargs;
 
 /* ------------------------------------------------------------------ */
 /* Helpers.                                                             */
@@ -125,20 +129,20 @@ test_bad_input(void)
 		int err;
 		const char *msg;
 	} cases[] = {
-		{ "bad_n", 0, 64, 0, 0, NULL, EINVAL, "'bad_n': pool size 0" },
-		{ "bad_elt", 100, 0, 0, 0, NULL, EINVAL,
-		  "'bad_elt': element size 0" },
-		{ "bad_cache", 512, 64, 600, 0, NULL, EINVAL,
-		  "'bad_cache': cache size 600 > max 512" },
-		{ "bad_cache2", 100, 64, 200, 0, NULL, EINVAL,
-		  "'bad_cache2': cache size 200 > pool size 100" },
-		{ "bad_ops", 100, 64, 0, 0, "ring_xx", EINVAL,
-		  "'bad_ops': unknown ops 'ring_xx'" },
-		{ "bad_flags", 100, 64, 0, 0x100, NULL, EINVAL,
-		  "'bad_flags': unknown flags 0x100" },
-		{ "", 100, 64, 0, 0, NULL, EINVAL, "no name given" },
-		{ "a_name_that_is_far_too_long_for_a_pool", 100, 64, 0, 0, NULL,
-		  ENAMETOOLONG, "name longer than" },
+	    {"bad_n", 0, 64, 0, 0, NULL, EINVAL, "'bad_n': pool size 0"},
+	    {"bad_elt", 100, 0, 0, 0, NULL, EINVAL,
+	     "'bad_elt': element size 0"},
+	    {"bad_cache", 512, 64, 600, 0, NULL, EINVAL,
+	     "'bad_cache': cache size 600 > max 512"},
+	    {"bad_cache2", 100, 64, 200, 0, NULL, EINVAL,
+	     "'bad_cache2': cache size 200 > pool size 100"},
+	    {"bad_ops", 100, 64, 0, 0, "ring_xx", EINVAL,
+	     "'bad_ops': unknown ops 'ring_xx'"},
+	    {"bad_flags", 100, 64, 0, 0x100, NULL, EINVAL,
+	     "'bad_flags': unknown flags 0x100"},
+	    {"", 100, 64, 0, 0, NULL, EINVAL, "no name given"},
+	    {"a_name_that_is_far_too_long_for_a_pool", 100, 64, 0, 0, NULL,
+	     ENAMETOOLONG, "name longer than"},
 	};
 
 	for (unsigned i = 0; i < LR_DIM(cases); i++) {
@@ -146,22 +150,21 @@ test_bad_input(void)
 
 		lr_errno = 0;
 		log_capture();
-		mp = lr_mempool_create_ops(cases[i].name, cases[i].n,
-					   cases[i].elt, cases[i].cache, 0,
-					   NULL, NULL, LR_SOCKET_ID_ANY,
-					   cases[i].flags, cases[i].ops);
+		mp = lr_mempool_create_ops(
+		    cases[i].name, cases[i].n, cases[i].elt, cases[i].cache, 0,
+		    NULL, NULL, LR_SOCKET_ID_ANY, cases[i].flags, cases[i].ops);
 		const char *msg = log_release();
 		LR_TEST_ASSERT(mp == NULL, "case %u accepted", i);
-		LR_TEST_ASSERT(lr_errno == cases[i].err, "case %u: errno %d",
-			       i, lr_errno);
-		LR_TEST_ASSERT(strstr(msg, cases[i].msg), "case %u: message: %s",
-			       i, msg);
+		LR_TEST_ASSERT(lr_errno == cases[i].err, "case %u: errno %d", i,
+			       lr_errno);
+		LR_TEST_ASSERT(strstr(msg, cases[i].msg),
+			       "case %u: message: %s", i, msg);
 	}
 	/* An object larger than the largest block. */
 	log_capture();
-	struct lr_mempool *mp = lr_mempool_create(
-		"bad_big", 4, (unsigned)max_block, 0, 0, NULL, NULL,
-		LR_SOCKET_ID_ANY, 0);
+	struct lr_mempool *mp =
+	    lr_mempool_create("bad_big", 4, (unsigned)max_block, 0, 0, NULL,
+			      NULL, LR_SOCKET_ID_ANY, 0);
 	const char *msg = log_release();
 	snprintf(big, sizeof(big), "element size %zu > largest block",
 		 max_block);
@@ -207,12 +210,11 @@ cmp_ptr(const void *a, const void *b)
 static int
 check_layout(unsigned n, unsigned elt, unsigned flags)
 {
-	struct layout_arg a = { 0, 0, 1 };
+	struct layout_arg a = {0, 0, 1};
 	struct lr_mempool *mp;
 	void **objs = malloc(n * sizeof(void *));
-	unsigned align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN)
-				 ? 8
-				 : LR_CACHE_LINE_SIZE;
+	unsigned align =
+	    (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
 
 	LR_TEST_ASSERT(objs != NULL, "malloc");
 	mp = lr_mempool_create("mp_layout", n, elt, 0, 100, count_init, &a,
@@ -241,21 +243,21 @@ check_layout(unsigned n, unsigned elt, unsigned flags)
 		LR_TEST_ASSERT(iova != UINT64_MAX, "obj %u: no IOVA", i);
 		/* One IOVA-contiguous range per object. */
 		LR_TEST_ASSERT(lr_mempool_virt2iova(o + elt - 1) ==
-				       iova + elt - 1,
+				   iova + elt - 1,
 			       "obj %u crosses an IOVA discontinuity", i);
 		if ((flags & LR_MEMPOOL_F_NO_STRADDLE) &&
 		    elt + mp->header_size <= LR_PAGE_SIZE)
-			LR_TEST_ASSERT(
-				(uintptr_t)o / LR_PAGE_SIZE ==
-					(uintptr_t)(o + elt - 1) / LR_PAGE_SIZE,
-				"obj %u straddles a page", i);
+			LR_TEST_ASSERT((uintptr_t)o / LR_PAGE_SIZE ==
+					   (uintptr_t)(o + elt - 1) /
+					       LR_PAGE_SIZE,
+				       "obj %u straddles a page", i);
 		LR_TEST_ASSERT(lr_virt_to_page(o) != NULL, "obj %u: no page",
 			       i);
 	}
 	qsort(objs, n, sizeof(void *), cmp_ptr);
 	for (unsigned i = 1; i < n; i++)
 		LR_TEST_ASSERT((char *)objs[i] - (char *)objs[i - 1] >=
-				       (long)(elt + mp->header_size),
+				   (long)(elt + mp->header_size),
 			       "objects %u and %u overlap", i - 1, i);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), n);
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
@@ -269,12 +271,44 @@ check_layout(unsigned n, unsigned elt, unsigned flags)
 static int
 test_layout(void)
 {
-	if (check_layout(300, 200, 0) || check_layout(300, 200, LR_MEMPOOL_F_NO_CACHE_ALIGN) ||
+	if (check_layout(300, 200, 0) ||
+	    check_layout(300, 200, LR_MEMPOOL_F_NO_CACHE_ALIGN) ||
 	    check_layout(1000, 2304, 0) ||
 	    check_layout(1000, 2304, LR_MEMPOOL_F_NO_STRADDLE) ||
 	    check_layout(40, 3 * LR_PAGE_SIZE, LR_MEMPOOL_F_NO_STRADDLE) ||
 	    check_layout(5, 1, 0))
 		return -1;
+	return 0;
+}
+
+/* Blocks are pinned pages tagged with the pool, untagged when it goes. */
+static int
+test_page_owner(void)
+{
+	struct lr_mempool *mp;
+	struct lr_page *pg;
+	void *o;
+
+	mp = lr_mempool_create("mp_owner", 1, 100, 0, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	pg = lr_virt_to_page(o);
+	LR_TEST_ASSERT(pg != NULL, "no page");
+	/* Object 0 lies in the first page of the first block. */
+	LR_TEST_ASSERT(pg->owner == mp, "owner %p", pg->owner);
+	LR_TEST_ASSERT(strcmp(pg->owner_name, "mp_owner") == 0, "name %s",
+		       pg->owner_name);
+	LR_TEST_ASSERT_EQ(lr_page_migratetype(pg), LR_MT_PINNED);
+	log_capture();
+	lr_free_pages(pg, mp->block_order);
+	const char *msg = log_release();
+	LR_TEST_ASSERT(strstr(msg, "page owned by pool mp_owner"),
+		       "message: %s", msg);
+	lr_mempool_put(mp, o);
+	lr_mempool_free(mp);
+	LR_TEST_ASSERT(pg->owner == NULL, "owner left set");
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	return 0;
 }
 
@@ -331,7 +365,7 @@ bulk_short(const char *ops, unsigned cache)
 static int
 test_bulk_all_or_nothing(void)
 {
-	static const char *ops[] = { "ring_mp_mc", "ring_sp_sc", "stack" };
+	static const char *ops[] = {"ring_mp_mc", "ring_sp_sc", "stack"};
 
 	for (unsigned i = 0; i < LR_DIM(ops); i++)
 		for (unsigned c = 0; c <= 16; c += 16)
@@ -504,7 +538,7 @@ struct worker {
 	struct lr_mempool *mp;
 	unsigned iters;
 	uint64_t seed;
-	unsigned tag;        /* written into held objects */
+	unsigned tag; /* written into held objects */
 	unsigned held;
 	void *objs[HOLD_MAX];
 	int register_thread; /* pthread mode: 1 register, 0 stay unregistered */
@@ -581,8 +615,8 @@ run_lcores(const char *ops)
 			w[i].tag = 0xabc00 + i;
 			w[i].errors = 0;
 		}
-		LR_TEST_ASSERT_EQ(lr_eal_remote_launch(workload, &w[1],
-						       worker_id), 0);
+		LR_TEST_ASSERT_EQ(
+		    lr_eal_remote_launch(workload, &w[1], worker_id), 0);
 		workload(&w[0]);
 		LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker_id), 0);
 		/* Quiescent: the equation holds with objects out. */
@@ -596,8 +630,9 @@ run_lcores(const char *ops)
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), mp->size);
 	LR_TEST_ASSERT(lr_mempool_cache_count(mp, worker_id) <=
-			       mp->cache[worker_id]->flushthresh,
-		       "worker cache %u", lr_mempool_cache_count(mp, worker_id));
+			   mp->cache[worker_id]->flushthresh,
+		       "worker cache %u",
+		       lr_mempool_cache_count(mp, worker_id));
 	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
 	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), mp->size);
 	lr_mempool_free(mp);
@@ -658,9 +693,9 @@ test_random_pthreads(void)
 	}
 	for (int phase = 0; phase < 2; phase++) {
 		for (int i = 2 * phase; i < 2 * phase + 2; i++)
-			LR_TEST_ASSERT_EQ(pthread_create(&t[i], NULL,
-							 pthread_body, &w[i]),
-					  0);
+			LR_TEST_ASSERT_EQ(
+			    pthread_create(&t[i], NULL, pthread_body, &w[i]),
+			    0);
 		for (int i = 2 * phase; i < 2 * phase + 2; i++)
 			pthread_join(t[i], NULL);
 	}
@@ -675,7 +710,7 @@ test_random_pthreads(void)
 	for (int i = 0; i < 4; i++)
 		if (i != 2)
 			LR_TEST_ASSERT_EQ(
-				lr_mempool_cache_count(mp, w[i].lcore_seen), 0);
+			    lr_mempool_cache_count(mp, w[i].lcore_seen), 0);
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), w[2].held);
 	release_all(&w[2]);
@@ -695,16 +730,16 @@ test_random_pthreads(void)
 static int
 test_random_single(void)
 {
-	static const char *ops[] = { "ring_mp_mc", "ring_sp_sc", "ring_sp_mc",
-				     "ring_mp_sc", "stack" };
-	static const unsigned caches[] = { 0, 1, 32, 512 };
+	static const char *ops[] = {"ring_mp_mc", "ring_sp_sc", "ring_sp_mc",
+				    "ring_mp_sc", "stack"};
+	static const unsigned caches[] = {0, 1, 32, 512};
 	static struct worker w;
 
 	for (unsigned i = 0; i < LR_DIM(ops); i++) {
 		for (unsigned j = 0; j < LR_DIM(caches); j++) {
 			struct lr_mempool *mp = lr_mempool_create_ops(
-				"mp_rand1", 1024, 16, caches[j], 0, NULL, NULL,
-				LR_SOCKET_ID_ANY, 0, ops[i]);
+			    "mp_rand1", 1024, 16, caches[j], 0, NULL, NULL,
+			    LR_SOCKET_ID_ANY, 0, ops[i]);
 
 			LR_TEST_ASSERT(mp != NULL, "%s: %s", ops[i],
 				       lr_strerror(lr_errno));
@@ -779,8 +814,8 @@ test_validate_and_dump(void)
 	lr_mempool_dump(f, mp);
 	fclose(f);
 	LR_TEST_ASSERT(strstr(buf, "mempool 'mp_check'") &&
-			       strstr(buf, "ops ring_mp_mc") &&
-			       strstr(buf, "avail 128"),
+			   strstr(buf, "ops ring_mp_mc") &&
+			   strstr(buf, "avail 128"),
 		       "dump: %s", buf);
 	free(buf);
 
@@ -789,25 +824,128 @@ test_validate_and_dump(void)
 	return 0;
 }
 
+/* Debug builds: a double put and a put into the wrong pool abort with a
+ * message naming the pool; run in a child. */
+static int
+expect_abort(int wrong_pool, const char *want, const char *why)
+{
+	struct lr_mempool *a, *b;
+	int pfd[2], st;
+	char out[2048];
+	size_t got = 0;
+	ssize_t k;
+	pid_t pid;
+
+	a = lr_mempool_create("mp_dbg_a", 16, 64, 4, 0, NULL, NULL,
+			      LR_SOCKET_ID_ANY, 0);
+	b = lr_mempool_create("mp_dbg_b", 16, 64, 4, 0, NULL, NULL,
+			      LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(a != NULL && b != NULL, "create: %s",
+		       lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(pipe(pfd), 0);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		void *o;
+
+		close(pfd[0]);
+		lr_log_set_stream(fdopen(pfd[1], "w"));
+		if (lr_mempool_get(a, &o) != 0)
+			_exit(3);
+		if (wrong_pool) {
+			lr_mempool_put(b, o);
+		} else {
+			lr_mempool_put(a, o);
+			lr_mempool_put(a, o);
+		}
+		_exit(0);
+	}
+	close(pfd[1]);
+	while ((k = read(pfd[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)k;
+	out[got] = '\0';
+	close(pfd[0]);
+	waitpid(pid, &st, 0);
+	lr_mempool_free(a);
+	lr_mempool_free(b);
+	LR_TEST_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+		       "child status %#x, said: %s", st, out);
+	LR_TEST_ASSERT(strstr(out, want) && strstr(out, why), "message: %s",
+		       out);
+	return 0;
+}
+
+static int
+test_debug_cookies(void)
+{
+	if (!LR_MEMPOOL_DEBUG) {
+		printf("object cookies exist in debug builds only "
+		       "(-Dpagealloc_debug=true)\n");
+		return LR_TEST_SKIP;
+	}
+	if (expect_abort(0, "mempool 'mp_dbg_a': put of object",
+			 "(double put)") ||
+	    expect_abort(1, "mempool 'mp_dbg_b': put of object",
+			 "object of another pool"))
+		return -1;
+	return 0;
+}
+
+/* Pools left at lr_eal_cleanup() go before the page allocator's memory;
+ * the EAL comes back up after. */
+static int
+test_eal_cleanup(void)
+{
+	struct lr_mempool *mp;
+	void *o;
+
+	mp = lr_mempool_create("mp_left", 64, 64, 8, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	log_capture();
+	int rc = lr_eal_cleanup();
+	const char *msg = log_release();
+	LR_TEST_ASSERT_EQ(rc, 0);
+	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_left': freed with 1 of 64 "
+				   "objects still in use") &&
+			   strstr(msg, "mempool 'mp_left' still exists at EAL "
+				       "cleanup: freed"),
+		       "message: %s", msg);
+	LR_TEST_ASSERT(lr_mempool_lookup("mp_left") == NULL, "still listed");
+	LR_TEST_ASSERT(lr_eal_init(eal_nargs, eal_args) >= 0, "re-init");
+	mp = lr_mempool_create("mp_left", 64, 64, 8, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "create again: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+	lr_mempool_put(mp, o);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
-	{ "create_lookup", test_create_lookup },
-	{ "bad_input", test_bad_input },
-	{ "layout", test_layout },
-	{ "bulk_all_or_nothing", test_bulk_all_or_nothing },
-	{ "cache_boundaries", test_cache_boundaries },
-	{ "leak_report", test_leak_report },
-	{ "random_single", test_random_single },
-	{ "random_two_lcores", test_random_two_lcores },
-	{ "random_pthreads", test_random_pthreads },
-	{ "validate_and_dump", test_validate_and_dump },
+    {"create_lookup", test_create_lookup},
+    {"bad_input", test_bad_input},
+    {"layout", test_layout},
+    {"page_owner", test_page_owner},
+    {"bulk_all_or_nothing", test_bulk_all_or_nothing},
+    {"cache_boundaries", test_cache_boundaries},
+    {"leak_report", test_leak_report},
+    {"random_single", test_random_single},
+    {"random_two_lcores", test_random_two_lcores},
+    {"random_pthreads", test_random_pthreads},
+    {"validate_and_dump", test_validate_and_dump},
+    {"debug_cookies", test_debug_cookies},
+    {"eal_cleanup", test_eal_cleanup},
 };
 
 int
 main(int argc, char **argv)
 {
 	char prefix[64];
-	char *eal_argv[] = { argv[0], "-l", "0-1", "--no-huge", "-m", "256",
-			     prefix, NULL };
+	char *eal_argv[] = {argv[0], "-l",  "0-1",  "--no-huge",
+			    "-m",    "256", prefix, NULL};
 	const char *s = getenv("LR_TEST_SCALE");
 
 	if (s != NULL && atof(s) > 0 && atof(s) < 1)
@@ -822,6 +960,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	eal_args = eal_argv;
+	eal_nargs = 7;
 	two_lcores = lr_lcore_count() >= 2;
 	int rc = lr_test_run("mempool", cases, (int)LR_DIM(cases), argc, argv);
 

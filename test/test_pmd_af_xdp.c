@@ -67,7 +67,7 @@ main(void)
 #endif
 
 #define BURST 32
-#define MAXF 1514
+#define MAXF  1514
 
 static char prefix[10];
 static char ns_gen[32], ns_fwd[32];
@@ -131,20 +131,25 @@ topology_destroy(void)
 static int
 topology_create(void)
 {
-	return sh("set -e; ip netns add %1$s; ip netns add %2$s; "
-		  "ip link add %3$s netns %1$s type veth peer name %5$s netns %2$s; "
-		  "ip link add %4$s netns %1$s type veth peer name %6$s netns %2$s; "
-		  "ip link add %7$s netns %1$s numtxqueues 2 numrxqueues 2 type veth "
-		  "peer name %8$s netns %2$s numtxqueues 2 numrxqueues 2; "
-		  "for ns in %1$s %2$s; do "
-		  "ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || true; "
-		  "ip netns exec $ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1 || true; "
-		  "ip -n $ns link set lo up; done; "
-		  "for d in %3$s %4$s %7$s; do "
-		  "ip -n %1$s link set $d multicast off; ip -n %1$s link set $d up; done; "
-		  "for d in %5$s %6$s %8$s; do "
-		  "ip -n %2$s link set $d multicast off; ip -n %2$s link set $d up; done",
-		  ns_gen, ns_fwd, if_g0, if_g1, if_f0, if_f1, if_m0, if_n0);
+	return sh(
+	    "set -e; ip netns add %1$s; ip netns add %2$s; "
+	    "ip link add %3$s netns %1$s type veth peer name %5$s netns %2$s; "
+	    "ip link add %4$s netns %1$s type veth peer name %6$s netns %2$s; "
+	    "ip link add %7$s netns %1$s numtxqueues 2 numrxqueues 2 type veth "
+	    "peer name %8$s netns %2$s numtxqueues 2 numrxqueues 2; "
+	    "for ns in %1$s %2$s; do "
+	    "ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || "
+	    "true; "
+	    "ip netns exec $ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1 "
+	    "|| true; "
+	    "ip -n $ns link set lo up; done; "
+	    "for d in %3$s %4$s %7$s; do "
+	    "ip -n %1$s link set $d multicast off; ip -n %1$s link set $d up; "
+	    "done; "
+	    "for d in %5$s %6$s %8$s; do "
+	    "ip -n %2$s link set $d multicast off; ip -n %2$s link set $d up; "
+	    "done",
+	    ns_gen, ns_fwd, if_g0, if_g1, if_f0, if_f1, if_m0, if_n0);
 }
 
 /* A raw socket on ifname in the generator namespace (the calling thread
@@ -190,9 +195,9 @@ static void
 make_frame(uint8_t *d, unsigned i, uint32_t len, unsigned flow)
 {
 	static const uint8_t hdr[] = {
-		0x02, 0, 0, 0, 0, 0x0a, 0x02, 0, 0, 0, 0, 0x0b, 0x08, 0x00,
-		0x45, 0, 0, 0, 0, 0, 0, 0, 64, 17, 0, 0,
-		10, 0, 0, 1, 10, 0, 0, 2,
+	    0x02, 0,	0,    0, 0, 0x0a, 0x02, 0, 0, 0, 0,  0x0b,
+	    0x08, 0x00, 0x45, 0, 0, 0,	  0,	0, 0, 0, 64, 17,
+	    0,	  0,	10,   0, 0, 1,	  10,	0, 0, 2,
 	};
 	uint16_t tot = htons((uint16_t)(len - 14));
 
@@ -212,8 +217,7 @@ make_frame(uint8_t *d, unsigned i, uint32_t len, unsigned flow)
 static uint32_t
 size_of(unsigned i)
 {
-	static const uint32_t sizes[] = { 60, 64, 99, 128, 256, 512, 1000,
-					  1514 };
+	static const uint32_t sizes[] = {60, 64, 99, 128, 256, 512, 1000, 1514};
 
 	return sizes[i % LR_DIM(sizes)];
 }
@@ -347,8 +351,9 @@ test_kernel_to_driver(void)
 		    lr_pktmbuf_headroom(m[i]) < LR_PKTMBUF_HEADROOM ||
 		    lr_mbuf_validate(m[i]) != 0 ||
 		    memcmp(lr_pktmbuf_mtod(m[i], void *), want, len) != 0) {
-			fprintf(stderr, "frame %u: pool %s len %u/%u data_off %u\n",
-				i, m[i]->pool->name, m[i]->pkt_len, len,
+			fprintf(stderr,
+				"frame %u: pool %s len %u/%u data_off %u\n", i,
+				m[i]->pool->name, m[i]->pkt_len, len,
 				m[i]->data_off);
 			goto free_mbufs;
 		}
@@ -428,17 +433,15 @@ test_driver_to_kernel(void)
 		}
 		make_frame(want, seen, size_of(seen), 0);
 		LR_TEST_ASSERT(r == (ssize_t)size_of(seen) &&
-				       memcmp(buf, want, (size_t)r) == 0,
+				   memcmp(buf, want, (size_t)r) == 0,
 			       "frame %u: %zd bytes, content %s", seen, r,
-			       r == (ssize_t)size_of(seen) ? "differs"
-							   : "-");
+			       r == (ssize_t)size_of(seen) ? "differs" : "-");
 		seen++;
 	}
 	close(fd);
 	LR_TEST_ASSERT_EQ(seen, N);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
-						    "tx_copies", &copies),
-			  0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)port, "tx_copies", &copies), 0);
 	LR_TEST_ASSERT_EQ(copies, N - N / 3);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return port_down((uint16_t)port, 1);
@@ -448,8 +451,8 @@ test_driver_to_kernel(void)
 
 struct sender {
 	const char *ifname;
-	unsigned long long limit;     /* frames */
-	double seconds;               /* time limit */
+	unsigned long long limit; /* frames */
+	double seconds;		  /* time limit */
 	unsigned long long sent;
 	unsigned long long g1_rx0, g1_rx1; /* g1 rx_packets before/after */
 	int err;
@@ -493,8 +496,9 @@ sender_main(void *arg)
 		return NULL;
 	}
 	fd = socket(AF_PACKET, SOCK_RAW, 0);
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
-				   .sll_ifindex = (int)if_nametoindex(s->ifname) };
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+				  .sll_ifindex =
+				      (int)if_nametoindex(s->ifname)};
 	int one = 1;
 
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
@@ -539,8 +543,8 @@ static int
 test_l2fwd_long(void)
 {
 	char exe[700], out[64], a0[128], a1[128], *text;
-	struct sender s = { .ifname = if_g0, .limit = 10000000ULL,
-			    .seconds = 75 };
+	struct sender s = {
+	    .ifname = if_g0, .limit = 10000000ULL, .seconds = 75};
 	const char *env;
 	pthread_t th;
 	pid_t pid;
@@ -567,9 +571,8 @@ test_l2fwd_long(void)
 
 		/* The EAL pinned this process to lcore 0's CPU. */
 		CPU_ZERO(&all);
-		for (long c = 0; c < sysconf(_SC_NPROCESSORS_CONF) &&
-				 c < CPU_SETSIZE;
-		     c++)
+		for (long c = 0;
+		     c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; c++)
 			CPU_SET((int)c, &all);
 		sched_setaffinity(0, sizeof(all), &all);
 		ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -603,9 +606,10 @@ test_l2fwd_long(void)
 	fprintf(stderr, "%s", text);
 	long long rx = field(text, "l2fwd total: rx="),
 		  tx = field(text, " tx="), drop = field(text, "dropped=");
-	printf("l2fwd long run: sent %llu frames in the limit of %.0f s (target "
-	       "%llu); l2fwd rx %lld tx %lld dropped %lld; g1 received %llu\n",
-	       s.sent, s.seconds, s.limit, rx, tx, drop, s.g1_rx1 - s.g1_rx0);
+	printf(
+	    "l2fwd long run: sent %llu frames in the limit of %.0f s (target "
+	    "%llu); l2fwd rx %lld tx %lld dropped %lld; g1 received %llu\n",
+	    s.sent, s.seconds, s.limit, rx, tx, drop, s.g1_rx1 - s.g1_rx0);
 	int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && s.err == 0 &&
 		 rx > 0 && rx == tx + drop &&
 		 strstr(text, "mbufs in use after stop: 0") != NULL;
@@ -617,8 +621,9 @@ test_l2fwd_long(void)
 		unsigned fr, held, of;
 		char valid[8] = "";
 
-		if (sscanf(p, "UMEM frames: %u free, %u held by the "
-			      "application, of %u; pool %7s",
+		if (sscanf(p,
+			   "UMEM frames: %u free, %u held by the "
+			   "application, of %u; pool %7s",
 			   &fr, &held, &of, valid) == 4 &&
 		    fr == of && held == 0 && of > 0 &&
 		    strcmp(valid, "valid") == 0)
@@ -630,8 +635,8 @@ test_l2fwd_long(void)
 	LR_TEST_ASSERT_EQ(pools_ok, 2);
 	/* What l2fwd sent on f1 reached g1 (the kernel may add nothing). */
 	LR_TEST_ASSERT((long long)(s.g1_rx1 - s.g1_rx0) == tx,
-		       "g1 received %llu, l2fwd sent %lld",
-		       s.g1_rx1 - s.g1_rx0, tx);
+		       "g1 received %llu, l2fwd sent %lld", s.g1_rx1 - s.g1_rx0,
+		       tx);
 	return 0;
 }
 
@@ -659,12 +664,12 @@ test_stop_start(void)
 		LR_TEST_ASSERT_EQ(send_frames(fd, 0, 50, 1), 0);
 		usleep(20000); /* 50 in the rx ring, never polled */
 		LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)port), 0);
-		LR_TEST_ASSERT_EQ(lr_eth_af_xdp_kernel_frames((uint16_t)port, 0),
-				  0);
-		LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(
-					  lr_eth_af_xdp_umem_pool((uint16_t)port,
-								  0)),
-				  10);
+		LR_TEST_ASSERT_EQ(
+		    lr_eth_af_xdp_kernel_frames((uint16_t)port, 0), 0);
+		LR_TEST_ASSERT_EQ(
+		    lr_mempool_in_use_count(
+			lr_eth_af_xdp_umem_pool((uint16_t)port, 0)),
+		    10);
 		lr_pktmbuf_free_bulk(m + N - 10, 10);
 		if (check_umem((uint16_t)port, 1) != 0)
 			return -1;
@@ -703,7 +708,7 @@ static int
 test_two_queues(void)
 {
 	enum { N = 4000 };
-	struct qpoll q1 = { .q = 1 };
+	struct qpoll q1 = {.q = 1};
 	cpu_set_t home;
 	unsigned long long q0 = 0;
 	struct lr_mbuf *m[BURST];
@@ -737,8 +742,8 @@ test_two_queues(void)
 		sched_setaffinity(0, sizeof(home), &home);
 		for (uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
 		     lr_get_tsc_cycles() < end && q0 + q1.got < i + 200;) {
-			unsigned n = lr_eth_rx_burst((uint16_t)port, 0, m,
-						     BURST);
+			unsigned n =
+			    lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
 
 			q0 += n;
 			lr_pktmbuf_free_bulk(m, n);
@@ -831,26 +836,30 @@ test_bad_devargs(void)
 {
 	char a[256], msg[256];
 
-	if (expect_fail("net_af_xdp20", -EINVAL, "net_af_xdp20: iface: missing") ||
-	    expect_fail("net_af_xdp20,iface=lrt_none_x", -ENODEV,
-			"no interface 'lrt_none_x' in this network namespace") ||
+	if (expect_fail("net_af_xdp20", -EINVAL,
+			"net_af_xdp20: iface: missing") ||
+	    expect_fail(
+		"net_af_xdp20,iface=lrt_none_x", -ENODEV,
+		"no interface 'lrt_none_x' in this network namespace") ||
 	    expect_fail("net_af_xdp20,iface=lo,colour=red", -EINVAL, "colour"))
 		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,start_queue=1", if_f0);
-	snprintf(msg, sizeof(msg), "queues 1..1 out of range: '%s' has 1 receive queue(s)",
+	snprintf(msg, sizeof(msg),
+		 "queues 1..1 out of range: '%s' has 1 receive queue(s)",
 		 if_f0);
 	if (expect_fail(a, -EINVAL, msg))
 		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=3", if_n0);
-	snprintf(msg, sizeof(msg), "queues 0..2 out of range: '%s' has 2 receive queue(s)",
+	snprintf(msg, sizeof(msg),
+		 "queues 0..2 out of range: '%s' has 2 receive queue(s)",
 		 if_n0);
 	if (expect_fail(a, -EINVAL, msg))
 		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,mode=fast", if_f0);
 	if (expect_fail(a, -EINVAL, "mode: bad value 'fast'"))
 		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o",
-		 if_f0);
+	snprintf(a, sizeof(a),
+		 "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0);
 	if (expect_fail(a, -EINVAL, "xdp_prog: cannot read '/nonexistent/x.o'"))
 		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=17", if_f0);
@@ -862,7 +871,7 @@ test_bad_devargs(void)
 static int
 drop_caps(uint32_t caps_lo, uint32_t caps_hi)
 {
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct d[2];
 
 	if (syscall(SYS_capget, &h, d) != 0)
@@ -892,8 +901,8 @@ test_no_permission(void)
 		_exit(expect_fail(a, -EPERM,
 				  "net_af_xdp21: no permission for AF_XDP: "
 				  "missing CAP_NET_RAW") == 0
-			      ? 0
-			      : 1);
+			  ? 0
+			  : 1);
 	}
 	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
 	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -911,7 +920,7 @@ test_memlock(void)
 	pid = fork();
 
 	if (pid == 0) {
-		struct rlimit rl = { 64 << 10, 64 << 10 };
+		struct rlimit rl = {64 << 10, 64 << 10};
 		char a[96];
 
 		if (drop_caps((1u << CAP_IPC_LOCK) | (1u << CAP_SYS_RESOURCE),
@@ -922,8 +931,8 @@ test_memlock(void)
 		_exit(expect_fail(a, -ENOBUFS,
 				  "RLIMIT_MEMLOCK is 64 KiB and cannot be "
 				  "raised: raise it (ulimit -l") == 0
-			      ? 0
-			      : 1);
+			  ? 0
+			  : 1);
 	}
 	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
 	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -932,22 +941,28 @@ test_memlock(void)
 }
 
 static const struct lr_test_case cases[] = {
-	{ "kernel_to_driver", test_kernel_to_driver },
-	{ "driver_to_kernel", test_driver_to_kernel },
-	{ "stop_start", test_stop_start },
-	{ "two_queues", test_two_queues },
-	{ "dispatcher", test_dispatcher },
-	{ "bad_devargs", test_bad_devargs },
-	{ "no_permission", test_no_permission },
-	{ "memlock", test_memlock },
-	{ "l2fwd_long", test_l2fwd_long },
+    {"kernel_to_driver", test_kernel_to_driver},
+    {"driver_to_kernel", test_driver_to_kernel},
+    {"stop_start", test_stop_start},
+    {"two_queues", test_two_queues},
+    {"dispatcher", test_dispatcher},
+    {"bad_devargs", test_bad_devargs},
+    {"no_permission", test_no_permission},
+    {"memlock", test_memlock},
+    {"l2fwd_long", test_l2fwd_long},
 };
 
 static int
 run_cases(int argc, char **argv)
 {
-	char *eal_argv[] = { argv[0], "-l", "0-1", "--no-huge", "-m", "256",
-			     "--file-prefix=test_pmd_af_xdp", NULL };
+	char *eal_argv[] = {argv[0],
+			    "-l",
+			    "0-1",
+			    "--no-huge",
+			    "-m",
+			    "256",
+			    "--file-prefix=test_pmd_af_xdp",
+			    NULL};
 	char path[64];
 	int rc;
 
@@ -1010,7 +1025,8 @@ main(int argc, char **argv)
 		return LR_TEST_SKIP;
 	}
 	if (lr_eth_driver_find("net_af_xdp") == NULL) {
-		printf("skip: net_af_xdp is not built in (-Ddisable_drivers)\n");
+		printf(
+		    "skip: net_af_xdp is not built in (-Ddisable_drivers)\n");
 		return LR_TEST_SKIP;
 	}
 	if (sh("command -v ip >/dev/null") != 0) {

@@ -21,6 +21,7 @@
 #include "lr_cycles.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
@@ -28,7 +29,7 @@
 #define POOL_SIZE 4096
 #define NB_FRAMES 40
 #define MAX_FRAME 9000
-#define BURST 32
+#define BURST	  32
 
 static struct lr_mempool *pool;
 static char dir[64];
@@ -73,8 +74,8 @@ static struct frame frames[NB_FRAMES];
 static uint32_t
 frame_len(unsigned i)
 {
-	static const uint32_t sizes[] = { 60, 64, 65, 128, 255, 511, 1024,
-					  1514, 2048, 2049, 4000, 9000 };
+	static const uint32_t sizes[] = {60,   64,   65,   128,	 255,  511,
+					 1024, 1514, 2048, 2049, 4000, 9000};
 
 	return sizes[i % LR_DIM(sizes)];
 }
@@ -112,7 +113,7 @@ static void
 put_file_header(FILE *f, int nano, uint32_t linktype)
 {
 	put32(f, nano ? 0xa1b23c4d : 0xa1b2c3d4);
-	uint16_t ver[2] = { 2, 4 };
+	uint16_t ver[2] = {2, 4};
 
 	fwrite(ver, 2, 2, f);
 	put32(f, 0);
@@ -134,8 +135,8 @@ put_record(FILE *f, const struct frame *fr, int nano)
 	uint64_t ts = ts_in_file(fr, nano);
 
 	put32(f, (uint32_t)(ts / 1000000000ULL));
-	put32(f, (uint32_t)(nano ? ts % 1000000000ULL :
-				   ts % 1000000000ULL / 1000));
+	put32(f, (uint32_t)(nano ? ts % 1000000000ULL
+				 : ts % 1000000000ULL / 1000));
 	put32(f, fr->len);
 	put32(f, fr->len);
 	fwrite(fr->data, 1, fr->len, f);
@@ -182,8 +183,8 @@ check_pcap(const char *path, unsigned n, int src_nano)
 
 	LR_TEST_ASSERT(f != NULL, "cannot open %s", path);
 	LR_TEST_ASSERT(fread(hdr, 4, 6, f) == 6, "%s: short header", path);
-	LR_TEST_ASSERT(hdr[0] == 0xa1b23c4d, "%s: magic %#x, not ns pcap",
-		       path, hdr[0]);
+	LR_TEST_ASSERT(hdr[0] == 0xa1b23c4d, "%s: magic %#x, not ns pcap", path,
+		       hdr[0]);
 	LR_TEST_ASSERT(hdr[5] == 1, "%s: link type %u", path, hdr[5]);
 	for (i = 0; fread(rec, 4, 4, f) == 4; i++) {
 		LR_TEST_ASSERT(i < n, "%s: more than %u frames", path, n);
@@ -217,16 +218,16 @@ eal_up(void)
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_pcap%d",
 		 (int)getpid());
-	char *argv[] = { "test_pmd_pcap", "-l", "0", "--no-huge", "-m", "128",
-			 prefix, NULL };
+	char *argv[] = {"test_pmd_pcap", "-l",	 "0", "--no-huge", "-m",
+			"128",		 prefix, NULL};
 
 	if (lr_eal_initialized())
 		return 0;
 	if (lr_eal_init(7, argv) < 0)
 		return -1;
-	pool = lr_pktmbuf_pool_create("test_pmd_pcap", POOL_SIZE, 32, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE,
-				      LR_SOCKET_ID_ANY);
+	pool =
+	    lr_pktmbuf_pool_create("test_pmd_pcap", POOL_SIZE, 32, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
 	return pool ? 0 : -1;
 }
 
@@ -250,8 +251,8 @@ port_start(uint16_t port)
 		ret = lr_eth_rx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY,
 					    NULL, pool);
 	if (ret == 0)
-		ret = lr_eth_tx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY,
-					    NULL);
+		ret =
+		    lr_eth_tx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY, NULL);
 	return ret ? ret : lr_eth_dev_start(port);
 }
 
@@ -301,8 +302,8 @@ loop_case(int nano)
 
 	EAL_UP();
 	path_in_dir(in, sizeof(in), nano ? "loop_ns.pcap" : "loop_us.pcap");
-	path_in_dir(out, sizeof(out), nano ? "loop_ns_out.pcap" :
-					     "loop_us_out.pcap");
+	path_in_dir(out, sizeof(out),
+		    nano ? "loop_ns_out.pcap" : "loop_us_out.pcap");
 	LR_TEST_ASSERT_EQ(write_pcap(in, NB_FRAMES, nano, 1), 0);
 	a = port_create("net_pcap0,rx_pcap=%s%s", in, "");
 	b = port_create("net_pcap1,tx_pcap=%s%s", out, "");
@@ -333,7 +334,8 @@ loop_case(int nano)
 	LR_TEST_ASSERT_EQ(n, BURST);
 	LR_TEST_ASSERT_EQ(m[0]->pkt_len, frames[0].len);
 	LR_TEST_ASSERT(memcmp(lr_pktmbuf_mtod(m[0], void *), frames[0].data,
-			      frames[0].len) == 0, "first frame again");
+			      frames[0].len) == 0,
+		       "first frame again");
 	LR_TEST_ASSERT_EQ(m[0]->timestamp, ts_in_file(&frames[0], nano));
 	LR_TEST_ASSERT(m[0]->ol_flags & LR_MBUF_F_RX_TIMESTAMP, "ts flag");
 	/* Frame 10 (4000 bytes) came as a chain of mbufs. */
@@ -416,11 +418,26 @@ test_l2fwd(void)
 	snprintf(vb, sizeof(vb), "net_pcap1,tx_pcap=%s", out);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_pcap_fwd%d",
 		 (int)getpid());
-	char *argv[] = { l2fwd,     "-l",	  "0",	  "--no-huge",
-			 "-m",	    "256",	  prefix, "--vdev",
-			 va,	    "--vdev",	  vb,	  "--",
-			 "-p",	    "0x3",	  "-T",	  "0",
-			 "--no-mac-updating", "--duration", "1", NULL };
+	char *argv[] = {l2fwd,
+			"-l",
+			"0",
+			"--no-huge",
+			"-m",
+			"256",
+			prefix,
+			"--vdev",
+			va,
+			"--vdev",
+			vb,
+			"--",
+			"-p",
+			"0x3",
+			"-T",
+			"0",
+			"--no-mac-updating",
+			"--duration",
+			"1",
+			NULL};
 
 	LR_TEST_ASSERT_EQ(run(argv), 0);
 	return check_pcap(out, NB_FRAMES, 1);
@@ -490,11 +507,10 @@ test_infinite_rx(void)
 				const struct frame *f = &frames[got % 5];
 
 				LR_TEST_ASSERT_EQ(m[i]->pkt_len, f->len);
-				LR_TEST_ASSERT(memcmp(lr_pktmbuf_mtod(m[i],
-								      void *),
-						      f->data, f->len) == 0,
-					       "replayed packet %u differs",
-					       got);
+				LR_TEST_ASSERT(
+				    memcmp(lr_pktmbuf_mtod(m[i], void *),
+					   f->data, f->len) == 0,
+				    "replayed packet %u differs", got);
 			}
 			lr_pktmbuf_free_bulk(m, n);
 		}
@@ -533,8 +549,7 @@ truncated_case(long cut_from_end, int infinite)
 	a = lr_eth_dev_create(arg);
 	if (a >= 0 && port_start((uint16_t)a) == 0) {
 		/* Read until idle (a file) or two rounds (a replay). */
-		for (int idle = 0;
-		     idle < 10 && (!infinite || got < 8);) {
+		for (int idle = 0; idle < 10 && (!infinite || got < 8);) {
 			uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, 4);
 
 			for (uint16_t i = 0; i < n; i++, got++) {
@@ -554,11 +569,10 @@ truncated_case(long cut_from_end, int infinite)
 	LR_TEST_ASSERT(a >= 0, "create: %d", a);
 	LR_TEST_ASSERT_EQ(got, 4 + 4 * (unsigned)infinite);
 	LR_TEST_ASSERT(strstr(t, "net_pcap5: rx_pcap: '") &&
-			       strstr(t, "cut.pcap': record 5 is truncated"),
+			   strstr(t, "cut.pcap': record 5 is truncated"),
 		       "log '%s' lacks the record number", t);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)a,
-						    "rx_truncated_records",
-						    &trunc),
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name(
+			      (uint16_t)a, "rx_truncated_records", &trunc),
 			  0);
 	LR_TEST_ASSERT_EQ(trunc, 1);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
@@ -610,16 +624,16 @@ test_bad_files(void)
 		const char *msg;
 		const char *msg2;
 	} bad[] = {
-		{ "rx_pcap", missing, -ENOENT, "cannot open '",
-		  "missing.pcap': No such file or directory" },
-		{ "rx_pcap", garbage, -EINVAL, "cannot read '", "garbage.pcap': " },
-		{ "rx_pcap", shorthdr, -EINVAL, "cannot read '",
-		  "shorthdr.pcap': truncated" },
-		{ "rx_pcap", empty, -EINVAL, "cannot read '", "empty.pcap': " },
-		{ "rx_pcap", sll, -EPROTONOSUPPORT, "'",
-		  "sll.pcap' has link type LINUX_SLL (113); only EN10MB" },
-		{ "tx_pcap", nodir, -ENOENT, "cannot open '",
-		  "out.pcap' for writing: No such file or directory" },
+	    {"rx_pcap", missing, -ENOENT, "cannot open '",
+	     "missing.pcap': No such file or directory"},
+	    {"rx_pcap", garbage, -EINVAL, "cannot read '", "garbage.pcap': "},
+	    {"rx_pcap", shorthdr, -EINVAL, "cannot read '",
+	     "shorthdr.pcap': truncated"},
+	    {"rx_pcap", empty, -EINVAL, "cannot read '", "empty.pcap': "},
+	    {"rx_pcap", sll, -EPROTONOSUPPORT, "'",
+	     "sll.pcap' has link type LINUX_SLL (113); only EN10MB"},
+	    {"tx_pcap", nodir, -ENOENT, "cannot open '",
+	     "out.pcap' for writing: No such file or directory"},
 	};
 	unsigned before = lr_eth_dev_count_avail();
 
@@ -634,8 +648,8 @@ test_bad_files(void)
 		int r = lr_eth_dev_create(arg);
 		const char *t = log_end();
 
-		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg,
-			       r, bad[i].err);
+		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
+			       bad[i].err);
 		LR_TEST_ASSERT(strstr(t, want) && strstr(t, bad[i].msg2),
 			       "'%s': log '%s' lacks '%s...%s'", arg, t, want,
 			       bad[i].msg2);
@@ -663,24 +677,25 @@ test_bad_devargs(void)
 		int err;
 		const char *msg;
 	} bad[] = {
-		{ "net_pcap7", -EINVAL,
-		  "net_pcap7: nothing to read or write: give rx_pcap" },
-		{ "net_pcap7,iface=lo,rx_pcap=%s", -EINVAL,
-		  "net_pcap7: rx_pcap: give only one of rx_pcap, rx_iface and iface" },
-		{ "net_pcap7,rx_iface=lo,rx_pcap=%s", -EINVAL,
-		  "give only one of rx_pcap, rx_iface and iface" },
-		{ "net_pcap7,rx_pcap=", -EINVAL,
-		  "net_pcap7: rx_pcap: empty value (expected a file name)" },
-		{ "net_pcap7,rx_pcap=%s,infinite_rx=2", -EINVAL,
-		  "net_pcap7: infinite_rx: bad value '2'" },
-		{ "net_pcap7,tx_pcap=%s,infinite_rx=1", -EINVAL,
-		  "net_pcap7: infinite_rx: '1' needs rx_pcap=FILE" },
-		{ "net_pcap7,rx_iface=lrnosuchif0", -ENODEV,
-		  "net_pcap7: rx_iface: no interface 'lrnosuchif0'" },
-		{ "net_pcap7,iface=lrnosuchif0", -ENODEV,
-		  "net_pcap7: iface: no interface 'lrnosuchif0'" },
-		{ "net_pcap7,rx_pcap=%s,speed=1", -EINVAL,
-		  "net_pcap7: unknown key 'speed'" },
+	    {"net_pcap7", -EINVAL,
+	     "net_pcap7: nothing to read or write: give rx_pcap"},
+	    {"net_pcap7,iface=lo,rx_pcap=%s", -EINVAL,
+	     "net_pcap7: rx_pcap: give only one of rx_pcap, rx_iface and "
+	     "iface"},
+	    {"net_pcap7,rx_iface=lo,rx_pcap=%s", -EINVAL,
+	     "give only one of rx_pcap, rx_iface and iface"},
+	    {"net_pcap7,rx_pcap=", -EINVAL,
+	     "net_pcap7: rx_pcap: empty value (expected a file name)"},
+	    {"net_pcap7,rx_pcap=%s,infinite_rx=2", -EINVAL,
+	     "net_pcap7: infinite_rx: bad value '2'"},
+	    {"net_pcap7,tx_pcap=%s,infinite_rx=1", -EINVAL,
+	     "net_pcap7: infinite_rx: '1' needs rx_pcap=FILE"},
+	    {"net_pcap7,rx_iface=lrnosuchif0", -ENODEV,
+	     "net_pcap7: rx_iface: no interface 'lrnosuchif0'"},
+	    {"net_pcap7,iface=lrnosuchif0", -ENODEV,
+	     "net_pcap7: iface: no interface 'lrnosuchif0'"},
+	    {"net_pcap7,rx_pcap=%s,speed=1", -EINVAL,
+	     "net_pcap7: unknown key 'speed'"},
 	};
 
 	EAL_UP();
@@ -694,10 +709,10 @@ test_bad_devargs(void)
 		int r = lr_eth_dev_create(arg);
 		const char *t = log_end();
 
-		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg,
-			       r, bad[i].err);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg), "'%s': log '%s' lacks '%s'",
-			       arg, t, bad[i].msg);
+		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
+			       bad[i].err);
+		LR_TEST_ASSERT(strstr(t, bad[i].msg),
+			       "'%s': log '%s' lacks '%s'", arg, t, bad[i].msg);
 	}
 	/* More queues than sources are refused; one per file is fine. */
 	char arg[400];
@@ -784,7 +799,8 @@ test_iface(void)
 	int st;
 
 	if (geteuid() != 0) {
-		printf("skip: live interfaces need root (a network namespace and a veth pair)\n");
+		printf("skip: live interfaces need root (a network namespace "
+		       "and a veth pair)\n");
 		return LR_TEST_SKIP;
 	}
 	if (sh("command -v ip >/dev/null") != 0) {
@@ -815,20 +831,25 @@ remove_dir(void)
 }
 
 static const struct lr_test_case cases[] = {
-	{ "loop_us", test_loop_us },
-	{ "loop_ns", test_loop_ns },
-	{ "l2fwd", test_l2fwd },
-	{ "tcpdump", test_tcpdump },
-	{ "infinite_rx", test_infinite_rx },
-	{ "truncated_last_record", test_truncated_last_record },
-	{ "bad_files", test_bad_files },
-	{ "bad_devargs", test_bad_devargs },
-	{ "iface", test_iface },
+    {"loop_us", test_loop_us},
+    {"loop_ns", test_loop_ns},
+    {"l2fwd", test_l2fwd},
+    {"tcpdump", test_tcpdump},
+    {"infinite_rx", test_infinite_rx},
+    {"truncated_last_record", test_truncated_last_record},
+    {"bad_files", test_bad_files},
+    {"bad_devargs", test_bad_devargs},
+    {"iface", test_iface},
 };
 
 int
 main(int argc, char **argv)
 {
+	if (lr_eth_driver_find("net_pcap") == NULL) {
+		printf("skip: net_pcap is not built in (libpcap missing or "
+		       "-Ddisable_drivers)\n");
+		return LR_TEST_SKIP;
+	}
 	snprintf(dir, sizeof(dir), "/tmp/test_pmd_pcap.XXXXXX");
 	if (mkdtemp(dir) == NULL) {
 		perror("mkdtemp");

@@ -7,10 +7,11 @@
  *
  *   lr-mempool-bench [EAL options] -- [--objs N] [--reps R]
  *
- * Each figure is the minimum over R runs of (TSC cycles / objects) for a
- * loop of get n then put n (alloc_bulk n then free_bulk n), with n a
- * compile-time constant as in DPDK's own benchmark. The machine is shared:
- * compare figures from one run, not across runs.
+ * Each figure is the minimum over R short runs of (TSC cycles / objects)
+ * for a loop of get n then put n (alloc_bulk n then free_bulk n), with n a
+ * compile-time constant as in DPDK's own benchmark. Short runs and the
+ * minimum keep out most of what other processes on a shared machine cost;
+ * still compare figures from one run, not across runs.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,50 +22,50 @@
 #include "lr_mbuf.h"
 #include "lr_mempool.h"
 
-static unsigned long objs_per_run = 4000000;
-static unsigned reps = 5;
+static unsigned long objs_per_run = 100000;
+static unsigned reps = 61;
 
 /* DPDK 22.11 figures, cycles per object (-1: not measured). */
-static const double dpdk_cache[] = { 6.3, 1.8, 0.81, 0.79 };
-static const double dpdk_mpmc[] = { 38.2, 5.5, 2.0, 1.2 };
-static const double dpdk_spsc[] = { 14.6, 2.5, 1.5, 1.2 };
-static const double dpdk_mbuf[] = { 19.6, 10.1, 9.0, 8.2 };
-static const double dpdk_none[] = { -1, -1, -1, -1 };
+static const double dpdk_cache[] = {6.3, 1.8, 0.81, 0.79};
+static const double dpdk_mpmc[] = {38.2, 5.5, 2.0, 1.2};
+static const double dpdk_spsc[] = {14.6, 2.5, 1.5, 1.2};
+static const double dpdk_mbuf[] = {19.6, 10.1, 9.0, 8.2};
+static const double dpdk_none[] = {-1, -1, -1, -1};
 
 /* One timed run of get n / put n; cycles per object. */
-#define DEFINE_MP_RUN(N)                                                    \
-	static double mp_run_##N(struct lr_mempool *mp)                     \
-	{                                                                   \
-		void *objs[N];                                              \
-		unsigned long loops = objs_per_run / N;                     \
-		uint64_t t0, t1;                                            \
-                                                                            \
-		t0 = lr_get_tsc_cycles();                                   \
-		for (unsigned long i = 0; i < loops; i++) {                 \
-			if (lr_unlikely(lr_mempool_get_bulk(mp, objs, N)))  \
-				return -1;                                  \
-			lr_mempool_put_bulk(mp, objs, N);                   \
-		}                                                           \
-		t1 = lr_get_tsc_cycles();                                   \
-		return (double)(t1 - t0) / ((double)loops * N);             \
+#define DEFINE_MP_RUN(N)                                                       \
+	static double mp_run_##N(struct lr_mempool *mp)                        \
+	{                                                                      \
+		void *objs[N];                                                 \
+		unsigned long loops = objs_per_run / N;                        \
+		uint64_t t0, t1;                                               \
+                                                                               \
+		t0 = lr_get_tsc_cycles();                                      \
+		for (unsigned long i = 0; i < loops; i++) {                    \
+			if (lr_unlikely(lr_mempool_get_bulk(mp, objs, N)))     \
+				return -1;                                     \
+			lr_mempool_put_bulk(mp, objs, N);                      \
+		}                                                              \
+		t1 = lr_get_tsc_cycles();                                      \
+		return (double)(t1 - t0) / ((double)loops * N);                \
 	}
 
 /* One timed run of alloc_bulk n / free_bulk n; cycles per mbuf. */
-#define DEFINE_MBUF_RUN(N)                                                  \
-	static double mbuf_run_##N(struct lr_mempool *mp)                   \
-	{                                                                   \
-		struct lr_mbuf *m[N];                                       \
-		unsigned long loops = objs_per_run / N;                     \
-		uint64_t t0, t1;                                            \
-                                                                            \
-		t0 = lr_get_tsc_cycles();                                   \
-		for (unsigned long i = 0; i < loops; i++) {                 \
-			if (lr_unlikely(lr_pktmbuf_alloc_bulk(mp, m, N)))   \
-				return -1;                                  \
-			lr_pktmbuf_free_bulk(m, N);                         \
-		}                                                           \
-		t1 = lr_get_tsc_cycles();                                   \
-		return (double)(t1 - t0) / ((double)loops * N);             \
+#define DEFINE_MBUF_RUN(N)                                                     \
+	static double mbuf_run_##N(struct lr_mempool *mp)                      \
+	{                                                                      \
+		struct lr_mbuf *m[N];                                          \
+		unsigned long loops = objs_per_run / N;                        \
+		uint64_t t0, t1;                                               \
+                                                                               \
+		t0 = lr_get_tsc_cycles();                                      \
+		for (unsigned long i = 0; i < loops; i++) {                    \
+			if (lr_unlikely(lr_pktmbuf_alloc_bulk(mp, m, N)))      \
+				return -1;                                     \
+			lr_pktmbuf_free_bulk(m, N);                            \
+		}                                                              \
+		t1 = lr_get_tsc_cycles();                                      \
+		return (double)(t1 - t0) / ((double)loops * N);                \
 	}
 
 DEFINE_MP_RUN(1)
@@ -137,8 +138,7 @@ static int
 bench_mempool(const char *what, unsigned cache, const char *ops,
 	      const double *dpdk)
 {
-	static const run_fn fns[] = { mp_run_1, mp_run_8, mp_run_32,
-				      mp_run_128 };
+	static const run_fn fns[] = {mp_run_1, mp_run_8, mp_run_32, mp_run_128};
 	struct lr_mempool *mp;
 	double v[4];
 
@@ -160,15 +160,14 @@ bench_mempool(const char *what, unsigned cache, const char *ops,
 static int
 bench_mbuf(void)
 {
-	static const run_fn fns[] = { mbuf_run_1, mbuf_run_8, mbuf_run_32,
-				      mbuf_run_128 };
-	static const double dpdk_single[] = { 19.6, -1, -1, -1 };
+	static const run_fn fns[] = {mbuf_run_1, mbuf_run_8, mbuf_run_32,
+				     mbuf_run_128};
+	static const double dpdk_single[] = {19.6, -1, -1, -1};
 	struct lr_mempool *mp;
-	double v[4] = { -1, -1, -1, -1 };
+	double v[4] = {-1, -1, -1, -1};
 
 	mp = lr_pktmbuf_pool_create("bench_mbuf", 8192, 512, 0,
-				    LR_MBUF_DEFAULT_BUF_SIZE,
-				    LR_SOCKET_ID_ANY);
+				    LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
 	if (mp == NULL) {
 		fprintf(stderr, "mbuf pool: %s\n", lr_strerror(lr_errno));
 		return -1;
@@ -196,10 +195,10 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "objs", required_argument, NULL, 'o' },
-		{ "reps", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"objs", required_argument, NULL, 'o'},
+	    {"reps", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int ret = lr_eal_init(argc, argv), c;
 
@@ -232,16 +231,15 @@ main(int argc, char **argv)
 	       reps, objs_per_run);
 	printf("%-34s | %-15s | %-15s | %-15s | %-15s\n", "", "bulk 1",
 	       "bulk 8", "bulk 32", "bulk 128");
-	if (bench_mempool("mempool, cache 256, ring_mp_mc", 256,
-			  "ring_mp_mc", dpdk_cache) ||
-	    bench_mempool("mempool, cache 512, ring_mp_mc", 512,
-			  "ring_mp_mc", dpdk_none) ||
+	if (bench_mempool("mempool, cache 256, ring_mp_mc", 256, "ring_mp_mc",
+			  dpdk_cache) ||
+	    bench_mempool("mempool, cache 512, ring_mp_mc", 512, "ring_mp_mc",
+			  dpdk_none) ||
 	    bench_mempool("mempool, no cache, ring_mp_mc", 0, "ring_mp_mc",
 			  dpdk_mpmc) ||
 	    bench_mempool("mempool, no cache, ring_sp_sc", 0, "ring_sp_sc",
 			  dpdk_spsc) ||
-	    bench_mempool("mempool, no cache, stack", 0, "stack",
-			  dpdk_none) ||
+	    bench_mempool("mempool, no cache, stack", 0, "stack", dpdk_none) ||
 	    bench_mbuf())
 		return 1;
 	printf("DPDK figures: DPDK 22.11 rte_mempool / rte_pktmbuf on a 2-vCPU "

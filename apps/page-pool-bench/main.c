@@ -9,7 +9,12 @@
  *
  * Without EAL options it runs with --no-huge -m 256 on lcores 0-1 (lcore 0
  * only on a one-CPU machine; the putter is then an unpinned thread).
- * Figures are TSC ticks per page, the minimum over the repeats.
+ * Figures are TSC ticks per page. The one-lcore paths are timed in windows
+ * of WINDOW pages (the TSC is read once per window, its cost spread over
+ * the window) and report the minimum over all windows of all repeats, as
+ * lr-pagealloc-bench does: on a shared machine a whole-run figure mostly
+ * measures the other processes. The two-thread paths time each side's
+ * pool calls per burst and report the median burst.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -22,7 +27,8 @@
 #include "lr_page_pool.h"
 #include "lr_ring.h"
 
-#define BURST 32
+#define BURST  32
+#define WINDOW 1024 /* pages per timed window */
 
 static unsigned long npages = 2000000;
 static unsigned repeats = 5;
@@ -64,14 +70,17 @@ bench_fast(void)
 
 	lr_page_pool_put(pool, lr_page_pool_alloc(pool), 0, 1);
 	for (unsigned rep = 0; rep < repeats; rep++) {
-		uint64_t t0 = lr_get_tsc_cycles();
+		for (unsigned long w = 0; w < npages; w += WINDOW) {
+			uint64_t t0 = lr_get_tsc_cycles();
 
-		for (unsigned long i = 0; i < npages; i++) {
-			struct lr_page *pg = lr_page_pool_alloc(pool);
+			for (unsigned i = 0; i < WINDOW; i++) {
+				struct lr_page *pg = lr_page_pool_alloc(pool);
 
-			lr_page_pool_put(pool, pg, 0, 1);
+				lr_page_pool_put(pool, pg, 0, 1);
+			}
+			r = best(r,
+				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
-		r = best(r, (double)(lr_get_tsc_cycles() - t0) / npages);
 	}
 	lr_page_pool_destroy(pool);
 	return r;
@@ -89,15 +98,18 @@ bench_ring_local(unsigned burst)
 	double r = 1e30;
 
 	for (unsigned rep = 0; rep < repeats; rep++) {
-		uint64_t t0 = lr_get_tsc_cycles();
+		for (unsigned long w = 0; w < npages; w += WINDOW) {
+			uint64_t t0 = lr_get_tsc_cycles();
 
-		for (unsigned long i = 0; i < npages; i += burst) {
-			for (unsigned k = 0; k < burst; k++)
-				pg[k] = lr_page_pool_alloc(pool);
-			for (unsigned k = 0; k < burst; k++)
-				lr_page_pool_put(pool, pg[k], 0, 0);
+			for (unsigned i = 0; i < WINDOW; i += burst) {
+				for (unsigned k = 0; k < burst; k++)
+					pg[k] = lr_page_pool_alloc(pool);
+				for (unsigned k = 0; k < burst; k++)
+					lr_page_pool_put(pool, pg[k], 0, 0);
+			}
+			r = best(r,
+				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
-		r = best(r, (double)(lr_get_tsc_cycles() - t0) / npages);
 	}
 	lr_page_pool_destroy(pool);
 	return r;
@@ -133,7 +145,7 @@ struct xthread {
 	unsigned long pages;
 	uint64_t *put_samples;
 	unsigned nput;
-	int bulk; /* put the burst with one lr_page_pool_put_bulk() */
+	unsigned bulk; /* 0: single puts; else put_bulk of this many */
 	_Atomic int done;
 };
 
@@ -154,8 +166,10 @@ putter(void *arg)
 		uint64_t t0 = lr_get_tsc_cycles();
 
 		if (x->bulk)
-			lr_page_pool_put_bulk(x->pool, (struct lr_page **)objs,
-					      n, 0, 0);
+			for (unsigned k = 0; k < n; k += x->bulk)
+				lr_page_pool_put_bulk(
+				    x->pool, (struct lr_page **)objs + k,
+				    LR_MIN(x->bulk, n - k), 0, 0);
 		else
 			for (unsigned k = 0; k < n; k++)
 				lr_page_pool_put(x->pool, objs[k], 0, 0);
@@ -177,7 +191,7 @@ putter_thread(void *arg)
 }
 
 static void
-bench_ring_xthread(int bulk, double *alloc_c, double *put_c)
+bench_ring_xthread(unsigned bulk, double *alloc_c, double *put_c)
 {
 	struct xthread x = {.bulk = bulk};
 	unsigned worker = lr_get_next_lcore(-1, 1, 0);
@@ -259,14 +273,17 @@ bench_slow(unsigned pool_size)
 	unsigned long n = npages / 4;
 
 	for (unsigned rep = 0; rep < repeats; rep++) {
-		uint64_t t0 = lr_get_tsc_cycles();
+		for (unsigned long w = 0; w < n; w += WINDOW) {
+			uint64_t t0 = lr_get_tsc_cycles();
 
-		for (unsigned long i = 0; i < n; i++) {
-			struct lr_page *pg = lr_page_pool_alloc(pool);
+			for (unsigned i = 0; i < WINDOW; i++) {
+				struct lr_page *pg = lr_page_pool_alloc(pool);
 
-			lr_page_pool_release_page(pool, pg);
+				lr_page_pool_release_page(pool, pg);
+			}
+			r = best(r,
+				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
-		r = best(r, (double)(lr_get_tsc_cycles() - t0) / n);
 	}
 	lr_page_pool_destroy(pool);
 	return r;
@@ -292,7 +309,8 @@ main(int argc, char **argv)
 			   "--file-prefix=pp_bench",
 			   NULL};
 	int ret, opt;
-	double fast, ring1, ring32, xa, xp, xba, xbp, slow, slow1;
+	static const unsigned xbulk[] = {0, 8, 32};
+	double fast, ring1, ring32, xa[3], xp[3], slow, slow1;
 
 	if (argc == 1) {
 		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -323,26 +341,29 @@ main(int argc, char **argv)
 			return opt == 'h' ? 0 : 1;
 		}
 	}
-	if (npages < 4 * BURST || repeats == 0) {
+	if (npages < 4 * WINDOW || repeats == 0) {
 		fprintf(stderr, "lr-page-pool-bench: -n >= %d and -r >= 1\n",
-			4 * BURST);
+			4 * WINDOW);
 		return 1;
 	}
 
 	fast = bench_fast();
 	ring1 = bench_ring_local(1);
 	ring32 = bench_ring_local(BURST);
-	bench_ring_xthread(0, &xa, &xp);
-	bench_ring_xthread(1, &xba, &xbp);
+	for (unsigned i = 0; i < LR_DIM(xbulk); i++)
+		bench_ring_xthread(xbulk[i], &xa[i], &xp[i]);
 	slow = bench_slow(1024);
 	slow1 = bench_slow(1);
 
 	printf("lr-page-pool-bench: %lu pages x %u repeats, TSC %.2f GHz, "
-	       "page %lu B, %s putter\n",
+	       "page %lu B, %s putter\n"
+	       "one-lcore rows: minimum over windows of %d pages; two-thread "
+	       "rows: median burst of %d\n",
 	       npages, repeats, lr_get_tsc_hz() / 1e9,
 	       (unsigned long)LR_PAGE_SIZE,
 	       lr_get_next_lcore(-1, 1, 0) < LR_MAX_LCORE ? "lcore"
-							  : "unpinned thread");
+							  : "unpinned thread",
+	       WINDOW, BURST);
 	printf("%-44s %10s %10s %8s\n", "path (cycles per alloc+put)",
 	       "linerate", "kernel", "target");
 	printf("%-44s %10.1f %10s %8s\n", "fast: direct recycle", fast, "19-22",
@@ -351,17 +372,23 @@ main(int argc, char **argv)
 	       "54-60", "<= 40");
 	printf("%-44s %10.1f %10s %8s\n", "ring: same lcore, burst 32", ring32,
 	       "54-60", "<= 40");
-	printf("%-44s %10.1f %10s %8s\n", "ring: put from another thread",
-	       xa + xp, "54-60", "<= 40");
-	printf("%-44s %10.1f\n", "  of which alloc (owner, refill from ring)",
-	       xa);
-	printf("%-44s %10.1f\n", "  of which put (other thread, into ring)",
-	       xp);
-	printf("%-44s %10.1f %10s %8s\n", "ring: other thread, put_bulk of 32",
-	       xba + xbp, "54-60", "<= 40");
-	printf("%-44s %10.1f\n", "  of which alloc (owner, refill from ring)",
-	       xba);
-	printf("%-44s %10.1f\n", "  of which put_bulk (other thread)", xbp);
+	for (unsigned i = 0; i < LR_DIM(xbulk); i++) {
+		char row[64];
+
+		if (xbulk[i] == 0)
+			snprintf(row, sizeof(row),
+				 "ring: other thread, single puts");
+		else
+			snprintf(row, sizeof(row),
+				 "ring: other thread, put_bulk of %u",
+				 xbulk[i]);
+		printf("%-44s %10.1f %10s %8s\n", row, xa[i] + xp[i], "54-60",
+		       "<= 40");
+		printf("%-44s %10.1f\n",
+		       "  of which alloc (owner, refill from ring)", xa[i]);
+		printf("%-44s %10.1f\n", "  of which put (other thread)",
+		       xp[i]);
+	}
 	printf("%-44s %10.1f %10s %8s\n",
 	       "slow: release each page, bulk refill", slow, "238", "<= 80");
 	printf("%-44s %10.1f %10s %8s\n",

@@ -8,7 +8,8 @@
  * the shared path.
  *
  * Build against an installed linerate:
- *   cc -O2 -o mempool-embed main.c $(pkg-config --cflags --libs linerate) -pthread
+ *   cc -O2 -o mempool-embed main.c $(pkg-config --cflags --libs linerate)
+ * -pthread
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -18,9 +19,9 @@
 #include <lr_mempool.h>
 
 #define POOL_SIZE 4096
-#define OBJ_SIZE 256
-#define ROUNDS 20000
-#define BURST 32
+#define OBJ_SIZE  256
+#define ROUNDS	  20000
+#define BURST	  32
 
 /* Both workers hold their lcore ids at the same time. */
 static pthread_barrier_t registered;
@@ -78,8 +79,8 @@ main(void)
 	void *one;
 	int rc = 0;
 
-	mp = lr_mempool_create("embed", POOL_SIZE, OBJ_SIZE, 64, 0, NULL,
-			       NULL, LR_SOCKET_ID_ANY, 0);
+	mp = lr_mempool_create("embed", POOL_SIZE, OBJ_SIZE, 64, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, 0);
 	if (mp == NULL) {
 		fprintf(stderr, "mempool-embed: create: %s\n",
 			lr_strerror(lr_errno));

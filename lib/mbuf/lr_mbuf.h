@@ -49,7 +49,8 @@
 /** Default data room after the headroom. */
 #define LR_MBUF_DEFAULT_DATAROOM 2048
 /** Default buffer size: headroom + data room. */
-#define LR_MBUF_DEFAULT_BUF_SIZE (LR_MBUF_DEFAULT_DATAROOM + LR_PKTMBUF_HEADROOM)
+#define LR_MBUF_DEFAULT_BUF_SIZE                                               \
+	(LR_MBUF_DEFAULT_DATAROOM + LR_PKTMBUF_HEADROOM)
 /** Port of an mbuf that came from no port. */
 #define LR_MBUF_PORT_INVALID UINT16_MAX
 /** The private area after the mbuf is a multiple of this. */
@@ -58,19 +59,19 @@
 #define LR_PKTMBUF_FREE_BATCH 64
 
 /* Offload flags (ol_flags). */
-#define LR_MBUF_F_RX_VLAN (1ULL << 0)        /**< vlan_tci is valid */
-#define LR_MBUF_F_RX_RSS_HASH (1ULL << 1)    /**< hash_rss is valid */
-#define LR_MBUF_F_RX_IP_CKSUM_BAD (1ULL << 4) /**< IPv4 checksum wrong */
-#define LR_MBUF_F_RX_L4_CKSUM_BAD (1ULL << 5) /**< L4 checksum wrong */
-#define LR_MBUF_F_RX_TIMESTAMP (1ULL << 6)   /**< timestamp is valid */
-#define LR_MBUF_F_TX_VLAN (1ULL << 32)       /**< insert vlan_tci */
-#define LR_MBUF_F_TX_IP_CKSUM (1ULL << 33)   /**< compute IPv4 checksum */
-#define LR_MBUF_F_TX_L4_CKSUM (1ULL << 34)   /**< compute L4 checksum */
+#define LR_MBUF_F_RX_VLAN	  (1ULL << 0)  /**< vlan_tci is valid */
+#define LR_MBUF_F_RX_RSS_HASH	  (1ULL << 1)  /**< hash_rss is valid */
+#define LR_MBUF_F_RX_IP_CKSUM_BAD (1ULL << 4)  /**< IPv4 checksum wrong */
+#define LR_MBUF_F_RX_L4_CKSUM_BAD (1ULL << 5)  /**< L4 checksum wrong */
+#define LR_MBUF_F_RX_TIMESTAMP	  (1ULL << 6)  /**< timestamp is valid */
+#define LR_MBUF_F_TX_VLAN	  (1ULL << 32) /**< insert vlan_tci */
+#define LR_MBUF_F_TX_IP_CKSUM	  (1ULL << 33) /**< compute IPv4 checksum */
+#define LR_MBUF_F_TX_L4_CKSUM	  (1ULL << 34) /**< compute L4 checksum */
 
 /** A packet buffer (one segment). */
 struct lr_mbuf {
 	/* First cache line: what receive and transmit touch. */
-	void *buf_addr;    /**< start of the buffer (headroom included) */
+	void *buf_addr;	   /**< start of the buffer (headroom included) */
 	uint64_t buf_iova; /**< IOVA of buf_addr */
 	union {
 		uint64_t rearm_data; /**< the four fields below as one word */
@@ -78,18 +79,18 @@ struct lr_mbuf {
 			uint16_t data_off; /**< data start in the buffer */
 			uint16_t refcnt;   /**< references; 1 when unshared */
 			uint16_t nb_segs;  /**< segments (first segment) */
-			uint16_t port;     /**< input port */
+			uint16_t port;	   /**< input port */
 		};
 	};
-	uint64_t ol_flags;    /**< LR_MBUF_F_* */
-	uint32_t packet_type; /**< L2/L3/L4 type, driver-defined */
-	uint32_t pkt_len;     /**< bytes in all segments */
-	uint16_t data_len;    /**< bytes in this segment */
-	uint16_t vlan_tci;    /**< VLAN tag (LR_MBUF_F_RX_VLAN) */
-	uint32_t hash_rss;    /**< RSS hash (LR_MBUF_F_RX_RSS_HASH) */
-	uint16_t buf_len;     /**< buffer bytes */
+	uint64_t ol_flags;	 /**< LR_MBUF_F_* */
+	uint32_t packet_type;	 /**< L2/L3/L4 type, driver-defined */
+	uint32_t pkt_len;	 /**< bytes in all segments */
+	uint16_t data_len;	 /**< bytes in this segment */
+	uint16_t vlan_tci;	 /**< VLAN tag (LR_MBUF_F_RX_VLAN) */
+	uint32_t hash_rss;	 /**< RSS hash (LR_MBUF_F_RX_RSS_HASH) */
+	uint16_t buf_len;	 /**< buffer bytes */
 	uint16_t vlan_tci_outer; /**< outer VLAN tag */
-	uint16_t priv_size;   /**< private area after the mbuf */
+	uint16_t priv_size;	 /**< private area after the mbuf */
 	uint16_t reserved0;
 	struct lr_mempool *pool; /**< the pool it returns to */
 
@@ -107,8 +108,8 @@ struct lr_mbuf {
 			uint64_t tx_reserved : 8;
 		};
 	};
-	uint64_t timestamp;  /**< rx time (LR_MBUF_F_RX_TIMESTAMP) */
-	uint64_t udata64;    /**< application data */
+	uint64_t timestamp;   /**< rx time (LR_MBUF_F_RX_TIMESTAMP) */
+	uint64_t udata64;     /**< application data */
 	uint32_t dynfield[8]; /**< free for libraries and applications */
 } __lr_cache_aligned;
 
@@ -125,13 +126,13 @@ LR_BUILD_BUG_ON(sizeof(struct lr_mbuf) != 128);
 struct lr_pktmbuf_pool_private {
 	uint16_t mbuf_data_room_size; /**< buf_len of every mbuf */
 	uint16_t mbuf_priv_size;      /**< private bytes after each mbuf */
-	uint32_t flags;               /**< reserved, 0 */
+	uint32_t flags;		      /**< reserved, 0 */
 };
 
 /** Pointer to the data of m, as type t. */
 #define lr_pktmbuf_mtod(m, t) ((t)((char *)(m)->buf_addr + (m)->data_off))
 /** Pointer to the data of m plus o bytes, as type t. */
-#define lr_pktmbuf_mtod_offset(m, t, o) \
+#define lr_pktmbuf_mtod_offset(m, t, o)                                        \
 	((t)((char *)(m)->buf_addr + (m)->data_off + (o)))
 /** IOVA of the data of m. */
 #define lr_pktmbuf_iova(m) ((m)->buf_iova + (m)->data_off)
@@ -193,7 +194,7 @@ static inline uint16_t
 lr_pktmbuf_data_room_size(struct lr_mempool *mp)
 {
 	return ((struct lr_pktmbuf_pool_private *)lr_mempool_get_priv(mp))
-		->mbuf_data_room_size;
+	    ->mbuf_data_room_size;
 }
 
 /** Private bytes after each mbuf of pool mp. */
@@ -201,7 +202,7 @@ static inline uint16_t
 lr_pktmbuf_priv_size(struct lr_mempool *mp)
 {
 	return ((struct lr_pktmbuf_pool_private *)lr_mempool_get_priv(mp))
-		->mbuf_priv_size;
+	    ->mbuf_priv_size;
 }
 
 /** The private area after m. */
@@ -246,8 +247,8 @@ lr_mbuf_rearm_word_(const struct lr_mbuf *m)
 		} f;
 	} u;
 
-	u.f.data_off = (uint16_t)LR_MIN((uint16_t)LR_PKTMBUF_HEADROOM,
-					m->buf_len);
+	u.f.data_off =
+	    (uint16_t)LR_MIN((uint16_t)LR_PKTMBUF_HEADROOM, m->buf_len);
 	u.f.refcnt = 1;
 	u.f.nb_segs = 1;
 	u.f.port = LR_MBUF_PORT_INVALID;
@@ -292,8 +293,7 @@ lr_pktmbuf_alloc(struct lr_mempool *mp)
 
 /** Allocate n empty mbufs, all or none; 0 or -ENOENT. */
 static __lr_always_inline int
-lr_pktmbuf_alloc_bulk(struct lr_mempool *mp, struct lr_mbuf **mbufs,
-		      unsigned n)
+lr_pktmbuf_alloc_bulk(struct lr_mempool *mp, struct lr_mbuf **mbufs, unsigned n)
 {
 	if (lr_unlikely(lr_mempool_get_bulk(mp, (void **)mbufs, n) != 0))
 		return -ENOENT;
@@ -393,8 +393,7 @@ lr_pktmbuf_free_bulk(struct lr_mbuf **mbufs, unsigned n)
 
 		if (lr_unlikely(m == NULL))
 			continue;
-		if (lr_likely(m->nb_segs == 1 &&
-			      lr_mbuf_refcnt_read(m) == 1)) {
+		if (lr_likely(m->nb_segs == 1 && lr_mbuf_refcnt_read(m) == 1)) {
 			if (lr_unlikely(m->pool != mp ||
 					np == LR_PKTMBUF_FREE_BATCH)) {
 				lr_pktmbuf_put_pending_(mp, pending, &np);

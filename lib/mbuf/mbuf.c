@@ -37,8 +37,8 @@ lr_pktmbuf_pool_create(const char *name, unsigned n, unsigned cache_size,
 		       int socket_id)
 {
 	struct lr_pktmbuf_pool_private pp = {
-		.mbuf_data_room_size = data_room_size,
-		.mbuf_priv_size = priv_size,
+	    .mbuf_data_room_size = data_room_size,
+	    .mbuf_priv_size = priv_size,
 	};
 	struct lr_mempool *mp;
 	unsigned elt;
@@ -189,10 +189,9 @@ lr_pktmbuf_dump(FILE *f, const struct lr_mbuf *m, unsigned dump_len)
 	fprintf(f,
 		"mbuf %p: pool %s, pkt_len %u, nb_segs %u, port %u, "
 		"ol_flags %#llx, packet_type %#x, hash_rss %#x, vlan %u\n",
-		(const void *)m, m->pool ? m->pool->name : "(none)",
-		m->pkt_len, m->nb_segs, m->port,
-		(unsigned long long)m->ol_flags, m->packet_type, m->hash_rss,
-		m->vlan_tci);
+		(const void *)m, m->pool ? m->pool->name : "(none)", m->pkt_len,
+		m->nb_segs, m->port, (unsigned long long)m->ol_flags,
+		m->packet_type, m->hash_rss, m->vlan_tci);
 	for (const struct lr_mbuf *s = m; s != NULL; s = s->next, seg++) {
 		unsigned n = LR_MIN((unsigned)s->data_len, dump_len - done);
 

@@ -46,7 +46,8 @@
  * of the cache pointer, a compare, the copy of n pointers and four counter
  * increments on the cache's first line; no lock, no atomic, no division,
  * no call through a pointer. A refill or flush is one bulk operation on the
- * store (inline for the ring stores, an ops call for the others).
+ * store (the ring inline for the ring stores, an ops call for the others);
+ * without a cache, get and put are that operation, inline.
  *
  * Invariant (at a quiescent point, every lcore's counters included):
  *
@@ -91,12 +92,12 @@
 /** No object that fits in a base page crosses one, even in an
  *  IOVA-contiguous block. */
 #define LR_MEMPOOL_F_NO_STRADDLE 0x8
-#define LR_MEMPOOL_F_ALL 0xf
+#define LR_MEMPOOL_F_ALL	 0xf
 
 /** Objects carry a debug cookie in debug builds. */
 #define LR_MEMPOOL_DEBUG LR_PAGEALLOC_DEBUG
 
-#define LR_MEMPOOL_COOKIE_FREE 0xf7ee0b1ec7f7ee00ULL  /**< in the pool */
+#define LR_MEMPOOL_COOKIE_FREE	0xf7ee0b1ec7f7ee00ULL /**< in the pool */
 #define LR_MEMPOOL_COOKIE_INUSE 0x1105e0b1ec71105eULL /**< handed out */
 
 struct lr_mempool;
@@ -115,13 +116,13 @@ struct lr_mempool_stats {
 	 * merge two neighbours into one 16-byte vector add, whose
 	 * store-to-load forwarding from one call to the next costs more
 	 * than two scalar adds. */
-	uint64_t put_bulk;         /**< put calls */
+	uint64_t put_bulk;	   /**< put calls */
 	uint64_t get_success_bulk; /**< get calls that succeeded */
-	uint64_t put_objs;         /**< objects put */
+	uint64_t put_objs;	   /**< objects put */
 	uint64_t get_success_objs; /**< objects got */
-	uint64_t get_fail_bulk;    /**< get calls that failed */
+	uint64_t get_fail_bulk;	   /**< get calls that failed */
 	uint64_t store_put_bulk;   /**< bulk puts into the backing store */
-	uint64_t get_fail_objs;    /**< objects asked for by failed gets */
+	uint64_t get_fail_objs;	   /**< objects asked for by failed gets */
 	uint64_t store_get_bulk;   /**< bulk gets from the backing store */
 };
 
@@ -140,19 +141,19 @@ struct lr_mempool_shared_stats {
 /** Per-lcore cache: header and hot counters on the first line, then the
  *  object stack objs[0 .. len) with objs[len - 1] the hottest. */
 struct lr_mempool_cache {
-	uint32_t len;          /**< objects held now */
-	uint32_t size;         /**< level after a flush or refill */
-	uint32_t flushthresh;  /**< a put that would pass it flushes */
-	uint32_t capacity;     /**< slots in objs (2 x size) */
+	uint32_t len;		       /**< objects held now */
+	uint32_t size;		       /**< level after a flush or refill */
+	uint32_t flushthresh;	       /**< a put that would pass it flushes */
+	uint32_t capacity;	       /**< slots in objs (2 x size) */
 	struct lr_mempool_stats stats; /**< this lcore's counters */
-	void *objs[];                  /**< the object stack */
+	void *objs[];		       /**< the object stack */
 } __lr_cache_aligned;
 
 /**
  * A backing store. Every function gets the pool; the store keeps its state
- * in mp->pool_data. enqueue and dequeue move all n objects or none and write nothing to
- * objs on failure; the store holds up to mp->size objects. A ring store
- * sets mp->store_ring (and mp->store_ring_flags to its LR_RING_F_SP_ENQ /
+ * in mp->pool_data. enqueue and dequeue move all n objects or none and write
+ * nothing to objs on failure; the store holds up to mp->size objects. A ring
+ * store sets mp->store_ring (and mp->store_ring_flags to its LR_RING_F_SP_ENQ /
  * LR_RING_F_SC_DEQ): the refill and flush paths then call the ring's
  * explicit variants inline instead of the ops.
  */
@@ -177,25 +178,25 @@ typedef void(lr_mempool_obj_cb_t)(struct lr_mempool *mp, void *opaque,
 /** A pool. Fields are read-only after creation except where noted. */
 struct lr_mempool {
 	/* First line: what the get/put paths read. */
-	struct lr_ring *store_ring;    /**< ring store, or NULL: use ops */
-	uint32_t store_ring_flags;     /**< its LR_RING_F_SP_ENQ / _SC_DEQ */
+	struct lr_ring *store_ring;	  /**< ring store, or NULL: use ops */
+	uint32_t store_ring_flags;	  /**< its LR_RING_F_SP_ENQ / _SC_DEQ */
 	const struct lr_mempool_ops *ops; /**< the backing store's ops */
-	void *pool_data;               /**< the store's state */
-	uint32_t cache_size;           /**< per-lcore cache size (0: none) */
-	uint32_t flags;                /**< LR_MEMPOOL_F_* */
-	uint32_t size;                 /**< number of objects */
-	uint32_t elt_size;             /**< object size asked for */
-	uint32_t header_size;          /**< bytes before each object */
-	uint32_t total_elt_size;       /**< distance between objects */
+	void *pool_data;		  /**< the store's state */
+	uint32_t cache_size;		  /**< per-lcore cache size (0: none) */
+	uint32_t flags;			  /**< LR_MEMPOOL_F_* */
+	uint32_t size;			  /**< number of objects */
+	uint32_t elt_size;		  /**< object size asked for */
+	uint32_t header_size;		  /**< bytes before each object */
+	uint32_t total_elt_size;	  /**< distance between objects */
 
 	char name[LR_MEMPOOL_NAMESIZE]; /**< unique name */
-	int socket_id;                  /**< node the memory came from */
-	unsigned private_data_size;     /**< bytes at lr_mempool_get_priv() */
-	void *priv;                     /**< private area, or NULL */
-	unsigned block_order;           /**< page order of the blocks */
-	unsigned nb_blocks;             /**< blocks of objects */
-	void *impl;                     /**< blocks and cache memory (private) */
-	struct lr_mempool *next;        /**< named-pool list (private) */
+	int socket_id;			/**< node the memory came from */
+	unsigned private_data_size;	/**< bytes at lr_mempool_get_priv() */
+	void *priv;			/**< private area, or NULL */
+	unsigned block_order;		/**< page order of the blocks */
+	unsigned nb_blocks;		/**< blocks of objects */
+	void *impl;		 /**< blocks and cache memory (private) */
+	struct lr_mempool *next; /**< named-pool list (private) */
 
 	/** Counters of threads without an lcore id. */
 	struct lr_mempool_shared_stats shared_stats __lr_cache_aligned;
@@ -222,8 +223,7 @@ struct lr_mempool *lr_mempool_create(const char *name, unsigned n,
 /** lr_mempool_create() with the backing store named by ops_name (NULL:
  *  chosen by flags). NULL and lr_errno on error. */
 struct lr_mempool *lr_mempool_create_ops(const char *name, unsigned n,
-					 unsigned elt_size,
-					 unsigned cache_size,
+					 unsigned elt_size, unsigned cache_size,
 					 unsigned private_data_size,
 					 lr_mempool_obj_cb_t *obj_init,
 					 void *obj_init_arg, int socket_id,
@@ -324,21 +324,64 @@ void lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 int lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n);
 void lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs,
 			    unsigned n);
-void lr_mempool_check_cookies_(const struct lr_mempool *mp,
-			       void *const *objs, unsigned n, int getting);
+void lr_mempool_check_cookies_(const struct lr_mempool *mp, void *const *objs,
+			       unsigned n, int getting);
+__lr_cold void lr_mempool_store_overflow_(const struct lr_mempool *mp,
+					  unsigned n);
 
-/* Copy n pointers forward; small and inline so that constant n unrolls. */
+/* Put n objects into the backing store: the ring's explicit variant
+ * inline, else the ops; 0 or -ENOBUFS. */
+static __lr_always_inline int
+lr_mempool_store_enqueue_(struct lr_mempool *mp, void *const *objs, unsigned n)
+{
+	struct lr_ring *r = mp->store_ring;
+	unsigned done;
+
+	if (lr_unlikely(r == NULL))
+		return mp->ops->enqueue(mp, objs, n);
+	if (mp->store_ring_flags & LR_RING_F_SP_ENQ)
+		done = lr_ring_sp_enqueue_bulk(r, objs, n, NULL);
+	else
+		done = lr_ring_mp_enqueue_bulk(r, objs, n, NULL);
+	return done == n ? 0 : -ENOBUFS;
+}
+
+/* Take n objects from the backing store; 0 or -ENOENT. */
+static __lr_always_inline int
+lr_mempool_store_dequeue_(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	struct lr_ring *r = mp->store_ring;
+	unsigned done;
+
+	if (lr_unlikely(r == NULL))
+		return mp->ops->dequeue(mp, objs, n);
+	if (mp->store_ring_flags & LR_RING_F_SC_DEQ)
+		done = lr_ring_sc_dequeue_bulk(r, objs, n, NULL);
+	else
+		done = lr_ring_mc_dequeue_bulk(r, objs, n, NULL);
+	return done == n ? 0 : -ENOENT;
+}
+
+/* Four pointers as one unaligned vector (GNU C vector extension: one
+ * 32-byte move with AVX2, two 16-byte moves with VSX). */
+typedef uint64_t lr_mempool_vec4_
+    __attribute__((vector_size(32), aligned(8), may_alias));
+
+/* Copy n pointers between arrays that do not overlap; a constant n
+ * unrolls into a few moves. get and put copy the same pointers back and
+ * forth, so each load is forwarded from the previous call's store: below
+ * 16 pointers scalar moves keep that forwarding latency short (the CPU
+ * renames memory for plain moves), from 16 on the number of moves
+ * dominates and 32-byte moves win. */
 static __lr_always_inline void
 lr_mempool_copy_(void **dst, void *const *src, unsigned n)
 {
 	unsigned i = 0;
 
-	for (; i + 4 <= n; i += 4) {
-		dst[i] = src[i];
-		dst[i + 1] = src[i + 1];
-		dst[i + 2] = src[i + 2];
-		dst[i + 3] = src[i + 3];
-	}
+	if (n >= 16)
+		for (; i + 4 <= n; i += 4)
+			*(lr_mempool_vec4_ *)&dst[i] =
+			    *(const lr_mempool_vec4_ *)&src[i];
 	for (; i < n; i++)
 		dst[i] = src[i];
 }
@@ -371,6 +414,14 @@ lr_mempool_generic_put(struct lr_mempool *mp, void *const *objs, unsigned n,
 		c->len += n;
 		return;
 	}
+	if (n > c->size) {
+		/* Larger than the cache (every put of a pool without one):
+		 * straight to the store. */
+		c->stats.store_put_bulk++;
+		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
+			lr_mempool_store_overflow_(mp, n);
+		return;
+	}
 	lr_mempool_put_flush_(mp, c, objs, n);
 }
 
@@ -389,6 +440,18 @@ lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
 		c->stats.get_success_bulk++;
 		c->stats.get_success_objs += n;
 		rc = 0;
+	} else if (c->len == 0 && n > c->size) {
+		/* Nothing cached and larger than the cache (every get of a
+		 * pool without one): straight from the store. */
+		rc = lr_mempool_store_dequeue_(mp, objs, n);
+		if (lr_likely(rc == 0)) {
+			c->stats.store_get_bulk++;
+			c->stats.get_success_bulk++;
+			c->stats.get_success_objs += n;
+		} else {
+			c->stats.get_fail_bulk++;
+			c->stats.get_fail_objs += n;
+		}
 	} else {
 		rc = lr_mempool_get_refill_(mp, c, objs, n);
 	}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_eal.h"
 #include "lr_errno.h"
 #include "lr_log.h"
 #include "lr_mempool.h"
@@ -40,8 +41,8 @@ struct mp_block {
 struct mp_impl {
 	struct mp_block *blocks;
 	unsigned nb_blocks;
-	unsigned lead;     /* offset of the first object in a unit */
-	void *cache_mem;   /* raw allocation holding every cache */
+	unsigned lead;	 /* offset of the first object in a unit */
+	void *cache_mem; /* raw allocation holding every cache */
 };
 
 /* Caller-provided memory of lr_mempool_create_xmem(). */
@@ -54,42 +55,15 @@ struct mp_xmem {
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lr_mempool *pools;
 static pthread_once_t release_once = PTHREAD_ONCE_INIT;
+static int cleanup_registered;
+
+static void pools_on_eal_cleanup(void);
 
 /* ------------------------------------------------------------------ */
-/* Store access from the slow paths (the ring inline, else the ops).   */
+/* Store overflow report.                                              */
 
-static inline int
-store_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
-{
-	struct lr_ring *r = mp->store_ring;
-	unsigned done;
-
-	if (lr_unlikely(r == NULL))
-		return mp->ops->enqueue(mp, objs, n);
-	if (mp->store_ring_flags & LR_RING_F_SP_ENQ)
-		done = lr_ring_sp_enqueue_bulk(r, objs, n, NULL);
-	else
-		done = lr_ring_mp_enqueue_bulk(r, objs, n, NULL);
-	return done == n ? 0 : -ENOBUFS;
-}
-
-static inline int
-store_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
-{
-	struct lr_ring *r = mp->store_ring;
-	unsigned done;
-
-	if (lr_unlikely(r == NULL))
-		return mp->ops->dequeue(mp, objs, n);
-	if (mp->store_ring_flags & LR_RING_F_SC_DEQ)
-		done = lr_ring_sc_dequeue_bulk(r, objs, n, NULL);
-	else
-		done = lr_ring_mc_dequeue_bulk(r, objs, n, NULL);
-	return done == n ? 0 : -ENOENT;
-}
-
-static __lr_cold void
-store_overflow(const struct lr_mempool *mp, unsigned n)
+void
+lr_mempool_store_overflow_(const struct lr_mempool *mp, unsigned n)
 {
 	LR_LOG(ERR, MEMPOOL,
 	       "mempool '%s': backing store full, %u objects dropped "
@@ -112,7 +86,7 @@ lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 		unsigned req = c->size + n - len;
 
 		/* On failure the store writes nothing: c->objs is intact. */
-		if (store_dequeue(mp, c->objs, req) == 0) {
+		if (lr_mempool_store_dequeue_(mp, c->objs, req) == 0) {
 			lr_mempool_copy_(objs + len, &c->objs[c->size],
 					 n - len);
 			c->len = c->size;
@@ -122,7 +96,7 @@ lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 	}
 	/* Larger than the cache, or the store cannot refill it: take only
 	 * the shortfall and leave the cache empty. */
-	if (store_dequeue(mp, objs + len, n - len) == 0) {
+	if (lr_mempool_store_dequeue_(mp, objs + len, n - len) == 0) {
 		c->len = 0;
 		c->stats.store_get_bulk++;
 		goto success;
@@ -144,16 +118,16 @@ lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 
 	c->stats.store_put_bulk++;
 	if (n > c->size) {
-		if (lr_unlikely(store_enqueue(mp, objs, n) != 0))
-			store_overflow(mp, n);
+		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
+			lr_mempool_store_overflow_(mp, n);
 		return;
 	}
 	/* len + n > flushthresh >= size and n <= size: 0 < k <= len. Send
 	 * the k coldest (the bottom) down, keep the rest, add the new ones
 	 * on top: the cache ends at exactly size. */
 	k = c->len + n - c->size;
-	if (lr_unlikely(store_enqueue(mp, c->objs, k) != 0))
-		store_overflow(mp, k);
+	if (lr_unlikely(lr_mempool_store_enqueue_(mp, c->objs, k) != 0))
+		lr_mempool_store_overflow_(mp, k);
 	memmove(c->objs, &c->objs[k], (size_t)(c->len - k) * sizeof(void *));
 	c->len -= k;
 	lr_mempool_copy_(&c->objs[c->len], objs, n);
@@ -165,7 +139,7 @@ lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n)
 {
 	struct lr_mempool_shared_stats *st = &mp->shared_stats;
 
-	if (n == 0 || store_dequeue(mp, objs, n) == 0) {
+	if (n == 0 || lr_mempool_store_dequeue_(mp, objs, n) == 0) {
 		atomic_fetch_add_explicit(&st->get_success_bulk, 1,
 					  memory_order_relaxed);
 		atomic_fetch_add_explicit(&st->get_success_objs, n,
@@ -187,8 +161,8 @@ lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs, unsigned n)
 	atomic_fetch_add_explicit(&st->put_bulk, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&st->put_objs, n, memory_order_relaxed);
 	atomic_fetch_add_explicit(&st->store_put_bulk, 1, memory_order_relaxed);
-	if (n != 0 && lr_unlikely(store_enqueue(mp, objs, n) != 0))
-		store_overflow(mp, n);
+	if (n != 0 && lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
+		lr_mempool_store_overflow_(mp, n);
 }
 
 #if LR_MEMPOOL_DEBUG
@@ -216,14 +190,14 @@ lr_mempool_check_cookies_(const struct lr_mempool *mp, void *const *objs,
 #if LR_MEMPOOL_DEBUG
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_mempool_objhdr *h =
-			(struct lr_mempool_objhdr *)objs[i] - 1;
-		uint64_t want = getting ? LR_MEMPOOL_COOKIE_FREE
-					: LR_MEMPOOL_COOKIE_INUSE;
+		    (struct lr_mempool_objhdr *)objs[i] - 1;
+		uint64_t want =
+		    getting ? LR_MEMPOOL_COOKIE_FREE : LR_MEMPOOL_COOKIE_INUSE;
 
 		if (lr_unlikely(h->mp != mp || h->cookie != want))
 			cookie_error(mp, objs[i], h, getting);
-		h->cookie = getting ? LR_MEMPOOL_COOKIE_INUSE
-				    : LR_MEMPOOL_COOKIE_FREE;
+		h->cookie =
+		    getting ? LR_MEMPOOL_COOKIE_INUSE : LR_MEMPOOL_COOKIE_FREE;
 	}
 #else
 	(void)mp;
@@ -251,8 +225,7 @@ objs_in(size_t unit, size_t lead, size_t elt, size_t total)
 }
 
 static inline char *
-block_obj(const struct mp_block *b, unsigned lead, unsigned total,
-	  unsigned k)
+block_obj(const struct mp_block *b, unsigned lead, unsigned total, unsigned k)
 {
 	unsigned u = k / b->per_unit, j = k % b->per_unit;
 
@@ -266,7 +239,8 @@ block_iova_contig(const char *addr, unsigned order)
 	uint64_t iova0 = lr_page_iova(lr_virt_to_page(addr));
 
 	for (size_t i = 1; i < ((size_t)1 << order); i++) {
-		const struct lr_page *p = lr_virt_to_page(addr + i * LR_PAGE_SIZE);
+		const struct lr_page *p =
+		    lr_virt_to_page(addr + i * LR_PAGE_SIZE);
 
 		if (p == NULL || lr_page_iova(p) != iova0 + i * LR_PAGE_SIZE)
 			return 0;
@@ -287,8 +261,8 @@ pick_order(size_t lead, size_t elt, size_t total, unsigned n)
 	while (want < LR_MAX_ORDER - 1 && block_bytes(want) < need)
 		want++;
 	target = BLOCK_TARGET_SHIFT > LR_PAGE_SHIFT
-			 ? BLOCK_TARGET_SHIFT - LR_PAGE_SHIFT
-			 : 0;
+		     ? BLOCK_TARGET_SHIFT - LR_PAGE_SHIFT
+		     : 0;
 	if (target > LR_MAX_ORDER - 1)
 		target = LR_MAX_ORDER - 1;
 	return LR_MAX(one, LR_MIN(want, target));
@@ -322,7 +296,8 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		struct lr_page *pg;
 
 		pg = lr_alloc_pages(mp->socket_id, order, LR_ALLOC_PINNED);
-		while (pg == NULL && order > 0 && block_bytes(order - 1) >= one) {
+		while (pg == NULL && order > 0 &&
+		       block_bytes(order - 1) >= one) {
 			order--;
 			pg = lr_alloc_pages(mp->socket_id, order,
 					    LR_ALLOC_PINNED);
@@ -359,8 +334,8 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		     !block_iova_contig(b->addr, order)))
 			b->unit = LR_PAGE_SIZE;
 		b->per_unit = objs_in(b->unit, lead, elt, total);
-		b->nb_objs = b->per_unit * (unsigned)(block_bytes(order) /
-						      b->unit);
+		b->nb_objs =
+		    b->per_unit * (unsigned)(block_bytes(order) / b->unit);
 		if (b->nb_objs > mp->size - done)
 			b->nb_objs = mp->size - done;
 		done += b->nb_objs;
@@ -439,8 +414,8 @@ find_pool(const char *name)
 }
 
 static int
-check_args(const char *name, unsigned n, unsigned elt_size,
-	   unsigned cache_size, unsigned flags, const char *ops_name,
+check_args(const char *name, unsigned n, unsigned elt_size, unsigned cache_size,
+	   unsigned flags, const char *ops_name,
 	   const struct lr_mempool_ops **ops)
 {
 	size_t max_block = block_bytes(LR_MAX_ORDER - 1);
@@ -477,8 +452,9 @@ check_args(const char *name, unsigned n, unsigned elt_size,
 		return EINVAL;
 	}
 	if (cache_size > n) {
-		LR_LOG(ERR, MEMPOOL, "mempool '%s': cache size %u > pool size %u\n",
-		       name, cache_size, n);
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': cache size %u > pool size %u\n", name,
+		       cache_size, n);
 		return EINVAL;
 	}
 	if (flags & ~(unsigned)LR_MEMPOOL_F_ALL) {
@@ -510,7 +486,7 @@ alloc_caches(struct lr_mempool *mp, struct mp_impl *im)
 {
 	unsigned cap = mp->cache_size * 2;
 	size_t stride = LR_ALIGN_CEIL(sizeof(struct lr_mempool_cache) +
-					      cap * sizeof(void *),
+					  cap * sizeof(void *),
 				      (size_t)LR_CACHE_LINE_SIZE);
 	char *mem;
 
@@ -577,9 +553,9 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	}
 	pthread_once(&release_once, register_release);
 
-	mp = aligned_alloc(LR_CACHE_LINE_SIZE,
-			   LR_ALIGN_CEIL(sizeof(*mp),
-					 (size_t)LR_CACHE_LINE_SIZE));
+	mp = aligned_alloc(
+	    LR_CACHE_LINE_SIZE,
+	    LR_ALIGN_CEIL(sizeof(*mp), (size_t)LR_CACHE_LINE_SIZE));
 	im = calloc(1, sizeof(*im));
 	if (mp == NULL || im == NULL) {
 		rc = ENOMEM;
@@ -653,6 +629,10 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	}
 	mp->next = pools;
 	pools = mp;
+	/* Registered once the page allocator is up (it registered its own
+	 * hook first), so that pools go before its memory does. */
+	if (!cleanup_registered && lr_eal_on_cleanup(pools_on_eal_cleanup) == 0)
+		cleanup_registered = 1;
 	pthread_mutex_unlock(&pools_lock);
 	LR_LOG(DEBUG, MEMPOOL,
 	       "mempool '%s': %u x %u bytes (%u apart), cache %u, ops %s, "
@@ -742,28 +722,16 @@ lr_mempool_create(const char *name, unsigned n, unsigned elt_size,
 		  int socket_id, unsigned flags)
 {
 	return lr_mempool_create_ops(name, n, elt_size, cache_size,
-				     private_data_size, obj_init,
-				     obj_init_arg, socket_id, flags, NULL);
+				     private_data_size, obj_init, obj_init_arg,
+				     socket_id, flags, NULL);
 }
 
-void
-lr_mempool_free(struct lr_mempool *mp)
+/* Give back everything of a pool already off the list. */
+static void
+destroy(struct lr_mempool *mp)
 {
-	struct mp_impl *im;
-	struct lr_mempool **pp;
+	struct mp_impl *im = mp->impl;
 	unsigned avail;
-
-	if (mp == NULL)
-		return;
-	im = mp->impl;
-	pthread_mutex_lock(&pools_lock);
-	for (pp = &pools; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == mp) {
-			*pp = mp->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&pools_lock);
 
 	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
 	avail = mp->ops->get_count(mp);
@@ -778,6 +746,44 @@ lr_mempool_free(struct lr_mempool *mp)
 	free(mp->priv);
 	free(im);
 	free(mp);
+}
+
+void
+lr_mempool_free(struct lr_mempool *mp)
+{
+	struct lr_mempool **pp;
+
+	if (mp == NULL)
+		return;
+	pthread_mutex_lock(&pools_lock);
+	for (pp = &pools; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == mp) {
+			*pp = mp->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pools_lock);
+	destroy(mp);
+}
+
+/* The EAL is going and the page allocator's memory with it: pools still
+ * there are freed (their objects become invalid). */
+static void
+pools_on_eal_cleanup(void)
+{
+	struct lr_mempool *list, *next;
+
+	pthread_mutex_lock(&pools_lock);
+	list = pools;
+	pools = NULL;
+	pthread_mutex_unlock(&pools_lock);
+	for (struct lr_mempool *mp = list; mp != NULL; mp = next) {
+		next = mp->next;
+		LR_LOG(WARNING, MEMPOOL,
+		       "mempool '%s' still exists at EAL cleanup: freed\n",
+		       mp->name);
+		destroy(mp);
+	}
 }
 
 struct lr_mempool *
@@ -855,8 +861,8 @@ lr_mempool_cache_flush(struct lr_mempool *mp, unsigned lcore_id)
 		if (c->len == 0)
 			continue;
 		c->stats.store_put_bulk++;
-		if (store_enqueue(mp, c->objs, c->len) != 0)
-			store_overflow(mp, c->len);
+		if (lr_mempool_store_enqueue_(mp, c->objs, c->len) != 0)
+			lr_mempool_store_overflow_(mp, c->len);
 		c->len = 0;
 	}
 }
@@ -948,6 +954,17 @@ lr_mempool_validate(const struct lr_mempool *mp)
 				rc = -EINVAL;
 				break;
 			}
+#if LR_MEMPOOL_DEBUG
+			if (((struct lr_mempool_objhdr *)c->objs[k] - 1)
+				->cookie != LR_MEMPOOL_COOKIE_FREE) {
+				LR_LOG(ERR, MEMPOOL,
+				       "mempool '%s': lcore %u cache slot %u: "
+				       "object %ld (%p) is marked in use\n",
+				       mp->name, i, k, idx, c->objs[k]);
+				rc = -EINVAL;
+				break;
+			}
+#endif
 			if (seen[idx]++) {
 				LR_LOG(ERR, MEMPOOL,
 				       "mempool '%s': object %ld (%p) cached "
@@ -1026,8 +1043,7 @@ lr_mempool_dump(FILE *f, const struct lr_mempool *mp)
 	fprintf(f, "  size %u, elt_size %u, header %u, total_elt_size %u\n",
 		mp->size, mp->elt_size, mp->header_size, mp->total_elt_size);
 	fprintf(f, "  ops %s, flags %#x, node %d, private %u bytes\n",
-		mp->ops->name, mp->flags, mp->socket_id,
-		mp->private_data_size);
+		mp->ops->name, mp->flags, mp->socket_id, mp->private_data_size);
 	fprintf(f, "  blocks %u of order %u (first at %p)\n", im->nb_blocks,
 		mp->block_order,
 		im->nb_blocks ? (void *)im->blocks[0].addr : NULL);

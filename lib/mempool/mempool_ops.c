@@ -30,8 +30,9 @@ ring_alloc(struct lr_mempool *mp, unsigned rflags)
 	r = lr_ring_create(rname, mp->size, mp->socket_id,
 			   rflags | LR_RING_F_EXACT_SZ);
 	if (r == NULL) {
-		LR_LOG(ERR, MEMPOOL, "mempool '%s': cannot create ring '%s': %s\n",
-		       mp->name, rname, lr_strerror(lr_errno));
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': cannot create ring '%s': %s\n", mp->name,
+		       rname, lr_strerror(lr_errno));
 		return -lr_errno;
 	}
 	mp->pool_data = r;
@@ -76,16 +77,16 @@ static int
 ring_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
 {
 	return lr_ring_enqueue_bulk(mp->pool_data, objs, n, NULL) == n
-		       ? 0
-		       : -ENOBUFS;
+		   ? 0
+		   : -ENOBUFS;
 }
 
 static int
 ring_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
 {
 	return lr_ring_dequeue_bulk(mp->pool_data, objs, n, NULL) == n
-		       ? 0
-		       : -ENOENT;
+		   ? 0
+		   : -ENOENT;
 }
 
 static unsigned
@@ -107,8 +108,8 @@ struct stack_store {
 static inline void
 stack_lock(struct stack_store *s)
 {
-	while (atomic_flag_test_and_set_explicit(&s->lock,
-						 memory_order_acquire))
+	while (
+	    atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire))
 		lr_pause();
 }
 
@@ -125,8 +126,9 @@ stack_alloc(struct lr_mempool *mp)
 
 	s = calloc(1, sizeof(*s) + (size_t)mp->size * sizeof(void *));
 	if (s == NULL) {
-		LR_LOG(ERR, MEMPOOL, "mempool '%s': no memory for a stack of %u\n",
-		       mp->name, mp->size);
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': no memory for a stack of %u\n", mp->name,
+		       mp->size);
 		return -ENOMEM;
 	}
 	atomic_flag_clear(&s->lock);
@@ -188,16 +190,16 @@ stack_get_count(const struct lr_mempool *mp)
 /* Registry.                                                            */
 
 static const struct lr_mempool_ops builtin_ops[] = {
-	{ "ring_mp_mc", ring_mp_mc_alloc, ring_free, ring_enqueue,
-	  ring_dequeue, ring_get_count },
-	{ "ring_sp_sc", ring_sp_sc_alloc, ring_free, ring_enqueue,
-	  ring_dequeue, ring_get_count },
-	{ "ring_sp_mc", ring_sp_mc_alloc, ring_free, ring_enqueue,
-	  ring_dequeue, ring_get_count },
-	{ "ring_mp_sc", ring_mp_sc_alloc, ring_free, ring_enqueue,
-	  ring_dequeue, ring_get_count },
-	{ "stack", stack_alloc, stack_free, stack_enqueue, stack_dequeue,
-	  stack_get_count },
+    {"ring_mp_mc", ring_mp_mc_alloc, ring_free, ring_enqueue, ring_dequeue,
+     ring_get_count},
+    {"ring_sp_sc", ring_sp_sc_alloc, ring_free, ring_enqueue, ring_dequeue,
+     ring_get_count},
+    {"ring_sp_mc", ring_sp_mc_alloc, ring_free, ring_enqueue, ring_dequeue,
+     ring_get_count},
+    {"ring_mp_sc", ring_mp_sc_alloc, ring_free, ring_enqueue, ring_dequeue,
+     ring_get_count},
+    {"stack", stack_alloc, stack_free, stack_enqueue, stack_dequeue,
+     stack_get_count},
 };
 
 static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -232,8 +234,9 @@ lr_mempool_register_ops(const struct lr_mempool_ops *ops)
 	    ops->get_count == NULL ||
 	    strnlen(ops->name, LR_MEMPOOL_OPS_NAMESIZE) == 0 ||
 	    strnlen(ops->name, LR_MEMPOOL_OPS_NAMESIZE) ==
-		    LR_MEMPOOL_OPS_NAMESIZE) {
-		LR_LOG(ERR, MEMPOOL, "mempool ops: incomplete ops or bad name\n");
+		LR_MEMPOOL_OPS_NAMESIZE) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool ops: incomplete ops or bad name\n");
 		return -EINVAL;
 	}
 	if (lr_mempool_ops_lookup(ops->name) != NULL) {

@@ -12,20 +12,24 @@
  *   per migratetype; a block's buddy is found by flipping one bit of its
  *   page index. Pageblocks (2 MiB worth of pages) carry a migratetype so
  *   pinned (long-lived, DMA) and movable (short-lived) memory stay apart.
- *   Each lcore owns, per zone, lists of free blocks of orders
+ *   Each lcore owns, per zone and per migratetype with lists (movable and
+ *   pinned: LR_PCP_TYPES), lists of free blocks of orders
  *   0..LR_PCP_ORDERS-1 that it refills and drains `batch` blocks at a time
- *   under the zone lock.
+ *   under the zone lock. A block freed goes to the list of its pageblock's
+ *   type, so pinned (DMA) memory is recycled without a lock too.
  *
  * Threading
  *   Every call is thread-safe. An lcore (lr_lcore_id() < LR_MAX_LCORE)
- *   allocates and frees orders 0..3 through its own lists without any lock
- *   or atomic; a thread that is not an lcore goes to the zone under its
- *   lock. A block may be freed on any thread (it goes to the freeing
- *   lcore's list). lr_pagealloc_drain_lcore() of another lcore,
- *   lr_pagealloc_validate() and lr_pagealloc_dump() must run at a
- *   quiescent point: no lcore may be using its lists meanwhile.
+ *   allocates and frees orders 0..LR_PCP_ORDERS-1, movable or pinned,
+ *   through its own lists without any lock or atomic; a thread that is
+ *   not an lcore goes to the zone under its lock. A block may be freed on
+ *   any thread (it goes to the freeing lcore's list).
+ * lr_pagealloc_drain_lcore() of another lcore, lr_pagealloc_validate() and
+ * lr_pagealloc_dump() must run at a quiescent point: no lcore may be using its
+ * lists meanwhile.
  *
- * Cost on the hot path (default build, lcore, order < 4, no flags)
+ * Cost on the hot path (default build, lcore, order < LR_PCP_ORDERS,
+ * flags 0, THISNODE or PINNED)
  *   allocate: a thread-local load, a list pop, a byte store and a counter
  *   increment; free: a range check, ONE branch over the descriptor's
  *   state (flags, order, refcount, owner), the pageblock type load, a
@@ -69,8 +73,21 @@
 #define LR_PAGEBLOCK_ORDER (21 - LR_PAGE_SHIFT)
 /** Base pages per pageblock. */
 #define LR_PAGEBLOCK_PAGES (1UL << LR_PAGEBLOCK_ORDER)
-/** Orders 0 .. LR_PCP_ORDERS-1 have per-lcore lists. */
-#define LR_PCP_ORDERS 4
+/**
+ * Orders 0 .. LR_PCP_ORDERS-1 have per-lcore lists. The kernel keeps them
+ * for orders 0..3 (and the THP order); order 4 is here too: 64 KiB blocks
+ * (jumbo frames, page pools of 64 KiB buffers, the 64 KiB base page's
+ * size) are common on a packet path, and without lists every such block
+ * costs a zone lock round trip on alloc and on free. A list of order o
+ * moves batch >> o blocks and holds at most high >> o, except that order 4
+ * uses order 3's block counts (batch >> 3, high >> 3: 8 and 48 blocks in a
+ * zone of 256 MiB or more), since a batch of 4 blocks paid a lock round
+ * trip per 4 blocks; an order-4 list holds up to 2 * high pages.
+ */
+#define LR_PCP_ORDERS 5
+/** Migratetypes 0 .. LR_PCP_TYPES-1 (movable, pinned) have per-lcore lists;
+ *  reserve blocks always go through the zone. */
+#define LR_PCP_TYPES 2
 
 /** What a pageblock holds; allocations of one type stay in its blocks. */
 enum lr_migratetype {
@@ -85,6 +102,9 @@ enum lr_migratetype {
 #define LR_ALLOC_THISNODE  (1u << 2) /**< never fall back to another node */
 #define LR_ALLOC_PINNED	   (1u << 3) /**< long-lived: LR_MT_PINNED blocks */
 #define LR_ALLOC_FLAGS_ALL 0xfu
+
+_Static_assert(LR_MT_MOVABLE == 0 && LR_MT_PINNED == 1 && LR_ALLOC_PINNED == 8,
+	       "the inline paths index lists by (flags / PINNED) & 1");
 
 /* Page states, in lr_page.flags of a block's head page. Tail pages and
  * the head of nothing have flags 0. */
@@ -107,14 +127,27 @@ union lr_page_state {
 
 /**
  * Page descriptor: one per base page, 64 bytes. Fields other than
- * refcount and user belong to the allocator; read them only through the
- * functions below.
+ * refcount, user and (while the block is allocated) the owner's union
+ * belong to the allocator; read them only through the functions below.
  */
 struct lr_page {
 	union lr_page_state st;
-	const void *owner;	/**< set by lr_page_set_owner() */
-	struct lr_page *next;	/**< list link */
-	struct lr_page *prev;	/**< list link (zone free lists) */
+	const void *owner; /**< set by lr_page_set_owner() */
+	union {
+		/** Free block: links of the list it is on. */
+		struct {
+			struct lr_page *next; /**< list link */
+			struct lr_page *prev; /**< list link (zone lists) */
+		};
+		/** Allocated block: its owner's (as the kernel's page_pool
+		 *  fields overlay page->lru). The allocator never reads
+		 *  them; it overwrites them when the block is freed. */
+		struct {
+			uint64_t dma_addr; /**< device address (page pool) */
+			uint32_t pp_state; /**< owner's state (page pool) */
+			uint32_t pp_sum;   /**< owner's check word */
+		};
+	};
 	void *addr;		/**< first byte of the page */
 	uint64_t iova;		/**< its IOVA */
 	const char *owner_name; /**< owner's name, for reports */
@@ -171,7 +204,9 @@ struct lr_pagealloc_stats {
 
 /** What each lcore owns: its lists and counters (one cache-aligned slot). */
 struct lr_pa_lcore {
-	struct lr_pa_pcp_list list[LR_MAX_NUMA_NODES][LR_PCP_ORDERS];
+	/** [zone][migratetype][order] */
+	struct lr_pa_pcp_list list[LR_MAX_NUMA_NODES][LR_PCP_TYPES]
+				  [LR_PCP_ORDERS];
 	int local_node; /**< zone used for LR_SOCKET_ID_ANY */
 	int node_set;	/**< local_node has been looked up */
 	struct lr_pagealloc_stats stats;
@@ -189,7 +224,8 @@ struct lr_page *__lr_alloc_pages_slow(int node, unsigned order, unsigned flags);
 /** Internal: everything lr_free_pages() does not do inline. */
 void __lr_free_pages_slow(struct lr_page *page, unsigned order);
 /** Internal: give one batch of an lcore's list above high to its zone. */
-void __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned order);
+void __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned mt,
+		       unsigned order);
 
 /** Build the allocator now (it also builds itself on first use); 0 or -errno.
  */
@@ -198,7 +234,8 @@ int lr_pagealloc_init(void);
 /**
  * Allocate a block of 2^order pages on a node (LR_SOCKET_ID_ANY: the
  * caller's), with LR_ALLOC_* flags. NULL + lr_errno on failure.
- * Fast path: an lcore, order < LR_PCP_ORDERS, flags 0 or THISNODE.
+ * Fast path: an lcore, order < LR_PCP_ORDERS, flags among THISNODE and
+ * PINNED.
  */
 static inline struct lr_page *
 lr_alloc_pages(int node, unsigned order, unsigned flags)
@@ -207,14 +244,15 @@ lr_alloc_pages(int node, unsigned order, unsigned flags)
 
 	if (!LR_PAGEALLOC_DEBUG && lr_likely(lcore < LR_MAX_LCORE) &&
 	    lr_likely(order < LR_PCP_ORDERS) &&
-	    lr_likely((flags & ~LR_ALLOC_THISNODE) == 0)) {
+	    lr_likely((flags & ~(LR_ALLOC_THISNODE | LR_ALLOC_PINNED)) == 0)) {
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 		unsigned nid = node == LR_SOCKET_ID_ANY
 				   ? (unsigned)pc->local_node
 				   : (unsigned)node;
+		unsigned mt = (flags / LR_ALLOC_PINNED) & 1; /* LR_MT_PINNED */
 
 		if (lr_likely(nid < LR_MAX_NUMA_NODES)) {
-			struct lr_pa_pcp_list *l = &pc->list[nid][order];
+			struct lr_pa_pcp_list *l = &pc->list[nid][mt][order];
 			struct lr_page *p = l->head;
 
 			if (lr_likely(p != NULL)) {
@@ -255,20 +293,19 @@ lr_free_pages(struct lr_page *page, unsigned order)
 		uint64_t bad =
 		    ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^ want) |
 		    (uintptr_t)page->owner;
-		unsigned pb = (unsigned)(off >> (6 + LR_PAGEBLOCK_ORDER));
+		unsigned mt = lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
 
-		if (lr_likely(bad == 0) &&
-		    lr_likely(lr_pa_pb_mt[pb] == LR_MT_MOVABLE)) {
+		if (lr_likely(bad == 0) && lr_likely(mt < LR_PCP_TYPES)) {
 			struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 			unsigned node = page->st.s.node;
-			struct lr_pa_pcp_list *l = &pc->list[node][order];
+			struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
 			page->st.s.flags = LR_PG_PCP;
 			page->next = l->head;
 			l->head = page;
 			pc->stats.free[order]++;
 			if (lr_unlikely(++l->count > l->high))
-				__lr_pa_pcp_drain(lcore, node, order);
+				__lr_pa_pcp_drain(lcore, node, mt, order);
 			return;
 		}
 	}

@@ -16,7 +16,6 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +28,6 @@
 #define PP_POISON	 0x5aU
 #define PP_POISON64	 0x5a5a5a5a5a5a5a5aULL
 #define PP_MAX_POOL_SIZE (1u << 24)
-#define REC_NONE	 UINT32_MAX
 
 static pthread_mutex_t pool_list_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lr_page_pool *pool_list; /* every pool not yet freed */
@@ -75,63 +73,40 @@ page_bytes(const struct lr_page_pool *pool)
 		}                                                              \
 	} while (0)
 
-/* ---- records ------------------------------------------------------ */
+/* ---- the pool's pages ------------------------------------------------ */
 
-/* The record of page if it is one of pool's, else NULL. */
-static struct lr_page_pool_page *
-rec_of_pool(const struct lr_page_pool *pool, const struct lr_page *page)
+/* Is page a descriptor of the allocator tagged as one of pool's pages (in
+ * the pool or handed out)? */
+static int
+is_pool_page(const struct lr_page_pool *pool, const struct lr_page *page)
 {
-	struct lr_page_pool_page *rec;
+	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
 
-	if (page == NULL || page->user >= pool->pool_size)
-		return NULL;
-	rec = &pool->recs[page->user];
-	if (rec->page != page || rec->pool != pool)
-		return NULL;
-	return rec;
+	return page != NULL && off < lr_pa_desc_bytes &&
+	       (off & (sizeof(*page) - 1)) == 0 && page->owner == pool &&
+	       page->st.s.flags == LR_PG_ALLOC;
 }
 
-/* The free-record list lock: held for a few stores, so a spinlock. */
-static void
-rec_lock(const struct lr_page_pool *pool)
+/* Tag an allocated block as the pool's, or untag it before it is freed
+ * (lr_page_set_owner() without its checks: the pool allocated the block). */
+static inline void
+tag(struct lr_page_pool *pool, struct lr_page *page)
 {
-	atomic_flag *l = (atomic_flag *)&pool->rec_lock;
-
-	while (atomic_flag_test_and_set_explicit(l, memory_order_acquire))
-		sched_yield();
+	page->owner = pool;
+	page->owner_name = pool->name;
 }
 
-static void
-rec_unlock(const struct lr_page_pool *pool)
+static inline void
+untag(struct lr_page *page)
 {
-	atomic_flag_clear_explicit((atomic_flag *)&pool->rec_lock,
-				   memory_order_release);
+	page->owner = NULL;
+	page->owner_name = NULL;
 }
 
-/* Take n records (n <= free records, guaranteed by the reservation). */
-static void
-recs_take(struct lr_page_pool *pool, struct lr_page_pool_page **out, unsigned n)
+static inline int
+is_foreign(const struct lr_page_pool *pool, const struct lr_page *page)
 {
-	rec_lock(pool);
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t idx = pool->rec_free;
-
-		out[i] = &pool->recs[idx];
-		pool->rec_free = out[i]->next_free;
-	}
-	pool->rec_nfree -= n;
-	rec_unlock(pool);
-}
-
-static void
-rec_give(struct lr_page_pool *pool, struct lr_page_pool_page *rec)
-{
-	rec->page = NULL;
-	rec_lock(pool);
-	rec->next_free = pool->rec_free;
-	pool->rec_free = (uint32_t)(rec - pool->recs);
-	pool->rec_nfree++;
-	rec_unlock(pool);
+	return lr_page_node(page) != pool->nid;
 }
 
 /* ---- checked pools ------------------------------------------------- */
@@ -171,7 +146,8 @@ poison_broken(const struct lr_page_pool *pool, const struct lr_page *page)
 	return -1;
 }
 
-static uint64_t
+/* FNV-1a over the page's words, folded to the 32 bits of pp_sum. */
+static uint32_t
 checksum(const struct lr_page_pool *pool, const struct lr_page *page)
 {
 	const uint64_t *w = lr_page_address(page);
@@ -180,7 +156,7 @@ checksum(const struct lr_page_pool *pool, const struct lr_page *page)
 
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ w[i]) * 0x100000001b3ULL;
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
 /* State a page is handed out in. */
@@ -196,53 +172,50 @@ alloc_state(const struct lr_page_pool *pool)
 static void
 check_alloc(struct lr_page_pool *pool, struct lr_page *page)
 {
-	struct lr_page_pool_page *rec = rec_of_pool(pool, page);
 	long off;
 
-	if (rec == NULL) {
+	if (!is_pool_page(pool, page)) {
 		report(pool,
 		       "alloc found page %p, not one of this pool's, "
 		       "in its cache",
 		       (void *)page);
 		return;
 	}
-	if (rec->state != LR_PP_STATE_POOL)
+	if (page->pp_state != LR_PP_STATE_POOL)
 		report(pool, "alloc of page %p that is %s, not in the pool",
-		       (void *)page, state_name(rec->state));
+		       (void *)page, state_name(page->pp_state));
 	off = poison_broken(pool, page);
 	if (off >= 0)
 		report(pool,
 		       "page %p was written at +%ld while in the pool "
 		       "(after its put)",
 		       (void *)page, off);
-	rec->state = alloc_state(pool);
-	if (rec->state == LR_PP_STATE_DEVICE)
-		rec->sum = checksum(pool, page);
+	page->pp_state = alloc_state(pool);
+	if (page->pp_state == LR_PP_STATE_DEVICE)
+		page->pp_sum = checksum(pool, page);
 }
 
 /* 0 if page may be put into pool, -EINVAL after a report. */
 static int
 check_put(struct lr_page_pool *pool, struct lr_page *page)
 {
-	struct lr_page_pool_page *rec = rec_of_pool(pool, page);
-
-	if (rec == NULL) {
+	if (!is_pool_page(pool, page)) {
 		report(pool,
 		       "put of page %p that is not one of this pool's "
 		       "(refused)",
 		       (void *)page);
 		return -EINVAL;
 	}
-	if (rec->state == LR_PP_STATE_POOL) {
+	if (page->pp_state == LR_PP_STATE_POOL) {
 		report(pool,
 		       "put of page %p that is already in the pool "
 		       "(double put, refused)",
 		       (void *)page);
 		return -EINVAL;
 	}
-	if (rec->state == LR_PP_STATE_DEVICE &&
+	if (page->pp_state == LR_PP_STATE_DEVICE &&
 	    pool->p.dma_dir == LR_DMA_TO_DEVICE &&
-	    rec->sum != checksum(pool, page))
+	    page->pp_sum != checksum(pool, page))
 		report(pool,
 		       "page %p was written by the CPU while the device "
 		       "owned it (seen at put)",
@@ -316,9 +289,8 @@ unref(struct lr_page_pool *pool, long n)
 /* Make page (just allocated, reference reserved) a page of the pool; 0, or
  * -errno after giving the page back (the reference is then the caller's to
  * drop). */
-static int
-enter(struct lr_page_pool *pool, struct lr_page *page,
-      struct lr_page_pool_page *rec)
+static inline int
+enter(struct lr_page_pool *pool, struct lr_page *page)
 {
 	uint64_t dma = lr_page_iova(page);
 
@@ -331,17 +303,12 @@ enter(struct lr_page_pool *pool, struct lr_page *page,
 			       "page pool '%s': map of page %p failed: %s\n",
 			       pool->name, (void *)page, lr_strerror(-ret));
 			lr_free_pages(page, pool->order);
-			rec_give(pool, rec);
 			return ret;
 		}
 	}
-	rec->pool = pool;
-	rec->page = page;
-	rec->dma = dma;
-	rec->state = LR_PP_STATE_POOL;
-	rec->foreign = lr_page_node(page) != pool->nid;
-	page->user = (uint32_t)(rec - pool->recs);
-	if (lr_unlikely(rec->foreign)) {
+	page->dma_addr = dma;
+	page->pp_state = LR_PP_STATE_POOL;
+	if (lr_unlikely(is_foreign(pool, page))) {
 		atomic_fetch_add(&pool->foreign, 1);
 		atomic_store(&pool->put_lcore, LR_PP_NO_LCORE);
 	}
@@ -351,7 +318,7 @@ enter(struct lr_page_pool *pool, struct lr_page *page,
 					pool->p.max_len, pool->p.dma_dir);
 	if (pool->checked)
 		poison(pool, page);
-	lr_page_set_owner(page, pool, pool->name);
+	tag(pool, page);
 	return 0;
 }
 
@@ -360,15 +327,13 @@ enter(struct lr_page_pool *pool, struct lr_page *page,
 static void
 release(struct lr_page_pool *pool, struct lr_page *page)
 {
-	struct lr_page_pool_page *rec = lr_page_pool_page_rec(pool, page);
-	uint32_t foreign = rec->foreign;
+	int foreign = is_foreign(pool, page);
 
 	if ((pool->flags & LR_PP_FLAG_DMA_MAP) && pool->p.unmap != NULL)
-		pool->p.unmap(pool->p.cb_arg, page, pool->order, rec->dma,
+		pool->p.unmap(pool->p.cb_arg, page, pool->order, page->dma_addr,
 			      pool->p.dma_dir);
-	lr_page_set_owner(page, NULL, NULL);
+	untag(page);
 	lr_free_pages(page, pool->order);
-	rec_give(pool, rec);
 	if (lr_unlikely(foreign))
 		atomic_fetch_sub(&pool->foreign, 1);
 	unref(pool, 1);
@@ -434,7 +399,6 @@ static struct lr_page *
 refill_from_allocator(struct lr_page_pool *pool)
 {
 	struct lr_page *pages[LR_PP_REFILL];
-	struct lr_page_pool_page *recs[LR_PP_REFILL];
 	unsigned want, got, k = 0;
 
 	want = reserve(pool, LR_PP_REFILL);
@@ -451,9 +415,8 @@ refill_from_allocator(struct lr_page_pool *pool)
 		lr_errno = ENOMEM;
 		return NULL;
 	}
-	recs_take(pool, recs, got);
 	for (unsigned i = 0; i < got; i++) {
-		if (enter(pool, pages[i], recs[i]) < 0) {
+		if (enter(pool, pages[i]) < 0) {
 			unref(pool, 1);
 			continue;
 		}
@@ -491,7 +454,6 @@ refill(struct lr_page_pool *pool)
 static struct lr_page *
 alloc_remote(struct lr_page_pool *pool)
 {
-	struct lr_page_pool_page *rec;
 	struct lr_page *page;
 	void *obj;
 
@@ -509,8 +471,7 @@ alloc_remote(struct lr_page_pool *pool)
 		lr_errno = ENOMEM;
 		return NULL;
 	}
-	recs_take(pool, &rec, 1);
-	if (enter(pool, page, rec) < 0) {
+	if (enter(pool, page) < 0) {
 		unref(pool, 1);
 		lr_errno = ENOMEM;
 		return NULL;
@@ -573,23 +534,19 @@ put_prepare(struct lr_page_pool *pool, struct lr_page *page,
 	}
 	if (lr_unlikely(atomic_load_explicit(&pool->foreign,
 					     memory_order_relaxed) != 0) &&
-	    lr_page_pool_page_rec(pool, page)->foreign) {
+	    is_foreign(pool, page)) {
 		LSTAT_ADD(pool, waive, 1);
 		release(pool, page);
 		return 0;
 	}
 	if ((pool->flags & LR_PP_FLAG_DMA_SYNC_DEV) &&
-	    pool->p.sync_for_device != NULL) {
-		struct lr_page_pool_page *rec =
-		    lr_page_pool_page_rec(pool, page);
-
+	    pool->p.sync_for_device != NULL)
 		pool->p.sync_for_device(
-		    pool->p.cb_arg, rec->dma + pool->p.offset,
+		    pool->p.cb_arg, page->dma_addr + pool->p.offset,
 		    LR_MIN(dma_sync_len, pool->p.max_len), pool->p.dma_dir);
-	}
 	if (pool->checked) {
 		poison(pool, page);
-		lr_page_pool_page_rec(pool, page)->state = LR_PP_STATE_POOL;
+		page->pp_state = LR_PP_STATE_POOL;
 	}
 	return 1;
 }
@@ -680,32 +637,29 @@ int
 lr_page_pool_sync_for_cpu(struct lr_page_pool *pool, struct lr_page *page,
 			  unsigned off, unsigned len)
 {
-	struct lr_page_pool_page *rec = lr_page_pool_page_rec(pool, page);
-
 	if (pool->checked) {
-		rec = rec_of_pool(pool, page);
-		if (rec == NULL) {
+		if (!is_pool_page(pool, page)) {
 			report(pool,
 			       "sync_for_cpu of page %p that is not "
 			       "one of this pool's",
 			       (void *)page);
 			return -EINVAL;
 		}
-		if (rec->state != LR_PP_STATE_DEVICE) {
+		if (page->pp_state != LR_PP_STATE_DEVICE) {
 			report(pool, "sync_for_cpu of page %p that is %s",
-			       (void *)page, state_name(rec->state));
+			       (void *)page, state_name(page->pp_state));
 			return -EINVAL;
 		}
 		if (pool->p.dma_dir == LR_DMA_TO_DEVICE &&
-		    rec->sum != checksum(pool, page))
+		    page->pp_sum != checksum(pool, page))
 			report(pool,
 			       "page %p was written by the CPU while "
 			       "the device owned it",
 			       (void *)page);
-		rec->state = LR_PP_STATE_CPU;
+		page->pp_state = LR_PP_STATE_CPU;
 	}
 	if (pool->p.sync_for_cpu != NULL)
-		pool->p.sync_for_cpu(pool->p.cb_arg, rec->dma + off, len,
+		pool->p.sync_for_cpu(pool->p.cb_arg, page->dma_addr + off, len,
 				     pool->p.dma_dir);
 	return 0;
 }
@@ -714,28 +668,25 @@ int
 lr_page_pool_sync_for_device(struct lr_page_pool *pool, struct lr_page *page,
 			     unsigned off, unsigned len)
 {
-	struct lr_page_pool_page *rec = lr_page_pool_page_rec(pool, page);
-
 	if (pool->checked) {
-		rec = rec_of_pool(pool, page);
-		if (rec == NULL) {
+		if (!is_pool_page(pool, page)) {
 			report(pool,
 			       "sync_for_device of page %p that is not "
 			       "one of this pool's",
 			       (void *)page);
 			return -EINVAL;
 		}
-		if (rec->state != LR_PP_STATE_CPU) {
+		if (page->pp_state != LR_PP_STATE_CPU) {
 			report(pool, "sync_for_device of page %p that is %s",
-			       (void *)page, state_name(rec->state));
+			       (void *)page, state_name(page->pp_state));
 			return -EINVAL;
 		}
-		rec->state = LR_PP_STATE_DEVICE;
-		rec->sum = checksum(pool, page);
+		page->pp_state = LR_PP_STATE_DEVICE;
+		page->pp_sum = checksum(pool, page);
 	}
 	if (pool->p.sync_for_device != NULL)
-		pool->p.sync_for_device(pool->p.cb_arg, rec->dma + off, len,
-					pool->p.dma_dir);
+		pool->p.sync_for_device(pool->p.cb_arg, page->dma_addr + off,
+					len, pool->p.dma_dir);
 	return 0;
 }
 
@@ -743,12 +694,9 @@ int
 lr_page_pool_page_state(const struct lr_page_pool *pool,
 			const struct lr_page *page)
 {
-	const struct lr_page_pool_page *rec;
-
-	if (!pool->checked)
+	if (!pool->checked || !is_pool_page(pool, page))
 		return -EINVAL;
-	rec = rec_of_pool(pool, page);
-	return rec != NULL ? (int)rec->state : -EINVAL;
+	return (int)page->pp_state;
 }
 
 /* ---- shrinking ------------------------------------------------------ */
@@ -981,15 +929,6 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	if (pool->lstats == NULL)
 		goto free_pool;
 	memset(pool->lstats, 0, (LR_MAX_LCORE + 1) * sizeof(*pool->lstats));
-	pool->recs = calloc(pool->pool_size, sizeof(*pool->recs));
-	if (pool->recs == NULL)
-		goto free_lstats;
-	for (unsigned i = 0; i < pool->pool_size; i++)
-		pool->recs[i].next_free =
-		    i + 1 < pool->pool_size ? i + 1 : REC_NONE;
-	pool->rec_free = 0;
-	pool->rec_nfree = pool->pool_size;
-	atomic_flag_clear(&pool->rec_lock);
 	snprintf(rname, sizeof(rname), "pp.ring.%u", seq);
 	pool->ring = lr_ring_create(
 	    rname, params->ring_size ? params->ring_size : pool->pool_size,
@@ -997,7 +936,7 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	if (pool->ring == NULL) {
 		LR_LOG(ERR, PAGEALLOC, "page pool '%s': recycle ring: %s\n",
 		       name, lr_strerror(lr_errno));
-		goto free_recs;
+		goto free_lstats;
 	}
 	if (!pool->checked) {
 		atomic_store(&pool->alloc_lcore, owner);
@@ -1010,8 +949,6 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	pthread_mutex_unlock(&pool_list_lock);
 	return pool;
 
-free_recs:
-	free(pool->recs);
 free_lstats:
 	free(pool->lstats);
 free_pool:
@@ -1035,7 +972,6 @@ free_pool(struct lr_page_pool *pool)
 		}
 	pthread_mutex_unlock(&pool_list_lock);
 	lr_ring_free(pool->ring);
-	free(pool->recs);
 	free(pool->lstats);
 	free(pool);
 }
@@ -1113,7 +1049,6 @@ int
 lr_page_pool_validate(const struct lr_page_pool *pool)
 {
 	struct lr_page_pool_stats s;
-	unsigned nfree;
 	int bad = 0;
 
 #define FAIL(fmt, ...)                                                         \
@@ -1138,27 +1073,20 @@ lr_page_pool_validate(const struct lr_page_pool *pool)
 		FAIL("held %" PRIu64 " != cached %" PRIu64 " + ring %" PRIu64
 		     " + in flight %" PRIu64 "\n",
 		     s.held, s.cached, s.ringed, s.in_flight);
-	rec_lock(pool);
-	nfree = pool->rec_nfree;
-	rec_unlock(pool);
-	if (pool->pool_size - nfree != s.held)
-		FAIL("%u page records in use != %" PRIu64 " pages held\n",
-		     pool->pool_size - nfree, s.held);
 	if (atomic_load(&pool->foreign) > s.held)
 		FAIL("%u pages of another node > %" PRIu64 " held\n",
 		     atomic_load(&pool->foreign), s.held);
 	for (unsigned i = 0; i < pool->count && i < LR_PP_CACHE_SIZE; i++) {
-		const struct lr_page_pool_page *rec =
-		    rec_of_pool(pool, pool->cache[i]);
+		const struct lr_page *pg = pool->cache[i];
 
-		if (rec == NULL) {
+		if (!is_pool_page(pool, pg)) {
 			FAIL("cache[%u] = page %p is not the pool's\n", i,
-			     (void *)pool->cache[i]);
+			     (void *)pg);
 			continue;
 		}
-		if (pool->checked && rec->state != LR_PP_STATE_POOL)
-			FAIL("cache[%u] = page %p is %s\n", i,
-			     (void *)pool->cache[i], state_name(rec->state));
+		if (pool->checked && pg->pp_state != LR_PP_STATE_POOL)
+			FAIL("cache[%u] = page %p is %s\n", i, (void *)pg,
+			     state_name(pg->pp_state));
 	}
 #undef FAIL
 	return bad ? -EINVAL : 0;

@@ -840,8 +840,7 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 	struct lr_pagealloc_stats *st = pc ? &pc->stats : &pa.shared_stats;
 	unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
 	bool reserve = (flags & LR_ALLOC_RESERVE) != 0;
-	bool use_pcp = pc != NULL && order < LR_PCP_ORDERS &&
-		       mt == LR_MT_MOVABLE && !reserve;
+	bool use_pcp = pc != NULL && order < LR_PCP_ORDERS && !reserve;
 	int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
 	const uint8_t *zl = pa.zonelist[nid];
 	unsigned nzl = pa.zonelist_len[nid], got = 0;
@@ -865,7 +864,7 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 			struct zone *z = &pa.zones[zl[i]];
 
 			if (use_pcp)
-				got += pa_pcp_take(z, pc, order, n - got,
+				got += pa_pcp_take(z, pc, mt, order, n - got,
 						   out + got, mark);
 			else
 				got += zone_take(z, order, mt, reserve, n - got,
@@ -893,8 +892,7 @@ __lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
 	 * reserve, the nearest zone above its low watermark. */
 	if (!LR_PAGEALLOC_DEBUG &&
 	    (flags & (LR_ALLOC_ZERO | LR_ALLOC_RESERVE)) == 0 &&
-	    (order >= LR_PCP_ORDERS || (flags & LR_ALLOC_PINNED) ||
-	     lr_lcore_id() >= LR_MAX_LCORE)) {
+	    (order >= LR_PCP_ORDERS || lr_lcore_id() >= LR_MAX_LCORE)) {
 		int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
 		unsigned zid = pa.zonelist[nid][0];
 		struct lr_pagealloc_stats *st = pa_stats();
@@ -927,15 +925,18 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 		return 0;
 	}
 	if (!LR_PAGEALLOC_DEBUG && lcore < LR_MAX_LCORE &&
-	    order < LR_PCP_ORDERS && (flags & ~LR_ALLOC_THISNODE) == 0) {
+	    order < LR_PCP_ORDERS &&
+	    (flags & ~(LR_ALLOC_THISNODE | LR_ALLOC_PINNED)) == 0) {
 		/* As the single fast path, one list pop per block. */
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 		unsigned nid = node == LR_SOCKET_ID_ANY
 				   ? (unsigned)pc->local_node
 				   : (unsigned)node;
+		unsigned mt =
+		    (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
 
 		if (nid < LR_MAX_NUMA_NODES) {
-			struct lr_pa_pcp_list *l = &pc->list[nid][order];
+			struct lr_pa_pcp_list *l = &pc->list[nid][mt][order];
 			struct lr_page *p = l->head;
 
 			while (got < n && p != NULL) {
@@ -967,18 +968,20 @@ pa_free_block(struct lr_page *page, unsigned order)
 
 	if (LR_PAGEALLOC_DEBUG)
 		pa_poison(page, order);
+	unsigned mt = pb_mt(page);
+
 	if (lcore < LR_MAX_LCORE && order < LR_PCP_ORDERS &&
-	    pb_mt(page) == LR_MT_MOVABLE) {
+	    mt < LR_PCP_TYPES) {
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 		unsigned node = page->st.s.node;
-		struct lr_pa_pcp_list *l = &pc->list[node][order];
+		struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
 		page->st.word = lr_pa_mkstate(LR_PG_PCP, 0, order, node);
 		page->next = l->head;
 		l->head = page;
 		pc->stats.free[order]++;
 		if (++l->count > l->high)
-			__lr_pa_pcp_drain(lcore, node, order);
+			__lr_pa_pcp_drain(lcore, node, mt, order);
 		return;
 	}
 	struct zone *z = page_zone(page);
@@ -1035,8 +1038,8 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 	struct lr_page *head = NULL;
 	uint32_t count = 0;
 
-	/* The list of the current node lives in registers; it is written
-	 * back when the node changes and at the end. */
+	/* The list of the current node and type lives in registers; it is
+	 * written back when they change and at the end. */
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_page *page = pages[i];
 		uintptr_t off = (uintptr_t)page - base;
@@ -1044,21 +1047,22 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		if (lr_likely(off < bytes &&
 			      (off & (sizeof(*page) - 1)) == 0)) {
 			uint64_t st = page->st.word;
+			unsigned mt = pbmt[off >> (DESC_SHIFT + PB_ORDER)];
 
 			if (lr_likely((((st & ~NODE_MASK_STATE) ^ want) |
 				       (uintptr_t)page->owner) == 0 &&
-				      pbmt[off >> (DESC_SHIFT + PB_ORDER)] ==
-					  LR_MT_MOVABLE)) {
+				      mt < LR_PCP_TYPES)) {
 				unsigned node = page->st.s.node;
+				unsigned key = node * LR_PCP_TYPES + mt;
 
-				if (lr_unlikely(node != cur)) {
+				if (lr_unlikely(key != cur)) {
 					if (l != NULL) {
 						l->head = head;
 						l->count = count;
 						over |= count > l->high;
 					}
-					cur = node;
-					l = &pc->list[node][order];
+					cur = key;
+					l = &pc->list[node][mt][order];
 					head = l->head;
 					count = l->count;
 				}
@@ -1088,10 +1092,13 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 	pc->stats.free[order] += freed;
 	if (lr_unlikely(over)) {
 		for (int nd = 0; nd < LR_MAX_NUMA_NODES; nd++) {
-			struct lr_pa_pcp_list *l = &pc->list[nd][order];
+			for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
+				struct lr_pa_pcp_list *l =
+				    &pc->list[nd][t][order];
 
-			while (l->count > l->high) {
-				__lr_pa_pcp_drain(lcore, (unsigned)nd, order);
+				while (l->count > l->high)
+					__lr_pa_pcp_drain(lcore, (unsigned)nd,
+							  t, order);
 			}
 		}
 	}

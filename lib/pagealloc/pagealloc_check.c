@@ -464,10 +464,13 @@ lr_pagealloc_validate(void)
 			      "says %lu\n",
 			      n, buddy, z->free_pages);
 		/* Every lcore's lists for this zone (quiescent lcores). */
-		for (unsigned l = 0; l < LR_MAX_LCORE; l++) {
+		for (unsigned lt = 0; lt < LR_MAX_LCORE * LR_PCP_TYPES; lt++) {
+			unsigned l = lt / LR_PCP_TYPES;
+
 			for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
 				struct lr_pa_pcp_list *pl =
-				    &lr_pa_lcores[l].list[n][o];
+				    &lr_pa_lcores[l]
+					 .list[n][lt % LR_PCP_TYPES][o];
 				unsigned long cnt = 0;
 				uint64_t want =
 				    lr_pa_mkstate(LR_PG_PCP, 0, o, (unsigned)n);
@@ -658,11 +661,13 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 			zi->nr_free[o][mt] = z->area[o].nr[mt];
 	pa_unlock(&z->lock);
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
-		for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
-			zi->pcp += (unsigned long)__atomic_load_n(
-				       &lr_pa_lcores[l].list[node][o].count,
-				       __ATOMIC_RELAXED)
-				   << o;
+		for (unsigned t = 0; t < LR_PCP_TYPES; t++)
+			for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
+				zi->pcp +=
+				    (unsigned long)__atomic_load_n(
+					&lr_pa_lcores[l].list[node][t][o].count,
+					__ATOMIC_RELAXED)
+				    << o;
 	return 0;
 }
 

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Per-lcore page lists (the kernel's per-cpu pages): each lcore owns, per
- * zone, a LIFO list of free blocks for orders 0..LR_PCP_ORDERS-1. The
+ * zone and per migratetype with lists (movable, pinned), a LIFO list of
+ * free blocks for orders 0..LR_PCP_ORDERS-1. As in the kernel, a list's
+ * type is the type its blocks were taken for; a block freed goes to the
+ * list of its pageblock's type, and a drain gives it to the free lists of
+ * that type (a pageblock stolen meanwhile just changes where it goes). The
  * inline paths in lr_pagealloc.h pop and push without lock or atomic; this
  * file refills an empty list with `batch` blocks in one locked pass over
  * the zone (the kernel's rmqueue_bulk) and drains `batch` blocks of a list
@@ -26,11 +30,11 @@ pcp_push(struct lr_pa_pcp_list *l, struct lr_page *p, unsigned order,
 	l->count++;
 }
 
-/* Move up to count blocks of one order from zone z onto list l while the
- * zone stays above mark; returns blocks moved. */
+/* Move up to count blocks of one order and type from zone z onto list l
+ * while the zone stays above mark; returns blocks moved. */
 static unsigned
-refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned order, unsigned count,
-       int mark, struct lr_pagealloc_stats *st)
+refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned mt, unsigned order,
+       unsigned count, int mark, struct lr_pagealloc_stats *st)
 {
 	unsigned node = (unsigned)z->node, got = 0;
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
@@ -49,7 +53,7 @@ refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned order, unsigned count,
 		if (t >= MAX_ORDER)
 			t = MAX_ORDER - 1;
 		for (;; t--) {
-			b = pa_rmqueue(z, t, LR_MT_MOVABLE, false, st);
+			b = pa_rmqueue(z, t, mt, false, st);
 			if (b != NULL || t == order)
 				break;
 		}
@@ -81,10 +85,10 @@ refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned order, unsigned count,
 }
 
 unsigned
-pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order, unsigned n,
-	    struct lr_page **out, int mark)
+pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt, unsigned order,
+	    unsigned n, struct lr_page **out, int mark)
 {
-	struct lr_pa_pcp_list *l = &pc->list[z->node][order];
+	struct lr_pa_pcp_list *l = &pc->list[z->node][mt][order];
 	unsigned got = 0;
 
 	for (;;) {
@@ -112,43 +116,72 @@ pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order, unsigned n,
 
 		if (want < l->batch)
 			want = l->batch;
-		if (refill(z, l, order, want, mark, &pc->stats) == 0)
+		if (refill(z, l, mt, order, want, mark, &pc->stats) == 0)
 			break;
 	}
 	return got;
 }
 
 /* Give count blocks of list l back to zone z, one locked pass per 64.
- * The blocks are unlinked first, outside the lock, while their buddies'
- * descriptors are prefetched: merging then finds them in cache. */
+ *
+ * The blocks are unlinked first, outside the lock, and merged among
+ * themselves there: they are this lcore's, in no zone list, so two that are
+ * buddies become one block of the next order without a free-list removal.
+ * A burst freed in address order (either way) sits on the list as a run,
+ * so the run of up to 64 blocks leaves as a few large blocks: the zone pass
+ * then does a few merges with the zone's free blocks instead of one list
+ * insertion and one removal per block. Merging stops below the pageblock
+ * order (above it, buddies may differ in type; the zone pass decides).
+ * The buddies of what is left are prefetched before the lock is taken. */
 void
 pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 		  unsigned count)
 {
+	const uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)z->node);
+
 	while (count > 0 && l->head != NULL) {
 		struct lr_page *v[64], *p = l->head;
-		unsigned n = 0;
+		uint8_t vo[64];
+		unsigned n = 0, taken = 0;
 
-		while (n < LR_DIM(v) && n < count && p != NULL) {
-			__builtin_prefetch(buddy_of(p, order));
-			v[n++] = p;
+		/* A stack of blocks: a new block that is the buddy of the
+		 * top (same order) merges with it, and so on down. */
+		while (taken < LR_DIM(v) && taken < count && p != NULL) {
+			struct lr_page *b = p;
+			unsigned o = order;
+
 			p = p->next;
+			taken++;
+			while (n > 0 && vo[n - 1] == o && o < PB_ORDER &&
+			       buddy_of(b, o) == v[n - 1]) {
+				struct lr_page *hi =
+				    b > v[n - 1] ? b : v[n - 1];
+
+				hi->st.word = tail;
+				b = b < v[n - 1] ? b : v[n - 1];
+				n--;
+				o++;
+			}
+			v[n] = b;
+			vo[n++] = (uint8_t)o;
 		}
 		l->head = p;
-		l->count -= n;
-		count -= n;
+		l->count -= taken;
+		count -= taken;
+		for (unsigned i = 0; i < n; i++)
+			__builtin_prefetch(buddy_of(v[i], vo[i]));
 		pa_lock(&z->lock);
 		for (unsigned i = 0; i < n; i++)
-			pa_free_one(z, v[i], order);
+			pa_free_one(z, v[i], vo[i]);
 		pa_unlock(&z->lock);
 	}
 }
 
 void
-__lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned order)
+__lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned mt, unsigned order)
 {
 	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
-	struct lr_pa_pcp_list *l = &pc->list[node][order];
+	struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
 	pa_pcp_drain_list(&pa.zones[node], l, order, l->batch);
 	pc->stats.drain++;
@@ -169,14 +202,17 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		if (!pa.zones[n].present)
 			continue;
-		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
-			struct lr_pa_pcp_list *l = &pc->list[n][o];
+		for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
+			for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
+				struct lr_pa_pcp_list *l = &pc->list[n][t][o];
 
-			if (l->count == 0)
-				continue;
-			pa_pcp_drain_list(&pa.zones[n], l, o, l->count);
-			/* Counted on the drained lcore: its owner is idle. */
-			pc->stats.drain++;
+				if (l->count == 0)
+					continue;
+				pa_pcp_drain_list(&pa.zones[n], l, o, l->count);
+				/* Counted on the drained lcore: its owner
+				 * is idle. */
+				pc->stats.drain++;
+			}
 		}
 	}
 }
@@ -195,15 +231,21 @@ pa_pcp_init_lcore(struct lr_pa_lcore *pc)
 		const struct zone *z = &pa.zones[n];
 
 		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
-			struct lr_pa_pcp_list *l = &pc->list[n][o];
-			unsigned batch = z->batch >> o, high = z->high >> o;
+			/* Blocks per batch and high: the order-0 figures
+			 * >> order, order 4 keeping order 3's counts. */
+			unsigned s = o < 3 ? o : 3;
+			unsigned batch = z->batch >> s, high = z->high >> s;
 
 			if (batch < 2)
 				batch = 2;
 			if (high < 2 * batch)
 				high = 2 * batch;
-			l->batch = (uint16_t)batch;
-			l->high = (uint16_t)high;
+			for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
+				struct lr_pa_pcp_list *l = &pc->list[n][t][o];
+
+				l->batch = (uint16_t)batch;
+				l->high = (uint16_t)high;
+			}
 		}
 	}
 	pc->local_node = pa.zonelist_len[node] ? pa.zonelist[node][0] : 0;

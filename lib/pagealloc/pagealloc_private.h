@@ -151,8 +151,9 @@ unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 void pa_free_block(struct lr_page *page, unsigned order);
 
 /* pagealloc_pcp.c */
-unsigned pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned order,
-		     unsigned n, struct lr_page **out, int mark);
+unsigned pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt,
+		     unsigned order, unsigned n, struct lr_page **out,
+		     int mark);
 void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 		       unsigned count);
 void pa_pcp_init_lcore(struct lr_pa_lcore *pc);

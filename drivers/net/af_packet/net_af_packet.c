@@ -18,12 +18,20 @@
  *    and issues one send(MSG_DONTWAIT) per burst. The transmit socket is
  *    bound with protocol 0, so the kernel queues no received packet to it.
  *
+ * A partly filled receive block waits for its timeout, which the kernel
+ * rounds up to a jiffy: at low rates a frame may wait that long (the price
+ * of handing packets over a block at a time). A frame longer than a ring
+ * frame minus its header (GRO on a physical NIC makes such frames: turn it
+ * off) is dropped and counted in ierrors; a VLAN tag the kernel took off
+ * is put back into the frame.
+ *
  * The driver touches only the interface named by iface=, in the calling
  * thread's network namespace: receive sockets are created with protocol 0
  * (they see nothing) and bound to that interface's index before they
  * receive. They are bound at start and closed at stop (a stopped port
- * receives nothing, as a stopped NIC); rings are created at probe so a
- * ring that cannot be mapped fails there. Promiscuous mode is a
+ * receives nothing, as a stopped NIC; a restart opens fresh ones). All
+ * rings are first created at probe, so a ring that cannot be mapped fails
+ * there. Promiscuous mode is a
  * PACKET_MR_PROMISC membership of the port's control socket, so the
  * interface leaves promiscuous mode when the port is closed (or the
  * process dies). Frames the host itself sends on IF are not received
@@ -70,43 +78,43 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 
-#define AFP_DEFAULT_BLOCKSZ 65536u
-#define AFP_DEFAULT_FRAMESZ 2048u
+#define AFP_DEFAULT_BLOCKSZ  65536u
+#define AFP_DEFAULT_FRAMESZ  2048u
 #define AFP_DEFAULT_FRAMECNT 1024u
-#define AFP_MAX_BLOCKSZ (1u << 24)
-#define AFP_MAX_RING (1ULL << 31)
+#define AFP_MAX_BLOCKSZ	     (1u << 24)
+#define AFP_MAX_RING	     (1ULL << 31)
 /* Receive block timeout: a partly filled block is handed over after it. */
 #define AFP_BLOCK_TOV_MS 1
 /* Bytes of a receive frame before the MAC header (tp_mac of an Ethernet
  * frame: TPACKET3_HDRLEN plus room so the network header is 16-aligned). */
-#define AFP_RX_MAC_OFF \
-	(TPACKET_ALIGN(TPACKET3_HDRLEN + 16) - ETH_HLEN)
+#define AFP_RX_MAC_OFF (TPACKET_ALIGN(TPACKET3_HDRLEN + 16) - ETH_HLEN)
 /* Where transmit data starts in a TPACKET_V2 frame. */
 #define AFP_TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
-#define AFP_VLAN_HLEN 4
+#define AFP_VLAN_HLEN	4
 
 struct afp_port;
 
 struct afp_rxq {
 	/* Hot: read by every burst. */
-	uint8_t *map;           /* the ring: nb_blocks blocks of block_size */
-	uint8_t *pkt;           /* next packet in the current block */
+	uint8_t *map; /* the ring: nb_blocks blocks of block_size */
+	uint8_t *pkt; /* next packet in the current block */
 	struct lr_mempool *mp;
 	uint32_t block_size;
 	uint32_t nb_blocks;
-	uint32_t cur;           /* current block */
-	uint32_t left;          /* packets left in it (0: none opened) */
+	uint32_t cur;  /* current block */
+	uint32_t left; /* packets left in it (0: none opened) */
 	uint16_t port_id;
 	/* Counters written by the polling thread only. */
 	uint64_t ipackets;
 	uint64_t ibytes;
 	uint64_t rx_nombuf;
-	uint64_t truncated;     /* longer than a ring frame: dropped */
+	uint64_t truncated; /* longer than a ring frame: dropped */
 	/* Kernel counters, accumulated by the control thread. */
 	uint64_t kernel_drops;
 	uint64_t freeze_q;
 	/* Control. */
 	int fd;
+	int bound; /* bound to the interface (receiving) */
 	size_t map_len;
 	struct afp_port *port;
 	uint16_t qid;
@@ -114,17 +122,17 @@ struct afp_rxq {
 
 struct afp_txq {
 	/* Hot. */
-	uint8_t **frames;       /* address of each ring frame */
+	uint8_t **frames; /* address of each ring frame */
 	uint32_t nb_frames;
-	uint32_t head;          /* next frame to fill */
-	uint32_t max_len;       /* longest frame accepted */
+	uint32_t head;	  /* next frame to fill */
+	uint32_t max_len; /* longest frame accepted */
 	int fd;
 	/* Counters. */
 	uint64_t opackets;
 	uint64_t obytes;
 	uint64_t oerrors;
-	uint64_t ring_full;     /* bursts that found no free frame */
-	uint64_t send_errors;   /* send() failures other than EAGAIN */
+	uint64_t ring_full;   /* bursts that found no free frame */
+	uint64_t send_errors; /* send() failures other than EAGAIN */
 	/* Control. */
 	uint8_t *map;
 	size_t map_len;
@@ -138,8 +146,8 @@ struct afp_port {
 	const char *name;
 	char iface[IFNAMSIZ];
 	int ifindex;
-	int ctl_fd;             /* ioctls and promiscuous membership */
-	int promisc;            /* membership held */
+	int ctl_fd;  /* ioctls and promiscuous membership */
+	int promisc; /* membership held */
 	unsigned qpairs;
 	uint32_t blocksz;
 	uint32_t framesz;
@@ -148,7 +156,7 @@ struct afp_port {
 };
 
 static const char *const afp_keys[] = {
-	"iface", "qpairs", "blocksz", "framesz", "framecnt", NULL,
+    "iface", "qpairs", "blocksz", "framesz", "framecnt", NULL,
 };
 
 /* ---------------------------------------------------------------------
@@ -184,9 +192,9 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	}
 	if ((h->tp_status & TP_STATUS_VLAN_VALID) && len >= ETH_HLEN) {
 		/* Rebuild the 802.1Q header the kernel took off. */
-		uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) ?
-					h->hv1.tp_vlan_tpid :
-					ETH_P_8021Q;
+		uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID)
+				    ? h->hv1.tp_vlan_tpid
+				    : ETH_P_8021Q;
 		uint16_t be_tpid = htons(tpid);
 		uint16_t be_tci = htons((uint16_t)h->hv1.tp_vlan_tci);
 
@@ -200,8 +208,8 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	m->data_len = 0;
 	/* Write the (possibly rebuilt) header then the rest, segment by
 	 * segment. */
-	const uint8_t *parts[2] = { data, NULL };
-	uint32_t plen[2] = { len, 0 };
+	const uint8_t *parts[2] = {data, NULL};
+	uint32_t plen[2] = {len, 0};
 
 	if (total != len) {
 		parts[0] = tag;
@@ -259,8 +267,10 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t n = 0;
 
 	while (n < nb_pkts) {
-		struct tpacket_block_desc *bd = (struct tpacket_block_desc *)(
-			rxq->map + (size_t)rxq->cur * rxq->block_size);
+		struct tpacket_block_desc *bd =
+		    (struct tpacket_block_desc *)(rxq->map +
+						  (size_t)rxq->cur *
+						      rxq->block_size);
 		uint32_t k, got;
 
 		if (rxq->left == 0) {
@@ -269,8 +279,8 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			      TP_STATUS_USER))
 				break;
 			rxq->left = bd->hdr.bh1.num_pkts;
-			rxq->pkt = (uint8_t *)bd +
-				   bd->hdr.bh1.offset_to_first_pkt;
+			rxq->pkt =
+			    (uint8_t *)bd + bd->hdr.bh1.offset_to_first_pkt;
 			if (lr_unlikely(rxq->left == 0)) {
 				rx_block_done(rxq, bd);
 				continue;
@@ -285,7 +295,7 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		got = 0;
 		for (uint32_t i = 0; i < k; i++) {
 			const struct tpacket3_hdr *h =
-				(const struct tpacket3_hdr *)rxq->pkt;
+			    (const struct tpacket3_hdr *)rxq->pkt;
 			struct lr_mbuf *m = pkts[n + got];
 			uint32_t len = h->tp_snaplen;
 
@@ -343,7 +353,8 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct lr_mbuf *m = pkts[i];
-		struct tpacket2_hdr *h = (struct tpacket2_hdr *)txq->frames[head];
+		struct tpacket2_hdr *h =
+		    (struct tpacket2_hdr *)txq->frames[head];
 		uint8_t *dst = (uint8_t *)h + AFP_TX_DATA_OFF;
 
 		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) !=
@@ -408,6 +419,7 @@ rxq_close(struct afp_rxq *rxq)
 	close(rxq->fd);
 	rxq->map = NULL;
 	rxq->fd = -1;
+	rxq->bound = 0;
 	rxq->cur = 0;
 	rxq->left = 0;
 	rxq->pkt = NULL;
@@ -449,10 +461,11 @@ packet_socket(const struct afp_port *pp, const char *what, uint16_t q)
 		int err = errno;
 
 		LR_LOG(ERR, PMD,
-		       "%s: iface: cannot open a packet socket for %s queue %u on '%s': %s%s\n",
+		       "%s: iface: cannot open a packet socket for %s queue %u "
+		       "on '%s': %s%s\n",
 		       pp->name, what, q, pp->iface, strerror(err),
-		       err == EPERM || err == EACCES ? " (needs CAP_NET_RAW)" :
-						       "");
+		       err == EPERM || err == EACCES ? " (needs CAP_NET_RAW)"
+						     : "");
 		return -err;
 	}
 	return fd;
@@ -488,11 +501,11 @@ rxq_open(struct afp_port *pp, uint16_t q)
 	req.tp_frame_nr = pp->framecnt;
 	req.tp_block_nr = pp->framecnt / (pp->blocksz / pp->framesz);
 	req.tp_retire_blk_tov = AFP_BLOCK_TOV_MS;
-	if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) <
-	    0) {
+	if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0) {
 		err = errno;
 		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD, "%s: rx queue %u: cannot create the ring (%s): %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: rx queue %u: cannot create the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
 		goto close_fd;
 	}
@@ -503,7 +516,8 @@ rxq_open(struct afp_port *pp, uint16_t q)
 		err = errno;
 		rxq->map = NULL;
 		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD, "%s: rx queue %u: cannot map the ring (%s): %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: rx queue %u: cannot map the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
 		goto close_fd;
 	}
@@ -550,7 +564,8 @@ txq_open(struct afp_port *pp, uint16_t q)
 	}
 	if (set_int_opt(fd, PACKET_QDISC_BYPASS, 1) < 0)
 		LR_LOG(WARNING, PMD,
-		       "%s: tx queue %u: no PACKET_QDISC_BYPASS (%s): frames go through the qdisc\n",
+		       "%s: tx queue %u: no PACKET_QDISC_BYPASS (%s): frames "
+		       "go through the qdisc\n",
 		       pp->name, q, strerror(errno));
 	per_block = pp->blocksz / pp->framesz;
 	memset(&req, 0, sizeof(req));
@@ -558,11 +573,11 @@ txq_open(struct afp_port *pp, uint16_t q)
 	req.tp_frame_size = pp->framesz;
 	req.tp_frame_nr = pp->framecnt;
 	req.tp_block_nr = pp->framecnt / per_block;
-	if (setsockopt(fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) <
-	    0) {
+	if (setsockopt(fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) < 0) {
 		err = errno;
 		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot create the ring (%s): %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: tx queue %u: cannot create the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
 		goto close_fd;
 	}
@@ -573,14 +588,16 @@ txq_open(struct afp_port *pp, uint16_t q)
 		err = errno;
 		txq->map = NULL;
 		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot map the ring (%s): %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: tx queue %u: cannot map the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
 		goto close_fd;
 	}
 	txq->frames = malloc(sizeof(*txq->frames) * req.tp_frame_nr);
 	if (txq->frames == NULL) {
 		err = ENOMEM;
-		LR_LOG(ERR, PMD, "%s: tx queue %u: no memory for %u frame addresses\n",
+		LR_LOG(ERR, PMD,
+		       "%s: tx queue %u: no memory for %u frame addresses\n",
 		       pp->name, q, req.tp_frame_nr);
 		goto unmap_ring;
 	}
@@ -632,9 +649,11 @@ rxq_bind(struct afp_port *pp, uint16_t q)
 		       pp->name, q, pp->iface, strerror(err));
 		return -err;
 	}
+	rxq->bound = 1;
 	if (set_int_opt(rxq->fd, PACKET_IGNORE_OUTGOING, 1) < 0)
 		LR_LOG(WARNING, PMD,
-		       "%s: rx queue %u: no PACKET_IGNORE_OUTGOING (%s): frames the host sends on '%s' are received too\n",
+		       "%s: rx queue %u: no PACKET_IGNORE_OUTGOING (%s): "
+		       "frames the host sends on '%s' are received too\n",
 		       pp->name, q, strerror(errno), pp->iface);
 	return 0;
 }
@@ -657,7 +676,7 @@ fanout_join(struct afp_port *pp, uint16_t n)
 	if (setsockopt(pp->rxq[0].fd, SOL_PACKET, PACKET_FANOUT, &val,
 		       sizeof(val)) == 0 &&
 	    getsockopt(pp->rxq[0].fd, SOL_PACKET, PACKET_FANOUT, &val, &len) ==
-		    0) {
+		0) {
 		pp->fanout_id = (uint16_t)(val & 0xffff);
 	} else {
 		/* Older kernel: an id of our own, retried while refused. */
@@ -669,8 +688,8 @@ fanout_join(struct afp_port *pp, uint16_t n)
 
 			id = (id ^ (id >> 16)) & 0xffff;
 			val = id | (uint32_t)PACKET_FANOUT_HASH << 16;
-			if (setsockopt(pp->rxq[0].fd, SOL_PACKET,
-				       PACKET_FANOUT, &val, sizeof(val)) == 0) {
+			if (setsockopt(pp->rxq[0].fd, SOL_PACKET, PACKET_FANOUT,
+				       &val, sizeof(val)) == 0) {
 				pp->fanout_id = (uint16_t)id;
 				err = 0;
 				break;
@@ -681,7 +700,9 @@ fanout_join(struct afp_port *pp, uint16_t n)
 				break;
 		}
 		if (err != 0) {
-			LR_LOG(ERR, PMD, "%s: qpairs: cannot create a fanout group on '%s': %s\n",
+			LR_LOG(ERR, PMD,
+			       "%s: qpairs: cannot create a fanout group on "
+			       "'%s': %s\n",
 			       pp->name, pp->iface, strerror(err));
 			return -err;
 		}
@@ -692,7 +713,8 @@ fanout_join(struct afp_port *pp, uint16_t n)
 			       sizeof(val)) < 0) {
 			err = errno;
 			LR_LOG(ERR, PMD,
-			       "%s: rx queue %u: cannot join fanout group %u on '%s': %s\n",
+			       "%s: rx queue %u: cannot join fanout group %u "
+			       "on '%s': %s\n",
 			       pp->name, q, pp->fanout_id, pp->iface,
 			       strerror(err));
 			return -err;
@@ -781,16 +803,13 @@ static int
 afp_dev_stop(struct lr_eth_dev *dev)
 {
 	struct afp_port *pp = dev->data->dev_private;
-	int ret = 0;
 
 	/* Closing a receive socket ends its binding and fanout membership;
-	 * a fresh unbound one waits for the next start. */
-	for (uint16_t q = 0; q < pp->qpairs; q++) {
-		rxq_close(&pp->rxq[q]);
-		if (ret == 0)
-			ret = rxq_open(pp, q);
-	}
-	return ret;
+	 * the next start opens a fresh one. */
+	for (uint16_t q = 0; q < pp->qpairs; q++)
+		if (pp->rxq[q].bound)
+			rxq_close(&pp->rxq[q]);
+	return 0;
 }
 
 static int
@@ -827,7 +846,7 @@ afp_dev_start(struct lr_eth_dev *dev)
 
 	if (iface_ioctl(pp, SIOCGIFMTU, &ifr) == 0)
 		max_len = LR_MIN(max_len, (uint32_t)ifr.ifr_mtu + ETH_HLEN +
-						  AFP_VLAN_HLEN);
+					      AFP_VLAN_HLEN);
 	for (uint16_t q = 0; q < d->nb_tx_queues; q++)
 		pp->txq[q].max_len = max_len;
 	dev->rx_pkt_burst = afp_rx_burst;
@@ -874,8 +893,7 @@ afp_link_update(struct lr_eth_dev *dev, int wait)
 		       strerror(-ret));
 		return ret;
 	}
-	link->link_status = dev->data->started &&
-			    (ifr.ifr_flags & IFF_UP) &&
+	link->link_status = dev->data->started && (ifr.ifr_flags & IFF_UP) &&
 			    (ifr.ifr_flags & IFF_RUNNING);
 	link->link_duplex = 1;
 	link->link_speed = 0;
@@ -921,8 +939,8 @@ afp_mtu_set(struct lr_eth_dev *dev, uint16_t mtu)
 	}
 	for (uint16_t q = 0; q < pp->qpairs; q++)
 		pp->txq[q].max_len =
-			LR_MIN(pp->framesz - (uint32_t)AFP_TX_DATA_OFF,
-			       (uint32_t)mtu + ETH_HLEN + AFP_VLAN_HLEN);
+		    LR_MIN(pp->framesz - (uint32_t)AFP_TX_DATA_OFF,
+			   (uint32_t)mtu + ETH_HLEN + AFP_VLAN_HLEN);
 	return 0;
 }
 
@@ -974,11 +992,8 @@ afp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const afp_xstat_names[] = {
-	"rx_kernel_drops",
-	"rx_kernel_freeze_queue",
-	"rx_truncated_frames",
-	"tx_ring_full",
-	"tx_send_errors",
+    "rx_kernel_drops", "rx_kernel_freeze_queue", "rx_truncated_frames",
+    "tx_ring_full",    "tx_send_errors",
 };
 
 static int
@@ -995,7 +1010,7 @@ static int
 afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	struct afp_port *pp = dev->data->dev_private;
-	uint64_t v[LR_DIM(afp_xstat_names)] = { 0 };
+	uint64_t v[LR_DIM(afp_xstat_names)] = {0};
 
 	kernel_stats_fold(pp);
 	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
@@ -1011,19 +1026,19 @@ afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 }
 
 static const struct lr_eth_dev_ops afp_ops = {
-	.dev_start = afp_dev_start,
-	.dev_stop = afp_dev_stop,
-	.dev_close = afp_dev_close,
-	.dev_infos_get = afp_infos_get,
-	.rx_queue_setup = afp_rx_queue_setup,
-	.tx_queue_setup = afp_tx_queue_setup,
-	.link_update = afp_link_update,
-	.promiscuous_enable = afp_promisc_enable,
-	.promiscuous_disable = afp_promisc_disable,
-	.mtu_set = afp_mtu_set,
-	.stats_get = afp_stats_get,
-	.xstats_get_names = afp_xstats_get_names,
-	.xstats_get = afp_xstats_get,
+    .dev_start = afp_dev_start,
+    .dev_stop = afp_dev_stop,
+    .dev_close = afp_dev_close,
+    .dev_infos_get = afp_infos_get,
+    .rx_queue_setup = afp_rx_queue_setup,
+    .tx_queue_setup = afp_tx_queue_setup,
+    .link_update = afp_link_update,
+    .promiscuous_enable = afp_promisc_enable,
+    .promiscuous_disable = afp_promisc_disable,
+    .mtu_set = afp_mtu_set,
+    .stats_get = afp_stats_get,
+    .xstats_get_names = afp_xstats_get_names,
+    .xstats_get = afp_xstats_get,
 };
 
 /* Read and check the ring sizes; 0 or -EINVAL after logging. */
@@ -1040,7 +1055,8 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 		return ret;
 	if (!lr_is_power_of_2(bs)) {
 		LR_LOG(ERR, PMD,
-		       "%s: blocksz: bad value '%s' (expected a power of two from %ld to %u)\n",
+		       "%s: blocksz: bad value '%s' (expected a power of two "
+		       "from %ld to %u)\n",
 		       pp->name, lr_devargs_get(args, "blocksz"), page,
 		       AFP_MAX_BLOCKSZ);
 		return -EINVAL;
@@ -1050,10 +1066,11 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 	if (ret < 0)
 		return ret;
 	if (fs % TPACKET_ALIGNMENT) {
-		LR_LOG(ERR, PMD,
-		       "%s: framesz: bad value '%s' (expected a multiple of %u)\n",
-		       pp->name, lr_devargs_get(args, "framesz"),
-		       TPACKET_ALIGNMENT);
+		LR_LOG(
+		    ERR, PMD,
+		    "%s: framesz: bad value '%s' (expected a multiple of %u)\n",
+		    pp->name, lr_devargs_get(args, "framesz"),
+		    TPACKET_ALIGNMENT);
 		return -EINVAL;
 	}
 	ret = lr_devargs_get_uint(args, "framecnt", AFP_DEFAULT_FRAMECNT, 1,
@@ -1062,7 +1079,8 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 		return ret;
 	if (fc % (bs / fs) != 0) {
 		LR_LOG(ERR, PMD,
-		       "%s: framecnt: bad value '%s' (expected a multiple of blocksz/framesz = %llu/%llu = %llu frames per block)\n",
+		       "%s: framecnt: bad value '%s' (expected a multiple of "
+		       "blocksz/framesz = %llu/%llu = %llu frames per block)\n",
 		       pp->name, lr_devargs_get(args, "framecnt"),
 		       (unsigned long long)bs, (unsigned long long)fs,
 		       (unsigned long long)(bs / fs));
@@ -1070,7 +1088,8 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 	}
 	if (fc / (bs / fs) * bs > AFP_MAX_RING) {
 		LR_LOG(ERR, PMD,
-		       "%s: framecnt: bad value '%s' (a ring of %llu bytes; at most %llu)\n",
+		       "%s: framecnt: bad value '%s' (a ring of %llu bytes; at "
+		       "most %llu)\n",
 		       pp->name, lr_devargs_get(args, "framecnt"),
 		       (unsigned long long)(fc / (bs / fs) * bs),
 		       (unsigned long long)AFP_MAX_RING);
@@ -1092,7 +1111,10 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	int ret;
 
 	if (iface == NULL || iface[0] == '\0') {
-		LR_LOG(ERR, PMD, "%s: iface: missing (usage: %s,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,framecnt=C])\n",
+		LR_LOG(ERR, PMD,
+		       "%s: iface: missing (usage: "
+		       "%s,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,"
+		       "framecnt=C])\n",
 		       dev->data->name, dev->data->name);
 		return -EINVAL;
 	}
@@ -1103,7 +1125,8 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	}
 	if (strlen(iface) >= IFNAMSIZ) {
 		LR_LOG(ERR, PMD,
-		       "%s: iface: bad value '%s' (interface names have at most %d characters)\n",
+		       "%s: iface: bad value '%s' (interface names have at "
+		       "most %d characters)\n",
 		       dev->data->name, iface, IFNAMSIZ - 1);
 		return -EINVAL;
 	}
@@ -1141,7 +1164,8 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (pp->ifindex == 0) {
 		ret = -ENODEV;
 		LR_LOG(ERR, PMD,
-		       "%s: iface: no interface '%s' in this network namespace (%s)\n",
+		       "%s: iface: no interface '%s' in this network namespace "
+		       "(%s)\n",
 		       pp->name, iface, strerror(errno));
 		goto free_port;
 	}
@@ -1158,7 +1182,8 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	}
 	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
 		LR_LOG(ERR, PMD,
-		       "%s: iface: '%s' is not an Ethernet interface (ARPHRD type %u)\n",
+		       "%s: iface: '%s' is not an Ethernet interface (ARPHRD "
+		       "type %u)\n",
 		       pp->name, iface, ifr.ifr_hwaddr.sa_family);
 		ret = -EINVAL;
 		goto free_port;
@@ -1171,10 +1196,12 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 				AFP_VLAN_HLEN + AFP_RX_MAC_OFF;
 
 		if (pp->framesz < need) {
-			LR_LOG(ERR, PMD,
-			       "%s: framesz: bad value '%u' (frames of '%s' with mtu %d need framesz >= %u)\n",
-			       pp->name, pp->framesz, iface, ifr.ifr_mtu,
-			       LR_ALIGN_CEIL(need, (uint32_t)TPACKET_ALIGNMENT));
+			LR_LOG(
+			    ERR, PMD,
+			    "%s: framesz: bad value '%u' (frames of '%s' with "
+			    "mtu %d need framesz >= %u)\n",
+			    pp->name, pp->framesz, iface, ifr.ifr_mtu,
+			    LR_ALIGN_CEIL(need, (uint32_t)TPACKET_ALIGNMENT));
 			ret = -EINVAL;
 			goto free_port;
 		}
@@ -1192,7 +1219,9 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	dev->dev_ops = &afp_ops;
 	dev->rx_pkt_burst = afp_rx_burst;
 	dev->tx_pkt_burst = afp_tx_burst;
-	LR_LOG(INFO, PMD, "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x %u-byte frames in %u-byte blocks\n",
+	LR_LOG(INFO, PMD,
+	       "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x "
+	       "%u-byte frames in %u-byte blocks\n",
 	       pp->name, iface, pp->ifindex, pp->qpairs, pp->framecnt,
 	       pp->framesz, pp->blocksz);
 	return 0;
@@ -1203,10 +1232,10 @@ free_port:
 }
 
 static struct lr_eth_driver afp_driver = {
-	.keys = afp_keys,
-	.usage = "iface=<if> qpairs=<1..16> blocksz=<bytes> framesz=<bytes> "
-		 "framecnt=<n>",
-	.probe = afp_probe,
+    .keys = afp_keys,
+    .usage = "iface=<if> qpairs=<1..16> blocksz=<bytes> framesz=<bytes> "
+	     "framecnt=<n>",
+    .probe = afp_probe,
 };
 
 LR_PMD_REGISTER(net_af_packet, afp_driver);

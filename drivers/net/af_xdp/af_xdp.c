@@ -63,26 +63,26 @@
 #define CAP_BPF 39
 #endif
 
-#define FRAME_SHIFT 11
-#define FRAME LR_AF_XDP_FRAME_SIZE
-#define FRAMES_MAX 4096        /* frames per UMEM at most (8 MiB) */
-#define REFILL_BATCH 32        /* refill the fill ring this many at once */
-#define CHUNK 64               /* frames moved per pool call */
-#define TX_DRAIN_NS 200000000  /* stop waits this long for tx to finish */
-#define DEFAULT_DESC 512
-#define BIND_RETRIES 100       /* queue still held by a closed socket: */
-#define BIND_RETRY_US 10000    /* retry for up to a second */
-#define POOL_CACHE 128         /* per-lcore cache of a UMEM pool */
+#define FRAME_SHIFT   11
+#define FRAME	      LR_AF_XDP_FRAME_SIZE
+#define FRAMES_MAX    4096	/* frames per UMEM at most (8 MiB) */
+#define REFILL_BATCH  32	/* refill the fill ring this many at once */
+#define CHUNK	      64	/* frames moved per pool call */
+#define TX_DRAIN_NS   200000000 /* stop waits this long for tx to finish */
+#define DEFAULT_DESC  512
+#define BIND_RETRIES  100   /* queue still held by a closed socket: */
+#define BIND_RETRY_US 10000 /* retry for up to a second */
+#define POOL_CACHE    128   /* per-lcore cache of a UMEM pool */
 
 LR_BUILD_BUG_ON(FRAME != 1 << FRAME_SHIFT);
 
 static const char *const afxdp_keys[] = {
-	"iface", "start_queue", "queue_count", "mode", "busy_budget",
-	"xdp_prog", NULL,
+    "iface",	   "start_queue", "queue_count", "mode",
+    "busy_budget", "xdp_prog",	  NULL,
 };
 
 enum xdp_mode { MODE_AUTO, MODE_SKB, MODE_DRV };
-static const char *const mode_names[] = { "auto", "skb", "drv" };
+static const char *const mode_names[] = {"auto", "skb", "drv"};
 
 /* One XSK socket: port queue q's rx side (rx and fill rings) and tx side
  * (tx and completion rings) on separate cache lines. */
@@ -90,19 +90,19 @@ struct axq {
 	/* rx side: written by the rx poller only */
 	struct xsk_ring_cons rx;
 	struct xsk_ring_prod fq;
-	char *umem_mb;            /* UMEM base + offset of the mbuf in a frame */
-	struct lr_mempool *mp;    /* pool over the UMEM */
-	uint64_t *rx_held;        /* bit per frame: in the fill/rx rings */
-	uint64_t rearm;           /* rearm word of a received mbuf, data_off 0 */
-	uint16_t buf_off;         /* frame start -> buf_addr */
+	char *umem_mb;	       /* UMEM base + offset of the mbuf in a frame */
+	struct lr_mempool *mp; /* pool over the UMEM */
+	uint64_t *rx_held;     /* bit per frame: in the fill/rx rings */
+	uint64_t rearm;	       /* rearm word of a received mbuf, data_off 0 */
+	uint16_t buf_off;      /* frame start -> buf_addr */
 	uint16_t port;
-	uint32_t refill_due;      /* frames received, not yet replaced */
+	uint32_t refill_due; /* frames received, not yet replaced */
 	int fd;
 	uint64_t rx_pkts;
 	uint64_t rx_bytes;
 	uint64_t rx_wakeups;
-	uint64_t refill_fail;     /* refills the pool could not serve */
-	uint64_t rx_bad_desc;     /* descriptors of frames not given */
+	uint64_t refill_fail; /* refills the pool could not serve */
+	uint64_t rx_bad_desc; /* descriptors of frames not given */
 
 	/* tx side: written by the tx poller only */
 	struct xsk_ring_prod tx __lr_cache_aligned;
@@ -110,25 +110,25 @@ struct axq {
 	char *tx_umem_mb;
 	char *tx_umem_base;
 	struct lr_mempool *tx_mp;
-	uint64_t *tx_held;        /* bit per frame: in the tx/completion rings */
+	uint64_t *tx_held; /* bit per frame: in the tx/completion rings */
 	uint16_t tx_buf_off;
-	uint16_t tx_room;         /* bytes a copied frame may carry */
+	uint16_t tx_room; /* bytes a copied frame may carry */
 	int tx_fd;
-	uint32_t tx_kick_always;  /* no need_wakeup: kick every burst */
+	uint32_t tx_kick_always; /* no need_wakeup: kick every burst */
 	uint64_t tx_pkts;
 	uint64_t tx_bytes;
-	uint64_t tx_errors;       /* dropped: too long for a frame */
+	uint64_t tx_errors; /* dropped: too long for a frame */
 	uint64_t tx_copies;
 	uint64_t tx_kicks;
-	uint64_t tx_ring_full;    /* bursts cut short by a full tx ring */
-	uint64_t tx_nobuf;        /* bursts cut short: no frame to copy into */
-	uint64_t tx_bad_comp;     /* completions of frames not sent */
+	uint64_t tx_ring_full; /* bursts cut short by a full tx ring */
+	uint64_t tx_nobuf;     /* bursts cut short: no frame to copy into */
+	uint64_t tx_bad_comp;  /* completions of frames not sent */
 
 	/* control: start/stop/close only */
 	struct xsk_umem *umem __lr_cache_aligned;
 	struct xsk_socket *xsk;
-	struct lr_page *page;     /* lowest block of the UMEM */
-	struct lr_page *page2;    /* the block right after it, or NULL */
+	struct lr_page *page;  /* lowest block of the UMEM */
+	struct lr_page *page2; /* the block right after it, or NULL */
 	unsigned order;
 	char *umem_base;
 	size_t umem_len;
@@ -136,8 +136,8 @@ struct axq {
 	uint32_t nb_rx_desc;
 	uint32_t nb_tx_desc;
 	uint8_t rx_set, tx_set, open, zerocopy;
-	struct xdp_statistics xstats_old;  /* sums of closed sockets */
-	uint64_t recovered;                /* frames taken back at stops */
+	struct xdp_statistics xstats_old; /* sums of closed sockets */
+	uint64_t recovered;		  /* frames taken back at stops */
 };
 
 struct axp {
@@ -149,7 +149,7 @@ struct axp {
 	unsigned busy_budget;
 	enum xdp_mode mode;
 	char xdp_prog[PATH_MAX];
-	struct xdp_program *prog;     /* xdp_prog= loaded at start */
+	struct xdp_program *prog; /* xdp_prog= loaded at start */
 	int xsks_map_fd;
 	unsigned nb_open;
 };
@@ -216,8 +216,8 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	if (got == 0)
 		return rx_empty(q);
 	for (uint32_t i = 0; i < got; i++) {
-		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx,
-								  idx + i);
+		const struct xdp_desc *d =
+		    xsk_ring_cons__rx_desc(&q->rx, idx + i);
 		uint64_t a = d->addr, base = a & ~(uint64_t)(FRAME - 1);
 		unsigned f = (unsigned)(a >> FRAME_SHIFT);
 		struct lr_mbuf *m = (struct lr_mbuf *)(umem_mb + base);
@@ -226,7 +226,7 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 			struct {
 				uint16_t data_off, refcnt, nb_segs, port;
 			} s;
-		} r = { .w = q->rearm };
+		} r = {.w = q->rearm};
 
 		if (lr_unlikely(!(held[f >> 6] & (1ULL << (f & 63)))))
 			q->rx_bad_desc++;
@@ -264,8 +264,8 @@ reclaim(struct axq *q)
 			uint64_t base = a & ~(uint64_t)(FRAME - 1);
 			unsigned f = (unsigned)(a >> FRAME_SHIFT);
 
-			if (lr_unlikely(!(q->tx_held[f >> 6] &
-					  (1ULL << (f & 63)))))
+			if (lr_unlikely(
+				!(q->tx_held[f >> 6] & (1ULL << (f & 63)))))
 				q->tx_bad_comp++;
 			q->tx_held[f >> 6] &= ~(1ULL << (f & 63));
 			objs[i] = q->tx_umem_mb + base;
@@ -367,7 +367,8 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		q->tx_pkts += k;
 		q->tx_bytes += bytes;
 	}
-	if (k != 0 && (q->tx_kick_always || xsk_ring_prod__needs_wakeup(&q->tx)))
+	if (k != 0 &&
+	    (q->tx_kick_always || xsk_ring_prod__needs_wakeup(&q->tx)))
 		kick(q);
 	if (nfree != 0)
 		lr_pktmbuf_free_bulk(done, nfree);
@@ -387,8 +388,8 @@ static int
 caps_get(struct __user_cap_data_struct d[2])
 {
 	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-		.pid = 0,
+	    .version = _LINUX_CAPABILITY_VERSION_3,
+	    .pid = 0,
 	};
 
 	memset(d, 0, 2 * sizeof(*d));
@@ -422,8 +423,8 @@ check_memlock(const char *name, size_t need,
 
 	if (cap_has(caps, CAP_IPC_LOCK))
 		return 0;
-	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= need)
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
 		return 0;
 	{
 		struct rlimit want = rl;
@@ -454,7 +455,7 @@ check_memlock(const char *name, size_t need,
 static int
 iface_queues(const char *ifname)
 {
-	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
 	struct ifreq ifr;
 	char path[128];
 	int fd, n = -1;
@@ -506,8 +507,8 @@ umem_order(void)
 {
 	unsigned order = LR_MAX_ORDER - 1;
 
-	while (order > 0 && ((size_t)LR_PAGE_SIZE << order) >
-				    (size_t)FRAMES_MAX * FRAME)
+	while (order > 0 &&
+	       ((size_t)LR_PAGE_SIZE << order) > (size_t)FRAMES_MAX * FRAME)
 		order--;
 	return order;
 }
@@ -538,8 +539,9 @@ umem_grow(struct lr_eth_dev *dev, struct axq *q)
 
 	if (q->umem_len >= (size_t)FRAMES_MAX * FRAME)
 		return;
-	pg = lr_alloc_pages(dev->data->socket_id, q->order,
-			    LR_ALLOC_PINNED | LR_ALLOC_ZERO | LR_ALLOC_THISNODE);
+	pg =
+	    lr_alloc_pages(dev->data->socket_id, q->order,
+			   LR_ALLOC_PINNED | LR_ALLOC_ZERO | LR_ALLOC_THISNODE);
 	if (pg == NULL)
 		return;
 	a = lr_page_address(pg);
@@ -579,8 +581,10 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
 	q->page = lr_alloc_pages(dev->data->socket_id, q->order,
 				 LR_ALLOC_PINNED | LR_ALLOC_ZERO);
 	if (q->page == NULL) {
-		LR_LOG(ERR, PMD, "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
-		       dev->data->name, qid, ((size_t)LR_PAGE_SIZE << q->order) >> 10,
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
+		       dev->data->name, qid,
+		       ((size_t)LR_PAGE_SIZE << q->order) >> 10,
 		       lr_strerror(lr_errno));
 		return -ENOMEM;
 	}
@@ -595,11 +599,12 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
 	if (q->rx_held == NULL || q->tx_held == NULL)
 		goto free_bitmaps;
 	snprintf(name, sizeof(name), "afxdp_p%u_q%u", dev->data->port_id, qid);
-	q->mp = lr_pktmbuf_pool_create_xmem(name, q->umem_base, q->umem_len,
-					    FRAME, POOL_CACHE, 0,
-					    dev->data->socket_id);
+	q->mp =
+	    lr_pktmbuf_pool_create_xmem(name, q->umem_base, q->umem_len, FRAME,
+					POOL_CACHE, 0, dev->data->socket_id);
 	if (q->mp == NULL) {
-		LR_LOG(ERR, PMD, "%s: queue %u: cannot lay a pool over the UMEM: %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: cannot lay a pool over the UMEM: %s\n",
 		       dev->data->name, qid, lr_strerror(lr_errno));
 		goto free_bitmaps;
 	}
@@ -610,15 +615,15 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
 	q->umem_mb = q->tx_umem_mb = q->umem_base + lr_mempool_obj_offset(0);
 	q->tx_mp = q->mp;
 	q->tx_umem_base = q->umem_base;
-	q->tx_room = (uint16_t)(lr_pktmbuf_data_room_size(q->mp) -
-				LR_PKTMBUF_HEADROOM);
+	q->tx_room =
+	    (uint16_t)(lr_pktmbuf_data_room_size(q->mp) - LR_PKTMBUF_HEADROOM);
 	{
 		union {
 			uint64_t w;
 			struct {
 				uint16_t data_off, refcnt, nb_segs, port;
 			} s;
-		} r = { .s = { 0, 1, 1, dev->data->port_id } };
+		} r = {.s = {0, 1, 1, dev->data->port_id}};
 
 		q->rearm = r.w;
 	}
@@ -698,12 +703,14 @@ xsk_error_hint(int err)
 	switch (err) {
 	case ENOBUFS:
 	case ENOMEM:
-		return " (locked memory: raise RLIMIT_MEMLOCK or grant CAP_IPC_LOCK)";
+		return " (locked memory: raise RLIMIT_MEMLOCK or grant "
+		       "CAP_IPC_LOCK)";
 	case EPERM:
 	case EACCES:
 		return " (needs CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF)";
 	case EBUSY:
-		return " (queue already bound by another AF_XDP socket or XDP program in another mode)";
+		return " (queue already bound by another AF_XDP socket or XDP "
+		       "program in another mode)";
 	case EOPNOTSUPP:
 		return " (mode not supported by the interface's driver)";
 	default:
@@ -731,11 +738,12 @@ load_custom_prog(struct lr_eth_dev *dev)
 	err = xdp_program__attach(p->prog, p->ifindex, m, 0);
 	if (err) {
 		LR_LOG(ERR, PMD, "%s: xdp_prog '%s': cannot attach to %s: %s\n",
-		       dev->data->name, p->xdp_prog, p->iface, lr_strerror(-err));
+		       dev->data->name, p->xdp_prog, p->iface,
+		       lr_strerror(-err));
 		goto close_prog;
 	}
 	p->xsks_map_fd = bpf_object__find_map_fd_by_name(
-		xdp_program__bpf_obj(p->prog), "xsks_map");
+	    xdp_program__bpf_obj(p->prog), "xsks_map");
 	if (p->xsks_map_fd < 0) {
 		LR_LOG(ERR, PMD,
 		       "%s: xdp_prog '%s': no map named 'xsks_map' (an XSKMAP "
@@ -794,23 +802,23 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 	struct axp *p = dev->data->dev_private;
 	struct axq *q = &p->q[qid];
 	struct xsk_umem_config uc = {
-		.fill_size = q->nb_rx_desc,
-		.comp_size = q->nb_tx_desc,
-		.frame_size = FRAME,
-		.frame_headroom = q->buf_off,
-		.flags = 0,
+	    .fill_size = q->nb_rx_desc,
+	    .comp_size = q->nb_tx_desc,
+	    .frame_size = FRAME,
+	    .frame_headroom = q->buf_off,
+	    .flags = 0,
 	};
 	struct xsk_socket_config sc = {
-		.rx_size = q->nb_rx_desc,
-		.tx_size = q->nb_tx_desc,
-		.libxdp_flags = p->prog ? XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD : 0,
-		.xdp_flags = p->mode == MODE_SKB   ? XDP_FLAGS_SKB_MODE
-			     : p->mode == MODE_DRV ? XDP_FLAGS_DRV_MODE
-						   : 0,
-		.bind_flags = XDP_USE_NEED_WAKEUP |
-			      (p->mode == MODE_SKB ? XDP_COPY : 0),
+	    .rx_size = q->nb_rx_desc,
+	    .tx_size = q->nb_tx_desc,
+	    .libxdp_flags = p->prog ? XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD : 0,
+	    .xdp_flags = p->mode == MODE_SKB   ? XDP_FLAGS_SKB_MODE
+			 : p->mode == MODE_DRV ? XDP_FLAGS_DRV_MODE
+					       : 0,
+	    .bind_flags =
+		XDP_USE_NEED_WAKEUP | (p->mode == MODE_SKB ? XDP_COPY : 0),
 	};
-	struct xdp_options opts = { 0 };
+	struct xdp_options opts = {0};
 	socklen_t optlen = sizeof(opts);
 	unsigned queue = p->start_queue + qid;
 	int err, tries = 0;
@@ -819,9 +827,10 @@ again:
 	err = xsk_umem__create(&q->umem, q->umem_base, q->umem_len, &q->fq,
 			       &q->cq, &uc);
 	if (err) {
-		LR_LOG(ERR, PMD, "%s: queue %u: UMEM of %zu KiB not registered: %s%s\n",
-		       dev->data->name, qid, q->umem_len >> 10, lr_strerror(-err),
-		       xsk_error_hint(-err));
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: UMEM of %zu KiB not registered: %s%s\n",
+		       dev->data->name, qid, q->umem_len >> 10,
+		       lr_strerror(-err), xsk_error_hint(-err));
 		return err;
 	}
 	err = xsk_socket__create(&q->xsk, p->iface, queue, q->umem, &q->rx,
@@ -835,7 +844,8 @@ again:
 		goto again;
 	}
 	if (err) {
-		LR_LOG(ERR, PMD, "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
 		       dev->data->name, p->iface, queue, mode_names[p->mode],
 		       lr_strerror(-err), xsk_error_hint(-err));
 		goto delete_umem;
@@ -868,7 +878,8 @@ again:
 	}
 	q->refill_due = 0;
 	if (refill(q, q->nb_rx_desc) != q->nb_rx_desc) {
-		LR_LOG(ERR, PMD, "%s: queue %u: pool '%s' cannot fill %u descriptors\n",
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: pool '%s' cannot fill %u descriptors\n",
 		       dev->data->name, qid, q->mp->name, q->nb_rx_desc);
 		err = -ENOMEM;
 		goto delete_socket;
@@ -954,7 +965,7 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 		q->xstats_old.tx_invalid_descs += st.tx_invalid_descs;
 		q->xstats_old.rx_ring_full += st.rx_ring_full;
 		q->xstats_old.rx_fill_ring_empty_descs +=
-			st.rx_fill_ring_empty_descs;
+		    st.rx_fill_ring_empty_descs;
 		q->xstats_old.tx_ring_empty_descs += st.tx_ring_empty_descs;
 	}
 	xsk_socket__delete(q->xsk);
@@ -1084,8 +1095,7 @@ afxdp_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 	       "%s: rx queue %u: %u descriptors (%u asked); frames come from "
 	       "UMEM pool '%s', not from '%s'\n",
 	       dev->data->name, qid, p->q[qid].nb_rx_desc, nb_desc,
-	       p->q[qid].mp->name,
-	       mp ? mp->name : "(none)");
+	       p->q[qid].mp->name, mp ? mp->name : "(none)");
 	return 0;
 }
 
@@ -1152,8 +1162,8 @@ afxdp_link_update(struct lr_eth_dev *dev, int wait)
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->iface);
 		if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
 			dev->data->link.link_status =
-				dev->data->started &&
-				(ifr.ifr_flags & IFF_RUNNING) != 0;
+			    dev->data->started &&
+			    (ifr.ifr_flags & IFF_RUNNING) != 0;
 		close(fd);
 	}
 	dev->data->link.link_speed = 10000;
@@ -1169,7 +1179,8 @@ kernel_stats(const struct axq *q, struct xdp_statistics *out)
 	socklen_t len = sizeof(st);
 
 	*out = q->xstats_old;
-	if (q->open && getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0) {
+	if (q->open &&
+	    getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0) {
 		out->rx_dropped += st.rx_dropped;
 		out->rx_invalid_descs += st.rx_invalid_descs;
 		out->tx_invalid_descs += st.tx_invalid_descs;
@@ -1209,15 +1220,23 @@ afxdp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const afxdp_xstat_names[] = {
-	"rx_wakeups",   "refill_fail",  "rx_bad_desc",  "tx_copies",
-	"tx_kicks",     "tx_ring_full", "tx_nobuf",     "tx_bad_comp",
-	"kernel_rx_ring_full", "kernel_rx_fill_empty",
-	"kernel_tx_invalid_descs", "frames_recovered_at_stop",
+    "rx_wakeups",
+    "refill_fail",
+    "rx_bad_desc",
+    "tx_copies",
+    "tx_kicks",
+    "tx_ring_full",
+    "tx_nobuf",
+    "tx_bad_comp",
+    "kernel_rx_ring_full",
+    "kernel_rx_fill_empty",
+    "kernel_tx_invalid_descs",
+    "frames_recovered_at_stop",
 };
 
 static int
-afxdp_xstats_get_names(struct lr_eth_dev *dev,
-		       struct lr_eth_xstat_name *names, unsigned n)
+afxdp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		       unsigned n)
 {
 	for (unsigned i = 0; names && i < n && i < LR_DIM(afxdp_xstat_names);
 	     i++)
@@ -1230,7 +1249,7 @@ static int
 afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	const struct axp *p = dev->data->dev_private;
-	uint64_t v[LR_DIM(afxdp_xstat_names)] = { 0 };
+	uint64_t v[LR_DIM(afxdp_xstat_names)] = {0};
 
 	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
 		const volatile struct axq *q = &p->q[i];
@@ -1276,8 +1295,9 @@ afxdp_promisc(struct lr_eth_dev *dev, int on)
 	}
 	if (rc != 0) {
 		rc = -errno;
-		LR_LOG(ERR, PMD, "%s: %s: promiscuous %s: %s\n", dev->data->name,
-		       p->iface, on ? "on" : "off", strerror(errno));
+		LR_LOG(ERR, PMD, "%s: %s: promiscuous %s: %s\n",
+		       dev->data->name, p->iface, on ? "on" : "off",
+		       strerror(errno));
 	}
 	close(fd);
 	return rc;
@@ -1296,20 +1316,20 @@ afxdp_promisc_off(struct lr_eth_dev *dev)
 }
 
 static const struct lr_eth_dev_ops afxdp_ops = {
-	.dev_start = afxdp_start,
-	.dev_stop = afxdp_stop,
-	.dev_close = afxdp_close,
-	.dev_infos_get = afxdp_infos_get,
-	.rx_queue_setup = afxdp_rx_queue_setup,
-	.tx_queue_setup = afxdp_tx_queue_setup,
-	.rx_queue_release = afxdp_rx_queue_release,
-	.tx_queue_release = afxdp_tx_queue_release,
-	.link_update = afxdp_link_update,
-	.promiscuous_enable = afxdp_promisc_on,
-	.promiscuous_disable = afxdp_promisc_off,
-	.stats_get = afxdp_stats_get,
-	.xstats_get_names = afxdp_xstats_get_names,
-	.xstats_get = afxdp_xstats_get,
+    .dev_start = afxdp_start,
+    .dev_stop = afxdp_stop,
+    .dev_close = afxdp_close,
+    .dev_infos_get = afxdp_infos_get,
+    .rx_queue_setup = afxdp_rx_queue_setup,
+    .tx_queue_setup = afxdp_tx_queue_setup,
+    .rx_queue_release = afxdp_rx_queue_release,
+    .tx_queue_release = afxdp_tx_queue_release,
+    .link_update = afxdp_link_update,
+    .promiscuous_enable = afxdp_promisc_on,
+    .promiscuous_disable = afxdp_promisc_off,
+    .stats_get = afxdp_stats_get,
+    .xstats_get_names = afxdp_xstats_get_names,
+    .xstats_get = afxdp_xstats_get,
 };
 
 /* ------------------------------------------------------------------ */
@@ -1330,8 +1350,8 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 
 	iface = lr_devargs_get(args, "iface");
 	if (iface == NULL || iface[0] == '\0') {
-		LR_LOG(ERR, PMD, "%s: iface: missing (iface=<interface name>)\n",
-		       name);
+		LR_LOG(ERR, PMD,
+		       "%s: iface: missing (iface=<interface name>)\n", name);
 		return -EINVAL;
 	}
 	if (strlen(iface) >= IF_NAMESIZE) {
@@ -1370,19 +1390,21 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		return -EINVAL;
 	}
 	if (if_nametoindex(iface) == 0) {
-		LR_LOG(ERR, PMD,
-		       "%s: iface: no interface '%s' in this network namespace\n",
-		       name, iface);
+		LR_LOG(
+		    ERR, PMD,
+		    "%s: iface: no interface '%s' in this network namespace\n",
+		    name, iface);
 		return -ENODEV;
 	}
 	nq = (unsigned)iface_queues(iface);
 	if (sq + qc > nq) {
-		LR_LOG(ERR, PMD,
-		       "%s: queues %llu..%llu out of range: '%s' has %u receive "
-		       "queue(s) (0..%u); lower start_queue/queue_count or add "
-		       "channels (ethtool -L, veth numrxqueues)\n",
-		       name, (unsigned long long)sq,
-		       (unsigned long long)(sq + qc - 1), iface, nq, nq - 1);
+		LR_LOG(
+		    ERR, PMD,
+		    "%s: queues %llu..%llu out of range: '%s' has %u receive "
+		    "queue(s) (0..%u); lower start_queue/queue_count or add "
+		    "channels (ethtool -L, veth numrxqueues)\n",
+		    name, (unsigned long long)sq,
+		    (unsigned long long)(sq + qc - 1), iface, nq, nq - 1);
 		return -EINVAL;
 	}
 	if (caps_get(caps) != 0) {
@@ -1397,8 +1419,9 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (ret)
 		return ret;
 
-	p = aligned_alloc(LR_CACHE_LINE_SIZE,
-			  LR_ALIGN_CEIL(sizeof(*p), (size_t)LR_CACHE_LINE_SIZE));
+	p = aligned_alloc(
+	    LR_CACHE_LINE_SIZE,
+	    LR_ALIGN_CEIL(sizeof(*p), (size_t)LR_CACHE_LINE_SIZE));
 	if (p == NULL)
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));
@@ -1431,10 +1454,10 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 }
 
 static struct lr_eth_driver afxdp_driver = {
-	.keys = afxdp_keys,
-	.usage = "iface=<if> [start_queue=<q>] [queue_count=<n>] "
-		 "[mode=auto|skb|drv] [busy_budget=<n>] [xdp_prog=<file.o>]",
-	.probe = afxdp_probe,
+    .keys = afxdp_keys,
+    .usage = "iface=<if> [start_queue=<q>] [queue_count=<n>] "
+	     "[mode=auto|skb|drv] [busy_budget=<n>] [xdp_prog=<file.o>]",
+    .probe = afxdp_probe,
 };
 
 LR_PMD_REGISTER(net_af_xdp, afxdp_driver);

@@ -60,7 +60,7 @@
 #define PCAP_FLUSH_MS 100
 /** stdio buffer of a written file. */
 #define PCAP_WRITE_BUF (1u << 20)
-#define NS_PER_S 1000000000ULL
+#define NS_PER_S       1000000000ULL
 
 enum pcap_kind { KIND_NONE = 0, KIND_FILE, KIND_IFACE };
 
@@ -79,8 +79,8 @@ struct pcap_rxq {
 	pcap_t *pcap;
 	struct lr_mempool *mp;
 	const struct pcap_replay *replay;
-	uint64_t next;          /* next replay packet */
-	uint32_t ts_mult;       /* 1 for ns timestamps, 1000 for us */
+	uint64_t next;	  /* next replay packet */
+	uint32_t ts_mult; /* 1 for ns timestamps, 1000 for us */
 	uint16_t port_id;
 	uint8_t eof;
 	/* Counters, written by the polling thread only, never reset. */
@@ -89,15 +89,15 @@ struct pcap_rxq {
 	uint64_t ierrors;
 	uint64_t rx_nombuf;
 	uint64_t truncated;
-	uint64_t records;       /* records read since start */
+	uint64_t records; /* records read since start */
 	struct pcap_port *port;
 	uint16_t qid;
 } __lr_cache_aligned;
 
 struct pcap_txq {
-	pcap_dumper_t *dumper;  /* file sink, owned by the port */
-	pcap_t *pcap;           /* interface sink, opened at start */
-	uint8_t *bounce;        /* LR_PCAP_SNAPLEN bytes for chains */
+	pcap_dumper_t *dumper; /* file sink, owned by the port */
+	pcap_t *pcap;	       /* interface sink, opened at start */
+	uint8_t *bounce;       /* LR_PCAP_SNAPLEN bytes for chains */
 	/* TSC to wall clock: ns = ns0 + ((tsc - tsc0) * mult >> 32) */
 	uint64_t tsc0;
 	uint64_t ns0;
@@ -116,24 +116,23 @@ struct pcap_txq {
 struct pcap_port {
 	struct pcap_rxq rxq[LR_MAX_QUEUES_PER_PORT];
 	struct pcap_txq txq[LR_MAX_QUEUES_PER_PORT];
-	const char *name;        /* the port's name (dev->data->name) */
+	const char *name; /* the port's name (dev->data->name) */
 	enum pcap_kind rx_kind;
 	enum pcap_kind tx_kind;
-	const char *rx_key;      /* devargs key the sources came from */
+	const char *rx_key; /* devargs key the sources came from */
 	const char *tx_key;
-	unsigned nb_rx;          /* receive sources */
-	unsigned nb_tx;          /* transmit sinks */
+	unsigned nb_rx; /* receive sources */
+	unsigned nb_tx; /* transmit sinks */
 	int infinite;
 	char *rx_src[LR_MAX_QUEUES_PER_PORT];
 	char *tx_dst[LR_MAX_QUEUES_PER_PORT];
-	pcap_t *dead[LR_MAX_QUEUES_PER_PORT];        /* for the dumpers */
+	pcap_t *dead[LR_MAX_QUEUES_PER_PORT]; /* for the dumpers */
 	pcap_dumper_t *dumper[LR_MAX_QUEUES_PER_PORT];
 	struct pcap_replay replay[LR_MAX_QUEUES_PER_PORT];
 };
 
 static const char *const pcap_keys[] = {
-	"rx_pcap", "tx_pcap", "rx_iface", "tx_iface", "iface", "infinite_rx",
-	NULL,
+    "rx_pcap", "tx_pcap", "rx_iface", "tx_iface", "iface", "infinite_rx", NULL,
 };
 
 /* ---------------------------------------------------------------------
@@ -159,7 +158,7 @@ rx_file_open(const char *port, const char *key, const char *path)
 	}
 	errbuf[0] = '\0';
 	p = pcap_fopen_offline_with_tstamp_precision(
-		f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	    f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (p == NULL) {
 		fclose(f);
 		lr_errno = EINVAL;
@@ -172,7 +171,8 @@ rx_file_open(const char *port, const char *key, const char *path)
 		const char *ltname = pcap_datalink_val_to_name(lt);
 
 		LR_LOG(ERR, PMD,
-		       "%s: %s: '%s' has link type %s (%d); only EN10MB (Ethernet) is supported\n",
+		       "%s: %s: '%s' has link type %s (%d); only EN10MB "
+		       "(Ethernet) is supported\n",
 		       port, key, path, ltname ? ltname : "unknown", lt);
 		pcap_close(p);
 		lr_errno = EPROTONOSUPPORT;
@@ -186,8 +186,8 @@ rx_file_open(const char *port, const char *key, const char *path)
 static int
 set_drop_all_filter(pcap_t *p)
 {
-	static struct bpf_insn ret0 = { BPF_RET | BPF_K, 0, 0, 0 };
-	struct bpf_program prog = { 1, &ret0 };
+	static struct bpf_insn ret0 = {BPF_RET | BPF_K, 0, 0, 0};
+	struct bpf_program prog = {1, &ret0};
 
 	return pcap_setfilter(p, &prog);
 }
@@ -223,8 +223,9 @@ iface_open(const char *port, const char *key, const char *ifname, int for_rx)
 	ret = pcap_activate(p);
 	if (ret < 0) {
 		lr_errno = ret == PCAP_ERROR_PERM_DENIED ? EPERM : ENODEV;
-		LR_LOG(ERR, PMD, "%s: %s: cannot open interface '%s': %s (%s)\n",
-		       port, key, ifname, pcap_statustostr(ret), pcap_geterr(p));
+		LR_LOG(ERR, PMD,
+		       "%s: %s: cannot open interface '%s': %s (%s)\n", port,
+		       key, ifname, pcap_statustostr(ret), pcap_geterr(p));
 		goto close_pcap;
 	}
 	if (ret > 0)
@@ -233,21 +234,24 @@ iface_open(const char *port, const char *key, const char *ifname, int for_rx)
 	if (pcap_datalink(p) != DLT_EN10MB) {
 		lr_errno = EPROTONOSUPPORT;
 		LR_LOG(ERR, PMD,
-		       "%s: %s: interface '%s' has link type %d; only EN10MB (Ethernet) is supported\n",
+		       "%s: %s: interface '%s' has link type %d; only EN10MB "
+		       "(Ethernet) is supported\n",
 		       port, key, ifname, pcap_datalink(p));
 		goto close_pcap;
 	}
 	if (pcap_setnonblock(p, 1, errbuf) < 0) {
 		lr_errno = EIO;
-		LR_LOG(ERR, PMD, "%s: %s: interface '%s': non-blocking mode: %s\n",
-		       port, key, ifname, errbuf);
+		LR_LOG(ERR, PMD,
+		       "%s: %s: interface '%s': non-blocking mode: %s\n", port,
+		       key, ifname, errbuf);
 		goto close_pcap;
 	}
 	if (for_rx) {
 		/* What we transmit ourselves is not received again. */
 		if (pcap_setdirection(p, PCAP_D_IN) < 0)
 			LR_LOG(WARNING, PMD,
-			       "%s: %s: interface '%s': cannot filter outgoing packets: %s\n",
+			       "%s: %s: interface '%s': cannot filter outgoing "
+			       "packets: %s\n",
 			       port, key, ifname, pcap_geterr(p));
 	} else if (set_drop_all_filter(p) < 0) {
 		LR_LOG(WARNING, PMD, "%s: %s: interface '%s': filter: %s\n",
@@ -271,16 +275,18 @@ tx_file_open(struct pcap_port *pp, unsigned i)
 	if (f == NULL) {
 		int err = errno;
 
-		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot open '%s' for writing: %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: tx_pcap: cannot open '%s' for writing: %s\n",
 		       pp->name, path, strerror(err));
 		return -err;
 	}
 	setvbuf(f, NULL, _IOFBF, PCAP_WRITE_BUF);
 	pp->dead[i] = pcap_open_dead_with_tstamp_precision(
-		DLT_EN10MB, LR_PCAP_SNAPLEN, PCAP_TSTAMP_PRECISION_NANO);
+	    DLT_EN10MB, LR_PCAP_SNAPLEN, PCAP_TSTAMP_PRECISION_NANO);
 	if (pp->dead[i] == NULL) {
 		fclose(f);
-		LR_LOG(ERR, PMD, "%s: tx_pcap: '%s': no memory for a pcap handle\n",
+		LR_LOG(ERR, PMD,
+		       "%s: tx_pcap: '%s': no memory for a pcap handle\n",
 		       pp->name, path);
 		return -ENOMEM;
 	}
@@ -304,11 +310,12 @@ tx_file_open(struct pcap_port *pp, unsigned i)
 /* Report a record that could not be read in full; the queue then behaves
  * as at end of file. */
 static __lr_cold void
-rx_truncated(struct pcap_port *pp, const char *key, const char *path,
-	     pcap_t *p, uint64_t record, uint64_t *counter)
+rx_truncated(struct pcap_port *pp, const char *key, const char *path, pcap_t *p,
+	     uint64_t record, uint64_t *counter)
 {
 	LR_LOG(WARNING, PMD,
-	       "%s: %s: '%s': record %llu is truncated or corrupt (%s); the %llu packets before it are delivered\n",
+	       "%s: %s: '%s': record %llu is truncated or corrupt (%s); the "
+	       "%llu packets before it are delivered\n",
 	       pp->name, key, path, (unsigned long long)record, pcap_geterr(p),
 	       (unsigned long long)(record - 1));
 	(*counter)++;
@@ -354,10 +361,13 @@ replay_load(struct pcap_port *pp, unsigned i)
 			while (nb < bytes + h->caplen)
 				nb *= 2;
 			if (nb > PCAP_REPLAY_MAX_BYTES) {
-				LR_LOG(ERR, PMD,
-				       "%s: rx_pcap: '%s' is larger than %llu bytes of packets, too large for infinite_rx\n",
-				       pp->name, path,
-				       (unsigned long long)PCAP_REPLAY_MAX_BYTES);
+				LR_LOG(
+				    ERR, PMD,
+				    "%s: rx_pcap: '%s' is larger than %llu "
+				    "bytes of packets, too large for "
+				    "infinite_rx\n",
+				    pp->name, path,
+				    (unsigned long long)PCAP_REPLAY_MAX_BYTES);
 				ret = -EFBIG;
 				goto close_pcap;
 			}
@@ -379,13 +389,16 @@ replay_load(struct pcap_port *pp, unsigned i)
 	pcap_close(p);
 	if (r->n == 0) {
 		LR_LOG(ERR, PMD,
-		       "%s: rx_pcap: '%s' holds no packet to replay (infinite_rx=1)\n",
+		       "%s: rx_pcap: '%s' holds no packet to replay "
+		       "(infinite_rx=1)\n",
 		       pp->name, path);
 		return -EINVAL;
 	}
-	LR_LOG(INFO, PMD, "%s: rx_pcap: '%s': %llu packets (%llu bytes) loaded for replay\n",
-	       pp->name, path, (unsigned long long)r->n,
-	       (unsigned long long)bytes);
+	LR_LOG(
+	    INFO, PMD,
+	    "%s: rx_pcap: '%s': %llu packets (%llu bytes) loaded for replay\n",
+	    pp->name, path, (unsigned long long)r->n,
+	    (unsigned long long)bytes);
 	return 0;
 
 no_memory:
@@ -604,8 +617,10 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint64_t tsc = lr_get_tsc_cycles(), now_ns, bytes = 0;
 	uint16_t sent = 0;
 
-	now_ns = txq->ns0 + (uint64_t)(((unsigned __int128)(tsc - txq->tsc0) *
-					txq->mult) >> 32);
+	now_ns =
+	    txq->ns0 +
+	    (uint64_t)(((unsigned __int128)(tsc - txq->tsc0) * txq->mult) >>
+		       32);
 	for (uint16_t i = 0; i < nb_pkts; i++) {
 		const struct lr_mbuf *m = pkts[i];
 		const uint8_t *data = tx_linear(txq->bounce, m);
@@ -616,8 +631,8 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			txq->oerrors++;
 			continue;
 		}
-		ts = (m->ol_flags & LR_MBUF_F_RX_TIMESTAMP) ? m->timestamp :
-							      now_ns;
+		ts = (m->ol_flags & LR_MBUF_F_RX_TIMESTAMP) ? m->timestamp
+							    : now_ns;
 		h.ts.tv_sec = (time_t)(ts / NS_PER_S);
 		h.ts.tv_usec = (suseconds_t)(ts % NS_PER_S);
 		h.caplen = h.len = m->pkt_len;
@@ -648,8 +663,8 @@ tx_iface_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 
 		if (lr_unlikely(data == NULL)) {
 			txq->oerrors++;
-		} else if (lr_unlikely(pcap_inject(txq->pcap, data,
-						   m->pkt_len) < 0)) {
+		} else if (lr_unlikely(
+			       pcap_inject(txq->pcap, data, m->pkt_len) < 0)) {
 			if (errno == EAGAIN || errno == ENOBUFS)
 				break;
 			txq->oerrors++;
@@ -719,7 +734,9 @@ pcap_tx_queue_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 	if (txq->bounce == NULL) {
 		txq->bounce = malloc(LR_PCAP_SNAPLEN);
 		if (txq->bounce == NULL) {
-			LR_LOG(ERR, PMD, "%s: tx queue %u: no memory for a %u-byte bounce buffer\n",
+			LR_LOG(ERR, PMD,
+			       "%s: tx queue %u: no memory for a %u-byte "
+			       "bounce buffer\n",
 			       pp->name, q, LR_PCAP_SNAPLEN);
 			return -ENOMEM;
 		}
@@ -768,14 +785,14 @@ pcap_dev_start(struct lr_eth_dev *dev)
 		if (pp->rx_kind == KIND_FILE && pp->infinite) {
 			rxq->replay = &pp->replay[q];
 		} else if (pp->rx_kind == KIND_FILE) {
-			rxq->pcap = rx_file_open(pp->name, pp->rx_key,
-						 pp->rx_src[q]);
+			rxq->pcap =
+			    rx_file_open(pp->name, pp->rx_key, pp->rx_src[q]);
 		} else if (pp->rx_kind == KIND_IFACE) {
-			rxq->pcap = iface_open(pp->name, pp->rx_key,
-					       pp->rx_src[q], 1);
+			rxq->pcap =
+			    iface_open(pp->name, pp->rx_key, pp->rx_src[q], 1);
 			if (rxq->pcap != NULL &&
 			    pcap_get_tstamp_precision(rxq->pcap) !=
-				    PCAP_TSTAMP_PRECISION_NANO)
+				PCAP_TSTAMP_PRECISION_NANO)
 				rxq->ts_mult = 1000;
 		}
 		if (pp->rx_kind != KIND_NONE && !pp->infinite &&
@@ -787,15 +804,17 @@ pcap_dev_start(struct lr_eth_dev *dev)
 		struct pcap_txq *txq = &pp->txq[q];
 
 		txq->tsc0 = lr_get_tsc_cycles();
-		txq->ns0 = (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
-		txq->mult = (uint64_t)(((unsigned __int128)NS_PER_S << 32) / hz);
+		txq->ns0 =
+		    (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
+		txq->mult =
+		    (uint64_t)(((unsigned __int128)NS_PER_S << 32) / hz);
 		txq->flush_cycles = hz / 1000 * PCAP_FLUSH_MS;
 		txq->last_flush = txq->tsc0;
 		if (pp->tx_kind == KIND_FILE) {
 			txq->dumper = pp->dumper[q];
 		} else if (pp->tx_kind == KIND_IFACE) {
-			txq->pcap = iface_open(pp->name, pp->tx_key,
-					       pp->tx_dst[q], 0);
+			txq->pcap =
+			    iface_open(pp->name, pp->tx_key, pp->tx_dst[q], 0);
 			if (txq->pcap == NULL)
 				goto close_queues;
 		}
@@ -881,8 +900,8 @@ pcap_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const pcap_xstat_names[] = {
-	"rx_truncated_records",
-	"tx_dropped_no_sink",
+    "rx_truncated_records",
+    "tx_dropped_no_sink",
 };
 
 static int
@@ -899,7 +918,7 @@ static int
 pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	struct pcap_port *pp = dev->data->dev_private;
-	uint64_t v[LR_DIM(pcap_xstat_names)] = { 0 };
+	uint64_t v[LR_DIM(pcap_xstat_names)] = {0};
 
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
 		v[0] += pp->rxq[q].truncated;
@@ -911,15 +930,15 @@ pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 }
 
 static const struct lr_eth_dev_ops pcap_ops = {
-	.dev_start = pcap_dev_start,
-	.dev_stop = pcap_dev_stop,
-	.dev_close = pcap_dev_close,
-	.dev_infos_get = pcap_infos_get,
-	.rx_queue_setup = pcap_rx_queue_setup,
-	.tx_queue_setup = pcap_tx_queue_setup,
-	.stats_get = pcap_stats_get,
-	.xstats_get_names = pcap_xstats_get_names,
-	.xstats_get = pcap_xstats_get,
+    .dev_start = pcap_dev_start,
+    .dev_stop = pcap_dev_stop,
+    .dev_close = pcap_dev_close,
+    .dev_infos_get = pcap_infos_get,
+    .rx_queue_setup = pcap_rx_queue_setup,
+    .tx_queue_setup = pcap_tx_queue_setup,
+    .stats_get = pcap_stats_get,
+    .xstats_get_names = pcap_xstats_get_names,
+    .xstats_get = pcap_xstats_get,
 };
 
 /* Copy every value of key into names[]; the count, or -errno. */
@@ -938,10 +957,11 @@ collect(struct pcap_port *pp, const struct lr_devargs *args, const char *key,
 		const char *v = lr_devargs_get_nth(args, key, i);
 
 		if (v == NULL || v[0] == '\0') {
-			LR_LOG(ERR, PMD, "%s: %s: empty value (expected a %s)\n",
+			LR_LOG(ERR, PMD,
+			       "%s: %s: empty value (expected a %s)\n",
 			       pp->name, key,
-			       strstr(key, "iface") ? "interface name" :
-						      "file name");
+			       strstr(key, "iface") ? "interface name"
+						    : "file name");
 			return -EINVAL;
 		}
 		names[i] = strdup(v);
@@ -1023,7 +1043,8 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		goto free_port;
 	if (pp->nb_rx == 0 && pp->nb_tx == 0) {
 		LR_LOG(ERR, PMD,
-		       "%s: nothing to read or write: give rx_pcap, tx_pcap, rx_iface, tx_iface or iface\n",
+		       "%s: nothing to read or write: give rx_pcap, tx_pcap, "
+		       "rx_iface, tx_iface or iface\n",
 		       pp->name);
 		ret = -EINVAL;
 		goto free_port;
@@ -1049,9 +1070,9 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 				goto free_port;
 			continue;
 		}
-		p = pp->rx_kind == KIND_FILE ?
-			    rx_file_open(pp->name, pp->rx_key, pp->rx_src[i]) :
-			    iface_open(pp->name, pp->rx_key, pp->rx_src[i], 1);
+		p = pp->rx_kind == KIND_FILE
+			? rx_file_open(pp->name, pp->rx_key, pp->rx_src[i])
+			: iface_open(pp->name, pp->rx_key, pp->rx_src[i], 1);
 		if (p == NULL) {
 			ret = -lr_errno;
 			goto free_port;
@@ -1064,8 +1085,8 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 			if (ret < 0)
 				goto free_port;
 		} else {
-			pcap_t *p = iface_open(pp->name, pp->tx_key,
-					       pp->tx_dst[i], 0);
+			pcap_t *p =
+			    iface_open(pp->name, pp->tx_key, pp->tx_dst[i], 0);
 
 			if (p == NULL) {
 				ret = -lr_errno;
@@ -1092,10 +1113,10 @@ free_port:
 }
 
 static struct lr_eth_driver pcap_driver = {
-	.keys = pcap_keys,
-	.usage = "rx_pcap=<file> tx_pcap=<file> rx_iface=<if> tx_iface=<if> "
-		 "iface=<if> infinite_rx=<0|1>",
-	.probe = pcap_probe,
+    .keys = pcap_keys,
+    .usage = "rx_pcap=<file> tx_pcap=<file> rx_iface=<if> tx_iface=<if> "
+	     "iface=<if> infinite_rx=<0|1>",
+    .probe = pcap_probe,
 };
 
 LR_PMD_REGISTER(net_pcap, pcap_driver);
