@@ -437,11 +437,11 @@ test_xmem(void)
 	mp = lr_pktmbuf_pool_create_xmem("xm_bad", base, len, 256, 0, 0,
 					 LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "frame 256 taken");
-	mp = lr_mempool_create_xmem("xm_bad", base + 8, len - 64, FRAME, 64,
-				    0, 0, NULL, NULL, LR_SOCKET_ID_ANY, 0);
-	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "unaligned taken");
-	mp = lr_mempool_create_xmem("xm_bad", base, FRAME - 1, FRAME, 64, 0,
+	mp = lr_mempool_create_xmem("xm_bad", base + 8, len - 64, FRAME, 64, 0,
 				    0, NULL, NULL, LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "unaligned taken");
+	mp = lr_mempool_create_xmem("xm_bad", base, FRAME - 1, FRAME, 64, 0, 0,
+				    NULL, NULL, LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "empty taken");
 	LR_TEST_ASSERT(strstr(log_release(), "mempool 'xm_bad'") != NULL,
 		       "log: %s", logbuf);
@@ -459,9 +459,10 @@ test_xmem(void)
 		if (check_fresh(m, mp, (uint16_t)(FRAME - buf_off), 0) != 0)
 			goto free_pool;
 		off = (size_t)((char *)m - base);
-		LR_TEST_ASSERT(off % FRAME == mb_off, "mbuf at offset %zu", off);
+		LR_TEST_ASSERT(off % FRAME == mb_off, "mbuf at offset %zu",
+			       off);
 		LR_TEST_ASSERT((char *)m->buf_addr ==
-				       base + off - mb_off + buf_off,
+				   base + off - mb_off + buf_off,
 			       "buffer of frame %zu", off / FRAME);
 		LR_TEST_ASSERT(!seen[off / FRAME]++, "frame %zu twice",
 			       off / FRAME);
@@ -522,14 +523,10 @@ test_cross_lcore(void)
 }
 
 static const struct lr_test_case cases[] = {
-	{ "layout", test_layout },
-	{ "pool_create", test_pool_create },
-	{ "data_ops", test_data_ops },
-	{ "chains", test_chains },
-	{ "refcnt", test_refcnt },
-	{ "bulk", test_bulk },
-	{ "cross_lcore", test_cross_lcore },
-	{ "xmem", test_xmem },
+    {"layout", test_layout},	       {"pool_create", test_pool_create},
+    {"data_ops", test_data_ops},       {"chains", test_chains},
+    {"refcnt", test_refcnt},	       {"bulk", test_bulk},
+    {"cross_lcore", test_cross_lcore}, {"xmem", test_xmem},
 };
 
 int

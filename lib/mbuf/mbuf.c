@@ -72,7 +72,7 @@ lr_pktmbuf_pool_create_xmem(const char *name, void *addr, size_t len,
 			    unsigned frame_size, unsigned cache_size,
 			    uint16_t priv_size, int socket_id)
 {
-	struct lr_pktmbuf_pool_private pp = { .mbuf_priv_size = priv_size };
+	struct lr_pktmbuf_pool_private pp = {.mbuf_priv_size = priv_size};
 	unsigned lead = lr_mempool_obj_offset(0);
 	size_t meta = lead + sizeof(struct lr_mbuf) + priv_size;
 	struct lr_mempool *mp;

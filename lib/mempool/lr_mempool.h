@@ -240,14 +240,12 @@ struct lr_mempool *lr_mempool_create_ops(const char *name, unsigned n,
  * from nor given back to the page allocator: it must outlive the pool.
  * Other arguments as lr_mempool_create(). NULL and lr_errno on error.
  */
-struct lr_mempool *lr_mempool_create_xmem(const char *name, void *addr,
-					  size_t len, unsigned stride,
-					  unsigned elt_size,
-					  unsigned cache_size,
-					  unsigned private_data_size,
-					  lr_mempool_obj_cb_t *obj_init,
-					  void *obj_init_arg, int socket_id,
-					  unsigned flags);
+struct lr_mempool *
+lr_mempool_create_xmem(const char *name, void *addr, size_t len,
+		       unsigned stride, unsigned elt_size, unsigned cache_size,
+		       unsigned private_data_size,
+		       lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+		       int socket_id, unsigned flags);
 
 /** Offset of an object from the start of its slot (header included) in a
  *  pool created with these flags; the layout of lr_mempool_create_xmem(). */

@@ -28,14 +28,14 @@
 #define BLOCK_TARGET_SHIFT 21
 
 struct mp_block {
-	struct lr_page *page; /* first page of the block; NULL: caller's memory */
-	char *addr;           /* its address */
-	size_t unit;          /* bytes per unit */
-	unsigned per_unit;    /* objects per unit */
-	unsigned first_idx;   /* index of the block's first object */
-	unsigned nb_objs;     /* objects carved from this block */
-	unsigned order;       /* page order (0 for caller's memory) */
-	size_t len;           /* bytes in the block */
+	struct lr_page *page; /* first block page; NULL: caller memory */
+	char *addr;	    /* its address */
+	size_t unit;	    /* bytes per unit */
+	unsigned per_unit;  /* objects per unit */
+	unsigned first_idx; /* index of the block's first object */
+	unsigned nb_objs;   /* objects carved from this block */
+	unsigned order;	    /* page order (0 for caller's memory) */
+	size_t len;	    /* bytes in the block */
 };
 
 struct mp_impl {
@@ -535,9 +535,8 @@ init_one(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 static struct lr_mempool *
 create_common(const char *name, unsigned n, unsigned elt_size,
 	      unsigned cache_size, unsigned private_data_size,
-	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
-	      int socket_id, unsigned flags, const char *ops_name,
-	      const struct mp_xmem *x)
+	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg, int socket_id,
+	      unsigned flags, const char *ops_name, const struct mp_xmem *x)
 {
 	const struct lr_mempool_ops *ops = NULL;
 	struct lr_mempool *mp;
@@ -574,8 +573,8 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
 	mp->header_size = sizeof(struct lr_mempool_objhdr);
 	mp->total_elt_size =
-		x != NULL ? x->stride
-			  : LR_ALIGN_CEIL(mp->header_size + elt_size, align);
+	    x != NULL ? x->stride
+		      : LR_ALIGN_CEIL(mp->header_size + elt_size, align);
 	im->lead = LR_ALIGN_CEIL(mp->header_size, align);
 
 	if (private_data_size != 0) {
@@ -595,9 +594,9 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	if (x != NULL)
 		rc = -populate_xmem(mp, im, x);
 	else
-		rc = -populate(mp, im,
-			       pick_order(im->lead, elt_size,
-					  mp->total_elt_size, n));
+		rc = -populate(
+		    mp, im,
+		    pick_order(im->lead, elt_size, mp->total_elt_size, n));
 	if (rc != 0)
 		goto free_blocks;
 
@@ -661,34 +660,31 @@ lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
 		      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
 		      int socket_id, unsigned flags, const char *ops_name)
 {
-	return create_common(name, n, elt_size, cache_size,
-			     private_data_size, obj_init, obj_init_arg,
-			     socket_id, flags, ops_name, NULL);
+	return create_common(name, n, elt_size, cache_size, private_data_size,
+			     obj_init, obj_init_arg, socket_id, flags, ops_name,
+			     NULL);
 }
 
 unsigned
 lr_mempool_obj_offset(unsigned flags)
 {
-	unsigned align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN)
-				 ? 8
-				 : LR_CACHE_LINE_SIZE;
+	unsigned align =
+	    (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
 
-	return LR_ALIGN_CEIL((unsigned)sizeof(struct lr_mempool_objhdr),
-			     align);
+	return LR_ALIGN_CEIL((unsigned)sizeof(struct lr_mempool_objhdr), align);
 }
 
 struct lr_mempool *
 lr_mempool_create_xmem(const char *name, void *addr, size_t len,
-		       unsigned stride, unsigned elt_size,
-		       unsigned cache_size, unsigned private_data_size,
+		       unsigned stride, unsigned elt_size, unsigned cache_size,
+		       unsigned private_data_size,
 		       lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
 		       int socket_id, unsigned flags)
 {
 	unsigned lead = lr_mempool_obj_offset(flags);
-	unsigned align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN)
-				 ? 8
-				 : LR_CACHE_LINE_SIZE;
-	struct mp_xmem x = { .addr = addr, .len = len, .stride = stride };
+	unsigned align =
+	    (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
+	struct mp_xmem x = {.addr = addr, .len = len, .stride = stride};
 	const char *why = NULL;
 
 	if (addr == NULL)
