@@ -29,13 +29,13 @@
 
 struct mp_block {
 	struct lr_page *page; /* first block page; NULL: caller memory */
-	char *addr;	    /* its address */
-	size_t unit;	    /* bytes per unit */
-	unsigned per_unit;  /* objects per unit */
-	unsigned first_idx; /* index of the block's first object */
-	unsigned nb_objs;   /* objects carved from this block */
-	unsigned order;	    /* page order (0 for caller's memory) */
-	size_t len;	    /* bytes in the block */
+	char *addr;	      /* its address */
+	size_t unit;	      /* bytes per unit */
+	unsigned per_unit;    /* objects per unit */
+	unsigned first_idx;   /* index of the block's first object */
+	unsigned nb_objs;     /* objects carved from this block */
+	unsigned order;	      /* page order (0 for caller's memory) */
+	size_t len;	      /* bytes in the block */
 };
 
 struct mp_impl {
