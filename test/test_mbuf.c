@@ -12,6 +12,7 @@
 
 #include "lr_eal.h"
 #include "lr_mbuf.h"
+#include "lr_pagealloc.h"
 #include "lr_test.h"
 
 static double scale = 1.0;
@@ -405,6 +406,85 @@ xfer_free(void *arg)
 	return 0;
 }
 
+/* A pool laid over caller memory (an AF_XDP UMEM's shape): one mbuf per
+ * frame at a fixed offset, every frame handed out once, bad layouts
+ * refused, the memory left to its owner. */
+static int
+test_xmem(void)
+{
+	enum { ORDER = 4, FRAME = 2048 };
+	size_t len = (size_t)LR_PAGE_SIZE << ORDER;
+	unsigned nframes = (unsigned)(len / FRAME);
+	unsigned mb_off = lr_mempool_obj_offset(0);
+	unsigned buf_off = lr_pktmbuf_xmem_buf_offset(0);
+	struct lr_mbuf **all;
+	struct lr_mempool *mp;
+	struct lr_page *pg;
+	unsigned char *seen;
+	char *base;
+	int rc = -1;
+
+	pg = lr_alloc_pages(LR_SOCKET_ID_ANY, ORDER, LR_ALLOC_PINNED);
+	LR_TEST_ASSERT(pg != NULL, "no pages: %s", lr_strerror(lr_errno));
+	base = lr_page_address(pg);
+	all = calloc(nframes + 1, sizeof(*all));
+	seen = calloc(nframes, 1);
+	if (all == NULL || seen == NULL)
+		goto free_pages;
+
+	/* Bad layouts: the error names the pool and the reason. */
+	log_capture();
+	mp = lr_pktmbuf_pool_create_xmem("xm_bad", base, len, 256, 0, 0,
+					 LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "frame 256 taken");
+	mp = lr_mempool_create_xmem("xm_bad", base + 8, len - 64, FRAME, 64, 0,
+				    0, NULL, NULL, LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "unaligned taken");
+	mp = lr_mempool_create_xmem("xm_bad", base, FRAME - 1, FRAME, 64, 0, 0,
+				    NULL, NULL, LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "empty taken");
+	LR_TEST_ASSERT(strstr(log_release(), "mempool 'xm_bad'") != NULL,
+		       "log: %s", logbuf);
+
+	mp = lr_pktmbuf_pool_create_xmem("xm_umem", base, len, FRAME, 8, 0,
+					 LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT_EQ(mp->size, nframes);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_data_room_size(mp), FRAME - buf_off);
+	for (unsigned i = 0; i < nframes; i++) {
+		struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
+		size_t off;
+
+		LR_TEST_ASSERT(m != NULL, "frame %u of %u missing", i, nframes);
+		if (check_fresh(m, mp, (uint16_t)(FRAME - buf_off), 0) != 0)
+			goto free_pool;
+		off = (size_t)((char *)m - base);
+		LR_TEST_ASSERT(off % FRAME == mb_off, "mbuf at offset %zu",
+			       off);
+		LR_TEST_ASSERT((char *)m->buf_addr ==
+				   base + off - mb_off + buf_off,
+			       "buffer of frame %zu", off / FRAME);
+		LR_TEST_ASSERT(!seen[off / FRAME]++, "frame %zu twice",
+			       off / FRAME);
+		all[i] = m;
+	}
+	LR_TEST_ASSERT(lr_pktmbuf_alloc(mp) == NULL, "more frames than memory");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), nframes);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_pktmbuf_free_bulk(all, nframes);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	rc = 0;
+free_pool:
+	lr_mempool_free(mp);
+free_pages:
+	/* The pool never owned the pages: they free without complaint. */
+	lr_free_pages(pg, ORDER);
+	free(all);
+	free(seen);
+	return rc;
+}
+
 static int
 test_cross_lcore(void)
 {
@@ -446,7 +526,7 @@ static const struct lr_test_case cases[] = {
     {"layout", test_layout},	       {"pool_create", test_pool_create},
     {"data_ops", test_data_ops},       {"chains", test_chains},
     {"refcnt", test_refcnt},	       {"bulk", test_bulk},
-    {"cross_lcore", test_cross_lcore},
+    {"cross_lcore", test_cross_lcore}, {"xmem", test_xmem},
 };
 
 int

@@ -16,7 +16,8 @@
  * one-segment packet never reads the second line.
  *
  * Pools: lr_pktmbuf_pool_create() makes a mempool whose objects are mbufs
- * in pinned pages from the page allocator, held for the pool's lifetime;
+ * in pinned pages from the page allocator, held for the pool's lifetime
+ * (lr_pktmbuf_pool_create_xmem(): in frames of memory the caller gives);
  * each mbuf's buf_iova is computed once at pool creation. An mbuf in its
  * pool always has refcnt 1, nb_segs 1 and next NULL; alloc relies on it
  * and free restores it.
@@ -151,6 +152,31 @@ struct lr_mempool *lr_pktmbuf_pool_create(const char *name, unsigned n,
 					  uint16_t priv_size,
 					  uint16_t data_room_size,
 					  int socket_id);
+
+/**
+ * Create a pool of mbufs over caller-owned memory addr..addr+len cut into
+ * frames of frame_size bytes (an AF_XDP UMEM): each frame holds the pool's
+ * object header, the mbuf, priv_size private bytes, then the buffer
+ * (headroom + data) to the frame's end, so the mbuf of a frame starting at
+ * f is at f + lr_mempool_obj_offset(0) and its buffer at
+ * f + lr_pktmbuf_xmem_buf_offset(priv_size). addr must be cache-line
+ * aligned, frame_size a multiple of the cache line. The memory must
+ * outlive the pool. NULL and lr_errno on error.
+ */
+struct lr_mempool *lr_pktmbuf_pool_create_xmem(const char *name, void *addr,
+					       size_t len, unsigned frame_size,
+					       unsigned cache_size,
+					       uint16_t priv_size,
+					       int socket_id);
+
+/** Offset of the buffer (buf_addr) from the start of its frame in a pool
+ *  made by lr_pktmbuf_pool_create_xmem() with this private size. */
+static inline unsigned
+lr_pktmbuf_xmem_buf_offset(uint16_t priv_size)
+{
+	return lr_mempool_obj_offset(0) + (unsigned)sizeof(struct lr_mbuf) +
+	       priv_size;
+}
 
 /** Print the mbuf chain's metadata and up to dump_len data bytes to f. */
 void lr_pktmbuf_dump(FILE *f, const struct lr_mbuf *m, unsigned dump_len);

@@ -67,6 +67,38 @@ lr_pktmbuf_pool_create(const char *name, unsigned n, unsigned cache_size,
 	return mp;
 }
 
+struct lr_mempool *
+lr_pktmbuf_pool_create_xmem(const char *name, void *addr, size_t len,
+			    unsigned frame_size, unsigned cache_size,
+			    uint16_t priv_size, int socket_id)
+{
+	struct lr_pktmbuf_pool_private pp = {.mbuf_priv_size = priv_size};
+	unsigned lead = lr_mempool_obj_offset(0);
+	size_t meta = lead + sizeof(struct lr_mbuf) + priv_size;
+	struct lr_mempool *mp;
+
+	if (priv_size % LR_MBUF_PRIV_ALIGN != 0 ||
+	    frame_size < meta + LR_PKTMBUF_HEADROOM ||
+	    frame_size - meta > UINT16_MAX) {
+		LR_LOG(ERR, MBUF,
+		       "mbuf pool '%s': frame size %u cannot hold the %zu "
+		       "bytes of header, mbuf and private area plus %d of "
+		       "headroom (private size %u must be a multiple of %d)\n",
+		       name ? name : "(null)", frame_size, meta,
+		       LR_PKTMBUF_HEADROOM, priv_size, LR_MBUF_PRIV_ALIGN);
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	pp.mbuf_data_room_size = (uint16_t)(frame_size - meta);
+	mp = lr_mempool_create_xmem(name, addr, len, frame_size,
+				    frame_size - lead, cache_size, sizeof(pp),
+				    mbuf_init, &pp, socket_id, 0);
+	if (mp == NULL)
+		return NULL;
+	memcpy(lr_mempool_get_priv(mp), &pp, sizeof(pp));
+	return mp;
+}
+
 int
 lr_pktmbuf_chain(struct lr_mbuf *head, struct lr_mbuf *tail)
 {

@@ -11,7 +11,9 @@
  * fits in a base page never crosses a base-page boundary. Either way every
  * object spans one IOVA-contiguous range. Each object is preceded by a
  * header of one pointer (the pool), plus a cookie in debug builds
- * (-Dpagealloc_debug=true) that catches double puts.
+ * (-Dpagealloc_debug=true) that catches double puts. A pool may instead
+ * be laid over memory the caller provides, one object per fixed-size slot
+ * (lr_mempool_create_xmem(), used for AF_XDP UMEM frames).
  *
  * Backing store: chosen by name through an ops table: "ring_mp_mc" (the
  * default), "ring_sp_sc", "ring_sp_mc", "ring_mp_sc" (lr_ring) and "stack"
@@ -226,6 +228,28 @@ struct lr_mempool *lr_mempool_create_ops(const char *name, unsigned n,
 					 lr_mempool_obj_cb_t *obj_init,
 					 void *obj_init_arg, int socket_id,
 					 unsigned flags, const char *ops_name);
+
+/**
+ * Create a pool over memory the caller owns (for example a region already
+ * registered with a device, such as an AF_XDP UMEM): object j sits at
+ * addr + j * stride + lr_mempool_obj_offset(flags), its header right before
+ * it, so the object of any address a inside slot j is found by rounding
+ * (a - addr) down to a multiple of stride. The pool holds len / stride
+ * objects; addr and stride must be multiples of the object alignment and a
+ * slot must hold the header and elt_size bytes. The memory is neither taken
+ * from nor given back to the page allocator: it must outlive the pool.
+ * Other arguments as lr_mempool_create(). NULL and lr_errno on error.
+ */
+struct lr_mempool *
+lr_mempool_create_xmem(const char *name, void *addr, size_t len,
+		       unsigned stride, unsigned elt_size, unsigned cache_size,
+		       unsigned private_data_size,
+		       lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+		       int socket_id, unsigned flags);
+
+/** Offset of an object from the start of its slot (header included) in a
+ *  pool created with these flags; the layout of lr_mempool_create_xmem(). */
+unsigned lr_mempool_obj_offset(unsigned flags);
 
 /** Flush the caches, report objects still in use, give the memory back
  *  (NULL is ignored). Objects still out become invalid. */

@@ -28,13 +28,14 @@
 #define BLOCK_TARGET_SHIFT 21
 
 struct mp_block {
-	struct lr_page *page; /* first page of the block */
+	struct lr_page *page; /* first block page; NULL: caller memory */
 	char *addr;	      /* its address */
 	size_t unit;	      /* bytes per unit */
 	unsigned per_unit;    /* objects per unit */
 	unsigned first_idx;   /* index of the block's first object */
 	unsigned nb_objs;     /* objects carved from this block */
-	unsigned order;	      /* page order */
+	unsigned order;	      /* page order (0 for caller's memory) */
+	size_t len;	      /* bytes in the block */
 };
 
 struct mp_impl {
@@ -42,6 +43,13 @@ struct mp_impl {
 	unsigned nb_blocks;
 	unsigned lead;	 /* offset of the first object in a unit */
 	void *cache_mem; /* raw allocation holding every cache */
+};
+
+/* Caller-provided memory of lr_mempool_create_xmem(). */
+struct mp_xmem {
+	void *addr;
+	size_t len;
+	unsigned stride;
 };
 
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -264,6 +272,8 @@ static void
 free_blocks(struct lr_mempool *mp, struct mp_impl *im)
 {
 	for (unsigned i = 0; i < im->nb_blocks; i++) {
+		if (im->blocks[i].page == NULL)
+			continue; /* the caller's memory stays the caller's */
 		lr_page_set_owner(im->blocks[i].page, NULL, NULL);
 		lr_free_pages(im->blocks[i].page, im->blocks[i].order);
 	}
@@ -316,6 +326,7 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		b->page = pg;
 		b->addr = lr_page_address(pg);
 		b->order = order;
+		b->len = block_bytes(order);
 		b->first_idx = done;
 		b->unit = block_bytes(order);
 		if (one <= LR_PAGE_SIZE &&
@@ -331,6 +342,28 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 	}
 	mp->block_order = order_hint;
 	mp->nb_blocks = im->nb_blocks;
+	return 0;
+}
+
+/* One block over the caller's memory: object j at addr + j * stride +
+ * lead (mp->total_elt_size == stride). */
+static int
+populate_xmem(struct lr_mempool *mp, struct mp_impl *im,
+	      const struct mp_xmem *x)
+{
+	struct mp_block *b = calloc(1, sizeof(*b));
+
+	if (b == NULL)
+		return -ENOMEM;
+	b->addr = x->addr;
+	b->len = x->len;
+	b->unit = x->len;
+	b->per_unit = mp->size;
+	b->nb_objs = mp->size;
+	im->blocks = b;
+	im->nb_blocks = 1;
+	mp->block_order = 0;
+	mp->nb_blocks = 1;
 	return 0;
 }
 
@@ -499,11 +532,11 @@ init_one(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 	ia->objs[idx] = obj;
 }
 
-struct lr_mempool *
-lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
-		      unsigned cache_size, unsigned private_data_size,
-		      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
-		      int socket_id, unsigned flags, const char *ops_name)
+static struct lr_mempool *
+create_common(const char *name, unsigned n, unsigned elt_size,
+	      unsigned cache_size, unsigned private_data_size,
+	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg, int socket_id,
+	      unsigned flags, const char *ops_name, const struct mp_xmem *x)
 {
 	const struct lr_mempool_ops *ops = NULL;
 	struct lr_mempool *mp;
@@ -539,7 +572,9 @@ lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
 	mp->impl = im;
 	align = (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
 	mp->header_size = sizeof(struct lr_mempool_objhdr);
-	mp->total_elt_size = LR_ALIGN_CEIL(mp->header_size + elt_size, align);
+	mp->total_elt_size =
+	    x != NULL ? x->stride
+		      : LR_ALIGN_CEIL(mp->header_size + elt_size, align);
 	im->lead = LR_ALIGN_CEIL(mp->header_size, align);
 
 	if (private_data_size != 0) {
@@ -556,8 +591,12 @@ lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
 	rc = -ops->alloc(mp);
 	if (rc != 0)
 		goto free_caches;
-	rc = -populate(mp, im,
-		       pick_order(im->lead, elt_size, mp->total_elt_size, n));
+	if (x != NULL)
+		rc = -populate_xmem(mp, im, x);
+	else
+		rc = -populate(
+		    mp, im,
+		    pick_order(im->lead, elt_size, mp->total_elt_size, n));
 	if (rc != 0)
 		goto free_blocks;
 
@@ -613,6 +652,63 @@ free_mp:
 	free(mp);
 	lr_errno = rc;
 	return NULL;
+}
+
+struct lr_mempool *
+lr_mempool_create_ops(const char *name, unsigned n, unsigned elt_size,
+		      unsigned cache_size, unsigned private_data_size,
+		      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+		      int socket_id, unsigned flags, const char *ops_name)
+{
+	return create_common(name, n, elt_size, cache_size, private_data_size,
+			     obj_init, obj_init_arg, socket_id, flags, ops_name,
+			     NULL);
+}
+
+unsigned
+lr_mempool_obj_offset(unsigned flags)
+{
+	unsigned align =
+	    (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
+
+	return LR_ALIGN_CEIL((unsigned)sizeof(struct lr_mempool_objhdr), align);
+}
+
+struct lr_mempool *
+lr_mempool_create_xmem(const char *name, void *addr, size_t len,
+		       unsigned stride, unsigned elt_size, unsigned cache_size,
+		       unsigned private_data_size,
+		       lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+		       int socket_id, unsigned flags)
+{
+	unsigned lead = lr_mempool_obj_offset(flags);
+	unsigned align =
+	    (flags & LR_MEMPOOL_F_NO_CACHE_ALIGN) ? 8 : LR_CACHE_LINE_SIZE;
+	struct mp_xmem x = {.addr = addr, .len = len, .stride = stride};
+	const char *why = NULL;
+
+	if (addr == NULL)
+		why = "no memory given";
+	else if ((uintptr_t)addr % align != 0)
+		why = "memory not aligned to the object alignment";
+	else if (stride == 0 || stride % align != 0)
+		why = "stride not a non-zero multiple of the object alignment";
+	else if ((size_t)lead + elt_size > stride)
+		why = "object and its header larger than the stride";
+	else if (len / stride == 0 || len / stride > UINT32_MAX)
+		why = "memory holds no object (or too many)";
+	if (why != NULL) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': external memory %p, %zu bytes, stride "
+		       "%u, element %u: %s\n",
+		       name ? name : "(null)", addr, len, stride, elt_size,
+		       why);
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	return create_common(name, (unsigned)(len / stride), elt_size,
+			     cache_size, private_data_size, obj_init,
+			     obj_init_arg, socket_id, flags, NULL, &x);
 }
 
 struct lr_mempool *
@@ -805,7 +901,7 @@ obj_index(const struct lr_mempool *mp, const void *obj)
 		const struct mp_block *b = &im->blocks[i];
 		uintptr_t base = (uintptr_t)b->addr, off, in_unit, u, j;
 
-		if (a < base || a >= base + block_bytes(b->order))
+		if (a < base || a >= base + b->len)
 			continue;
 		off = a - base;
 		u = off / b->unit;

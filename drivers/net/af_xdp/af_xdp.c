@@ -1,0 +1,1502 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_af_xdp: ports on AF_XDP sockets, UMEM from the page allocator (see
+ * lr_eth_af_xdp.h for the devargs, the frame layout and the accounting).
+ *
+ * Life of a queue: setup allocates the UMEM block and lays the mbuf pool
+ * over it (kept until close); start registers the UMEM, creates the socket
+ * (libxdp loads its redirect program, through its dispatcher where bpffs
+ * allows, else as a single program) and fills the fill ring; stop drains
+ * the tx side, closes socket and UMEM registration and puts every frame
+ * the kernel still held back into the pool.
+ *
+ * Hot path, per burst: rx = one peek of the rx ring, per frame a few
+ * shifts and masks to find its mbuf, one 8-byte rearm store and five
+ * field stores, a bitmap clear; one release; a refill of the fill ring
+ * from the pool's per-lcore cache when 32 frames are due. tx = reclaim of
+ * the completion ring into the pool, per mbuf one descriptor (or a copy
+ * for foreign mbufs), a bitmap set; one submit and one sendto() when the
+ * kernel asks for a wakeup (always in copy mode). No lock, no atomic
+ * other than the ring index loads/stores, no division, no allocation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/if_xdp.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+#include <xdp/xsk.h>
+
+#include "lr_cycles.h"
+#include "lr_eth_af_xdp.h"
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_pagealloc.h"
+
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
+#ifndef XDP_PACKET_HEADROOM
+#define XDP_PACKET_HEADROOM 256
+#endif
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+
+#define FRAME_SHIFT   11
+#define FRAME	      LR_AF_XDP_FRAME_SIZE
+#define FRAMES_MAX    4096	/* frames per UMEM at most (8 MiB) */
+#define REFILL_BATCH  32	/* refill the fill ring this many at once */
+#define CHUNK	      64	/* frames moved per pool call */
+#define TX_DRAIN_NS   200000000 /* stop waits this long for tx to finish */
+#define DEFAULT_DESC  512
+#define BIND_RETRIES  100   /* queue still held by a closed socket: */
+#define BIND_RETRY_US 10000 /* retry for up to a second */
+#define POOL_CACHE    128   /* per-lcore cache of a UMEM pool */
+
+LR_BUILD_BUG_ON(FRAME != 1 << FRAME_SHIFT);
+
+static const char *const afxdp_keys[] = {
+    "iface",	   "start_queue", "queue_count", "mode",
+    "busy_budget", "xdp_prog",	  NULL,
+};
+
+enum xdp_mode { MODE_AUTO, MODE_SKB, MODE_DRV };
+static const char *const mode_names[] = {"auto", "skb", "drv"};
+
+/* One XSK socket: port queue q's rx side (rx and fill rings) and tx side
+ * (tx and completion rings) on separate cache lines. */
+struct axq {
+	/* rx side: written by the rx poller only */
+	struct xsk_ring_cons rx;
+	struct xsk_ring_prod fq;
+	char *umem_mb;	       /* UMEM base + offset of the mbuf in a frame */
+	struct lr_mempool *mp; /* pool over the UMEM */
+	uint64_t *rx_held;     /* bit per frame: in the fill/rx rings */
+	uint64_t rearm;	       /* rearm word of a received mbuf, data_off 0 */
+	uint16_t buf_off;      /* frame start -> buf_addr */
+	uint16_t port;
+	uint32_t refill_due; /* frames received, not yet replaced */
+	int fd;
+	uint64_t rx_pkts;
+	uint64_t rx_bytes;
+	uint64_t rx_wakeups;
+	uint64_t refill_fail; /* refills the pool could not serve */
+	uint64_t rx_bad_desc; /* descriptors of frames not given */
+
+	/* tx side: written by the tx poller only */
+	struct xsk_ring_prod tx __lr_cache_aligned;
+	struct xsk_ring_cons cq;
+	char *tx_umem_mb;
+	char *tx_umem_base;
+	struct lr_mempool *tx_mp;
+	uint64_t *tx_held; /* bit per frame: in the tx/completion rings */
+	uint16_t tx_buf_off;
+	uint16_t tx_room; /* bytes a copied frame may carry */
+	int tx_fd;
+	uint32_t tx_kick_always; /* no need_wakeup: kick every burst */
+	uint64_t tx_pkts;
+	uint64_t tx_bytes;
+	uint64_t tx_errors; /* dropped: too long for a frame */
+	uint64_t tx_copies;
+	uint64_t tx_kicks;
+	uint64_t tx_ring_full; /* bursts cut short by a full tx ring */
+	uint64_t tx_nobuf;     /* bursts cut short: no frame to copy into */
+	uint64_t tx_bad_comp;  /* completions of frames not sent */
+
+	/* control: start/stop/close only */
+	struct xsk_umem *umem __lr_cache_aligned;
+	struct xsk_socket *xsk;
+	struct lr_page *page;  /* lowest block of the UMEM */
+	struct lr_page *page2; /* the block right after it, or NULL */
+	unsigned order;
+	char *umem_base;
+	size_t umem_len;
+	unsigned nb_frames;
+	uint32_t nb_rx_desc;
+	uint32_t nb_tx_desc;
+	uint8_t rx_set, tx_set, open, zerocopy;
+	struct xdp_statistics xstats_old; /* sums of closed sockets */
+	uint64_t recovered;		  /* frames taken back at stops */
+};
+
+struct axp {
+	struct axq q[LR_MAX_QUEUES_PER_PORT];
+	char iface[IF_NAMESIZE];
+	int ifindex;
+	unsigned start_queue;
+	unsigned queue_count;
+	unsigned busy_budget;
+	enum xdp_mode mode;
+	char xdp_prog[PATH_MAX];
+	struct xdp_program *prog; /* xdp_prog= loaded at start */
+	int xsks_map_fd;
+	unsigned nb_open;
+};
+
+/* ------------------------------------------------------------------ */
+/* Hot path. */
+
+/* Give frames (mbufs of q->mp) to the fill ring; the count given. */
+static unsigned
+refill(struct axq *q, unsigned n)
+{
+	void *objs[CHUNK];
+	unsigned done = 0;
+
+	while (done < n) {
+		unsigned k = LR_MIN(n - done, (unsigned)CHUNK);
+		uint32_t idx;
+
+		if (lr_unlikely(lr_mempool_get_bulk(q->mp, objs, k) != 0)) {
+			q->refill_fail++;
+			break;
+		}
+		if (lr_unlikely(xsk_ring_prod__reserve(&q->fq, k, &idx) != k)) {
+			/* Cannot happen while fill+rx <= fill size. */
+			lr_mempool_put_bulk(q->mp, objs, k);
+			q->refill_fail++;
+			break;
+		}
+		for (unsigned i = 0; i < k; i++) {
+			uint64_t off = (uint64_t)((char *)objs[i] - q->umem_mb);
+			unsigned f = (unsigned)(off >> FRAME_SHIFT);
+
+			q->rx_held[f >> 6] |= 1ULL << (f & 63);
+			*xsk_ring_prod__fill_addr(&q->fq, idx + i) = off;
+		}
+		xsk_ring_prod__submit(&q->fq, k);
+		done += k;
+	}
+	return done;
+}
+
+static __lr_cold uint16_t
+rx_empty(struct axq *q)
+{
+	if (q->refill_due != 0)
+		q->refill_due -= refill(q, q->refill_due);
+	if (xsk_ring_prod__needs_wakeup(&q->fq)) {
+		q->rx_wakeups++;
+		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+	}
+	return 0;
+}
+
+static uint16_t
+afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct axq *q = rxq;
+	char *umem_mb = q->umem_mb;
+	uint64_t *held = q->rx_held;
+	uint64_t bytes = 0;
+	uint32_t idx, got;
+
+	got = xsk_ring_cons__peek(&q->rx, n, &idx);
+	if (got == 0)
+		return rx_empty(q);
+	for (uint32_t i = 0; i < got; i++) {
+		const struct xdp_desc *d =
+		    xsk_ring_cons__rx_desc(&q->rx, idx + i);
+		uint64_t a = d->addr, base = a & ~(uint64_t)(FRAME - 1);
+		unsigned f = (unsigned)(a >> FRAME_SHIFT);
+		struct lr_mbuf *m = (struct lr_mbuf *)(umem_mb + base);
+		union {
+			uint64_t w;
+			struct {
+				uint16_t data_off, refcnt, nb_segs, port;
+			} s;
+		} r = {.w = q->rearm};
+
+		if (lr_unlikely(!(held[f >> 6] & (1ULL << (f & 63)))))
+			q->rx_bad_desc++;
+		held[f >> 6] &= ~(1ULL << (f & 63));
+		r.s.data_off = (uint16_t)((a & (FRAME - 1)) - q->buf_off);
+		m->rearm_data = r.w;
+		m->ol_flags = 0;
+		m->packet_type = 0;
+		m->pkt_len = d->len;
+		m->data_len = (uint16_t)d->len;
+		m->vlan_tci = 0;
+		m->hash_rss = 0;
+		bytes += d->len;
+		pkts[i] = m;
+	}
+	xsk_ring_cons__release(&q->rx, got);
+	q->rx_pkts += got;
+	q->rx_bytes += bytes;
+	q->refill_due += got;
+	if (q->refill_due >= REFILL_BATCH)
+		q->refill_due -= refill(q, q->refill_due);
+	return (uint16_t)got;
+}
+
+/* Completed frames back to the pool. */
+static __lr_always_inline void
+reclaim(struct axq *q)
+{
+	void *objs[CHUNK];
+	uint32_t idx, got;
+
+	while ((got = xsk_ring_cons__peek(&q->cq, CHUNK, &idx)) != 0) {
+		for (uint32_t i = 0; i < got; i++) {
+			uint64_t a = *xsk_ring_cons__comp_addr(&q->cq, idx + i);
+			uint64_t base = a & ~(uint64_t)(FRAME - 1);
+			unsigned f = (unsigned)(a >> FRAME_SHIFT);
+
+			if (lr_unlikely(
+				!(q->tx_held[f >> 6] & (1ULL << (f & 63)))))
+				q->tx_bad_comp++;
+			q->tx_held[f >> 6] &= ~(1ULL << (f & 63));
+			objs[i] = q->tx_umem_mb + base;
+		}
+		xsk_ring_cons__release(&q->cq, got);
+		lr_mempool_put_bulk(q->tx_mp, objs, got);
+	}
+}
+
+static __lr_always_inline void
+kick(struct axq *q)
+{
+	q->tx_kicks++;
+	if (sendto(q->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
+	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS &&
+	    errno != ENETDOWN)
+		q->tx_errors++;
+}
+
+/* Copy packet m (any pool, any segments) into a fresh UMEM frame; the
+ * frame's mbuf or NULL when the pool has none. */
+static __lr_cold struct lr_mbuf *
+copy_to_frame(struct axq *q, const struct lr_mbuf *m)
+{
+	struct lr_mbuf *c = lr_pktmbuf_alloc(q->tx_mp);
+	char *dst;
+
+	if (c == NULL)
+		return NULL;
+	dst = lr_pktmbuf_mtod(c, char *);
+	for (const struct lr_mbuf *s = m; s != NULL; s = s->next) {
+		memcpy(dst, lr_pktmbuf_mtod(s, const char *), s->data_len);
+		dst += s->data_len;
+	}
+	c->data_len = (uint16_t)m->pkt_len;
+	c->pkt_len = m->pkt_len;
+	q->tx_copies++;
+	return c;
+}
+
+static uint16_t
+afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct axq *q = txq;
+	struct lr_mbuf *done[LR_PKTMBUF_FREE_BATCH];
+	unsigned nfree = 0, k = 0, i;
+	uint64_t bytes = 0;
+	uint32_t room, idx0;
+
+	reclaim(q);
+	room = xsk_prod_nb_free(&q->tx, n);
+	if (lr_unlikely(room < n))
+		q->tx_ring_full++;
+	idx0 = q->tx.cached_prod;
+	for (i = 0; i < n && k < room; i++) {
+		struct lr_mbuf *m = pkts[i];
+		struct xdp_desc *d;
+		uint64_t off;
+		unsigned f;
+
+		if (lr_unlikely(m->pool != q->tx_mp || m->nb_segs != 1 ||
+				lr_mbuf_refcnt_read(m) != 1)) {
+			/* Not a frame of this UMEM we may give away: copy. */
+			struct lr_mbuf *c = NULL;
+
+			if (lr_likely(m->pkt_len <= q->tx_room)) {
+				c = copy_to_frame(q, m);
+				if (c == NULL) {
+					q->tx_nobuf++;
+					break;
+				}
+			} else {
+				q->tx_errors++;
+			}
+			if (nfree == LR_DIM(done)) {
+				lr_pktmbuf_free_bulk(done, nfree);
+				nfree = 0;
+			}
+			done[nfree++] = m;
+			if (c == NULL)
+				continue;
+			m = c;
+		}
+		off = (uint64_t)((char *)m->buf_addr + m->data_off -
+				 q->tx_umem_base);
+		f = (unsigned)(off >> FRAME_SHIFT);
+		q->tx_held[f >> 6] |= 1ULL << (f & 63);
+		d = xsk_ring_prod__tx_desc(&q->tx, idx0 + k);
+		d->addr = off;
+		d->len = m->data_len;
+		bytes += m->data_len;
+		k++;
+	}
+	if (k != 0) {
+		uint32_t idx;
+
+		xsk_ring_prod__reserve(&q->tx, k, &idx);
+		xsk_ring_prod__submit(&q->tx, k);
+		q->tx_pkts += k;
+		q->tx_bytes += bytes;
+	}
+	if (k != 0 &&
+	    (q->tx_kick_always || xsk_ring_prod__needs_wakeup(&q->tx)))
+		kick(q);
+	if (nfree != 0)
+		lr_pktmbuf_free_bulk(done, nfree);
+	return (uint16_t)i;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks at probe. */
+
+static int
+cap_has(const struct __user_cap_data_struct *d, int cap)
+{
+	return (d[cap >> 5].effective >> (cap & 31)) & 1;
+}
+
+static int
+caps_get(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = {
+	    .version = _LINUX_CAPABILITY_VERSION_3,
+	    .pid = 0,
+	};
+
+	memset(d, 0, 2 * sizeof(*d));
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+static int
+check_permission(const char *name, struct __user_cap_data_struct caps[2])
+{
+	int raw = cap_has(caps, CAP_NET_RAW);
+	int admin = cap_has(caps, CAP_NET_ADMIN);
+	int bpf = cap_has(caps, CAP_BPF) || cap_has(caps, CAP_SYS_ADMIN);
+
+	if (raw && admin && bpf)
+		return 0;
+	LR_LOG(ERR, PMD,
+	       "%s: no permission for AF_XDP: missing%s%s%s; run as root or "
+	       "grant CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF\n",
+	       name, raw ? "" : " CAP_NET_RAW", admin ? "" : " CAP_NET_ADMIN",
+	       bpf ? "" : " CAP_BPF");
+	return -EPERM;
+}
+
+/* RLIMIT_MEMLOCK covers the UMEMs unless we hold CAP_IPC_LOCK; raise it
+ * when allowed, else say what to raise. */
+static int
+check_memlock(const char *name, size_t need,
+	      const struct __user_cap_data_struct caps[2])
+{
+	struct rlimit rl;
+
+	if (cap_has(caps, CAP_IPC_LOCK))
+		return 0;
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0 ||
+	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return 0;
+	{
+		struct rlimit want = rl;
+
+		want.rlim_cur = need;
+		if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+			want.rlim_max = need;
+		if (setrlimit(RLIMIT_MEMLOCK, &want) == 0) {
+			LR_LOG(INFO, PMD,
+			       "%s: raised RLIMIT_MEMLOCK from %llu to %zu KiB "
+			       "for the UMEM\n",
+			       name, (unsigned long long)rl.rlim_cur >> 10,
+			       need >> 10);
+			return 0;
+		}
+	}
+	LR_LOG(ERR, PMD,
+	       "%s: the UMEM needs %zu KiB of locked memory but "
+	       "RLIMIT_MEMLOCK is %llu KiB and cannot be raised: raise it "
+	       "(ulimit -l %zu, LimitMEMLOCK= for a service) or grant "
+	       "CAP_IPC_LOCK\n",
+	       name, need >> 10, (unsigned long long)rl.rlim_cur >> 10,
+	       need >> 10);
+	return -ENOBUFS;
+}
+
+/* Receive queues of the interface: ethtool channels, else sysfs. */
+static int
+iface_queues(const char *ifname)
+{
+	struct ethtool_channels ch = {.cmd = ETHTOOL_GCHANNELS};
+	struct ifreq ifr;
+	char path[128];
+	int fd, n = -1;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+		ifr.ifr_data = (void *)&ch;
+		if (ioctl(fd, SIOCETHTOOL, &ifr) == 0)
+			n = (int)(ch.combined_count + ch.rx_count);
+		close(fd);
+	}
+	if (n > 0)
+		return n;
+	n = 0;
+	for (;; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/rx-%d",
+			 ifname, n);
+		if (access(path, F_OK) != 0)
+			break;
+	}
+	return n > 0 ? n : 1;
+}
+
+static int
+iface_mac(const char *ifname, struct lr_ether_addr *mac)
+{
+	struct ifreq ifr;
+	int fd, rc = -1;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) == 0) {
+		memcpy(mac->addr_bytes, ifr.ifr_hwaddr.sa_data, 6);
+		rc = 0;
+	}
+	close(fd);
+	return rc;
+}
+
+/* Frames per UMEM: as many as one block of at most the largest order
+ * holds, up to FRAMES_MAX. */
+static unsigned
+umem_order(void)
+{
+	unsigned order = LR_MAX_ORDER - 1;
+
+	while (order > 0 &&
+	       ((size_t)LR_PAGE_SIZE << order) > (size_t)FRAMES_MAX * FRAME)
+		order--;
+	return order;
+}
+
+/* Largest UMEM of one queue: one block, or two adjacent ones. */
+static size_t
+umem_max_bytes(void)
+{
+	size_t block = (size_t)LR_PAGE_SIZE << umem_order();
+
+	return block >= (size_t)FRAMES_MAX * FRAME ? block : 2 * block;
+}
+
+/* ------------------------------------------------------------------ */
+/* UMEM and pool of a queue (setup .. close). */
+
+/* A UMEM must be virtually contiguous and a block holds at most
+ * LR_MAX_ORDER - 1 pages (4 MiB of 4 KiB pages: 2048 frames). When a block
+ * does not reach FRAMES_MAX, take a second one and keep it if the buddy
+ * heap placed it right before or after the first (common in a fresh heap):
+ * the UMEM doubles and the rx ring may be twice as deep. Otherwise give it
+ * back and stay with one block. */
+static void
+umem_grow(struct lr_eth_dev *dev, struct axq *q)
+{
+	struct lr_page *pg;
+	char *a;
+
+	if (q->umem_len >= (size_t)FRAMES_MAX * FRAME)
+		return;
+	pg =
+	    lr_alloc_pages(dev->data->socket_id, q->order,
+			   LR_ALLOC_PINNED | LR_ALLOC_ZERO | LR_ALLOC_THISNODE);
+	if (pg == NULL)
+		return;
+	a = lr_page_address(pg);
+	if (a == q->umem_base + q->umem_len) {
+		q->page2 = pg;
+	} else if (a + q->umem_len == q->umem_base) {
+		q->page2 = q->page;
+		q->page = pg;
+		q->umem_base = a;
+	} else {
+		lr_free_pages(pg, q->order);
+		return;
+	}
+	q->umem_len *= 2;
+}
+
+static void
+umem_pages_free(struct axq *q)
+{
+	lr_free_pages(q->page, q->order);
+	if (q->page2 != NULL)
+		lr_free_pages(q->page2, q->order);
+	q->page = q->page2 = NULL;
+}
+
+static int
+umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+	struct axq *q = &p->q[qid];
+	char name[LR_MEMPOOL_NAMESIZE];
+	size_t words;
+
+	if (q->mp != NULL)
+		return 0;
+	q->order = umem_order();
+	q->page = lr_alloc_pages(dev->data->socket_id, q->order,
+				 LR_ALLOC_PINNED | LR_ALLOC_ZERO);
+	if (q->page == NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
+		       dev->data->name, qid,
+		       ((size_t)LR_PAGE_SIZE << q->order) >> 10,
+		       lr_strerror(lr_errno));
+		return -ENOMEM;
+	}
+	q->umem_base = lr_page_address(q->page);
+	q->umem_len = (size_t)LR_PAGE_SIZE << q->order;
+	q->page2 = NULL;
+	umem_grow(dev, q);
+	q->nb_frames = (unsigned)(q->umem_len / FRAME);
+	words = (q->nb_frames + 63) / 64;
+	q->rx_held = calloc(words, sizeof(uint64_t));
+	q->tx_held = calloc(words, sizeof(uint64_t));
+	if (q->rx_held == NULL || q->tx_held == NULL)
+		goto free_bitmaps;
+	snprintf(name, sizeof(name), "afxdp_p%u_q%u", dev->data->port_id, qid);
+	q->mp =
+	    lr_pktmbuf_pool_create_xmem(name, q->umem_base, q->umem_len, FRAME,
+					POOL_CACHE, 0, dev->data->socket_id);
+	if (q->mp == NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: cannot lay a pool over the UMEM: %s\n",
+		       dev->data->name, qid, lr_strerror(lr_errno));
+		goto free_bitmaps;
+	}
+	lr_page_set_owner(q->page, q, q->mp->name);
+	if (q->page2 != NULL)
+		lr_page_set_owner(q->page2, q, q->mp->name);
+	q->buf_off = q->tx_buf_off = (uint16_t)lr_pktmbuf_xmem_buf_offset(0);
+	q->umem_mb = q->tx_umem_mb = q->umem_base + lr_mempool_obj_offset(0);
+	q->tx_mp = q->mp;
+	q->tx_umem_base = q->umem_base;
+	q->tx_room =
+	    (uint16_t)(lr_pktmbuf_data_room_size(q->mp) - LR_PKTMBUF_HEADROOM);
+	{
+		union {
+			uint64_t w;
+			struct {
+				uint16_t data_off, refcnt, nb_segs, port;
+			} s;
+		} r = {.s = {0, 1, 1, dev->data->port_id}};
+
+		q->rearm = r.w;
+	}
+	q->port = dev->data->port_id;
+	return 0;
+
+free_bitmaps:
+	free(q->rx_held);
+	free(q->tx_held);
+	q->rx_held = q->tx_held = NULL;
+	umem_pages_free(q);
+	return -ENOMEM;
+}
+
+static void
+umem_free(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+	struct axq *q = &p->q[qid];
+	unsigned in_use;
+
+	if (q->mp == NULL)
+		return;
+	in_use = lr_mempool_in_use_count(q->mp);
+	if (in_use != 0) {
+		/* Freeing would hand the application's mbufs to others. */
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: %u of %u UMEM frames still held by the "
+		       "application at close; the UMEM is kept (leaked)\n",
+		       dev->data->name, qid, in_use, q->nb_frames);
+	} else {
+		lr_mempool_free(q->mp);
+		lr_page_set_owner(q->page, NULL, NULL);
+		if (q->page2 != NULL)
+			lr_page_set_owner(q->page2, NULL, NULL);
+		umem_pages_free(q);
+	}
+	free(q->rx_held);
+	free(q->tx_held);
+	q->rx_held = q->tx_held = NULL;
+	q->mp = q->tx_mp = NULL;
+	q->page = q->page2 = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sockets (start .. stop). */
+
+static int
+libxdp_log(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (level == LIBXDP_WARN)
+		LR_LOG(INFO, PMD, "%s", buf);
+	else
+		LR_LOG(DEBUG, PMD, "%s", buf);
+	return 0;
+}
+
+static int
+libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	if (level == LIBBPF_WARN)
+		LR_LOG(INFO, PMD, "%s", buf);
+	else
+		LR_LOG(DEBUG, PMD, "%s", buf);
+	return 0;
+}
+
+static const char *
+xsk_error_hint(int err)
+{
+	switch (err) {
+	case ENOBUFS:
+	case ENOMEM:
+		return " (locked memory: raise RLIMIT_MEMLOCK or grant "
+		       "CAP_IPC_LOCK)";
+	case EPERM:
+	case EACCES:
+		return " (needs CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF)";
+	case EBUSY:
+		return " (queue already bound by another AF_XDP socket or XDP "
+		       "program in another mode)";
+	case EOPNOTSUPP:
+		return " (mode not supported by the interface's driver)";
+	default:
+		return "";
+	}
+}
+
+static int
+load_custom_prog(struct lr_eth_dev *dev)
+{
+	struct axp *p = dev->data->dev_private;
+	enum xdp_attach_mode m = p->mode == MODE_SKB   ? XDP_MODE_SKB
+				 : p->mode == MODE_DRV ? XDP_MODE_NATIVE
+						       : XDP_MODE_UNSPEC;
+	int err;
+
+	p->prog = xdp_program__open_file(p->xdp_prog, NULL, NULL);
+	err = (int)libxdp_get_error(p->prog);
+	if (err) {
+		LR_LOG(ERR, PMD, "%s: xdp_prog '%s': cannot open: %s\n",
+		       dev->data->name, p->xdp_prog, lr_strerror(-err));
+		p->prog = NULL;
+		return err;
+	}
+	err = xdp_program__attach(p->prog, p->ifindex, m, 0);
+	if (err) {
+		LR_LOG(ERR, PMD, "%s: xdp_prog '%s': cannot attach to %s: %s\n",
+		       dev->data->name, p->xdp_prog, p->iface,
+		       lr_strerror(-err));
+		goto close_prog;
+	}
+	p->xsks_map_fd = bpf_object__find_map_fd_by_name(
+	    xdp_program__bpf_obj(p->prog), "xsks_map");
+	if (p->xsks_map_fd < 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: xdp_prog '%s': no map named 'xsks_map' (an XSKMAP "
+		       "the program redirects into)\n",
+		       dev->data->name, p->xdp_prog);
+		err = -EINVAL;
+		goto detach_prog;
+	}
+	return 0;
+
+detach_prog:
+	xdp_program__detach(p->prog, p->ifindex, m, 0);
+close_prog:
+	xdp_program__close(p->prog);
+	p->prog = NULL;
+	return err;
+}
+
+static void
+unload_custom_prog(struct axp *p)
+{
+	enum xdp_attach_mode m = p->mode == MODE_SKB   ? XDP_MODE_SKB
+				 : p->mode == MODE_DRV ? XDP_MODE_NATIVE
+						       : XDP_MODE_UNSPEC;
+
+	if (p->prog == NULL)
+		return;
+	xdp_program__detach(p->prog, p->ifindex, m, 0);
+	xdp_program__close(p->prog);
+	p->prog = NULL;
+}
+
+/* Which program serves the interface: a libxdp dispatcher or one program. */
+static const char *
+prog_kind(const struct axp *p)
+{
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(p->ifindex);
+	const char *kind;
+
+	if (libxdp_get_error(mp))
+		return "unknown";
+	if (xdp_multiprog__is_legacy(mp))
+		kind = p->prog ? "xdp_prog (single program)"
+			       : "libxdp redirect (single program: libxdp "
+				 "could not load its dispatcher)";
+	else
+		kind = p->prog ? "xdp_prog (libxdp dispatcher)"
+			       : "libxdp redirect (libxdp dispatcher)";
+	xdp_multiprog__close(mp);
+	return kind;
+}
+
+static int
+sock_open(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+	struct axq *q = &p->q[qid];
+	struct xsk_umem_config uc = {
+	    .fill_size = q->nb_rx_desc,
+	    .comp_size = q->nb_tx_desc,
+	    .frame_size = FRAME,
+	    .frame_headroom = q->buf_off,
+	    .flags = 0,
+	};
+	struct xsk_socket_config sc = {
+	    .rx_size = q->nb_rx_desc,
+	    .tx_size = q->nb_tx_desc,
+	    .libxdp_flags = p->prog ? XSK_LIBXDP_FLAGS__INHIBIT_PROG_LOAD : 0,
+	    .xdp_flags = p->mode == MODE_SKB   ? XDP_FLAGS_SKB_MODE
+			 : p->mode == MODE_DRV ? XDP_FLAGS_DRV_MODE
+					       : 0,
+	    .bind_flags =
+		XDP_USE_NEED_WAKEUP | (p->mode == MODE_SKB ? XDP_COPY : 0),
+	};
+	struct xdp_options opts = {0};
+	socklen_t optlen = sizeof(opts);
+	unsigned queue = p->start_queue + qid;
+	int err, tries = 0;
+
+again:
+	err = xsk_umem__create(&q->umem, q->umem_base, q->umem_len, &q->fq,
+			       &q->cq, &uc);
+	if (err) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: UMEM of %zu KiB not registered: %s%s\n",
+		       dev->data->name, qid, q->umem_len >> 10,
+		       lr_strerror(-err), xsk_error_hint(-err));
+		return err;
+	}
+	err = xsk_socket__create(&q->xsk, p->iface, queue, q->umem, &q->rx,
+				 &q->tx, &sc);
+	if (err == -EBUSY && tries++ < BIND_RETRIES) {
+		/* The kernel releases a closed socket's hold on the queue
+		 * from a work item: a restart may come before it ran. */
+		xsk_umem__delete(q->umem);
+		q->umem = NULL;
+		usleep(BIND_RETRY_US);
+		goto again;
+	}
+	if (err) {
+		LR_LOG(ERR, PMD,
+		       "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
+		       dev->data->name, p->iface, queue, mode_names[p->mode],
+		       lr_strerror(-err), xsk_error_hint(-err));
+		goto delete_umem;
+	}
+	if (p->prog != NULL) {
+		err = xsk_socket__update_xskmap(q->xsk, p->xsks_map_fd);
+		if (err) {
+			LR_LOG(ERR, PMD, "%s: queue %u: xsks_map of '%s': %s\n",
+			       dev->data->name, qid, p->xdp_prog,
+			       lr_strerror(-err));
+			goto delete_socket;
+		}
+	}
+	q->fd = q->tx_fd = xsk_socket__fd(q->xsk);
+	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
+		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
+	q->tx_kick_always = 0;
+	if (p->busy_budget != 0) {
+		int one = 1, usec = 20, budget = (int)p->busy_budget;
+
+		if (setsockopt(q->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
+			       sizeof(one)) ||
+		    setsockopt(q->fd, SOL_SOCKET, SO_BUSY_POLL, &usec,
+			       sizeof(usec)) ||
+		    setsockopt(q->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
+			       sizeof(budget)))
+			LR_LOG(WARNING, PMD,
+			       "%s: queue %u: busy polling not enabled: %s\n",
+			       dev->data->name, qid, strerror(errno));
+	}
+	q->refill_due = 0;
+	if (refill(q, q->nb_rx_desc) != q->nb_rx_desc) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: pool '%s' cannot fill %u descriptors\n",
+		       dev->data->name, qid, q->mp->name, q->nb_rx_desc);
+		err = -ENOMEM;
+		goto delete_socket;
+	}
+	q->open = 1;
+	LR_LOG(INFO, PMD,
+	       "%s: %s queue %u: %s mode, %u UMEM frames of %u bytes, rings "
+	       "rx/fill %u tx/comp %u, program: %s\n",
+	       dev->data->name, p->iface, queue,
+	       q->zerocopy ? "zero-copy" : "copy", q->nb_frames, FRAME,
+	       q->nb_rx_desc, q->nb_tx_desc, prog_kind(p));
+	return 0;
+
+delete_socket:
+	xsk_socket__delete(q->xsk);
+	q->xsk = NULL;
+delete_umem:
+	xsk_umem__delete(q->umem);
+	q->umem = NULL;
+	/* Frames put in the fill ring went nowhere: take them back. */
+	for (unsigned f = 0; f < q->nb_frames; f++)
+		if (q->rx_held[f >> 6] & (1ULL << (f & 63))) {
+			q->rx_held[f >> 6] &= ~(1ULL << (f & 63));
+			lr_mempool_put(q->mp, q->umem_mb + (size_t)f * FRAME);
+		}
+	return err;
+}
+
+/* Put back every frame marked in held; how many. */
+static unsigned
+take_back(struct axq *q, uint64_t *held)
+{
+	void *objs[CHUNK];
+	unsigned n = 0, k = 0;
+
+	for (unsigned f = 0; f < q->nb_frames; f++) {
+		if (!(held[f >> 6] & (1ULL << (f & 63))))
+			continue;
+		held[f >> 6] &= ~(1ULL << (f & 63));
+		objs[k++] = q->umem_mb + (size_t)f * FRAME;
+		n++;
+		if (k == CHUNK) {
+			lr_mempool_put_bulk(q->mp, objs, k);
+			k = 0;
+		}
+	}
+	if (k != 0)
+		lr_mempool_put_bulk(q->mp, objs, k);
+	return n;
+}
+
+static unsigned
+held_count(const struct axq *q, const uint64_t *held)
+{
+	unsigned n = 0;
+
+	for (unsigned w = 0; w < (q->nb_frames + 63) / 64; w++)
+		n += (unsigned)__builtin_popcountll(held[w]);
+	return n;
+}
+
+static void
+sock_close(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+	struct axq *q = &p->q[qid];
+	struct xdp_statistics st;
+	socklen_t len = sizeof(st);
+	uint64_t until = lr_get_tsc_cycles() +
+			 lr_get_tsc_hz() / (1000000000ULL / TX_DRAIN_NS);
+	unsigned back_rx, back_tx, in_use;
+
+	if (!q->open)
+		return;
+	/* Let the kernel send what is queued. */
+	while (held_count(q, q->tx_held) != 0 && lr_get_tsc_cycles() < until) {
+		kick(q);
+		reclaim(q);
+	}
+	if (getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0) {
+		q->xstats_old.rx_dropped += st.rx_dropped;
+		q->xstats_old.rx_invalid_descs += st.rx_invalid_descs;
+		q->xstats_old.tx_invalid_descs += st.tx_invalid_descs;
+		q->xstats_old.rx_ring_full += st.rx_ring_full;
+		q->xstats_old.rx_fill_ring_empty_descs +=
+		    st.rx_fill_ring_empty_descs;
+		q->xstats_old.tx_ring_empty_descs += st.tx_ring_empty_descs;
+	}
+	xsk_socket__delete(q->xsk);
+	xsk_umem__delete(q->umem);
+	q->xsk = NULL;
+	q->umem = NULL;
+	q->open = 0;
+	/* The kernel holds nothing now: what it had returns to the pool. */
+	back_rx = take_back(q, q->rx_held);
+	back_tx = take_back(q, q->tx_held);
+	q->recovered += back_rx + back_tx;
+	q->refill_due = 0;
+	in_use = lr_mempool_in_use_count(q->mp);
+	LR_LOG(INFO, PMD,
+	       "%s: queue %u stopped: %u frames back from the kernel (%u rx "
+	       "side, %u tx side); UMEM frames: %u free, %u held by the "
+	       "application, of %u; pool %s\n",
+	       dev->data->name, qid, back_rx + back_tx, back_rx, back_tx,
+	       q->nb_frames - in_use, in_use, q->nb_frames,
+	       lr_mempool_validate(q->mp) == 0 ? "valid" : "INVALID");
+}
+
+/* ------------------------------------------------------------------ */
+/* Ops. */
+
+static uint16_t
+nb_sockets(const struct lr_eth_dev *dev)
+{
+	return LR_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
+}
+
+static int
+afxdp_start(struct lr_eth_dev *dev)
+{
+	struct axp *p = dev->data->dev_private;
+	uint16_t n = nb_sockets(dev), q;
+	int err = 0;
+
+	for (q = 0; q < n; q++) {
+		err = umem_alloc(dev, q);
+		if (err)
+			goto close_sockets;
+		if (!p->q[q].nb_rx_desc)
+			p->q[q].nb_rx_desc = DEFAULT_DESC;
+		if (!p->q[q].nb_tx_desc)
+			p->q[q].nb_tx_desc = DEFAULT_DESC / 2;
+	}
+	if (p->xdp_prog[0] != '\0') {
+		err = load_custom_prog(dev);
+		if (err)
+			goto close_sockets;
+	}
+	for (q = 0; q < n; q++) {
+		err = sock_open(dev, q);
+		if (err)
+			goto close_sockets;
+	}
+	dev->data->link.link_status = 1;
+	return 0;
+
+close_sockets:
+	while (q-- > 0)
+		sock_close(dev, q);
+	unload_custom_prog(p);
+	return err;
+}
+
+static int
+afxdp_stop(struct lr_eth_dev *dev)
+{
+	struct axp *p = dev->data->dev_private;
+
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
+		sock_close(dev, q);
+	unload_custom_prog(p);
+	dev->data->link.link_status = 0;
+	return 0;
+}
+
+static int
+afxdp_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
+{
+	struct axp *p = dev->data->dev_private;
+	unsigned buf_off = lr_pktmbuf_xmem_buf_offset(0);
+
+	info->max_rx_queues = (uint16_t)p->queue_count;
+	info->max_tx_queues = (uint16_t)p->queue_count;
+	info->max_mtu = (uint16_t)(FRAME - buf_off - XDP_PACKET_HEADROOM -
+				   LR_ETHER_HDR_LEN);
+	/* Any count up to the UMEM size is accepted; ring_size() lowers it
+	 * to what the UMEM can feed (logged at debug level). */
+	info->min_rx_desc = 64;
+	info->max_rx_desc = FRAMES_MAX;
+	info->min_tx_desc = 64;
+	info->max_tx_desc = FRAMES_MAX;
+	return 0;
+}
+
+/* Ring size for a requested count: a power of two, at most cap. Frames
+ * out at once: fill + rx <= rx size, tx + completion <= 2 x tx size, plus
+ * the per-lcore caches. rx takes at most half of the UMEM (a deep ring
+ * rides out a forwarder that loses its CPU for a while), tx an eighth
+ * (completions are reclaimed every burst), so a quarter is left to the
+ * caches and the pool does not run dry. */
+static uint32_t
+ring_size(unsigned want, unsigned cap)
+{
+	uint32_t s = (uint32_t)lr_align64pow2(want);
+
+	return s > cap ? cap : s;
+}
+
+static int
+afxdp_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		     int socket_id, const struct lr_eth_rxconf *conf,
+		     struct lr_mempool *mp)
+{
+	struct axp *p = dev->data->dev_private;
+	int err = umem_alloc(dev, qid);
+
+	if (err)
+		return err;
+	p->q[qid].nb_rx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 2);
+	p->q[qid].rx_set = 1;
+	dev->data->rx_queues[qid] = &p->q[qid];
+	LR_LOG(DEBUG, PMD,
+	       "%s: rx queue %u: %u descriptors (%u asked); frames come from "
+	       "UMEM pool '%s', not from '%s'\n",
+	       dev->data->name, qid, p->q[qid].nb_rx_desc, nb_desc,
+	       p->q[qid].mp->name, mp ? mp->name : "(none)");
+	return 0;
+}
+
+static int
+afxdp_tx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		     int socket_id, const struct lr_eth_txconf *conf)
+{
+	struct axp *p = dev->data->dev_private;
+	int err = umem_alloc(dev, qid);
+
+	if (err)
+		return err;
+	p->q[qid].nb_tx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 8);
+	p->q[qid].tx_set = 1;
+	dev->data->tx_queues[qid] = &p->q[qid];
+	LR_LOG(DEBUG, PMD, "%s: tx queue %u: %u descriptors (%u asked)\n",
+	       dev->data->name, qid, p->q[qid].nb_tx_desc, nb_desc);
+	return 0;
+}
+
+static void
+afxdp_rx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+
+	p->q[qid].rx_set = 0;
+	if (!p->q[qid].tx_set)
+		umem_free(dev, qid);
+}
+
+static void
+afxdp_tx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+
+	p->q[qid].tx_set = 0;
+	if (!p->q[qid].rx_set)
+		umem_free(dev, qid);
+}
+
+static int
+afxdp_close(struct lr_eth_dev *dev)
+{
+	struct axp *p = dev->data->dev_private;
+
+	afxdp_stop(dev);
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
+		umem_free(dev, q);
+	free(p);
+	dev->data->dev_private = NULL;
+	return 0;
+}
+
+static int
+afxdp_link_update(struct lr_eth_dev *dev, int wait)
+{
+	struct axp *p = dev->data->dev_private;
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	dev->data->link.link_status = 0;
+	if (fd >= 0) {
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->iface);
+		if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
+			dev->data->link.link_status =
+			    dev->data->started &&
+			    (ifr.ifr_flags & IFF_RUNNING) != 0;
+		close(fd);
+	}
+	dev->data->link.link_speed = 10000;
+	dev->data->link.link_duplex = 1;
+	return 0;
+}
+
+/* Kernel counters of queue q: closed sockets plus the open one. */
+static void
+kernel_stats(const struct axq *q, struct xdp_statistics *out)
+{
+	struct xdp_statistics st;
+	socklen_t len = sizeof(st);
+
+	*out = q->xstats_old;
+	if (q->open &&
+	    getsockopt(q->fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0) {
+		out->rx_dropped += st.rx_dropped;
+		out->rx_invalid_descs += st.rx_invalid_descs;
+		out->tx_invalid_descs += st.tx_invalid_descs;
+		out->rx_ring_full += st.rx_ring_full;
+		out->rx_fill_ring_empty_descs += st.rx_fill_ring_empty_descs;
+		out->tx_ring_empty_descs += st.tx_ring_empty_descs;
+	}
+}
+
+static int
+afxdp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
+{
+	const struct axp *p = dev->data->dev_private;
+
+	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
+		const volatile struct axq *q = &p->q[i];
+		struct xdp_statistics st;
+		uint64_t rp = q->rx_pkts, rb = q->rx_bytes, tp = q->tx_pkts,
+			 tb = q->tx_bytes, te = q->tx_errors;
+
+		kernel_stats(&p->q[i], &st);
+		s->ipackets += rp;
+		s->ibytes += rb;
+		s->opackets += tp;
+		s->obytes += tb;
+		s->oerrors += te;
+		s->imissed += st.rx_dropped + st.rx_ring_full;
+		s->rx_nombuf += st.rx_fill_ring_empty_descs;
+		s->ierrors += st.rx_invalid_descs;
+		s->q_ipackets[i] = rp;
+		s->q_ibytes[i] = rb;
+		s->q_opackets[i] = tp;
+		s->q_obytes[i] = tb;
+		s->q_errors[i] = te;
+	}
+	return 0;
+}
+
+static const char *const afxdp_xstat_names[] = {
+    "rx_wakeups",
+    "refill_fail",
+    "rx_bad_desc",
+    "tx_copies",
+    "tx_kicks",
+    "tx_ring_full",
+    "tx_nobuf",
+    "tx_bad_comp",
+    "kernel_rx_ring_full",
+    "kernel_rx_fill_empty",
+    "kernel_tx_invalid_descs",
+    "frames_recovered_at_stop",
+};
+
+static int
+afxdp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		       unsigned n)
+{
+	for (unsigned i = 0; names && i < n && i < LR_DIM(afxdp_xstat_names);
+	     i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s",
+			 afxdp_xstat_names[i]);
+	return (int)LR_DIM(afxdp_xstat_names);
+}
+
+static int
+afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
+{
+	const struct axp *p = dev->data->dev_private;
+	uint64_t v[LR_DIM(afxdp_xstat_names)] = {0};
+
+	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
+		const volatile struct axq *q = &p->q[i];
+		struct xdp_statistics st;
+
+		kernel_stats(&p->q[i], &st);
+		v[0] += q->rx_wakeups;
+		v[1] += q->refill_fail;
+		v[2] += q->rx_bad_desc;
+		v[3] += q->tx_copies;
+		v[4] += q->tx_kicks;
+		v[5] += q->tx_ring_full;
+		v[6] += q->tx_nobuf;
+		v[7] += q->tx_bad_comp;
+		v[8] += st.rx_ring_full;
+		v[9] += st.rx_fill_ring_empty_descs;
+		v[10] += st.tx_invalid_descs;
+		v[11] += q->recovered;
+	}
+	for (unsigned i = 0; values && i < n && i < LR_DIM(v); i++)
+		values[i] = v[i];
+	return (int)LR_DIM(v);
+}
+
+static int
+afxdp_promisc(struct lr_eth_dev *dev, int on)
+{
+	struct axp *p = dev->data->dev_private;
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -errno;
+
+	if (fd < 0)
+		return rc;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->iface);
+	rc = ioctl(fd, SIOCGIFFLAGS, &ifr);
+	if (rc == 0) {
+		if (on)
+			ifr.ifr_flags |= IFF_PROMISC;
+		else
+			ifr.ifr_flags &= ~IFF_PROMISC;
+		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	}
+	if (rc != 0) {
+		rc = -errno;
+		LR_LOG(ERR, PMD, "%s: %s: promiscuous %s: %s\n",
+		       dev->data->name, p->iface, on ? "on" : "off",
+		       strerror(errno));
+	}
+	close(fd);
+	return rc;
+}
+
+static int
+afxdp_promisc_on(struct lr_eth_dev *dev)
+{
+	return afxdp_promisc(dev, 1);
+}
+
+static int
+afxdp_promisc_off(struct lr_eth_dev *dev)
+{
+	return afxdp_promisc(dev, 0);
+}
+
+static const struct lr_eth_dev_ops afxdp_ops = {
+    .dev_start = afxdp_start,
+    .dev_stop = afxdp_stop,
+    .dev_close = afxdp_close,
+    .dev_infos_get = afxdp_infos_get,
+    .rx_queue_setup = afxdp_rx_queue_setup,
+    .tx_queue_setup = afxdp_tx_queue_setup,
+    .rx_queue_release = afxdp_rx_queue_release,
+    .tx_queue_release = afxdp_tx_queue_release,
+    .link_update = afxdp_link_update,
+    .promiscuous_enable = afxdp_promisc_on,
+    .promiscuous_disable = afxdp_promisc_off,
+    .stats_get = afxdp_stats_get,
+    .xstats_get_names = afxdp_xstats_get_names,
+    .xstats_get = afxdp_xstats_get,
+};
+
+/* ------------------------------------------------------------------ */
+/* Probe. */
+
+static struct lr_eth_driver afxdp_driver;
+
+static int
+afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	const char *name = dev->data->name;
+	struct __user_cap_data_struct caps[2];
+	const char *iface, *mode, *prog;
+	uint64_t sq, qc, budget;
+	unsigned nq;
+	struct axp *p;
+	int ret, m;
+
+	iface = lr_devargs_get(args, "iface");
+	if (iface == NULL || iface[0] == '\0') {
+		LR_LOG(ERR, PMD,
+		       "%s: iface: missing (iface=<interface name>)\n", name);
+		return -EINVAL;
+	}
+	if (strlen(iface) >= IF_NAMESIZE) {
+		LR_LOG(ERR, PMD, "%s: iface: '%s' longer than %d characters\n",
+		       name, iface, IF_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	ret = lr_devargs_get_uint(args, "start_queue", 0, 0, 65535, &sq);
+	if (ret == 0)
+		ret = lr_devargs_get_uint(args, "queue_count", 1, 1,
+					  LR_MAX_QUEUES_PER_PORT, &qc);
+	if (ret == 0)
+		ret = lr_devargs_get_uint(args, "busy_budget", 0, 0, 1024,
+					  &budget);
+	if (ret < 0)
+		return ret;
+	mode = lr_devargs_get(args, "mode");
+	m = MODE_AUTO;
+	if (mode != NULL) {
+		for (m = 0; m < (int)LR_DIM(mode_names); m++)
+			if (strcmp(mode, mode_names[m]) == 0)
+				break;
+		if (m == (int)LR_DIM(mode_names)) {
+			LR_LOG(ERR, PMD,
+			       "%s: mode: bad value '%s' (expected auto, skb "
+			       "or drv)\n",
+			       name, mode);
+			return -EINVAL;
+		}
+	}
+	prog = lr_devargs_get(args, "xdp_prog");
+	if (prog != NULL && (prog[0] == '\0' || strlen(prog) >= PATH_MAX ||
+			     access(prog, R_OK) != 0)) {
+		LR_LOG(ERR, PMD, "%s: xdp_prog: cannot read '%s': %s\n", name,
+		       prog, prog[0] ? strerror(errno) : "empty path");
+		return -EINVAL;
+	}
+	if (if_nametoindex(iface) == 0) {
+		LR_LOG(
+		    ERR, PMD,
+		    "%s: iface: no interface '%s' in this network namespace\n",
+		    name, iface);
+		return -ENODEV;
+	}
+	nq = (unsigned)iface_queues(iface);
+	if (sq + qc > nq) {
+		LR_LOG(
+		    ERR, PMD,
+		    "%s: queues %llu..%llu out of range: '%s' has %u receive "
+		    "queue(s) (0..%u); lower start_queue/queue_count or add "
+		    "channels (ethtool -L, veth numrxqueues)\n",
+		    name, (unsigned long long)sq,
+		    (unsigned long long)(sq + qc - 1), iface, nq, nq - 1);
+		return -EINVAL;
+	}
+	if (caps_get(caps) != 0) {
+		LR_LOG(ERR, PMD, "%s: cannot read capabilities: %s\n", name,
+		       strerror(errno));
+		return -EPERM;
+	}
+	ret = check_permission(name, caps);
+	if (ret)
+		return ret;
+	ret = check_memlock(name, (size_t)qc * umem_max_bytes(), caps);
+	if (ret)
+		return ret;
+
+	p = aligned_alloc(
+	    LR_CACHE_LINE_SIZE,
+	    LR_ALIGN_CEIL(sizeof(*p), (size_t)LR_CACHE_LINE_SIZE));
+	if (p == NULL)
+		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->iface, sizeof(p->iface), "%s", iface);
+	p->ifindex = (int)if_nametoindex(iface);
+	p->start_queue = (unsigned)sq;
+	p->queue_count = (unsigned)qc;
+	p->busy_budget = (unsigned)budget;
+	p->mode = (enum xdp_mode)m;
+	p->xsks_map_fd = -1;
+	if (prog != NULL)
+		snprintf(p->xdp_prog, sizeof(p->xdp_prog), "%s", prog);
+	if (iface_mac(iface, &dev->data->mac_addr) != 0)
+		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
+				  0xaf);
+	libxdp_set_print(libxdp_log);
+	libbpf_set_print(libbpf_log);
+	dev->data->dev_private = p;
+	dev->dev_ops = &afxdp_ops;
+	dev->rx_pkt_burst = afxdp_rx;
+	dev->tx_pkt_burst = afxdp_tx;
+	dev->data->link.link_speed = 10000;
+	dev->data->link.link_duplex = 1;
+	LR_LOG(INFO, PMD,
+	       "%s: iface %s (index %d) queues %u..%u of %u, mode %s%s%s\n",
+	       name, p->iface, p->ifindex, p->start_queue,
+	       p->start_queue + p->queue_count - 1, nq, mode_names[p->mode],
+	       prog ? ", xdp_prog " : "", prog ? prog : "");
+	return 0;
+}
+
+static struct lr_eth_driver afxdp_driver = {
+    .keys = afxdp_keys,
+    .usage = "iface=<if> [start_queue=<q>] [queue_count=<n>] "
+	     "[mode=auto|skb|drv] [busy_budget=<n>] [xdp_prog=<file.o>]",
+    .probe = afxdp_probe,
+};
+
+LR_PMD_REGISTER(net_af_xdp, afxdp_driver);
+
+/* ------------------------------------------------------------------ */
+/* Driver API. */
+
+static struct axq *
+port_queue(uint16_t port_id, uint16_t qid)
+{
+	struct lr_eth_dev *dev = lr_eth_dev_get(port_id);
+	struct axp *p;
+
+	if (dev == NULL || dev->driver != &afxdp_driver) {
+		lr_errno = ENODEV;
+		return NULL;
+	}
+	p = dev->data->dev_private;
+	if (qid >= LR_MAX_QUEUES_PER_PORT || p->q[qid].mp == NULL) {
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	return &p->q[qid];
+}
+
+struct lr_mempool *
+lr_eth_af_xdp_umem_pool(uint16_t port_id, uint16_t q)
+{
+	struct axq *aq = port_queue(port_id, q);
+
+	return aq ? aq->mp : NULL;
+}
+
+int
+lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q)
+{
+	struct axq *aq = port_queue(port_id, q);
+
+	if (aq == NULL)
+		return -lr_errno;
+	return (int)(held_count(aq, aq->rx_held) + held_count(aq, aq->tx_held));
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_eth_af_xdp.h - net_af_xdp: ports on AF_XDP sockets (libxdp's xsk API).
+ *
+ *   net_af_xdp0,iface=IF[,start_queue=Q][,queue_count=N]
+ *              [,mode=auto|skb|drv][,busy_budget=B][,xdp_prog=FILE]
+ *
+ * Port queue q is an XSK socket bound to queue start_queue + q of IF. Each
+ * socket has its own UMEM: one block of pinned pages from lib/pagealloc of
+ * the largest order (4 MiB with 4 KiB pages: 2048 frames), or two such
+ * blocks when the heap hands out adjacent ones (4096 frames, the most), cut
+ * into 2 KiB frames and registered with the kernel once per start. Ring
+ * sizes are powers of two, rx at most half the frames, tx an eighth. The
+ * frames are the objects of an mbuf pool laid over the UMEM
+ * (lr_pktmbuf_pool_create_xmem()): a frame holds the pool's object header,
+ * the mbuf, then the buffer; the kernel writes received data at
+ * XDP_PACKET_HEADROOM (256) bytes into the buffer, so a received frame is an
+ * mbuf with no copy, data_off 256.
+ *
+ *   frame (2048 bytes):  | hdr 64 | struct lr_mbuf 128 | buffer 1856 ...
+ *                                                      ^buf_addr
+ *   kernel headroom = 192 (hdr + mbuf); rx data at buf_addr + 256
+ *   largest frame received: 2048 - 192 - 256 = 1600 bytes
+ *
+ * The pool given to lr_eth_rx_queue_setup() is not used for receiving: rx
+ * mbufs come from the queue's UMEM pool (lr_eth_af_xdp_umem_pool()), and the
+ * application frees them as any mbuf. Transmit hands UMEM mbufs of the same
+ * queue to the kernel by address (no copy); other mbufs (another pool,
+ * shared, chained) are copied into a UMEM frame and freed.
+ *
+ * Frame accounting, per queue, at any quiescent point:
+ *   pool avail + frames held by the kernel + mbufs held by the application
+ *     == frames of the UMEM
+ * The driver marks every frame it hands to the kernel (fill or tx ring) in a
+ * bitmap and clears it when the frame comes back (rx or completion ring);
+ * at stop, after the socket is closed, the marked frames return to the
+ * pool, so once the application has freed its mbufs the pool is full again
+ * (lr_mempool_validate() holds and lr_mempool_in_use_count() == 0).
+ *
+ * Errors at probe name the interface and what to change: interface
+ * missing (-ENODEV), queue out of range (-EINVAL), no permission (-EPERM:
+ * needs CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF or CAP_SYS_ADMIN), UMEM
+ * larger than RLIMIT_MEMLOCK without CAP_IPC_LOCK (-ENOBUFS, after trying
+ * to raise the limit).
+ *
+ * Threading: as lib/ethdev; the rx side (rx and fill rings) of queue q and
+ * its tx side (tx and completion rings) may be polled by two threads. The
+ * thread that starts the port must be in the interface's network
+ * namespace.
+ */
+#ifndef LR_ETH_AF_XDP_H
+#define LR_ETH_AF_XDP_H
+
+#include <stdint.h>
+
+#include "lr_mempool.h"
+
+/** Bytes per UMEM frame. */
+#define LR_AF_XDP_FRAME_SIZE 2048
+
+/** The mbuf pool over the UMEM of queue q of an af_xdp port, or NULL with
+ *  lr_errno (ENODEV: not an af_xdp port, EINVAL: queue not set up). */
+struct lr_mempool *lr_eth_af_xdp_umem_pool(uint16_t port_id, uint16_t q);
+
+/** Frames of queue q now marked as held by the kernel (fill, rx, tx and
+ *  completion rings); -ENODEV or -EINVAL as above. */
+int lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q);
+
+#endif /* LR_ETH_AF_XDP_H */

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Forwarding over veth (root): lr-pktgen on net_af_xdp in namespace gen
+# sends 64-byte frames on g0 and counts what comes back on g1; the
+# forwarder in namespace fwd takes f0 -> f1:
+#
+#   gen: lr-pktgen --tx g0 --rx g1   <-veth->   fwd: FORWARDER f0 <-> f1
+#
+# Forwarders, alternated run by run: lr-l2fwd on net_af_xdp, lr-l2fwd on
+# net_af_packet, and (when dpdk-testpmd is installed) DPDK's testpmd io
+# forward on its net_af_xdp. For each: the maximum (frames back per second
+# with the generator unthrottled, and the forwarder's frames per second of
+# CPU it was given) and a zero-loss check at a set rate. Medians of RUNS.
+# Never fails on speed.
+#
+# Env: LR_BUILD (default build), DURATION (s per run, default 5), RUNS
+# (default 3), RATE (pps of the zero-loss runs, default 100000), GEN_L /
+# FWD_L (lcores / CPUs of generator and forwarder, default 0 and 1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+b=${LR_BUILD:-build}
+dur=${DURATION:-5}
+runs=${RUNS:-3}
+rate=${RATE:-100000}
+gen_l=${GEN_L:-0}
+fwd_l=${FWD_L:-1}
+[ "$(id -u)" = 0 ] || { echo "bench-veth-afxdp: needs root" >&2; exit 77; }
+[ "$(nproc)" -ge 2 ] || fwd_l=0
+
+pktgen=$b/apps/pktgen/lr-pktgen
+l2fwd=$b/apps/l2fwd/lr-l2fwd
+for x in "$pktgen" "$l2fwd"; do
+	[ -x "$x" ] || { echo "bench-veth-afxdp: $x not built" >&2; exit 77; }
+done
+testpmd=$(command -v dpdk-testpmd || true)
+# DPDK's net_af_xdp wants its mbuf pool in hugepages.
+if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 100 ]; then
+	dmem=(-m 160)
+else
+	dmem=(--no-huge -m 256)
+fi
+
+P=bx$(($$ % 100000))
+TMP=$(mktemp -d /tmp/bench-veth-afxdp.XXXXXX)
+FPID=
+cleanup() {
+	[ -n "$FPID" ] && kill -KILL "$FPID" 2>/dev/null
+	scripts/netns.sh destroy "$P"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+eval "$(scripts/netns.sh create "$P")"
+
+median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print a[int((NR+1)/2)]}'; }
+pg_field() { sed -n "s/^pktgen total:.* $1=\([^ ]*\).*/\1/p" "$2" | tail -1; }
+
+# start_fwd KIND: the forwarder in fwd, returns once it forwards.
+start_fwd() {
+	case $1 in
+	lr_af_xdp | lr_af_packet)
+		local drv=net_${1#lr_}
+		ip netns exec "$LR_NS_FWD" "$l2fwd" --no-huge -m 128 -l "$fwd_l" \
+			--file-prefix "${P}f" --vdev "${drv}0,iface=$LR_IF_F0" \
+			--vdev "${drv}1,iface=$LR_IF_F1" -- -p 0x3 -T 0 \
+			--no-mac-updating >"$TMP/fwd.out" 2>&1 &
+		FPID=$!
+		for _ in $(seq 100); do
+			grep -q "Forwarding on" "$TMP/fwd.out" && return 0
+			sleep 0.1
+		done
+		;;
+	dpdk_af_xdp)
+		ip netns exec "$LR_NS_FWD" "$testpmd" -l "0,$fwd_l" "${dmem[@]}" \
+			--file-prefix "${P}d" --log-level='*:error' --no-pci \
+			--vdev "net_af_xdp0,iface=$LR_IF_F0" \
+			--vdev "net_af_xdp1,iface=$LR_IF_F1" -- \
+			--forward-mode=io --auto-start --stats-period 1 \
+			--nb-cores 1 >"$TMP/fwd.out" 2>&1 </dev/null &
+		FPID=$!
+		for _ in $(seq 100); do
+			grep -q "forwards packets on" "$TMP/fwd.out" && return 0
+			sleep 0.1
+		done
+		;;
+	esac
+	return 1
+}
+
+stop_fwd() {
+	kill -INT "$FPID" 2>/dev/null || true
+	wait "$FPID" 2>/dev/null || true
+	FPID=
+}
+
+# CPU seconds used so far by the forwarder's busiest thread.
+fwd_cpu() {
+	local best=0 t
+	for t in /proc/"$FPID"/task/*/stat; do
+		[ -r "$t" ] || continue
+		awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) / hz}' "$t"
+	done 2>/dev/null | sort -g | tail -1
+}
+
+gen() {
+	ip netns exec "$LR_NS_GEN" "$pktgen" --no-huge -m 128 -l "$gen_l" \
+		--file-prefix "${P}g" --vdev "net_af_xdp0,iface=$LR_IF_G0" \
+		--vdev "net_af_xdp1,iface=$LR_IF_G1" -- --tx-ports 0 \
+		--rx-ports 1 --quiet "$@"
+}
+
+kinds=(lr_af_xdp lr_af_packet)
+[ -n "$testpmd" ] && kinds+=(dpdk_af_xdp)
+for r in $(seq "$runs"); do
+	for k in "${kinds[@]}"; do
+		if ! start_fwd "$k"; then
+			echo "$k: forwarder did not start:"; tail -5 "$TMP/fwd.out"
+			stop_fwd
+			continue
+		fi
+		c0=$(fwd_cpu)
+		gen --duration "$dur" >"$TMP/max.out" 2>&1 || true
+		c1=$(fwd_cpu)
+		gen --duration "$dur" --rate-pps "$rate" --drain-ms 500 \
+			>"$TMP/zl.out" 2>&1 || true
+		stop_fwd
+		rx=$(pg_field rx_mpps "$TMP/max.out")
+		tx=$(pg_field tx_mpps "$TMP/max.out")
+		rxo=$(pg_field rx_own "$TMP/max.out")
+		pcpu=$(awk -v n="${rxo:-0}" -v a="$c0" -v b="$c1" \
+			'BEGIN {d = b - a; if (d > 0) printf "%.2f", n / d / 1e6; else print "nan"}')
+		lost=$(pg_field lost "$TMP/zl.out")
+		zrx=$(pg_field rx_own "$TMP/zl.out")
+		echo "$r $k max_rx_mpps=$rx gen_tx_mpps=$tx fwd_mpps_per_cpu=$pcpu zero_loss_at_${rate}pps: rx=$zrx lost=$lost"
+		echo "$k $rx $pcpu $lost" >>"$TMP/all"
+	done
+done
+echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l):"
+for k in "${kinds[@]}"; do
+	m=$(awk -v k="$k" '$1 == k {print $2}' "$TMP/all" | median)
+	c=$(awk -v k="$k" '$1 == k {print $3}' "$TMP/all" | median)
+	z=$(awk -v k="$k" '$1 == k && $4 == 0 {n++} END {print n + 0}' "$TMP/all")
+	printf "  %-13s max %s Mpps back, forwarder %s Mpps per CPU-second, zero loss at %s pps in %s of %s runs\n" \
+		"$k" "$m" "$c" "$rate" "$z" "$runs"
+done

@@ -1,0 +1,1075 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* net_af_xdp over veth pairs between two network namespaces of this run
+ * (scripts/netns.sh's topology: ${P}g0-${P}f0 and ${P}g1-${P}f1, ports in
+ * ${P}fwd, raw sockets in ${P}gen; plus ${P}m0-${P}n0 with two queues):
+ *  - frames sent by a raw socket on g0 arrive through the port on f0 byte
+ *    for byte, in order, as mbufs of the UMEM pool (no copy);
+ *  - frames the port sends arrive at g0: UMEM mbufs (by address), mbufs of
+ *    another pool and chains (copied);
+ *  - a long run through lr-l2fwd (10^7 frames, or what a fixed time
+ *    allows here) ends with every UMEM frame accounted for;
+ *  - stop gives every frame back, and the port restarts and receives;
+ *  - two queues polled by two lcores both receive, nothing lost;
+ *  - with a bpffs mounted (private mount namespace) libxdp tries its
+ *    dispatcher, and the port reports which program serves it and works
+ *    either way (without one: the single program, as in every other case);
+ *  - bad devargs, a missing interface, a queue out of range, missing
+ *    capabilities and a too small RLIMIT_MEMLOCK give clear errors.
+ * Every case ends with the UMEM pools' invariant (lr_mempool_validate, no
+ * frame in use). Needs root; the parent creates the namespaces, runs the
+ * cases in a child and removes the namespaces whatever the child did.
+ * LR_AFXDP_FRAMES overrides the long run's frame count (default 10^7),
+ * LR_AFXDP_SECONDS its time limit (default 75). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+#if !__has_include("lr_eth_af_xdp.h")
+int
+main(void)
+{
+	printf("skip: net_af_xdp is not built in (libxdp/libbpf missing or "
+	       "-Ddisable_drivers)\n");
+	return LR_TEST_SKIP;
+}
+#else
+#include "lr_eth_af_xdp.h"
+
+#ifndef PACKET_QDISC_BYPASS
+#define PACKET_QDISC_BYPASS 20
+#endif
+
+#define BURST 32
+#define MAXF  1514
+
+static char prefix[10];
+static char ns_gen[32], ns_fwd[32];
+static char if_g0[IFNAMSIZ], if_g1[IFNAMSIZ], if_f0[IFNAMSIZ], if_f1[IFNAMSIZ];
+static char if_m0[IFNAMSIZ], if_n0[IFNAMSIZ];
+static int fd_gen = -1, fd_fwd = -1;
+static struct lr_mempool *pool;
+static char self_dir[512];
+static int two_lcores;
+
+/* ------------------------------------------------------------------ */
+/* Log capture. */
+static FILE *log_file;
+static char log_text[32768];
+
+static void
+log_begin(void)
+{
+	log_file = tmpfile();
+	lr_log_set_stream(log_file);
+}
+
+static const char *
+log_end(void)
+{
+	size_t n;
+
+	lr_log_set_stream(NULL);
+	rewind(log_file);
+	n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
+	log_text[n] = '\0';
+	fclose(log_file);
+	fputs(log_text, stderr);
+	return log_text;
+}
+
+/* ------------------------------------------------------------------ */
+/* Topology. */
+
+static int
+sh(const char *fmt, ...)
+{
+	char cmd[4096];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static void
+topology_destroy(void)
+{
+	sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null; true",
+	   ns_gen, ns_fwd);
+}
+
+static int
+topology_create(void)
+{
+	return sh(
+	    "set -e; ip netns add %1$s; ip netns add %2$s; "
+	    "ip link add %3$s netns %1$s type veth peer name %5$s netns %2$s; "
+	    "ip link add %4$s netns %1$s type veth peer name %6$s netns %2$s; "
+	    "ip link add %7$s netns %1$s numtxqueues 2 numrxqueues 2 type veth "
+	    "peer name %8$s netns %2$s numtxqueues 2 numrxqueues 2; "
+	    "for ns in %1$s %2$s; do "
+	    "ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || "
+	    "true; "
+	    "ip netns exec $ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1 "
+	    "|| true; "
+	    "ip -n $ns link set lo up; done; "
+	    "for d in %3$s %4$s %7$s; do "
+	    "ip -n %1$s link set $d multicast off; ip -n %1$s link set $d up; "
+	    "done; "
+	    "for d in %5$s %6$s %8$s; do "
+	    "ip -n %2$s link set $d multicast off; ip -n %2$s link set $d up; "
+	    "done",
+	    ns_gen, ns_fwd, if_g0, if_g1, if_f0, if_f1, if_m0, if_n0);
+}
+
+/* A raw socket on ifname in the generator namespace (the calling thread
+ * comes back to the forwarder namespace); fd or -1. proto 0: send only. */
+static int
+gen_socket(const char *ifname, int proto)
+{
+	struct sockaddr_ll sll;
+	int fd, big = 16 << 20, one = 1;
+
+	if (setns(fd_gen, CLONE_NEWNET) != 0)
+		return -1;
+	fd = socket(AF_PACKET, SOCK_RAW, htons((uint16_t)proto));
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons((uint16_t)proto);
+	sll.sll_ifindex = (int)if_nametoindex(ifname);
+	if (fd >= 0 && (sll.sll_ifindex == 0 ||
+			bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0) {
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
+		setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
+			   sizeof(one));
+	}
+	if (setns(fd_fwd, CLONE_NEWNET) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames. */
+
+/* Frame i of len bytes, flow `flow` (UDP source port): Ethernet to a
+ * unicast address nobody has, IPv4, UDP, payload from i. */
+static void
+make_frame(uint8_t *d, unsigned i, uint32_t len, unsigned flow)
+{
+	static const uint8_t hdr[] = {
+	    0x02, 0,	0,    0, 0, 0x0a, 0x02, 0, 0, 0, 0,  0x0b,
+	    0x08, 0x00, 0x45, 0, 0, 0,	  0,	0, 0, 0, 64, 17,
+	    0,	  0,	10,   0, 0, 1,	  10,	0, 0, 2,
+	};
+	uint16_t tot = htons((uint16_t)(len - 14));
+
+	memcpy(d, hdr, sizeof(hdr));
+	memcpy(d + 16, &tot, 2);
+	d[34] = (uint8_t)((2000 + flow) >> 8);
+	d[35] = (uint8_t)(2000 + flow);
+	d[36] = 0x10;
+	d[37] = 0xe1;
+	for (uint32_t k = 38; k < len; k++)
+		d[k] = (uint8_t)(i * 7 + k);
+	if (len >= 42) {
+		memcpy(d + 38, &i, 4);
+	}
+}
+
+static uint32_t
+size_of(unsigned i)
+{
+	static const uint32_t sizes[] = {60, 64, 99, 128, 256, 512, 1000, 1514};
+
+	return sizes[i % LR_DIM(sizes)];
+}
+
+/* Send n frames (sizes cycling, flows 0..nflows-1) on raw socket fd. */
+static int
+send_frames(int fd, unsigned first, unsigned n, unsigned nflows)
+{
+	uint8_t buf[MAXF];
+
+	for (unsigned i = first; i < first + n; i++) {
+		uint32_t len = size_of(i);
+
+		make_frame(buf, i, len, i % nflows);
+		if (send(fd, buf, len, 0) != (ssize_t)len)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Ports. */
+
+/* Create, configure with nq queues and start; port id or negative. */
+static int
+port_up(const char *args, uint16_t nq)
+{
+	int port = lr_eth_dev_create(args), ret;
+
+	if (port < 0)
+		return port;
+	ret = lr_eth_dev_configure((uint16_t)port, nq, nq, NULL);
+	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
+		ret = lr_eth_rx_queue_setup((uint16_t)port, q, 512,
+					    lr_socket_id(), NULL, pool);
+		if (ret == 0)
+			ret = lr_eth_tx_queue_setup((uint16_t)port, q, 512,
+						    lr_socket_id(), NULL);
+	}
+	if (ret == 0)
+		ret = lr_eth_dev_start((uint16_t)port);
+	if (ret != 0) {
+		lr_eth_dev_close((uint16_t)port);
+		return ret;
+	}
+	return port;
+}
+
+/* After stop: every frame of every UMEM pool of the port is free and the
+ * pool's invariant holds. */
+static int
+check_umem(uint16_t port, uint16_t nq)
+{
+	for (uint16_t q = 0; q < nq; q++) {
+		struct lr_mempool *mp = lr_eth_af_xdp_umem_pool(port, q);
+
+		LR_TEST_ASSERT(mp != NULL, "port %u queue %u: no UMEM pool",
+			       port, q);
+		LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_af_xdp_kernel_frames(port, q), 0);
+		LR_TEST_ASSERT(lr_mempool_in_use_count(mp) == 0,
+			       "port %u queue %u: %u frames in use", port, q,
+			       lr_mempool_in_use_count(mp));
+	}
+	return 0;
+}
+
+static int
+port_down(uint16_t port, uint16_t nq)
+{
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop(port), 0);
+	if (check_umem(port, nq) != 0)
+		return -1;
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close(port), 0);
+	return 0;
+}
+
+/* Poll queue q of port until want frames came or 2 s passed; how many. */
+static unsigned
+poll_rx(uint16_t port, uint16_t q, struct lr_mbuf **out, unsigned want)
+{
+	uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+	unsigned got = 0;
+
+	while (got < want && lr_get_tsc_cycles() < end) {
+		unsigned k = LR_MIN(want - got, (unsigned)BURST);
+
+		got += lr_eth_rx_burst(port, q, out + got, (uint16_t)k);
+	}
+	return got;
+}
+
+/* ------------------------------------------------------------------ */
+/* Cases. */
+
+static int
+test_kernel_to_driver(void)
+{
+	enum { N = 600 };
+	static struct lr_mbuf *m[N + 8];
+	uint8_t want[MAXF];
+	int port, fd, rc = -1;
+	struct lr_mempool *umem;
+	char args[96];
+	unsigned got;
+
+	snprintf(args, sizeof(args), "net_af_xdp10,iface=%s", if_f0);
+	port = port_up(args, 1);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
+	fd = gen_socket(if_g0, 0);
+	LR_TEST_ASSERT(fd >= 0 && umem != NULL, "socket/pool");
+	/* In slices the fill ring (512 frames) can take. */
+	got = 0;
+	for (unsigned i = 0; i < N; i += 100) {
+		LR_TEST_ASSERT_EQ(send_frames(fd, i, 100, 1), 0);
+		got += poll_rx((uint16_t)port, 0, m + got, i + 100 - got);
+	}
+	got += poll_rx((uint16_t)port, 0, m + got, 8);
+	if (got != N) {
+		fprintf(stderr, "received %u of %u frames\n", got, N);
+		goto free_mbufs;
+	}
+	for (unsigned i = 0; i < got; i++) {
+		uint32_t len = size_of(i);
+
+		make_frame(want, i, len, 0);
+		if (m[i]->pool != umem || m[i]->pkt_len != len ||
+		    m[i]->data_len != len || m[i]->nb_segs != 1 ||
+		    m[i]->port != port ||
+		    lr_pktmbuf_headroom(m[i]) < LR_PKTMBUF_HEADROOM ||
+		    lr_mbuf_validate(m[i]) != 0 ||
+		    memcmp(lr_pktmbuf_mtod(m[i], void *), want, len) != 0) {
+			fprintf(stderr,
+				"frame %u: pool %s len %u/%u data_off %u\n", i,
+				m[i]->pool->name, m[i]->pkt_len, len,
+				m[i]->data_off);
+			goto free_mbufs;
+		}
+	}
+	rc = 0;
+free_mbufs:
+	lr_pktmbuf_free_bulk(m, got);
+	close(fd);
+	struct lr_eth_stats st;
+
+	lr_eth_stats_get((uint16_t)port, &st);
+	if (rc == 0 && (st.ipackets != N || st.imissed != 0)) {
+		fprintf(stderr, "stats: ipackets %llu imissed %llu\n",
+			(unsigned long long)st.ipackets,
+			(unsigned long long)st.imissed);
+		rc = -1;
+	}
+	if (port_down((uint16_t)port, 1) != 0)
+		rc = -1;
+	return rc;
+}
+
+/* Receive on g0 what the port sends: UMEM mbufs, foreign mbufs, chains. */
+static int
+test_driver_to_kernel(void)
+{
+	enum { N = 96 };
+	struct lr_mbuf *m[N];
+	uint8_t want[MAXF], buf[2048];
+	struct lr_mempool *umem;
+	uint64_t copies = 0;
+	unsigned sent = 0, seen = 0;
+	char args[96];
+	int port, fd;
+
+	snprintf(args, sizeof(args), "net_af_xdp11,iface=%s", if_f0);
+	port = port_up(args, 1);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
+	fd = gen_socket(if_g0, ETH_P_ALL);
+	LR_TEST_ASSERT(fd >= 0, "socket");
+	/* Thirds: UMEM mbufs (no copy), the test pool (copy), two-segment
+	 * chains (copy). */
+	for (unsigned i = 0; i < N; i++) {
+		uint32_t len = size_of(i);
+		unsigned kind = i % 3;
+
+		make_frame(want, i, len, 0);
+		m[i] = lr_pktmbuf_alloc(kind == 0 ? umem : pool);
+		LR_TEST_ASSERT(m[i] != NULL, "alloc %u", i);
+		if (kind == 2 && len > 100) {
+			struct lr_mbuf *t = lr_pktmbuf_alloc(pool);
+
+			LR_TEST_ASSERT(t != NULL, "alloc tail");
+			memcpy(lr_pktmbuf_append(m[i], 60), want, 60);
+			memcpy(lr_pktmbuf_append(t, (uint16_t)(len - 60)),
+			       want + 60, len - 60);
+			LR_TEST_ASSERT_EQ(lr_pktmbuf_chain(m[i], t), 0);
+		} else {
+			memcpy(lr_pktmbuf_append(m[i], (uint16_t)len), want,
+			       len);
+		}
+	}
+	while (sent < N) {
+		uint16_t k = lr_eth_tx_burst((uint16_t)port, 0, m + sent,
+					     (uint16_t)LR_MIN(N - sent, 16u));
+
+		sent += k;
+	}
+	for (uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+	     seen < N && lr_get_tsc_cycles() < end;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (r <= 0) {
+			lr_eth_tx_burst((uint16_t)port, 0, NULL, 0);
+			continue;
+		}
+		make_frame(want, seen, size_of(seen), 0);
+		LR_TEST_ASSERT(r == (ssize_t)size_of(seen) &&
+				   memcmp(buf, want, (size_t)r) == 0,
+			       "frame %u: %zd bytes, content %s", seen, r,
+			       r == (ssize_t)size_of(seen) ? "differs" : "-");
+		seen++;
+	}
+	close(fd);
+	LR_TEST_ASSERT_EQ(seen, N);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)port, "tx_copies", &copies), 0);
+	LR_TEST_ASSERT_EQ(copies, N - N / 3);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return port_down((uint16_t)port, 1);
+}
+
+/* ---- long run through lr-l2fwd ---------------------------------- */
+
+struct sender {
+	const char *ifname;
+	unsigned long long limit; /* frames */
+	double seconds;		  /* time limit */
+	unsigned long long sent;
+	unsigned long long g1_rx0, g1_rx1; /* g1 rx_packets before/after */
+	int err;
+};
+
+/* rx_packets of ifname in the calling thread's namespace. */
+static unsigned long long
+if_rx_packets(const char *ifname)
+{
+	FILE *f = fopen("/proc/thread-self/net/dev", "r");
+	char line[512];
+	unsigned long long v = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *c = strchr(line, ':');
+
+		if (c == NULL)
+			continue;
+		*c = '\0';
+		if (strcmp(line + strspn(line, " "), ifname) == 0)
+			sscanf(c + 1, "%*u %llu", &v);
+	}
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void *
+sender_main(void *arg)
+{
+	struct sender *s = arg;
+	enum { VEC = 64 };
+	static uint8_t frames[VEC][64];
+	struct mmsghdr msg[VEC];
+	struct iovec iov[VEC];
+	uint64_t end;
+	int fd;
+
+	if (setns(fd_gen, CLONE_NEWNET) != 0) {
+		s->err = errno;
+		return NULL;
+	}
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	struct sockaddr_ll sll = {.sll_family = AF_PACKET,
+				  .sll_ifindex =
+				      (int)if_nametoindex(s->ifname)};
+	int one = 1;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
+		s->err = errno;
+		return NULL;
+	}
+	setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+	for (unsigned i = 0; i < VEC; i++) {
+		make_frame(frames[i], i, 60, i);
+		iov[i].iov_base = frames[i];
+		iov[i].iov_len = 60;
+		memset(&msg[i], 0, sizeof(msg[i]));
+		msg[i].msg_hdr.msg_iov = &iov[i];
+		msg[i].msg_hdr.msg_iovlen = 1;
+	}
+	s->g1_rx0 = if_rx_packets(if_g1);
+	end = lr_get_tsc_cycles() + (uint64_t)(s->seconds * lr_get_tsc_hz());
+	while (s->sent < s->limit && lr_get_tsc_cycles() < end) {
+		unsigned k = (unsigned)LR_MIN((unsigned long long)VEC,
+					      s->limit - s->sent);
+		int r = sendmmsg(fd, msg, k, 0);
+
+		if (r > 0)
+			s->sent += (unsigned)r;
+	}
+	close(fd);
+	usleep(300000);
+	s->g1_rx1 = if_rx_packets(if_g1);
+	return NULL;
+}
+
+/* Value after key in text (first occurrence), or -1. */
+static long long
+field(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtoll(p + strlen(key), NULL, 10) : -1;
+}
+
+static int
+test_l2fwd_long(void)
+{
+	char exe[700], out[64], a0[128], a1[128], *text;
+	struct sender s = {
+	    .ifname = if_g0, .limit = 10000000ULL, .seconds = 75};
+	const char *env;
+	pthread_t th;
+	pid_t pid;
+	int st, ofd;
+	FILE *f;
+	size_t n;
+
+	if ((env = getenv("LR_AFXDP_FRAMES")) != NULL)
+		s.limit = strtoull(env, NULL, 10);
+	if ((env = getenv("LR_AFXDP_SECONDS")) != NULL)
+		s.seconds = atof(env);
+	snprintf(exe, sizeof(exe), "%s/../apps/l2fwd/lr-l2fwd", self_dir);
+	if (access(exe, X_OK) != 0) {
+		printf("skip: %s not built\n", exe);
+		return LR_TEST_SKIP;
+	}
+	snprintf(out, sizeof(out), "/tmp/test_afxdp_l2fwd_%d.log", getpid());
+	snprintf(a0, sizeof(a0), "net_af_xdp0,iface=%s", if_f0);
+	snprintf(a1, sizeof(a1), "net_af_xdp1,iface=%s", if_f1);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		cpu_set_t all;
+
+		/* The EAL pinned this process to lcore 0's CPU. */
+		CPU_ZERO(&all);
+		for (long c = 0;
+		     c < sysconf(_SC_NPROCESSORS_CONF) && c < CPU_SETSIZE; c++)
+			CPU_SET((int)c, &all);
+		sched_setaffinity(0, sizeof(all), &all);
+		ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(ofd, 2) < 0)
+			_exit(126);
+		execl(exe, exe, "-l", two_lcores ? "1" : "0", "--no-huge", "-m",
+		      "128", "--file-prefix=test_afxdp_l2fwd",
+		      "--log-level=pmd:info", "--vdev", a0, "--vdev", a1, "--",
+		      "-p", "3", "-T", "0", "--no-mac-updating", (char *)NULL);
+		_exit(127);
+	}
+	LR_TEST_ASSERT(pid > 0, "fork");
+	/* Wait until the sockets are up (the log says so). */
+	for (int i = 0; i < 100; i++) {
+		usleep(50000);
+		if (sh("grep -q 'Forwarding on' %s", out) == 0)
+			break;
+	}
+	LR_TEST_ASSERT(pthread_create(&th, NULL, sender_main, &s) == 0,
+		       "thread");
+	pthread_join(th, NULL);
+	kill(pid, SIGINT);
+	LR_TEST_ASSERT(waitpid(pid, &st, 0) == pid, "wait");
+	f = fopen(out, "r");
+	LR_TEST_ASSERT(f != NULL, "no log");
+	text = calloc(1, 1 << 20);
+	n = fread(text, 1, (1 << 20) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	unlink(out);
+	fprintf(stderr, "%s", text);
+	long long rx = field(text, "l2fwd total: rx="),
+		  tx = field(text, " tx="), drop = field(text, "dropped=");
+	printf(
+	    "l2fwd long run: sent %llu frames in the limit of %.0f s (target "
+	    "%llu); l2fwd rx %lld tx %lld dropped %lld; g1 received %llu\n",
+	    s.sent, s.seconds, s.limit, rx, tx, drop, s.g1_rx1 - s.g1_rx0);
+	int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && s.err == 0 &&
+		 rx > 0 && rx == tx + drop &&
+		 strstr(text, "mbufs in use after stop: 0") != NULL;
+	/* Both UMEMs: every frame back in its pool, pool valid. */
+	const char *p = text;
+	int pools_ok = 0;
+
+	while ((p = strstr(p, "UMEM frames: ")) != NULL) {
+		unsigned fr, held, of;
+		char valid[8] = "";
+
+		if (sscanf(p,
+			   "UMEM frames: %u free, %u held by the "
+			   "application, of %u; pool %7s",
+			   &fr, &held, &of, valid) == 4 &&
+		    fr == of && held == 0 && of > 0 &&
+		    strcmp(valid, "valid") == 0)
+			pools_ok++;
+		p++;
+	}
+	free(text);
+	LR_TEST_ASSERT(ok, "l2fwd status %#x, sender error %d", st, s.err);
+	LR_TEST_ASSERT_EQ(pools_ok, 2);
+	/* What l2fwd sent on f1 reached g1 (the kernel may add nothing). */
+	LR_TEST_ASSERT((long long)(s.g1_rx1 - s.g1_rx0) == tx,
+		       "g1 received %llu, l2fwd sent %lld", s.g1_rx1 - s.g1_rx0,
+		       tx);
+	return 0;
+}
+
+static int
+test_stop_start(void)
+{
+	enum { N = 200 };
+	struct lr_mbuf *m[N + 8];
+	char args[96];
+	unsigned got;
+	int port, fd;
+
+	snprintf(args, sizeof(args), "net_af_xdp12,iface=%s", if_f0);
+	port = port_up(args, 1);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	fd = gen_socket(if_g0, 0);
+	LR_TEST_ASSERT(fd >= 0, "socket");
+	for (int round = 0; round < 3; round++) {
+		LR_TEST_ASSERT_EQ(send_frames(fd, 0, N, 1), 0);
+		got = poll_rx((uint16_t)port, 0, m, N);
+		LR_TEST_ASSERT_EQ(got, N);
+		/* Keep some of them across the stop: they stay the
+		 * application's, the rest of the UMEM comes back. */
+		lr_pktmbuf_free_bulk(m, N - 10);
+		LR_TEST_ASSERT_EQ(send_frames(fd, 0, 50, 1), 0);
+		usleep(20000); /* 50 in the rx ring, never polled */
+		LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)port), 0);
+		LR_TEST_ASSERT_EQ(
+		    lr_eth_af_xdp_kernel_frames((uint16_t)port, 0), 0);
+		LR_TEST_ASSERT_EQ(
+		    lr_mempool_in_use_count(
+			lr_eth_af_xdp_umem_pool((uint16_t)port, 0)),
+		    10);
+		lr_pktmbuf_free_bulk(m + N - 10, 10);
+		if (check_umem((uint16_t)port, 1) != 0)
+			return -1;
+		/* Stopped: frames sent now go nowhere. */
+		LR_TEST_ASSERT_EQ(send_frames(fd, 0, 20, 1), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)port, 0, m, BURST),
+				  0);
+		LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)port), 0);
+	}
+	close(fd);
+	return port_down((uint16_t)port, 1);
+}
+
+struct qpoll {
+	uint16_t port, q;
+	atomic_int stop;
+	unsigned long long got;
+};
+
+static int
+qpoll_main(void *arg)
+{
+	struct qpoll *a = arg;
+	struct lr_mbuf *m[BURST];
+
+	while (!atomic_load(&a->stop)) {
+		unsigned n = lr_eth_rx_burst(a->port, a->q, m, BURST);
+
+		a->got += n;
+		lr_pktmbuf_free_bulk(m, n);
+	}
+	return 0;
+}
+
+static int
+test_two_queues(void)
+{
+	enum { N = 4000 };
+	struct qpoll q1 = {.q = 1};
+	cpu_set_t home;
+	unsigned long long q0 = 0;
+	struct lr_mbuf *m[BURST];
+	char args[96];
+	int port, fd;
+
+	if (!two_lcores) {
+		printf("skip: needs two lcores\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(args, sizeof(args), "net_af_xdp13,iface=%s,queue_count=2",
+		 if_n0);
+	port = port_up(args, 2);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	q1.port = (uint16_t)port;
+	LR_TEST_ASSERT_EQ(lr_eal_remote_launch(qpoll_main, &q1, 1), 0);
+	fd = gen_socket(if_m0, 0);
+	LR_TEST_ASSERT(fd >= 0, "socket");
+	/* A raw socket's frames take the veth queue of the sending CPU:
+	 * send slices of 200 from CPU 0 and CPU 1 in turn, each slice taken
+	 * before the next is sent. */
+	CPU_ZERO(&home);
+	sched_getaffinity(0, sizeof(home), &home);
+	for (unsigned i = 0; i < N; i += 200) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET((int)(i / 200) % 2, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		LR_TEST_ASSERT_EQ(send_frames(fd, i, 200, 64), 0);
+		sched_setaffinity(0, sizeof(home), &home);
+		for (uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+		     lr_get_tsc_cycles() < end && q0 + q1.got < i + 200;) {
+			unsigned n =
+			    lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+			q0 += n;
+			lr_pktmbuf_free_bulk(m, n);
+		}
+	}
+	close(fd);
+	atomic_store(&q1.stop, 1);
+	lr_eal_wait_lcore(1);
+	printf("two queues: queue 0 %llu, queue 1 %llu frames\n", q0, q1.got);
+	LR_TEST_ASSERT_EQ(q0 + q1.got, N);
+	LR_TEST_ASSERT(q0 > 0 && q1.got > 0, "one queue got nothing");
+	return port_down((uint16_t)port, 2);
+}
+
+/* In a private mount namespace with a bpffs, libxdp loads its dispatcher;
+ * frames still arrive. */
+static int
+test_dispatcher(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+
+	if (pid == 0) {
+		struct lr_mbuf *m[64];
+		char args[96];
+		const char *t;
+		int port, fd, ok;
+
+		if (unshare(CLONE_NEWNS) != 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL) != 0) {
+			printf("skip: cannot mount a bpffs in a private mount "
+			       "namespace: %s\n",
+			       strerror(errno));
+			_exit(LR_TEST_SKIP);
+		}
+		snprintf(args, sizeof(args), "net_af_xdp14,iface=%s", if_f0);
+		lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
+		log_begin();
+		port = port_up(args, 1);
+		t = log_end();
+		/* The dispatcher needs more than a bpffs (kernel support
+		 * for freplace programs); either way the port must say which
+		 * it got and work. */
+		if (port < 0 || (strstr(t, "program: libxdp redirect (libxdp "
+					   "dispatcher)") == NULL &&
+				 strstr(t, "program: libxdp redirect (single "
+					   "program") == NULL))
+			_exit(1);
+		printf("dispatcher: with a bpffs: %s\n",
+		       strstr(t, "(libxdp dispatcher)") ? "libxdp dispatcher"
+							: "single program");
+		fflush(stdout);
+		fd = gen_socket(if_g0, 0);
+		ok = fd >= 0 && send_frames(fd, 0, 40, 1) == 0 &&
+		     poll_rx((uint16_t)port, 0, m, 40) == 40;
+		lr_pktmbuf_free_bulk(m, 40);
+		_exit(ok && port_down((uint16_t)port, 1) == 0 ? 0 : 1);
+	}
+	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+	if (WIFEXITED(st) && WEXITSTATUS(st) == LR_TEST_SKIP)
+		return LR_TEST_SKIP;
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "child status %#x", st);
+	return 0;
+}
+
+/* Devargs that must fail with err and a log line containing msg. */
+static int
+expect_fail(const char *args, int err, const char *msg)
+{
+	const char *t;
+	int r;
+
+	log_begin();
+	r = lr_eth_dev_create(args);
+	t = log_end();
+	LR_TEST_ASSERT(r == err, "'%s': got %d (%s), want %d", args, r,
+		       r < 0 ? lr_strerror(-r) : "created", err);
+	LR_TEST_ASSERT(strstr(t, msg) != NULL, "'%s': log lacks '%s'", args,
+		       msg);
+	return 0;
+}
+
+static int
+test_bad_devargs(void)
+{
+	char a[256], msg[256];
+
+	if (expect_fail("net_af_xdp20", -EINVAL,
+			"net_af_xdp20: iface: missing") ||
+	    expect_fail(
+		"net_af_xdp20,iface=lrt_none_x", -ENODEV,
+		"no interface 'lrt_none_x' in this network namespace") ||
+	    expect_fail("net_af_xdp20,iface=lo,colour=red", -EINVAL, "colour"))
+		return -1;
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,start_queue=1", if_f0);
+	snprintf(msg, sizeof(msg),
+		 "queues 1..1 out of range: '%s' has 1 receive queue(s)",
+		 if_f0);
+	if (expect_fail(a, -EINVAL, msg))
+		return -1;
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=3", if_n0);
+	snprintf(msg, sizeof(msg),
+		 "queues 0..2 out of range: '%s' has 2 receive queue(s)",
+		 if_n0);
+	if (expect_fail(a, -EINVAL, msg))
+		return -1;
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,mode=fast", if_f0);
+	if (expect_fail(a, -EINVAL, "mode: bad value 'fast'"))
+		return -1;
+	snprintf(a, sizeof(a),
+		 "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0);
+	if (expect_fail(a, -EINVAL, "xdp_prog: cannot read '/nonexistent/x.o'"))
+		return -1;
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=17", if_f0);
+	return expect_fail(a, -EINVAL, "queue_count");
+}
+
+/* Drop capabilities caps (bit mask of the low 32) from the effective and
+ * permitted sets of this process. */
+static int
+drop_caps(uint32_t caps_lo, uint32_t caps_hi)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d) != 0)
+		return -1;
+	d[0].effective &= ~caps_lo;
+	d[0].permitted &= ~caps_lo;
+	d[1].effective &= ~caps_hi;
+	d[1].permitted &= ~caps_hi;
+	return (int)syscall(SYS_capset, &h, d);
+}
+
+static int
+test_no_permission(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+
+	if (pid == 0) {
+		char a[96];
+
+		if (drop_caps(1u << CAP_NET_RAW, 0) != 0)
+			_exit(2);
+		snprintf(a, sizeof(a), "net_af_xdp21,iface=%s", if_f0);
+		_exit(expect_fail(a, -EPERM,
+				  "net_af_xdp21: no permission for AF_XDP: "
+				  "missing CAP_NET_RAW") == 0
+			  ? 0
+			  : 1);
+	}
+	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "child status %#x", st);
+	return 0;
+}
+
+static int
+test_memlock(void)
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+
+	if (pid == 0) {
+		struct rlimit rl = {64 << 10, 64 << 10};
+		char a[96];
+
+		if (drop_caps((1u << CAP_IPC_LOCK) | (1u << CAP_SYS_RESOURCE),
+			      0) != 0 ||
+		    setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+			_exit(2);
+		snprintf(a, sizeof(a), "net_af_xdp22,iface=%s", if_f0);
+		_exit(expect_fail(a, -ENOBUFS,
+				  "RLIMIT_MEMLOCK is 64 KiB and cannot be "
+				  "raised: raise it (ulimit -l") == 0
+			  ? 0
+			  : 1);
+	}
+	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "child status %#x", st);
+	return 0;
+}
+
+static const struct lr_test_case cases[] = {
+    {"kernel_to_driver", test_kernel_to_driver},
+    {"driver_to_kernel", test_driver_to_kernel},
+    {"stop_start", test_stop_start},
+    {"two_queues", test_two_queues},
+    {"dispatcher", test_dispatcher},
+    {"bad_devargs", test_bad_devargs},
+    {"no_permission", test_no_permission},
+    {"memlock", test_memlock},
+    {"l2fwd_long", test_l2fwd_long},
+};
+
+static int
+run_cases(int argc, char **argv)
+{
+	char *eal_argv[] = {argv[0],
+			    "-l",
+			    "0-1",
+			    "--no-huge",
+			    "-m",
+			    "256",
+			    "--file-prefix=test_pmd_af_xdp",
+			    NULL};
+	char path[64];
+	int rc;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns_gen);
+	fd_gen = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/run/netns/%s", ns_fwd);
+	fd_fwd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd_gen < 0 || fd_fwd < 0 || setns(fd_fwd, CLONE_NEWNET) != 0) {
+		fprintf(stderr, "cannot enter the namespaces: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	if (lr_eal_init(7, eal_argv) < 0) {
+		eal_argv[2] = "0";
+		if (lr_eal_init(7, eal_argv) < 0) {
+			fprintf(stderr, "lr_eal_init failed\n");
+			return 1;
+		}
+	}
+	two_lcores = lr_lcore_count() >= 2;
+	pool = lr_pktmbuf_pool_create("afxdp_test", 4096, 64, 0,
+				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
+	if (pool == NULL) {
+		fprintf(stderr, "pool: %s\n", lr_strerror(lr_errno));
+		return 1;
+	}
+	rc = lr_test_run("pmd_af_xdp", cases, (int)LR_DIM(cases), argc, argv);
+	if (lr_mempool_in_use_count(pool) != 0) {
+		fprintf(stderr, "test pool: %u mbufs in use at the end\n",
+			lr_mempool_in_use_count(pool));
+		rc = 1;
+	}
+	lr_mempool_free(pool);
+	lr_eal_cleanup();
+	return rc;
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void
+on_signal(int sig)
+{
+	if (child_pid > 0)
+		kill(child_pid, SIGKILL);
+	topology_destroy();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+int
+main(int argc, char **argv)
+{
+	ssize_t n;
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		printf("skip: needs root (creates network namespaces and veth "
+		       "pairs, AF_XDP sockets)\n");
+		return LR_TEST_SKIP;
+	}
+	if (lr_eth_driver_find("net_af_xdp") == NULL) {
+		printf(
+		    "skip: net_af_xdp is not built in (-Ddisable_drivers)\n");
+		return LR_TEST_SKIP;
+	}
+	if (sh("command -v ip >/dev/null") != 0) {
+		printf("skip: the ip command (iproute2) is not installed\n");
+		return LR_TEST_SKIP;
+	}
+	n = readlink("/proc/self/exe", self_dir, sizeof(self_dir) - 1);
+	if (n > 0) {
+		self_dir[n] = '\0';
+		*strrchr(self_dir, '/') = '\0';
+	}
+	snprintf(prefix, sizeof(prefix), "lrx%u", (unsigned)getpid() % 100000u);
+	snprintf(ns_gen, sizeof(ns_gen), "%sgen", prefix);
+	snprintf(ns_fwd, sizeof(ns_fwd), "%sfwd", prefix);
+	snprintf(if_g0, sizeof(if_g0), "%sg0", prefix);
+	snprintf(if_g1, sizeof(if_g1), "%sg1", prefix);
+	snprintf(if_f0, sizeof(if_f0), "%sf0", prefix);
+	snprintf(if_f1, sizeof(if_f1), "%sf1", prefix);
+	snprintf(if_m0, sizeof(if_m0), "%sm0", prefix);
+	snprintf(if_n0, sizeof(if_n0), "%sn0", prefix);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (topology_create() != 0) {
+		topology_destroy();
+		printf("skip: cannot create network namespaces and veth pairs "
+		       "here\n");
+		return LR_TEST_SKIP;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int r = run_cases(argc, argv);
+
+		fflush(NULL);
+		_exit(r);
+	}
+	child_pid = pid;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		st = 1 << 8;
+	topology_destroy();
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	fprintf(stderr, "test child killed by signal %d\n", WTERMSIG(st));
+	return 1;
+}
+#endif /* lr_eth_af_xdp.h */
