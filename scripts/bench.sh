@@ -72,10 +72,19 @@ if [ -x scripts/bench-l2fwd.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 	run "lr-l2fwd on net_null and net_ring ports, one forwarding lcore, 64-byte packets; DPDK beside it when installed." \
 		env LR_BUILD=$bdir scripts/bench-l2fwd.sh
 fi
-if [ -x scripts/bench-veth.sh ] && [ "$(id -u)" = 0 ]; then
+if [ -x scripts/bench-pktgen.sh ] && [ -x $b/pktgen/lr-pktgen ]; then
+	section "Traffic generation (lr-pktgen on net_null)"
+	run "lr-pktgen, one datapath lcore, 64-byte frames, with and without hugepages; DPDK testpmd txonly beside it when installed." \
+		scripts/bench-pktgen.sh $bdir 4 3
+fi
+if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth.sh ]; then
 	section "Over veth pairs between network namespaces"
-	run "lr-pktgen -> veth -> lr-l2fwd (af_packet / af_xdp) -> veth -> lr-pktgen." \
-		env LR_BUILD=$bdir scripts/bench-veth.sh
+	run "lr-pktgen -> veth -> lr-l2fwd -> veth -> lr-pktgen: generator alone, maximum, highest zero-loss rate (af_packet, and af_xdp when built)." \
+		scripts/bench-veth.sh $bdir
+fi
+if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth-afxdp.sh ]; then
+	run "Forwarders alternated over the same topology: lr-l2fwd on af_xdp, lr-l2fwd on af_packet, DPDK testpmd io on net_af_xdp (when installed)." \
+		env LR_BUILD=$bdir RUNS=3 DURATION=3 RATE=50000 scripts/bench-veth-afxdp.sh
 fi
 
 mv "$tmp" "$outfile"
