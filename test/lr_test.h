@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lr_log.h"
+
 /** Return value of a case that could not run here (say why first). */
 #define LR_TEST_SKIP 77
 
@@ -57,6 +59,50 @@ lr_test_execv(const char *path, char *const argv[])
 		wargv[n++] = argv[i];
 	wargv[n] = NULL;
 	return execvp(wrap, wargv);
+}
+
+/* State of the log capture below (one per test program). */
+struct lr_test_log_state {
+	FILE *f;
+	char text[16384];
+};
+
+static inline struct lr_test_log_state *
+lr_test_log_state(void)
+{
+	static struct lr_test_log_state st;
+
+	return &st;
+}
+
+/** Send lr_log() output to a temporary file until lr_test_log_end(). */
+static inline void
+lr_test_log_begin(void)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+
+	st->f = tmpfile();
+	lr_log_set_stream(st->f);
+}
+
+/** Stop capturing: echo what was logged to stderr and return it (the text
+ *  stays valid until the next lr_test_log_begin()). */
+static inline const char *
+lr_test_log_end(void)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+	size_t n = 0;
+
+	lr_log_set_stream(NULL);
+	if (st->f == NULL)
+		return "";
+	rewind(st->f);
+	n = fread(st->text, 1, sizeof(st->text) - 1, st->f);
+	st->text[n] = '\0';
+	fclose(st->f);
+	st->f = NULL;
+	fputs(st->text, stderr);
+	return st->text;
 }
 
 /** One test case. */

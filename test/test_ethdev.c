@@ -19,30 +19,8 @@
 static struct lr_mempool *pool;
 #define POOL_SIZE 2048
 
-/* --- log capture: run code with the log going to a temporary file --- */
-static FILE *log_file;
-static char log_text[8192];
 
-static void
-log_begin(void)
-{
-	log_file = tmpfile();
-	lr_log_set_stream(log_file);
-}
 
-static const char *
-log_end(void)
-{
-	size_t n;
-
-	lr_log_set_stream(NULL);
-	rewind(log_file);
-	n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
-	log_text[n] = '\0';
-	fclose(log_file);
-	fputs(log_text, stderr);
-	return log_text;
-}
 
 static int
 eal_up(void)
@@ -137,9 +115,9 @@ test_devargs_parse(void)
 	     "net_null0: bad character '-' in key 'si-ze' (value '1')"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		log_begin();
+		lr_test_log_begin();
 		int r = lr_devargs_parse(&da, bad[i].s);
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].s, r);
 		LR_TEST_ASSERT(strstr(t, bad[i].msg),
@@ -150,9 +128,9 @@ test_devargs_parse(void)
 	char many[LR_DEVARGS_MAX_LEN] = "p";
 	for (int i = 0; i <= LR_DEVARGS_MAX_PAIRS; i++)
 		strcat(many, ",k=1");
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, many), -ENOSPC);
-	LR_TEST_ASSERT(strstr(log_end(), "more than"), "too many pairs");
+	LR_TEST_ASSERT(strstr(lr_test_log_end(), "more than"), "too many pairs");
 	return 0;
 }
 
@@ -191,9 +169,9 @@ test_bad_devargs(void)
 	unsigned before = lr_eth_dev_count_avail();
 
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		log_begin();
+		lr_test_log_begin();
 		int r = lr_eth_dev_create(bad[i].s);
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].s, r);
 		LR_TEST_ASSERT(strstr(t, bad[i].msg),
@@ -207,10 +185,10 @@ test_bad_devargs(void)
 	int p = lr_eth_dev_create("net_null0");
 
 	LR_TEST_ASSERT(p >= 0, "create net_null0: %d", p);
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_create("net_null0,size=128"), -EEXIST);
 	LR_TEST_ASSERT(
-	    strstr(log_end(), "net_null0: a port of that name exists"),
+	    strstr(lr_test_log_end(), "net_null0: a port of that name exists"),
 	    "EEXIST message");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before + 1);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
@@ -239,7 +217,7 @@ test_no_such_port(void)
 		LR_TEST_ASSERT(!lr_eth_dev_is_valid_port(p), "port %u valid",
 			       p);
 		LR_TEST_ASSERT(lr_eth_dev_name(p) == NULL, "name of %u", p);
-		log_begin();
+		lr_test_log_begin();
 		int r[] = {
 		    lr_eth_dev_configure(p, 1, 1, NULL),
 		    lr_eth_rx_queue_setup(p, 0, 64, -1, NULL, pool),
@@ -260,7 +238,7 @@ test_no_such_port(void)
 		    lr_eth_xstats_get(p, NULL, 0),
 		    lr_eth_xstats_get_by_name(p, "rx_good_packets", &v),
 		};
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		for (unsigned k = 0; k < LR_DIM(r); k++)
 			LR_TEST_ASSERT(r[k] == -ENODEV, "port %u call %u: %d",
@@ -491,11 +469,11 @@ test_null_counts(void)
 	    lr_pktmbuf_pool_create("test_ethdev_small", 64, 0, 0,
 				   LR_PKTMBUF_HEADROOM + 64, LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(small != NULL, "small pool");
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(
 	    lr_eth_rx_queue_setup((uint16_t)p, 0, 64, -1, NULL, small),
 	    -EINVAL);
-	LR_TEST_ASSERT(strstr(log_end(), "size=100 does not fit"), "fit msg");
+	LR_TEST_ASSERT(strstr(lr_test_log_end(), "size=100 does not fit"), "fit msg");
 	lr_mempool_free(small);
 
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
@@ -654,9 +632,9 @@ test_eal_vdevs(void)
 	LR_TEST_ASSERT_EQ(m[0]->data_len, 60);
 	lr_pktmbuf_free_bulk(m, 4);
 	/* Probing again fails on the names in use and leaves nothing new. */
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_probe_eal_vdevs(), -EEXIST);
-	LR_TEST_ASSERT(strstr(log_end(), "--vdev 'net_null7,size=60'"),
+	LR_TEST_ASSERT(strstr(lr_test_log_end(), "--vdev 'net_null7,size=60'"),
 		       "vdev msg");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), base + 2);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close(a), 0);
@@ -664,9 +642,9 @@ test_eal_vdevs(void)
 	/* Rollback: with net_ring8 taken, probing creates net_null7, fails
 	 * on net_ring8 and closes net_null7 again. */
 	LR_TEST_ASSERT_EQ(lr_eth_dev_create("net_ring8"), (int)a);
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_probe_eal_vdevs(), -EEXIST);
-	log_end();
+	lr_test_log_end();
 	/* net_null7 was created then closed again. */
 	LR_TEST_ASSERT_EQ(lr_eth_dev_get_port_by_name("net_null7", &b),
 			  -ENODEV);

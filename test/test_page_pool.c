@@ -55,27 +55,8 @@ scaled(unsigned n)
 
 /* ---- log capture ---- */
 
-static char *log_buf;
-static size_t log_len;
-static FILE *log_f;
 
-static void
-capture_start(void)
-{
-	free(log_buf);
-	log_buf = NULL;
-	log_f = open_memstream(&log_buf, &log_len);
-	lr_log_set_stream(log_f);
-}
 
-/* Stop capturing; the text logged meanwhile (valid until the next start). */
-static const char *
-capture_end(void)
-{
-	lr_log_set_stream(NULL);
-	fclose(log_f);
-	return log_buf ? log_buf : "";
-}
 
 static struct lr_page_pool_params
 params(const char *name, unsigned size)
@@ -172,10 +153,10 @@ test_bad_params(void)
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_page_pool *pool;
 
-		capture_start();
+		lr_test_log_begin();
 		lr_errno = 0;
 		pool = lr_page_pool_create(&cases[i].p);
-		log = capture_end();
+		log = lr_test_log_end();
 		LR_TEST_ASSERT(pool == NULL, "case %u (%s) created a pool", i,
 			       cases[i].msg);
 		LR_TEST_ASSERT_EQ(lr_errno, EINVAL);
@@ -187,15 +168,15 @@ test_bad_params(void)
 	struct lr_page_pool *pool = (struct lr_page_pool *)1;
 	pthread_t t;
 
-	capture_start();
+	lr_test_log_begin();
 	pthread_create(&t, NULL, create_unregistered, &pool);
 	pthread_join(t, NULL);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(pool == NULL, "unregistered thread owns a pool");
 	LR_TEST_ASSERT(strstr(log, "not an lcore") != NULL, "log: %s", log);
-	capture_start();
+	lr_test_log_begin();
 	pool = lr_page_pool_create(NULL);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(pool == NULL && strstr(log, "no parameters") != NULL,
 		       "NULL params: %s", log);
 	return 0;
@@ -262,9 +243,9 @@ test_direct_recycle(void)
 	struct lr_page *pg = lr_page_pool_alloc(pool);
 	const char *log;
 
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(pg, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(log, "direct") != NULL,
 		       "plain free of a pool page not refused: '%s'", log);
 	lr_page_pool_put(pool, pg, 0, 1);
@@ -662,7 +643,7 @@ test_shrinker_under_pressure(void)
 	cap = (unsigned)zi.pages;
 	hog = malloc(cap * sizeof(*hog));
 	LR_TEST_ASSERT(hog != NULL, "malloc");
-	capture_start();
+	lr_test_log_begin();
 	while (nhog < cap) {
 		unsigned got =
 		    lr_alloc_pages_bulk(pool->nid, 0, LR_ALLOC_THISNODE,
@@ -671,7 +652,7 @@ test_shrinker_under_pressure(void)
 			break;
 		nhog += got;
 	}
-	capture_end();
+	lr_test_log_end();
 	lr_page_pool_get_stats(pool, &s);
 	if (nhog != 0)
 		lr_free_pages_bulk(hog, nhog, 0);
@@ -725,9 +706,9 @@ test_ownership_errors(void)
 	LR_TEST_ASSERT_EQ(stat_errors(pool), 0);
 
 	/* Double put: reported and refused. */
-	capture_start();
+	lr_test_log_begin();
 	lr_page_pool_put(pool, pg, 0, 1);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(log, "already in the pool") != NULL, "log: %s",
 		       log);
 	LR_TEST_ASSERT_EQ(stat_errors(pool), 1);
@@ -735,9 +716,9 @@ test_ownership_errors(void)
 
 	/* A page of another pool: refused. */
 	foreign = lr_page_pool_alloc(other);
-	capture_start();
+	lr_test_log_begin();
 	lr_page_pool_put(pool, foreign, 0, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(log, "not one of this pool's") != NULL, "log: %s",
 		       log);
 	LR_TEST_ASSERT_EQ(stat_errors(pool), 2);
@@ -746,9 +727,9 @@ test_ownership_errors(void)
 	/* Sync in the wrong state. */
 	pg = lr_page_pool_alloc(pool);
 	LR_TEST_ASSERT_EQ(lr_page_pool_sync_for_cpu(pool, pg, 0, 64), 0);
-	capture_start();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_page_pool_sync_for_cpu(pool, pg, 0, 64), -EINVAL);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(log, "owned by the CPU") != NULL, "log: %s", log);
 	LR_TEST_ASSERT_EQ(stat_errors(pool), 3);
 
@@ -756,9 +737,9 @@ test_ownership_errors(void)
 	 * again (the cache is LIFO: the next alloc returns it). */
 	lr_page_pool_put(pool, pg, 0, 1);
 	((volatile char *)lr_page_address(pg))[100] = 7;
-	capture_start();
+	lr_test_log_begin();
 	pg2 = lr_page_pool_alloc(pool);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(pg2 == pg, "cache is not LIFO");
 	LR_TEST_ASSERT(strstr(log, "written at +96 while in the pool") != NULL,
 		       "log: %s", log);
@@ -775,10 +756,10 @@ test_ownership_errors(void)
 	memset(lr_page_address(pg), 0x11, 128); /* build a packet: fine */
 	LR_TEST_ASSERT_EQ(lr_page_pool_sync_for_device(tx, pg, 0, 128), 0);
 	((volatile char *)lr_page_address(pg))[5] = 0x22; /* wrong */
-	capture_start();
+	lr_test_log_begin();
 	e = stat_errors(tx);
 	lr_page_pool_sync_for_cpu(tx, pg, 0, 128);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(log, "written by the CPU while the device") !=
 			   NULL,
 		       "log: %s", log);
@@ -872,7 +853,7 @@ test_foreign_node(void)
 	cap = (unsigned)zi.pages;
 	all = malloc(cap * sizeof(*all));
 	LR_TEST_ASSERT(all != NULL, "malloc");
-	capture_start();
+	lr_test_log_begin();
 	for (;;) {
 		unsigned got = lr_alloc_pages_bulk(
 		    1, 0, LR_ALLOC_THISNODE | LR_ALLOC_PINNED,
@@ -887,7 +868,7 @@ test_foreign_node(void)
 			break;
 		nforeign += lr_page_node(pages[n]) != 1;
 	}
-	capture_end();
+	lr_test_log_end();
 	LR_TEST_ASSERT(nforeign > 0, "no page came from node 0 (%u taken)",
 		       nall);
 	/* Foreign pages are not cached: a direct put gives them back. */

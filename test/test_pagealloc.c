@@ -69,29 +69,8 @@ eal_up(void)
 
 /* --------------------------------------------------------- log capture */
 
-static FILE *cap;
-static char capbuf[16384];
 
-static void
-capture_start(void)
-{
-	cap = tmpfile();
-	lr_log_set_stream(cap);
-}
 
-static const char *
-capture_end(void)
-{
-	size_t n;
-
-	lr_log_set_stream(NULL);
-	rewind(cap);
-	n = fread(capbuf, 1, sizeof(capbuf) - 1, cap);
-	capbuf[n] = '\0';
-	fclose(cap);
-	fputs(capbuf, stderr);
-	return capbuf;
-}
 
 /* Run fn(arg) on a thread that is not an lcore (the zone-lock path). */
 struct thread_call {
@@ -815,10 +794,10 @@ test_bad_input(void)
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
 	LR_TEST_ASSERT(p != NULL, "alloc");
 	lr_free_pages(p, 0);
-	capture_start();
+	lr_test_log_begin();
 	lr_errno = 0;
 	lr_free_pages(p, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	snprintf(want, sizeof(want), "page %p (addr %p): double free",
 		 (void *)p, lr_page_address(p));
 	LR_TEST_ASSERT_EQ(expect_log(log, want), 0);
@@ -828,19 +807,19 @@ test_bad_input(void)
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 5, 0);
 	LR_TEST_ASSERT(q != NULL, "alloc");
 	lr_free_pages(q, 5);
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(q, 5);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "double free"), 0);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 
 	/* Foreign addresses. */
 	memset(&fake, 0, sizeof(fake));
 	fake.st.s.flags = LR_PG_ALLOC;
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(&fake, 0);
 	lr_free_pages(lr_virt_to_page(&fake), 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	snprintf(want, sizeof(want),
 		 "page %p: not a page descriptor of this allocator (foreign "
 		 "address)",
@@ -852,9 +831,9 @@ test_bad_input(void)
 	/* Wrong order: the block is quarantined, never reused. */
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 2, 0);
 	LR_TEST_ASSERT(p != NULL, "alloc");
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(p, 1);
-	log = capture_end();
+	log = lr_test_log_end();
 	snprintf(want, sizeof(want),
 		 "page %p (addr %p): wrong order: freed with order 1 but "
 		 "allocated with order 2",
@@ -864,23 +843,23 @@ test_bad_input(void)
 	LR_TEST_ASSERT_EQ(zi.bad, bad0 + 4);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	/* Freeing it again now is refused too. */
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(p, 2);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "quarantined"), 0);
 
 	/* Not the head of a block. */
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 2, 0);
 	LR_TEST_ASSERT(p != NULL, "alloc");
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(p + 1, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "not the head of a block"), 0);
 	lr_free_pages(p, 2);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 
 	/* Order above the maximum. */
-	capture_start();
+	lr_test_log_begin();
 	lr_errno = 0;
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, LR_MAX_ORDER, 0);
 	LR_TEST_ASSERT(p == NULL, "order %d allocated", LR_MAX_ORDER);
@@ -888,7 +867,7 @@ test_bad_input(void)
 	LR_TEST_ASSERT_EQ(lr_alloc_pages_bulk(0, 40, 0, 4, arr), 0);
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
 	lr_free_pages(q, 12);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "order 11 above the maximum 10"), 0);
 	LR_TEST_ASSERT_EQ(expect_log(log, "order 40 above the maximum 10"), 0);
 	snprintf(want, sizeof(want),
@@ -899,23 +878,23 @@ test_bad_input(void)
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 
 	/* Bad node and flags. */
-	capture_start();
+	lr_test_log_begin();
 	LR_TEST_ASSERT(lr_alloc_pages(LR_MAX_NUMA_NODES + 3, 0, 0) == NULL,
 		       "bad node");
 	LR_TEST_ASSERT(lr_alloc_pages(-7, 0, 0) == NULL, "bad node");
 	LR_TEST_ASSERT(lr_alloc_pages(0, 0, 0x100) == NULL, "bad flags");
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "node -7 does not exist"), 0);
 	LR_TEST_ASSERT_EQ(expect_log(log, "unknown flags 0x100"), 0);
 
 	/* Zero-sized bulk. */
-	capture_start();
+	lr_test_log_begin();
 	lr_errno = 0;
 	LR_TEST_ASSERT_EQ(lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, 0, 0, 0, arr),
 			  0);
 	LR_TEST_ASSERT_EQ(lr_errno, EINVAL);
 	lr_free_pages_bulk(arr, 0, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "zero-sized bulk request (n = 0)"),
 			  0);
 	LR_TEST_ASSERT_EQ(expect_log(log, "zero-sized bulk free (n = 0)"), 0);
@@ -924,9 +903,9 @@ test_bad_input(void)
 	LR_TEST_ASSERT_EQ(lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, 0, 0, 3, arr),
 			  3);
 	arr[3] = arr[1];
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages_bulk(arr, 4, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "double free"), 0);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 
@@ -934,9 +913,9 @@ test_bad_input(void)
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 1, 0);
 	LR_TEST_ASSERT(p != NULL, "alloc");
 	lr_page_set_owner(p, &fake, "mbufs0");
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(p, 1);
-	log = capture_end();
+	log = lr_test_log_end();
 	snprintf(want, sizeof(want),
 		 "page %p (addr %p): page owned by pool mbufs0", (void *)p,
 		 lr_page_address(p));
@@ -949,19 +928,19 @@ test_bad_input(void)
 	p = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
 	LR_TEST_ASSERT(p != NULL, "alloc");
 	p->st.s.refcount = 2;
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(p, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "nonzero refcount 2"), 0);
 	LR_TEST_ASSERT_EQ(zinfo(0, &zi), 0);
 	LR_TEST_ASSERT_EQ(zi.bad, bad0 + 5);
 
 	/* Setting an owner on a free page is refused. */
-	capture_start();
+	lr_test_log_begin();
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
 	lr_free_pages(q, 0);
 	lr_page_set_owner(q, &fake, "late");
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "is not an allocated block"), 0);
 
 	/* The same from a thread that is not an lcore (zone path). */
@@ -983,9 +962,9 @@ bad_thread_body(void *arg)
 	(void)arg;
 	LR_TEST_ASSERT(p != NULL, "alloc");
 	lr_free_pages(p, 0);
-	capture_start();
+	lr_test_log_begin();
 	lr_free_pages(p, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(expect_log(log, "double free"), 0);
 	return lr_pagealloc_validate();
 }
@@ -1437,9 +1416,9 @@ test_debug_poison(void)
 	/* A write after free ... */
 	a[100] = 0;
 	/* ... is caught when the page would be handed out again. */
-	capture_start();
+	lr_test_log_begin();
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 0, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(q != NULL && q != p, "the poisoned page came back");
 	snprintf(want, sizeof(want),
 		 "page %p (addr %p): use after free: poison overwritten at "
@@ -1455,9 +1434,9 @@ test_debug_poison(void)
 	a = lr_page_address(p);
 	lr_free_pages(p, 6);
 	a[5 * LR_PAGE_SIZE + 7] = 0;
-	capture_start();
+	lr_test_log_begin();
 	q = lr_alloc_pages(LR_SOCKET_ID_ANY, 6, 0);
-	log = capture_end();
+	log = lr_test_log_end();
 	LR_TEST_ASSERT(q != NULL && q != p, "the poisoned block came back");
 	LR_TEST_ASSERT_EQ(expect_log(log, "poison overwritten at offset 7"), 0);
 	lr_free_pages(q, 6);

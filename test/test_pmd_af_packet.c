@@ -55,29 +55,8 @@ static struct lr_mempool *pool, *small_pool;
 
 /* ------------------------------------------------------------------ */
 /* Log capture. */
-static FILE *log_file;
-static char log_text[16384];
 
-static void
-log_begin(void)
-{
-	log_file = tmpfile();
-	lr_log_set_stream(log_file);
-}
 
-static const char *
-log_end(void)
-{
-	size_t n;
-
-	lr_log_set_stream(NULL);
-	rewind(log_file);
-	n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
-	log_text[n] = '\0';
-	fclose(log_file);
-	fputs(log_text, stderr);
-	return log_text;
-}
 
 /* ------------------------------------------------------------------ */
 /* Topology. */
@@ -823,9 +802,9 @@ test_bad_devargs(void)
 		/* The third case names g0, which lives in the other
 		 * namespace: invisible from here. */
 		snprintf(arg, sizeof(arg), bad[i].fmt, i == 2 ? if_g0 : if_f0);
-		log_begin();
+		lr_test_log_begin();
 		int r = lr_eth_dev_create(arg);
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
 			       bad[i].err);
@@ -837,10 +816,10 @@ test_bad_devargs(void)
 	int p = port_create("net_af_packet3,iface=%s,qpairs=2", if_f0);
 
 	LR_TEST_ASSERT(p >= 0, "create: %d", p);
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT(lr_eth_dev_configure((uint16_t)p, 3, 3, NULL) < 0,
 		       "3 queues on qpairs=2");
-	log_end();
+	lr_test_log_end();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
 	return 0;
 }
@@ -871,11 +850,11 @@ test_ring_unmappable(void)
 
 		if (vm_kb == 0 || setrlimit(RLIMIT_AS, &rl) != 0)
 			_exit(2);
-		log_begin();
+		lr_test_log_begin();
 		int r = port_create("net_af_packet4,iface=%s,blocksz=1048576,"
 				    "framecnt=32768",
 				    if_f0);
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		_exit(
 		    r == -ENOMEM &&

@@ -36,29 +36,8 @@ static char dir[64];
 
 /* ------------------------------------------------------------------ */
 /* Log capture. */
-static FILE *log_file;
-static char log_text[16384];
 
-static void
-log_begin(void)
-{
-	log_file = tmpfile();
-	lr_log_set_stream(log_file);
-}
 
-static const char *
-log_end(void)
-{
-	size_t n;
-
-	lr_log_set_stream(NULL);
-	rewind(log_file);
-	n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
-	log_text[n] = '\0';
-	fclose(log_file);
-	fputs(log_text, stderr);
-	return log_text;
-}
 
 /* ------------------------------------------------------------------ */
 /* Frames and pcap files written and read by the test itself. */
@@ -545,7 +524,7 @@ truncated_case(long cut_from_end, int infinite)
 	LR_TEST_ASSERT_EQ(truncate(in, size - cut_from_end), 0);
 	snprintf(arg, sizeof(arg), "net_pcap5,rx_pcap=%s%s", in,
 		 infinite ? ",infinite_rx=1" : "");
-	log_begin();
+	lr_test_log_begin();
 	a = lr_eth_dev_create(arg);
 	if (a >= 0 && port_start((uint16_t)a) == 0) {
 		/* Read until idle (a file) or two rounds (a replay). */
@@ -564,7 +543,7 @@ truncated_case(long cut_from_end, int infinite)
 			idle = n ? 0 : idle + 1;
 		}
 	}
-	const char *t = log_end();
+	const char *t = lr_test_log_end();
 
 	LR_TEST_ASSERT(a >= 0, "create: %d", a);
 	LR_TEST_ASSERT_EQ(got, 4 + 4 * (unsigned)infinite);
@@ -644,9 +623,9 @@ test_bad_files(void)
 			 bad[i].path);
 		snprintf(want, sizeof(want), "net_pcap6: %s: %s", bad[i].key,
 			 bad[i].msg);
-		log_begin();
+		lr_test_log_begin();
 		int r = lr_eth_dev_create(arg);
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
 			       bad[i].err);
@@ -660,9 +639,9 @@ test_bad_files(void)
 
 	snprintf(arg, sizeof(arg), "net_pcap6,rx_pcap=%s,infinite_rx=1",
 		 missing);
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_create(arg), -ENOENT);
-	LR_TEST_ASSERT(strstr(log_end(), "net_pcap6: rx_pcap: cannot open '"),
+	LR_TEST_ASSERT(strstr(lr_test_log_end(), "net_pcap6: rx_pcap: cannot open '"),
 		       "infinite missing");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	return 0;
@@ -705,9 +684,9 @@ test_bad_devargs(void)
 		char arg[300];
 
 		snprintf(arg, sizeof(arg), bad[i].fmt, in);
-		log_begin();
+		lr_test_log_begin();
 		int r = lr_eth_dev_create(arg);
-		const char *t = log_end();
+		const char *t = lr_test_log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
 			       bad[i].err);
@@ -721,10 +700,10 @@ test_bad_devargs(void)
 	int p = lr_eth_dev_create(arg);
 
 	LR_TEST_ASSERT(p >= 0, "two rx files: %d", p);
-	log_begin();
+	lr_test_log_begin();
 	LR_TEST_ASSERT(lr_eth_dev_configure((uint16_t)p, 3, 1, NULL) < 0,
 		       "3 rx queues over 2 files accepted");
-	log_end();
+	lr_test_log_end();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_configure((uint16_t)p, 2, 1, NULL), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
 	return 0;
