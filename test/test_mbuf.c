@@ -18,29 +18,6 @@
 static double scale = 1.0;
 static int two_lcores;
 
-static char logbuf[4096];
-static FILE *logf_;
-static char *logmem;
-static size_t loglen;
-
-static void
-log_capture(void)
-{
-	logf_ = open_memstream(&logmem, &loglen);
-	lr_log_set_stream(logf_);
-}
-
-static const char *
-log_release(void)
-{
-	lr_log_set_stream(NULL);
-	fclose(logf_);
-	snprintf(logbuf, sizeof(logbuf), "%s", logmem ? logmem : "");
-	free(logmem);
-	logmem = NULL;
-	return logbuf;
-}
-
 /* Fields of an mbuf fresh from alloc. */
 static int
 check_fresh(struct lr_mbuf *m, struct lr_mempool *mp, uint16_t room,
@@ -136,11 +113,11 @@ test_pool_create(void)
 	     "mempool 'mb_basic': name already in use"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		log_capture();
+		lr_test_log_begin();
 		mp2 = lr_pktmbuf_pool_create(bad[i].name, bad[i].n,
 					     bad[i].cache, bad[i].priv,
 					     bad[i].room, LR_SOCKET_ID_ANY);
-		const char *msg = log_release();
+		const char *msg = lr_test_log_end();
 		LR_TEST_ASSERT(mp2 == NULL, "case %u accepted", i);
 		LR_TEST_ASSERT(lr_errno == bad[i].err, "case %u: errno %d", i,
 			       lr_errno);
@@ -221,9 +198,9 @@ test_data_ops(void)
 	LR_TEST_ASSERT(lr_pktmbuf_alloc(mp) == NULL, "alloc from empty");
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	/* lr_mempool_free reports these 64 as still out. */
-	log_capture();
+	lr_test_log_begin();
 	lr_mempool_free(mp);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(msg, "freed with 64 of 64 objects still in use"),
 		       "message: %s", msg);
 	return 0;
@@ -267,9 +244,9 @@ test_chains(void)
 	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
 	/* A broken header is caught. */
 	m->pkt_len = 5;
-	log_capture();
+	lr_test_log_begin();
 	int rc = lr_mbuf_validate(m);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(rc, -EINVAL);
 	LR_TEST_ASSERT(
 	    strstr(msg, "3 segments of 2000 bytes, header says 3 of 5"),
@@ -433,7 +410,7 @@ test_xmem(void)
 		goto free_pages;
 
 	/* Bad layouts: the error names the pool and the reason. */
-	log_capture();
+	lr_test_log_begin();
 	mp = lr_pktmbuf_pool_create_xmem("xm_bad", base, len, 256, 0, 0,
 					 LR_SOCKET_ID_ANY);
 	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "frame 256 taken");
@@ -443,8 +420,10 @@ test_xmem(void)
 	mp = lr_mempool_create_xmem("xm_bad", base, FRAME - 1, FRAME, 64, 0, 0,
 				    NULL, NULL, LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "empty taken");
-	LR_TEST_ASSERT(strstr(log_release(), "mempool 'xm_bad'") != NULL,
-		       "log: %s", logbuf);
+	const char *log = lr_test_log_end();
+
+	LR_TEST_ASSERT(strstr(log, "mempool 'xm_bad'") != NULL, "log: %s",
+		       log);
 
 	mp = lr_pktmbuf_pool_create_xmem("xm_umem", base, len, FRAME, 8, 0,
 					 LR_SOCKET_ID_ANY);

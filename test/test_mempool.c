@@ -26,30 +26,6 @@ static int eal_nargs;
 /* ------------------------------------------------------------------ */
 /* Helpers.                                                             */
 
-static char logbuf[8192];
-static FILE *logf_;
-static char *logmem;
-static size_t loglen;
-
-static void
-log_capture(void)
-{
-	logf_ = open_memstream(&logmem, &loglen);
-	lr_log_set_stream(logf_);
-}
-
-/* Stop capturing; the text is in logbuf. */
-static const char *
-log_release(void)
-{
-	lr_log_set_stream(NULL);
-	fclose(logf_);
-	snprintf(logbuf, sizeof(logbuf), "%s", logmem ? logmem : "");
-	free(logmem);
-	logmem = NULL;
-	return logbuf;
-}
-
 static uint64_t
 rnd(uint64_t *s)
 {
@@ -93,10 +69,10 @@ test_create_lookup(void)
 		       mp->ops->name);
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 
-	log_capture();
+	lr_test_log_begin();
 	mp2 = lr_mempool_create("mp_basic", 10, 64, 0, 0, NULL, NULL,
 				LR_SOCKET_ID_ANY, 0);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT(mp2 == NULL, "duplicate accepted");
 	LR_TEST_ASSERT_EQ(lr_errno, EEXIST);
 	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_basic': name already in use"),
@@ -149,11 +125,11 @@ test_bad_input(void)
 		struct lr_mempool *mp;
 
 		lr_errno = 0;
-		log_capture();
+		lr_test_log_begin();
 		mp = lr_mempool_create_ops(
 		    cases[i].name, cases[i].n, cases[i].elt, cases[i].cache, 0,
 		    NULL, NULL, LR_SOCKET_ID_ANY, cases[i].flags, cases[i].ops);
-		const char *msg = log_release();
+		const char *msg = lr_test_log_end();
 		LR_TEST_ASSERT(mp == NULL, "case %u accepted", i);
 		LR_TEST_ASSERT(lr_errno == cases[i].err, "case %u: errno %d", i,
 			       lr_errno);
@@ -161,11 +137,11 @@ test_bad_input(void)
 			       "case %u: message: %s", i, msg);
 	}
 	/* An object larger than the largest block. */
-	log_capture();
+	lr_test_log_begin();
 	struct lr_mempool *mp =
 	    lr_mempool_create("bad_big", 4, (unsigned)max_block, 0, 0, NULL,
 			      NULL, LR_SOCKET_ID_ANY, 0);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	snprintf(big, sizeof(big), "element size %zu > largest block",
 		 max_block);
 	LR_TEST_ASSERT(mp == NULL, "huge object accepted");
@@ -300,9 +276,9 @@ test_page_owner(void)
 	LR_TEST_ASSERT(strcmp(pg->owner_name, "mp_owner") == 0, "name %s",
 		       pg->owner_name);
 	LR_TEST_ASSERT_EQ(lr_page_migratetype(pg), LR_MT_PINNED);
-	log_capture();
+	lr_test_log_begin();
 	lr_free_pages(pg, mp->block_order);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(msg, "page owned by pool mp_owner"),
 		       "message: %s", msg);
 	lr_mempool_put(mp, o);
@@ -509,9 +485,9 @@ test_leak_report(void)
 			       LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, objs, 5), 0);
-	log_capture();
+	lr_test_log_begin();
 	lr_mempool_free(mp);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_leaky': freed with 5 of 64 "
 				   "objects still in use"),
 		       "message: %s", msg);
@@ -522,9 +498,9 @@ test_leak_report(void)
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, objs, 5), 0);
 	lr_mempool_put_bulk(mp, objs, 5);
-	log_capture();
+	lr_test_log_begin();
 	lr_mempool_free(mp);
-	msg = log_release();
+	msg = lr_test_log_end();
 	LR_TEST_ASSERT(strstr(msg, "still in use") == NULL, "message: %s", msg);
 	return 0;
 }
@@ -793,26 +769,26 @@ test_validate_and_dump(void)
 	/* A duplicate in the cache. */
 	c->objs[c->len] = c->objs[0];
 	c->len++;
-	log_capture();
+	lr_test_log_begin();
 	int rc = lr_mempool_validate(mp);
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(rc, -EINVAL);
 	LR_TEST_ASSERT(strstr(msg, "cached twice"), "message: %s", msg);
 	c->len--;
 	/* A foreign pointer in the cache. */
 	c->objs[c->len++] = (char *)mp->cache[0]->objs[0] + 8;
-	log_capture();
+	lr_test_log_begin();
 	rc = lr_mempool_validate(mp);
-	msg = log_release();
+	msg = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(rc, -EINVAL);
 	LR_TEST_ASSERT(strstr(msg, "is not an object of the pool"),
 		       "message: %s", msg);
 	c->len--;
 	/* A lost object breaks the equation. */
 	c->len--;
-	log_capture();
+	lr_test_log_begin();
 	rc = lr_mempool_validate(mp);
-	msg = log_release();
+	msg = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(rc, -EINVAL);
 	LR_TEST_ASSERT(strstr(msg, "!= size 128"), "message: %s", msg);
 	c->len++;
@@ -911,9 +887,9 @@ test_eal_cleanup(void)
 			       LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
-	log_capture();
+	lr_test_log_begin();
 	int rc = lr_eal_cleanup();
-	const char *msg = log_release();
+	const char *msg = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(rc, 0);
 	LR_TEST_ASSERT(strstr(msg, "mempool 'mp_left': freed with 1 of 64 "
 				   "objects still in use") &&
