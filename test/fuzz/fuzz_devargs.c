@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_devargs: lr_devargs_parse() on any text (a NUL-terminated copy of
+ * the input, cut at its first NUL), then every getter on every key the
+ * text holds and on the keys drivers ask for, with the results checked
+ * against each other: a pair found by lr_devargs_get_nth() for n below
+ * lr_devargs_count() and none at the count, lr_devargs_get() the first of
+ * them, a parsed name and keys made of the characters the grammar allows.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_common.h"
+#include "lr_devargs.h"
+#include "lr_log.h"
+
+/* The keys of the drivers in the tree. */
+static const char *const driver_keys[] = {
+    "size",	   "copy",     "rx_pcap",     "tx_pcap",     "rx_iface",
+    "tx_iface",	   "iface",    "infinite_rx", "qpairs",	     "blocksz",
+    "framesz",	   "framecnt", "start_queue", "queue_count", "mode",
+    "busy_budget", "xdp_prog", NULL,
+};
+
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "fuzz_devargs: %s:%d: %s\n", __FILE__, \
+				__LINE__, #c);                                 \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+static void
+check_key(const struct lr_devargs *da, const char *key)
+{
+	unsigned n = lr_devargs_count(da, key);
+	uint64_t u;
+	int b, ret;
+
+	for (unsigned i = 0; i < n; i++)
+		CHECK(lr_devargs_get_nth(da, key, i) != NULL);
+	CHECK(lr_devargs_get_nth(da, key, n) == NULL);
+	CHECK(lr_devargs_get(da, key) == lr_devargs_get_nth(da, key, 0));
+
+	ret = lr_devargs_get_uint(da, key, 7, 0, UINT64_MAX, &u);
+	CHECK(ret == 0 || ret == -EINVAL);
+	CHECK(ret != 0 || n != 0 || u == 7);
+	CHECK(ret == 0 || n != 0);
+	ret = lr_devargs_get_uint(da, key, 64, 1, 9600, &u);
+	CHECK(ret == 0 || ret == -EINVAL);
+	CHECK(ret != 0 || (u >= 1 && u <= 9600));
+	ret = lr_devargs_get_bool(da, key, 1, &b);
+	CHECK(ret == 0 || ret == -EINVAL);
+	CHECK(ret != 0 || b == 0 || b == 1);
+	CHECK(ret != 0 || n != 0 || b == 1);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int quiet;
+	struct lr_devargs *da;
+	char *str;
+	int ret;
+
+	if (!quiet) {
+		/* Errors are the expected outcome: keep them unprinted but
+		 * formatted, so a bad format argument still shows. */
+		lr_log_set_stream(fopen("/dev/null", "w"));
+		quiet = 1;
+	}
+	str = malloc(size + 1);
+	da = malloc(sizeof(*da));
+	if (str == NULL || da == NULL)
+		abort();
+	memcpy(str, data, size);
+	str[size] = '\0';
+
+	ret = lr_devargs_parse(da, str);
+	CHECK(ret == 0 || ret == -EINVAL || ret == -ENOSPC ||
+	      ret == -ENAMETOOLONG);
+	if (ret == 0) {
+		size_t nlen = strlen(da->name);
+
+		CHECK(nlen > 0 && nlen < LR_DEVARGS_NAME_MAX);
+		CHECK(strncmp(str, da->name, nlen) == 0);
+		CHECK(da->count <= LR_DEVARGS_MAX_PAIRS);
+		for (unsigned i = 0; i < da->count; i++) {
+			const char *k = da->pairs[i].key;
+
+			CHECK(k[0] != '\0');
+			for (const char *c = k; *c; c++)
+				CHECK(isalnum((unsigned char)*c) || *c == '_');
+			CHECK(strchr(da->pairs[i].value, ',') == NULL);
+			check_key(da, k);
+		}
+		for (const char *const *k = driver_keys; *k; k++)
+			check_key(da, *k);
+		ret = lr_devargs_check_keys(da, driver_keys);
+		CHECK(ret == 0 || ret == -EINVAL);
+		ret = lr_devargs_check_keys(da, NULL);
+		CHECK(ret == (da->count ? -EINVAL : 0));
+	} else {
+		CHECK(da->count == 0);
+	}
+	free(da);
+	free(str);
+	return 0;
+}
