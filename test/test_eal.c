@@ -311,11 +311,36 @@ test_reinit_other_lcores(void)
 	return 0;
 }
 
+/* A failed init that stopped inside a group of short options ("-x0": 'x'
+ * unknown, '0' not yet read) leaves nothing behind for the next init: it
+ * parses its own argv from the start (found by fuzz_cmdline). */
+static int
+test_init_after_stopped_group(void)
+{
+	const char *bad[] = { "-x0" };
+	const char *help[] = { "-hl" };
+	const char *good[] = { "-l", "0", "-m", "8", "--no-huge",
+			       PREFIX "_again" };
+
+	lr_test_log_begin();
+	LR_TEST_ASSERT_EQ(eal_init_args(1, bad), -EINVAL);
+	lr_test_log_end();
+	LR_TEST_ASSERT_EQ(eal_init_args(6, good), 6);
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+
+	fflush(stdout);
+	LR_TEST_ASSERT_EQ(eal_init_args(1, help), -EALREADY);
+	LR_TEST_ASSERT_EQ(eal_init_args(6, good), 6);
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
 	{ "reinit_other_lcores", test_reinit_other_lcores },
 	{ "register_and_tsc", test_register_and_tsc },
 	{ "standalone_memseg", test_standalone_memseg },
 	{ "bad_options", test_bad_options },
+	{ "init_after_stopped_group", test_init_after_stopped_group },
 	{ "missing_huge_dir", test_missing_huge_dir },
 	{ "no_huge", test_no_huge },
 	{ "hugepages", test_hugepages },

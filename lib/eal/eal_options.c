@@ -193,7 +193,9 @@ eal_parse_args(int argc, char **argv)
 	unsigned long v;
 
 	eal_options_reset();
-	optind = 1;
+	/* 0, not 1: glibc then also forgets where it was inside a group of
+	 * short options of an earlier parse (a failed init's argv). */
+	optind = 0;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:l:m:h", long_opts, &idx)) !=
 	       -1) {
