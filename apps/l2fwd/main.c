@@ -15,7 +15,6 @@
  * are `l2fwd total: ...` and `mbufs in use after stop: N` (exit 1 if N != 0).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "l2fwd.h"
+#include "l2fwd_opts.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
@@ -35,15 +35,7 @@
 
 static struct l2fwd fwd;
 
-static struct {
-	uint32_t portmask;
-	unsigned nq;	 /* 0: spread evenly */
-	unsigned period; /* seconds, 0: no periodic stats */
-	double duration; /* seconds, 0: until a signal */
-	int mac_updating;
-	unsigned n_map;
-	uint16_t map[LR_MAX_ETHPORTS][2];
-} opt = {.period = 10, .mac_updating = 1};
+static struct l2fwd_opts opt;
 
 /* Stats timer state, used by the main lcore only. */
 static struct {
@@ -67,174 +59,6 @@ on_signal(int sig)
 	atomic_store(&fwd.quit, 1);
 	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
 		signal_seen = sig;
-}
-
-static void
-usage(const char *prog)
-{
-	printf(
-	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
-	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
-	    "S]\n"
-	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
-	    "  -q NQ              ports polled per lcore (default: spread "
-	    "evenly)\n"
-	    "  -T PERIOD          print stats every PERIOD seconds (default "
-	    "10, 0 off)\n"
-	    "  --no-mac-updating  forward frames unchanged\n"
-	    "  --mac-updating     rewrite MACs (default)\n"
-	    "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
-	    "  --duration S       stop after S seconds\n",
-	    prog);
-}
-
-/* "(a,b),(c,d)" into opt.map; 0 or -1 after a message. */
-static int
-parse_portmap(const char *s)
-{
-	const char *p = s;
-
-	while (*p) {
-		unsigned a, b;
-		int n = 0;
-
-		if (sscanf(p, " (%u , %u )%n", &a, &b, &n) != 2 || n == 0) {
-			fprintf(stderr,
-				"--portmap '%s': expected (a,b)[,(c,d)...] at "
-				"'%s'\n",
-				s, p);
-			return -1;
-		}
-		if (a >= LR_MAX_ETHPORTS || b >= LR_MAX_ETHPORTS || a == b) {
-			fprintf(stderr, "--portmap '%s': bad pair (%u,%u)\n", s,
-				a, b);
-			return -1;
-		}
-		if (opt.n_map == LR_MAX_ETHPORTS) {
-			fprintf(stderr, "--portmap '%s': too many pairs\n", s);
-			return -1;
-		}
-		opt.map[opt.n_map][0] = (uint16_t)a;
-		opt.map[opt.n_map][1] = (uint16_t)b;
-		opt.n_map++;
-		p += n;
-		if (*p == ',')
-			p++;
-		else if (*p) {
-			fprintf(stderr, "--portmap '%s': unexpected '%s'\n", s,
-				p);
-			return -1;
-		}
-	}
-	if (opt.n_map == 0) {
-		fprintf(stderr, "--portmap '%s': no pair\n", s);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-parse_uint(const char *what, const char *s, int base, unsigned long max,
-	   unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, base);
-	if (s[0] == '\0' || s[0] == '-' || *end || errno || v > max) {
-		fprintf(stderr, "%s '%s': expected a number up to %lu\n", what,
-			s, max);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int
-parse_args(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-	    {"no-mac-updating", no_argument, NULL, 'N'},
-	    {"mac-updating", no_argument, NULL, 'M'},
-	    {"portmap", required_argument, NULL, 'P'},
-	    {"duration", required_argument, NULL, 'D'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	unsigned long v;
-	char *end;
-	int c;
-
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:q:T:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (parse_uint("-p", optarg, 16, UINT32_MAX, &v) < 0)
-				return -1;
-			if (v == 0) {
-				fprintf(stderr,
-					"-p '%s': no port in the mask\n",
-					optarg);
-				return -1;
-			}
-			opt.portmask = (uint32_t)v;
-			break;
-		case 'q':
-			if (parse_uint("-q", optarg, 10, LR_MAX_ETHPORTS, &v) <
-			    0)
-				return -1;
-			if (v == 0) {
-				fprintf(stderr, "-q '%s': at least 1\n",
-					optarg);
-				return -1;
-			}
-			opt.nq = (unsigned)v;
-			break;
-		case 'T':
-			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
-				return -1;
-			opt.period = (unsigned)v;
-			break;
-		case 'N':
-			opt.mac_updating = 0;
-			break;
-		case 'M':
-			opt.mac_updating = 1;
-			break;
-		case 'P':
-			if (parse_portmap(optarg) < 0)
-				return -1;
-			break;
-		case 'D':
-			opt.duration = strtod(optarg, &end);
-			if (optarg[0] == '\0' || *end || !(opt.duration > 0) ||
-			    opt.duration > 1e6) {
-				fprintf(
-				    stderr,
-				    "--duration '%s': expected seconds > 0\n",
-				    optarg);
-				return -1;
-			}
-			break;
-		case 'h':
-			usage(argv[0]);
-			exit(0);
-		default:
-			usage(argv[0]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	if (opt.portmask == 0) {
-		fprintf(stderr, "-p PORTMASK is required\n");
-		usage(argv[0]);
-		return -1;
-	}
-	return 0;
 }
 
 static void
@@ -421,7 +245,12 @@ main(int argc, char **argv)
 	argv += ret;
 	argv[0] = "lr-l2fwd";
 	l2fwd_init(&fwd, 1);
-	if (parse_args(argc, argv) < 0)
+	ret = l2fwd_parse_args(argc, argv, &opt);
+	if (ret > 0) { /* --help: usage printed */
+		lr_eal_cleanup();
+		return 0;
+	}
+	if (ret < 0)
 		goto cleanup_eal;
 	fwd.mac_updating = opt.mac_updating;
 	printf("MAC updating %s\n", opt.mac_updating ? "enabled" : "disabled");

@@ -809,9 +809,10 @@ main(int argc, char **argv)
 			lr_strerror(-ret));
 		return 2;
 	}
-	if (pg_parse_args(argc - ret, argv + ret, o) != 0) {
+	ret = pg_parse_args(argc - ret, argv + ret, o);
+	if (ret != 0) { /* 1: --help, usage printed */
 		lr_eal_cleanup();
-		return 2;
+		return ret > 0 ? 0 : 2;
 	}
 	pg.hz = lr_get_tsc_hz();
 	ret = lr_eth_dev_probe_eal_vdevs();

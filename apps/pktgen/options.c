@@ -397,7 +397,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		switch (c) {
 		case 'h':
 			pg_usage(stdout, prog);
-			exit(0);
+			return 1;
 		case '?':
 			return bad("unknown option '%s' (see --help)", name);
 		case ':':

@@ -237,7 +237,8 @@ int pg_lcore_loop(void *arg);
 void pg_txq_release(struct pg_txq *q);
 
 /* options.c */
-/** Parse program options into o; 0, or -1 after printing the error. */
+/** Parse program options into o: 0; 1 after printing the usage for
+ *  -h/--help; -1 after printing the error. */
 int pg_parse_args(int argc, char **argv, struct pg_opts *o);
 /** Print the program's usage to f. */
 void pg_usage(FILE *f, const char *prog);

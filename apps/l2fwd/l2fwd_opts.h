@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * l2fwd_opts.h - lr-l2fwd's options (after the EAL's `--`) and their
+ * parser, options.c. Parsing is for start-up only; it uses getopt and so
+ * is not thread-safe. Errors are printed to stderr naming the option and
+ * the text given.
+ */
+#ifndef L2FWD_OPTS_H
+#define L2FWD_OPTS_H
+
+#include <stdint.h>
+
+#include "lr_ethdev.h"
+
+/** What the command line sets. */
+struct l2fwd_opts {
+	uint32_t portmask;
+	unsigned nq;	 /* 0: spread evenly */
+	unsigned period; /* seconds, 0: no periodic stats */
+	double duration; /* seconds, 0: until a signal */
+	int mac_updating;
+	unsigned n_map;
+	uint16_t map[LR_MAX_ETHPORTS][2];
+};
+
+/** Parse argv into o (defaults first): 0; 1 after printing the usage for
+ *  -h/--help; -1 after printing what was wrong. */
+int l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o);
+
+/** Print the usage of lr-l2fwd (prog is argv[0]) to stdout. */
+void l2fwd_usage(const char *prog);
+
+#endif /* L2FWD_OPTS_H */

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.c - lr-l2fwd's command line (after the EAL's `--`), apart from
+ * main.c so the fuzz target test/fuzz/fuzz_cmdline.c parses with the very
+ * same code. Every bad value is reported with the option and the text.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "l2fwd_opts.h"
+
+void
+l2fwd_usage(const char *prog)
+{
+	printf(
+	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
+	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
+	    "S]\n"
+	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
+	    "  -q NQ              ports polled per lcore (default: spread "
+	    "evenly)\n"
+	    "  -T PERIOD          print stats every PERIOD seconds (default "
+	    "10, 0 off)\n"
+	    "  --no-mac-updating  forward frames unchanged\n"
+	    "  --mac-updating     rewrite MACs (default)\n"
+	    "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
+	    "  --duration S       stop after S seconds\n",
+	    prog);
+}
+
+/* "(a,b),(c,d)" into o->map; 0 or -1 after a message. */
+static int
+parse_portmap(struct l2fwd_opts *o, const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		unsigned a, b;
+		int n = 0;
+
+		if (sscanf(p, " (%u , %u )%n", &a, &b, &n) != 2 || n == 0) {
+			fprintf(stderr,
+				"--portmap '%s': expected (a,b)[,(c,d)...] at "
+				"'%s'\n",
+				s, p);
+			return -1;
+		}
+		if (a >= LR_MAX_ETHPORTS || b >= LR_MAX_ETHPORTS || a == b) {
+			fprintf(stderr, "--portmap '%s': bad pair (%u,%u)\n", s,
+				a, b);
+			return -1;
+		}
+		if (o->n_map == LR_MAX_ETHPORTS) {
+			fprintf(stderr, "--portmap '%s': too many pairs\n", s);
+			return -1;
+		}
+		o->map[o->n_map][0] = (uint16_t)a;
+		o->map[o->n_map][1] = (uint16_t)b;
+		o->n_map++;
+		p += n;
+		if (*p == ',')
+			p++;
+		else if (*p) {
+			fprintf(stderr, "--portmap '%s': unexpected '%s'\n", s,
+				p);
+			return -1;
+		}
+	}
+	if (o->n_map == 0) {
+		fprintf(stderr, "--portmap '%s': no pair\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_uint(const char *what, const char *s, int base, unsigned long max,
+	   unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, base);
+	if (s[0] == '\0' || s[0] == '-' || *end || errno || v > max) {
+		fprintf(stderr, "%s '%s': expected a number up to %lu\n", what,
+			s, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
+{
+	static const struct option longopts[] = {
+	    {"no-mac-updating", no_argument, NULL, 'N'},
+	    {"mac-updating", no_argument, NULL, 'M'},
+	    {"portmap", required_argument, NULL, 'P'},
+	    {"duration", required_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	unsigned long v;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->period = 10;
+	o->mac_updating = 1;
+	optind = 0; /* the EAL used getopt before: start over */
+	while ((c = getopt_long(argc, argv, "p:q:T:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint("-p", optarg, 16, UINT32_MAX, &v) < 0)
+				return -1;
+			if (v == 0) {
+				fprintf(stderr,
+					"-p '%s': no port in the mask\n",
+					optarg);
+				return -1;
+			}
+			o->portmask = (uint32_t)v;
+			break;
+		case 'q':
+			if (parse_uint("-q", optarg, 10, LR_MAX_ETHPORTS, &v) <
+			    0)
+				return -1;
+			if (v == 0) {
+				fprintf(stderr, "-q '%s': at least 1\n",
+					optarg);
+				return -1;
+			}
+			o->nq = (unsigned)v;
+			break;
+		case 'T':
+			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
+				return -1;
+			o->period = (unsigned)v;
+			break;
+		case 'N':
+			o->mac_updating = 0;
+			break;
+		case 'M':
+			o->mac_updating = 1;
+			break;
+		case 'P':
+			if (parse_portmap(o, optarg) < 0)
+				return -1;
+			break;
+		case 'D':
+			o->duration = strtod(optarg, &end);
+			if (optarg[0] == '\0' || *end || !(o->duration > 0) ||
+			    o->duration > 1e6) {
+				fprintf(
+				    stderr,
+				    "--duration '%s': expected seconds > 0\n",
+				    optarg);
+				return -1;
+			}
+			break;
+		case 'h':
+			l2fwd_usage(argv[0]);
+			return 1;
+		default:
+			l2fwd_usage(argv[0]);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->portmask == 0) {
+		fprintf(stderr, "-p PORTMASK is required\n");
+		l2fwd_usage(argv[0]);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_cmdline: the command-line parsers, on an argv made of the input
+ * split at its NUL bytes (argv[0] is "fuzz"): the EAL's options
+ * (eal_parse_args(), what lr_eal_init() runs first), then, as the programs
+ * do, lr-pktgen's pg_parse_args() and lr-l2fwd's l2fwd_parse_args() on
+ * what the EAL left (everything after its `--`, or the whole argv when the
+ * EAL refused it). Each parser gets its own copy of argv (getopt permutes
+ * it). What a parse accepted is checked against the limits it promises.
+ * The EAL's option state and the log levels --log-level changed are put
+ * back after every input.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eal_private.h"
+#include "fuzz_common.h"
+#include "l2fwd_opts.h"
+#include "lr_log.h"
+#include "pktgen.h"
+
+#define MAX_ARGS 64
+
+#define CHECK(c)                                                               \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "fuzz_cmdline: %s:%d: %s\n", __FILE__, \
+				__LINE__, #c);                                 \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
+static void
+check_eal(int argc, int rc)
+{
+	CHECK(rc == -EINVAL || rc == -ENOMEM || rc == -EALREADY ||
+	      (rc >= 1 && rc <= argc));
+	if (rc < 0)
+		return;
+	CHECK(eal_cfg.main_lcore >= -1 && eal_cfg.main_lcore < LR_MAX_LCORE);
+	CHECK(eal_cfg.nb_vdev <= LR_EAL_MAX_VDEV);
+	CHECK(strlen(eal_cfg.file_prefix) < sizeof(eal_cfg.file_prefix));
+	CHECK(strlen(eal_cfg.huge_dir) < sizeof(eal_cfg.huge_dir));
+	CHECK(!(eal_cfg.mem_total && eal_cfg.numa_mem_set));
+}
+
+static void
+check_pktgen(const struct pg_opts *o)
+{
+	CHECK(o->burst >= 1 && o->burst <= PG_MAX_BURST);
+	CHECK(o->nb_rxd >= 16 && o->nb_rxd <= 16384);
+	CHECK(o->nb_txd >= 16 && o->nb_txd <= 16384);
+	CHECK(o->queues <= LR_MAX_QUEUES_PER_PORT);
+	CHECK(!(o->tx_only && o->rx_only));
+	for (int f = 0; f < PG_F_COUNT; f++)
+		CHECK(o->f[f].lo <= o->f[f].hi && o->f[f].step >= 1);
+	CHECK(o->f[PG_F_SIZE].lo >= PG_MIN_SIZE &&
+	      o->f[PG_F_SIZE].hi <= PG_MAX_SIZE);
+	CHECK(o->f[PG_F_SRC_PORT].hi <= 65535 &&
+	      o->f[PG_F_DST_PORT].hi <= 65535);
+	CHECK(o->f[PG_F_SRC_MAC].hi < (1ULL << 48) &&
+	      o->f[PG_F_DST_MAC].hi < (1ULL << 48));
+	CHECK(o->f[PG_F_SRC_IP].hi <= UINT32_MAX &&
+	      o->f[PG_F_DST_IP].hi <= UINT32_MAX);
+	CHECK(pg_max_len(o) <= PG_MAX_SIZE - PG_FCS);
+}
+
+static void
+check_l2fwd(const struct l2fwd_opts *o)
+{
+	CHECK(o->portmask != 0);
+	CHECK(o->nq <= LR_MAX_ETHPORTS && o->period <= 86400);
+	CHECK(o->duration >= 0 && o->duration <= 1e6);
+	CHECK(o->n_map <= LR_MAX_ETHPORTS);
+	for (unsigned i = 0; i < o->n_map; i++)
+		CHECK(o->map[i][0] < LR_MAX_ETHPORTS &&
+		      o->map[i][1] < LR_MAX_ETHPORTS &&
+		      o->map[i][0] != o->map[i][1]);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int saved_levels[LR_LOGTYPE_MAX];
+	static int init;
+	char *argv[MAX_ARGS + 1], *copy[MAX_ARGS + 1];
+	struct l2fwd_opts lo;
+	struct pg_opts po;
+	char *text, *p;
+	int argc = 0, rc, app_first, app_argc, ret;
+
+	if (!init) {
+		memcpy(saved_levels, lr_log_levels, sizeof(saved_levels));
+		init = 1;
+	}
+	text = malloc(size + 1);
+	if (text == NULL)
+		abort();
+	memcpy(text, data, size);
+	text[size] = '\0';
+	argv[argc++] = "fuzz";
+	for (p = text; argc < MAX_ARGS && p <= text + size;
+	     p += strlen(p) + 1) {
+		if (p == text + size && size > 0 && text[size - 1] == '\0')
+			break; /* a trailing NUL ends the last argument */
+		if (size == 0)
+			break;
+		argv[argc++] = p;
+	}
+	argv[argc] = NULL;
+
+	/* The EAL, as lr_eal_init() calls it. */
+	memcpy(copy, argv, sizeof(copy));
+	rc = eal_parse_args(argc, copy);
+	check_eal(argc, rc);
+	eal_options_reset();
+	memcpy(lr_log_levels, saved_levels, sizeof(saved_levels));
+
+	/* The program's options: what lr_eal_init() leaves, argv[0] moved up
+	 * to it, or the whole line. */
+	app_first = rc > 0 ? rc - 1 : 0;
+	app_argc = argc - app_first;
+
+	memcpy(copy, argv + app_first, (size_t)(app_argc + 1) * sizeof(*copy));
+	copy[0] = argv[0];
+	ret = pg_parse_args(app_argc, copy, &po);
+	CHECK(ret == -1 || ret == 0 || ret == 1);
+	if (ret == 0)
+		check_pktgen(&po);
+
+	memcpy(copy, argv + app_first, (size_t)(app_argc + 1) * sizeof(*copy));
+	copy[0] = argv[0];
+	ret = l2fwd_parse_args(app_argc, copy, &lo);
+	CHECK(ret == -1 || ret == 0 || ret == 1);
+	if (ret == 0)
+		check_l2fwd(&lo);
+
+	free(text);
+	return 0;
+}
