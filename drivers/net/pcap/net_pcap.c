@@ -354,7 +354,9 @@ replay_load(struct pcap_port *pp, unsigned i)
 			r->len = nlen;
 			cap = ncap;
 		}
-		if (bytes + h->caplen > bcap) {
+		/* Allocated at the first record, even an empty one: no
+		 * arithmetic or memcpy on a NULL blob. */
+		if (r->blob == NULL || bytes + h->caplen > bcap) {
 			uint64_t nb = bcap ? bcap * 2 : 1 << 20;
 			uint8_t *nblob;
 
