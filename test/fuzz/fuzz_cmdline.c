@@ -22,61 +22,53 @@
 
 #define MAX_ARGS 64
 
-#define CHECK(c)                                                               \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "fuzz_cmdline: %s:%d: %s\n", __FILE__, \
-				__LINE__, #c);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
-
 static void
 check_eal(int argc, int rc)
 {
-	CHECK(rc == -EINVAL || rc == -ENOMEM || rc == -EALREADY ||
-	      (rc >= 1 && rc <= argc));
+	FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM || rc == -EALREADY ||
+		   (rc >= 1 && rc <= argc));
 	if (rc < 0)
 		return;
-	CHECK(eal_cfg.main_lcore >= -1 && eal_cfg.main_lcore < LR_MAX_LCORE);
-	CHECK(eal_cfg.nb_vdev <= LR_EAL_MAX_VDEV);
-	CHECK(strlen(eal_cfg.file_prefix) < sizeof(eal_cfg.file_prefix));
-	CHECK(strlen(eal_cfg.huge_dir) < sizeof(eal_cfg.huge_dir));
-	CHECK(!(eal_cfg.mem_total && eal_cfg.numa_mem_set));
+	FUZZ_CHECK(eal_cfg.main_lcore >= -1 &&
+		   eal_cfg.main_lcore < LR_MAX_LCORE);
+	FUZZ_CHECK(eal_cfg.nb_vdev <= LR_EAL_MAX_VDEV);
+	FUZZ_CHECK(strlen(eal_cfg.file_prefix) < sizeof(eal_cfg.file_prefix));
+	FUZZ_CHECK(strlen(eal_cfg.huge_dir) < sizeof(eal_cfg.huge_dir));
+	FUZZ_CHECK(!(eal_cfg.mem_total && eal_cfg.numa_mem_set));
 }
 
 static void
 check_pktgen(const struct pg_opts *o)
 {
-	CHECK(o->burst >= 1 && o->burst <= PG_MAX_BURST);
-	CHECK(o->nb_rxd >= 16 && o->nb_rxd <= 16384);
-	CHECK(o->nb_txd >= 16 && o->nb_txd <= 16384);
-	CHECK(o->queues <= LR_MAX_QUEUES_PER_PORT);
-	CHECK(!(o->tx_only && o->rx_only));
+	FUZZ_CHECK(o->burst >= 1 && o->burst <= PG_MAX_BURST);
+	FUZZ_CHECK(o->nb_rxd >= 16 && o->nb_rxd <= 16384);
+	FUZZ_CHECK(o->nb_txd >= 16 && o->nb_txd <= 16384);
+	FUZZ_CHECK(o->queues <= LR_MAX_QUEUES_PER_PORT);
+	FUZZ_CHECK(!(o->tx_only && o->rx_only));
 	for (int f = 0; f < PG_F_COUNT; f++)
-		CHECK(o->f[f].lo <= o->f[f].hi && o->f[f].step >= 1);
-	CHECK(o->f[PG_F_SIZE].lo >= PG_MIN_SIZE &&
-	      o->f[PG_F_SIZE].hi <= PG_MAX_SIZE);
-	CHECK(o->f[PG_F_SRC_PORT].hi <= 65535 &&
-	      o->f[PG_F_DST_PORT].hi <= 65535);
-	CHECK(o->f[PG_F_SRC_MAC].hi < (1ULL << 48) &&
-	      o->f[PG_F_DST_MAC].hi < (1ULL << 48));
-	CHECK(o->f[PG_F_SRC_IP].hi <= UINT32_MAX &&
-	      o->f[PG_F_DST_IP].hi <= UINT32_MAX);
-	CHECK(pg_max_len(o) <= PG_MAX_SIZE - PG_FCS);
+		FUZZ_CHECK(o->f[f].lo <= o->f[f].hi && o->f[f].step >= 1);
+	FUZZ_CHECK(o->f[PG_F_SIZE].lo >= PG_MIN_SIZE &&
+		   o->f[PG_F_SIZE].hi <= PG_MAX_SIZE);
+	FUZZ_CHECK(o->f[PG_F_SRC_PORT].hi <= 65535 &&
+		   o->f[PG_F_DST_PORT].hi <= 65535);
+	FUZZ_CHECK(o->f[PG_F_SRC_MAC].hi < (1ULL << 48) &&
+		   o->f[PG_F_DST_MAC].hi < (1ULL << 48));
+	FUZZ_CHECK(o->f[PG_F_SRC_IP].hi <= UINT32_MAX &&
+		   o->f[PG_F_DST_IP].hi <= UINT32_MAX);
+	FUZZ_CHECK(pg_max_len(o) <= PG_MAX_SIZE - PG_FCS);
 }
 
 static void
 check_l2fwd(const struct l2fwd_opts *o)
 {
-	CHECK(o->portmask != 0);
-	CHECK(o->nq <= LR_MAX_ETHPORTS && o->period <= 86400);
-	CHECK(o->duration >= 0 && o->duration <= 1e6);
-	CHECK(o->n_map <= LR_MAX_ETHPORTS);
+	FUZZ_CHECK(o->portmask != 0);
+	FUZZ_CHECK(o->nq <= LR_MAX_ETHPORTS && o->period <= 86400);
+	FUZZ_CHECK(o->duration >= 0 && o->duration <= 1e6);
+	FUZZ_CHECK(o->n_map <= LR_MAX_ETHPORTS);
 	for (unsigned i = 0; i < o->n_map; i++)
-		CHECK(o->map[i][0] < LR_MAX_ETHPORTS &&
-		      o->map[i][1] < LR_MAX_ETHPORTS &&
-		      o->map[i][0] != o->map[i][1]);
+		FUZZ_CHECK(o->map[i][0] < LR_MAX_ETHPORTS &&
+			   o->map[i][1] < LR_MAX_ETHPORTS &&
+			   o->map[i][0] != o->map[i][1]);
 }
 
 int
@@ -125,14 +117,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, argv + app_first, (size_t)(app_argc + 1) * sizeof(*copy));
 	copy[0] = argv[0];
 	ret = pg_parse_args(app_argc, copy, &po);
-	CHECK(ret == -1 || ret == 0 || ret == 1);
+	FUZZ_CHECK(ret == -1 || ret == 0 || ret == 1);
 	if (ret == 0)
 		check_pktgen(&po);
 
 	memcpy(copy, argv + app_first, (size_t)(app_argc + 1) * sizeof(*copy));
 	copy[0] = argv[0];
 	ret = l2fwd_parse_args(app_argc, copy, &lo);
-	CHECK(ret == -1 || ret == 0 || ret == 1);
+	FUZZ_CHECK(ret == -1 || ret == 0 || ret == 1);
 	if (ret == 0)
 		check_l2fwd(&lo);
 

@@ -24,6 +24,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/** Abort (a crash libFuzzer reports with the input) unless c holds. */
+#define FUZZ_CHECK(c)                                                          \
+	do {                                                                   \
+		if (!(c)) {                                                    \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+				__LINE__, #c);                                 \
+			abort();                                               \
+		}                                                              \
+	} while (0)
+
 /* Start the EAL on lcore 0 with ordinary memory and make the pool; abort
  * on failure (nothing can be fuzzed without them). */
 static inline struct lr_mempool *

@@ -24,15 +24,6 @@ static const char *const driver_keys[] = {
     "busy_budget", "xdp_prog", NULL,
 };
 
-#define CHECK(c)                                                               \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "fuzz_devargs: %s:%d: %s\n", __FILE__, \
-				__LINE__, #c);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
-
 static void
 check_key(const struct lr_devargs *da, const char *key)
 {
@@ -41,21 +32,21 @@ check_key(const struct lr_devargs *da, const char *key)
 	int b, ret;
 
 	for (unsigned i = 0; i < n; i++)
-		CHECK(lr_devargs_get_nth(da, key, i) != NULL);
-	CHECK(lr_devargs_get_nth(da, key, n) == NULL);
-	CHECK(lr_devargs_get(da, key) == lr_devargs_get_nth(da, key, 0));
+		FUZZ_CHECK(lr_devargs_get_nth(da, key, i) != NULL);
+	FUZZ_CHECK(lr_devargs_get_nth(da, key, n) == NULL);
+	FUZZ_CHECK(lr_devargs_get(da, key) == lr_devargs_get_nth(da, key, 0));
 
 	ret = lr_devargs_get_uint(da, key, 7, 0, UINT64_MAX, &u);
-	CHECK(ret == 0 || ret == -EINVAL);
-	CHECK(ret != 0 || n != 0 || u == 7);
-	CHECK(ret == 0 || n != 0);
+	FUZZ_CHECK(ret == 0 || ret == -EINVAL);
+	FUZZ_CHECK(ret != 0 || n != 0 || u == 7);
+	FUZZ_CHECK(ret == 0 || n != 0);
 	ret = lr_devargs_get_uint(da, key, 64, 1, 9600, &u);
-	CHECK(ret == 0 || ret == -EINVAL);
-	CHECK(ret != 0 || (u >= 1 && u <= 9600));
+	FUZZ_CHECK(ret == 0 || ret == -EINVAL);
+	FUZZ_CHECK(ret != 0 || (u >= 1 && u <= 9600));
 	ret = lr_devargs_get_bool(da, key, 1, &b);
-	CHECK(ret == 0 || ret == -EINVAL);
-	CHECK(ret != 0 || b == 0 || b == 1);
-	CHECK(ret != 0 || n != 0 || b == 1);
+	FUZZ_CHECK(ret == 0 || ret == -EINVAL);
+	FUZZ_CHECK(ret != 0 || b == 0 || b == 1);
+	FUZZ_CHECK(ret != 0 || n != 0 || b == 1);
 }
 
 int
@@ -80,31 +71,32 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	str[size] = '\0';
 
 	ret = lr_devargs_parse(da, str);
-	CHECK(ret == 0 || ret == -EINVAL || ret == -ENOSPC ||
-	      ret == -ENAMETOOLONG);
+	FUZZ_CHECK(ret == 0 || ret == -EINVAL || ret == -ENOSPC ||
+		   ret == -ENAMETOOLONG);
 	if (ret == 0) {
 		size_t nlen = strlen(da->name);
 
-		CHECK(nlen > 0 && nlen < LR_DEVARGS_NAME_MAX);
-		CHECK(strncmp(str, da->name, nlen) == 0);
-		CHECK(da->count <= LR_DEVARGS_MAX_PAIRS);
+		FUZZ_CHECK(nlen > 0 && nlen < LR_DEVARGS_NAME_MAX);
+		FUZZ_CHECK(strncmp(str, da->name, nlen) == 0);
+		FUZZ_CHECK(da->count <= LR_DEVARGS_MAX_PAIRS);
 		for (unsigned i = 0; i < da->count; i++) {
 			const char *k = da->pairs[i].key;
 
-			CHECK(k[0] != '\0');
+			FUZZ_CHECK(k[0] != '\0');
 			for (const char *c = k; *c; c++)
-				CHECK(isalnum((unsigned char)*c) || *c == '_');
-			CHECK(strchr(da->pairs[i].value, ',') == NULL);
+				FUZZ_CHECK(isalnum((unsigned char)*c) ||
+					   *c == '_');
+			FUZZ_CHECK(strchr(da->pairs[i].value, ',') == NULL);
 			check_key(da, k);
 		}
 		for (const char *const *k = driver_keys; *k; k++)
 			check_key(da, *k);
 		ret = lr_devargs_check_keys(da, driver_keys);
-		CHECK(ret == 0 || ret == -EINVAL);
+		FUZZ_CHECK(ret == 0 || ret == -EINVAL);
 		ret = lr_devargs_check_keys(da, NULL);
-		CHECK(ret == (da->count ? -EINVAL : 0));
+		FUZZ_CHECK(ret == (da->count ? -EINVAL : 0));
 	} else {
-		CHECK(da->count == 0);
+		FUZZ_CHECK(da->count == 0);
 	}
 	free(da);
 	free(str);

@@ -27,15 +27,6 @@
 /* Bursts taken from an infinite replay (it never ends by itself). */
 #define REPLAY_BURSTS 3
 
-#define CHECK(c)                                                               \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			fprintf(stderr, "fuzz_pcap: %s:%d: %s\n", __FILE__,    \
-				__LINE__, #c);                                 \
-			abort();                                               \
-		}                                                              \
-	} while (0)
-
 static struct lr_mempool *pool;
 static int fd = -1;
 static char path[64];
@@ -65,10 +56,10 @@ consume(struct lr_mbuf **pkts, uint16_t n)
 		const struct lr_mbuf *s;
 		uint32_t sum = 0;
 
-		CHECK(lr_mbuf_validate(pkts[i]) == 0);
+		FUZZ_CHECK(lr_mbuf_validate(pkts[i]) == 0);
 		for (s = pkts[i]; s != NULL; s = s->next)
 			sum += s->data_len;
-		CHECK(sum == pkts[i]->pkt_len);
+		FUZZ_CHECK(sum == pkts[i]->pkt_len);
 		bytes += pkts[i]->pkt_len;
 	}
 	lr_pktmbuf_free_bulk(pkts, n);
@@ -89,9 +80,9 @@ read_port(const char *extra, unsigned max_bursts)
 	port = lr_eth_dev_create(args);
 	if (port < 0) /* not a pcap file this driver takes: refused */
 		return;
-	CHECK(lr_eth_dev_configure((uint16_t)port, 1, 0, NULL) == 0);
-	CHECK(lr_eth_rx_queue_setup((uint16_t)port, 0, 64, LR_SOCKET_ID_ANY,
-				    NULL, pool) == 0);
+	FUZZ_CHECK(lr_eth_dev_configure((uint16_t)port, 1, 0, NULL) == 0);
+	FUZZ_CHECK(lr_eth_rx_queue_setup((uint16_t)port, 0, 64,
+					 LR_SOCKET_ID_ANY, NULL, pool) == 0);
 	if (lr_eth_dev_start((uint16_t)port) == 0) {
 		for (unsigned b = 0; b < max_bursts; b++) {
 			uint16_t n =
@@ -99,15 +90,15 @@ read_port(const char *extra, unsigned max_bursts)
 
 			if (n == 0 && max_bursts == UINT32_MAX)
 				break;
-			CHECK(n <= BURST);
+			FUZZ_CHECK(n <= BURST);
 			got += n;
 			bytes += consume(pkts, n);
 		}
-		CHECK(lr_eth_stats_get((uint16_t)port, &st) == 0);
-		CHECK(st.ipackets == got && st.ibytes == bytes);
-		CHECK(lr_eth_dev_stop((uint16_t)port) == 0);
+		FUZZ_CHECK(lr_eth_stats_get((uint16_t)port, &st) == 0);
+		FUZZ_CHECK(st.ipackets == got && st.ibytes == bytes);
+		FUZZ_CHECK(lr_eth_dev_stop((uint16_t)port) == 0);
 	}
-	CHECK(lr_eth_dev_close((uint16_t)port) == 0);
+	FUZZ_CHECK(lr_eth_dev_close((uint16_t)port) == 0);
 }
 
 static void
@@ -120,7 +111,7 @@ load_pktgen(void)
 	if (n < 0)
 		return;
 	for (int i = 0; i < n; i++)
-		CHECK(t[i].len >= LR_ETHER_MIN_LEN && t[i].len <= max_len);
+		FUZZ_CHECK(t[i].len >= LR_ETHER_MIN_LEN && t[i].len <= max_len);
 	pg_pcap_free(t, (unsigned)n);
 }
 

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fuzz_packet: the code that reads headers of received frames, on frames
+ * made from the input. The input is a list of frames, each a 2-byte
+ * big-endian length then that many bytes (the last one cut short by the
+ * end of the input); at most FRAMES_MAX of them. A frame longer than an
+ * mbuf's room continues in chained mbufs, as a port delivers it.
+ *
+ *   - lr_ether.h: the addresses of the Ethernet header (valid, equal,
+ *     copy, formatted);
+ *   - lr-pktgen's receive side, rx_poll() of apps/pktgen/datapath.c: which
+ *     frames are its own, their stream, sequence number and timestamp,
+ *     accounted in the sequence windows and the latency histogram; checked:
+ *     every own frame counted once as unique or duplicate, the histogram
+ *     holding every latency sample;
+ *   - lr-l2fwd's forwarding with MAC rewriting (apps/l2fwd/l2fwd.c): every
+ *     frame arrives on the paired port with its length, the new addresses
+ *     in front and the rest unchanged.
+ * Frames reach both programs through net_ring ports over rings of this
+ * target. Every mbuf must be back in the pool after each input.
+ */
+#include <string.h>
+
+#include "../../apps/pktgen/datapath.c"
+#include "fuzz_common.h"
+#include "l2fwd.h"
+#include "lr_eth_ring.h"
+#include "lr_ether.h"
+#include "lr_log.h"
+#include "lr_ring.h"
+
+#define FRAMES_MAX L2FWD_BURST
+#define NSTREAMS   4
+#define RING_SIZE  128
+
+/* lr-pktgen's shared state (main.c's, which is not linked here). */
+struct pg_run pg;
+
+static struct lr_mempool *pool;
+/* Port pg_port feeds rx_poll(); l2fwd forwards l2_port[0] to l2_port[1]. */
+static struct lr_ring *pg_in, *l2_in[2], *l2_out[2];
+static uint16_t pg_port, l2_port[2];
+static struct l2fwd fwd;
+static struct lr_ether_addr l2_mac[2];
+static struct pg_lcore lc;
+static struct pg_seqwin win[NSTREAMS];
+static struct pg_counters cnt;
+
+struct frame {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+static uint16_t
+ring_port(const char *name, struct lr_ring **in, struct lr_ring **out)
+{
+	char rname[32];
+	int p;
+
+	snprintf(rname, sizeof(rname), "%s_in", name);
+	*in = lr_ring_create(rname, RING_SIZE, LR_SOCKET_ID_ANY, 0);
+	snprintf(rname, sizeof(rname), "%s_out", name);
+	*out = lr_ring_create(rname, RING_SIZE, LR_SOCKET_ID_ANY, 0);
+	FUZZ_CHECK(*in != NULL && *out != NULL);
+	p = lr_eth_from_rings(name, in, 1, out, 1, LR_SOCKET_ID_ANY);
+	FUZZ_CHECK(p >= 0);
+	FUZZ_CHECK(lr_eth_dev_configure((uint16_t)p, 1, 1, NULL) == 0);
+	FUZZ_CHECK(lr_eth_rx_queue_setup((uint16_t)p, 0, RING_SIZE,
+					 LR_SOCKET_ID_ANY, NULL, pool) == 0);
+	FUZZ_CHECK(lr_eth_tx_queue_setup((uint16_t)p, 0, RING_SIZE,
+					 LR_SOCKET_ID_ANY, NULL) == 0);
+	FUZZ_CHECK(lr_eth_dev_start((uint16_t)p) == 0);
+	return (uint16_t)p;
+}
+
+static void
+setup(void)
+{
+	struct lr_ring *unused;
+
+	pool = fuzz_eal_up("fuzz_packet");
+	pg_port = ring_port("fz_pg", &pg_in, &unused);
+	for (int i = 0; i < 2; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "fz_l2_%d", i);
+		l2_port[i] = ring_port(name, &l2_in[i], &l2_out[i]);
+		FUZZ_CHECK(lr_eth_macaddr_get(l2_port[i], &l2_mac[i]) == 0);
+	}
+	l2fwd_init(&fwd, 1);
+	FUZZ_CHECK(l2fwd_pair(&fwd, l2_port[0], l2_port[1]) == 0);
+	FUZZ_CHECK(l2fwd_assign(&fwd, lr_lcore_id(), l2_port[0]) == 0);
+	pg.nstreams = NSTREAMS;
+}
+
+/* Split the input into frames; their number. */
+static unsigned
+split(const uint8_t *data, size_t size, struct frame *f)
+{
+	unsigned n = 0;
+
+	while (size >= 2 && n < FRAMES_MAX) {
+		uint32_t len = (uint32_t)data[0] << 8 | data[1];
+
+		data += 2;
+		size -= 2;
+		if (len > size)
+			len = (uint32_t)size;
+		f[n].data = data;
+		f[n].len = len;
+		n++;
+		data += len;
+		size -= len;
+	}
+	return n;
+}
+
+/* One frame in mbufs: each segment filled to its room, then the next one
+ * chained (lr_pktmbuf_append() on the head writes into the last). */
+static struct lr_mbuf *
+to_mbuf(const struct frame *f)
+{
+	struct lr_mbuf *head = lr_pktmbuf_alloc(pool), *seg = head;
+	uint32_t off = 0;
+
+	FUZZ_CHECK(head != NULL);
+	for (;;) {
+		uint16_t k = (uint16_t)LR_MIN(
+		    f->len - off, (uint32_t)lr_pktmbuf_tailroom(seg));
+
+		memcpy(lr_pktmbuf_append(head, k), f->data + off, k);
+		off += k;
+		if (off == f->len)
+			return head;
+		seg = lr_pktmbuf_alloc(pool);
+		FUZZ_CHECK(seg != NULL);
+		FUZZ_CHECK(lr_pktmbuf_chain(head, seg) == 0);
+	}
+}
+
+static void
+enqueue(struct lr_ring *r, const struct frame *f, unsigned n)
+{
+	struct lr_mbuf *m[FRAMES_MAX];
+
+	for (unsigned i = 0; i < n; i++)
+		m[i] = to_mbuf(&f[i]);
+	FUZZ_CHECK(lr_ring_enqueue_burst(r, (void **)m, n, NULL) == n);
+}
+
+static void
+ether_helpers(const struct frame *f)
+{
+	const struct lr_ether_hdr *h = (const void *)f->data;
+	struct lr_ether_addr a;
+	char buf[LR_ETHER_ADDR_FMT_SIZE];
+	struct lr_ether_hdr copy;
+
+	if (f->len < LR_ETHER_HDR_LEN)
+		return;
+	memcpy(&copy, h, sizeof(copy)); /* aligned, as in an mbuf */
+	lr_ether_addr_copy(&copy.src_addr, &a);
+	FUZZ_CHECK(lr_ether_addr_equal(&a, &copy.src_addr));
+	FUZZ_CHECK(lr_ether_addr_is_valid_assigned(&copy.dst_addr) ==
+		   (!(f->data[0] & 1) &&
+		    memcmp(f->data, "\0\0\0\0\0\0", LR_ETHER_ADDR_LEN) != 0));
+	FUZZ_CHECK(lr_ether_addr_equal(&copy.dst_addr, &copy.src_addr) ==
+		   (memcmp(f->data, f->data + 6, LR_ETHER_ADDR_LEN) == 0));
+	lr_ether_format_addr(buf, sizeof(buf), &copy.src_addr);
+	FUZZ_CHECK(strlen(buf) == LR_ETHER_ADDR_FMT_SIZE - 1);
+}
+
+/* lr-pktgen's receive side on n frames. */
+static void
+pktgen_rx(const struct frame *f, unsigned n)
+{
+	struct pg_rxq r = {.port = pg_port, .queue = 0, .cnt = &cnt};
+	uint64_t own, accounted = 0, hist = 0;
+
+	memset(&lc, 0, sizeof(lc));
+	memset(win, 0, sizeof(win));
+	memset(&cnt, 0, sizeof(cnt));
+	lc.win = win;
+	lc.lat.min = UINT64_MAX;
+	enqueue(pg_in, f, n);
+	rx_poll(&lc, &r, FRAMES_MAX);
+
+	FUZZ_CHECK(atomic_load(&cnt.rx_pkts) == n);
+	own = atomic_load(&cnt.rx_own);
+	FUZZ_CHECK(own + lc.rx_foreign_stream <= n);
+	for (unsigned s = 0; s < NSTREAMS; s++)
+		accounted += win[s].unique + win[s].dup;
+	FUZZ_CHECK(accounted == own);
+	for (unsigned b = 0; b < PG_LAT_BUCKETS; b++)
+		hist += lc.lat.hist[b];
+	FUZZ_CHECK(lc.lat.n == own && hist == own);
+	FUZZ_CHECK(own == 0 || lc.lat.min <= lc.lat.max);
+}
+
+/* lr-l2fwd on n frames: all come out of the paired port, rewritten. */
+static void
+l2fwd_rx(const struct frame *f, unsigned n)
+{
+	struct lr_mbuf *m[FRAMES_MAX];
+	unsigned got;
+
+	enqueue(l2_in[0], f, n);
+	FUZZ_CHECK(l2fwd_poll_once(&fwd, lr_lcore_id()) == n);
+	l2fwd_flush(&fwd, lr_lcore_id());
+	got = lr_ring_dequeue_burst(l2_out[1], (void **)m, FRAMES_MAX, NULL);
+	FUZZ_CHECK(got == n);
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *d = lr_pktmbuf_mtod(m[i], const uint8_t *);
+		uint32_t head = LR_MIN(f[i].len, (uint32_t)m[i]->data_len);
+
+		FUZZ_CHECK(m[i]->pkt_len == f[i].len);
+		FUZZ_CHECK(lr_mbuf_validate(m[i]) == 0);
+		if (head >= 2 * LR_ETHER_ADDR_LEN) {
+			FUZZ_CHECK(d[0] == 0x02 && d[5] == (uint8_t)l2_port[1]);
+			FUZZ_CHECK(memcmp(d + 6, l2_mac[1].addr_bytes,
+					  LR_ETHER_ADDR_LEN) == 0);
+			FUZZ_CHECK(memcmp(d + 12, f[i].data + 12, head - 12) ==
+				   0);
+		}
+	}
+	lr_pktmbuf_free_bulk(m, got);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct frame f[FRAMES_MAX];
+	unsigned n;
+
+	if (pool == NULL)
+		setup();
+	n = split(data, size, f);
+	for (unsigned i = 0; i < n; i++)
+		ether_helpers(&f[i]);
+	if (n == 0)
+		return 0;
+	pktgen_rx(f, n);
+	fuzz_check_pool(pool);
+	l2fwd_rx(f, n);
+	fuzz_check_pool(pool);
+	return 0;
+}
