@@ -5,6 +5,9 @@
 #   2. page allocator debug build (-Dpagealloc_debug=true): suite fast
 #   3. AddressSanitizer + UBSan build: suite fast
 #   4. ppc64le cross build under qemu-user: suite fast
+#   5. clang libFuzzer build: each fuzz target of test/fuzz/ for
+#      LR_TEST_FUZZ_SECONDS (default 15) seconds (scripts/fuzz.sh), one
+#      test per target
 # and prints one closing line "N passed, N failed, N skipped".
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,6 +59,26 @@ LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbuildtype=debug -- --suite fast
 LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" \
 	-- --suite fast --timeout-multiplier 10
+
+# 5. Fuzzing: scripts/fuzz.sh prints "fuzz_<target>: N execs in S s: ok"
+# or "...: FAILED ..." per target; anything else that fails is the build.
+fuzz() {
+	local secs=${LR_TEST_FUZZ_SECONDS:-15} ok fail
+	echo "=== fuzz: scripts/fuzz.sh $secs"
+	rm -rf "$out/fuzz"
+	LR_TEST_BUILD_ROOT=$out scripts/fuzz.sh "$secs" 2>&1 | tee "$out/fuzz.log"
+	ok=$(grep -cE '^fuzz_[a-z_]+: .*: ok$' "$out/fuzz.log")
+	fail=$(grep -cE '^fuzz_[a-z_]+: .*: FAILED' "$out/fuzz.log")
+	if [ "$ok" -eq 0 ] && [ "$fail" -eq 0 ]; then
+		broken+=("fuzz (build)")
+		failed=$((failed + 1))
+		return
+	fi
+	passed=$((passed + ok))
+	failed=$((failed + fail))
+	[ "$fail" -gt 0 ] && broken+=("fuzz")
+}
+fuzz
 
 echo
 [ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]}"
