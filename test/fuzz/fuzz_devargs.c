@@ -6,6 +6,10 @@
  * against each other: a pair found by lr_devargs_get_nth() for n below
  * lr_devargs_count() and none at the count, lr_devargs_get() the first of
  * them, a parsed name and keys made of the characters the grammar allows.
+ * A text naming a net_null port (a driver with no side effect outside the
+ * process) also goes whole through lr_eth_dev_create(): driver lookup, key
+ * check, the driver's own reading of its values; a port made is closed
+ * and the port table must be as before.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +18,7 @@
 
 #include "fuzz_common.h"
 #include "lr_devargs.h"
+#include "lr_ethdev.h"
 #include "lr_log.h"
 
 /* The keys of the drivers in the tree. */
@@ -49,19 +54,39 @@ check_key(const struct lr_devargs *da, const char *key)
 	FUZZ_CHECK(ret != 0 || n != 0 || b == 1);
 }
 
+/* lr_eth_dev_create() on a net_null devargs text that parsed. */
+static void
+create_null_port(const char *str, const struct lr_devargs *da)
+{
+	unsigned before = lr_eth_dev_count_avail();
+	int port;
+
+	if (strncmp(da->name, "net_null", 8) != 0)
+		return;
+	port = lr_eth_dev_create(str);
+	if (port >= 0) {
+		FUZZ_CHECK(strcmp(lr_eth_dev_name((uint16_t)port), da->name) ==
+			   0);
+		FUZZ_CHECK(lr_eth_dev_close((uint16_t)port) == 0);
+	}
+	FUZZ_CHECK(lr_eth_dev_count_avail() == before);
+	FUZZ_CHECK(lr_eth_dev_validate() == 0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int quiet;
+	static int init;
 	struct lr_devargs *da;
 	char *str;
 	int ret;
 
-	if (!quiet) {
+	if (!init) {
+		fuzz_eal_up("fuzz_devargs");
 		/* Errors are the expected outcome: keep them unprinted but
 		 * formatted, so a bad format argument still shows. */
 		lr_log_set_stream(fopen("/dev/null", "w"));
-		quiet = 1;
+		init = 1;
 	}
 	str = malloc(size + 1);
 	da = malloc(sizeof(*da));
@@ -95,6 +120,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(ret == 0 || ret == -EINVAL);
 		ret = lr_devargs_check_keys(da, NULL);
 		FUZZ_CHECK(ret == (da->count ? -EINVAL : 0));
+		create_null_port(str, da);
 	} else {
 		FUZZ_CHECK(da->count == 0);
 	}
