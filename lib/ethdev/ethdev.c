@@ -845,6 +845,51 @@ lr_eth_stats_get(uint16_t port_id, struct lr_eth_stats *stats)
 	return 0;
 }
 
+void
+lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
+		       const struct lr_eth_queue_counters *rx,
+		       const struct lr_eth_queue_counters *tx)
+{
+	/* The polling threads keep writing: read every counter once. */
+	const volatile struct lr_eth_queue_counters *vr = rx, *vt = tx;
+	uint64_t rp = vr->packets, rb = vr->bytes, re = vr->errors;
+	uint64_t tp = vt->packets, tb = vt->bytes, te = vt->errors;
+
+	s->ipackets += rp;
+	s->ibytes += rb;
+	s->ierrors += re;
+	s->rx_nombuf += vr->nombuf;
+	s->imissed += vr->missed;
+	s->opackets += tp;
+	s->obytes += tb;
+	s->oerrors += te;
+	if (q < LR_ETH_QUEUE_STAT_CNTRS) {
+		s->q_ipackets[q] += rp;
+		s->q_ibytes[q] += rb;
+		s->q_opackets[q] += tp;
+		s->q_obytes[q] += tb;
+		s->q_errors[q] += re + te;
+	}
+}
+
+int
+lr_eth_xstats_names_fill(struct lr_eth_xstat_name *names, unsigned n,
+			 const char *const *table, unsigned count)
+{
+	for (unsigned i = 0; names != NULL && i < n && i < count; i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s", table[i]);
+	return (int)count;
+}
+
+int
+lr_eth_xstats_values_fill(uint64_t *values, unsigned n, const uint64_t *v,
+			  unsigned count)
+{
+	for (unsigned i = 0; values != NULL && i < n && i < count; i++)
+		values[i] = v[i];
+	return (int)count;
+}
+
 static int
 driver_xstats_count(struct lr_eth_dev *dev)
 {

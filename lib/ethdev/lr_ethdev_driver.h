@@ -30,7 +30,11 @@
  * from another thread. For the snapshot to hold, a driver's counters never
  * go down while the port exists: keep them in storage per queue index that
  * outlives a queue being set up again (net_null and net_ring embed their
- * queue structs in the port's private data).
+ * queue structs in the port's private data). A struct lr_eth_queue_counters
+ * per queue and direction, summed by lr_eth_stats_add_queue(), makes
+ * stats_get a loop over the queues; lr_eth_xstats_names_fill() and
+ * lr_eth_xstats_values_fill() answer the two xstats calls from a driver's
+ * table of names and its summed values.
  */
 #ifndef LR_ETHDEV_DRIVER_H
 #define LR_ETHDEV_DRIVER_H
@@ -88,6 +92,35 @@ struct lr_eth_dev_ops {
 	/** Values in the same order; returns the total count. */
 	int (*xstats_get)(struct lr_eth_dev *dev, uint64_t *values, unsigned n);
 };
+
+/** Software counters of one queue in one direction, written with plain
+ *  adds by the thread polling it. Rx: packets, bytes, errors (ierrors),
+ *  nombuf (rx_nombuf), missed (imissed); tx: packets, bytes, errors
+ *  (oerrors). */
+struct lr_eth_queue_counters {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t nombuf; /**< rx: packets not received for want of mbufs */
+	uint64_t missed; /**< rx: dropped before the driver saw them */
+};
+
+/** Add queue q's rx and tx counters to *s: the totals, and for
+ *  q < LR_ETH_QUEUE_STAT_CNTRS the per-queue fields (q_errors = rx errors
+ *  + tx errors). Each counter is read once. */
+void lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
+			    const struct lr_eth_queue_counters *rx,
+			    const struct lr_eth_queue_counters *tx);
+
+/** xstats_get_names from a table of count names: copy at most n of them
+ *  into names (may be NULL); returns count. */
+int lr_eth_xstats_names_fill(struct lr_eth_xstat_name *names, unsigned n,
+			     const char *const *table, unsigned count);
+
+/** xstats_get from count summed values v: copy at most n of them into
+ *  values (may be NULL); returns count. */
+int lr_eth_xstats_values_fill(uint64_t *values, unsigned n, const uint64_t *v,
+			      unsigned count);
 
 /** Port states. */
 enum lr_eth_dev_state {
