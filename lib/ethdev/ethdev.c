@@ -873,15 +873,6 @@ lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
 }
 
 int
-lr_eth_xstats_names_fill(struct lr_eth_xstat_name *names, unsigned n,
-			 const char *const *table, unsigned count)
-{
-	for (unsigned i = 0; names != NULL && i < n && i < count; i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s", table[i]);
-	return (int)count;
-}
-
-int
 lr_eth_xstats_values_fill(uint64_t *values, unsigned n, const uint64_t *v,
 			  unsigned count)
 {
@@ -893,10 +884,29 @@ lr_eth_xstats_values_fill(uint64_t *values, unsigned n, const uint64_t *v,
 static int
 driver_xstats_count(struct lr_eth_dev *dev)
 {
-	if (dev->dev_ops->xstats_get_names == NULL ||
-	    dev->dev_ops->xstats_get == NULL)
+	const struct lr_eth_dev_ops *ops = dev->dev_ops;
+
+	if (ops->xstats_get == NULL)
 		return 0;
-	return dev->dev_ops->xstats_get_names(dev, NULL, 0);
+	if (ops->xstats_get_names != NULL)
+		return ops->xstats_get_names(dev, NULL, 0);
+	return (int)ops->nb_xstat_names;
+}
+
+/* The driver's n extended stats names: its callback or its table. */
+static void
+driver_xstats_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		    unsigned n)
+{
+	const struct lr_eth_dev_ops *ops = dev->dev_ops;
+
+	if (ops->xstats_get_names != NULL) {
+		ops->xstats_get_names(dev, names, n);
+		return;
+	}
+	for (unsigned i = 0; i < n && i < ops->nb_xstat_names; i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s",
+			 ops->xstat_names[i]);
 }
 
 int
@@ -961,7 +971,7 @@ lr_eth_xstats_get_names(uint16_t port_id, struct lr_eth_xstat_name *names,
 			 "tx_q%u_bytes", q);
 	}
 	if (nd)
-		dev->dev_ops->xstats_get_names(dev, names + i, nd);
+		driver_xstats_names(dev, names + i, nd);
 	return (int)(i + nd);
 }
 

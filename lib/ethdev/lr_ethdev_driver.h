@@ -32,9 +32,9 @@
  * outlives a queue being set up again (net_null and net_ring embed their
  * queue structs in the port's private data). A struct lr_eth_queue_counters
  * per queue and direction, summed by lr_eth_stats_add_queue(), makes
- * stats_get a loop over the queues; lr_eth_xstats_names_fill() and
- * lr_eth_xstats_values_fill() answer the two xstats calls from a driver's
- * table of names and its summed values.
+ * stats_get a loop over the queues. Extended stats: a table of names in
+ * the ops (lib/ethdev answers for the names) and xstats_get summing the
+ * values in that order, returned through lr_eth_xstats_values_fill().
  */
 #ifndef LR_ETHDEV_DRIVER_H
 #define LR_ETHDEV_DRIVER_H
@@ -85,12 +85,17 @@ struct lr_eth_dev_ops {
 	int (*mtu_set)(struct lr_eth_dev *dev, uint16_t mtu);
 	/** Sum the queues' counters into *stats (zeroed by the caller). */
 	int (*stats_get)(struct lr_eth_dev *dev, struct lr_eth_stats *stats);
-	/** Names of the driver's extended stats; returns the total count
-	 *  (fill at most n). */
+	/** Names of the driver's extended stats when they are known only at
+	 *  run time; returns the total count (fill at most n). NULL: the
+	 *  table xstat_names below. */
 	int (*xstats_get_names)(struct lr_eth_dev *dev,
 				struct lr_eth_xstat_name *names, unsigned n);
-	/** Values in the same order; returns the total count. */
+	/** Values in the order of the names; returns the total count (NULL:
+	 *  no extended stats). */
 	int (*xstats_get)(struct lr_eth_dev *dev, uint64_t *values, unsigned n);
+	/** The names of the extended stats, nb_xstat_names of them. */
+	const char *const *xstat_names;
+	unsigned nb_xstat_names;
 };
 
 /** Software counters of one queue in one direction, written with plain
@@ -111,11 +116,6 @@ struct lr_eth_queue_counters {
 void lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
 			    const struct lr_eth_queue_counters *rx,
 			    const struct lr_eth_queue_counters *tx);
-
-/** xstats_get_names from a table of count names: copy at most n of them
- *  into names (may be NULL); returns count. */
-int lr_eth_xstats_names_fill(struct lr_eth_xstat_name *names, unsigned n,
-			     const char *const *table, unsigned count);
 
 /** xstats_get from count summed values v: copy at most n of them into
  *  values (may be NULL); returns count. */

@@ -975,14 +975,6 @@ static const char *const afp_xstat_names[] = {
 };
 
 static int
-afp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		     unsigned n)
-{
-	return lr_eth_xstats_names_fill(names, n, afp_xstat_names,
-					LR_DIM(afp_xstat_names));
-}
-
-static int
 afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	struct afp_port *pp = dev->data->dev_private;
@@ -1011,8 +1003,9 @@ static const struct lr_eth_dev_ops afp_ops = {
     .promiscuous_disable = afp_promisc_disable,
     .mtu_set = afp_mtu_set,
     .stats_get = afp_stats_get,
-    .xstats_get_names = afp_xstats_get_names,
     .xstats_get = afp_xstats_get,
+    .xstat_names = afp_xstat_names,
+    .nb_xstat_names = LR_DIM(afp_xstat_names),
 };
 
 /* Read and check the ring sizes; 0 or -EINVAL after logging. */

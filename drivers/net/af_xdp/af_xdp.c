@@ -1220,14 +1220,6 @@ static const char *const afxdp_xstat_names[] = {
 };
 
 static int
-afxdp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		       unsigned n)
-{
-	return lr_eth_xstats_names_fill(names, n, afxdp_xstat_names,
-					LR_DIM(afxdp_xstat_names));
-}
-
-static int
 afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	const struct axp *p = dev->data->dev_private;
@@ -1308,8 +1300,9 @@ static const struct lr_eth_dev_ops afxdp_ops = {
     .promiscuous_enable = afxdp_promisc_on,
     .promiscuous_disable = afxdp_promisc_off,
     .stats_get = afxdp_stats_get,
-    .xstats_get_names = afxdp_xstats_get_names,
     .xstats_get = afxdp_xstats_get,
+    .xstat_names = afxdp_xstat_names,
+    .nb_xstat_names = LR_DIM(afxdp_xstat_names),
 };
 
 /* ------------------------------------------------------------------ */

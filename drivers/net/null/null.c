@@ -255,14 +255,6 @@ static const char *const null_xstat_names[] = {
 };
 
 static int
-null_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		      unsigned n)
-{
-	return lr_eth_xstats_names_fill(names, n, null_xstat_names,
-					LR_DIM(null_xstat_names));
-}
-
-static int
 null_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	const struct null_private *p = dev->data->dev_private;
@@ -289,8 +281,9 @@ static const struct lr_eth_dev_ops null_ops = {
     .tx_queue_release = null_tx_queue_release,
     .link_update = null_link_update,
     .stats_get = null_stats_get,
-    .xstats_get_names = null_xstats_get_names,
     .xstats_get = null_xstats_get,
+    .xstat_names = null_xstat_names,
+    .nb_xstat_names = LR_DIM(null_xstat_names),
 };
 
 /* The frame rx writes in copy mode: broadcast to a locally administered

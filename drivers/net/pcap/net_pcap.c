@@ -883,14 +883,6 @@ static const char *const pcap_xstat_names[] = {
 };
 
 static int
-pcap_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		      unsigned n)
-{
-	return lr_eth_xstats_names_fill(names, n, pcap_xstat_names,
-					LR_DIM(pcap_xstat_names));
-}
-
-static int
 pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	struct pcap_port *pp = dev->data->dev_private;
@@ -911,8 +903,9 @@ static const struct lr_eth_dev_ops pcap_ops = {
     .rx_queue_setup = pcap_rx_queue_setup,
     .tx_queue_setup = pcap_tx_queue_setup,
     .stats_get = pcap_stats_get,
-    .xstats_get_names = pcap_xstats_get_names,
     .xstats_get = pcap_xstats_get,
+    .xstat_names = pcap_xstat_names,
+    .nb_xstat_names = LR_DIM(pcap_xstat_names),
 };
 
 /* Copy every value of key into names[]; the count, or -errno. */

@@ -275,14 +275,6 @@ ring_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 static const char *const ring_xstat_names[] = {"tx_ring_full"};
 
 static int
-ring_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		      unsigned n)
-{
-	return lr_eth_xstats_names_fill(names, n, ring_xstat_names,
-					LR_DIM(ring_xstat_names));
-}
-
-static int
 ring_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	const struct ring_private *p = dev->data->dev_private;
@@ -303,8 +295,9 @@ static const struct lr_eth_dev_ops ring_ops = {
     .tx_queue_release = ring_tx_queue_release,
     .link_update = ring_link_update,
     .stats_get = ring_stats_get,
-    .xstats_get_names = ring_xstats_get_names,
     .xstats_get = ring_xstats_get,
+    .xstat_names = ring_xstat_names,
+    .nb_xstat_names = LR_DIM(ring_xstat_names),
 };
 
 static struct ring_private *
