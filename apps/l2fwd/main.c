@@ -76,6 +76,7 @@ usage(const char *prog)
 	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
 	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
 	    "S]\n"
+	    "       [--record-core-cycles]\n"
 	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
 	    "  -q NQ              ports polled per lcore (default: spread "
 	    "evenly)\n"
@@ -84,7 +85,10 @@ usage(const char *prog)
 	    "  --no-mac-updating  forward frames unchanged\n"
 	    "  --mac-updating     rewrite MACs (default)\n"
 	    "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
-	    "  --duration S       stop after S seconds\n",
+	    "  --duration S       stop after S seconds\n"
+	    "  --record-core-cycles  count TSC cycles of the polls that "
+	    "received\n"
+	    "                     frames; print cycles per frame at the end\n",
 	    prog);
 }
 
@@ -159,6 +163,7 @@ parse_args(int argc, char **argv)
 	    {"mac-updating", no_argument, NULL, 'M'},
 	    {"portmap", required_argument, NULL, 'P'},
 	    {"duration", required_argument, NULL, 'D'},
+	    {"record-core-cycles", no_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -195,6 +200,9 @@ parse_args(int argc, char **argv)
 			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
 				return -1;
 			opt.period = (unsigned)v;
+			break;
+		case 'C':
+			fwd.record_cycles = 1;
 			break;
 		case 'N':
 			opt.mac_updating = 0;
@@ -488,6 +496,14 @@ main(int argc, char **argv)
 	       sum.rx, sum.tx, sum.dropped, secs,
 	       secs > 0 ? (double)sum.tx / secs / 1e6 : 0.0, cpu,
 	       cpu > 0 ? (double)sum.tx / cpu / 1e6 : 0.0);
+	if (fwd.record_cycles) {
+		uint64_t busy = l2fwd_busy_cycles(&fwd);
+
+		printf("CPU cycles/packet=%.2f (busy cycles=%" PRIu64
+		       " / rx packets=%" PRIu64 ") at %" PRIu64 " MHz\n",
+		       sum.rx ? (double)busy / (double)sum.rx : 0.0, busy,
+		       sum.rx, timer.hz / 1000000);
+	}
 
 close_ports:
 	LR_ETH_FOREACH_DEV(p)

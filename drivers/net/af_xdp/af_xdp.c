@@ -98,6 +98,7 @@ struct axq {
 	uint16_t port;
 	uint32_t refill_due; /* frames received, not yet replaced */
 	int fd;
+	int busy; /* busy polling: a recvfrom() drives NAPI when rx is empty */
 	struct lr_eth_queue_counters rxc; /* packets, bytes */
 	uint64_t rx_wakeups;
 	uint64_t refill_fail; /* refills the pool could not serve */
@@ -193,7 +194,7 @@ rx_empty(struct axq *q)
 {
 	if (q->refill_due != 0)
 		q->refill_due -= refill(q, q->refill_due);
-	if (xsk_ring_prod__needs_wakeup(&q->fq)) {
+	if (q->busy || xsk_ring_prod__needs_wakeup(&q->fq)) {
 		q->rx_wakeups++;
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	}
@@ -860,6 +861,7 @@ again:
 	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
 		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
 	q->tx_kick_always = 0;
+	q->busy = 0;
 	if (p->busy_budget != 0) {
 		int one = 1, usec = 20, budget = (int)p->busy_budget;
 
@@ -872,6 +874,8 @@ again:
 			LR_LOG(WARNING, PMD,
 			       "%s: queue %u: busy polling not enabled: %s\n",
 			       dev->data->name, qid, strerror(errno));
+		else
+			q->busy = 1;
 	}
 	q->refill_due = 0;
 	if (refill(q, q->nb_rx_desc) != q->nb_rx_desc) {
