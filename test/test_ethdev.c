@@ -3,6 +3,7 @@
  * the null and ring drivers moving and counting packets, stats reset,
  * extended stats, --vdev probing, and functions on ports that do not
  * exist. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -12,15 +13,13 @@
 #include "lr_eal.h"
 #include "lr_eth_ring.h"
 #include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
 #include "lr_ring.h"
 #include "lr_test.h"
 
 static struct lr_mempool *pool;
 #define POOL_SIZE 2048
-
-
-
 
 static int
 eal_up(void)
@@ -130,7 +129,8 @@ test_devargs_parse(void)
 		strcat(many, ",k=1");
 	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, many), -ENOSPC);
-	LR_TEST_ASSERT(strstr(lr_test_log_end(), "more than"), "too many pairs");
+	LR_TEST_ASSERT(strstr(lr_test_log_end(), "more than"),
+		       "too many pairs");
 	return 0;
 }
 
@@ -473,7 +473,8 @@ test_null_counts(void)
 	LR_TEST_ASSERT_EQ(
 	    lr_eth_rx_queue_setup((uint16_t)p, 0, 64, -1, NULL, small),
 	    -EINVAL);
-	LR_TEST_ASSERT(strstr(lr_test_log_end(), "size=100 does not fit"), "fit msg");
+	LR_TEST_ASSERT(strstr(lr_test_log_end(), "size=100 does not fit"),
+		       "fit msg");
 	lr_mempool_free(small);
 
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
@@ -655,11 +656,76 @@ test_eal_vdevs(void)
 	return 0;
 }
 
+/* The drivers' counter helpers: queue counters summed into lr_eth_stats
+ * (per-queue fields only below LR_ETH_QUEUE_STAT_CNTRS), xstats values
+ * copied at most n and counted in full. (The names tables are read through
+ * the null and ring ports above.) */
+static int
+test_driver_counters(void)
+{
+	const struct lr_eth_queue_counters rx0 = {10, 1000, 2, 3, 4},
+					   tx0 = {5, 500, 1, 0, 0},
+					   rx1 = {7, 700, 0, 1, 0},
+					   tx1 = {0, 0, 6, 0, 0},
+					   big = {100, 10000, 10, 20, 30};
+	struct lr_eth_stats s, before;
+	const uint64_t v[3] = {11, 22, 33};
+	uint64_t values[4] = {0, 0, 0, 99};
+
+	memset(&s, 0, sizeof(s));
+	lr_eth_stats_add_queue(&s, 0, &rx0, &tx0);
+	lr_eth_stats_add_queue(&s, 3, &rx1, &tx1);
+	LR_TEST_ASSERT_EQ(s.ipackets, 17);
+	LR_TEST_ASSERT_EQ(s.ibytes, 1700);
+	LR_TEST_ASSERT_EQ(s.ierrors, 2);
+	LR_TEST_ASSERT_EQ(s.rx_nombuf, 4);
+	LR_TEST_ASSERT_EQ(s.imissed, 4);
+	LR_TEST_ASSERT_EQ(s.opackets, 5);
+	LR_TEST_ASSERT_EQ(s.obytes, 500);
+	LR_TEST_ASSERT_EQ(s.oerrors, 7);
+	LR_TEST_ASSERT_EQ(s.q_ipackets[0], 10);
+	LR_TEST_ASSERT_EQ(s.q_ibytes[0], 1000);
+	LR_TEST_ASSERT_EQ(s.q_opackets[0], 5);
+	LR_TEST_ASSERT_EQ(s.q_obytes[0], 500);
+	LR_TEST_ASSERT_EQ(s.q_errors[0], 3);
+	LR_TEST_ASSERT_EQ(s.q_ipackets[3], 7);
+	LR_TEST_ASSERT_EQ(s.q_ibytes[3], 700);
+	LR_TEST_ASSERT_EQ(s.q_opackets[3], 0);
+	LR_TEST_ASSERT_EQ(s.q_errors[3], 6);
+	LR_TEST_ASSERT_EQ(s.q_ipackets[1], 0);
+	/* A queue past the per-queue fields counts in the totals only. */
+	before = s;
+	lr_eth_stats_add_queue(&s, LR_ETH_QUEUE_STAT_CNTRS, &big, &big);
+	LR_TEST_ASSERT_EQ(s.ipackets, 117);
+	LR_TEST_ASSERT_EQ(s.imissed, 34);
+	LR_TEST_ASSERT_EQ(s.oerrors, 17);
+	LR_TEST_ASSERT(
+	    memcmp(s.q_ipackets, before.q_ipackets,
+		   sizeof(s) - offsetof(struct lr_eth_stats, q_ipackets)) == 0,
+	    "per-queue fields changed");
+
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_values_fill(NULL, 0, v, 3), 3);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_values_fill(values, 2, v, 3), 3);
+	LR_TEST_ASSERT(values[0] == 11 && values[1] == 22 && values[2] == 0,
+		       "values %llu %llu %llu", (unsigned long long)values[0],
+		       (unsigned long long)values[1],
+		       (unsigned long long)values[2]);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_values_fill(values, 4, v, 3), 3);
+	LR_TEST_ASSERT_EQ(values[2], 33);
+	LR_TEST_ASSERT_EQ(values[3], 99);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
-    {"devargs_parse", test_devargs_parse}, {"bad_devargs", test_bad_devargs},
-    {"no_such_port", test_no_such_port},   {"lifecycle", test_lifecycle},
-    {"null_counts", test_null_counts},	   {"ring_pair", test_ring_pair},
-    {"from_rings", test_from_rings},	   {"eal_vdevs", test_eal_vdevs},
+    {"devargs_parse", test_devargs_parse},
+    {"bad_devargs", test_bad_devargs},
+    {"no_such_port", test_no_such_port},
+    {"lifecycle", test_lifecycle},
+    {"null_counts", test_null_counts},
+    {"ring_pair", test_ring_pair},
+    {"from_rings", test_from_rings},
+    {"eal_vdevs", test_eal_vdevs},
+    {"driver_counters", test_driver_counters},
 };
 
 LR_TEST_MAIN("ethdev", cases)

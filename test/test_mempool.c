@@ -299,7 +299,7 @@ bulk_short(const char *ops, unsigned cache)
 	struct lr_mempool *mp;
 
 	mp = lr_mempool_create_ops("mp_short", N, 32, cache, 0, NULL, NULL,
-				   LR_SOCKET_ID_ANY, 0, ops);
+				   LR_SOCKET_ID_ANY, LR_MEMPOOL_F_STATS, ops);
 	LR_TEST_ASSERT(mp != NULL, "%s: %s", ops, lr_strerror(lr_errno));
 	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, a, 60), 0);
 	for (unsigned i = 0; i < N; i++)
@@ -334,6 +334,36 @@ bulk_short(const char *ops, unsigned cache)
 	LR_TEST_ASSERT_EQ(st.get_fail_objs, 42);
 	LR_TEST_ASSERT_EQ(st.get_success_objs, 100);
 	LR_TEST_ASSERT_EQ(st.put_objs, 100);
+	lr_mempool_free(mp);
+
+	/* Without LR_MEMPOOL_F_STATS (and without LR_MEMPOOL_STATS=1, which
+	 * the test suites set) an lcore counts failures and store calls,
+	 * not its gets and puts; validate still checks what it can. */
+	const char *env = getenv("LR_MEMPOOL_STATS");
+
+	unsetenv("LR_MEMPOOL_STATS");
+	mp = lr_mempool_create_ops("mp_short", N, 32, cache, 0, NULL, NULL,
+				   LR_SOCKET_ID_ANY, 0, ops);
+	if (env != NULL)
+		setenv("LR_MEMPOOL_STATS", env, 1);
+	LR_TEST_ASSERT(mp != NULL, "%s: %s", ops, lr_strerror(lr_errno));
+	LR_TEST_ASSERT(!(mp->flags & LR_MEMPOOL_F_STATS), "%s: stats on", ops);
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, a, 60), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, b, 41), -ENOENT);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 60);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_put_bulk(mp, a, 60);
+	lr_mempool_stats_get(mp, &st);
+	LR_TEST_ASSERT_EQ(st.get_fail_bulk, 1);
+	LR_TEST_ASSERT_EQ(st.get_fail_objs, 41);
+	LR_TEST_ASSERT(st.put_objs == 0 && st.get_success_objs == 0 &&
+			   st.put_bulk == 0 && st.get_success_bulk == 0,
+		       "%s: lcore calls counted without LR_MEMPOOL_F_STATS",
+		       ops);
+	LR_TEST_ASSERT(st.store_get_bulk > 0, "%s: store gets not counted",
+		       ops);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	lr_mempool_free(mp);
 	return 0;
 }
@@ -661,7 +691,7 @@ test_random_pthreads(void)
 	struct lr_mempool *mp;
 
 	mp = lr_mempool_create("mp_randpt", 4096, 64, 128, 0, NULL, NULL,
-			       LR_SOCKET_ID_ANY, 0);
+			       LR_SOCKET_ID_ANY, LR_MEMPOOL_F_STATS);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	for (int i = 0; i < 4; i++) {
 		memset(&w[i], 0, sizeof(w[i]));
@@ -759,7 +789,7 @@ test_validate_and_dump(void)
 	FILE *f;
 
 	mp = lr_mempool_create("mp_check", 128, 32, 16, 0, NULL, NULL,
-			       LR_SOCKET_ID_ANY, 0);
+			       LR_SOCKET_ID_ANY, LR_MEMPOOL_F_STATS);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	c = my_cache(mp);
 	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);

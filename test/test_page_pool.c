@@ -55,9 +55,6 @@ scaled(unsigned n)
 
 /* ---- log capture ---- */
 
-
-
-
 static struct lr_page_pool_params
 params(const char *name, unsigned size)
 {
@@ -334,6 +331,92 @@ test_bound(void)
 	LR_TEST_ASSERT_EQ(s.ringed, 100);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
 	lr_page_pool_destroy(pool);
+	return 0;
+}
+
+/* ---- another lcore's stash ---- */
+
+/* A registered thread (an lcore id, not the owner) puts a[2] pages of
+ * a[1] singly, so that they go through its stash. */
+static void *
+stash_putter(void *arg)
+{
+	void **a = arg;
+	struct lr_page_pool *pool = a[0];
+	struct lr_page **pages = a[1];
+	unsigned n = (unsigned)(uintptr_t)a[2];
+
+	if (lr_thread_register() < 0)
+		return NULL;
+	for (unsigned i = 0; i < n; i++)
+		lr_page_pool_put(pool, pages[i], 0, 0);
+	lr_thread_unregister();
+	a[0] = NULL;
+	return NULL;
+}
+
+static int
+stash_put(struct lr_page_pool *pool, struct lr_page **pages, unsigned n)
+{
+	void *a[3] = {pool, pages, (void *)(uintptr_t)n};
+	pthread_t t;
+
+	pthread_create(&t, NULL, stash_putter, a);
+	pthread_join(t, NULL);
+	return a[0] == NULL ? 0 : -1;
+}
+
+/* Single puts from another lcore wait in its stash, LR_PP_STASH at a time
+ * into the ring; they count as returned; an alloc at the bound, the
+ * shrinker and destroy take them over. */
+static int
+test_stash(void)
+{
+	struct lr_page_pool_params p = params("stash", 100);
+	struct lr_page *pages[100];
+	struct lr_page_pool_stats s;
+	struct lr_page_pool *pool;
+	unsigned left = 100 % LR_PP_STASH;
+
+	LR_TEST_ASSERT(setup() == 0, "EAL init failed");
+	pool = lr_page_pool_create(&p);
+	LR_TEST_ASSERT(pool != NULL, "create");
+	for (unsigned round = 0; round < 2; round++) {
+		for (unsigned i = 0; i < 100; i++)
+			LR_TEST_ASSERT((pages[i] = lr_page_pool_alloc(pool)) !=
+					   NULL,
+				       "round %u: alloc %u: %s", round, i,
+				       lr_strerror(lr_errno));
+		LR_TEST_ASSERT(lr_page_pool_alloc(pool) == NULL,
+			       "bound passed");
+		LR_TEST_ASSERT_EQ(lr_errno, ENOBUFS);
+		LR_TEST_ASSERT_EQ(stash_put(pool, pages, 100), 0);
+		lr_page_pool_get_stats(pool, &s);
+		LR_TEST_ASSERT_EQ(s.stashed, left);
+		LR_TEST_ASSERT_EQ(s.ringed, 100 - left);
+		LR_TEST_ASSERT_EQ(s.recycle.ring, (round + 1) * 100 - left);
+		LR_TEST_ASSERT_EQ(s.in_flight, 0);
+		LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
+		/* The next round's allocs need the stashed pages too: the
+		 * one that finds the pool at its bound takes them. */
+	}
+	/* The shrinker empties the stash with the ring. */
+	LR_TEST_ASSERT_EQ(lr_page_pool_shrink(pool, LR_SOCKET_ID_ANY, 1000),
+			  100u);
+	lr_page_pool_get_stats(pool, &s);
+	LR_TEST_ASSERT_EQ(s.stashed, 0);
+	LR_TEST_ASSERT_EQ(s.held, 0);
+	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
+	/* Destroy with pages in a stash: they are given back at once. */
+	for (unsigned i = 0; i < 10; i++)
+		LR_TEST_ASSERT((pages[i] = lr_page_pool_alloc(pool)) != NULL,
+			       "alloc %u", i);
+	LR_TEST_ASSERT_EQ(stash_put(pool, pages, 10), 0);
+	lr_page_pool_get_stats(pool, &s);
+	LR_TEST_ASSERT_EQ(s.stashed, 10);
+	lr_page_pool_destroy(pool);
+	LR_TEST_ASSERT_EQ(lr_page_pool_pending_count(), 0);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	return 0;
 }
 
@@ -628,16 +711,23 @@ test_shrinker_under_pressure(void)
 	struct lr_page_pool_stats s;
 	struct lr_page_pool *pool;
 	struct lr_page **hog;
-	unsigned nhog = 0, cap;
+	unsigned nhog = 0, cap, n_ring;
 
 	LR_TEST_ASSERT(setup() == 0, "EAL init failed");
 	pool = lr_page_pool_create(&p);
 	LR_TEST_ASSERT(pool != NULL, "create");
-	if (fill_cache_and_ring(pool, 128, 384) != 0)
+	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_info(pool->nid, &zi), 0);
+	/* 128 cached and up to 384 in the ring, all from this node: at most
+	 * half of what it has free (64 KiB pages leave fewer), a multiple of
+	 * the refill batch so that no refilled page is left over. */
+	n_ring = (unsigned)LR_MIN(384UL, zi.free / 2 - 128);
+	n_ring -= n_ring % LR_PP_REFILL;
+	LR_TEST_ASSERT(zi.free / 2 >= 128 + 64, "node %d: %lu pages free",
+		       pool->nid, zi.free);
+	if (fill_cache_and_ring(pool, 128, n_ring) != 0)
 		return -1;
 	lr_page_pool_get_stats(pool, &s);
-	LR_TEST_ASSERT_EQ(s.ringed, 384);
-	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_info(pool->nid, &zi), 0);
+	LR_TEST_ASSERT_EQ(s.ringed, n_ring);
 	/* Eat the pool's zone (this node only) until the allocator runs
 	 * short: it must call the pool's shrinker on the way down. */
 	cap = (unsigned)zi.pages;
@@ -660,7 +750,7 @@ test_shrinker_under_pressure(void)
 	printf("  took %u of %lu pages; shrinker freed %lu ring pages\n", nhog,
 	       zi.pages, (unsigned long)s.recycle.shrunk);
 	LR_TEST_ASSERT(s.recycle.shrunk > 0, "shrinker never ran");
-	LR_TEST_ASSERT(s.ringed < 384, "ring not drained");
+	LR_TEST_ASSERT(s.ringed < n_ring, "ring not drained");
 	/* With the ring emptied the shrinker asked for the cache: the owner
 	 * hands it back at its next call. */
 	if (s.ringed == 0) {
@@ -894,6 +984,7 @@ static const struct lr_test_case cases[] = {
     {"bad_params", test_bad_params},
     {"direct_recycle", test_direct_recycle},
     {"bound", test_bound},
+    {"stash", test_stash},
     {"flood_from_other_thread", test_flood_from_other_thread},
     {"callbacks", test_callbacks},
     {"shrinker_direct", test_shrinker_direct},

@@ -18,13 +18,10 @@
  * a child, and removes the namespaces whatever the child did. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
 #include <poll.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,72 +39,15 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_netns.h"
 
 #define POOL_SIZE 8192
 #define BURST	  32
 #define MAXF	  1514
 
-static char prefix[9]; /* lrt + up to 5 digits */
-static char ns_gen[32], ns_fwd[32];
+static struct lr_test_netns net; /* prefix lrt<pid> */
 static char if_g0[IFNAMSIZ], if_g1[IFNAMSIZ], if_f0[IFNAMSIZ], if_f1[IFNAMSIZ];
-static int fd_gen = -1, fd_fwd = -1; /* namespace files */
 static struct lr_mempool *pool, *small_pool;
-
-/* ------------------------------------------------------------------ */
-/* Log capture. */
-
-
-
-/* ------------------------------------------------------------------ */
-/* Topology. */
-
-static int
-sh(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
-
-static void
-topology_destroy(void)
-{
-	/* Deleting a namespace deletes its veth ends and their peers. */
-	sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null; true",
-	   ns_gen, ns_fwd);
-}
-
-static int
-topology_create(void)
-{
-	return sh(
-	    "set -e; ip netns add %1$s; ip netns add %2$s; "
-	    "ip link add %3$s netns %1$s type veth peer name %5$s netns %2$s; "
-	    "ip link add %4$s netns %1$s type veth peer name %6$s netns %2$s; "
-	    "for ns in %1$s %2$s; do "
-	    "ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || "
-	    "true; "
-	    "ip netns exec $ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1 "
-	    "|| true; "
-	    "ip -n $ns link set lo up; done; "
-	    "for d in %3$s %4$s; do "
-	    "ip netns exec %1$s sysctl -qw net.ipv6.conf.$d.disable_ipv6=1 || "
-	    "true; "
-	    "ip -n %1$s link set $d multicast off; ip -n %1$s link set $d up; "
-	    "done; "
-	    "for d in %5$s %6$s; do "
-	    "ip netns exec %2$s sysctl -qw net.ipv6.conf.$d.disable_ipv6=1 || "
-	    "true; "
-	    "ip -n %2$s link set $d multicast off; ip -n %2$s link set $d up; "
-	    "done",
-	    ns_gen, ns_fwd, if_g0, if_g1, if_f0, if_f1);
-}
 
 /* A raw packet socket on interface ifname of the generator namespace,
  * receiving everything (or nothing with proto 0); the caller stays in the
@@ -115,31 +55,7 @@ topology_create(void)
 static int
 gen_socket(const char *ifname, int proto)
 {
-	struct sockaddr_ll sll;
-	int fd, big = 16 << 20;
-
-	if (setns(fd_gen, CLONE_NEWNET) != 0)
-		return -1;
-	fd = socket(AF_PACKET, SOCK_RAW, htons((uint16_t)proto));
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons((uint16_t)proto);
-	sll.sll_ifindex = (int)if_nametoindex(ifname);
-	if (fd >= 0 && (sll.sll_ifindex == 0 ||
-			bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd >= 0) {
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
-	}
-	if (setns(fd_fwd, CLONE_NEWNET) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
+	return lr_test_netns_raw_socket(&net, ifname, proto, 0);
 }
 
 /* Drain what a raw socket holds. */
@@ -342,7 +258,7 @@ kernel_to_driver(struct lr_mempool *mp)
 	LR_TEST_ASSERT_EQ(port_start(port, 1, mp), 0);
 	g0 = gen_socket(if_g0, 0);
 	g1 = gen_socket(if_g1, 0);
-	LR_TEST_ASSERT(g0 >= 0 && g1 >= 0, "raw sockets in %s", ns_gen);
+	LR_TEST_ASSERT(g0 >= 0 && g1 >= 0, "raw sockets in %s", net.ns_gen);
 	for (unsigned b = 0; b < n; b += 50) {
 		/* Frames on the other pair must never show up on f0. */
 		LR_TEST_ASSERT_EQ(sock_send(g1, 100000, 5), 0);
@@ -665,8 +581,12 @@ test_stop_start(void)
 static int
 is_promisc(const char *ifname)
 {
-	return sh("ip -d -n %s link show %s | grep -q 'promiscuity [1-9]'",
-		  ns_fwd, ifname) == 0;
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip -d -n %s link show %s | grep -q 'promiscuity [1-9]'",
+		 net.ns_fwd, ifname);
+	return system(cmd) == 0;
 }
 
 static int
@@ -888,76 +808,30 @@ static const struct lr_test_case cases[] = {
     {"ring_unmappable", test_ring_unmappable},
 };
 
-static volatile sig_atomic_t child_pid;
-
-static void
-on_signal(int sig)
+static int
+run_cases(int argc, char **argv)
 {
-	if (child_pid > 0)
-		kill(child_pid, SIGKILL);
-	topology_destroy();
-	signal(sig, SIG_DFL);
-	raise(sig);
+	return lr_test_run("pmd_af_packet", cases, (int)LR_DIM(cases), argc,
+			   argv);
 }
 
 int
 main(int argc, char **argv)
 {
-	char path[64];
-	int st, ret;
-	pid_t pid;
+	int r;
 
 	if (lr_eth_driver_find("net_af_packet") == NULL) {
 		printf("skip: net_af_packet is not built in "
 		       "(-Ddisable_drivers)\n");
 		return LR_TEST_SKIP;
 	}
-	if (geteuid() != 0) {
-		printf("skip: needs root (creates network namespaces and veth "
-		       "pairs)\n");
-		return LR_TEST_SKIP;
-	}
-	if (sh("command -v ip >/dev/null") != 0) {
-		printf("skip: the ip command (iproute2) is not installed\n");
-		return LR_TEST_SKIP;
-	}
-	snprintf(prefix, sizeof(prefix), "lrt%u", (unsigned)getpid() % 100000u);
-	snprintf(ns_gen, sizeof(ns_gen), "%sgen", prefix);
-	snprintf(ns_fwd, sizeof(ns_fwd), "%sfwd", prefix);
-	snprintf(if_g0, sizeof(if_g0), "%sg0", prefix);
-	snprintf(if_g1, sizeof(if_g1), "%sg1", prefix);
-	snprintf(if_f0, sizeof(if_f0), "%sf0", prefix);
-	snprintf(if_f1, sizeof(if_f1), "%sf1", prefix);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (topology_create() != 0) {
-		topology_destroy();
-		printf("skip: cannot create network namespaces and veth pairs "
-		       "here\n");
-		return LR_TEST_SKIP;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		snprintf(path, sizeof(path), "/run/netns/%s", ns_gen);
-		fd_gen = open(path, O_RDONLY | O_CLOEXEC);
-		snprintf(path, sizeof(path), "/run/netns/%s", ns_fwd);
-		fd_fwd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd_gen < 0 || fd_fwd < 0 ||
-		    setns(fd_fwd, CLONE_NEWNET) != 0) {
-			perror("namespaces");
-			_exit(1);
-		}
-		ret = lr_test_run("pmd_af_packet", cases, (int)LR_DIM(cases),
-				  argc, argv);
-		fflush(NULL);
-		_exit(ret);
-	}
-	child_pid = pid;
-	ret = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st)
-		  ? WEXITSTATUS(st)
-		  : 1;
-	child_pid = 0;
-	topology_destroy();
-	return ret;
+	r = lr_test_netns_check();
+	if (r != 0)
+		return r;
+	lr_test_netns_init(&net, "lrt");
+	lr_test_netns_ifname(&net, "g0", if_g0);
+	lr_test_netns_ifname(&net, "g1", if_g1);
+	lr_test_netns_ifname(&net, "f0", if_f0);
+	lr_test_netns_ifname(&net, "f1", if_f1);
+	return lr_test_netns_run(&net, NULL, run_cases, argc, argv);
 }

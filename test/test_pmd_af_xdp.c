@@ -30,7 +30,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +49,7 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_netns.h"
 
 #if !__has_include("lr_eth_af_xdp.h")
 int
@@ -69,121 +69,25 @@ main(void)
 #define BURST 32
 #define MAXF  1514
 
-static char prefix[10];
-static char ns_gen[32], ns_fwd[32];
+static struct lr_test_netns net; /* prefix lrx<pid> */
 static char if_g0[IFNAMSIZ], if_g1[IFNAMSIZ], if_f0[IFNAMSIZ], if_f1[IFNAMSIZ];
 static char if_m0[IFNAMSIZ], if_n0[IFNAMSIZ];
-static int fd_gen = -1, fd_fwd = -1;
 static struct lr_mempool *pool;
 static char self_dir[512];
 static int two_lcores;
 
 /* ------------------------------------------------------------------ */
-/* Log capture. */
-static FILE *log_file;
-static char log_text[32768];
-
-static void
-log_begin(void)
-{
-	log_file = tmpfile();
-	lr_log_set_stream(log_file);
-}
-
-static const char *
-log_end(void)
-{
-	size_t n;
-
-	lr_log_set_stream(NULL);
-	rewind(log_file);
-	n = fread(log_text, 1, sizeof(log_text) - 1, log_file);
-	log_text[n] = '\0';
-	fclose(log_file);
-	fputs(log_text, stderr);
-	return log_text;
-}
-
-/* ------------------------------------------------------------------ */
 /* Topology. */
 
-static int
-sh(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
-}
-
-static void
-topology_destroy(void)
-{
-	sh("ip netns del %s 2>/dev/null; ip netns del %s 2>/dev/null; true",
-	   ns_gen, ns_fwd);
-}
-
-static int
-topology_create(void)
-{
-	return sh(
-	    "set -e; ip netns add %1$s; ip netns add %2$s; "
-	    "ip link add %3$s netns %1$s type veth peer name %5$s netns %2$s; "
-	    "ip link add %4$s netns %1$s type veth peer name %6$s netns %2$s; "
-	    "ip link add %7$s netns %1$s numtxqueues 2 numrxqueues 2 type veth "
-	    "peer name %8$s netns %2$s numtxqueues 2 numrxqueues 2; "
-	    "for ns in %1$s %2$s; do "
-	    "ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 || "
-	    "true; "
-	    "ip netns exec $ns sysctl -qw net.ipv6.conf.default.disable_ipv6=1 "
-	    "|| true; "
-	    "ip -n $ns link set lo up; done; "
-	    "for d in %3$s %4$s %7$s; do "
-	    "ip -n %1$s link set $d multicast off; ip -n %1$s link set $d up; "
-	    "done; "
-	    "for d in %5$s %6$s %8$s; do "
-	    "ip -n %2$s link set $d multicast off; ip -n %2$s link set $d up; "
-	    "done",
-	    ns_gen, ns_fwd, if_g0, if_g1, if_f0, if_f1, if_m0, if_n0);
-}
+/* scripts/netns.sh's two pairs plus one with two queues. */
+static const char *const pairs[] = {"g0:f0", "g1:f1", "m0:n0:2", NULL};
 
 /* A raw socket on ifname in the generator namespace (the calling thread
  * comes back to the forwarder namespace); fd or -1. proto 0: send only. */
 static int
 gen_socket(const char *ifname, int proto)
 {
-	struct sockaddr_ll sll;
-	int fd, big = 16 << 20, one = 1;
-
-	if (setns(fd_gen, CLONE_NEWNET) != 0)
-		return -1;
-	fd = socket(AF_PACKET, SOCK_RAW, htons((uint16_t)proto));
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons((uint16_t)proto);
-	sll.sll_ifindex = (int)if_nametoindex(ifname);
-	if (fd >= 0 && (sll.sll_ifindex == 0 ||
-			bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0)) {
-		close(fd);
-		fd = -1;
-	}
-	if (fd >= 0) {
-		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
-		setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one,
-			   sizeof(one));
-	}
-	if (setns(fd_fwd, CLONE_NEWNET) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
+	return lr_test_netns_raw_socket(&net, ifname, proto, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -491,7 +395,7 @@ sender_main(void *arg)
 	uint64_t end;
 	int fd;
 
-	if (setns(fd_gen, CLONE_NEWNET) != 0) {
+	if (lr_test_netns_enter(&net, 1) != 0) {
 		s->err = errno;
 		return NULL;
 	}
@@ -528,6 +432,22 @@ sender_main(void *arg)
 	usleep(300000);
 	s->g1_rx1 = if_rx_packets(if_g1);
 	return NULL;
+}
+
+/* 1 if the file at path (its first 64 KiB) contains needle. */
+static int
+file_has(const char *path, const char *needle)
+{
+	static char text[65536];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (f == NULL)
+		return 0;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	return strstr(text, needle) != NULL;
 }
 
 /* Value after key in text (first occurrence), or -1. */
@@ -588,7 +508,7 @@ test_l2fwd_long(void)
 	/* Wait until the sockets are up (the log says so). */
 	for (int i = 0; i < 100; i++) {
 		usleep(50000);
-		if (sh("grep -q 'Forwarding on' %s", out) == 0)
+		if (file_has(out, "Forwarding on"))
 			break;
 	}
 	LR_TEST_ASSERT(pthread_create(&th, NULL, sender_main, &s) == 0,
@@ -785,9 +705,9 @@ test_dispatcher(void)
 		}
 		snprintf(args, sizeof(args), "net_af_xdp14,iface=%s", if_f0);
 		lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
-		log_begin();
+		lr_test_log_begin();
 		port = port_up(args, 1);
-		t = log_end();
+		t = lr_test_log_end();
 		/* The dispatcher needs more than a bpffs (kernel support
 		 * for freplace programs); either way the port must say which
 		 * it got and work. */
@@ -821,9 +741,9 @@ expect_fail(const char *args, int err, const char *msg)
 	const char *t;
 	int r;
 
-	log_begin();
+	lr_test_log_begin();
 	r = lr_eth_dev_create(args);
-	t = log_end();
+	t = lr_test_log_end();
 	LR_TEST_ASSERT(r == err, "'%s': got %d (%s), want %d", args, r,
 		       r < 0 ? lr_strerror(-r) : "created", err);
 	LR_TEST_ASSERT(strstr(t, msg) != NULL, "'%s': log lacks '%s'", args,
@@ -963,18 +883,8 @@ run_cases(int argc, char **argv)
 			    "256",
 			    "--file-prefix=test_pmd_af_xdp",
 			    NULL};
-	char path[64];
 	int rc;
 
-	snprintf(path, sizeof(path), "/run/netns/%s", ns_gen);
-	fd_gen = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/run/netns/%s", ns_fwd);
-	fd_fwd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd_gen < 0 || fd_fwd < 0 || setns(fd_fwd, CLONE_NEWNET) != 0) {
-		fprintf(stderr, "cannot enter the namespaces: %s\n",
-			strerror(errno));
-		return 1;
-	}
 	if (lr_eal_init(7, eal_argv) < 0) {
 		eal_argv[2] = "0";
 		if (lr_eal_init(7, eal_argv) < 0) {
@@ -1000,37 +910,18 @@ run_cases(int argc, char **argv)
 	return rc;
 }
 
-static volatile sig_atomic_t child_pid;
-
-static void
-on_signal(int sig)
-{
-	if (child_pid > 0)
-		kill(child_pid, SIGKILL);
-	topology_destroy();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 int
 main(int argc, char **argv)
 {
 	ssize_t n;
-	int st;
-	pid_t pid;
+	int r;
 
-	if (geteuid() != 0) {
-		printf("skip: needs root (creates network namespaces and veth "
-		       "pairs, AF_XDP sockets)\n");
-		return LR_TEST_SKIP;
-	}
+	r = lr_test_netns_check();
+	if (r != 0)
+		return r;
 	if (lr_eth_driver_find("net_af_xdp") == NULL) {
 		printf(
 		    "skip: net_af_xdp is not built in (-Ddisable_drivers)\n");
-		return LR_TEST_SKIP;
-	}
-	if (sh("command -v ip >/dev/null") != 0) {
-		printf("skip: the ip command (iproute2) is not installed\n");
 		return LR_TEST_SKIP;
 	}
 	n = readlink("/proc/self/exe", self_dir, sizeof(self_dir) - 1);
@@ -1038,38 +929,13 @@ main(int argc, char **argv)
 		self_dir[n] = '\0';
 		*strrchr(self_dir, '/') = '\0';
 	}
-	snprintf(prefix, sizeof(prefix), "lrx%u", (unsigned)getpid() % 100000u);
-	snprintf(ns_gen, sizeof(ns_gen), "%sgen", prefix);
-	snprintf(ns_fwd, sizeof(ns_fwd), "%sfwd", prefix);
-	snprintf(if_g0, sizeof(if_g0), "%sg0", prefix);
-	snprintf(if_g1, sizeof(if_g1), "%sg1", prefix);
-	snprintf(if_f0, sizeof(if_f0), "%sf0", prefix);
-	snprintf(if_f1, sizeof(if_f1), "%sf1", prefix);
-	snprintf(if_m0, sizeof(if_m0), "%sm0", prefix);
-	snprintf(if_n0, sizeof(if_n0), "%sn0", prefix);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (topology_create() != 0) {
-		topology_destroy();
-		printf("skip: cannot create network namespaces and veth pairs "
-		       "here\n");
-		return LR_TEST_SKIP;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		int r = run_cases(argc, argv);
-
-		fflush(NULL);
-		_exit(r);
-	}
-	child_pid = pid;
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		st = 1 << 8;
-	topology_destroy();
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	fprintf(stderr, "test child killed by signal %d\n", WTERMSIG(st));
-	return 1;
+	lr_test_netns_init(&net, "lrx");
+	lr_test_netns_ifname(&net, "g0", if_g0);
+	lr_test_netns_ifname(&net, "g1", if_g1);
+	lr_test_netns_ifname(&net, "f0", if_f0);
+	lr_test_netns_ifname(&net, "f1", if_f1);
+	lr_test_netns_ifname(&net, "m0", if_m0);
+	lr_test_netns_ifname(&net, "n0", if_n0);
+	return lr_test_netns_run(&net, pairs, run_cases, argc, argv);
 }
 #endif /* lr_eth_af_xdp.h */

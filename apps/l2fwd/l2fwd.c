@@ -208,8 +208,20 @@ l2fwd_main_loop(void *arg)
 	uint64_t t0 = thread_cpu_ns();
 
 	fwd->lcore[lcore_id].prev_tsc = lr_get_tsc_cycles();
-	while (!atomic_load_explicit(&fwd->quit, memory_order_relaxed))
-		l2fwd_poll_once(fwd, lcore_id);
+	if (fwd->record_cycles) {
+		struct l2fwd_lcore *lc = &fwd->lcore[lcore_id];
+
+		while (
+		    !atomic_load_explicit(&fwd->quit, memory_order_relaxed)) {
+			uint64_t s = lr_get_tsc_cycles();
+
+			if (l2fwd_poll_once(fwd, lcore_id) != 0)
+				lc->busy_cycles += lr_get_tsc_cycles() - s;
+		}
+	} else {
+		while (!atomic_load_explicit(&fwd->quit, memory_order_relaxed))
+			l2fwd_poll_once(fwd, lcore_id);
+	}
 	l2fwd_flush(fwd, lcore_id);
 	fwd->lcore[lcore_id].cpu_ns = thread_cpu_ns() - t0;
 	return 0;
@@ -228,6 +240,16 @@ l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,
 		out->rx += s->rx;
 		out->dropped += s->dropped;
 	}
+}
+
+uint64_t
+l2fwd_busy_cycles(const struct l2fwd *fwd)
+{
+	uint64_t c = 0;
+
+	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
+		c += fwd->lcore[l].busy_cycles;
+	return c;
 }
 
 double

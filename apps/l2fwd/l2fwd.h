@@ -48,7 +48,8 @@ struct l2fwd_lcore {
 	unsigned n_rx_port;
 	uint16_t rx_port[LR_MAX_ETHPORTS];
 	uint64_t prev_tsc;
-	uint64_t cpu_ns; /* thread CPU time spent in the loop */
+	uint64_t cpu_ns;      /* thread CPU time spent in the loop */
+	uint64_t busy_cycles; /* TSC cycles of polls that received frames */
 	struct l2fwd_tx_buffer txb[LR_MAX_ETHPORTS];
 	struct l2fwd_port_stats stats[LR_MAX_ETHPORTS];
 } __lr_cache_aligned;
@@ -64,6 +65,7 @@ struct l2fwd {
 	/* dst MAC then src MAC written into packets sent to a port */
 	uint8_t hdr[LR_MAX_ETHPORTS][2 * LR_ETHER_ADDR_LEN];
 	int mac_updating;
+	int record_cycles; /* count busy_cycles (one more TSC read a poll) */
 	uint64_t drain_tsc;
 	atomic_int quit;   /* set to stop every lcore */
 	l2fwd_tick_t tick; /* NULL: none */
@@ -94,6 +96,10 @@ int l2fwd_main_loop(void *arg);
 /** CPU seconds spent in l2fwd_main_loop by every lcore (thread CPU time,
  *  so time the OS gave to other programs is not counted). */
 double l2fwd_cpu_seconds(const struct l2fwd *fwd);
+
+/** TSC cycles of the polls that received frames, summed over lcores
+ *  (counted only with fwd->record_cycles set). */
+uint64_t l2fwd_busy_cycles(const struct l2fwd *fwd);
 
 /** Sum the counters of every lcore for one port. */
 void l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,

@@ -19,6 +19,7 @@ struct l2fwd_opts {
 	unsigned period; /* seconds, 0: no periodic stats */
 	double duration; /* seconds, 0: until a signal */
 	int mac_updating;
+	int record_cycles; /* --record-core-cycles */
 	unsigned n_map;
 	uint16_t map[LR_MAX_ETHPORTS][2];
 };

@@ -253,6 +253,7 @@ main(int argc, char **argv)
 	if (ret < 0)
 		goto cleanup_eal;
 	fwd.mac_updating = opt.mac_updating;
+	fwd.record_cycles = opt.record_cycles;
 	printf("MAC updating %s\n", opt.mac_updating ? "enabled" : "disabled");
 
 	ret = lr_eth_dev_probe_eal_vdevs();
@@ -317,6 +318,14 @@ main(int argc, char **argv)
 	       sum.rx, sum.tx, sum.dropped, secs,
 	       secs > 0 ? (double)sum.tx / secs / 1e6 : 0.0, cpu,
 	       cpu > 0 ? (double)sum.tx / cpu / 1e6 : 0.0);
+	if (fwd.record_cycles) {
+		uint64_t busy = l2fwd_busy_cycles(&fwd);
+
+		printf("CPU cycles/packet=%.2f (busy cycles=%" PRIu64
+		       " / rx packets=%" PRIu64 ") at %" PRIu64 " MHz\n",
+		       sum.rx ? (double)busy / (double)sum.rx : 0.0, busy,
+		       sum.rx, timer.hz / 1000000);
+	}
 
 close_ports:
 	LR_ETH_FOREACH_DEV(p)

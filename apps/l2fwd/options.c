@@ -19,6 +19,7 @@ l2fwd_usage(const char *prog)
 	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
 	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
 	    "S]\n"
+	    "       [--record-core-cycles]\n"
 	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
 	    "  -q NQ              ports polled per lcore (default: spread "
 	    "evenly)\n"
@@ -27,7 +28,10 @@ l2fwd_usage(const char *prog)
 	    "  --no-mac-updating  forward frames unchanged\n"
 	    "  --mac-updating     rewrite MACs (default)\n"
 	    "  --portmap=(a,b),.. pair ports a and b (default: 0-1, 2-3, ...)\n"
-	    "  --duration S       stop after S seconds\n",
+	    "  --duration S       stop after S seconds\n"
+	    "  --record-core-cycles  count TSC cycles of the polls that "
+	    "received\n"
+	    "                     frames; print cycles per frame at the end\n",
 	    prog);
 }
 
@@ -102,6 +106,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	    {"mac-updating", no_argument, NULL, 'M'},
 	    {"portmap", required_argument, NULL, 'P'},
 	    {"duration", required_argument, NULL, 'D'},
+	    {"record-core-cycles", no_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -141,6 +146,9 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
 				return -1;
 			o->period = (unsigned)v;
+			break;
+		case 'C':
+			o->record_cycles = 1;
 			break;
 		case 'N':
 			o->mac_updating = 0;

@@ -117,10 +117,17 @@ bench_ring_local(unsigned burst)
 
 /* Ring path across threads: the owner allocates bursts and hands them
  * over an SPSC ring; the putter puts them back (into the recycle ring).
+ * Like a NIC with a ring of INFLIGHT descriptors, the owner keeps at most
+ * INFLIGHT pages handed over and not yet taken: it waits on the hand-over
+ * ring, not on the pool (an owner that spins on an empty pool pulls the
+ * recycle ring's lines back for every page put, and measures that).
  * Each side times its pool calls per full burst and keeps the median
  * burst, so that preemption by other processes (2 shared CPUs) and the
  * owner's waits for pages still with the putter do not count. */
 #define MAX_SAMPLES (1u << 16)
+#ifndef INFLIGHT
+#define INFLIGHT 256
+#endif
 
 static int
 cmp_u64(const void *a, const void *b)
@@ -227,6 +234,10 @@ bench_ring_xthread(unsigned bulk, double *alloc_c, double *put_c)
 			pthread_create(&t, NULL, putter_thread, &x);
 		while (sent < x.pages) {
 			unsigned k = 0;
+
+			/* A NIC keeps at most its ring's worth of pages. */
+			while (lr_ring_count(x.hand) >= INFLIGHT)
+				;
 			uint64_t t0 = lr_get_tsc_cycles();
 
 			for (; k < BURST; k++) {

@@ -845,13 +845,68 @@ lr_eth_stats_get(uint16_t port_id, struct lr_eth_stats *stats)
 	return 0;
 }
 
+void
+lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
+		       const struct lr_eth_queue_counters *rx,
+		       const struct lr_eth_queue_counters *tx)
+{
+	/* The polling threads keep writing: read every counter once. */
+	const volatile struct lr_eth_queue_counters *vr = rx, *vt = tx;
+	uint64_t rp = vr->packets, rb = vr->bytes, re = vr->errors;
+	uint64_t tp = vt->packets, tb = vt->bytes, te = vt->errors;
+
+	s->ipackets += rp;
+	s->ibytes += rb;
+	s->ierrors += re;
+	s->rx_nombuf += vr->nombuf;
+	s->imissed += vr->missed;
+	s->opackets += tp;
+	s->obytes += tb;
+	s->oerrors += te;
+	if (q < LR_ETH_QUEUE_STAT_CNTRS) {
+		s->q_ipackets[q] += rp;
+		s->q_ibytes[q] += rb;
+		s->q_opackets[q] += tp;
+		s->q_obytes[q] += tb;
+		s->q_errors[q] += re + te;
+	}
+}
+
+int
+lr_eth_xstats_values_fill(uint64_t *values, unsigned n, const uint64_t *v,
+			  unsigned count)
+{
+	for (unsigned i = 0; values != NULL && i < n && i < count; i++)
+		values[i] = v[i];
+	return (int)count;
+}
+
 static int
 driver_xstats_count(struct lr_eth_dev *dev)
 {
-	if (dev->dev_ops->xstats_get_names == NULL ||
-	    dev->dev_ops->xstats_get == NULL)
+	const struct lr_eth_dev_ops *ops = dev->dev_ops;
+
+	if (ops->xstats_get == NULL)
 		return 0;
-	return dev->dev_ops->xstats_get_names(dev, NULL, 0);
+	if (ops->xstats_get_names != NULL)
+		return ops->xstats_get_names(dev, NULL, 0);
+	return (int)ops->nb_xstat_names;
+}
+
+/* The driver's n extended stats names: its callback or its table. */
+static void
+driver_xstats_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
+		    unsigned n)
+{
+	const struct lr_eth_dev_ops *ops = dev->dev_ops;
+
+	if (ops->xstats_get_names != NULL) {
+		ops->xstats_get_names(dev, names, n);
+		return;
+	}
+	for (unsigned i = 0; i < n && i < ops->nb_xstat_names; i++)
+		snprintf(names[i].name, sizeof(names[i].name), "%s",
+			 ops->xstat_names[i]);
 }
 
 int
@@ -916,7 +971,7 @@ lr_eth_xstats_get_names(uint16_t port_id, struct lr_eth_xstat_name *names,
 			 "tx_q%u_bytes", q);
 	}
 	if (nd)
-		dev->dev_ops->xstats_get_names(dev, names + i, nd);
+		driver_xstats_names(dev, names + i, nd);
 	return (int)(i + nd);
 }
 

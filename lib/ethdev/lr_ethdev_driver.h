@@ -30,7 +30,11 @@
  * from another thread. For the snapshot to hold, a driver's counters never
  * go down while the port exists: keep them in storage per queue index that
  * outlives a queue being set up again (net_null and net_ring embed their
- * queue structs in the port's private data).
+ * queue structs in the port's private data). A struct lr_eth_queue_counters
+ * per queue and direction, summed by lr_eth_stats_add_queue(), makes
+ * stats_get a loop over the queues. Extended stats: a table of names in
+ * the ops (lib/ethdev answers for the names) and xstats_get summing the
+ * values in that order, returned through lr_eth_xstats_values_fill().
  */
 #ifndef LR_ETHDEV_DRIVER_H
 #define LR_ETHDEV_DRIVER_H
@@ -81,13 +85,42 @@ struct lr_eth_dev_ops {
 	int (*mtu_set)(struct lr_eth_dev *dev, uint16_t mtu);
 	/** Sum the queues' counters into *stats (zeroed by the caller). */
 	int (*stats_get)(struct lr_eth_dev *dev, struct lr_eth_stats *stats);
-	/** Names of the driver's extended stats; returns the total count
-	 *  (fill at most n). */
+	/** Names of the driver's extended stats when they are known only at
+	 *  run time; returns the total count (fill at most n). NULL: the
+	 *  table xstat_names below. */
 	int (*xstats_get_names)(struct lr_eth_dev *dev,
 				struct lr_eth_xstat_name *names, unsigned n);
-	/** Values in the same order; returns the total count. */
+	/** Values in the order of the names; returns the total count (NULL:
+	 *  no extended stats). */
 	int (*xstats_get)(struct lr_eth_dev *dev, uint64_t *values, unsigned n);
+	/** The names of the extended stats, nb_xstat_names of them. */
+	const char *const *xstat_names;
+	unsigned nb_xstat_names;
 };
+
+/** Software counters of one queue in one direction, written with plain
+ *  adds by the thread polling it. Rx: packets, bytes, errors (ierrors),
+ *  nombuf (rx_nombuf), missed (imissed); tx: packets, bytes, errors
+ *  (oerrors). */
+struct lr_eth_queue_counters {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t nombuf; /**< rx: packets not received for want of mbufs */
+	uint64_t missed; /**< rx: dropped before the driver saw them */
+};
+
+/** Add queue q's rx and tx counters to *s: the totals, and for
+ *  q < LR_ETH_QUEUE_STAT_CNTRS the per-queue fields (q_errors = rx errors
+ *  + tx errors). Each counter is read once. */
+void lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
+			    const struct lr_eth_queue_counters *rx,
+			    const struct lr_eth_queue_counters *tx);
+
+/** xstats_get from count summed values v: copy at most n of them into
+ *  values (may be NULL); returns count. */
+int lr_eth_xstats_values_fill(uint64_t *values, unsigned n, const uint64_t *v,
+			      unsigned count);
 
 /** Port states. */
 enum lr_eth_dev_state {

@@ -105,8 +105,10 @@ lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 	c->stats.get_fail_objs += n;
 	return -ENOENT;
 success:
-	c->stats.get_success_bulk++;
-	c->stats.get_success_objs += n;
+	if (c->count_calls) {
+		c->stats.get_success_bulk++;
+		c->stats.get_success_objs += n;
+	}
 	return 0;
 }
 
@@ -390,6 +392,15 @@ register_release(void)
 		       "lr_mempool_cache_flush()\n");
 }
 
+/* LR_MEMPOOL_STATS=1 in the environment: every pool counts every call. */
+static int
+stats_from_env(void)
+{
+	const char *v = getenv("LR_MEMPOOL_STATS");
+
+	return v != NULL && strcmp(v, "1") == 0;
+}
+
 static const char *
 default_ops_name(unsigned flags)
 {
@@ -506,6 +517,7 @@ alloc_caches(struct lr_mempool *mp, struct mp_impl *im)
 		c->size = mp->cache_size;
 		c->flushthresh = mp->cache_size * 3 / 2;
 		c->capacity = cap;
+		c->count_calls = !!(mp->flags & LR_MEMPOOL_F_STATS);
 		mp->cache[i] = c;
 	}
 	return 0;
@@ -565,7 +577,7 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	mp->size = n;
 	mp->elt_size = elt_size;
 	mp->cache_size = cache_size;
-	mp->flags = flags;
+	mp->flags = flags | (stats_from_env() ? LR_MEMPOOL_F_STATS : 0);
 	mp->socket_id = socket_id;
 	mp->private_data_size = private_data_size;
 	mp->ops = ops;
@@ -975,6 +987,15 @@ lr_mempool_validate(const struct lr_mempool *mp)
 	if (rc != 0)
 		return rc;
 	store = lr_mempool_store_count(mp);
+	if (cached + store > mp->size) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': caches %llu + store %llu > size %u\n",
+		       mp->name, (unsigned long long)cached,
+		       (unsigned long long)store, mp->size);
+		return -EINVAL;
+	}
+	if (!(mp->flags & LR_MEMPOOL_F_STATS))
+		return 0; /* lcores' calls not counted */
 	lr_mempool_stats_get(mp, &st);
 	in_use = st.get_success_objs - st.put_objs;
 	if (cached + store + in_use != mp->size) {

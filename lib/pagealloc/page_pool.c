@@ -276,6 +276,9 @@ reserve(struct lr_page_pool *pool, unsigned want)
 }
 
 static void free_pool(struct lr_page_pool *pool);
+static void steal_stashes(struct lr_page_pool *pool);
+static void put_ring(struct lr_page_pool *pool, struct lr_page *const *pages,
+		     unsigned n);
 
 /* Drop n references; the last one frees the pool. */
 static void
@@ -403,6 +406,18 @@ refill_from_allocator(struct lr_page_pool *pool)
 
 	want = reserve(pool, LR_PP_REFILL);
 	if (want == 0) {
+		unsigned n;
+
+		/* At the bound: free pages may wait in other lcores' stashes.
+		 */
+		steal_stashes(pool);
+		n = lr_ring_mc_dequeue_burst(pool->ring, (void **)pool->cache,
+					     LR_PP_REFILL, NULL);
+		if (n != 0) {
+			pool->count = n - 1;
+			pool->alloc_stats.refill++;
+			return pool->cache[n - 1];
+		}
 		pool->alloc_stats.exhausted++;
 		lr_errno = ENOBUFS;
 		return NULL;
@@ -462,6 +477,11 @@ alloc_remote(struct lr_page_pool *pool)
 		goto got;
 	}
 	if (reserve(pool, 1) == 0) {
+		steal_stashes(pool);
+		if (lr_ring_mc_dequeue_burst(pool->ring, &obj, 1, NULL) == 1) {
+			page = obj;
+			goto got;
+		}
 		lr_errno = ENOBUFS;
 		return NULL;
 	}
@@ -567,6 +587,41 @@ put_cache(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
 	return k;
 }
 
+/* Take the stash of lcore id (any thread): its pages into the ring. The
+ * stash stays closed for good when the pool is dying. */
+static void
+steal_stash(struct lr_page_pool *pool, unsigned id)
+{
+	struct lr_page_pool_lstats *l = &pool->lstats[id];
+	struct lr_page *pg[LR_PP_STASH];
+	unsigned n = atomic_exchange_explicit(&l->stash_n, LR_PP_STASH,
+					      memory_order_acq_rel);
+
+	if (n >= LR_PP_STASH)
+		return; /* another taker has it, or closed for good */
+	memcpy(pg, l->stash, n * sizeof(pg[0]));
+	if (!atomic_load(&pool->dying))
+		atomic_store_explicit(&l->stash_n, 0, memory_order_release);
+	if (n != 0)
+		put_ring(pool, pg, n);
+}
+
+/* Every lcore's stash into the ring (any thread). */
+static void
+steal_stashes(struct lr_page_pool *pool)
+{
+	for (unsigned w = 0; w < LR_PP_STASH_WORDS; w++) {
+		uint64_t m = atomic_load_explicit(&pool->stash_mask[w],
+						  memory_order_acquire);
+
+		while (m != 0) {
+			steal_stash(pool,
+				    w * 64 + (unsigned)__builtin_ctzll(m));
+			m &= m - 1;
+		}
+	}
+}
+
 /* Ready pages into the ring; the ones that do not fit go back. */
 static void
 put_ring(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
@@ -582,15 +637,56 @@ put_ring(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
 	}
 }
 
+/* A ready page from lcore id, not the owner: into the lcore's stash, the
+ * whole stash into the ring when it is full. The stash count is published
+ * with a compare-and-swap so that a taker's exchange (steal_stash) and
+ * this put agree on who has which page. */
+static void
+put_stash(struct lr_page_pool *pool, struct lr_page *page, unsigned id)
+{
+	struct lr_page_pool_lstats *l = &pool->lstats[id];
+	unsigned n = atomic_load_explicit(&l->stash_n, memory_order_relaxed);
+
+	if (lr_unlikely(n >= LR_PP_STASH))
+		goto ring; /* being taken, or closed for good */
+	if (lr_unlikely(!l->stash_used)) {
+		l->stash_used = 1;
+		atomic_fetch_or(&pool->stash_mask[id / 64], UINT64_C(1)
+								<< (id % 64));
+	}
+	l->stash[n] = page;
+	if (n + 1 < LR_PP_STASH) {
+		if (atomic_compare_exchange_strong_explicit(
+			&l->stash_n, &n, n + 1, memory_order_release,
+			memory_order_relaxed))
+			return;
+	} else if (atomic_compare_exchange_strong_explicit(
+		       &l->stash_n, &n, 0, memory_order_acquire,
+		       memory_order_relaxed)) {
+		/* Only this lcore writes stash[]: enqueue it in place. */
+		put_ring(pool, l->stash, LR_PP_STASH);
+		return;
+	}
+ring:
+	put_ring(pool, &page, 1); /* a taker has the stash: this page alone */
+}
+
 void
 lr_page_pool_put_slow_(struct lr_page_pool *pool, struct lr_page *page,
 		       unsigned dma_sync_len, int allow_direct)
 {
+	unsigned id;
+
 	if (!put_prepare(pool, page, dma_sync_len))
 		return;
-	if (allow_direct && lr_lcore_id() == pool->owner_lcore &&
-	    put_cache(pool, &page, 1) == 1)
+	id = lr_lcore_id();
+	if (id == pool->owner_lcore) {
+		if (allow_direct && put_cache(pool, &page, 1) == 1)
+			return;
+	} else if (id < LR_MAX_LCORE) {
+		put_stash(pool, page, id);
 		return;
+	}
 	put_ring(pool, &page, 1);
 }
 
@@ -713,6 +809,7 @@ shrink_scan(void *arg, int node, unsigned long nr_pages)
 	want = (nr_pages + (1UL << pool->order) - 1) >> pool->order;
 	if (want == 0)
 		return 0;
+	steal_stashes(pool);
 	n = drain_ring(pool, want > UINT32_MAX ? UINT32_MAX : (unsigned)want);
 	LSTAT_ADD(pool, shrunk, n);
 	if (n < want) {
@@ -990,6 +1087,7 @@ lr_page_pool_destroy(struct lr_page_pool *pool)
 	}
 	close_fast(pool);
 	drain_cache(pool, 0);
+	steal_stashes(pool);
 	drain_ring(pool, UINT32_MAX);
 	left = atomic_load(&pool->refs) - 1;
 	if (left > 0)
@@ -1030,6 +1128,12 @@ lr_page_pool_get_stats(const struct lr_page_pool *pool,
 		    atomic_load_explicit(&l->remote, memory_order_relaxed);
 		s->errors +=
 		    atomic_load_explicit(&l->errors, memory_order_relaxed);
+		if (i < LR_MAX_LCORE) {
+			unsigned k = atomic_load_explicit(&l->stash_n,
+							  memory_order_relaxed);
+
+			s->stashed += k < LR_PP_STASH ? k : 0;
+		}
 	}
 	s->held = (uint64_t)(atomic_load(&pool->refs) -
 			     (atomic_load(&pool->dying) ? 0 : 1));
@@ -1040,7 +1144,7 @@ lr_page_pool_get_stats(const struct lr_page_pool *pool,
 		       s->alloc.remote;
 	s->returned = s->recycle.cached + s->recycle.ring +
 		      s->recycle.ring_full + s->recycle.released_refcnt +
-		      s->recycle.waive;
+		      s->recycle.waive + s->stashed;
 	s->in_flight = s->allocated - s->returned;
 	return 0;
 }
@@ -1069,10 +1173,10 @@ lr_page_pool_validate(const struct lr_page_pool *pool)
 	if ((int64_t)s.in_flight < 0)
 		FAIL("allocated %" PRIu64 " < returned %" PRIu64 "\n",
 		     s.allocated, s.returned);
-	if (s.held != s.cached + s.ringed + s.in_flight)
+	if (s.held != s.cached + s.ringed + s.stashed + s.in_flight)
 		FAIL("held %" PRIu64 " != cached %" PRIu64 " + ring %" PRIu64
-		     " + in flight %" PRIu64 "\n",
-		     s.held, s.cached, s.ringed, s.in_flight);
+		     " + stashed %" PRIu64 " + in flight %" PRIu64 "\n",
+		     s.held, s.cached, s.ringed, s.stashed, s.in_flight);
 	if (atomic_load(&pool->foreign) > s.held)
 		FAIL("%u pages of another node > %" PRIu64 " held\n",
 		     atomic_load(&pool->foreign), s.held);
@@ -1124,9 +1228,10 @@ lr_page_pool_dump(FILE *f, const struct lr_page_pool *pool)
 		s.recycle.shrunk);
 	fprintf(f,
 		"  held %" PRIu64 " = cached %" PRIu64 " + ring %" PRIu64
-		" + in flight %" PRIu64 " (allocated %" PRIu64
-		" - returned %" PRIu64 "); errors %" PRIu64 "\n",
-		s.held, s.cached, s.ringed, s.in_flight, s.allocated,
+		" + stashed %" PRIu64 " + in flight %" PRIu64
+		" (allocated %" PRIu64 " - returned %" PRIu64
+		"); errors %" PRIu64 "\n",
+		s.held, s.cached, s.ringed, s.stashed, s.in_flight, s.allocated,
 		s.returned, s.errors);
 }
 

@@ -104,13 +104,11 @@ struct afp_rxq {
 	uint32_t cur;  /* current block */
 	uint32_t left; /* packets left in it (0: none opened) */
 	uint16_t port_id;
-	/* Counters written by the polling thread only. */
-	uint64_t ipackets;
-	uint64_t ibytes;
-	uint64_t rx_nombuf;
-	uint64_t truncated; /* longer than a ring frame: dropped */
-	/* Kernel counters, accumulated by the control thread. */
-	uint64_t kernel_drops;
+	/* Counters written by the polling thread only, except c.missed and
+	 * freeze_q: kernel counters accumulated by the control thread.
+	 * c.errors: longer than a ring frame, dropped; c.missed: the
+	 * kernel's drops (ring full). */
+	struct lr_eth_queue_counters c;
 	uint64_t freeze_q;
 	/* Control. */
 	int fd;
@@ -127,10 +125,8 @@ struct afp_txq {
 	uint32_t head;	  /* next frame to fill */
 	uint32_t max_len; /* longest frame accepted */
 	int fd;
-	/* Counters. */
-	uint64_t opackets;
-	uint64_t obytes;
-	uint64_t oerrors;
+	/* Counters; c.errors: frames too long, dropped. */
+	struct lr_eth_queue_counters c;
 	uint64_t ring_full;   /* bursts that found no free frame */
 	uint64_t send_errors; /* send() failures other than EAGAIN */
 	/* Control. */
@@ -187,7 +183,7 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	struct lr_mbuf *seg = m;
 
 	if (h->tp_snaplen != h->tp_len) {
-		rxq->truncated++;
+		rxq->c.errors++;
 		return -1;
 	}
 	if ((h->tp_status & TP_STATUS_VLAN_VALID) && len >= ETH_HLEN) {
@@ -228,7 +224,7 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 				struct lr_mbuf *n = lr_pktmbuf_alloc(rxq->mp);
 
 				if (n == NULL) {
-					rxq->rx_nombuf++;
+					rxq->c.nombuf++;
 					goto drop_chain;
 				}
 				seg->next = n;
@@ -289,7 +285,7 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		k = LR_MIN((uint32_t)(nb_pkts - n), rxq->left);
 		if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, pkts + n, k) !=
 				0)) {
-			rxq->rx_nombuf++;
+			rxq->c.nombuf++;
 			break;
 		}
 		got = 0;
@@ -323,8 +319,8 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		if (rxq->left == 0)
 			rx_block_done(rxq, bd);
 	}
-	rxq->ipackets += n;
-	rxq->ibytes += bytes;
+	rxq->c.packets += n;
+	rxq->c.bytes += bytes;
 	return n;
 }
 
@@ -363,7 +359,7 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			break;
 		}
 		if (lr_unlikely(m->pkt_len > txq->max_len)) {
-			txq->oerrors++;
+			txq->c.errors++;
 			continue;
 		}
 		if (lr_likely(m->nb_segs == 1)) {
@@ -392,8 +388,8 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	if (send(txq->fd, NULL, 0, MSG_DONTWAIT) < 0)
 		tx_kick_failed(txq, errno);
 	lr_pktmbuf_free_bulk(pkts, i);
-	txq->opackets += sent;
-	txq->obytes += bytes;
+	txq->c.packets += sent;
+	txq->c.bytes += bytes;
 	return i;
 }
 
@@ -411,7 +407,7 @@ rxq_close(struct afp_rxq *rxq)
 		return;
 	if (getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) ==
 	    0) {
-		rxq->kernel_drops += st.tp_drops;
+		rxq->c.missed += st.tp_drops;
 		rxq->freeze_q += st.tp_freeze_q_cnt;
 	}
 	if (rxq->map != NULL)
@@ -956,7 +952,7 @@ kernel_stats_fold(struct afp_port *pp)
 		if (rxq->fd >= 0 &&
 		    getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st,
 			       &len) == 0) {
-			rxq->kernel_drops += st.tp_drops;
+			rxq->c.missed += st.tp_drops;
 			rxq->freeze_q += st.tp_freeze_q_cnt;
 		}
 	}
@@ -968,26 +964,8 @@ afp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 	struct afp_port *pp = dev->data->dev_private;
 
 	kernel_stats_fold(pp);
-	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		const struct afp_rxq *rxq = &pp->rxq[q];
-		const struct afp_txq *txq = &pp->txq[q];
-
-		s->ipackets += rxq->ipackets;
-		s->ibytes += rxq->ibytes;
-		s->imissed += rxq->kernel_drops;
-		s->ierrors += rxq->truncated;
-		s->rx_nombuf += rxq->rx_nombuf;
-		s->opackets += txq->opackets;
-		s->obytes += txq->obytes;
-		s->oerrors += txq->oerrors;
-		if (q < LR_ETH_QUEUE_STAT_CNTRS) {
-			s->q_ipackets[q] = rxq->ipackets;
-			s->q_ibytes[q] = rxq->ibytes;
-			s->q_opackets[q] = txq->opackets;
-			s->q_obytes[q] = txq->obytes;
-			s->q_errors[q] = rxq->truncated + txq->oerrors;
-		}
-	}
+	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
+		lr_eth_stats_add_queue(s, q, &pp->rxq[q].c, &pp->txq[q].c);
 	return 0;
 }
 
@@ -997,16 +975,6 @@ static const char *const afp_xstat_names[] = {
 };
 
 static int
-afp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		     unsigned n)
-{
-	for (unsigned i = 0; i < n && i < LR_DIM(afp_xstat_names); i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s",
-			 afp_xstat_names[i]);
-	return (int)LR_DIM(afp_xstat_names);
-}
-
-static int
 afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	struct afp_port *pp = dev->data->dev_private;
@@ -1014,15 +982,13 @@ afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 
 	kernel_stats_fold(pp);
 	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		v[0] += pp->rxq[q].kernel_drops;
+		v[0] += pp->rxq[q].c.missed;
 		v[1] += pp->rxq[q].freeze_q;
-		v[2] += pp->rxq[q].truncated;
+		v[2] += pp->rxq[q].c.errors;
 		v[3] += pp->txq[q].ring_full;
 		v[4] += pp->txq[q].send_errors;
 	}
-	for (unsigned i = 0; i < n && i < LR_DIM(v); i++)
-		values[i] = v[i];
-	return (int)LR_DIM(v);
+	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
 
 static const struct lr_eth_dev_ops afp_ops = {
@@ -1037,8 +1003,9 @@ static const struct lr_eth_dev_ops afp_ops = {
     .promiscuous_disable = afp_promisc_disable,
     .mtu_set = afp_mtu_set,
     .stats_get = afp_stats_get,
-    .xstats_get_names = afp_xstats_get_names,
     .xstats_get = afp_xstats_get,
+    .xstat_names = afp_xstat_names,
+    .nb_xstat_names = LR_DIM(afp_xstat_names),
 };
 
 /* Read and check the ring sizes; 0 or -EINVAL after logging. */

@@ -98,8 +98,8 @@ struct axq {
 	uint16_t port;
 	uint32_t refill_due; /* frames received, not yet replaced */
 	int fd;
-	uint64_t rx_pkts;
-	uint64_t rx_bytes;
+	int busy; /* busy polling: a recvfrom() drives NAPI when rx is empty */
+	struct lr_eth_queue_counters rxc; /* packets, bytes */
 	uint64_t rx_wakeups;
 	uint64_t refill_fail; /* refills the pool could not serve */
 	uint64_t rx_bad_desc; /* descriptors of frames not given */
@@ -114,10 +114,8 @@ struct axq {
 	uint16_t tx_buf_off;
 	uint16_t tx_room; /* bytes a copied frame may carry */
 	int tx_fd;
-	uint32_t tx_kick_always; /* no need_wakeup: kick every burst */
-	uint64_t tx_pkts;
-	uint64_t tx_bytes;
-	uint64_t tx_errors; /* dropped: too long for a frame */
+	uint32_t tx_kick_always;	  /* no need_wakeup: kick every burst */
+	struct lr_eth_queue_counters txc; /* errors: too long for a frame */
 	uint64_t tx_copies;
 	uint64_t tx_kicks;
 	uint64_t tx_ring_full; /* bursts cut short by a full tx ring */
@@ -196,7 +194,7 @@ rx_empty(struct axq *q)
 {
 	if (q->refill_due != 0)
 		q->refill_due -= refill(q, q->refill_due);
-	if (xsk_ring_prod__needs_wakeup(&q->fq)) {
+	if (q->busy || xsk_ring_prod__needs_wakeup(&q->fq)) {
 		q->rx_wakeups++;
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	}
@@ -243,8 +241,8 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		pkts[i] = m;
 	}
 	xsk_ring_cons__release(&q->rx, got);
-	q->rx_pkts += got;
-	q->rx_bytes += bytes;
+	q->rxc.packets += got;
+	q->rxc.bytes += bytes;
 	q->refill_due += got;
 	if (q->refill_due >= REFILL_BATCH)
 		q->refill_due -= refill(q, q->refill_due);
@@ -282,7 +280,7 @@ kick(struct axq *q)
 	if (sendto(q->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS &&
 	    errno != ENETDOWN)
-		q->tx_errors++;
+		q->txc.errors++;
 }
 
 /* Copy packet m (any pool, any segments) into a fresh UMEM frame; the
@@ -338,7 +336,7 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 					break;
 				}
 			} else {
-				q->tx_errors++;
+				q->txc.errors++;
 			}
 			if (nfree == LR_DIM(done)) {
 				lr_pktmbuf_free_bulk(done, nfree);
@@ -364,8 +362,8 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 
 		xsk_ring_prod__reserve(&q->tx, k, &idx);
 		xsk_ring_prod__submit(&q->tx, k);
-		q->tx_pkts += k;
-		q->tx_bytes += bytes;
+		q->txc.packets += k;
+		q->txc.bytes += bytes;
 	}
 	if (k != 0 &&
 	    (q->tx_kick_always || xsk_ring_prod__needs_wakeup(&q->tx)))
@@ -863,6 +861,7 @@ again:
 	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
 		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
 	q->tx_kick_always = 0;
+	q->busy = 0;
 	if (p->busy_budget != 0) {
 		int one = 1, usec = 20, budget = (int)p->busy_budget;
 
@@ -875,6 +874,8 @@ again:
 			LR_LOG(WARNING, PMD,
 			       "%s: queue %u: busy polling not enabled: %s\n",
 			       dev->data->name, qid, strerror(errno));
+		else
+			q->busy = 1;
 	}
 	q->refill_due = 0;
 	if (refill(q, q->nb_rx_desc) != q->nb_rx_desc) {
@@ -1196,25 +1197,13 @@ afxdp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 	const struct axp *p = dev->data->dev_private;
 
 	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
-		const volatile struct axq *q = &p->q[i];
 		struct xdp_statistics st;
-		uint64_t rp = q->rx_pkts, rb = q->rx_bytes, tp = q->tx_pkts,
-			 tb = q->tx_bytes, te = q->tx_errors;
 
+		lr_eth_stats_add_queue(s, i, &p->q[i].rxc, &p->q[i].txc);
 		kernel_stats(&p->q[i], &st);
-		s->ipackets += rp;
-		s->ibytes += rb;
-		s->opackets += tp;
-		s->obytes += tb;
-		s->oerrors += te;
 		s->imissed += st.rx_dropped + st.rx_ring_full;
 		s->rx_nombuf += st.rx_fill_ring_empty_descs;
 		s->ierrors += st.rx_invalid_descs;
-		s->q_ipackets[i] = rp;
-		s->q_ibytes[i] = rb;
-		s->q_opackets[i] = tp;
-		s->q_obytes[i] = tb;
-		s->q_errors[i] = te;
 	}
 	return 0;
 }
@@ -1233,17 +1222,6 @@ static const char *const afxdp_xstat_names[] = {
     "kernel_tx_invalid_descs",
     "frames_recovered_at_stop",
 };
-
-static int
-afxdp_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		       unsigned n)
-{
-	for (unsigned i = 0; names && i < n && i < LR_DIM(afxdp_xstat_names);
-	     i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s",
-			 afxdp_xstat_names[i]);
-	return (int)LR_DIM(afxdp_xstat_names);
-}
 
 static int
 afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
@@ -1269,9 +1247,7 @@ afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[10] += st.tx_invalid_descs;
 		v[11] += q->recovered;
 	}
-	for (unsigned i = 0; values && i < n && i < LR_DIM(v); i++)
-		values[i] = v[i];
-	return (int)LR_DIM(v);
+	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
 
 static int
@@ -1328,8 +1304,9 @@ static const struct lr_eth_dev_ops afxdp_ops = {
     .promiscuous_enable = afxdp_promisc_on,
     .promiscuous_disable = afxdp_promisc_off,
     .stats_get = afxdp_stats_get,
-    .xstats_get_names = afxdp_xstats_get_names,
     .xstats_get = afxdp_xstats_get,
+    .xstat_names = afxdp_xstat_names,
+    .nb_xstat_names = LR_DIM(afxdp_xstat_names),
 };
 
 /* ------------------------------------------------------------------ */

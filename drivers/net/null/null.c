@@ -31,9 +31,7 @@ struct null_queue {
 	uint32_t size;
 	uint16_t port;
 	uint8_t in_use;
-	uint64_t pkts;
-	uint64_t bytes;
-	uint64_t nombuf; /* rx: packets not received for want of mbufs */
+	struct lr_eth_queue_counters c; /* packets, bytes, rx: nombuf */
 	uint64_t bursts;
 	uint64_t nombuf_bursts;
 } __lr_cache_aligned;
@@ -61,7 +59,7 @@ set_lengths(struct lr_mbuf **pkts, uint16_t n, uint32_t size, uint16_t port)
 static __lr_cold uint16_t
 rx_nombuf(struct null_queue *q, uint16_t n)
 {
-	q->nombuf += n;
+	q->c.nombuf += n;
 	q->nombuf_bursts++;
 	return 0;
 }
@@ -74,8 +72,8 @@ null_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(q->mp, pkts, n) != 0))
 		return rx_nombuf(q, n);
 	set_lengths(pkts, n, q->size, q->port);
-	q->pkts += n;
-	q->bytes += (uint64_t)n * q->size;
+	q->c.packets += n;
+	q->c.bytes += (uint64_t)n * q->size;
 	q->bursts++;
 	return n;
 }
@@ -90,8 +88,8 @@ null_rx_copy(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	set_lengths(pkts, n, q->size, q->port);
 	for (uint16_t i = 0; i < n; i++)
 		memcpy(lr_pktmbuf_mtod(pkts[i], void *), q->tmpl, q->size);
-	q->pkts += n;
-	q->bytes += (uint64_t)n * q->size;
+	q->c.packets += n;
+	q->c.bytes += (uint64_t)n * q->size;
 	q->bursts++;
 	return n;
 }
@@ -105,8 +103,8 @@ null_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
 	lr_pktmbuf_free_bulk(pkts, n);
-	q->pkts += n;
-	q->bytes += bytes;
+	q->c.packets += n;
+	q->c.bytes += bytes;
 	q->bursts++;
 	return n;
 }
@@ -125,8 +123,8 @@ null_tx_copy(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		bytes += m->pkt_len;
 	}
 	lr_pktmbuf_free_bulk(pkts, n);
-	q->pkts += n;
-	q->bytes += bytes;
+	q->c.packets += n;
+	q->c.bytes += bytes;
 	q->bursts++;
 	return n;
 }
@@ -245,22 +243,8 @@ null_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 	const struct null_private *p = dev->data->dev_private;
 
 	/* Counters of queues not in use stay: they never go down. */
-	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		const volatile struct null_queue *rq = &p->rxq[q];
-		const volatile struct null_queue *tq = &p->txq[q];
-		uint64_t rp = rq->pkts, rb = rq->bytes, tp = tq->pkts,
-			 tb = tq->bytes;
-
-		s->ipackets += rp;
-		s->ibytes += rb;
-		s->rx_nombuf += rq->nombuf;
-		s->opackets += tp;
-		s->obytes += tb;
-		s->q_ipackets[q] = rp;
-		s->q_ibytes[q] = rb;
-		s->q_opackets[q] = tp;
-		s->q_obytes[q] = tb;
-	}
+	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
+		lr_eth_stats_add_queue(s, q, &p->rxq[q].c, &p->txq[q].c);
 	return 0;
 }
 
@@ -269,17 +253,6 @@ static const char *const null_xstat_names[] = {
     "rx_nombuf_bursts",
     "tx_bursts",
 };
-
-static int
-null_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		      unsigned n)
-{
-	for (unsigned i = 0; names && i < n && i < LR_DIM(null_xstat_names);
-	     i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s",
-			 null_xstat_names[i]);
-	return (int)LR_DIM(null_xstat_names);
-}
 
 static int
 null_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
@@ -295,9 +268,7 @@ null_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[2] +=
 		    ((const volatile struct null_queue *)&p->txq[q])->bursts;
 	}
-	for (unsigned i = 0; values && i < n && i < LR_DIM(v); i++)
-		values[i] = v[i];
-	return (int)LR_DIM(v);
+	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
 
 static const struct lr_eth_dev_ops null_ops = {
@@ -310,8 +281,9 @@ static const struct lr_eth_dev_ops null_ops = {
     .tx_queue_release = null_tx_queue_release,
     .link_update = null_link_update,
     .stats_get = null_stats_get,
-    .xstats_get_names = null_xstats_get_names,
     .xstats_get = null_xstats_get,
+    .xstat_names = null_xstat_names,
+    .nb_xstat_names = LR_DIM(null_xstat_names),
 };
 
 /* The frame rx writes in copy mode: broadcast to a locally administered

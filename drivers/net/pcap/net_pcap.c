@@ -84,10 +84,7 @@ struct pcap_rxq {
 	uint16_t port_id;
 	uint8_t eof;
 	/* Counters, written by the polling thread only, never reset. */
-	uint64_t ipackets;
-	uint64_t ibytes;
-	uint64_t ierrors;
-	uint64_t rx_nombuf;
+	struct lr_eth_queue_counters c; /* errors: interface read errors */
 	uint64_t truncated;
 	uint64_t records; /* records read since start */
 	struct pcap_port *port;
@@ -105,9 +102,7 @@ struct pcap_txq {
 	uint64_t flush_cycles;
 	uint64_t last_flush;
 	/* Counters. */
-	uint64_t opackets;
-	uint64_t obytes;
-	uint64_t oerrors;
+	struct lr_eth_queue_counters c;
 	uint64_t no_sink;
 	struct pcap_port *port;
 	uint16_t qid;
@@ -482,7 +477,7 @@ rx_end(struct pcap_rxq *rxq, int r)
 	} else {
 		LR_LOG(ERR, PMD, "%s: %s: interface '%s': read error: %s\n",
 		       pp->name, pp->rx_key, src, pcap_geterr(rxq->pcap));
-		rxq->ierrors++;
+		rxq->c.errors++;
 	}
 	rxq->eof = 1;
 }
@@ -506,7 +501,7 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 
 		m = lr_pktmbuf_alloc(rxq->mp);
 		if (lr_unlikely(m == NULL)) {
-			rxq->rx_nombuf++;
+			rxq->c.nombuf++;
 			break;
 		}
 		r = pcap_next_ex(rxq->pcap, &h, &data);
@@ -519,7 +514,7 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		rxq->records++;
 		if (lr_unlikely(fill_mbuf(rxq->mp, m, data, h->caplen) != 0)) {
 			lr_pktmbuf_free(m);
-			rxq->rx_nombuf++;
+			rxq->c.nombuf++;
 			continue;
 		}
 		m->port = rxq->port_id;
@@ -529,8 +524,8 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		bytes += h->caplen;
 		pkts[n++] = m;
 	}
-	rxq->ipackets += n;
-	rxq->ibytes += bytes;
+	rxq->c.packets += n;
+	rxq->c.bytes += bytes;
 	return n;
 }
 
@@ -544,7 +539,7 @@ rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t n = 0;
 
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, pkts, nb_pkts) != 0)) {
-		rxq->rx_nombuf++;
+		rxq->c.nombuf++;
 		return 0;
 	}
 	for (uint16_t i = 0; i < nb_pkts; i++) {
@@ -554,7 +549,7 @@ rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		if (lr_unlikely(fill_mbuf(rxq->mp, m, r->blob + r->off[next],
 					  len) != 0)) {
 			lr_pktmbuf_free(m);
-			rxq->rx_nombuf++;
+			rxq->c.nombuf++;
 		} else {
 			m->port = rxq->port_id;
 			bytes += len;
@@ -564,8 +559,8 @@ rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			next = 0;
 	}
 	rxq->next = next;
-	rxq->ipackets += n;
-	rxq->ibytes += bytes;
+	rxq->c.packets += n;
+	rxq->c.bytes += bytes;
 	return n;
 }
 
@@ -607,7 +602,7 @@ tx_flush(struct pcap_txq *txq, uint64_t now)
 	if (pcap_dump_flush(txq->dumper) < 0) {
 		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
 		       pp->name, pp->tx_dst[txq->qid], strerror(errno));
-		txq->oerrors++;
+		txq->c.errors++;
 	}
 }
 
@@ -630,7 +625,7 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		uint64_t ts;
 
 		if (lr_unlikely(data == NULL)) {
-			txq->oerrors++;
+			txq->c.errors++;
 			continue;
 		}
 		ts = (m->ol_flags & LR_MBUF_F_RX_TIMESTAMP) ? m->timestamp
@@ -643,8 +638,8 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		sent++;
 	}
 	lr_pktmbuf_free_bulk(pkts, nb_pkts);
-	txq->opackets += sent;
-	txq->obytes += bytes;
+	txq->c.packets += sent;
+	txq->c.bytes += bytes;
 	if (lr_unlikely(tsc - txq->last_flush > txq->flush_cycles))
 		tx_flush(txq, tsc);
 	return nb_pkts;
@@ -664,20 +659,20 @@ tx_iface_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		const uint8_t *data = tx_linear(txq->bounce, m);
 
 		if (lr_unlikely(data == NULL)) {
-			txq->oerrors++;
+			txq->c.errors++;
 		} else if (lr_unlikely(
 			       pcap_inject(txq->pcap, data, m->pkt_len) < 0)) {
 			if (errno == EAGAIN || errno == ENOBUFS)
 				break;
-			txq->oerrors++;
+			txq->c.errors++;
 		} else {
 			bytes += m->pkt_len;
 			sent++;
 		}
 		lr_pktmbuf_free(m);
 	}
-	txq->opackets += sent;
-	txq->obytes += bytes;
+	txq->c.packets += sent;
+	txq->c.bytes += bytes;
 	return i;
 }
 
@@ -691,8 +686,8 @@ tx_drop_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	for (uint16_t i = 0; i < nb_pkts; i++)
 		bytes += pkts[i]->pkt_len;
 	lr_pktmbuf_free_bulk(pkts, nb_pkts);
-	txq->opackets += nb_pkts;
-	txq->obytes += bytes;
+	txq->c.packets += nb_pkts;
+	txq->c.bytes += bytes;
 	txq->no_sink += nb_pkts;
 	return nb_pkts;
 }
@@ -879,25 +874,8 @@ pcap_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 {
 	struct pcap_port *pp = dev->data->dev_private;
 
-	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		const struct pcap_rxq *rxq = &pp->rxq[q];
-		const struct pcap_txq *txq = &pp->txq[q];
-
-		s->ipackets += rxq->ipackets;
-		s->ibytes += rxq->ibytes;
-		s->ierrors += rxq->ierrors;
-		s->rx_nombuf += rxq->rx_nombuf;
-		s->opackets += txq->opackets;
-		s->obytes += txq->obytes;
-		s->oerrors += txq->oerrors;
-		if (q < LR_ETH_QUEUE_STAT_CNTRS) {
-			s->q_ipackets[q] = rxq->ipackets;
-			s->q_ibytes[q] = rxq->ibytes;
-			s->q_opackets[q] = txq->opackets;
-			s->q_obytes[q] = txq->obytes;
-			s->q_errors[q] = rxq->ierrors + txq->oerrors;
-		}
-	}
+	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
+		lr_eth_stats_add_queue(s, q, &pp->rxq[q].c, &pp->txq[q].c);
 	return 0;
 }
 
@@ -905,16 +883,6 @@ static const char *const pcap_xstat_names[] = {
     "rx_truncated_records",
     "tx_dropped_no_sink",
 };
-
-static int
-pcap_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		      unsigned n)
-{
-	for (unsigned i = 0; i < n && i < LR_DIM(pcap_xstat_names); i++)
-		snprintf(names[i].name, sizeof(names[i].name), "%s",
-			 pcap_xstat_names[i]);
-	return (int)LR_DIM(pcap_xstat_names);
-}
 
 static int
 pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
@@ -926,9 +894,7 @@ pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[0] += pp->rxq[q].truncated;
 		v[1] += pp->txq[q].no_sink;
 	}
-	for (unsigned i = 0; i < n && i < LR_DIM(v); i++)
-		values[i] = v[i];
-	return (int)LR_DIM(v);
+	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
 
 static const struct lr_eth_dev_ops pcap_ops = {
@@ -939,8 +905,9 @@ static const struct lr_eth_dev_ops pcap_ops = {
     .rx_queue_setup = pcap_rx_queue_setup,
     .tx_queue_setup = pcap_tx_queue_setup,
     .stats_get = pcap_stats_get,
-    .xstats_get_names = pcap_xstats_get_names,
     .xstats_get = pcap_xstats_get,
+    .xstat_names = pcap_xstat_names,
+    .nb_xstat_names = LR_DIM(pcap_xstat_names),
 };
 
 /* Copy every value of key into names[]; the count, or -errno. */

@@ -15,8 +15,7 @@
 /* One queue; counters written by the polling thread only. */
 struct ring_queue {
 	struct lr_ring *ring;
-	uint64_t pkts;
-	uint64_t bytes;
+	struct lr_eth_queue_counters c; /* packets, bytes */
 	uint64_t full; /* tx: packets the ring had no room for */
 } __lr_cache_aligned;
 
@@ -61,8 +60,8 @@ ring_rx_sc(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	unsigned got;
 
 	got = lr_ring_sc_dequeue_burst(q->ring, (void **)pkts, n, NULL);
-	q->pkts += got;
-	q->bytes += sum_bytes(pkts, got);
+	q->c.packets += got;
+	q->c.bytes += sum_bytes(pkts, got);
 	return (uint16_t)got;
 }
 
@@ -80,8 +79,8 @@ ring_tx_sp(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		bytes -= sum_bytes(pkts + put, n - put);
 		q->full += n - put;
 	}
-	q->pkts += put;
-	q->bytes += bytes;
+	q->c.packets += put;
+	q->c.bytes += bytes;
 	return (uint16_t)put;
 }
 
@@ -93,8 +92,8 @@ ring_rx_default(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	unsigned got;
 
 	got = lr_ring_dequeue_burst(q->ring, (void **)pkts, n, NULL);
-	q->pkts += got;
-	q->bytes += sum_bytes(pkts, got);
+	q->c.packets += got;
+	q->c.bytes += sum_bytes(pkts, got);
 	return (uint16_t)got;
 }
 
@@ -110,8 +109,8 @@ ring_tx_default(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		bytes -= sum_bytes(pkts + put, n - put);
 		q->full += n - put;
 	}
-	q->pkts += put;
-	q->bytes += bytes;
+	q->c.packets += put;
+	q->c.bytes += bytes;
 	return (uint16_t)put;
 }
 
@@ -268,44 +267,23 @@ ring_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 {
 	const struct ring_private *p = dev->data->dev_private;
 
-	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		const volatile struct ring_queue *rq = &p->rxq[q];
-		const volatile struct ring_queue *tq = &p->txq[q];
-		uint64_t rp = rq->pkts, rb = rq->bytes, tp = tq->pkts,
-			 tb = tq->bytes;
-
-		s->ipackets += rp;
-		s->ibytes += rb;
-		s->opackets += tp;
-		s->obytes += tb;
-		s->q_ipackets[q] = rp;
-		s->q_ibytes[q] = rb;
-		s->q_opackets[q] = tp;
-		s->q_obytes[q] = tb;
-	}
+	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
+		lr_eth_stats_add_queue(s, q, &p->rxq[q].c, &p->txq[q].c);
 	return 0;
 }
 
-static int
-ring_xstats_get_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
-		      unsigned n)
-{
-	if (names && n >= 1)
-		snprintf(names[0].name, sizeof(names[0].name), "tx_ring_full");
-	return 1;
-}
+static const char *const ring_xstat_names[] = {"tx_ring_full"};
 
 static int
 ring_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 {
 	const struct ring_private *p = dev->data->dev_private;
-	uint64_t full = 0;
+	uint64_t full[1] = {0};
 
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
-		full += ((const volatile struct ring_queue *)&p->txq[q])->full;
-	if (values && n >= 1)
-		values[0] = full;
-	return 1;
+		full[0] +=
+		    ((const volatile struct ring_queue *)&p->txq[q])->full;
+	return lr_eth_xstats_values_fill(values, n, full, LR_DIM(full));
 }
 
 static const struct lr_eth_dev_ops ring_ops = {
@@ -317,8 +295,9 @@ static const struct lr_eth_dev_ops ring_ops = {
     .tx_queue_release = ring_tx_queue_release,
     .link_update = ring_link_update,
     .stats_get = ring_stats_get,
-    .xstats_get_names = ring_xstats_get_names,
     .xstats_get = ring_xstats_get,
+    .xstat_names = ring_xstat_names,
+    .nb_xstat_names = LR_DIM(ring_xstat_names),
 };
 
 static struct ring_private *
