@@ -84,7 +84,7 @@ if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth.sh ]; then
 fi
 if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth-afxdp.sh ]; then
 	run "Forwarders alternated over the same topology: lr-l2fwd on af_xdp, lr-l2fwd on af_packet, DPDK testpmd io on net_af_xdp (when installed)." \
-		env LR_BUILD=$bdir RUNS=3 DURATION=3 RATE=50000 scripts/bench-veth-afxdp.sh
+		env LR_BUILD=$bdir RUNS=5 DURATION=4 RATE=50000 scripts/bench-veth-afxdp.sh
 fi
 
 mv "$tmp" "$outfile"

@@ -631,6 +631,29 @@ test_sigint(void)
 	return 0;
 }
 
+/* A port that stops taking frames (net_ring0 alone: nobody reads its tx
+ * ring) must not keep the generator from ending: a second after the run
+ * is over it counts what the port refused and exits. */
+static int
+test_refusing_port(void)
+{
+	struct timespec t0, t1;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Before the fix this never ended (the suite's timeout fails it). */
+	rc = run(EAL " -l 0 --vdev net_ring0 -- --tx-only --duration 0.3");
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT((t1.tv_sec - t0.tv_sec) < 5,
+		       "took %ld s to end on a refusing port",
+		       (long)(t1.tv_sec - t0.tv_sec));
+	LR_TEST_ASSERT(strstr(out, "frames refused by ports at exit") != NULL,
+		       "no refused frames reported:\n%s", out);
+	LR_TEST_ASSERT(field("tx") > 0, "%s", out);
+	return 0;
+}
+
 static int
 test_json_and_live(void)
 {
@@ -805,6 +828,7 @@ CASE(udp_cksum)
 CASE(pcap_replay)
 CASE(bad_options)
 CASE(sigint)
+CASE(refusing_port)
 CASE(json_and_live)
 
 static const struct lr_test_case cases[] = {
@@ -821,6 +845,7 @@ static const struct lr_test_case cases[] = {
     {"pcap_replay", case_pcap_replay},
     {"bad_options", case_bad_options},
     {"sigint", case_sigint},
+    {"refusing_port", case_refusing_port},
     {"json_and_live", case_json_and_live},
 };
 

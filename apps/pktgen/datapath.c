@@ -227,6 +227,10 @@ tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
 {
 	uint16_t sent = lr_eth_tx_burst(q->port, q->queue, pkts, (uint16_t)n);
 
+	if (sent != 0)
+		q->refused_tsc = 0;
+	else if (q->refused_tsc == 0)
+		q->refused_tsc = now;
 	if (lr_unlikely(sent < n)) {
 		for (unsigned i = sent; i < n; i++) {
 			bytes -= pkts[i]->data_len;
@@ -448,6 +452,19 @@ pg_lcore_loop(void *arg)
 				struct pg_txq *q = lc->tx[i];
 
 				if (lr_unlikely(q->npending != 0)) {
+					/* The run is over and the port has
+					 * refused everything for a second:
+					 * count the rest as dropped, stop. */
+					if (lr_unlikely((st != PG_RUN ||
+							 q->quota == 0 ||
+							 (end && now >= end)) &&
+							q->refused_tsc != 0 &&
+							now - q->refused_tsc >
+							    pg.hz)) {
+						q->done = true;
+						pg_txq_release(q);
+						continue;
+					}
 					tx_retry(q, now);
 					busy = true;
 					continue;

@@ -172,6 +172,7 @@ struct pg_txq {
 	struct lr_mbuf *pending[PG_MAX_BURST];
 	struct lr_mbuf *stash[PG_MAX_BURST];
 	uint64_t first_tsc, last_tsc;
+	uint64_t refused_tsc; /* since when the port refuses every frame */
 	struct pg_counters *cnt;
 };
 
