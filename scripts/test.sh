@@ -3,7 +3,7 @@
 # scratch in build-test/, and runs in order
 #   1. native x86-64 build: suites fast and driver
 #   2. page allocator debug build (-Dpagealloc_debug=true): suite fast
-#   3. AddressSanitizer + UBSan build: suite fast
+#   3. AddressSanitizer + UBSan build: suites fast and driver
 #   4. ppc64le cross build under qemu-user, 64 KiB allocator pages as ppc64
 #      runs them (-Dpage_shift=16): suite fast
 #   5. clang libFuzzer build: each fuzz target of test/fuzz/ for
@@ -57,7 +57,7 @@ mkdir -p "$out"
 run native -- --suite fast --suite driver
 run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast
 LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
-	-Dbuildtype=debug -- --suite fast
+	-Dbuildtype=debug -- --suite fast --suite driver
 LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" -Dpage_shift=16 \
 	-- --suite fast --timeout-multiplier 10
 
