@@ -78,11 +78,44 @@ LR_BUILD_BUG_ON(FRAME != 1 << FRAME_SHIFT);
 
 static const char *const afxdp_keys[] = {
     "iface",	   "start_queue", "queue_count", "mode",
-    "busy_budget", "xdp_prog",	  NULL,
+    "busy_budget", "xdp_prog",	  "shared_umem", NULL,
 };
 
 enum xdp_mode { MODE_AUTO, MODE_SKB, MODE_DRV };
 static const char *const mode_names[] = {"auto", "skb", "drv"};
+
+struct axq;
+
+#define SHARERS_MAX 64 /* queues on one shared UMEM at most */
+
+/* A UMEM shared by the queues (of any af_xdp port with shared_umem=1) set
+ * up with the same mempool. The memory and its mbuf pool live while a
+ * queue refers to it (refs); the kernel registration while a socket on it
+ * is open (nb_open). The socket that registered it owns the registration
+ * fd: when its queue stops before the other sharers, it stays bound in the
+ * kernel (parked) with the frames it held until the last sharer stops. */
+struct shumem {
+	struct shumem *next;
+	const struct lr_mempool *key; /* mempool given at rx queue setup */
+	struct lr_mempool *mp;	      /* pool over the UMEM */
+	struct lr_page *page, *page2;
+	unsigned order;
+	char *base;
+	size_t len;
+	unsigned nb_frames;
+	unsigned refs;
+	struct axq *member[SHARERS_MAX];
+	struct xsk_umem *umem; /* registration, NULL when not registered */
+	unsigned nb_open;      /* sockets open on the registration */
+	uint32_t fill_size, comp_size;
+	struct axq *owner;  /* queue whose socket registered it */
+	uint64_t *parked;   /* frames held by the parked registering socket */
+	int parked_ifindex; /* -1: no socket parked */
+	unsigned parked_queue;
+	char parked_name[64];
+};
+
+static struct shumem *shumems; /* control path only: no lock */
 
 /* One XSK socket: port queue q's rx side (rx and fill rings) and tx side
  * (tx and completion rings) on separate cache lines. */
@@ -134,6 +167,10 @@ struct axq {
 	uint32_t nb_rx_desc;
 	uint32_t nb_tx_desc;
 	uint8_t rx_set, tx_set, open, zerocopy;
+	uint16_t qid;
+	uint32_t tx_want;  /* tx descriptors asked before the UMEM came */
+	struct shumem *sh; /* shared UMEM, or NULL: the queue's own */
+	struct lr_eth_dev *dev;
 	struct xdp_statistics xstats_old; /* sums of closed sockets */
 	uint64_t recovered;		  /* frames taken back at stops */
 };
@@ -146,6 +183,7 @@ struct axp {
 	unsigned queue_count;
 	unsigned busy_budget;
 	enum xdp_mode mode;
+	unsigned shared; /* shared_umem=1 */
 	char xdp_prog[PATH_MAX];
 	struct xdp_program *prog; /* xdp_prog= loaded at start */
 	int xsks_map_fd;
@@ -565,56 +603,31 @@ umem_pages_free(struct axq *q)
 	q->page = q->page2 = NULL;
 }
 
+/* Point queue q at a UMEM (base, len) and the pool over it. */
 static int
-umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
+queue_bind_mem(struct lr_eth_dev *dev, struct axq *q, char *base, size_t len,
+	       struct lr_mempool *mp)
 {
-	struct axp *p = dev->data->dev_private;
-	struct axq *q = &p->q[qid];
-	char name[LR_MEMPOOL_NAMESIZE];
 	size_t words;
 
-	if (q->mp != NULL)
-		return 0;
-	q->order = umem_order();
-	q->page = lr_alloc_pages(dev->data->socket_id, q->order,
-				 LR_ALLOC_PINNED | LR_ALLOC_ZERO);
-	if (q->page == NULL) {
-		LR_LOG(ERR, PMD,
-		       "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
-		       dev->data->name, qid,
-		       ((size_t)LR_PAGE_SIZE << q->order) >> 10,
-		       lr_strerror(lr_errno));
-		return -ENOMEM;
-	}
-	q->umem_base = lr_page_address(q->page);
-	q->umem_len = (size_t)LR_PAGE_SIZE << q->order;
-	q->page2 = NULL;
-	umem_grow(dev, q);
-	q->nb_frames = (unsigned)(q->umem_len / FRAME);
+	q->umem_base = base;
+	q->umem_len = len;
+	q->nb_frames = (unsigned)(len / FRAME);
 	words = (q->nb_frames + 63) / 64;
 	q->rx_held = calloc(words, sizeof(uint64_t));
 	q->tx_held = calloc(words, sizeof(uint64_t));
-	if (q->rx_held == NULL || q->tx_held == NULL)
-		goto free_bitmaps;
-	snprintf(name, sizeof(name), "afxdp_p%u_q%u", dev->data->port_id, qid);
-	q->mp =
-	    lr_pktmbuf_pool_create_xmem(name, q->umem_base, q->umem_len, FRAME,
-					POOL_CACHE, 0, dev->data->socket_id);
-	if (q->mp == NULL) {
-		LR_LOG(ERR, PMD,
-		       "%s: queue %u: cannot lay a pool over the UMEM: %s\n",
-		       dev->data->name, qid, lr_strerror(lr_errno));
-		goto free_bitmaps;
+	if (q->rx_held == NULL || q->tx_held == NULL) {
+		free(q->rx_held);
+		free(q->tx_held);
+		q->rx_held = q->tx_held = NULL;
+		return -ENOMEM;
 	}
-	lr_page_set_owner(q->page, q, q->mp->name);
-	if (q->page2 != NULL)
-		lr_page_set_owner(q->page2, q, q->mp->name);
+	q->mp = q->tx_mp = mp;
 	q->buf_off = q->tx_buf_off = (uint16_t)lr_pktmbuf_xmem_buf_offset(0);
-	q->umem_mb = q->tx_umem_mb = q->umem_base + lr_mempool_obj_offset(0);
-	q->tx_mp = q->mp;
-	q->tx_umem_base = q->umem_base;
+	q->umem_mb = q->tx_umem_mb = base + lr_mempool_obj_offset(0);
+	q->tx_umem_base = base;
 	q->tx_room =
-	    (uint16_t)(lr_pktmbuf_data_room_size(q->mp) - LR_PKTMBUF_HEADROOM);
+	    (uint16_t)(lr_pktmbuf_data_room_size(mp) - LR_PKTMBUF_HEADROOM);
 	{
 		union {
 			uint64_t w;
@@ -626,13 +639,166 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid)
 		q->rearm = r.w;
 	}
 	q->port = dev->data->port_id;
+	q->dev = dev;
+	return 0;
+}
+
+static struct shumem *
+shumem_find(const struct lr_mempool *key)
+{
+	for (struct shumem *g = shumems; g != NULL; g = g->next)
+		if (g->key == key)
+			return g;
+	return NULL;
+}
+
+static int
+shumem_join(struct lr_eth_dev *dev, uint16_t qid, struct shumem *g)
+{
+	struct axp *p = dev->data->dev_private;
+	struct axq *q = &p->q[qid];
+	unsigned i;
+
+	for (i = 0; i < SHARERS_MAX && g->member[i] != NULL; i++)
+		;
+	if (i == SHARERS_MAX) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: shared UMEM '%s' has %u sharers "
+		       "already, the most\n",
+		       dev->data->name, qid, g->mp->name, SHARERS_MAX);
+		return -ENOSPC;
+	}
+	if (queue_bind_mem(dev, q, g->base, g->len, g->mp) != 0)
+		return -ENOMEM;
+	g->member[i] = q;
+	g->refs++;
+	q->sh = g;
+	return 0;
+}
+
+static void
+shumem_leave(struct axq *q)
+{
+	struct shumem *g = q->sh, **pp;
+	unsigned in_use;
+
+	for (unsigned i = 0; i < SHARERS_MAX; i++)
+		if (g->member[i] == q)
+			g->member[i] = NULL;
+	q->sh = NULL;
+	if (--g->refs != 0)
+		return;
+	for (pp = &shumems; *pp != g; pp = &(*pp)->next)
+		;
+	*pp = g->next;
+	in_use = lr_mempool_in_use_count(g->mp);
+	if (in_use != 0) {
+		LR_LOG(ERR, PMD,
+		       "shared UMEM '%s': %u of %u frames still held by the "
+		       "application when its last sharer closed; the UMEM is "
+		       "kept (leaked)\n",
+		       g->mp->name, in_use, g->nb_frames);
+	} else {
+		lr_mempool_free(g->mp);
+		lr_page_set_owner(g->page, NULL, NULL);
+		lr_free_pages(g->page, g->order);
+		if (g->page2 != NULL) {
+			lr_page_set_owner(g->page2, NULL, NULL);
+			lr_free_pages(g->page2, g->order);
+		}
+	}
+	free(g->parked);
+	free(g);
+}
+
+/* Give queue qid a UMEM: the shared one of mempool key when the port has
+ * shared_umem=1 and key is not NULL (the first such queue allocates it),
+ * else its own. */
+static int
+umem_alloc(struct lr_eth_dev *dev, uint16_t qid, const struct lr_mempool *key)
+{
+	struct axp *p = dev->data->dev_private;
+	struct axq *q = &p->q[qid];
+	char name[LR_MEMPOOL_NAMESIZE];
+	struct lr_mempool *mp;
+	struct shumem *g = NULL;
+	int share = p->shared && key != NULL;
+
+	if (q->mp != NULL)
+		return 0;
+	q->qid = qid;
+	if (share) {
+		g = shumem_find(key);
+		if (g != NULL)
+			return shumem_join(dev, qid, g);
+		g = calloc(1, sizeof(*g));
+		if (g != NULL)
+			g->parked =
+			    calloc((FRAMES_MAX + 63) / 64, sizeof(uint64_t));
+		if (g == NULL || g->parked == NULL) {
+			free(g);
+			return -ENOMEM;
+		}
+	}
+	q->order = umem_order();
+	q->page = lr_alloc_pages(dev->data->socket_id, q->order,
+				 LR_ALLOC_PINNED | LR_ALLOC_ZERO);
+	if (q->page == NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
+		       dev->data->name, qid,
+		       ((size_t)LR_PAGE_SIZE << q->order) >> 10,
+		       lr_strerror(lr_errno));
+		goto free_shumem;
+	}
+	q->umem_base = lr_page_address(q->page);
+	q->umem_len = (size_t)LR_PAGE_SIZE << q->order;
+	q->page2 = NULL;
+	umem_grow(dev, q);
+	snprintf(name, sizeof(name), "afxdp%s_p%u_q%u", share ? "_shared" : "",
+		 dev->data->port_id, qid);
+	mp = lr_pktmbuf_pool_create_xmem(name, q->umem_base, q->umem_len, FRAME,
+					 POOL_CACHE, 0, dev->data->socket_id);
+	if (mp == NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: cannot lay a pool over the UMEM: %s\n",
+		       dev->data->name, qid, lr_strerror(lr_errno));
+		goto free_pages;
+	}
+	if (queue_bind_mem(dev, q, q->umem_base, q->umem_len, mp) != 0)
+		goto free_pool;
+	lr_page_set_owner(q->page, share ? (void *)g : (void *)q, mp->name);
+	if (q->page2 != NULL)
+		lr_page_set_owner(q->page2, share ? (void *)g : (void *)q,
+				  mp->name);
+	if (share) {
+		/* The shared UMEM owns the memory from now on. */
+		g->key = key;
+		g->mp = mp;
+		g->page = q->page;
+		g->page2 = q->page2;
+		g->order = q->order;
+		g->base = q->umem_base;
+		g->len = q->umem_len;
+		g->nb_frames = q->nb_frames;
+		g->refs = 1;
+		g->member[0] = q;
+		g->parked_ifindex = -1;
+		g->next = shumems;
+		shumems = g;
+		q->sh = g;
+		q->page = q->page2 = NULL;
+	}
 	return 0;
 
-free_bitmaps:
-	free(q->rx_held);
-	free(q->tx_held);
-	q->rx_held = q->tx_held = NULL;
+free_pool:
+	lr_mempool_free(mp);
+free_pages:
 	umem_pages_free(q);
+free_shumem:
+	if (g != NULL)
+		free(g->parked);
+	free(g);
 	return -ENOMEM;
 }
 
@@ -645,19 +811,25 @@ umem_free(struct lr_eth_dev *dev, uint16_t qid)
 
 	if (q->mp == NULL)
 		return;
-	in_use = lr_mempool_in_use_count(q->mp);
-	if (in_use != 0) {
-		/* Freeing would hand the application's mbufs to others. */
-		LR_LOG(ERR, PMD,
-		       "%s: queue %u: %u of %u UMEM frames still held by the "
-		       "application at close; the UMEM is kept (leaked)\n",
-		       dev->data->name, qid, in_use, q->nb_frames);
+	if (q->sh != NULL) {
+		shumem_leave(q);
 	} else {
-		lr_mempool_free(q->mp);
-		lr_page_set_owner(q->page, NULL, NULL);
-		if (q->page2 != NULL)
-			lr_page_set_owner(q->page2, NULL, NULL);
-		umem_pages_free(q);
+		in_use = lr_mempool_in_use_count(q->mp);
+		if (in_use != 0) {
+			/* Freeing would hand the application's mbufs to
+			 * others. */
+			LR_LOG(ERR, PMD,
+			       "%s: queue %u: %u of %u UMEM frames still held "
+			       "by the application at close; the UMEM is kept "
+			       "(leaked)\n",
+			       dev->data->name, qid, in_use, q->nb_frames);
+		} else {
+			lr_mempool_free(q->mp);
+			lr_page_set_owner(q->page, NULL, NULL);
+			if (q->page2 != NULL)
+				lr_page_set_owner(q->page2, NULL, NULL);
+			umem_pages_free(q);
+		}
 	}
 	free(q->rx_held);
 	free(q->tx_held);
@@ -799,6 +971,8 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 {
 	struct axp *p = dev->data->dev_private;
 	struct axq *q = &p->q[qid];
+	struct shumem *g = q->sh;
+	struct xsk_umem **um = g ? &g->umem : &q->umem;
 	struct xsk_umem_config uc = {
 	    .fill_size = q->nb_rx_desc,
 	    .comp_size = q->nb_tx_desc,
@@ -819,25 +993,68 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 	struct xdp_options opts = {0};
 	socklen_t optlen = sizeof(opts);
 	unsigned queue = p->start_queue + qid;
-	int err, tries = 0;
+	int err, tries = 0, reg;
+
+	if (g != NULL && g->umem == NULL) {
+		/* Registering: every sharer's fill and completion rings get
+		 * the sizes set here (libxdp), the largest asked. */
+		g->fill_size = g->comp_size = 0;
+		for (unsigned i = 0; i < SHARERS_MAX; i++) {
+			const struct axq *m = g->member[i];
+
+			if (m == NULL)
+				continue;
+			g->fill_size = LR_MAX(g->fill_size, m->nb_rx_desc);
+			g->comp_size = LR_MAX(g->comp_size, m->nb_tx_desc);
+		}
+		uc.fill_size = g->fill_size;
+		uc.comp_size = g->comp_size;
+	} else if (g != NULL) {
+		if (g->parked_ifindex == p->ifindex &&
+		    g->parked_queue == queue) {
+			LR_LOG(ERR, PMD,
+			       "%s: %s queue %u: still bound by the stopped "
+			       "socket that registered shared UMEM '%s'; stop "
+			       "the other %u sharer socket(s) first\n",
+			       dev->data->name, p->iface, queue, g->mp->name,
+			       g->nb_open);
+			return -EBUSY;
+		}
+		q->nb_rx_desc = LR_MIN(q->nb_rx_desc, g->fill_size);
+		q->nb_tx_desc = LR_MIN(q->nb_tx_desc, g->comp_size);
+		sc.rx_size = q->nb_rx_desc;
+		sc.tx_size = q->nb_tx_desc;
+	}
 
 again:
-	err = xsk_umem__create(&q->umem, q->umem_base, q->umem_len, &q->fq,
-			       &q->cq, &uc);
-	if (err) {
-		LR_LOG(ERR, PMD,
-		       "%s: queue %u: UMEM of %zu KiB not registered: %s%s\n",
-		       dev->data->name, qid, q->umem_len >> 10,
-		       lr_strerror(-err), xsk_error_hint(-err));
-		return err;
+	reg = *um == NULL;
+	if (reg) {
+		err = xsk_umem__create(um, q->umem_base, q->umem_len, &q->fq,
+				       &q->cq, &uc);
+		if (err) {
+			LR_LOG(ERR, PMD,
+			       "%s: queue %u: UMEM of %zu KiB not registered: "
+			       "%s%s\n",
+			       dev->data->name, qid, q->umem_len >> 10,
+			       lr_strerror(-err), xsk_error_hint(-err));
+			*um = NULL;
+			return err;
+		}
+		err = xsk_socket__create(&q->xsk, p->iface, queue, *um, &q->rx,
+					 &q->tx, &sc);
+	} else {
+		/* A later sharer: own fill and completion rings. */
+		err = xsk_socket__create_shared(&q->xsk, p->iface, queue, *um,
+						&q->rx, &q->tx, &q->fq, &q->cq,
+						&sc);
 	}
-	err = xsk_socket__create(&q->xsk, p->iface, queue, q->umem, &q->rx,
-				 &q->tx, &sc);
 	if (err == -EBUSY && tries++ < BIND_RETRIES) {
 		/* The kernel releases a closed socket's hold on the queue
 		 * from a work item: a restart may come before it ran. */
-		xsk_umem__delete(q->umem);
-		q->umem = NULL;
+		if (reg) {
+			xsk_umem__delete(*um);
+			*um = NULL;
+		}
 		usleep(BIND_RETRY_US);
 		goto again;
 	}
@@ -886,6 +1103,11 @@ again:
 		goto delete_socket;
 	}
 	q->open = 1;
+	if (g != NULL) {
+		g->nb_open++;
+		if (reg)
+			g->owner = q;
+	}
 	LR_LOG(INFO, PMD,
 	       "%s: %s queue %u: %s mode, %u UMEM frames of %u bytes, rings "
 	       "rx/fill %u tx/comp %u, program: %s\n",
@@ -898,8 +1120,10 @@ delete_socket:
 	xsk_socket__delete(q->xsk);
 	q->xsk = NULL;
 delete_umem:
-	xsk_umem__delete(q->umem);
-	q->umem = NULL;
+	if (reg) {
+		xsk_umem__delete(*um);
+		*um = NULL;
+	}
 	/* Frames put in the fill ring went nowhere: take them back. */
 	for (unsigned f = 0; f < q->nb_frames; f++)
 		if (q->rx_held[f >> 6] & (1ULL << (f & 63))) {
@@ -942,6 +1166,56 @@ held_count(const struct axq *q, const uint64_t *held)
 	return n;
 }
 
+/* Socket of shared queue q deleted (libxdp): when it registered the UMEM
+ * and other sharers are open, its kernel socket stays bound (libxdp keeps
+ * the registration fd): the frames it held stay the kernel's (parked).
+ * When it was the last open socket, the registration goes and parked
+ * frames return to the pool; how many returned. */
+static unsigned
+shumem_socket_closed(struct lr_eth_dev *dev, struct axq *q)
+{
+	struct shumem *g = q->sh;
+	struct axp *p = dev->data->dev_private;
+	unsigned n = 0;
+
+	g->nb_open--;
+	if (g->owner == q) {
+		g->owner = NULL;
+		if (g->nb_open != 0) {
+			for (unsigned w = 0; w < (q->nb_frames + 63) / 64;
+			     w++) {
+				g->parked[w] |= q->rx_held[w] | q->tx_held[w];
+				q->rx_held[w] = q->tx_held[w] = 0;
+			}
+			g->parked_ifindex = p->ifindex;
+			g->parked_queue = p->start_queue + q->qid;
+			snprintf(g->parked_name, sizeof(g->parked_name),
+				 "%.40s queue %u", dev->data->name, q->qid);
+			LR_LOG(INFO, PMD,
+			       "%s: queue %u: its socket registered shared "
+			       "UMEM '%s': it stays bound to %s queue %u "
+			       "with %u frames until the other %u sharer "
+			       "socket(s) stop\n",
+			       dev->data->name, q->qid, g->mp->name, p->iface,
+			       g->parked_queue, held_count(q, g->parked),
+			       g->nb_open);
+		}
+	}
+	if (g->nb_open == 0) {
+		xsk_umem__delete(g->umem);
+		g->umem = NULL;
+		if (g->parked_ifindex >= 0) {
+			n = take_back(q, g->parked);
+			LR_LOG(INFO, PMD,
+			       "shared UMEM '%s': registration closed, %u "
+			       "frames back from %s\n",
+			       g->mp->name, n, g->parked_name);
+			g->parked_ifindex = -1;
+		}
+	}
+	return n;
+}
+
 static void
 sock_close(struct lr_eth_dev *dev, uint16_t qid)
 {
@@ -970,10 +1244,16 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 		q->xstats_old.tx_ring_empty_descs += st.tx_ring_empty_descs;
 	}
 	xsk_socket__delete(q->xsk);
-	xsk_umem__delete(q->umem);
 	q->xsk = NULL;
-	q->umem = NULL;
 	q->open = 0;
+	if (q->sh != NULL) {
+		unsigned parked = shumem_socket_closed(dev, q);
+
+		q->recovered += parked;
+	} else {
+		xsk_umem__delete(q->umem);
+		q->umem = NULL;
+	}
 	/* The kernel holds nothing now: what it had returns to the pool. */
 	back_rx = take_back(q, q->rx_held);
 	back_tx = take_back(q, q->tx_held);
@@ -992,6 +1272,36 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 /* ------------------------------------------------------------------ */
 /* Ops. */
 
+static uint32_t ring_size(unsigned want, unsigned cap);
+
+/* Which queues share queue q's UMEM (logged at start). */
+static void
+shumem_log(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct axp *p = dev->data->dev_private;
+	const struct shumem *g = p->q[qid].sh;
+	char list[512];
+	size_t o = 0;
+
+	list[0] = '\0';
+	for (unsigned i = 0; i < SHARERS_MAX && o < sizeof(list); i++) {
+		const struct axq *m = g->member[i];
+
+		if (m == NULL)
+			continue;
+		o += (size_t)snprintf(list + o, sizeof(list) - o,
+				      "%s%s queue %u (%s)", o ? ", " : "",
+				      m->dev->data->name, m->qid,
+				      m->open ? "open" : "not started");
+	}
+	LR_LOG(INFO, PMD,
+	       "%s: queue %u: shared UMEM '%s' of %u frames, registered by "
+	       "%s, %u socket(s) open; sharers: %s\n",
+	       dev->data->name, qid, g->mp->name, g->nb_frames,
+	       g->owner ? g->owner->dev->data->name : "(stopped)", g->nb_open,
+	       list);
+}
+
 static uint16_t
 nb_sockets(const struct lr_eth_dev *dev)
 {
@@ -1006,13 +1316,19 @@ afxdp_start(struct lr_eth_dev *dev)
 	int err = 0;
 
 	for (q = 0; q < n; q++) {
-		err = umem_alloc(dev, q);
+		struct axq *aq = &p->q[q];
+		unsigned div = aq->sh ? 2 : 1;
+
+		err = umem_alloc(dev, q, NULL);
 		if (err)
 			goto close_sockets;
-		if (!p->q[q].nb_rx_desc)
-			p->q[q].nb_rx_desc = DEFAULT_DESC;
-		if (!p->q[q].nb_tx_desc)
-			p->q[q].nb_tx_desc = DEFAULT_DESC / 2;
+		if (!aq->nb_rx_desc)
+			aq->nb_rx_desc =
+			    ring_size(DEFAULT_DESC, aq->nb_frames / 2 / div);
+		if (!aq->nb_tx_desc)
+			aq->nb_tx_desc = ring_size(
+			    aq->tx_want ? aq->tx_want : DEFAULT_DESC / 2,
+			    aq->nb_frames / 8 / div);
 	}
 	if (p->xdp_prog[0] != '\0') {
 		err = load_custom_prog(dev);
@@ -1024,6 +1340,9 @@ afxdp_start(struct lr_eth_dev *dev)
 		if (err)
 			goto close_sockets;
 	}
+	for (q = 0; q < n; q++)
+		if (p->q[q].sh != NULL)
+			shumem_log(dev, q);
 	dev->data->link.link_status = 1;
 	return 0;
 
@@ -1079,17 +1398,105 @@ ring_size(unsigned want, unsigned cap)
 	return s > cap ? cap : s;
 }
 
+/* Frames the rings of sharer m may hold at once: fill + rx, tx +
+ * completion (sizes not yet set count as the defaults). */
+static unsigned
+ring_frames(const struct axq *m)
+{
+	unsigned rx = m->nb_rx_desc ? m->nb_rx_desc : DEFAULT_DESC;
+	unsigned tx = m->nb_tx_desc ? m->nb_tx_desc : DEFAULT_DESC / 2;
+
+	return rx + 2 * tx;
+}
+
+static unsigned
+shumem_demand(const struct shumem *g)
+{
+	unsigned d = 0;
+
+	for (unsigned i = 0; i < SHARERS_MAX; i++)
+		if (g->member[i] != NULL)
+			d += ring_frames(g->member[i]);
+	return d;
+}
+
+/* The rings of all sharers of q's UMEM must leave a quarter of its frames
+ * to the per-lcore caches: halve q's larger ring until they do (down to
+ * 64), else fail naming every sharer. */
+static int
+shumem_fit(struct lr_eth_dev *dev, struct axq *q)
+{
+	const struct shumem *g = q->sh;
+	unsigned limit = g->nb_frames - g->nb_frames / 4;
+	unsigned rx0 = q->nb_rx_desc, tx0 = q->nb_tx_desc;
+	char list[512];
+	size_t o = 0;
+
+	while (shumem_demand(g) > limit &&
+	       (q->nb_rx_desc > 64 || q->nb_tx_desc > 64)) {
+		if (q->nb_rx_desc >= 2 * q->nb_tx_desc && q->nb_rx_desc > 64)
+			q->nb_rx_desc /= 2;
+		else if (q->nb_tx_desc > 64)
+			q->nb_tx_desc /= 2;
+		else
+			q->nb_rx_desc /= 2;
+	}
+	if (shumem_demand(g) <= limit) {
+		if (q->nb_rx_desc != rx0 || q->nb_tx_desc != tx0)
+			LR_LOG(INFO, PMD,
+			       "%s: queue %u: rings rx %u tx %u lowered to rx "
+			       "%u tx %u to fit shared UMEM '%s' (%u frames)\n",
+			       dev->data->name, q->qid, rx0, tx0, q->nb_rx_desc,
+			       q->nb_tx_desc, g->mp->name, g->nb_frames);
+		return 0;
+	}
+	list[0] = '\0';
+	for (unsigned i = 0; i < SHARERS_MAX && o < sizeof(list); i++) {
+		const struct axq *m = g->member[i];
+
+		if (m == NULL)
+			continue;
+		o += (size_t)snprintf(
+		    list + o, sizeof(list) - o, "%s%s queue %u: %u",
+		    o ? ", " : "", m->dev->data->name, m->qid, ring_frames(m));
+	}
+	LR_LOG(ERR, PMD,
+	       "%s: queue %u: shared UMEM '%s' of %u frames cannot feed the "
+	       "rings of its sharers: they need %u frames (fill+rx and "
+	       "2 x tx; %s), more than the %u usable (3/4 of the frames); "
+	       "use fewer sharers, smaller rings or shared_umem=0\n",
+	       dev->data->name, q->qid, g->mp->name, g->nb_frames,
+	       shumem_demand(g), list, limit);
+	q->nb_rx_desc = rx0;
+	q->nb_tx_desc = tx0;
+	return -ENOSPC;
+}
+
 static int
 afxdp_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		     int socket_id, const struct lr_eth_rxconf *conf,
 		     struct lr_mempool *mp)
 {
 	struct axp *p = dev->data->dev_private;
-	int err = umem_alloc(dev, qid);
+	struct axq *q = &p->q[qid];
+	int err = umem_alloc(dev, qid, mp);
+	unsigned div;
 
 	if (err)
 		return err;
-	p->q[qid].nb_rx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 2);
+	div = q->sh ? 2 : 1; /* shared: two sharers fit */
+	q->nb_rx_desc = ring_size(nb_desc, q->nb_frames / 2 / div);
+	if (q->tx_want != 0 && q->nb_tx_desc == 0)
+		q->nb_tx_desc = ring_size(q->tx_want, q->nb_frames / 8 / div);
+	if (q->sh != NULL) {
+		err = shumem_fit(dev, q);
+		if (err) {
+			if (!q->tx_set)
+				umem_free(dev, qid);
+			q->nb_rx_desc = 0;
+			return err;
+		}
+	}
 	p->q[qid].rx_set = 1;
 	dev->data->rx_queues[qid] = &p->q[qid];
 	LR_LOG(DEBUG, PMD,
@@ -1105,11 +1512,27 @@ afxdp_tx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		     int socket_id, const struct lr_eth_txconf *conf)
 {
 	struct axp *p = dev->data->dev_private;
-	int err = umem_alloc(dev, qid);
+	struct axq *q = &p->q[qid];
+	int err;
 
+	if (p->shared && q->mp == NULL) {
+		/* The UMEM comes with the rx queue's mempool (or at start). */
+		q->tx_want = nb_desc;
+		q->nb_tx_desc = 0;
+		q->tx_set = 1;
+		dev->data->tx_queues[qid] = q;
+		return 0;
+	}
+	err = umem_alloc(dev, qid, NULL);
 	if (err)
 		return err;
-	p->q[qid].nb_tx_desc = ring_size(nb_desc, p->q[qid].nb_frames / 8);
+	q->nb_tx_desc =
+	    ring_size(nb_desc, q->nb_frames / 8 / (q->sh != NULL ? 2 : 1));
+	if (q->sh != NULL) {
+		err = shumem_fit(dev, q);
+		if (err)
+			return err;
+	}
 	p->q[qid].tx_set = 1;
 	dev->data->tx_queues[qid] = &p->q[qid];
 	LR_LOG(DEBUG, PMD, "%s: tx queue %u: %u descriptors (%u asked)\n",
@@ -1320,7 +1743,7 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	const char *name = dev->data->name;
 	struct __user_cap_data_struct caps[2];
 	const char *iface, *mode, *prog;
-	uint64_t sq, qc, budget;
+	uint64_t sq, qc, budget, shared;
 	unsigned nq;
 	struct axp *p;
 	int ret, m;
@@ -1343,6 +1766,9 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (ret == 0)
 		ret = lr_devargs_get_uint(args, "busy_budget", 0, 0, 1024,
 					  &budget);
+	if (ret == 0)
+		ret =
+		    lr_devargs_get_uint(args, "shared_umem", 0, 0, 1, &shared);
 	if (ret < 0)
 		return ret;
 	mode = lr_devargs_get(args, "mode");
@@ -1407,6 +1833,7 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	p->start_queue = (unsigned)sq;
 	p->queue_count = (unsigned)qc;
 	p->busy_budget = (unsigned)budget;
+	p->shared = (unsigned)shared;
 	p->mode = (enum xdp_mode)m;
 	p->xsks_map_fd = -1;
 	if (prog != NULL)
@@ -1423,17 +1850,19 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
 	LR_LOG(INFO, PMD,
-	       "%s: iface %s (index %d) queues %u..%u of %u, mode %s%s%s\n",
+	       "%s: iface %s (index %d) queues %u..%u of %u, mode %s%s%s%s\n",
 	       name, p->iface, p->ifindex, p->start_queue,
 	       p->start_queue + p->queue_count - 1, nq, mode_names[p->mode],
-	       prog ? ", xdp_prog " : "", prog ? prog : "");
+	       prog ? ", xdp_prog " : "", prog ? prog : "",
+	       p->shared ? ", shared UMEM per mempool" : "");
 	return 0;
 }
 
 static struct lr_eth_driver afxdp_driver = {
     .keys = afxdp_keys,
     .usage = "iface=<if> [start_queue=<q>] [queue_count=<n>] "
-	     "[mode=auto|skb|drv] [busy_budget=<n>] [xdp_prog=<file.o>]",
+	     "[mode=auto|skb|drv] [busy_budget=<n>] [xdp_prog=<file.o>] "
+	     "[shared_umem=0|1]",
     .probe = afxdp_probe,
 };
 
@@ -1473,7 +1902,18 @@ lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q)
 {
 	struct axq *aq = port_queue(port_id, q);
 
+	const struct shumem *g;
+	unsigned n = 0;
+
 	if (aq == NULL)
 		return -lr_errno;
-	return (int)(held_count(aq, aq->rx_held) + held_count(aq, aq->tx_held));
+	g = aq->sh;
+	if (g == NULL)
+		return (int)(held_count(aq, aq->rx_held) +
+			     held_count(aq, aq->tx_held));
+	for (unsigned i = 0; i < SHARERS_MAX; i++)
+		if (g->member[i] != NULL)
+			n += held_count(g->member[i], g->member[i]->rx_held) +
+			     held_count(g->member[i], g->member[i]->tx_held);
+	return (int)(n + held_count(aq, g->parked));
 }

@@ -4,9 +4,10 @@
  *
  *   net_af_xdp0,iface=IF[,start_queue=Q][,queue_count=N]
  *              [,mode=auto|skb|drv][,busy_budget=B][,xdp_prog=FILE]
+ *              [,shared_umem=0|1]
  *
  * Port queue q is an XSK socket bound to queue start_queue + q of IF. Each
- * socket has its own UMEM: one block of pinned pages from lib/pagealloc of
+ * socket has its own UMEM (unless shared_umem=1, below): one block of pinned pages from lib/pagealloc of
  * the largest order (4 MiB with 4 KiB pages: 2048 frames), or two such
  * blocks when the heap hands out adjacent ones (4096 frames, the most), cut
  * into 2 KiB frames and registered with the kernel once per start. Ring
@@ -24,9 +25,29 @@
  *
  * The pool given to lr_eth_rx_queue_setup() is not used for receiving: rx
  * mbufs come from the queue's UMEM pool (lr_eth_af_xdp_umem_pool()), and the
- * application frees them as any mbuf. Transmit hands UMEM mbufs of the same
- * queue to the kernel by address (no copy); other mbufs (another pool,
+ * application frees them as any mbuf. Transmit hands mbufs of the queue's
+ * UMEM pool to the kernel by address (no copy); other mbufs (another pool,
  * shared, chained) are copied into a UMEM frame and freed.
+ *
+ * shared_umem=1 (default 0): the queues of such ports that were given the
+ * same mempool in lr_eth_rx_queue_setup() share one UMEM and one mbuf pool
+ * over it (the first allocates it, the others take a reference; a queue
+ * with no rx setup keeps its own). The first socket started registers the
+ * UMEM, later ones bind to it (XDP_SHARED_UMEM, kernel >= 5.10 across
+ * devices) with their own fill and completion rings. A forwarder's tx then
+ * sees mbufs of its own UMEM and sends them by address: no copy. Sizing:
+ * a shared queue's rx ring is at most a quarter of the frames, tx a
+ * sixteenth (two sharers fit); all sharers' fill+rx + 2 x tx must stay
+ * within 3/4 of the frames: a later sharer's rings are halved until they
+ * fit, else its setup fails (-ENOSPC, logged with every sharer's need).
+ * All sharers' fill and completion rings have the sizes of the first
+ * socket's (libxdp): later sharers' rings are lowered to them. Lifetime:
+ * the memory and pool go with the last sharer's close, the kernel
+ * registration with the last open socket. The registering socket, when its
+ * port stops first, stays bound to its interface queue with the frames it
+ * held (parked) until the other sharers stop: that port cannot restart
+ * before (-EBUSY, logged). Control calls on sharing ports come from one
+ * thread.
  *
  * Frame accounting, per queue, at any quiescent point:
  *   pool avail + frames held by the kernel + mbufs held by the application
@@ -36,6 +57,13 @@
  * at stop, after the socket is closed, the marked frames return to the
  * pool, so once the application has freed its mbufs the pool is full again
  * (lr_mempool_validate() holds and lr_mempool_in_use_count() == 0).
+ * Shared UMEM, over its sharers:
+ *   pool avail + sum of the frames held by every sharer's kernel socket
+ *     (parked registering socket included) + mbufs held by the
+ *     application == frames of the UMEM
+ * each queue marks what its socket holds in its own bitmaps over the
+ * shared frame space and gives it back when that socket closes (parked
+ * frames when the registration closes).
  *
  * Errors at probe name the interface and what to change: interface
  * missing (-ENODEV), queue out of range (-EINVAL), no permission (-EPERM:
@@ -63,7 +91,9 @@
 struct lr_mempool *lr_eth_af_xdp_umem_pool(uint16_t port_id, uint16_t q);
 
 /** Frames of queue q now marked as held by the kernel (fill, rx, tx and
- *  completion rings); -ENODEV or -EINVAL as above. */
+ *  completion rings; with a shared UMEM, those of all its sharers' sockets,
+ *  so pool avail + this + application-held == frames); -ENODEV or -EINVAL
+ *  as above. */
 int lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q);
 
 #endif /* LR_ETH_AF_XDP_H */
