@@ -13,6 +13,10 @@
  *  - with a bpffs mounted (private mount namespace) libxdp tries its
  *    dispatcher, and the port reports which program serves it and works
  *    either way (without one: the single program, as in every other case);
+ *  - two ports with shared_umem=1 and one pool share one UMEM: frames
+ *    forwarded from one to the other go out with no copy, every frame is
+ *    accounted for; the sharer that registered it stops (and cannot
+ *    restart yet) and closes while the other keeps receiving;
  *  - bad devargs, a missing interface, a queue out of range, missing
  *    capabilities and a too small RLIMIT_MEMLOCK give clear errors.
  * Every case ends with the UMEM pools' invariant (lr_mempool_validate, no
@@ -782,6 +786,9 @@ test_bad_devargs(void)
 		 "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0);
 	if (expect_fail(a, -EINVAL, "xdp_prog: cannot read '/nonexistent/x.o'"))
 		return -1;
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,shared_umem=2", if_f0);
+	if (expect_fail(a, -EINVAL, "shared_umem: bad value '2'"))
+		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=17", if_f0);
 	return expect_fail(a, -EINVAL, "queue_count");
 }
@@ -860,6 +867,153 @@ test_memlock(void)
 	return 0;
 }
 
+/* ---- shared UMEM ------------------------------------------------- */
+
+/* Ports on f0 and f1 with shared_umem=1 and the test pool: one UMEM. */
+static int
+shared_pair(int *a, int *b)
+{
+	char args[96];
+
+	snprintf(args, sizeof(args), "net_af_xdp14,iface=%s,shared_umem=1",
+		 if_f0);
+	*a = port_up(args, 1);
+	LR_TEST_ASSERT(*a >= 0, "port a: %s", lr_strerror(-*a));
+	snprintf(args, sizeof(args), "net_af_xdp15,iface=%s,shared_umem=1",
+		 if_f1);
+	*b = port_up(args, 1);
+	LR_TEST_ASSERT(*b >= 0, "port b: %s", lr_strerror(-*b));
+	LR_TEST_ASSERT(lr_eth_af_xdp_umem_pool((uint16_t)*a, 0) ==
+			   lr_eth_af_xdp_umem_pool((uint16_t)*b, 0),
+		       "ports do not share one UMEM pool");
+	return 0;
+}
+
+/* Accounting of a shared UMEM while the application holds none of it. */
+static int
+shared_accounted(uint16_t port)
+{
+	struct lr_mempool *mp = lr_eth_af_xdp_umem_pool(port, 0);
+	int k = lr_eth_af_xdp_kernel_frames(port, 0);
+
+	LR_TEST_ASSERT(k >= 0, "kernel frames: %d", k);
+	LR_TEST_ASSERT(lr_mempool_avail_count(mp) + (unsigned)k == mp->size,
+		       "avail %u + kernel %d != %u frames",
+		       lr_mempool_avail_count(mp), k, mp->size);
+	return 0;
+}
+
+/* g0 -> port a -> port b -> g1 over one shared UMEM: every frame arrives
+ * intact and no transmit copies it; after stop the pool is full. */
+static int
+test_shared_forward(void)
+{
+	enum { N = 3000, SLICE = 250 };
+	uint8_t want[MAXF], buf[2048];
+	struct lr_mbuf *m[BURST];
+	struct lr_mempool *umem;
+	uint64_t copies = 0, c;
+	unsigned seen = 0;
+	int a, b, fd_in, fd_out;
+
+	if (shared_pair(&a, &b) != 0)
+		return -1;
+	umem = lr_eth_af_xdp_umem_pool((uint16_t)a, 0);
+	fd_in = gen_socket(if_g0, 0);
+	fd_out = gen_socket(if_g1, ETH_P_ALL);
+	LR_TEST_ASSERT(fd_in >= 0 && fd_out >= 0, "sockets");
+	for (unsigned i = 0; i < N; i += SLICE) {
+		uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+
+		LR_TEST_ASSERT_EQ(send_frames(fd_in, i, SLICE, 1), 0);
+		while (seen < i + SLICE && lr_get_tsc_cycles() < end) {
+			uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, BURST);
+			uint16_t s = 0;
+			ssize_t r;
+
+			while (s < n)
+				s += lr_eth_tx_burst((uint16_t)b, 0, m + s,
+						     (uint16_t)(n - s));
+			if (n == 0)
+				lr_eth_tx_burst((uint16_t)b, 0, NULL, 0);
+			r = recv(fd_out, buf, sizeof(buf), MSG_DONTWAIT);
+			if (r <= 0 || buf[0] != 0x02 || buf[5] != 0x0a)
+				continue;
+			make_frame(want, seen, size_of(seen), 0);
+			LR_TEST_ASSERT(r == (ssize_t)size_of(seen) &&
+					   memcmp(buf, want, (size_t)r) == 0,
+				       "frame %u: %zd bytes", seen, r);
+			seen++;
+		}
+		LR_TEST_ASSERT_EQ(seen, i + SLICE);
+	}
+	close(fd_in);
+	close(fd_out);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)a, "tx_copies", &c), 0);
+	copies += c;
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)b, "tx_copies", &c), 0);
+	copies += c;
+	LR_TEST_ASSERT_EQ(copies, 0);
+	if (shared_accounted((uint16_t)a) || shared_accounted((uint16_t)b))
+		return -1;
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)a), 0);
+	if (shared_accounted((uint16_t)b))
+		return -1;
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)b), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(umem), umem->size);
+	if (check_umem((uint16_t)a, 1) || check_umem((uint16_t)b, 1))
+		return -1;
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)b), 0);
+	return 0;
+}
+
+/* Stop, fail to restart and close the sharer that registered the UMEM
+ * while the other keeps receiving; then close that one. */
+static int
+test_shared_stop_one(void)
+{
+	enum { N = 300 };
+	struct lr_mbuf *m[N + 8];
+	struct lr_mempool *umem;
+	int a, b, fd;
+	const char *t;
+
+	if (shared_pair(&a, &b) != 0)
+		return -1;
+	umem = lr_eth_af_xdp_umem_pool((uint16_t)b, 0);
+	fd = gen_socket(if_g1, 0);
+	LR_TEST_ASSERT(fd >= 0, "socket");
+	LR_TEST_ASSERT_EQ(send_frames(fd, 0, N, 1), 0);
+	LR_TEST_ASSERT_EQ(poll_rx((uint16_t)b, 0, m, N), N);
+	lr_pktmbuf_free_bulk(m, N);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)a), 0);
+	if (shared_accounted((uint16_t)b))
+		return -1;
+	/* Its socket still holds the queue of f0: no restart yet. */
+	lr_test_log_begin();
+	LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)a), -EBUSY);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(strstr(t, "registered shared UMEM") != NULL,
+		       "restart error not logged");
+	LR_TEST_ASSERT_EQ(send_frames(fd, N, N, 1), 0);
+	LR_TEST_ASSERT_EQ(poll_rx((uint16_t)b, 0, m, N), N);
+	lr_pktmbuf_free_bulk(m, N);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+	LR_TEST_ASSERT_EQ(send_frames(fd, 2 * N, N, 1), 0);
+	LR_TEST_ASSERT_EQ(poll_rx((uint16_t)b, 0, m, N), N);
+	/* Held across the stop: the application's, the rest comes back. */
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)b), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_af_xdp_kernel_frames((uint16_t)b, 0), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(umem), N);
+	lr_pktmbuf_free_bulk(m, N);
+	close(fd);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(umem), umem->size);
+	return port_down((uint16_t)b, 1);
+}
+
 static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"driver_to_kernel", test_driver_to_kernel},
@@ -870,6 +1024,8 @@ static const struct lr_test_case cases[] = {
     {"no_permission", test_no_permission},
     {"memlock", test_memlock},
     {"l2fwd_long", test_l2fwd_long},
+    {"shared_forward", test_shared_forward},
+    {"shared_stop_one", test_shared_stop_one},
 };
 
 static int
