@@ -33,7 +33,9 @@
 # Env: LR_BUILD (default build), DURATION (s per run, default 5), RUNS
 # (default 3), RATE (pps of the zero-loss runs, default 100000), GEN_L /
 # FWD_L (lcores / CPUs of generator and forwarder, default 0 and 1),
-# LR_BUSY, KINDS (forwarders to run, default all).
+# LR_BUSY, LR_SHARED_UMEM (lr-l2fwd's net_af_xdp ports share one UMEM, so
+# forwarded frames go out without a copy: 1 or 0, default 1),
+# KINDS (forwarders to run, default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${LR_BUILD:-build}
@@ -43,6 +45,7 @@ rate=${RATE:-100000}
 gen_l=${GEN_L:-0}
 fwd_l=${FWD_L:-1}
 lr_busy=${LR_BUSY:-0}
+lr_shared=${LR_SHARED_UMEM:-1}
 [ "$(id -u)" = 0 ] || { echo "bench-veth-afxdp: needs root" >&2; exit 77; }
 [ "$(nproc)" -ge 2 ] || fwd_l=0
 
@@ -79,7 +82,7 @@ start_fwd() {
 	case $1 in
 	lr_af_xdp | lr_af_packet)
 		local drv=net_${1#lr_} extra=
-		[ "$1" = lr_af_xdp ] && extra=",busy_budget=$lr_busy"
+		[ "$1" = lr_af_xdp ] && extra=",busy_budget=$lr_busy,shared_umem=$lr_shared"
 		ip netns exec "$LR_NS_FWD" "$l2fwd" --no-huge -m 128 -l "$fwd_l" \
 			--file-prefix "${P}f" \
 			--vdev "${drv}0,iface=$LR_IF_F0$extra" \
@@ -150,7 +153,7 @@ for r in $(seq "$runs"); do
 		echo "$k $rx $cpp $lost" >>"$TMP/all"
 	done
 done
-echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l, lr busy_budget $lr_busy):"
+echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l, lr busy_budget $lr_busy, shared_umem $lr_shared):"
 for k in "${kinds[@]}"; do
 	m=$(awk -v k="$k" '$1 == k {print $2}' "$TMP/all" | median)
 	c=$(awk -v k="$k" '$1 == k {print $3}' "$TMP/all" | median)
