@@ -1166,6 +1166,25 @@ held_count(const struct axq *q, const uint64_t *held)
 	return n;
 }
 
+/* Frames the kernel sockets of shared UMEM g hold (parked included). */
+static unsigned
+shumem_kernel_frames(const struct shumem *g)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < SHARERS_MAX; i++) {
+		const struct axq *m = g->member[i];
+
+		if (m != NULL)
+			n += held_count(m, m->rx_held) +
+			     held_count(m, m->tx_held);
+	}
+	if (g->parked_ifindex >= 0)
+		for (unsigned w = 0; w < (g->nb_frames + 63) / 64; w++)
+			n += (unsigned)__builtin_popcountll(g->parked[w]);
+	return n;
+}
+
 /* Socket of shared queue q deleted (libxdp): when it registered the UMEM
  * and other sharers are open, its kernel socket stays bound (libxdp keeps
  * the registration fd): the frames it held stay the kernel's (parked).
@@ -1225,7 +1244,7 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 	socklen_t len = sizeof(st);
 	uint64_t until = lr_get_tsc_cycles() +
 			 lr_get_tsc_hz() / (1000000000ULL / TX_DRAIN_NS);
-	unsigned back_rx, back_tx, in_use;
+	unsigned back_rx, back_tx, in_use, others;
 
 	if (!q->open)
 		return;
@@ -1260,12 +1279,24 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 	q->recovered += back_rx + back_tx;
 	q->refill_due = 0;
 	in_use = lr_mempool_in_use_count(q->mp);
+	if (q->sh == NULL) {
+		LR_LOG(INFO, PMD,
+		       "%s: queue %u stopped: %u frames back from the kernel "
+		       "(%u rx side, %u tx side); UMEM frames: %u free, %u "
+		       "held by the application, of %u; pool %s\n",
+		       dev->data->name, qid, back_rx + back_tx, back_rx,
+		       back_tx, q->nb_frames - in_use, in_use, q->nb_frames,
+		       lr_mempool_validate(q->mp) == 0 ? "valid" : "INVALID");
+		return;
+	}
+	others = shumem_kernel_frames(q->sh);
 	LR_LOG(INFO, PMD,
 	       "%s: queue %u stopped: %u frames back from the kernel (%u rx "
-	       "side, %u tx side); UMEM frames: %u free, %u held by the "
+	       "side, %u tx side); shared UMEM frames: %u free, %u held by "
+	       "the kernel (other sharers, parked socket), %u held by the "
 	       "application, of %u; pool %s\n",
 	       dev->data->name, qid, back_rx + back_tx, back_rx, back_tx,
-	       q->nb_frames - in_use, in_use, q->nb_frames,
+	       q->nb_frames - in_use, others, in_use - others, q->nb_frames,
 	       lr_mempool_validate(q->mp) == 0 ? "valid" : "INVALID");
 }
 
@@ -1908,12 +1939,8 @@ lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q)
 	if (aq == NULL)
 		return -lr_errno;
 	g = aq->sh;
-	if (g == NULL)
-		return (int)(held_count(aq, aq->rx_held) +
-			     held_count(aq, aq->tx_held));
-	for (unsigned i = 0; i < SHARERS_MAX; i++)
-		if (g->member[i] != NULL)
-			n += held_count(g->member[i], g->member[i]->rx_held) +
-			     held_count(g->member[i], g->member[i]->tx_held);
-	return (int)(n + held_count(aq, g->parked));
+	if (g != NULL)
+		return (int)shumem_kernel_frames(g);
+	n = held_count(aq, aq->rx_held) + held_count(aq, aq->tx_held);
+	return (int)n;
 }
