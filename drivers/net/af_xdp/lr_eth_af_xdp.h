@@ -7,11 +7,12 @@
  *              [,shared_umem=0|1]
  *
  * Port queue q is an XSK socket bound to queue start_queue + q of IF. Each
- * socket has its own UMEM (unless shared_umem=1, below): one block of pinned pages from lib/pagealloc of
- * the largest order (4 MiB with 4 KiB pages: 2048 frames), or two such
- * blocks when the heap hands out adjacent ones (4096 frames, the most), cut
- * into 2 KiB frames and registered with the kernel once per start. Ring
- * sizes are powers of two, rx at most half the frames, tx an eighth. The
+ * socket has its own UMEM (unless shared_umem=1, below): one block of
+ * pinned pages from lib/pagealloc of the largest order (4 MiB with 4 KiB
+ * pages: 2048 frames), or two such blocks when the heap hands out adjacent
+ * ones (4096 frames, the most), cut into 2 KiB frames and registered with
+ * the kernel once per start. Ring sizes are powers of two, rx at most half
+ * the frames, tx an eighth. The
  * frames are the objects of an mbuf pool laid over the UMEM
  * (lr_pktmbuf_pool_create_xmem()): a frame holds the pool's object header,
  * the mbuf, then the buffer; the kernel writes received data at
