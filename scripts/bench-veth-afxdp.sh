@@ -33,9 +33,10 @@
 # Env: LR_BUILD (default build), DURATION (s per run, default 5), RUNS
 # (default 3), RATE (pps of the zero-loss runs, default 100000), GEN_L /
 # FWD_L (lcores / CPUs of generator and forwarder, default 0 and 1),
-# LR_BUSY, LR_SHARED_UMEM (lr-l2fwd's net_af_xdp ports share one UMEM, so
-# forwarded frames go out without a copy: 1 or 0, default 1),
-# KINDS (forwarders to run, default all).
+# LR_BUSY, LR_SHARED_UMEM (lr-l2fwd's two net_af_xdp ports share one UMEM,
+# so forwarded frames go out without a copy: 1 or 0, default 1; Debian's
+# DPDK 22.11 refuses shared_umem=1, "Shared UMEM feature not available", so
+# testpmd runs without it), KINDS (forwarders to run, default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${LR_BUILD:-build}
@@ -132,7 +133,7 @@ kinds=(lr_af_xdp lr_af_packet)
 for r in $(seq "$runs"); do
 	for k in "${kinds[@]}"; do
 		if ! start_fwd "$k"; then
-			echo "$k: forwarder did not start:"; tail -5 "$TMP/fwd.out"
+			echo "$k: forwarder did not start:"; grep -v "Port statistics" "$TMP/fwd.out" | tail -5
 			stop_fwd
 			continue
 		fi
@@ -153,7 +154,7 @@ for r in $(seq "$runs"); do
 		echo "$k $rx $cpp $lost" >>"$TMP/all"
 	done
 done
-echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l, lr busy_budget $lr_busy, shared_umem $lr_shared):"
+echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l, lr busy_budget $lr_busy, lr shared_umem $lr_shared):"
 for k in "${kinds[@]}"; do
 	m=$(awk -v k="$k" '$1 == k {print $2}' "$TMP/all" | median)
 	c=$(awk -v k="$k" '$1 == k {print $3}' "$TMP/all" | median)
