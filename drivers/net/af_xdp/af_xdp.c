@@ -841,13 +841,15 @@ umem_free(struct lr_eth_dev *dev, uint16_t qid)
 /* ------------------------------------------------------------------ */
 /* Sockets (start .. stop). */
 
+/* A libxdp or libbpf message into our log: warnings at INFO, the rest at
+ * DEBUG. */
 static int
-libxdp_log(enum libxdp_print_level level, const char *fmt, va_list ap)
+lib_log(int warn, const char *fmt, va_list ap)
 {
 	char buf[512];
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (level == LIBXDP_WARN)
+	if (warn)
 		LR_LOG(INFO, PMD, "%s", buf);
 	else
 		LR_LOG(DEBUG, PMD, "%s", buf);
@@ -855,16 +857,15 @@ libxdp_log(enum libxdp_print_level level, const char *fmt, va_list ap)
 }
 
 static int
+libxdp_log(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	return lib_log(level == LIBXDP_WARN, fmt, ap);
+}
+
+static int
 libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char buf[512];
-
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (level == LIBBPF_WARN)
-		LR_LOG(INFO, PMD, "%s", buf);
-	else
-		LR_LOG(DEBUG, PMD, "%s", buf);
-	return 0;
+	return lib_log(level == LIBBPF_WARN, fmt, ap);
 }
 
 static const char *

@@ -52,6 +52,30 @@ sum_bytes(struct lr_mbuf *const *pkts, unsigned n)
 	return b;
 }
 
+/* Count a receive of got packets; got. */
+static __lr_always_inline uint16_t
+rx_count(struct ring_queue *q, struct lr_mbuf *const *pkts, unsigned got)
+{
+	q->c.packets += got;
+	q->c.bytes += sum_bytes(pkts, got);
+	return (uint16_t)got;
+}
+
+/* Count a send of put of n packets whose bytes were summed before the
+ * enqueue (bytes); put. */
+static __lr_always_inline uint16_t
+tx_count(struct ring_queue *q, struct lr_mbuf *const *pkts, unsigned n,
+	 unsigned put, uint64_t bytes)
+{
+	if (lr_unlikely(put < n)) {
+		bytes -= sum_bytes(pkts + put, n - put);
+		q->full += n - put;
+	}
+	q->c.packets += put;
+	q->c.bytes += bytes;
+	return (uint16_t)put;
+}
+
 /* Joined ports: one consumer per ring. */
 static uint16_t
 ring_rx_sc(void *rxq, struct lr_mbuf **pkts, uint16_t n)
@@ -60,9 +84,7 @@ ring_rx_sc(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	unsigned got;
 
 	got = lr_ring_sc_dequeue_burst(q->ring, (void **)pkts, n, NULL);
-	q->c.packets += got;
-	q->c.bytes += sum_bytes(pkts, got);
-	return (uint16_t)got;
+	return rx_count(q, pkts, got);
 }
 
 /* Joined ports: one producer per ring. The byte count is taken before the
@@ -75,13 +97,7 @@ ring_tx_sp(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	unsigned put;
 
 	put = lr_ring_sp_enqueue_burst(q->ring, (void *const *)pkts, n, NULL);
-	if (lr_unlikely(put < n)) {
-		bytes -= sum_bytes(pkts + put, n - put);
-		q->full += n - put;
-	}
-	q->c.packets += put;
-	q->c.bytes += bytes;
-	return (uint16_t)put;
+	return tx_count(q, pkts, n, put, bytes);
 }
 
 /* Application rings: the ring's own default mode. */
@@ -92,9 +108,7 @@ ring_rx_default(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	unsigned got;
 
 	got = lr_ring_dequeue_burst(q->ring, (void **)pkts, n, NULL);
-	q->c.packets += got;
-	q->c.bytes += sum_bytes(pkts, got);
-	return (uint16_t)got;
+	return rx_count(q, pkts, got);
 }
 
 static uint16_t
@@ -105,13 +119,7 @@ ring_tx_default(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	unsigned put;
 
 	put = lr_ring_enqueue_burst(q->ring, (void *const *)pkts, n, NULL);
-	if (lr_unlikely(put < n)) {
-		bytes -= sum_bytes(pkts + put, n - put);
-		q->full += n - put;
-	}
-	q->c.packets += put;
-	q->c.bytes += bytes;
-	return (uint16_t)put;
+	return tx_count(q, pkts, n, put, bytes);
 }
 
 static int
