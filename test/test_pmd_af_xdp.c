@@ -355,6 +355,73 @@ test_driver_to_kernel(void)
 	return port_down((uint16_t)port, 1);
 }
 
+/* Bursts larger than one kick's worth (the kernel's copy-mode transmit
+ * takes 32 descriptors per sendto) fill the tx ring; the port must keep
+ * kicking with the ring full, or it stalls for good. Every frame arrives
+ * on g0 and the UMEM is whole after. */
+static int
+test_tx_ring_full(void)
+{
+	enum { N = 4096, B = 256, LEN = 60 };
+	static struct lr_mbuf *m[B];
+	struct lr_mempool *umem;
+	uint8_t frame[LEN], buf[2048];
+	unsigned sent = 0, seen = 0, inburst = 0, full = 0;
+	uint64_t ring_full = 0, end;
+	char args[96];
+	int port, fd;
+
+	snprintf(args, sizeof(args), "net_af_xdp12,iface=%s", if_f0);
+	port = port_up(args, 1);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
+	fd = gen_socket(if_g0, ETH_P_ALL);
+	LR_TEST_ASSERT(fd >= 0, "socket");
+	end = lr_get_tsc_cycles() + 5 * lr_get_tsc_hz();
+	while (sent < N && lr_get_tsc_cycles() < end) {
+		uint16_t k;
+
+		while (inburst < B && sent + inburst < N) {
+			struct lr_mbuf *x = lr_pktmbuf_alloc(umem);
+
+			if (x == NULL)
+				break;
+			make_frame(frame, sent + inburst, LEN, 0);
+			memcpy(lr_pktmbuf_append(x, LEN), frame, LEN);
+			m[inburst++] = x;
+		}
+		k = lr_eth_tx_burst((uint16_t)port, 0, m, (uint16_t)inburst);
+		full += k < inburst;
+		memmove(m, m + k, (inburst - k) * sizeof(m[0]));
+		inburst -= k;
+		sent += k;
+	}
+	lr_pktmbuf_free_bulk(m, inburst);
+	LR_TEST_ASSERT(sent == N, "tx stalled after %u of %u frames", sent, N);
+	for (end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+	     seen < N && lr_get_tsc_cycles() < end;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		unsigned i;
+
+		if (r <= 0) {
+			lr_eth_tx_burst((uint16_t)port, 0, NULL, 0);
+			continue;
+		}
+		memcpy(&i, buf + 38, 4);
+		LR_TEST_ASSERT(r == LEN && i == seen, "frame %u: %zd bytes, #%u",
+			       seen, r, i);
+		seen++;
+	}
+	close(fd);
+	LR_TEST_ASSERT_EQ(seen, N);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
+						    "tx_ring_full", &ring_full),
+			  0);
+	printf("  %u calls found the ring full (driver: %llu)\n", full,
+	       (unsigned long long)ring_full);
+	return port_down((uint16_t)port, 1);
+}
+
 /* ---- long run through lr-l2fwd ---------------------------------- */
 
 struct sender {
@@ -1017,6 +1084,7 @@ test_shared_stop_one(void)
 static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"driver_to_kernel", test_driver_to_kernel},
+    {"tx_ring_full", test_tx_ring_full},
     {"stop_start", test_stop_start},
     {"two_queues", test_two_queues},
     {"dispatcher", test_dispatcher},

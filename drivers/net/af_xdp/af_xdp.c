@@ -342,6 +342,13 @@ copy_to_frame(struct axq *q, const struct lr_mbuf *m)
 	return c;
 }
 
+/* Descriptors on the tx ring the kernel has not taken yet? */
+static __lr_always_inline int
+tx_pending(struct xsk_ring_prod *r)
+{
+	return xsk_prod_nb_free(r, r->size) < r->size;
+}
+
 static uint16_t
 afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -403,7 +410,10 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		q->txc.packets += k;
 		q->txc.bytes += bytes;
 	}
-	if (k != 0 &&
+	/* Kick for new descriptors, and also when the ring is full or the
+	 * call brought nothing but descriptors wait: copy mode sends at most
+	 * 32 per kick, and a ring nobody kicks again stays full for good. */
+	if ((k != 0 || i < n || tx_pending(&q->tx)) &&
 	    (q->tx_kick_always || xsk_ring_prod__needs_wakeup(&q->tx)))
 		kick(q);
 	if (nfree != 0)
