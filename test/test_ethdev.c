@@ -237,6 +237,7 @@ test_no_such_port(void)
 		    lr_eth_dev_get_mtu(p, &mtu),
 		    lr_eth_xstats_get(p, NULL, 0),
 		    lr_eth_xstats_get_by_name(p, "rx_good_packets", &v),
+		    lr_eth_dev_dump(stderr, p),
 		};
 		const char *t = lr_test_log_end();
 
@@ -409,6 +410,22 @@ test_null_counts(void)
 	LR_TEST_ASSERT_EQ(
 	    lr_eth_xstats_get_by_name((uint16_t)p, "no_such_stat", &v),
 	    -ENOENT);
+
+	/* The dump: state, counters, the extended stats that are not zero. */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	LR_TEST_ASSERT(f != NULL, "open_memstream");
+	LR_TEST_ASSERT_EQ(lr_eth_dev_dump(f, (uint16_t)p), 0);
+	fclose(f);
+	LR_TEST_ASSERT(strstr(text, "net_null20 driver net_null") &&
+			   strstr(text, "rx 39 pkts 3900 bytes") &&
+			   strstr(text, "rx_bursts 2") &&
+			   strstr(text, "rx_q1_packets 7") &&
+			   !strstr(text, "rx_mbuf_allocation_errors"),
+		       "dump:\n%s", text);
+	free(text);
 
 	/* copy=1 writes a frame: broadcast destination, port MAC source. */
 	struct lr_ether_addr mac;

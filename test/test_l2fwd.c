@@ -569,6 +569,7 @@ test_duration_and_bad_options(void)
 			      "0x3",	  "-T",
 			      "0",	  "--duration",
 			      "0.5",	  "--portmap=(1,0)",
+			      "--record-core-cycles", "--xstats",
 			      NULL};
 	int r = run_l2fwd(args, 0, 0, 20, outbuf, sizeof(outbuf));
 
@@ -579,6 +580,12 @@ test_duration_and_bad_options(void)
 	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
 	if (check_clean_exit(outbuf))
 		return -1;
+	/* --record-core-cycles and --xstats print at the end. */
+	LR_TEST_ASSERT(strstr(outbuf, "CPU cycles/packet=") &&
+			   strstr(outbuf, "port 0: ") &&
+			   strstr(outbuf, "port 1: ") &&
+			   strstr(outbuf, "xstats: rx_good_packets "),
+		       "no cycles or xstats:\n%s", outbuf);
 
 	static const struct {
 		const char *opt[4];

@@ -20,6 +20,7 @@ struct l2fwd_opts {
 	double duration; /* seconds, 0: until a signal */
 	int mac_updating;
 	int record_cycles; /* --record-core-cycles */
+	int xstats;	   /* --xstats */
 	unsigned n_map;
 	uint16_t map[LR_MAX_ETHPORTS][2];
 };

@@ -327,6 +327,10 @@ main(int argc, char **argv)
 		       sum.rx, timer.hz / 1000000);
 	}
 
+	if (opt.xstats)
+		for (unsigned i = 0; i < n; i++)
+			lr_eth_dev_dump(stdout, ports[i]);
+
 close_ports:
 	LR_ETH_FOREACH_DEV(p)
 	{

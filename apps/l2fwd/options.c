@@ -19,7 +19,7 @@ l2fwd_usage(const char *prog)
 	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
 	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
 	    "S]\n"
-	    "       [--record-core-cycles]\n"
+	    "       [--record-core-cycles] [--xstats]\n"
 	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
 	    "  -q NQ              ports polled per lcore (default: spread "
 	    "evenly)\n"
@@ -31,7 +31,10 @@ l2fwd_usage(const char *prog)
 	    "  --duration S       stop after S seconds\n"
 	    "  --record-core-cycles  count TSC cycles of the polls that "
 	    "received\n"
-	    "                     frames; print cycles per frame at the end\n",
+	    "                     frames; print cycles per frame at the end\n"
+	    "  --xstats           print every port's counters and non-zero "
+	    "extended\n"
+	    "                     stats at the end\n",
 	    prog);
 }
 
@@ -107,6 +110,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	    {"portmap", required_argument, NULL, 'P'},
 	    {"duration", required_argument, NULL, 'D'},
 	    {"record-core-cycles", no_argument, NULL, 'C'},
+	    {"xstats", no_argument, NULL, 'X'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -149,6 +153,9 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 			break;
 		case 'C':
 			o->record_cycles = 1;
+			break;
+		case 'X':
+			o->xstats = 1;
 			break;
 		case 'N':
 			o->mac_updating = 0;

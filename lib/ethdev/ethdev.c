@@ -1057,6 +1057,42 @@ free_arrays:
 	return ret;
 }
 
+/* The extended stats that are not zero, "name value", four a line. */
+static int
+dump_xstats(FILE *f, uint16_t port_id)
+{
+	struct lr_eth_xstat_name *names = NULL;
+	struct lr_eth_xstat *vals = NULL;
+	int n = lr_eth_xstats_get_names(port_id, NULL, 0), shown = 0;
+
+	if (n <= 0)
+		return n < 0 ? n : 0;
+	names = calloc((size_t)n, sizeof(*names));
+	vals = calloc((size_t)n, sizeof(*vals));
+	if (names == NULL || vals == NULL ||
+	    lr_eth_xstats_get_names(port_id, names, (unsigned)n) != n ||
+	    lr_eth_xstats_get(port_id, vals, (unsigned)n) != n) {
+		free(names);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < n; i++) {
+		if (vals[i].value == 0)
+			continue;
+		fprintf(f, "%s%s %" PRIu64,
+			shown == 0	 ? "  xstats: "
+			: shown % 4 == 0 ? ",\n          "
+					 : ", ",
+			names[vals[i].id].name, vals[i].value);
+		shown++;
+	}
+	if (shown != 0)
+		fputc('\n', f);
+	free(names);
+	free(vals);
+	return 0;
+}
+
 int
 lr_eth_dev_dump(FILE *f, uint16_t port_id)
 {
@@ -1079,7 +1115,7 @@ lr_eth_dev_dump(FILE *f, uint16_t port_id)
 	fprintf(f,
 		"  tx %" PRIu64 " pkts %" PRIu64 " bytes, errors %" PRIu64 "\n",
 		s.opackets, s.obytes, s.oerrors);
-	return 0;
+	return dump_xstats(f, port_id);
 }
 
 int

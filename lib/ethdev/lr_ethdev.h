@@ -314,7 +314,8 @@ int lr_eth_xstats_get(uint16_t port_id, struct lr_eth_xstat *xstats,
 int lr_eth_xstats_get_by_name(uint16_t port_id, const char *name,
 			      uint64_t *value);
 
-/** Print the port's state and counters to f; 0 or -ENODEV. */
+/** Print the port's state, counters and non-zero extended stats to f; 0,
+ *  -ENODEV or -ENOMEM. */
 int lr_eth_dev_dump(FILE *f, uint16_t port_id);
 
 /** Check the invariants above for every port; 0 or -EINVAL (logged). */
