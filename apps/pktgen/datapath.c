@@ -489,6 +489,13 @@ pg_lcore_loop(void *arg)
 						      memory_order_release);
 			}
 		}
+		else
+			/* Sending is over: let ports push out what they
+			 * accepted and still hold (a kernel that refused a
+			 * kick leaves frames on an AF_XDP tx ring). */
+			for (unsigned i = 0; i < lc->ntx; i++)
+				lr_eth_tx_burst(lc->tx[i]->port,
+						lc->tx[i]->queue, NULL, 0);
 		for (unsigned i = 0; i < lc->nrx; i++)
 			rx_poll(lc, &lc->rx[i], burst);
 	}
