@@ -422,6 +422,62 @@ test_tx_ring_full(void)
 	return port_down((uint16_t)port, 1);
 }
 
+/* busy_budget: no busy-poll recvfrom() before the first frames (the
+ * socket has no NAPI id yet), then one per empty poll only if the kernel
+ * named a NAPI to poll (rx_busy_poll_queues 1); on veth it names none, and
+ * the port says busy polling is off. */
+static int
+test_busy_poll(void)
+{
+	struct lr_mbuf *m[BURST];
+	uint64_t wake0 = 0, wake1 = 0, on = 0;
+	const char *log;
+	char args[96];
+	unsigned got;
+	int port, fd;
+
+	snprintf(args, sizeof(args), "net_af_xdp13,iface=%s,busy_budget=64",
+		 if_f0);
+	port = port_up(args, 1);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	for (int i = 0; i < 100; i++)
+		LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)port, 0, m, BURST),
+				  0);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
+						    "rx_wakeups", &wake0),
+			  0);
+	LR_TEST_ASSERT_EQ(wake0, 0);
+	fd = gen_socket(if_g0, 0);
+	LR_TEST_ASSERT(fd >= 0, "socket");
+	LR_TEST_ASSERT_EQ(send_frames(fd, 0, 10, 1), 0);
+	close(fd);
+	lr_test_log_begin();
+	got = poll_rx((uint16_t)port, 0, m, 10);
+	log = lr_test_log_end();
+	LR_TEST_ASSERT_EQ(got, 10);
+	lr_pktmbuf_free_bulk(m, got);
+	for (int i = 0; i < 100; i++)
+		LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)port, 0, m, BURST),
+				  0);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
+						    "rx_busy_poll_queues", &on),
+			  0);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
+						    "rx_wakeups", &wake1),
+			  0);
+	printf("  busy polling %s (recvfrom calls after the frames: %llu)\n",
+	       on ? "on" : "off", (unsigned long long)wake1);
+	if (on) {
+		LR_TEST_ASSERT(wake1 >= 100, "busy polling on, %llu recvfrom",
+			       (unsigned long long)wake1);
+	} else {
+		LR_TEST_ASSERT_EQ(wake1, 0);
+		LR_TEST_ASSERT(strstr(log, "busy polling off") != NULL,
+			       "log lacks 'busy polling off': %s", log);
+	}
+	return port_down((uint16_t)port, 1);
+}
+
 /* ---- long run through lr-l2fwd ---------------------------------- */
 
 struct sender {
@@ -1085,6 +1141,7 @@ static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"driver_to_kernel", test_driver_to_kernel},
     {"tx_ring_full", test_tx_ring_full},
+    {"busy_poll", test_busy_poll},
     {"stop_start", test_stop_start},
     {"two_queues", test_two_queues},
     {"dispatcher", test_dispatcher},

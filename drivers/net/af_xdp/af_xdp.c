@@ -131,7 +131,7 @@ struct axq {
 	uint16_t port;
 	uint32_t refill_due; /* frames received, not yet replaced */
 	int fd;
-	int busy; /* busy polling: a recvfrom() drives NAPI when rx is empty */
+	int busy; /* BUSY_*: does a recvfrom() on an empty rx drive NAPI? */
 	struct lr_eth_queue_counters rxc; /* packets, bytes */
 	uint64_t rx_wakeups;
 	uint64_t refill_fail; /* refills the pool could not serve */
@@ -193,6 +193,14 @@ struct axp {
 /* ------------------------------------------------------------------ */
 /* Hot path. */
 
+/* Busy polling (busy_budget=N): a recvfrom() on an empty rx ring runs the
+ * queue's NAPI on the caller's CPU. The kernel knows which NAPI only once a
+ * frame came (the socket's NAPI id, 0 before), and some devices give none
+ * (veth's XDP queues here): such a recvfrom polls nothing and only costs
+ * a syscall. So: no busy recvfrom until the first frames, then on or off
+ * for good by the socket's NAPI id. */
+enum { BUSY_OFF, BUSY_WAIT, BUSY_ON };
+
 /* Give frames (mbufs of q->mp) to the fill ring; the count given. */
 static unsigned
 refill(struct axq *q, unsigned n)
@@ -232,11 +240,34 @@ rx_empty(struct axq *q)
 {
 	if (q->refill_due != 0)
 		q->refill_due -= refill(q, q->refill_due);
-	if (q->busy || xsk_ring_prod__needs_wakeup(&q->fq)) {
+	if (q->busy == BUSY_ON || xsk_ring_prod__needs_wakeup(&q->fq)) {
 		q->rx_wakeups++;
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	}
 	return 0;
+}
+
+/* First frames on a busy-polling queue: is there a NAPI to poll? */
+static __lr_cold void
+busy_decide(struct axq *q)
+{
+	unsigned id = 0;
+	socklen_t len = sizeof(id);
+
+	if (getsockopt(q->fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &id, &len) ==
+		0 &&
+	    id != 0) {
+		q->busy = BUSY_ON;
+		LR_LOG(INFO, PMD, "port %u queue %u: busy polling NAPI %u\n",
+		       q->port, q->qid, id);
+		return;
+	}
+	q->busy = BUSY_OFF;
+	LR_LOG(NOTICE, PMD,
+	       "port %u queue %u: busy polling off: the kernel gives this "
+	       "socket no NAPI to poll (SO_INCOMING_NAPI_ID is 0, as on veth); "
+	       "frames come through the device's own NAPI\n",
+	       q->port, q->qid);
 }
 
 static uint16_t
@@ -251,6 +282,8 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	got = xsk_ring_cons__peek(&q->rx, n, &idx);
 	if (got == 0)
 		return rx_empty(q);
+	if (lr_unlikely(q->busy == BUSY_WAIT))
+		busy_decide(q);
 	for (uint32_t i = 0; i < got; i++) {
 		const struct xdp_desc *d =
 		    xsk_ring_cons__rx_desc(&q->rx, idx + i);
@@ -1089,7 +1122,7 @@ again:
 	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
 		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
 	q->tx_kick_always = 0;
-	q->busy = 0;
+	q->busy = BUSY_OFF;
 	if (p->busy_budget != 0) {
 		int one = 1, usec = 20, budget = (int)p->busy_budget;
 
@@ -1103,7 +1136,7 @@ again:
 			       "%s: queue %u: busy polling not enabled: %s\n",
 			       dev->data->name, qid, strerror(errno));
 		else
-			q->busy = 1;
+			q->busy = BUSY_WAIT;
 	}
 	q->refill_due = 0;
 	if (refill(q, q->nb_rx_desc) != q->nb_rx_desc) {
@@ -1686,6 +1719,7 @@ static const char *const afxdp_xstat_names[] = {
     "kernel_rx_fill_empty",
     "kernel_tx_invalid_descs",
     "frames_recovered_at_stop",
+    "rx_busy_poll_queues",
 };
 
 static int
@@ -1711,6 +1745,7 @@ afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[9] += st.rx_fill_ring_empty_descs;
 		v[10] += st.tx_invalid_descs;
 		v[11] += q->recovered;
+		v[12] += q->busy == BUSY_ON;
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
