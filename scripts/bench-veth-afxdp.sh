@@ -17,13 +17,28 @@
 # those polls included. A polling forwarder uses its whole CPU whatever
 # the load, so CPU time says nothing about its cost; these cycles do.
 #
+# Two topologies (NAPI_DEFER):
+#  - 0 (default): the kernel runs the forwarder's receive (veth NAPI, the
+#    XDP program, the copy into the UMEM) on the CPU that sent the frame,
+#    the generator's. The generator's CPU then caps every forwarder alike.
+#  - N > 0, busy polling: the forwarder's veths get napi_defer_hard_irqs=N
+#    and gro_flush_timeout=$GRO_FLUSH ns (default 200000), the settings
+#    DPDK's AF_XDP guide gives for preferred busy polling. A frame then
+#    waits in the veth ring until the forwarder's own recvfrom() polls it
+#    in (or the timer fires), so the forwarder does its receive work on its
+#    own CPU and its cost, not the generator's CPU, sets the maximum. The
+#    price: the veth ring holds 256 frames, so a forwarder kept off its CPU
+#    for longer than 256 frames' time loses frames.
+#    On this kernel veth gives its XDP sockets no NAPI id
+#    (SO_INCOMING_NAPI_ID 0), so the recvfrom() cannot poll the veth: the
+#    deferral timer does, on the CPU that armed it (the NAPI stays on
+#    whichever CPU it ran on last, which makes runs vary). lr-l2fwd's
+#    net_af_xdp sees the missing id and stops its busy recvfrom() calls
+#    ("busy polling off"); DPDK's keeps making them.
 # Both forwarders busy-poll the same way: DPDK's net_af_xdp does by default
 # (busy_budget=64: SO_PREFER_BUSY_POLL, and a recvfrom() when rx is empty);
 # lr-l2fwd's net_af_xdp is given busy_budget=$LR_BUSY (default 0, the
-# driver's default; 64 makes it poll as DPDK does). The napi_defer_hard_irqs
-# and gro_flush_timeout knobs DPDK's guide pairs with busy polling are left
-# at 0: on veth they stall traffic (frames wait in the peer's ring until the
-# timer, and a generator's tx ring stays full).
+# driver's default, and 64 with NAPI_DEFER, polling as DPDK does).
 #
 # Max: frames back over the run's duration (a run whose sends stalled does
 # not report the rate of its few active milliseconds). Busy share: the
@@ -33,7 +48,7 @@
 # Env: LR_BUILD (default build), DURATION (s per run, default 5), RUNS
 # (default 3), RATE (pps of the zero-loss runs, default 100000), GEN_L /
 # FWD_L (lcores / CPUs of generator and forwarder, default 0 and 1),
-# LR_BUSY, LR_SHARED_UMEM (lr-l2fwd's two net_af_xdp ports share one UMEM,
+# NAPI_DEFER, GRO_FLUSH (above), LR_BUSY, LR_SHARED_UMEM (lr-l2fwd's two net_af_xdp ports share one UMEM,
 # so forwarded frames go out without a copy: 1 or 0, default 1; Debian's
 # DPDK 22.11 refuses shared_umem=1, "Shared UMEM feature not available", so
 # testpmd runs without it), KINDS (forwarders to run, default all).
@@ -45,7 +60,9 @@ runs=${RUNS:-3}
 rate=${RATE:-100000}
 gen_l=${GEN_L:-0}
 fwd_l=${FWD_L:-1}
-lr_busy=${LR_BUSY:-0}
+napi_defer=${NAPI_DEFER:-0}
+gro_flush=${GRO_FLUSH:-200000}
+if [ "$napi_defer" -gt 0 ]; then lr_busy=${LR_BUSY:-64}; else lr_busy=${LR_BUSY:-0}; fi
 lr_shared=${LR_SHARED_UMEM:-1}
 [ "$(id -u)" = 0 ] || { echo "bench-veth-afxdp: needs root" >&2; exit 77; }
 [ "$(nproc)" -ge 2 ] || fwd_l=0
@@ -74,6 +91,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 eval "$(scripts/netns.sh create "$P")"
+for dev in "$LR_IF_F0" "$LR_IF_F1"; do
+	ip netns exec "$LR_NS_FWD" sh -c "echo $napi_defer >/sys/class/net/$dev/napi_defer_hard_irqs &&
+		echo $gro_flush >/sys/class/net/$dev/gro_flush_timeout"
+done
 
 median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print a[int((NR+1)/2)]}'; }
 pg_field() { sed -n "s/^pktgen total:.* $1=\([^ ]*\).*/\1/p" "$2" | tail -1; }
@@ -154,7 +175,9 @@ for r in $(seq "$runs"); do
 		echo "$k $rx $cpp $lost" >>"$TMP/all"
 	done
 done
-echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l, lr busy_budget $lr_busy, lr shared_umem $lr_shared):"
+topo="kernel receives on the sender's CPU"
+[ "$napi_defer" -gt 0 ] && topo="busy polling: napi_defer_hard_irqs $napi_defer, gro_flush_timeout $gro_flush ns on f0 f1"
+echo "medians over $runs runs (64-byte frames, generator lr-pktgen on net_af_xdp, lcores gen $gen_l / fwd $fwd_l, lr busy_budget $lr_busy, lr shared_umem $lr_shared; $topo):"
 for k in "${kinds[@]}"; do
 	m=$(awk -v k="$k" '$1 == k {print $2}' "$TMP/all" | median)
 	c=$(awk -v k="$k" '$1 == k {print $3}' "$TMP/all" | median)

@@ -85,6 +85,8 @@ fi
 if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth-afxdp.sh ]; then
 	run "Forwarders alternated over the same topology: lr-l2fwd on af_xdp, lr-l2fwd on af_packet, DPDK testpmd io on net_af_xdp (when installed)." \
 		env LR_BUILD=$bdir RUNS=5 DURATION=4 RATE=50000 scripts/bench-veth-afxdp.sh
+	run "The same with the forwarder's veths set for busy polling (napi_defer_hard_irqs 2, gro_flush_timeout 200 us), so its receive work leaves the generator's CPU." \
+		env LR_BUILD=$bdir RUNS=5 DURATION=4 RATE=50000 NAPI_DEFER=2 KINDS="lr_af_xdp dpdk_af_xdp" scripts/bench-veth-afxdp.sh
 fi
 
 mv "$tmp" "$outfile"
