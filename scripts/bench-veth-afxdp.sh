@@ -54,6 +54,8 @@
 # testpmd runs without it), KINDS (forwarders to run, default all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/l2fwd-bg.sh
+. scripts/l2fwd-bg.sh
 b=${LR_BUILD:-build}
 dur=${DURATION:-5}
 runs=${RUNS:-3}
@@ -82,9 +84,9 @@ fi
 
 P=bx$(($$ % 100000))
 TMP=$(mktemp -d /tmp/bench-veth-afxdp.XXXXXX)
-FPID=
+FWD_PID=
 cleanup() {
-	[ -n "$FPID" ] && kill -KILL "$FPID" 2>/dev/null
+	[ -n "$FWD_PID" ] && kill -KILL "$FWD_PID" 2>/dev/null
 	scripts/netns.sh destroy "$P"
 	rm -rf "$TMP"
 }
@@ -105,41 +107,25 @@ start_fwd() {
 	lr_af_xdp | lr_af_packet)
 		local drv=net_${1#lr_} extra=
 		[ "$1" = lr_af_xdp ] && extra=",busy_budget=$lr_busy,shared_umem=$lr_shared"
-		ip netns exec "$LR_NS_FWD" "$l2fwd" --no-huge -m 128 -l "$fwd_l" \
-			--file-prefix "${P}f" \
+		fwd_start "$TMP/fwd.out" "Forwarding on" "$l2fwd" --no-huge -m 128 \
+			-l "$fwd_l" --file-prefix "${P}f" \
 			--vdev "${drv}0,iface=$LR_IF_F0$extra" \
 			--vdev "${drv}1,iface=$LR_IF_F1$extra" -- -p 0x3 -T 0 \
-			--no-mac-updating --record-core-cycles \
-			>"$TMP/fwd.out" 2>&1 &
-		FPID=$!
-		for _ in $(seq 100); do
-			grep -q "Forwarding on" "$TMP/fwd.out" && return 0
-			sleep 0.1
-		done
+			--no-mac-updating --record-core-cycles
 		;;
 	dpdk_af_xdp)
-		ip netns exec "$LR_NS_FWD" "$testpmd" -l "0,$fwd_l" "${dmem[@]}" \
-			--file-prefix "${P}d" --log-level='*:error' --no-pci \
+		fwd_start "$TMP/fwd.out" "forwards packets on" "$testpmd" \
+			-l "0,$fwd_l" "${dmem[@]}" --file-prefix "${P}d" \
+			--log-level='*:error' --no-pci \
 			--vdev "net_af_xdp0,iface=$LR_IF_F0" \
 			--vdev "net_af_xdp1,iface=$LR_IF_F1" -- \
 			--forward-mode=io --auto-start --stats-period 1 \
-			--record-core-cycles \
-			--nb-cores 1 >"$TMP/fwd.out" 2>&1 </dev/null &
-		FPID=$!
-		for _ in $(seq 100); do
-			grep -q "forwards packets on" "$TMP/fwd.out" && return 0
-			sleep 0.1
-		done
+			--record-core-cycles --nb-cores 1
 		;;
 	esac
-	return 1
 }
 
-stop_fwd() {
-	kill -INT "$FPID" 2>/dev/null || true
-	wait "$FPID" 2>/dev/null || true
-	FPID=
-}
+stop_fwd() { fwd_stop || true; }
 
 gen() {
 	ip netns exec "$LR_NS_GEN" "$pktgen" --no-huge -m 128 -l "$gen_l" \
@@ -154,8 +140,7 @@ kinds=(lr_af_xdp lr_af_packet)
 for r in $(seq "$runs"); do
 	for k in "${kinds[@]}"; do
 		if ! start_fwd "$k"; then
-			echo "$k: forwarder did not start:"; grep -v "Port statistics" "$TMP/fwd.out" | tail -5
-			stop_fwd
+			echo "$k: forwarder did not start (its last lines above)"
 			continue
 		fi
 		gen --duration "$dur" >"$TMP/max.out" 2>&1 || true

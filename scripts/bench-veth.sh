@@ -19,6 +19,8 @@ BUILD=${1:-build}
 SECS=${2:-2}
 HERE=$(cd "$(dirname "$0")" && pwd)
 NETNS=$HERE/netns.sh
+# shellcheck source=scripts/l2fwd-bg.sh
+. "$HERE/l2fwd-bg.sh"
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 
@@ -62,27 +64,15 @@ have_driver() {
 
 start_fwd() {
 	local drv=$1
-	ip netns exec "$LR_NS_FWD" "$L2FWD" --no-huge -m 256 -l $FWD_L \
-		--file-prefix "${P}f" \
+	fwd_start "$TMP/fwd.out" "Forwarding on" "$L2FWD" --no-huge -m 256 \
+		-l $FWD_L --file-prefix "${P}f" \
 		--vdev "${drv}0,iface=$LR_IF_F0" --vdev "${drv}1,iface=$LR_IF_F1" \
-		-- -p 0x3 -T 0 --duration 600 >"$TMP/fwd.out" 2>&1 &
-	FWD_PID=$!
-	for _ in $(seq 300); do
-		grep -q "Forwarding on" "$TMP/fwd.out" && return 0
-		kill -0 "$FWD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "lr-l2fwd on $drv did not start:"
-	tail -5 "$TMP/fwd.out"
-	FWD_PID=
+		-- -p 0x3 -T 0 --duration 600 && return 0
+	echo "(lr-l2fwd on $drv did not start)"
 	return 1
 }
 
-stop_fwd() {
-	kill -INT "$FWD_PID" 2>/dev/null || true
-	wait "$FWD_PID" || true
-	FWD_PID=
-}
+stop_fwd() { fwd_stop || true; }
 
 # Paced run at R pps: prints "achieved_mpps lost"
 paced() {

@@ -19,6 +19,8 @@ BUILD=${2:?usage: test_pktgen_driver.sh SOURCE_DIR BUILD_DIR}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 NETNS=$SRC/scripts/netns.sh
+# shellcheck source=scripts/l2fwd-bg.sh
+. "$SRC/scripts/l2fwd-bg.sh"
 RATE=${PKTGEN_TEST_RATE:-20000}
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -64,26 +66,16 @@ gen() {
 # start_fwd DRIVER: lr-l2fwd in the fwd namespace; 0 once it forwards.
 start_fwd() {
 	local drv=$1
-	ip netns exec "$LR_NS_FWD" "$L2FWD" --no-huge -m 128 -l $FWD_L \
-		--file-prefix "${P}f" \
+	fwd_start "$TMP/fwd.out" "Forwarding on" "$L2FWD" --no-huge -m 128 \
+		-l $FWD_L --file-prefix "${P}f" \
 		--vdev "${drv}0,iface=$LR_IF_F0" --vdev "${drv}1,iface=$LR_IF_F1" \
-		-- -p 0x3 -T 0 --duration 300 >"$TMP/fwd.out" 2>&1 &
-	FWD_PID=$!
-	for _ in $(seq 300); do
-		grep -q "Forwarding on" "$TMP/fwd.out" && return 0
-		kill -0 "$FWD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	cat "$TMP/fwd.out"
-	return 1
+		-- -p 0x3 -T 0 --duration 300
 }
 
 stop_fwd() {
 	local rc
-	kill -INT "$FWD_PID"
-	wait "$FWD_PID"
+	fwd_stop
 	rc=$?
-	FWD_PID=
 	if [ $rc -ne 0 ] || ! grep -q "mbufs in use after stop: 0" "$TMP/fwd.out"; then
 		echo "lr-l2fwd exit $rc:"
 		tail -20 "$TMP/fwd.out"
