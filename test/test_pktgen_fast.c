@@ -676,9 +676,14 @@ test_json_and_live(void)
 			   strstr(out, "] port 1: tx ") &&
 			   strstr(out, "| drops 0"),
 		       "no live lines:\n%s", out);
-	rc = run(EAL " -l 0 --vdev net_null0 -- --quiet --count 10 --tx-only");
+	rc = run(EAL " -l 0 --vdev net_null0 -- --quiet --count 10 --tx-only "
+		     "--xstats");
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT(strstr(out, "] port 0:") == NULL, "--quiet:\n%s", out);
+	/* --xstats: the port's dump with its non-zero extended stats. */
+	LR_TEST_ASSERT(strstr(out, "port 0: net_null0 driver net_null") &&
+			   strstr(out, "xstats: tx_good_packets 10,"),
+		       "--xstats:\n%s", out);
 	return 0;
 }
 

@@ -429,6 +429,7 @@ pg_lcore_loop(void *arg)
 	const bool paced = pg.o.rate_mode != PG_RATE_MAX;
 	const uint64_t end = pg.end_tsc;
 	bool tx_busy = lc->ntx > 0;
+	uint64_t next_flush = 0;
 
 	struct timespec c0, c1, w0, w1;
 
@@ -489,13 +490,17 @@ pg_lcore_loop(void *arg)
 						      memory_order_release);
 			}
 		}
-		else
-			/* Sending is over: let ports push out what they
-			 * accepted and still hold (a kernel that refused a
-			 * kick leaves frames on an AF_XDP tx ring). */
+		else if (lc->ntx != 0 &&
+			 (now = lr_get_tsc_cycles()) >= next_flush) {
+			/* Sending is over: every millisecond, let ports push
+			 * out what they accepted and still hold (a kernel
+			 * that refused a kick leaves frames on an AF_XDP tx
+			 * ring). */
+			next_flush = now + pg.hz / 1000;
 			for (unsigned i = 0; i < lc->ntx; i++)
 				lr_eth_tx_burst(lc->tx[i]->port,
 						lc->tx[i]->queue, NULL, 0);
+		}
 		for (unsigned i = 0; i < lc->nrx; i++)
 			rx_poll(lc, &lc->rx[i], burst);
 	}

@@ -874,6 +874,11 @@ main(int argc, char **argv)
 	if (!o->quiet && t_stop - last_print > pg.hz / 4)
 		print_live(t_stop);
 
+	/* The ports' own view of the run, before draining adds to it. */
+	if (o->xstats)
+		for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+			if (ports[p].used)
+				lr_eth_dev_dump(stdout, p);
 	/* Stop: every mbuf back, ports closed, then the figures. */
 	drain_ports();
 	for (unsigned i = 0; i < ntxqs; i++)

@@ -61,6 +61,8 @@ pg_usage(FILE *f, const char *prog)
 "  --quiet               no per-second lines\n"
 "  --json                summary as a JSON object\n"
 "  --capture FILE        write every received frame to a pcap file\n"
+"  --xstats              print every port's counters and non-zero extended\n"
+"                        stats at the end\n"
 "Resources:\n"
 "  --rxd N, --txd N      descriptors per queue (default 1024)\n"
 "  --mbufs N             mbufs in the pool (default: from queues)\n"
@@ -301,6 +303,7 @@ enum {
 	O_DURATION,
 	O_DRAIN,
 	O_QUIET,
+	O_XSTATS,
 	O_JSON,
 	O_CAPTURE,
 	O_RXD,
@@ -340,6 +343,7 @@ static const struct option longopts[] = {
     {"duration", required_argument, NULL, O_DURATION},
     {"drain-ms", required_argument, NULL, O_DRAIN},
     {"quiet", no_argument, NULL, O_QUIET},
+    {"xstats", no_argument, NULL, O_XSTATS},
     {"json", no_argument, NULL, O_JSON},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -538,6 +542,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_QUIET:
 			o->quiet = true;
+			break;
+		case O_XSTATS:
+			o->xstats = true;
 			break;
 		case O_JSON:
 			o->json = true;

@@ -104,7 +104,7 @@ struct pg_opts {
 	unsigned nb_mbufs; /**< 0 = computed */
 	unsigned queues;   /**< per port; 0 = one per lcore on it */
 	uint64_t seed;
-	bool quiet, json;
+	bool quiet, json, xstats;
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
