@@ -726,6 +726,25 @@ test_stop_start(void)
 				  0);
 		LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)port), 0);
 	}
+	/* After the restarts the kernel hands out only frames the port put
+	 * in the fill ring (a stale ring index would hand out frame 0 over
+	 * and over), and every frame arrives once. */
+	LR_TEST_ASSERT_EQ(send_frames(fd, 0, N, 1), 0);
+	got = poll_rx((uint16_t)port, 0, m, N);
+	LR_TEST_ASSERT_EQ(got, N);
+	for (unsigned i = 0; i < got; i++)
+		for (unsigned k = 0; k < i; k++)
+			LR_TEST_ASSERT(m[i] != m[k], "frames %u and %u: one mbuf",
+				       k, i);
+	lr_pktmbuf_free_bulk(m, got);
+	{
+		uint64_t bad = 1;
+
+		LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
+							    "rx_bad_desc", &bad),
+				  0);
+		LR_TEST_ASSERT_EQ(bad, 0);
+	}
 	close(fd);
 	return port_down((uint16_t)port, 1);
 }

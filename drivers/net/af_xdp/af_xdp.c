@@ -217,7 +217,8 @@ refill(struct axq *q, unsigned n)
 			break;
 		}
 		if (lr_unlikely(xsk_ring_prod__reserve(&q->fq, k, &idx) != k)) {
-			/* Cannot happen while fill+rx <= fill size. */
+			/* Cannot happen: the ring has a slot for every frame
+			 * of the queue and as many spare (sock_open). */
 			lr_mempool_put_bulk(q->mp, objs, k);
 			q->refill_fail++;
 			break;
@@ -1017,8 +1018,13 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 	struct axq *q = &p->q[qid];
 	struct shumem *g = q->sh;
 	struct xsk_umem **um = g ? &g->umem : &q->umem;
+	/* The fill ring has twice the slots of the frames kept in it: the
+	 * kernel publishes how far it read the ring only when it next looks
+	 * for more, so frames it already put on the rx ring (and that we
+	 * replace) can still hold their slots. With one slot per frame a
+	 * refill found the ring full and the kernel, the ring empty. */
 	struct xsk_umem_config uc = {
-	    .fill_size = q->nb_rx_desc,
+	    .fill_size = 2 * q->nb_rx_desc,
 	    .comp_size = q->nb_tx_desc,
 	    .frame_size = FRAME,
 	    .frame_headroom = q->buf_off,
@@ -1048,7 +1054,7 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 
 			if (m == NULL)
 				continue;
-			g->fill_size = LR_MAX(g->fill_size, m->nb_rx_desc);
+			g->fill_size = LR_MAX(g->fill_size, 2 * m->nb_rx_desc);
 			g->comp_size = LR_MAX(g->comp_size, m->nb_tx_desc);
 		}
 		uc.fill_size = g->fill_size;
@@ -1064,13 +1070,20 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 			       g->nb_open);
 			return -EBUSY;
 		}
-		q->nb_rx_desc = LR_MIN(q->nb_rx_desc, g->fill_size);
+		q->nb_rx_desc = LR_MIN(q->nb_rx_desc, g->fill_size / 2);
 		q->nb_tx_desc = LR_MIN(q->nb_tx_desc, g->comp_size);
 		sc.rx_size = q->nb_rx_desc;
 		sc.tx_size = q->nb_tx_desc;
 	}
 
 again:
+	/* Fresh ring state: libxdp does not set every index of a ring it
+	 * maps (the fill ring's cached producer), and a restarted queue
+	 * would carry the last socket's on. */
+	memset(&q->fq, 0, sizeof(q->fq));
+	memset(&q->cq, 0, sizeof(q->cq));
+	memset(&q->rx, 0, sizeof(q->rx));
+	memset(&q->tx, 0, sizeof(q->tx));
 	reg = *um == NULL;
 	if (reg) {
 		err = xsk_umem__create(um, q->umem_base, q->umem_len, &q->fq,
