@@ -203,6 +203,29 @@ port_down(uint16_t port, uint16_t nq)
 	return 0;
 }
 
+/* A started one-queue port `name` on f0, its UMEM pool into *umem and a
+ * raw socket on g0 that receives everything into *fd; the port id, or a
+ * negative errno (nothing left open). */
+static int
+f0_port_g0_socket(const char *name, struct lr_mempool **umem, int *fd)
+{
+	char args[96];
+	int port;
+
+	snprintf(args, sizeof(args), "%s,iface=%s", name, if_f0);
+	port = port_up(args, 1);
+	if (port < 0)
+		return port;
+	*umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
+	*fd = gen_socket(if_g0, ETH_P_ALL);
+	if (*fd < 0) {
+		lr_eth_dev_stop((uint16_t)port);
+		lr_eth_dev_close((uint16_t)port);
+		return -EIO;
+	}
+	return port;
+}
+
 /* Poll queue q of port until want frames came or 2 s passed; how many. */
 static unsigned
 poll_rx(uint16_t port, uint16_t q, struct lr_mbuf **out, unsigned want)
@@ -294,15 +317,10 @@ test_driver_to_kernel(void)
 	struct lr_mempool *umem;
 	uint64_t copies = 0;
 	unsigned sent = 0, seen = 0;
-	char args[96];
 	int port, fd;
 
-	snprintf(args, sizeof(args), "net_af_xdp11,iface=%s", if_f0);
-	port = port_up(args, 1);
+	port = f0_port_g0_socket("net_af_xdp11", &umem, &fd);
 	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
-	fd = gen_socket(if_g0, ETH_P_ALL);
-	LR_TEST_ASSERT(fd >= 0, "socket");
 	/* Thirds: UMEM mbufs (no copy), the test pool (copy), two-segment
 	 * chains (copy). */
 	for (unsigned i = 0; i < N; i++) {
@@ -368,15 +386,10 @@ test_tx_ring_full(void)
 	uint8_t frame[LEN], buf[2048];
 	unsigned sent = 0, seen = 0, inburst = 0, full = 0;
 	uint64_t ring_full = 0, end;
-	char args[96];
 	int port, fd;
 
-	snprintf(args, sizeof(args), "net_af_xdp12,iface=%s", if_f0);
-	port = port_up(args, 1);
+	port = f0_port_g0_socket("net_af_xdp12", &umem, &fd);
 	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
-	fd = gen_socket(if_g0, ETH_P_ALL);
-	LR_TEST_ASSERT(fd >= 0, "socket");
 	end = lr_get_tsc_cycles() + 5 * lr_get_tsc_hz();
 	while (sent < N && lr_get_tsc_cycles() < end) {
 		uint16_t k;
