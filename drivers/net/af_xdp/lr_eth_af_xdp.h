@@ -28,7 +28,22 @@
  * mbufs come from the queue's UMEM pool (lr_eth_af_xdp_umem_pool()), and the
  * application frees them as any mbuf. Transmit hands mbufs of the queue's
  * UMEM pool to the kernel by address (no copy); other mbufs (another pool,
- * shared, chained) are copied into a UMEM frame and freed.
+ * shared, chained) are copied into a UMEM frame and freed. A tx burst that
+ * finds the ring full, or that brings nothing while descriptors wait, kicks
+ * the kernel too (copy mode sends 32 per kick), so accepted frames always
+ * leave; an application that stops sending calls lr_eth_tx_burst(port, q,
+ * NULL, 0) now and then to push out the rest.
+ *
+ * The fill ring has twice the slots of the rx ring but holds only rx-ring
+ * many frames: the kernel publishes how far it read the fill ring late, so
+ * the spare slots let a refill replace every frame that arrived.
+ *
+ * busy_budget=B (default 0: off) sets SO_PREFER_BUSY_POLL with budget B: a
+ * recvfrom() on an empty rx ring then runs the queue's NAPI on the polling
+ * CPU. The kernel names that NAPI (SO_INCOMING_NAPI_ID) from the first
+ * frame on; before it the port makes no such call, and if the name is 0
+ * (veth's XDP queues have none) busy polling stays off for good, logged
+ * once (xstat rx_busy_poll_queues: the queues where it is on).
  *
  * shared_umem=1 (default 0): the queues of such ports that were given the
  * same mempool in lr_eth_rx_queue_setup() share one UMEM and one mbuf pool
