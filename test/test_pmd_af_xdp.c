@@ -641,7 +641,8 @@ test_l2fwd_long(void)
 		execl(exe, exe, "-l", two_lcores ? "1" : "0", "--no-huge", "-m",
 		      "128", "--file-prefix=test_afxdp_l2fwd",
 		      "--log-level=pmd:info", "--vdev", a0, "--vdev", a1, "--",
-		      "-p", "3", "-T", "0", "--no-mac-updating", (char *)NULL);
+		      "-p", "3", "-T", "0", "--no-mac-updating", "--xstats",
+		      (char *)NULL);
 		_exit(127);
 	}
 	LR_TEST_ASSERT(pid > 0, "fork");
@@ -673,6 +674,10 @@ test_l2fwd_long(void)
 	int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0 && s.err == 0 &&
 		 rx > 0 && rx == tx + drop &&
 		 strstr(text, "mbufs in use after stop: 0") != NULL;
+	/* --xstats shows only what is not zero: no refill ever found the
+	 * fill ring without room (with one fill slot per frame: thousands). */
+	int refill_ok = strstr(text, "xstats: ") != NULL &&
+			strstr(text, "refill_fail") == NULL;
 	/* Both UMEMs: every frame back in its pool, pool valid. */
 	const char *p = text;
 	int pools_ok = 0;
@@ -693,6 +698,7 @@ test_l2fwd_long(void)
 	free(text);
 	LR_TEST_ASSERT(ok, "l2fwd status %#x, sender error %d", st, s.err);
 	LR_TEST_ASSERT_EQ(pools_ok, 2);
+	LR_TEST_ASSERT(refill_ok, "refill_fail in l2fwd's xstats (or none)");
 	/* What l2fwd sent on f1 reached g1 (the kernel may add nothing). */
 	LR_TEST_ASSERT((long long)(s.g1_rx1 - s.g1_rx0) == tx,
 		       "g1 received %llu, l2fwd sent %lld", s.g1_rx1 - s.g1_rx0,
