@@ -638,12 +638,44 @@ umem_grow(struct lr_eth_dev *dev, struct axq *q)
 	q->umem_len *= 2;
 }
 
+/* Give a UMEM's one or two blocks back to the allocator, owner cleared. */
+static void
+umem_blocks_free(struct lr_page *page, struct lr_page *page2, unsigned order)
+{
+	lr_page_set_owner(page, NULL, NULL);
+	lr_free_pages(page, order);
+	if (page2 != NULL) {
+		lr_page_set_owner(page2, NULL, NULL);
+		lr_free_pages(page2, order);
+	}
+}
+
+/* Free a UMEM (the pool over it and its blocks) unless the application
+ * still holds frames of it: freeing would hand its mbufs to others, so the
+ * UMEM is kept (logged, naming `what`). 0, or -EBUSY when kept. */
+static int
+umem_release(const char *what, struct lr_mempool *mp, struct lr_page *page,
+	     struct lr_page *page2, unsigned order, unsigned nb_frames)
+{
+	unsigned in_use = lr_mempool_in_use_count(mp);
+
+	if (in_use != 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: %u of %u UMEM frames still held by the "
+		       "application at the last close; the UMEM is kept "
+		       "(leaked)\n",
+		       what, in_use, nb_frames);
+		return -EBUSY;
+	}
+	lr_mempool_free(mp);
+	umem_blocks_free(page, page2, order);
+	return 0;
+}
+
 static void
 umem_pages_free(struct axq *q)
 {
-	lr_free_pages(q->page, q->order);
-	if (q->page2 != NULL)
-		lr_free_pages(q->page2, q->order);
+	umem_blocks_free(q->page, q->page2, q->order);
 	q->page = q->page2 = NULL;
 }
 
@@ -724,7 +756,7 @@ static void
 shumem_leave(struct axq *q)
 {
 	struct shumem *g = q->sh, **pp;
-	unsigned in_use;
+	char what[LR_MEMPOOL_NAMESIZE + 16];
 
 	for (unsigned i = 0; i < SHARERS_MAX; i++)
 		if (g->member[i] == q)
@@ -735,22 +767,8 @@ shumem_leave(struct axq *q)
 	for (pp = &shumems; *pp != g; pp = &(*pp)->next)
 		;
 	*pp = g->next;
-	in_use = lr_mempool_in_use_count(g->mp);
-	if (in_use != 0) {
-		LR_LOG(ERR, PMD,
-		       "shared UMEM '%s': %u of %u frames still held by the "
-		       "application when its last sharer closed; the UMEM is "
-		       "kept (leaked)\n",
-		       g->mp->name, in_use, g->nb_frames);
-	} else {
-		lr_mempool_free(g->mp);
-		lr_page_set_owner(g->page, NULL, NULL);
-		lr_free_pages(g->page, g->order);
-		if (g->page2 != NULL) {
-			lr_page_set_owner(g->page2, NULL, NULL);
-			lr_free_pages(g->page2, g->order);
-		}
-	}
+	snprintf(what, sizeof(what), "shared UMEM '%s'", g->mp->name);
+	umem_release(what, g->mp, g->page, g->page2, g->order, g->nb_frames);
 	free(g->parked);
 	free(g);
 }
@@ -851,29 +869,18 @@ umem_free(struct lr_eth_dev *dev, uint16_t qid)
 {
 	struct axp *p = dev->data->dev_private;
 	struct axq *q = &p->q[qid];
-	unsigned in_use;
 
 	if (q->mp == NULL)
 		return;
 	if (q->sh != NULL) {
 		shumem_leave(q);
 	} else {
-		in_use = lr_mempool_in_use_count(q->mp);
-		if (in_use != 0) {
-			/* Freeing would hand the application's mbufs to
-			 * others. */
-			LR_LOG(ERR, PMD,
-			       "%s: queue %u: %u of %u UMEM frames still held "
-			       "by the application at close; the UMEM is kept "
-			       "(leaked)\n",
-			       dev->data->name, qid, in_use, q->nb_frames);
-		} else {
-			lr_mempool_free(q->mp);
-			lr_page_set_owner(q->page, NULL, NULL);
-			if (q->page2 != NULL)
-				lr_page_set_owner(q->page2, NULL, NULL);
-			umem_pages_free(q);
-		}
+		char what[LR_ETH_NAME_MAX_LEN + 16];
+
+		snprintf(what, sizeof(what), "%s: queue %u", dev->data->name,
+			 qid);
+		umem_release(what, q->mp, q->page, q->page2, q->order,
+			     q->nb_frames);
 	}
 	free(q->rx_held);
 	free(q->tx_held);
