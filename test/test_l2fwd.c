@@ -599,6 +599,13 @@ test_duration_and_bad_options(void)
 	    {{"-p", "0x3", "-q", "1"}, "not enough lcores"},
 	    {{"-p", "0x3", "--duration", "-1"}, "--duration '-1'"},
 	    {{"-T", "1"}, "-p PORTMASK is required"},
+	    {{"-p", "0x3", "--bogus"}, "unknown option '--bogus'"},
+	    {{"-p", "0x3", "-x"}, "unknown option '-x'"},
+	    {{"-p", "0x3", "--portmap"}, "option '--portmap' needs a value"},
+	    {{"-p", "0x3", "-T"}, "option -T needs a value"},
+	    /* 2^32 must not wrap to port 0 */
+	    {{"-p", "0x3", "--portmap=(4294967296,1)"},
+	     "--portmap '(4294967296,1)': expected"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		const char *a[20] = {NULL_PORTS, "--file-prefix=test_l2fwd_bad",

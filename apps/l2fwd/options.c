@@ -38,6 +38,45 @@ l2fwd_usage(const char *prog)
 	    prog);
 }
 
+/* A port number of --portmap at *p: digits only, below LR_MAX_ETHPORTS;
+ * advances *p past it and any blanks. 0, or -1 when there is none. */
+static int
+portmap_num(const char **p, unsigned *out)
+{
+	const char *s = *p;
+	unsigned long v = 0;
+
+	while (*s == ' ')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v >= LR_MAX_ETHPORTS)
+			return -1;
+	}
+	while (*s == ' ')
+		s++;
+	*out = (unsigned)v;
+	*p = s;
+	return 0;
+}
+
+/* One "(a,b)" at *p into a and b, *p advanced past it; 0 or -1. */
+static int
+portmap_pair(const char **p, unsigned *a, unsigned *b)
+{
+	const char *s = *p;
+
+	while (*s == ' ')
+		s++;
+	if (*s++ != '(' || portmap_num(&s, a) < 0 || *s++ != ',' ||
+	    portmap_num(&s, b) < 0 || *s++ != ')')
+		return -1;
+	*p = s;
+	return 0;
+}
+
 /* "(a,b),(c,d)" into o->map; 0 or -1 after a message. */
 static int
 parse_portmap(struct l2fwd_opts *o, const char *s)
@@ -46,16 +85,15 @@ parse_portmap(struct l2fwd_opts *o, const char *s)
 
 	while (*p) {
 		unsigned a, b;
-		int n = 0;
 
-		if (sscanf(p, " (%u , %u )%n", &a, &b, &n) != 2 || n == 0) {
+		if (portmap_pair(&p, &a, &b) < 0) {
 			fprintf(stderr,
-				"--portmap '%s': expected (a,b)[,(c,d)...] at "
-				"'%s'\n",
-				s, p);
+				"--portmap '%s': expected (a,b)[,(c,d)...] "
+				"with ports below %u at '%s'\n",
+				s, LR_MAX_ETHPORTS, p);
 			return -1;
 		}
-		if (a >= LR_MAX_ETHPORTS || b >= LR_MAX_ETHPORTS || a == b) {
+		if (a == b) {
 			fprintf(stderr, "--portmap '%s': bad pair (%u,%u)\n", s,
 				a, b);
 			return -1;
@@ -67,7 +105,6 @@ parse_portmap(struct l2fwd_opts *o, const char *s)
 		o->map[o->n_map][0] = (uint16_t)a;
 		o->map[o->n_map][1] = (uint16_t)b;
 		o->n_map++;
-		p += n;
 		if (*p == ',')
 			p++;
 		else if (*p) {
@@ -101,6 +138,21 @@ parse_uint(const char *what, const char *s, int base, unsigned long max,
 	return 0;
 }
 
+/* The message for an option getopt refused: unknown, or missing its value. */
+static void
+bad_option(const char *prog, const char *arg)
+{
+	if (optopt && strchr("pqT", optopt))
+		fprintf(stderr, "option -%c needs a value\n", optopt);
+	else if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') == NULL &&
+		 (strcmp(arg + 2, "portmap") == 0 ||
+		  strcmp(arg + 2, "duration") == 0))
+		fprintf(stderr, "option '%s' needs a value\n", arg);
+	else
+		fprintf(stderr, "unknown option '%s'\n", arg);
+	fprintf(stderr, "run '%s -- -h' for the options\n", prog);
+}
+
 int
 l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 {
@@ -119,6 +171,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	opterr = 0; /* bad_option() names the option itself */
 	o->period = 10;
 	o->mac_updating = 1;
 	optind = 0; /* the EAL used getopt before: start over */
@@ -182,7 +235,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 			l2fwd_usage(argv[0]);
 			return 1;
 		default:
-			l2fwd_usage(argv[0]);
+			bad_option(argv[0], argv[optind - 1]);
 			return -1;
 		}
 	}
