@@ -565,6 +565,18 @@ test_pcap_replay(void)
 	LR_TEST_ASSERT_EQ(field("rx_own"), 20);
 	LR_TEST_ASSERT_EQ(field("lost"), 0);
 	LR_TEST_ASSERT_EQ(field("dup"), 0);
+
+	/* A link type libpcap has no name for is named by its number. */
+	uint32_t gh[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 4242};
+	FILE *f = fopen(in, "wb");
+
+	LR_TEST_ASSERT(f && fwrite(gh, 4, 6, f) == 6 && fclose(f) == 0,
+		       "writing %s", in);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 1 --pcap %s",
+		 in);
+	LR_TEST_ASSERT(rc == 1 && strstr(out, "link type unknown (4242)"),
+		       "link type 4242: exit %d:\n%s", rc, out);
 	return 0;
 }
 

@@ -240,9 +240,13 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 		return -1;
 	}
 	if (pcap_datalink(p) != DLT_EN10MB) {
+		int lt = pcap_datalink(p);
+		const char *name = pcap_datalink_val_to_name(lt);
+
 		fprintf(stderr,
-			"lr-pktgen: --pcap '%s': link type %s, not Ethernet\n",
-			path, pcap_datalink_val_to_name(pcap_datalink(p)));
+			"lr-pktgen: --pcap '%s': link type %s (%d), not "
+			"Ethernet (EN10MB)\n",
+			path, name ? name : "unknown", lt);
 		goto close_file;
 	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
