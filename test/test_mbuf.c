@@ -168,7 +168,7 @@ test_data_ops(void)
 	LR_TEST_ASSERT(lr_pktmbuf_append(m, tail + 1) == NULL, "append");
 	LR_TEST_ASSERT(lr_pktmbuf_prepend(m, head + 1) == NULL, "prepend");
 	LR_TEST_ASSERT(lr_pktmbuf_adj(m, 61) == NULL, "adj");
-	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 61), -1);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 61), -EINVAL);
 	LR_TEST_ASSERT_EQ(m->pkt_len, 60);
 	LR_TEST_ASSERT_EQ(m->data_len, 60);
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_tailroom(m), tail);
@@ -239,7 +239,7 @@ test_chains(void)
 	LR_TEST_ASSERT_EQ(m->pkt_len, 3010);
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 1010), 0);
 	LR_TEST_ASSERT_EQ(seg[2]->data_len, 0);
-	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 1), -1);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_trim(m, 1), -EINVAL);
 	LR_TEST_ASSERT_EQ(m->pkt_len, 2000);
 	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
 	/* A broken header is caught. */

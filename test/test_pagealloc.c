@@ -299,7 +299,8 @@ test_alloc_all_free_all(void)
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	for (size_t i = 0; i < n; i++)
 		lr_free_pages(pg[i], pg[i]->user);
-	lr_pagealloc_drain_lcore(lr_lcore_id());
+	LR_TEST_ASSERT_EQ(lr_pagealloc_drain_lcore(lr_lcore_id()), 0);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_drain_lcore(LR_MAX_LCORE), -EINVAL);
 	LR_TEST_ASSERT_EQ(zinfo(0, &end), 0);
 	LR_TEST_ASSERT_EQ(end.free, start.pages);
 	LR_TEST_ASSERT(

@@ -32,11 +32,12 @@
  *
  * Error model: lr_pktmbuf_pool_create() returns NULL and sets lr_errno;
  * alloc returns NULL / -ENOENT when the pool is empty; the length helpers
- * return NULL / -1 when there is no room or not enough data.
+ * return NULL / -EINVAL when there is no room or not enough data.
  */
 #ifndef LR_MBUF_H
 #define LR_MBUF_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -463,15 +464,15 @@ lr_pktmbuf_adj(struct lr_mbuf *m, uint16_t len)
 	return (char *)m->buf_addr + m->data_off;
 }
 
-/** Remove len bytes from the end of the last segment; 0, or -1 if that
- *  segment holds fewer bytes. */
+/** Remove len bytes from the end of the last segment; 0, or -EINVAL if
+ *  that segment holds fewer bytes (the packet is then unchanged). */
 static inline int
 lr_pktmbuf_trim(struct lr_mbuf *m, uint16_t len)
 {
 	struct lr_mbuf *last = m->nb_segs == 1 ? m : lr_pktmbuf_lastseg(m);
 
 	if (lr_unlikely(len > last->data_len))
-		return -1;
+		return -EINVAL;
 	last->data_len = (uint16_t)(last->data_len - len);
 	m->pkt_len -= len;
 	return 0;

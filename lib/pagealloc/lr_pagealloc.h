@@ -386,8 +386,9 @@ lr_page_migratetype(const struct lr_page *page)
 void lr_page_set_owner(struct lr_page *page, const void *owner,
 		       const char *owner_name);
 
-/** Give lcore_id's listed blocks back to the zones (quiescent lcore). */
-void lr_pagealloc_drain_lcore(unsigned lcore_id);
+/** Give lcore_id's listed blocks back to the zones (quiescent lcore);
+ *  0, or -EINVAL if there is no such lcore. */
+int lr_pagealloc_drain_lcore(unsigned lcore_id);
 
 /** Check the invariants above; 0, or -EINVAL after logging what is wrong. */
 int lr_pagealloc_validate(void);

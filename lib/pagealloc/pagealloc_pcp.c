@@ -187,16 +187,16 @@ __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned mt, unsigned order)
 	pc->stats.drain++;
 }
 
-void
+int
 lr_pagealloc_drain_lcore(unsigned lcore_id)
 {
 	if (lcore_id >= LR_MAX_LCORE) {
 		LR_LOG(ERR, PAGEALLOC, "drain: lcore %u does not exist\n",
 		       lcore_id);
-		return;
+		return -EINVAL;
 	}
 	if (!atomic_load_explicit(&pa.ready, memory_order_acquire))
-		return;
+		return 0;
 	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore_id];
 
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
@@ -215,6 +215,7 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 			}
 		}
 	}
+	return 0;
 }
 
 /* Size the lists of one lcore from its zones and find its local zone. */
