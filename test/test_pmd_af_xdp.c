@@ -916,6 +916,31 @@ expect_fail(const char *args, int err, const char *msg)
 	return 0;
 }
 
+/* An xdp_prog that is not an ELF object: the start fails with -EINVAL
+ * and libbpf's own words, not "Unknown error 4001". */
+static int
+bad_prog_file(void)
+{
+	char a[256], path[] = "/tmp/lr_test_xdp_prog_XXXXXX";
+	const char *t;
+	int fd = mkstemp(path), r;
+
+	LR_TEST_ASSERT(fd >= 0 && write(fd, "\177ELF garbage", 12) == 12,
+		       "temporary file %s", path);
+	close(fd);
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,xdp_prog=%s", if_f0,
+		 path);
+	lr_test_log_begin();
+	r = port_up(a, 1);
+	t = lr_test_log_end();
+	unlink(path);
+	LR_TEST_ASSERT(r == -EINVAL, "'%s': got %d, want -EINVAL", a, r);
+	LR_TEST_ASSERT(strstr(t, "cannot open: BPF object format invalid") &&
+			   !strstr(t, "Unknown error"),
+		       "'%s': log:\n%s", a, t);
+	return 0;
+}
+
 static int
 test_bad_devargs(void)
 {
@@ -946,6 +971,8 @@ test_bad_devargs(void)
 	snprintf(a, sizeof(a),
 		 "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0);
 	if (expect_fail(a, -EINVAL, "xdp_prog: cannot read '/nonexistent/x.o'"))
+		return -1;
+	if (bad_prog_file() != 0)
 		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,shared_umem=2", if_f0);
 	if (expect_fail(a, -EINVAL, "shared_umem: bad value '2'"))

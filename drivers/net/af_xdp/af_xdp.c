@@ -919,6 +919,32 @@ libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return lib_log(level == LIBBPF_WARN, fmt, ap);
 }
 
+/* The text of a negative or positive error from libbpf (4000..4999),
+ * libxdp (5000..5999) or the kernel. */
+static const char *
+axp_strerror(int err)
+{
+	static __thread char buf[128];
+
+	if (err < 0)
+		err = -err;
+	if (err >= 4000 && err < 5000 &&
+	    libbpf_strerror(err, buf, sizeof(buf)) == 0)
+		return buf;
+	if (err >= 5000 && err < 6000 &&
+	    libxdp_strerror(err, buf, sizeof(buf)) == 0)
+		return buf;
+	return lr_strerror(err);
+}
+
+/* err as the negative errno ethdev's callers expect: libbpf's and libxdp's
+ * own codes (ELF format, verifier, ...) become -EINVAL once logged. */
+static int
+axp_errno(int err)
+{
+	return err <= -4000 ? -EINVAL : err;
+}
+
 static const char *
 xsk_error_hint(int err)
 {
@@ -953,15 +979,15 @@ load_custom_prog(struct lr_eth_dev *dev)
 	err = (int)libxdp_get_error(p->prog);
 	if (err) {
 		LR_LOG(ERR, PMD, "%s: xdp_prog '%s': cannot open: %s\n",
-		       dev->data->name, p->xdp_prog, lr_strerror(-err));
+		       dev->data->name, p->xdp_prog, axp_strerror(err));
 		p->prog = NULL;
-		return err;
+		return axp_errno(err);
 	}
 	err = xdp_program__attach(p->prog, p->ifindex, m, 0);
 	if (err) {
 		LR_LOG(ERR, PMD, "%s: xdp_prog '%s': cannot attach to %s: %s\n",
 		       dev->data->name, p->xdp_prog, p->iface,
-		       lr_strerror(-err));
+		       axp_strerror(err));
 		goto close_prog;
 	}
 	p->xsks_map_fd = bpf_object__find_map_fd_by_name(
@@ -981,7 +1007,7 @@ detach_prog:
 close_prog:
 	xdp_program__close(p->prog);
 	p->prog = NULL;
-	return err;
+	return axp_errno(err);
 }
 
 static void
@@ -1100,7 +1126,7 @@ again:
 			       "%s: queue %u: UMEM of %zu KiB not registered: "
 			       "%s%s\n",
 			       dev->data->name, qid, q->umem_len >> 10,
-			       lr_strerror(-err), xsk_error_hint(-err));
+			       axp_strerror(err), xsk_error_hint(-err));
 			*um = NULL;
 			return err;
 		}
@@ -1126,7 +1152,7 @@ again:
 		LR_LOG(ERR, PMD,
 		       "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
 		       dev->data->name, p->iface, queue, mode_names[p->mode],
-		       lr_strerror(-err), xsk_error_hint(-err));
+		       axp_strerror(err), xsk_error_hint(-err));
 		goto delete_umem;
 	}
 	if (p->prog != NULL) {
@@ -1134,7 +1160,7 @@ again:
 		if (err) {
 			LR_LOG(ERR, PMD, "%s: queue %u: xsks_map of '%s': %s\n",
 			       dev->data->name, qid, p->xdp_prog,
-			       lr_strerror(-err));
+			       axp_strerror(err));
 			goto delete_socket;
 		}
 	}
@@ -1194,7 +1220,7 @@ delete_umem:
 			q->rx_held[f >> 6] &= ~(1ULL << (f & 63));
 			lr_mempool_put(q->mp, q->umem_mb + (size_t)f * FRAME);
 		}
-	return err;
+	return axp_errno(err);
 }
 
 /* Put back every frame marked in held; how many. */
