@@ -32,19 +32,20 @@ lr_eal_on_cleanup(void (*fn)(void))
 unsigned
 lr_eal_vdev_count(void)
 {
-	return eal_cfg.nb_vdev;
+	return lr_eal_cfg_.nb_vdev;
 }
 
 const char *
 lr_eal_vdev(unsigned i)
 {
-	return i < eal_cfg.nb_vdev ? eal_cfg.vdev[i] : NULL;
+	return i < lr_eal_cfg_.nb_vdev ? lr_eal_cfg_.vdev[i] : NULL;
 }
 
 const char *
 lr_eal_file_prefix(void)
 {
-	return eal_cfg.file_prefix[0] ? eal_cfg.file_prefix : "linerate";
+	return lr_eal_cfg_.file_prefix[0] ? lr_eal_cfg_.file_prefix
+					  : "linerate";
 }
 
 /* A program that exits without lr_eal_cleanup() still leaves no hugepage
@@ -61,7 +62,7 @@ eal_atexit(void)
 			if (s->path[0])
 				unlink(s->path);
 		}
-		eal_runtime_unlock();
+		lr_eal_runtime_unlock_();
 	}
 }
 
@@ -75,17 +76,17 @@ lr_eal_init(int argc, char **argv)
 		lr_errno = EALREADY;
 		return -EALREADY;
 	}
-	rc = eal_parse_args(argc, argv);
+	rc = lr_eal_parse_args_(argc, argv);
 	if (rc < 0)
 		goto fail;
 	consumed = rc - 1;
-	rc = eal_runtime_lock();
+	rc = lr_eal_runtime_lock_();
 	if (rc < 0)
 		goto fail;
-	rc = eal_lcores_start();
+	rc = lr_eal_lcores_start_();
 	if (rc < 0)
 		goto unlock;
-	rc = eal_memory_init();
+	rc = lr_eal_memory_init_();
 	if (rc < 0)
 		goto stop_lcores;
 	lr_get_tsc_hz();
@@ -100,9 +101,9 @@ lr_eal_init(int argc, char **argv)
 	return consumed;
 
 stop_lcores:
-	eal_lcores_stop();
+	lr_eal_lcores_stop_();
 unlock:
-	eal_runtime_unlock();
+	lr_eal_runtime_unlock_();
 fail:
 	atomic_store(&eal_state, 0);
 	lr_errno = rc == -EALREADY ? 0 : -rc;
@@ -117,10 +118,10 @@ lr_eal_cleanup(void)
 	lr_eal_mp_wait_lcore();
 	for (unsigned i = nb_cleanup_fns; i-- > 0;)
 		cleanup_fns[i]();
-	eal_memory_cleanup();
-	eal_lcores_stop();
-	eal_runtime_unlock();
-	eal_options_reset();
+	lr_eal_memory_cleanup_();
+	lr_eal_lcores_stop_();
+	lr_eal_runtime_unlock_();
+	lr_eal_options_reset_();
 	atomic_store(&eal_state, 0);
 	return 0;
 }

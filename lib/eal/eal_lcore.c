@@ -61,12 +61,12 @@ int
 lr_numa_available(void)
 {
 	if (numa_ok < 0)
-		eal_numa_init();
+		lr_eal_numa_init_();
 	return numa_ok;
 }
 
 int
-eal_numa_init(void)
+lr_eal_numa_init_(void)
 {
 	if (numa_ok >= 0)
 		return 0;
@@ -226,25 +226,25 @@ worker_main(void *p)
 }
 
 int
-eal_lcores_start(void)
+lr_eal_lcores_start_(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	cpu_set_t allowed;
 
-	eal_numa_init();
+	lr_eal_numa_init_();
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
 		CPU_ZERO(&allowed);
-	if (!eal_cfg.lcores_set) {
+	if (!lr_eal_cfg_.lcores_set) {
 		/* Default: every CPU this process may run on. */
 		for (long c = 0; c < ncpu && c < LR_MAX_LCORE; c++)
 			if (CPU_ISSET(c, &allowed))
-				eal_cfg.lcore_cpu_set[c] = 1;
+				lr_eal_cfg_.lcore_cpu_set[c] = 1;
 	}
 	eal_lcore_count = 0;
 	int first = -1;
 
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		if (!eal_cfg.lcore_cpu_set[i])
+		if (!lr_eal_cfg_.lcore_cpu_set[i])
 			continue;
 		if (i >= (unsigned)ncpu || !CPU_ISSET(i, &allowed)) {
 			LR_LOG(ERR, EAL,
@@ -260,21 +260,21 @@ eal_lcores_start(void)
 		LR_LOG(ERR, EAL, "-l: no lcore given\n");
 		return -EINVAL;
 	}
-	if (eal_cfg.main_lcore >= 0) {
-		if (!eal_cfg.lcore_cpu_set[eal_cfg.main_lcore]) {
+	if (lr_eal_cfg_.main_lcore >= 0) {
+		if (!lr_eal_cfg_.lcore_cpu_set[lr_eal_cfg_.main_lcore]) {
 			LR_LOG(ERR, EAL,
 			       "--main-lcore %d: not in the lcore list\n",
-			       eal_cfg.main_lcore);
+			       lr_eal_cfg_.main_lcore);
 			return -EINVAL;
 		}
-		main_lcore = (unsigned)eal_cfg.main_lcore;
+		main_lcore = (unsigned)lr_eal_cfg_.main_lcore;
 	} else {
 		main_lcore = (unsigned)first;
 	}
 
 	pthread_mutex_lock(&lcore_table_lock);
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		if (!eal_cfg.lcore_cpu_set[i])
+		if (!lr_eal_cfg_.lcore_cpu_set[i])
 			continue;
 		struct lcore *lc = &lcores[i];
 
@@ -318,7 +318,7 @@ eal_lcores_start(void)
 			LR_LOG(ERR, EAL, "lcore %u: cannot create thread: %s\n",
 			       w, strerror(rc));
 			lc->role = ROLE_OFF;
-			eal_lcores_stop();
+			lr_eal_lcores_stop_();
 			return -rc;
 		}
 		char name[16];
@@ -330,7 +330,7 @@ eal_lcores_start(void)
 }
 
 void
-eal_lcores_stop(void)
+lr_eal_lcores_stop_(void)
 {
 	unsigned w;
 

@@ -271,19 +271,20 @@ find_huge_dir(char *out, size_t outlen, size_t *hugesz)
 {
 	struct statfs st;
 
-	if (eal_cfg.huge_dir[0]) {
-		if (statfs(eal_cfg.huge_dir, &st) != 0) {
+	if (lr_eal_cfg_.huge_dir[0]) {
+		if (statfs(lr_eal_cfg_.huge_dir, &st) != 0) {
 			LR_LOG(ERR, EAL, "--huge-dir '%s': %s\n",
-			       eal_cfg.huge_dir, strerror(errno));
+			       lr_eal_cfg_.huge_dir, strerror(errno));
 			return -LR_E_NOHUGE;
 		}
 		if ((unsigned long)st.f_type != HUGETLBFS_MAGIC) {
 			LR_LOG(ERR, EAL,
-			       "--huge-dir '%s': not a hugetlbfs mount (mount -t hugetlbfs nodev DIR)\n",
-			       eal_cfg.huge_dir);
+			       "--huge-dir '%s': not a hugetlbfs mount (mount "
+			       "-t hugetlbfs nodev DIR)\n",
+			       lr_eal_cfg_.huge_dir);
 			return -LR_E_NOHUGE;
 		}
-		snprintf(out, outlen, "%s", eal_cfg.huge_dir);
+		snprintf(out, outlen, "%s", lr_eal_cfg_.huge_dir);
 		*hugesz = (size_t)st.f_bsize;
 		return 0;
 	}
@@ -391,15 +392,15 @@ map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
 	int fd;
 
 	len = LR_ALIGN_CEIL(len, hugesz);
-	if (eal_cfg.in_memory) {
+	if (lr_eal_cfg_.in_memory) {
 		char name[96];
 
-		snprintf(name, sizeof(name), "%s_map_%d", eal_cfg.file_prefix,
-			 node);
+		snprintf(name, sizeof(name), "%s_map_%d",
+			 lr_eal_cfg_.file_prefix, node);
 		fd = memfd_create(name, MFD_HUGETLB);
 	} else {
 		snprintf(path, sizeof(path), "%s/%smap_%d", dir,
-			 eal_cfg.file_prefix, node);
+			 lr_eal_cfg_.file_prefix, node);
 		fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
 	}
 	if (fd < 0) {
@@ -456,7 +457,7 @@ clean_stale_files(const char *dir)
 
 	if (d == NULL)
 		return;
-	snprintf(prefix, sizeof(prefix), "%smap_", eal_cfg.file_prefix);
+	snprintf(prefix, sizeof(prefix), "%smap_", lr_eal_cfg_.file_prefix);
 	while ((e = readdir(d)) != NULL) {
 		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
 			continue;
@@ -490,25 +491,26 @@ mkdir_p(const char *path)
 }
 
 int
-eal_runtime_lock(void)
+lr_eal_runtime_lock_(void)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	char path[PATH_MAX + 16];
 	int rc;
 
-	if (eal_cfg.in_memory) {
+	if (lr_eal_cfg_.in_memory) {
 		runtime_dir[0] = '\0';
 		return 0;
 	}
 	if (geteuid() == 0)
-		snprintf(runtime_dir, sizeof(runtime_dir), "/var/run/linerate/%s",
-			 eal_cfg.file_prefix);
+		snprintf(runtime_dir, sizeof(runtime_dir),
+			 "/var/run/linerate/%s", lr_eal_cfg_.file_prefix);
 	else if (xdg && *xdg)
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s/linerate/%s", xdg,
-			 eal_cfg.file_prefix);
+		snprintf(runtime_dir, sizeof(runtime_dir), "%s/linerate/%s",
+			 xdg, lr_eal_cfg_.file_prefix);
 	else
-		snprintf(runtime_dir, sizeof(runtime_dir), "/tmp/linerate-%u/%s",
-			 (unsigned)geteuid(), eal_cfg.file_prefix);
+		snprintf(runtime_dir, sizeof(runtime_dir),
+			 "/tmp/linerate-%u/%s", (unsigned)geteuid(),
+			 lr_eal_cfg_.file_prefix);
 	rc = mkdir_p(runtime_dir);
 	if (rc < 0) {
 		LR_LOG(ERR, EAL, "cannot create runtime dir %s: %s\n",
@@ -530,8 +532,9 @@ eal_runtime_lock(void)
 			pid[n] = '\0';
 		pid[strcspn(pid, "\n")] = '\0';
 		LR_LOG(ERR, EAL,
-		       "file prefix '%s' is in use by another linerate process (pid %s, lock %s); use another --file-prefix\n",
-		       eal_cfg.file_prefix, pid, path);
+		       "file prefix '%s' is in use by another linerate process "
+		       "(pid %s, lock %s); use another --file-prefix\n",
+		       lr_eal_cfg_.file_prefix, pid, path);
 		close(runtime_fd);
 		runtime_fd = -1;
 		return -LR_E_SECONDARY;
@@ -542,7 +545,7 @@ eal_runtime_lock(void)
 }
 
 void
-eal_runtime_unlock(void)
+lr_eal_runtime_unlock_(void)
 {
 	char path[PATH_MAX + 16];
 
@@ -563,11 +566,13 @@ mem_per_node(size_t *want)
 	unsigned nodes = lr_numa_node_count();
 
 	memset(want, 0, sizeof(size_t) * LR_MAX_NUMA_NODES);
-	if (eal_cfg.numa_mem_set) {
-		memcpy(want, eal_cfg.numa_mem, sizeof(eal_cfg.numa_mem));
+	if (lr_eal_cfg_.numa_mem_set) {
+		memcpy(want, lr_eal_cfg_.numa_mem,
+		       sizeof(lr_eal_cfg_.numa_mem));
 		return;
 	}
-	size_t total = eal_cfg.mem_total ? eal_cfg.mem_total : DEFAULT_MEM;
+	size_t total =
+	    lr_eal_cfg_.mem_total ? lr_eal_cfg_.mem_total : DEFAULT_MEM;
 	int node = lr_lcore_to_socket_id(lr_get_main_lcore());
 
 	(void)nodes;
@@ -575,15 +580,15 @@ mem_per_node(size_t *want)
 }
 
 int
-eal_memory_init(void)
+lr_eal_memory_init_(void)
 {
 	size_t want[LR_MAX_NUMA_NODES];
 	char dir[PATH_MAX] = "";
 	size_t hugesz = 0;
-	bool huge = !eal_cfg.no_huge;
+	bool huge = !lr_eal_cfg_.no_huge;
 	int rc;
 
-	iova_mode = eal_cfg.iova_mode;
+	iova_mode = lr_eal_cfg_.iova_mode;
 	mem_per_node(want);
 	for (unsigned n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		if (want[n] && n >= lr_numa_node_count()) {
@@ -595,13 +600,13 @@ eal_memory_init(void)
 	}
 	if (huge) {
 		rc = find_huge_dir(dir, sizeof(dir), &hugesz);
-		if (rc < 0 && eal_cfg.huge_dir[0])
+		if (rc < 0 && lr_eal_cfg_.huge_dir[0])
 			return rc; /* asked for explicitly: an error */
 		if (rc < 0) {
 			LR_LOG(NOTICE, EAL,
 			       "no hugetlbfs mount found: using ordinary memory\n");
 			huge = false;
-		} else if (!eal_cfg.in_memory) {
+		} else if (!lr_eal_cfg_.in_memory) {
 			clean_stale_files(dir);
 		}
 	}
@@ -657,12 +662,12 @@ eal_memory_init(void)
 	return 0;
 fail:
 	pthread_mutex_unlock(&memseg_lock);
-	eal_memory_cleanup();
+	lr_eal_memory_cleanup_();
 	return rc;
 }
 
 void
-eal_memory_cleanup(void)
+lr_eal_memory_cleanup_(void)
 {
 	pthread_mutex_lock(&memseg_lock);
 	unsigned n = atomic_load_explicit(&nb_memsegs, memory_order_relaxed);

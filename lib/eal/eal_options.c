@@ -8,7 +8,7 @@
 
 #include "eal_private.h"
 
-struct eal_config eal_cfg;
+struct eal_config lr_eal_cfg_;
 
 enum {
 	OPT_MAIN_LCORE = 256,
@@ -58,14 +58,14 @@ lr_eal_usage(FILE *f)
 }
 
 void
-eal_options_reset(void)
+lr_eal_options_reset_(void)
 {
-	for (unsigned i = 0; i < eal_cfg.nb_vdev; i++)
-		free(eal_cfg.vdev[i]);
-	memset(&eal_cfg, 0, sizeof(eal_cfg));
-	eal_cfg.main_lcore = -1;
-	eal_cfg.iova_mode = LR_IOVA_VA;
-	strcpy(eal_cfg.file_prefix, "linerate");
+	for (unsigned i = 0; i < lr_eal_cfg_.nb_vdev; i++)
+		free(lr_eal_cfg_.vdev[i]);
+	memset(&lr_eal_cfg_, 0, sizeof(lr_eal_cfg_));
+	lr_eal_cfg_.main_lcore = -1;
+	lr_eal_cfg_.iova_mode = LR_IOVA_VA;
+	strcpy(lr_eal_cfg_.file_prefix, "linerate");
 }
 
 /* "0-3,5,7-8" -> lcore set. */
@@ -74,7 +74,7 @@ parse_lcores(const char *s)
 {
 	const char *p = s;
 
-	memset(eal_cfg.lcore_cpu_set, 0, sizeof(eal_cfg.lcore_cpu_set));
+	memset(lr_eal_cfg_.lcore_cpu_set, 0, sizeof(lr_eal_cfg_.lcore_cpu_set));
 	while (*p) {
 		char *end;
 		long a, b;
@@ -98,7 +98,7 @@ parse_lcores(const char *s)
 			return -EINVAL;
 		}
 		for (long i = a; i <= b; i++)
-			eal_cfg.lcore_cpu_set[i] = 1;
+			lr_eal_cfg_.lcore_cpu_set[i] = 1;
 		if (*p == ',')
 			p++;
 		else if (*p != '\0')
@@ -106,7 +106,7 @@ parse_lcores(const char *s)
 	}
 	if (p == s)
 		goto bad;
-	eal_cfg.lcores_set = true;
+	lr_eal_cfg_.lcores_set = true;
 	return 0;
 bad:
 	LR_LOG(ERR, EAL, "-l '%s': expected lcore ids and ranges, e.g. 0-1 or 0,2\n",
@@ -154,11 +154,11 @@ parse_numa_mem(const char *s)
 		}
 		if (parse_uint("--numa-mem", tok, 1UL << 24, &mb) < 0)
 			return -EINVAL;
-		eal_cfg.numa_mem[node++] = (size_t)mb << 20;
+		lr_eal_cfg_.numa_mem[node++] = (size_t)mb << 20;
 	}
 	if (node == 0)
 		goto bad;
-	eal_cfg.numa_mem_set = true;
+	lr_eal_cfg_.numa_mem_set = true;
 	return 0;
 bad:
 	LR_LOG(ERR, EAL, "--numa-mem '%s': expected MB per node, e.g. 512,512\n",
@@ -171,28 +171,29 @@ parse_prefix(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (n == 0 || n >= sizeof(eal_cfg.file_prefix))
+	if (n == 0 || n >= sizeof(lr_eal_cfg_.file_prefix))
 		goto bad;
 	for (size_t i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
 		    s[i] != '-' && s[i] != '.')
 			goto bad;
-	strcpy(eal_cfg.file_prefix, s);
+	strcpy(lr_eal_cfg_.file_prefix, s);
 	return 0;
 bad:
 	LR_LOG(ERR, EAL,
-	       "--file-prefix '%s': expected 1-%zu letters, digits, '_', '-' or '.'\n",
-	       s, sizeof(eal_cfg.file_prefix) - 1);
+	       "--file-prefix '%s': expected 1-%zu letters, digits, '_', '-' "
+	       "or '.'\n",
+	       s, sizeof(lr_eal_cfg_.file_prefix) - 1);
 	return -EINVAL;
 }
 
 int
-eal_parse_args(int argc, char **argv)
+lr_eal_parse_args_(int argc, char **argv)
 {
 	int opt, idx;
 	unsigned long v;
 
-	eal_options_reset();
+	lr_eal_options_reset_();
 	/* 0, not 1: glibc then also forgets where it was inside a group of
 	 * short options of an earlier parse (a failed init's argv). */
 	optind = 0;
@@ -208,7 +209,7 @@ eal_parse_args(int argc, char **argv)
 			if (parse_uint("--main-lcore", optarg, LR_MAX_LCORE - 1,
 				       &v) < 0)
 				return -EINVAL;
-			eal_cfg.main_lcore = (int)v;
+			lr_eal_cfg_.main_lcore = (int)v;
 			break;
 		case 'm':
 			if (parse_uint("-m", optarg, 1UL << 24, &v) < 0)
@@ -217,34 +218,34 @@ eal_parse_args(int argc, char **argv)
 				LR_LOG(ERR, EAL, "-m '0': at least 1 MB\n");
 				return -EINVAL;
 			}
-			eal_cfg.mem_total = (size_t)v << 20;
+			lr_eal_cfg_.mem_total = (size_t)v << 20;
 			break;
 		case OPT_NUMA_MEM:
 			if (parse_numa_mem(optarg) < 0)
 				return -EINVAL;
 			break;
 		case OPT_NO_HUGE:
-			eal_cfg.no_huge = true;
+			lr_eal_cfg_.no_huge = true;
 			break;
 		case OPT_HUGE_DIR:
-			if (strlen(optarg) >= sizeof(eal_cfg.huge_dir)) {
+			if (strlen(optarg) >= sizeof(lr_eal_cfg_.huge_dir)) {
 				LR_LOG(ERR, EAL, "--huge-dir: path too long\n");
 				return -EINVAL;
 			}
-			strcpy(eal_cfg.huge_dir, optarg);
+			strcpy(lr_eal_cfg_.huge_dir, optarg);
 			break;
 		case OPT_FILE_PREFIX:
 			if (parse_prefix(optarg) < 0)
 				return -EINVAL;
 			break;
 		case OPT_IN_MEMORY:
-			eal_cfg.in_memory = true;
+			lr_eal_cfg_.in_memory = true;
 			break;
 		case OPT_IOVA_MODE:
 			if (strcmp(optarg, "pa") == 0) {
-				eal_cfg.iova_mode = LR_IOVA_PA;
+				lr_eal_cfg_.iova_mode = LR_IOVA_PA;
 			} else if (strcmp(optarg, "va") == 0) {
-				eal_cfg.iova_mode = LR_IOVA_VA;
+				lr_eal_cfg_.iova_mode = LR_IOVA_VA;
 			} else {
 				LR_LOG(ERR, EAL,
 				       "--iova-mode '%s': expected pa or va\n",
@@ -253,15 +254,15 @@ eal_parse_args(int argc, char **argv)
 			}
 			break;
 		case OPT_VDEV:
-			if (eal_cfg.nb_vdev == LR_EAL_MAX_VDEV) {
+			if (lr_eal_cfg_.nb_vdev == LR_EAL_MAX_VDEV) {
 				LR_LOG(ERR, EAL, "--vdev '%s': more than %d\n",
 				       optarg, LR_EAL_MAX_VDEV);
 				return -EINVAL;
 			}
-			eal_cfg.vdev[eal_cfg.nb_vdev] = strdup(optarg);
-			if (eal_cfg.vdev[eal_cfg.nb_vdev] == NULL)
+			lr_eal_cfg_.vdev[lr_eal_cfg_.nb_vdev] = strdup(optarg);
+			if (lr_eal_cfg_.vdev[lr_eal_cfg_.nb_vdev] == NULL)
 				return -ENOMEM;
-			eal_cfg.nb_vdev++;
+			lr_eal_cfg_.nb_vdev++;
 			break;
 		case OPT_LOG_LEVEL:
 			if (lr_log_parse_arg(optarg) < 0) {
@@ -284,11 +285,11 @@ eal_parse_args(int argc, char **argv)
 			return -EINVAL;
 		}
 	}
-	if (eal_cfg.mem_total && eal_cfg.numa_mem_set) {
+	if (lr_eal_cfg_.mem_total && lr_eal_cfg_.numa_mem_set) {
 		LR_LOG(ERR, EAL, "-m and --numa-mem: give one or the other\n");
 		return -EINVAL;
 	}
-	if (eal_cfg.no_huge && eal_cfg.huge_dir[0]) {
+	if (lr_eal_cfg_.no_huge && lr_eal_cfg_.huge_dir[0]) {
 		LR_LOG(ERR, EAL, "--no-huge and --huge-dir: give one or the other\n");
 		return -EINVAL;
 	}

@@ -26,21 +26,21 @@ struct eal_config {
 	char *vdev[LR_EAL_MAX_VDEV];
 };
 
-extern struct eal_config eal_cfg;
+extern struct eal_config lr_eal_cfg_;
 
 /* eal_options.c */
-int eal_parse_args(int argc, char **argv);
-void eal_options_reset(void);
+int lr_eal_parse_args_(int argc, char **argv);
+void lr_eal_options_reset_(void);
 
 /* eal_lcore.c */
-int eal_lcores_start(void);
-void eal_lcores_stop(void);
-int eal_numa_init(void);
+int lr_eal_lcores_start_(void);
+void lr_eal_lcores_stop_(void);
+int lr_eal_numa_init_(void);
 
 /* eal_memory.c */
-int eal_memory_init(void);
-void eal_memory_cleanup(void);
-int eal_runtime_lock(void);
-void eal_runtime_unlock(void);
+int lr_eal_memory_init_(void);
+void lr_eal_memory_cleanup_(void);
+int lr_eal_runtime_lock_(void);
+void lr_eal_runtime_unlock_(void);
 
 #endif /* EAL_PRIVATE_H */

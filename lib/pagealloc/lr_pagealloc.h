@@ -220,12 +220,12 @@ extern uint8_t *lr_pa_pb_mt;	   /* migratetype per pageblock */
 extern struct lr_page **lr_pa_chunk_dir[1u << 14];
 
 /** Internal: everything lr_alloc_pages() does not do inline. */
-struct lr_page *__lr_alloc_pages_slow(int node, unsigned order, unsigned flags);
+struct lr_page *lr_alloc_pages_slow_(int node, unsigned order, unsigned flags);
 /** Internal: everything lr_free_pages() does not do inline. */
-void __lr_free_pages_slow(struct lr_page *page, unsigned order);
+void lr_free_pages_slow_(struct lr_page *page, unsigned order);
 /** Internal: give one batch of an lcore's list above high to its zone. */
-void __lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned mt,
-		       unsigned order);
+void lr_pa_pcp_drain_(unsigned lcore, unsigned node, unsigned mt,
+		      unsigned order);
 
 /** Build the allocator now (it also builds itself on first use); 0 or -errno.
  */
@@ -264,7 +264,7 @@ lr_alloc_pages(int node, unsigned order, unsigned flags)
 			}
 		}
 	}
-	return __lr_alloc_pages_slow(node, order, flags);
+	return lr_alloc_pages_slow_(node, order, flags);
 }
 
 /** Allocate one order-0 page (see lr_alloc_pages()). */
@@ -305,11 +305,11 @@ lr_free_pages(struct lr_page *page, unsigned order)
 			l->head = page;
 			pc->stats.free[order]++;
 			if (lr_unlikely(++l->count > l->high))
-				__lr_pa_pcp_drain(lcore, node, mt, order);
+				lr_pa_pcp_drain_(lcore, node, mt, order);
 			return;
 		}
 	}
-	__lr_free_pages_slow(page, order);
+	lr_free_pages_slow_(page, order);
 }
 
 /** Free one order-0 page. */

@@ -23,7 +23,7 @@ static uint8_t pb_mt_none[1];
 uint8_t *lr_pa_pb_mt = pb_mt_none;
 struct lr_page **lr_pa_chunk_dir[1u << 14];
 
-struct pa_global pa = {
+struct pa_global lr_pa_state_ = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
     .shrink_lock = PTHREAD_MUTEX_INITIALIZER,
 };
@@ -36,7 +36,7 @@ static __thread bool in_shrinker;
 /* ---------------------------------------------------------------- locks */
 
 void
-pa_lock(struct pa_lock *l)
+lr_pa_lock_(struct lr_pa_lock_ *l)
 {
 	for (;;) {
 		if (!atomic_exchange_explicit(&l->v, 1, memory_order_acquire))
@@ -56,7 +56,7 @@ pa_lock(struct pa_lock *l)
 }
 
 void
-pa_unlock(struct pa_lock *l)
+lr_pa_unlock_(struct lr_pa_lock_ *l)
 {
 	atomic_store_explicit(&l->v, 0, memory_order_release);
 }
@@ -191,8 +191,8 @@ rmqueue_fallback(struct zone *z, unsigned order, unsigned mt,
 }
 
 struct lr_page *
-pa_rmqueue(struct zone *z, unsigned order, unsigned mt, bool reserve,
-	   struct lr_pagealloc_stats *st)
+lr_pa_rmqueue_(struct zone *z, unsigned order, unsigned mt, bool reserve,
+	       struct lr_pagealloc_stats *st)
 {
 	struct lr_page *p = rmqueue_smallest(z, order, mt);
 
@@ -209,7 +209,7 @@ pa_rmqueue(struct zone *z, unsigned order, unsigned mt, bool reserve,
  * as long as the buddy is free at the same order and type (the kernel's
  * __free_one_page()). Caller holds the zone lock. */
 void
-pa_free_one(struct zone *z, struct lr_page *page, unsigned order)
+lr_pa_free_one_(struct zone *z, struct lr_page *page, unsigned order)
 {
 	unsigned mt = pb_mt(page);
 	unsigned node = (unsigned)z->node;
@@ -237,7 +237,8 @@ pa_free_one(struct zone *z, struct lr_page *page, unsigned order)
 }
 
 bool
-pa_wmark_ok(const struct zone *z, unsigned long pages, int mark, bool reserve)
+lr_pa_wmark_ok_(const struct zone *z, unsigned long pages, int mark,
+		bool reserve)
 {
 	if (reserve || mark == WMARK_NONE)
 		return z->free_pages >= pages;
@@ -249,7 +250,7 @@ pa_wmark_ok(const struct zone *z, unsigned long pages, int mark, bool reserve)
 static int
 node_distance(int a, int b)
 {
-	if (pa.fake_nodes > 1)
+	if (lr_pa_state_.fake_nodes > 1)
 		return a == b ? 10 : 10 + 10 * abs(a - b);
 	return lr_numa_distance(a, b);
 }
@@ -261,22 +262,24 @@ build_zonelists(void)
 		unsigned len = 0;
 
 		for (int z = 0; z < LR_MAX_NUMA_NODES; z++)
-			if (pa.zones[z].present)
-				pa.zonelist[n][len++] = (uint8_t)z;
+			if (lr_pa_state_.zones[z].present)
+				lr_pa_state_.zonelist[n][len++] = (uint8_t)z;
 		/* insertion sort by distance, then node id */
 		for (unsigned i = 1; i < len; i++) {
-			uint8_t v = pa.zonelist[n][i];
+			uint8_t v = lr_pa_state_.zonelist[n][i];
 			unsigned j = i;
 
-			while (j > 0 &&
-			       node_distance(n, pa.zonelist[n][j - 1]) >
-				   node_distance(n, v)) {
-				pa.zonelist[n][j] = pa.zonelist[n][j - 1];
+			while (
+			    j > 0 &&
+			    node_distance(n, lr_pa_state_.zonelist[n][j - 1]) >
+				node_distance(n, v)) {
+				lr_pa_state_.zonelist[n][j] =
+				    lr_pa_state_.zonelist[n][j - 1];
 				j--;
 			}
-			pa.zonelist[n][j] = v;
+			lr_pa_state_.zonelist[n][j] = v;
 		}
-		pa.zonelist_len[n] = (uint8_t)len;
+		lr_pa_state_.zonelist_len[n] = (uint8_t)len;
 	}
 }
 
@@ -330,7 +333,7 @@ carve(struct zone *z, struct lr_page *first, size_t npages, unsigned mt)
 static void
 free_span_memory(struct span *s)
 {
-	struct zone *z = &pa.zones[s->node];
+	struct zone *z = &lr_pa_state_.zones[s->node];
 	size_t pb0 = page_index(s->desc) >> PB_ORDER;
 	size_t npb = s->npages / PB_PAGES;
 
@@ -388,9 +391,10 @@ make_spans(struct range *r, unsigned nr)
 
 	for (unsigned i = 0; i < nr; i++)
 		total_pb += (r[i].e - r[i].a) >> CHUNK_SHIFT;
-	if (pa.fake_nodes > 1)
-		quota = (total_pb + pa.fake_nodes - 1) / pa.fake_nodes;
-	pa.nr_spans = 0;
+	if (lr_pa_state_.fake_nodes > 1)
+		quota = (total_pb + lr_pa_state_.fake_nodes - 1) /
+			lr_pa_state_.fake_nodes;
+	lr_pa_state_.nr_spans = 0;
 	for (unsigned i = 0; i < nr; i++) {
 		uintptr_t a = r[i].a;
 
@@ -398,26 +402,29 @@ make_spans(struct range *r, unsigned nr)
 			uintptr_t e = r[i].e;
 			int nid;
 
-			if (pa.fake_nodes > 1) {
+			if (lr_pa_state_.fake_nodes > 1) {
 				size_t left = quota;
 
 				if ((e - a) >> CHUNK_SHIFT > left)
 					e = a + (left << CHUNK_SHIFT);
 				nid = (int)node;
 				quota -= (e - a) >> CHUNK_SHIFT;
-				if (quota == 0 && node + 1 < pa.fake_nodes) {
+				if (quota == 0 &&
+				    node + 1 < lr_pa_state_.fake_nodes) {
 					node++;
-					quota = (total_pb + pa.fake_nodes - 1) /
-						pa.fake_nodes;
+					quota = (total_pb +
+						 lr_pa_state_.fake_nodes - 1) /
+						lr_pa_state_.fake_nodes;
 				}
 			} else {
 				nid = r[i].seg->socket_id;
 				if (nid < 0 || nid >= LR_MAX_NUMA_NODES)
 					nid = 0;
 			}
-			if (pa.nr_spans == MAX_SPANS)
+			if (lr_pa_state_.nr_spans == MAX_SPANS)
 				return -ENOSPC;
-			struct span *s = &pa.spans[pa.nr_spans++];
+			struct span *s =
+			    &lr_pa_state_.spans[lr_pa_state_.nr_spans++];
 
 			s->addr = a;
 			s->npages = (e - a) >> LR_PAGE_SHIFT;
@@ -436,7 +443,7 @@ make_spans(struct range *r, unsigned nr)
 static void
 init_span_pages(struct span *s, const struct lr_memseg *seg)
 {
-	struct zone *z = &pa.zones[s->node];
+	struct zone *z = &lr_pa_state_.zones[s->node];
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)s->node);
 
 	for (size_t i = 0; i < s->npages; i++) {
@@ -517,9 +524,9 @@ build(void)
 		rc = -ENOMEM;
 		goto free_ranges;
 	}
-	pa.desc_map = raw;
-	pa.desc_map_len = bytes + (2UL << 20);
-	pa.nr_desc = ndesc;
+	lr_pa_state_.desc_map = raw;
+	lr_pa_state_.desc_map_len = bytes + (2UL << 20);
+	lr_pa_state_.nr_desc = ndesc;
 	lr_pa_desc_base = LR_ALIGN_CEIL((uintptr_t)raw, 2UL << 20);
 	lr_pa_pb_mt = calloc(ndesc >> PB_ORDER, 1);
 	if (lr_pa_pb_mt == NULL) {
@@ -532,8 +539,8 @@ build(void)
 		       MAX_SPANS);
 		goto unmap_desc;
 	}
-	for (unsigned i = 0, k = 0; i < pa.nr_spans; i++) {
-		struct span *s = &pa.spans[i];
+	for (unsigned i = 0, k = 0; i < lr_pa_state_.nr_spans; i++) {
+		struct span *s = &lr_pa_state_.spans[i];
 
 		while (!(s->addr >= r[k].a && s->addr < r[k].e))
 			k++;
@@ -549,19 +556,19 @@ build(void)
 			}
 		}
 	}
-	pa.nr_zones = 0;
+	lr_pa_state_.nr_zones = 0;
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
-		struct zone *z = &pa.zones[n];
+		struct zone *z = &lr_pa_state_.zones[n];
 
 		if (!z->present)
 			continue;
-		pa.nr_zones++;
+		lr_pa_state_.nr_zones++;
 		zone_setup(z);
 		/* The zone's last pageblocks become its reserve. */
 		unsigned long left = z->reserve_pages / PB_PAGES;
 
-		for (unsigned i = pa.nr_spans; i-- > 0 && left > 0;) {
-			struct span *s = &pa.spans[i];
+		for (unsigned i = lr_pa_state_.nr_spans; i-- > 0 && left > 0;) {
+			struct span *s = &lr_pa_state_.spans[i];
 			size_t pb0 = page_index(s->desc) >> PB_ORDER;
 			size_t npb = s->npages / PB_PAGES;
 
@@ -573,16 +580,16 @@ build(void)
 			}
 		}
 	}
-	for (unsigned i = 0; i < pa.nr_spans; i++)
-		free_span_memory(&pa.spans[i]);
+	for (unsigned i = 0; i < lr_pa_state_.nr_spans; i++)
+		free_span_memory(&lr_pa_state_.spans[i]);
 	build_zonelists();
 	lr_pa_desc_bytes = bytes;
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
-		pa_pcp_init_lcore(&lr_pa_lcores[l]);
+		lr_pa_pcp_init_lcore_(&lr_pa_lcores[l]);
 	free(r);
-	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n", pa.nr_zones,
-	       pa.nr_zones > 1 ? "s" : "", (size_t)(pa.zones[0].pages),
-	       LR_PAGE_SIZE >> 10);
+	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n",
+	       lr_pa_state_.nr_zones, lr_pa_state_.nr_zones > 1 ? "s" : "",
+	       (size_t)(lr_pa_state_.zones[0].pages), LR_PAGE_SIZE >> 10);
 	return 0;
 
 unmap_desc:
@@ -597,56 +604,58 @@ static void
 pa_reset(void)
 {
 	chunk_unmap_all();
-	if (pa.desc_map != NULL)
-		munmap(pa.desc_map, pa.desc_map_len);
-	pa.desc_map = NULL;
+	if (lr_pa_state_.desc_map != NULL)
+		munmap(lr_pa_state_.desc_map, lr_pa_state_.desc_map_len);
+	lr_pa_state_.desc_map = NULL;
 	if (lr_pa_pb_mt != pb_mt_none)
 		free(lr_pa_pb_mt);
 	lr_pa_pb_mt = pb_mt_none;
 	lr_pa_desc_bytes = 0;
 	lr_pa_desc_base = 0;
-	memset(pa.zones, 0, sizeof(pa.zones));
+	memset(lr_pa_state_.zones, 0, sizeof(lr_pa_state_.zones));
 	memset(lr_pa_lcores, 0, sizeof(lr_pa_lcores));
-	memset(&pa.shared_stats, 0, sizeof(pa.shared_stats));
-	memset(pa.spans, 0, sizeof(pa.spans));
-	pa.nr_spans = 0;
-	pa.nr_zones = 0;
-	pa.nr_desc = 0;
-	pa.fake_nodes = 0;
-	pthread_mutex_lock(&pa.shrink_lock);
-	memset(pa.shrinkers, 0, sizeof(pa.shrinkers));
-	pthread_mutex_unlock(&pa.shrink_lock);
+	memset(&lr_pa_state_.shared_stats, 0,
+	       sizeof(lr_pa_state_.shared_stats));
+	memset(lr_pa_state_.spans, 0, sizeof(lr_pa_state_.spans));
+	lr_pa_state_.nr_spans = 0;
+	lr_pa_state_.nr_zones = 0;
+	lr_pa_state_.nr_desc = 0;
+	lr_pa_state_.fake_nodes = 0;
+	pthread_mutex_lock(&lr_pa_state_.shrink_lock);
+	memset(lr_pa_state_.shrinkers, 0, sizeof(lr_pa_state_.shrinkers));
+	pthread_mutex_unlock(&lr_pa_state_.shrink_lock);
 }
 
 static void
 pa_on_eal_cleanup(void)
 {
-	pthread_mutex_lock(&pa.init_lock);
+	pthread_mutex_lock(&lr_pa_state_.init_lock);
 	pa_reset();
-	atomic_store_explicit(&pa.ready, 0, memory_order_release);
-	pthread_mutex_unlock(&pa.init_lock);
+	atomic_store_explicit(&lr_pa_state_.ready, 0, memory_order_release);
+	pthread_mutex_unlock(&lr_pa_state_.init_lock);
 }
 
 int
-pa_build_once(void)
+lr_pa_build_once_(void)
 {
 	static bool hooks;
 	int rc = 0;
 
-	pthread_mutex_lock(&pa.init_lock);
-	if (!atomic_load_explicit(&pa.ready, memory_order_relaxed)) {
+	pthread_mutex_lock(&lr_pa_state_.init_lock);
+	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_relaxed)) {
 		rc = build();
 		if (rc == 0) {
 			if (!hooks) {
 				lr_eal_on_cleanup(pa_on_eal_cleanup);
-				lr_lcore_on_release(pa_pcp_release_cb, NULL);
+				lr_lcore_on_release(lr_pa_pcp_release_cb_,
+						    NULL);
 				hooks = true;
 			}
-			atomic_store_explicit(&pa.ready, 1,
+			atomic_store_explicit(&lr_pa_state_.ready, 1,
 					      memory_order_release);
 		}
 	}
-	pthread_mutex_unlock(&pa.init_lock);
+	pthread_mutex_unlock(&lr_pa_state_.init_lock);
 	if (rc < 0)
 		lr_errno = -rc;
 	return rc;
@@ -661,7 +670,7 @@ lr_pagealloc_init(void)
 unsigned
 lr_pagealloc_zone_count(void)
 {
-	return pa_ensure_init() == 0 ? pa.nr_zones : 0;
+	return pa_ensure_init() == 0 ? lr_pa_state_.nr_zones : 0;
 }
 
 int
@@ -674,12 +683,12 @@ lr_pagealloc_test_fake_nodes(unsigned nr)
 		       LR_MAX_NUMA_NODES);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&pa.init_lock);
-	if (atomic_load(&pa.ready))
+	pthread_mutex_lock(&lr_pa_state_.init_lock);
+	if (atomic_load(&lr_pa_state_.ready))
 		rc = -EBUSY;
 	else
-		pa.fake_nodes = nr;
-	pthread_mutex_unlock(&pa.init_lock);
+		lr_pa_state_.fake_nodes = nr;
+	pthread_mutex_unlock(&lr_pa_state_.init_lock);
 	if (rc < 0)
 		LR_LOG(ERR, PAGEALLOC,
 		       "fake nodes: the allocator is already built\n");
@@ -699,17 +708,17 @@ lr_pagealloc_register_shrinker(unsigned long (*scan)(void *arg, int node,
 		LR_LOG(ERR, PAGEALLOC, "register shrinker: NULL function\n");
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&pa.shrink_lock);
+	pthread_mutex_lock(&lr_pa_state_.shrink_lock);
 	for (int i = 0; i < MAX_SHRINKERS; i++) {
-		if (!pa.shrinkers[i].used) {
-			pa.shrinkers[i].scan = scan;
-			pa.shrinkers[i].arg = arg;
-			pa.shrinkers[i].used = true;
+		if (!lr_pa_state_.shrinkers[i].used) {
+			lr_pa_state_.shrinkers[i].scan = scan;
+			lr_pa_state_.shrinkers[i].arg = arg;
+			lr_pa_state_.shrinkers[i].used = true;
 			id = i;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&pa.shrink_lock);
+	pthread_mutex_unlock(&lr_pa_state_.shrink_lock);
 	if (id < 0)
 		LR_LOG(ERR, PAGEALLOC, "register shrinker: all %d slots used\n",
 		       MAX_SHRINKERS);
@@ -723,12 +732,13 @@ lr_pagealloc_unregister_shrinker(int id)
 
 	if (id < 0 || id >= MAX_SHRINKERS)
 		return -ENOENT;
-	pthread_mutex_lock(&pa.shrink_lock);
-	if (pa.shrinkers[id].used) {
-		memset(&pa.shrinkers[id], 0, sizeof(pa.shrinkers[id]));
+	pthread_mutex_lock(&lr_pa_state_.shrink_lock);
+	if (lr_pa_state_.shrinkers[id].used) {
+		memset(&lr_pa_state_.shrinkers[id], 0,
+		       sizeof(lr_pa_state_.shrinkers[id]));
 		rc = 0;
 	}
-	pthread_mutex_unlock(&pa.shrink_lock);
+	pthread_mutex_unlock(&lr_pa_state_.shrink_lock);
 	return rc;
 }
 
@@ -743,11 +753,11 @@ run_shrinkers(int node, unsigned long nr, struct lr_pagealloc_stats *st)
 
 	if (in_shrinker)
 		return 0;
-	pthread_mutex_lock(&pa.shrink_lock);
+	pthread_mutex_lock(&lr_pa_state_.shrink_lock);
 	for (int i = 0; i < MAX_SHRINKERS; i++)
-		if (pa.shrinkers[i].used)
-			list[n++] = pa.shrinkers[i];
-	pthread_mutex_unlock(&pa.shrink_lock);
+		if (lr_pa_state_.shrinkers[i].used)
+			list[n++] = lr_pa_state_.shrinkers[i];
+	pthread_mutex_unlock(&lr_pa_state_.shrink_lock);
 	if (n == 0)
 		return 0;
 	pa_stat_add(st, &st->shrink, 1);
@@ -761,7 +771,7 @@ run_shrinkers(int node, unsigned long nr, struct lr_pagealloc_stats *st)
 /* ---------------------------------------------------------- slow paths */
 
 int
-pa_local_node_slow(void)
+lr_pa_local_node_slow_(void)
 {
 	unsigned lcore = lr_lcore_id();
 	int node;
@@ -769,13 +779,14 @@ pa_local_node_slow(void)
 	if (lcore < LR_MAX_LCORE) {
 		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 
-		pa_pcp_init_lcore(pc);
+		lr_pa_pcp_init_lcore_(pc);
 		return pc->local_node;
 	}
 	node = lr_socket_id();
 	if (node < 0 || node >= LR_MAX_NUMA_NODES)
 		node = 0;
-	return pa.zonelist_len[node] ? pa.zonelist[node][0] : node;
+	return lr_pa_state_.zonelist_len[node] ? lr_pa_state_.zonelist[node][0]
+					       : node;
 }
 
 /* Zone path: n blocks under one lock round trip. */
@@ -785,22 +796,22 @@ zone_take(struct zone *z, unsigned order, unsigned mt, bool reserve, unsigned n,
 {
 	unsigned got = 0;
 
-	pa_lock(&z->lock);
-	while (got < n && pa_wmark_ok(z, 1UL << order, mark, reserve)) {
-		struct lr_page *p = pa_rmqueue(z, order, mt, reserve, st);
+	lr_pa_lock_(&z->lock);
+	while (got < n && lr_pa_wmark_ok_(z, 1UL << order, mark, reserve)) {
+		struct lr_page *p = lr_pa_rmqueue_(z, order, mt, reserve, st);
 
 		if (p == NULL)
 			break;
 		if (lr_unlikely(((uint32_t)p->st.s.refcount |
 				 (uintptr_t)p->owner) != 0 ||
 				LR_PAGEALLOC_DEBUG) &&
-		    !pa_check_alloc(z, p, order, false))
+		    !lr_pa_check_alloc_(z, p, order, false))
 			continue;
 		p->st.word =
 		    lr_pa_mkstate(LR_PG_ALLOC, 0, order, (unsigned)z->node);
 		out[got++] = p;
 	}
-	pa_unlock(&z->lock);
+	lr_pa_unlock_(&z->lock);
 	return got;
 }
 
@@ -831,19 +842,20 @@ check_args(const char *who, int node, unsigned order, unsigned flags)
 }
 
 unsigned
-pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
-		struct lr_page **out)
+lr_pa_alloc_blocks_(int node, unsigned order, unsigned flags, unsigned n,
+		    struct lr_page **out)
 {
 	unsigned lcore = lr_lcore_id();
 	struct lr_pa_lcore *pc =
 	    lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
-	struct lr_pagealloc_stats *st = pc ? &pc->stats : &pa.shared_stats;
+	struct lr_pagealloc_stats *st =
+	    pc ? &pc->stats : &lr_pa_state_.shared_stats;
 	unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
 	bool reserve = (flags & LR_ALLOC_RESERVE) != 0;
 	bool use_pcp = pc != NULL && order < LR_PCP_ORDERS && !reserve;
 	int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
-	const uint8_t *zl = pa.zonelist[nid];
-	unsigned nzl = pa.zonelist_len[nid], got = 0;
+	const uint8_t *zl = lr_pa_state_.zonelist[nid];
+	unsigned nzl = lr_pa_state_.zonelist_len[nid], got = 0;
 
 	if (flags & LR_ALLOC_THISNODE)
 		nzl = (nzl > 0 && zl[0] == nid) ? 1 : 0;
@@ -853,7 +865,7 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 		if (pass == 1 && nzl > 0) {
 			/* Ask for what is missing plus enough to bring the
 			 * nearest zone back to its high watermark. */
-			const struct zone *z0 = &pa.zones[zl[0]];
+			const struct zone *z0 = &lr_pa_state_.zones[zl[0]];
 			unsigned long nr = (unsigned long)(n - got) << order;
 
 			if (z0->free_pages < z0->wmark[WMARK_HIGH])
@@ -861,18 +873,18 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 			run_shrinkers(nid, nr, st);
 		}
 		for (unsigned i = 0; i < nzl && got < n; i++) {
-			struct zone *z = &pa.zones[zl[i]];
+			struct zone *z = &lr_pa_state_.zones[zl[i]];
 
 			if (use_pcp)
-				got += pa_pcp_take(z, pc, mt, order, n - got,
-						   out + got, mark);
+				got += lr_pa_pcp_take_(
+				    z, pc, mt, order, n - got, out + got, mark);
 			else
 				got += zone_take(z, order, mt, reserve, n - got,
 						 out + got, mark, st);
 		}
 	}
 	for (unsigned i = 0; i < got; i++)
-		pa_prep_alloc(out[i], order, flags);
+		lr_pa_prep_alloc_(out[i], order, flags);
 	pa_stat_add(st, &st->alloc[order], got);
 	if (got == 0) {
 		pa_stat_add(st, &st->fail, 1);
@@ -882,7 +894,7 @@ pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
 }
 
 struct lr_page *
-__lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
+lr_alloc_pages_slow_(int node, unsigned order, unsigned flags)
 {
 	struct lr_page *p;
 
@@ -894,13 +906,13 @@ __lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
 	    (flags & (LR_ALLOC_ZERO | LR_ALLOC_RESERVE)) == 0 &&
 	    (order >= LR_PCP_ORDERS || lr_lcore_id() >= LR_MAX_LCORE)) {
 		int nid = node == LR_SOCKET_ID_ANY ? pa_local_node() : node;
-		unsigned zid = pa.zonelist[nid][0];
+		unsigned zid = lr_pa_state_.zonelist[nid][0];
 		struct lr_pagealloc_stats *st = pa_stats();
 
-		if (pa.zonelist_len[nid] > 0 &&
+		if (lr_pa_state_.zonelist_len[nid] > 0 &&
 		    ((flags & LR_ALLOC_THISNODE) == 0 ||
 		     zid == (unsigned)nid) &&
-		    zone_take(&pa.zones[zid], order,
+		    zone_take(&lr_pa_state_.zones[zid], order,
 			      (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED
 							: LR_MT_MOVABLE,
 			      false, 1, &p, WMARK_LOW, st) == 1) {
@@ -908,7 +920,7 @@ __lr_alloc_pages_slow(int node, unsigned order, unsigned flags)
 			return p;
 		}
 	}
-	return pa_alloc_blocks(node, order, flags, 1, &p) ? p : NULL;
+	return lr_pa_alloc_blocks_(node, order, flags, 1, &p) ? p : NULL;
 }
 
 unsigned
@@ -953,7 +965,7 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 	}
 	if (!check_args("lr_alloc_pages_bulk", node, order, flags))
 		return got;
-	got += pa_alloc_blocks(node, order, flags, n - got, pages + got);
+	got += lr_pa_alloc_blocks_(node, order, flags, n - got, pages + got);
 	if (got > 0)
 		lr_errno = 0;
 	return got;
@@ -961,13 +973,13 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 
 /* Give back a block that passed its checks. */
 void
-pa_free_block(struct lr_page *page, unsigned order)
+lr_pa_free_block_(struct lr_page *page, unsigned order)
 {
 	unsigned lcore = lr_lcore_id();
 	struct lr_pagealloc_stats *st;
 
 	if (LR_PAGEALLOC_DEBUG)
-		pa_poison(page, order);
+		lr_pa_poison_(page, order);
 	unsigned mt = pb_mt(page);
 
 	if (lcore < LR_MAX_LCORE && order < LR_PCP_ORDERS &&
@@ -981,20 +993,20 @@ pa_free_block(struct lr_page *page, unsigned order)
 		l->head = page;
 		pc->stats.free[order]++;
 		if (++l->count > l->high)
-			__lr_pa_pcp_drain(lcore, node, mt, order);
+			lr_pa_pcp_drain_(lcore, node, mt, order);
 		return;
 	}
 	struct zone *z = page_zone(page);
 
-	pa_lock(&z->lock);
-	pa_free_one(z, page, order);
-	pa_unlock(&z->lock);
+	lr_pa_lock_(&z->lock);
+	lr_pa_free_one_(z, page, order);
+	lr_pa_unlock_(&z->lock);
 	st = pa_stats();
 	pa_stat_add(st, &st->free[order], 1);
 }
 
 void
-__lr_free_pages_slow(struct lr_page *page, unsigned order)
+lr_free_pages_slow_(struct lr_page *page, unsigned order)
 {
 	/* The inline path's check, for the cases it does not take. */
 	if (!LR_PAGEALLOC_DEBUG && lr_likely(desc_in_range(page)) &&
@@ -1002,11 +1014,11 @@ __lr_free_pages_slow(struct lr_page *page, unsigned order)
 	    lr_likely((((page->st.word & ~NODE_MASK_STATE) ^
 			lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0)) |
 		       (uintptr_t)page->owner) == 0)) {
-		pa_free_block(page, order);
+		lr_pa_free_block_(page, order);
 		return;
 	}
-	if (pa_check_free(page, order, "lr_free_pages"))
-		pa_free_block(page, order);
+	if (lr_pa_check_free_(page, order, "lr_free_pages"))
+		lr_pa_free_block_(page, order);
 }
 
 void
@@ -1082,7 +1094,7 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 			l = NULL;
 			cur = UINT32_MAX;
 		}
-		__lr_free_pages_slow(page, order);
+		lr_free_pages_slow_(page, order);
 	}
 	if (l != NULL) {
 		l->head = head;
@@ -1097,8 +1109,8 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 				    &pc->list[nd][t][order];
 
 				while (l->count > l->high)
-					__lr_pa_pcp_drain(lcore, (unsigned)nd,
-							  t, order);
+					lr_pa_pcp_drain_(lcore, (unsigned)nd, t,
+							 order);
 			}
 		}
 	}

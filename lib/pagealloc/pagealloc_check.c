@@ -37,7 +37,7 @@ state_name(unsigned flags)
 
 /* Take a block out of circulation for good. Caller holds the zone lock. */
 void
-pa_quarantine(struct zone *z, struct lr_page *page, unsigned order)
+lr_pa_quarantine_(struct zone *z, struct lr_page *page, unsigned order)
 {
 	struct lr_pagealloc_stats *st = pa_stats();
 
@@ -55,9 +55,9 @@ quarantine_locked(struct lr_page *page, unsigned order)
 {
 	struct zone *z = page_zone(page);
 
-	pa_lock(&z->lock);
-	pa_quarantine(z, page, order);
-	pa_unlock(&z->lock);
+	lr_pa_lock_(&z->lock);
+	lr_pa_quarantine_(z, page, order);
+	lr_pa_unlock_(&z->lock);
 }
 
 /* First tail page of the block at page whose descriptor is not a clean
@@ -194,7 +194,7 @@ diagnose_free(const char *who, struct lr_page *page, unsigned order)
 }
 
 bool
-pa_check_free(struct lr_page *page, unsigned order, const char *who)
+lr_pa_check_free_(struct lr_page *page, unsigned order, const char *who)
 {
 	struct lr_pagealloc_stats *st;
 
@@ -259,8 +259,8 @@ poison_mismatch(const uint8_t *p, size_t len)
 }
 
 bool
-pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
-	       bool strict_head)
+lr_pa_check_alloc_(struct zone *z, struct lr_page *page, unsigned order,
+		   bool strict_head)
 {
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)z->node);
 	uint64_t head =
@@ -302,12 +302,12 @@ pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
 	}
 	return true;
 quarantine:
-	pa_quarantine(z, page, order);
+	lr_pa_quarantine_(z, page, order);
 	return false;
 }
 
 void
-pa_poison(struct lr_page *page, unsigned order)
+lr_pa_poison_(struct lr_page *page, unsigned order)
 {
 	for (size_t i = 0; i < 1UL << order; i++) {
 		memset(page[i].addr, POISON_BYTE, LR_PAGE_SIZE);
@@ -316,7 +316,7 @@ pa_poison(struct lr_page *page, unsigned order)
 }
 
 void
-pa_prep_alloc(struct lr_page *page, unsigned order, unsigned flags)
+lr_pa_prep_alloc_(struct lr_page *page, unsigned order, unsigned flags)
 {
 	if (LR_PAGEALLOC_DEBUG)
 		for (size_t i = 0; i < 1UL << order; i++)
@@ -369,20 +369,20 @@ lr_pagealloc_validate(void)
 	unsigned long errors = 0;
 	uint8_t *seen;
 
-	if (!atomic_load_explicit(&pa.ready, memory_order_acquire))
+	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_acquire))
 		return 0;
-	seen = calloc(pa.nr_desc / 8 + 1, 1);
+	seen = calloc(lr_pa_state_.nr_desc / 8 + 1, 1);
 	if (seen == NULL)
 		return -ENOMEM;
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
-		struct zone *z = &pa.zones[n];
+		struct zone *z = &lr_pa_state_.zones[n];
 		unsigned long buddy = 0, pcp = 0, alloc = 0, bad = 0;
 		unsigned long buddy_heads = 0, list_heads = 0, pcp_heads = 0,
 			      pcp_listed = 0;
 
 		if (!z->present)
 			continue;
-		pa_lock(&z->lock);
+		lr_pa_lock_(&z->lock);
 		/* The zone's free lists. */
 		for (unsigned o = 0; o < MAX_ORDER; o++) {
 			for (unsigned mt = 0; mt < LR_MT_TYPES; mt++) {
@@ -516,8 +516,8 @@ lr_pagealloc_validate(void)
 			}
 		}
 		/* Every page of the zone belongs to exactly one block. */
-		for (unsigned s = 0; s < pa.nr_spans; s++) {
-			struct span *sp = &pa.spans[s];
+		for (unsigned s = 0; s < lr_pa_state_.nr_spans; s++) {
+			struct span *sp = &lr_pa_state_.spans[s];
 
 			if (sp->node != n)
 				continue;
@@ -603,7 +603,7 @@ lr_pagealloc_validate(void)
 			    "%lu + quarantined %lu = %lu, zone has %lu pages\n",
 			    n, buddy, pcp, alloc, bad,
 			    buddy + pcp + alloc + bad, z->pages);
-		pa_unlock(&z->lock);
+		lr_pa_unlock_(&z->lock);
 	}
 	free(seen);
 	if (errors) {
@@ -632,7 +632,7 @@ lr_pagealloc_stats_get(struct lr_pagealloc_stats *s)
 	memset(s, 0, sizeof(*s));
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		stats_add(s, &lr_pa_lcores[l].stats);
-	stats_add(s, &pa.shared_stats);
+	stats_add(s, &lr_pa_state_.shared_stats);
 }
 
 int
@@ -640,13 +640,14 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 {
 	if (pa_ensure_init() < 0)
 		return -ENOMEM;
-	if (node < 0 || node >= LR_MAX_NUMA_NODES || !pa.zones[node].present)
+	if (node < 0 || node >= LR_MAX_NUMA_NODES ||
+	    !lr_pa_state_.zones[node].present)
 		return -ENODEV;
-	struct zone *z = &pa.zones[node];
+	struct zone *z = &lr_pa_state_.zones[node];
 
 	memset(zi, 0, sizeof(*zi));
 	zi->node = node;
-	pa_lock(&z->lock);
+	lr_pa_lock_(&z->lock);
 	zi->pages = z->pages;
 	zi->free = z->free_pages;
 	zi->bad = z->bad_pages;
@@ -659,7 +660,7 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 	for (unsigned o = 0; o < MAX_ORDER; o++)
 		for (unsigned mt = 0; mt < LR_MT_TYPES; mt++)
 			zi->nr_free[o][mt] = z->area[o].nr[mt];
-	pa_unlock(&z->lock);
+	lr_pa_unlock_(&z->lock);
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		for (unsigned t = 0; t < LR_PCP_TYPES; t++)
 			for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
@@ -676,7 +677,7 @@ lr_pagealloc_dump(FILE *f)
 {
 	struct lr_pagealloc_stats s;
 
-	if (!atomic_load_explicit(&pa.ready, memory_order_acquire)) {
+	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_acquire)) {
 		fprintf(f, "page allocator: not built yet\n");
 		return;
 	}
@@ -684,8 +685,8 @@ lr_pagealloc_dump(FILE *f)
 	fprintf(f,
 		"page allocator: %u zone%s, %lu KB pages, pageblock %lu KB, "
 		"max block %lu KB%s\n",
-		pa.nr_zones, pa.nr_zones > 1 ? "s" : "", LR_PAGE_SIZE >> 10,
-		(LR_PAGE_SIZE << PB_ORDER) >> 10,
+		lr_pa_state_.nr_zones, lr_pa_state_.nr_zones > 1 ? "s" : "",
+		LR_PAGE_SIZE >> 10, (LR_PAGE_SIZE << PB_ORDER) >> 10,
 		(LR_PAGE_SIZE << (MAX_ORDER - 1)) >> 10,
 		LR_PAGEALLOC_DEBUG ? ", debug build" : "");
 	fprintf(f, "  %-8s", "order");
@@ -707,10 +708,11 @@ lr_pagealloc_dump(FILE *f)
 		struct lr_pagealloc_zone_info zi;
 		unsigned long pbs[LR_MT_TYPES] = {0};
 
-		if (!pa.zones[n].present || lr_pagealloc_zone_info(n, &zi) < 0)
+		if (!lr_pa_state_.zones[n].present ||
+		    lr_pagealloc_zone_info(n, &zi) < 0)
 			continue;
-		for (unsigned s2 = 0; s2 < pa.nr_spans; s2++) {
-			const struct span *sp = &pa.spans[s2];
+		for (unsigned s2 = 0; s2 < lr_pa_state_.nr_spans; s2++) {
+			const struct span *sp = &lr_pa_state_.spans[s2];
 			size_t pb0 = page_index(sp->desc) >> PB_ORDER;
 
 			if (sp->node != n)

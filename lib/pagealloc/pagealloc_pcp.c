@@ -40,7 +40,7 @@ refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned mt, unsigned order,
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
 	unsigned long avail;
 
-	pa_lock(&z->lock);
+	lr_pa_lock_(&z->lock);
 	avail =
 	    z->free_pages > z->wmark[mark] ? z->free_pages - z->wmark[mark] : 0;
 	if ((avail >> order) < count)
@@ -53,7 +53,7 @@ refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned mt, unsigned order,
 		if (t >= MAX_ORDER)
 			t = MAX_ORDER - 1;
 		for (;; t--) {
-			b = pa_rmqueue(z, t, mt, false, st);
+			b = lr_pa_rmqueue_(z, t, mt, false, st);
 			if (b != NULL || t == order)
 				break;
 		}
@@ -73,20 +73,20 @@ refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned mt, unsigned order,
 				       (uintptr_t)q->owner;
 
 			if (lr_unlikely(bad != 0 || LR_PAGEALLOC_DEBUG) &&
-			    !pa_check_alloc(z, q, order, i != 0))
+			    !lr_pa_check_alloc_(z, q, order, i != 0))
 				continue;
 			pcp_push(l, q, order, node);
 			got++;
 		}
 	}
-	pa_unlock(&z->lock);
+	lr_pa_unlock_(&z->lock);
 	pa_stat_add(st, &st->refill, 1);
 	return got;
 }
 
 unsigned
-pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt, unsigned order,
-	    unsigned n, struct lr_page **out, int mark)
+lr_pa_pcp_take_(struct zone *z, struct lr_pa_lcore *pc, unsigned mt,
+		unsigned order, unsigned n, struct lr_page **out, int mark)
 {
 	struct lr_pa_pcp_list *l = &pc->list[z->node][mt][order];
 	unsigned got = 0;
@@ -101,9 +101,9 @@ pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt, unsigned order,
 				/* Every page on every allocation. */
 				bool ok;
 
-				pa_lock(&z->lock);
-				ok = pa_check_alloc(z, p, order, false);
-				pa_unlock(&z->lock);
+				lr_pa_lock_(&z->lock);
+				ok = lr_pa_check_alloc_(z, p, order, false);
+				lr_pa_unlock_(&z->lock);
 				if (!ok)
 					continue;
 			}
@@ -134,8 +134,8 @@ pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt, unsigned order,
  * order (above it, buddies may differ in type; the zone pass decides).
  * The buddies of what is left are prefetched before the lock is taken. */
 void
-pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
-		  unsigned count)
+lr_pa_pcp_drain_list_(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
+		      unsigned count)
 {
 	const uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)z->node);
 
@@ -170,20 +170,20 @@ pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 		count -= taken;
 		for (unsigned i = 0; i < n; i++)
 			__builtin_prefetch(buddy_of(v[i], vo[i]));
-		pa_lock(&z->lock);
+		lr_pa_lock_(&z->lock);
 		for (unsigned i = 0; i < n; i++)
-			pa_free_one(z, v[i], vo[i]);
-		pa_unlock(&z->lock);
+			lr_pa_free_one_(z, v[i], vo[i]);
+		lr_pa_unlock_(&z->lock);
 	}
 }
 
 void
-__lr_pa_pcp_drain(unsigned lcore, unsigned node, unsigned mt, unsigned order)
+lr_pa_pcp_drain_(unsigned lcore, unsigned node, unsigned mt, unsigned order)
 {
 	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 	struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
-	pa_pcp_drain_list(&pa.zones[node], l, order, l->batch);
+	lr_pa_pcp_drain_list_(&lr_pa_state_.zones[node], l, order, l->batch);
 	pc->stats.drain++;
 }
 
@@ -195,12 +195,12 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 		       lcore_id);
 		return -EINVAL;
 	}
-	if (!atomic_load_explicit(&pa.ready, memory_order_acquire))
+	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_acquire))
 		return 0;
 	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore_id];
 
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
-		if (!pa.zones[n].present)
+		if (!lr_pa_state_.zones[n].present)
 			continue;
 		for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
 			for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
@@ -208,7 +208,8 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 
 				if (l->count == 0)
 					continue;
-				pa_pcp_drain_list(&pa.zones[n], l, o, l->count);
+				lr_pa_pcp_drain_list_(&lr_pa_state_.zones[n], l,
+						      o, l->count);
 				/* Counted on the drained lcore: its owner
 				 * is idle. */
 				pc->stats.drain++;
@@ -220,7 +221,7 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 
 /* Size the lists of one lcore from its zones and find its local zone. */
 void
-pa_pcp_init_lcore(struct lr_pa_lcore *pc)
+lr_pa_pcp_init_lcore_(struct lr_pa_lcore *pc)
 {
 	unsigned lcore = (unsigned)(pc - lr_pa_lcores);
 	int node =
@@ -229,7 +230,7 @@ pa_pcp_init_lcore(struct lr_pa_lcore *pc)
 	if (node < 0 || node >= LR_MAX_NUMA_NODES)
 		node = 0;
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
-		const struct zone *z = &pa.zones[n];
+		const struct zone *z = &lr_pa_state_.zones[n];
 
 		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
 			/* Blocks per batch and high: the order-0 figures
@@ -249,14 +250,16 @@ pa_pcp_init_lcore(struct lr_pa_lcore *pc)
 			}
 		}
 	}
-	pc->local_node = pa.zonelist_len[node] ? pa.zonelist[node][0] : 0;
+	pc->local_node = lr_pa_state_.zonelist_len[node]
+			     ? lr_pa_state_.zonelist[node][0]
+			     : 0;
 	pc->node_set = lr_lcore_is_enabled(lcore);
 }
 
 /* A registered thread gives its lcore id back: its lists go back to the
  * zones so the next owner of the id starts empty. */
 void
-pa_pcp_release_cb(unsigned lcore_id, void *arg)
+lr_pa_pcp_release_cb_(unsigned lcore_id, void *arg)
 {
 	(void)arg;
 	lr_pagealloc_drain_lcore(lcore_id);

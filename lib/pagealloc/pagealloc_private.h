@@ -38,7 +38,7 @@
 #define NODE_MASK_STATE lr_pa_mkstate(0, 0, 0, 0xff)
 
 /** A zone lock: test-and-set with a bounded spin, then yield. */
-struct pa_lock {
+struct lr_pa_lock_ {
 	atomic_int v;
 };
 
@@ -50,7 +50,7 @@ struct free_area {
 
 /** One NUMA node's memory. */
 struct zone {
-	struct pa_lock lock;
+	struct lr_pa_lock_ lock;
 	bool present;
 	int node;
 	unsigned long pages;	  /* managed */
@@ -98,7 +98,7 @@ struct pa_global {
 	struct lr_pagealloc_stats shared_stats; /* non-lcore threads, atomics */
 };
 
-extern struct pa_global pa;
+extern struct pa_global lr_pa_state_;
 
 static inline size_t
 page_index(const struct lr_page *p)
@@ -131,49 +131,50 @@ desc_in_range(const struct lr_page *p)
 static inline struct zone *
 page_zone(const struct lr_page *p)
 {
-	return &pa.zones[p->st.s.node];
+	return &lr_pa_state_.zones[p->st.s.node];
 }
 
 /* pagealloc.c */
-int pa_build_once(void);
-int pa_local_node_slow(void);
-void pa_lock(struct pa_lock *l);
-void pa_unlock(struct pa_lock *l);
-int pa_build_once(void);
-struct lr_page *pa_rmqueue(struct zone *z, unsigned order, unsigned mt,
-			   bool reserve, struct lr_pagealloc_stats *st);
-void pa_free_one(struct zone *z, struct lr_page *page, unsigned order);
-bool pa_wmark_ok(const struct zone *z, unsigned long pages, int mark,
-		 bool reserve);
-int pa_local_node_slow(void);
-unsigned pa_alloc_blocks(int node, unsigned order, unsigned flags, unsigned n,
-			 struct lr_page **out);
-void pa_free_block(struct lr_page *page, unsigned order);
+int lr_pa_build_once_(void);
+int lr_pa_local_node_slow_(void);
+void lr_pa_lock_(struct lr_pa_lock_ *l);
+void lr_pa_unlock_(struct lr_pa_lock_ *l);
+int lr_pa_build_once_(void);
+struct lr_page *lr_pa_rmqueue_(struct zone *z, unsigned order, unsigned mt,
+			       bool reserve, struct lr_pagealloc_stats *st);
+void lr_pa_free_one_(struct zone *z, struct lr_page *page, unsigned order);
+bool lr_pa_wmark_ok_(const struct zone *z, unsigned long pages, int mark,
+		     bool reserve);
+int lr_pa_local_node_slow_(void);
+unsigned lr_pa_alloc_blocks_(int node, unsigned order, unsigned flags,
+			     unsigned n, struct lr_page **out);
+void lr_pa_free_block_(struct lr_page *page, unsigned order);
 
 /* pagealloc_pcp.c */
-unsigned pa_pcp_take(struct zone *z, struct lr_pa_lcore *pc, unsigned mt,
-		     unsigned order, unsigned n, struct lr_page **out,
-		     int mark);
-void pa_pcp_drain_list(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
-		       unsigned count);
-void pa_pcp_init_lcore(struct lr_pa_lcore *pc);
-void pa_pcp_release_cb(unsigned lcore_id, void *arg);
+unsigned lr_pa_pcp_take_(struct zone *z, struct lr_pa_lcore *pc, unsigned mt,
+			 unsigned order, unsigned n, struct lr_page **out,
+			 int mark);
+void lr_pa_pcp_drain_list_(struct zone *z, struct lr_pa_pcp_list *l,
+			   unsigned order, unsigned count);
+void lr_pa_pcp_init_lcore_(struct lr_pa_lcore *pc);
+void lr_pa_pcp_release_cb_(unsigned lcore_id, void *arg);
 
 /* pagealloc_check.c */
-bool pa_check_free(struct lr_page *page, unsigned order, const char *who);
-bool pa_check_alloc(struct zone *z, struct lr_page *page, unsigned order,
-		    bool strict_head);
-void pa_quarantine(struct zone *z, struct lr_page *page, unsigned order);
-void pa_poison(struct lr_page *page, unsigned order);
-void pa_prep_alloc(struct lr_page *page, unsigned order, unsigned flags);
+bool lr_pa_check_free_(struct lr_page *page, unsigned order, const char *who);
+bool lr_pa_check_alloc_(struct zone *z, struct lr_page *page, unsigned order,
+			bool strict_head);
+void lr_pa_quarantine_(struct zone *z, struct lr_page *page, unsigned order);
+void lr_pa_poison_(struct lr_page *page, unsigned order);
+void lr_pa_prep_alloc_(struct lr_page *page, unsigned order, unsigned flags);
 
 /** Build the allocator unless it is built; 0 or -errno. */
 static inline int
 pa_ensure_init(void)
 {
-	if (lr_likely(atomic_load_explicit(&pa.ready, memory_order_acquire)))
+	if (lr_likely(atomic_load_explicit(&lr_pa_state_.ready,
+					   memory_order_acquire)))
 		return 0;
-	return pa_build_once();
+	return lr_pa_build_once_();
 }
 
 /** Counters of the calling thread (non-lcore threads share one set). */
@@ -183,13 +184,13 @@ pa_stats(void)
 	unsigned lcore = lr_lcore_id();
 
 	return lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore].stats
-				    : &pa.shared_stats;
+				    : &lr_pa_state_.shared_stats;
 }
 
 static inline void
 pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
 {
-	if (st == &pa.shared_stats)
+	if (st == &lr_pa_state_.shared_stats)
 		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
 	else
 		*field += v;
@@ -203,7 +204,7 @@ pa_local_node(void)
 
 	if (lcore < LR_MAX_LCORE && lr_pa_lcores[lcore].node_set)
 		return lr_pa_lcores[lcore].local_node;
-	return pa_local_node_slow();
+	return lr_pa_local_node_slow_();
 }
 
 #endif /* PAGEALLOC_PRIVATE_H */

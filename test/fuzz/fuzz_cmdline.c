@@ -2,7 +2,7 @@
 /*
  * fuzz_cmdline: the command-line parsers, on an argv made of the input
  * split at its NUL bytes (argv[0] is "fuzz"): the EAL's options
- * (eal_parse_args(), what lr_eal_init() runs first), then, as the programs
+ * (lr_eal_parse_args_(), what lr_eal_init() runs first), then, as the programs
  * do, lr-pktgen's pg_parse_args() and lr-l2fwd's l2fwd_parse_args() on
  * what the EAL left (everything after its `--`, or the whole argv when the
  * EAL refused it). Each parser gets its own copy of argv (getopt permutes
@@ -29,12 +29,13 @@ check_eal(int argc, int rc)
 		   (rc >= 1 && rc <= argc));
 	if (rc < 0)
 		return;
-	FUZZ_CHECK(eal_cfg.main_lcore >= -1 &&
-		   eal_cfg.main_lcore < LR_MAX_LCORE);
-	FUZZ_CHECK(eal_cfg.nb_vdev <= LR_EAL_MAX_VDEV);
-	FUZZ_CHECK(strlen(eal_cfg.file_prefix) < sizeof(eal_cfg.file_prefix));
-	FUZZ_CHECK(strlen(eal_cfg.huge_dir) < sizeof(eal_cfg.huge_dir));
-	FUZZ_CHECK(!(eal_cfg.mem_total && eal_cfg.numa_mem_set));
+	FUZZ_CHECK(lr_eal_cfg_.main_lcore >= -1 &&
+		   lr_eal_cfg_.main_lcore < LR_MAX_LCORE);
+	FUZZ_CHECK(lr_eal_cfg_.nb_vdev <= LR_EAL_MAX_VDEV);
+	FUZZ_CHECK(strlen(lr_eal_cfg_.file_prefix) <
+		   sizeof(lr_eal_cfg_.file_prefix));
+	FUZZ_CHECK(strlen(lr_eal_cfg_.huge_dir) < sizeof(lr_eal_cfg_.huge_dir));
+	FUZZ_CHECK(!(lr_eal_cfg_.mem_total && lr_eal_cfg_.numa_mem_set));
 }
 
 static void
@@ -104,9 +105,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The EAL, as lr_eal_init() calls it. */
 	memcpy(copy, argv, sizeof(copy));
-	rc = eal_parse_args(argc, copy);
+	rc = lr_eal_parse_args_(argc, copy);
 	check_eal(argc, rc);
-	eal_options_reset();
+	lr_eal_options_reset_();
 	memcpy(lr_log_levels, saved_levels, sizeof(saved_levels));
 
 	/* The program's options: what lr_eal_init() leaves, argv[0] moved up
