@@ -544,34 +544,24 @@ init_one(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 	ia->objs[idx] = obj;
 }
 
+/* The pool's descriptor and private state, sized for n objects of
+ * elt_size (x: carved from caller memory); NULL after ENOMEM. */
 static struct lr_mempool *
-create_common(const char *name, unsigned n, unsigned elt_size,
-	      unsigned cache_size, unsigned private_data_size,
-	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg, int socket_id,
-	      unsigned flags, const char *ops_name, const struct mp_xmem *x)
+pool_new(const char *name, unsigned n, unsigned elt_size,
+	 unsigned cache_size, unsigned private_data_size, int socket_id,
+	 unsigned flags, const struct lr_mempool_ops *ops,
+	 const struct mp_xmem *x)
 {
-	const struct lr_mempool_ops *ops = NULL;
 	struct lr_mempool *mp;
 	struct mp_impl *im;
-	struct init_arg ia;
 	unsigned align;
-	int rc;
-
-	rc = check_args(name, n, elt_size, cache_size, flags, ops_name, &ops);
-	if (rc != 0) {
-		lr_errno = rc;
-		return NULL;
-	}
-	pthread_once(&release_once, register_release);
 
 	mp = aligned_alloc(
 	    LR_CACHE_LINE_SIZE,
 	    LR_ALIGN_CEIL(sizeof(*mp), (size_t)LR_CACHE_LINE_SIZE));
 	im = calloc(1, sizeof(*im));
-	if (mp == NULL || im == NULL) {
-		rc = ENOMEM;
+	if (mp == NULL || im == NULL)
 		goto free_mp;
-	}
 	memset(mp, 0, sizeof(*mp));
 	snprintf(mp->name, sizeof(mp->name), "%s", name);
 	mp->size = n;
@@ -588,17 +578,89 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	    x != NULL ? x->stride
 		      : LR_ALIGN_CEIL(mp->header_size + elt_size, align);
 	im->lead = LR_ALIGN_CEIL(mp->header_size, align);
-
 	if (private_data_size != 0) {
 		mp->priv = calloc(1, private_data_size);
-		if (mp->priv == NULL) {
-			rc = ENOMEM;
+		if (mp->priv == NULL)
 			goto free_mp;
-		}
 	}
+	return mp;
+
+free_mp:
+	free(im);
+	free(mp);
+	return NULL;
+}
+
+/* Initialise every object, then fill the store in index order; 0 or a
+ * positive errno. */
+static int
+fill_store(struct lr_mempool *mp, lr_mempool_obj_cb_t *obj_init,
+	   void *obj_init_arg)
+{
+	struct init_arg ia = {obj_init, obj_init_arg, NULL};
+	int rc;
+
+	ia.objs = malloc((size_t)mp->size * sizeof(void *));
+	if (ia.objs == NULL)
+		return ENOMEM;
+	lr_mempool_obj_iter(mp, init_one, &ia);
+	rc = -mp->ops->enqueue(mp, ia.objs, mp->size);
+	free(ia.objs);
+	if (rc != 0)
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': store '%s' refused the %u objects\n",
+		       mp->name, mp->ops->name, mp->size);
+	return rc;
+}
+
+/* Put mp on the list of pools; EEXIST if the name was taken meanwhile. */
+static int
+register_pool(struct lr_mempool *mp)
+{
+	pthread_mutex_lock(&pools_lock);
+	if (find_pool(mp->name) != NULL) {
+		pthread_mutex_unlock(&pools_lock);
+		LR_LOG(ERR, MEMPOOL, "mempool '%s': name already in use\n",
+		       mp->name);
+		return EEXIST;
+	}
+	mp->next = pools;
+	pools = mp;
+	/* Registered once the page allocator is up (it registered its own
+	 * hook first), so that pools go before its memory does. */
+	if (!cleanup_registered && lr_eal_on_cleanup(pools_on_eal_cleanup) == 0)
+		cleanup_registered = 1;
+	pthread_mutex_unlock(&pools_lock);
+	return 0;
+}
+
+static struct lr_mempool *
+create_common(const char *name, unsigned n, unsigned elt_size,
+	      unsigned cache_size, unsigned private_data_size,
+	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg, int socket_id,
+	      unsigned flags, const char *ops_name, const struct mp_xmem *x)
+{
+	const struct lr_mempool_ops *ops = NULL;
+	struct lr_mempool *mp;
+	struct mp_impl *im;
+	int rc;
+
+	rc = check_args(name, n, elt_size, cache_size, flags, ops_name, &ops);
+	if (rc != 0) {
+		lr_errno = rc;
+		return NULL;
+	}
+	pthread_once(&release_once, register_release);
+	mp = pool_new(name, n, elt_size, cache_size, private_data_size,
+		      socket_id, flags, ops, x);
+	if (mp == NULL) {
+		lr_errno = ENOMEM;
+		return NULL;
+	}
+	im = mp->impl;
 	if (alloc_caches(mp, im) != 0) {
 		rc = ENOMEM;
-		goto free_priv;
+		goto free_mp;
 	}
 	rc = -ops->alloc(mp);
 	if (rc != 0)
@@ -609,42 +671,12 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 		rc = -populate(
 		    mp, im,
 		    pick_order(im->lead, elt_size, mp->total_elt_size, n));
+	if (rc == 0)
+		rc = fill_store(mp, obj_init, obj_init_arg);
+	if (rc == 0)
+		rc = register_pool(mp);
 	if (rc != 0)
 		goto free_blocks;
-
-	/* Initialise every object, then fill the store in index order. */
-	ia.obj_init = obj_init;
-	ia.arg = obj_init_arg;
-	ia.objs = malloc((size_t)n * sizeof(void *));
-	if (ia.objs == NULL) {
-		rc = ENOMEM;
-		goto free_blocks;
-	}
-	lr_mempool_obj_iter(mp, init_one, &ia);
-	rc = -ops->enqueue(mp, ia.objs, n);
-	free(ia.objs);
-	if (rc != 0) {
-		LR_LOG(ERR, MEMPOOL,
-		       "mempool '%s': store '%s' refused the %u objects\n",
-		       name, ops->name, n);
-		goto free_blocks;
-	}
-
-	pthread_mutex_lock(&pools_lock);
-	if (find_pool(name) != NULL) {
-		pthread_mutex_unlock(&pools_lock);
-		LR_LOG(ERR, MEMPOOL, "mempool '%s': name already in use\n",
-		       name);
-		rc = EEXIST;
-		goto free_blocks;
-	}
-	mp->next = pools;
-	pools = mp;
-	/* Registered once the page allocator is up (it registered its own
-	 * hook first), so that pools go before its memory does. */
-	if (!cleanup_registered && lr_eal_on_cleanup(pools_on_eal_cleanup) == 0)
-		cleanup_registered = 1;
-	pthread_mutex_unlock(&pools_lock);
 	LR_LOG(DEBUG, MEMPOOL,
 	       "mempool '%s': %u x %u bytes (%u apart), cache %u, ops %s, "
 	       "%u blocks of order %u\n",
@@ -657,9 +689,8 @@ free_blocks:
 	ops->free(mp);
 free_caches:
 	free(im->cache_mem);
-free_priv:
-	free(mp->priv);
 free_mp:
+	free(mp->priv);
 	free(im);
 	free(mp);
 	lr_errno = rc;
