@@ -5,6 +5,7 @@
  * poisoning (debug build), lr_pagealloc_validate(), statistics and dump.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -342,9 +343,19 @@ lr_page_set_owner(struct lr_page *page, const void *owner,
 
 /* ------------------------------------------------------------ validate */
 
-#define VFAIL(...)                                                             \
+/* What one validate pass has found so far. */
+struct vctx {
+	uint8_t *seen;	      /* one bit per descriptor: on a list */
+	unsigned long errors; /* problems found (the first 20 logged) */
+	int n;		      /* the zone being checked */
+	/* Pages and block heads of zone n, by where they were found. */
+	unsigned long buddy, pcp, alloc, bad;
+	unsigned long buddy_heads, list_heads, pcp_heads, pcp_listed;
+};
+
+#define VFAIL(v, ...)                                                          \
 	do {                                                                   \
-		if (errors++ < 20)                                             \
+		if ((v)->errors++ < 20)                                        \
 			LR_LOG(ERR, PAGEALLOC, "validate: " __VA_ARGS__);      \
 	} while (0)
 
@@ -363,252 +374,274 @@ test_bit(const uint8_t *bits, size_t i)
 	return bits[i >> 3] & (1u << (i & 7));
 }
 
+/* One block p on the zone's order-o list of type mt; false ends the walk
+ * of that list (p is no descriptor, or the list crosses another). */
+static bool
+check_free_block(struct vctx *v, struct lr_page *p, struct lr_page *prev,
+		 unsigned o, unsigned mt)
+{
+	int n = v->n;
+	uint64_t want = lr_pa_mkstate(LR_PG_BUDDY, mt, o, (unsigned)n);
+	size_t idx;
+
+	if (!desc_in_range(p)) {
+		VFAIL(v, "zone %d order %u %s list: %p is not a descriptor\n",
+		      n, o, mt_names[mt], (void *)p);
+		return false;
+	}
+	idx = page_index(p);
+	if (test_and_set(v->seen, idx)) {
+		VFAIL(v,
+		      "zone %d: block %p (addr %p) is on two lists (or a "
+		      "list loops)\n",
+		      n, (void *)p, p->addr);
+		return false;
+	}
+	if (p->st.word != want || p->owner)
+		VFAIL(v,
+		      "zone %d order %u %s list: block %p (addr %p) has "
+		      "state %s order %u node %u type %u\n",
+		      n, o, mt_names[mt], (void *)p, p->addr,
+		      state_name(p->st.s.flags), p->st.s.order, p->st.s.node,
+		      p->st.s.mt);
+	if (p->prev != prev)
+		VFAIL(v, "zone %d order %u: block %p has a broken back link\n",
+		      n, o, (void *)p);
+	if (idx & ((1UL << o) - 1))
+		VFAIL(v,
+		      "zone %d: free block %p (addr %p) of order %u is not "
+		      "aligned to its order\n",
+		      n, (void *)p, p->addr, o);
+	if (pb_mt(p) != mt)
+		VFAIL(v,
+		      "zone %d: free block %p (addr %p) is on the %s list but "
+		      "its pageblock is %s\n",
+		      n, (void *)p, p->addr, mt_names[mt],
+		      mt_names[pb_mt(p) % LR_MT_TYPES]);
+	if (o < MAX_ORDER - 1 && buddy_of(p, o)->st.word == want)
+		VFAIL(v,
+		      "zone %d: free block %p (addr %p) of order %u and its "
+		      "buddy are both free: they should have merged\n",
+		      n, (void *)p, p->addr, o);
+	return true;
+}
+
+/* The zone's free lists against their counters and free_pages. */
+static void
+check_free_lists(struct vctx *v, struct zone *z)
+{
+	for (unsigned o = 0; o < MAX_ORDER; o++) {
+		for (unsigned mt = 0; mt < LR_MT_TYPES; mt++) {
+			unsigned long cnt = 0;
+			struct lr_page *prev = NULL;
+
+			for (struct lr_page *p = z->area[o].head[mt]; p != NULL;
+			     prev = p, p = p->next) {
+				if (!check_free_block(v, p, prev, o, mt))
+					break;
+				cnt++;
+			}
+			if (cnt != z->area[o].nr[mt])
+				VFAIL(v,
+				      "zone %d order %u %s: %lu blocks listed, "
+				      "counter says %lu\n",
+				      v->n, o, mt_names[mt], cnt,
+				      z->area[o].nr[mt]);
+			v->buddy += cnt << o;
+			v->list_heads += cnt;
+		}
+	}
+	if (v->buddy != z->free_pages)
+		VFAIL(v,
+		      "zone %d: %lu pages on free lists, free counter says "
+		      "%lu\n",
+		      v->n, v->buddy, z->free_pages);
+}
+
+/* One lcore list of order o for zone n against its count. */
+static void
+check_pcp_list(struct vctx *v, unsigned l, const struct lr_pa_pcp_list *pl,
+	       unsigned o)
+{
+	int n = v->n;
+	uint64_t want = lr_pa_mkstate(LR_PG_PCP, 0, o, (unsigned)n);
+	unsigned long cnt = 0;
+
+	for (struct lr_page *p = pl->head; p != NULL; p = p->next) {
+		if (!desc_in_range(p)) {
+			VFAIL(v,
+			      "lcore %u zone %d order %u list: %p is not a "
+			      "descriptor\n",
+			      l, n, o, (void *)p);
+			break;
+		}
+		if (test_and_set(v->seen, page_index(p))) {
+			VFAIL(v,
+			      "lcore %u: block %p (addr %p) is on two lists "
+			      "(or a list loops)\n",
+			      l, (void *)p, p->addr);
+			break;
+		}
+		if (p->st.word != want || p->owner)
+			VFAIL(v,
+			      "lcore %u zone %d order %u list: block %p (addr "
+			      "%p) has state %s order %u\n",
+			      l, n, o, (void *)p, p->addr,
+			      state_name(p->st.s.flags), p->st.s.order);
+		if (page_index(p) & ((1UL << o) - 1))
+			VFAIL(v,
+			      "lcore %u: block %p of order %u is not "
+			      "aligned\n",
+			      l, (void *)p, o);
+		cnt++;
+	}
+	if (cnt != pl->count)
+		VFAIL(v,
+		      "lcore %u zone %d order %u: %lu blocks listed, count "
+		      "says %u\n",
+		      l, n, o, cnt, pl->count);
+	v->pcp += cnt << o;
+	v->pcp_listed += cnt;
+}
+
+/* The head p of a block of order o in zone n (already known to fit its
+ * span and be aligned): its pages, and the counters of its state. */
+static void
+check_block(struct vctx *v, struct lr_page *p, unsigned o)
+{
+	int n = v->n;
+	unsigned f = p->st.s.flags;
+	size_t idx = page_index(p);
+
+	if (p->st.s.node != n)
+		VFAIL(v, "zone %d: page %p says node %u\n", n, (void *)p,
+		      p->st.s.node);
+	if (f != LR_PG_BAD) {
+		struct lr_page *q = bad_tail(p, o);
+
+		if (q != NULL)
+			VFAIL(v,
+			      "zone %d: block %p (addr %p) of order %u: page "
+			      "%p inside it has state %s\n",
+			      n, (void *)p, p->addr, o, (void *)q,
+			      state_name(q->st.s.flags));
+	}
+	switch (f) {
+	case LR_PG_BUDDY:
+		v->buddy_heads++;
+		if (!test_bit(v->seen, idx))
+			VFAIL(v,
+			      "zone %d: free block %p (addr %p) is on no "
+			      "list\n",
+			      n, (void *)p, p->addr);
+		break;
+	case LR_PG_PCP:
+		v->pcp_heads++;
+		if (!test_bit(v->seen, idx))
+			VFAIL(v,
+			      "zone %d: lcore-list block %p (addr %p) is on "
+			      "no list\n",
+			      n, (void *)p, p->addr);
+		break;
+	case LR_PG_ALLOC:
+		v->alloc += 1UL << o;
+		break;
+	case LR_PG_BAD:
+		v->bad += 1UL << o;
+		break;
+	default:
+		VFAIL(v, "zone %d: page %p has flags %#x\n", n, (void *)p, f);
+	}
+}
+
+/* Every page of span sp belongs to exactly one block. */
+static void
+check_span(struct vctx *v, struct span *sp)
+{
+	int n = v->n;
+
+	for (size_t i = 0; i < sp->npages;) {
+		struct lr_page *p = &sp->desc[i];
+		unsigned o = p->st.s.order;
+
+		if (p->st.s.flags == 0) {
+			VFAIL(v,
+			      "zone %d: page %p (addr %p) belongs to no "
+			      "block\n",
+			      n, (void *)p, p->addr);
+			i++;
+			continue;
+		}
+		if (o >= MAX_ORDER || i + (1UL << o) > sp->npages ||
+		    (page_index(p) & ((1UL << o) - 1))) {
+			VFAIL(v,
+			      "zone %d: block %p (addr %p) of order %u is "
+			      "misplaced\n",
+			      n, (void *)p, p->addr, o);
+			i++;
+			continue;
+		}
+		check_block(v, p, o);
+		i += 1UL << o;
+	}
+}
+
+/* Zone n, under its lock: lists, lcore lists, pages, and the equation
+ * free + lcore lists + allocated + quarantined = pages. */
+static void
+check_zone(struct vctx *v, struct zone *z)
+{
+	int n = v->n;
+
+	memset(&v->buddy, 0, sizeof(*v) - offsetof(struct vctx, buddy));
+	lr_pa_lock_(&z->lock);
+	check_free_lists(v, z);
+	/* Every lcore's lists for this zone (quiescent lcores). */
+	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
+		for (unsigned t = 0; t < LR_PCP_TYPES; t++)
+			for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
+				check_pcp_list(
+				    v, l, &lr_pa_lcores[l].list[n][t][o], o);
+	for (unsigned s = 0; s < lr_pa_state_.nr_spans; s++)
+		if (lr_pa_state_.spans[s].node == n)
+			check_span(v, &lr_pa_state_.spans[s]);
+	if (v->buddy_heads != v->list_heads || v->pcp_heads != v->pcp_listed)
+		VFAIL(v,
+		      "zone %d: %lu free heads and %lu listed; %lu lcore-list "
+		      "heads and %lu listed\n",
+		      n, v->buddy_heads, v->list_heads, v->pcp_heads,
+		      v->pcp_listed);
+	if (v->bad != z->bad_pages)
+		VFAIL(v,
+		      "zone %d: %lu quarantined pages found, counter says "
+		      "%lu\n",
+		      n, v->bad, z->bad_pages);
+	if (v->buddy + v->pcp + v->alloc + v->bad != z->pages)
+		VFAIL(v,
+		      "zone %d: free %lu + lcore lists %lu + allocated %lu + "
+		      "quarantined %lu = %lu, zone has %lu pages\n",
+		      n, v->buddy, v->pcp, v->alloc, v->bad,
+		      v->buddy + v->pcp + v->alloc + v->bad, z->pages);
+	lr_pa_unlock_(&z->lock);
+}
+
 int
 lr_pagealloc_validate(void)
 {
-	unsigned long errors = 0;
-	uint8_t *seen;
+	struct vctx v = {0};
 
 	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_acquire))
 		return 0;
-	seen = calloc(lr_pa_state_.nr_desc / 8 + 1, 1);
-	if (seen == NULL)
+	v.seen = calloc(lr_pa_state_.nr_desc / 8 + 1, 1);
+	if (v.seen == NULL)
 		return -ENOMEM;
-	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
-		struct zone *z = &lr_pa_state_.zones[n];
-		unsigned long buddy = 0, pcp = 0, alloc = 0, bad = 0;
-		unsigned long buddy_heads = 0, list_heads = 0, pcp_heads = 0,
-			      pcp_listed = 0;
-
-		if (!z->present)
-			continue;
-		lr_pa_lock_(&z->lock);
-		/* The zone's free lists. */
-		for (unsigned o = 0; o < MAX_ORDER; o++) {
-			for (unsigned mt = 0; mt < LR_MT_TYPES; mt++) {
-				unsigned long cnt = 0;
-				struct lr_page *prev = NULL;
-				uint64_t want = lr_pa_mkstate(LR_PG_BUDDY, mt,
-							      o, (unsigned)n);
-
-				for (struct lr_page *p = z->area[o].head[mt];
-				     p != NULL; prev = p, p = p->next) {
-					if (!desc_in_range(p)) {
-						VFAIL(
-						    "zone %d order %u %s list: "
-						    "%p is not a descriptor\n",
-						    n, o, mt_names[mt],
-						    (void *)p);
-						break;
-					}
-					size_t idx = page_index(p);
-
-					if (test_and_set(seen, idx)) {
-						VFAIL("zone %d: block %p (addr "
-						      "%p) is on two lists (or "
-						      "a list loops)\n",
-						      n, (void *)p, p->addr);
-						break;
-					}
-					if (p->st.word != want || p->owner)
-						VFAIL("zone %d order %u %s "
-						      "list: block %p (addr "
-						      "%p) has state %s order "
-						      "%u node %u type %u\n",
-						      n, o, mt_names[mt],
-						      (void *)p, p->addr,
-						      state_name(p->st.s.flags),
-						      p->st.s.order,
-						      p->st.s.node, p->st.s.mt);
-					if (p->prev != prev)
-						VFAIL("zone %d order %u: block "
-						      "%p has a broken back "
-						      "link\n",
-						      n, o, (void *)p);
-					if (idx & ((1UL << o) - 1))
-						VFAIL("zone %d: free block %p "
-						      "(addr %p) of order %u "
-						      "is not aligned to its "
-						      "order\n",
-						      n, (void *)p, p->addr, o);
-					if (pb_mt(p) != mt)
-						VFAIL("zone %d: free block %p "
-						      "(addr %p) is on the %s "
-						      "list but its pageblock "
-						      "is %s\n",
-						      n, (void *)p, p->addr,
-						      mt_names[mt],
-						      mt_names[pb_mt(p) %
-							       LR_MT_TYPES]);
-					if (o < MAX_ORDER - 1 &&
-					    buddy_of(p, o)->st.word == want)
-						VFAIL(
-						    "zone %d: free block %p "
-						    "(addr %p) of order %u and "
-						    "its buddy are both free: "
-						    "they should have merged\n",
-						    n, (void *)p, p->addr, o);
-					cnt++;
-				}
-				if (cnt != z->area[o].nr[mt])
-					VFAIL("zone %d order %u %s: %lu blocks "
-					      "listed, counter says %lu\n",
-					      n, o, mt_names[mt], cnt,
-					      z->area[o].nr[mt]);
-				buddy += cnt << o;
-				list_heads += cnt;
-			}
-		}
-		if (buddy != z->free_pages)
-			VFAIL("zone %d: %lu pages on free lists, free counter "
-			      "says %lu\n",
-			      n, buddy, z->free_pages);
-		/* Every lcore's lists for this zone (quiescent lcores). */
-		for (unsigned lt = 0; lt < LR_MAX_LCORE * LR_PCP_TYPES; lt++) {
-			unsigned l = lt / LR_PCP_TYPES;
-
-			for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
-				struct lr_pa_pcp_list *pl =
-				    &lr_pa_lcores[l]
-					 .list[n][lt % LR_PCP_TYPES][o];
-				unsigned long cnt = 0;
-				uint64_t want =
-				    lr_pa_mkstate(LR_PG_PCP, 0, o, (unsigned)n);
-
-				for (struct lr_page *p = pl->head; p != NULL;
-				     p = p->next) {
-					if (!desc_in_range(p)) {
-						VFAIL("lcore %u zone %d order "
-						      "%u list: %p is not a "
-						      "descriptor\n",
-						      l, n, o, (void *)p);
-						break;
-					}
-					if (test_and_set(seen, page_index(p))) {
-						VFAIL(
-						    "lcore %u: block %p (addr "
-						    "%p) is on two lists (or a "
-						    "list loops)\n",
-						    l, (void *)p, p->addr);
-						break;
-					}
-					if (p->st.word != want || p->owner)
-						VFAIL(
-						    "lcore %u zone %d order %u "
-						    "list: block %p (addr %p) "
-						    "has state %s order %u\n",
-						    l, n, o, (void *)p, p->addr,
-						    state_name(p->st.s.flags),
-						    p->st.s.order);
-					if (page_index(p) & ((1UL << o) - 1))
-						VFAIL(
-						    "lcore %u: block %p of "
-						    "order %u is not aligned\n",
-						    l, (void *)p, o);
-					cnt++;
-				}
-				if (cnt != pl->count)
-					VFAIL("lcore %u zone %d order %u: %lu "
-					      "blocks listed, count says %u\n",
-					      l, n, o, cnt, pl->count);
-				pcp += cnt << o;
-				pcp_listed += cnt;
-			}
-		}
-		/* Every page of the zone belongs to exactly one block. */
-		for (unsigned s = 0; s < lr_pa_state_.nr_spans; s++) {
-			struct span *sp = &lr_pa_state_.spans[s];
-
-			if (sp->node != n)
-				continue;
-			for (size_t i = 0; i < sp->npages;) {
-				struct lr_page *p = &sp->desc[i];
-				unsigned o = p->st.s.order, f = p->st.s.flags;
-				size_t idx = page_index(p);
-
-				if (f == 0) {
-					VFAIL("zone %d: page %p (addr %p) "
-					      "belongs to no block\n",
-					      n, (void *)p, p->addr);
-					i++;
-					continue;
-				}
-				if (o >= MAX_ORDER ||
-				    i + (1UL << o) > sp->npages ||
-				    (idx & ((1UL << o) - 1))) {
-					VFAIL("zone %d: block %p (addr %p) of "
-					      "order %u is misplaced\n",
-					      n, (void *)p, p->addr, o);
-					i++;
-					continue;
-				}
-				if (p->st.s.node != n)
-					VFAIL("zone %d: page %p says node %u\n",
-					      n, (void *)p, p->st.s.node);
-				if (f != LR_PG_BAD) {
-					struct lr_page *q = bad_tail(p, o);
-
-					if (q != NULL)
-						VFAIL(
-						    "zone %d: block %p (addr "
-						    "%p) of order %u: page %p "
-						    "inside it has state %s\n",
-						    n, (void *)p, p->addr, o,
-						    (void *)q,
-						    state_name(q->st.s.flags));
-				}
-				switch (f) {
-				case LR_PG_BUDDY:
-					buddy_heads++;
-					if (!test_bit(seen, idx))
-						VFAIL(
-						    "zone %d: free block %p "
-						    "(addr %p) is on no list\n",
-						    n, (void *)p, p->addr);
-					break;
-				case LR_PG_PCP:
-					pcp_heads++;
-					if (!test_bit(seen, idx))
-						VFAIL("zone %d: lcore-list "
-						      "block %p (addr %p) is "
-						      "on no list\n",
-						      n, (void *)p, p->addr);
-					break;
-				case LR_PG_ALLOC:
-					alloc += 1UL << o;
-					break;
-				case LR_PG_BAD:
-					bad += 1UL << o;
-					break;
-				default:
-					VFAIL(
-					    "zone %d: page %p has flags %#x\n",
-					    n, (void *)p, f);
-				}
-				i += 1UL << o;
-			}
-		}
-		if (buddy_heads != list_heads || pcp_heads != pcp_listed)
-			VFAIL("zone %d: %lu free heads and %lu listed; %lu "
-			      "lcore-list heads and %lu listed\n",
-			      n, buddy_heads, list_heads, pcp_heads,
-			      pcp_listed);
-		if (bad != z->bad_pages)
-			VFAIL("zone %d: %lu quarantined pages found, counter "
-			      "says %lu\n",
-			      n, bad, z->bad_pages);
-		if (buddy + pcp + alloc + bad != z->pages)
-			VFAIL(
-			    "zone %d: free %lu + lcore lists %lu + allocated "
-			    "%lu + quarantined %lu = %lu, zone has %lu pages\n",
-			    n, buddy, pcp, alloc, bad,
-			    buddy + pcp + alloc + bad, z->pages);
-		lr_pa_unlock_(&z->lock);
-	}
-	free(seen);
-	if (errors) {
+	for (v.n = 0; v.n < LR_MAX_NUMA_NODES; v.n++)
+		if (lr_pa_state_.zones[v.n].present)
+			check_zone(&v, &lr_pa_state_.zones[v.n]);
+	free(v.seen);
+	if (v.errors) {
 		LR_LOG(ERR, PAGEALLOC, "validate: %lu problem%s found\n",
-		       errors, errors > 1 ? "s" : "");
+		       v.errors, v.errors > 1 ? "s" : "");
 		return -EINVAL;
 	}
 	return 0;
