@@ -422,8 +422,7 @@ test_xmem(void)
 	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "empty taken");
 	const char *log = lr_test_log_end();
 
-	LR_TEST_ASSERT(strstr(log, "mempool 'xm_bad'") != NULL, "log: %s",
-		       log);
+	LR_TEST_ASSERT(strstr(log, "mempool 'xm_bad'") != NULL, "log: %s", log);
 
 	mp = lr_pktmbuf_pool_create_xmem("xm_umem", base, len, FRAME, 8, 0,
 					 LR_SOCKET_ID_ANY);
@@ -501,11 +500,94 @@ test_cross_lcore(void)
 	return 0;
 }
 
+/* append_copy builds chains from flat data and undoes itself when the
+ * pool runs out; read and copy_out give the bytes back across segments;
+ * rearm sets the first line as the receive paths need. */
+static int
+test_flat_copies(void)
+{
+	static char src[5000], back[5000], tmp[5000];
+	struct lr_mempool *mp;
+	struct lr_mbuf *m, *rest[8];
+	const char *p;
+	unsigned got = 0;
+
+	for (unsigned i = 0; i < sizeof(src); i++)
+		src[i] = (char)(i * 7 + i / 251);
+	/* 2048-byte rooms: 5000 bytes need three segments. */
+	mp = lr_pktmbuf_pool_create(
+	    "mb_flat", 6, 0, 0, 2048 + LR_PKTMBUF_HEADROOM, LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	m = lr_pktmbuf_alloc(mp);
+	LR_TEST_ASSERT(m != NULL, "alloc");
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_append_copy(m, mp, src, 100), 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_append_copy(m, mp, src + 100, 4900), 0);
+	LR_TEST_ASSERT_EQ(m->nb_segs, 3);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 5000);
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_copy_out(m, back), 5000);
+	LR_TEST_ASSERT(memcmp(back, src, 5000) == 0, "copy_out differs");
+	/* Within the first segment: a pointer into it, buf untouched. */
+	p = lr_pktmbuf_read(m, 10, 20, tmp);
+	LR_TEST_ASSERT(p == lr_pktmbuf_mtod_offset(m, char *, 10), "in place");
+	/* Within a later segment: in place too; across two: copied. */
+	p = lr_pktmbuf_read(m, 2100, 50, tmp);
+	LR_TEST_ASSERT(p != tmp && memcmp(p, src + 2100, 50) == 0, "seg 1");
+	p = lr_pktmbuf_read(m, 2000, 3000, tmp);
+	LR_TEST_ASSERT(p == tmp && memcmp(tmp, src + 2000, 3000) == 0,
+		       "across segments");
+	LR_TEST_ASSERT(lr_pktmbuf_read(m, 4990, 11, tmp) == NULL, "past end");
+	LR_TEST_ASSERT(lr_pktmbuf_read(m, 5000, 0, tmp) != NULL, "empty");
+
+	/* Three mbufs left; take them all but one: 5000 more bytes need
+	 * three, so the append fails and m is as it was. */
+	while (got < 2 && (rest[got] = lr_pktmbuf_alloc(mp)) != NULL)
+		got++;
+	LR_TEST_ASSERT_EQ(got, 2);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_append_copy(m, mp, src, 5000), -ENOBUFS);
+	LR_TEST_ASSERT_EQ(m->nb_segs, 3);
+	LR_TEST_ASSERT_EQ(m->pkt_len, 5000);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_lastseg(m)->data_len, 5000 - 2 * 2048);
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(m), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), 1);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_copy_out(m, back), 5000);
+	LR_TEST_ASSERT(memcmp(back, src, 5000) == 0, "after failed append");
+
+	/* rearm: one word for data_off/refcnt/nb_segs/port, lengths set,
+	 * flags, type, VLAN and hash cleared. */
+	struct lr_mbuf *r = rest[0];
+
+	r->ol_flags = 1;
+	r->packet_type = 2;
+	r->vlan_tci = 3;
+	r->hash_rss = 4;
+	lr_pktmbuf_rearm(r, lr_mbuf_rearm_word(64, 7), 60);
+	LR_TEST_ASSERT(r->data_off == 64 && r->port == 7 && r->nb_segs == 1 &&
+			   lr_mbuf_refcnt_read(r) == 1 && r->pkt_len == 60 &&
+			   r->data_len == 60 && r->ol_flags == 0 &&
+			   r->packet_type == 0 && r->vlan_tci == 0 &&
+			   r->hash_rss == 0,
+		       "rearm");
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(r), 0);
+	lr_pktmbuf_free(rest[0]);
+	lr_pktmbuf_free(rest[1]);
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), 6);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_free(mp);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
-    {"layout", test_layout},	       {"pool_create", test_pool_create},
-    {"data_ops", test_data_ops},       {"chains", test_chains},
-    {"refcnt", test_refcnt},	       {"bulk", test_bulk},
-    {"cross_lcore", test_cross_lcore}, {"xmem", test_xmem},
+    {"layout", test_layout},
+    {"pool_create", test_pool_create},
+    {"data_ops", test_data_ops},
+    {"chains", test_chains},
+    {"flat_copies", test_flat_copies},
+    {"refcnt", test_refcnt},
+    {"bulk", test_bulk},
+    {"cross_lcore", test_cross_lcore},
+    {"xmem", test_xmem},
 };
 
 int

@@ -290,11 +290,8 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 		cnt_add(&q->cnt->tx_nombuf, 1);
 		return;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		pkts[i]->rearm_data = pg.rearm;
-		pkts[i]->ol_flags = 0;
-		pkts[i]->packet_type = 0;
-	}
+	for (unsigned i = 0; i < n; i++)
+		lr_pktmbuf_rearm(pkts[i], pg.rearm, 0);
 	if (lr_likely(q->kind == PG_K_FAST)) {
 		for (unsigned i = 0; i < n; i++)
 			bytes += build_fast(q, pkts[i], now);

@@ -186,6 +186,32 @@ void lr_pktmbuf_dump(FILE *f, const struct lr_mbuf *m, unsigned dump_len);
  *  count or packet length would overflow (nothing changed). */
 int lr_pktmbuf_chain(struct lr_mbuf *head, struct lr_mbuf *tail);
 
+/** Append len bytes of data at the end of packet m, chaining mbufs from
+ *  mp when the last segment is full; 0, or -ENOBUFS when mp ran out or
+ *  the chain would pass UINT16_MAX segments (m is then as before). */
+int lr_pktmbuf_append_copy(struct lr_mbuf *m, struct lr_mempool *mp,
+			   const void *data, uint32_t len);
+
+/* lr_pktmbuf_read()'s path for data that crosses segments. */
+const void *lr_pktmbuf_read_chain_(const struct lr_mbuf *m, uint32_t off,
+				   uint32_t len, void *buf);
+
+/** The len bytes at offset off of packet m: a pointer into the mbuf when
+ *  they lie in its first segment, else copied into buf (len bytes of
+ *  room) from the segments they span; NULL when off + len passes the
+ *  packet's end. */
+static inline const void *
+lr_pktmbuf_read(const struct lr_mbuf *m, uint32_t off, uint32_t len, void *buf)
+{
+	if (lr_likely((uint64_t)off + len <= m->data_len))
+		return (const char *)m->buf_addr + m->data_off + off;
+	return lr_pktmbuf_read_chain_(m, off, len, buf);
+}
+
+/** Copy the whole packet m, every segment, into dst (pkt_len bytes of
+ *  room); returns pkt_len. */
+uint32_t lr_pktmbuf_copy_out(const struct lr_mbuf *m, void *dst);
+
 /** Check one packet's invariants (lengths, segment count, pool, room);
  *  0 or -EINVAL after logging what is wrong. */
 int lr_mbuf_validate(const struct lr_mbuf *m);
@@ -236,10 +262,10 @@ lr_pktmbuf_lastseg(struct lr_mbuf *m)
 	return m;
 }
 
-/* The rearm word of an mbuf fresh from its pool: data_off, refcnt 1,
- * nb_segs 1, no port. */
+/** The rearm word (data_off, refcnt 1, nb_segs 1, port) that
+ *  lr_pktmbuf_rearm() stores in one 8-byte write. */
 static __lr_always_inline uint64_t
-lr_mbuf_rearm_word_(const struct lr_mbuf *m)
+lr_mbuf_rearm_word(uint16_t data_off, uint16_t port)
 {
 	union {
 		uint64_t w;
@@ -248,26 +274,40 @@ lr_mbuf_rearm_word_(const struct lr_mbuf *m)
 		} f;
 	} u;
 
-	u.f.data_off =
-	    (uint16_t)LR_MIN((uint16_t)LR_PKTMBUF_HEADROOM, m->buf_len);
+	u.f.data_off = data_off;
 	u.f.refcnt = 1;
 	u.f.nb_segs = 1;
-	u.f.port = LR_MBUF_PORT_INVALID;
+	u.f.port = port;
 	return u.w;
 }
 
-/* Reset the first-line fields of an mbuf that satisfies the pool
- * invariant (next NULL, refcnt 1). */
+/** Make m, which satisfies the pool invariant (next NULL, refcnt 1), a
+ *  one-segment packet of len bytes with the rearm word w (data_off, port)
+ *  and no offload flags, type, VLAN or hash: the receive paths' reset,
+ *  first cache line only. */
+static __lr_always_inline void
+lr_pktmbuf_rearm(struct lr_mbuf *m, uint64_t w, uint32_t len)
+{
+	m->rearm_data = w;
+	m->ol_flags = 0;
+	m->packet_type = 0;
+	m->pkt_len = len;
+	m->data_len = (uint16_t)len;
+	m->vlan_tci = 0;
+	m->hash_rss = 0;
+}
+
+/* Reset the first-line fields of an mbuf fresh from its pool: default
+ * headroom, no port, empty. */
 static __lr_always_inline void
 lr_pktmbuf_reset_line0_(struct lr_mbuf *m)
 {
-	m->rearm_data = lr_mbuf_rearm_word_(m);
-	m->ol_flags = 0;
-	m->packet_type = 0;
-	m->pkt_len = 0;
-	m->data_len = 0;
-	m->vlan_tci = 0;
-	m->hash_rss = 0;
+	lr_pktmbuf_rearm(
+	    m,
+	    lr_mbuf_rearm_word(
+		(uint16_t)LR_MIN((uint16_t)LR_PKTMBUF_HEADROOM, m->buf_len),
+		LR_MBUF_PORT_INVALID),
+	    0);
 }
 
 /** Make m an empty one-segment packet with the default headroom. */

@@ -118,6 +118,91 @@ lr_pktmbuf_chain(struct lr_mbuf *head, struct lr_mbuf *tail)
 }
 
 int
+lr_pktmbuf_append_copy(struct lr_mbuf *m, struct lr_mempool *mp,
+		       const void *data, uint32_t len)
+{
+	struct lr_mbuf *last = lr_pktmbuf_lastseg(m), *seg = last;
+	uint16_t last_len = last->data_len, segs = m->nb_segs;
+	const char *src = data;
+
+	if ((uint64_t)m->pkt_len + len > UINT32_MAX)
+		return -ENOBUFS;
+	while (len > 0) {
+		uint16_t room = lr_pktmbuf_tailroom(seg);
+
+		if (room == 0) {
+			struct lr_mbuf *n;
+
+			if (segs == UINT16_MAX ||
+			    (n = lr_pktmbuf_alloc(mp)) == NULL)
+				goto undo;
+			seg->next = n;
+			seg = n;
+			segs++;
+			continue;
+		}
+		uint16_t k = (uint16_t)LR_MIN(len, (uint32_t)room);
+
+		memcpy(lr_pktmbuf_mtod_offset(seg, char *, seg->data_len), src,
+		       k);
+		seg->data_len = (uint16_t)(seg->data_len + k);
+		m->pkt_len += k;
+		src += k;
+		len -= k;
+	}
+	m->nb_segs = segs;
+	return 0;
+
+undo:
+	/* Back to what m was: the new segments go, the last one shrinks. */
+	lr_pktmbuf_free(last->next);
+	last->next = NULL;
+	m->pkt_len -= (uint32_t)(src - (const char *)data);
+	last->data_len = last_len;
+	return -ENOBUFS;
+}
+
+const void *
+lr_pktmbuf_read_chain_(const struct lr_mbuf *m, uint32_t off, uint32_t len,
+		       void *buf)
+{
+	char *dst = buf;
+
+	if ((uint64_t)off + len > m->pkt_len)
+		return NULL;
+	if (len == 0)
+		return buf;
+	while (off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	if (off + len <= m->data_len)
+		return lr_pktmbuf_mtod_offset(m, const char *, off);
+	while (len > 0) {
+		uint32_t k = LR_MIN(len, (uint32_t)m->data_len - off);
+
+		memcpy(dst, lr_pktmbuf_mtod_offset(m, const char *, off), k);
+		dst += k;
+		len -= k;
+		off = 0;
+		m = m->next;
+	}
+	return buf;
+}
+
+uint32_t
+lr_pktmbuf_copy_out(const struct lr_mbuf *m, void *dst)
+{
+	char *d = dst;
+
+	for (const struct lr_mbuf *s = m; s != NULL; s = s->next) {
+		memcpy(d, lr_pktmbuf_mtod(s, const char *), s->data_len);
+		d += s->data_len;
+	}
+	return m->pkt_len;
+}
+
+int
 lr_mbuf_validate(const struct lr_mbuf *m)
 {
 	const struct lr_mbuf *s;
