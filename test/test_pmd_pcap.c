@@ -5,8 +5,10 @@
  * frame and timestamp by timestamp with a reader of the test's own, and read
  * back by tcpdump when it is installed; infinite replay; every bad file and
  * bad devargs with its message; a truncated last record (the packets before
- * it delivered); and, as root, a live veth pair in a private network
- * namespace. */
+ * it delivered) and a corrupt one inside the file; runts; the capture
+ * file's mode; a full file system under a capture (as root, a 256 KiB
+ * tmpfs) and /dev/full; and, as root, a live veth pair in a private
+ * network namespace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -36,8 +38,6 @@ static char dir[64];
 
 /* ------------------------------------------------------------------ */
 /* Log capture. */
-
-
 
 /* ------------------------------------------------------------------ */
 /* Frames and pcap files written and read by the test itself. */
@@ -641,8 +641,9 @@ test_bad_files(void)
 		 missing);
 	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_eth_dev_create(arg), -ENOENT);
-	LR_TEST_ASSERT(strstr(lr_test_log_end(), "net_pcap6: rx_pcap: cannot open '"),
-		       "infinite missing");
+	LR_TEST_ASSERT(
+	    strstr(lr_test_log_end(), "net_pcap6: rx_pcap: cannot open '"),
+	    "infinite missing");
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	return 0;
 }
@@ -675,6 +676,14 @@ test_bad_devargs(void)
 	     "net_pcap7: iface: no interface 'lrnosuchif0'"},
 	    {"net_pcap7,rx_pcap=%s,speed=1", -EINVAL,
 	     "net_pcap7: unknown key 'speed'"},
+	    {"net_pcap7,tx_pcap=%s.out,tx_pcap_mode=0999", -EINVAL,
+	     "net_pcap7: tx_pcap_mode: bad value '0999' (expected octal"},
+	    {"net_pcap7,tx_pcap=%s.out,tx_pcap_mode=-600", -EINVAL,
+	     "net_pcap7: tx_pcap_mode: bad value '-600'"},
+	    {"net_pcap7,tx_pcap=%s.out,tx_pcap_mode=1777", -EINVAL,
+	     "net_pcap7: tx_pcap_mode: bad value '1777'"},
+	    {"net_pcap7,rx_pcap=%s,tx_pcap_mode=0600", -EINVAL,
+	     "net_pcap7: tx_pcap_mode: '0600' needs tx_pcap=FILE"},
 	};
 
 	EAL_UP();
@@ -797,33 +806,34 @@ test_iface(void)
 	return 0;
 }
 
-/* Records that hold no bytes (caplen 0) arrive as empty packets, read
- * from the file and replayed alike; a file of empty records first once
- * made the replay copy from a NULL buffer (found by fuzz_pcap). */
+/* Runts: records of 0, 2 and 13 bytes (shorter than an Ethernet header)
+ * are dropped and counted (rx_runts and ierrors), the 14-byte and 60-byte
+ * ones delivered; with infinite_rx the runts are dropped at load, counted
+ * once. */
 static int
-empty_records_case(int infinite)
+runts_case(int infinite)
 {
-	static const uint32_t expect[] = {0, 60, 0};
+	static const uint32_t caplen[] = {0, 14, 2, 60, 13};
+	static const uint32_t expect[] = {14, 60};
 	struct lr_mbuf *m[BURST];
 	char in[128], arg[200];
-	unsigned got = 0, want = infinite ? 9 : 3;
+	unsigned got = 0, want = infinite ? 6 : 2;
+	struct lr_eth_stats st;
+	uint64_t runts = 0;
 	FILE *f;
 	int a;
 
 	EAL_UP();
-	path_in_dir(in, sizeof(in), "empty_records.pcap");
+	path_in_dir(in, sizeof(in), "runts.pcap");
 	f = fopen(in, "wb");
 	LR_TEST_ASSERT(f != NULL, "create %s", in);
 	put_file_header(f, 0, 1);
-	for (int r = 0; r < 3; r++) {
-		if (r == 1) {
-			put_record(f, &frames[0], 0);
-			continue;
-		}
+	for (unsigned r = 0; r < LR_DIM(caplen); r++) {
 		put32(f, 1714979289);
-		put32(f, (uint32_t)r);
-		put32(f, 0);  /* caplen */
+		put32(f, r);
+		put32(f, caplen[r]);
 		put32(f, 60); /* len on the wire */
+		fwrite(frames[0].data, 1, caplen[r], f);
 	}
 	LR_TEST_ASSERT_EQ(fclose(f), 0);
 	snprintf(arg, sizeof(arg), "net_pcap6,rx_pcap=%s%s", in,
@@ -831,27 +841,298 @@ empty_records_case(int infinite)
 	a = lr_eth_dev_create(arg);
 	LR_TEST_ASSERT(a >= 0, "create: %d", a);
 	LR_TEST_ASSERT_EQ(port_start((uint16_t)a), 0);
-	for (int idle = 0; idle < 10 && got < want;) {
+	/* A file: read to its end; a replay: two rounds. */
+	for (int idle = 0; idle < 10 && (!infinite || got < want);) {
 		uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, 2);
+		int bad = 0;
 
-		for (uint16_t i = 0; i < n; i++, got++) {
-			LR_TEST_ASSERT_EQ(m[i]->pkt_len, expect[got % 3]);
-			LR_TEST_ASSERT_EQ(lr_mbuf_validate(m[i]), 0);
-		}
+		for (uint16_t i = 0; i < n; i++, got++)
+			if (m[i]->pkt_len != expect[got % 2] ||
+			    memcmp(lr_pktmbuf_mtod(m[i], void *),
+				   frames[0].data, m[i]->pkt_len) != 0 ||
+			    lr_mbuf_validate(m[i]) != 0)
+				bad = (int)got + 1;
 		lr_pktmbuf_free_bulk(m, n);
+		LR_TEST_ASSERT(bad == 0, "packet %d is not the %u-byte one",
+			       bad - 1, expect[(bad - 1) % 2]);
 		idle = n ? 0 : idle + 1;
 	}
-	LR_TEST_ASSERT(got >= want, "received %u of %u packets", got, want);
+	LR_TEST_ASSERT(infinite ? got >= want : got == want,
+		       "received %u packets, want %u", got, want);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)a, "rx_runts", &runts), 0);
+	LR_TEST_ASSERT_EQ(runts, 3);
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)a, &st), 0);
+	LR_TEST_ASSERT_EQ(st.ierrors, 3);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
 	return no_mbuf_leak();
 }
 
 static int
-test_empty_records(void)
+test_runts(void)
 {
-	if (empty_records_case(0) != 0)
+	if (runts_case(0) != 0)
 		return -1;
-	return empty_records_case(1);
+	return runts_case(1);
+}
+
+/* Mode of a file fd-written by a net_pcap port given devargs extra (under
+ * umask 000); -1 on error. */
+static int
+tx_file_mode(const char *path, const char *extra)
+{
+	char arg[300];
+	struct stat st;
+	int a;
+
+	snprintf(arg, sizeof(arg), "net_pcap8,tx_pcap=%s%s", path, extra);
+	a = lr_eth_dev_create(arg);
+	if (a < 0)
+		return -1;
+	if (lr_eth_dev_close((uint16_t)a) != 0 || stat(path, &st) != 0)
+		return -1;
+	return (int)(st.st_mode & 07777);
+}
+
+/* Capture files are created 0600 whatever the umask, tx_pcap_mode gives
+ * another mode, and an existing file loses what was not asked. */
+static int
+test_tx_mode(void)
+{
+	char out[128];
+	mode_t old;
+	int m1, m2, m3, m4;
+
+	EAL_UP();
+	path_in_dir(out, sizeof(out), "mode.pcap");
+	old = umask(0);
+	m1 = tx_file_mode(out, "");
+	unlink(out);
+	m2 = tx_file_mode(out, ",tx_pcap_mode=0640");
+	chmod(out, 0666);
+	m3 = tx_file_mode(out, "");
+	chmod(out, 0600);
+	m4 = tx_file_mode(out, ",tx_pcap_mode=0644");
+	umask(old);
+	LR_TEST_ASSERT(m1 == 0600, "new file: mode %04o, want 0600", m1);
+	LR_TEST_ASSERT(m2 == 0640, "tx_pcap_mode=0640: mode %04o", m2);
+	LR_TEST_ASSERT(m3 == 0600, "existing 0666 file: mode %04o, want 0600",
+		       m3);
+	/* Never widened: an existing 0600 file stays 0600. */
+	LR_TEST_ASSERT(m4 == 0600, "existing 0600 file: mode %04o", m4);
+	return 0;
+}
+
+/* Count the records of a nanosecond pcap file holding copies of fr and
+ * check each one whole and intact; the count, or -1 with a message. */
+static long
+count_whole_records(const char *path, const struct frame *fr)
+{
+	FILE *f = fopen(path, "rb");
+	static uint8_t buf[MAX_FRAME];
+	uint32_t hdr[6], rec[4];
+	long n = 0;
+	size_t got;
+
+	if (f == NULL || fread(hdr, 4, 6, f) != 6 || hdr[0] != 0xa1b23c4d) {
+		fprintf(stderr, "%s: no nanosecond pcap header\n", path);
+		goto fail;
+	}
+	while ((got = fread(rec, 1, 16, f)) == 16) {
+		if (rec[2] != fr->len || rec[3] != fr->len ||
+		    fread(buf, 1, rec[2], f) != rec[2] ||
+		    memcmp(buf, fr->data, fr->len) != 0) {
+			fprintf(stderr, "%s: record %ld is cut or wrong\n",
+				path, n + 1);
+			goto fail;
+		}
+		n++;
+	}
+	if (got != 0) {
+		fprintf(stderr, "%s: %zu bytes after record %ld\n", path, got,
+			n);
+		goto fail;
+	}
+	fclose(f);
+	return n;
+fail:
+	if (f)
+		fclose(f);
+	return -1;
+}
+
+/* How many times needle occurs in hay. */
+static unsigned
+occurrences(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* A full file system under a tx_pcap file (a 256 KiB tmpfs): the port
+ * takes every frame, counts as sent only the records that reached the
+ * file, the rest in oerrors and tx_write_errors, logs the error once
+ * naming the file, cuts the file back to a whole record, and stop and
+ * close return -EIO. A file on /dev/full fails at probe. */
+static int
+test_tx_disk_full(void)
+{
+	char mnt[128], out[200], arg[300], want[300];
+	struct lr_mbuf *m[BURST];
+	struct lr_eth_stats st;
+	uint64_t werr = 0;
+	unsigned offered = 0;
+	long whole;
+	int a, stop_ret = 0, close_ret = 0;
+	const struct frame *fr = &frames[7]; /* 1514 bytes: one mbuf */
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "tx_disk_full: needs root to mount a small "
+				"tmpfs; skipped\n");
+		return LR_TEST_SKIP;
+	}
+	EAL_UP();
+	path_in_dir(mnt, sizeof(mnt), "small");
+	LR_TEST_ASSERT(mkdir(mnt, 0700) == 0, "mkdir %s", mnt);
+	snprintf(arg, sizeof(arg), "mount -t tmpfs -o size=256k lrtest '%s'",
+		 mnt);
+	if (system(arg) != 0) {
+		rmdir(mnt);
+		fprintf(stderr,
+			"tx_disk_full: cannot mount a tmpfs (%s); "
+			"skipped\n",
+			arg);
+		return LR_TEST_SKIP;
+	}
+	snprintf(out, sizeof(out), "%s/full.pcap", mnt);
+	a = port_create("net_pcap9,tx_pcap=%s%s", out, "");
+	if (a >= 0 && port_start((uint16_t)a) == 0) {
+		lr_test_log_begin();
+		/* About 1 MiB of frames into 256 KiB. */
+		while (offered < 20 * BURST) {
+			if (lr_pktmbuf_alloc_bulk(pool, m, BURST) != 0)
+				break;
+			for (unsigned i = 0; i < BURST; i++) {
+				memcpy(
+				    lr_pktmbuf_append(m[i], (uint16_t)fr->len),
+				    fr->data, fr->len);
+			}
+			offered += lr_eth_tx_burst((uint16_t)a, 0, m, BURST);
+		}
+		lr_eth_stats_get((uint16_t)a, &st);
+		lr_eth_xstats_get_by_name((uint16_t)a, "tx_write_errors",
+					  &werr);
+		stop_ret = lr_eth_dev_stop((uint16_t)a);
+		close_ret = lr_eth_dev_close((uint16_t)a);
+	}
+	const char *t = lr_test_log_end();
+
+	whole = a >= 0 ? count_whole_records(out, fr) : -1;
+	snprintf(arg, sizeof(arg), "umount '%s'", mnt);
+	if (system(arg) != 0 || rmdir(mnt) != 0)
+		fprintf(stderr, "cannot remove %s\n", mnt);
+	LR_TEST_ASSERT(a >= 0, "create: %d", a);
+	LR_TEST_ASSERT_EQ(offered, 20 * BURST);
+	LR_TEST_ASSERT(whole > 0 && whole < (long)offered,
+		       "%ld whole records of %u", whole, offered);
+	LR_TEST_ASSERT_EQ(st.opackets, whole);
+	LR_TEST_ASSERT_EQ(st.oerrors, offered - whole);
+	LR_TEST_ASSERT_EQ(werr, offered - whole);
+	snprintf(want, sizeof(want),
+		 "net_pcap9: tx_pcap: cannot write '%s': No space left on "
+		 "device",
+		 out);
+	LR_TEST_ASSERT(occurrences(t, want) == 1,
+		       "log '%s' has not exactly one '%s'", t, want);
+	LR_TEST_ASSERT_EQ(stop_ret, -EIO);
+	LR_TEST_ASSERT_EQ(close_ret, -EIO);
+
+	/* No room even for the file header. */
+	lr_test_log_begin();
+	a = lr_eth_dev_create("net_pcap9,tx_pcap=/dev/full");
+	t = lr_test_log_end();
+	LR_TEST_ASSERT_EQ(a, -ENOSPC);
+	LR_TEST_ASSERT(strstr(t, "net_pcap9: tx_pcap: cannot write "
+				 "'/dev/full': No space left on device"),
+		       "log '%s'", t);
+	return no_mbuf_leak();
+}
+
+/* A bad record inside a file (the file goes on after it) is corruption:
+ * the records before it are delivered, an ERR names the record, one
+ * ierror; with infinite_rx the probe fails. */
+static int
+test_corrupt_record(void)
+{
+	struct lr_mbuf *m[BURST];
+	char in[128], arg[200];
+	struct lr_eth_stats st;
+	uint64_t trunc = 1;
+	unsigned got = 0;
+	FILE *f;
+	int a;
+
+	EAL_UP();
+	path_in_dir(in, sizeof(in), "corrupt.pcap");
+	f = fopen(in, "wb");
+	LR_TEST_ASSERT(f != NULL, "create %s", in);
+	put_file_header(f, 1, 1);
+	for (unsigned i = 0; i < 6; i++) {
+		struct frame fr = frames[i];
+
+		if (i == 3) {
+			/* A caplen no pcap file can hold, then the data of
+			 * a normal record. */
+			put32(f, 1);
+			put32(f, 2);
+			put32(f, 0x7ffffff0);
+			put32(f, fr.len);
+			fwrite(fr.data, 1, fr.len, f);
+			continue;
+		}
+		put_record(f, &fr, 1);
+	}
+	LR_TEST_ASSERT_EQ(fclose(f), 0);
+	snprintf(arg, sizeof(arg), "net_pcap5,rx_pcap=%s", in);
+	lr_test_log_begin();
+	a = lr_eth_dev_create(arg);
+	if (a >= 0 && port_start((uint16_t)a) == 0) {
+		for (int idle = 0; idle < 10;) {
+			uint16_t n = lr_eth_rx_burst((uint16_t)a, 0, m, 4);
+
+			for (uint16_t i = 0; i < n; i++, got++)
+				if (m[i]->pkt_len != frames[got].len)
+					got = 1000;
+			lr_pktmbuf_free_bulk(m, n);
+			idle = n ? 0 : idle + 1;
+		}
+	}
+	const char *t = lr_test_log_end();
+
+	LR_TEST_ASSERT(a >= 0, "create: %d", a);
+	LR_TEST_ASSERT_EQ(got, 3);
+	LR_TEST_ASSERT(strstr(t, "net_pcap5: rx_pcap: '") &&
+			   strstr(t, "corrupt.pcap': record 4 is corrupt"),
+		       "log '%s' lacks the corrupt record", t);
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)a, &st), 0);
+	LR_TEST_ASSERT_EQ(st.ierrors, 1);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name(
+			      (uint16_t)a, "rx_truncated_records", &trunc),
+			  0);
+	LR_TEST_ASSERT_EQ(trunc, 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)a), 0);
+
+	snprintf(arg, sizeof(arg), "net_pcap5,rx_pcap=%s,infinite_rx=1", in);
+	lr_test_log_begin();
+	a = lr_eth_dev_create(arg);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT_EQ(a, -EINVAL);
+	LR_TEST_ASSERT(strstr(t, "corrupt.pcap': record 4 is corrupt"),
+		       "infinite_rx: log '%s'", t);
+	return no_mbuf_leak();
 }
 
 static void
@@ -874,7 +1155,10 @@ static const struct lr_test_case cases[] = {
     {"infinite_rx", test_infinite_rx},
     {"truncated_last_record", test_truncated_last_record},
     {"bad_files", test_bad_files},
-    {"empty_records", test_empty_records},
+    {"runts", test_runts},
+    {"corrupt_record", test_corrupt_record},
+    {"tx_mode", test_tx_mode},
+    {"tx_disk_full", test_tx_disk_full},
     {"bad_devargs", test_bad_devargs},
     {"iface", test_iface},
 };

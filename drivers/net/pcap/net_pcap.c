@@ -5,6 +5,7 @@
  *   net_pcap0,rx_pcap=in.pcap,tx_pcap=out.pcap
  *   net_pcap0,rx_iface=IF,tx_iface=IF     net_pcap0,iface=IF (both)
  *   net_pcap0,rx_pcap=in.pcap,infinite_rx=1   (replay the file forever)
+ *   net_pcap0,tx_pcap=out.pcap,tx_pcap_mode=0640  (file mode, default 0600)
  *
  * Each rx_pcap / rx_iface value is one receive queue and each tx_pcap /
  * tx_iface value one transmit queue, in the order given. A port without a
@@ -17,17 +18,31 @@
  * the beginning. A record cut short at the end of a file (a capture that
  * was killed) is reported once as a WARNING naming its record number and
  * counted in the xstat rx_truncated_records; the packets before it are
- * delivered, then the queue reports end of file (returns 0). With
- * infinite_rx=1 the file is read once at probe into one private buffer and
- * every receive copies the next packets from it into fresh mbufs, wrapping
- * around at the end.
+ * delivered, then the queue reports end of file (returns 0). A bad record
+ * inside the file (the file goes on after it, e.g. an impossible caplen)
+ * is corruption: an ERR naming the record, one ierror, and end of file
+ * (with infinite_rx=1 the probe fails). A record shorter than an Ethernet
+ * header (14 bytes) is a runt: dropped, counted in ierrors and in the xstat
+ * rx_runts. With infinite_rx=1 the file is read once at probe into one
+ * private buffer (runts dropped and counted then) and every receive copies
+ * the next packets from it into fresh mbufs, wrapping around at the end.
  *
  * Writing: nanosecond pcap (tcpdump and tshark read it), snap length
- * LR_PCAP_SNAPLEN. Timestamps come from the mbuf when it carries one (a
- * packet read from a pcap file keeps its time), else from the TSC at the
- * burst. Chained mbufs are copied into a bounce buffer first. The file is
- * created at probe (so a bad path fails there), flushed at most every
- * 100 ms while running and at stop, and closed at close.
+ * LR_PCAP_SNAPLEN, written by the driver itself (not libpcap's dumper, which
+ * hides write errors). The file is created at probe (so a bad path fails
+ * there) with mode tx_pcap_mode (octal, default 0600; the umask applies, and
+ * an existing file loses any permission beyond it). Timestamps come from the
+ * mbuf when it carries one (a packet read from a pcap file keeps its time),
+ * else from the TSC at the burst. Each burst is written with pwritev() (a
+ * record header and the frame's data per record; chained mbufs are copied
+ * into a bounce buffer first), so nothing waits in a user-space buffer and
+ * a frame counts as sent (opackets) only once its whole record is in the
+ * file. A failed write (a full disk: ENOSPC) is logged once as an ERR
+ * naming the file and the error; the file is cut back to its last whole
+ * record, that frame and every later one on the queue is dropped and
+ * counted in oerrors and in the xstat tx_write_errors, and dev_stop and
+ * dev_close return -EIO. Stop fsyncs the files, close fsyncs and closes
+ * them, checking both.
  *
  * Threading: one thread polls one queue (libpcap handles are per queue).
  * Cost: libpcap per packet (one indirect call in pcap_next_ex/pcap_dump)
@@ -38,11 +53,15 @@
  *   net_pcap0: rx_pcap: cannot open 'x.pcap': No such file or directory
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <pcap.h>
 
@@ -56,11 +75,21 @@
 #define LR_PCAP_SNAPLEN 262144
 /** Largest file infinite_rx loads. */
 #define PCAP_REPLAY_MAX_BYTES (1ULL << 30)
-/** Flush written files at least this often while running (ms). */
-#define PCAP_FLUSH_MS 100
-/** stdio buffer of a written file. */
-#define PCAP_WRITE_BUF (1u << 20)
-#define NS_PER_S       1000000000ULL
+/** Records per pwritev() (two iovecs each, within IOV_MAX). */
+#define PCAP_TX_BATCH 256
+/** Mode of a created capture file unless tx_pcap_mode says otherwise. */
+#define PCAP_TX_MODE_DEFAULT 0600
+/** Magic of a nanosecond pcap file. */
+#define PCAP_MAGIC_NS 0xa1b23c4du
+#define NS_PER_S      1000000000ULL
+
+/* A pcap record header as written (host byte order, as the file header). */
+struct pcap_rec_hdr {
+	uint32_t ts_sec;
+	uint32_t ts_nsec;
+	uint32_t caplen;
+	uint32_t len;
+};
 
 enum pcap_kind { KIND_NONE = 0, KIND_FILE, KIND_IFACE };
 
@@ -86,27 +115,42 @@ struct pcap_rxq {
 	/* Counters, written by the polling thread only, never reset. */
 	struct lr_eth_queue_counters c; /* errors: interface read errors */
 	uint64_t truncated;
+	uint64_t runts;	  /* records shorter than an Ethernet header */
 	uint64_t records; /* records read since start */
 	struct pcap_port *port;
 	uint16_t qid;
 } __lr_cache_aligned;
 
 struct pcap_txq {
-	pcap_dumper_t *dumper; /* file sink, owned by the port */
-	pcap_t *pcap;	       /* interface sink, opened at start */
-	uint8_t *bounce;       /* LR_PCAP_SNAPLEN bytes for chains */
+	struct pcap_txfile *file; /* file sink (owned by the port) */
+	pcap_t *pcap;		  /* interface sink, opened at start */
+	uint8_t *bounce;	  /* LR_PCAP_SNAPLEN bytes for chains */
 	/* TSC to wall clock: ns = ns0 + ((tsc - tsc0) * mult >> 32) */
 	uint64_t tsc0;
 	uint64_t ns0;
 	uint64_t mult;
-	uint64_t flush_cycles;
-	uint64_t last_flush;
 	/* Counters. */
 	struct lr_eth_queue_counters c;
 	uint64_t no_sink;
+	uint64_t write_errors; /* frames lost to a failed write */
 	struct pcap_port *port;
 	uint16_t qid;
+	/* The batch being built: nrec records, iov[2 * i] the header of
+	 * record i and iov[2 * i + 1] its data; end[i] its end offset from
+	 * the batch's start. */
+	unsigned nrec;
+	uint8_t bounce_used;
+	struct pcap_rec_hdr hdr[PCAP_TX_BATCH];
+	struct iovec iov[2 * PCAP_TX_BATCH];
+	uint64_t end[PCAP_TX_BATCH];
 } __lr_cache_aligned;
+
+/* A file written by a tx queue, owned by the port (it outlives stop). */
+struct pcap_txfile {
+	int fd;		/* -1 when not open */
+	uint64_t size;	/* bytes of whole records (and the header) */
+	uint8_t failed; /* a write failed: nothing more is written */
+};
 
 struct pcap_port {
 	struct pcap_rxq rxq[LR_MAX_QUEUES_PER_PORT];
@@ -121,13 +165,14 @@ struct pcap_port {
 	int infinite;
 	char *rx_src[LR_MAX_QUEUES_PER_PORT];
 	char *tx_dst[LR_MAX_QUEUES_PER_PORT];
-	pcap_t *dead[LR_MAX_QUEUES_PER_PORT]; /* for the dumpers */
-	pcap_dumper_t *dumper[LR_MAX_QUEUES_PER_PORT];
+	unsigned tx_mode; /* mode of created tx files */
+	struct pcap_txfile txf[LR_MAX_QUEUES_PER_PORT];
 	struct pcap_replay replay[LR_MAX_QUEUES_PER_PORT];
 };
 
 static const char *const pcap_keys[] = {
-    "rx_pcap", "tx_pcap", "rx_iface", "tx_iface", "iface", "infinite_rx", NULL,
+    "rx_pcap", "tx_pcap",     "rx_iface",     "tx_iface",
+    "iface",   "infinite_rx", "tx_pcap_mode", NULL,
 };
 
 /* ---------------------------------------------------------------------
@@ -259,61 +304,172 @@ close_pcap:
 	return NULL;
 }
 
-/* Create the output file and its dumper; 0 or -errno after logging. */
+/* Write the iovcnt buffers of iov at file offset off in full (retrying
+ * short writes); 0, or -errno with *done set to the bytes written. */
+static int
+write_full(int fd, const struct iovec *iov, int iovcnt, uint64_t off,
+	   uint64_t *done)
+{
+	struct iovec v[2 * PCAP_TX_BATCH];
+	int n = iovcnt;
+
+	if (iovcnt > (int)LR_DIM(v))
+		return -EINVAL;
+	memcpy(v, iov, sizeof(*iov) * (size_t)iovcnt);
+	*done = 0;
+	struct iovec *cur = v;
+
+	while (n > 0) {
+		ssize_t w = pwritev(fd, cur, n, (off_t)(off + *done));
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (w == 0)
+			return -EIO;
+		*done += (uint64_t)w;
+		while (n > 0 && (size_t)w >= cur->iov_len) {
+			w -= (ssize_t)cur->iov_len;
+			cur++;
+			n--;
+		}
+		if (n > 0) {
+			cur->iov_base = (uint8_t *)cur->iov_base + w;
+			cur->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A write to tx file i failed with err after the first `whole` bytes of
+ * whole records: cut the file back to them, log once, stop writing. */
+static __lr_cold void
+tx_file_failed(struct pcap_port *pp, unsigned i, int err, uint64_t whole)
+{
+	struct pcap_txfile *tf = &pp->txf[i];
+
+	tf->size += whole;
+	if (ftruncate(tf->fd, (off_t)tf->size) < 0)
+		LR_LOG(ERR, PMD,
+		       "%s: tx_pcap: cannot cut '%s' back to its last whole "
+		       "record (%llu bytes): %s\n",
+		       pp->name, pp->tx_dst[i], (unsigned long long)tf->size,
+		       strerror(errno));
+	if (!tf->failed)
+		LR_LOG(ERR, PMD,
+		       "%s: tx_pcap: cannot write '%s': %s; the file ends "
+		       "after its last whole record (%llu bytes), later "
+		       "frames are dropped and counted in oerrors\n",
+		       pp->name, pp->tx_dst[i], strerror(-err),
+		       (unsigned long long)tf->size);
+	tf->failed = 1;
+}
+
+/* Create output file i and write the file header; 0 or -errno after
+ * logging. */
 static int
 tx_file_open(struct pcap_port *pp, unsigned i)
 {
+	struct pcap_txfile *tf = &pp->txf[i];
 	const char *path = pp->tx_dst[i];
-	FILE *f;
+	struct {
+		uint32_t magic;
+		uint16_t major, minor;
+		int32_t thiszone;
+		uint32_t sigfigs, snaplen, linktype;
+	} fh = {PCAP_MAGIC_NS, 2, 4, 0, 0, LR_PCAP_SNAPLEN, DLT_EN10MB};
+	struct iovec iov;
+	struct stat st;
+	uint64_t done;
+	int err;
 
-	f = fopen(path, "wb");
-	if (f == NULL) {
-		int err = errno;
-
+	tf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		      (mode_t)pp->tx_mode);
+	if (tf->fd < 0) {
+		err = errno;
 		LR_LOG(ERR, PMD,
 		       "%s: tx_pcap: cannot open '%s' for writing: %s\n",
 		       pp->name, path, strerror(err));
 		return -err;
 	}
-	setvbuf(f, NULL, _IOFBF, PCAP_WRITE_BUF);
-	pp->dead[i] = pcap_open_dead_with_tstamp_precision(
-	    DLT_EN10MB, LR_PCAP_SNAPLEN, PCAP_TSTAMP_PRECISION_NANO);
-	if (pp->dead[i] == NULL) {
-		fclose(f);
-		LR_LOG(ERR, PMD,
-		       "%s: tx_pcap: '%s': no memory for a pcap handle\n",
-		       pp->name, path);
-		return -ENOMEM;
-	}
-	pp->dumper[i] = pcap_dump_fopen(pp->dead[i], f);
-	if (pp->dumper[i] == NULL) {
+	/* An existing file keeps its mode: take away what was not asked
+	 * (a regular file only: never change a device's mode). */
+	if (fstat(tf->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 07777 & ~pp->tx_mode) &&
+	    fchmod(tf->fd, st.st_mode & 07777 & pp->tx_mode) < 0)
+		LR_LOG(WARNING, PMD,
+		       "%s: tx_pcap: '%s' has mode %04o, cannot set %04o: "
+		       "%s\n",
+		       pp->name, path, (unsigned)(st.st_mode & 07777),
+		       (unsigned)(st.st_mode & 07777 & pp->tx_mode),
+		       strerror(errno));
+	iov.iov_base = &fh;
+	iov.iov_len = sizeof(fh);
+	err = write_full(tf->fd, &iov, 1, 0, &done);
+	if (err < 0) {
 		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
-		       pp->name, path, pcap_geterr(pp->dead[i]));
-		fclose(f);
-		pcap_close(pp->dead[i]);
-		pp->dead[i] = NULL;
-		return -EIO;
+		       pp->name, path, strerror(-err));
+		close(tf->fd);
+		tf->fd = -1;
+		return err;
 	}
-	if (pcap_dump_flush(pp->dumper[i]) < 0) {
-		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
-		       pp->name, path, strerror(errno));
-		return -EIO;
-	}
+	tf->size = sizeof(fh);
 	return 0;
 }
 
-/* Report a record that could not be read in full; the queue then behaves
- * as at end of file. */
-static __lr_cold void
-rx_truncated(struct pcap_port *pp, const char *key, const char *path, pcap_t *p,
-	     uint64_t record, uint64_t *counter)
+/* fsync tx file i (and close it when closing); 0 or -EIO after logging.
+ * A file whose write failed earlier gives -EIO too. */
+static int
+tx_file_sync(struct pcap_port *pp, unsigned i, int closing)
 {
-	LR_LOG(WARNING, PMD,
-	       "%s: %s: '%s': record %llu is truncated or corrupt (%s); the "
-	       "%llu packets before it are delivered\n",
+	struct pcap_txfile *tf = &pp->txf[i];
+	int ret = tf->failed ? -EIO : 0;
+
+	if (tf->fd < 0)
+		return ret;
+	if (fsync(tf->fd) < 0 && errno != EINVAL) {
+		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot sync '%s': %s\n",
+		       pp->name, pp->tx_dst[i], strerror(errno));
+		ret = -EIO;
+	}
+	if (closing) {
+		if (close(tf->fd) < 0) {
+			LR_LOG(ERR, PMD, "%s: tx_pcap: cannot close '%s': %s\n",
+			       pp->name, pp->tx_dst[i], strerror(errno));
+			ret = -EIO;
+		}
+		tf->fd = -1;
+	}
+	return ret;
+}
+
+/* Report a record libpcap could not read: cut short by the end of the
+ * file (a killed capture: a WARNING, counted in *truncated; returns 0), or
+ * bad with more of the file after it (corruption: an ERR; returns -1). The
+ * queue then behaves as at end of file. */
+static __lr_cold int
+rx_bad_record(struct pcap_port *pp, const char *key, const char *path,
+	      pcap_t *p, uint64_t record, uint64_t *truncated)
+{
+	FILE *f = pcap_file(p);
+
+	if (f != NULL && feof(f) && !ferror(f)) {
+		LR_LOG(WARNING, PMD,
+		       "%s: %s: '%s': record %llu is truncated (%s); the "
+		       "%llu records before it are read\n",
+		       pp->name, key, path, (unsigned long long)record,
+		       pcap_geterr(p), (unsigned long long)(record - 1));
+		(*truncated)++;
+		return 0;
+	}
+	LR_LOG(ERR, PMD,
+	       "%s: %s: '%s': record %llu is corrupt (%s); the file is not "
+	       "read beyond it (%llu records read)\n",
 	       pp->name, key, path, (unsigned long long)record, pcap_geterr(p),
 	       (unsigned long long)(record - 1));
-	(*counter)++;
+	return -1;
 }
 
 /* Load a whole file for infinite_rx; 0 or -errno after logging. */
@@ -322,7 +478,7 @@ replay_load(struct pcap_port *pp, unsigned i)
 {
 	struct pcap_replay *r = &pp->replay[i];
 	const char *path = pp->rx_src[i];
-	uint64_t cap = 0, bytes = 0, bcap = 0;
+	uint64_t cap = 0, bytes = 0, bcap = 0, records = 0;
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	pcap_t *p;
@@ -335,6 +491,12 @@ replay_load(struct pcap_port *pp, unsigned i)
 		ret = pcap_next_ex(p, &h, &data);
 		if (ret != 1)
 			break;
+		records++;
+		if (h->caplen < LR_ETHER_HDR_LEN) {
+			pp->rxq[i].runts++;
+			pp->rxq[i].c.errors++;
+			continue;
+		}
 		if (r->n == cap) {
 			uint64_t ncap = cap ? cap * 2 : 1024;
 			uint64_t *noff = realloc(r->off, ncap * sizeof(*noff));
@@ -380,9 +542,12 @@ replay_load(struct pcap_port *pp, unsigned i)
 		bytes += h->caplen;
 		r->n++;
 	}
-	if (ret == PCAP_ERROR)
-		rx_truncated(pp, "rx_pcap", path, p, r->n + 1,
-			     &pp->rxq[i].truncated);
+	if (ret == PCAP_ERROR &&
+	    rx_bad_record(pp, "rx_pcap", path, p, records + 1,
+			  &pp->rxq[i].truncated) < 0) {
+		ret = -EINVAL;
+		goto close_pcap;
+	}
 	pcap_close(p);
 	if (r->n == 0) {
 		LR_LOG(ERR, PMD,
@@ -472,8 +637,9 @@ rx_end(struct pcap_rxq *rxq, int r)
 		return;
 	}
 	if (pp->rx_kind == KIND_FILE) {
-		rx_truncated(pp, pp->rx_key, src, rxq->pcap, rxq->records + 1,
-			     &rxq->truncated);
+		if (rx_bad_record(pp, pp->rx_key, src, rxq->pcap,
+				  rxq->records + 1, &rxq->truncated) < 0)
+			rxq->c.errors++;
 	} else {
 		LR_LOG(ERR, PMD, "%s: %s: interface '%s': read error: %s\n",
 		       pp->name, pp->rx_key, src, pcap_geterr(rxq->pcap));
@@ -512,6 +678,13 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			break;
 		}
 		rxq->records++;
+		if (lr_unlikely(h->caplen < LR_ETHER_HDR_LEN)) {
+			/* A runt: no Ethernet header to forward. */
+			lr_pktmbuf_free(m);
+			rxq->runts++;
+			rxq->c.errors++;
+			continue;
+		}
 		if (lr_unlikely(fill_mbuf(rxq->mp, m, data, h->caplen) != 0)) {
 			lr_pktmbuf_free(m);
 			rxq->c.nombuf++;
@@ -593,26 +766,51 @@ tx_linear(uint8_t *bounce, const struct lr_mbuf *m)
 	return bounce;
 }
 
-static __lr_cold void
-tx_flush(struct pcap_txq *txq, uint64_t now)
+/* Write the batch of records built in txq to its file and count them: the
+ * whole records written as sent, the rest as errors. */
+static void
+tx_batch_write(struct pcap_txq *txq)
 {
 	struct pcap_port *pp = txq->port;
+	struct pcap_txfile *tf = txq->file;
+	unsigned n = txq->nrec, whole = n;
+	uint64_t done = 0, bytes = 0;
+	int err = 0;
 
-	txq->last_flush = now;
-	if (pcap_dump_flush(txq->dumper) < 0) {
-		LR_LOG(ERR, PMD, "%s: tx_pcap: cannot write '%s': %s\n",
-		       pp->name, pp->tx_dst[txq->qid], strerror(errno));
-		txq->c.errors++;
+	if (n == 0)
+		return;
+	if (lr_unlikely(tf->failed))
+		whole = 0;
+	else
+		err =
+		    write_full(tf->fd, txq->iov, (int)(2 * n), tf->size, &done);
+	if (lr_unlikely(err != 0)) {
+		whole = 0;
+		while (whole < n && txq->end[whole] <= done)
+			whole++;
+		tx_file_failed(pp, txq->qid, err,
+			       whole ? txq->end[whole - 1] : 0);
+	} else if (whole) {
+		tf->size += txq->end[n - 1];
 	}
+	for (unsigned i = 0; i < whole; i++)
+		bytes += txq->hdr[i].len;
+	txq->c.packets += whole;
+	txq->c.bytes += bytes;
+	txq->c.errors += n - whole;
+	txq->write_errors += n - whole;
+	txq->nrec = 0;
+	txq->bounce_used = 0;
 }
 
-/* Write to a file: one pcap_dump per packet. */
+/* Write to a file: the records of a burst in one pwritev() (more for more
+ * than PCAP_TX_BATCH packets or several chains); a packet counts as sent
+ * once its whole record is in the file. */
 static uint16_t
 tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct pcap_txq *txq = q;
-	uint64_t tsc = lr_get_tsc_cycles(), now_ns, bytes = 0;
-	uint16_t sent = 0;
+	uint64_t tsc = lr_get_tsc_cycles(), now_ns;
 
 	now_ns =
 	    txq->ns0 +
@@ -620,28 +818,37 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		       32);
 	for (uint16_t i = 0; i < nb_pkts; i++) {
 		const struct lr_mbuf *m = pkts[i];
-		const uint8_t *data = tx_linear(txq->bounce, m);
-		struct pcap_pkthdr h;
+		struct pcap_rec_hdr *h;
+		const uint8_t *data;
+		unsigned r;
 		uint64_t ts;
 
+		/* The bounce buffer holds one chain per batch. */
+		if (txq->nrec == PCAP_TX_BATCH ||
+		    (m->nb_segs > 1 && txq->bounce_used))
+			tx_batch_write(txq);
+		data = tx_linear(txq->bounce, m);
 		if (lr_unlikely(data == NULL)) {
 			txq->c.errors++;
 			continue;
 		}
+		txq->bounce_used |= m->nb_segs > 1;
 		ts = (m->ol_flags & LR_MBUF_F_RX_TIMESTAMP) ? m->timestamp
 							    : now_ns;
-		h.ts.tv_sec = (time_t)(ts / NS_PER_S);
-		h.ts.tv_usec = (suseconds_t)(ts % NS_PER_S);
-		h.caplen = h.len = m->pkt_len;
-		pcap_dump((u_char *)txq->dumper, &h, data);
-		bytes += m->pkt_len;
-		sent++;
+		r = txq->nrec++;
+		h = &txq->hdr[r];
+		h->ts_sec = (uint32_t)(ts / NS_PER_S);
+		h->ts_nsec = (uint32_t)(ts % NS_PER_S);
+		h->caplen = h->len = m->pkt_len;
+		txq->iov[2 * r].iov_base = h;
+		txq->iov[2 * r].iov_len = sizeof(*h);
+		txq->iov[2 * r + 1].iov_base = (void *)(uintptr_t)data;
+		txq->iov[2 * r + 1].iov_len = m->pkt_len;
+		txq->end[r] =
+		    (r ? txq->end[r - 1] : 0) + sizeof(*h) + m->pkt_len;
 	}
+	tx_batch_write(txq);
 	lr_pktmbuf_free_bulk(pkts, nb_pkts);
-	txq->c.packets += sent;
-	txq->c.bytes += bytes;
-	if (lr_unlikely(tsc - txq->last_flush > txq->flush_cycles))
-		tx_flush(txq, tsc);
 	return nb_pkts;
 }
 
@@ -742,8 +949,7 @@ pcap_tx_queue_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 	return 0;
 }
 
-/* Close what start opened for the queues (rx handles, tx interfaces) and
- * flush the files. */
+/* Close what start opened for the queues (rx handles, tx interfaces). */
 static void
 pcap_queues_close(struct pcap_port *pp)
 {
@@ -759,8 +965,7 @@ pcap_queues_close(struct pcap_port *pp)
 			pcap_close(txq->pcap);
 			txq->pcap = NULL;
 		}
-		if (txq->dumper != NULL)
-			tx_flush(txq, lr_get_tsc_cycles());
+		txq->file = NULL;
 	}
 }
 
@@ -805,10 +1010,10 @@ pcap_dev_start(struct lr_eth_dev *dev)
 		    (uint64_t)ts.tv_sec * NS_PER_S + (uint64_t)ts.tv_nsec;
 		txq->mult =
 		    (uint64_t)(((unsigned __int128)NS_PER_S << 32) / hz);
-		txq->flush_cycles = hz / 1000 * PCAP_FLUSH_MS;
-		txq->last_flush = txq->tsc0;
+		txq->nrec = 0;
+		txq->bounce_used = 0;
 		if (pp->tx_kind == KIND_FILE) {
-			txq->dumper = pp->dumper[q];
+			txq->file = &pp->txf[q];
 		} else if (pp->tx_kind == KIND_IFACE) {
 			txq->pcap =
 			    iface_open(pp->name, pp->tx_key, pp->tx_dst[q], 0);
@@ -835,22 +1040,32 @@ close_queues:
 	return -lr_errno;
 }
 
+/* Stop: close the queues' handles and fsync the files; -EIO when a file
+ * could not be written (now or earlier). */
 static int
 pcap_dev_stop(struct lr_eth_dev *dev)
 {
-	pcap_queues_close(dev->data->dev_private);
-	return 0;
+	struct pcap_port *pp = dev->data->dev_private;
+	int ret = 0;
+
+	pcap_queues_close(pp);
+	for (unsigned i = 0; i < pp->nb_tx && pp->tx_kind == KIND_FILE; i++)
+		if (tx_file_sync(pp, i, 0) < 0)
+			ret = -EIO;
+	return ret;
 }
 
-static void
+/* Free the port; -EIO when a tx file could not be written, synced or
+ * closed. */
+static int
 pcap_port_free(struct pcap_port *pp)
 {
+	int ret = 0;
+
 	pcap_queues_close(pp);
 	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
-		if (pp->dumper[i] != NULL)
-			pcap_dump_close(pp->dumper[i]);
-		if (pp->dead[i] != NULL)
-			pcap_close(pp->dead[i]);
+		if (pp->txf[i].fd >= 0 && tx_file_sync(pp, i, 1) < 0)
+			ret = -EIO;
 		free(pp->replay[i].blob);
 		free(pp->replay[i].off);
 		free(pp->replay[i].len);
@@ -859,14 +1074,16 @@ pcap_port_free(struct pcap_port *pp)
 		free(pp->txq[i].bounce);
 	}
 	free(pp);
+	return ret;
 }
 
 static int
 pcap_dev_close(struct lr_eth_dev *dev)
 {
-	pcap_port_free(dev->data->dev_private);
+	int ret = pcap_port_free(dev->data->dev_private);
+
 	dev->data->dev_private = NULL;
-	return 0;
+	return ret;
 }
 
 static int
@@ -881,7 +1098,9 @@ pcap_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 
 static const char *const pcap_xstat_names[] = {
     "rx_truncated_records",
+    "rx_runts",
     "tx_dropped_no_sink",
+    "tx_write_errors",
 };
 
 static int
@@ -892,7 +1111,9 @@ pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
 		v[0] += pp->rxq[q].truncated;
-		v[1] += pp->txq[q].no_sink;
+		v[1] += pp->rxq[q].runts;
+		v[2] += pp->txq[q].no_sink;
+		v[3] += pp->txq[q].write_errors;
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
@@ -938,6 +1159,37 @@ collect(struct pcap_port *pp, const struct lr_devargs *args, const char *key,
 			return -ENOMEM;
 	}
 	return (int)n;
+}
+
+/* Read tx_pcap_mode (octal permission bits) into pp->tx_mode; 0 or
+ * -EINVAL after logging. */
+static int
+tx_mode_get(struct pcap_port *pp, const struct lr_devargs *args)
+{
+	const char *v = lr_devargs_get(args, "tx_pcap_mode");
+	unsigned long mode;
+	char *end;
+
+	pp->tx_mode = PCAP_TX_MODE_DEFAULT;
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	mode = strtoul(v, &end, 8);
+	if (v[0] < '0' || v[0] > '7' || *end != '\0' || errno != 0 ||
+	    mode > 0777) {
+		LR_LOG(ERR, PMD,
+		       "%s: tx_pcap_mode: bad value '%s' (expected octal "
+		       "permission bits such as 0600 or 0644)\n",
+		       pp->name, v);
+		return -EINVAL;
+	}
+	if (pp->tx_kind != KIND_FILE) {
+		LR_LOG(ERR, PMD, "%s: tx_pcap_mode: '%s' needs tx_pcap=FILE\n",
+		       pp->name, v);
+		return -EINVAL;
+	}
+	pp->tx_mode = (unsigned)mode;
+	return 0;
 }
 
 /* Choose the receive (or transmit) side from the keys; 0 or -errno. */
@@ -1001,6 +1253,7 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		pp->rxq[i].qid = (uint16_t)i;
 		pp->txq[i].port = pp;
 		pp->txq[i].qid = (uint16_t)i;
+		pp->txf[i].fd = -1;
 	}
 	ret = pick_side(pp, args, "rx_pcap", "rx_iface", pp->rx_src,
 			&pp->rx_kind, &pp->rx_key, &pp->nb_rx);
@@ -1028,6 +1281,9 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		goto free_port;
 	}
 	pp->infinite = infinite;
+	ret = tx_mode_get(pp, args);
+	if (ret < 0)
+		goto free_port;
 
 	/* Check every source and sink now, so a bad one fails here. */
 	for (i = 0; i < pp->nb_rx; i++) {
@@ -1084,7 +1340,7 @@ free_port:
 static struct lr_eth_driver pcap_driver = {
     .keys = pcap_keys,
     .usage = "rx_pcap=<file> tx_pcap=<file> rx_iface=<if> tx_iface=<if> "
-	     "iface=<if> infinite_rx=<0|1>",
+	     "iface=<if> infinite_rx=<0|1> tx_pcap_mode=<octal, 0600>",
     .probe = pcap_probe,
 };
 
