@@ -580,6 +580,146 @@ test_pcap_replay(void)
 	return 0;
 }
 
+/* A pcap file cut inside its last record (a capture killed with -9) is
+ * replayed from its whole records with a warning; a bad record inside the
+ * file (an impossible caplen with more file after it) is refused, naming
+ * the record. */
+static int
+test_pcap_cut_and_corrupt(void)
+{
+	static uint8_t a[60], b[100], c[333];
+	const uint8_t *data[3] = {a, b, c};
+	uint32_t len[3] = {sizeof(a), sizeof(b), sizeof(c)};
+	char in[PATH_MAX + 64];
+	struct stat st;
+	int rc;
+
+	for (unsigned i = 0; i < sizeof(c); i++) {
+		if (i < sizeof(a))
+			a[i] = (uint8_t)(i * 3);
+		if (i < sizeof(b))
+			b[i] = (uint8_t)(i * 5 + 1);
+		c[i] = (uint8_t)(i * 7 + 2);
+	}
+	a[12] = b[12] = 0x88; /* not IPv4: nothing of ours */
+	snprintf(in, sizeof(in), "%s/cut.pcap", tmpdir);
+	LR_TEST_ASSERT(write_pcap(in, data, len, 3) == 0, "writing %s", in);
+	LR_TEST_ASSERT(stat(in, &st) == 0 &&
+			   truncate(in, st.st_size - 100) == 0,
+		       "cutting %s", in);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 5 --pcap %s --capture %s",
+		 in, cap_path("cut"));
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "cut.pcap': warning: the last record (3) "
+				   "is truncated") &&
+			   strstr(out, "using the 2 records before it"),
+		       "no warning about the cut record:\n%s", out);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("cut"), 10), 5);
+	for (unsigned i = 0; i < 5; i++)
+		LR_TEST_ASSERT(
+		    frames[i].len == len[i % 2] &&
+			memcmp(frames[i].data, data[i % 2], len[i % 2]) == 0,
+		    "replayed frame %u differs", i);
+
+	/* The middle record's caplen is impossible. */
+	snprintf(in, sizeof(in), "%s/corrupt.pcap", tmpdir);
+	LR_TEST_ASSERT(write_pcap(in, data, len, 3) == 0, "writing %s", in);
+	FILE *f = fopen(in, "r+b");
+	uint32_t bad = 0x7ffffff0;
+
+	LR_TEST_ASSERT(f != NULL, "opening %s", in);
+	LR_TEST_ASSERT(fseek(f, 24 + 16 + sizeof(a) + 8, SEEK_SET) == 0 &&
+			   fwrite(&bad, 4, 1, f) == 1 && fclose(f) == 0,
+		       "corrupting %s", in);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 5 --pcap %s",
+		 in);
+	LR_TEST_ASSERT(rc == 1 && strstr(out, "corrupt.pcap': record 2 is "
+					      "corrupt ("),
+		       "corrupt file: exit %d, output:\n%s", rc, out);
+	return 0;
+}
+
+/* Capture files are created 0600 whatever the umask (000 here) unless
+ * --capture-mode says otherwise. */
+static int
+test_capture_mode(void)
+{
+	struct stat st1, st2;
+	mode_t old = umask(0);
+	int rc1, rc2;
+
+	unlink(cap_path("mode1"));
+	unlink(cap_path("mode2"));
+	rc1 = RING_CAPTURE("mode1", 5, "");
+	rc2 = RING_CAPTURE("mode2", 5, "--capture-mode 0640");
+	umask(old);
+	CHECK_RUN(rc1);
+	CHECK_RUN(rc2);
+	LR_TEST_ASSERT(stat(cap_path("mode1"), &st1) == 0 &&
+			   stat(cap_path("mode2"), &st2) == 0,
+		       "no capture files");
+	LR_TEST_ASSERT((st1.st_mode & 07777) == 0600,
+		       "capture mode %04o under umask 000, want 0600",
+		       (unsigned)(st1.st_mode & 07777));
+	LR_TEST_ASSERT((st2.st_mode & 07777) == 0640,
+		       "--capture-mode 0640 gave %04o",
+		       (unsigned)(st2.st_mode & 07777));
+	return 0;
+}
+
+/* A full file system under --capture (a 256 KiB tmpfs, as root): lr-pktgen
+ * stops with an error naming the file and exits 1, and the file ends on
+ * a whole record. /dev/full fails at once. */
+static int
+test_capture_disk_full(void)
+{
+	char mnt[PATH_MAX + 16], path[PATH_MAX + 32], cmd[PATH_MAX + 96];
+	char want[PATH_MAX + 160];
+	struct stat st;
+	int rc, n;
+
+	if (geteuid() != 0) {
+		printf("capture_disk_full: needs root to mount a small tmpfs: "
+		       "skipping\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(mnt, sizeof(mnt), "%s/small", tmpdir);
+	LR_TEST_ASSERT(mkdir(mnt, 0700) == 0, "mkdir %s", mnt);
+	snprintf(cmd, sizeof(cmd), "mount -t tmpfs -o size=256k lrtest '%s'",
+		 mnt);
+	if (system(cmd) != 0) {
+		rmdir(mnt);
+		printf("capture_disk_full: cannot mount a tmpfs: skipping\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(path, sizeof(path), "%s/full.pcap", mnt);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 2000 --size 1500 "
+		     "--capture %s",
+		 path);
+	n = read_pcap(path, 4000);
+	if (stat(path, &st) != 0)
+		st.st_size = -1;
+	snprintf(cmd, sizeof(cmd), "umount '%s'", mnt);
+	if (system(cmd) != 0 || rmdir(mnt) != 0)
+		fprintf(stderr, "cannot remove %s\n", mnt);
+	snprintf(want, sizeof(want),
+		 "--capture '%s': cannot write: No space left on device", path);
+	LR_TEST_ASSERT(rc == 1 && strstr(out, want),
+		       "full disk: exit %d, output:\n%s", rc, out);
+	LR_TEST_ASSERT(n > 0 && n < 2000, "%d whole records", n);
+	LR_TEST_ASSERT_EQ(st.st_size, 24 + (long)n * (16 + 1496));
+
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 10 --capture /dev/full");
+	LR_TEST_ASSERT(rc == 1 && strstr(out, "--capture '/dev/full': cannot "
+					      "write: No space left on device"),
+		       "/dev/full: exit %d, output:\n%s", rc, out);
+	return 0;
+}
+
 static int
 test_bad_options(void)
 {
@@ -606,6 +746,9 @@ test_bad_options(void)
 	    {"--ports 3", 1, "port 3: no such port"},
 	    {"--portmask zz", 2, "--portmask 'zz'"},
 	    {"--pcap /nonexistent/x.pcap", 1, "--pcap '/nonexistent/x.pcap'"},
+	    {"--capture-mode 0999", 2,
+	     "--capture-mode '0999': expected octal permission bits"},
+	    {"--capture-mode 1777", 2, "--capture-mode '1777'"},
 	    {"--rx-only --count 5", 2, "--rx-only sends nothing"},
 	    {"stray", 2, "unexpected argument 'stray'"},
 	};
@@ -843,6 +986,9 @@ CASE(imix)
 CASE(fields)
 CASE(udp_cksum)
 CASE(pcap_replay)
+CASE(pcap_cut_and_corrupt)
+CASE(capture_mode)
+CASE(capture_disk_full)
 CASE(bad_options)
 CASE(sigint)
 CASE(refusing_port)
@@ -860,6 +1006,9 @@ static const struct lr_test_case cases[] = {
     {"fields", case_fields},
     {"udp_cksum", case_udp_cksum},
     {"pcap_replay", case_pcap_replay},
+    {"pcap_cut_and_corrupt", case_pcap_cut_and_corrupt},
+    {"capture_mode", case_capture_mode},
+    {"capture_disk_full", case_capture_disk_full},
     {"bad_options", case_bad_options},
     {"sigint", case_sigint},
     {"refusing_port", case_refusing_port},

@@ -839,7 +839,7 @@ main(int argc, char **argv)
 	if (setup_ports(o) != 0 || setup_streams(o) != 0)
 		goto close_ports;
 	if (o->capture_file) {
-		if (pg_capture_open(o->capture_file) != 0)
+		if (pg_capture_open(o->capture_file, o->capture_mode) != 0)
 			goto close_ports;
 		pg.capture = true;
 	}
@@ -891,7 +891,8 @@ close_ports:
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		if (lr_eth_dev_is_valid_port(p))
 			lr_eth_dev_close(p);
-	pg_capture_close();
+	if (pg_capture_close() != 0)
+		status = 1;
 	if (pg.pool) {
 		leaked = lr_mempool_in_use_count(pg.pool);
 		if (leaked) {

@@ -61,6 +61,7 @@ pg_usage(FILE *f, const char *prog)
 "  --quiet               no per-second lines\n"
 "  --json                summary as a JSON object\n"
 "  --capture FILE        write every received frame to a pcap file\n"
+"  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
 "  --xstats              print every port's counters and non-zero extended\n"
 "                        stats at the end\n"
 "Resources:\n"
@@ -306,6 +307,7 @@ enum {
 	O_XSTATS,
 	O_JSON,
 	O_CAPTURE,
+	O_CAPTURE_MODE,
 	O_RXD,
 	O_TXD,
 	O_MBUFS,
@@ -346,6 +348,7 @@ static const struct option longopts[] = {
     {"xstats", no_argument, NULL, O_XSTATS},
     {"json", no_argument, NULL, O_JSON},
     {"capture", required_argument, NULL, O_CAPTURE},
+    {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
     {"txd", required_argument, NULL, O_TXD},
     {"mbufs", required_argument, NULL, O_MBUFS},
@@ -377,6 +380,7 @@ set_defaults(struct pg_opts *o)
 	o->line_rate_gbps = 10;
 	o->burst = 32;
 	o->drain_ms = 200;
+	o->capture_mode = 0600;
 	o->bucket_ms = 10;
 	o->nb_rxd = 1024;
 	o->nb_txd = 1024;
@@ -489,6 +493,21 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_CAPTURE:
 			o->capture_file = optarg;
 			break;
+		case O_CAPTURE_MODE: {
+			char *end;
+			unsigned long m;
+
+			errno = 0;
+			m = strtoul(optarg, &end, 8);
+			if (optarg[0] < '0' || optarg[0] > '7' || *end ||
+			    errno || m > 0777)
+				return bad("--capture-mode '%s': expected "
+					   "octal permission bits such as "
+					   "0600 or 0644",
+					   optarg);
+			o->capture_mode = (unsigned)m;
+			break;
+		}
 		case O_RATE_PPS:
 			nrate++;
 			o->rate_mode = PG_RATE_PPS;
@@ -608,9 +627,6 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 				   "N-M)");
 		o->f[PG_F_SIZE].step = size_step;
 	}
-	if (o->capture_file && !pg_have_pcap())
-		return bad("--capture: this lr-pktgen was built without "
-			   "libpcap");
 	if (o->pcap_file && !pg_have_pcap())
 		return bad("--pcap: this lr-pktgen was built without libpcap");
 	return 0;

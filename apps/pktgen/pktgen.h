@@ -92,6 +92,7 @@ struct pg_opts {
 	bool udp_cksum;
 	const char *pcap_file;
 	const char *capture_file;
+	unsigned capture_mode; /**< permission bits of a created capture */
 	enum pg_rate_mode rate_mode;
 	double rate; /**< pps, Mbit/s or percent */
 	double line_rate_gbps;
@@ -273,12 +274,16 @@ int pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len);
 void pg_pcap_free(struct pg_tmpl *t, unsigned n);
 /** Non-zero if this build reads and writes pcap files. */
 int pg_have_pcap(void);
-/** Open a capture file; 0 or -1 after printing why. */
-int pg_capture_open(const char *path);
-/** Append n received frames to the capture file (thread-safe). */
+/** Create a capture file with permission bits mode (umask applies); 0 or
+ *  -1 after printing why. */
+int pg_capture_open(const char *path, unsigned mode);
+/** Append n received frames to the capture file (thread-safe); a failed
+ *  write prints why, cuts the file back to its last whole record and stops
+ *  the run. */
 void pg_capture_write(struct lr_mbuf **pkts, unsigned n);
-/** Flush and close the capture file. */
-void pg_capture_close(void);
+/** fsync and close the capture file; 0, or -1 when a write, the fsync or
+ *  the close failed (printed). */
+int pg_capture_close(void);
 
 /* stats.c */
 /** Account one received frame of ours in window w. */

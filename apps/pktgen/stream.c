@@ -2,14 +2,20 @@
 /*
  * stream.c - frame templates (built once per stream), the per-field
  * generators that vary them, checksums, and pcap files: replay input
- * (--pcap) and capture output (--capture), both through libpcap.
+ * (--pcap, through libpcap) and capture output (--capture, written here).
  */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #ifdef PG_HAVE_PCAP
 #include <pcap/pcap.h>
@@ -288,11 +294,22 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 		n++;
 	}
 	if (rc == -1) {
+		FILE *f = pcap_file(p);
+
+		/* Cut short by the end of the file (a killed capture): keep
+		 * the whole records; anything else is corruption. */
+		if (f == NULL || !feof(f) || ferror(f)) {
+			fprintf(stderr,
+				"lr-pktgen: --pcap '%s': record %u is corrupt "
+				"(%s)\n",
+				path, n + skipped + 1, pcap_geterr(p));
+			goto free_frames;
+		}
 		fprintf(stderr,
-			"lr-pktgen: --pcap '%s': bad record after %u frames: "
-			"%s\n",
-			path, n + skipped, pcap_geterr(p));
-		goto free_frames;
+			"lr-pktgen: --pcap '%s': warning: the last record "
+			"(%u) is truncated (%s); using the %u records before "
+			"it\n",
+			path, n + skipped + 1, pcap_geterr(p), n + skipped);
 	}
 	if (n == 0) {
 		fprintf(stderr, "lr-pktgen: --pcap '%s': no Ethernet frames\n",
@@ -327,63 +344,6 @@ pg_pcap_free(struct pg_tmpl *t, unsigned n)
 	free(t);
 }
 
-static pcap_t *cap_dead;
-static pcap_dumper_t *cap_dump;
-static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
-
-int
-pg_capture_open(const char *path)
-{
-	cap_dead = pcap_open_dead(DLT_EN10MB, 65535);
-	if (cap_dead == NULL) {
-		fprintf(stderr,
-			"lr-pktgen: --capture '%s': pcap_open_dead "
-			"failed\n",
-			path);
-		return -1;
-	}
-	cap_dump = pcap_dump_open(cap_dead, path);
-	if (cap_dump == NULL) {
-		fprintf(stderr, "lr-pktgen: --capture '%s': %s\n", path,
-			pcap_geterr(cap_dead));
-		pcap_close(cap_dead);
-		cap_dead = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-void
-pg_capture_write(struct lr_mbuf **pkts, unsigned n)
-{
-	struct pcap_pkthdr h;
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	pthread_mutex_lock(&cap_lock);
-	for (unsigned i = 0; i < n; i++) {
-		h.ts = tv;
-		h.caplen = pkts[i]->data_len;
-		h.len = pkts[i]->pkt_len;
-		pcap_dump((u_char *)cap_dump, &h,
-			  lr_pktmbuf_mtod(pkts[i], const u_char *));
-	}
-	pthread_mutex_unlock(&cap_lock);
-}
-
-void
-pg_capture_close(void)
-{
-	if (cap_dump != NULL) {
-		pcap_dump_close(cap_dump);
-		cap_dump = NULL;
-	}
-	if (cap_dead != NULL) {
-		pcap_close(cap_dead);
-		cap_dead = NULL;
-	}
-}
-
 #else /* !PG_HAVE_PCAP */
 
 int
@@ -405,22 +365,193 @@ pg_pcap_free(struct pg_tmpl *t, unsigned n)
 {
 }
 
-int
-pg_capture_open(const char *path)
+#endif /* PG_HAVE_PCAP */
+
+/* ---- capture (--capture): our own writer, so every write is checked ----
+ *
+ * Microsecond pcap, snap length 65535. Each call writes its records with
+ * one pwritev() at the end of the last whole record; a failed or short
+ * write cuts the file back to the last whole record, prints the file and
+ * the error once, drops every later frame and stops the run (the exit
+ * status is then 1). */
+
+#define CAP_SNAPLEN 65535u
+#define CAP_BATCH   256 /* records per pwritev (two iovecs each) */
+
+static struct {
+	pthread_mutex_t lock;
+	const char *path;
+	int fd;
+	uint64_t size; /* bytes of the header and whole records */
+	uint64_t lost; /* frames not written after a failure */
+	bool failed;
+} cap = {PTHREAD_MUTEX_INITIALIZER, NULL, -1, 0, 0, false};
+
+/* Write iov[0..cnt-1] at off in full; 0, or -errno with *done bytes
+ * written. */
+static int
+cap_pwritev(struct iovec *iov, int cnt, uint64_t off, uint64_t *done)
 {
-	fprintf(stderr, "lr-pktgen: --capture '%s': built without libpcap\n",
-		path);
-	return -1;
+	*done = 0;
+	while (cnt > 0) {
+		ssize_t w = pwritev(cap.fd, iov, cnt, (off_t)(off + *done));
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		*done += (uint64_t)w;
+		while (cnt > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			cnt--;
+		}
+		if (cnt > 0) {
+			iov->iov_base = (uint8_t *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A write failed with err after `whole` bytes of whole records. */
+static void
+cap_failed(int err, uint64_t whole)
+{
+	cap.size += whole;
+	if (ftruncate(cap.fd, (off_t)cap.size) < 0)
+		fprintf(stderr,
+			"lr-pktgen: --capture '%s': cannot cut the file back "
+			"to its last whole record (%llu bytes): %s\n",
+			cap.path, (unsigned long long)cap.size,
+			strerror(errno));
+	fprintf(stderr,
+		"lr-pktgen: --capture '%s': cannot write: %s; the file ends "
+		"after its last whole record (%llu bytes); stopping\n",
+		cap.path, strerror(-err), (unsigned long long)cap.size);
+	cap.failed = true;
+	atomic_store(&pg.state, PG_STOP);
+}
+
+int
+pg_capture_open(const char *path, unsigned mode)
+{
+	struct {
+		uint32_t magic;
+		uint16_t major, minor;
+		int32_t thiszone;
+		uint32_t sigfigs, snaplen, linktype;
+	} fh = {0xa1b2c3d4u, 2, 4, 0, 0, CAP_SNAPLEN, 1 /* EN10MB */};
+	struct iovec iov = {&fh, sizeof(fh)};
+	struct stat st;
+	uint64_t done;
+	int err;
+
+	cap.path = path;
+	cap.size = 0;
+	cap.lost = 0;
+	cap.failed = false;
+	cap.fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+	if (cap.fd < 0) {
+		fprintf(stderr,
+			"lr-pktgen: --capture '%s': cannot create: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	/* An existing file keeps its mode: take away what was not asked
+	 * (a regular file only). */
+	if (fstat(cap.fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 07777 & ~mode) &&
+	    fchmod(cap.fd, st.st_mode & 07777 & mode) < 0)
+		fprintf(stderr,
+			"lr-pktgen: --capture '%s': warning: mode %04o, "
+			"cannot set %04o: %s\n",
+			path, (unsigned)(st.st_mode & 07777),
+			(unsigned)(st.st_mode & 07777 & mode), strerror(errno));
+	err = cap_pwritev(&iov, 1, 0, &done);
+	if (err < 0) {
+		fprintf(stderr, "lr-pktgen: --capture '%s': cannot write: %s\n",
+			path, strerror(-err));
+		close(cap.fd);
+		cap.fd = -1;
+		return -1;
+	}
+	cap.size = sizeof(fh);
+	return 0;
 }
 
 void
 pg_capture_write(struct lr_mbuf **pkts, unsigned n)
 {
+	static struct iovec iov[2 * CAP_BATCH];
+	static uint32_t hdr[CAP_BATCH][4];
+	static uint64_t end[CAP_BATCH];
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	pthread_mutex_lock(&cap.lock);
+	for (unsigned i = 0; i < n;) {
+		unsigned k = LR_MIN(n - i, (unsigned)CAP_BATCH), whole = k;
+		uint64_t done = 0;
+		int err;
+
+		if (cap.failed) {
+			cap.lost += n - i;
+			break;
+		}
+		for (unsigned r = 0; r < k; r++) {
+			const struct lr_mbuf *m = pkts[i + r];
+			uint32_t caplen =
+			    LR_MIN((uint32_t)m->data_len, CAP_SNAPLEN);
+
+			hdr[r][0] = (uint32_t)tv.tv_sec;
+			hdr[r][1] = (uint32_t)tv.tv_usec;
+			hdr[r][2] = caplen;
+			hdr[r][3] = m->pkt_len;
+			iov[2 * r].iov_base = hdr[r];
+			iov[2 * r].iov_len = sizeof(hdr[r]);
+			iov[2 * r + 1].iov_base = lr_pktmbuf_mtod(m, void *);
+			iov[2 * r + 1].iov_len = caplen;
+			end[r] = (r ? end[r - 1] : 0) + sizeof(hdr[r]) + caplen;
+		}
+		err = cap_pwritev(iov, (int)(2 * k), cap.size, &done);
+		if (err < 0) {
+			whole = 0;
+			while (whole < k && end[whole] <= done)
+				whole++;
+			cap_failed(err, whole ? end[whole - 1] : 0);
+			cap.lost += n - i - whole;
+			break;
+		}
+		cap.size += end[k - 1];
+		i += k;
+	}
+	pthread_mutex_unlock(&cap.lock);
 }
 
-void
+int
 pg_capture_close(void)
 {
-}
+	int ret = cap.failed ? -1 : 0;
 
-#endif /* PG_HAVE_PCAP */
+	if (cap.fd < 0)
+		return ret;
+	if (cap.failed)
+		fprintf(stderr,
+			"lr-pktgen: --capture '%s': %llu received frames not "
+			"written\n",
+			cap.path, (unsigned long long)cap.lost);
+	if (fsync(cap.fd) < 0 && errno != EINVAL) {
+		fprintf(stderr, "lr-pktgen: --capture '%s': cannot sync: %s\n",
+			cap.path, strerror(errno));
+		ret = -1;
+	}
+	if (close(cap.fd) < 0) {
+		fprintf(stderr, "lr-pktgen: --capture '%s': cannot close: %s\n",
+			cap.path, strerror(errno));
+		ret = -1;
+	}
+	cap.fd = -1;
+	return ret;
+}
