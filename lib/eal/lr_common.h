@@ -17,6 +17,24 @@
 #error "LR_CACHE_LINE_SIZE must come from the build configuration"
 #endif
 
+/*
+ * Every installed header puts its declarations between LR_BEGIN_DECLS and
+ * LR_END_DECLS (after its #includes): C linkage for C++ programs, and
+ * default visibility. The libraries are compiled with -fvisibility=hidden,
+ * so what the installed headers declare is exactly what the shared
+ * libraries export; a function declared only in a private header
+ * (<lib>_private.h) stays inside its library.
+ */
+#ifdef __cplusplus
+#define LR_BEGIN_DECLS \
+	extern "C" {   \
+	_Pragma("GCC visibility push(default)")
+#define LR_END_DECLS _Pragma("GCC visibility pop") }
+#else
+#define LR_BEGIN_DECLS _Pragma("GCC visibility push(default)")
+#define LR_END_DECLS   _Pragma("GCC visibility pop")
+#endif
+
 /** Align a type or variable to a cache line. */
 #define __lr_cache_aligned __attribute__((aligned(LR_CACHE_LINE_SIZE)))
 /** Force inlining of a hot-path helper. */
@@ -58,6 +76,8 @@
 /** Compile-time assertion. */
 #define LR_BUILD_BUG_ON(c) _Static_assert(!(c), #c)
 
+LR_BEGIN_DECLS
+
 /** True if x is a power of two (0 is not). */
 static inline int
 lr_is_power_of_2(uint64_t x)
@@ -81,5 +101,7 @@ lr_log2_u64(uint64_t x)
 
 /** Compiler barrier: no memory access moves across it. */
 #define lr_compiler_barrier() __asm__ volatile("" ::: "memory")
+
+LR_END_DECLS
 
 #endif /* LR_COMMON_H */

@@ -11,6 +11,10 @@
 
 #include "lr_arch.h"
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Current value of the cycle counter. */
 static inline uint64_t
 lr_get_tsc_cycles(void)
@@ -29,5 +33,7 @@ uint64_t lr_time_ns(void);
 
 /** Measured cost of one lr_get_tsc_cycles() call, in cycles (cached). */
 uint64_t lr_tsc_read_overhead(void);
+
+LR_END_DECLS
 
 #endif /* LR_CYCLES_H */

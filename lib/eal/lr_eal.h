@@ -24,6 +24,8 @@
 #include "lr_log.h"
 #include "lr_memory.h"
 
+LR_BEGIN_DECLS
+
 /** Largest number of --vdev arguments kept for the ports layer. */
 #define LR_EAL_MAX_VDEV 32
 
@@ -57,5 +59,7 @@ const char *lr_eal_runtime_dir(void);
 
 /** Print what the EAL reserved (segments, lcores, IOVA mode) to f. */
 void lr_eal_dump(FILE *f);
+
+LR_END_DECLS
 
 #endif /* LR_EAL_H */

@@ -13,6 +13,10 @@
 
 #include <errno.h>
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 extern __thread int lr_errno_tls;
 
 /** The calling thread's last linerate error (an lvalue). */
@@ -29,5 +33,7 @@ enum {
 
 /** Text for a positive errno or LR_E* code; never NULL. */
 const char *lr_strerror(int err);
+
+LR_END_DECLS
 
 #endif /* LR_ERRNO_H */

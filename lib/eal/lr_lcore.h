@@ -17,6 +17,8 @@
 
 #include "lr_common.h"
 
+LR_BEGIN_DECLS
+
 /** lcore id of a thread that is not an lcore. */
 #define LR_LCORE_ID_ANY UINT32_MAX
 /** NUMA node of memory or a thread whose node is unknown. */
@@ -91,5 +93,7 @@ int lr_thread_set_cpu(int cpu);
 
 /** Register a callback run when a registered thread unregisters. */
 int lr_lcore_on_release(void (*cb)(unsigned lcore_id, void *arg), void *arg);
+
+LR_END_DECLS
 
 #endif /* LR_LCORE_H */

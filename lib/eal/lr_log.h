@@ -12,6 +12,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 enum lr_log_level {
 	LR_LOG_EMERG = 1,
 	LR_LOG_ALERT,
@@ -78,5 +82,7 @@ void lr_vlog(int level, int type, const char *fmt, va_list ap);
 		if (LR_LOG_##l <= lr_log_levels[(t)])           \
 			lr_log(LR_LOG_##l, (t), __VA_ARGS__);   \
 	} while (0)
+
+LR_END_DECLS
 
 #endif /* LR_LOG_H */

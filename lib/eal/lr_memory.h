@@ -21,6 +21,8 @@
 
 #include "lr_common.h"
 
+LR_BEGIN_DECLS
+
 /** How IOVAs are formed. */
 enum lr_iova_mode {
 	LR_IOVA_VA = 1, /**< IOVA is the virtual address */
@@ -93,5 +95,7 @@ int lr_numa_distance(int a, int b);
 
 /** Non-zero if libnuma works here (not under qemu-user, for instance). */
 int lr_numa_available(void);
+
+LR_END_DECLS
 
 #endif /* LR_MEMORY_H */

@@ -24,6 +24,10 @@
 
 #include <stdint.h>
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Longest port name plus its NUL. */
 #define LR_DEVARGS_NAME_MAX 64
 /** Most key=value pairs in one string. */
@@ -73,5 +77,7 @@ int lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
  *  *out = def when absent. 0 or -EINVAL (logged). */
 int lr_devargs_get_bool(const struct lr_devargs *da, const char *key, int def,
 			int *out);
+
+LR_END_DECLS
 
 #endif /* LR_DEVARGS_H */

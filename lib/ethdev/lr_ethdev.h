@@ -54,6 +54,8 @@
 #include "lr_mbuf.h"
 #include "lr_mempool.h"
 
+LR_BEGIN_DECLS
+
 /** Most ports at once. */
 #define LR_MAX_ETHPORTS 32
 /** Most rx (and most tx) queues per port. */
@@ -320,5 +322,7 @@ int lr_eth_dev_dump(FILE *f, uint16_t port_id);
 
 /** Check the invariants above for every port; 0 or -EINVAL (logged). */
 int lr_eth_dev_validate(void);
+
+LR_END_DECLS
 
 #endif /* LR_ETHDEV_H */

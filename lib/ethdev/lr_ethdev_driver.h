@@ -45,6 +45,10 @@
 #include "lr_lcore.h"
 #include "lr_log.h"
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 struct lr_eth_dev;
 
 /** Operations of a driver; NULL entries mean "not supported" unless said. */
@@ -208,5 +212,7 @@ struct lr_eth_dev *lr_eth_dev_get(uint16_t port_id);
 /** A locally administered MAC address derived from a port id and a seed. */
 void lr_eth_random_mac(struct lr_ether_addr *mac, uint16_t port_id,
 		       uint32_t seed);
+
+LR_END_DECLS
 
 #endif /* LR_ETHDEV_DRIVER_H */

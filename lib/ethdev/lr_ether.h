@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Bytes in an Ethernet address. */
 #define LR_ETHER_ADDR_LEN 6
 /** Bytes in an Ethernet header without VLAN tag. */
@@ -71,5 +75,7 @@ lr_ether_format_addr(char *buf, size_t size, const struct lr_ether_addr *a)
 		 a->addr_bytes[1], a->addr_bytes[2], a->addr_bytes[3],
 		 a->addr_bytes[4], a->addr_bytes[5]);
 }
+
+LR_END_DECLS
 
 #endif /* LR_ETHER_H */

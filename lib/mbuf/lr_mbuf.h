@@ -45,6 +45,8 @@
 #include "lr_common.h"
 #include "lr_mempool.h"
 
+LR_BEGIN_DECLS
+
 /** Bytes kept in front of the data at alloc / reset. */
 #define LR_PKTMBUF_HEADROOM 128
 /** Default data room after the headroom. */
@@ -524,5 +526,7 @@ lr_pktmbuf_is_contiguous(const struct lr_mbuf *m)
 {
 	return m->nb_segs == 1;
 }
+
+LR_END_DECLS
 
 #endif /* LR_MBUF_H */

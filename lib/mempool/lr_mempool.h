@@ -80,6 +80,8 @@
 #include "lr_lcore.h"
 #include "lr_ring.h"
 
+LR_BEGIN_DECLS
+
 /** Longest pool name, NUL included (the store's ring is named "MP_<name>"). */
 #define LR_MEMPOOL_NAMESIZE (LR_RING_NAMESIZE - 3)
 /** Largest per-lcore cache size. */
@@ -519,5 +521,7 @@ lr_mempool_get(struct lr_mempool *mp, void **obj)
 {
 	return lr_mempool_get_bulk(mp, obj, 1);
 }
+
+LR_END_DECLS
 
 #endif /* LR_MEMPOOL_H */

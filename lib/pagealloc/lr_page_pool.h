@@ -110,6 +110,8 @@
 #include "lr_lcore.h"
 #include "lr_pagealloc.h"
 
+LR_BEGIN_DECLS
+
 /** Pages the owner's array cache holds. */
 #define LR_PP_CACHE_SIZE 128
 /** Pages moved per refill (from the ring or from the allocator). */
@@ -395,5 +397,7 @@ unsigned lr_page_pool_pending_count(void);
 /** Print destroyed pools still waiting, with their in-flight counts;
  *  returns how many (the atexit report calls it). */
 unsigned lr_page_pool_report_pending(FILE *f);
+
+LR_END_DECLS
 
 #endif /* LR_PAGE_POOL_H */

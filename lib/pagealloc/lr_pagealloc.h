@@ -65,6 +65,8 @@
 #include "lr_errno.h"
 #include "lr_lcore.h"
 
+LR_BEGIN_DECLS
+
 /** Bytes in a base page (4 KiB, or 64 KiB with -Dpage_shift=16). */
 #define LR_PAGE_SIZE (1UL << LR_PAGE_SHIFT)
 /** Number of block orders: blocks of 2^0 .. 2^(LR_MAX_ORDER-1) pages. */
@@ -436,5 +438,7 @@ int lr_pagealloc_unregister_shrinker(int id);
  * use or after lr_eal_cleanup(); 0, -EBUSY once built, -EINVAL.
  */
 int lr_pagealloc_test_fake_nodes(unsigned nr);
+
+LR_END_DECLS
 
 #endif /* LR_PAGEALLOC_H */

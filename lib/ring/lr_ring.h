@@ -89,6 +89,8 @@
 #include "lr_arch.h"
 #include "lr_common.h"
 
+LR_BEGIN_DECLS
+
 #define LR_RING_F_SP_ENQ   0x1 /**< default enqueue is single-producer */
 #define LR_RING_F_SC_DEQ   0x2 /**< default dequeue is single-consumer */
 #define LR_RING_F_EXACT_SZ 0x4 /**< capacity is exactly count */
@@ -566,5 +568,7 @@ lr_ring_dequeue(struct lr_ring *r, void **obj)
 {
 	return lr_ring_dequeue_bulk(r, obj, 1, NULL) ? 0 : -ENOENT;
 }
+
+LR_END_DECLS
 
 #endif /* LR_RING_H */

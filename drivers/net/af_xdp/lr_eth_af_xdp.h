@@ -99,6 +99,10 @@
 
 #include "lr_mempool.h"
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Bytes per UMEM frame. */
 #define LR_AF_XDP_FRAME_SIZE 2048
 
@@ -111,5 +115,7 @@ struct lr_mempool *lr_eth_af_xdp_umem_pool(uint16_t port_id, uint16_t q);
  *  so pool avail + this + application-held == frames); -ENODEV or -EINVAL
  *  as above. */
 int lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q);
+
+LR_END_DECLS
 
 #endif /* LR_ETH_AF_XDP_H */

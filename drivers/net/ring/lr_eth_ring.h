@@ -25,10 +25,16 @@
 
 #include "lr_ring.h"
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Create a port named name over application rings (nrx, ntx at most
  *  LR_MAX_QUEUES_PER_PORT, not both 0); its port id or a negative errno. */
 int lr_eth_from_rings(const char *name, struct lr_ring *const rx_rings[],
 		      unsigned nb_rx_queues, struct lr_ring *const tx_rings[],
 		      unsigned nb_tx_queues, int socket_id);
+
+LR_END_DECLS
 
 #endif /* LR_ETH_RING_H */

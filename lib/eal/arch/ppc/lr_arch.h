@@ -8,6 +8,10 @@
 
 #include <stdint.h>
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Read the timebase (mftb; 512 MHz on POWER8/9). */
 static inline uint64_t
 lr_arch_rdtsc(void)
@@ -27,5 +31,7 @@ lr_pause(void)
 
 /** Name of the architecture, for banners. */
 #define LR_ARCH_NAME "ppc64le"
+
+LR_END_DECLS
 
 #endif /* LR_ARCH_H */

@@ -8,6 +8,10 @@
 
 #include <stdint.h>
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Read the time-stamp counter (about 25-40 cycles; not serializing). */
 static inline uint64_t
 lr_arch_rdtsc(void)
@@ -27,5 +31,7 @@ lr_pause(void)
 
 /** Name of the architecture, for banners. */
 #define LR_ARCH_NAME "x86_64"
+
+LR_END_DECLS
 
 #endif /* LR_ARCH_H */
