@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* EAL: option parsing, memory with and without hugepages, lcores, prefix
  * locking, TSC. */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "lr_eal.h"
+#include "lr_log.h"
 #include "lr_test.h"
 
 #define PREFIX "--file-prefix=test_eal"
@@ -335,6 +337,42 @@ test_init_after_stopped_group(void)
 	return 0;
 }
 
+/* LR_ASSERT: in builds with LR_ENABLE_ASSERT a false invariant aborts
+ * with the expression and place; elsewhere it is compiled out. */
+static int
+test_assert(void)
+{
+	int fds[2], st;
+	char out[512] = "";
+	ssize_t n;
+	pid_t pid;
+
+	LR_ASSERT(1 + 1 == 2);
+	if (!LR_ENABLE_ASSERT) {
+		printf("skip: LR_ASSERT is compiled out in this build\n");
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(pipe(fds) == 0, "pipe");
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		lr_log_set_stream(stderr);
+		LR_ASSERT(pid == 1);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], out, sizeof(out) - 1);
+	close(fds[0]);
+	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
+	LR_TEST_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT,
+		       "status %#x", st);
+	LR_TEST_ASSERT(n > 0 && strstr(out, "assertion 'pid == 1' failed at") &&
+			   strstr(out, "in test_assert()"),
+		       "message: %s", out);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
 	{ "reinit_other_lcores", test_reinit_other_lcores },
 	{ "register_and_tsc", test_register_and_tsc },
@@ -345,6 +383,7 @@ static const struct lr_test_case cases[] = {
 	{ "no_huge", test_no_huge },
 	{ "hugepages", test_hugepages },
 	{ "prefix_lock", test_prefix_lock },
+	{ "assert", test_assert },
 };
 
 LR_TEST_MAIN("eal", cases)

@@ -164,3 +164,14 @@ lr_log(int level, int type, const char *fmt, ...)
 	lr_vlog(level, type, fmt, ap);
 	va_end(ap);
 }
+
+void
+lr_assert_fail_(const char *expr, const char *file, int line, const char *func)
+{
+	FILE *f = log_stream ? log_stream : stderr;
+
+	fprintf(f, "linerate: assertion '%s' failed at %s:%d in %s()\n", expr,
+		file, line, func);
+	fflush(f);
+	abort();
+}

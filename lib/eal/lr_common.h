@@ -99,6 +99,28 @@ lr_log2_u64(uint64_t x)
 	return 63 - __builtin_clzll(x);
 }
 
+/* LR_ASSERT's failure path: logs and aborts. */
+__attribute__((noreturn, cold)) void
+lr_assert_fail_(const char *expr, const char *file, int line,
+		const char *func);
+
+/** Check an internal invariant. Compiled into debug and sanitizer builds
+ *  (LR_ENABLE_ASSERT): a false cond prints the expression, file, line and
+ *  function and aborts. Elsewhere cond is not evaluated and costs nothing,
+ *  so it must have no side effects. */
+#if LR_ENABLE_ASSERT
+#define LR_ASSERT(cond)                                                        \
+	do {                                                                   \
+		if (lr_unlikely(!(cond)))                                      \
+			lr_assert_fail_(#cond, __FILE__, __LINE__, __func__);  \
+	} while (0)
+#else
+#define LR_ASSERT(cond)                                                        \
+	do {                                                                   \
+		(void)sizeof(!(cond));                                         \
+	} while (0)
+#endif
+
 /** Compiler barrier: no memory access moves across it. */
 #define lr_compiler_barrier() __asm__ volatile("" ::: "memory")
 

@@ -80,6 +80,7 @@ lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 {
 	unsigned len = c->len; /* < n */
 
+	LR_ASSERT(len < n && c->len <= c->capacity && c->size <= c->capacity);
 	/* The cache's objects are the hottest: the caller gets them. */
 	lr_mempool_copy_(objs, c->objs, len);
 	if (n <= c->size) {
@@ -118,6 +119,8 @@ lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 {
 	unsigned k;
 
+	LR_ASSERT(c->len <= c->capacity && c->size * 2 <= c->capacity);
+	LR_ASSERT(n > c->size || c->len + n > c->flushthresh);
 	c->stats.store_put_bulk++;
 	if (n > c->size) {
 		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
@@ -134,6 +137,7 @@ lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 	c->len -= k;
 	lr_mempool_copy_(&c->objs[c->len], objs, n);
 	c->len += n;
+	LR_ASSERT(c->len == c->size);
 }
 
 int

@@ -70,6 +70,9 @@ fl_add(struct zone *z, struct lr_page *p, unsigned order, unsigned mt)
 {
 	struct free_area *a = &z->area[order];
 
+	LR_ASSERT(order < MAX_ORDER && mt < LR_MT_TYPES);
+	LR_ASSERT(desc_in_range(p) &&
+		  (page_index(p) & ((1UL << order) - 1)) == 0);
 	p->st.word = lr_pa_mkstate(LR_PG_BUDDY, mt, order, (unsigned)z->node);
 	p->prev = NULL;
 	p->next = a->head[mt];
@@ -84,6 +87,9 @@ fl_del(struct zone *z, struct lr_page *p, unsigned order, unsigned mt)
 {
 	struct free_area *a = &z->area[order];
 
+	LR_ASSERT(order < MAX_ORDER && mt < LR_MT_TYPES && a->nr[mt] > 0);
+	LR_ASSERT(p->prev != NULL ? p->prev->next == p : a->head[mt] == p);
+	LR_ASSERT(p->next == NULL || p->next->prev == p);
 	if (p->prev != NULL)
 		p->prev->next = p->next;
 	else
@@ -99,6 +105,7 @@ static inline void
 expand(struct zone *z, struct lr_page *page, unsigned low, unsigned high,
        unsigned mt)
 {
+	LR_ASSERT(low <= high && high < MAX_ORDER);
 	while (high > low) {
 		high--;
 		fl_add(z, page + (1UL << high), high, mt);
@@ -216,6 +223,8 @@ lr_pa_free_one_(struct zone *z, struct lr_page *page, unsigned order)
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
 	uint64_t free0 = lr_pa_mkstate(LR_PG_BUDDY, mt, 0, node);
 
+	LR_ASSERT(order < MAX_ORDER && desc_in_range(page));
+	LR_ASSERT((page_index(page) & ((1UL << order) - 1)) == 0);
 	z->free_pages += 1UL << order;
 	while (order < MAX_ORDER - 1) {
 		struct lr_page *b = buddy_of(page, order);
@@ -580,10 +589,11 @@ build(void)
 			}
 		}
 	}
+	/* The descriptors' extent first: freeing the spans checks it. */
+	lr_pa_desc_bytes = bytes;
 	for (unsigned i = 0; i < lr_pa_state_.nr_spans; i++)
 		free_span_memory(&lr_pa_state_.spans[i]);
 	build_zonelists();
-	lr_pa_desc_bytes = bytes;
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		lr_pa_pcp_init_lcore_(&lr_pa_lcores[l]);
 	free(r);

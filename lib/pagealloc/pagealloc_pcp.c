@@ -24,6 +24,8 @@ static inline void
 pcp_push(struct lr_pa_pcp_list *l, struct lr_page *p, unsigned order,
 	 unsigned node)
 {
+	LR_ASSERT(order < LR_PCP_ORDERS && desc_in_range(p));
+	LR_ASSERT((page_index(p) & ((1UL << order) - 1)) == 0);
 	p->st.word = lr_pa_mkstate(LR_PG_PCP, 0, order, node);
 	p->next = l->head;
 	l->head = p;
@@ -139,6 +141,7 @@ lr_pa_pcp_drain_list_(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 {
 	const uint64_t tail = lr_pa_mkstate(0, 0, 0, (unsigned)z->node);
 
+	LR_ASSERT(order < LR_PCP_ORDERS && count <= l->count);
 	while (count > 0 && l->head != NULL) {
 		struct lr_page *v[64], *p = l->head;
 		uint8_t vo[64];
