@@ -75,7 +75,7 @@ stat_errors(struct lr_page_pool *pool)
 {
 	struct lr_page_pool_stats s;
 
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	return s.errors;
 }
 
@@ -204,7 +204,7 @@ test_direct_recycle(void)
 				       "page %u handed out twice", i);
 		memset(lr_page_address(pages[i]), (int)i, LR_PAGE_SIZE);
 	}
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.alloc.slow, 4); /* 4 bulk refills of 64 */
 	LR_TEST_ASSERT_EQ(s.alloc.fast, n - 4);
 	LR_TEST_ASSERT_EQ(s.held, 256);
@@ -215,7 +215,7 @@ test_direct_recycle(void)
 	/* Direct puts fill the cache to 128; the rest spill into the ring. */
 	for (unsigned i = 0; i < n; i++)
 		lr_page_pool_put(pool, pages[i], LR_PAGE_SIZE, 1);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.recycle.cached, 128 - 56);
 	LR_TEST_ASSERT_EQ(s.recycle.cache_full, n - (128 - 56));
 	LR_TEST_ASSERT_EQ(s.recycle.ring, n - (128 - 56));
@@ -228,7 +228,7 @@ test_direct_recycle(void)
 		again[i] = lr_page_pool_alloc(pool);
 		LR_TEST_ASSERT(again[i] != NULL, "realloc %u", i);
 	}
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.alloc.slow, 4);
 	LR_TEST_ASSERT(s.alloc.refill >= 1, "no refill from the ring");
 	LR_TEST_ASSERT_EQ(s.held, 256);
@@ -258,7 +258,7 @@ test_direct_recycle(void)
 			   strstr(dump, "in flight 0") != NULL,
 		       "dump: %s", dump);
 	free(dump);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	LR_TEST_ASSERT_EQ(lr_page_pool_pending_count(), 0);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	return 0;
@@ -300,7 +300,7 @@ test_bound(void)
 	lr_errno = 0;
 	LR_TEST_ASSERT(lr_page_pool_alloc(pool) == NULL, "101st page");
 	LR_TEST_ASSERT_EQ(lr_errno, ENOBUFS);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.held, 100);
 	LR_TEST_ASSERT_EQ(s.alloc.exhausted, 1);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
@@ -313,7 +313,7 @@ test_bound(void)
 	LR_TEST_ASSERT(lr_page_pool_alloc(pool) == NULL, "bound passed");
 	for (unsigned i = 0; i < 100; i++)
 		lr_page_pool_release_page(pool, pages[i]);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.held, 0);
 	LR_TEST_ASSERT_EQ(s.recycle.released_refcnt, 100);
 	/* Another thread may allocate too (slow, shared path); bound holds. */
@@ -324,13 +324,13 @@ test_bound(void)
 	pthread_join(t, NULL);
 	LR_TEST_ASSERT(ra[1] == (void *)100, "remote thread got %lu pages",
 		       (unsigned long)(uintptr_t)ra[1]);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.alloc.remote, 100);
 	LR_TEST_ASSERT_EQ(s.held, 100);
 	LR_TEST_ASSERT_EQ(s.in_flight, 0);
 	LR_TEST_ASSERT_EQ(s.ringed, 100);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	return 0;
 }
 
@@ -391,7 +391,7 @@ test_stash(void)
 			       "bound passed");
 		LR_TEST_ASSERT_EQ(lr_errno, ENOBUFS);
 		LR_TEST_ASSERT_EQ(stash_put(pool, pages, 100), 0);
-		lr_page_pool_get_stats(pool, &s);
+		lr_page_pool_stats_get(pool, &s);
 		LR_TEST_ASSERT_EQ(s.stashed, left);
 		LR_TEST_ASSERT_EQ(s.ringed, 100 - left);
 		LR_TEST_ASSERT_EQ(s.recycle.ring, (round + 1) * 100 - left);
@@ -403,7 +403,7 @@ test_stash(void)
 	/* The shrinker empties the stash with the ring. */
 	LR_TEST_ASSERT_EQ(lr_page_pool_shrink(pool, LR_SOCKET_ID_ANY, 1000),
 			  100u);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.stashed, 0);
 	LR_TEST_ASSERT_EQ(s.held, 0);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
@@ -412,9 +412,9 @@ test_stash(void)
 		LR_TEST_ASSERT((pages[i] = lr_page_pool_alloc(pool)) != NULL,
 			       "alloc %u", i);
 	LR_TEST_ASSERT_EQ(stash_put(pool, pages, 10), 0);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.stashed, 10);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	LR_TEST_ASSERT_EQ(lr_page_pool_pending_count(), 0);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	return 0;
@@ -508,7 +508,7 @@ flood_run(int registered, unsigned ring_size)
 		}
 		sent++;
 		if ((sent & 255) == 0) {
-			lr_page_pool_get_stats(fl.pool, &s);
+			lr_page_pool_stats_get(fl.pool, &s);
 			max_held = LR_MAX(max_held, s.held);
 			LR_TEST_ASSERT(s.held <= 512, "held %lu > 512",
 				       (unsigned long)s.held);
@@ -516,7 +516,7 @@ flood_run(int registered, unsigned ring_size)
 	}
 	atomic_store(&fl.stop, 1);
 	pthread_join(t, NULL);
-	lr_page_pool_get_stats(fl.pool, &s);
+	lr_page_pool_stats_get(fl.pool, &s);
 	LR_TEST_ASSERT(s.held <= 512, "held %lu", (unsigned long)s.held);
 	LR_TEST_ASSERT_EQ(s.in_flight, 0);
 	LR_TEST_ASSERT_EQ(s.allocated, sent);
@@ -530,7 +530,7 @@ flood_run(int registered, unsigned ring_size)
 	       registered ? "lcore" : "non-lcore", ring_size, sent,
 	       (unsigned long)max_held, (unsigned long)s.recycle.ring,
 	       (unsigned long)s.recycle.ring_full, (unsigned long)s.alloc.slow);
-	lr_page_pool_destroy(fl.pool);
+	lr_page_pool_free(fl.pool);
 	lr_ring_free(fl.hand);
 	return 0;
 }
@@ -634,7 +634,7 @@ test_callbacks(void)
 	LR_TEST_ASSERT_EQ(c.last_len, 60);
 	LR_TEST_ASSERT_EQ(c.maps, 64);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	LR_TEST_ASSERT_EQ(c.unmaps, 64);
 	return 0;
 }
@@ -670,7 +670,7 @@ test_shrinker_direct(void)
 	LR_TEST_ASSERT(pool != NULL, "create");
 	if (fill_cache_and_ring(pool, 100, 200) != 0)
 		return -1;
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.ringed, 200);
 	LR_TEST_ASSERT(s.cached >= 100, "cached %lu", (unsigned long)s.cached);
 	uint64_t held0 = s.held, cached0 = s.cached;
@@ -681,7 +681,7 @@ test_shrinker_direct(void)
 	LR_TEST_ASSERT_EQ(lr_page_pool_shrink(pool, LR_SOCKET_ID_ANY, 50), 50);
 	LR_TEST_ASSERT_EQ(lr_page_pool_shrink(pool, LR_SOCKET_ID_ANY, 1000),
 			  150);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.ringed, 0);
 	LR_TEST_ASSERT_EQ(s.held, held0 - 200);
 	LR_TEST_ASSERT_EQ(s.recycle.shrunk, 200);
@@ -689,7 +689,7 @@ test_shrinker_direct(void)
 	/* The owner's next call gives its cache back. */
 	pg = lr_page_pool_alloc(pool);
 	LR_TEST_ASSERT(pg != NULL, "alloc");
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.cached, LR_PP_SHRINK_KEEP - 1);
 	LR_TEST_ASSERT_EQ(s.alloc.shrunk, cached0 - LR_PP_SHRINK_KEEP);
 	LR_TEST_ASSERT_EQ(s.held, LR_PP_SHRINK_KEEP);
@@ -699,7 +699,7 @@ test_shrinker_direct(void)
 				  lr_lcore_id());
 	lr_page_pool_put(pool, pg, 0, 1);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	return 0;
 }
 
@@ -726,7 +726,7 @@ test_shrinker_under_pressure(void)
 		       pool->nid, zi.free);
 	if (fill_cache_and_ring(pool, 128, n_ring) != 0)
 		return -1;
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.ringed, n_ring);
 	/* Eat the pool's zone (this node only) until the allocator runs
 	 * short: it must call the pool's shrinker on the way down. */
@@ -743,7 +743,7 @@ test_shrinker_under_pressure(void)
 		nhog += got;
 	}
 	lr_test_log_end();
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	if (nhog != 0)
 		lr_free_pages_bulk(hog, nhog, 0);
 	free(hog);
@@ -755,12 +755,12 @@ test_shrinker_under_pressure(void)
 	 * hands it back at its next call. */
 	if (s.ringed == 0) {
 		lr_page_pool_put(pool, lr_page_pool_alloc(pool), 0, 1);
-		lr_page_pool_get_stats(pool, &s);
+		lr_page_pool_stats_get(pool, &s);
 		LR_TEST_ASSERT(s.cached <= LR_PP_SHRINK_KEEP, "cache %lu kept",
 			       (unsigned long)s.cached);
 	}
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	return 0;
 }
@@ -857,9 +857,9 @@ test_ownership_errors(void)
 	lr_page_pool_put(tx, pg, 0, 1);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(tx), 0);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
-	lr_page_pool_destroy(tx);
-	lr_page_pool_destroy(other);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(tx);
+	lr_page_pool_free(other);
+	lr_page_pool_free(pool);
 	return 0;
 }
 
@@ -893,7 +893,7 @@ test_deferred_destroy(void)
 	LR_TEST_ASSERT(pool != NULL, "create");
 	for (unsigned i = 0; i < 10; i++)
 		pages[i] = lr_page_pool_alloc(pool);
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	LR_TEST_ASSERT_EQ(lr_page_pool_pending_count(), 1);
 	f = open_memstream(&rep, &rlen);
 	LR_TEST_ASSERT_EQ(lr_page_pool_report_pending(f), 1);
@@ -964,7 +964,7 @@ test_foreign_node(void)
 	/* Foreign pages are not cached: a direct put gives them back. */
 	for (unsigned i = 0; i < n; i++)
 		lr_page_pool_put(pool, pages[i], 0, 1);
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	LR_TEST_ASSERT_EQ(s.recycle.waive, nforeign);
 	LR_TEST_ASSERT_EQ(s.recycle.cached, n - nforeign);
 	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
@@ -975,7 +975,7 @@ test_foreign_node(void)
 	lr_page_pool_put(pool, lr_page_pool_alloc(pool), 0, 1);
 	if (!pool->checked)
 		LR_TEST_ASSERT_EQ(atomic_load(&pool->put_lcore), lr_lcore_id());
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
 	return 0;
 }

@@ -82,7 +82,7 @@ bench_fast(void)
 				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
 	}
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	return r;
 }
 
@@ -111,7 +111,7 @@ bench_ring_local(unsigned burst)
 				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
 	}
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	return r;
 }
 
@@ -266,7 +266,7 @@ bench_ring_xthread(unsigned bulk, double *alloc_c, double *put_c)
 		*alloc_c = best(*alloc_c, median_per_page(asamples, na));
 		*put_c = best(*put_c, median_per_page(x.put_samples, x.nput));
 	}
-	lr_page_pool_destroy(x.pool);
+	lr_page_pool_free(x.pool);
 	lr_ring_free(x.hand);
 	free(asamples);
 	free(x.put_samples);
@@ -296,7 +296,7 @@ bench_slow(unsigned pool_size)
 				 (double)(lr_get_tsc_cycles() - t0) / WINDOW);
 		}
 	}
-	lr_page_pool_destroy(pool);
+	lr_page_pool_free(pool);
 	return r;
 }
 

@@ -53,7 +53,7 @@
  * owner lcore; a call from another thread is still correct but takes the
  * slow shared path. lr_page_pool_put() with allow_direct == 0 and
  * lr_page_pool_release_page() may run on any thread at any time.
- * lr_page_pool_destroy() runs once the owner no longer uses the pool (queue
+ * lr_page_pool_free() runs once the owner no longer uses the pool (queue
  * stopped), from any thread. Stats and dump read snapshots.
  *
  * Cost on the hot path (owner lcore, cache neither empty nor full): alloc
@@ -84,7 +84,7 @@
  * slow path) and gives back all but LR_PP_SHRINK_KEEP cached pages. No
  * thread but the owner ever touches the array cache.
  *
- * Destroy. lr_page_pool_destroy() gives back the cache and the ring. With
+ * Destroy. lr_page_pool_free() gives back the cache and the ring. With
  * pages still in flight the pool stays alive until the last of them
  * returns (any put then gives the page back and drains the ring); a
  * process that exits first gets a report of such pools and their counts.
@@ -200,7 +200,7 @@ struct lr_page_pool_recycle_stats {
 	uint64_t shrunk;	  /**< taken from the ring by the shrinker */
 };
 
-/** Everything lr_page_pool_get_stats() reports. */
+/** Everything lr_page_pool_stats_get() reports. */
 struct lr_page_pool_stats {
 	struct lr_page_pool_alloc_stats alloc;
 	struct lr_page_pool_recycle_stats recycle;
@@ -280,7 +280,7 @@ struct lr_page_pool *
 lr_page_pool_create(const struct lr_page_pool_params *params);
 
 /** Destroy a pool: give back cached pages; defer the rest (see top). */
-void lr_page_pool_destroy(struct lr_page_pool *pool);
+void lr_page_pool_free(struct lr_page_pool *pool);
 
 /** Slow path of lr_page_pool_alloc() (cache empty, not owner, special). */
 struct lr_page *lr_page_pool_alloc_slow_(struct lr_page_pool *pool);
@@ -382,7 +382,7 @@ unsigned long lr_page_pool_shrink(struct lr_page_pool *pool, int node,
 				  unsigned long nr_pages);
 
 /** Fill *stats with a snapshot of the pool's counters; 0 or -EINVAL. */
-int lr_page_pool_get_stats(const struct lr_page_pool *pool,
+int lr_page_pool_stats_get(const struct lr_page_pool *pool,
 			   struct lr_page_pool_stats *stats);
 
 /** Check the invariants (see top) at a quiescent point; 0 or -EINVAL. */

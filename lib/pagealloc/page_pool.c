@@ -1074,7 +1074,7 @@ free_pool(struct lr_page_pool *pool)
 }
 
 void
-lr_page_pool_destroy(struct lr_page_pool *pool)
+lr_page_pool_free(struct lr_page_pool *pool)
 {
 	long left;
 
@@ -1101,7 +1101,7 @@ lr_page_pool_destroy(struct lr_page_pool *pool)
 /* ---- stats, validate, dump ----------------------------------------- */
 
 int
-lr_page_pool_get_stats(const struct lr_page_pool *pool,
+lr_page_pool_stats_get(const struct lr_page_pool *pool,
 		       struct lr_page_pool_stats *s)
 {
 	if (pool == NULL || s == NULL)
@@ -1163,7 +1163,7 @@ lr_page_pool_validate(const struct lr_page_pool *pool)
 	} while (0)
 	if (pool == NULL)
 		return -EINVAL;
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	if (s.cached > LR_PP_CACHE_SIZE)
 		FAIL("cache count %" PRIu64 " > %u\n", s.cached,
 		     LR_PP_CACHE_SIZE);
@@ -1203,7 +1203,7 @@ lr_page_pool_dump(FILE *f, const struct lr_page_pool *pool)
 
 	if (pool == NULL)
 		return;
-	lr_page_pool_get_stats(pool, &s);
+	lr_page_pool_stats_get(pool, &s);
 	fprintf(f,
 		"page pool '%s': order %u, size %u, ring %u, node %d, owner "
 		"lcore %u, flags 0x%x%s%s\n",
