@@ -100,9 +100,10 @@ LR_BEGIN_DECLS
 #define LR_MEMPOOL_F_NO_STRADDLE 0x8
 /** Count every get and put of lcores in their stats (put_bulk, put_objs,
  *  get_success_bulk, get_success_objs), which also makes validate check
- *  the accounting equation. Off by default, as DPDK builds: the counter
- *  updates cost 1.5-4 cycles per get+put pair at bulk 1 (4.0 without,
- *  5.5 with, on a 2-vCPU EPYC). Failures, refills, flushes and store calls
+ *  the accounting equation. Off by default, as DPDK builds: the four
+ *  counter updates per get+put pair are a store-to-load chain from one
+ *  call to the next, the largest cost of a bulk-1 pair after the copy
+ *  (BENCHMARKS.md has the measured figures). Failures, refills, flushes and store calls
  *  are always counted, and so is everything threads without an lcore id
  *  do. The environment variable LR_MEMPOOL_STATS=1 sets it on every pool
  *  (the test suites run that way). */
@@ -388,8 +389,8 @@ typedef uint64_t lr_mempool_vec2_
  * unrolls into a few moves. get and put copy the same pointers back and
  * forth, so each load is forwarded from the previous call's store: below 8
  * pointers scalar moves keep that forwarding latency short, from 8 to 15
- * 16-byte moves (steadier than scalar ones at 8, whose cost moved between
- * 1.55 and 2.2 cycles per object from process to process), from 16 on the
+ * 16-byte moves (scalar moves at 8 made the cost depend on the stack's
+ * address from process to process), from 16 on the
  * number of moves dominates and 32-byte moves win. */
 static __lr_always_inline void
 lr_mempool_copy_(void **dst, void *const *src, unsigned n)

@@ -63,7 +63,7 @@
  * one counter increment: no atomics, no locks, no call. The ring path adds
  * an out-of-line call and one compare-and-swap. From another CPU, a put
  * would pull the ring's head, tail and slot lines over from the owner for
- * every page (40-170 cycles on a 2-vCPU EPYC, the more the hungrier the
+ * every page (three cache-line transfers, the more costly the busier the
  * owner), so a single put from another EAL lcore goes into that lcore's
  * stash of LR_PP_STASH pages, which enters the ring in one enqueue when
  * full: one compare-and-swap on a line of the putting lcore per page, one

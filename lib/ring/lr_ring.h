@@ -28,9 +28,9 @@
  * lower bound in SP/SC mode, which may count from its cached view).
  *
  * Cost on the hot path (x86-64, one lcore, no contention): SP/SC is three
- * loads, a compare and three plain stores per call plus the copy (about 5
- * cycles per enqueue+dequeue pair of one object); MP/MC adds one
- * compare-and-swap per call (about 13 cycles per pair). The copy moves four
+ * loads, a compare and three plain stores per call plus the copy; MP/MC
+ * adds one compare-and-swap per call (BENCHMARKS.md has the measured
+ * cycles per pair). The copy moves four
  * pointers per step and vectorises. No locks, no division, no allocation, no
  * call through a pointer; everything here is inline.
  *
