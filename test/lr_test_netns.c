@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lr_eal.h"
 #include "lr_test.h"
 #include "lr_test_netns.h"
 
@@ -176,6 +177,12 @@ lr_test_netns_run(struct lr_test_netns *t, const char *const *pairs,
 	if (pid == 0) {
 		int r = child_main(t, fn, argc, argv);
 
+		/* The cases' EAL lives in this child: release its runtime
+		 * folder and hugepage files here, as _exit() runs no atexit
+		 * handler (without this every run left
+		 * /var/run/linerate/<prefix>/config behind). */
+		if (lr_eal_initialized() && lr_eal_cleanup() != 0)
+			r = r ? r : 1;
 		fflush(NULL);
 		_exit(r);
 	}
