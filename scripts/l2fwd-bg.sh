@@ -6,8 +6,8 @@
 #   fwd_start OUT READY CMD ARGS...
 #       run CMD ARGS in $LR_NS_FWD with stdout and stderr to OUT; FWD_PID is
 #       its pid. 0 once OUT has a line matching READY; 1 if it exited or
-#       did not get there in 30 s (it is killed, its last lines go to
-#       stdout, FWD_PID is empty).
+#       did not get there in 120 s, a bound only for a hang (it is killed,
+#       its last lines go to stdout, FWD_PID is empty).
 #   fwd_stop
 #       SIGINT, wait; its exit status (0 if none runs).
 
@@ -16,7 +16,7 @@ fwd_start() {
 	shift 2
 	ip netns exec "$LR_NS_FWD" "$@" >"$out" 2>&1 </dev/null &
 	FWD_PID=$!
-	for _ in $(seq 300); do
+	for _ in $(seq 1200); do
 		grep -q "$ready" "$out" && return 0
 		kill -0 "$FWD_PID" 2>/dev/null || break
 		sleep 0.1

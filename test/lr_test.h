@@ -9,9 +9,14 @@
 #ifndef LR_TEST_H
 #define LR_TEST_H
 
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lr_log.h"
@@ -59,6 +64,170 @@ lr_test_execv(const char *path, char *const argv[])
 		wargv[n++] = argv[i];
 	wargv[n] = NULL;
 	return execvp(wrap, wargv);
+}
+
+/* The pid of the process that runs the cases (set by lr_test_run()), so
+ * that its forked children name the same prefixes; 0 before. */
+static inline int *
+lr_test_main_pid(void)
+{
+	static int pid;
+
+	return &pid;
+}
+
+/**
+ * "--file-prefix=<name>_<pid>" into buf (len bytes) and return buf, pid
+ * being that of the process running the cases (its children get the same
+ * name): every test run takes its own prefixes, never the default
+ * "linerate" another linerate process on the machine may hold, and two
+ * builds' runs of one test never share one.
+ */
+static inline char *
+lr_test_prefix_arg(char *buf, size_t len, const char *name)
+{
+	int pid = *lr_test_main_pid();
+
+	snprintf(buf, len, "--file-prefix=%s_%d", name,
+		 pid ? pid : (int)getpid());
+	return buf;
+}
+
+/** Seconds on the monotonic clock. */
+static inline double
+lr_test_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/**
+ * A program run by a test with its stdout and stderr in one pipe, read into
+ * out[] as it comes, so that the test can wait for a line that says the
+ * program is ready (never for a fixed time) before it acts on it.
+ */
+struct lr_test_child {
+	pid_t pid;
+	int fd;	   /* read end of the output pipe, -1 once at EOF */
+	char *out; /* what the program printed, NUL-terminated */
+	size_t len, cap;
+};
+
+/** Start path with argv (through LR_EXE_WRAPPER, see lr_test_execv());
+ *  its output goes to out (cap bytes). 0, or -1 if it cannot be started. */
+static inline int
+lr_test_spawn(struct lr_test_child *c, const char *path, char *const argv[],
+	      char *out, size_t cap)
+{
+	int pfd[2];
+
+	c->out = out;
+	c->cap = cap;
+	c->len = 0;
+	out[0] = '\0';
+	if (pipe(pfd) != 0)
+		return -1;
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(pfd[0]);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		lr_test_execv(path, argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	c->fd = pfd[0];
+	if (c->pid < 0) {
+		close(c->fd);
+		c->fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Read what is there, waiting at most ms; 0 at EOF, 1 otherwise. */
+static inline int
+lr_test_child_read(struct lr_test_child *c, int ms)
+{
+	struct pollfd p = {.fd = c->fd, .events = POLLIN};
+	char drop[4096];
+	ssize_t k;
+
+	if (c->fd < 0)
+		return 0;
+	if (poll(&p, 1, ms) <= 0)
+		return 1;
+	/* Past cap the output is read and dropped, so the child never
+	 * blocks on a full pipe. */
+	if (c->len + 1 < c->cap)
+		k = read(c->fd, c->out + c->len, c->cap - 1 - c->len);
+	else
+		k = read(c->fd, drop, sizeof(drop));
+	if (k < 0 && errno == EINTR)
+		return 1;
+	if (k <= 0) {
+		close(c->fd);
+		c->fd = -1;
+		return 0;
+	}
+	if (c->len + 1 < c->cap) {
+		c->len += (size_t)k;
+		c->out[c->len] = '\0';
+	}
+	return 1;
+}
+
+/**
+ * Wait until the program's output contains needle: 0 once it does, -1 if
+ * the program closed its output first or timeout_s passed (a bound for a
+ * program that truly hangs; make it generous: tests run on loaded machines
+ * and under emulators).
+ */
+static inline int
+lr_test_child_wait_for(struct lr_test_child *c, const char *needle,
+		       double timeout_s)
+{
+	double end = lr_test_now() + timeout_s;
+
+	while (strstr(c->out, needle) == NULL) {
+		if (lr_test_now() > end || !lr_test_child_read(c, 100))
+			return strstr(c->out, needle) ? 0 : -1;
+	}
+	return 0;
+}
+
+/**
+ * Read the rest of the output and reap the program: its exit status, -1
+ * if a signal ended it, or -3 if it did not end within timeout_s (it is
+ * then killed).
+ */
+static inline int
+lr_test_child_finish(struct lr_test_child *c, double timeout_s)
+{
+	double end = lr_test_now() + timeout_s;
+	int st;
+
+	while (lr_test_child_read(c, 100))
+		if (lr_test_now() > end)
+			break;
+	while (waitpid(c->pid, &st, WNOHANG) == 0) {
+		if (lr_test_now() > end) {
+			kill(c->pid, SIGKILL);
+			waitpid(c->pid, &st, 0);
+			if (c->fd >= 0)
+				close(c->fd);
+			c->fd = -1;
+			return -3;
+		}
+		poll(NULL, 0, 10);
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 /* State of the log capture below (one per test program). */
@@ -118,6 +287,8 @@ lr_test_run(const char *suite, const struct lr_test_case *cases, int n,
 {
 	int passed = 0, failed = 0, skipped = 0;
 	const char *only = argc > 1 ? argv[argc - 1] : NULL;
+
+	*lr_test_main_pid() = (int)getpid();
 
 	for (int i = 0; i < n; i++) {
 		if (only && only[0] != '-' && strcmp(only, cases[i].name))

@@ -15,15 +15,20 @@
 
 #define PREFIX "--file-prefix=test_eal"
 
-
+/* lr_eal_init() on "test_eal" + args; an argument "--file-prefix=test_eal*"
+ * gets "_<pid>" added, so that no two runs of this test share a prefix. */
 static int
 eal_init_args(int n, const char *const *args)
 {
-	char *argv[16];
+	char *argv[16], prefix[96];
 
 	argv[0] = "test_eal";
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		argv[i + 1] = (char *)args[i];
+		if (strncmp(args[i], PREFIX, strlen(PREFIX)) == 0)
+			argv[i + 1] = lr_test_prefix_arg(prefix, sizeof(prefix),
+							 args[i] + 14);
+	}
 	argv[n + 1] = NULL;
 	return lr_eal_init(n + 1, argv);
 }
@@ -242,7 +247,8 @@ test_prefix_lock(void)
 	int rc = init_in_child(6, args, out, sizeof(out));
 
 	LR_TEST_ASSERT(rc != 0, "second process accepted");
-	LR_TEST_ASSERT(strstr(out, "file prefix 'test_eal_lock' is in use"),
+	LR_TEST_ASSERT(strstr(out, "file prefix 'test_eal_lock_") &&
+			   strstr(out, "' is in use"),
 		       "message: %s", out);
 	LR_TEST_ASSERT(write(go[1], "x", 1) == 1, "pipe");
 	int st;

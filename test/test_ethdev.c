@@ -24,18 +24,20 @@ static struct lr_mempool *pool;
 static int
 eal_up(void)
 {
-	char *argv[] = {"test_ethdev",
-			"-l",
-			"0",
-			"--no-huge",
-			"-m",
-			"128",
-			"--file-prefix=test_ethdev",
-			"--vdev",
-			"net_null7,size=60",
-			"--vdev",
-			"net_ring8",
-			NULL};
+	char prefix[64];
+	char *argv[] = {
+	    "test_ethdev",
+	    "-l",
+	    "0",
+	    "--no-huge",
+	    "-m",
+	    "128",
+	    lr_test_prefix_arg(prefix, sizeof(prefix), "test_ethdev"),
+	    "--vdev",
+	    "net_null7,size=60",
+	    "--vdev",
+	    "net_ring8",
+	    NULL};
 
 	if (lr_eal_initialized())
 		return 0;

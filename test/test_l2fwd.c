@@ -37,14 +37,16 @@ struct pair {
 static int
 eal_up(void)
 {
-	char *argv[] = {"test_l2fwd",
-			"-l",
-			"0-1",
-			"--no-huge",
-			"-m",
-			"128",
-			"--file-prefix=test_l2fwd",
-			NULL};
+	char prefix[64];
+	char *argv[] = {
+	    "test_l2fwd",
+	    "-l",
+	    "0-1",
+	    "--no-huge",
+	    "-m",
+	    "128",
+	    lr_test_prefix_arg(prefix, sizeof(prefix), "test_l2fwd"),
+	    NULL};
 
 	if (lr_eal_initialized())
 		return 0;
@@ -437,68 +439,46 @@ find_binary(void)
 	return access(l2fwd_path, X_OK);
 }
 
-/* Run lr-l2fwd with args; after delay_ms send sig (0: none); its output
- * into out; returns its exit status, -2 if it could not be run, -3 if it
- * did not end within timeout_s. */
+/* Run lr-l2fwd with args (a --file-prefix=NAME gets "_<pid>" added: every
+ * run of this test its own prefix); once it printed ready (NULL: at once)
+ * send sig (0: none); its output into out; returns its exit status, -2 if
+ * it could not be run, -3 if it did not end within timeout_s, -4 if a
+ * signal ended it, -5 if it never printed ready (killed then). */
 static int
-run_l2fwd(const char *const *args, int delay_ms, int sig, int timeout_s,
+run_l2fwd(const char *const *args, const char *ready, int sig, int timeout_s,
 	  char *out, size_t outlen)
 {
-	int pfd[2], st;
-	pid_t pid;
-	char *argv[32];
-	int n = 0;
+	struct lr_test_child c;
+	char *argv[32], prefix[80];
+	int n = 0, r;
 
 	argv[n++] = l2fwd_path;
-	for (; args[n - 1]; n++)
+	for (; args[n - 1] && n < 31; n++) {
 		argv[n] = (char *)args[n - 1];
+		if (strncmp(argv[n], "--file-prefix=", 14) == 0)
+			argv[n] = lr_test_prefix_arg(prefix, sizeof(prefix),
+						     argv[n] + 14);
+	}
 	argv[n] = NULL;
-	if (pipe(pfd))
+	if (lr_test_spawn(&c, l2fwd_path, argv, out, outlen) != 0)
 		return -2;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		lr_test_execv(l2fwd_path, argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	if (delay_ms) {
-		struct timespec ts = {delay_ms / 1000,
-				      (delay_ms % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
-		if (sig)
-			kill(pid, sig);
-	}
-	size_t got = 0;
-	ssize_t k;
-	time_t end = time(NULL) + timeout_s;
-
-	while ((k = read(pfd[0], out + got, outlen - 1 - got)) > 0) {
-		got += (size_t)k;
-		if (time(NULL) > end)
-			break;
-	}
-	out[got] = '\0';
-	close(pfd[0]);
-	/* Output closed: the child is exiting; give it up to 5 s. */
-	for (int i = 0; waitpid(pid, &st, WNOHANG) == 0; i++) {
-		struct timespec ts = {0, 10 * 1000000L};
-
-		if (i == 500) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -3;
+	if (ready != NULL) {
+		if (lr_test_child_wait_for(&c, ready, timeout_s) != 0) {
+			kill(c.pid, SIGKILL);
+			lr_test_child_finish(&c, timeout_s);
+			fprintf(stderr, "lr-l2fwd never printed '%s':\n%s\n",
+				ready, out);
+			return -5;
 		}
-		nanosleep(&ts, NULL);
+		if (sig)
+			kill(c.pid, sig);
 	}
-	if (!WIFEXITED(st))
+	r = lr_test_child_finish(&c, timeout_s);
+	if (r == -1)
 		return -4;
-	if (WEXITSTATUS(st) == 127)
+	if (r == 127)
 		return -2;
-	return WEXITSTATUS(st);
+	return r;
 }
 
 #define NULL_PORTS                                                             \
@@ -540,8 +520,10 @@ test_sigint(void)
 		    "--",	"-p",
 		    "0x3",	"-T",
 		    "1",	NULL};
-		int r =
-		    run_l2fwd(args, 1500, sigs[i], 20, outbuf, sizeof(outbuf));
+		/* The signal once it has forwarded for a second (-T 1
+		 * prints then); a bound of 120 s only for a hang. */
+		int r = run_l2fwd(args, "Aggregate statistics", sigs[i], 120,
+				  outbuf, sizeof(outbuf));
 
 		if (r == -2) {
 			printf("skip: cannot run %s here\n", l2fwd_path);
@@ -571,7 +553,7 @@ test_duration_and_bad_options(void)
 			      "0.5",	  "--portmap=(1,0)",
 			      "--record-core-cycles", "--xstats",
 			      NULL};
-	int r = run_l2fwd(args, 0, 0, 20, outbuf, sizeof(outbuf));
+	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
 
 	if (r == -2) {
 		printf("skip: cannot run %s here\n", l2fwd_path);
@@ -618,7 +600,7 @@ test_duration_and_bad_options(void)
 		for (unsigned k = 0; k < 4 && bad[i].opt[k]; k++)
 			a[n++] = bad[i].opt[k];
 		a[n] = NULL;
-		r = run_l2fwd(a, 0, 0, 20, outbuf, sizeof(outbuf));
+		r = run_l2fwd(a, NULL, 0, 120, outbuf, sizeof(outbuf));
 		LR_TEST_ASSERT(r > 0, "case %u: exit %d", i, r);
 		LR_TEST_ASSERT(strstr(outbuf, bad[i].msg),
 			       "case %u: '%s' not in:\n%s", i, bad[i].msg,

@@ -927,7 +927,15 @@ test_eal_cleanup(void)
 				       "cleanup: freed"),
 		       "message: %s", msg);
 	LR_TEST_ASSERT(lr_mempool_lookup("mp_left") == NULL, "still listed");
-	LR_TEST_ASSERT(lr_eal_init(eal_nargs, eal_args) >= 0, "re-init");
+	/* lr_eal_init() wrote over the argv it was given (the program's
+	 * name where its options ended): init again from a fresh copy of
+	 * the first one, own prefix included. */
+	char *argv[16];
+
+	memcpy(argv, eal_args, sizeof(argv[0]) * (size_t)(eal_nargs + 1));
+	LR_TEST_ASSERT(lr_eal_init(eal_nargs, argv) >= 0, "re-init");
+	LR_TEST_ASSERT(strncmp(lr_eal_file_prefix(), "test_mempool_", 13) == 0,
+		       "prefix '%s'", lr_eal_file_prefix());
 	mp = lr_mempool_create("mp_left", 64, 64, 8, 0, NULL, NULL,
 			       LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp != NULL, "create again: %s", lr_strerror(lr_errno));
@@ -965,8 +973,11 @@ main(int argc, char **argv)
 	if (s != NULL && atof(s) > 0 && atof(s) < 1)
 		scale = atof(s);
 	/* Per process, so that two builds' tests may run at once. */
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_mempool_%d",
-		 (int)getpid());
+	lr_test_prefix_arg(prefix, sizeof(prefix), "test_mempool");
+	/* What the eal_cleanup case inits with again (lr_eal_init() writes
+	 * over eal_argv). */
+	static char *first[8];
+
 	if (lr_eal_init(7, eal_argv) < 0) {
 		eal_argv[2] = "0";
 		if (lr_eal_init(7, eal_argv) < 0) {
@@ -974,7 +985,9 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	eal_args = eal_argv;
+	memcpy(first, eal_argv, sizeof(first));
+	first[6] = prefix;
+	eal_args = first;
 	eal_nargs = 7;
 	two_lcores = lr_lcore_count() >= 2;
 	int rc = lr_test_run("mempool", cases, (int)LR_DIM(cases), argc, argv);

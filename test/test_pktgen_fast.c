@@ -28,6 +28,9 @@
 
 #define EAL	"--no-huge -m 160 --file-prefix=test_pktgen_fast"
 #define OUT_MAX (256 * 1024)
+/* Bound on waiting for a line that says lr-pktgen is ready: only a hung
+ * program reaches it (qemu on a loaded machine takes seconds to start). */
+#define READY_S 120
 
 static char pktgen_bin[PATH_MAX];
 static char out[OUT_MAX];
@@ -53,54 +56,46 @@ find_binary(void)
 }
 
 /* Run lr-pktgen with the space-separated args (after the binary name);
- * stdout and stderr go to out. If sig_after_ms > 0, send SIGINT then.
- * Returns the exit status, or -1 if it did not exit normally. */
+ * stdout and stderr go to out. A --file-prefix=NAME gets "_<pid>" added, so
+ * that every run of this test has its own prefix. If ready is not NULL,
+ * wait until lr-pktgen printed it, then send SIGINT. Returns the exit
+ * status, -1 if it did not exit normally, -2 if it never printed ready
+ * (after READY_S seconds; killed then). */
 static int
-run_sig(int sig_after_ms, const char *fmt, ...)
+run_sig(const char *ready, const char *fmt, ...)
 {
-	char args[4096], *argv[128], *save = NULL;
-	int argc = 0, pfd[2], st;
-	size_t got = 0;
-	ssize_t k;
+	char args[4096], *argv[128], *save = NULL, prefix[80];
+	struct lr_test_child c;
+	int argc = 0;
 	va_list ap;
-	pid_t pid;
 
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
 	argv[argc++] = pktgen_bin;
 	for (char *t = strtok_r(args, " ", &save); t && argc < 127;
-	     t = strtok_r(NULL, " ", &save))
+	     t = strtok_r(NULL, " ", &save)) {
+		if (strncmp(t, "--file-prefix=", 14) == 0)
+			t = lr_test_prefix_arg(prefix, sizeof(prefix), t + 14);
 		argv[argc++] = t;
+	}
 	argv[argc] = NULL;
-	if (pipe(pfd) != 0)
+	if (lr_test_spawn(&c, pktgen_bin, argv, out, OUT_MAX) != 0)
 		return -1;
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		close(pfd[0]);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		lr_test_execv(pktgen_bin, argv);
-		_exit(127);
+	if (ready != NULL) {
+		if (lr_test_child_wait_for(&c, ready, READY_S) != 0) {
+			kill(c.pid, SIGKILL);
+			lr_test_child_finish(&c, READY_S);
+			fprintf(stderr, "lr-pktgen never printed '%s':\n%s\n",
+				ready, out);
+			return -2;
+		}
+		kill(c.pid, SIGINT);
 	}
-	close(pfd[1]);
-	if (sig_after_ms > 0) {
-		struct timespec ts = {sig_after_ms / 1000,
-				      (sig_after_ms % 1000) * 1000000L};
-
-		nanosleep(&ts, NULL);
-		kill(pid, SIGINT);
-	}
-	while ((k = read(pfd[0], out + got, OUT_MAX - 1 - got)) > 0)
-		got += (size_t)k;
-	out[got] = '\0';
-	close(pfd[0]);
-	waitpid(pid, &st, 0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return lr_test_child_finish(&c, 10 * READY_S);
 }
 
-#define run(...) run_sig(0, __VA_ARGS__)
+#define run(...) run_sig(NULL, __VA_ARGS__)
 
 /* Value of key=... on the final line; NAN if missing. */
 static double
@@ -771,8 +766,11 @@ test_bad_options(void)
 static int
 test_sigint(void)
 {
-	int rc = run_sig(700, EAL " -l 0 --vdev net_ring0 --vdev net_ring1 "
-				  "-- --rate-pps 100k");
+	/* SIGINT once it has sent for a second: its first per-second
+	 * line says so (it has installed its handlers long before). */
+	int rc = run_sig("s] port 1: tx",
+			 EAL " -l 0 --vdev net_ring0 --vdev net_ring1 "
+			     "-- --rate-pps 100k");
 
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT(field("tx") > 1000, "%s", out);
@@ -780,7 +778,8 @@ test_sigint(void)
 	LR_TEST_ASSERT(strstr(out, "summary") != NULL, "no summary:\n%s", out);
 	LR_TEST_ASSERT(strstr(out, "not back in") == NULL, "%s", out);
 	/* Full speed, two lcores. */
-	rc = run_sig(500, EAL " -l 0-1 --vdev net_null0 -- --tx-only");
+	rc = run_sig("s] port 0: tx",
+		     EAL " -l 0-1 --vdev net_null0 -- --tx-only");
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT(field("tx") > 1000, "%s", out);
 	return 0;

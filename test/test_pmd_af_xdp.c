@@ -569,8 +569,6 @@ sender_main(void *arg)
 			s->sent += (unsigned)r;
 	}
 	close(fd);
-	usleep(300000);
-	s->g1_rx1 = if_rx_packets(if_g1);
 	return NULL;
 }
 
@@ -609,6 +607,7 @@ test_l2fwd_long(void)
 	pthread_t th;
 	pid_t pid;
 	int st, ofd;
+	char buf[4096];
 	FILE *f;
 	size_t n;
 
@@ -627,6 +626,7 @@ test_l2fwd_long(void)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0) {
+		char pfx[64];
 		cpu_set_t all;
 
 		/* The EAL pinned this process to lcore 0's CPU. */
@@ -639,18 +639,32 @@ test_l2fwd_long(void)
 		if (ofd < 0 || dup2(ofd, 1) < 0 || dup2(ofd, 2) < 0)
 			_exit(126);
 		execl(exe, exe, "-l", two_lcores ? "1" : "0", "--no-huge", "-m",
-		      "128", "--file-prefix=test_afxdp_l2fwd",
+		      "128",
+		      lr_test_prefix_arg(pfx, sizeof(pfx), "test_afxdp_l2fwd"),
 		      "--log-level=pmd:info", "--vdev", a0, "--vdev", a1, "--",
 		      "-p", "3", "-T", "0", "--no-mac-updating", "--xstats",
 		      (char *)NULL);
 		_exit(127);
 	}
 	LR_TEST_ASSERT(pid > 0, "fork");
-	/* Wait until the sockets are up (the log says so). */
-	for (int i = 0; i < 100; i++) {
-		usleep(50000);
-		if (file_has(out, "Forwarding on"))
-			break;
+	/* Wait until the sockets are up (the log says so); the bound only
+	 * for a hang. */
+	double ready_end = lr_test_now() + 120;
+
+	while (!file_has(out, "Forwarding on") && lr_test_now() < ready_end &&
+	       waitpid(pid, &st, WNOHANG) == 0)
+		usleep(10000);
+	if (!file_has(out, "Forwarding on")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		fprintf(stderr, "lr-l2fwd did not start:\n");
+		f = fopen(out, "r");
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, n, stderr);
+		if (f)
+			fclose(f);
+		unlink(out);
+		return -1;
 	}
 	LR_TEST_ASSERT(pthread_create(&th, NULL, sender_main, &s) == 0,
 		       "thread");
@@ -667,6 +681,19 @@ test_l2fwd_long(void)
 	fprintf(stderr, "%s", text);
 	long long rx = field(text, "l2fwd total: rx="),
 		  tx = field(text, " tx="), drop = field(text, "dropped=");
+	/* lr-l2fwd has ended: what it sent is on its way to g1; wait until
+	 * g1 counted all of it (or, for a lost frame, 60 s). */
+	double end = lr_test_now() + 60;
+
+	LR_TEST_ASSERT(lr_test_netns_enter(&net, 1) == 0, "enter gen");
+	for (;;) {
+		s.g1_rx1 = if_rx_packets(if_g1);
+		if ((long long)(s.g1_rx1 - s.g1_rx0) >= tx ||
+		    lr_test_now() > end)
+			break;
+		usleep(1000);
+	}
+	LR_TEST_ASSERT(lr_test_netns_enter(&net, 0) == 0, "enter fwd");
 	printf(
 	    "l2fwd long run: sent %llu frames in the limit of %.0f s (target "
 	    "%llu); l2fwd rx %lld tx %lld dropped %lld; g1 received %llu\n",
@@ -727,8 +754,15 @@ test_stop_start(void)
 		/* Keep some of them across the stop: they stay the
 		 * application's, the rest of the UMEM comes back. */
 		lr_pktmbuf_free_bulk(m, N - 10);
+		uint64_t f0_rx = if_rx_packets(if_f0);
+		double end = lr_test_now() + 60;
+
 		LR_TEST_ASSERT_EQ(send_frames(fd, 0, 50, 1), 0);
-		usleep(20000); /* 50 in the rx ring, never polled */
+		/* 50 in the rx ring, never polled: once f0 counted them. */
+		while (if_rx_packets(if_f0) < f0_rx + 50 && lr_test_now() < end)
+			usleep(1000);
+		LR_TEST_ASSERT(if_rx_packets(if_f0) >= f0_rx + 50,
+			       "f0 never received the 50 frames");
 		LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)port), 0);
 		LR_TEST_ASSERT_EQ(
 		    lr_eth_af_xdp_kernel_frames((uint16_t)port, 0), 0);
@@ -1221,14 +1255,16 @@ static const struct lr_test_case cases[] = {
 static int
 run_cases(int argc, char **argv)
 {
-	char *eal_argv[] = {argv[0],
-			    "-l",
-			    "0-1",
-			    "--no-huge",
-			    "-m",
-			    "256",
-			    "--file-prefix=test_pmd_af_xdp",
-			    NULL};
+	char pfx[64];
+	char *eal_argv[] = {
+	    argv[0],
+	    "-l",
+	    "0-1",
+	    "--no-huge",
+	    "-m",
+	    "256",
+	    lr_test_prefix_arg(pfx, sizeof(pfx), "test_pmd_af_xdp"),
+	    NULL};
 	int rc;
 
 	if (lr_eal_init(7, eal_argv) < 0) {
