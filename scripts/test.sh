@@ -10,6 +10,13 @@
 #      LR_TEST_FUZZ_SECONDS (default 15) seconds (scripts/fuzz.sh), one
 #      test per target
 # and prints one closing line "N passed, N failed, N skipped".
+#
+# For the whole run another linerate instance holds the default file prefix
+# "linerate" (test/hold_prefix.c, started from the first native build), as
+# on a machine where linerate already runs: a test that takes the default
+# prefix fails. At the end the run fails if a test left runtime folders
+# (/var/run/linerate/*, /tmp/linerate-*), hugepage files no process maps or
+# network namespaces behind that were not there before.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -18,6 +25,83 @@ out=${LR_TEST_BUILD_ROOT:-$top/build-test}
 scripts/setup.sh --tests || exit 1
 
 passed=0 failed=0 skipped=0 broken=()
+
+# Runtime folders no live instance holds (a live one has its config file
+# flock()ed: looked up in /proc/locks, never by taking the lock), hugepage
+# files no process maps, and network namespaces.
+leftovers() {
+	local d ino mapped
+	for d in /var/run/linerate/* /tmp/linerate-*/* \
+		"${XDG_RUNTIME_DIR:-/nonexistent}"/linerate/*; do
+		[ -e "$d" ] || continue
+		if [ -f "$d/config" ]; then
+			ino=$(stat -c %i "$d/config" 2>/dev/null)
+			[ -n "$ino" ] && grep -qE "FLOCK .*:$ino " /proc/locks && continue
+		fi
+		echo "runtime folder $d"
+	done
+	mapped=$(cat /proc/[0-9]*/maps 2>/dev/null | awk '$6 ~ /^\// {print $6}' | sort -u)
+	for d in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do
+		for f in "$d"/*; do
+			[ -f "$f" ] || continue
+			grep -qxF "$f" <<<"$mapped" && continue
+			echo "hugepage file $f"
+		done
+	done
+	ip netns list 2>/dev/null | awk '{print "network namespace " $1}'
+}
+
+# Another linerate instance on the default prefix, for the whole run.
+holder_pid='' holder_out=''
+hold_default_prefix() {
+	local exe=$1/test/lr-test-hold-prefix
+	holder_out=$out/hold-prefix.log
+	[ -x "$exe" ] || return
+	"$exe" -l 0 -m 2 >"$holder_out" 2>&1 </dev/null &
+	holder_pid=$!
+	# Ready once it says so; a bound only for a hang.
+	for _ in $(seq 600); do
+		grep -q '^holding file prefix' "$holder_out" && break
+		kill -0 "$holder_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if grep -q '^holding file prefix' "$holder_out"; then
+		echo "=== $(cat "$holder_out")"
+	elif grep -q "is in use by another linerate process" "$holder_out"; then
+		# Someone else holds it already: the same test.
+		echo "=== the default prefix is held by another process already"
+		holder_pid=''
+	else
+		echo "=== cannot hold the default prefix:"
+		cat "$holder_out"
+		broken+=("hold-prefix")
+		failed=$((failed + 1))
+		kill -KILL "$holder_pid" 2>/dev/null
+		holder_pid=''
+	fi
+}
+
+release_default_prefix() {
+	[ -n "$holder_pid" ] || return
+	if ! kill -TERM "$holder_pid" 2>/dev/null; then
+		echo "=== the default-prefix instance died during the run:"
+		cat "$holder_out"
+		broken+=("hold-prefix")
+		failed=$((failed + 1))
+		return
+	fi
+	if ! wait "$holder_pid" || ! grep -q '^released file prefix' "$holder_out"; then
+		echo "=== the default-prefix instance did not end cleanly:"
+		cat "$holder_out"
+		broken+=("hold-prefix")
+		failed=$((failed + 1))
+	fi
+	holder_pid=''
+}
+trap '[ -n "$holder_pid" ] && kill -TERM "$holder_pid" 2>/dev/null' EXIT
+
+mkdir -p "$out"
+leftovers | sort >"$out/leftovers-before.txt"
 
 # run NAME SETUP-ARGS -- TEST-ARGS
 run() {
@@ -37,6 +121,11 @@ run() {
 		failed=$((failed + 1))
 		return
 	fi
+	# The first native build starts the default-prefix instance.
+	if [ -z "$holder_pid" ] && [ -z "$holder_out" ] &&
+		! grep -q cross-file <<<"${setup[*]}"; then
+		hold_default_prefix "$dir"
+	fi
 	echo "=== $name: meson test ${targs[*]}"
 	meson test -C "$dir" --print-errorlogs "${targs[@]}" 2>&1 | tee "$out/$name-test.log" |
 		grep -vE '^ *[0-9]+/[0-9]+ .* OK +[0-9.]+s$'
@@ -53,7 +142,6 @@ run() {
 	[ "$fail" -gt 0 ] && broken+=("$name")
 }
 
-mkdir -p "$out"
 run native -- --suite fast --suite driver
 run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast
 LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
@@ -80,6 +168,18 @@ fuzz() {
 	[ "$fail" -gt 0 ] && broken+=("fuzz")
 }
 fuzz
+
+release_default_prefix
+
+# What the tests left behind.
+leftovers | sort >"$out/leftovers-after.txt"
+left=$(comm -13 "$out/leftovers-before.txt" "$out/leftovers-after.txt")
+if [ -n "$left" ]; then
+	echo "=== left behind by the run:"
+	echo "$left"
+	broken+=("leftovers")
+	failed=$((failed + 1))
+fi
 
 echo
 [ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]}"
