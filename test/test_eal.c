@@ -1,12 +1,22 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* EAL: option parsing, memory with and without hugepages, lcores, prefix
  * locking, TSC. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <mntent.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lr_eal.h"
@@ -33,10 +43,13 @@ eal_init_args(int n, const char *const *args)
 	return lr_eal_init(n + 1, argv);
 }
 
-/* Run init with args in a child whose stderr goes to a pipe; return its
- * return value and copy what it printed into out. */
+/* Run init with args in a child whose stderr goes to a pipe, as user uid
+ * (-1: ours; then without XDG_RUNTIME_DIR, so /tmp/linerate-<uid>);
+ * return its exit code (init's -errno & 0xff, 0 on success after cleanup)
+ * and copy what it printed into out. */
 static int
-init_in_child(int n, const char *const *args, char *out, size_t outlen)
+init_in_child_as(int uid, int n, const char *const *args, char *out,
+		 size_t outlen)
 {
 	int pfd[2];
 	pid_t pid;
@@ -50,8 +63,18 @@ init_in_child(int n, const char *const *args, char *out, size_t outlen)
 		 * from the same clean state. */
 		close(pfd[0]);
 		dup2(pfd[1], 2);
+		if (uid >= 0) {
+			unsetenv("XDG_RUNTIME_DIR");
+			if (setgroups(0, NULL) != 0 || setgid((gid_t)uid) ||
+			    setuid((uid_t)uid)) {
+				perror("setuid");
+				_exit(99);
+			}
+		}
 		int r = eal_init_args(n, args);
 
+		if (r >= 0)
+			r = lr_eal_cleanup();
 		_exit(r < 0 ? (-r & 0xff) : 0);
 	}
 	close(pfd[1]);
@@ -69,6 +92,12 @@ init_in_child(int n, const char *const *args, char *out, size_t outlen)
 }
 
 static int
+init_in_child(int n, const char *const *args, char *out, size_t outlen)
+{
+	return init_in_child_as(-1, n, args, out, outlen);
+}
+
+static int
 test_bad_options(void)
 {
 	static const struct {
@@ -82,6 +111,14 @@ test_bad_options(void)
 		{ { "--iova-mode=xy" }, "--iova-mode 'xy'" },
 		{ { "--log-level=eal:loud" }, "--log-level 'eal:loud'" },
 		{ { "--file-prefix=a/b" }, "--file-prefix 'a/b'" },
+		{ { "--file-prefix=.." }, "--file-prefix '..': starts with '.'" },
+		{ { "--file-prefix=." }, "--file-prefix '.': starts with '.'" },
+		{ { "--file-prefix=.hidden" }, "--file-prefix '.hidden'" },
+		{ { "--file-prefix=" }, "--file-prefix '': empty" },
+		{ { "--file-prefix=a b" }, "--file-prefix 'a b'" },
+		{ { "--file-prefix="
+		    "0123456789012345678901234567890123456789012345678901234567890123" },
+		  "too long" },
 		{ { "--numa-mem=1,x" }, "--numa-mem 'x'" },
 		{ { "-l" }, "needs a value" },
 		{ { "--no-huge", "--huge-dir=/tmp" }, "give one or the other" },
@@ -261,6 +298,296 @@ test_prefix_lock(void)
 	return 0;
 }
 
+/* A uid of nobody we know, different for each case and each run. */
+static int
+spare_uid(int which)
+{
+	return 47000 + (int)(getpid() % 1000) * 8 + which;
+}
+
+static int
+rm_rf(const char *path)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
+	return system(cmd);
+}
+
+/* Another local user pre-creates a non-root user's runtime folders: the
+ * prefix folder 0777 and his own, with `config` a link to a file of the
+ * victim; or the base folder itself. The victim refuses them, naming the
+ * path and what is wrong, and writes nothing through the link. */
+static int
+test_runtime_dir_foreign(void)
+{
+	const char *args[] = { "-l", "0", "-m", "8", "--no-huge",
+			       PREFIX "_foreign" };
+	int victim = spare_uid(0), attacker = spare_uid(1);
+	char base[64], dir[128], cfg[160], target[64], out[4096];
+	struct stat st;
+
+	if (geteuid() != 0) {
+		printf("skip: needs root to act as two users\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(base, sizeof(base), "/tmp/linerate-%d", victim);
+	snprintf(dir, sizeof(dir), "%s/test_eal_foreign", base);
+	snprintf(cfg, sizeof(cfg), "%s/config", dir);
+	snprintf(target, sizeof(target), "/tmp/test_eal_victim.%d",
+		 (int)getpid());
+	rm_rf(base);
+	/* The victim's own file, which the link points at. */
+	int fd = open(target, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+
+	LR_TEST_ASSERT(fd >= 0 && write(fd, "precious\n", 9) == 9, "target");
+	close(fd);
+	LR_TEST_ASSERT(chown(target, (uid_t)victim, (gid_t)victim) == 0,
+		       "chown");
+	/* Base folder the victim's (as if left by an earlier run), prefix
+	 * folder the attacker's, 0777, with a link at config. */
+	LR_TEST_ASSERT(mkdir(base, 0700) == 0 &&
+			   chown(base, (uid_t)victim, (gid_t)victim) == 0,
+		       "mkdir %s", base);
+	LR_TEST_ASSERT(mkdir(dir, 0777) == 0 && chmod(dir, 0777) == 0 &&
+			   chown(dir, (uid_t)attacker, (gid_t)attacker) == 0,
+		       "mkdir %s", dir);
+	LR_TEST_ASSERT(symlink(target, cfg) == 0, "symlink");
+	int rc = init_in_child_as(victim, 6, args, out, sizeof(out));
+
+	LR_TEST_ASSERT(rc != 0, "foreign prefix folder accepted");
+	LR_TEST_ASSERT(strstr(out, dir) && strstr(out, "owned by another user"),
+		       "message: %s", out);
+	LR_TEST_ASSERT(stat(target, &st) == 0 && st.st_size == 9,
+		       "the victim's file was written through the link");
+	/* The attacker's folder is the victim's now, but world-writable. */
+	LR_TEST_ASSERT(chown(dir, (uid_t)victim, (gid_t)victim) == 0, "chown");
+	rc = init_in_child_as(victim, 6, args, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0 && strstr(out, "writable by group or others"),
+		       "world-writable folder: exit %d: %s", rc, out);
+	/* Its own 0700 folder, but a link at config. */
+	LR_TEST_ASSERT(chmod(dir, 0700) == 0, "chmod");
+	rc = init_in_child_as(victim, 6, args, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0 && strstr(out, cfg) &&
+			   strstr(out, "symbolic link"),
+		       "link at config: exit %d: %s", rc, out);
+	LR_TEST_ASSERT(stat(target, &st) == 0 && st.st_size == 9,
+		       "the victim's file was written through the link");
+	/* The base folder itself the attacker's. */
+	rm_rf(base);
+	LR_TEST_ASSERT(mkdir(base, 0777) == 0 && chmod(base, 0777) == 0 &&
+			   chown(base, (uid_t)attacker, (gid_t)attacker) == 0,
+		       "mkdir %s", base);
+	rc = init_in_child_as(victim, 6, args, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0 && strstr(out, base) &&
+			   strstr(out, "owned by another user"),
+		       "foreign base folder: exit %d: %s", rc, out);
+	rm_rf(base);
+	unlink(target);
+	/* Nothing in the way: it starts, and a clean exit leaves neither its
+	 * folder nor an empty /tmp/linerate-<uid>. */
+	rc = init_in_child_as(victim, 6, args, out, sizeof(out));
+	LR_TEST_ASSERT(rc == 0, "clean start failed: exit %d: %s", rc, out);
+	LR_TEST_ASSERT(access(base, F_OK) != 0, "%s left behind", base);
+	return 0;
+}
+
+/* As root, a link at the lock file or at the prefix folder is refused. */
+static int
+test_runtime_dir_links(void)
+{
+	const char *a1[] = { "-l", "0", "-m", "8", "--no-huge",
+			     PREFIX "_lnkcfg" };
+	const char *a2[] = { "-l", "0", "-m", "8", "--no-huge",
+			     PREFIX "_lnkdir" };
+	const char *d1 = "/var/run/linerate/test_eal_lnkcfg";
+	const char *d2 = "/var/run/linerate/test_eal_lnkdir";
+	char target[64], tdir[64], out[4096];
+	struct stat st;
+
+	if (geteuid() != 0) {
+		printf("skip: root's runtime folder is /var/run/linerate\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(target, sizeof(target), "/tmp/test_eal_lnk.%d", (int)getpid());
+	snprintf(tdir, sizeof(tdir), "/tmp/test_eal_lnkd.%d", (int)getpid());
+	int fd = open(target, O_CREAT | O_TRUNC | O_WRONLY, 0600);
+
+	LR_TEST_ASSERT(fd >= 0 && write(fd, "precious\n", 9) == 9, "target");
+	close(fd);
+	mkdir("/var/run/linerate", 0700);
+	rm_rf(d1);
+	rm_rf(d2);
+	rm_rf(tdir);
+	LR_TEST_ASSERT(mkdir(d1, 0700) == 0, "mkdir %s", d1);
+	LR_TEST_ASSERT(symlink(target, "/var/run/linerate/test_eal_lnkcfg/config")
+			   == 0,
+		       "symlink");
+	int rc = init_in_child(6, a1, out, sizeof(out));
+
+	LR_TEST_ASSERT(rc != 0 && strstr(out, "symbolic link"),
+		       "link at config accepted: exit %d: %s", rc, out);
+	LR_TEST_ASSERT(stat(target, &st) == 0 && st.st_size == 9,
+		       "written through the link");
+	LR_TEST_ASSERT(mkdir(tdir, 0700) == 0 && symlink(tdir, d2) == 0,
+		       "symlink %s", d2);
+	rc = init_in_child(6, a2, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0 && strstr(out, d2) &&
+			   strstr(out, "symbolic link"),
+		       "link at the prefix folder accepted: exit %d: %s", rc,
+		       out);
+	snprintf(out, sizeof(out), "%s/config", tdir);
+	LR_TEST_ASSERT(access(out, F_OK) != 0, "lock file made through link");
+	rm_rf(d1);
+	unlink(d2);
+	rm_rf(tdir);
+	unlink(target);
+	return 0;
+}
+
+/* Several processes take and give back one prefix in a loop: never two
+ * at once (each holder creates a marker with O_EXCL), and a start fails
+ * only because the prefix is in use. */
+#define EXCL_PROCS 4
+#define EXCL_HOLDS 100
+#define EXCL_SECONDS 8
+
+static int
+excl_child(const char *marker)
+{
+	const char *args[] = { "-l", "0", "-m", "4", "--no-huge",
+			       PREFIX "_excl" };
+	FILE *null = fopen("/dev/null", "w");
+	time_t end = time(NULL) + EXCL_SECONDS;
+	int held = 0;
+
+	srand((unsigned)getpid());
+	lr_log_set_stream(null);
+	while (held < EXCL_HOLDS && time(NULL) < end) {
+		int r = eal_init_args(6, args);
+
+		if (r == -LR_E_SECONDARY) {
+			usleep((useconds_t)(rand() % 500));
+			continue;
+		}
+		if (r < 0) {
+			fprintf(stderr, "start failed: %s\n", lr_strerror(-r));
+			return 2;
+		}
+		int fd = open(marker, O_CREAT | O_EXCL | O_WRONLY, 0600);
+
+		if (fd < 0) {
+			fprintf(stderr, "prefix held twice\n");
+			return 1;
+		}
+		close(fd);
+		held++;
+		usleep((useconds_t)(rand() % 200));
+		unlink(marker);
+		if (lr_eal_cleanup() != 0)
+			return 3;
+		usleep((useconds_t)(rand() % 500));
+	}
+	return held > 0 ? 0 : 10; /* 10: never got it, not a failure */
+}
+
+static int
+test_prefix_lock_exclusive(void)
+{
+	char marker[64];
+	pid_t pids[EXCL_PROCS];
+	int fails = 0, holders = 0;
+
+	snprintf(marker, sizeof(marker), "/tmp/test_eal_excl.%d",
+		 (int)getpid());
+	unlink(marker);
+	fflush(NULL);
+	for (int i = 0; i < EXCL_PROCS; i++) {
+		pids[i] = fork();
+		if (pids[i] == 0)
+			_exit(excl_child(marker));
+	}
+	for (int i = 0; i < EXCL_PROCS; i++) {
+		int st;
+
+		waitpid(pids[i], &st, 0);
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			holders++;
+		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 10) {
+			fprintf(stderr, "process %d: status 0x%x\n", i, st);
+			fails++;
+		}
+	}
+	unlink(marker);
+	LR_TEST_ASSERT(fails == 0, "%d of %d processes failed", fails,
+		       EXCL_PROCS);
+	LR_TEST_ASSERT(holders > 0, "nobody got the prefix");
+	return 0;
+}
+
+/* The stale-file sweep of prefix P removes P's leftovers only: not the
+ * live hugepage file of a prefix that begins with P + "map_". */
+static int
+test_stale_sweep_own_prefix(void)
+{
+	const char *victim[] = { "-l", "0", "-m", "2",
+				 PREFIX "_swmap_victim" };
+	const char *mine[] = { "-l", "0", "-m", "2", PREFIX "_sw" };
+	char path[256] = "", stale[300], out[4096], c;
+	int go[2], ready[2], st;
+
+	if (!have_free_hugepages(2) || !lr_numa_available()) {
+		printf("skip: no free 2 MiB hugepages (or no NUMA syscalls)\n");
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(pipe(go) == 0 && pipe(ready) == 0, "pipe");
+	fflush(NULL);
+	pid_t holder = fork();
+
+	if (holder == 0) {
+		int r = eal_init_args(5, victim);
+		const struct lr_memseg *m = r == 5 ? lr_memseg_get(0) : NULL;
+		char p[256] = "";
+
+		if (m && (m->flags & LR_MEMSEG_F_FILE))
+			snprintf(p, sizeof(p), "%s", m->path);
+		if (write(ready[1], p, sizeof(p)) != sizeof(p) ||
+		    read(go[0], &c, 1) < 0)
+			_exit(2);
+		_exit(r == 5 && lr_eal_cleanup() == 0 ? 0 : 1);
+	}
+	LR_TEST_ASSERT(read(ready[0], path, sizeof(path)) == sizeof(path),
+		       "victim did not start");
+	if (path[0] == '\0') {
+		LR_TEST_ASSERT(write(go[1], "x", 1) == 1, "pipe");
+		waitpid(holder, &st, 0);
+		printf("skip: the victim got no hugepage file\n");
+		return LR_TEST_SKIP;
+	}
+	/* A stale file of our own prefix, beside the victim's. */
+	snprintf(stale, sizeof(stale), "%.*s/test_eal_swmap_7",
+		 (int)(strrchr(path, '/') - path), path);
+	int fd = open(stale, O_CREAT | O_WRONLY, 0600);
+
+	LR_TEST_ASSERT(fd >= 0, "create %s", stale);
+	close(fd);
+	int rc = init_in_child(5, mine, out, sizeof(out));
+	int live = access(path, F_OK) == 0, kept = access(stale, F_OK) == 0;
+
+	/* Let the victim go before any verdict. */
+	if (write(go[1], "x", 1) != 1)
+		kill(holder, SIGKILL);
+	waitpid(holder, &st, 0);
+	unlink(stale);
+	LR_TEST_ASSERT(rc == 0, "prefix test_eal_sw: exit %d: %s", rc, out);
+	LR_TEST_ASSERT(live, "the live file %s of another prefix was removed",
+		       path);
+	LR_TEST_ASSERT(!kept, "stale %s kept", stale);
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "victim failed");
+	LR_TEST_ASSERT(access(path, F_OK) != 0, "%s left behind", path);
+	return 0;
+}
+
 static int
 test_register_and_tsc(void)
 {
@@ -390,6 +717,10 @@ static const struct lr_test_case cases[] = {
 	{ "hugepages", test_hugepages },
 	{ "prefix_lock", test_prefix_lock },
 	{ "assert", test_assert },
+	{ "runtime_dir_foreign", test_runtime_dir_foreign },
+	{ "runtime_dir_links", test_runtime_dir_links },
+	{ "prefix_lock_exclusive", test_prefix_lock_exclusive },
+	{ "stale_sweep_own_prefix", test_stale_sweep_own_prefix },
 };
 
 LR_TEST_MAIN("eal", cases)

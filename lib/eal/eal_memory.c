@@ -3,8 +3,7 @@
  * Memory segments: one per NUMA node asked for, from a hugetlbfs file
  * (preallocated with fallocate, so a shortage is an error, not a SIGBUS),
  * an anonymous hugetlb mapping (--in-memory), or ordinary memory.
- * The runtime directory holds a lock file that keeps two live processes off
- * one file prefix.
+ * The runtime folder and the prefix lock are in eal_runtime.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -43,8 +42,6 @@ static struct lr_memseg memsegs[LR_MAX_MEMSEG];
 static _Atomic unsigned nb_memsegs;
 static pthread_mutex_t memseg_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum lr_iova_mode iova_mode = LR_IOVA_VA;
-static int runtime_fd = -1;
-static char runtime_dir[PATH_MAX];
 
 unsigned
 lr_memseg_count(void)
@@ -106,12 +103,6 @@ lr_default_heap_size(void)
 	if (s && *s && (mb = strtoul(s, NULL, 10)) > 0 && mb < (1UL << 24))
 		return (size_t)mb << 20;
 	return DEFAULT_MEM;
-}
-
-const char *
-lr_eal_runtime_dir(void)
-{
-	return runtime_dir;
 }
 
 /* Publish a filled-in segment; the caller holds memseg_lock. */
@@ -446,6 +437,27 @@ close_file:
 	return rc;
 }
 
+/* Is name a hugepage file of this prefix: exactly <prefix>map_<node>? Not
+ * one of a longer prefix that starts with ours ("rl" vs "rlmap_victim":
+ * its files are "rlmap_victimmap_0"). */
+static bool
+is_own_hugepage_file(const char *name)
+{
+	size_t n = strlen(lr_eal_cfg_.file_prefix);
+	const char *p;
+
+	if (strncmp(name, lr_eal_cfg_.file_prefix, n) != 0 ||
+	    strncmp(name + n, "map_", 4) != 0)
+		return false;
+	p = name + n + 4;
+	if (*p == '\0')
+		return false;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
 /* Remove hugepage files of this prefix left by a dead process. We hold
  * the prefix lock, so any such file is stale. */
 static void
@@ -453,110 +465,20 @@ clean_stale_files(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	char prefix[96];
 
 	if (d == NULL)
 		return;
-	snprintf(prefix, sizeof(prefix), "%smap_", lr_eal_cfg_.file_prefix);
 	while ((e = readdir(d)) != NULL) {
-		if (strncmp(e->d_name, prefix, strlen(prefix)) != 0)
+		if (!is_own_hugepage_file(e->d_name))
 			continue;
 		char path[PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (unlink(path) == 0)
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
 			LR_LOG(INFO, EAL, "removed stale hugepage file %s\n",
 			       path);
 	}
 	closedir(d);
-}
-
-static int
-mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-int
-lr_eal_runtime_lock_(void)
-{
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char path[PATH_MAX + 16];
-	int rc;
-
-	if (lr_eal_cfg_.in_memory) {
-		runtime_dir[0] = '\0';
-		return 0;
-	}
-	if (geteuid() == 0)
-		snprintf(runtime_dir, sizeof(runtime_dir),
-			 "/var/run/linerate/%s", lr_eal_cfg_.file_prefix);
-	else if (xdg && *xdg)
-		snprintf(runtime_dir, sizeof(runtime_dir), "%s/linerate/%s",
-			 xdg, lr_eal_cfg_.file_prefix);
-	else
-		snprintf(runtime_dir, sizeof(runtime_dir),
-			 "/tmp/linerate-%u/%s", (unsigned)geteuid(),
-			 lr_eal_cfg_.file_prefix);
-	rc = mkdir_p(runtime_dir);
-	if (rc < 0) {
-		LR_LOG(ERR, EAL, "cannot create runtime dir %s: %s\n",
-		       runtime_dir, strerror(-rc));
-		return rc;
-	}
-	snprintf(path, sizeof(path), "%s/config", runtime_dir);
-	runtime_fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-	if (runtime_fd < 0) {
-		rc = -errno;
-		LR_LOG(ERR, EAL, "cannot open %s: %s\n", path, strerror(errno));
-		return rc;
-	}
-	if (flock(runtime_fd, LOCK_EX | LOCK_NB) != 0) {
-		char pid[32] = "?";
-		ssize_t n = pread(runtime_fd, pid, sizeof(pid) - 1, 0);
-
-		if (n > 0)
-			pid[n] = '\0';
-		pid[strcspn(pid, "\n")] = '\0';
-		LR_LOG(ERR, EAL,
-		       "file prefix '%s' is in use by another linerate process "
-		       "(pid %s, lock %s); use another --file-prefix\n",
-		       lr_eal_cfg_.file_prefix, pid, path);
-		close(runtime_fd);
-		runtime_fd = -1;
-		return -LR_E_SECONDARY;
-	}
-	if (ftruncate(runtime_fd, 0) == 0)
-		dprintf(runtime_fd, "%d\n", (int)getpid());
-	return 0;
-}
-
-void
-lr_eal_runtime_unlock_(void)
-{
-	char path[PATH_MAX + 16];
-
-	if (runtime_fd < 0)
-		return;
-	snprintf(path, sizeof(path), "%s/config", runtime_dir);
-	unlink(path);
-	rmdir(runtime_dir);
-	close(runtime_fd);
-	runtime_fd = -1;
-	runtime_dir[0] = '\0';
 }
 
 /* Bytes asked for on each node. */

@@ -166,25 +166,35 @@ bad:
 	return -EINVAL;
 }
 
+/* A prefix names a folder and begins hugepage file names: 1-63 letters,
+ * digits, '_', '-' or '.', not starting with '.' (no ".", "..", hidden
+ * names) and never a '/'. */
 static int
 parse_prefix(const char *s)
 {
 	size_t n = strlen(s);
+	const char *why = NULL;
 
-	if (n == 0 || n >= sizeof(lr_eal_cfg_.file_prefix))
-		goto bad;
-	for (size_t i = 0; i < n; i++)
+	if (n == 0)
+		why = "empty";
+	else if (n >= sizeof(lr_eal_cfg_.file_prefix))
+		why = "too long";
+	else if (s[0] == '.')
+		why = "starts with '.'";
+	for (size_t i = 0; why == NULL && i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && s[i] != '_' &&
 		    s[i] != '-' && s[i] != '.')
-			goto bad;
+			why = "has a character other than letters, digits, "
+			      "'_', '-' and '.'";
+	if (why) {
+		LR_LOG(ERR, EAL,
+		       "--file-prefix '%s': %s; expected 1-%zu letters, "
+		       "digits, '_', '-' or '.', not starting with '.'\n",
+		       s, why, sizeof(lr_eal_cfg_.file_prefix) - 1);
+		return -EINVAL;
+	}
 	strcpy(lr_eal_cfg_.file_prefix, s);
 	return 0;
-bad:
-	LR_LOG(ERR, EAL,
-	       "--file-prefix '%s': expected 1-%zu letters, digits, '_', '-' "
-	       "or '.'\n",
-	       s, sizeof(lr_eal_cfg_.file_prefix) - 1);
-	return -EINVAL;
 }
 
 int

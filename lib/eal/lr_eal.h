@@ -11,6 +11,20 @@
  *
  * Error model: 0 / count on success, negative errno on failure; lr_errno is
  * also set. lr_eal_cleanup() gives back memory, threads and files.
+ *
+ * Runtime folder and file prefix: --file-prefix is 1-63 letters, digits,
+ * '_', '-' or '.', not starting with '.'. It names the hugepage files
+ * (<hugetlbfs>/<prefix>map_<node>) and the runtime folder
+ * /var/run/linerate/<prefix> (root), $XDG_RUNTIME_DIR/linerate/<prefix> or
+ * /tmp/linerate-<euid>/<prefix>, which holds the lock file `config` (the
+ * holder's pid; flock) that keeps a second process off the prefix. The
+ * folders are created 0700; an existing one is used only if it is a real
+ * folder (not a symbolic link) owned by the effective user and not
+ * writable by group or others, and `config` only if it is a regular file
+ * of ours; anything else is refused with a message naming the path. A
+ * clean exit removes `config`, the prefix folder, and the folder above it
+ * when that is empty. Starting a prefix removes its own stale hugepage
+ * files (exactly <prefix>map_<node>) left by a killed process.
  */
 #ifndef LR_EAL_H
 #define LR_EAL_H
