@@ -298,6 +298,17 @@ test_prefix_lock(void)
 	return 0;
 }
 
+/* The prefix eal_init_args() makes of PREFIX + suffix ("test_eal<suffix>_<pid>"). */
+static const char *
+prefix_name(char *buf, size_t len, const char *suffix)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "test_eal%s", suffix);
+	lr_test_prefix_arg(buf, len, name);
+	return buf + strlen("--file-prefix=");
+}
+
 /* A uid of nobody we know, different for each case and each run. */
 static int
 spare_uid(int which)
@@ -324,7 +335,7 @@ test_runtime_dir_foreign(void)
 	const char *args[] = { "-l", "0", "-m", "8", "--no-huge",
 			       PREFIX "_foreign" };
 	int victim = spare_uid(0), attacker = spare_uid(1);
-	char base[64], dir[128], cfg[160], target[64], out[4096];
+	char base[64], dir[192], cfg[224], target[64], out[4096], pfx[96];
 	struct stat st;
 
 	if (geteuid() != 0) {
@@ -332,7 +343,8 @@ test_runtime_dir_foreign(void)
 		return LR_TEST_SKIP;
 	}
 	snprintf(base, sizeof(base), "/tmp/linerate-%d", victim);
-	snprintf(dir, sizeof(dir), "%s/test_eal_foreign", base);
+	snprintf(dir, sizeof(dir), "%s/%s", base,
+		 prefix_name(pfx, sizeof(pfx), "_foreign"));
 	snprintf(cfg, sizeof(cfg), "%s/config", dir);
 	snprintf(target, sizeof(target), "/tmp/test_eal_victim.%d",
 		 (int)getpid());
@@ -400,8 +412,7 @@ test_runtime_dir_links(void)
 			     PREFIX "_lnkcfg" };
 	const char *a2[] = { "-l", "0", "-m", "8", "--no-huge",
 			     PREFIX "_lnkdir" };
-	const char *d1 = "/var/run/linerate/test_eal_lnkcfg";
-	const char *d2 = "/var/run/linerate/test_eal_lnkdir";
+	char d1[160], d2[160], cfg[192], pfx[96];
 	char target[64], tdir[64], out[4096];
 	struct stat st;
 
@@ -409,6 +420,11 @@ test_runtime_dir_links(void)
 		printf("skip: root's runtime folder is /var/run/linerate\n");
 		return LR_TEST_SKIP;
 	}
+	snprintf(d1, sizeof(d1), "/var/run/linerate/%s",
+		 prefix_name(pfx, sizeof(pfx), "_lnkcfg"));
+	snprintf(d2, sizeof(d2), "/var/run/linerate/%s",
+		 prefix_name(pfx, sizeof(pfx), "_lnkdir"));
+	snprintf(cfg, sizeof(cfg), "%s/config", d1);
 	snprintf(target, sizeof(target), "/tmp/test_eal_lnk.%d", (int)getpid());
 	snprintf(tdir, sizeof(tdir), "/tmp/test_eal_lnkd.%d", (int)getpid());
 	int fd = open(target, O_CREAT | O_TRUNC | O_WRONLY, 0600);
@@ -420,8 +436,7 @@ test_runtime_dir_links(void)
 	rm_rf(d2);
 	rm_rf(tdir);
 	LR_TEST_ASSERT(mkdir(d1, 0700) == 0, "mkdir %s", d1);
-	LR_TEST_ASSERT(symlink(target, "/var/run/linerate/test_eal_lnkcfg/config")
-			   == 0,
+	LR_TEST_ASSERT(symlink(target, cfg) == 0,
 		       "symlink");
 	int rc = init_in_child(6, a1, out, sizeof(out));
 
@@ -530,10 +545,14 @@ test_prefix_lock_exclusive(void)
 static int
 test_stale_sweep_own_prefix(void)
 {
-	const char *victim[] = { "-l", "0", "-m", "2",
-				 PREFIX "_swmap_victim" };
-	const char *mine[] = { "-l", "0", "-m", "2", PREFIX "_sw" };
-	char path[256] = "", stale[300], out[4096], c;
+	char vpfx[128], mpfx[64], path[256] = "", stale[300], out[4096], c;
+	const char *victim[] = { "-l", "0", "-m", "2", vpfx };
+	const char *mine[] = { "-l", "0", "-m", "2", mpfx };
+	int pid = *lr_test_main_pid() ? *lr_test_main_pid() : (int)getpid();
+
+	/* Not PREFIX...: eal_init_args() would add another "_<pid>". */
+	snprintf(mpfx, sizeof(mpfx), "--file-prefix=t_eal_sw%d", pid);
+	snprintf(vpfx, sizeof(vpfx), "%smap_victim", mpfx);
 	int go[2], ready[2], st;
 
 	if (!have_free_hugepages(2) || !lr_numa_available()) {
@@ -565,8 +584,8 @@ test_stale_sweep_own_prefix(void)
 		return LR_TEST_SKIP;
 	}
 	/* A stale file of our own prefix, beside the victim's. */
-	snprintf(stale, sizeof(stale), "%.*s/test_eal_swmap_7",
-		 (int)(strrchr(path, '/') - path), path);
+	snprintf(stale, sizeof(stale), "%.*s/%smap_7",
+		 (int)(strrchr(path, '/') - path), path, mpfx + 14);
 	int fd = open(stale, O_CREAT | O_WRONLY, 0600);
 
 	LR_TEST_ASSERT(fd >= 0, "create %s", stale);
@@ -579,7 +598,7 @@ test_stale_sweep_own_prefix(void)
 		kill(holder, SIGKILL);
 	waitpid(holder, &st, 0);
 	unlink(stale);
-	LR_TEST_ASSERT(rc == 0, "prefix test_eal_sw: exit %d: %s", rc, out);
+	LR_TEST_ASSERT(rc == 0, "%s: exit %d: %s", mpfx, rc, out);
 	LR_TEST_ASSERT(live, "the live file %s of another prefix was removed",
 		       path);
 	LR_TEST_ASSERT(!kept, "stale %s kept", stale);
