@@ -150,8 +150,10 @@ test_bad_devargs(void)
 	     "copy"},
 	    {"net_null0,size=abc", -EINVAL,
 	     "net_null0: size: bad value 'abc' (expected an integer in "
-	     "1..9600)"},
+	     "14..9600)"},
 	    {"net_null0,size=0", -EINVAL, "net_null0: size: bad value '0'"},
+	    /* No runts: at least an Ethernet header. */
+	    {"net_null0,size=13", -EINVAL, "net_null0: size: bad value '13'"},
 	    {"net_null0,size=70000", -EINVAL,
 	     "net_null0: size: bad value '70000'"},
 	    {"net_null0,size=-1", -EINVAL, "net_null0: size: bad value '-1'"},

@@ -354,6 +354,63 @@ test_drops_counted(void)
 	return 0;
 }
 
+/* Runts (shorter than the 12 MAC bytes) given to the forwarder with MAC
+ * updating are dropped and counted, never written past their data_len;
+ * 12- and 64-byte frames are forwarded with new MACs. */
+static int
+test_runts_not_rewritten(void)
+{
+	static const uint16_t lens[] = {0, 1, 11, 12, 64};
+	struct lr_mbuf *m[LR_DIM(lens)];
+	struct l2fwd_port_stats st;
+	struct pair pr;
+	void *objs[8];
+	unsigned lc, n;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	lc = lr_lcore_id();
+	LR_TEST_ASSERT(pair_create(&pr, "rt", 64) == 0, "ports");
+	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	for (unsigned i = 0; i < LR_DIM(lens); i++) {
+		m[i] = lr_pktmbuf_alloc(pool);
+		LR_TEST_ASSERT(m[i] != NULL, "alloc");
+		memset(lr_pktmbuf_mtod(m[i], void *), 0xee, 64);
+		LR_TEST_ASSERT(lr_pktmbuf_append(m[i], lens[i]) != NULL ||
+				   lens[i] == 0,
+			       "append");
+		/* Keep the buffer to look at it after the forwarder. */
+		lr_mbuf_refcnt_update(m[i], 1);
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], m[i]), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		l2fwd_poll_once(&fwd, lc);
+	l2fwd_flush(&fwd, lc);
+	l2fwd_port_totals(&fwd, pr.port[1], &st);
+	n = lr_ring_dequeue_burst(pr.out[1], objs, 8, NULL);
+	lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
+	for (unsigned i = 0; i < LR_DIM(lens); i++) {
+		const uint8_t *d = lr_pktmbuf_mtod(m[i], const uint8_t *);
+		unsigned touched = 0;
+
+		for (unsigned k = lens[i]; k < 64; k++)
+			touched += d[k] != 0xee;
+		LR_TEST_ASSERT(touched == 0,
+			       "%u-byte frame: %u bytes past data_len written",
+			       lens[i], touched);
+		LR_TEST_ASSERT(lens[i] < 12 || d[0] == 0x02,
+			       "%u-byte frame: MACs not rewritten", lens[i]);
+		lr_pktmbuf_free(m[i]);
+	}
+	LR_TEST_ASSERT_EQ(n, 2);
+	LR_TEST_ASSERT_EQ(st.tx, 2);
+	LR_TEST_ASSERT_EQ(st.dropped, 3);
+	pair_destroy(&pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 /* The loop on a worker lcore while this thread injects and collects. */
 static int
 test_worker_lcore(void)
@@ -614,6 +671,7 @@ static const struct lr_test_case cases[] = {
     {"forward_no_mac_updating", test_forward_no_mac_updating},
     {"drain_timer", test_drain_timer},
     {"drops_counted", test_drops_counted},
+    {"runts_not_rewritten", test_runts_not_rewritten},
     {"worker_lcore", test_worker_lcore},
     {"sigint", test_sigint},
     {"duration_and_bad_options", test_duration_and_bad_options},

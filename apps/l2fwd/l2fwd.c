@@ -97,12 +97,24 @@ l2fwd_flush(struct l2fwd *fwd, unsigned lcore_id)
 	}
 }
 
-/* Rewrite the MACs of n packets going out of the port whose header is hdr.
- * The data lines are prefetched a few packets ahead. */
-static inline void
-update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n)
+/* A packet too short for its MACs (a runt a driver let through): freed
+ * and counted as dropped, never written past its data_len. */
+static __attribute__((noinline, cold)) void
+drop_runt(struct l2fwd_port_stats *st, struct lr_mbuf *m)
+{
+	lr_pktmbuf_free(m);
+	st->dropped++;
+}
+
+/* Rewrite the MACs of n packets going out of the port whose header is hdr;
+ * runts are dropped and counted in *st, the others kept in order. Returns
+ * the packets left. The data lines are prefetched a few packets ahead. */
+static inline unsigned
+update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n,
+	    struct l2fwd_port_stats *st)
 {
 	enum { AHEAD = 4 };
+	unsigned k = 0;
 
 	for (unsigned i = 0; i < n && i < AHEAD; i++)
 		__builtin_prefetch(lr_pktmbuf_mtod(pkts[i], void *), 1);
@@ -110,9 +122,15 @@ update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n)
 		if (i + AHEAD < n)
 			__builtin_prefetch(
 			    lr_pktmbuf_mtod(pkts[i + AHEAD], void *), 1);
+		if (lr_unlikely(pkts[i]->data_len < 2 * LR_ETHER_ADDR_LEN)) {
+			drop_runt(st, pkts[i]);
+			continue;
+		}
 		memcpy(lr_pktmbuf_mtod(pkts[i], void *), hdr,
 		       2 * LR_ETHER_ADDR_LEN);
+		pkts[k++] = pkts[i];
 	}
+	return k;
 }
 
 /* Send n packets to port dst through lc's buffer for dst: a full burst
@@ -153,8 +171,9 @@ forward_burst(struct l2fwd *fwd, struct l2fwd_lcore *lc, uint16_t dst,
 	      struct lr_mbuf **pkts, unsigned n)
 {
 	if (fwd->mac_updating)
-		update_macs(fwd->hdr[dst], pkts, n);
-	buffer_packets(lc, dst, pkts, n);
+		n = update_macs(fwd->hdr[dst], pkts, n, &lc->stats[dst]);
+	if (n)
+		buffer_packets(lc, dst, pkts, n);
 }
 
 unsigned

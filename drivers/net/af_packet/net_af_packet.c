@@ -22,8 +22,9 @@
  * rounds up to a jiffy: at low rates a frame may wait that long (the price
  * of handing packets over a block at a time). A frame longer than a ring
  * frame minus its header (GRO on a physical NIC makes such frames: turn it
- * off) is dropped and counted in ierrors; a VLAN tag the kernel took off
- * is put back into the frame.
+ * off) is dropped and counted in ierrors; so is a runt, a frame shorter
+ * than an Ethernet header (14 bytes; also in the xstat rx_runts). A VLAN
+ * tag the kernel took off is put back into the frame.
  *
  * The driver touches only the interface named by iface=, in the calling
  * thread's network namespace: receive sockets are created with protocol 0
@@ -106,9 +107,10 @@ struct afp_rxq {
 	uint16_t port_id;
 	/* Counters written by the polling thread only, except c.missed and
 	 * freeze_q: kernel counters accumulated by the control thread.
-	 * c.errors: longer than a ring frame, dropped; c.missed: the
-	 * kernel's drops (ring full). */
+	 * c.errors: longer than a ring frame or runts, dropped; c.missed:
+	 * the kernel's drops (ring full). */
 	struct lr_eth_queue_counters c;
+	uint64_t runts; /* shorter than an Ethernet header, dropped */
 	uint64_t freeze_q;
 	/* Control. */
 	int fd;
@@ -171,8 +173,9 @@ rx_block_done(struct afp_rxq *rxq, struct tpacket_block_desc *bd)
 }
 
 /* The unusual packets: longer than the mbuf (chain), VLAN tag stripped by
- * the kernel (put back), or cut to the frame size (dropped). 0 if m now
- * holds the packet, -1 to drop it (m still owned by the caller, empty). */
+ * the kernel (put back), cut to the frame size or shorter than an Ethernet
+ * header (dropped). 0 if m now holds the packet, -1 to drop it (m still
+ * owned by the caller, empty). */
 static __lr_cold int
 rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	     const struct tpacket3_hdr *h)
@@ -183,6 +186,11 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	struct lr_mbuf *seg = m;
 
 	if (h->tp_snaplen != h->tp_len) {
+		rxq->c.errors++;
+		return -1;
+	}
+	if (len < ETH_HLEN) {
+		rxq->runts++;
 		rxq->c.errors++;
 		return -1;
 	}
@@ -296,7 +304,7 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			uint32_t len = h->tp_snaplen;
 
 			if (lr_likely(len <= lr_pktmbuf_tailroom(m) &&
-				      len == h->tp_len &&
+				      len >= ETH_HLEN && len == h->tp_len &&
 				      !(h->tp_status & TP_STATUS_VLAN_VALID))) {
 				memcpy(lr_pktmbuf_mtod(m, uint8_t *),
 				       (const uint8_t *)h + h->tp_mac, len);
@@ -971,7 +979,7 @@ afp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 
 static const char *const afp_xstat_names[] = {
     "rx_kernel_drops", "rx_kernel_freeze_queue", "rx_truncated_frames",
-    "tx_ring_full",    "tx_send_errors",
+    "rx_runts",	       "tx_ring_full",		 "tx_send_errors",
 };
 
 static int
@@ -984,9 +992,10 @@ afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
 		v[0] += pp->rxq[q].c.missed;
 		v[1] += pp->rxq[q].freeze_q;
-		v[2] += pp->rxq[q].c.errors;
-		v[3] += pp->txq[q].ring_full;
-		v[4] += pp->txq[q].send_errors;
+		v[2] += pp->rxq[q].c.errors - pp->rxq[q].runts;
+		v[3] += pp->rxq[q].runts;
+		v[4] += pp->txq[q].ring_full;
+		v[5] += pp->txq[q].send_errors;
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }

@@ -4,7 +4,8 @@
  * packets from the queue's mbuf pool; transmit frees what it is given. It
  * measures what the framework itself costs per packet.
  *
- * Devargs: size=N (bytes per packet, default 64), copy=0|1 (default 0: do
+ * Devargs: size=N (bytes per packet, default 64, at least an Ethernet
+ * header: 14, so the port never hands out a runt), copy=0|1 (default 0: do
  * not touch packet data; 1: rx writes a template frame into each packet,
  * tx reads each packet into a sink buffer, as a device's DMA would).
  *
@@ -310,8 +311,8 @@ null_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	uint64_t size;
 	int copy, ret;
 
-	ret = lr_devargs_get_uint(args, "size", NULL_DEFAULT_SIZE, 1,
-				  NULL_MAX_SIZE, &size);
+	ret = lr_devargs_get_uint(args, "size", NULL_DEFAULT_SIZE,
+				  LR_ETHER_HDR_LEN, NULL_MAX_SIZE, &size);
 	if (ret < 0)
 		return ret;
 	ret = lr_devargs_get_bool(args, "copy", 0, &copy);
