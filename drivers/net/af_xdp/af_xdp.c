@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/if_packet.h>
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -136,6 +137,7 @@ struct axq {
 	uint64_t rx_wakeups;
 	uint64_t refill_fail; /* refills the pool could not serve */
 	uint64_t rx_bad_desc; /* descriptors of frames not given */
+	uint64_t rx_runts;    /* frames shorter than an Ethernet header */
 
 	/* tx side: written by the tx poller only */
 	struct xsk_ring_prod tx __lr_cache_aligned;
@@ -188,6 +190,7 @@ struct axp {
 	struct xdp_program *prog; /* xdp_prog= loaded at start */
 	int xsks_map_fd;
 	unsigned nb_open;
+	int promisc_fd; /* packet socket holding promiscuous mode, or -1 */
 };
 
 /* ------------------------------------------------------------------ */
@@ -271,6 +274,15 @@ busy_decide(struct axq *q)
 	       q->port, q->qid);
 }
 
+/* A frame shorter than an Ethernet header: back to the pool, counted. */
+static __lr_cold void
+rx_runt(struct axq *q, struct lr_mbuf *m)
+{
+	q->rx_runts++;
+	q->rxc.errors++;
+	lr_pktmbuf_free(m);
+}
+
 static uint16_t
 afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -278,7 +290,7 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	char *umem_mb = q->umem_mb;
 	uint64_t *held = q->rx_held;
 	uint64_t bytes = 0;
-	uint32_t idx, got;
+	uint32_t idx, got, k = 0;
 
 	got = xsk_ring_cons__peek(&q->rx, n, &idx);
 	if (got == 0)
@@ -309,16 +321,20 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		m->data_len = (uint16_t)d->len;
 		m->vlan_tci = 0;
 		m->hash_rss = 0;
+		if (lr_unlikely(d->len < LR_ETHER_HDR_LEN)) {
+			rx_runt(q, m);
+			continue;
+		}
 		bytes += d->len;
-		pkts[i] = m;
+		pkts[k++] = m;
 	}
 	xsk_ring_cons__release(&q->rx, got);
-	q->rxc.packets += got;
+	q->rxc.packets += k;
 	q->rxc.bytes += bytes;
 	q->refill_due += got;
 	if (q->refill_due >= REFILL_BATCH)
 		q->refill_due -= refill(q, q->refill_due);
-	return (uint16_t)got;
+	return (uint16_t)k;
 }
 
 /* Completed frames back to the pool. */
@@ -1681,6 +1697,8 @@ afxdp_tx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
 		umem_free(dev, qid);
 }
 
+static int afxdp_promisc(struct lr_eth_dev *dev, int on);
+
 static int
 afxdp_close(struct lr_eth_dev *dev)
 {
@@ -1689,6 +1707,7 @@ afxdp_close(struct lr_eth_dev *dev)
 	afxdp_stop(dev);
 	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
 		umem_free(dev, q);
+	afxdp_promisc(dev, 0);
 	free(p);
 	dev->data->dev_private = NULL;
 	return 0;
@@ -1766,6 +1785,7 @@ static const char *const afxdp_xstat_names[] = {
     "kernel_tx_invalid_descs",
     "frames_recovered_at_stop",
     "rx_busy_poll_queues",
+    "rx_runts",
 };
 
 static int
@@ -1792,37 +1812,48 @@ afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[10] += st.tx_invalid_descs;
 		v[11] += q->recovered;
 		v[12] += q->busy == BUSY_ON;
+		v[13] += q->rx_runts;
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
 
+/* Promiscuous mode is a PACKET_MR_PROMISC membership of a packet socket
+ * of the port (protocol 0: it receives nothing), as in net_af_packet: the
+ * kernel counts it apart from the IFF_PROMISC the administrator sets, so
+ * the interface's own promiscuous state comes back when the port turns it
+ * off or closes, or the process dies (even by SIGKILL). 0 or -errno. */
 static int
 afxdp_promisc(struct lr_eth_dev *dev, int on)
 {
 	struct axp *p = dev->data->dev_private;
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -errno;
+	struct packet_mreq mr;
+	int err;
 
-	if (fd < 0)
-		return rc;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->iface);
-	rc = ioctl(fd, SIOCGIFFLAGS, &ifr);
-	if (rc == 0) {
-		if (on)
-			ifr.ifr_flags |= IFF_PROMISC;
-		else
-			ifr.ifr_flags &= ~IFF_PROMISC;
-		rc = ioctl(fd, SIOCSIFFLAGS, &ifr);
+	if (!on) {
+		if (p->promisc_fd >= 0)
+			close(p->promisc_fd);
+		p->promisc_fd = -1;
+		return 0;
 	}
-	if (rc != 0) {
-		rc = -errno;
-		LR_LOG(ERR, PMD, "%s: %s: promiscuous %s: %s\n",
-		       dev->data->name, p->iface, on ? "on" : "off",
-		       strerror(errno));
-	}
-	close(fd);
-	return rc;
+	if (p->promisc_fd >= 0)
+		return 0;
+	p->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (p->promisc_fd < 0)
+		goto fail;
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = p->ifindex;
+	mr.mr_type = PACKET_MR_PROMISC;
+	if (setsockopt(p->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
+		       sizeof(mr)) == 0)
+		return 0;
+fail:
+	err = errno;
+	LR_LOG(ERR, PMD, "%s: %s: promiscuous on: %s\n", dev->data->name,
+	       p->iface, strerror(err));
+	if (p->promisc_fd >= 0)
+		close(p->promisc_fd);
+	p->promisc_fd = -1;
+	return -err;
 }
 
 static int
@@ -1951,6 +1982,7 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (p == NULL)
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));
+	p->promisc_fd = -1;
 	snprintf(p->iface, sizeof(p->iface), "%s", iface);
 	p->ifindex = (int)if_nametoindex(iface);
 	p->start_queue = (unsigned)sq;
