@@ -744,6 +744,7 @@ test_bad_options(void)
 	    {"--capture-mode 0999", 2,
 	     "--capture-mode '0999': expected octal permission bits"},
 	    {"--capture-mode 1777", 2, "--capture-mode '1777'"},
+	    {"--capture-mode 0640", 2, "--capture-mode needs --capture FILE"},
 	    {"--rx-only --count 5", 2, "--rx-only sends nothing"},
 	    {"stray", 2, "unexpected argument 'stray'"},
 	};

@@ -396,8 +396,8 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 		sent = rd_be64(d + PG_PAYLOAD_OFF + 10);
 		lat_add(&lc->lat, now > sent ? now - sent : 0);
 	}
-	if (lr_unlikely(pg.capture))
-		pg_capture_write(pkts, n);
+	if (lr_unlikely(pg.capture) && pg_capture_write(pkts, n) != 0)
+		atomic_store(&pg.state, PG_STOP);
 	lr_pktmbuf_free_bulk(pkts, n);
 	cnt_add(&r->cnt->rx_pkts, n);
 	cnt_add(&r->cnt->rx_bytes, bytes);

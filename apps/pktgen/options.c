@@ -391,7 +391,7 @@ int
 pg_parse_args(int argc, char **argv, struct pg_opts *o)
 {
 	uint64_t v, size_step = 0;
-	int c, nrate = 0;
+	int c, nrate = 0, capture_mode = 0;
 	const char *prog = argc > 0 ? argv[0] : PROG;
 
 	set_defaults(o);
@@ -506,6 +506,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 					   "0600 or 0644",
 					   optarg);
 			o->capture_mode = (unsigned)m;
+			capture_mode = 1;
 			break;
 		}
 		case O_RATE_PPS:
@@ -627,6 +628,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 				   "N-M)");
 		o->f[PG_F_SIZE].step = size_step;
 	}
+	if (capture_mode && !o->capture_file)
+		return bad("--capture-mode needs --capture FILE");
 	if (o->pcap_file && !pg_have_pcap())
 		return bad("--pcap: this lr-pktgen was built without libpcap");
 	return 0;

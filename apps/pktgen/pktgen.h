@@ -277,10 +277,10 @@ int pg_have_pcap(void);
 /** Create a capture file with permission bits mode (umask applies); 0 or
  *  -1 after printing why. */
 int pg_capture_open(const char *path, unsigned mode);
-/** Append n received frames to the capture file (thread-safe); a failed
- *  write prints why, cuts the file back to its last whole record and stops
- *  the run. */
-void pg_capture_write(struct lr_mbuf **pkts, unsigned n);
+/** Append n received frames to the capture file (thread-safe); 0, or -1
+ *  once a write failed (printed once; the file cut back to its last whole
+ *  record, later frames dropped): the caller stops the run. */
+int pg_capture_write(struct lr_mbuf **pkts, unsigned n);
 /** fsync and close the capture file; 0, or -1 when a write, the fsync or
  *  the close failed (printed). */
 int pg_capture_close(void);

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -372,8 +371,8 @@ pg_pcap_free(struct pg_tmpl *t, unsigned n)
  * Microsecond pcap, snap length 65535. Each call writes its records with
  * one pwritev() at the end of the last whole record; a failed or short
  * write cuts the file back to the last whole record, prints the file and
- * the error once, drops every later frame and stops the run (the exit
- * status is then 1). */
+ * the error once and drops every later frame; the caller stops the run
+ * and the exit status is 1. */
 
 #define CAP_SNAPLEN 65535u
 #define CAP_BATCH   256 /* records per pwritev (two iovecs each) */
@@ -430,7 +429,6 @@ cap_failed(int err, uint64_t whole)
 		"after its last whole record (%llu bytes); stopping\n",
 		cap.path, strerror(-err), (unsigned long long)cap.size);
 	cap.failed = true;
-	atomic_store(&pg.state, PG_STOP);
 }
 
 int
@@ -481,7 +479,7 @@ pg_capture_open(const char *path, unsigned mode)
 	return 0;
 }
 
-void
+int
 pg_capture_write(struct lr_mbuf **pkts, unsigned n)
 {
 	static struct iovec iov[2 * CAP_BATCH];
@@ -528,6 +526,7 @@ pg_capture_write(struct lr_mbuf **pkts, unsigned n)
 		i += k;
 	}
 	pthread_mutex_unlock(&cap.lock);
+	return cap.failed ? -1 : 0;
 }
 
 int
