@@ -20,12 +20,9 @@ for lib in "$@"; do
 	# "ADDR TYPE NAME[@[@]VERSION]"; archive member headers have no TYPE.
 	names=$("$nm" "${flags[@]}" "$lib" | awk 'NF >= 3 { print $3 }' |
 		sed 's/@.*//' | sort -u)
+	# (A driver's archive may define no global at all: it registers from
+	# a static constructor.)
 	n=$(grep -c . <<<"$names" || true)
-	if [ "$n" -eq 0 ]; then
-		echo "FAIL: $lib: $nm found no defined global symbols"
-		bad=1
-		continue
-	fi
 	wrong=$(grep -vE '^(lr_|LR_)' <<<"$names" |
 		grep -vE '^(__odr_asan_gen_|__asan_|__ubsan_|__sancov_|__llvm_|__gcov_)' ||
 		true)

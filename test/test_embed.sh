@@ -1,7 +1,14 @@
 #!/usr/bin/env bash
-# Build examples/mempool-embed against the INSTALLED library the way an
-# outside program would (pkg-config linerate, no in-tree paths), run it and
-# check what it prints. Usage (from meson):
+# Programs built against the INSTALLED libraries the way an outside program
+# would (meson install into a temporary DESTDIR, pkg-config from there, no
+# in-tree paths), each linked dynamically and statically, run and checked:
+#   mempool-embed (C, examples/mempool-embed): dynamically with
+#     linerate_mempool.pc, which must pull in only liblinerate_eal, _ring,
+#     _pagealloc and _mempool (no libpcap, libxdp, libbpf); statically with
+#     `pkg-config --static linerate`, which must leave no liblinerate .so;
+#   embed-globals (C, test/embed/embed_globals.c): globals of its own named
+#     pa, eal_cfg, pa_lock: no link error, not written by the library.
+# Usage (from meson):
 #   test_embed.sh SOURCE_ROOT BUILD_ROOT IS_CROSS SANITIZE
 set -euo pipefail
 src=$1 build=$2 cross=$3 sanitize=${4:-none}
@@ -32,42 +39,90 @@ if [ -z "$pc" ]; then
 	exit 1
 fi
 # The installed tree first (the system's .pc files stay visible for the
-# packages linerate requires, such as numa); paths land under the sysroot.
+# packages linerate requires, such as libxdp); paths land under the sysroot.
 export PKG_CONFIG_PATH=$(dirname "$pc")
 export PKG_CONFIG_SYSROOT_DIR=$root
-flags=$(pkg-config --cflags --libs linerate)
 libdir=$(pkg-config --variable=libdir linerate)
 case $libdir in
 "$root"/*) ;; # pkgconf applies the sysroot to variables too
 *) libdir=$root$libdir ;;
 esac
-echo "pkg-config --cflags --libs linerate: $flags"
 
 extra=()
 if [ "$sanitize" != none ] && [ -n "$sanitize" ]; then
 	extra=(-fsanitize="$sanitize")
 fi
-# shellcheck disable=SC2086
-cc -O2 -Wall -Wextra -Werror "${extra[@]}" -o "$tmp/mempool-embed" \
-	"$src/examples/mempool-embed/main.c" $flags -pthread
 
-# The program must resolve liblinerate from the installed tree.
-# (ldd's output is taken whole first: grep -q closing the pipe early would
-# fail the pipeline under pipefail.)
-deps=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/mempool-embed")
-if ! grep -q "$libdir/liblinerate" <<<"$deps"; then
-	echo "$deps"
-	echo "FAIL: not linked against the installed liblinerate"
-	exit 1
-fi
-out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir ./mempool-embed 2>&1) || {
-	echo "$out"
-	echo "FAIL: mempool-embed exited with an error"
+fail() {
+	echo "FAIL: $*"
 	exit 1
 }
-echo "$out"
-grep -q '^thread 0: lcore [0-9]*, [1-9][0-9]* objects, 0 bad$' <<<"$out"
-grep -q '^thread 1: lcore [0-9]*, [1-9][0-9]* objects, 0 bad$' <<<"$out"
-grep -q '^pool: size 4096, avail 4096, in use 0, validate 0$' <<<"$out"
-grep -q '^mempool-embed: OK$' <<<"$out"
+
+# build OUT COMPILER SOURCE PKG-CONFIG-ARGS...: compile and link one program.
+build() {
+	local out=$1 compiler=$2 source=$3 flags
+	shift 3
+	flags=$(pkg-config --cflags --libs "$@") ||
+		fail "pkg-config $*"
+	echo "$compiler $(basename "$source"): pkg-config $*: $flags"
+	# shellcheck disable=SC2086
+	"$compiler" -O2 -Wall -Wextra -Werror "${extra[@]}" -o "$tmp/$out" \
+		"$source" $flags -pthread || fail "building $out"
+}
+
+# libs OUT: the linerate and packet-library entries of ldd's output. (ldd's
+# output is taken whole first: grep -q closing the pipe early would fail
+# the pipeline under pipefail.)
+libs() {
+	local deps
+	deps=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/$1")
+	grep -oE 'lib(linerate_[a-z_]+|pcap|xdp|bpf)\.so[.0-9]*' <<<"$deps" |
+		sort -u | tr '\n' ' '
+}
+
+# run OUT: run a program from the temporary directory; its output in $out.
+run() {
+	out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir "./$1" 2>&1) || {
+		echo "$out"
+		fail "$1 exited with an error"
+	}
+	echo "$out"
+}
+
+check_mempool_embed() {
+	grep -q '^thread 0: lcore [0-9]*, [1-9][0-9]* objects, 0 bad$' <<<"$out"
+	grep -q '^thread 1: lcore [0-9]*, [1-9][0-9]* objects, 0 bad$' <<<"$out"
+	grep -q '^pool: size 4096, avail 4096, in use 0, validate 0$' <<<"$out"
+	grep -q '^mempool-embed: OK$' <<<"$out"
+}
+
+embed=$src/examples/mempool-embed/main.c
+globals=$src/test/embed/embed_globals.c
+
+# Dynamic, mempool only: exactly the four libraries it needs.
+build embed-dyn cc "$embed" linerate_mempool
+got=$(libs embed-dyn)
+echo "embed-dyn links: $got"
+want="liblinerate_eal.so.0 liblinerate_mempool.so.0 liblinerate_pagealloc.so.0 liblinerate_ring.so.0 "
+[ "$got" = "$want" ] || fail "embed-dyn: expected '$want'"
+run embed-dyn
+check_mempool_embed
+
+# Static: linerate's archives in the program, no liblinerate .so.
+build embed-static cc "$embed" --static linerate
+got=$(libs embed-static)
+echo "embed-static links: $got"
+grep -q linerate <<<"$got" && fail "embed-static: linked a shared liblinerate"
+run embed-static
+check_mempool_embed
+
+# A program's own pa, eal_cfg and pa_lock, both ways.
+build globals-dyn cc "$globals" linerate
+build globals-static cc "$globals" --static linerate
+grep -q linerate <<<"$(libs globals-static)" &&
+	fail "globals-static: linked a shared liblinerate"
+for p in globals-dyn globals-static; do
+	run $p
+	grep -q '^embed-globals: 0 words changed: OK$' <<<"$out"
+done
 echo "PASS"

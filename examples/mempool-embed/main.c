@@ -7,9 +7,11 @@
  * their own per-lcore caches; the main thread stays unregistered and uses
  * the shared path.
  *
- * Build against an installed linerate:
- *   cc -O2 -o mempool-embed main.c $(pkg-config --cflags --libs linerate)
- * -pthread
+ * Build against an installed linerate (links liblinerate_mempool and the
+ * three libraries below it: _pagealloc, _ring, _eal):
+ *   cc -O2 -o mempool-embed main.c -pthread \
+ *      $(pkg-config --cflags --libs linerate_mempool)
+ * or statically: pkg-config --cflags --libs --static linerate
  */
 #include <pthread.h>
 #include <stdint.h>
