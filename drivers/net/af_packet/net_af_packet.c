@@ -183,7 +183,6 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	const uint8_t *data = (const uint8_t *)h + h->tp_mac;
 	uint32_t len = h->tp_snaplen, total = len;
 	uint8_t tag[ETH_HLEN + AFP_VLAN_HLEN];
-	struct lr_mbuf *seg = m;
 
 	if (h->tp_snaplen != h->tp_len) {
 		rxq->c.errors++;
@@ -208,59 +207,24 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 		memcpy(tag + 2 * ETH_ALEN + 4, data + 2 * ETH_ALEN, 2);
 		total += AFP_VLAN_HLEN;
 	}
-	m->pkt_len = total;
+	m->pkt_len = 0;
 	m->data_len = 0;
-	/* Write the (possibly rebuilt) header then the rest, segment by
-	 * segment. */
-	const uint8_t *parts[2] = {data, NULL};
-	uint32_t plen[2] = {len, 0};
-
-	if (total != len) {
-		parts[0] = tag;
-		plen[0] = sizeof(tag);
-		parts[1] = data + ETH_HLEN;
-		plen[1] = len - ETH_HLEN;
-	}
-	for (int p = 0; p < 2; p++) {
-		const uint8_t *src = parts[p];
-		uint32_t left = plen[p];
-
-		while (left > 0) {
-			uint16_t room = lr_pktmbuf_tailroom(seg);
-
-			if (room == 0) {
-				struct lr_mbuf *n = lr_pktmbuf_alloc(rxq->mp);
-
-				if (n == NULL) {
-					rxq->c.nombuf++;
-					goto drop_chain;
-				}
-				seg->next = n;
-				m->nb_segs++;
-				seg = n;
-				continue;
-			}
-			uint16_t k = (uint16_t)LR_MIN(left, (uint32_t)room);
-
-			memcpy(lr_pktmbuf_mtod_offset(seg, uint8_t *,
-						      seg->data_len),
-			       src, k);
-			seg->data_len = (uint16_t)(seg->data_len + k);
-			src += k;
-			left -= k;
-		}
-	}
-	return 0;
-
-drop_chain:
-	if (m->next != NULL) {
+	/* The (possibly rebuilt) header, then the rest, segment by segment. */
+	if ((total == len ? lr_pktmbuf_append_copy(m, rxq->mp, data, len)
+			  : lr_pktmbuf_append_copy(m, rxq->mp, tag,
+						   sizeof(tag)) ||
+				lr_pktmbuf_append_copy(m, rxq->mp,
+						       data + ETH_HLEN,
+						       len - ETH_HLEN)) != 0) {
+		rxq->c.nombuf++;
 		lr_pktmbuf_free(m->next);
 		m->next = NULL;
 		m->nb_segs = 1;
+		m->data_len = 0;
+		m->pkt_len = 0;
+		return -1;
 	}
-	m->data_len = 0;
-	m->pkt_len = 0;
-	return -1;
+	return 0;
 }
 
 static uint16_t
@@ -370,17 +334,11 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			txq->c.errors++;
 			continue;
 		}
-		if (lr_likely(m->nb_segs == 1)) {
+		if (lr_likely(m->nb_segs == 1))
 			memcpy(dst, lr_pktmbuf_mtod(m, const uint8_t *),
 			       m->data_len);
-		} else {
-			for (const struct lr_mbuf *s = m; s != NULL;
-			     s = s->next) {
-				memcpy(dst, lr_pktmbuf_mtod(s, const uint8_t *),
-				       s->data_len);
-				dst += s->data_len;
-			}
-		}
+		else
+			lr_pktmbuf_copy_out(m, dst);
 		h->tp_len = m->pkt_len;
 		h->tp_snaplen = m->pkt_len;
 		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,

@@ -127,7 +127,6 @@ struct axq {
 	char *umem_mb;	       /* UMEM base + offset of the mbuf in a frame */
 	struct lr_mempool *mp; /* pool over the UMEM */
 	uint64_t *rx_held;     /* bit per frame: in the fill/rx rings */
-	uint64_t rearm;	       /* rearm word of a received mbuf, data_off 0 */
 	uint16_t buf_off;      /* frame start -> buf_addr */
 	uint16_t port;
 	uint32_t refill_due; /* frames received, not yet replaced */
@@ -291,6 +290,7 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	uint64_t *held = q->rx_held;
 	uint64_t bytes = 0;
 	uint32_t idx, got, k = 0;
+	uint16_t port = q->port;
 
 	got = xsk_ring_cons__peek(&q->rx, n, &idx);
 	if (got == 0)
@@ -303,24 +303,12 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		uint64_t a = d->addr, base = a & ~(uint64_t)(FRAME - 1);
 		unsigned f = (unsigned)(a >> FRAME_SHIFT);
 		struct lr_mbuf *m = (struct lr_mbuf *)(umem_mb + base);
-		union {
-			uint64_t w;
-			struct {
-				uint16_t data_off, refcnt, nb_segs, port;
-			} s;
-		} r = {.w = q->rearm};
+		uint16_t data_off = (uint16_t)((a & (FRAME - 1)) - q->buf_off);
 
 		if (lr_unlikely(!(held[f >> 6] & (1ULL << (f & 63)))))
 			q->rx_bad_desc++;
 		held[f >> 6] &= ~(1ULL << (f & 63));
-		r.s.data_off = (uint16_t)((a & (FRAME - 1)) - q->buf_off);
-		m->rearm_data = r.w;
-		m->ol_flags = 0;
-		m->packet_type = 0;
-		m->pkt_len = d->len;
-		m->data_len = (uint16_t)d->len;
-		m->vlan_tci = 0;
-		m->hash_rss = 0;
+		lr_pktmbuf_rearm(m, lr_mbuf_rearm_word(data_off, port), d->len);
 		if (lr_unlikely(d->len < LR_ETHER_HDR_LEN)) {
 			rx_runt(q, m);
 			continue;
@@ -377,15 +365,10 @@ static __lr_cold struct lr_mbuf *
 copy_to_frame(struct axq *q, const struct lr_mbuf *m)
 {
 	struct lr_mbuf *c = lr_pktmbuf_alloc(q->tx_mp);
-	char *dst;
 
 	if (c == NULL)
 		return NULL;
-	dst = lr_pktmbuf_mtod(c, char *);
-	for (const struct lr_mbuf *s = m; s != NULL; s = s->next) {
-		memcpy(dst, lr_pktmbuf_mtod(s, const char *), s->data_len);
-		dst += s->data_len;
-	}
+	lr_pktmbuf_copy_out(m, lr_pktmbuf_mtod(c, char *));
 	c->data_len = (uint16_t)m->pkt_len;
 	c->pkt_len = m->pkt_len;
 	q->tx_copies++;
@@ -720,16 +703,6 @@ queue_bind_mem(struct lr_eth_dev *dev, struct axq *q, char *base, size_t len,
 	q->tx_umem_base = base;
 	q->tx_room =
 	    (uint16_t)(lr_pktmbuf_data_room_size(mp) - LR_PKTMBUF_HEADROOM);
-	{
-		union {
-			uint64_t w;
-			struct {
-				uint16_t data_off, refcnt, nb_segs, port;
-			} s;
-		} r = {.s = {0, 1, 1, dev->data->port_id}};
-
-		q->rearm = r.w;
-	}
 	q->port = dev->data->port_id;
 	q->dev = dev;
 	return 0;

@@ -576,40 +576,6 @@ close_pcap:
  * Receive
  */
 
-/* Copy len bytes into m and, when they do not fit, into further mbufs
- * chained to it; 0, or -1 when the pool ran out (m's chain then freed by
- * the caller). */
-static __lr_cold int
-fill_chain(struct lr_mempool *mp, struct lr_mbuf *m, const uint8_t *data,
-	   uint32_t len)
-{
-	struct lr_mbuf *seg = m;
-	uint32_t left = len;
-
-	for (;;) {
-		uint16_t room = lr_pktmbuf_tailroom(seg);
-		uint16_t k = (uint16_t)LR_MIN(left, (uint32_t)room);
-
-		memcpy(lr_pktmbuf_mtod(seg, uint8_t *), data, k);
-		seg->data_len = k;
-		data += k;
-		left -= k;
-		if (left == 0)
-			break;
-		struct lr_mbuf *nseg = lr_pktmbuf_alloc(mp);
-
-		if (nseg == NULL || m->nb_segs == UINT16_MAX) {
-			lr_pktmbuf_free(nseg);
-			return -1;
-		}
-		seg->next = nseg;
-		m->nb_segs++;
-		seg = nseg;
-	}
-	m->pkt_len = len;
-	return 0;
-}
-
 /* Put one packet of len bytes into m; 0 or -1 (no mbuf for a chain). */
 static __lr_always_inline int
 fill_mbuf(struct lr_mempool *mp, struct lr_mbuf *m, const uint8_t *data,
@@ -621,7 +587,8 @@ fill_mbuf(struct lr_mempool *mp, struct lr_mbuf *m, const uint8_t *data,
 		m->pkt_len = len;
 		return 0;
 	}
-	return fill_chain(mp, m, data, len);
+	/* Larger than one mbuf: a chain (m is empty and alone). */
+	return lr_pktmbuf_append_copy(m, mp, data, len) == 0 ? 0 : -1;
 }
 
 /* pcap_next_ex returned r != 1 on a queue: end of file, truncated record
@@ -753,17 +720,9 @@ rx_none_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 static __lr_always_inline const uint8_t *
 tx_linear(uint8_t *bounce, const struct lr_mbuf *m)
 {
-	uint8_t *dst = bounce;
-
-	if (lr_likely(m->nb_segs == 1))
-		return lr_pktmbuf_mtod(m, const uint8_t *);
-	if (m->pkt_len > LR_PCAP_SNAPLEN)
+	if (lr_unlikely(m->pkt_len > LR_PCAP_SNAPLEN))
 		return NULL;
-	for (const struct lr_mbuf *s = m; s != NULL; s = s->next) {
-		memcpy(dst, lr_pktmbuf_mtod(s, const uint8_t *), s->data_len);
-		dst += s->data_len;
-	}
-	return bounce;
+	return lr_pktmbuf_read(m, 0, m->pkt_len, bounce);
 }
 
 /* Write the batch of records built in txq to its file and count them: the
