@@ -297,15 +297,20 @@ void lr_page_pool_put_slow_(struct lr_page_pool *pool, struct lr_page *page,
 static __lr_always_inline struct lr_page *
 lr_page_pool_alloc(struct lr_page_pool *pool)
 {
-	unsigned n = pool->count;
-
+	/* The cache and its counters are the owner's: another thread
+	 * must not even read them (the owner writes them without any
+	 * synchronisation), so the owner test comes first. */
 	if (lr_likely(atomic_load_explicit(&pool->alloc_lcore,
 					   memory_order_relaxed) ==
-			  lr_lcore_id() &&
-		      n != 0)) {
-		pool->count = --n;
-		pool->alloc_fast++;
-		return pool->cache[n];
+		      lr_lcore_id())) {
+		unsigned n = pool->count;
+
+		if (lr_likely(n != 0)) {
+			/* Relaxed: lr_page_pool_get_stats() reads it. */
+			__atomic_store_n(&pool->count, --n, __ATOMIC_RELAXED);
+			lr_pa_stat_add(&pool->alloc_fast, 1);
+			return pool->cache[n];
+		}
 	}
 	return lr_page_pool_alloc_slow_(pool);
 }
@@ -320,17 +325,19 @@ static __lr_always_inline void
 lr_page_pool_put(struct lr_page_pool *pool, struct lr_page *page,
 		 unsigned dma_sync_len, int allow_direct)
 {
-	unsigned n = pool->count;
-
+	/* As in lr_page_pool_alloc(): the owner test before the cache. */
 	if (lr_likely(
 		allow_direct &&
 		atomic_load_explicit(&pool->put_lcore, memory_order_relaxed) ==
-		    lr_lcore_id() &&
-		n < LR_PP_CACHE_SIZE)) {
-		pool->cache[n] = page;
-		pool->count = n + 1;
-		pool->recycle_cached++;
-		return;
+		    lr_lcore_id())) {
+		unsigned n = pool->count;
+
+		if (lr_likely(n < LR_PP_CACHE_SIZE)) {
+			pool->cache[n] = page;
+			__atomic_store_n(&pool->count, n + 1, __ATOMIC_RELAXED);
+			lr_pa_stat_add(&pool->recycle_cached, 1);
+			return;
+		}
 	}
 	lr_page_pool_put_slow_(pool, page, dma_sync_len, allow_direct);
 }

@@ -183,6 +183,60 @@ lr_pa_mkstate(unsigned flags, unsigned mt, unsigned order, unsigned node)
 	       (uint64_t)node << LR_PA_ST_NODE;
 }
 
+/*
+ * Shared words read without a lock. A head page's state word is read under
+ * the zone lock by any lcore (a buddy check while merging, a pageblock scan
+ * while stealing) while the lcore holding the block on its list or
+ * allocated flips its flags between LR_PG_PCP and LR_PG_ALLOC without the
+ * lock; a pageblock's type (lr_pa_pb_mt[]) changes under the zone lock
+ * while the free paths read it without. Neither reader needs more than "a
+ * value that was there": the zone only looks for LR_PG_BUDDY, which no
+ * lcore ever writes without the lock, and a stale type sends a block to
+ * the list of the pageblock's old type, which a drain corrects (see
+ * pagealloc_pcp.c). So both are relaxed atomic accesses: plain loads and
+ * stores on x86-64 and ppc64le, but no data race for the compiler or
+ * ThreadSanitizer. Per-lcore counters are written by their lcore only and
+ * read by lr_pagealloc_stats_get() from any thread: relaxed too, so a
+ * reader never sees a torn 64-bit value. These use the GNU builtins rather
+ * than <stdatomic.h> because the types must stay plain for C++.
+ */
+/** Relaxed load of a page's state word. */
+static __lr_always_inline uint64_t
+lr_pa_state_load(const struct lr_page *p)
+{
+	return __atomic_load_n(&p->st.word, __ATOMIC_RELAXED);
+}
+
+/** Relaxed store of a page's whole state word. */
+static __lr_always_inline void
+lr_pa_state_store(struct lr_page *p, uint64_t word)
+{
+	__atomic_store_n(&p->st.word, word, __ATOMIC_RELAXED);
+}
+
+/** Relaxed store of a page's state flags (LR_PG_*). */
+static __lr_always_inline void
+lr_pa_flags_store(struct lr_page *p, uint8_t flags)
+{
+	__atomic_store_n(&p->st.s.flags, flags, __ATOMIC_RELAXED);
+}
+
+/** Relaxed load of the type of the pageblock at descriptor offset off. */
+static __lr_always_inline unsigned
+lr_pa_pb_mt_load(const uint8_t *pb_mt, uintptr_t off)
+{
+	return __atomic_load_n(&pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)],
+			       __ATOMIC_RELAXED);
+}
+
+/** Add v to a counter only the calling lcore writes (relaxed, no RMW). */
+static __lr_always_inline void
+lr_pa_stat_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v,
+			 __ATOMIC_RELAXED);
+}
+
 /** Per-lcore, per-zone, per-order list of free blocks. */
 struct lr_pa_pcp_list {
 	struct lr_page *head;
@@ -211,6 +265,7 @@ struct lr_pa_lcore {
 				  [LR_PCP_ORDERS];
 	int local_node; /**< zone used for LR_SOCKET_ID_ANY */
 	int node_set;	/**< local_node has been looked up */
+	int sized; /**< lists sized (by this lcore, on its first slow call) */
 	struct lr_pagealloc_stats stats;
 } __lr_cache_aligned;
 
@@ -260,8 +315,8 @@ lr_alloc_pages(int node, unsigned order, unsigned flags)
 			if (lr_likely(p != NULL)) {
 				l->head = p->next;
 				l->count--;
-				p->st.s.flags = LR_PG_ALLOC;
-				pc->stats.alloc[order]++;
+				lr_pa_flags_store(p, LR_PG_ALLOC);
+				lr_pa_stat_add(&pc->stats.alloc[order], 1);
 				return p;
 			}
 		}
@@ -295,17 +350,17 @@ lr_free_pages(struct lr_page *page, unsigned order)
 		uint64_t bad =
 		    ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^ want) |
 		    (uintptr_t)page->owner;
-		unsigned mt = lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
+		unsigned mt = lr_pa_pb_mt_load(lr_pa_pb_mt, off);
 
 		if (lr_likely(bad == 0) && lr_likely(mt < LR_PCP_TYPES)) {
 			struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 			unsigned node = page->st.s.node;
 			struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
-			page->st.s.flags = LR_PG_PCP;
+			lr_pa_flags_store(page, LR_PG_PCP);
 			page->next = l->head;
 			l->head = page;
-			pc->stats.free[order]++;
+			lr_pa_stat_add(&pc->stats.free[order], 1);
 			if (lr_unlikely(++l->count > l->high))
 				lr_pa_pcp_drain_(lcore, node, mt, order);
 			return;
@@ -376,8 +431,7 @@ lr_page_migratetype(const struct lr_page *page)
 {
 	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
 
-	return (
-	    enum lr_migratetype)lr_pa_pb_mt[off >> (6 + LR_PAGEBLOCK_ORDER)];
+	return (enum lr_migratetype)lr_pa_pb_mt_load(lr_pa_pb_mt, off);
 }
 
 /**

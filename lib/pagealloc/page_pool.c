@@ -54,6 +54,22 @@ page_bytes(const struct lr_page_pool *pool)
 	return (size_t)LR_PAGE_SIZE << pool->order;
 }
 
+/* Owner: set the number of cached pages. Only the owner writes it and
+ * reads it plainly; lr_page_pool_get_stats() reads it from any thread, so
+ * the store is relaxed atomic (a plain store on x86-64 and ppc64le). */
+static inline void
+count_set(struct lr_page_pool *pool, unsigned n)
+{
+	__atomic_store_n(&pool->count, n, __ATOMIC_RELAXED);
+}
+
+/* Any thread: an owner's counter (see lr_pa_stat_add()). */
+static inline uint64_t
+stat_load(const uint64_t *c)
+{
+	return __atomic_load_n(c, __ATOMIC_RELAXED);
+}
+
 /* Per-lcore counter slot of the calling thread; the last slot is shared by
  * threads without an lcore id and is updated atomically. */
 #define LSTAT_ADD(pool, field, n)                                              \
@@ -368,7 +384,8 @@ drain_cache(struct lr_page_pool *pool, unsigned keep)
 	unsigned n = 0;
 
 	while (pool->count > keep) {
-		release(pool, pool->cache[--pool->count]);
+		count_set(pool, pool->count - 1);
+		release(pool, pool->cache[pool->count]);
 		n++;
 	}
 	return n;
@@ -384,8 +401,8 @@ owner_service(struct lr_page_pool *pool)
 	if (lr_unlikely(atomic_load_explicit(&pool->shrink_req,
 					     memory_order_relaxed)) &&
 	    atomic_exchange(&pool->shrink_req, 0))
-		pool->alloc_stats.shrunk +=
-		    drain_cache(pool, LR_PP_SHRINK_KEEP);
+		lr_pa_stat_add(&pool->alloc_stats.shrunk,
+			       drain_cache(pool, LR_PP_SHRINK_KEEP));
 	if (pool->checked ||
 	    atomic_load_explicit(&pool->dying, memory_order_relaxed))
 		return;
@@ -414,11 +431,11 @@ refill_from_allocator(struct lr_page_pool *pool)
 		n = lr_ring_mc_dequeue_burst(pool->ring, (void **)pool->cache,
 					     LR_PP_REFILL, NULL);
 		if (n != 0) {
-			pool->count = n - 1;
-			pool->alloc_stats.refill++;
+			count_set(pool, n - 1);
+			lr_pa_stat_add(&pool->alloc_stats.refill, 1);
 			return pool->cache[n - 1];
 		}
-		pool->alloc_stats.exhausted++;
+		lr_pa_stat_add(&pool->alloc_stats.exhausted, 1);
 		lr_errno = ENOBUFS;
 		return NULL;
 	}
@@ -441,11 +458,11 @@ refill_from_allocator(struct lr_page_pool *pool)
 		lr_errno = ENOMEM;
 		return NULL;
 	}
-	pool->count += k - 1;
+	count_set(pool, pool->count + k - 1);
 	if (pool->order == 0)
-		pool->alloc_stats.slow++;
+		lr_pa_stat_add(&pool->alloc_stats.slow, 1);
 	else
-		pool->alloc_stats.slow_high_order++;
+		lr_pa_stat_add(&pool->alloc_stats.slow_high_order, 1);
 	return pool->cache[pool->count];
 }
 
@@ -457,11 +474,11 @@ refill(struct lr_page_pool *pool)
 					      LR_PP_REFILL, NULL);
 
 	if (n != 0) {
-		pool->count = n - 1;
-		pool->alloc_stats.refill++;
+		count_set(pool, n - 1);
+		lr_pa_stat_add(&pool->alloc_stats.refill, 1);
 		return pool->cache[n - 1];
 	}
-	pool->alloc_stats.empty++;
+	lr_pa_stat_add(&pool->alloc_stats.empty, 1);
 	return refill_from_allocator(pool);
 }
 
@@ -518,8 +535,9 @@ lr_page_pool_alloc_slow_(struct lr_page_pool *pool)
 	} else {
 		owner_service(pool);
 		if (pool->count != 0) {
-			page = pool->cache[--pool->count];
-			pool->alloc_fast++;
+			count_set(pool, pool->count - 1);
+			page = pool->cache[pool->count];
+			lr_pa_stat_add(&pool->alloc_fast, 1);
 		} else {
 			page = refill(pool);
 		}
@@ -580,10 +598,10 @@ put_cache(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
 	owner_service(pool);
 	k = LR_MIN(n, LR_PP_CACHE_SIZE - pool->count);
 	memcpy(&pool->cache[pool->count], pages, k * sizeof(*pages));
-	pool->count += k;
-	pool->recycle_cached += k;
+	count_set(pool, pool->count + k);
+	lr_pa_stat_add(&pool->recycle_cached, k);
 	if (k < n)
-		pool->recycle_cache_full += n - k;
+		lr_pa_stat_add(&pool->recycle_cache_full, n - k);
 	return k;
 }
 
@@ -891,7 +909,7 @@ lr_page_pool_shrink_cache(struct lr_page_pool *pool, unsigned keep)
 		return 0;
 	}
 	n = drain_cache(pool, keep);
-	pool->alloc_stats.shrunk += n;
+	lr_pa_stat_add(&pool->alloc_stats.shrunk, n);
 	return n;
 }
 
@@ -1107,10 +1125,18 @@ lr_page_pool_stats_get(const struct lr_page_pool *pool,
 	if (pool == NULL || s == NULL)
 		return -EINVAL;
 	memset(s, 0, sizeof(*s));
-	s->alloc = pool->alloc_stats;
-	s->alloc.fast = pool->alloc_fast;
-	s->recycle.cached = pool->recycle_cached;
-	s->recycle.cache_full = pool->recycle_cache_full;
+	/* The owner's counters and cache count: written by the owner only,
+	 * read here from any thread (relaxed, never torn). */
+	s->alloc.slow = stat_load(&pool->alloc_stats.slow);
+	s->alloc.slow_high_order =
+	    stat_load(&pool->alloc_stats.slow_high_order);
+	s->alloc.empty = stat_load(&pool->alloc_stats.empty);
+	s->alloc.refill = stat_load(&pool->alloc_stats.refill);
+	s->alloc.exhausted = stat_load(&pool->alloc_stats.exhausted);
+	s->alloc.shrunk = stat_load(&pool->alloc_stats.shrunk);
+	s->alloc.fast = stat_load(&pool->alloc_fast);
+	s->recycle.cached = stat_load(&pool->recycle_cached);
+	s->recycle.cache_full = stat_load(&pool->recycle_cache_full);
 	for (unsigned i = 0; i <= LR_MAX_LCORE; i++) {
 		const struct lr_page_pool_lstats *l = &pool->lstats[i];
 
@@ -1137,7 +1163,7 @@ lr_page_pool_stats_get(const struct lr_page_pool *pool,
 	}
 	s->held = (uint64_t)(atomic_load(&pool->refs) -
 			     (atomic_load(&pool->dying) ? 0 : 1));
-	s->cached = pool->count;
+	s->cached = __atomic_load_n(&pool->count, __ATOMIC_RELAXED);
 	s->ringed = lr_ring_count(pool->ring);
 	s->allocated = s->alloc.fast + s->alloc.slow +
 		       s->alloc.slow_high_order + s->alloc.refill +

@@ -139,9 +139,14 @@ steal_pageblock(struct zone *z, struct lr_page *page, unsigned mt)
 
 	for (size_t i = 0; i < PB_PAGES;) {
 		struct lr_page *q = start + i;
-		unsigned o = q->st.s.order;
+		/* A head on an lcore's list or allocated may have its flags
+		 * flipped meanwhile between PCP and ALLOC by its lcore
+		 * without the lock (relaxed load); its order stays, and
+		 * either way the block is skipped whole. */
+		union lr_page_state qs = {.word = lr_pa_state_load(q)};
+		unsigned o = qs.s.order;
 
-		switch (q->st.s.flags) {
+		switch (qs.s.flags) {
 		case LR_PG_BUDDY:
 			fl_del(z, q, o, old);
 			fl_add(z, q, o, mt);
@@ -157,7 +162,7 @@ steal_pageblock(struct zone *z, struct lr_page *page, unsigned mt)
 			break;
 		}
 	}
-	lr_pa_pb_mt[idx >> PB_ORDER] = (uint8_t)mt;
+	pb_mt_set(idx >> PB_ORDER, mt);
 }
 
 /* Take a block from another type's lists, largest first, stealing whole
@@ -180,7 +185,7 @@ rmqueue_fallback(struct zone *z, unsigned order, unsigned mt,
 
 			fl_del(z, p, (unsigned)o, other);
 			for (size_t i = 0; i < 1UL << (o - PB_ORDER); i++)
-				lr_pa_pb_mt[pb + i] = (uint8_t)mt;
+				pb_mt_set(pb + i, mt);
 			pa_stat_add(st, &st->steal, 1UL << (o - PB_ORDER));
 			expand(z, p, order, (unsigned)o, mt);
 			return p;
@@ -208,7 +213,7 @@ lr_pa_rmqueue_(struct zone *z, unsigned order, unsigned mt, bool reserve,
 	if (p == NULL && reserve)
 		p = rmqueue_smallest(z, order, LR_MT_RESERVE);
 	if (p != NULL)
-		z->free_pages -= 1UL << order;
+		zone_free_add(z, -(1L << order));
 	return p;
 }
 
@@ -225,11 +230,16 @@ lr_pa_free_one_(struct zone *z, struct lr_page *page, unsigned order)
 
 	LR_ASSERT(order < MAX_ORDER && desc_in_range(page));
 	LR_ASSERT((page_index(page) & ((1UL << order) - 1)) == 0);
-	z->free_pages += 1UL << order;
+	zone_free_add(z, 1L << order);
 	while (order < MAX_ORDER - 1) {
 		struct lr_page *b = buddy_of(page, order);
 
-		if (b->st.word != (free0 | (uint64_t)order << LR_PA_ST_ORDER))
+		/* The buddy may be on another lcore's list or allocated,
+		 * its flags flipped without the lock: a relaxed load. Only
+		 * LR_PG_BUDDY matters here, and it changes under the lock
+		 * only. */
+		if (lr_pa_state_load(b) !=
+		    (free0 | (uint64_t)order << LR_PA_ST_ORDER))
 			break;
 		/* The next level's buddy, while this level's links load. */
 		__builtin_prefetch(buddy_of(b < page ? b : page, order + 1));
@@ -250,8 +260,8 @@ lr_pa_wmark_ok_(const struct zone *z, unsigned long pages, int mark,
 		bool reserve)
 {
 	if (reserve || mark == WMARK_NONE)
-		return z->free_pages >= pages;
-	return z->free_pages >= pages + z->wmark[mark];
+		return zone_free(z) >= pages;
+	return zone_free(z) >= pages + z->wmark[mark];
 }
 
 /* ------------------------------------------------------------ building */
@@ -334,7 +344,7 @@ carve(struct zone *z, struct lr_page *first, size_t npages, unsigned mt)
 		    z,
 		    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT)),
 		    o, mt);
-		z->free_pages += 1UL << o;
+		zone_free_add(z, 1L << o);
 		idx += 1UL << o;
 	}
 }
@@ -594,8 +604,8 @@ build(void)
 	for (unsigned i = 0; i < lr_pa_state_.nr_spans; i++)
 		free_span_memory(&lr_pa_state_.spans[i]);
 	build_zonelists();
-	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
-		lr_pa_pcp_init_lcore_(&lr_pa_lcores[l]);
+	/* Each lcore sizes its own lists (pa_pcp_size_own()): the build
+	 * never writes an entry another lcore may be reading inline. */
 	free(r);
 	LR_LOG(INFO, PAGEALLOC, "%u zone%s, %zu pages of %lu KB\n",
 	       lr_pa_state_.nr_zones, lr_pa_state_.nr_zones > 1 ? "s" : "",
@@ -869,6 +879,8 @@ lr_pa_alloc_blocks_(int node, unsigned order, unsigned flags, unsigned n,
 
 	if (flags & LR_ALLOC_THISNODE)
 		nzl = (nzl > 0 && zl[0] == nid) ? 1 : 0;
+	if (pc != NULL)
+		pa_pcp_size_own(pc);
 	for (int pass = 0; pass < 2 && got < n; pass++) {
 		int mark = pass == 0 ? WMARK_LOW : WMARK_MIN;
 
@@ -878,8 +890,11 @@ lr_pa_alloc_blocks_(int node, unsigned order, unsigned flags, unsigned n,
 			const struct zone *z0 = &lr_pa_state_.zones[zl[0]];
 			unsigned long nr = (unsigned long)(n - got) << order;
 
-			if (z0->free_pages < z0->wmark[WMARK_HIGH])
-				nr += z0->wmark[WMARK_HIGH] - z0->free_pages;
+			/* Without the lock: a hint (relaxed load). */
+			unsigned long fr = zone_free(z0);
+
+			if (fr < z0->wmark[WMARK_HIGH])
+				nr += z0->wmark[WMARK_HIGH] - fr;
 			run_shrinkers(nid, nr, st);
 		}
 		for (unsigned i = 0; i < nzl && got < n; i++) {
@@ -962,13 +977,13 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 			struct lr_page *p = l->head;
 
 			while (got < n && p != NULL) {
-				p->st.s.flags = LR_PG_ALLOC;
+				lr_pa_flags_store(p, LR_PG_ALLOC);
 				pages[got++] = p;
 				p = p->next;
 			}
 			l->head = p;
 			l->count -= got;
-			pc->stats.alloc[order] += got;
+			lr_pa_stat_add(&pc->stats.alloc[order], got);
 			if (got == n)
 				return n;
 		}
@@ -998,10 +1013,12 @@ lr_pa_free_block_(struct lr_page *page, unsigned order)
 		unsigned node = page->st.s.node;
 		struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
-		page->st.word = lr_pa_mkstate(LR_PG_PCP, 0, order, node);
+		pa_pcp_size_own(pc);
+		lr_pa_state_store(page,
+				  lr_pa_mkstate(LR_PG_PCP, 0, order, node));
 		page->next = l->head;
 		l->head = page;
-		pc->stats.free[order]++;
+		lr_pa_stat_add(&pc->stats.free[order], 1);
 		if (++l->count > l->high)
 			lr_pa_pcp_drain_(lcore, node, mt, order);
 		return;
@@ -1069,7 +1086,7 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		if (lr_likely(off < bytes &&
 			      (off & (sizeof(*page) - 1)) == 0)) {
 			uint64_t st = page->st.word;
-			unsigned mt = pbmt[off >> (DESC_SHIFT + PB_ORDER)];
+			unsigned mt = lr_pa_pb_mt_load(pbmt, off);
 
 			if (lr_likely((((st & ~NODE_MASK_STATE) ^ want) |
 				       (uintptr_t)page->owner) == 0 &&
@@ -1088,7 +1105,7 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 					head = l->head;
 					count = l->count;
 				}
-				page->st.word = st ^ want ^ pcp;
+				lr_pa_state_store(page, st ^ want ^ pcp);
 				page->next = head;
 				head = page;
 				count++;
@@ -1111,7 +1128,7 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		l->count = count;
 		over |= count > l->high;
 	}
-	pc->stats.free[order] += freed;
+	lr_pa_stat_add(&pc->stats.free[order], freed);
 	if (lr_unlikely(over)) {
 		for (int nd = 0; nd < LR_MAX_NUMA_NODES; nd++) {
 			for (unsigned t = 0; t < LR_PCP_TYPES; t++) {

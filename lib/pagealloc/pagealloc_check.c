@@ -451,11 +451,11 @@ check_free_lists(struct vctx *v, struct zone *z)
 			v->list_heads += cnt;
 		}
 	}
-	if (v->buddy != z->free_pages)
+	if (v->buddy != zone_free(z))
 		VFAIL(v,
 		      "zone %d: %lu pages on free lists, free counter says "
 		      "%lu\n",
-		      v->n, v->buddy, z->free_pages);
+		      v->n, v->buddy, zone_free(z));
 }
 
 /* One lcore list of order o for zone n against its count. */
@@ -682,7 +682,7 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 	zi->node = node;
 	lr_pa_lock_(&z->lock);
 	zi->pages = z->pages;
-	zi->free = z->free_pages;
+	zi->free = zone_free(z);
 	zi->bad = z->bad_pages;
 	zi->wmark_min = z->wmark[WMARK_MIN];
 	zi->wmark_low = z->wmark[WMARK_LOW];

@@ -40,11 +40,11 @@ refill(struct zone *z, struct lr_pa_pcp_list *l, unsigned mt, unsigned order,
 {
 	unsigned node = (unsigned)z->node, got = 0;
 	uint64_t tail = lr_pa_mkstate(0, 0, 0, node);
-	unsigned long avail;
+	unsigned long avail, fr;
 
 	lr_pa_lock_(&z->lock);
-	avail =
-	    z->free_pages > z->wmark[mark] ? z->free_pages - z->wmark[mark] : 0;
+	fr = zone_free(z);
+	avail = fr > z->wmark[mark] ? fr - z->wmark[mark] : 0;
 	if ((avail >> order) < count)
 		count = (unsigned)(avail >> order);
 	while (got < count) {
@@ -109,7 +109,7 @@ lr_pa_pcp_take_(struct zone *z, struct lr_pa_lcore *pc, unsigned mt,
 				if (!ok)
 					continue;
 			}
-			p->st.s.flags = LR_PG_ALLOC;
+			lr_pa_flags_store(p, LR_PG_ALLOC);
 			out[got++] = p;
 		}
 		if (got == n)
@@ -160,7 +160,8 @@ lr_pa_pcp_drain_list_(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 				struct lr_page *hi =
 				    b > v[n - 1] ? b : v[n - 1];
 
-				hi->st.word = tail;
+				/* Relaxed: a zone merge may read it. */
+				lr_pa_state_store(hi, tail);
 				b = b < v[n - 1] ? b : v[n - 1];
 				n--;
 				o++;
@@ -186,8 +187,15 @@ lr_pa_pcp_drain_(unsigned lcore, unsigned node, unsigned mt, unsigned order)
 	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
 	struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
+	if (lr_unlikely(!pc->sized)) {
+		/* The first free of this lcore found its lists unsized
+		 * (high 0): size them, and drain only if still above. */
+		pa_pcp_size_own(pc);
+		if (l->count <= l->high)
+			return;
+	}
 	lr_pa_pcp_drain_list_(&lr_pa_state_.zones[node], l, order, l->batch);
-	pc->stats.drain++;
+	lr_pa_stat_add(&pc->stats.drain, 1);
 }
 
 int
@@ -215,14 +223,15 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 						      o, l->count);
 				/* Counted on the drained lcore: its owner
 				 * is idle. */
-				pc->stats.drain++;
+				lr_pa_stat_add(&pc->stats.drain, 1);
 			}
 		}
 	}
 	return 0;
 }
 
-/* Size the lists of one lcore from its zones and find its local zone. */
+/* Size the lists of one lcore from its zones and find its local zone.
+ * Runs on that lcore (pa_pcp_size_own(), lr_pa_local_node_slow_()). */
 void
 lr_pa_pcp_init_lcore_(struct lr_pa_lcore *pc)
 {
@@ -257,6 +266,7 @@ lr_pa_pcp_init_lcore_(struct lr_pa_lcore *pc)
 			     ? lr_pa_state_.zonelist[node][0]
 			     : 0;
 	pc->node_set = lr_lcore_is_enabled(lcore);
+	pc->sized = 1;
 }
 
 /* A registered thread gives its lcore id back: its lists go back to the

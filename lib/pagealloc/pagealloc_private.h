@@ -54,7 +54,9 @@ struct zone {
 	bool present;
 	int node;
 	unsigned long pages;	  /* managed */
-	unsigned long free_pages; /* on free lists */
+	/* Pages on free lists. Written under the lock; read without it as a
+	 * hint (the shrinker's target), so relaxed atomic: zone_free(). */
+	_Atomic unsigned long free_pages;
 	unsigned long bad_pages;  /* quarantined */
 	unsigned long reserve_pages;
 	unsigned long wmark[3]; /* min, low, high */
@@ -113,10 +115,35 @@ buddy_of(const struct lr_page *p, unsigned order)
 				  ((uintptr_t)sizeof(struct lr_page) << order));
 }
 
+/* The pageblock type: read without the zone lock by the free paths,
+ * hence relaxed (see lr_pa_pb_mt_load()). */
 static inline unsigned
 pb_mt(const struct lr_page *p)
 {
-	return lr_pa_pb_mt[page_index(p) >> PB_ORDER];
+	return lr_pa_pb_mt_load(lr_pa_pb_mt, (uintptr_t)p - lr_pa_desc_base);
+}
+
+/* Set a pageblock's type; zone lock held (readers without it: pb_mt()). */
+static inline void
+pb_mt_set(size_t pb, unsigned mt)
+{
+	__atomic_store_n(&lr_pa_pb_mt[pb], (uint8_t)mt, __ATOMIC_RELAXED);
+}
+
+/* Free pages of a zone (relaxed: exact under the lock, a hint without). */
+static inline unsigned long
+zone_free(const struct zone *z)
+{
+	return atomic_load_explicit(&z->free_pages, memory_order_relaxed);
+}
+
+/* Add delta to a zone's free pages; zone lock held, so load + store. */
+static inline void
+zone_free_add(struct zone *z, long delta)
+{
+	atomic_store_explicit(&z->free_pages,
+			      zone_free(z) + (unsigned long)delta,
+			      memory_order_relaxed);
 }
 
 static inline bool
@@ -167,6 +194,23 @@ void lr_pa_quarantine_(struct zone *z, struct lr_page *page, unsigned order);
 void lr_pa_poison_(struct lr_page *page, unsigned order);
 void lr_pa_prep_alloc_(struct lr_page *page, unsigned order, unsigned flags);
 
+/*
+ * Size the calling lcore's own lists on its first slow-path call. Only the
+ * owning lcore ever writes its struct lr_pa_lcore (besides quiescent
+ * drains and the reset at lr_eal_cleanup()), so the build, which may run on
+ * any lcore while the others already poll their lists inline, never writes
+ * another lcore's entry. Until sized, an lcore's lists are empty (a list
+ * gets blocks only by a refill, which sizes first, or by a free, whose
+ * count 1 above high 0 calls __lr_pa_pcp_drain(), which sizes): the inline
+ * paths fall through to the slow ones and need no check of their own.
+ */
+static inline void
+pa_pcp_size_own(struct lr_pa_lcore *pc)
+{
+	if (lr_unlikely(!pc->sized))
+		lr_pa_pcp_init_lcore_(pc);
+}
+
 /** Build the allocator unless it is built; 0 or -errno. */
 static inline int
 pa_ensure_init(void)
@@ -193,7 +237,7 @@ pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
 	if (st == &lr_pa_state_.shared_stats)
 		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
 	else
-		*field += v;
+		lr_pa_stat_add(field, v);
 }
 
 /** The zone for LR_SOCKET_ID_ANY: the lcore's, else the CPU's node's. */
