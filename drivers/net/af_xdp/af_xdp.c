@@ -29,6 +29,7 @@
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,19 @@ struct shumem {
 	char parked_name[64];
 };
 
-static struct shumem *shumems; /* control path only: no lock */
+/*
+ * The shared UMEMs and every field of them are changed by the control calls
+ * of any af_xdp port (queue setup and release, start, stop, close), and
+ * lib/ethdev serializes control calls per port only: two ports set up or
+ * stopped from two threads would race on the list and on a shumem's refs,
+ * members and registration. So every control op of this driver that may
+ * reach a shared UMEM runs under shumem_lock (the *_op wrappers in the ops
+ * table, and lr_eth_af_xdp_kernel_frames()); the functions below them
+ * never take it, so they may call each other. The burst paths never touch
+ * a shumem.
+ */
+static pthread_mutex_t shumem_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shumem *shumems; /* under shumem_lock */
 
 /* One XSK socket: port queue q's rx side (rx and fill rings) and tx side
  * (tx and completion rings) on separate cache lines. */
@@ -1841,15 +1854,80 @@ afxdp_promisc_off(struct lr_eth_dev *dev)
 	return afxdp_promisc(dev, 0);
 }
 
+/* The control ops that may reach a shared UMEM, under shumem_lock. */
+static int
+afxdp_start_op(struct lr_eth_dev *dev)
+{
+	pthread_mutex_lock(&shumem_lock);
+	int rc = afxdp_start(dev);
+	pthread_mutex_unlock(&shumem_lock);
+	return rc;
+}
+
+static int
+afxdp_stop_op(struct lr_eth_dev *dev)
+{
+	pthread_mutex_lock(&shumem_lock);
+	int rc = afxdp_stop(dev);
+	pthread_mutex_unlock(&shumem_lock);
+	return rc;
+}
+
+static int
+afxdp_close_op(struct lr_eth_dev *dev)
+{
+	pthread_mutex_lock(&shumem_lock);
+	int rc = afxdp_close(dev);
+	pthread_mutex_unlock(&shumem_lock);
+	return rc;
+}
+
+static int
+afxdp_rx_queue_setup_op(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			int socket_id, const struct lr_eth_rxconf *conf,
+			struct lr_mempool *mp)
+{
+	pthread_mutex_lock(&shumem_lock);
+	int rc = afxdp_rx_queue_setup(dev, qid, nb_desc, socket_id, conf, mp);
+	pthread_mutex_unlock(&shumem_lock);
+	return rc;
+}
+
+static int
+afxdp_tx_queue_setup_op(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+			int socket_id, const struct lr_eth_txconf *conf)
+{
+	pthread_mutex_lock(&shumem_lock);
+	int rc = afxdp_tx_queue_setup(dev, qid, nb_desc, socket_id, conf);
+	pthread_mutex_unlock(&shumem_lock);
+	return rc;
+}
+
+static void
+afxdp_rx_queue_release_op(struct lr_eth_dev *dev, uint16_t qid)
+{
+	pthread_mutex_lock(&shumem_lock);
+	afxdp_rx_queue_release(dev, qid);
+	pthread_mutex_unlock(&shumem_lock);
+}
+
+static void
+afxdp_tx_queue_release_op(struct lr_eth_dev *dev, uint16_t qid)
+{
+	pthread_mutex_lock(&shumem_lock);
+	afxdp_tx_queue_release(dev, qid);
+	pthread_mutex_unlock(&shumem_lock);
+}
+
 static const struct lr_eth_dev_ops afxdp_ops = {
-    .dev_start = afxdp_start,
-    .dev_stop = afxdp_stop,
-    .dev_close = afxdp_close,
+    .dev_start = afxdp_start_op,
+    .dev_stop = afxdp_stop_op,
+    .dev_close = afxdp_close_op,
     .dev_infos_get = afxdp_infos_get,
-    .rx_queue_setup = afxdp_rx_queue_setup,
-    .tx_queue_setup = afxdp_tx_queue_setup,
-    .rx_queue_release = afxdp_rx_queue_release,
-    .tx_queue_release = afxdp_tx_queue_release,
+    .rx_queue_setup = afxdp_rx_queue_setup_op,
+    .tx_queue_setup = afxdp_tx_queue_setup_op,
+    .rx_queue_release = afxdp_rx_queue_release_op,
+    .tx_queue_release = afxdp_tx_queue_release_op,
     .link_update = afxdp_link_update,
     .promiscuous_enable = afxdp_promisc_on,
     .promiscuous_disable = afxdp_promisc_off,
@@ -2030,14 +2108,15 @@ lr_eth_af_xdp_kernel_frames(uint16_t port_id, uint16_t q)
 {
 	struct axq *aq = port_queue(port_id, q);
 
-	const struct shumem *g;
-	unsigned n = 0;
+	unsigned n;
 
 	if (aq == NULL)
 		return -lr_errno;
-	g = aq->sh;
-	if (g != NULL)
-		return (int)shumem_kernel_frames(g);
-	n = held_count(aq, aq->rx_held) + held_count(aq, aq->tx_held);
+	pthread_mutex_lock(&shumem_lock);
+	if (aq->sh != NULL)
+		n = shumem_kernel_frames(aq->sh);
+	else
+		n = held_count(aq, aq->rx_held) + held_count(aq, aq->tx_held);
+	pthread_mutex_unlock(&shumem_lock);
 	return (int)n;
 }
