@@ -76,10 +76,10 @@ send_buffer(struct l2fwd_lcore *lc, uint16_t dst)
 	uint16_t sent;
 
 	sent = lr_eth_tx_burst(dst, 0, b->pkts, b->len);
-	lc->stats[dst].tx += sent;
+	l2fwd_count(&lc->stats[dst].tx, sent);
 	if (lr_unlikely(sent < b->len)) {
 		lr_pktmbuf_free_bulk(b->pkts + sent, b->len - sent);
-		lc->stats[dst].dropped += b->len - sent;
+		l2fwd_count(&lc->stats[dst].dropped, b->len - sent);
 	}
 	b->len = 0;
 }
@@ -146,10 +146,10 @@ buffer_packets(struct l2fwd_lcore *lc, uint16_t dst, struct lr_mbuf **pkts,
 	if (len == 0 && n == L2FWD_BURST) {
 		uint16_t sent = lr_eth_tx_burst(dst, 0, pkts, (uint16_t)n);
 
-		lc->stats[dst].tx += sent;
+		l2fwd_count(&lc->stats[dst].tx, sent);
 		if (lr_unlikely(sent < n)) {
 			lr_pktmbuf_free_bulk(pkts + sent, n - sent);
-			lc->stats[dst].dropped += n - sent;
+			l2fwd_count(&lc->stats[dst].dropped, n - sent);
 		}
 		return;
 	}
@@ -196,7 +196,7 @@ l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
 
 		if (n == 0)
 			continue;
-		lc->stats[src].rx += n;
+		l2fwd_count(&lc->stats[src].rx, n);
 		total += n;
 		forward_burst(fwd, lc, fwd->dst_port[src], pkts, n);
 	}
@@ -252,12 +252,12 @@ l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,
 {
 	memset(out, 0, sizeof(*out));
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++) {
-		const volatile struct l2fwd_port_stats *s =
-		    &fwd->lcore[l].stats[port];
+		const struct l2fwd_port_stats *s = &fwd->lcore[l].stats[port];
 
-		out->tx += s->tx;
-		out->rx += s->rx;
-		out->dropped += s->dropped;
+		/* The lcores keep counting (see l2fwd_count()). */
+		out->tx += __atomic_load_n(&s->tx, __ATOMIC_RELAXED);
+		out->rx += __atomic_load_n(&s->rx, __ATOMIC_RELAXED);
+		out->dropped += __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
 	}
 }
 
