@@ -1046,6 +1046,179 @@ prog_kind(const struct axp *p)
 	return kind;
 }
 
+/* Put back every frame marked in held; how many. */
+static unsigned
+take_back(struct axq *q, uint64_t *held)
+{
+	void *objs[CHUNK];
+	unsigned n = 0, k = 0;
+
+	for (unsigned f = 0; f < q->nb_frames; f++) {
+		if (!(held[f >> 6] & (1ULL << (f & 63))))
+			continue;
+		held[f >> 6] &= ~(1ULL << (f & 63));
+		objs[k++] = q->umem_mb + (size_t)f * FRAME;
+		n++;
+		if (k == CHUNK) {
+			lr_mempool_put_bulk(q->mp, objs, k);
+			k = 0;
+		}
+	}
+	if (k != 0)
+		lr_mempool_put_bulk(q->mp, objs, k);
+	return n;
+}
+
+/* Ring sizes of a queue whose UMEM is shared (g): the registering socket
+ * gives every sharer's fill and completion rings the largest sizes asked
+ * (libxdp sizes them once); a later sharer fits its rings to them. 0, or
+ * -EBUSY while the registering socket is parked on this very queue. */
+static int
+shared_ring_sizes(struct lr_eth_dev *dev, struct axq *q, struct shumem *g,
+		  unsigned queue, struct xsk_umem_config *uc,
+		  struct xsk_socket_config *sc)
+{
+	struct axp *p = dev->data->dev_private;
+
+	if (g->umem == NULL) {
+		g->fill_size = g->comp_size = 0;
+		for (unsigned i = 0; i < SHARERS_MAX; i++) {
+			const struct axq *m = g->member[i];
+
+			if (m == NULL)
+				continue;
+			g->fill_size = LR_MAX(g->fill_size, 2 * m->nb_rx_desc);
+			g->comp_size = LR_MAX(g->comp_size, m->nb_tx_desc);
+		}
+		uc->fill_size = g->fill_size;
+		uc->comp_size = g->comp_size;
+		return 0;
+	}
+	if (g->parked_ifindex == p->ifindex && g->parked_queue == queue) {
+		LR_LOG(ERR, PMD,
+		       "%s: %s queue %u: still bound by the stopped socket that "
+		       "registered shared UMEM '%s'; stop the other %u sharer "
+		       "socket(s) first\n",
+		       dev->data->name, p->iface, queue, g->mp->name,
+		       g->nb_open);
+		return -EBUSY;
+	}
+	q->nb_rx_desc = LR_MIN(q->nb_rx_desc, g->fill_size / 2);
+	q->nb_tx_desc = LR_MIN(q->nb_tx_desc, g->comp_size);
+	sc->rx_size = q->nb_rx_desc;
+	sc->tx_size = q->nb_tx_desc;
+	return 0;
+}
+
+/* Register the UMEM *um if nobody has (*reg set then) and create the
+ * queue's socket on it, retrying a bind the kernel still holds for a
+ * closed socket; 0 or a negative libxdp error after logging. */
+static int
+xsk_create(struct lr_eth_dev *dev, struct axq *q, struct xsk_umem **um,
+	   const struct xsk_umem_config *uc,
+	   const struct xsk_socket_config *sc, unsigned queue, int *reg)
+{
+	struct axp *p = dev->data->dev_private;
+	int err, tries = 0;
+
+again:
+	/* Fresh ring state: libxdp does not set every index of a ring it
+	 * maps (the fill ring's cached producer), and a restarted queue
+	 * would carry the last socket's on. */
+	memset(&q->fq, 0, sizeof(q->fq));
+	memset(&q->cq, 0, sizeof(q->cq));
+	memset(&q->rx, 0, sizeof(q->rx));
+	memset(&q->tx, 0, sizeof(q->tx));
+	*reg = *um == NULL;
+	if (*reg) {
+		err = xsk_umem__create(um, q->umem_base, q->umem_len, &q->fq,
+				       &q->cq, uc);
+		if (err) {
+			LR_LOG(ERR, PMD,
+			       "%s: queue %u: UMEM of %zu KiB not registered: "
+			       "%s%s\n",
+			       dev->data->name, q->qid, q->umem_len >> 10,
+			       axp_strerror(err), xsk_error_hint(-err));
+			*um = NULL;
+			*reg = 0;
+			return err;
+		}
+		err = xsk_socket__create(&q->xsk, p->iface, queue, *um, &q->rx,
+					 &q->tx, sc);
+	} else {
+		/* A later sharer: own fill and completion rings. */
+		err = xsk_socket__create_shared(&q->xsk, p->iface, queue, *um,
+						&q->rx, &q->tx, &q->fq, &q->cq,
+						sc);
+	}
+	if (err == -EBUSY && tries++ < BIND_RETRIES) {
+		/* The kernel releases a closed socket's hold on the queue
+		 * from a work item: a restart may come before it ran. */
+		if (*reg) {
+			xsk_umem__delete(*um);
+			*um = NULL;
+		}
+		usleep(BIND_RETRY_US);
+		goto again;
+	}
+	if (err)
+		LR_LOG(ERR, PMD,
+		       "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
+		       dev->data->name, p->iface, queue, mode_names[p->mode],
+		       axp_strerror(err), xsk_error_hint(-err));
+	return err;
+}
+
+/* Socket options of an open queue: zero-copy or not, busy polling. */
+static void
+sock_tune(struct lr_eth_dev *dev, struct axq *q)
+{
+	struct axp *p = dev->data->dev_private;
+	struct xdp_options opts = {0};
+	socklen_t optlen = sizeof(opts);
+
+	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
+		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
+	q->tx_kick_always = 0;
+	q->busy = BUSY_OFF;
+	if (p->busy_budget != 0) {
+		int one = 1, usec = 20, budget = (int)p->busy_budget;
+
+		if (setsockopt(q->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
+			       sizeof(one)) ||
+		    setsockopt(q->fd, SOL_SOCKET, SO_BUSY_POLL, &usec,
+			       sizeof(usec)) ||
+		    setsockopt(q->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
+			       sizeof(budget)))
+			LR_LOG(WARNING, PMD,
+			       "%s: queue %u: busy polling not enabled: %s\n",
+			       dev->data->name, q->qid, strerror(errno));
+		else
+			q->busy = BUSY_WAIT;
+	}
+}
+
+/* A queue's socket is ready (reg: it registered the shared UMEM). */
+static void
+sock_opened(struct lr_eth_dev *dev, struct axq *q, int reg, unsigned queue)
+{
+	struct axp *p = dev->data->dev_private;
+	struct shumem *g = q->sh;
+
+	q->open = 1;
+	if (g != NULL) {
+		g->nb_open++;
+		if (reg)
+			g->owner = q;
+	}
+	LR_LOG(INFO, PMD,
+	       "%s: %s queue %u: %s mode, %u UMEM frames of %u bytes, rings "
+	       "rx/fill %u tx/comp %u, program: %s\n",
+	       dev->data->name, p->iface, queue,
+	       q->zerocopy ? "zero-copy" : "copy", q->nb_frames, FRAME,
+	       q->nb_rx_desc, q->nb_tx_desc, prog_kind(p));
+}
+
 static int
 sock_open(struct lr_eth_dev *dev, uint16_t qid)
 {
@@ -1075,88 +1248,17 @@ sock_open(struct lr_eth_dev *dev, uint16_t qid)
 	    .bind_flags =
 		XDP_USE_NEED_WAKEUP | (p->mode == MODE_SKB ? XDP_COPY : 0),
 	};
-	struct xdp_options opts = {0};
-	socklen_t optlen = sizeof(opts);
 	unsigned queue = p->start_queue + qid;
-	int err, tries = 0, reg;
+	int err, reg = 0;
 
-	if (g != NULL && g->umem == NULL) {
-		/* Registering: every sharer's fill and completion rings get
-		 * the sizes set here (libxdp), the largest asked. */
-		g->fill_size = g->comp_size = 0;
-		for (unsigned i = 0; i < SHARERS_MAX; i++) {
-			const struct axq *m = g->member[i];
-
-			if (m == NULL)
-				continue;
-			g->fill_size = LR_MAX(g->fill_size, 2 * m->nb_rx_desc);
-			g->comp_size = LR_MAX(g->comp_size, m->nb_tx_desc);
-		}
-		uc.fill_size = g->fill_size;
-		uc.comp_size = g->comp_size;
-	} else if (g != NULL) {
-		if (g->parked_ifindex == p->ifindex &&
-		    g->parked_queue == queue) {
-			LR_LOG(ERR, PMD,
-			       "%s: %s queue %u: still bound by the stopped "
-			       "socket that registered shared UMEM '%s'; stop "
-			       "the other %u sharer socket(s) first\n",
-			       dev->data->name, p->iface, queue, g->mp->name,
-			       g->nb_open);
-			return -EBUSY;
-		}
-		q->nb_rx_desc = LR_MIN(q->nb_rx_desc, g->fill_size / 2);
-		q->nb_tx_desc = LR_MIN(q->nb_tx_desc, g->comp_size);
-		sc.rx_size = q->nb_rx_desc;
-		sc.tx_size = q->nb_tx_desc;
-	}
-
-again:
-	/* Fresh ring state: libxdp does not set every index of a ring it
-	 * maps (the fill ring's cached producer), and a restarted queue
-	 * would carry the last socket's on. */
-	memset(&q->fq, 0, sizeof(q->fq));
-	memset(&q->cq, 0, sizeof(q->cq));
-	memset(&q->rx, 0, sizeof(q->rx));
-	memset(&q->tx, 0, sizeof(q->tx));
-	reg = *um == NULL;
-	if (reg) {
-		err = xsk_umem__create(um, q->umem_base, q->umem_len, &q->fq,
-				       &q->cq, &uc);
-		if (err) {
-			LR_LOG(ERR, PMD,
-			       "%s: queue %u: UMEM of %zu KiB not registered: "
-			       "%s%s\n",
-			       dev->data->name, qid, q->umem_len >> 10,
-			       axp_strerror(err), xsk_error_hint(-err));
-			*um = NULL;
+	if (g != NULL) {
+		err = shared_ring_sizes(dev, q, g, queue, &uc, &sc);
+		if (err)
 			return err;
-		}
-		err = xsk_socket__create(&q->xsk, p->iface, queue, *um, &q->rx,
-					 &q->tx, &sc);
-	} else {
-		/* A later sharer: own fill and completion rings. */
-		err = xsk_socket__create_shared(&q->xsk, p->iface, queue, *um,
-						&q->rx, &q->tx, &q->fq, &q->cq,
-						&sc);
 	}
-	if (err == -EBUSY && tries++ < BIND_RETRIES) {
-		/* The kernel releases a closed socket's hold on the queue
-		 * from a work item: a restart may come before it ran. */
-		if (reg) {
-			xsk_umem__delete(*um);
-			*um = NULL;
-		}
-		usleep(BIND_RETRY_US);
-		goto again;
-	}
-	if (err) {
-		LR_LOG(ERR, PMD,
-		       "%s: %s queue %u: AF_XDP socket (mode %s): %s%s\n",
-		       dev->data->name, p->iface, queue, mode_names[p->mode],
-		       axp_strerror(err), xsk_error_hint(-err));
+	err = xsk_create(dev, q, um, &uc, &sc, queue, &reg);
+	if (err)
 		goto delete_umem;
-	}
 	if (p->prog != NULL) {
 		err = xsk_socket__update_xskmap(q->xsk, p->xsks_map_fd);
 		if (err) {
@@ -1167,25 +1269,7 @@ again:
 		}
 	}
 	q->fd = q->tx_fd = xsk_socket__fd(q->xsk);
-	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
-		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
-	q->tx_kick_always = 0;
-	q->busy = BUSY_OFF;
-	if (p->busy_budget != 0) {
-		int one = 1, usec = 20, budget = (int)p->busy_budget;
-
-		if (setsockopt(q->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
-			       sizeof(one)) ||
-		    setsockopt(q->fd, SOL_SOCKET, SO_BUSY_POLL, &usec,
-			       sizeof(usec)) ||
-		    setsockopt(q->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
-			       sizeof(budget)))
-			LR_LOG(WARNING, PMD,
-			       "%s: queue %u: busy polling not enabled: %s\n",
-			       dev->data->name, qid, strerror(errno));
-		else
-			q->busy = BUSY_WAIT;
-	}
+	sock_tune(dev, q);
 	q->refill_due = 0;
 	if (refill(q, q->nb_rx_desc) != q->nb_rx_desc) {
 		LR_LOG(ERR, PMD,
@@ -1194,18 +1278,7 @@ again:
 		err = -ENOMEM;
 		goto delete_socket;
 	}
-	q->open = 1;
-	if (g != NULL) {
-		g->nb_open++;
-		if (reg)
-			g->owner = q;
-	}
-	LR_LOG(INFO, PMD,
-	       "%s: %s queue %u: %s mode, %u UMEM frames of %u bytes, rings "
-	       "rx/fill %u tx/comp %u, program: %s\n",
-	       dev->data->name, p->iface, queue,
-	       q->zerocopy ? "zero-copy" : "copy", q->nb_frames, FRAME,
-	       q->nb_rx_desc, q->nb_tx_desc, prog_kind(p));
+	sock_opened(dev, q, reg, queue);
 	return 0;
 
 delete_socket:
@@ -1217,36 +1290,10 @@ delete_umem:
 		*um = NULL;
 	}
 	/* Frames put in the fill ring went nowhere: take them back. */
-	for (unsigned f = 0; f < q->nb_frames; f++)
-		if (q->rx_held[f >> 6] & (1ULL << (f & 63))) {
-			q->rx_held[f >> 6] &= ~(1ULL << (f & 63));
-			lr_mempool_put(q->mp, q->umem_mb + (size_t)f * FRAME);
-		}
+	take_back(q, q->rx_held);
 	return axp_errno(err);
 }
 
-/* Put back every frame marked in held; how many. */
-static unsigned
-take_back(struct axq *q, uint64_t *held)
-{
-	void *objs[CHUNK];
-	unsigned n = 0, k = 0;
-
-	for (unsigned f = 0; f < q->nb_frames; f++) {
-		if (!(held[f >> 6] & (1ULL << (f & 63))))
-			continue;
-		held[f >> 6] &= ~(1ULL << (f & 63));
-		objs[k++] = q->umem_mb + (size_t)f * FRAME;
-		n++;
-		if (k == CHUNK) {
-			lr_mempool_put_bulk(q->mp, objs, k);
-			k = 0;
-		}
-	}
-	if (k != 0)
-		lr_mempool_put_bulk(q->mp, objs, k);
-	return n;
-}
 
 static unsigned
 held_count(const struct axq *q, const uint64_t *held)
