@@ -26,82 +26,38 @@ scripts/setup.sh --tests || exit 1
 
 passed=0 failed=0 skipped=0 broken=()
 
-# Runtime folders no live instance holds (a live one has its config file
-# flock()ed: looked up in /proc/locks, never by taking the lock), hugepage
-# files no process maps, and network namespaces.
-leftovers() {
-	local d ino mapped
-	for d in /var/run/linerate/* /tmp/linerate-*/* \
-		"${XDG_RUNTIME_DIR:-/nonexistent}"/linerate/*; do
-		[ -e "$d" ] || continue
-		if [ -f "$d/config" ]; then
-			ino=$(stat -c %i "$d/config" 2>/dev/null)
-			[ -n "$ino" ] && grep -qE "FLOCK .*:$ino " /proc/locks && continue
-		fi
-		echo "runtime folder $d"
-	done
-	mapped=$(cat /proc/[0-9]*/maps 2>/dev/null | awk '$6 ~ /^\// {print $6}' | sort -u)
-	for d in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do
-		for f in "$d"/*; do
-			[ -f "$f" ] || continue
-			grep -qxF "$f" <<<"$mapped" && continue
-			echo "hugepage file $f"
-		done
-	done
-	ip netns list 2>/dev/null | awk '{print "network namespace " $1}'
-}
+. scripts/test-env.sh
 
 # Another linerate instance on the default prefix, for the whole run.
-holder_pid='' holder_out=''
+holder_started=''
 hold_default_prefix() {
-	local exe=$1/test/lr-test-hold-prefix
-	holder_out=$out/hold-prefix.log
-	[ -x "$exe" ] || return
-	"$exe" -l 0 -m 2 >"$holder_out" 2>&1 </dev/null &
-	holder_pid=$!
-	# Ready once it says so; a bound only for a hang.
-	for _ in $(seq 600); do
-		grep -q '^holding file prefix' "$holder_out" && break
-		kill -0 "$holder_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	if grep -q '^holding file prefix' "$holder_out"; then
-		echo "=== $(cat "$holder_out")"
-	elif grep -q "is in use by another linerate process" "$holder_out"; then
-		# Someone else holds it already: the same test.
-		echo "=== the default prefix is held by another process already"
-		holder_pid=''
-	else
+	holder_started=yes
+	lr_hold_start "$1/test/lr-test-hold-prefix" "$out/hold-prefix.log"
+	case $? in
+	0) echo "=== $(cat "$out/hold-prefix.log")" ;;
+	2) echo "=== the default prefix is held by another process already" ;;
+	*)
 		echo "=== cannot hold the default prefix:"
-		cat "$holder_out"
+		cat "$out/hold-prefix.log"
 		broken+=("hold-prefix")
 		failed=$((failed + 1))
-		kill -KILL "$holder_pid" 2>/dev/null
-		holder_pid=''
-	fi
+		;;
+	esac
 }
 
 release_default_prefix() {
-	[ -n "$holder_pid" ] || return
-	if ! kill -TERM "$holder_pid" 2>/dev/null; then
-		echo "=== the default-prefix instance died during the run:"
-		cat "$holder_out"
-		broken+=("hold-prefix")
-		failed=$((failed + 1))
-		return
-	fi
-	if ! wait "$holder_pid" || ! grep -q '^released file prefix' "$holder_out"; then
-		echo "=== the default-prefix instance did not end cleanly:"
-		cat "$holder_out"
+	[ -n "$LR_HOLD_PID" ] || return
+	if ! lr_hold_stop; then
+		echo "=== the default-prefix instance died or did not end cleanly:"
+		cat "$out/hold-prefix.log"
 		broken+=("hold-prefix")
 		failed=$((failed + 1))
 	fi
-	holder_pid=''
 }
-trap '[ -n "$holder_pid" ] && kill -TERM "$holder_pid" 2>/dev/null' EXIT
+trap '[ -n "$LR_HOLD_PID" ] && kill -TERM "$LR_HOLD_PID" 2>/dev/null' EXIT
 
 mkdir -p "$out"
-leftovers | sort >"$out/leftovers-before.txt"
+lr_leftovers | sort >"$out/leftovers-before.txt"
 
 # run NAME SETUP-ARGS -- TEST-ARGS
 run() {
@@ -122,7 +78,7 @@ run() {
 		return
 	fi
 	# The first native build starts the default-prefix instance.
-	if [ -z "$holder_pid" ] && [ -z "$holder_out" ] &&
+	if [ -z "$holder_started" ] &&
 		! grep -q cross-file <<<"${setup[*]}"; then
 		hold_default_prefix "$dir"
 	fi
@@ -172,7 +128,7 @@ fuzz
 release_default_prefix
 
 # What the tests left behind.
-leftovers | sort >"$out/leftovers-after.txt"
+lr_leftovers | sort >"$out/leftovers-after.txt"
 left=$(comm -13 "$out/leftovers-before.txt" "$out/leftovers-after.txt")
 if [ -n "$left" ]; then
 	echo "=== left behind by the run:"
