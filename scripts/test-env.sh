@@ -7,7 +7,8 @@
 #       print one line per runtime folder no live instance holds (a live
 #       one has its config file flock()ed: looked up in /proc/locks, never
 #       by taking the lock), hugepage file no process maps, and network
-#       namespace; compare the lines before and after a run.
+#       namespace no process lives in; compare the lines before and after
+#       a run.
 #   lr_hold_start EXE LOG
 #       run EXE (test/lr-test-hold-prefix of a build) on the default prefix
 #       "linerate" in the background, output to LOG; LR_HOLD_PID is its pid.
@@ -37,7 +38,11 @@ lr_leftovers() {
 			echo "hugepage file $f"
 		done
 	done
-	ip netns list 2>/dev/null | awk '{print "network namespace " $1}'
+	# A namespace a process still lives in belongs to a running test.
+	for d in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		[ -z "$(ip netns pids "$d" 2>/dev/null)" ] &&
+			echo "network namespace $d"
+	done
 }
 
 LR_HOLD_PID='' LR_HOLD_LOG=''
