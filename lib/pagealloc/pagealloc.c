@@ -478,30 +478,31 @@ init_span_pages(struct span *s, const struct lr_memseg *seg)
 	z->pages += s->npages;
 }
 
+/* Memory to manage: the EAL's segments, else a default heap reserved now.
+ * The number of segments, or -ENOMEM after logging. */
 static int
-build(void)
+memory_segments(void)
 {
-	unsigned nseg = lr_memseg_count(), nr = 0;
-	struct range *r;
-	size_t ndesc = 0, bytes;
-	void *raw;
-	int rc;
-
-	if (nseg == 0) {
-		if (lr_memseg_reserve(lr_default_heap_size(),
-				      LR_SOCKET_ID_ANY) == NULL) {
-			LR_LOG(
-			    ERR, PAGEALLOC,
-			    "cannot reserve the default heap of %zu MB: %s\n",
-			    lr_default_heap_size() >> 20,
-			    lr_strerror(lr_errno));
-			return -ENOMEM;
-		}
-		nseg = lr_memseg_count();
-	}
-	r = calloc(nseg, sizeof(*r));
-	if (r == NULL)
+	if (lr_memseg_count() == 0 &&
+	    lr_memseg_reserve(lr_default_heap_size(), LR_SOCKET_ID_ANY) ==
+		NULL) {
+		LR_LOG(ERR, PAGEALLOC,
+		       "cannot reserve the default heap of %zu MB: %s\n",
+		       lr_default_heap_size() >> 20, lr_strerror(lr_errno));
 		return -ENOMEM;
+	}
+	return (int)lr_memseg_count();
+}
+
+/* The 2 MiB aligned part of each of the nseg segments into r, each at a
+ * descriptor index congruent to its frame number; how many ranges, and in
+ * *ndesc the descriptors they need. */
+static unsigned
+collect_ranges(struct range *r, unsigned nseg, size_t *ndesc)
+{
+	unsigned nr = 0;
+
+	*ndesc = 0;
 	for (unsigned i = 0; i < nseg; i++) {
 		const struct lr_memseg *s = lr_memseg_get(i);
 		uintptr_t a =
@@ -521,43 +522,43 @@ build(void)
 		r[nr].seg = s;
 		/* A fresh max-order window, index congruent to the frame
 		 * number: index alignment = address alignment. */
-		r[nr].desc = LR_ALIGN_CEIL(ndesc, MAX_BLOCK_PAGES) +
+		r[nr].desc = LR_ALIGN_CEIL(*ndesc, MAX_BLOCK_PAGES) +
 			     ((a >> LR_PAGE_SHIFT) & (MAX_BLOCK_PAGES - 1));
-		ndesc = r[nr].desc + ((e - a) >> LR_PAGE_SHIFT);
+		*ndesc = r[nr].desc + ((e - a) >> LR_PAGE_SHIFT);
 		nr++;
 	}
-	if (nr == 0) {
-		LR_LOG(ERR, PAGEALLOC,
-		       "no memory segment holds a whole 2 MiB chunk\n");
-		rc = -ENOMEM;
-		goto free_ranges;
-	}
-	ndesc = LR_ALIGN_CEIL(ndesc, MAX_BLOCK_PAGES);
-	bytes = ndesc * sizeof(struct lr_page);
-	raw = mmap(NULL, bytes + (2UL << 20), PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	*ndesc = LR_ALIGN_CEIL(*ndesc, MAX_BLOCK_PAGES);
+	return nr;
+}
+
+/* The descriptor array for ndesc pages (2 MiB aligned, untouched until
+ * used) and the pageblock type map; 0 or -ENOMEM (pa_reset() undoes). */
+static int
+map_descriptors(size_t ndesc)
+{
+	size_t bytes = ndesc * sizeof(struct lr_page);
+	void *raw = mmap(NULL, bytes + (2UL << 20), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
 	if (raw == MAP_FAILED) {
 		LR_LOG(ERR, PAGEALLOC,
 		       "cannot map %zu KB of page descriptors: %s\n",
 		       bytes >> 10, strerror(errno));
-		rc = -ENOMEM;
-		goto free_ranges;
+		return -ENOMEM;
 	}
 	lr_pa_state_.desc_map = raw;
 	lr_pa_state_.desc_map_len = bytes + (2UL << 20);
 	lr_pa_state_.nr_desc = ndesc;
 	lr_pa_desc_base = LR_ALIGN_CEIL((uintptr_t)raw, 2UL << 20);
 	lr_pa_pb_mt = calloc(ndesc >> PB_ORDER, 1);
-	if (lr_pa_pb_mt == NULL) {
-		rc = -ENOMEM;
-		goto unmap_desc;
-	}
-	rc = make_spans(r, nr);
-	if (rc < 0) {
-		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n",
-		       MAX_SPANS);
-		goto unmap_desc;
-	}
+	return lr_pa_pb_mt == NULL ? -ENOMEM : 0;
+}
+
+/* Describe every page of every span and index its chunks by address; 0
+ * or a negative errno after logging. */
+static int
+index_spans(const struct range *r)
+{
 	for (unsigned i = 0, k = 0; i < lr_pa_state_.nr_spans; i++) {
 		struct span *s = &lr_pa_state_.spans[i];
 
@@ -565,27 +566,34 @@ build(void)
 			k++;
 		init_span_pages(s, r[k].seg);
 		for (size_t c = 0; c < s->npages; c += PB_PAGES) {
-			rc = chunk_map(s->addr + (c << LR_PAGE_SHIFT),
-				       &s->desc[c]);
+			int rc = chunk_map(s->addr + (c << LR_PAGE_SHIFT),
+					   &s->desc[c]);
+
 			if (rc < 0) {
 				LR_LOG(ERR, PAGEALLOC,
 				       "cannot index memory at %#lx\n",
 				       (unsigned long)s->addr);
-				goto unmap_desc;
+				return rc;
 			}
 		}
 	}
+	return 0;
+}
+
+/* Set up every present zone; its last pageblocks become its reserve. */
+static void
+setup_zones(void)
+{
 	lr_pa_state_.nr_zones = 0;
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		struct zone *z = &lr_pa_state_.zones[n];
+		unsigned long left;
 
 		if (!z->present)
 			continue;
 		lr_pa_state_.nr_zones++;
 		zone_setup(z);
-		/* The zone's last pageblocks become its reserve. */
-		unsigned long left = z->reserve_pages / PB_PAGES;
-
+		left = z->reserve_pages / PB_PAGES;
 		for (unsigned i = lr_pa_state_.nr_spans; i-- > 0 && left > 0;) {
 			struct span *s = &lr_pa_state_.spans[i];
 			size_t pb0 = page_index(s->desc) >> PB_ORDER;
@@ -599,8 +607,45 @@ build(void)
 			}
 		}
 	}
+}
+
+static int
+build(void)
+{
+	int nseg = memory_segments(), rc;
+	struct range *r;
+	size_t ndesc;
+	unsigned nr;
+
+	if (nseg < 0)
+		return nseg;
+	r = calloc((size_t)nseg, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	nr = collect_ranges(r, (unsigned)nseg, &ndesc);
+	if (nr == 0) {
+		LR_LOG(ERR, PAGEALLOC,
+		       "no memory segment holds a whole 2 MiB chunk\n");
+		rc = -ENOMEM;
+		goto free_ranges;
+	}
+	rc = map_descriptors(ndesc);
+	if (rc < 0 && lr_pa_state_.desc_map == NULL)
+		goto free_ranges;
+	if (rc < 0)
+		goto unmap_desc;
+	rc = make_spans(r, nr);
+	if (rc < 0) {
+		LR_LOG(ERR, PAGEALLOC, "more than %d memory spans\n",
+		       MAX_SPANS);
+		goto unmap_desc;
+	}
+	rc = index_spans(r);
+	if (rc < 0)
+		goto unmap_desc;
+	setup_zones();
 	/* The descriptors' extent first: freeing the spans checks it. */
-	lr_pa_desc_bytes = bytes;
+	lr_pa_desc_bytes = ndesc * sizeof(struct lr_page);
 	for (unsigned i = 0; i < lr_pa_state_.nr_spans; i++)
 		free_span_memory(&lr_pa_state_.spans[i]);
 	build_zonelists();
