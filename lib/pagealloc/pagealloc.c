@@ -1093,6 +1093,29 @@ lr_free_pages_slow_(struct lr_page *page, unsigned order)
 		lr_pa_free_block_(page, order);
 }
 
+/* Store a list kept in registers back; non-zero if it is above high. */
+static __lr_always_inline unsigned
+list_writeback(struct lr_pa_pcp_list *l, struct lr_page *head, uint32_t count)
+{
+	l->head = head;
+	l->count = count;
+	return count > l->high;
+}
+
+/* Drain each of lcore's lists of this order that is above its high mark. */
+static __lr_cold void
+drain_above_high(struct lr_pa_lcore *pc, unsigned lcore, unsigned order)
+{
+	for (int nd = 0; nd < LR_MAX_NUMA_NODES; nd++) {
+		for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
+			struct lr_pa_pcp_list *l = &pc->list[nd][t][order];
+
+			while (l->count > l->high)
+				lr_pa_pcp_drain_(lcore, (unsigned)nd, t, order);
+		}
+	}
+}
+
 void
 lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 {
@@ -1140,11 +1163,9 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 				unsigned key = node * LR_PCP_TYPES + mt;
 
 				if (lr_unlikely(key != cur)) {
-					if (l != NULL) {
-						l->head = head;
-						l->count = count;
-						over |= count > l->high;
-					}
+					if (l != NULL)
+						over |= list_writeback(l, head,
+								       count);
 					cur = key;
 					l = &pc->list[node][mt][order];
 					head = l->head;
@@ -1160,30 +1181,15 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 		}
 		/* The slow path may touch this list: write it back. */
 		if (l != NULL) {
-			l->head = head;
-			l->count = count;
-			over |= count > l->high;
+			over |= list_writeback(l, head, count);
 			l = NULL;
 			cur = UINT32_MAX;
 		}
 		lr_free_pages_slow_(page, order);
 	}
-	if (l != NULL) {
-		l->head = head;
-		l->count = count;
-		over |= count > l->high;
-	}
+	if (l != NULL)
+		over |= list_writeback(l, head, count);
 	lr_pa_stat_add(&pc->stats.free[order], freed);
-	if (lr_unlikely(over)) {
-		for (int nd = 0; nd < LR_MAX_NUMA_NODES; nd++) {
-			for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
-				struct lr_pa_pcp_list *l =
-				    &pc->list[nd][t][order];
-
-				while (l->count > l->high)
-					lr_pa_pcp_drain_(lcore, (unsigned)nd, t,
-							 order);
-			}
-		}
-	}
+	if (lr_unlikely(over))
+		drain_above_high(pc, lcore, order);
 }
