@@ -975,18 +975,13 @@ check_params(const struct lr_page_pool_params *p, const char *name,
 	return 0;
 }
 
-struct lr_page_pool *
-lr_page_pool_create(const struct lr_page_pool_params *params)
+/* The first pool's hooks (exit report, EAL cleanup, shrinker) and a
+ * sequence number for its default and ring names. */
+static unsigned
+register_hooks(void)
 {
-	struct lr_page_pool *pool;
-	char name[LR_PP_NAMESIZE], rname[LR_RING_NAMESIZE];
-	unsigned owner, seq;
+	unsigned seq;
 
-	if (params == NULL) {
-		LR_LOG(ERR, PAGEALLOC, "page pool: no parameters\n");
-		lr_errno = EINVAL;
-		return NULL;
-	}
 	pthread_mutex_lock(&pool_list_lock);
 	seq = pool_seq++;
 	if (!atexit_registered && atexit(report_at_exit) == 0)
@@ -1002,25 +997,21 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 		       "will not give pages back under pressure\n",
 		       lr_strerror(-shrinker_id));
 	pthread_mutex_unlock(&pool_list_lock);
-	if (params->name == NULL)
-		snprintf(name, sizeof(name), "pp%u", seq);
-	else if (strlen(params->name) >= sizeof(name)) {
-		LR_LOG(ERR, PAGEALLOC,
-		       "page pool '%s': name longer than %d characters\n",
-		       params->name, LR_PP_NAMESIZE - 1);
-		lr_errno = EINVAL;
-		return NULL;
-	} else
-		snprintf(name, sizeof(name), "%s", params->name);
-	if (check_params(params, name, &owner) < 0) {
-		lr_errno = EINVAL;
-		return NULL;
-	}
+	return seq;
+}
+
+/* A new pool's fields from its checked parameters (no ring yet); NULL
+ * when out of memory. */
+static struct lr_page_pool *
+pool_new(const struct lr_page_pool_params *params, const char *name,
+	 unsigned owner)
+{
+	struct lr_page_pool *pool;
 
 	pool = aligned_alloc(LR_CACHE_LINE_SIZE,
 			     LR_ALIGN_CEIL(sizeof(*pool), LR_CACHE_LINE_SIZE));
 	if (pool == NULL)
-		goto no_memory;
+		return NULL;
 	memset(pool, 0, sizeof(*pool));
 	snprintf(pool->name, sizeof(pool->name), "%s", name);
 	pool->p = *params;
@@ -1041,9 +1032,46 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	atomic_init(&pool->put_lcore, LR_PP_NO_LCORE);
 	pool->lstats = aligned_alloc(
 	    LR_CACHE_LINE_SIZE, (LR_MAX_LCORE + 1) * sizeof(*pool->lstats));
-	if (pool->lstats == NULL)
-		goto free_pool;
+	if (pool->lstats == NULL) {
+		free(pool);
+		return NULL;
+	}
 	memset(pool->lstats, 0, (LR_MAX_LCORE + 1) * sizeof(*pool->lstats));
+	return pool;
+}
+
+struct lr_page_pool *
+lr_page_pool_create(const struct lr_page_pool_params *params)
+{
+	struct lr_page_pool *pool;
+	char name[LR_PP_NAMESIZE], rname[LR_RING_NAMESIZE];
+	unsigned owner, seq;
+
+	if (params == NULL) {
+		LR_LOG(ERR, PAGEALLOC, "page pool: no parameters\n");
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	seq = register_hooks();
+	if (params->name == NULL)
+		snprintf(name, sizeof(name), "pp%u", seq);
+	else if (strlen(params->name) >= sizeof(name)) {
+		LR_LOG(ERR, PAGEALLOC,
+		       "page pool '%s': name longer than %d characters\n",
+		       params->name, LR_PP_NAMESIZE - 1);
+		lr_errno = EINVAL;
+		return NULL;
+	} else
+		snprintf(name, sizeof(name), "%s", params->name);
+	if (check_params(params, name, &owner) < 0) {
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	pool = pool_new(params, name, owner);
+	if (pool == NULL) {
+		lr_errno = ENOMEM;
+		return NULL;
+	}
 	snprintf(rname, sizeof(rname), "pp.ring.%u", seq);
 	pool->ring = lr_ring_create(
 	    rname, params->ring_size ? params->ring_size : pool->pool_size,
@@ -1051,7 +1079,11 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	if (pool->ring == NULL) {
 		LR_LOG(ERR, PAGEALLOC, "page pool '%s': recycle ring: %s\n",
 		       name, lr_strerror(lr_errno));
-		goto free_lstats;
+		if (lr_errno != EINVAL)
+			lr_errno = ENOMEM;
+		free(pool->lstats);
+		free(pool);
+		return NULL;
 	}
 	if (!pool->checked) {
 		atomic_store(&pool->alloc_lcore, owner);
@@ -1063,15 +1095,6 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 	pool_list = pool;
 	pthread_mutex_unlock(&pool_list_lock);
 	return pool;
-
-free_lstats:
-	free(pool->lstats);
-free_pool:
-	free(pool);
-no_memory:
-	if (lr_errno != EINVAL)
-		lr_errno = ENOMEM;
-	return NULL;
 }
 
 static void
