@@ -1409,11 +1409,119 @@ test_promisc_restore(void)
 	return 0;
 }
 
+/* The XDP program attached to ifname in this namespace, by name, into
+ * name (len bytes; "" when none); 0, or -1 if `ip` failed. */
+static int
+xdp_prog_on(const char *ifname, char *name, size_t len)
+{
+	char cmd[128], line[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ip link show dev %s 2>&1", ifname);
+	name[0] = '\0';
+	f = popen(cmd, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *p = strstr(line, " name ");
+
+		if (strstr(line, "prog/xdp") && p != NULL)
+			sscanf(p + 6, "%63s", name);
+	}
+	return pclose(f) == 0 ? 0 : -1;
+}
+
+/* A process killed with SIGKILL leaves libxdp's program attached; the
+ * next port on that interface says so and how to remove it, and the
+ * command it gives does remove it (after which a port's clean close
+ * leaves nothing). */
+static int
+test_stale_prog(void)
+{
+	char exe[600], pfx[64], a0[96], a1[96], out[16384], cmd[256];
+	char prog[64], args[96];
+	char *argv[] = {exe,  "-l",   "0",   "--no-huge", "-m",  "128",
+			pfx,  "--vdev", a0,  "--vdev",    a1,	 "--",
+			"-p", "3",    "-T",  "0",	  "--no-mac-updating",
+			NULL};
+	struct lr_test_child c;
+	const char *t, *q, *e;
+	int port;
+
+	snprintf(exe, sizeof(exe), "%s/../apps/l2fwd/lr-l2fwd", self_dir);
+	if (access(exe, X_OK) != 0) {
+		printf("skip: %s not built\n", exe);
+		return LR_TEST_SKIP;
+	}
+	lr_test_prefix_arg(pfx, sizeof(pfx), "test_afxdp_stale");
+	snprintf(a0, sizeof(a0), "net_af_xdp0,iface=%s", if_f0);
+	snprintf(a1, sizeof(a1), "net_af_xdp1,iface=%s", if_f1);
+	LR_TEST_ASSERT(lr_test_spawn(&c, exe, argv, out, sizeof(out)) == 0,
+		       "spawn %s", exe);
+	if (lr_test_child_wait_for(&c, "Forwarding on", 120) != 0) {
+		kill(c.pid, SIGKILL);
+		lr_test_child_finish(&c, 30);
+		fprintf(stderr, "lr-l2fwd did not start:\n%s\n", out);
+		return -1;
+	}
+	kill(c.pid, SIGKILL);
+	lr_test_child_finish(&c, 30);
+	/* What the killed process leaves of its own (runtime folder). */
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/linerate/%s",
+		 strchr(pfx, '=') + 1);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot run '%s'\n", cmd);
+	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&
+			   strcmp(prog, "xsk_def_prog") == 0,
+		       "%s: program '%s' after SIGKILL, want xsk_def_prog",
+		       if_f1, prog);
+
+	snprintf(args, sizeof(args), "net_af_xdp12,iface=%s", if_f1);
+	lr_test_log_begin();
+	port = port_up(args, 1);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	if (port_down((uint16_t)port, 1) != 0)
+		return -1;
+	LR_TEST_ASSERT(strstr(t, "net_af_xdp12: ") &&
+			   strstr(t, "libxdp's AF_XDP program (xsk_def_prog, "
+				     "id ") &&
+			   strstr(t, "is already attached"),
+		       "no word of the program left attached:\n%s", t);
+	/* Run the ip command the message gives. */
+	q = strstr(t, "'ip link set dev ");
+	e = q ? strchr(q + 1, '\'') : NULL;
+	LR_TEST_ASSERT(q && e && e - q < 100, "no ip command in:\n%s", t);
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)(e - q - 1), q + 1);
+	LR_TEST_ASSERT(system(cmd) == 0, "'%s' failed", cmd);
+	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&
+			   prog[0] == '\0',
+		       "%s: '%s' left program '%s'", if_f1, cmd, prog);
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s xdp off", if_f0);
+	LR_TEST_ASSERT(system(cmd) == 0, "'%s' failed", cmd);
+
+	/* Now a port's own program, removed at its close: no warning. */
+	lr_test_log_begin();
+	port = port_up(args, 1);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	if (port_down((uint16_t)port, 1) != 0)
+		return -1;
+	LR_TEST_ASSERT(strstr(t, "already attached") == NULL,
+		       "warning for the port's own program:\n%s", t);
+	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&
+			   prog[0] == '\0',
+		       "%s: program '%s' left after a clean close", if_f1,
+		       prog);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"driver_to_kernel", test_driver_to_kernel},
     {"runts", test_runts},
     {"promisc_restore", test_promisc_restore},
+    {"stale_prog", test_stale_prog},
     {"tx_ring_full", test_tx_ring_full},
     {"busy_poll", test_busy_poll},
     {"stop_start", test_stop_start},

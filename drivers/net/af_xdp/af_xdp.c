@@ -1478,12 +1478,80 @@ nb_sockets(const struct lr_eth_dev *dev)
 	return LR_MAX(dev->data->nb_rx_queues, dev->data->nb_tx_queues);
 }
 
+/* Name of libxdp's AF_XDP redirect program. */
+#define XSK_DEF_PROG "xsk_def_prog"
+
+static int afxdp_start(struct lr_eth_dev *dev);
+
+/* Another started port of this process on ifindex? */
+static int
+iface_used_here(const struct lr_eth_dev *self, int ifindex)
+{
+	for (uint16_t i = lr_eth_find_next(0); i < LR_MAX_ETHPORTS;
+	     i = lr_eth_find_next((uint16_t)(i + 1))) {
+		const struct lr_eth_dev *d = lr_eth_dev_get(i);
+
+		if (d != NULL && d != self && d->dev_ops != NULL &&
+		    d->dev_ops->dev_start == afxdp_start && d->data->started &&
+		    ((const struct axp *)d->data->dev_private)->ifindex ==
+			ifindex)
+			return 1;
+	}
+	return 0;
+}
+
+/* Before this port attaches libxdp's redirect program: is one attached
+ * already that no port of this process put there? Then another process
+ * uses the interface, or one was killed before it closed its port (the
+ * kernel removes the sockets of a dead process, not its XDP program, and
+ * a program libxdp found attached is never removed by a later close).
+ * Say so, and how to remove it. Returns 1 if one was found. */
+static int
+stale_prog_check(struct lr_eth_dev *dev)
+{
+	struct axp *p = dev->data->dev_private;
+	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(p->ifindex);
+	struct xdp_program *prog = NULL;
+	enum xdp_attach_mode mode;
+	int found = 0;
+
+	if (mp == NULL || libxdp_get_error(mp))
+		return 0;
+	mode = xdp_multiprog__attach_mode(mp);
+	if (xdp_multiprog__is_legacy(mp)) {
+		prog = xdp_multiprog__main_prog(mp);
+		found = prog != NULL &&
+			strcmp(xdp_program__name(prog), XSK_DEF_PROG) == 0;
+	} else {
+		while (!found &&
+		       (prog = xdp_multiprog__next_prog(prog, mp)) != NULL)
+			found = strcmp(xdp_program__name(prog), XSK_DEF_PROG) ==
+				0;
+	}
+	if (found && !iface_used_here(dev, p->ifindex))
+		LR_LOG(WARNING, PMD,
+		       "%s: %s: libxdp's AF_XDP program (%s, id %u) is already "
+		       "attached: another process uses this interface, or one "
+		       "was killed before closing its port. This port shares "
+		       "it and it stays attached after the port closes; if no "
+		       "process uses %s, remove it with 'xdp-loader unload %s "
+		       "--all' or 'ip link set dev %s %s off'\n",
+		       dev->data->name, p->iface, XSK_DEF_PROG,
+		       xdp_program__id(prog), p->iface, p->iface, p->iface,
+		       mode == XDP_MODE_SKB ? "xdpgeneric" : "xdp");
+	xdp_multiprog__close(mp);
+	return found;
+}
+
 static int
 afxdp_start(struct lr_eth_dev *dev)
 {
 	struct axp *p = dev->data->dev_private;
 	uint16_t n = nb_sockets(dev), q;
 	int err = 0;
+
+	if (p->xdp_prog[0] == '\0')
+		stale_prog_check(dev);
 
 	for (q = 0; q < n; q++) {
 		struct axq *aq = &p->q[q];
