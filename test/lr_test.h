@@ -9,7 +9,9 @@
 #ifndef LR_TEST_H
 #define LR_TEST_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <mntent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -228,6 +230,53 @@ lr_test_child_finish(struct lr_test_child *c, double timeout_s)
 		close(c->fd);
 	c->fd = -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/**
+ * What a program with file prefix name left behind: its runtime folder
+ * (/var/run/linerate/<name> for root, $XDG_RUNTIME_DIR/linerate/<name> or
+ * /tmp/linerate-<euid>/<name>) or a hugepage file <hugetlbfs>/<name>map_*.
+ * 0 if nothing, else 1 with the path in what.
+ */
+static inline int
+lr_test_leftovers(const char *name, char *what, size_t len)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	char map[300];
+	struct mntent *e;
+	FILE *m;
+	int found = 0;
+
+	if (geteuid() == 0)
+		snprintf(what, len, "/var/run/linerate/%s", name);
+	else if (xdg && *xdg == '/')
+		snprintf(what, len, "%s/linerate/%s", xdg, name);
+	else
+		snprintf(what, len, "/tmp/linerate-%u/%s", (unsigned)geteuid(),
+			 name);
+	if (access(what, F_OK) == 0)
+		return 1;
+	snprintf(map, sizeof(map), "%smap_", name);
+	m = setmntent("/proc/mounts", "r");
+	while (m && !found && (e = getmntent(m)) != NULL) {
+		DIR *d;
+		struct dirent *f;
+
+		if (strcmp(e->mnt_type, "hugetlbfs") != 0 ||
+		    (d = opendir(e->mnt_dir)) == NULL)
+			continue;
+		while (!found && (f = readdir(d)) != NULL) {
+			if (strncmp(f->d_name, map, strlen(map)) == 0) {
+				snprintf(what, len, "%s/%s", e->mnt_dir,
+					 f->d_name);
+				found = 1;
+			}
+		}
+		closedir(d);
+	}
+	if (m)
+		endmntent(m);
+	return found;
 }
 
 /* State of the log capture below (one per test program). */

@@ -3,7 +3,8 @@
  * known set of packets between ring ports, every packet arriving once on the
  * paired port with the right MACs; the drain timer; drops counted when tx
  * is full; the loop on a worker lcore; and the real lr-l2fwd binary: clean
- * stop on SIGINT/SIGTERM, --duration, bad options. */
+ * stop on every terminating signal (also during EAL init), --duration, bad
+ * options, -h. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,6 +597,172 @@ test_sigint(void)
 	return 0;
 }
 
+static long
+free_hugepages_2m(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
+			"free_hugepages",
+			"r");
+	long v = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Start lr-l2fwd on two null ports with prefix name, -T 1, with
+ * LR_EAL_TEST_RAISE=raise_at in its environment (NULL: none). 0 once it printed ready (NULL: don't wait),
+ * -1 after a message. */
+static int
+start_l2fwd(struct lr_test_child *c, const char *name, const char *raise_at,
+	    const char *ready)
+{
+	char pfx[128];
+	char *argv[24] = {l2fwd_path, "-l", "0", "-m", "128"};
+	int n = 5;
+
+	/* Hugepages when there are enough free, so that there is a
+	 * hugepage file to be removed. */
+	if (free_hugepages_2m() < 128)
+		argv[n++] = "--no-huge";
+	argv[n++] = pfx;
+	argv[n++] = "--vdev";
+	argv[n++] = "net_null0,size=64,copy=0";
+	argv[n++] = "--vdev";
+	argv[n++] = "net_null1,size=64,copy=0";
+	argv[n++] = "--";
+	argv[n++] = "-p";
+	argv[n++] = "0x3";
+	argv[n++] = "-T";
+	argv[n++] = "1";
+	argv[n] = NULL;
+	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
+	if (raise_at)
+		setenv("LR_EAL_TEST_RAISE", raise_at, 1);
+	int r = lr_test_spawn(c, l2fwd_path, argv, outbuf, sizeof(outbuf));
+
+	unsetenv("LR_EAL_TEST_RAISE");
+	LR_TEST_ASSERT(r == 0, "cannot start %s", l2fwd_path);
+	if (ready && lr_test_child_wait_for(c, ready, 120) != 0) {
+		kill(c->pid, SIGKILL);
+		lr_test_child_finish(c, 120);
+		LR_TEST_ASSERT(0, "lr-l2fwd never printed '%s':\n%s", ready,
+			       outbuf);
+	}
+	return 0;
+}
+
+/* Every terminating signal, sent once lr-l2fwd forwards, ends it the way
+ * SIGINT does: the final lines, exit 0, and no runtime folder or hugepage
+ * file left of its prefix. SIGPIPE also for real: its output closed. */
+static int
+test_stop_signals(void)
+{
+	static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP, SIGPIPE,
+				   SIGQUIT, SIGUSR1, SIGUSR2};
+	struct lr_test_child c;
+	char name[96], what[512];
+
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	lr_test_prefix_arg(name, sizeof(name), "test_l2fwd_stop");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
+		if (start_l2fwd(&c, name, NULL, "Forwarding on") != 0)
+			return -1;
+		LR_TEST_ASSERT(lr_test_leftovers(name, what, sizeof(what)),
+			       "no runtime folder while running");
+		kill(c.pid, sigs[i]);
+		int r = lr_test_child_finish(&c, 120);
+
+		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s",
+			       sigs[i], r, outbuf);
+		LR_TEST_ASSERT(strstr(outbuf, "Signal received") &&
+				   strstr(outbuf, "l2fwd total: rx=") &&
+				   strstr(outbuf, "mbufs in use after stop: 0\n"),
+			       "signal %d: output:\n%s", sigs[i], outbuf);
+		LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+			       "signal %d: %s left behind", sigs[i], what);
+	}
+	/* `lr-l2fwd ... | head -3`: the reader goes away, the next
+	 * per-second line raises SIGPIPE. */
+	if (start_l2fwd(&c, name, NULL, "Forwarding on") != 0)
+		return -1;
+	close(c.fd);
+	c.fd = -1;
+	int r = lr_test_child_finish(&c, 120);
+
+	LR_TEST_ASSERT(r == 0, "output closed: exit %d (-1: killed)", r);
+	LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+		       "output closed: %s left behind", what);
+	return 0;
+}
+
+/* A signal during EAL init (raised there by the EAL's test hook once the
+ * runtime folder and memory are taken) makes init undo it all and fail
+ * with EINTR; one right after init (while the program sets up its pool
+ * and ports) ends in the normal clean exit. */
+static int
+test_stop_during_init(void)
+{
+	struct lr_test_child c;
+	char name[96], what[512], sig[32];
+
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	lr_test_prefix_arg(name, sizeof(name), "test_l2fwd_initsig");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	snprintf(sig, sizeof(sig), "%d", SIGHUP);
+	if (start_l2fwd(&c, name, sig, NULL) != 0)
+		return -1;
+	int r = lr_test_child_finish(&c, 120);
+
+	LR_TEST_ASSERT(r == 1 && strstr(outbuf, "stopped by signal") &&
+			   strstr(outbuf, "EAL init failed"),
+		       "SIGHUP in init: exit %d (-1: killed), output:\n%s", r,
+		       outbuf);
+	LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+		       "SIGHUP in init: %s left behind", what);
+	snprintf(sig, sizeof(sig), "%d,late", SIGINT);
+	if (start_l2fwd(&c, name, sig, NULL) != 0)
+		return -1;
+	r = lr_test_child_finish(&c, 120);
+	LR_TEST_ASSERT(r == 0 && strstr(outbuf, "l2fwd total: rx=") &&
+			   strstr(outbuf, "mbufs in use after stop: 0\n"),
+		       "SIGINT after init: exit %d (-1: killed), output:\n%s",
+		       r, outbuf);
+	LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+		       "SIGINT after init: %s left behind", what);
+	return 0;
+}
+
+/* -h is not an error: the EAL's options and lr-l2fwd's, exit 0. */
+static int
+test_help(void)
+{
+	const char *args[] = {"-h", NULL};
+
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+
+	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
+	LR_TEST_ASSERT(strstr(outbuf, "EAL options:") &&
+			   strstr(outbuf, "PORTMASK") &&
+			   !strstr(outbuf, "failed"),
+		       "output:\n%s", outbuf);
+	return 0;
+}
+
 static int
 test_duration_and_bad_options(void)
 {
@@ -675,6 +842,9 @@ static const struct lr_test_case cases[] = {
     {"worker_lcore", test_worker_lcore},
     {"sigint", test_sigint},
     {"duration_and_bad_options", test_duration_and_bad_options},
+    {"stop_signals", test_stop_signals},
+    {"stop_during_init", test_stop_during_init},
+    {"help", test_help},
 };
 
 LR_TEST_MAIN("l2fwd", cases)

@@ -786,6 +786,115 @@ test_sigint(void)
 	return 0;
 }
 
+/* Start lr-pktgen on a net_ring pair with prefix name and the given
+ * program options; wait for ready. 0, or -1 after a message. */
+static int
+start_pktgen(struct lr_test_child *c, const char *name, const char *opts,
+	     const char *ready)
+{
+	char args[1024], *argv[64], *save = NULL, pfx[128];
+	int argc = 0;
+
+	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
+	snprintf(args, sizeof(args),
+		 "--no-huge -m 160 -l 0 --vdev net_ring0 --vdev net_ring1 -- %s",
+		 opts);
+	argv[argc++] = pktgen_bin;
+	argv[argc++] = pfx;
+	for (char *t = strtok_r(args, " ", &save); t && argc < 63;
+	     t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	LR_TEST_ASSERT(lr_test_spawn(c, pktgen_bin, argv, out, OUT_MAX) == 0,
+		       "cannot start %s", pktgen_bin);
+	if (lr_test_child_wait_for(c, ready, READY_S) != 0) {
+		kill(c->pid, SIGKILL);
+		lr_test_child_finish(c, READY_S);
+		LR_TEST_ASSERT(0, "lr-pktgen never printed '%s':\n%s", ready,
+			       out);
+	}
+	return 0;
+}
+
+/* A stop signal during the drain ends it at once, the first one (the run
+ * ended by --count) or a second one of any kind (the first ended the
+ * sending): --drain-ms 600000 must not keep it for ten minutes. */
+static int
+test_stop_during_drain(void)
+{
+	struct lr_test_child c;
+	char name[96], what[512];
+	int rc;
+
+	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_drain");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	if (start_pktgen(&c, name, "--count 100 --drain-ms 600000",
+			 "Ctrl-C ends it") != 0)
+		return -1;
+	kill(c.pid, SIGINT);
+	/* Bounded for the old behaviour (600 s), not for speed. */
+	rc = lr_test_child_finish(&c, READY_S);
+	LR_TEST_ASSERT(rc == 0 && final_line_is_last(),
+		       "SIGINT in the drain: exit %d (-3: still draining):\n%s",
+		       rc, out);
+	LR_TEST_ASSERT(field("tx") == 100 && field("rx_own") == 100,
+		       "counts:\n%s", out);
+	LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+		       "%s left behind", what);
+
+	if (start_pktgen(&c, name, "--rate-pps 10k --drain-ms 600000",
+			 "s] port 1: tx") != 0)
+		return -1;
+	kill(c.pid, SIGINT);
+	if (lr_test_child_wait_for(&c, "Ctrl-C ends it", READY_S) != 0) {
+		kill(c.pid, SIGKILL);
+		lr_test_child_finish(&c, READY_S);
+		LR_TEST_ASSERT(0, "no drain after SIGINT:\n%s", out);
+	}
+	kill(c.pid, SIGHUP);
+	rc = lr_test_child_finish(&c, READY_S);
+	LR_TEST_ASSERT(rc == 0 && final_line_is_last(),
+		       "SIGINT, then SIGHUP in the drain: exit %d:\n%s", rc,
+		       out);
+	LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+		       "%s left behind", what);
+	return 0;
+}
+
+/* Every terminating signal ends a run as SIGINT does: the final line,
+ * exit 0, nothing left of its prefix; -h exits 0 without an error. */
+static int
+test_stop_signals(void)
+{
+	static const int sigs[] = {SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1,
+				   SIGUSR2, SIGTERM};
+	struct lr_test_child c;
+	char name[96], what[512];
+	int rc;
+
+	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_stop");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		if (start_pktgen(&c, name, "--rate-pps 10k --drain-ms 50",
+				 "s] port 1: tx") != 0)
+			return -1;
+		kill(c.pid, sigs[i]);
+		rc = lr_test_child_finish(&c, READY_S);
+		LR_TEST_ASSERT(rc == 0 && final_line_is_last(),
+			       "signal %d: exit %d (-1: killed):\n%s", sigs[i],
+			       rc, out);
+		LR_TEST_ASSERT(field("lost") == 0, "signal %d:\n%s", sigs[i],
+			       out);
+		LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
+			       "signal %d: %s left behind", sigs[i], what);
+	}
+	rc = run("-h");
+	LR_TEST_ASSERT(rc == 0 && strstr(out, "EAL options:") &&
+			   !strstr(out, "failed"),
+		       "-h: exit %d:\n%s", rc, out);
+	return 0;
+}
+
 /* A port that stops taking frames (net_ring0 alone: nobody reads its tx
  * ring) must not keep the generator from ending: a second after the run
  * is over it counts what the port refused and exits. */
@@ -992,6 +1101,8 @@ CASE(capture_disk_full)
 CASE(bad_options)
 CASE(sigint)
 CASE(refusing_port)
+CASE(stop_during_drain)
+CASE(stop_signals)
 CASE(json_and_live)
 
 static const struct lr_test_case cases[] = {
@@ -1012,6 +1123,8 @@ static const struct lr_test_case cases[] = {
     {"bad_options", case_bad_options},
     {"sigint", case_sigint},
     {"refusing_port", case_refusing_port},
+    {"stop_during_drain", case_stop_during_drain},
+    {"stop_signals", case_stop_signals},
     {"json_and_live", case_json_and_live},
 };
 

@@ -21,7 +21,7 @@ main(int argc, char **argv)
 {
 	int ret = lr_eal_init(argc, argv);
 
-	if (ret == -EALREADY)
+	if (ret == 0 && lr_eal_help_shown())
 		return 0;
 	if (ret < 0) {
 		fprintf(stderr, "lr-eal-demo: EAL init failed: %s\n",

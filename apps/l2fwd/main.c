@@ -10,7 +10,8 @@
  * or by --portmap; each lcore (main included) polls up to NQ ports (default:
  * the ports spread evenly over the lcores). Every PERIOD seconds (default
  * 10, 0: never) it prints per-port and aggregate counters with Mpps.
- * SIGINT/SIGTERM or --duration end it: final stats, ports stopped and
+ * A stop signal (INT, TERM, HUP, PIPE, QUIT, USR1, USR2) or --duration
+ * ends it: final stats, ports stopped and
  * closed, and the check that every mbuf is back in its pool; the last lines
  * are `l2fwd total: ...` and `mbufs in use after stop: N` (exit 1 if N != 0).
  */
@@ -48,17 +49,19 @@ static struct {
 	uint64_t stop_tsc;
 } timer;
 
-static volatile sig_atomic_t signal_seen;
-
+/* The EAL's stop handler calls this for every stop signal (INT, TERM,
+ * HUP, PIPE, QUIT, USR1, USR2): async-signal-safe only. The first one says
+ * so; a later one (a SIGPIPE from that very write) says nothing. */
 static void
-on_signal(int sig)
+on_stop(int sig)
 {
 	static const char msg[] = "\nSignal received, preparing to exit...\n";
 
-	signal_seen = sig;
+	(void)sig;
 	atomic_store(&fwd.quit, 1);
-	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
-		signal_seen = sig;
+	if (lr_eal_stop_requested() == 1 &&
+	    write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		return; /* stdout gone (SIGPIPE): the stop goes on */
 }
 
 static void
@@ -98,7 +101,7 @@ print_stats(uint64_t now)
 static void
 tick(struct l2fwd *f, uint64_t now)
 {
-	if (timer.end_tsc && now >= timer.end_tsc)
+	if ((timer.end_tsc && now >= timer.end_tsc) || lr_eal_stop_requested())
 		atomic_store(&f->quit, 1);
 	if (opt.period && now >= timer.next_print) {
 		print_stats(now);
@@ -235,7 +238,15 @@ main(int argc, char **argv)
 	uint16_t p;
 	int ret, rc = 1;
 
-	ret = lr_eal_init(argc, argv);
+	/* Before anything is taken: every stop signal ends in the clean exit
+	 * below, during EAL init and setup too (lr_eal.h). */
+	ret = lr_eal_stop_handler_install(on_stop);
+	if (ret == 0)
+		ret = lr_eal_init(argc, argv);
+	if (ret == 0 && lr_eal_help_shown()) {
+		l2fwd_usage("lr-l2fwd");
+		return 0;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "lr-l2fwd: EAL init failed: %s\n",
 			lr_strerror(-ret));
@@ -281,8 +292,6 @@ main(int argc, char **argv)
 		if (setup_port(ports[i], pool) < 0)
 			goto close_ports;
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	timer.hz = lr_get_tsc_hz();
 	timer.start_tsc = lr_get_tsc_cycles();
 	timer.last_print = timer.start_tsc;

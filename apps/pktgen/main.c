@@ -47,17 +47,8 @@ static struct pg_txq *txqs[PG_MAX_STREAMS];
 static unsigned ntxqs;
 static struct pg_tmpl *pcap_tmpl;
 static unsigned pcap_n;
-static _Atomic int sig_count;
 static uint64_t t_stop;	    /* TSC when the run ended */
 static uint64_t last_print; /* TSC of the last live line */
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	if (atomic_fetch_add(&sig_count, 1) >= 1)
-		atomic_store(&pg.state, PG_STOP);
-}
 
 static uint64_t
 mac_u64(const struct lr_ether_addr *a)
@@ -438,6 +429,7 @@ control_loop(void)
 	const struct pg_opts *o = &pg.o;
 	bool have_rx = false, draining = false;
 	uint64_t drain_start = 0, drain = (uint64_t)o->drain_ms * pg.hz / 1000;
+	unsigned stops_at_drain = 0;
 	const struct timespec tick = {0, 5 * 1000 * 1000};
 
 	for (unsigned i = 0; i < n_dp; i++)
@@ -450,13 +442,28 @@ control_loop(void)
 		now = lr_get_tsc_cycles();
 		if (atomic_load(&pg.state) == PG_STOP)
 			break;
+		/* A stop signal while sending ends the sending and starts the
+		 * drain; one during the drain (the first or a second one)
+		 * ends the drain at once: the user asked to stop. */
+		if (draining && lr_eal_stop_requested() > stops_at_drain) {
+			atomic_store(&pg.state, PG_STOP);
+			break;
+		}
 		if (!draining &&
-		    (atomic_load(&sig_count) > 0 ||
+		    (lr_eal_stop_requested() > 0 ||
 		     (ntxqs > 0 && all_tx_done()) ||
 		     (ntxqs == 0 && pg.end_tsc && now >= pg.end_tsc))) {
 			draining = true;
 			drain_start = now;
+			stops_at_drain = lr_eal_stop_requested();
 			atomic_store(&pg.state, PG_TX_STOP);
+			if (!o->quiet && have_rx && o->drain_ms >= 1000) {
+				printf(
+				    "sending done: receiving for up to %u ms "
+				    "(Ctrl-C ends it)\n",
+				    o->drain_ms);
+				fflush(stdout);
+			}
 		}
 		if (draining && (!have_rx || now - drain_start >= drain) &&
 		    all_tx_done()) {
@@ -799,8 +806,13 @@ main(int argc, char **argv)
 	int ret, status = 1;
 	bool ctl_thread = false;
 
-	ret = lr_eal_init(argc, argv);
-	if (ret == -EALREADY) {
+	/* Before anything is taken: every stop signal (INT, TERM, HUP, PIPE,
+	 * QUIT, USR1, USR2) ends in the clean exit below, during EAL init and
+	 * setup too; control_loop() polls it (lr_eal.h). */
+	ret = lr_eal_stop_handler_install(NULL);
+	if (ret == 0)
+		ret = lr_eal_init(argc, argv);
+	if (ret == 0 && lr_eal_help_shown()) {
 		pg_usage(stdout, "lr-pktgen");
 		return 0;
 	}
@@ -843,8 +855,6 @@ main(int argc, char **argv)
 			goto close_ports;
 		pg.capture = true;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 	if (!o->quiet)
 		describe_run(o);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* lr_eal_init() and lr_eal_cleanup(): the order things are set up in. */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 static atomic_int eal_state; /* 0: not initialised, 1: running, 2: in init */
 static bool atexit_done;
+static bool help_shown;
 
 #define MAX_CLEANUP_FN 16
 static void (*cleanup_fns[MAX_CLEANUP_FN])(void);
@@ -67,6 +69,42 @@ eal_atexit(void)
 }
 
 int
+lr_eal_help_shown(void)
+{
+	return help_shown;
+}
+
+/* -EINTR after a message once a stop signal came (lr_eal.h), else 0. */
+static int
+stop_check(void)
+{
+	int sig = lr_eal_stop_signal();
+
+	if (lr_eal_stop_requested() == 0)
+		return 0;
+	LR_LOG(ERR, EAL, "lr_eal_init: stopped by signal %d (%s)\n", sig,
+	       strsignal(sig));
+	return -EINTR;
+}
+
+/* Test hook, not API: LR_EAL_TEST_RAISE=SIG raises SIG inside
+ * lr_eal_init() once the runtime folder, lcores and memory are taken;
+ * LR_EAL_TEST_RAISE=SIG,late just before it returns success. */
+static void
+test_raise(bool late)
+{
+	const char *s = getenv("LR_EAL_TEST_RAISE");
+	char *end;
+	long sig;
+
+	if (s == NULL || *s == '\0')
+		return;
+	sig = strtol(s, &end, 10);
+	if (sig > 0 && sig < NSIG && (strcmp(end, ",late") == 0) == late)
+		raise((int)sig);
+}
+
+int
 lr_eal_init(int argc, char **argv)
 {
 	int expected = 0, consumed, rc;
@@ -76,20 +114,34 @@ lr_eal_init(int argc, char **argv)
 		lr_errno = EALREADY;
 		return -EALREADY;
 	}
+	help_shown = false;
 	rc = lr_eal_parse_args_(argc, argv);
+	if (rc == 0) { /* -h: usage printed, nothing set up */
+		help_shown = true;
+		atomic_store(&eal_state, 0);
+		return 0;
+	}
 	if (rc < 0)
 		goto fail;
 	consumed = rc - 1;
-	rc = lr_eal_runtime_lock_();
-	if (rc < 0)
+	if ((rc = stop_check()) < 0)
 		goto fail;
+	rc = lr_eal_runtime_lock_();
+	if (rc < 0 || (rc = stop_check()) < 0)
+		goto unlock;
 	rc = lr_eal_lcores_start_();
 	if (rc < 0)
 		goto unlock;
+	if ((rc = stop_check()) < 0)
+		goto stop_lcores;
 	rc = lr_eal_memory_init_();
 	if (rc < 0)
 		goto stop_lcores;
+	test_raise(false);
 	lr_get_tsc_hz();
+	rc = stop_check();
+	if (rc < 0)
+		goto free_memory;
 	if (!atexit_done) {
 		atexit(eal_atexit);
 		atexit_done = true;
@@ -98,15 +150,18 @@ lr_eal_init(int argc, char **argv)
 	/* The program continues at argv[consumed] with its own name. */
 	if (consumed > 0)
 		argv[consumed] = argv[0];
+	test_raise(true);
 	return consumed;
 
+free_memory:
+	lr_eal_memory_cleanup_();
 stop_lcores:
 	lr_eal_lcores_stop_();
 unlock:
 	lr_eal_runtime_unlock_();
 fail:
 	atomic_store(&eal_state, 0);
-	lr_errno = rc == -EALREADY ? 0 : -rc;
+	lr_errno = -rc;
 	return rc;
 }
 

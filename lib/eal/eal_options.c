@@ -284,7 +284,7 @@ lr_eal_parse_args_(int argc, char **argv)
 			break;
 		case 'h':
 			lr_eal_usage(stdout);
-			return -EALREADY;
+			return 0; /* help: see lr_eal_init() */
 		case ':':
 			LR_LOG(ERR, EAL, "option '%s' needs a value\n",
 			       argv[optind - 1]);

@@ -28,7 +28,8 @@ struct eal_config {
 
 extern struct eal_config lr_eal_cfg_;
 
-/* eal_options.c */
+/* eal_options.c; returns optind, 0 after printing the usage (-h), or
+ * -errno after a message. */
 int lr_eal_parse_args_(int argc, char **argv);
 void lr_eal_options_reset_(void);
 

@@ -7,7 +7,24 @@
  * Programs take the form `prog [EAL options] -- [program options]`.
  * lr_eal_init() returns how many arguments it consumed (so the program
  * continues at argv[ret]), or a negative errno after printing one message
- * naming the bad option. Call it once, from the main thread.
+ * naming the bad option. Call it once, from the main thread. Help is not
+ * an error: with -h/--help it prints the EAL options, sets nothing up and
+ * returns 0 with lr_eal_help_shown() true (print the program's own usage
+ * and exit 0).
+ *
+ * Signals (the stop contract): a program calls
+ * lr_eal_stop_handler_install() first thing, before lr_eal_init(), so that
+ * SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1 and SIGUSR2 all become
+ * a stop request instead of killing it with hugepage files and the runtime
+ * folder left behind (a program that uses one of them for something else
+ * installs its own handler for it afterwards). The handler only counts
+ * the request (and calls the program's async-signal-safe callback); the
+ * program polls lr_eal_stop_requested() and leaves through its normal
+ * cleanup path. A request that comes during lr_eal_init() makes it undo
+ * what it took and return -EINTR. SIGPIPE is a stop request too: the write
+ * that raised it fails with EPIPE and the process goes on to its cleanup.
+ * Without the handler the default actions apply; lr_eal_cleanup(), or
+ * exit() through the EAL's atexit hook, still removes everything.
  *
  * Error model: 0 / count on success, negative errno on failure; lr_errno is
  * also set. lr_eal_cleanup() gives back memory, threads and files.
@@ -45,6 +62,22 @@ LR_BEGIN_DECLS
 
 /** Parse EAL options, reserve memory, start lcores; args consumed or -errno. */
 int lr_eal_init(int argc, char **argv);
+
+/** Non-zero if the last lr_eal_init() printed the usage (-h) and set
+ *  nothing up. */
+int lr_eal_help_shown(void);
+
+/** Make SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1 and SIGUSR2 stop
+ *  requests (see above); on_stop (NULL: none) runs in the handler with the
+ *  signal number and must be async-signal-safe. 0 or -errno. */
+int lr_eal_stop_handler_install(void (*on_stop)(int sig));
+
+/** How many stop signals arrived since the handler was installed
+ *  (0: no stop requested). Async-signal-safe. */
+unsigned lr_eal_stop_requested(void);
+
+/** The last stop signal's number, 0 if none. */
+int lr_eal_stop_signal(void);
 
 /** Stop workers, release memory, hugepage files and the prefix lock. */
 int lr_eal_cleanup(void);

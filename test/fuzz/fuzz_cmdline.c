@@ -25,9 +25,9 @@
 static void
 check_eal(int argc, int rc)
 {
-	FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM || rc == -EALREADY ||
+	FUZZ_CHECK(rc == -EINVAL || rc == -ENOMEM || rc == 0 ||
 		   (rc >= 1 && rc <= argc));
-	if (rc < 0)
+	if (rc <= 0) /* 0: -h, usage printed */
 		return;
 	FUZZ_CHECK(lr_eal_cfg_.main_lcore >= -1 &&
 		   lr_eal_cfg_.main_lcore < LR_MAX_LCORE);
