@@ -17,6 +17,7 @@
 #include "lr_pagealloc.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "pagealloc_test.h"
 
 static double scale = 1.0;
 static int fake_nodes;

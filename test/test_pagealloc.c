@@ -16,6 +16,7 @@
 #include "lr_eal.h"
 #include "lr_pagealloc.h"
 #include "lr_test.h"
+#include "pagealloc_test.h"
 
 /* Enough for several max-order blocks: 4 MiB with 4 KiB pages, 64 MiB
  * (aligned to 64 MiB) with 64 KiB pages. */

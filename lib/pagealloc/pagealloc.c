@@ -15,13 +15,14 @@
 #include <sys/mman.h>
 
 #include "pagealloc_private.h"
+#include "pagealloc_test.h"
 
 struct lr_pa_lcore lr_pa_lcores[LR_MAX_LCORE];
 uintptr_t lr_pa_desc_base;
 uintptr_t lr_pa_desc_bytes;
 static uint8_t pb_mt_none[1];
 uint8_t *lr_pa_pb_mt = pb_mt_none;
-struct lr_page **lr_pa_chunk_dir[1u << 14];
+struct lr_page **lr_pa_chunk_dir[1u << LR_PA_DIR_L1_BITS];
 
 struct pa_global lr_pa_state_ = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -30,8 +31,8 @@ struct pa_global lr_pa_state_ = {
 
 static __thread bool in_shrinker;
 
-#define CHUNK_SHIFT 21
-#define L2_BITS	    13
+#define CHUNK_SHIFT LR_PA_CHUNK_SHIFT
+#define L2_BITS	    LR_PA_DIR_L2_BITS
 
 /* ---------------------------------------------------------------- locks */
 
@@ -372,7 +373,7 @@ chunk_map(uintptr_t addr, struct lr_page *desc)
 {
 	size_t top = addr >> (CHUNK_SHIFT + L2_BITS);
 
-	if ((addr >> 48) != 0)
+	if ((addr >> LR_PA_VA_BITS) != 0)
 		return -EINVAL;
 	if (lr_pa_chunk_dir[top] == NULL) {
 		lr_pa_chunk_dir[top] = calloc(1u << L2_BITS, sizeof(void *));

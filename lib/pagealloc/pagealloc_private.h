@@ -29,7 +29,9 @@
 
 #define PB_ORDER	LR_PAGEBLOCK_ORDER
 #define PB_PAGES	LR_PAGEBLOCK_PAGES
-#define DESC_SHIFT	6
+#define DESC_SHIFT	LR_PA_DESC_SHIFT
+_Static_assert(sizeof(struct lr_page) == 1u << LR_PA_DESC_SHIFT,
+	       "LR_PA_DESC_SHIFT is log2 of the descriptor size");
 #define MAX_ORDER	LR_MAX_ORDER
 #define MAX_BLOCK_PAGES (1UL << (MAX_ORDER - 1))
 #define MAX_SPANS	(2 * LR_MAX_MEMSEG)
