@@ -94,6 +94,13 @@ l2fwd_flush(struct l2fwd *fwd, unsigned lcore_id)
 
 		if (lc->txb[dst].len)
 			send_buffer(lc, dst);
+		else
+			/* Nothing buffered: an empty burst lets a driver
+			 * that batches its kernel kicks (net_af_xdp) push
+			 * out frames still waiting in its ring, else they
+			 * wait for the next packet, forever once traffic
+			 * stops (frames lost on a loaded machine). */
+			lr_eth_tx_burst(dst, 0, NULL, 0);
 	}
 }
 
