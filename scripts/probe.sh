@@ -156,11 +156,15 @@ check 1 "the prefix lock is exclusive (start/stop races)" \
 check 1 "the stale sweep takes its own prefix only" \
 	tcase test_eal stale_sweep_own_prefix
 
-# 2. Signals. TODO(integrator): the signal helper's cases.
-check 2 "every terminating signal (INT TERM HUP PIPE QUIT USR1) exits clean" \
-	todo "test_l2fwd sigint (all signals, SIGPIPE through a closed pipe); test_pktgen_fast sigint; signals during EAL init and pool creation"
+# 2. Signals.
+check 2 "lr-l2fwd: INT TERM HUP PIPE QUIT USR1 USR2 and a closed pipe end clean" \
+	tcase test_l2fwd stop_signals
+check 2 "a signal during EAL init gives back what it took" \
+	tcase test_l2fwd stop_during_init
+check 2 "lr-pktgen: every stop signal ends clean" \
+	tcase test_pktgen_fast stop_signals
 check 2 "a second signal during lr-pktgen's drain ends it at once" \
-	todo "test_pktgen_fast: --drain-ms 600000 and two SIGINTs"
+	tcase test_pktgen_fast stop_during_drain
 
 # 3. Limits. TODO(integrator): the EAL helper's cases.
 check 3 "-m beyond what the machine can back is refused" \
