@@ -190,8 +190,10 @@ check 5 "net_af_packet drops and counts runts" \
 # 6. Leftovers.
 check 6 "net_af_xdp gives the interface its promiscuous state back" \
 	tcase test_pmd_af_xdp promisc_restore
-check 6 "no XDP program left after kill -9 (README), no empty /tmp/linerate-<uid>" \
-	todo "TODO(integrator): the drivers and EAL helpers' cases"
+check 6 "an XDP program a killed process left is named with its removal" \
+	tcase test_pmd_af_xdp stale_prog
+check 6 "a non-root clean exit leaves no empty /tmp/linerate-<uid>" \
+	todo "TODO(integrator): the EAL helper's case"
 
 # 7. Data races.
 check 7 "ThreadSanitizer clean on the multi-lcore tests and both apps" \
