@@ -3,7 +3,10 @@
  * the null and ring drivers moving and counting packets, stats reset,
  * extended stats, --vdev probing, and functions on ports that do not
  * exist. */
+#include <errno.h>
+#include <net/if.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,6 +14,7 @@
 
 #include "lr_devargs.h"
 #include "lr_eal.h"
+#include "lr_eth_iface.h"
 #include "lr_eth_ring.h"
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
@@ -737,6 +741,68 @@ test_driver_counters(void)
 	return 0;
 }
 
+/* IFF_PROMISC as the kernel keeps it for ifname (every holder counted:
+ * /sys/class/net/<if>/flags); 1, 0, or -1 if unreadable. */
+static int
+sys_promisc(const char *ifname)
+{
+	char path[96];
+	unsigned flags = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", ifname);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	n = fscanf(f, "%x", &flags);
+	fclose(f);
+	return n == 1 ? (flags & IFF_PROMISC) != 0 : -1;
+}
+
+/* The interface queries of lr_eth_iface.h on the loopback interface: its
+ * flags, its link (up and running; no ethtool speed), no such interface;
+ * promiscuous mode held while the descriptor is open, as root. */
+static int
+test_iface_queries(void)
+{
+	struct lr_eth_link link;
+	unsigned flags = 0;
+	int fd, before, held, after;
+
+	LR_TEST_ASSERT_EQ(lr_eth_iface_flags("lo", &flags), 0);
+	LR_TEST_ASSERT((flags & IFF_LOOPBACK) && (flags & IFF_UP),
+		       "lo flags %#x", flags);
+	LR_TEST_ASSERT_EQ(lr_eth_iface_link("lo", &link), 0);
+	LR_TEST_ASSERT_EQ(link.link_status,
+			  (flags & IFF_UP) && (flags & IFF_RUNNING));
+	LR_TEST_ASSERT_EQ(link.link_speed, 0); /* lo answers no ethtool */
+	LR_TEST_ASSERT_EQ(link.link_duplex, 1);
+	LR_TEST_ASSERT_EQ(lr_eth_iface_flags("lrnosuchif0", &flags), -ENODEV);
+	LR_TEST_ASSERT_EQ(lr_eth_iface_link("lrnosuchif0", &link), -ENODEV);
+	LR_TEST_ASSERT_EQ(lr_eth_iface_flags("", &flags), -ENODEV);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_iface_flags("a_name_longer_than_ifnamsiz", &flags),
+	    -ENODEV);
+	LR_TEST_ASSERT_EQ(lr_eth_iface_promisc_hold(0), -ENODEV);
+
+	before = sys_promisc("lo");
+	fd = lr_eth_iface_promisc_hold((int)if_nametoindex("lo"));
+	if (fd == -EPERM) {
+		printf("iface_queries: promiscuous mode needs CAP_NET_RAW: "
+		       "that part skipped\n");
+		return 0;
+	}
+	LR_TEST_ASSERT(fd >= 0, "promisc_hold(lo): %s", lr_strerror(-fd));
+	held = sys_promisc("lo");
+	close(fd);
+	after = sys_promisc("lo");
+	LR_TEST_ASSERT(before >= 0, "cannot read lo's flags in sysfs");
+	LR_TEST_ASSERT_EQ(held, 1);
+	LR_TEST_ASSERT_EQ(after, before);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"devargs_parse", test_devargs_parse},
     {"bad_devargs", test_bad_devargs},
@@ -747,6 +813,7 @@ static const struct lr_test_case cases[] = {
     {"from_rings", test_from_rings},
     {"eal_vdevs", test_eal_vdevs},
     {"driver_counters", test_driver_counters},
+    {"iface_queries", test_iface_queries},
 };
 
 LR_TEST_MAIN("ethdev", cases)

@@ -75,6 +75,7 @@
 #include <linux/sockios.h>
 
 #include "lr_errno.h"
+#include "lr_eth_iface.h"
 #include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
@@ -844,32 +845,16 @@ static int
 afp_link_update(struct lr_eth_dev *dev, int wait)
 {
 	struct afp_port *pp = dev->data->dev_private;
-	struct lr_eth_link *link = &dev->data->link;
-	struct ethtool_cmd ecmd;
-	struct ifreq ifr;
-	int ret;
+	struct lr_eth_link link;
+	int ret = lr_eth_iface_link(pp->iface, &link);
 
-	ret = iface_ioctl(pp, SIOCGIFFLAGS, &ifr);
 	if (ret < 0) {
 		LR_LOG(ERR, PMD, "%s: link of '%s': %s\n", pp->name, pp->iface,
 		       strerror(-ret));
 		return ret;
 	}
-	link->link_status = dev->data->started && (ifr.ifr_flags & IFF_UP) &&
-			    (ifr.ifr_flags & IFF_RUNNING);
-	link->link_duplex = 1;
-	link->link_speed = 0;
-	memset(&ecmd, 0, sizeof(ecmd));
-	ecmd.cmd = ETHTOOL_GSET;
-	ifr.ifr_data = (void *)&ecmd;
-	if (iface_ioctl(pp, SIOCETHTOOL, &ifr) == 0) {
-		uint32_t speed = ethtool_cmd_speed(&ecmd);
-
-		if (speed != (uint32_t)SPEED_UNKNOWN)
-			link->link_speed = speed;
-		link->link_duplex = ecmd.duplex == DUPLEX_FULL;
-		link->link_autoneg = ecmd.autoneg == AUTONEG_ENABLE;
-	}
+	link.link_status = link.link_status && dev->data->started;
+	dev->data->link = link;
 	return 0;
 }
 

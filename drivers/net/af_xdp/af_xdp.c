@@ -48,6 +48,7 @@
 
 #include "lr_cycles.h"
 #include "lr_eth_af_xdp.h"
+#include "lr_eth_iface.h"
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
 #include "lr_pagealloc.h"
@@ -1814,25 +1815,23 @@ afxdp_close(struct lr_eth_dev *dev)
 	return 0;
 }
 
+/* The interface's link as the kernel reports it (up and running, ethtool
+ * speed); down while the port is stopped. */
 static int
 afxdp_link_update(struct lr_eth_dev *dev, int wait)
 {
 	struct axp *p = dev->data->dev_private;
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct lr_eth_link link;
+	int ret = lr_eth_iface_link(p->iface, &link);
 
-	dev->data->link.link_status = 0;
-	if (fd >= 0) {
-		memset(&ifr, 0, sizeof(ifr));
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", p->iface);
-		if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0)
-			dev->data->link.link_status =
-			    dev->data->started &&
-			    (ifr.ifr_flags & IFF_RUNNING) != 0;
-		close(fd);
+	if (ret < 0) {
+		dev->data->link.link_status = 0;
+		LR_LOG(ERR, PMD, "%s: link of '%s': %s\n", dev->data->name,
+		       p->iface, strerror(-ret));
+		return ret;
 	}
-	dev->data->link.link_speed = 10000;
-	dev->data->link.link_duplex = 1;
+	link.link_status = link.link_status && dev->data->started;
+	dev->data->link = link;
 	return 0;
 }
 
@@ -1927,8 +1926,7 @@ static int
 afxdp_promisc(struct lr_eth_dev *dev, int on)
 {
 	struct axp *p = dev->data->dev_private;
-	struct packet_mreq mr;
-	int err;
+	int fd;
 
 	if (!on) {
 		if (p->promisc_fd >= 0)
@@ -1938,23 +1936,14 @@ afxdp_promisc(struct lr_eth_dev *dev, int on)
 	}
 	if (p->promisc_fd >= 0)
 		return 0;
-	p->promisc_fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (p->promisc_fd < 0)
-		goto fail;
-	memset(&mr, 0, sizeof(mr));
-	mr.mr_ifindex = p->ifindex;
-	mr.mr_type = PACKET_MR_PROMISC;
-	if (setsockopt(p->promisc_fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr,
-		       sizeof(mr)) == 0)
-		return 0;
-fail:
-	err = errno;
-	LR_LOG(ERR, PMD, "%s: %s: promiscuous on: %s\n", dev->data->name,
-	       p->iface, strerror(err));
-	if (p->promisc_fd >= 0)
-		close(p->promisc_fd);
-	p->promisc_fd = -1;
-	return -err;
+	fd = lr_eth_iface_promisc_hold(p->ifindex);
+	if (fd < 0) {
+		LR_LOG(ERR, PMD, "%s: %s: promiscuous on: %s\n",
+		       dev->data->name, p->iface, strerror(-fd));
+		return fd;
+	}
+	p->promisc_fd = fd;
+	return 0;
 }
 
 static int
