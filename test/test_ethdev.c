@@ -116,8 +116,10 @@ test_devargs_parse(void)
 	    {"net_null0,=5", -EINVAL, "net_null0: '=5': expected key=value"},
 	    {"net_null0,,size=1", -EINVAL, "net_null0: '': expected key=value"},
 	    {"net null0", -EINVAL, "bad character ' ' in port name"},
-	    {"net_null0,si-ze=1", -EINVAL,
-	     "net_null0: bad character '-' in key 'si-ze' (value '1')"},
+	    {"net_null0,si+ze=1", -EINVAL,
+	     "net_null0: bad character '+' in key 'si+ze' (value '1')"},
+	    {"net_null0,-size=1", -EINVAL,
+	     "net_null0: bad character '-' in key '-size' (value '1')"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		lr_test_log_begin();

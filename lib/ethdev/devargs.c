@@ -19,10 +19,12 @@ name_char_ok(int c)
 	return isalnum(c) || c == '_' || c == '.' || c == ':' || c == '-';
 }
 
+/* Keys as DPDK's kvargs take them: net_memif's are `socket-abstract` and
+ * `zero-copy`; a '-' never starts a key. */
 static int
-key_char_ok(int c)
+key_char_ok(int c, unsigned pos)
 {
-	return isalnum(c) || c == '_';
+	return isalnum(c) || c == '_' || (c == '-' && pos > 0);
 }
 
 int
@@ -82,7 +84,7 @@ lr_devargs_parse(struct lr_devargs *da, const char *str)
 		}
 		*eq = '\0';
 		for (i = 0; key[i]; i++) {
-			if (!key_char_ok((unsigned char)key[i])) {
+			if (!key_char_ok((unsigned char)key[i], i)) {
 				LR_LOG(ERR, ETHDEV,
 				       "%s: bad character '%c' in key '%s' "
 				       "(value '%s')\n",

@@ -7,7 +7,8 @@
  * with lr_devargs_count()/lr_devargs_get_nth()).
  *
  * Grammar: name is 1..LR_DEVARGS_NAME_MAX-1 characters from [A-Za-z0-9_.:-];
- * a key is 1+ characters from [A-Za-z0-9_]; a value is any run of characters
+ * a key is 1+ characters from [A-Za-z0-9_-], not starting with
+ * '-'; a value is any run of characters
  * other than ',' (it may be empty). Whitespace is not special.
  *
  * Error model: lr_devargs_parse() and the typed getters return 0 or a

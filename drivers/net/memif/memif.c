@@ -1,0 +1,2013 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_memif: shared-memory ports speaking memif 2.0 (see lr_eth_memif.h for
+ * the design and memif_proto.h for the wire format).
+ *
+ * Roles of the ring indexes (both ends agree, DPDK's net_memif included):
+ *   C2S ring: the client writes packets at head and publishes head; the
+ *             server reads up to head and returns the slots by moving tail.
+ *   S2C ring: the client offers empty buffers by moving head; the server
+ *             fills slots from tail up to head and publishes tail; the
+ *             client reads up to tail and offers the slots again.
+ * Each index is published with a release store after the descriptors and
+ * data it covers, and read with an acquire load before them (C11 atomics:
+ * lwsync on ppc64le, plain moves on x86).
+ *
+ * Locking: one mutex (ctl.lock) guards every port's control state, the
+ * listeners and the connections; the control thread holds it while it
+ * handles events, lifecycle calls hold it briefly. Burst functions never
+ * take it: they see a queue's `up` flag and mark themselves `busy` (see
+ * q_enter()); the control thread clears `up` and waits for `busy` to drop
+ * before it unmaps anything (quiesce_queue()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_eth_memif.h"
+#include "lr_ethdev_driver.h"
+#include "lr_memory.h"
+#include "memif_proto.h"
+
+#define MIF_MAXQ	 LR_MAX_QUEUES_PER_PORT
+#define MIF_RETRY_NS	 (100ull * 1000 * 1000)
+#define MIF_APP_NAME	 "linerate"
+#define MIF_SUN_PATH_MAX ((int)sizeof(((struct sockaddr_un *)0)->sun_path))
+
+static const char *const memif_keys[] = {
+    "role",  "id",  "socket", "socket-abstract", "bsize",
+    "rsize", "mac", "secret", "zero-copy",	 NULL,
+};
+
+enum { EP_WAKE, EP_LISTEN, EP_CONN };
+
+/* What epoll hands back: the first member of each watched object. */
+struct mif_ep {
+	int kind;
+};
+
+struct mif_port;
+
+/* A server socket; shared by the started server ports of one address. */
+struct mif_listener {
+	struct mif_ep ep;
+	int fd;
+	int abstract;
+	int dead; /* closed; freed at the end of the event batch */
+	unsigned refs;
+	char path[MIF_SUN_PATH_MAX];
+	struct mif_listener *next;
+};
+
+/* A control connection: a client port's, or one accepted by a listener
+ * (bound to a server port once its INIT named one). */
+struct mif_conn {
+	struct mif_ep ep;
+	int fd;
+	int dead; /* closed; freed at the end of the event batch */
+	struct mif_listener *lis;
+	struct mif_port *port;
+	struct mif_conn *next;
+};
+
+/* One queue; datapath fields first. */
+struct mif_queue {
+	_Atomic int busy; /* a burst is running (written by the poller) */
+	_Atomic int up;	  /* ring attached (written by the control thread) */
+	struct mif_ring *ring;
+	uint16_t mask;
+	uint16_t size;
+	uint16_t last;	   /* our private cursor (see rx/tx functions) */
+	uint16_t head;	   /* client rx: head we published last */
+	uint32_t bsize;	   /* client: bytes per buffer */
+	uint8_t *buf_base; /* client: buffer of slot 0 of this ring */
+	uint32_t buf_off;  /* client: its offset in region 0 */
+	const struct mif_region_map *reg;
+	unsigned nreg;
+	int kick_fd; /* the ring's eventfd (peer may want a kick) */
+	struct lr_mempool *mp;
+	uint16_t port_id;
+	uint16_t qid;
+	struct mif_port *p;
+	struct lr_eth_queue_counters c;
+	uint64_t bursts;
+	uint64_t ring_full;
+	uint64_t link_down;
+} __lr_cache_aligned;
+
+enum mif_dir { C2S = 0, S2C = 1 };
+
+struct mif_port {
+	struct mif_queue rxq[MIF_MAXQ];
+	struct mif_queue txq[MIF_MAXQ];
+	struct lr_eth_dev *dev;
+	const char *name;
+	int server;
+	uint32_t id;
+	int abstract;
+	uint32_t bsize;
+	unsigned log2;
+	char path[MIF_SUN_PATH_MAX];
+	char secret[MIF_SECRET_SZ + 1];
+	/* control state, under ctl.lock */
+	int started;
+	int up;
+	uint16_t nb_rxq, nb_txq;
+	struct mif_listener *lis;
+	struct mif_conn *conn;
+	uint64_t retry_at;
+	int waiting_logged;
+	unsigned sent; /* client: handshake messages sent */
+	unsigned n_ring[2];
+	unsigned run_log2;
+	struct mif_region_map reg[MIF_MAX_REGIONS];
+	int reg_fd[MIF_MAX_REGIONS];
+	int reg_mapped[MIF_MAX_REGIONS];
+	unsigned nreg;
+	int ring_fd[2][MIF_MAXQ];
+	uint32_t ring_off[2][MIF_MAXQ];
+	uint16_t ring_reg[2][MIF_MAXQ];
+	uint8_t ring_log2[2][MIF_MAXQ];
+	char peer_name[MIF_NAME_SZ + 1];
+	_Atomic int bad; /* the datapath found a bad ring or descriptor */
+	char bad_why[160];
+	uint64_t nb_connects;
+	uint64_t nb_disconnects;
+	struct mif_port *next;
+};
+
+/* The control plane of all memif ports of the process. */
+static struct {
+	pthread_mutex_t lock;
+	int running;
+	pthread_t thread;
+	int epfd;
+	int wakefd;
+	struct mif_ep wake_ep;
+	struct mif_port *ports;
+	struct mif_listener *listeners;
+	struct mif_conn *conns;
+	struct mif_listener *dead_listeners;
+	unsigned nports;
+} ctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
+
+/* ------------------------------------------------------------------ */
+/* Datapath. */
+
+/* Enter a burst on q: 1 if its ring may be used until q_leave(). The
+ * seq_cst store/load pair with quiesce_queue()'s makes "up seen" and
+ * "busy seen" exclusive (one locked instruction per burst on x86). */
+static inline int
+q_enter(struct mif_queue *q)
+{
+	atomic_store_explicit(&q->busy, 1, memory_order_seq_cst);
+	if (lr_likely(atomic_load_explicit(&q->up, memory_order_seq_cst)))
+		return 1;
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
+	return 0;
+}
+
+static inline void
+q_leave(struct mif_queue *q)
+{
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
+}
+
+static void
+ctl_wake(void)
+{
+	uint64_t one = 1;
+
+	if (write(ctl.wakefd, &one, sizeof(one)) < 0) {
+		/* counter saturated: a wake-up is pending anyway */
+	}
+}
+
+/* The peer broke the ring protocol: stop using q and have the control
+ * thread disconnect with the reason. */
+static __lr_cold void
+q_bad(struct mif_queue *q, const char *fmt, ...)
+{
+	struct mif_port *p = q->p;
+	int zero = 0;
+
+	atomic_store_explicit(&q->up, 0, memory_order_relaxed);
+	if (atomic_compare_exchange_strong(&p->bad, &zero, 1)) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(p->bad_why, sizeof(p->bad_why), fmt, ap);
+		va_end(ap);
+		ctl_wake();
+	}
+}
+
+static __lr_cold uint16_t
+tx_link_down(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
+{
+	lr_pktmbuf_free_bulk(pkts, n);
+	q->c.errors += n;
+	q->link_down += n;
+	return n;
+}
+
+static inline void
+kick(struct mif_queue *q)
+{
+	uint64_t one = 1;
+
+	if (!(q->ring->flags & MIF_RING_FLAG_MASK_INT) && q->kick_fd >= 0) {
+		if (write(q->kick_fd, &one, sizeof(one)) < 0) {
+			/* the peer polls: nothing lost */
+		}
+	}
+}
+
+/* Copy one descriptor's data of len bytes at src to the end of packet m
+ * (the first into m itself, more chained from the pool). 0 or -1. */
+static inline int
+rx_append(struct lr_mbuf *m, struct lr_mempool *mp, const uint8_t *src,
+	  uint32_t len)
+{
+	if (lr_likely(m->pkt_len == 0 && len <= lr_pktmbuf_tailroom(m))) {
+		memcpy(lr_pktmbuf_mtod(m, uint8_t *), src, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		return 0;
+	}
+	return lr_pktmbuf_append_copy(m, mp, src, len);
+}
+
+/* Read packets from descriptors [q->last, end) into pkts. server: the
+ * descriptors name their buffers (checked against the peer's regions);
+ * client: slot s is always our own buffer s. Returns the count; *cur is
+ * where reading stopped (at a packet boundary). */
+static inline uint16_t
+rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
+	int server, uint16_t *cur_out, uint64_t *bytes_out)
+{
+	struct mif_ring *r = q->ring;
+	uint16_t cur = q->last, avail = (uint16_t)(end - cur), got = 0;
+	uint16_t want = LR_MIN(n, avail);
+	uint64_t bytes = 0;
+
+	if (want == 0) {
+		*cur_out = cur;
+		*bytes_out = 0;
+		return 0;
+	}
+	if (lr_unlikely(lr_pktmbuf_alloc_bulk(q->mp, pkts, want) != 0)) {
+		q->c.nombuf += want;
+		*cur_out = cur;
+		*bytes_out = 0;
+		return 0;
+	}
+	while (got < want && cur != end) {
+		struct lr_mbuf *m = pkts[got];
+		uint16_t start = cur;
+
+		for (;;) {
+			const volatile struct mif_desc *d =
+			    &r->desc[cur & q->mask];
+			uint16_t flags = d->flags;
+			uint32_t len = d->length;
+			const uint8_t *src;
+
+			if (server) {
+				uint16_t region = d->region;
+				uint32_t off = d->offset;
+
+				if (lr_unlikely(mif_desc_in_bounds(
+						    q->reg, q->nreg, region,
+						    off, len) != 0)) {
+					q_bad(q,
+					      "rx queue %u: descriptor %u: "
+					      "region %u offset %u length %u "
+					      "outside the regions",
+					      q->qid, cur & q->mask, region,
+					      off, len);
+					goto stop;
+				}
+				src = q->reg[region].addr + off;
+			} else {
+				if (lr_unlikely(len > q->bsize)) {
+					q_bad(q,
+					      "rx queue %u: descriptor %u: "
+					      "length %u > buffer size %u",
+					      q->qid, cur & q->mask, len,
+					      q->bsize);
+					goto stop;
+				}
+				src = q->buf_base +
+				      (size_t)(cur & q->mask) * q->bsize;
+			}
+			if (lr_unlikely(rx_append(m, q->mp, src, len) != 0)) {
+				/* no mbuf for a chained segment: leave the
+				 * packet in the ring for the next burst */
+				q->c.nombuf++;
+				cur = start;
+				goto stop;
+			}
+			cur++;
+			if (!(flags & MIF_DESC_FLAG_NEXT))
+				break;
+			if (lr_unlikely(cur == end)) {
+				q_bad(q,
+				      "rx queue %u: descriptor %u: chain "
+				      "runs past the published index",
+				      q->qid, (uint16_t)(cur - 1) & q->mask);
+				cur = start;
+				goto stop;
+			}
+		}
+		m->port = q->port_id;
+		bytes += m->pkt_len;
+		got++;
+	}
+stop:
+	if (got < want)
+		lr_pktmbuf_free_bulk(pkts + got, want - got);
+	*cur_out = cur;
+	*bytes_out = bytes;
+	return got;
+}
+
+/* Server rx: a C2S ring; read up to head, give back by moving tail. */
+static uint16_t
+memif_rx_server(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_queue *q = rxq;
+	uint16_t head, cur, got;
+	uint64_t bytes;
+
+	if (lr_unlikely(!q_enter(q)))
+		return 0;
+	head = atomic_load_explicit(&q->ring->head, memory_order_acquire);
+	if (lr_unlikely((uint16_t)(head - q->last) > q->size)) {
+		q_bad(q, "rx queue %u: head %u more than %u slots past tail %u",
+		      q->qid, head, q->size, q->last);
+		q_leave(q);
+		return 0;
+	}
+	got = rx_copy(q, pkts, n, head, 1, &cur, &bytes);
+	if (cur != q->last) {
+		atomic_store_explicit(&q->ring->tail, cur,
+				      memory_order_release);
+		q->last = cur;
+	}
+	q_leave(q);
+	q->c.packets += got;
+	q->c.bytes += bytes;
+	q->bursts++;
+	return got;
+}
+
+/* Client rx: an S2C ring; read up to tail, offer the slots again. */
+static uint16_t
+memif_rx_client(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_queue *q = rxq;
+	struct mif_ring *r;
+	uint16_t tail, cur, got, head;
+	uint64_t bytes;
+
+	if (lr_unlikely(!q_enter(q)))
+		return 0;
+	r = q->ring;
+	tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (lr_unlikely((uint16_t)(tail - q->last) >
+			(uint16_t)(q->head - q->last))) {
+		q_bad(q, "rx queue %u: tail %u beyond the head %u offered",
+		      q->qid, tail, q->head);
+		q_leave(q);
+		return 0;
+	}
+	got = rx_copy(q, pkts, n, tail, 0, &cur, &bytes);
+	q->last = cur;
+	/* Offer every slot read back, with its own buffer. */
+	head = q->head;
+	if (head != (uint16_t)(cur + q->size)) {
+		for (; head != (uint16_t)(cur + q->size); head++) {
+			struct mif_desc *d = &r->desc[head & q->mask];
+
+			d->flags = 0;
+			d->region = 0;
+			d->length = q->bsize;
+			d->offset = q->buf_off + (head & q->mask) * q->bsize;
+		}
+		atomic_store_explicit(&r->head, head, memory_order_release);
+		q->head = head;
+	}
+	q_leave(q);
+	q->c.packets += got;
+	q->c.bytes += bytes;
+	q->bursts++;
+	return got;
+}
+
+/* Client tx: a C2S ring; fill our buffers from head, publish head. */
+static uint16_t
+memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_queue *q = txq;
+	struct mif_ring *r;
+	uint16_t tail, slot, nfree, i;
+	uint64_t bytes = 0;
+
+	if (lr_unlikely(!q_enter(q)))
+		return tx_link_down(q, pkts, n);
+	r = q->ring;
+	tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if (lr_unlikely((uint16_t)(q->last - tail) > q->size)) {
+		q_bad(q, "tx queue %u: tail %u more than %u slots behind %u",
+		      q->qid, tail, q->size, q->last);
+		q_leave(q);
+		return tx_link_down(q, pkts, n);
+	}
+	nfree = q->size - (uint16_t)(q->last - tail);
+	slot = q->last;
+	for (i = 0; i < n; i++) {
+		struct lr_mbuf *m = pkts[i], *seg = m;
+		uint32_t soff = 0;
+		unsigned need = 1;
+
+		if (lr_unlikely(m->pkt_len > q->bsize))
+			need = (m->pkt_len + q->bsize - 1) / q->bsize;
+		if (need > nfree)
+			break;
+		nfree -= need;
+		do {
+			struct mif_desc *d = &r->desc[slot & q->mask];
+			uint8_t *dst =
+			    q->buf_base + (size_t)(slot & q->mask) * q->bsize;
+			uint32_t dlen = 0;
+
+			while (seg != NULL && dlen < q->bsize) {
+				uint32_t k = LR_MIN(seg->data_len - soff,
+						    q->bsize - dlen);
+
+				memcpy(dst + dlen,
+				       lr_pktmbuf_mtod(seg, uint8_t *) + soff,
+				       k);
+				dlen += k;
+				soff += k;
+				if (soff == seg->data_len) {
+					seg = seg->next;
+					soff = 0;
+				}
+			}
+			d->region = 0;
+			d->offset = q->buf_off + (slot & q->mask) * q->bsize;
+			d->length = dlen;
+			d->flags = seg != NULL ? MIF_DESC_FLAG_NEXT : 0;
+			slot++;
+		} while (seg != NULL);
+		bytes += m->pkt_len;
+	}
+	if (i > 0) {
+		atomic_store_explicit(&r->head, slot, memory_order_release);
+		q->last = slot;
+		kick(q);
+	}
+	q_leave(q);
+	lr_pktmbuf_free_bulk(pkts, i);
+	if (i < n)
+		q->ring_full++;
+	q->c.packets += i;
+	q->c.bytes += bytes;
+	q->bursts++;
+	return i;
+}
+
+/* Server tx: an S2C ring; fill the buffers the client offered from tail
+ * up to head, publish tail. A packet longer than its first buffer is
+ * placed only if the offered buffers hold it (checked before writing). */
+static uint16_t
+memif_tx_server(void *txq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_queue *q = txq;
+	struct mif_ring *r;
+	uint16_t head, slot, nfree, i;
+	uint64_t bytes = 0;
+
+	if (lr_unlikely(!q_enter(q)))
+		return tx_link_down(q, pkts, n);
+	r = q->ring;
+	head = atomic_load_explicit(&r->head, memory_order_acquire);
+	nfree = (uint16_t)(head - q->last);
+	if (lr_unlikely(nfree > q->size)) {
+		q_bad(q, "tx queue %u: head %u more than %u slots past %u",
+		      q->qid, head, q->size, q->last);
+		q_leave(q);
+		return tx_link_down(q, pkts, n);
+	}
+	slot = q->last;
+	for (i = 0; i < n; i++) {
+		struct lr_mbuf *m = pkts[i], *seg = m;
+		uint32_t soff = 0, cap = 0;
+		uint16_t k, pstart = slot;
+
+		/* The buffers this packet takes, before writing any. */
+		for (k = 0; k < nfree && cap < m->pkt_len; k++)
+			cap += ((volatile struct mif_desc *)&r
+				    ->desc[(uint16_t)(slot + k) & q->mask])
+				   ->length;
+		if (k == 0 && nfree > 0)
+			k = 1; /* an empty packet takes one slot */
+		if (cap < m->pkt_len || k == 0)
+			break;
+		nfree -= k;
+		do {
+			volatile struct mif_desc *d = &r->desc[slot & q->mask];
+			uint16_t region = d->region;
+			uint32_t off = d->offset, len = d->length, dlen = 0;
+			uint8_t *dst;
+
+			if (lr_unlikely(mif_desc_in_bounds(q->reg, q->nreg,
+							   region, off,
+							   len) != 0)) {
+				q_bad(q,
+				      "tx queue %u: descriptor %u: region %u "
+				      "offset %u length %u outside the "
+				      "regions",
+				      q->qid, slot & q->mask, region, off, len);
+				slot = pstart;
+				goto out;
+			}
+			dst = q->reg[region].addr + off;
+			while (seg != NULL && dlen < len) {
+				uint32_t c =
+				    LR_MIN(seg->data_len - soff, len - dlen);
+
+				memcpy(dst + dlen,
+				       lr_pktmbuf_mtod(seg, uint8_t *) + soff,
+				       c);
+				dlen += c;
+				soff += c;
+				if (soff == seg->data_len) {
+					seg = seg->next;
+					soff = 0;
+				}
+			}
+			d->length = dlen;
+			d->flags = seg != NULL ? MIF_DESC_FLAG_NEXT : 0;
+			slot++;
+		} while (seg != NULL && --k > 0);
+		bytes += m->pkt_len;
+	}
+out:
+	if (slot != q->last) {
+		atomic_store_explicit(&r->tail, slot, memory_order_release);
+		q->last = slot;
+		kick(q);
+	}
+	q_leave(q);
+	lr_pktmbuf_free_bulk(pkts, i);
+	if (i < n)
+		q->ring_full++;
+	q->c.packets += i;
+	q->c.bytes += bytes;
+	q->bursts++;
+	return i;
+}
+
+/* ------------------------------------------------------------------ */
+/* Control plane (under ctl.lock). */
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Fill a socket address for path; its length. */
+static socklen_t
+make_addr(struct sockaddr_un *sa, const char *path, int abstract)
+{
+	size_t len = strlen(path);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (abstract) {
+		memcpy(sa->sun_path + 1, path, len);
+		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+				   len);
+	}
+	memcpy(sa->sun_path, path, len);
+	return (socklen_t)sizeof(*sa);
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Send m with an optional fd (-1: none); 0 or -errno. */
+static int
+msg_send(int sock, const struct mif_msg *m, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = (void *)m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	ssize_t r;
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	r = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (r < 0)
+		return -errno;
+	return r == (ssize_t)sizeof(*m) ? 0 : -EMSGSIZE;
+}
+
+static void
+send_disconnect(int sock, const char *reason)
+{
+	struct mif_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = MIF_MSG_DISCONNECT;
+	/* the reason string, cut to fit with its NUL */
+	memcpy(m.disconnect.string, reason,
+	       strnlen(reason, sizeof(m.disconnect.string) - 1));
+	(void)msg_send(sock, &m, -1);
+}
+
+static void
+conn_close(struct mif_conn *c)
+{
+	if (c->dead)
+		return;
+	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close_fd(&c->fd);
+	c->dead = 1;
+	if (c->port != NULL && c->port->conn == c)
+		c->port->conn = NULL;
+	c->port = NULL;
+}
+
+/* Wait until no burst uses q, with q marked down. */
+static void
+quiesce_queue(struct mif_queue *q)
+{
+	atomic_store_explicit(&q->up, 0, memory_order_seq_cst);
+	while (atomic_load_explicit(&q->busy, memory_order_seq_cst))
+		sched_yield();
+}
+
+enum { BY_US = 0, BY_PEER = 1, BY_STOP = 2 };
+
+/* Tear down the connection state of p: queues stopped, memory unmapped,
+ * fds closed. Sends DISCONNECT with reason when a connection is open and
+ * the peer did not end it (by != BY_PEER); logs why: an error when we
+ * found the peer at fault (BY_US), a notice otherwise. */
+static void
+port_disconnect(struct mif_port *p, const char *reason, int by)
+{
+	int peer_said = by == BY_PEER;
+	int was_up = p->up;
+
+	/* logged first: a peer that got our DISCONNECT finds the line */
+	if (reason != NULL)
+		lr_log(by != BY_US ? LR_LOG_NOTICE : LR_LOG_ERR, LR_LOGTYPE_PMD,
+		       "%s: %s%s%s\n", p->name,
+		       peer_said ? "peer disconnected: " : "disconnected: ",
+		       reason, was_up ? " (link down)" : "");
+	if (p->conn != NULL) {
+		if (reason != NULL && !peer_said)
+			send_disconnect(p->conn->fd, reason);
+		conn_close(p->conn);
+	}
+	for (unsigned q = 0; q < MIF_MAXQ; q++) {
+		quiesce_queue(&p->rxq[q]);
+		quiesce_queue(&p->txq[q]);
+		p->rxq[q].ring = p->txq[q].ring = NULL;
+		p->rxq[q].nreg = p->txq[q].nreg = 0;
+		p->rxq[q].kick_fd = p->txq[q].kick_fd = -1;
+	}
+	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
+		if (p->reg_mapped[i])
+			munmap(p->reg[i].addr, p->reg[i].size);
+		p->reg_mapped[i] = 0;
+		p->reg[i].addr = NULL;
+		p->reg[i].size = 0;
+		close_fd(&p->reg_fd[i]);
+	}
+	p->nreg = 0;
+	for (unsigned d = 0; d < 2; d++) {
+		for (unsigned i = 0; i < MIF_MAXQ; i++)
+			close_fd(&p->ring_fd[d][i]);
+		p->n_ring[d] = 0;
+	}
+	p->sent = 0;
+	p->up = 0;
+	atomic_store(&p->bad, 0);
+	if (was_up)
+		p->nb_disconnects++;
+	if (!p->server)
+		p->retry_at = now_ns() + MIF_RETRY_NS;
+}
+
+/* Mark the queues whose rings exist up: the link is up. */
+static void
+port_up(struct mif_port *p)
+{
+	struct mif_queue *rx = p->rxq, *tx = p->txq;
+	/* client: tx = C2S, rx = S2C; server: rx = C2S, tx = S2C */
+	unsigned nrx = p->n_ring[p->server ? C2S : S2C];
+	unsigned ntx = p->n_ring[p->server ? S2C : C2S];
+
+	for (unsigned q = 0; q < nrx && q < p->nb_rxq; q++)
+		atomic_store_explicit(&rx[q].up, 1, memory_order_seq_cst);
+	for (unsigned q = 0; q < ntx && q < p->nb_txq; q++)
+		atomic_store_explicit(&tx[q].up, 1, memory_order_seq_cst);
+	p->up = 1;
+	p->nb_connects++;
+	LR_LOG(INFO, PMD,
+	       "%s: connected to '%s' (%s, id %u): %u rx, %u tx rings of %u "
+	       "slots (link up)\n",
+	       p->name, p->peer_name, p->server ? "server" : "client", p->id,
+	       LR_MIN(nrx, p->nb_rxq), LR_MIN(ntx, p->nb_txq),
+	       1u << p->run_log2);
+}
+
+/* Attach queue q to ring r (C2S or S2C index i) for its role. */
+static void
+queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
+	     struct mif_ring *r, unsigned log2)
+{
+	q->ring = r;
+	q->size = (uint16_t)(1u << log2);
+	q->mask = (uint16_t)(q->size - 1);
+	q->reg = p->reg;
+	q->nreg = p->nreg;
+	q->kick_fd = p->ring_fd[dir][i];
+	q->bsize = p->bsize;
+	q->p = p;
+	if (p->server) {
+		q->last = atomic_load_explicit(&r->tail, memory_order_acquire);
+	} else {
+		unsigned global = dir == C2S ? i : p->n_ring[C2S] + i;
+		size_t rings = (size_t)(p->n_ring[C2S] + p->n_ring[S2C]) *
+			       mif_ring_bytes(log2);
+
+		q->buf_off =
+		    (uint32_t)(rings + (size_t)global * q->size * p->bsize);
+		q->buf_base = p->reg[0].addr + q->buf_off;
+		q->last = 0;
+		q->head = dir == S2C ? q->size : 0;
+	}
+}
+
+/* The default hugepage size from /proc/meminfo, or 0. */
+static size_t
+huge_page_size(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	size_t kb = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Hugepagesize: %zu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* Client: create region 0 (rings, then buffers), the ring eventfds and
+ * the rings; 0 or -1 with why. */
+static int
+client_make_region(struct mif_port *p, char *why, size_t whylen)
+{
+	unsigned nr = p->n_ring[C2S] + p->n_ring[S2C];
+	size_t rbytes = mif_ring_bytes(p->run_log2);
+	uint64_t size = (uint64_t)nr * rbytes +
+			(uint64_t)nr * (1u << p->run_log2) * p->bsize;
+	size_t hp = lr_eal_has_hugepages() ? huge_page_size() : 0;
+	int fd = -1;
+	void *a;
+
+	if (size > UINT32_MAX) {
+		snprintf(why, whylen,
+			 "region of %llu bytes: offsets are 32-bit (lower "
+			 "bsize or rsize)",
+			 (unsigned long long)size);
+		return -1;
+	}
+	if (hp != 0) {
+		uint64_t hsize = LR_ALIGN_CEIL(size, hp);
+
+		fd =
+		    memfd_create("memif_region_0",
+				 MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+		if (fd >= 0 && ftruncate(fd, (off_t)hsize) == 0) {
+			a = mmap(NULL, hsize, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_POPULATE, fd, 0);
+			if (a != MAP_FAILED) {
+				size = hsize;
+				goto mapped;
+			}
+		}
+		close_fd(&fd); /* no free hugepages: ordinary memory */
+	}
+	fd = memfd_create("memif_region_0", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+		snprintf(why, whylen, "region of %llu bytes: %s",
+			 (unsigned long long)size, strerror(errno));
+		close_fd(&fd);
+		return -1;
+	}
+	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED) {
+		snprintf(why, whylen, "mmap of a %llu-byte region: %s",
+			 (unsigned long long)size, strerror(errno));
+		close_fd(&fd);
+		return -1;
+	}
+mapped:
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
+	p->reg[0].addr = a;
+	p->reg[0].size = size;
+	p->reg_fd[0] = fd;
+	p->reg_mapped[0] = 1;
+	p->nreg = 1;
+	for (unsigned k = 0; k < nr; k++) {
+		int dir = k < p->n_ring[C2S] ? C2S : S2C;
+		unsigned i = dir == C2S ? k : k - p->n_ring[C2S];
+		struct mif_ring *r =
+		    (struct mif_ring *)((uint8_t *)a + (size_t)k * rbytes);
+		unsigned rs = 1u << p->run_log2;
+		uint32_t boff =
+		    (uint32_t)((size_t)nr * rbytes + (size_t)k * rs * p->bsize);
+
+		p->ring_fd[dir][i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (p->ring_fd[dir][i] < 0) {
+			snprintf(why, whylen, "eventfd: %s", strerror(errno));
+			return -1;
+		}
+		p->ring_off[dir][i] = (uint32_t)(k * rbytes);
+		p->ring_reg[dir][i] = 0;
+		p->ring_log2[dir][i] = (uint8_t)p->run_log2;
+		r->cookie = MIF_COOKIE;
+		/* we poll our rx rings: no interrupts please */
+		r->flags = dir == S2C ? MIF_RING_FLAG_MASK_INT : 0;
+		for (unsigned s = 0; s < rs; s++) {
+			r->desc[s].flags = 0;
+			r->desc[s].region = 0;
+			r->desc[s].offset = boff + s * p->bsize;
+			r->desc[s].length = p->bsize;
+			r->desc[s].metadata = 0;
+		}
+		atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+		atomic_store_explicit(&r->head, (uint16_t)(dir == S2C ? rs : 0),
+				      memory_order_release);
+		if (dir == C2S && i < p->nb_txq)
+			queue_attach(p, &p->txq[i], dir, i, r, p->run_log2);
+		if (dir == S2C && i < p->nb_rxq)
+			queue_attach(p, &p->rxq[i], dir, i, r, p->run_log2);
+	}
+	return 0;
+}
+
+/* Client: send handshake message number p->sent (INIT, ADD_REGION,
+ * ADD_RINGs, CONNECT); 1 when CONNECT went out, 0, or -1. */
+static int
+client_send_next(struct mif_port *p, char *why, size_t whylen)
+{
+	unsigned k = p->sent, nr = p->n_ring[C2S] + p->n_ring[S2C];
+	struct mif_msg m;
+	int fd = -1, ret;
+
+	memset(&m, 0, sizeof(m));
+	if (k == 0) {
+		m.type = MIF_MSG_INIT;
+		m.init.version = MIF_VERSION;
+		m.init.id = p->id;
+		m.init.mode = 0;
+		memcpy(m.init.secret, p->secret, strlen(p->secret));
+		snprintf((char *)m.init.name, sizeof(m.init.name), "%s",
+			 MIF_APP_NAME);
+	} else if (k == 1) {
+		m.type = MIF_MSG_ADD_REGION;
+		m.add_region.index = 0;
+		m.add_region.size = p->reg[0].size;
+		fd = p->reg_fd[0];
+	} else if (k < 2 + nr) {
+		unsigned r = k - 2;
+		int dir = r < p->n_ring[C2S] ? C2S : S2C;
+		unsigned i = dir == C2S ? r : r - p->n_ring[C2S];
+
+		m.type = MIF_MSG_ADD_RING;
+		m.add_ring.flags = dir == C2S ? MIF_ADD_RING_FLAG_C2S : 0;
+		m.add_ring.index = (uint16_t)i;
+		m.add_ring.region = p->ring_reg[dir][i];
+		m.add_ring.offset = p->ring_off[dir][i];
+		m.add_ring.log2_ring_size = p->ring_log2[dir][i];
+		fd = p->ring_fd[dir][i];
+	} else if (k == 2 + nr) {
+		m.type = MIF_MSG_CONNECT;
+		snprintf((char *)m.connect.if_name, sizeof(m.connect.if_name),
+			 "%s", p->name);
+	} else {
+		snprintf(why, whylen, "unexpected ACK after CONNECT");
+		return -1;
+	}
+	ret = msg_send(p->conn->fd, &m, fd);
+	if (ret < 0) {
+		snprintf(why, whylen, "sending %s: %s",
+			 lr_memif_msg_type_name_(m.type), strerror(-ret));
+		return -1;
+	}
+	p->sent++;
+	return m.type == MIF_MSG_CONNECT;
+}
+
+/* Client: a message from the server. 0, or -1 with why. */
+static int
+client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
+	      size_t whylen)
+{
+	unsigned nr = p->n_ring[C2S] + p->n_ring[S2C];
+
+	switch (m->type) {
+	case MIF_MSG_HELLO:
+		if (p->sent != 0 || p->nreg != 0)
+			break;
+		if (m->hello.min_version > MIF_VERSION ||
+		    m->hello.max_version < MIF_VERSION) {
+			snprintf(why, whylen,
+				 "incompatible memif version: server speaks "
+				 "0x%x..0x%x, we 0x%x",
+				 m->hello.min_version, m->hello.max_version,
+				 MIF_VERSION);
+			return -1;
+		}
+		memcpy(p->peer_name, m->hello.name, MIF_NAME_SZ);
+		p->peer_name[MIF_NAME_SZ] = '\0';
+		p->n_ring[C2S] =
+		    LR_MIN((unsigned)m->hello.max_c2s_ring + 1, p->nb_txq);
+		p->n_ring[S2C] =
+		    LR_MIN((unsigned)m->hello.max_s2c_ring + 1, p->nb_rxq);
+		p->run_log2 = LR_MIN(m->hello.max_log2_ring_size, p->log2);
+		if (client_make_region(p, why, whylen) != 0)
+			return -1;
+		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
+	case MIF_MSG_ACK:
+		if (p->sent == 0 || p->sent >= 3 + nr)
+			break;
+		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
+	case MIF_MSG_CONNECTED:
+		if (p->sent != 3 + nr || p->up)
+			break;
+		if (p->peer_name[0] == '\0') {
+			memcpy(p->peer_name, m->connected.if_name, MIF_NAME_SZ);
+			p->peer_name[MIF_NAME_SZ] = '\0';
+		}
+		port_up(p);
+		return 0;
+	default:
+		break;
+	}
+	snprintf(why, whylen, "unexpected %s (after %u handshake messages)",
+		 lr_memif_msg_type_name_(m->type), p->sent);
+	return -1;
+}
+
+/* Server: map the regions and check the rings named by ADD_RING; then
+ * attach the queues. 0 or -1 with why. */
+static int
+server_connect(struct mif_port *p, char *why, size_t whylen)
+{
+	if (p->nreg == 0 || p->n_ring[C2S] == 0 || p->n_ring[S2C] == 0) {
+		snprintf(why, whylen,
+			 "CONNECT before regions and rings (%u regions, %u "
+			 "C2S, %u S2C rings)",
+			 p->nreg, p->n_ring[C2S], p->n_ring[S2C]);
+		return -1;
+	}
+	for (unsigned i = 0; i < p->nreg; i++) {
+		struct stat st;
+		int seals = fcntl(p->reg_fd[i], F_GET_SEALS);
+		void *a;
+
+		if (fstat(p->reg_fd[i], &st) != 0 ||
+		    (uint64_t)st.st_size < p->reg[i].size) {
+			snprintf(why, whylen,
+				 "region %u: file of %lld bytes, announced "
+				 "%llu",
+				 i, (long long)st.st_size,
+				 (unsigned long long)p->reg[i].size);
+			return -1;
+		}
+		if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+			snprintf(why, whylen,
+				 "region %u: not sealed against shrinking "
+				 "(F_SEAL_SHRINK)",
+				 i);
+			return -1;
+		}
+		a = mmap(NULL, p->reg[i].size, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, p->reg_fd[i], 0);
+		if (a == MAP_FAILED) {
+			snprintf(why, whylen, "region %u: mmap: %s", i,
+				 strerror(errno));
+			return -1;
+		}
+		p->reg[i].addr = a;
+		p->reg_mapped[i] = 1;
+	}
+	for (int dir = 0; dir < 2; dir++) {
+		for (unsigned i = 0; i < p->n_ring[dir]; i++) {
+			unsigned reg = p->ring_reg[dir][i];
+			unsigned log2 = p->ring_log2[dir][i];
+			uint64_t off = p->ring_off[dir][i];
+			struct mif_ring *r;
+
+			if (p->ring_fd[dir][i] < 0) {
+				snprintf(why, whylen,
+					 "%s ring %u missing (rings %u..%u "
+					 "announced)",
+					 dir == C2S ? "C2S" : "S2C", i, 0,
+					 p->n_ring[dir] - 1);
+				return -1;
+			}
+			if (reg >= p->nreg ||
+			    off + mif_ring_bytes(log2) > p->reg[reg].size) {
+				snprintf(why, whylen,
+					 "%s ring %u: region %u offset %llu "
+					 "size %zu outside the regions",
+					 dir == C2S ? "C2S" : "S2C", i, reg,
+					 (unsigned long long)off,
+					 mif_ring_bytes(log2));
+				return -1;
+			}
+			r = (struct mif_ring *)(p->reg[reg].addr + off);
+			if (r->cookie != MIF_COOKIE) {
+				snprintf(why, whylen,
+					 "%s ring %u: cookie 0x%x (expected "
+					 "0x%x)",
+					 dir == C2S ? "C2S" : "S2C", i,
+					 r->cookie, MIF_COOKIE);
+				return -1;
+			}
+			p->run_log2 = log2;
+			if (dir == C2S) {
+				r->flags = MIF_RING_FLAG_MASK_INT; /* we poll */
+				queue_attach(p, &p->rxq[i], dir, i, r, log2);
+			} else {
+				queue_attach(p, &p->txq[i], dir, i, r, log2);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Server: find the started server port with this id on listener l. */
+static struct mif_port *
+server_find(struct mif_listener *l, uint32_t id)
+{
+	for (struct mif_port *p = ctl.ports; p != NULL; p = p->next)
+		if (p->server && p->started && p->lis == l && p->id == id)
+			return p;
+	return NULL;
+}
+
+/* Server: a message on connection c; 0, or -1 with why. fd: the one that
+ * came with it (taken over on success, closed by the caller otherwise). */
+static int
+server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd, char *why,
+	      size_t whylen)
+{
+	struct mif_port *p = c->port;
+	struct mif_msg ack;
+
+	memset(&ack, 0, sizeof(ack));
+	ack.type = MIF_MSG_ACK;
+	if (p == NULL) {
+		char secret[MIF_SECRET_SZ + 1];
+
+		if (m->type != MIF_MSG_INIT) {
+			snprintf(why, whylen, "%s before INIT",
+				 lr_memif_msg_type_name_(m->type));
+			return -1;
+		}
+		if (m->init.version != MIF_VERSION) {
+			snprintf(why, whylen,
+				 "incompatible memif version 0x%x (we speak "
+				 "0x%x)",
+				 m->init.version, MIF_VERSION);
+			return -1;
+		}
+		p = server_find(c->lis, m->init.id);
+		if (p == NULL) {
+			snprintf(why, whylen, "no interface with id %u",
+				 m->init.id);
+			return -1;
+		}
+		if (p->conn != NULL) {
+			snprintf(why, whylen, "id %u already connected",
+				 m->init.id);
+			return -1;
+		}
+		memcpy(secret, m->init.secret, MIF_SECRET_SZ);
+		secret[MIF_SECRET_SZ] = '\0';
+		if (strcmp(secret, p->secret) != 0) {
+			snprintf(why, whylen,
+				 p->secret[0] == '\0' ? "unexpected secret"
+				 : secret[0] == '\0'  ? "secret required"
+						      : "incorrect secret");
+			/* DPDK ignores a secret it does not require */
+			if (p->secret[0] != '\0')
+				return -1;
+		}
+		memcpy(p->peer_name, m->init.name, MIF_NAME_SZ);
+		p->peer_name[MIF_NAME_SZ] = '\0';
+		c->port = p;
+		p->conn = c;
+		return msg_send(c->fd, &ack, -1) == 0 ? 0 : -1;
+	}
+	if (p->up) {
+		snprintf(why, whylen, "%s while connected",
+			 lr_memif_msg_type_name_(m->type));
+		return -1;
+	}
+	switch (m->type) {
+	case MIF_MSG_ADD_REGION: {
+		unsigned i = m->add_region.index;
+
+		if (i != p->nreg) {
+			snprintf(why, whylen,
+				 "ADD_REGION: index %u (expected %u)", i,
+				 p->nreg);
+			return -1;
+		}
+		p->reg_fd[i] = *fd;
+		*fd = -1;
+		p->reg[i].size = m->add_region.size;
+		p->nreg++;
+		break;
+	}
+	case MIF_MSG_ADD_RING: {
+		const struct mif_msg_add_ring *a = &m->add_ring;
+		int dir = (a->flags & MIF_ADD_RING_FLAG_C2S) ? C2S : S2C;
+		/* C2S rings feed our rx queues, S2C rings our tx queues */
+		unsigned nq = dir == C2S ? p->nb_rxq : p->nb_txq;
+
+		if (a->index >= nq || a->index != p->n_ring[dir]) {
+			snprintf(why, whylen,
+				 "ADD_RING: %s ring index %u (expected %u, "
+				 "we have %u %s queues)",
+				 dir == C2S ? "C2S" : "S2C", a->index,
+				 p->n_ring[dir], nq, dir == C2S ? "rx" : "tx");
+			return -1;
+		}
+		if (p->n_ring[C2S] + p->n_ring[S2C] > 0 &&
+		    a->log2_ring_size != p->run_log2) {
+			snprintf(why, whylen,
+				 "ADD_RING: log2 ring size %u (earlier rings "
+				 "%u)",
+				 a->log2_ring_size, p->run_log2);
+			return -1;
+		}
+		p->run_log2 = a->log2_ring_size;
+		p->ring_fd[dir][a->index] = *fd;
+		*fd = -1;
+		p->ring_reg[dir][a->index] = a->region;
+		p->ring_off[dir][a->index] = a->offset;
+		p->ring_log2[dir][a->index] = a->log2_ring_size;
+		p->n_ring[dir]++;
+		break;
+	}
+	case MIF_MSG_CONNECT: {
+		struct mif_msg r;
+
+		if (server_connect(p, why, whylen) != 0)
+			return -1;
+		if (p->peer_name[0] == '\0') {
+			memcpy(p->peer_name, m->connect.if_name, MIF_NAME_SZ);
+			p->peer_name[MIF_NAME_SZ] = '\0';
+		}
+		memset(&r, 0, sizeof(r));
+		r.type = MIF_MSG_CONNECTED;
+		snprintf((char *)r.connected.if_name,
+			 sizeof(r.connected.if_name), "%s", p->name);
+		if (msg_send(c->fd, &r, -1) != 0) {
+			snprintf(why, whylen, "sending CONNECTED: %s",
+				 strerror(errno));
+			return -1;
+		}
+		port_up(p);
+		return 0;
+	}
+	default:
+		snprintf(why, whylen, "unexpected %s during the handshake",
+			 lr_memif_msg_type_name_(m->type));
+		return -1;
+	}
+	return msg_send(c->fd, &ack, -1) == 0 ? 0 : -1;
+}
+
+/* Receive one message from c: its length (0: peer closed, <0: error),
+ * the fds that came with it in fds[] (*nfds; -1 if truncated). */
+static ssize_t
+msg_recv(int sock, struct mif_msg *m, int *fds, int *nfds)
+{
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	ssize_t r;
+
+	*nfds = 0;
+	memset(m, 0, sizeof(*m));
+	r = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (r < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL;
+	     c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+
+		for (size_t i = 0; i < n; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (*nfds < 4)
+				fds[(*nfds)++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (mh.msg_flags & MSG_CTRUNC) {
+		for (int i = 0; i < *nfds; i++)
+			close(fds[i]);
+		*nfds = -1;
+	}
+	if (mh.msg_flags & MSG_TRUNC)
+		return (ssize_t)sizeof(*m) + 1; /* longer than a message */
+	return r;
+}
+
+/* Fail connection c (and its port, if any) with reason why. */
+static void
+conn_fail(struct mif_conn *c, const char *why, int peer_said)
+{
+	if (c->port != NULL) {
+		port_disconnect(c->port, why, peer_said);
+		return;
+	}
+	LR_LOG(ERR, PMD, "net_memif: socket %s%s: connection refused: %s\n",
+	       c->lis != NULL && c->lis->abstract ? "@" : "",
+	       c->lis != NULL ? c->lis->path : "?", why);
+	if (!peer_said)
+		send_disconnect(c->fd, why);
+	conn_close(c);
+}
+
+/* Handle what arrived on connection c. */
+static void
+conn_event(struct mif_conn *c)
+{
+	char why[192];
+	struct mif_msg m;
+	int fds[4], nfds;
+	ssize_t r;
+
+	while (!c->dead) {
+		r = msg_recv(c->fd, &m, fds, &nfds);
+		if (r == -EAGAIN || r == -EINTR)
+			return;
+		if (r <= 0) {
+			conn_fail(c,
+				  r == 0 ? "peer closed the connection"
+					 : strerror((int)-r),
+				  1);
+			return;
+		}
+		if (lr_memif_msg_check_(&m, (size_t)r, nfds, why,
+					sizeof(why)) != 0) {
+			for (int i = 0; i < nfds; i++)
+				close(fds[i]);
+			conn_fail(c, why, 0);
+			return;
+		}
+		if (m.type == MIF_MSG_DISCONNECT) {
+			char reason[MIF_REASON_SZ + 1];
+
+			memcpy(reason, m.disconnect.string, MIF_REASON_SZ);
+			reason[MIF_REASON_SZ] = '\0';
+			snprintf(why, sizeof(why), "%s (code %u)", reason,
+				 m.disconnect.code);
+			conn_fail(c, why, 1);
+			return;
+		}
+		int fd = nfds == 1 ? fds[0] : -1;
+		int ret;
+
+		if (c->lis != NULL) {
+			ret = server_handle(c, &m, &fd, why, sizeof(why));
+		} else {
+			ret = client_handle(c->port, &m, why, sizeof(why));
+		}
+		close_fd(&fd);
+		if (ret != 0) {
+			conn_fail(c, why, 0);
+			return;
+		}
+	}
+}
+
+static struct mif_conn *
+conn_new(int fd, struct mif_listener *l, struct mif_port *p)
+{
+	struct mif_conn *c = calloc(1, sizeof(*c));
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (c == NULL)
+		return NULL;
+	c->ep.kind = EP_CONN;
+	c->fd = fd;
+	c->lis = l;
+	c->port = p;
+	ev.data.ptr = c;
+	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->next = ctl.conns;
+	ctl.conns = c;
+	return c;
+}
+
+/* A client connects to its server: HELLO tells the rest. */
+static void
+client_try(struct mif_port *p)
+{
+	struct sockaddr_un sa;
+	socklen_t len = make_addr(&sa, p->path, p->abstract);
+	int fd =
+	    socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	p->retry_at = now_ns() + MIF_RETRY_NS;
+	if (fd < 0)
+		return;
+	if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
+		if (!p->waiting_logged)
+			LR_LOG(NOTICE, PMD,
+			       "%s: waiting for a server on %s%s (%s)\n",
+			       p->name, p->abstract ? "@" : "", p->path,
+			       strerror(errno));
+		p->waiting_logged = 1;
+		close(fd);
+		return;
+	}
+	p->waiting_logged = 0;
+	p->conn = conn_new(fd, NULL, p);
+	if (p->conn == NULL)
+		close(fd);
+}
+
+static void
+listener_event(struct mif_listener *l)
+{
+	struct mif_msg m;
+	struct mif_conn *c;
+	int fd;
+
+	while (!l->dead && (fd = accept4(l->fd, NULL, NULL,
+					 SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
+		c = conn_new(fd, l, NULL);
+		if (c == NULL) {
+			close(fd);
+			continue;
+		}
+		memset(&m, 0, sizeof(m));
+		m.type = MIF_MSG_HELLO;
+		snprintf((char *)m.hello.name, sizeof(m.hello.name), "%s",
+			 MIF_APP_NAME);
+		m.hello.min_version = MIF_VERSION;
+		m.hello.max_version = MIF_VERSION;
+		m.hello.max_region = MIF_MAX_REGIONS - 1;
+		m.hello.max_c2s_ring = MIF_MAXQ - 1;
+		m.hello.max_s2c_ring = MIF_MAXQ - 1;
+		m.hello.max_log2_ring_size = MIF_MAX_LOG2_RING;
+		if (msg_send(fd, &m, -1) != 0)
+			conn_close(c);
+	}
+}
+
+static void *
+ctl_thread(void *arg)
+{
+	struct epoll_event ev[16];
+
+	(void)arg;
+	pthread_mutex_lock(&ctl.lock);
+	while (ctl.running) {
+		int n;
+
+		pthread_mutex_unlock(&ctl.lock);
+		n = epoll_wait(ctl.epfd, ev, LR_DIM(ev), 50);
+		pthread_mutex_lock(&ctl.lock);
+		if (!ctl.running)
+			break;
+		for (int i = 0; i < n; i++) {
+			struct mif_ep *e = ev[i].data.ptr;
+
+			if (e->kind == EP_WAKE) {
+				uint64_t v;
+
+				if (read(ctl.wakefd, &v, sizeof(v)) < 0) {
+					/* nothing pending */
+				}
+			} else if (e->kind == EP_LISTEN) {
+				listener_event((struct mif_listener *)e);
+			} else {
+				conn_event((struct mif_conn *)e);
+			}
+		}
+		uint64_t now = now_ns();
+
+		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next) {
+			if (atomic_load(&p->bad))
+				port_disconnect(p, p->bad_why, 0);
+			if (!p->server && p->started && p->conn == NULL &&
+			    now >= p->retry_at)
+				client_try(p);
+		}
+		while (ctl.dead_listeners != NULL) {
+			struct mif_listener *l = ctl.dead_listeners;
+
+			ctl.dead_listeners = l->next;
+			free(l);
+		}
+		/* free the connections closed in this round */
+		for (struct mif_conn **pc = &ctl.conns; *pc != NULL;) {
+			struct mif_conn *c = *pc;
+
+			if (c->dead) {
+				*pc = c->next;
+				free(c);
+			} else {
+				pc = &c->next;
+			}
+		}
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return NULL;
+}
+
+/* Start the control thread with the first port (ctl.lock held). */
+static int
+ctl_start(void)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (ctl.running)
+		return 0;
+	ctl.epfd = epoll_create1(EPOLL_CLOEXEC);
+	ctl.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ctl.epfd < 0 || ctl.wakefd < 0)
+		goto fail;
+	ctl.wake_ep.kind = EP_WAKE;
+	ev.data.ptr = &ctl.wake_ep;
+	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, ctl.wakefd, &ev) != 0)
+		goto fail;
+	ctl.running = 1;
+	if (pthread_create(&ctl.thread, NULL, ctl_thread, NULL) != 0) {
+		ctl.running = 0;
+		goto fail;
+	}
+	return 0;
+fail:
+	close_fd(&ctl.epfd);
+	close_fd(&ctl.wakefd);
+	return -ENOMEM;
+}
+
+/* Stop the control thread after the last port (ctl.lock held; dropped
+ * and taken again around the join). */
+static void
+ctl_stop(void)
+{
+	if (!ctl.running)
+		return;
+	ctl.running = 0;
+	ctl_wake();
+	pthread_mutex_unlock(&ctl.lock);
+	pthread_join(ctl.thread, NULL);
+	pthread_mutex_lock(&ctl.lock);
+	for (struct mif_conn *c = ctl.conns, *n; c != NULL; c = n) {
+		n = c->next;
+		conn_close(c);
+		free(c);
+	}
+	ctl.conns = NULL;
+	while (ctl.dead_listeners != NULL) {
+		struct mif_listener *l = ctl.dead_listeners;
+
+		ctl.dead_listeners = l->next;
+		free(l);
+	}
+	close_fd(&ctl.epfd);
+	close_fd(&ctl.wakefd);
+}
+
+/* Get (or create) the listener for p's address; 0 or -errno (logged). */
+static int
+listener_get(struct mif_port *p)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct mif_listener *l;
+	struct sockaddr_un sa;
+	socklen_t len;
+	int fd, ret;
+
+	for (l = ctl.listeners; l != NULL; l = l->next) {
+		if (l->abstract == p->abstract && strcmp(l->path, p->path) == 0)
+			break;
+	}
+	if (l != NULL) {
+		for (struct mif_port *o = ctl.ports; o != NULL; o = o->next) {
+			if (o != p && o->lis == l && o->id == p->id) {
+				LR_LOG(ERR, PMD,
+				       "%s: id %u: already used by %s on "
+				       "socket %s\n",
+				       p->name, p->id, o->name, p->path);
+				return -EEXIST;
+			}
+		}
+		l->refs++;
+		p->lis = l;
+		return 0;
+	}
+	len = make_addr(&sa, p->path, p->abstract);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, len) == 0)
+		goto bound;
+	ret = -errno;
+	if (ret == -EADDRINUSE && !p->abstract) {
+		/* A socket file left by a process gone is replaced; one with a
+		 * server behind it is not. */
+		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		struct stat st;
+		int stale = probe >= 0 &&
+			    connect(probe, (struct sockaddr *)&sa, len) != 0 &&
+			    errno == ECONNREFUSED && lstat(p->path, &st) == 0 &&
+			    S_ISSOCK(st.st_mode);
+
+		close_fd(&probe);
+		if (stale && unlink(p->path) == 0 &&
+		    bind(fd, (struct sockaddr *)&sa, len) == 0)
+			goto bound;
+	}
+	LR_LOG(ERR, PMD, "%s: socket %s%s: cannot listen: %s%s\n", p->name,
+	       p->abstract ? "@" : "", p->path, strerror(-ret),
+	       ret == -EADDRINUSE ? " (another server uses it)" : "");
+	close(fd);
+	return ret;
+bound:
+	/* Not connectable before listen(): the mode is set in time. */
+	if (!p->abstract && chmod(p->path, 0600) != 0)
+		goto fail;
+	if (listen(fd, 16) != 0)
+		goto fail;
+	l = calloc(1, sizeof(*l));
+	if (l == NULL) {
+		errno = ENOMEM;
+		goto fail;
+	}
+	l->ep.kind = EP_LISTEN;
+	l->fd = fd;
+	l->abstract = p->abstract;
+	l->refs = 1;
+	snprintf(l->path, sizeof(l->path), "%s", p->path);
+	ev.data.ptr = l;
+	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		free(l);
+		goto fail;
+	}
+	l->next = ctl.listeners;
+	ctl.listeners = l;
+	p->lis = l;
+	return 0;
+fail:
+	ret = -errno;
+	LR_LOG(ERR, PMD, "%s: socket %s: %s\n", p->name, p->path,
+	       strerror(-ret));
+	if (!p->abstract)
+		unlink(p->path);
+	close(fd);
+	return ret;
+}
+
+static void
+listener_put(struct mif_port *p)
+{
+	struct mif_listener *l = p->lis;
+
+	p->lis = NULL;
+	if (l == NULL || --l->refs > 0)
+		return;
+	/* refuse the connections still waiting on it */
+	for (struct mif_conn *c = ctl.conns; c != NULL; c = c->next)
+		if (c->lis == l && !c->dead)
+			conn_close(c);
+	for (struct mif_listener **pl = &ctl.listeners; *pl != NULL;
+	     pl = &(*pl)->next) {
+		if (*pl == l) {
+			*pl = l->next;
+			break;
+		}
+	}
+	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close_fd(&l->fd);
+	if (!l->abstract)
+		unlink(l->path);
+	/* an event of it may be in the control thread's hands: freed there */
+	l->dead = 1;
+	l->next = ctl.dead_listeners;
+	ctl.dead_listeners = l;
+}
+
+/* ------------------------------------------------------------------ */
+/* ethdev operations. */
+
+static int
+memif_configure(struct lr_eth_dev *dev)
+{
+	if (dev->data->nb_rx_queues == 0 || dev->data->nb_tx_queues == 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: needs at least one rx and one tx queue (got %u "
+		       "rx, %u tx)\n",
+		       dev->data->name, dev->data->nb_rx_queues,
+		       dev->data->nb_tx_queues);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+memif_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
+{
+	info->max_rx_queues = MIF_MAXQ;
+	info->max_tx_queues = MIF_MAXQ;
+	info->max_mtu = 9000;
+	return 0;
+}
+
+static int
+memif_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		     int socket_id, const struct lr_eth_rxconf *conf,
+		     struct lr_mempool *mp)
+{
+	struct mif_port *p = dev->data->dev_private;
+	struct mif_queue *q = &p->rxq[qid];
+
+	q->mp = mp;
+	q->port_id = dev->data->port_id;
+	q->qid = qid;
+	q->p = p;
+	dev->data->rx_queues[qid] = q;
+	return 0;
+}
+
+static int
+memif_tx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
+		     int socket_id, const struct lr_eth_txconf *conf)
+{
+	struct mif_port *p = dev->data->dev_private;
+	struct mif_queue *q = &p->txq[qid];
+
+	q->port_id = dev->data->port_id;
+	q->qid = qid;
+	q->p = p;
+	dev->data->tx_queues[qid] = q;
+	return 0;
+}
+
+static void
+memif_rx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
+{
+	struct mif_port *p = dev->data->dev_private;
+
+	p->rxq[qid].mp = NULL;
+}
+
+static void
+memif_tx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
+{
+}
+
+static int
+memif_start(struct lr_eth_dev *dev)
+{
+	struct mif_port *p = dev->data->dev_private;
+	int ret = 0;
+
+	pthread_mutex_lock(&ctl.lock);
+	p->nb_rxq = dev->data->nb_rx_queues;
+	p->nb_txq = dev->data->nb_tx_queues;
+	ret = ctl_start();
+	if (ret == 0 && p->server)
+		ret = listener_get(p);
+	if (ret == 0) {
+		p->started = 1;
+		p->retry_at = 0;
+		p->waiting_logged = 0;
+		dev->rx_pkt_burst =
+		    p->server ? memif_rx_server : memif_rx_client;
+		dev->tx_pkt_burst =
+		    p->server ? memif_tx_server : memif_tx_client;
+		ctl_wake();
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return ret;
+}
+
+static int
+memif_stop(struct lr_eth_dev *dev)
+{
+	struct mif_port *p = dev->data->dev_private;
+
+	pthread_mutex_lock(&ctl.lock);
+	if (p->started) {
+		port_disconnect(p, p->conn != NULL ? "interface stopped" : NULL,
+				BY_STOP);
+		if (p->server)
+			listener_put(p);
+		p->started = 0;
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return 0;
+}
+
+static int
+memif_close(struct lr_eth_dev *dev)
+{
+	struct mif_port *p = dev->data->dev_private;
+
+	memif_stop(dev);
+	pthread_mutex_lock(&ctl.lock);
+	for (struct mif_port **pp = &ctl.ports; *pp != NULL;
+	     pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	if (--ctl.nports == 0)
+		ctl_stop();
+	pthread_mutex_unlock(&ctl.lock);
+	free(p);
+	dev->data->dev_private = NULL;
+	return 0;
+}
+
+static int
+memif_link_update(struct lr_eth_dev *dev, int wait)
+{
+	struct mif_port *p = dev->data->dev_private;
+
+	pthread_mutex_lock(&ctl.lock);
+	dev->data->link.link_status = (uint8_t)(p->started && p->up);
+	pthread_mutex_unlock(&ctl.lock);
+	dev->data->link.link_speed = 10000;
+	dev->data->link.link_duplex = 1;
+	dev->data->link.link_autoneg = 0;
+	return 0;
+}
+
+static int
+memif_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
+{
+	const struct mif_port *p = dev->data->dev_private;
+
+	for (unsigned q = 0; q < MIF_MAXQ; q++)
+		lr_eth_stats_add_queue(s, q, &p->rxq[q].c, &p->txq[q].c);
+	return 0;
+}
+
+static const char *const memif_xstat_names[] = {
+    "rx_bursts",	  "tx_bursts", "tx_ring_full",
+    "tx_link_down_drops", "connects",  "disconnects",
+};
+
+static int
+memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
+{
+	struct mif_port *p = dev->data->dev_private;
+	uint64_t v[LR_DIM(memif_xstat_names)] = {0};
+
+	for (unsigned q = 0; q < MIF_MAXQ; q++) {
+		const volatile struct mif_queue *rx = &p->rxq[q],
+						*tx = &p->txq[q];
+
+		v[0] += rx->bursts;
+		v[1] += tx->bursts;
+		v[2] += tx->ring_full;
+		v[3] += tx->link_down;
+	}
+	pthread_mutex_lock(&ctl.lock);
+	v[4] = p->nb_connects;
+	v[5] = p->nb_disconnects;
+	pthread_mutex_unlock(&ctl.lock);
+	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
+}
+
+static const struct lr_eth_dev_ops memif_ops = {
+    .dev_configure = memif_configure,
+    .dev_start = memif_start,
+    .dev_stop = memif_stop,
+    .dev_close = memif_close,
+    .dev_infos_get = memif_infos_get,
+    .rx_queue_setup = memif_rx_queue_setup,
+    .tx_queue_setup = memif_tx_queue_setup,
+    .rx_queue_release = memif_rx_queue_release,
+    .tx_queue_release = memif_tx_queue_release,
+    .link_update = memif_link_update,
+    .stats_get = memif_stats_get,
+    .xstats_get = memif_xstats_get,
+    .xstat_names = memif_xstat_names,
+    .nb_xstat_names = LR_DIM(memif_xstat_names),
+};
+
+/* ------------------------------------------------------------------ */
+/* Probe. */
+
+static int
+parse_mac(const char *s, struct lr_ether_addr *mac)
+{
+	unsigned b[6];
+	char end;
+
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &end) != 6)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		mac->addr_bytes[i] = (uint8_t)b[i];
+	return 0;
+}
+
+static int
+memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	const char *name = dev->data->name;
+	const char *role = lr_devargs_get(args, "role");
+	const char *sock = lr_devargs_get(args, "socket");
+	const char *mac = lr_devargs_get(args, "mac");
+	const char *secret = lr_devargs_get(args, "secret");
+	uint64_t id, bsize, rsize;
+	int abstract, zc, ret;
+	struct mif_port *p;
+
+	if (role != NULL && strcmp(role, "server") != 0 &&
+	    strcmp(role, "client") != 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: role: bad value '%s' (expected server or client)\n",
+		       name, role);
+		return -EINVAL;
+	}
+	if ((ret = lr_devargs_get_uint(args, "id", 0, 0, UINT32_MAX, &id)) <
+		0 ||
+	    (ret =
+		 lr_devargs_get_uint(args, "bsize", LR_ETH_MEMIF_DEFAULT_BSIZE,
+				     64, 65535, &bsize)) < 0 ||
+	    (ret = lr_devargs_get_uint(args, "rsize",
+				       LR_ETH_MEMIF_DEFAULT_LOG2_RING, 1,
+				       MIF_MAX_LOG2_RING, &rsize)) < 0 ||
+	    (ret = lr_devargs_get_bool(args, "socket-abstract", 1, &abstract)) <
+		0 ||
+	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &zc)) < 0)
+		return ret;
+	if (zc) {
+		LR_LOG(ERR, PMD,
+		       "%s: zero-copy: bad value 'yes' (not supported yet: "
+		       "this driver copies)\n",
+		       name);
+		return -ENOTSUP;
+	}
+	if (sock == NULL)
+		sock = LR_ETH_MEMIF_DEFAULT_SOCKET;
+	if (sock[0] == '\0' ||
+	    strlen(sock) + 1 + (abstract ? 1 : 0) > (size_t)MIF_SUN_PATH_MAX) {
+		LR_LOG(ERR, PMD,
+		       "%s: socket: bad value '%s' (expected a path of 1..%d "
+		       "characters)\n",
+		       name, sock, MIF_SUN_PATH_MAX - 1 - (abstract ? 1 : 0));
+		return -EINVAL;
+	}
+	if (secret != NULL && strlen(secret) > MIF_SECRET_SZ) {
+		LR_LOG(ERR, PMD,
+		       "%s: secret: bad value '%s' (at most %d characters)\n",
+		       name, secret, MIF_SECRET_SZ);
+		return -EINVAL;
+	}
+	p = aligned_alloc(LR_CACHE_LINE_SIZE,
+			  LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
+	if (p == NULL)
+		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
+	if (mac != NULL) {
+		if (parse_mac(mac, &dev->data->mac_addr) != 0) {
+			LR_LOG(ERR, PMD,
+			       "%s: mac: bad value '%s' (expected "
+			       "xx:xx:xx:xx:xx:xx)\n",
+			       name, mac);
+			free(p);
+			return -EINVAL;
+		}
+	} else {
+		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
+				  0x4d49);
+	}
+	p->dev = dev;
+	p->name = dev->data->name;
+	p->server = role == NULL || strcmp(role, "server") == 0;
+	p->id = (uint32_t)id;
+	p->abstract = abstract;
+	p->bsize = (uint32_t)bsize;
+	p->log2 = (unsigned)rsize;
+	snprintf(p->path, sizeof(p->path), "%s", sock);
+	snprintf(p->secret, sizeof(p->secret), "%s", secret ? secret : "");
+	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
+		p->reg_fd[i] = -1;
+	for (unsigned d = 0; d < 2; d++)
+		for (unsigned i = 0; i < MIF_MAXQ; i++)
+			p->ring_fd[d][i] = -1;
+	for (unsigned q = 0; q < MIF_MAXQ; q++) {
+		p->rxq[q].kick_fd = p->txq[q].kick_fd = -1;
+		p->rxq[q].p = p->txq[q].p = p;
+		p->rxq[q].qid = p->txq[q].qid = (uint16_t)q;
+	}
+	dev->data->dev_private = p;
+	dev->dev_ops = &memif_ops;
+	dev->rx_pkt_burst = p->server ? memif_rx_server : memif_rx_client;
+	dev->tx_pkt_burst = p->server ? memif_tx_server : memif_tx_client;
+	dev->data->link.link_speed = 10000;
+	dev->data->link.link_duplex = 1;
+	pthread_mutex_lock(&ctl.lock);
+	p->next = ctl.ports;
+	ctl.ports = p;
+	ctl.nports++;
+	pthread_mutex_unlock(&ctl.lock);
+	LR_LOG(INFO, PMD, "%s: role=%s id=%u socket=%s%s bsize=%u rsize=%u%s\n",
+	       name, p->server ? "server" : "client", p->id,
+	       p->abstract ? "@" : "", p->path, p->bsize, p->log2,
+	       p->secret[0] ? " secret=..." : "");
+	return 0;
+}
+
+static struct lr_eth_driver memif_driver = {
+    .keys = memif_keys,
+    .usage = "role=<server|client> id=<n> socket=<path> "
+	     "socket-abstract=<yes|no> bsize=<64..65535> rsize=<1..14> "
+	     "mac=<xx:xx:xx:xx:xx:xx> secret=<text> zero-copy=no",
+    .probe = memif_probe,
+};
+
+LR_PMD_REGISTER(net_memif, memif_driver);

@@ -1,0 +1,797 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* net_memif between two ports of this process (server and client on one
+ * socket path in a temporary directory):
+ *  - pair: frames both ways (64..3000 bytes; longer than bsize means
+ *    chained descriptors and mbufs) arrive once, in order, byte for byte;
+ *    the counters of both ends agree; the socket file is 0600; every mbuf
+ *    is back in the pool after close;
+ *  - two_queues: two interfaces on one socket (id 0 and 1), the first with
+ *    two queue pairs: each frame arrives on its own interface and queue;
+ *  - reconnect: a client stopping takes the server's link down (tx counts
+ *    its drops), starting it again brings both up; a server stopping takes
+ *    the client down, and the client reconnects when the server is back;
+ *  - secret: a wrong secret is refused with a clear reason;
+ *  - bad_peer: a hand-written peer sending malformed messages (bad size,
+ *    a region without its fd, an unknown id, a ring outside its region)
+ *    gets a DISCONNECT naming the fault, and the server keeps serving;
+ *  - bad_devargs: each bad value is refused with a message naming it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+#define POOL_SIZE 8192
+#define BURST	  32
+#define MAXF	  3000
+
+static char dir[64];
+static struct lr_mempool *pool;
+
+static void
+remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static int
+init_eal(void)
+{
+	char prefix[64];
+
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_memif%d",
+		 (int)getpid());
+	char *argv[] = {"test_pmd_memif", "-l", "0", "--no-huge", "-m", "128",
+			prefix,		  NULL};
+
+	if (lr_eal_initialized())
+		return 0;
+	if (lr_eal_init(7, argv) < 0)
+		return -1;
+	pool =
+	    lr_pktmbuf_pool_create("test_pmd_memif", POOL_SIZE, 32, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	return pool ? 0 : -1;
+}
+
+/* Create, configure and start a port; its id or -1. */
+static int
+port_open(const char *devargs, uint16_t nq)
+{
+	int port = lr_eth_dev_create(devargs);
+
+	if (port < 0) {
+		fprintf(stderr, "cannot create %s\n", devargs);
+		return -1;
+	}
+	if (lr_eth_dev_configure((uint16_t)port, nq, nq, NULL) != 0)
+		goto close;
+	for (uint16_t q = 0; q < nq; q++)
+		if (lr_eth_rx_queue_setup((uint16_t)port, q, 1024,
+					  LR_SOCKET_ID_ANY, NULL, pool) != 0 ||
+		    lr_eth_tx_queue_setup((uint16_t)port, q, 1024,
+					  LR_SOCKET_ID_ANY, NULL) != 0)
+			goto close;
+	if (lr_eth_dev_start((uint16_t)port) != 0)
+		goto close;
+	return port;
+close:
+	lr_eth_dev_close((uint16_t)port);
+	return -1;
+}
+
+static void
+port_shut(int port)
+{
+	if (port >= 0) {
+		lr_eth_dev_stop((uint16_t)port);
+		lr_eth_dev_close((uint16_t)port);
+	}
+}
+
+static int
+link_up(int port)
+{
+	struct lr_eth_link l;
+
+	return lr_eth_link_get_nowait((uint16_t)port, &l) == 0 && l.link_status;
+}
+
+/* Wait (polling, up to 20 s) until the links of a and b are `up`. */
+static int
+wait_link(int a, int b, int up)
+{
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (link_up(a) == up && (b < 0 || link_up(b) == up))
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "links %d/%d not %s after 20 s\n", a, b,
+		up ? "up" : "down");
+	return -1;
+}
+
+static uint32_t
+size_of(unsigned i)
+{
+	static const uint32_t sizes[] = {60,   64,   100,  128,	 256,
+					 1514, 2048, 2049, 3000, 511};
+
+	return sizes[i % LR_DIM(sizes)];
+}
+
+/* Frame i of stream tag: an Ethernet header, then bytes from i and tag;
+ * bytes 14..21 hold tag and i. */
+static void
+make_frame(uint8_t *d, unsigned tag, unsigned i, uint32_t len)
+{
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x01", 6);
+	d[12] = 0x08;
+	d[13] = 0x00;
+	for (uint32_t k = 14; k < len; k++)
+		d[k] = (uint8_t)(i * 7 + k * 3 + tag);
+	memcpy(d + 14, &tag, 4);
+	memcpy(d + 18, &i, 4);
+}
+
+/* An mbuf (chained above one segment's room) holding frame i of tag. */
+static struct lr_mbuf *
+frame_mbuf(unsigned tag, unsigned i)
+{
+	static uint8_t f[MAXF];
+	uint32_t len = size_of(i);
+	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+
+	if (m == NULL)
+		return NULL;
+	make_frame(f, tag, i, len);
+	if (lr_pktmbuf_append_copy(m, pool, f, len) != 0) {
+		lr_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* Check packet m against frame i of tag; 0 or -1 (printed). */
+static int
+check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
+{
+	static uint8_t exp[MAXF], got[MAXF];
+	uint32_t len = size_of(i);
+
+	if (m->pkt_len != len) {
+		fprintf(stderr, "stream %u frame %u: %u bytes, expected %u\n",
+			tag, i, m->pkt_len, len);
+		return -1;
+	}
+	make_frame(exp, tag, i, len);
+	lr_pktmbuf_copy_out(m, got);
+	if (memcmp(exp, got, len) != 0) {
+		unsigned gtag, gi;
+
+		memcpy(&gtag, got + 14, 4);
+		memcpy(&gi, got + 18, 4);
+		fprintf(stderr,
+			"stream %u frame %u: bytes differ (got stream %u frame "
+			"%u)\n",
+			tag, i, gtag, gi);
+		return -1;
+	}
+	return 0;
+}
+
+/* Send n frames of stream tag from (tx, txq) and receive them on (rx, rxq)
+ * in order and intact; 0 or -1. */
+static int
+xfer(int tx, uint16_t txq, int rx, uint16_t rxq, unsigned tag, unsigned n)
+{
+	struct lr_mbuf *m[BURST];
+	unsigned sent = 0, got = 0;
+	uint64_t hz = lr_get_tsc_hz();
+	uint64_t end = lr_get_tsc_cycles() + 20 * hz;
+
+	while (got < n) {
+		if (lr_get_tsc_cycles() > end) {
+			fprintf(stderr,
+				"stream %u: %u of %u frames after 20 s "
+				"(%u sent)\n",
+				tag, got, n, sent);
+			return -1;
+		}
+		unsigned k = LR_MIN(BURST, n - sent);
+
+		for (unsigned j = 0; j < k; j++) {
+			m[j] = frame_mbuf(tag, sent + j);
+			if (m[j] == NULL) {
+				lr_pktmbuf_free_bulk(m, j);
+				fprintf(stderr, "pool empty\n");
+				return -1;
+			}
+		}
+		uint16_t s = lr_eth_tx_burst((uint16_t)tx, txq, m, (uint16_t)k);
+
+		lr_pktmbuf_free_bulk(m + s, k - s);
+		sent += s;
+		uint16_t r = lr_eth_rx_burst((uint16_t)rx, rxq, m, BURST);
+
+		for (uint16_t j = 0; j < r; j++) {
+			int bad = got >= n || check_frame(m[j], tag, got) != 0;
+
+			got++;
+			if (bad) {
+				lr_pktmbuf_free_bulk(m, r);
+				return -1;
+			}
+		}
+		lr_pktmbuf_free_bulk(m, r);
+	}
+	/* nothing more comes */
+	uint16_t r = lr_eth_rx_burst((uint16_t)rx, rxq, m, BURST);
+
+	lr_pktmbuf_free_bulk(m, r);
+	LR_TEST_ASSERT(r == 0, "stream %u: %u frames too many", tag, r);
+	return 0;
+}
+
+static uint64_t
+xstat(int port, const char *name)
+{
+	uint64_t v = 0;
+
+	lr_eth_xstats_get_by_name((uint16_t)port, name, &v);
+	return v;
+}
+
+static int
+test_pair(void)
+{
+	char s[256], c[256], sock[128];
+	struct lr_eth_stats ss, cs;
+	struct stat st;
+	int sp, cp, ret = -1;
+	const unsigned n = 20000;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/pair.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif0,role=server,socket=%s,socket-abstract=no", sock);
+	snprintf(c, sizeof(c),
+		 "net_memif1,role=client,socket=%s,socket-abstract=no,"
+		 "rsize=8",
+		 sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	if (stat(sock, &st) != 0 || (st.st_mode & 0777) != 0600) {
+		fprintf(stderr, "socket mode %o, expected 600\n",
+			st.st_mode & 0777);
+		goto out;
+	}
+	if (xfer(cp, 0, sp, 0, 1, n) != 0 || xfer(sp, 0, cp, 0, 2, n) != 0)
+		goto out;
+	lr_eth_stats_get((uint16_t)sp, &ss);
+	lr_eth_stats_get((uint16_t)cp, &cs);
+	if (ss.ipackets != n || cs.opackets != n || cs.ipackets != n ||
+	    ss.opackets != n || ss.ibytes != cs.obytes ||
+	    cs.ibytes != ss.obytes ||
+	    ss.ierrors + ss.oerrors + cs.ierrors + cs.oerrors + ss.rx_nombuf +
+		    cs.rx_nombuf !=
+		0) {
+		fprintf(stderr,
+			"counters: server rx %llu/%llu tx %llu/%llu, client "
+			"rx %llu/%llu tx %llu/%llu, errors %llu %llu %llu "
+			"%llu\n",
+			(unsigned long long)ss.ipackets,
+			(unsigned long long)ss.ibytes,
+			(unsigned long long)ss.opackets,
+			(unsigned long long)ss.obytes,
+			(unsigned long long)cs.ipackets,
+			(unsigned long long)cs.ibytes,
+			(unsigned long long)cs.opackets,
+			(unsigned long long)cs.obytes,
+			(unsigned long long)ss.ierrors,
+			(unsigned long long)ss.oerrors,
+			(unsigned long long)cs.ierrors,
+			(unsigned long long)cs.oerrors);
+		goto out;
+	}
+	if (xstat(sp, "connects") != 1 || xstat(cp, "connects") != 1) {
+		fprintf(stderr, "connects %llu/%llu, expected 1\n",
+			(unsigned long long)xstat(sp, "connects"),
+			(unsigned long long)xstat(cp, "connects"));
+		goto out;
+	}
+	ret = 0;
+out:
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "pair failed");
+	LR_TEST_ASSERT(access(sock, F_OK) != 0, "socket file %s left behind",
+		       sock);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+static int
+test_two_queues(void)
+{
+	char a[256], b[256], c[256], d[256];
+	int s0, s1, c0, c1, ret = -1;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	/* abstract socket (the default), two interfaces on it */
+	snprintf(a, sizeof(a), "net_memif10,role=server,id=0,socket=%s/two",
+		 dir);
+	snprintf(b, sizeof(b), "net_memif11,role=server,id=1,socket=%s/two",
+		 dir);
+	snprintf(c, sizeof(c), "net_memif12,role=client,id=0,socket=%s/two",
+		 dir);
+	snprintf(d, sizeof(d), "net_memif13,role=client,id=1,socket=%s/two",
+		 dir);
+	s0 = port_open(a, 2);
+	s1 = port_open(b, 1);
+	c1 = port_open(d, 1);
+	c0 = port_open(c, 2);
+	if (s0 < 0 || s1 < 0 || c0 < 0 || c1 < 0 || wait_link(s0, c0, 1) != 0 ||
+	    wait_link(s1, c1, 1) != 0)
+		goto out;
+	if (xfer(c0, 0, s0, 0, 10, 3000) || xfer(c0, 1, s0, 1, 11, 3000) ||
+	    xfer(s0, 1, c0, 1, 12, 3000) || xfer(s0, 0, c0, 0, 13, 3000) ||
+	    xfer(c1, 0, s1, 0, 14, 3000) || xfer(s1, 0, c1, 0, 15, 3000))
+		goto out;
+	ret = 0;
+out:
+	port_shut(c0);
+	port_shut(c1);
+	port_shut(s0);
+	port_shut(s1);
+	LR_TEST_ASSERT(ret == 0, "two queues failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+static int
+test_reconnect(void)
+{
+	char s[256], c[256];
+	struct lr_mbuf *m[4];
+	int sp, cp = -1, ret = -1;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(s, sizeof(s), "net_memif20,role=server,socket=%s/re", dir);
+	snprintf(c, sizeof(c), "net_memif21,role=client,socket=%s/re", dir);
+	/* the client first: it waits for the server */
+	cp = port_open(c, 1);
+	sp = port_open(s, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0 ||
+	    xfer(cp, 0, sp, 0, 20, 500) != 0)
+		goto out;
+	/* client goes: server down, its tx drops and counts */
+	lr_eth_dev_stop((uint16_t)cp);
+	if (wait_link(sp, -1, 0) != 0)
+		goto out;
+	for (int i = 0; i < 4; i++)
+		m[i] = frame_mbuf(21, (unsigned)i);
+	if (lr_eth_tx_burst((uint16_t)sp, 0, m, 4) != 4 ||
+	    xstat(sp, "tx_link_down_drops") != 4) {
+		fprintf(stderr, "link-down tx: drops %llu, expected 4\n",
+			(unsigned long long)xstat(sp, "tx_link_down_drops"));
+		goto out;
+	}
+	if (lr_eth_rx_burst((uint16_t)sp, 0, m, 4) != 0)
+		goto out;
+	/* client back */
+	if (lr_eth_dev_start((uint16_t)cp) != 0 || wait_link(sp, cp, 1) != 0 ||
+	    xfer(sp, 0, cp, 0, 22, 500) != 0)
+		goto out;
+	/* server goes: client down; server back: client reconnects */
+	lr_eth_dev_stop((uint16_t)sp);
+	if (wait_link(cp, -1, 0) != 0)
+		goto out;
+	if (lr_eth_dev_start((uint16_t)sp) != 0 || wait_link(sp, cp, 1) != 0 ||
+	    xfer(cp, 0, sp, 0, 23, 500) != 0 || xfer(sp, 0, cp, 0, 24, 500))
+		goto out;
+	if (xstat(cp, "connects") != 3 || xstat(cp, "disconnects") != 2) {
+		fprintf(stderr, "client connects %llu disconnects %llu\n",
+			(unsigned long long)xstat(cp, "connects"),
+			(unsigned long long)xstat(cp, "disconnects"));
+		goto out;
+	}
+	ret = 0;
+out:
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "reconnect failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* Wait (up to 20 s) until the captured log holds text. */
+static int
+wait_log(const char *text)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	static char buf[16384];
+
+	while (lr_get_tsc_cycles() < end) {
+		long pos;
+		size_t n;
+
+		fflush(st->f);
+		pos = ftell(st->f);
+		rewind(st->f);
+		n = fread(buf, 1, sizeof(buf) - 1, st->f);
+		buf[n] = '\0';
+		fseek(st->f, pos, SEEK_SET);
+		if (strstr(buf, text) != NULL)
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "no log line with '%s' after 20 s\n", text);
+	return -1;
+}
+
+static int
+test_secret(void)
+{
+	char s[256], c[256];
+	int sp, cp, ret;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(s, sizeof(s),
+		 "net_memif30,role=server,socket=%s/sec,"
+		 "secret=open-sesame",
+		 dir);
+	snprintf(c, sizeof(c),
+		 "net_memif31,role=client,socket=%s/sec,"
+		 "secret=open-barley",
+		 dir);
+	lr_test_log_begin();
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	ret = sp >= 0 && cp >= 0 ? wait_log("incorrect secret") : -1;
+	if (ret == 0)
+		ret = wait_log("net_memif31: peer disconnected: incorrect "
+			       "secret");
+	LR_TEST_ASSERT(!link_up(sp) && !link_up(cp), "link up");
+	port_shut(cp);
+	port_shut(sp);
+	lr_test_log_end();
+	LR_TEST_ASSERT(ret == 0, "wrong secret not refused");
+	/* the right one */
+	snprintf(c, sizeof(c),
+		 "net_memif31,role=client,socket=%s/sec,"
+		 "secret=open-sesame",
+		 dir);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	ret = sp >= 0 && cp >= 0 ? wait_link(sp, cp, 1) : -1;
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "right secret refused");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* A hand-written peer. */
+
+struct __attribute__((packed)) raw_msg {
+	uint16_t type;
+	uint8_t body[126];
+};
+
+static int
+raw_connect(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		perror("connect");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+raw_send(int s, const void *m, size_t len, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = (void *)m, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.buf;
+		mh.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(s, &mh, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* Receive one message (waiting up to 20 s); its type or -1. */
+static int
+raw_recv(int s, struct raw_msg *m)
+{
+	struct pollfd pfd = {.fd = s, .events = POLLIN};
+
+	if (poll(&pfd, 1, 20000) != 1)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	if (recv(s, m, sizeof(*m), 0) != (ssize_t)sizeof(*m))
+		return -1;
+	return m->type;
+}
+
+enum {
+	ACK = 1,
+	HELLO = 2,
+	INIT = 3,
+	ADD_REGION = 4,
+	ADD_RING = 5,
+	CONNECT = 6,
+	DISCONNECT = 8
+};
+
+static void
+raw_init(struct raw_msg *m, uint32_t id)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = INIT;
+	uint16_t v = 0x0200;
+
+	memcpy(m->body, &v, 2);
+	memcpy(m->body + 2, &id, 4);
+}
+
+/* Run one bad exchange against the server at path; 0 if the server
+ * answered with DISCONNECT whose reason holds `reason`. */
+static int
+bad_exchange(const char *path, int what, const char *reason)
+{
+	struct raw_msg m;
+	int s = raw_connect(path), ret = -1, mfd = -1;
+
+	if (s < 0)
+		return -1;
+	if (raw_recv(s, &m) != HELLO)
+		goto out;
+	if (what == 0) { /* a short message */
+		raw_init(&m, 0);
+		raw_send(s, &m, 64, -1);
+		goto answer;
+	}
+	raw_init(&m, what == 2 ? 77 : 0);
+	raw_send(s, &m, sizeof(m), -1);
+	if (what == 2)
+		goto answer;
+	if (raw_recv(s, &m) != ACK)
+		goto out;
+	memset(&m, 0, sizeof(m));
+	m.type = ADD_REGION;
+	uint64_t size = 4096;
+
+	memcpy(m.body + 2, &size, 8);
+	if (what == 1) { /* region without its memfd */
+		raw_send(s, &m, sizeof(m), -1);
+		goto answer;
+	}
+	mfd = memfd_create("bad", MFD_ALLOW_SEALING);
+	if (mfd < 0 || ftruncate(mfd, 4096) != 0 ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
+		goto out;
+	uint32_t cookie = 0x3E31F20; /* the C2S ring at 0 looks right */
+
+	if (pwrite(mfd, &cookie, 4, 0) != 4)
+		goto out;
+	raw_send(s, &m, sizeof(m), mfd);
+	if (raw_recv(s, &m) != ACK)
+		goto out;
+	/* two rings; the S2C one past the region's end */
+	for (int dir = 0; dir < 2; dir++) {
+		uint16_t flags = dir == 0 ? 1 : 0;
+		uint32_t off = dir == 0 ? 0 : 4096 - 64;
+		int efd = memfd_create("ev", 0);
+
+		memset(&m, 0, sizeof(m));
+		m.type = ADD_RING;
+		memcpy(m.body, &flags, 2);
+		memcpy(m.body + 6, &off, 4);
+		m.body[10] = 4;
+		raw_send(s, &m, sizeof(m), efd);
+		close(efd);
+		if (raw_recv(s, &m) != ACK)
+			goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = CONNECT;
+	raw_send(s, &m, sizeof(m), -1);
+answer:
+	if (raw_recv(s, &m) != DISCONNECT) {
+		fprintf(stderr, "bad peer %d: no DISCONNECT (type %u)\n", what,
+			m.type);
+		goto out;
+	}
+	m.body[125] = '\0';
+	if (strstr((char *)m.body + 4, reason) == NULL) {
+		fprintf(stderr, "bad peer %d: reason '%s', expected '%s'\n",
+			what, (char *)m.body + 4, reason);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (mfd >= 0)
+		close(mfd);
+	close(s);
+	return ret;
+}
+
+static int
+test_bad_peer(void)
+{
+	char s[256], c[256], sock[128];
+	int sp, cp;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/bad.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif40,role=server,socket=%s,socket-abstract=no", sock);
+	sp = port_open(s, 1);
+	LR_TEST_ASSERT(sp >= 0, "server");
+	lr_test_log_begin();
+	int r0 = bad_exchange(sock, 0, "message of 64 bytes");
+	int r1 = bad_exchange(sock, 1, "ADD_REGION: missing file descriptor");
+	int r2 = bad_exchange(sock, 2, "no interface with id 77");
+	int r3 = bad_exchange(sock, 3, "S2C ring 0: region 0 offset 4032");
+	const char *log = lr_test_log_end();
+
+	LR_TEST_ASSERT(r0 == 0 && r1 == 0 && r2 == 0 && r3 == 0,
+		       "bad peers: %d %d %d %d", r0, r1, r2, r3);
+	LR_TEST_ASSERT(strstr(log, "outside the regions") != NULL,
+		       "no log line for the bad ring");
+	LR_TEST_ASSERT(!link_up(sp), "link up after a bad peer");
+	/* and a real client still gets in */
+	snprintf(c, sizeof(c),
+		 "net_memif41,role=client,socket=%s,socket-abstract=no", sock);
+	cp = port_open(c, 1);
+	int ret = cp >= 0 ? wait_link(sp, cp, 1) : -1;
+
+	if (ret == 0)
+		ret = xfer(cp, 0, sp, 0, 40, 100);
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "client after bad peers");
+	return 0;
+}
+
+static int
+test_bad_devargs(void)
+{
+	static const struct {
+		const char *args, *msg;
+	} bad[] = {
+	    {"net_memif50,role=master", "role: bad value 'master'"},
+	    {"net_memif50,rsize=15", "rsize"},
+	    {"net_memif50,bsize=10", "bsize"},
+	    {"net_memif50,mac=02:00:00:00:zz:01", "mac: bad value"},
+	    {"net_memif50,secret=0123456789012345678901234",
+	     "secret: bad value"},
+	    {"net_memif50,zero-copy=yes", "zero-copy: bad value 'yes'"},
+	    {"net_memif50,socket-abstract=maybe", "socket-abstract"},
+	    {"net_memif50,id=-1", "id"},
+	    {"net_memif50,queues=2", "queues"},
+	    {"net_memif50,socket=/tmp/"
+	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	     "socket: bad value"},
+	};
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		lr_test_log_begin();
+		int r = lr_eth_dev_create(bad[i].args);
+		const char *log = lr_test_log_end();
+
+		LR_TEST_ASSERT(r < 0, "'%s' accepted", bad[i].args);
+		LR_TEST_ASSERT(strstr(log, bad[i].msg) != NULL,
+			       "'%s': no '%s' in the log", bad[i].args,
+			       bad[i].msg);
+	}
+	/* a socket path another server holds */
+	char a[256], b[256];
+	int p1, p2;
+
+	snprintf(a, sizeof(a), "net_memif51,socket=%s/busy", dir);
+	snprintf(b, sizeof(b), "net_memif52,socket=%s/busy", dir);
+	p1 = port_open(a, 1);
+	LR_TEST_ASSERT(p1 >= 0, "first server");
+	lr_test_log_begin();
+	p2 = port_open(b, 1); /* same id 0 on the same socket */
+	const char *log = lr_test_log_end();
+
+	port_shut(p2);
+	port_shut(p1);
+	LR_TEST_ASSERT(p2 < 0, "two servers with id 0 on one socket");
+	LR_TEST_ASSERT(strstr(log, "id 0: already used by net_memif51") != NULL,
+		       "no clear error for a busy id");
+
+	/* a socket file another process listens on */
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int other = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/taken", dir);
+	LR_TEST_ASSERT(other >= 0 &&
+			   bind(other, (struct sockaddr *)&sa, sizeof(sa)) ==
+			       0 &&
+			   listen(other, 1) == 0,
+		       "other listener: %s", strerror(errno));
+	snprintf(a, sizeof(a), "net_memif53,socket=%s,socket-abstract=no",
+		 sa.sun_path);
+	lr_test_log_begin();
+	p1 = port_open(a, 1);
+	log = lr_test_log_end();
+	close(other);
+	port_shut(p1);
+	LR_TEST_ASSERT(p1 < 0, "a socket path in use was taken over");
+	LR_TEST_ASSERT(strstr(log, "cannot listen: Address already in use "
+				   "(another server uses it)") != NULL,
+		       "no clear error for a socket in use");
+	return 0;
+}
+
+static const struct lr_test_case cases[] = {
+    {"pair", test_pair},	   {"two_queues", test_two_queues},
+    {"reconnect", test_reconnect}, {"secret", test_secret},
+    {"bad_peer", test_bad_peer},   {"bad_devargs", test_bad_devargs},
+};
+
+int
+main(int argc, char **argv)
+{
+	if (lr_eth_driver_find("net_memif") == NULL) {
+		printf("skip: net_memif is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/test_pmd_memif.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	atexit(remove_dir);
+	return lr_test_run("pmd_memif", cases, (int)LR_DIM(cases), argc, argv);
+}
