@@ -472,6 +472,89 @@ rx_bad_record(struct pcap_port *pp, const char *key, const char *path,
 	return -1;
 }
 
+/* Grow the replay index of r (offsets and lengths) to hold twice as many
+ * packets; 0 or -ENOMEM. */
+static int
+replay_grow_index(struct pcap_replay *r, uint64_t *cap)
+{
+	uint64_t ncap = *cap ? *cap * 2 : 1024;
+	uint64_t *noff = realloc(r->off, ncap * sizeof(*noff));
+	uint32_t *nlen;
+
+	if (noff == NULL)
+		return -ENOMEM;
+	r->off = noff;
+	nlen = realloc(r->len, ncap * sizeof(*nlen));
+	if (nlen == NULL)
+		return -ENOMEM;
+	r->len = nlen;
+	*cap = ncap;
+	return 0;
+}
+
+/* Grow the replay blob of queue i to hold need bytes; 0, -ENOMEM, or
+ * -EFBIG after logging (past PCAP_REPLAY_MAX_BYTES). */
+static int
+replay_grow_blob(struct pcap_port *pp, unsigned i, uint64_t need,
+		 uint64_t *bcap)
+{
+	struct pcap_replay *r = &pp->replay[i];
+	uint64_t nb = *bcap ? *bcap * 2 : 1 << 20;
+	uint8_t *nblob;
+
+	while (nb < need)
+		nb *= 2;
+	if (nb > PCAP_REPLAY_MAX_BYTES) {
+		LR_LOG(ERR, PMD,
+		       "%s: rx_pcap: '%s' is larger than %llu bytes of "
+		       "packets, too large for infinite_rx\n",
+		       pp->name, pp->rx_src[i],
+		       (unsigned long long)PCAP_REPLAY_MAX_BYTES);
+		return -EFBIG;
+	}
+	nblob = realloc(r->blob, nb);
+	if (nblob == NULL)
+		return -ENOMEM;
+	r->blob = nblob;
+	*bcap = nb;
+	return 0;
+}
+
+/* Append one record to the replay of queue i (runts are counted, not
+ * kept); 0, -ENOMEM or -EFBIG (logged). */
+static int
+replay_append(struct pcap_port *pp, unsigned i, const struct pcap_pkthdr *h,
+	      const u_char *data, uint64_t *cap, uint64_t *bytes,
+	      uint64_t *bcap)
+{
+	struct pcap_replay *r = &pp->replay[i];
+	int ret;
+
+	if (h->caplen < LR_ETHER_HDR_LEN) {
+		pp->rxq[i].runts++;
+		lr_eth_count(&pp->rxq[i].c.errors, 1);
+		return 0;
+	}
+	if (r->n == *cap) {
+		ret = replay_grow_index(r, cap);
+		if (ret < 0)
+			return ret;
+	}
+	/* Allocated at the first record, even an empty one: no
+	 * arithmetic or memcpy on a NULL blob. */
+	if (r->blob == NULL || *bytes + h->caplen > *bcap) {
+		ret = replay_grow_blob(pp, i, *bytes + h->caplen, bcap);
+		if (ret < 0)
+			return ret;
+	}
+	memcpy(r->blob + *bytes, data, h->caplen);
+	r->off[r->n] = *bytes;
+	r->len[r->n] = h->caplen;
+	*bytes += h->caplen;
+	r->n++;
+	return 0;
+}
+
 /* Load a whole file for infinite_rx; 0 or -errno after logging. */
 static int
 replay_load(struct pcap_port *pp, unsigned i)
@@ -492,55 +575,11 @@ replay_load(struct pcap_port *pp, unsigned i)
 		if (ret != 1)
 			break;
 		records++;
-		if (h->caplen < LR_ETHER_HDR_LEN) {
-			pp->rxq[i].runts++;
-			lr_eth_count(&pp->rxq[i].c.errors, 1);
-			continue;
-		}
-		if (r->n == cap) {
-			uint64_t ncap = cap ? cap * 2 : 1024;
-			uint64_t *noff = realloc(r->off, ncap * sizeof(*noff));
-			uint32_t *nlen;
-
-			if (noff == NULL)
-				goto no_memory;
-			r->off = noff;
-			nlen = realloc(r->len, ncap * sizeof(*nlen));
-			if (nlen == NULL)
-				goto no_memory;
-			r->len = nlen;
-			cap = ncap;
-		}
-		/* Allocated at the first record, even an empty one: no
-		 * arithmetic or memcpy on a NULL blob. */
-		if (r->blob == NULL || bytes + h->caplen > bcap) {
-			uint64_t nb = bcap ? bcap * 2 : 1 << 20;
-			uint8_t *nblob;
-
-			while (nb < bytes + h->caplen)
-				nb *= 2;
-			if (nb > PCAP_REPLAY_MAX_BYTES) {
-				LR_LOG(
-				    ERR, PMD,
-				    "%s: rx_pcap: '%s' is larger than %llu "
-				    "bytes of packets, too large for "
-				    "infinite_rx\n",
-				    pp->name, path,
-				    (unsigned long long)PCAP_REPLAY_MAX_BYTES);
-				ret = -EFBIG;
-				goto close_pcap;
-			}
-			nblob = realloc(r->blob, nb);
-			if (nblob == NULL)
-				goto no_memory;
-			r->blob = nblob;
-			bcap = nb;
-		}
-		memcpy(r->blob + bytes, data, h->caplen);
-		r->off[r->n] = bytes;
-		r->len[r->n] = h->caplen;
-		bytes += h->caplen;
-		r->n++;
+		ret = replay_append(pp, i, h, data, &cap, &bytes, &bcap);
+		if (ret == -ENOMEM)
+			goto no_memory;
+		if (ret < 0)
+			goto close_pcap;
 	}
 	if (ret == PCAP_ERROR &&
 	    rx_bad_record(pp, "rx_pcap", path, p, records + 1,
@@ -1189,12 +1228,12 @@ pick_side(struct pcap_port *pp, const struct lr_devargs *args,
 	return 0;
 }
 
-static int
-pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+/* Allocate a zeroed, cache-line aligned port named after dev with its
+ * queues linked to it; NULL after logging. */
+static struct pcap_port *
+pcap_port_alloc(struct lr_eth_dev *dev)
 {
 	struct pcap_port *pp;
-	int ret, infinite;
-	unsigned i;
 
 	/* The queues are cache-line aligned: so must the port be. */
 	pp = aligned_alloc(LR_CACHE_LINE_SIZE,
@@ -1204,81 +1243,105 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (pp == NULL) {
 		LR_LOG(ERR, PMD, "%s: no memory for the port\n",
 		       dev->data->name);
-		return -ENOMEM;
+		return NULL;
 	}
 	pp->name = dev->data->name;
-	for (i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
+	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
 		pp->rxq[i].port = pp;
 		pp->rxq[i].qid = (uint16_t)i;
 		pp->txq[i].port = pp;
 		pp->txq[i].qid = (uint16_t)i;
 		pp->txf[i].fd = -1;
 	}
+	return pp;
+}
+
+/* Read the devargs into pp (sides, infinite_rx, tx_pcap_mode); 0 or
+ * -errno after logging. */
+static int
+pcap_parse_args(struct pcap_port *pp, const struct lr_devargs *args)
+{
+	int ret, infinite;
+
 	ret = pick_side(pp, args, "rx_pcap", "rx_iface", pp->rx_src,
 			&pp->rx_kind, &pp->rx_key, &pp->nb_rx);
 	if (ret < 0)
-		goto free_port;
+		return ret;
 	ret = pick_side(pp, args, "tx_pcap", "tx_iface", pp->tx_dst,
 			&pp->tx_kind, &pp->tx_key, &pp->nb_tx);
 	if (ret < 0)
-		goto free_port;
+		return ret;
 	if (pp->nb_rx == 0 && pp->nb_tx == 0) {
 		LR_LOG(ERR, PMD,
 		       "%s: nothing to read or write: give rx_pcap, tx_pcap, "
 		       "rx_iface, tx_iface or iface\n",
 		       pp->name);
-		ret = -EINVAL;
-		goto free_port;
+		return -EINVAL;
 	}
 	ret = lr_devargs_get_bool(args, "infinite_rx", 0, &infinite);
 	if (ret < 0)
-		goto free_port;
+		return ret;
 	if (infinite && pp->rx_kind != KIND_FILE) {
 		LR_LOG(ERR, PMD, "%s: infinite_rx: '%s' needs rx_pcap=FILE\n",
 		       pp->name, lr_devargs_get(args, "infinite_rx"));
-		ret = -EINVAL;
-		goto free_port;
+		return -EINVAL;
 	}
 	pp->infinite = infinite;
-	ret = tx_mode_get(pp, args);
-	if (ret < 0)
-		goto free_port;
+	return tx_mode_get(pp, args);
+}
 
-	/* Check every source and sink now, so a bad one fails here. */
-	for (i = 0; i < pp->nb_rx; i++) {
+/* Open (and close again) every receive source, or load it for replay, so
+ * a bad one fails at probe; 0 or -errno after logging. */
+static int
+pcap_check_sources(struct pcap_port *pp)
+{
+	for (unsigned i = 0; i < pp->nb_rx; i++) {
 		pcap_t *p;
+		int ret;
 
 		if (pp->infinite) {
 			ret = replay_load(pp, i);
 			if (ret < 0)
-				goto free_port;
+				return ret;
 			continue;
 		}
 		p = pp->rx_kind == KIND_FILE
 			? rx_file_open(pp->name, pp->rx_key, pp->rx_src[i])
 			: iface_open(pp->name, pp->rx_key, pp->rx_src[i], 1);
-		if (p == NULL) {
-			ret = -lr_errno;
-			goto free_port;
-		}
+		if (p == NULL)
+			return -lr_errno;
 		pcap_close(p);
 	}
-	for (i = 0; i < pp->nb_tx; i++) {
+	return 0;
+}
+
+/* Open every transmit file (kept open) and check every transmit
+ * interface; 0 or -errno after logging. */
+static int
+pcap_check_sinks(struct pcap_port *pp)
+{
+	for (unsigned i = 0; i < pp->nb_tx; i++) {
 		if (pp->tx_kind == KIND_FILE) {
-			ret = tx_file_open(pp, i);
+			int ret = tx_file_open(pp, i);
+
 			if (ret < 0)
-				goto free_port;
+				return ret;
 		} else {
 			pcap_t *p =
 			    iface_open(pp->name, pp->tx_key, pp->tx_dst[i], 0);
 
-			if (p == NULL) {
-				ret = -lr_errno;
-				goto free_port;
-			}
+			if (p == NULL)
+				return -lr_errno;
 			pcap_close(p);
 		}
 	}
+	return 0;
+}
+
+/* Attach pp to dev: ops, idle burst functions, a MAC; log the port. */
+static void
+pcap_port_register(struct lr_eth_dev *dev, struct pcap_port *pp)
+{
 	dev->data->dev_private = pp;
 	dev->dev_ops = &pcap_ops;
 	dev->rx_pkt_burst = rx_none_burst;
@@ -1289,6 +1352,30 @@ pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	       pp->rx_kind == KIND_IFACE ? "interfaces" : "files", pp->nb_tx,
 	       pp->tx_kind == KIND_IFACE ? "interfaces" : "files",
 	       pp->infinite ? ", infinite replay" : "");
+}
+
+/* Create a port from devargs: parse, check every source and sink, then
+ * register; 0 or -errno after logging. */
+static int
+pcap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	struct pcap_port *pp;
+	int ret;
+
+	pp = pcap_port_alloc(dev);
+	if (pp == NULL)
+		return -ENOMEM;
+	ret = pcap_parse_args(pp, args);
+	if (ret < 0)
+		goto free_port;
+	/* Check every source and sink now, so a bad one fails here. */
+	ret = pcap_check_sources(pp);
+	if (ret < 0)
+		goto free_port;
+	ret = pcap_check_sinks(pp);
+	if (ret < 0)
+		goto free_port;
+	pcap_port_register(dev, pp);
 	return 0;
 
 free_port:
