@@ -3,7 +3,8 @@
 #   scripts/setup.sh           build and run dependencies
 #   scripts/setup.sh --tests   also what the test command needs (ppc64le
 #                              cross toolchain, qemu-user, tcpdump, clang
-#                              for the fuzz targets, ...)
+#                              for the fuzz targets, g++ for the headers'
+#                              and the embedding test's C++, ...)
 # Idempotent; needs root for apt and hugepages (without root it only checks).
 set -euo pipefail
 
@@ -13,7 +14,7 @@ want_tests=0
 pkgs=(meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev
       libhugetlbfs-dev libxdp-dev libbpf-dev iproute2)
 test_pkgs=(gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static
-           tcpdump clang)
+           tcpdump clang g++)
 cross_pkgs=(libnuma-dev:ppc64el libpcap-dev:ppc64el)
 
 missing() {

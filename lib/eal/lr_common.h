@@ -13,6 +13,40 @@
 
 #include "lr_build_config.h"
 
+/*
+ * Atomics that C and C++ programs both compile: a member declared
+ * LR_ATOMIC(uint32_t) is `_Atomic uint32_t` in C and `std::atomic<uint32_t>`
+ * in C++ (same size, alignment and lock-free operations with GCC and
+ * clang), and the <stdatomic.h> names the inline functions use
+ * (atomic_load_explicit, memory_order_acquire, ...) resolve to <atomic>'s.
+ */
+#ifdef __cplusplus
+#include <atomic>
+#define LR_ATOMIC(T) std::atomic<T>
+using std::atomic_compare_exchange_strong_explicit;
+using std::atomic_compare_exchange_weak_explicit;
+using std::atomic_exchange_explicit;
+using std::atomic_fetch_add_explicit;
+using std::atomic_fetch_and_explicit;
+using std::atomic_fetch_or_explicit;
+using std::atomic_fetch_sub_explicit;
+using std::atomic_load_explicit;
+using std::atomic_signal_fence;
+using std::atomic_store_explicit;
+using std::atomic_thread_fence;
+using std::memory_order_acq_rel;
+using std::memory_order_acquire;
+using std::memory_order_relaxed;
+using std::memory_order_release;
+using std::memory_order_seq_cst;
+/** Compile-time assertion with a message (C11 and C++). */
+#define LR_STATIC_ASSERT(c, msg) static_assert(c, msg)
+#else
+#include <stdatomic.h>
+#define LR_ATOMIC(T)		 _Atomic T
+#define LR_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
+#endif
+
 #ifndef LR_CACHE_LINE_SIZE
 #error "LR_CACHE_LINE_SIZE must come from the build configuration"
 #endif
@@ -74,7 +108,7 @@
 #define LR_STR_(x) #x
 
 /** Compile-time assertion. */
-#define LR_BUILD_BUG_ON(c) _Static_assert(!(c), #c)
+#define LR_BUILD_BUG_ON(c) LR_STATIC_ASSERT(!(c), #c)
 
 LR_BEGIN_DECLS
 

@@ -62,7 +62,7 @@ lr_ether_addr_equal(const struct lr_ether_addr *a,
 static inline int
 lr_ether_addr_is_valid_assigned(const struct lr_ether_addr *a)
 {
-	static const struct lr_ether_addr zero;
+	static const struct lr_ether_addr zero = {{0}};
 
 	return !(a->addr_bytes[0] & 1) && !lr_ether_addr_equal(a, &zero);
 }

@@ -330,8 +330,8 @@ lr_pktmbuf_alloc(struct lr_mempool *mp)
 
 	if (lr_unlikely(lr_mempool_get(mp, &obj) != 0))
 		return NULL;
-	lr_pktmbuf_reset_line0_(obj);
-	return obj;
+	lr_pktmbuf_reset_line0_((struct lr_mbuf *)obj);
+	return (struct lr_mbuf *)obj;
 }
 
 /** Allocate n empty mbufs, all or none; 0 or -ENOENT. */

@@ -70,7 +70,6 @@
 #define LR_MEMPOOL_H
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,14 +143,14 @@ struct lr_mempool_stats {
 
 /** The counters of threads without an lcore id (updated atomically). */
 struct lr_mempool_shared_stats {
-	_Atomic uint64_t put_bulk;
-	_Atomic uint64_t get_success_bulk;
-	_Atomic uint64_t put_objs;
-	_Atomic uint64_t get_success_objs;
-	_Atomic uint64_t get_fail_bulk;
-	_Atomic uint64_t store_put_bulk;
-	_Atomic uint64_t get_fail_objs;
-	_Atomic uint64_t store_get_bulk;
+	LR_ATOMIC(uint64_t) put_bulk;
+	LR_ATOMIC(uint64_t) get_success_bulk;
+	LR_ATOMIC(uint64_t) put_objs;
+	LR_ATOMIC(uint64_t) get_success_objs;
+	LR_ATOMIC(uint64_t) get_fail_bulk;
+	LR_ATOMIC(uint64_t) store_put_bulk;
+	LR_ATOMIC(uint64_t) get_fail_objs;
+	LR_ATOMIC(uint64_t) store_get_bulk;
 };
 
 /** Per-lcore cache: header and hot counters on the first line, then the

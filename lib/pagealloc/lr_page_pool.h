@@ -102,7 +102,6 @@
 #ifndef LR_PAGE_POOL_H
 #define LR_PAGE_POOL_H
 
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -221,14 +220,15 @@ struct lr_page_pool_stats {
 /** Per-lcore counters of puts from any thread, and the lcore's stash of
  * pages bound for the ring (private layout). */
 struct lr_page_pool_lstats {
-	_Atomic uint64_t ring;
-	_Atomic uint64_t ring_full;
-	_Atomic uint64_t released_refcnt;
-	_Atomic uint64_t waive;
-	_Atomic uint64_t remote;
-	_Atomic uint64_t shrunk;
-	_Atomic uint64_t errors;
-	_Atomic unsigned stash_n; /* pages in stash[]; >= LR_PP_STASH: closed */
+	LR_ATOMIC(uint64_t) ring;
+	LR_ATOMIC(uint64_t) ring_full;
+	LR_ATOMIC(uint64_t) released_refcnt;
+	LR_ATOMIC(uint64_t) waive;
+	LR_ATOMIC(uint64_t) remote;
+	LR_ATOMIC(uint64_t) shrunk;
+	LR_ATOMIC(uint64_t) errors;
+	LR_ATOMIC(unsigned)
+	stash_n;		  /* pages in stash[]; >= LR_PP_STASH: closed */
 	unsigned stash_used;	  /* this lcore's bit is set in stash_mask */
 	struct lr_page *stash[LR_PP_STASH];
 } __lr_cache_aligned;
@@ -243,8 +243,8 @@ struct lr_page_pool_lstats {
 struct lr_page_pool {
 	/* Owner's hot line: read and written by the owner only, except the
 	 * two fast-path lcore fields, which other threads may close. */
-	_Atomic unsigned alloc_lcore; /* owner, or LR_PP_NO_LCORE */
-	_Atomic unsigned put_lcore;   /* owner, or LR_PP_NO_LCORE */
+	LR_ATOMIC(unsigned) alloc_lcore; /* owner, or LR_PP_NO_LCORE */
+	LR_ATOMIC(unsigned) put_lcore;	 /* owner, or LR_PP_NO_LCORE */
 	unsigned count;		      /* pages in cache[] */
 	unsigned order;
 	uint64_t alloc_fast;
@@ -256,12 +256,12 @@ struct lr_page_pool {
 	uint64_t recycle_cache_full;
 
 	/* Shared, written rarely. */
-	_Atomic long refs __lr_cache_aligned; /* held + 1 while alive */
-	_Atomic unsigned foreign;	      /* held pages of another node */
-	_Atomic int shrink_req; /* a shrinker asked for the cache */
-	_Atomic int dying;	/* destroy has run */
+	LR_ATOMIC(long) refs __lr_cache_aligned; /* held + 1 while alive */
+	LR_ATOMIC(unsigned) foreign; /* held pages of another node */
+	LR_ATOMIC(int) shrink_req;   /* a shrinker asked for the cache */
+	LR_ATOMIC(int) dying;	     /* destroy has run */
 	struct lr_ring *ring;
-	_Atomic uint64_t stash_mask[LR_PP_STASH_WORDS];
+	LR_ATOMIC(uint64_t) stash_mask[LR_PP_STASH_WORDS];
 
 	/* Set at create. */
 	char name[LR_PP_NAMESIZE];

@@ -105,8 +105,9 @@ enum lr_migratetype {
 #define LR_ALLOC_PINNED	   (1u << 3) /**< long-lived: LR_MT_PINNED blocks */
 #define LR_ALLOC_FLAGS_ALL 0xfu
 
-_Static_assert(LR_MT_MOVABLE == 0 && LR_MT_PINNED == 1 && LR_ALLOC_PINNED == 8,
-	       "the inline paths index lists by (flags / PINNED) & 1");
+LR_STATIC_ASSERT(LR_MT_MOVABLE == 0 && LR_MT_PINNED == 1 &&
+		     LR_ALLOC_PINNED == 8,
+		 "the inline paths index lists by (flags / PINNED) & 1");
 
 /* Page states, in lr_page.flags of a block's head page. Tail pages and
  * the head of nothing have flags 0. */
@@ -157,9 +158,9 @@ struct lr_page {
 	uint32_t user;		/**< free for the block's current owner */
 };
 
-_Static_assert(sizeof(struct lr_page) == 64 &&
-		   sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
-	       "a page descriptor is 64 bytes, at most one cache line");
+LR_STATIC_ASSERT(sizeof(struct lr_page) == 64 &&
+		     sizeof(struct lr_page) <= LR_CACHE_LINE_SIZE,
+		 "a page descriptor is 64 bytes, at most one cache line");
 
 /** Allocator counters; per lcore, summed by lr_pagealloc_stats_get(). */
 struct lr_pagealloc_stats {

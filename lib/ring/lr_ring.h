@@ -82,7 +82,6 @@
 #define LR_RING_H
 
 #include <errno.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -100,13 +99,13 @@ LR_BEGIN_DECLS
 
 /** One side of a ring: where reservations start (head) and end (tail). */
 struct lr_ring_headtail {
-	_Atomic uint32_t head; /**< next index to reserve */
-	_Atomic uint32_t tail; /**< indices below are published */
+	LR_ATOMIC(uint32_t) head; /**< next index to reserve */
+	LR_ATOMIC(uint32_t) tail; /**< indices below are published */
 	uint32_t single;       /**< default mode is single producer/consumer */
 	/** Last value of the opposite side's tail read by this side: the
 	 *  SP/SC paths work from it and re-read the other side's cache line
 	 *  only when it shows too little room. */
-	_Atomic uint32_t opp_tail;
+	LR_ATOMIC(uint32_t) opp_tail;
 };
 
 /** A ring; the slots follow the structure in the same allocation. */
