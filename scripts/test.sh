@@ -4,9 +4,15 @@
 #   1. native x86-64 build: suites fast and driver
 #   2. page allocator debug build (-Dpagealloc_debug=true): suite fast
 #   3. AddressSanitizer + UBSan build: suites fast and driver
-#   4. ppc64le cross build under qemu-user, 64 KiB allocator pages as ppc64
+#   4. ThreadSanitizer build (-Db_sanitize=thread): the tests that run
+#      several lcores or start lr-l2fwd and lr-pktgen (2 lcores, net_null
+#      and net_ring ports), at LR_TEST_SCALE 0.1 (about 2 minutes); the
+#      first race report ends its process with status 66 (halt_on_error),
+#      a child's report fails its test, and any report in the log fails
+#      the stage; test/tsan.supp holds the reviewed exceptions (none)
+#   5. ppc64le cross build under qemu-user, 64 KiB allocator pages as ppc64
 #      runs them (-Dpage_shift=16): suite fast
-#   5. clang libFuzzer build: each fuzz target of test/fuzz/ for
+#   6. clang libFuzzer build: each fuzz target of test/fuzz/ for
 #      LR_TEST_FUZZ_SECONDS (default 15) seconds (scripts/fuzz.sh), one
 #      test per target
 # and prints one closing line "N passed, N failed, N skipped".
@@ -102,10 +108,21 @@ run native -- --suite fast --suite driver
 run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast
 LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbuildtype=debug -- --suite fast --suite driver
+LR_TEST_SCALE=0.1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/test/tsan.supp" \
+	run tsan -Db_sanitize=thread -Dbuildtype=debug -- eal pagealloc ring \
+	page_pool mempool mbuf ethdev l2fwd pktgen_fast --timeout-multiplier 3
+# A report that reached the log without failing a test fails the stage.
+if [ -f "$out/tsan/meson-logs/testlog.txt" ] &&
+	grep -q "WARNING: ThreadSanitizer" "$out/tsan/meson-logs/testlog.txt"; then
+	echo "=== tsan: ThreadSanitizer reported (see $out/tsan/meson-logs/testlog.txt):"
+	grep -A3 "WARNING: ThreadSanitizer" "$out/tsan/meson-logs/testlog.txt" | head -n 40
+	broken+=("tsan (report)")
+	failed=$((failed + 1))
+fi
 LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" -Dpage_shift=16 \
 	-- --suite fast --timeout-multiplier 10
 
-# 5. Fuzzing: scripts/fuzz.sh prints "fuzz_<target>: N execs in S s: ok"
+# 6. Fuzzing: scripts/fuzz.sh prints "fuzz_<target>: N execs in S s: ok"
 # or "...: FAILED ..." per target; anything else that fails is the build.
 fuzz() {
 	local secs=${LR_TEST_FUZZ_SECONDS:-15} ok fail

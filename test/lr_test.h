@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <mntent.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,7 @@ lr_test_now(void)
  */
 struct lr_test_child {
 	pid_t pid;
+	const char *path; /* the program */
 	int fd;	   /* read end of the output pipe, -1 once at EOF */
 	char *out; /* what the program printed, NUL-terminated */
 	size_t len, cap;
@@ -125,6 +127,7 @@ lr_test_spawn(struct lr_test_child *c, const char *path, char *const argv[],
 {
 	int pfd[2];
 
+	c->path = path;
 	c->out = out;
 	c->cap = cap;
 	c->len = 0;
@@ -134,9 +137,18 @@ lr_test_spawn(struct lr_test_child *c, const char *path, char *const argv[],
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid == 0) {
+		cpu_set_t all;
+
 		close(pfd[0]);
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
+		/* The program gets every CPU the process may use, not the
+		 * one CPU an earlier case's EAL pinned this thread to (the
+		 * kernel keeps only the allowed ones of the mask). */
+		CPU_ZERO(&all);
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			CPU_SET(i, &all);
+		sched_setaffinity(0, sizeof(all), &all);
 		lr_test_execv(path, argv);
 		_exit(127);
 	}
@@ -201,10 +213,17 @@ lr_test_child_wait_for(struct lr_test_child *c, const char *needle,
 	return 0;
 }
 
+/** Exit status a ThreadSanitizer build exits with after a report. */
+#define LR_TEST_TSAN_EXIT 66
+
 /**
  * Read the rest of the output and reap the program: its exit status, -1
- * if a signal ended it, or -3 if it did not end within timeout_s (it is
- * then killed).
+ * if a signal ended it, -3 if it did not end within timeout_s (it is
+ * then killed), or -6 if ThreadSanitizer reported a race in its output
+ * (printed then), whatever its status: a test that expects a failing exit
+ * must not pass on a race report. A TSan report the build sends to files
+ * (TSAN_OPTIONS log_path, as the test command's TSan stage does) still
+ * shows as exit status LR_TEST_TSAN_EXIT, which no test expects.
  */
 static inline int
 lr_test_child_finish(struct lr_test_child *c, double timeout_s)
@@ -229,6 +248,11 @@ lr_test_child_finish(struct lr_test_child *c, double timeout_s)
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	if (strstr(c->out, "WARNING: ThreadSanitizer") != NULL) {
+		fprintf(stderr, "%s: ThreadSanitizer reported:\n%s\n", c->path,
+			c->out);
+		return -6;
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
