@@ -156,6 +156,66 @@ test_missing_huge_dir(void)
 	return 0;
 }
 
+/* A hugetlbfs mount we can write to, or NULL. */
+static const char *
+hugetlbfs_mount(void)
+{
+	static char dir[256];
+	FILE *m = setmntent("/proc/mounts", "r");
+	struct mntent *e;
+	const char *found = NULL;
+
+	while (m && found == NULL && (e = getmntent(m)) != NULL) {
+		if (strcmp(e->mnt_type, "hugetlbfs") == 0 &&
+		    access(e->mnt_dir, W_OK) == 0) {
+			snprintf(dir, sizeof(dir), "%s", e->mnt_dir);
+			found = dir;
+		}
+	}
+	if (m)
+		endmntent(m);
+	return found;
+}
+
+/* -m beyond what the machine can back is refused, naming -m, its value and
+ * what is available, with or without hugepages (they fall short, and
+ * ordinary memory does too); --huge-dir without enough free hugepages is
+ * an error, not a fallback to ordinary memory. */
+static int
+test_memory_limits(void)
+{
+	const char *a1[] = { "-l", "0", "-m", "16777216", "--no-huge",
+			     PREFIX "_mlim" };
+	const char *a2[] = { "-l", "0", "-m", "16777216", PREFIX "_mlim" };
+	char hd[300], out[4096];
+	const char *a3[] = { "-l", "0", "-m", "16777216", hd, PREFIX "_mlim" };
+	const char *mnt = hugetlbfs_mount();
+	int rc;
+
+	rc = init_in_child(6, a1, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0, "-m 16777216 --no-huge accepted");
+	LR_TEST_ASSERT(strstr(out, "-m 16777216: ") &&
+			   strstr(out, "MB is available"),
+		       "message: %s", out);
+	rc = init_in_child(5, a2, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0, "-m 16777216 accepted");
+	LR_TEST_ASSERT(strstr(out, "-m 16777216: ") &&
+			   strstr(out, "MB is available"),
+		       "message: %s", out);
+	if (mnt == NULL) {
+		printf("skip: --huge-dir part: no writable hugetlbfs mount\n");
+		return 0;
+	}
+	snprintf(hd, sizeof(hd), "--huge-dir=%s", mnt);
+	rc = init_in_child(6, a3, out, sizeof(out));
+	LR_TEST_ASSERT(rc != 0, "%s -m 16777216 accepted", hd);
+	LR_TEST_ASSERT(strstr(out, "--huge-dir '") &&
+			   strstr(out, "free hugepages") &&
+			   strstr(out, "-m 16777216 needs"),
+		       "message: %s", out);
+	return 0;
+}
+
 static atomic_int ran;
 
 static int
@@ -734,6 +794,7 @@ static const struct lr_test_case cases[] = {
 	{ "bad_options", test_bad_options },
 	{ "init_after_stopped_group", test_init_after_stopped_group },
 	{ "missing_huge_dir", test_missing_huge_dir },
+	{ "memory_limits", test_memory_limits },
 	{ "no_huge", test_no_huge },
 	{ "hugepages", test_hugepages },
 	{ "prefix_lock", test_prefix_lock },

@@ -501,12 +501,174 @@ mem_per_node(size_t *want)
 	want[node] = total;
 }
 
+/* The option that set the amount of memory, for messages. */
+static void
+mem_option(char *buf, size_t len)
+{
+	if (lr_eal_cfg_.numa_mem_set)
+		snprintf(buf, len, "--numa-mem");
+	else if (lr_eal_cfg_.mem_total)
+		snprintf(buf, len, "-m %zu", lr_eal_cfg_.mem_total >> 20);
+	else
+		snprintf(buf, len, "-m (default %lu)", DEFAULT_MEM >> 20);
+}
+
+/* Value of "key: N kB" in /proc/meminfo, in bytes; SIZE_MAX if unknown. */
+static size_t
+meminfo_bytes(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	size_t v = SIZE_MAX, klen = strlen(key);
+	unsigned long long kb;
+
+	if (f == NULL)
+		return v;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
+		    sscanf(line + klen + 1, "%llu", &kb) == 1) {
+			v = (size_t)kb << 10;
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* Room left under this process's cgroup (v2) memory.max; SIZE_MAX if
+ * unlimited or unknown. */
+static size_t
+cgroup_room(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	char line[PATH_MAX], path[PATH_MAX + 64];
+	unsigned long long max, cur = 0;
+	size_t room = SIZE_MAX;
+
+	if (f == NULL)
+		return room;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, sizeof(path), "/sys/fs/cgroup%s/memory.max",
+			 line + 3);
+		FILE *m = fopen(path, "r");
+
+		if (m == NULL)
+			break;
+		if (fscanf(m, "%llu", &max) == 1) {
+			snprintf(path, sizeof(path),
+				 "/sys/fs/cgroup%s/memory.current", line + 3);
+			FILE *c = fopen(path, "r");
+
+			if (c) {
+				if (fscanf(c, "%llu", &cur) != 1)
+					cur = 0;
+				fclose(c);
+			}
+			room = max > cur ? (size_t)(max - cur) : 0;
+		}
+		fclose(m);
+		break;
+	}
+	fclose(f);
+	return room;
+}
+
+/* Ordinary memory len bytes on node n, if the machine can back it with
+ * what is taken so far (*ordinary): MemAvailable, and the room under the
+ * cgroup's memory.max. Without this check an -m far beyond the machine
+ * was mapped (MAP_NORESERVE) and the page allocator's descriptors for all
+ * of it grew until the OOM killer came. */
+static int
+map_node_ordinary(struct lr_memseg *seg, unsigned n, size_t want, size_t hugesz,
+		  long nfree, size_t *ordinary)
+{
+	size_t len = LR_ALIGN_CEIL(want, 2UL << 20);
+	size_t avail = meminfo_bytes("MemAvailable"), room = cgroup_room();
+	char opt[48], huge[96] = "";
+	int rc;
+
+	if (avail == SIZE_MAX || avail > room)
+		avail = room;
+	if (*ordinary + len > avail) {
+		mem_option(opt, sizeof(opt));
+		if (hugesz && nfree >= 0)
+			snprintf(huge, sizeof(huge),
+				 "; %ld free hugepages of %zu kB", nfree,
+				 hugesz >> 10);
+		LR_LOG(ERR, EAL,
+		       "%s: node %u needs %zu MB of ordinary memory, but only "
+		       "%zu MB is available (MemAvailable in "
+		       "/proc/meminfo%s)%s; give a smaller -m\n",
+		       opt, n, (*ordinary + len) >> 20, avail >> 20,
+		       room != SIZE_MAX ? ", cgroup memory.max" : "", huge);
+		return -ENOMEM;
+	}
+	rc = map_ordinary(seg, want, (int)n, iova_mode == LR_IOVA_PA);
+	if (rc < 0)
+		return rc;
+	*ordinary += seg->len;
+	if (iova_mode == LR_IOVA_PA) {
+		/* Fault every page in so pagemap knows it. */
+		memset(seg->addr, 0, seg->len);
+	}
+	return 0;
+}
+
+/* Node n's segment: hugepages (hugesz != 0) when there are enough free,
+ * else ordinary memory; with --huge-dir a shortage is an error, never a
+ * fallback. */
+static int
+map_node(struct lr_memseg *seg, unsigned n, size_t want, const char *dir,
+	 size_t hugesz, size_t *ordinary)
+{
+	const char *hd = lr_eal_cfg_.huge_dir;
+	char opt[48];
+	long nfree = -1;
+
+	if (hugesz) {
+		size_t need = LR_ALIGN_CEIL(want, hugesz) / hugesz;
+
+		mem_option(opt, sizeof(opt));
+		nfree = free_hugepages(hugesz, (int)n);
+		if (nfree >= 0 && (size_t)nfree < need) {
+			if (hd[0]) {
+				LR_LOG(ERR, EAL,
+				       "--huge-dir '%s': node %u has %ld free "
+				       "hugepages of %zu kB, %s needs %zu\n",
+				       hd, n, nfree, hugesz >> 10, opt, need);
+				return -ENOMEM;
+			}
+			LR_LOG(NOTICE, EAL,
+			       "node %u: %ld free hugepages of %zu kB, %zu "
+			       "needed: using ordinary memory\n",
+			       n, nfree, hugesz >> 10, need);
+		} else if (map_huge(seg, dir, hugesz, want, (int)n) == 0) {
+			return 0;
+		} else if (hd[0]) {
+			LR_LOG(ERR, EAL,
+			       "--huge-dir '%s': node %u: cannot get %zu "
+			       "hugepages of %zu kB for %s\n",
+			       hd, n, need, hugesz >> 10, opt);
+			return -ENOMEM;
+		} else {
+			LR_LOG(NOTICE, EAL,
+			       "node %u: hugepages unavailable: using ordinary "
+			       "memory\n",
+			       n);
+		}
+	}
+	return map_node_ordinary(seg, n, want, hugesz, nfree, ordinary);
+}
+
 int
 lr_eal_memory_init_(void)
 {
 	size_t want[LR_MAX_NUMA_NODES];
 	char dir[PATH_MAX] = "";
-	size_t hugesz = 0;
+	size_t hugesz = 0, ordinary = 0;
 	bool huge = !lr_eal_cfg_.no_huge;
 	int rc;
 
@@ -532,40 +694,18 @@ lr_eal_memory_init_(void)
 			clean_stale_files(dir);
 		}
 	}
+	if (!huge)
+		hugesz = 0;
 	pthread_mutex_lock(&memseg_lock);
 	for (unsigned n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		struct lr_memseg seg;
-		bool got = false;
 
 		if (want[n] == 0)
 			continue;
 		memset(&seg, 0, sizeof(seg));
-		if (huge) {
-			long nfree = free_hugepages(hugesz, (int)n);
-			size_t need = LR_ALIGN_CEIL(want[n], hugesz) / hugesz;
-
-			if (nfree >= 0 && (size_t)nfree < need) {
-				LR_LOG(NOTICE, EAL,
-				       "node %u: %ld free hugepages of %zu kB, %zu needed: using ordinary memory\n",
-				       n, nfree, hugesz >> 10, need);
-			} else if (map_huge(&seg, dir, hugesz, want[n], (int)n) == 0) {
-				got = true;
-			} else {
-				LR_LOG(NOTICE, EAL,
-				       "node %u: hugepages unavailable: using ordinary memory\n",
-				       n);
-			}
-		}
-		if (!got) {
-			rc = map_ordinary(&seg, want[n], (int)n,
-					  iova_mode == LR_IOVA_PA);
-			if (rc < 0)
-				goto fail;
-			if (iova_mode == LR_IOVA_PA) {
-				/* Fault every page in so pagemap knows it. */
-				memset(seg.addr, 0, seg.len);
-			}
-		}
+		rc = map_node(&seg, n, want[n], dir, hugesz, &ordinary);
+		if (rc < 0)
+			goto fail;
 		if (iova_mode == LR_IOVA_PA) {
 			rc = fill_iova_pa(&seg);
 			if (rc < 0) {

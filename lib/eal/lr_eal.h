@@ -29,6 +29,13 @@
  * Error model: 0 / count on success, negative errno on failure; lr_errno is
  * also set. lr_eal_cleanup() gives back memory, threads and files.
  *
+ * Memory: -m/--numa-mem comes from hugepages when enough are free on the
+ * node, else from ordinary memory, and is refused (-ENOMEM, a message
+ * naming the option, its value and what is available) beyond what the
+ * machine can back: MemAvailable, lowered to the room under the cgroup's
+ * memory.max. With --huge-dir hugepages are required: too few free is an
+ * error, never a fallback to ordinary memory.
+ *
  * Runtime folder and file prefix: --file-prefix is 1-63 letters, digits,
  * '_', '-' or '.', not starting with '.'. It names the hugepage files
  * (<hugetlbfs>/<prefix>map_<node>) and the runtime folder
