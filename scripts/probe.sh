@@ -166,9 +166,9 @@ check 2 "lr-pktgen: every stop signal ends clean" \
 check 2 "a second signal during lr-pktgen's drain ends it at once" \
 	tcase test_pktgen_fast stop_during_drain
 
-# 3. Limits. TODO(integrator): the EAL helper's cases.
-check 3 "-m beyond what the machine can back is refused" \
-	todo "test_eal: -m 16777216, --huge-dir without enough hugepages"
+# 3. Limits.
+check 3 "-m beyond what the machine can back, --huge-dir short of hugepages: refused" \
+	tcase test_eal memory_limits
 
 # 4. Silent data loss.
 check 4 "net_pcap tx_pcap: a full disk stops with an error, whole records" \
@@ -193,7 +193,7 @@ check 6 "net_af_xdp gives the interface its promiscuous state back" \
 check 6 "an XDP program a killed process left is named with its removal" \
 	tcase test_pmd_af_xdp stale_prog
 check 6 "a non-root clean exit leaves no empty /tmp/linerate-<uid>" \
-	todo "TODO(integrator): the EAL helper's case"
+	tcase test_eal runtime_dir_removed
 
 # 7. Data races.
 check 7 "ThreadSanitizer clean on the multi-lcore tests and both apps" \

@@ -456,11 +456,44 @@ test_runtime_dir_foreign(void)
 		       "foreign base folder: exit %d: %s", rc, out);
 	rm_rf(base);
 	unlink(target);
-	/* Nothing in the way: it starts, and a clean exit leaves neither its
-	 * folder nor an empty /tmp/linerate-<uid>. */
+	/* Nothing in the way: it starts. */
 	rc = init_in_child_as(victim, 6, args, out, sizeof(out));
 	LR_TEST_ASSERT(rc == 0, "clean start failed: exit %d: %s", rc, out);
+	rm_rf(base);
+	return 0;
+}
+
+/* A non-root clean exit removes its prefix folder and /tmp/linerate-<uid>
+ * when that is empty, and keeps it while another prefix of the same user
+ * lives there. */
+static int
+test_runtime_dir_removed(void)
+{
+	const char *args[] = { "-l", "0", "-m", "8", "--no-huge",
+			       PREFIX "_rmdir" };
+	int uid = spare_uid(2);
+	char base[64], other[160], out[4096];
+
+	if (geteuid() != 0) {
+		printf("skip: needs root to act as another user\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(base, sizeof(base), "/tmp/linerate-%d", uid);
+	rm_rf(base);
+	int rc = init_in_child_as(uid, 6, args, out, sizeof(out));
+
+	LR_TEST_ASSERT(rc == 0, "start failed: exit %d: %s", rc, out);
 	LR_TEST_ASSERT(access(base, F_OK) != 0, "%s left behind", base);
+	/* Another prefix's folder of the same user: the base stays. */
+	snprintf(other, sizeof(other), "%s/another", base);
+	LR_TEST_ASSERT(mkdir(base, 0700) == 0 && mkdir(other, 0700) == 0 &&
+			   chown(base, (uid_t)uid, (gid_t)uid) == 0 &&
+			   chown(other, (uid_t)uid, (gid_t)uid) == 0,
+		       "mkdir %s", other);
+	rc = init_in_child_as(uid, 6, args, out, sizeof(out));
+	LR_TEST_ASSERT(rc == 0, "start failed: exit %d: %s", rc, out);
+	LR_TEST_ASSERT(access(other, F_OK) == 0, "%s removed", other);
+	rm_rf(base);
 	return 0;
 }
 
@@ -801,6 +834,7 @@ static const struct lr_test_case cases[] = {
 	{ "assert", test_assert },
 	{ "runtime_dir_foreign", test_runtime_dir_foreign },
 	{ "runtime_dir_links", test_runtime_dir_links },
+	{ "runtime_dir_removed", test_runtime_dir_removed },
 	{ "prefix_lock_exclusive", test_prefix_lock_exclusive },
 	{ "stale_sweep_own_prefix", test_stale_sweep_own_prefix },
 };
