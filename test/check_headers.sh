@@ -25,6 +25,18 @@ n=$(wc -w <<<"$headers")
 [ "$n" -gt 10 ] || { echo "FAIL: only $n headers installed in $inc"; exit 1; }
 
 bad=0
+# What a header declares is exported (and has C linkage in C++) only
+# between LR_BEGIN_DECLS and LR_END_DECLS (lr_common.h): every installed
+# header but the generated build configuration has them.
+for h in $headers; do
+	[ "$h" = lr_build_config.h ] && continue
+	if ! grep -q '^LR_BEGIN_DECLS' "$inc/$h" ||
+		! grep -q '^LR_END_DECLS' "$inc/$h"; then
+		echo "FAIL: $h lacks LR_BEGIN_DECLS/LR_END_DECLS"
+		bad=1
+	fi
+done
+
 # one LABEL COMPILER... -- FLAGS...: compile each header alone.
 one() {
 	local label=$1 failed=0 h

@@ -7,11 +7,16 @@
 #     _pagealloc and _mempool (no libpcap, libxdp, libbpf); statically with
 #     `pkg-config --static linerate`, which must leave no liblinerate .so;
 #   embed-globals (C, test/embed/embed_globals.c): globals of its own named
-#     pa, eal_cfg, pa_lock: no link error, not written by the library.
+#     pa, eal_cfg, pa_lock: no link error, not written by the library;
+#   embed-cxx (C++17, test/embed/embed.cpp; with LR_CXX set): every header,
+#     inline ring/mempool/mbuf paths, and every driver of DRIVERS found
+#     registered, linked shared (each driver's library loaded) and static.
 # Usage (from meson):
-#   test_embed.sh SOURCE_ROOT BUILD_ROOT IS_CROSS SANITIZE
+#   test_embed.sh SOURCE_ROOT BUILD_ROOT IS_CROSS SANITIZE DRIVERS
+# DRIVERS: the drivers built, comma-separated (net_null,net_ring,...).
 set -euo pipefail
-src=$1 build=$2 cross=$3 sanitize=${4:-none}
+src=$1 build=$2 cross=$3 sanitize=${4:-none} drivers=${5:-}
+read -r -a cxx <<<"${LR_CXX:-}"
 
 if [ "$cross" = true ]; then
 	echo "skip: cross build; the example is built with the host compiler"
@@ -58,15 +63,17 @@ fail() {
 	exit 1
 }
 
-# build OUT COMPILER SOURCE PKG-CONFIG-ARGS...: compile and link one program.
+# build OUT COMPILER SOURCE PKG-CONFIG-ARGS...: compile and link one
+# program (COMPILER: one word; "cxx" for the C++ compiler in LR_CXX).
 build() {
-	local out=$1 compiler=$2 source=$3 flags
+	local out=$1 source=$3 flags comp=("$2")
 	shift 3
+	[ "${comp[0]}" = cxx ] && comp=("${cxx[@]}" -std=c++17)
 	flags=$(pkg-config --cflags --libs "$@") ||
 		fail "pkg-config $*"
-	echo "$compiler $(basename "$source"): pkg-config $*: $flags"
+	echo "${comp[*]} $(basename "$source"): pkg-config $*: $flags"
 	# shellcheck disable=SC2086
-	"$compiler" -O2 -Wall -Wextra -Werror "${extra[@]}" -o "$tmp/$out" \
+	"${comp[@]}" -O2 -Wall -Wextra -Werror "${extra[@]}" -o "$tmp/$out" \
 		"$source" $flags -pthread || fail "building $out"
 }
 
@@ -80,11 +87,14 @@ libs() {
 		sort -u | tr '\n' ' '
 }
 
-# run OUT: run a program from the temporary directory; its output in $out.
+# run OUT [ARGS...]: run a program from the temporary directory; its output
+# in $out.
 run() {
-	out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir "./$1" 2>&1) || {
+	local p=$1
+	shift
+	out=$(cd "$tmp" && LD_LIBRARY_PATH=$libdir "./$p" "$@" 2>&1) || {
 		echo "$out"
-		fail "$1 exited with an error"
+		fail "$p exited with an error"
 	}
 	echo "$out"
 }
@@ -124,5 +134,30 @@ grep -q linerate <<<"$(libs globals-static)" &&
 for p in globals-dyn globals-static; do
 	run $p
 	grep -q '^embed-globals: 0 words changed: OK$' <<<"$out"
+done
+
+# C++, shared and static; every driver registered either way.
+if [ ${#cxx[@]} -eq 0 ]; then
+	echo "C++: skipped, this build has no C++ compiler"
+	echo "PASS"
+	exit 0
+fi
+IFS=, read -r -a drv <<<"$drivers"
+build cxx-dyn cxx "$src/test/embed/embed.cpp" linerate
+got=$(libs cxx-dyn)
+echo "cxx-dyn links: $got"
+for d in "${drv[@]}"; do
+	grep -q "liblinerate_$d.so" <<<"$got" ||
+		fail "cxx-dyn: liblinerate_$d.so not loaded (dropped by --as-needed?)"
+done
+build cxx-static cxx "$src/test/embed/embed.cpp" --static linerate
+grep -q linerate <<<"$(libs cxx-static)" &&
+	fail "cxx-static: linked a shared liblinerate"
+for p in cxx-dyn cxx-static; do
+	run "$p" "${drv[@]}"
+	for d in "${drv[@]}"; do
+		grep -q "^driver $d: ok$" <<<"$out" || fail "$p: driver $d"
+	done
+	grep -q '^embed-cxx: OK$' <<<"$out"
 done
 echo "PASS"

@@ -73,11 +73,17 @@
 #ifndef LR_ETH_MEMIF_H
 #define LR_ETH_MEMIF_H
 
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
 /** Default control socket, as DPDK's. */
 #define LR_ETH_MEMIF_DEFAULT_SOCKET "/run/memif.sock"
 /** Default packet buffer size in bytes. */
 #define LR_ETH_MEMIF_DEFAULT_BSIZE 2048
 /** Default log2 of the ring size (1024 slots). */
 #define LR_ETH_MEMIF_DEFAULT_LOG2_RING 10
+
+LR_END_DECLS
 
 #endif /* LR_ETH_MEMIF_H */
