@@ -497,40 +497,45 @@ close_fd:
 	return -err;
 }
 
-/* Create tx queue q's socket, bound to the interface with protocol 0, and
- * its ring; 0 or -errno. */
+/* Set tx queue q's socket options: TPACKET_V2, PACKET_LOSS and (if the
+ * kernel has it) PACKET_QDISC_BYPASS; 0 or -errno after logging. */
 static int
-txq_open(struct afp_port *pp, uint16_t q)
+txq_sock_opts(struct afp_port *pp, uint16_t q, int fd)
 {
-	struct afp_txq *txq = &pp->txq[q];
-	struct sockaddr_ll sll;
-	struct tpacket_req req;
-	uint32_t per_block;
-	char desc[128];
-	int fd, err;
+	int err;
 
-	fd = packet_socket(pp, "tx", q);
-	if (fd < 0)
-		return fd;
 	if (set_int_opt(fd, PACKET_VERSION, TPACKET_V2) < 0) {
 		err = errno;
 		LR_LOG(ERR, PMD, "%s: tx queue %u: TPACKET_V2 on '%s': %s\n",
 		       pp->name, q, pp->iface, strerror(err));
-		goto close_fd;
+		return -err;
 	}
 	/* A malformed frame is dropped instead of stopping the ring. */
 	if (set_int_opt(fd, PACKET_LOSS, 1) < 0) {
 		err = errno;
 		LR_LOG(ERR, PMD, "%s: tx queue %u: PACKET_LOSS: %s\n", pp->name,
 		       q, strerror(err));
-		goto close_fd;
+		return -err;
 	}
 	if (set_int_opt(fd, PACKET_QDISC_BYPASS, 1) < 0)
 		LR_LOG(WARNING, PMD,
 		       "%s: tx queue %u: no PACKET_QDISC_BYPASS (%s): frames "
 		       "go through the qdisc\n",
 		       pp->name, q, strerror(errno));
-	per_block = pp->blocksz / pp->framesz;
+	return 0;
+}
+
+/* Create and map tx queue q's ring on fd and list its frame addresses;
+ * 0 or -errno after logging (nothing left mapped or allocated). */
+static int
+txq_ring_map(struct afp_port *pp, uint16_t q, int fd)
+{
+	struct afp_txq *txq = &pp->txq[q];
+	uint32_t per_block = pp->blocksz / pp->framesz;
+	struct tpacket_req req;
+	char desc[128];
+	int err;
+
 	memset(&req, 0, sizeof(req));
 	req.tp_block_size = pp->blocksz;
 	req.tp_frame_size = pp->framesz;
@@ -542,7 +547,7 @@ txq_open(struct afp_port *pp, uint16_t q)
 		LR_LOG(ERR, PMD,
 		       "%s: tx queue %u: cannot create the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
-		goto close_fd;
+		return -err;
 	}
 	txq->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
 	txq->map = mmap(NULL, txq->map_len, PROT_READ | PROT_WRITE,
@@ -554,11 +559,10 @@ txq_open(struct afp_port *pp, uint16_t q)
 		LR_LOG(ERR, PMD,
 		       "%s: tx queue %u: cannot map the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
-		goto close_fd;
+		return -err;
 	}
 	txq->frames = malloc(sizeof(*txq->frames) * req.tp_frame_nr);
 	if (txq->frames == NULL) {
-		err = ENOMEM;
 		LR_LOG(ERR, PMD,
 		       "%s: tx queue %u: no memory for %u frame addresses\n",
 		       pp->name, q, req.tp_frame_nr);
@@ -568,30 +572,55 @@ txq_open(struct afp_port *pp, uint16_t q)
 		txq->frames[i] = txq->map +
 				 (size_t)(i / per_block) * pp->blocksz +
 				 (size_t)(i % per_block) * pp->framesz;
+	return 0;
+
+unmap_ring:
+	munmap(txq->map, txq->map_len);
+	txq->map = NULL;
+	return -ENOMEM;
+}
+
+/* Create tx queue q's socket, bound to the interface with protocol 0, and
+ * its ring; 0 or -errno. */
+static int
+txq_open(struct afp_port *pp, uint16_t q)
+{
+	struct afp_txq *txq = &pp->txq[q];
+	struct sockaddr_ll sll;
+	int fd, err;
+
+	fd = packet_socket(pp, "tx", q);
+	if (fd < 0)
+		return fd;
+	err = txq_sock_opts(pp, q, fd);
+	if (err < 0)
+		goto close_fd;
+	err = txq_ring_map(pp, q, fd);
+	if (err < 0)
+		goto close_fd;
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = 0;
 	sll.sll_ifindex = pp->ifindex;
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		err = errno;
+		err = -errno;
 		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot bind to '%s': %s\n",
-		       pp->name, q, pp->iface, strerror(err));
-		goto free_frames;
+		       pp->name, q, pp->iface, strerror(-err));
+		goto free_ring;
 	}
 	txq->fd = fd;
-	txq->nb_frames = req.tp_frame_nr;
+	txq->nb_frames = pp->framecnt;
 	txq->head = 0;
 	return 0;
 
-free_frames:
+free_ring:
 	free(txq->frames);
 	txq->frames = NULL;
-unmap_ring:
 	munmap(txq->map, txq->map_len);
 	txq->map = NULL;
 close_fd:
 	close(fd);
-	return -err;
+	return err;
 }
 
 /* Bind rx queue q's socket to the interface: it receives from now on. */
@@ -1020,16 +1049,15 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 	return 0;
 }
 
+/* Read and check the iface devarg into *iface; 0 or -EINVAL after
+ * logging. */
 static int
-afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+iface_arg(struct lr_eth_dev *dev, const struct lr_devargs *args,
+	  const char **iface)
 {
-	const char *iface = lr_devargs_get(args, "iface");
-	struct afp_port *pp;
-	struct ifreq ifr;
-	uint64_t qpairs;
-	int ret;
+	const char *v = lr_devargs_get(args, "iface");
 
-	if (iface == NULL || iface[0] == '\0') {
+	if (v == NULL || v[0] == '\0') {
 		LR_LOG(ERR, PMD,
 		       "%s: iface: missing (usage: "
 		       "%s,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,"
@@ -1042,13 +1070,24 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		       dev->data->name);
 		return -EINVAL;
 	}
-	if (strlen(iface) >= IFNAMSIZ) {
+	if (strlen(v) >= IFNAMSIZ) {
 		LR_LOG(ERR, PMD,
 		       "%s: iface: bad value '%s' (interface names have at "
 		       "most %d characters)\n",
-		       dev->data->name, iface, IFNAMSIZ - 1);
+		       dev->data->name, v, IFNAMSIZ - 1);
 		return -EINVAL;
 	}
+	*iface = v;
+	return 0;
+}
+
+/* Allocate a zeroed, cache-line aligned port on iface with every queue
+ * closed and linked to it; NULL after logging. */
+static struct afp_port *
+afp_port_alloc(struct lr_eth_dev *dev, const char *iface)
+{
+	struct afp_port *pp;
+
 	/* The queues are cache-line aligned: so must the port be. */
 	pp = aligned_alloc(LR_CACHE_LINE_SIZE,
 			   LR_ALIGN_CEIL(sizeof(*pp), LR_CACHE_LINE_SIZE));
@@ -1057,7 +1096,7 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (pp == NULL) {
 		LR_LOG(ERR, PMD, "%s: no memory for the port\n",
 		       dev->data->name);
-		return -ENOMEM;
+		return NULL;
 	}
 	pp->name = dev->data->name;
 	pp->ctl_fd = -1;
@@ -1070,6 +1109,110 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		pp->txq[q].port = pp;
 		pp->txq[q].qid = q;
 	}
+	return pp;
+}
+
+/* Find the interface in this namespace and open the control socket;
+ * 0 or -errno after logging. */
+static int
+iface_find(struct afp_port *pp)
+{
+	pp->ifindex = (int)if_nametoindex(pp->iface);
+	if (pp->ifindex == 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: iface: no interface '%s' in this network namespace "
+		       "(%s)\n",
+		       pp->name, pp->iface, strerror(errno));
+		return -ENODEV;
+	}
+	pp->ctl_fd = packet_socket(pp, "control", 0);
+	if (pp->ctl_fd < 0)
+		return pp->ctl_fd;
+	return 0;
+}
+
+/* Check the interface is Ethernet and take its MAC address as the port's;
+ * 0 or -errno after logging. */
+static int
+iface_mac_get(struct lr_eth_dev *dev, struct afp_port *pp)
+{
+	struct ifreq ifr;
+	int ret;
+
+	ret = iface_ioctl(pp, SIOCGIFHWADDR, &ifr);
+	if (ret < 0) {
+		LR_LOG(ERR, PMD, "%s: iface: address of '%s': %s\n", pp->name,
+		       pp->iface, strerror(-ret));
+		return ret;
+	}
+	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
+		LR_LOG(ERR, PMD,
+		       "%s: iface: '%s' is not an Ethernet interface (ARPHRD "
+		       "type %u)\n",
+		       pp->name, pp->iface, ifr.ifr_hwaddr.sa_family);
+		return -EINVAL;
+	}
+	memcpy(dev->data->mac_addr.addr_bytes, ifr.ifr_hwaddr.sa_data,
+	       LR_ETHER_ADDR_LEN);
+	return 0;
+}
+
+/* Take the interface's MTU (when it can be read) as the port's, after
+ * checking a frame of that size fits framesz; 0 or -EINVAL after
+ * logging. */
+static int
+iface_mtu_get(struct lr_eth_dev *dev, struct afp_port *pp)
+{
+	struct ifreq ifr;
+	uint32_t need;
+
+	if (iface_ioctl(pp, SIOCGIFMTU, &ifr) != 0)
+		return 0;
+	need =
+	    (uint32_t)ifr.ifr_mtu + ETH_HLEN + AFP_VLAN_HLEN + AFP_RX_MAC_OFF;
+	if (pp->framesz < need) {
+		LR_LOG(ERR, PMD,
+		       "%s: framesz: bad value '%u' (frames of '%s' with "
+		       "mtu %d need framesz >= %u)\n",
+		       pp->name, pp->framesz, pp->iface, ifr.ifr_mtu,
+		       LR_ALIGN_CEIL(need, (uint32_t)TPACKET_ALIGNMENT));
+		return -EINVAL;
+	}
+	dev->data->mtu = (uint16_t)ifr.ifr_mtu;
+	return 0;
+}
+
+/* Attach pp to dev: ops and burst functions; log the port. */
+static void
+afp_port_register(struct lr_eth_dev *dev, struct afp_port *pp)
+{
+	dev->data->dev_private = pp;
+	dev->dev_ops = &afp_ops;
+	dev->rx_pkt_burst = afp_rx_burst;
+	dev->tx_pkt_burst = afp_tx_burst;
+	LR_LOG(INFO, PMD,
+	       "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x "
+	       "%u-byte frames in %u-byte blocks\n",
+	       pp->name, pp->iface, pp->ifindex, pp->qpairs, pp->framecnt,
+	       pp->framesz, pp->blocksz);
+}
+
+/* Create a port from devargs: parse them, check the interface, open every
+ * queue pair, then register; 0 or -errno after logging. */
+static int
+afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	struct afp_port *pp;
+	const char *iface;
+	uint64_t qpairs;
+	int ret;
+
+	ret = iface_arg(dev, args, &iface);
+	if (ret < 0)
+		return ret;
+	pp = afp_port_alloc(dev, iface);
+	if (pp == NULL)
+		return -ENOMEM;
 	ret = lr_devargs_get_uint(args, "qpairs", 1, 1, LR_MAX_QUEUES_PER_PORT,
 				  &qpairs);
 	if (ret < 0)
@@ -1079,53 +1222,15 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (ret < 0)
 		goto free_port;
 
-	pp->ifindex = (int)if_nametoindex(iface);
-	if (pp->ifindex == 0) {
-		ret = -ENODEV;
-		LR_LOG(ERR, PMD,
-		       "%s: iface: no interface '%s' in this network namespace "
-		       "(%s)\n",
-		       pp->name, iface, strerror(errno));
+	ret = iface_find(pp);
+	if (ret < 0)
 		goto free_port;
-	}
-	pp->ctl_fd = packet_socket(pp, "control", 0);
-	if (pp->ctl_fd < 0) {
-		ret = pp->ctl_fd;
+	ret = iface_mac_get(dev, pp);
+	if (ret < 0)
 		goto free_port;
-	}
-	ret = iface_ioctl(pp, SIOCGIFHWADDR, &ifr);
-	if (ret < 0) {
-		LR_LOG(ERR, PMD, "%s: iface: address of '%s': %s\n", pp->name,
-		       iface, strerror(-ret));
+	ret = iface_mtu_get(dev, pp);
+	if (ret < 0)
 		goto free_port;
-	}
-	if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER) {
-		LR_LOG(ERR, PMD,
-		       "%s: iface: '%s' is not an Ethernet interface (ARPHRD "
-		       "type %u)\n",
-		       pp->name, iface, ifr.ifr_hwaddr.sa_family);
-		ret = -EINVAL;
-		goto free_port;
-	}
-	memcpy(dev->data->mac_addr.addr_bytes, ifr.ifr_hwaddr.sa_data,
-	       LR_ETHER_ADDR_LEN);
-	ret = iface_ioctl(pp, SIOCGIFMTU, &ifr);
-	if (ret == 0) {
-		uint32_t need = (uint32_t)ifr.ifr_mtu + ETH_HLEN +
-				AFP_VLAN_HLEN + AFP_RX_MAC_OFF;
-
-		if (pp->framesz < need) {
-			LR_LOG(
-			    ERR, PMD,
-			    "%s: framesz: bad value '%u' (frames of '%s' with "
-			    "mtu %d need framesz >= %u)\n",
-			    pp->name, pp->framesz, iface, ifr.ifr_mtu,
-			    LR_ALIGN_CEIL(need, (uint32_t)TPACKET_ALIGNMENT));
-			ret = -EINVAL;
-			goto free_port;
-		}
-		dev->data->mtu = (uint16_t)ifr.ifr_mtu;
-	}
 	for (uint16_t q = 0; q < pp->qpairs; q++) {
 		ret = rxq_open(pp, q);
 		if (ret < 0)
@@ -1134,15 +1239,7 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		if (ret < 0)
 			goto free_port;
 	}
-	dev->data->dev_private = pp;
-	dev->dev_ops = &afp_ops;
-	dev->rx_pkt_burst = afp_rx_burst;
-	dev->tx_pkt_burst = afp_tx_burst;
-	LR_LOG(INFO, PMD,
-	       "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x "
-	       "%u-byte frames in %u-byte blocks\n",
-	       pp->name, iface, pp->ifindex, pp->qpairs, pp->framecnt,
-	       pp->framesz, pp->blocksz);
+	afp_port_register(dev, pp);
 	return 0;
 
 free_port:
