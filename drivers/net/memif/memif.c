@@ -222,7 +222,7 @@ static __lr_cold uint16_t
 tx_link_down(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
 {
 	lr_pktmbuf_free_bulk(pkts, n);
-	q->c.errors += n;
+	lr_eth_count(&q->c.errors, n);
 	q->link_down += n;
 	return n;
 }
@@ -273,7 +273,7 @@ rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 		return 0;
 	}
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(q->mp, pkts, want) != 0)) {
-		q->c.nombuf += want;
+		lr_eth_count(&q->c.nombuf, want);
 		*cur_out = cur;
 		*bytes_out = 0;
 		return 0;
@@ -320,7 +320,7 @@ rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 			if (lr_unlikely(rx_append(m, q->mp, src, len) != 0)) {
 				/* no mbuf for a chained segment: leave the
 				 * packet in the ring for the next burst */
-				q->c.nombuf++;
+				lr_eth_count(&q->c.nombuf, 1);
 				cur = start;
 				goto stop;
 			}
@@ -372,8 +372,8 @@ memif_rx_server(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		q->last = cur;
 	}
 	q_leave(q);
-	q->c.packets += got;
-	q->c.bytes += bytes;
+	lr_eth_count(&q->c.packets, got);
+	lr_eth_count(&q->c.bytes, bytes);
 	q->bursts++;
 	return got;
 }
@@ -415,8 +415,8 @@ memif_rx_client(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		q->head = head;
 	}
 	q_leave(q);
-	q->c.packets += got;
-	q->c.bytes += bytes;
+	lr_eth_count(&q->c.packets, got);
+	lr_eth_count(&q->c.bytes, bytes);
 	q->bursts++;
 	return got;
 }
@@ -489,8 +489,8 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	lr_pktmbuf_free_bulk(pkts, i);
 	if (i < n)
 		q->ring_full++;
-	q->c.packets += i;
-	q->c.bytes += bytes;
+	lr_eth_count(&q->c.packets, i);
+	lr_eth_count(&q->c.bytes, bytes);
 	q->bursts++;
 	return i;
 }
@@ -581,8 +581,8 @@ out:
 	lr_pktmbuf_free_bulk(pkts, i);
 	if (i < n)
 		q->ring_full++;
-	q->c.packets += i;
-	q->c.bytes += bytes;
+	lr_eth_count(&q->c.packets, i);
+	lr_eth_count(&q->c.bytes, bytes);
 	q->bursts++;
 	return i;
 }
