@@ -14,7 +14,7 @@ want_tests=0
 pkgs=(meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev
       libhugetlbfs-dev libxdp-dev libbpf-dev iproute2)
 test_pkgs=(gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static
-           tcpdump clang g++)
+           tcpdump clang g++ dpdk dpdk-dev)
 cross_pkgs=(libnuma-dev:ppc64el libpcap-dev:ppc64el)
 
 missing() {

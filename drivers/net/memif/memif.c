@@ -147,6 +147,7 @@ struct mif_port {
 	char peer_name[MIF_NAME_SZ + 1];
 	_Atomic int bad; /* the datapath found a bad ring or descriptor */
 	char bad_why[160];
+	char last_reason[192]; /* of the last disconnect */
 	uint64_t nb_connects;
 	uint64_t nb_disconnects;
 	struct mif_port *next;
@@ -702,7 +703,14 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 	int was_up = p->up;
 
 	/* logged first: a peer that got our DISCONNECT finds the line */
+	/* a client refused again for the same reason says it once */
+	int again =
+	    !was_up && reason != NULL &&
+	    strncmp(p->last_reason, reason, sizeof(p->last_reason) - 1) == 0;
+
 	if (reason != NULL)
+		snprintf(p->last_reason, sizeof(p->last_reason), "%s", reason);
+	if (reason != NULL && !again)
 		lr_log(by != BY_US ? LR_LOG_NOTICE : LR_LOG_ERR, LR_LOGTYPE_PMD,
 		       "%s: %s%s%s\n", p->name,
 		       peer_said ? "peer disconnected: " : "disconnected: ",
@@ -751,12 +759,18 @@ port_up(struct mif_port *p)
 	unsigned nrx = p->n_ring[p->server ? C2S : S2C];
 	unsigned ntx = p->n_ring[p->server ? S2C : C2S];
 
+	/* A DPDK server zeroes every ring's head and tail when CONNECT
+	 * arrives: the client offers its rx buffers again now. */
+	for (unsigned q = 0; !p->server && q < nrx && q < p->nb_rxq; q++)
+		atomic_store_explicit(&rx[q].ring->head, rx[q].head,
+				      memory_order_release);
 	for (unsigned q = 0; q < nrx && q < p->nb_rxq; q++)
 		atomic_store_explicit(&rx[q].up, 1, memory_order_seq_cst);
 	for (unsigned q = 0; q < ntx && q < p->nb_txq; q++)
 		atomic_store_explicit(&tx[q].up, 1, memory_order_seq_cst);
 	p->up = 1;
 	p->nb_connects++;
+	p->last_reason[0] = '\0';
 	LR_LOG(INFO, PMD,
 	       "%s: connected to '%s' (%s, id %u): %u rx, %u tx rings of %u "
 	       "slots (link up)\n",
