@@ -390,7 +390,7 @@ rm_rf(const char *path)
  * victim; or the base folder itself. The victim refuses them, naming the
  * path and what is wrong, and writes nothing through the link. */
 static int
-test_runtime_dir_foreign(void)
+runtime_dir_foreign(void)
 {
 	const char *args[] = { "-l", "0", "-m", "8", "--no-huge",
 			       PREFIX "_foreign" };
@@ -467,7 +467,7 @@ test_runtime_dir_foreign(void)
  * when that is empty, and keeps it while another prefix of the same user
  * lives there. */
 static int
-test_runtime_dir_removed(void)
+runtime_dir_removed(void)
 {
 	const char *args[] = { "-l", "0", "-m", "8", "--no-huge",
 			       PREFIX "_rmdir" };
@@ -499,7 +499,7 @@ test_runtime_dir_removed(void)
 
 /* As root, a link at the lock file or at the prefix folder is refused. */
 static int
-test_runtime_dir_links(void)
+runtime_dir_links(void)
 {
 	const char *a1[] = { "-l", "0", "-m", "8", "--no-huge",
 			     PREFIX "_lnkcfg" };
@@ -551,6 +551,61 @@ test_runtime_dir_links(void)
 	rm_rf(tdir);
 	unlink(target);
 	return 0;
+}
+
+/* The three cases above, and what they make removed whether they pass
+ * or fail. */
+static void
+runtime_dir_cleanup(void)
+{
+	char path[160], pfx[96];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "/tmp/linerate-%d", spare_uid(i));
+		rm_rf(path);
+	}
+	snprintf(path, sizeof(path), "/tmp/test_eal_victim.%d", (int)getpid());
+	unlink(path);
+	snprintf(path, sizeof(path), "/tmp/test_eal_lnk.%d", (int)getpid());
+	unlink(path);
+	snprintf(path, sizeof(path), "/tmp/test_eal_lnkd.%d", (int)getpid());
+	rm_rf(path);
+	snprintf(path, sizeof(path), "/var/run/linerate/%s",
+		 prefix_name(pfx, sizeof(pfx), "_lnkcfg"));
+	rm_rf(path);
+	snprintf(path, sizeof(path), "/var/run/linerate/%s",
+		 prefix_name(pfx, sizeof(pfx), "_lnkdir"));
+	unlink(path);
+}
+
+static int
+test_runtime_dir_foreign(void)
+{
+	int rc = runtime_dir_foreign();
+
+	if (geteuid() == 0)
+		runtime_dir_cleanup();
+	return rc;
+}
+
+static int
+test_runtime_dir_links(void)
+{
+	int rc = runtime_dir_links();
+
+	if (geteuid() == 0)
+		runtime_dir_cleanup();
+	return rc;
+}
+
+static int
+test_runtime_dir_removed(void)
+{
+	int rc = runtime_dir_removed();
+
+	if (geteuid() == 0)
+		runtime_dir_cleanup();
+	return rc;
 }
 
 /* Several processes take and give back one prefix in a loop: never two
