@@ -776,6 +776,68 @@ shumem_leave(struct axq *q)
 	free(g);
 }
 
+/* A zeroed shared-UMEM entry with its parked-frame bitmap; NULL when out
+ * of memory. */
+static struct shumem *
+shumem_new(void)
+{
+	struct shumem *g = calloc(1, sizeof(*g));
+
+	if (g != NULL)
+		g->parked = calloc((FRAMES_MAX + 63) / 64, sizeof(uint64_t));
+	if (g == NULL || g->parked == NULL) {
+		free(g);
+		return NULL;
+	}
+	return g;
+}
+
+/* Give queue q of dev pinned, zeroed pages for its UMEM (grown to two
+ * blocks when it can be); 0 or -ENOMEM after logging. */
+static int
+umem_pages_get(struct lr_eth_dev *dev, struct axq *q)
+{
+	q->order = umem_order();
+	q->page = lr_alloc_pages(dev->data->socket_id, q->order,
+				 LR_ALLOC_PINNED | LR_ALLOC_ZERO);
+	if (q->page == NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
+		       dev->data->name, q->qid,
+		       ((size_t)LR_PAGE_SIZE << q->order) >> 10,
+		       lr_strerror(lr_errno));
+		return -ENOMEM;
+	}
+	q->umem_base = lr_page_address(q->page);
+	q->umem_len = (size_t)LR_PAGE_SIZE << q->order;
+	q->page2 = NULL;
+	umem_grow(dev, q);
+	return 0;
+}
+
+/* Hand queue q's UMEM (pages and pool mp) to the new shared entry g of
+ * mempool key and list g: the shared UMEM owns the memory from now on. */
+static void
+shumem_adopt(struct shumem *g, struct axq *q, const struct lr_mempool *key,
+	     struct lr_mempool *mp)
+{
+	g->key = key;
+	g->mp = mp;
+	g->page = q->page;
+	g->page2 = q->page2;
+	g->order = q->order;
+	g->base = q->umem_base;
+	g->len = q->umem_len;
+	g->nb_frames = q->nb_frames;
+	g->refs = 1;
+	g->member[0] = q;
+	g->parked_ifindex = -1;
+	g->next = shumems;
+	shumems = g;
+	q->sh = g;
+	q->page = q->page2 = NULL;
+}
+
 /* Give queue qid a UMEM: the shared one of mempool key when the port has
  * shared_umem=1 and key is not NULL (the first such queue allocates it),
  * else its own. */
@@ -796,30 +858,12 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid, const struct lr_mempool *key)
 		g = shumem_find(key);
 		if (g != NULL)
 			return shumem_join(dev, qid, g);
-		g = calloc(1, sizeof(*g));
-		if (g != NULL)
-			g->parked =
-			    calloc((FRAMES_MAX + 63) / 64, sizeof(uint64_t));
-		if (g == NULL || g->parked == NULL) {
-			free(g);
+		g = shumem_new();
+		if (g == NULL)
 			return -ENOMEM;
-		}
 	}
-	q->order = umem_order();
-	q->page = lr_alloc_pages(dev->data->socket_id, q->order,
-				 LR_ALLOC_PINNED | LR_ALLOC_ZERO);
-	if (q->page == NULL) {
-		LR_LOG(ERR, PMD,
-		       "%s: queue %u: no pages for a UMEM of %zu KiB: %s\n",
-		       dev->data->name, qid,
-		       ((size_t)LR_PAGE_SIZE << q->order) >> 10,
-		       lr_strerror(lr_errno));
+	if (umem_pages_get(dev, q) < 0)
 		goto free_shumem;
-	}
-	q->umem_base = lr_page_address(q->page);
-	q->umem_len = (size_t)LR_PAGE_SIZE << q->order;
-	q->page2 = NULL;
-	umem_grow(dev, q);
 	snprintf(name, sizeof(name), "afxdp%s_p%u_q%u", share ? "_shared" : "",
 		 dev->data->port_id, qid);
 	mp = lr_pktmbuf_pool_create_xmem(name, q->umem_base, q->umem_len, FRAME,
@@ -836,24 +880,8 @@ umem_alloc(struct lr_eth_dev *dev, uint16_t qid, const struct lr_mempool *key)
 	if (q->page2 != NULL)
 		lr_page_set_owner(q->page2, share ? (void *)g : (void *)q,
 				  mp->name);
-	if (share) {
-		/* The shared UMEM owns the memory from now on. */
-		g->key = key;
-		g->mp = mp;
-		g->page = q->page;
-		g->page2 = q->page2;
-		g->order = q->order;
-		g->base = q->umem_base;
-		g->len = q->umem_len;
-		g->nb_frames = q->nb_frames;
-		g->refs = 1;
-		g->member[0] = q;
-		g->parked_ifindex = -1;
-		g->next = shumems;
-		shumems = g;
-		q->sh = g;
-		q->page = q->page2 = NULL;
-	}
+	if (share)
+		shumem_adopt(g, q, key, mp);
 	return 0;
 
 free_pool:
@@ -2046,42 +2074,20 @@ static const struct lr_eth_dev_ops afxdp_ops = {
 
 static struct lr_eth_driver afxdp_driver;
 
-static int
-afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
-{
-	const char *name = dev->data->name;
-	struct __user_cap_data_struct caps[2];
-	const char *iface, *mode, *prog;
+/* What the devargs ask of a port, read and checked by afxdp_parse_args. */
+struct axp_cfg {
+	const char *iface, *prog;
 	uint64_t sq, qc, budget, shared;
-	unsigned nq;
-	struct axp *p;
-	int ret, m;
+	int mode;
+};
 
-	iface = lr_devargs_get(args, "iface");
-	if (iface == NULL || iface[0] == '\0') {
-		LR_LOG(ERR, PMD,
-		       "%s: iface: missing (iface=<interface name>)\n", name);
-		return -EINVAL;
-	}
-	if (strlen(iface) >= IF_NAMESIZE) {
-		LR_LOG(ERR, PMD, "%s: iface: '%s' longer than %d characters\n",
-		       name, iface, IF_NAMESIZE - 1);
-		return -EINVAL;
-	}
-	ret = lr_devargs_get_uint(args, "start_queue", 0, 0, 65535, &sq);
-	if (ret == 0)
-		ret = lr_devargs_get_uint(args, "queue_count", 1, 1,
-					  LR_MAX_QUEUES_PER_PORT, &qc);
-	if (ret == 0)
-		ret = lr_devargs_get_uint(args, "busy_budget", 0, 0, 1024,
-					  &budget);
-	if (ret == 0)
-		ret =
-		    lr_devargs_get_uint(args, "shared_umem", 0, 0, 1, &shared);
-	if (ret < 0)
-		return ret;
-	mode = lr_devargs_get(args, "mode");
-	m = MODE_AUTO;
+/* Read the mode devarg into c->mode; 0 or -EINVAL after logging. */
+static int
+mode_arg(const char *name, const struct lr_devargs *args, struct axp_cfg *c)
+{
+	const char *mode = lr_devargs_get(args, "mode");
+	int m = MODE_AUTO;
+
 	if (mode != NULL) {
 		for (m = 0; m < (int)LR_DIM(mode_names); m++)
 			if (strcmp(mode, mode_names[m]) == 0)
@@ -2094,31 +2100,89 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 			return -EINVAL;
 		}
 	}
-	prog = lr_devargs_get(args, "xdp_prog");
-	if (prog != NULL && (prog[0] == '\0' || strlen(prog) >= PATH_MAX ||
-			     access(prog, R_OK) != 0)) {
-		LR_LOG(ERR, PMD, "%s: xdp_prog: cannot read '%s': %s\n", name,
-		       prog, prog[0] ? strerror(errno) : "empty path");
+	c->mode = m;
+	return 0;
+}
+
+/* Read and check the devargs into c; 0 or -errno after logging. */
+static int
+afxdp_parse_args(const char *name, const struct lr_devargs *args,
+		 struct axp_cfg *c)
+{
+	int ret;
+
+	c->iface = lr_devargs_get(args, "iface");
+	if (c->iface == NULL || c->iface[0] == '\0') {
+		LR_LOG(ERR, PMD,
+		       "%s: iface: missing (iface=<interface name>)\n", name);
 		return -EINVAL;
 	}
-	if (if_nametoindex(iface) == 0) {
+	if (strlen(c->iface) >= IF_NAMESIZE) {
+		LR_LOG(ERR, PMD, "%s: iface: '%s' longer than %d characters\n",
+		       name, c->iface, IF_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	ret = lr_devargs_get_uint(args, "start_queue", 0, 0, 65535, &c->sq);
+	if (ret == 0)
+		ret = lr_devargs_get_uint(args, "queue_count", 1, 1,
+					  LR_MAX_QUEUES_PER_PORT, &c->qc);
+	if (ret == 0)
+		ret = lr_devargs_get_uint(args, "busy_budget", 0, 0, 1024,
+					  &c->budget);
+	if (ret == 0)
+		ret = lr_devargs_get_uint(args, "shared_umem", 0, 0, 1,
+					  &c->shared);
+	if (ret < 0)
+		return ret;
+	ret = mode_arg(name, args, c);
+	if (ret < 0)
+		return ret;
+	c->prog = lr_devargs_get(args, "xdp_prog");
+	if (c->prog != NULL &&
+	    (c->prog[0] == '\0' || strlen(c->prog) >= PATH_MAX ||
+	     access(c->prog, R_OK) != 0)) {
+		LR_LOG(ERR, PMD, "%s: xdp_prog: cannot read '%s': %s\n", name,
+		       c->prog, c->prog[0] ? strerror(errno) : "empty path");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Check the interface exists and has the asked queues; its receive
+ * queue count in *nq, 0 or -errno after logging. */
+static int
+afxdp_check_iface(const char *name, const struct axp_cfg *c, unsigned *nq)
+{
+	if (if_nametoindex(c->iface) == 0) {
 		LR_LOG(
 		    ERR, PMD,
 		    "%s: iface: no interface '%s' in this network namespace\n",
-		    name, iface);
+		    name, c->iface);
 		return -ENODEV;
 	}
-	nq = (unsigned)iface_queues(iface);
-	if (sq + qc > nq) {
+	*nq = (unsigned)iface_queues(c->iface);
+	if (c->sq + c->qc > *nq) {
 		LR_LOG(
 		    ERR, PMD,
 		    "%s: queues %llu..%llu out of range: '%s' has %u receive "
 		    "queue(s) (0..%u); lower start_queue/queue_count or add "
 		    "channels (ethtool -L, veth numrxqueues)\n",
-		    name, (unsigned long long)sq,
-		    (unsigned long long)(sq + qc - 1), iface, nq, nq - 1);
+		    name, (unsigned long long)c->sq,
+		    (unsigned long long)(c->sq + c->qc - 1), c->iface, *nq,
+		    *nq - 1);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Check the capabilities and the locked-memory limit the queues need;
+ * 0 or -errno after logging. */
+static int
+afxdp_check_privileges(const char *name, const struct axp_cfg *c)
+{
+	struct __user_cap_data_struct caps[2];
+	int ret;
+
 	if (caps_get(caps) != 0) {
 		LR_LOG(ERR, PMD, "%s: cannot read capabilities: %s\n", name,
 		       strerror(errno));
@@ -2127,28 +2191,45 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ret = check_permission(name, caps);
 	if (ret)
 		return ret;
-	ret = check_memlock(name, (size_t)qc * umem_max_bytes(), caps);
-	if (ret)
-		return ret;
+	return check_memlock(name, (size_t)c->qc * umem_max_bytes(), caps);
+}
+
+/* A zeroed, cache-line aligned port configured from c; NULL when out of
+ * memory. */
+static struct axp *
+afxdp_port_new(const struct axp_cfg *c)
+{
+	struct axp *p;
 
 	p = aligned_alloc(
 	    LR_CACHE_LINE_SIZE,
 	    LR_ALIGN_CEIL(sizeof(*p), (size_t)LR_CACHE_LINE_SIZE));
 	if (p == NULL)
-		return -ENOMEM;
+		return NULL;
 	memset(p, 0, sizeof(*p));
 	p->promisc_fd = -1;
-	snprintf(p->iface, sizeof(p->iface), "%s", iface);
-	p->ifindex = (int)if_nametoindex(iface);
-	p->start_queue = (unsigned)sq;
-	p->queue_count = (unsigned)qc;
-	p->busy_budget = (unsigned)budget;
-	p->shared = (unsigned)shared;
-	p->mode = (enum xdp_mode)m;
+	snprintf(p->iface, sizeof(p->iface), "%s", c->iface);
+	p->ifindex = (int)if_nametoindex(c->iface);
+	p->start_queue = (unsigned)c->sq;
+	p->queue_count = (unsigned)c->qc;
+	p->busy_budget = (unsigned)c->budget;
+	p->shared = (unsigned)c->shared;
+	p->mode = (enum xdp_mode)c->mode;
 	p->xsks_map_fd = -1;
-	if (prog != NULL)
-		snprintf(p->xdp_prog, sizeof(p->xdp_prog), "%s", prog);
-	if (iface_mac(iface, &dev->data->mac_addr) != 0)
+	if (c->prog != NULL)
+		snprintf(p->xdp_prog, sizeof(p->xdp_prog), "%s", c->prog);
+	return p;
+}
+
+/* Attach p to dev: MAC (the interface's, else a random one), library log
+ * hooks, ops, burst functions and link; log the port (nq: the interface's
+ * receive queues). */
+static void
+afxdp_port_register(struct lr_eth_dev *dev, struct axp *p, unsigned nq)
+{
+	const char *prog = p->xdp_prog[0] ? p->xdp_prog : NULL;
+
+	if (iface_mac(p->iface, &dev->data->mac_addr) != 0)
 		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
 				  0xaf);
 	libxdp_set_print(libxdp_log);
@@ -2161,10 +2242,36 @@ afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	dev->data->link.link_duplex = 1;
 	LR_LOG(INFO, PMD,
 	       "%s: iface %s (index %d) queues %u..%u of %u, mode %s%s%s%s\n",
-	       name, p->iface, p->ifindex, p->start_queue,
+	       dev->data->name, p->iface, p->ifindex, p->start_queue,
 	       p->start_queue + p->queue_count - 1, nq, mode_names[p->mode],
 	       prog ? ", xdp_prog " : "", prog ? prog : "",
 	       p->shared ? ", shared UMEM per mempool" : "");
+}
+
+/* Create a port from devargs: parse them, check the interface and the
+ * privileges, then allocate and register; 0 or -errno after logging. */
+static int
+afxdp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	const char *name = dev->data->name;
+	struct axp_cfg c;
+	struct axp *p;
+	unsigned nq;
+	int ret;
+
+	ret = afxdp_parse_args(name, args, &c);
+	if (ret < 0)
+		return ret;
+	ret = afxdp_check_iface(name, &c, &nq);
+	if (ret < 0)
+		return ret;
+	ret = afxdp_check_privileges(name, &c);
+	if (ret)
+		return ret;
+	p = afxdp_port_new(&c);
+	if (p == NULL)
+		return -ENOMEM;
+	afxdp_port_register(dev, p, nq);
 	return 0;
 }
 
