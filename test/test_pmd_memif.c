@@ -13,7 +13,9 @@
  *  - secret: a wrong secret is refused with a clear reason;
  *  - bad_peer: a hand-written peer sending malformed messages (bad size,
  *    a region without its fd, an unknown id, a ring outside its region)
- *    gets a DISCONNECT naming the fault, and the server keeps serving;
+ *    gets a DISCONNECT naming the fault, as does one that connects and
+ *    then publishes a descriptor outside its region; the server keeps
+ *    serving;
  *  - bad_devargs: each bad value is refused with a message naming it;
  *  - dpdk_server, dpdk_client: DPDK 22.11's dpdk-testpmd (io forwarding,
  *    its port joined to itself) as the server and as the client: every
@@ -526,7 +528,9 @@ raw_connect(const char *path)
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		perror("connect");
 		if (fd >= 0)
@@ -677,6 +681,109 @@ out:
 	return ret;
 }
 
+/* A hand-written client that connects properly, then publishes a C2S
+ * descriptor pointing past its region: the server's rx must refuse it and
+ * disconnect naming it. 0 or -1. */
+static int
+bad_descriptor(const char *path, int sp)
+{
+	struct raw_msg m;
+	int s = raw_connect(path), ret = -1, mfd = -1;
+	const uint32_t rb = 2 * LR_CACHE_LINE_SIZE + 16 * 16; /* log2 4 */
+	uint8_t *reg = MAP_FAILED;
+
+	if (s < 0)
+		return -1;
+	if (raw_recv(s, &m) != HELLO)
+		goto out;
+	raw_init(&m, 0);
+	raw_send(s, &m, sizeof(m), -1);
+	if (raw_recv(s, &m) != ACK)
+		goto out;
+	mfd = memfd_create("bad", MFD_ALLOW_SEALING);
+	if (mfd < 0 || ftruncate(mfd, 4096) != 0 ||
+	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
+		goto out;
+	reg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	if (reg == MAP_FAILED)
+		goto out;
+	uint32_t cookie = 0x3E31F20;
+
+	memcpy(reg, &cookie, 4);
+	memcpy(reg + rb, &cookie, 4);
+	memset(&m, 0, sizeof(m));
+	m.type = ADD_REGION;
+	uint64_t size = 4096;
+
+	memcpy(m.body + 2, &size, 8);
+	raw_send(s, &m, sizeof(m), mfd);
+	if (raw_recv(s, &m) != ACK)
+		goto out;
+	for (int d = 0; d < 2; d++) {
+		uint16_t flags = d == 0 ? 1 : 0;
+		uint32_t off = d == 0 ? 0 : rb;
+		int efd = memfd_create("ev", 0);
+
+		memset(&m, 0, sizeof(m));
+		m.type = ADD_RING;
+		memcpy(m.body, &flags, 2);
+		memcpy(m.body + 6, &off, 4);
+		m.body[10] = 4;
+		raw_send(s, &m, sizeof(m), efd);
+		close(efd);
+		if (raw_recv(s, &m) != ACK)
+			goto out;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = CONNECT;
+	raw_send(s, &m, sizeof(m), -1);
+	if (raw_recv(s, &m) != 7 /* CONNECTED */)
+		goto out;
+	/* desc 0 of the C2S ring: {flags, region, length, offset, meta} */
+	uint16_t z = 0;
+	uint32_t len = 500, off = 4000;
+	uint8_t *d0 = reg + 2 * LR_CACHE_LINE_SIZE;
+
+	memcpy(d0, &z, 2);
+	memcpy(d0 + 2, &z, 2);
+	memcpy(d0 + 4, &len, 4);
+	memcpy(d0 + 8, &off, 4);
+	__atomic_store_n((uint16_t *)(reg + 6), (uint16_t)1, __ATOMIC_RELEASE);
+	/* the server polls and finds it */
+	struct lr_mbuf *mb[BURST];
+	struct pollfd pfd = {.fd = s, .events = POLLIN};
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+
+	while (poll(&pfd, 1, 0) == 0 && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)sp, 0, mb, BURST);
+
+		lr_pktmbuf_free_bulk(mb, n);
+		if (n != 0) {
+			fprintf(stderr, "bad descriptor received\n");
+			goto out;
+		}
+		lr_delay_us(100);
+	}
+	if (raw_recv(s, &m) != DISCONNECT)
+		goto out;
+	m.body[125] = '\0';
+	if (strstr((char *)m.body + 4,
+		   "rx queue 0: descriptor 0: region 0 offset 4000 length 500 "
+		   "outside the regions") == NULL) {
+		fprintf(stderr, "bad descriptor: reason '%s'\n",
+			(char *)m.body + 4);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (reg != MAP_FAILED)
+		munmap(reg, 4096);
+	if (mfd >= 0)
+		close(mfd);
+	close(s);
+	return ret;
+}
+
 static int
 test_bad_peer(void)
 {
@@ -694,10 +801,11 @@ test_bad_peer(void)
 	int r1 = bad_exchange(sock, 1, "ADD_REGION: missing file descriptor");
 	int r2 = bad_exchange(sock, 2, "no interface with id 77");
 	int r3 = bad_exchange(sock, 3, "S2C ring 0: region 0 offset 4032");
+	int r4 = bad_descriptor(sock, sp);
 	const char *log = lr_test_log_end();
 
-	LR_TEST_ASSERT(r0 == 0 && r1 == 0 && r2 == 0 && r3 == 0,
-		       "bad peers: %d %d %d %d", r0, r1, r2, r3);
+	LR_TEST_ASSERT(r0 == 0 && r1 == 0 && r2 == 0 && r3 == 0 && r4 == 0,
+		       "bad peers: %d %d %d %d %d", r0, r1, r2, r3, r4);
 	LR_TEST_ASSERT(strstr(log, "outside the regions") != NULL,
 		       "no log line for the bad ring");
 	LR_TEST_ASSERT(!link_up(sp), "link up after a bad peer");

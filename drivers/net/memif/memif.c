@@ -215,6 +215,8 @@ q_bad(struct mif_queue *q, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(p->bad_why, sizeof(p->bad_why), fmt, ap);
 		va_end(ap);
+		/* 1: claimed, being written; 2: the reason is readable */
+		atomic_store_explicit(&p->bad, 2, memory_order_release);
 		ctl_wake();
 	}
 }
@@ -1485,7 +1487,8 @@ ctl_thread(void *arg)
 		uint64_t now = now_ns();
 
 		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next) {
-			if (atomic_load(&p->bad))
+			if (atomic_load_explicit(&p->bad,
+						 memory_order_acquire) == 2)
 				port_disconnect(p, p->bad_why, 0);
 			if (!p->server && p->started && p->conn == NULL &&
 			    now >= p->retry_at)
