@@ -997,6 +997,13 @@ testpmd_stop(void)
 	waitpid(tp_pid, &st, 0);
 done:
 	tp_pid = -1;
+	/* DPDK leaves its runtime folder for the prefix behind */
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/test_pmd_memif_dpdk%d",
+		 (int)getpid());
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove DPDK's runtime folder\n");
 	return st;
 }
 
