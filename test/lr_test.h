@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lr_eal.h"
 #include "lr_log.h"
 
 /** Return value of a case that could not run here (say why first). */
@@ -94,6 +95,40 @@ lr_test_prefix_arg(char *buf, size_t len, const char *name)
 	snprintf(buf, len, "--file-prefix=%s_%d", name,
 		 pid ? pid : (int)getpid());
 	return buf;
+}
+
+/**
+ * Start the EAL for a test program on ordinary memory: lcores 0-1 (only 0
+ * when the machine has one CPU), mem_mb MiB, prefix "<name>_<pid>". Every
+ * test that runs on the EAL starts it this way. 0, or -1 after a message.
+ */
+static inline int
+lr_test_eal_init(const char *name, unsigned mem_mb)
+{
+	char prefix[96], mem[16], lcores[8] = "0-1";
+	char *argv[] = {(char *)name, "-l", lcores, "--no-huge", "-m",
+			mem, prefix, NULL};
+
+	snprintf(mem, sizeof(mem), "%u", mem_mb);
+	lr_test_prefix_arg(prefix, sizeof(prefix), name);
+	if (lr_eal_init(7, argv) >= 0)
+		return 0;
+	snprintf(lcores, sizeof(lcores), "0");
+	lr_test_prefix_arg(prefix, sizeof(prefix), name);
+	if (lr_eal_init(7, argv) >= 0)
+		return 0;
+	fprintf(stderr, "%s: lr_eal_init failed\n", name);
+	return -1;
+}
+
+/** LR_TEST_SCALE (0 < scale <= 1) from the environment, else 1: how much
+ *  of their full work the tests do (sanitizer and emulated builds do less). */
+static inline double
+lr_test_scale(void)
+{
+	const char *s = getenv("LR_TEST_SCALE");
+
+	return s != NULL && atof(s) > 0 && atof(s) <= 1 ? atof(s) : 1;
 }
 
 /** Seconds on the monotonic clock. */

@@ -314,16 +314,7 @@ run(void)
 int
 main(int argc, char **argv)
 {
-	char prefix[64], name[32];
-	char *eal_argv[] = {
-	    "stress_l2fwd",
-	    "-l",
-	    "0-1",
-	    "--no-huge",
-	    "-m",
-	    "256",
-	    lr_test_prefix_arg(prefix, sizeof(prefix), "stress_l2fwd"),
-	    NULL};
+	char name[32];
 	const char *env = getenv("LR_STRESS_FRAMES");
 	double frames = argc > 1 ? atof(argv[1]) : env ? atof(env) : 1e9;
 	int rc = 1, nports = 0;
@@ -333,13 +324,8 @@ main(int argc, char **argv)
 			argc > 1 ? argv[1] : env);
 		return 1;
 	}
-	if (lr_eal_init(7, eal_argv) < 0) {
-		eal_argv[2] = "0";
-		if (lr_eal_init(7, eal_argv) < 0) {
-			fprintf(stderr, "stress_l2fwd: EAL init failed\n");
-			return 1;
-		}
-	}
+	if (lr_test_eal_init("stress_l2fwd", 256) < 0)
+		return 1;
 	for (unsigned i = 0; i < sizeof(payload); i++)
 		payload[i] = (uint8_t)(0xa5 ^ i * 7);
 	g.limit[0] = (uint64_t)frames / 2;

@@ -464,16 +464,6 @@ run(double seconds)
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal_argv[] = {
-	    "stress_soak",
-	    "-l",
-	    "0-1",
-	    "--no-huge",
-	    "-m",
-	    "256",
-	    lr_test_prefix_arg(prefix, sizeof(prefix), "stress_soak"),
-	    NULL};
 	const char *env = getenv("LR_STRESS_SECONDS");
 	double seconds = argc > 1 ? atof(argv[1]) : env ? atof(env) : 600;
 	struct lr_pagealloc_zone_info zi;
@@ -486,13 +476,8 @@ main(int argc, char **argv)
 			argc > 1 ? argv[1] : env);
 		return 1;
 	}
-	if (lr_eal_init(7, eal_argv) < 0) {
-		eal_argv[2] = "0";
-		if (lr_eal_init(7, eal_argv) < 0) {
-			fprintf(stderr, "stress_soak: EAL init failed\n");
-			return 1;
-		}
-	}
+	if (lr_test_eal_init("stress_soak", 256) < 0)
+		return 1;
 	s.nr = lr_lcore_count() >= 2 ? 2 : 1;
 	s.w[0].lcore = lr_lcore_id();
 	s.w[1].lcore = s.nr == 2 ? lr_get_next_lcore(-1, 1, 0) : s.w[0].lcore;

@@ -38,24 +38,10 @@ struct pair {
 static int
 eal_up(void)
 {
-	char prefix[64];
-	char *argv[] = {
-	    "test_l2fwd",
-	    "-l",
-	    "0-1",
-	    "--no-huge",
-	    "-m",
-	    "128",
-	    lr_test_prefix_arg(prefix, sizeof(prefix), "test_l2fwd"),
-	    NULL};
-
 	if (lr_eal_initialized())
 		return 0;
-	if (lr_eal_init(7, argv) < 0) {
-		argv[2] = "0";
-		if (lr_eal_init(7, argv) < 0)
-			return -1;
-	}
+	if (lr_test_eal_init("test_l2fwd", 128) < 0)
+		return -1;
 	pool =
 	    lr_pktmbuf_pool_create("test_l2fwd", POOL_SIZE, 64, 0,
 				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);

@@ -593,23 +593,9 @@ static const struct lr_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal_argv[] = {argv[0], "-l",  "0-1",  "--no-huge",
-			    "-m",    "256", prefix, NULL};
-	const char *s = getenv("LR_TEST_SCALE");
-
-	if (s != NULL && atof(s) > 0 && atof(s) < 1)
-		scale = atof(s);
-	/* Per process, so that two builds' tests may run at once. */
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_mbuf_%d",
-		 (int)getpid());
-	if (lr_eal_init(7, eal_argv) < 0) {
-		eal_argv[2] = "0";
-		if (lr_eal_init(7, eal_argv) < 0) {
-			fprintf(stderr, "lr_eal_init failed\n");
-			return 1;
-		}
-	}
+	scale = lr_test_scale();
+	if (lr_test_eal_init("test_mbuf", 256) < 0)
+		return 1;
 	two_lcores = lr_lcore_count() >= 2;
 	int rc = lr_test_run("mbuf", cases, (int)LR_DIM(cases), argc, argv);
 

@@ -20,8 +20,6 @@
 
 static double scale = 1.0;
 static int two_lcores;
-static char **eal_args;
-static int eal_nargs;
 
 /* ------------------------------------------------------------------ */
 /* Helpers.                                                             */
@@ -927,13 +925,8 @@ test_eal_cleanup(void)
 				       "cleanup: freed"),
 		       "message: %s", msg);
 	LR_TEST_ASSERT(lr_mempool_lookup("mp_left") == NULL, "still listed");
-	/* lr_eal_init() wrote over the argv it was given (the program's
-	 * name where its options ended): init again from a fresh copy of
-	 * the first one, own prefix included. */
-	char *argv[16];
-
-	memcpy(argv, eal_args, sizeof(argv[0]) * (size_t)(eal_nargs + 1));
-	LR_TEST_ASSERT(lr_eal_init(eal_nargs, argv) >= 0, "re-init");
+	/* The same init as the program's first, own prefix included. */
+	LR_TEST_ASSERT(lr_test_eal_init("test_mempool", 256) == 0, "re-init");
 	LR_TEST_ASSERT(strncmp(lr_eal_file_prefix(), "test_mempool_", 13) == 0,
 		       "prefix '%s'", lr_eal_file_prefix());
 	mp = lr_mempool_create("mp_left", 64, 64, 8, 0, NULL, NULL,
@@ -965,30 +958,9 @@ static const struct lr_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	char prefix[64];
-	char *eal_argv[] = {argv[0], "-l",  "0-1",  "--no-huge",
-			    "-m",    "256", prefix, NULL};
-	const char *s = getenv("LR_TEST_SCALE");
-
-	if (s != NULL && atof(s) > 0 && atof(s) < 1)
-		scale = atof(s);
-	/* Per process, so that two builds' tests may run at once. */
-	lr_test_prefix_arg(prefix, sizeof(prefix), "test_mempool");
-	/* What the eal_cleanup case inits with again (lr_eal_init() writes
-	 * over eal_argv). */
-	static char *first[8];
-
-	if (lr_eal_init(7, eal_argv) < 0) {
-		eal_argv[2] = "0";
-		if (lr_eal_init(7, eal_argv) < 0) {
-			fprintf(stderr, "lr_eal_init failed\n");
-			return 1;
-		}
-	}
-	memcpy(first, eal_argv, sizeof(first));
-	first[6] = prefix;
-	eal_args = first;
-	eal_nargs = 7;
+	scale = lr_test_scale();
+	if (lr_test_eal_init("test_mempool", 256) < 0)
+		return 1;
 	two_lcores = lr_lcore_count() >= 2;
 	int rc = lr_test_run("mempool", cases, (int)LR_DIM(cases), argc, argv);
 
