@@ -94,11 +94,39 @@ lr_eal_has_hugepages(void)
 	return 0;
 }
 
+/* Set by lr_memory_set_default_heap(); 0: not set. */
+static _Atomic size_t default_heap_bytes;
+
+int
+lr_memory_set_default_heap(size_t bytes)
+{
+	if (bytes < LR_DEFAULT_HEAP_MIN || (bytes >> 20) >= (1UL << 24)) {
+		LR_LOG(ERR, EAL,
+		       "default heap of %zu bytes: expected 2 MiB up to 16 "
+		       "TiB\n",
+		       bytes);
+		return -EINVAL;
+	}
+	if (lr_memseg_count() != 0) {
+		LR_LOG(ERR, EAL,
+		       "default heap: set it before the first pool (memory "
+		       "is already reserved)\n");
+		return -EBUSY;
+	}
+	atomic_store_explicit(&default_heap_bytes, bytes, memory_order_relaxed);
+	return 0;
+}
+
 size_t
 lr_default_heap_size(void)
 {
+	size_t set =
+	    atomic_load_explicit(&default_heap_bytes, memory_order_relaxed);
 	const char *s = getenv("LR_HEAP_MB");
 	unsigned long mb;
+
+	if (set != 0)
+		return set;
 
 	if (s && *s && (mb = strtoul(s, NULL, 10)) > 0 && mb < (1UL << 24))
 		return (size_t)mb << 20;

@@ -83,9 +83,27 @@ enum lr_iova_mode lr_eal_iova_mode(void);
 /** Non-zero if any segment is backed by hugepages. */
 int lr_eal_has_hugepages(void);
 
-/** Bytes of the default heap reserved on first use without EAL init
- *  (LR_HEAP_MB in the environment, default 256 MiB). */
+/** Bytes of the default heap reserved on first use without EAL init:
+ *  what lr_memory_set_default_heap() set, else LR_HEAP_MB (MiB) from the
+ *  environment, else 256 MiB. */
 size_t lr_default_heap_size(void);
+
+/**
+ * Size the default heap: the ordinary memory the page allocator reserves on
+ * its first use (the first pool) in a program that never calls
+ * lr_eal_init(). Call it before that first use; it takes precedence over
+ * LR_HEAP_MB. The heap never grows afterwards: a pool that does not fit
+ * fails with ENOMEM.
+ *
+ * @param bytes  heap size, at least 2 MiB (LR_DEFAULT_HEAP_MIN) and below
+ *               16 TiB; used in whole 2 MiB chunks
+ * @return 0; -EINVAL for a size out of range; -EBUSY once memory segments
+ *         exist (the default heap was reserved, or the EAL initialised)
+ */
+int lr_memory_set_default_heap(size_t bytes);
+
+/** Smallest default heap lr_memory_set_default_heap() accepts (2 MiB). */
+#define LR_DEFAULT_HEAP_MIN ((size_t)2 << 20)
 
 /** Number of NUMA nodes (highest node id + 1; 1 without NUMA). */
 unsigned lr_numa_node_count(void);

@@ -52,6 +52,22 @@ struct mp_xmem {
 	unsigned stride;
 };
 
+/* How to get more memory, for an out-of-pages message. */
+static const char *
+heap_hint(void)
+{
+	static __thread char buf[160];
+
+	if (lr_eal_initialized())
+		return " (give the EAL more memory: -m or --numa-mem)";
+	snprintf(buf, sizeof(buf),
+		 " (the default heap is %zu MiB: size it with "
+		 "lr_memory_set_default_heap() before the first pool, or "
+		 "LR_HEAP_MB)",
+		 lr_default_heap_size() >> 20);
+	return buf;
+}
+
 static pthread_mutex_t pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lr_mempool *pools;
 static pthread_once_t release_once = PTHREAD_ONCE_INIT;
@@ -311,9 +327,10 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		if (pg == NULL) {
 			LR_LOG(ERR, MEMPOOL,
 			       "mempool '%s': no pages for objects %u..%u "
-			       "(order %u on node %d): %s\n",
+			       "(order %u on node %d): %s%s\n",
 			       mp->name, done, mp->size - 1, order,
-			       mp->socket_id, lr_strerror(lr_errno));
+			       mp->socket_id, lr_strerror(lr_errno),
+			       heap_hint());
 			return -ENOMEM;
 		}
 		if (im->nb_blocks == cap) {

@@ -488,7 +488,9 @@ memory_segments(void)
 	    lr_memseg_reserve(lr_default_heap_size(), LR_SOCKET_ID_ANY) ==
 		NULL) {
 		LR_LOG(ERR, PAGEALLOC,
-		       "cannot reserve the default heap of %zu MB: %s\n",
+		       "cannot reserve the default heap of %zu MB: %s "
+		       "(lr_memory_set_default_heap() or LR_HEAP_MB sizes "
+		       "it)\n",
 		       lr_default_heap_size() >> 20, lr_strerror(lr_errno));
 		return -ENOMEM;
 	}
