@@ -24,7 +24,7 @@ for lib in "$@"; do
 	# a static constructor.)
 	n=$(grep -c . <<<"$names" || true)
 	wrong=$(grep -vE '^(lr_|LR_)' <<<"$names" |
-		grep -vE '^(__odr_asan_gen_|__asan_|__ubsan_|__sancov_|__llvm_|__gcov_)' ||
+		grep -vE '^(__odr_asan[._]|__asan_|__ubsan_|__sancov_|__llvm_|__gcov_)' ||
 		true)
 	if [ -n "$wrong" ]; then
 		echo "FAIL: $lib exports names without the lr_ prefix:"
