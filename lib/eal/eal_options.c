@@ -197,11 +197,119 @@ parse_prefix(const char *s)
 	return 0;
 }
 
+/* -m: MB of memory in all. */
+static int
+parse_mem(const char *arg)
+{
+	unsigned long v;
+
+	if (parse_uint("-m", arg, 1UL << 24, &v) < 0)
+		return -EINVAL;
+	if (v == 0) {
+		LR_LOG(ERR, EAL, "-m '0': at least 1 MB\n");
+		return -EINVAL;
+	}
+	lr_eal_cfg_.mem_total = (size_t)v << 20;
+	return 0;
+}
+
+/* --iova-mode pa|va. */
+static int
+parse_iova_mode(const char *arg)
+{
+	if (strcmp(arg, "pa") == 0) {
+		lr_eal_cfg_.iova_mode = LR_IOVA_PA;
+	} else if (strcmp(arg, "va") == 0) {
+		lr_eal_cfg_.iova_mode = LR_IOVA_VA;
+	} else {
+		LR_LOG(ERR, EAL, "--iova-mode '%s': expected pa or va\n", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --vdev: one more device's devargs. */
+static int
+add_vdev(const char *arg)
+{
+	if (lr_eal_cfg_.nb_vdev == LR_EAL_MAX_VDEV) {
+		LR_LOG(ERR, EAL, "--vdev '%s': more than %d\n", arg,
+		       LR_EAL_MAX_VDEV);
+		return -EINVAL;
+	}
+	lr_eal_cfg_.vdev[lr_eal_cfg_.nb_vdev] = strdup(arg);
+	if (lr_eal_cfg_.vdev[lr_eal_cfg_.nb_vdev] == NULL)
+		return -ENOMEM;
+	lr_eal_cfg_.nb_vdev++;
+	return 0;
+}
+
+/* One option getopt returned (argv for the name of a bad one): 0, 1 after
+ * printing the help, or a negative errno after logging. */
+static int
+apply_option(int opt, char **argv)
+{
+	unsigned long v;
+
+	switch (opt) {
+	case 'l':
+		return parse_lcores(optarg) < 0 ? -EINVAL : 0;
+	case OPT_MAIN_LCORE:
+		if (parse_uint("--main-lcore", optarg, LR_MAX_LCORE - 1, &v) <
+		    0)
+			return -EINVAL;
+		lr_eal_cfg_.main_lcore = (int)v;
+		return 0;
+	case 'm':
+		return parse_mem(optarg);
+	case OPT_NUMA_MEM:
+		return parse_numa_mem(optarg) < 0 ? -EINVAL : 0;
+	case OPT_NO_HUGE:
+		lr_eal_cfg_.no_huge = true;
+		return 0;
+	case OPT_HUGE_DIR:
+		if (strlen(optarg) >= sizeof(lr_eal_cfg_.huge_dir)) {
+			LR_LOG(ERR, EAL, "--huge-dir: path too long\n");
+			return -EINVAL;
+		}
+		strcpy(lr_eal_cfg_.huge_dir, optarg);
+		return 0;
+	case OPT_FILE_PREFIX:
+		return parse_prefix(optarg) < 0 ? -EINVAL : 0;
+	case OPT_IN_MEMORY:
+		lr_eal_cfg_.in_memory = true;
+		return 0;
+	case OPT_IOVA_MODE:
+		return parse_iova_mode(optarg);
+	case OPT_VDEV:
+		return add_vdev(optarg);
+	case OPT_LOG_LEVEL:
+		if (lr_log_parse_arg(optarg) < 0) {
+			LR_LOG(ERR, EAL,
+			       "--log-level '%s': expected LEVEL or TYPE:LEVEL "
+			       "(levels emerg..debug or 1..8)\n",
+			       optarg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'h':
+		lr_eal_usage(stdout);
+		return 1;
+	case ':':
+		LR_LOG(ERR, EAL, "option '%s' needs a value\n",
+		       argv[optind - 1]);
+		return -EINVAL;
+	default:
+		LR_LOG(ERR, EAL, "unknown EAL option '%s'\n",
+		       argv[optind - 1]);
+		return -EINVAL;
+	}
+}
+
 int
 lr_eal_parse_args_(int argc, char **argv)
 {
-	int opt, idx;
-	unsigned long v;
+	int opt, idx, rc;
 
 	lr_eal_options_reset_();
 	/* 0, not 1: glibc then also forgets where it was inside a group of
@@ -210,97 +318,19 @@ lr_eal_parse_args_(int argc, char **argv)
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+:l:m:h", long_opts, &idx)) !=
 	       -1) {
-		switch (opt) {
-		case 'l':
-			if (parse_lcores(optarg) < 0)
-				return -EINVAL;
-			break;
-		case OPT_MAIN_LCORE:
-			if (parse_uint("--main-lcore", optarg, LR_MAX_LCORE - 1,
-				       &v) < 0)
-				return -EINVAL;
-			lr_eal_cfg_.main_lcore = (int)v;
-			break;
-		case 'm':
-			if (parse_uint("-m", optarg, 1UL << 24, &v) < 0)
-				return -EINVAL;
-			if (v == 0) {
-				LR_LOG(ERR, EAL, "-m '0': at least 1 MB\n");
-				return -EINVAL;
-			}
-			lr_eal_cfg_.mem_total = (size_t)v << 20;
-			break;
-		case OPT_NUMA_MEM:
-			if (parse_numa_mem(optarg) < 0)
-				return -EINVAL;
-			break;
-		case OPT_NO_HUGE:
-			lr_eal_cfg_.no_huge = true;
-			break;
-		case OPT_HUGE_DIR:
-			if (strlen(optarg) >= sizeof(lr_eal_cfg_.huge_dir)) {
-				LR_LOG(ERR, EAL, "--huge-dir: path too long\n");
-				return -EINVAL;
-			}
-			strcpy(lr_eal_cfg_.huge_dir, optarg);
-			break;
-		case OPT_FILE_PREFIX:
-			if (parse_prefix(optarg) < 0)
-				return -EINVAL;
-			break;
-		case OPT_IN_MEMORY:
-			lr_eal_cfg_.in_memory = true;
-			break;
-		case OPT_IOVA_MODE:
-			if (strcmp(optarg, "pa") == 0) {
-				lr_eal_cfg_.iova_mode = LR_IOVA_PA;
-			} else if (strcmp(optarg, "va") == 0) {
-				lr_eal_cfg_.iova_mode = LR_IOVA_VA;
-			} else {
-				LR_LOG(ERR, EAL,
-				       "--iova-mode '%s': expected pa or va\n",
-				       optarg);
-				return -EINVAL;
-			}
-			break;
-		case OPT_VDEV:
-			if (lr_eal_cfg_.nb_vdev == LR_EAL_MAX_VDEV) {
-				LR_LOG(ERR, EAL, "--vdev '%s': more than %d\n",
-				       optarg, LR_EAL_MAX_VDEV);
-				return -EINVAL;
-			}
-			lr_eal_cfg_.vdev[lr_eal_cfg_.nb_vdev] = strdup(optarg);
-			if (lr_eal_cfg_.vdev[lr_eal_cfg_.nb_vdev] == NULL)
-				return -ENOMEM;
-			lr_eal_cfg_.nb_vdev++;
-			break;
-		case OPT_LOG_LEVEL:
-			if (lr_log_parse_arg(optarg) < 0) {
-				LR_LOG(ERR, EAL,
-				       "--log-level '%s': expected LEVEL or TYPE:LEVEL (levels emerg..debug or 1..8)\n",
-				       optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'h':
-			lr_eal_usage(stdout);
+		rc = apply_option(opt, argv);
+		if (rc < 0)
+			return rc;
+		if (rc > 0)
 			return 0; /* help: see lr_eal_init() */
-		case ':':
-			LR_LOG(ERR, EAL, "option '%s' needs a value\n",
-			       argv[optind - 1]);
-			return -EINVAL;
-		default:
-			LR_LOG(ERR, EAL, "unknown EAL option '%s'\n",
-			       argv[optind - 1]);
-			return -EINVAL;
-		}
 	}
 	if (lr_eal_cfg_.mem_total && lr_eal_cfg_.numa_mem_set) {
 		LR_LOG(ERR, EAL, "-m and --numa-mem: give one or the other\n");
 		return -EINVAL;
 	}
 	if (lr_eal_cfg_.no_huge && lr_eal_cfg_.huge_dir[0]) {
-		LR_LOG(ERR, EAL, "--no-huge and --huge-dir: give one or the other\n");
+		LR_LOG(ERR, EAL,
+		       "--no-huge and --huge-dir: give one or the other\n");
 		return -EINVAL;
 	}
 	return optind;
