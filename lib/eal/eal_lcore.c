@@ -225,13 +225,15 @@ worker_main(void *p)
 	return NULL;
 }
 
-int
-lr_eal_lcores_start_(void)
+/* Check the lcore list against the CPUs this process may use and pick
+ * the main lcore; 0 or -EINVAL after logging. */
+static int
+lcores_choose(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	cpu_set_t allowed;
+	int first = -1;
 
-	lr_eal_numa_init_();
 	if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
 		CPU_ZERO(&allowed);
 	if (!lr_eal_cfg_.lcores_set) {
@@ -241,14 +243,13 @@ lr_eal_lcores_start_(void)
 				lr_eal_cfg_.lcore_cpu_set[c] = 1;
 	}
 	eal_lcore_count = 0;
-	int first = -1;
-
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
 		if (!lr_eal_cfg_.lcore_cpu_set[i])
 			continue;
 		if (i >= (unsigned)ncpu || !CPU_ISSET(i, &allowed)) {
 			LR_LOG(ERR, EAL,
-			       "-l: lcore %u: no such CPU on this machine (or not allowed for this process)\n",
+			       "-l: lcore %u: no such CPU on this machine (or "
+			       "not allowed for this process)\n",
 			       i);
 			return -EINVAL;
 		}
@@ -260,18 +261,24 @@ lr_eal_lcores_start_(void)
 		LR_LOG(ERR, EAL, "-l: no lcore given\n");
 		return -EINVAL;
 	}
-	if (lr_eal_cfg_.main_lcore >= 0) {
-		if (!lr_eal_cfg_.lcore_cpu_set[lr_eal_cfg_.main_lcore]) {
-			LR_LOG(ERR, EAL,
-			       "--main-lcore %d: not in the lcore list\n",
-			       lr_eal_cfg_.main_lcore);
-			return -EINVAL;
-		}
-		main_lcore = (unsigned)lr_eal_cfg_.main_lcore;
-	} else {
+	if (lr_eal_cfg_.main_lcore < 0) {
 		main_lcore = (unsigned)first;
+		return 0;
 	}
+	if (!lr_eal_cfg_.lcore_cpu_set[lr_eal_cfg_.main_lcore]) {
+		LR_LOG(ERR, EAL, "--main-lcore %d: not in the lcore list\n",
+		       lr_eal_cfg_.main_lcore);
+		return -EINVAL;
+	}
+	main_lcore = (unsigned)lr_eal_cfg_.main_lcore;
+	return 0;
+}
 
+/* Claim the chosen lcores' table entries for the EAL; 0 or -EBUSY when a
+ * registered thread holds one. */
+static int
+lcores_claim(void)
+{
 	pthread_mutex_lock(&lcore_table_lock);
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
 		if (!lr_eal_cfg_.lcore_cpu_set[i])
@@ -281,7 +288,8 @@ lr_eal_lcores_start_(void)
 		if (lc->role == ROLE_NON_EAL) {
 			pthread_mutex_unlock(&lcore_table_lock);
 			LR_LOG(ERR, EAL,
-			       "lcore %u is held by a registered thread; call lr_eal_init() first\n",
+			       "lcore %u is held by a registered thread; call "
+			       "lr_eal_init() first\n",
 			       i);
 			return -EBUSY;
 		}
@@ -293,38 +301,59 @@ lr_eal_lcores_start_(void)
 		pthread_cond_init(&lc->cond, NULL);
 	}
 	pthread_mutex_unlock(&lcore_table_lock);
+	return 0;
+}
 
+/* A worker lcore's thread, pinned to its CPU; 0 or a negative errno. */
+static int
+worker_start(unsigned w)
+{
+	struct lcore *lc = &lcores[w];
+	pthread_attr_t attr;
+	char name[16];
+	cpu_set_t set;
+	int rc;
+
+	pthread_attr_init(&attr);
+	CPU_ZERO(&set);
+	CPU_SET(lc->cpu, &set);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	rc = pthread_create(&lc->thread, &attr, worker_main, lc);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		LR_LOG(ERR, EAL, "lcore %u: cannot create thread: %s\n", w,
+		       strerror(rc));
+		lc->role = ROLE_OFF;
+		return -rc;
+	}
+	snprintf(name, sizeof(name), "lcore-%u", w);
+	pthread_setname_np(lc->thread, name);
+	return 0;
+}
+
+int
+lr_eal_lcores_start_(void)
+{
+	unsigned w;
+	int rc;
+
+	lr_eal_numa_init_();
+	rc = lcores_choose();
+	if (rc == 0)
+		rc = lcores_claim();
+	if (rc != 0)
+		return rc;
 	lr_lcore_id_tls = main_lcore;
 	main_cpuset_valid = pthread_getaffinity_np(pthread_self(),
 						   sizeof(main_cpuset_saved),
 						   &main_cpuset_saved) == 0;
 	lr_thread_set_cpu(lcores[main_lcore].cpu);
-
-	unsigned w;
-
 	LR_LCORE_FOREACH_WORKER(w) {
-		struct lcore *lc = &lcores[w];
-		pthread_attr_t attr;
-		cpu_set_t set;
-		int rc;
-
-		pthread_attr_init(&attr);
-		CPU_ZERO(&set);
-		CPU_SET(lc->cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-		rc = pthread_create(&lc->thread, &attr, worker_main, lc);
-		pthread_attr_destroy(&attr);
+		rc = worker_start(w);
 		if (rc != 0) {
-			LR_LOG(ERR, EAL, "lcore %u: cannot create thread: %s\n",
-			       w, strerror(rc));
-			lc->role = ROLE_OFF;
 			lr_eal_lcores_stop_();
-			return -rc;
+			return rc;
 		}
-		char name[16];
-
-		snprintf(name, sizeof(name), "lcore-%u", w);
-		pthread_setname_np(lc->thread, name);
 	}
 	return 0;
 }
