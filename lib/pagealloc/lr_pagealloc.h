@@ -195,7 +195,7 @@ lr_alloc_pages(int node, unsigned order, unsigned flags)
 	if (!LR_PAGEALLOC_DEBUG && lr_likely(lcore < LR_MAX_LCORE) &&
 	    lr_likely(order < LR_PCP_ORDERS) &&
 	    lr_likely((flags & ~(LR_ALLOC_THISNODE | LR_ALLOC_PINNED)) == 0)) {
-		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
 		unsigned nid = node == LR_SOCKET_ID_ANY
 				   ? (unsigned)pc->local_node
 				   : (unsigned)node;
@@ -232,21 +232,21 @@ static inline void
 lr_free_pages(struct lr_page *page, unsigned order)
 {
 	unsigned lcore = lr_lcore_id();
-	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
+	uintptr_t off = (uintptr_t)page - lr_pa_desc_base_;
 
 	if (!LR_PAGEALLOC_DEBUG && lr_likely(lcore < LR_MAX_LCORE) &&
 	    lr_likely(order < LR_PCP_ORDERS) &&
-	    lr_likely(off < lr_pa_desc_bytes &&
+	    lr_likely(off < lr_pa_desc_bytes_ &&
 		      (off & (sizeof(struct lr_page) - 1)) == 0)) {
 		/* One branch over flags, type, order, refcount, owner. */
 		uint64_t want = lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0);
 		uint64_t bad =
 		    ((page->st.word & ~lr_pa_mkstate(0, 0, 0, 0xff)) ^ want) |
 		    (uintptr_t)page->owner;
-		unsigned mt = lr_pa_pb_mt_load(lr_pa_pb_mt, off);
+		unsigned mt = lr_pa_pb_mt_load(lr_pa_pb_mt_, off);
 
 		if (lr_likely(bad == 0) && lr_likely(mt < LR_PCP_TYPES)) {
-			struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+			struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
 			unsigned node = page->st.s.node;
 			struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
@@ -295,7 +295,7 @@ lr_virt_to_page(const void *addr)
 
 	if (lr_unlikely(a >> LR_PA_VA_BITS))
 		return NULL;
-	dir = lr_pa_chunk_dir[a >> (LR_PA_CHUNK_SHIFT + LR_PA_DIR_L2_BITS)];
+	dir = lr_pa_chunk_dir_[a >> (LR_PA_CHUNK_SHIFT + LR_PA_DIR_L2_BITS)];
 	if (dir == NULL)
 		return NULL;
 	first = dir[(a >> LR_PA_CHUNK_SHIFT) & ((1u << LR_PA_DIR_L2_BITS) - 1)];
@@ -323,9 +323,9 @@ lr_page_node(const struct lr_page *page)
 static inline enum lr_migratetype
 lr_page_migratetype(const struct lr_page *page)
 {
-	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
+	uintptr_t off = (uintptr_t)page - lr_pa_desc_base_;
 
-	return (enum lr_migratetype)lr_pa_pb_mt_load(lr_pa_pb_mt, off);
+	return (enum lr_migratetype)lr_pa_pb_mt_load(lr_pa_pb_mt_, off);
 }
 
 /**

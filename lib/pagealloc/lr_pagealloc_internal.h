@@ -57,7 +57,7 @@ lr_pa_mkstate(unsigned flags, unsigned mt, unsigned order, unsigned node)
  * the zone lock by any lcore (a buddy check while merging, a pageblock scan
  * while stealing) while the lcore holding the block on its list or
  * allocated flips its flags between LR_PG_PCP and LR_PG_ALLOC without the
- * lock; a pageblock's type (lr_pa_pb_mt[]) changes under the zone lock
+ * lock; a pageblock's type (lr_pa_pb_mt_[]) changes under the zone lock
  * while the free paths read it without. Neither reader needs more than "a
  * value that was there": the zone only looks for LR_PG_BUDDY, which no
  * lcore ever writes without the lock, and a stale type sends a block to
@@ -127,11 +127,11 @@ struct lr_pa_lcore {
 } __lr_cache_aligned;
 
 /* Internal state the inline paths read; not for users. */
-extern struct lr_pa_lcore lr_pa_lcores[LR_MAX_LCORE];
-extern uintptr_t lr_pa_desc_base;  /* first descriptor */
-extern uintptr_t lr_pa_desc_bytes; /* extent of the descriptor area */
-extern uint8_t *lr_pa_pb_mt;	   /* migratetype per pageblock */
-extern struct lr_page **lr_pa_chunk_dir[1u << LR_PA_DIR_L1_BITS];
+extern struct lr_pa_lcore lr_pa_lcores_[LR_MAX_LCORE];
+extern uintptr_t lr_pa_desc_base_;  /* first descriptor */
+extern uintptr_t lr_pa_desc_bytes_; /* extent of the descriptor area */
+extern uint8_t *lr_pa_pb_mt_;	    /* migratetype per pageblock */
+extern struct lr_page **lr_pa_chunk_dir_[1u << LR_PA_DIR_L1_BITS];
 
 /** Internal: everything lr_alloc_pages() does not do inline. */
 struct lr_page *lr_alloc_pages_slow_(int node, unsigned order, unsigned flags);

@@ -96,9 +96,9 @@ stat_load(const uint64_t *c)
 static int
 is_pool_page(const struct lr_page_pool *pool, const struct lr_page *page)
 {
-	uintptr_t off = (uintptr_t)page - lr_pa_desc_base;
+	uintptr_t off = (uintptr_t)page - lr_pa_desc_base_;
 
-	return page != NULL && off < lr_pa_desc_bytes &&
+	return page != NULL && off < lr_pa_desc_bytes_ &&
 	       (off & (sizeof(*page) - 1)) == 0 && page->owner == pool &&
 	       page->st.s.flags == LR_PG_ALLOC;
 }

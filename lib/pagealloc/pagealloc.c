@@ -17,12 +17,12 @@
 #include "pagealloc_private.h"
 #include "pagealloc_test.h"
 
-struct lr_pa_lcore lr_pa_lcores[LR_MAX_LCORE];
-uintptr_t lr_pa_desc_base;
-uintptr_t lr_pa_desc_bytes;
+struct lr_pa_lcore lr_pa_lcores_[LR_MAX_LCORE];
+uintptr_t lr_pa_desc_base_;
+uintptr_t lr_pa_desc_bytes_;
 static uint8_t pb_mt_none[1];
-uint8_t *lr_pa_pb_mt = pb_mt_none;
-struct lr_page **lr_pa_chunk_dir[1u << LR_PA_DIR_L1_BITS];
+uint8_t *lr_pa_pb_mt_ = pb_mt_none;
+struct lr_page **lr_pa_chunk_dir_[1u << LR_PA_DIR_L1_BITS];
 
 struct pa_global lr_pa_state_ = {
     .init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -135,8 +135,8 @@ steal_pageblock(struct zone *z, struct lr_page *page, unsigned mt)
 {
 	size_t idx = page_index(page) & ~(size_t)(PB_PAGES - 1);
 	struct lr_page *start =
-	    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT));
-	unsigned old = lr_pa_pb_mt[idx >> PB_ORDER];
+	    (struct lr_page *)(lr_pa_desc_base_ + (idx << DESC_SHIFT));
+	unsigned old = lr_pa_pb_mt_[idx >> PB_ORDER];
 
 	for (size_t i = 0; i < PB_PAGES;) {
 		struct lr_page *q = start + i;
@@ -343,7 +343,7 @@ carve(struct zone *z, struct lr_page *first, size_t npages, unsigned mt)
 			o--;
 		fl_add(
 		    z,
-		    (struct lr_page *)(lr_pa_desc_base + (idx << DESC_SHIFT)),
+		    (struct lr_page *)(lr_pa_desc_base_ + (idx << DESC_SHIFT)),
 		    o, mt);
 		zone_free_add(z, 1L << o);
 		idx += 1UL << o;
@@ -358,10 +358,10 @@ free_span_memory(struct span *s)
 	size_t npb = s->npages / PB_PAGES;
 
 	for (size_t i = 0; i < npb;) {
-		unsigned mt = lr_pa_pb_mt[pb0 + i];
+		unsigned mt = lr_pa_pb_mt_[pb0 + i];
 		size_t j = i;
 
-		while (j < npb && lr_pa_pb_mt[pb0 + j] == mt)
+		while (j < npb && lr_pa_pb_mt_[pb0 + j] == mt)
 			j++;
 		carve(z, s->desc + i * PB_PAGES, (j - i) * PB_PAGES, mt);
 		i = j;
@@ -375,12 +375,12 @@ chunk_map(uintptr_t addr, struct lr_page *desc)
 
 	if ((addr >> LR_PA_VA_BITS) != 0)
 		return -EINVAL;
-	if (lr_pa_chunk_dir[top] == NULL) {
-		lr_pa_chunk_dir[top] = calloc(1u << L2_BITS, sizeof(void *));
-		if (lr_pa_chunk_dir[top] == NULL)
+	if (lr_pa_chunk_dir_[top] == NULL) {
+		lr_pa_chunk_dir_[top] = calloc(1u << L2_BITS, sizeof(void *));
+		if (lr_pa_chunk_dir_[top] == NULL)
 			return -ENOMEM;
 	}
-	lr_pa_chunk_dir[top][(addr >> CHUNK_SHIFT) & ((1u << L2_BITS) - 1)] =
+	lr_pa_chunk_dir_[top][(addr >> CHUNK_SHIFT) & ((1u << L2_BITS) - 1)] =
 	    desc;
 	return 0;
 }
@@ -388,9 +388,9 @@ chunk_map(uintptr_t addr, struct lr_page *desc)
 static void
 chunk_unmap_all(void)
 {
-	for (size_t i = 0; i < LR_DIM(lr_pa_chunk_dir); i++) {
-		free(lr_pa_chunk_dir[i]);
-		lr_pa_chunk_dir[i] = NULL;
+	for (size_t i = 0; i < LR_DIM(lr_pa_chunk_dir_); i++) {
+		free(lr_pa_chunk_dir_[i]);
+		lr_pa_chunk_dir_[i] = NULL;
 	}
 }
 
@@ -449,7 +449,7 @@ make_spans(struct range *r, unsigned nr)
 			s->addr = a;
 			s->npages = (e - a) >> LR_PAGE_SHIFT;
 			s->desc =
-			    (struct lr_page *)(lr_pa_desc_base +
+			    (struct lr_page *)(lr_pa_desc_base_ +
 					       ((r[i].desc + ((a - r[i].a) >>
 							      LR_PAGE_SHIFT))
 						<< DESC_SHIFT));
@@ -552,9 +552,9 @@ map_descriptors(size_t ndesc)
 	lr_pa_state_.desc_map = raw;
 	lr_pa_state_.desc_map_len = bytes + (2UL << 20);
 	lr_pa_state_.nr_desc = ndesc;
-	lr_pa_desc_base = LR_ALIGN_CEIL((uintptr_t)raw, 2UL << 20);
-	lr_pa_pb_mt = calloc(ndesc >> PB_ORDER, 1);
-	return lr_pa_pb_mt == NULL ? -ENOMEM : 0;
+	lr_pa_desc_base_ = LR_ALIGN_CEIL((uintptr_t)raw, 2UL << 20);
+	lr_pa_pb_mt_ = calloc(ndesc >> PB_ORDER, 1);
+	return lr_pa_pb_mt_ == NULL ? -ENOMEM : 0;
 }
 
 /* Describe every page of every span and index its chunks by address; 0
@@ -605,7 +605,7 @@ setup_zones(void)
 			if (s->node != n)
 				continue;
 			while (npb > 0 && left > 0) {
-				lr_pa_pb_mt[pb0 + --npb] = LR_MT_RESERVE;
+				lr_pa_pb_mt_[pb0 + --npb] = LR_MT_RESERVE;
 				left--;
 			}
 		}
@@ -648,7 +648,7 @@ build(void)
 		goto unmap_desc;
 	setup_zones();
 	/* The descriptors' extent first: freeing the spans checks it. */
-	lr_pa_desc_bytes = ndesc * sizeof(struct lr_page);
+	lr_pa_desc_bytes_ = ndesc * sizeof(struct lr_page);
 	for (unsigned i = 0; i < lr_pa_state_.nr_spans; i++)
 		free_span_memory(&lr_pa_state_.spans[i]);
 	build_zonelists();
@@ -675,13 +675,13 @@ pa_reset(void)
 	if (lr_pa_state_.desc_map != NULL)
 		munmap(lr_pa_state_.desc_map, lr_pa_state_.desc_map_len);
 	lr_pa_state_.desc_map = NULL;
-	if (lr_pa_pb_mt != pb_mt_none)
-		free(lr_pa_pb_mt);
-	lr_pa_pb_mt = pb_mt_none;
-	lr_pa_desc_bytes = 0;
-	lr_pa_desc_base = 0;
+	if (lr_pa_pb_mt_ != pb_mt_none)
+		free(lr_pa_pb_mt_);
+	lr_pa_pb_mt_ = pb_mt_none;
+	lr_pa_desc_bytes_ = 0;
+	lr_pa_desc_base_ = 0;
 	memset(lr_pa_state_.zones, 0, sizeof(lr_pa_state_.zones));
-	memset(lr_pa_lcores, 0, sizeof(lr_pa_lcores));
+	memset(lr_pa_lcores_, 0, sizeof(lr_pa_lcores_));
 	memset(&lr_pa_state_.shared_stats, 0,
 	       sizeof(lr_pa_state_.shared_stats));
 	memset(lr_pa_state_.spans, 0, sizeof(lr_pa_state_.spans));
@@ -845,7 +845,7 @@ lr_pa_local_node_slow_(void)
 	int node;
 
 	if (lcore < LR_MAX_LCORE) {
-		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
 
 		lr_pa_pcp_init_lcore_(pc);
 		return pc->local_node;
@@ -915,7 +915,7 @@ lr_pa_alloc_blocks_(int node, unsigned order, unsigned flags, unsigned n,
 {
 	unsigned lcore = lr_lcore_id();
 	struct lr_pa_lcore *pc =
-	    lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore] : NULL;
+	    lcore < LR_MAX_LCORE ? &lr_pa_lcores_[lcore] : NULL;
 	struct lr_pagealloc_stats *st =
 	    pc ? &pc->stats : &lr_pa_state_.shared_stats;
 	unsigned mt = (flags & LR_ALLOC_PINNED) ? LR_MT_PINNED : LR_MT_MOVABLE;
@@ -1013,7 +1013,7 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 	    order < LR_PCP_ORDERS &&
 	    (flags & ~(LR_ALLOC_THISNODE | LR_ALLOC_PINNED)) == 0) {
 		/* As the single fast path, one list pop per block. */
-		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
 		unsigned nid = node == LR_SOCKET_ID_ANY
 				   ? (unsigned)pc->local_node
 				   : (unsigned)node;
@@ -1057,7 +1057,7 @@ lr_pa_free_block_(struct lr_page *page, unsigned order)
 
 	if (lcore < LR_MAX_LCORE && order < LR_PCP_ORDERS &&
 	    mt < LR_PCP_TYPES) {
-		struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+		struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
 		unsigned node = page->st.s.node;
 		struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
@@ -1138,9 +1138,9 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 	/* The inline free path with its loads hoisted: per block a range
 	 * check, the one-branch state check, the pageblock type and a
 	 * push; lists above high drain once at the end. */
-	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
-	const uintptr_t base = lr_pa_desc_base, bytes = lr_pa_desc_bytes;
-	const uint8_t *pbmt = lr_pa_pb_mt;
+	struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
+	const uintptr_t base = lr_pa_desc_base_, bytes = lr_pa_desc_bytes_;
+	const uint8_t *pbmt = lr_pa_pb_mt_;
 	const uint64_t want = lr_pa_mkstate(LR_PG_ALLOC, 0, order, 0);
 	const uint64_t pcp = lr_pa_mkstate(LR_PG_PCP, 0, order, 0);
 	unsigned freed = 0, over = 0, cur = UINT32_MAX;

@@ -98,7 +98,7 @@ find_head(struct lr_page *page, unsigned *order)
 	for (unsigned k = 1; k < MAX_ORDER; k++) {
 		size_t h = idx & ~((1UL << k) - 1);
 		struct lr_page *q =
-		    (struct lr_page *)(lr_pa_desc_base + (h << DESC_SHIFT));
+		    (struct lr_page *)(lr_pa_desc_base_ + (h << DESC_SHIFT));
 
 		if (q->st.s.flags != 0 && q->st.s.order >= k &&
 		    q->addr != NULL) {
@@ -601,7 +601,7 @@ check_zone(struct vctx *v, struct zone *z)
 		for (unsigned t = 0; t < LR_PCP_TYPES; t++)
 			for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
 				check_pcp_list(
-				    v, l, &lr_pa_lcores[l].list[n][t][o], o);
+				    v, l, &lr_pa_lcores_[l].list[n][t][o], o);
 	for (unsigned s = 0; s < lr_pa_state_.nr_spans; s++)
 		if (lr_pa_state_.spans[s].node == n)
 			check_span(v, &lr_pa_state_.spans[s]);
@@ -664,7 +664,7 @@ lr_pagealloc_stats_get(struct lr_pagealloc_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
-		stats_add(s, &lr_pa_lcores[l].stats);
+		stats_add(s, &lr_pa_lcores_[l].stats);
 	stats_add(s, &lr_pa_state_.shared_stats);
 }
 
@@ -699,7 +699,7 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 			for (unsigned o = 0; o < LR_PCP_ORDERS; o++)
 				zi->pcp +=
 				    (unsigned long)__atomic_load_n(
-					&lr_pa_lcores[l].list[node][t][o].count,
+					&lr_pa_lcores_[l].list[node][t][o].count,
 					__ATOMIC_RELAXED)
 				    << o;
 	return 0;
@@ -751,7 +751,7 @@ lr_pagealloc_dump(FILE *f)
 			if (sp->node != n)
 				continue;
 			for (size_t i = 0; i < sp->npages / PB_PAGES; i++)
-				pbs[lr_pa_pb_mt[pb0 + i] % LR_MT_TYPES]++;
+				pbs[lr_pa_pb_mt_[pb0 + i] % LR_MT_TYPES]++;
 		}
 		fprintf(f,
 			"  zone node %d: %lu pages, %lu free, %lu on lcore "

@@ -184,7 +184,7 @@ lr_pa_pcp_drain_list_(struct zone *z, struct lr_pa_pcp_list *l, unsigned order,
 void
 lr_pa_pcp_drain_(unsigned lcore, unsigned node, unsigned mt, unsigned order)
 {
-	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore];
+	struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore];
 	struct lr_pa_pcp_list *l = &pc->list[node][mt][order];
 
 	if (lr_unlikely(!pc->sized)) {
@@ -208,7 +208,7 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 	}
 	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_acquire))
 		return 0;
-	struct lr_pa_lcore *pc = &lr_pa_lcores[lcore_id];
+	struct lr_pa_lcore *pc = &lr_pa_lcores_[lcore_id];
 
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		if (!lr_pa_state_.zones[n].present)
@@ -235,7 +235,7 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 void
 lr_pa_pcp_init_lcore_(struct lr_pa_lcore *pc)
 {
-	unsigned lcore = (unsigned)(pc - lr_pa_lcores);
+	unsigned lcore = (unsigned)(pc - lr_pa_lcores_);
 	int node =
 	    lr_lcore_is_enabled(lcore) ? lr_lcore_to_socket_id(lcore) : 0;
 
@@ -277,5 +277,5 @@ lr_pa_pcp_release_cb_(unsigned lcore_id, void *arg)
 	(void)arg;
 	lr_pagealloc_drain_lcore(lcore_id);
 	if (lcore_id < LR_MAX_LCORE)
-		lr_pa_lcores[lcore_id].node_set = 0;
+		lr_pa_lcores_[lcore_id].node_set = 0;
 }

@@ -9,7 +9,7 @@
  *                    statistics and dump
  *
  * Descriptor layout: all descriptors live in one mapping starting at
- * lr_pa_desc_base (aligned to 64 KiB). A segment's descriptors start at an
+ * lr_pa_desc_base_ (aligned to 64 KiB). A segment's descriptors start at an
  * index congruent to its first page frame number modulo 2^(MAX_ORDER-1),
  * at a fresh 2^(MAX_ORDER-1) window, so that
  *   index alignment = address alignment, and
@@ -107,7 +107,7 @@ extern struct pa_global lr_pa_state_;
 static inline size_t
 page_index(const struct lr_page *p)
 {
-	return ((uintptr_t)p - lr_pa_desc_base) >> DESC_SHIFT;
+	return ((uintptr_t)p - lr_pa_desc_base_) >> DESC_SHIFT;
 }
 
 static inline struct lr_page *
@@ -122,14 +122,14 @@ buddy_of(const struct lr_page *p, unsigned order)
 static inline unsigned
 pb_mt(const struct lr_page *p)
 {
-	return lr_pa_pb_mt_load(lr_pa_pb_mt, (uintptr_t)p - lr_pa_desc_base);
+	return lr_pa_pb_mt_load(lr_pa_pb_mt_, (uintptr_t)p - lr_pa_desc_base_);
 }
 
 /* Set a pageblock's type; zone lock held (readers without it: pb_mt()). */
 static inline void
 pb_mt_set(size_t pb, unsigned mt)
 {
-	__atomic_store_n(&lr_pa_pb_mt[pb], (uint8_t)mt, __ATOMIC_RELAXED);
+	__atomic_store_n(&lr_pa_pb_mt_[pb], (uint8_t)mt, __ATOMIC_RELAXED);
 }
 
 /* Free pages of a zone (relaxed: exact under the lock, a hint without). */
@@ -151,9 +151,9 @@ zone_free_add(struct zone *z, long delta)
 static inline bool
 desc_in_range(const struct lr_page *p)
 {
-	uintptr_t off = (uintptr_t)p - lr_pa_desc_base;
+	uintptr_t off = (uintptr_t)p - lr_pa_desc_base_;
 
-	return off < lr_pa_desc_bytes &&
+	return off < lr_pa_desc_bytes_ &&
 	       (off & (sizeof(struct lr_page) - 1)) == 0;
 }
 
@@ -229,7 +229,7 @@ pa_stats(void)
 {
 	unsigned lcore = lr_lcore_id();
 
-	return lcore < LR_MAX_LCORE ? &lr_pa_lcores[lcore].stats
+	return lcore < LR_MAX_LCORE ? &lr_pa_lcores_[lcore].stats
 				    : &lr_pa_state_.shared_stats;
 }
 
@@ -248,8 +248,8 @@ pa_local_node(void)
 {
 	unsigned lcore = lr_lcore_id();
 
-	if (lcore < LR_MAX_LCORE && lr_pa_lcores[lcore].node_set)
-		return lr_pa_lcores[lcore].local_node;
+	if (lcore < LR_MAX_LCORE && lr_pa_lcores_[lcore].node_set)
+		return lr_pa_lcores_[lcore].local_node;
 	return lr_pa_local_node_slow_();
 }
 
