@@ -1124,6 +1124,142 @@ server_find(struct mif_listener *l, uint32_t id)
 	return NULL;
 }
 
+/* Server: send ACK on connection c; 0 or -1. */
+static int
+server_ack(struct mif_conn *c)
+{
+	struct mif_msg ack;
+
+	memset(&ack, 0, sizeof(ack));
+	ack.type = MIF_MSG_ACK;
+	return msg_send(c->fd, &ack, -1) == 0 ? 0 : -1;
+}
+
+/* Server: INIT m on a new connection c binds it to its port; 0 or -1. */
+static int
+server_init(struct mif_conn *c, const struct mif_msg *m, char *why,
+	    size_t whylen)
+{
+	struct mif_port *p;
+	char secret[MIF_SECRET_SZ + 1];
+
+	if (m->type != MIF_MSG_INIT) {
+		snprintf(why, whylen, "%s before INIT",
+			 lr_memif_msg_type_name_(m->type));
+		return -1;
+	}
+	if (m->init.version != MIF_VERSION) {
+		snprintf(why, whylen,
+			 "incompatible memif version 0x%x (we speak 0x%x)",
+			 m->init.version, MIF_VERSION);
+		return -1;
+	}
+	p = server_find(c->lis, m->init.id);
+	if (p == NULL) {
+		snprintf(why, whylen, "no interface with id %u", m->init.id);
+		return -1;
+	}
+	if (p->conn != NULL) {
+		snprintf(why, whylen, "id %u already connected", m->init.id);
+		return -1;
+	}
+	memcpy(secret, m->init.secret, MIF_SECRET_SZ);
+	secret[MIF_SECRET_SZ] = '\0';
+	if (strcmp(secret, p->secret) != 0) {
+		snprintf(why, whylen,
+			 p->secret[0] == '\0' ? "unexpected secret"
+			 : secret[0] == '\0'  ? "secret required"
+					      : "incorrect secret");
+		/* DPDK ignores a secret it does not require */
+		if (p->secret[0] != '\0')
+			return -1;
+	}
+	memcpy(p->peer_name, m->init.name, MIF_NAME_SZ);
+	p->peer_name[MIF_NAME_SZ] = '\0';
+	c->port = p;
+	p->conn = c;
+	return server_ack(c);
+}
+
+/* Server: ADD_REGION m for p, taking over *fd; 0 or -1 with why. */
+static int
+server_add_region(struct mif_port *p, const struct mif_msg *m, int *fd,
+		  char *why, size_t whylen)
+{
+	unsigned i = m->add_region.index;
+
+	if (i != p->nreg) {
+		snprintf(why, whylen, "ADD_REGION: index %u (expected %u)", i,
+			 p->nreg);
+		return -1;
+	}
+	p->reg_fd[i] = *fd;
+	*fd = -1;
+	p->reg[i].size = m->add_region.size;
+	p->nreg++;
+	return 0;
+}
+
+/* Server: ADD_RING m for p, taking over *fd; 0 or -1 with why. */
+static int
+server_add_ring(struct mif_port *p, const struct mif_msg *m, int *fd, char *why,
+		size_t whylen)
+{
+	const struct mif_msg_add_ring *a = &m->add_ring;
+	int dir = (a->flags & MIF_ADD_RING_FLAG_C2S) ? C2S : S2C;
+	/* C2S rings feed our rx queues, S2C rings our tx queues */
+	unsigned nq = dir == C2S ? p->nb_rxq : p->nb_txq;
+
+	if (a->index >= nq || a->index != p->n_ring[dir]) {
+		snprintf(why, whylen,
+			 "ADD_RING: %s ring index %u (expected %u, "
+			 "we have %u %s queues)",
+			 dir == C2S ? "C2S" : "S2C", a->index, p->n_ring[dir],
+			 nq, dir == C2S ? "rx" : "tx");
+		return -1;
+	}
+	if (p->n_ring[C2S] + p->n_ring[S2C] > 0 &&
+	    a->log2_ring_size != p->run_log2) {
+		snprintf(why, whylen,
+			 "ADD_RING: log2 ring size %u (earlier rings %u)",
+			 a->log2_ring_size, p->run_log2);
+		return -1;
+	}
+	p->run_log2 = a->log2_ring_size;
+	p->ring_fd[dir][a->index] = *fd;
+	*fd = -1;
+	p->ring_reg[dir][a->index] = a->region;
+	p->ring_off[dir][a->index] = a->offset;
+	p->ring_log2[dir][a->index] = a->log2_ring_size;
+	p->n_ring[dir]++;
+	return 0;
+}
+
+/* Server: CONNECT m maps p's rings, answers CONNECTED, brings p up. */
+static int
+server_on_connect(struct mif_conn *c, struct mif_port *p,
+		  const struct mif_msg *m, char *why, size_t whylen)
+{
+	struct mif_msg r;
+
+	if (server_connect(p, why, whylen) != 0)
+		return -1;
+	if (p->peer_name[0] == '\0') {
+		memcpy(p->peer_name, m->connect.if_name, MIF_NAME_SZ);
+		p->peer_name[MIF_NAME_SZ] = '\0';
+	}
+	memset(&r, 0, sizeof(r));
+	r.type = MIF_MSG_CONNECTED;
+	snprintf((char *)r.connected.if_name, sizeof(r.connected.if_name), "%s",
+		 p->name);
+	if (msg_send(c->fd, &r, -1) != 0) {
+		snprintf(why, whylen, "sending CONNECTED: %s", strerror(errno));
+		return -1;
+	}
+	port_up(p);
+	return 0;
+}
+
 /* Server: a message on connection c; 0, or -1 with why. fd: the one that
  * came with it (taken over on success, closed by the caller otherwise). */
 static int
@@ -1131,132 +1267,31 @@ server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd, char *why,
 	      size_t whylen)
 {
 	struct mif_port *p = c->port;
-	struct mif_msg ack;
 
-	memset(&ack, 0, sizeof(ack));
-	ack.type = MIF_MSG_ACK;
-	if (p == NULL) {
-		char secret[MIF_SECRET_SZ + 1];
-
-		if (m->type != MIF_MSG_INIT) {
-			snprintf(why, whylen, "%s before INIT",
-				 lr_memif_msg_type_name_(m->type));
-			return -1;
-		}
-		if (m->init.version != MIF_VERSION) {
-			snprintf(why, whylen,
-				 "incompatible memif version 0x%x (we speak "
-				 "0x%x)",
-				 m->init.version, MIF_VERSION);
-			return -1;
-		}
-		p = server_find(c->lis, m->init.id);
-		if (p == NULL) {
-			snprintf(why, whylen, "no interface with id %u",
-				 m->init.id);
-			return -1;
-		}
-		if (p->conn != NULL) {
-			snprintf(why, whylen, "id %u already connected",
-				 m->init.id);
-			return -1;
-		}
-		memcpy(secret, m->init.secret, MIF_SECRET_SZ);
-		secret[MIF_SECRET_SZ] = '\0';
-		if (strcmp(secret, p->secret) != 0) {
-			snprintf(why, whylen,
-				 p->secret[0] == '\0' ? "unexpected secret"
-				 : secret[0] == '\0'  ? "secret required"
-						      : "incorrect secret");
-			/* DPDK ignores a secret it does not require */
-			if (p->secret[0] != '\0')
-				return -1;
-		}
-		memcpy(p->peer_name, m->init.name, MIF_NAME_SZ);
-		p->peer_name[MIF_NAME_SZ] = '\0';
-		c->port = p;
-		p->conn = c;
-		return msg_send(c->fd, &ack, -1) == 0 ? 0 : -1;
-	}
+	if (p == NULL)
+		return server_init(c, m, why, whylen);
 	if (p->up) {
 		snprintf(why, whylen, "%s while connected",
 			 lr_memif_msg_type_name_(m->type));
 		return -1;
 	}
 	switch (m->type) {
-	case MIF_MSG_ADD_REGION: {
-		unsigned i = m->add_region.index;
-
-		if (i != p->nreg) {
-			snprintf(why, whylen,
-				 "ADD_REGION: index %u (expected %u)", i,
-				 p->nreg);
+	case MIF_MSG_ADD_REGION:
+		if (server_add_region(p, m, fd, why, whylen) != 0)
 			return -1;
-		}
-		p->reg_fd[i] = *fd;
-		*fd = -1;
-		p->reg[i].size = m->add_region.size;
-		p->nreg++;
 		break;
-	}
-	case MIF_MSG_ADD_RING: {
-		const struct mif_msg_add_ring *a = &m->add_ring;
-		int dir = (a->flags & MIF_ADD_RING_FLAG_C2S) ? C2S : S2C;
-		/* C2S rings feed our rx queues, S2C rings our tx queues */
-		unsigned nq = dir == C2S ? p->nb_rxq : p->nb_txq;
-
-		if (a->index >= nq || a->index != p->n_ring[dir]) {
-			snprintf(why, whylen,
-				 "ADD_RING: %s ring index %u (expected %u, "
-				 "we have %u %s queues)",
-				 dir == C2S ? "C2S" : "S2C", a->index,
-				 p->n_ring[dir], nq, dir == C2S ? "rx" : "tx");
+	case MIF_MSG_ADD_RING:
+		if (server_add_ring(p, m, fd, why, whylen) != 0)
 			return -1;
-		}
-		if (p->n_ring[C2S] + p->n_ring[S2C] > 0 &&
-		    a->log2_ring_size != p->run_log2) {
-			snprintf(why, whylen,
-				 "ADD_RING: log2 ring size %u (earlier rings "
-				 "%u)",
-				 a->log2_ring_size, p->run_log2);
-			return -1;
-		}
-		p->run_log2 = a->log2_ring_size;
-		p->ring_fd[dir][a->index] = *fd;
-		*fd = -1;
-		p->ring_reg[dir][a->index] = a->region;
-		p->ring_off[dir][a->index] = a->offset;
-		p->ring_log2[dir][a->index] = a->log2_ring_size;
-		p->n_ring[dir]++;
 		break;
-	}
-	case MIF_MSG_CONNECT: {
-		struct mif_msg r;
-
-		if (server_connect(p, why, whylen) != 0)
-			return -1;
-		if (p->peer_name[0] == '\0') {
-			memcpy(p->peer_name, m->connect.if_name, MIF_NAME_SZ);
-			p->peer_name[MIF_NAME_SZ] = '\0';
-		}
-		memset(&r, 0, sizeof(r));
-		r.type = MIF_MSG_CONNECTED;
-		snprintf((char *)r.connected.if_name,
-			 sizeof(r.connected.if_name), "%s", p->name);
-		if (msg_send(c->fd, &r, -1) != 0) {
-			snprintf(why, whylen, "sending CONNECTED: %s",
-				 strerror(errno));
-			return -1;
-		}
-		port_up(p);
-		return 0;
-	}
+	case MIF_MSG_CONNECT:
+		return server_on_connect(c, p, m, why, whylen);
 	default:
 		snprintf(why, whylen, "unexpected %s during the handshake",
 			 lr_memif_msg_type_name_(m->type));
 		return -1;
 	}
-	return msg_send(c->fd, &ack, -1) == 0 ? 0 : -1;
+	return server_ack(c);
 }
 
 /* Receive one message from c: its length (0: peer closed, <0: error),
@@ -1910,87 +1945,85 @@ parse_mac(const char *s, struct lr_ether_addr *mac)
 	return 0;
 }
 
-static int
-memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
-{
-	const char *name = dev->data->name;
-	const char *role = lr_devargs_get(args, "role");
-	const char *sock = lr_devargs_get(args, "socket");
-	const char *mac = lr_devargs_get(args, "mac");
-	const char *secret = lr_devargs_get(args, "secret");
+/* The devargs of a memif port, parsed. */
+struct memif_args {
+	const char *role, *sock, *mac, *secret;
 	uint64_t id, bsize, rsize;
-	int abstract, zc, ret;
-	struct mif_port *p;
+	int abstract, zc;
+};
 
-	if (role != NULL && strcmp(role, "server") != 0 &&
-	    strcmp(role, "client") != 0) {
+/* Parse and check the devargs of port name into a; 0 or -errno (logged). */
+static int
+memif_parse_args(const char *name, const struct lr_devargs *args,
+		 struct memif_args *a)
+{
+	int ret;
+
+	a->role = lr_devargs_get(args, "role");
+	a->sock = lr_devargs_get(args, "socket");
+	a->mac = lr_devargs_get(args, "mac");
+	a->secret = lr_devargs_get(args, "secret");
+	if (a->role != NULL && strcmp(a->role, "server") != 0 &&
+	    strcmp(a->role, "client") != 0) {
 		LR_LOG(ERR, PMD,
 		       "%s: role: bad value '%s' (expected server or client)\n",
-		       name, role);
+		       name, a->role);
 		return -EINVAL;
 	}
-	if ((ret = lr_devargs_get_uint(args, "id", 0, 0, UINT32_MAX, &id)) <
+	if ((ret = lr_devargs_get_uint(args, "id", 0, 0, UINT32_MAX, &a->id)) <
 		0 ||
 	    (ret =
 		 lr_devargs_get_uint(args, "bsize", LR_ETH_MEMIF_DEFAULT_BSIZE,
-				     64, 65535, &bsize)) < 0 ||
+				     64, 65535, &a->bsize)) < 0 ||
 	    (ret = lr_devargs_get_uint(args, "rsize",
 				       LR_ETH_MEMIF_DEFAULT_LOG2_RING, 1,
-				       MIF_MAX_LOG2_RING, &rsize)) < 0 ||
-	    (ret = lr_devargs_get_bool(args, "socket-abstract", 1, &abstract)) <
-		0 ||
-	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &zc)) < 0)
+				       MIF_MAX_LOG2_RING, &a->rsize)) < 0 ||
+	    (ret = lr_devargs_get_bool(args, "socket-abstract", 1,
+				       &a->abstract)) < 0 ||
+	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &a->zc)) < 0)
 		return ret;
-	if (zc) {
+	if (a->zc) {
 		LR_LOG(ERR, PMD,
 		       "%s: zero-copy: bad value 'yes' (not supported yet: "
 		       "this driver copies)\n",
 		       name);
 		return -ENOTSUP;
 	}
-	if (sock == NULL)
-		sock = LR_ETH_MEMIF_DEFAULT_SOCKET;
-	if (sock[0] == '\0' ||
-	    strlen(sock) + 1 + (abstract ? 1 : 0) > (size_t)MIF_SUN_PATH_MAX) {
+	if (a->sock == NULL)
+		a->sock = LR_ETH_MEMIF_DEFAULT_SOCKET;
+	if (a->sock[0] == '\0' || strlen(a->sock) + 1 + (a->abstract ? 1 : 0) >
+				      (size_t)MIF_SUN_PATH_MAX) {
 		LR_LOG(ERR, PMD,
 		       "%s: socket: bad value '%s' (expected a path of 1..%d "
 		       "characters)\n",
-		       name, sock, MIF_SUN_PATH_MAX - 1 - (abstract ? 1 : 0));
+		       name, a->sock,
+		       MIF_SUN_PATH_MAX - 1 - (a->abstract ? 1 : 0));
 		return -EINVAL;
 	}
-	if (secret != NULL && strlen(secret) > MIF_SECRET_SZ) {
+	if (a->secret != NULL && strlen(a->secret) > MIF_SECRET_SZ) {
 		LR_LOG(ERR, PMD,
 		       "%s: secret: bad value '%s' (at most %d characters)\n",
-		       name, secret, MIF_SECRET_SZ);
+		       name, a->secret, MIF_SECRET_SZ);
 		return -EINVAL;
 	}
-	p = aligned_alloc(LR_CACHE_LINE_SIZE,
-			  LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
-	if (p == NULL)
-		return -ENOMEM;
-	memset(p, 0, sizeof(*p));
-	if (mac != NULL) {
-		if (parse_mac(mac, &dev->data->mac_addr) != 0) {
-			LR_LOG(ERR, PMD,
-			       "%s: mac: bad value '%s' (expected "
-			       "xx:xx:xx:xx:xx:xx)\n",
-			       name, mac);
-			free(p);
-			return -EINVAL;
-		}
-	} else {
-		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
-				  0x4d49);
-	}
+	return 0;
+}
+
+/* Fill the new port p of dev from a, with no descriptors yet. */
+static void
+memif_port_init(struct mif_port *p, struct lr_eth_dev *dev,
+		const struct memif_args *a)
+{
 	p->dev = dev;
 	p->name = dev->data->name;
-	p->server = role == NULL || strcmp(role, "server") == 0;
-	p->id = (uint32_t)id;
-	p->abstract = abstract;
-	p->bsize = (uint32_t)bsize;
-	p->log2 = (unsigned)rsize;
-	snprintf(p->path, sizeof(p->path), "%s", sock);
-	snprintf(p->secret, sizeof(p->secret), "%s", secret ? secret : "");
+	p->server = a->role == NULL || strcmp(a->role, "server") == 0;
+	p->id = (uint32_t)a->id;
+	p->abstract = a->abstract;
+	p->bsize = (uint32_t)a->bsize;
+	p->log2 = (unsigned)a->rsize;
+	snprintf(p->path, sizeof(p->path), "%s", a->sock);
+	snprintf(p->secret, sizeof(p->secret), "%s",
+		 a->secret ? a->secret : "");
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
 		p->reg_fd[i] = -1;
 	for (unsigned d = 0; d < 2; d++)
@@ -2001,6 +2034,39 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		p->rxq[q].p = p->txq[q].p = p;
 		p->rxq[q].qid = p->txq[q].qid = (uint16_t)q;
 	}
+}
+
+/* Probe: make dev a memif port as args say; 0 or -errno (logged). */
+static int
+memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	const char *name = dev->data->name;
+	struct memif_args a;
+	struct mif_port *p;
+	int ret;
+
+	ret = memif_parse_args(name, args, &a);
+	if (ret < 0)
+		return ret;
+	p = aligned_alloc(LR_CACHE_LINE_SIZE,
+			  LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
+	if (p == NULL)
+		return -ENOMEM;
+	memset(p, 0, sizeof(*p));
+	if (a.mac != NULL) {
+		if (parse_mac(a.mac, &dev->data->mac_addr) != 0) {
+			LR_LOG(ERR, PMD,
+			       "%s: mac: bad value '%s' (expected "
+			       "xx:xx:xx:xx:xx:xx)\n",
+			       name, a.mac);
+			free(p);
+			return -EINVAL;
+		}
+	} else {
+		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
+				  0x4d49);
+	}
+	memif_port_init(p, dev, &a);
 	dev->data->dev_private = p;
 	dev->dev_ops = &memif_ops;
 	dev->rx_pkt_burst = p->server ? memif_rx_server : memif_rx_client;
