@@ -110,7 +110,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(k[0] != '\0');
 			for (const char *c = k; *c; c++)
 				FUZZ_CHECK(isalnum((unsigned char)*c) ||
-					   *c == '_');
+					   *c == '_' || *c == '-');
 			FUZZ_CHECK(strchr(da->pairs[i].value, ',') == NULL);
 			check_key(da, k);
 		}
