@@ -1025,6 +1025,81 @@ client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
 	return -1;
 }
 
+/* Server: check and map region i the client sent to p; 0 or -1. */
+static int
+server_map_region(struct mif_port *p, unsigned i, char *why, size_t whylen)
+{
+	struct stat st;
+	int seals = fcntl(p->reg_fd[i], F_GET_SEALS);
+	void *a;
+
+	if (fstat(p->reg_fd[i], &st) != 0 ||
+	    (uint64_t)st.st_size < p->reg[i].size) {
+		snprintf(why, whylen,
+			 "region %u: file of %lld bytes, announced %llu", i,
+			 (long long)st.st_size,
+			 (unsigned long long)p->reg[i].size);
+		return -1;
+	}
+	if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+		snprintf(why, whylen,
+			 "region %u: not sealed against shrinking "
+			 "(F_SEAL_SHRINK)",
+			 i);
+		return -1;
+	}
+	a = mmap(NULL, p->reg[i].size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 p->reg_fd[i], 0);
+	if (a == MAP_FAILED) {
+		snprintf(why, whylen, "region %u: mmap: %s", i,
+			 strerror(errno));
+		return -1;
+	}
+	p->reg[i].addr = a;
+	p->reg_mapped[i] = 1;
+	return 0;
+}
+
+/* Server: check ring i of direction dir of p and attach it to its queue. */
+static int
+server_attach_ring(struct mif_port *p, int dir, unsigned i, char *why,
+		   size_t whylen)
+{
+	unsigned reg = p->ring_reg[dir][i];
+	unsigned log2 = p->ring_log2[dir][i];
+	uint64_t off = p->ring_off[dir][i];
+	struct mif_ring *r;
+
+	if (p->ring_fd[dir][i] < 0) {
+		snprintf(why, whylen,
+			 "%s ring %u missing (rings %u..%u announced)",
+			 dir == C2S ? "C2S" : "S2C", i, 0, p->n_ring[dir] - 1);
+		return -1;
+	}
+	if (reg >= p->nreg || off + mif_ring_bytes(log2) > p->reg[reg].size) {
+		snprintf(why, whylen,
+			 "%s ring %u: region %u offset %llu size %zu outside "
+			 "the regions",
+			 dir == C2S ? "C2S" : "S2C", i, reg,
+			 (unsigned long long)off, mif_ring_bytes(log2));
+		return -1;
+	}
+	r = (struct mif_ring *)(p->reg[reg].addr + off);
+	if (r->cookie != MIF_COOKIE) {
+		snprintf(why, whylen, "%s ring %u: cookie 0x%x (expected 0x%x)",
+			 dir == C2S ? "C2S" : "S2C", i, r->cookie, MIF_COOKIE);
+		return -1;
+	}
+	p->run_log2 = log2;
+	if (dir == C2S) {
+		r->flags = MIF_RING_FLAG_MASK_INT; /* we poll */
+		queue_attach(p, &p->rxq[i], dir, i, r, log2);
+	} else {
+		queue_attach(p, &p->txq[i], dir, i, r, log2);
+	}
+	return 0;
+}
+
 /* Server: map the regions and check the rings named by ADD_RING; then
  * attach the queues. 0 or -1 with why. */
 static int
@@ -1037,80 +1112,13 @@ server_connect(struct mif_port *p, char *why, size_t whylen)
 			 p->nreg, p->n_ring[C2S], p->n_ring[S2C]);
 		return -1;
 	}
-	for (unsigned i = 0; i < p->nreg; i++) {
-		struct stat st;
-		int seals = fcntl(p->reg_fd[i], F_GET_SEALS);
-		void *a;
-
-		if (fstat(p->reg_fd[i], &st) != 0 ||
-		    (uint64_t)st.st_size < p->reg[i].size) {
-			snprintf(why, whylen,
-				 "region %u: file of %lld bytes, announced "
-				 "%llu",
-				 i, (long long)st.st_size,
-				 (unsigned long long)p->reg[i].size);
+	for (unsigned i = 0; i < p->nreg; i++)
+		if (server_map_region(p, i, why, whylen) != 0)
 			return -1;
-		}
-		if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-			snprintf(why, whylen,
-				 "region %u: not sealed against shrinking "
-				 "(F_SEAL_SHRINK)",
-				 i);
-			return -1;
-		}
-		a = mmap(NULL, p->reg[i].size, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, p->reg_fd[i], 0);
-		if (a == MAP_FAILED) {
-			snprintf(why, whylen, "region %u: mmap: %s", i,
-				 strerror(errno));
-			return -1;
-		}
-		p->reg[i].addr = a;
-		p->reg_mapped[i] = 1;
-	}
-	for (int dir = 0; dir < 2; dir++) {
-		for (unsigned i = 0; i < p->n_ring[dir]; i++) {
-			unsigned reg = p->ring_reg[dir][i];
-			unsigned log2 = p->ring_log2[dir][i];
-			uint64_t off = p->ring_off[dir][i];
-			struct mif_ring *r;
-
-			if (p->ring_fd[dir][i] < 0) {
-				snprintf(why, whylen,
-					 "%s ring %u missing (rings %u..%u "
-					 "announced)",
-					 dir == C2S ? "C2S" : "S2C", i, 0,
-					 p->n_ring[dir] - 1);
+	for (int dir = 0; dir < 2; dir++)
+		for (unsigned i = 0; i < p->n_ring[dir]; i++)
+			if (server_attach_ring(p, dir, i, why, whylen) != 0)
 				return -1;
-			}
-			if (reg >= p->nreg ||
-			    off + mif_ring_bytes(log2) > p->reg[reg].size) {
-				snprintf(why, whylen,
-					 "%s ring %u: region %u offset %llu "
-					 "size %zu outside the regions",
-					 dir == C2S ? "C2S" : "S2C", i, reg,
-					 (unsigned long long)off,
-					 mif_ring_bytes(log2));
-				return -1;
-			}
-			r = (struct mif_ring *)(p->reg[reg].addr + off);
-			if (r->cookie != MIF_COOKIE) {
-				snprintf(why, whylen,
-					 "%s ring %u: cookie 0x%x (expected "
-					 "0x%x)",
-					 dir == C2S ? "C2S" : "S2C", i,
-					 r->cookie, MIF_COOKIE);
-				return -1;
-			}
-			p->run_log2 = log2;
-			if (dir == C2S) {
-				r->flags = MIF_RING_FLAG_MASK_INT; /* we poll */
-				queue_attach(p, &p->rxq[i], dir, i, r, log2);
-			} else {
-				queue_attach(p, &p->txq[i], dir, i, r, log2);
-			}
-		}
-	}
 	return 0;
 }
 
