@@ -1615,6 +1615,59 @@ ctl_stop(void)
 	close_fd(&ctl.wakefd);
 }
 
+/* Share the existing listener l with p, unless p's id is taken on it. */
+static int
+listener_share(struct mif_port *p, struct mif_listener *l)
+{
+	for (struct mif_port *o = ctl.ports; o != NULL; o = o->next) {
+		if (o != p && o->lis == l && o->id == p->id) {
+			LR_LOG(ERR, PMD,
+			       "%s: id %u: already used by %s on socket %s\n",
+			       p->name, p->id, o->name, p->path);
+			return -EEXIST;
+		}
+	}
+	l->refs++;
+	p->lis = l;
+	return 0;
+}
+
+/* A socket bound to sa (len bytes), p's address, replacing a stale socket
+ * file; or -errno (logged when bind fails). */
+static int
+listener_bind(struct mif_port *p, const struct sockaddr_un *sa, socklen_t len)
+{
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (const struct sockaddr *)sa, len) == 0)
+		return fd;
+	ret = -errno;
+	if (ret == -EADDRINUSE && !p->abstract) {
+		/* A socket file left by a process gone is replaced; one with a
+		 * server behind it is not. */
+		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		struct stat st;
+		int stale =
+		    probe >= 0 &&
+		    connect(probe, (const struct sockaddr *)sa, len) != 0 &&
+		    errno == ECONNREFUSED && lstat(p->path, &st) == 0 &&
+		    S_ISSOCK(st.st_mode);
+
+		close_fd(&probe);
+		if (stale && unlink(p->path) == 0 &&
+		    bind(fd, (const struct sockaddr *)sa, len) == 0)
+			return fd;
+	}
+	LR_LOG(ERR, PMD, "%s: socket %s%s: cannot listen: %s%s\n", p->name,
+	       p->abstract ? "@" : "", p->path, strerror(-ret),
+	       ret == -EADDRINUSE ? " (another server uses it)" : "");
+	close(fd);
+	return ret;
+}
+
 /* Get (or create) the listener for p's address; 0 or -errno (logged). */
 static int
 listener_get(struct mif_port *p)
@@ -1629,57 +1682,21 @@ listener_get(struct mif_port *p)
 		if (l->abstract == p->abstract && strcmp(l->path, p->path) == 0)
 			break;
 	}
-	if (l != NULL) {
-		for (struct mif_port *o = ctl.ports; o != NULL; o = o->next) {
-			if (o != p && o->lis == l && o->id == p->id) {
-				LR_LOG(ERR, PMD,
-				       "%s: id %u: already used by %s on "
-				       "socket %s\n",
-				       p->name, p->id, o->name, p->path);
-				return -EEXIST;
-			}
-		}
-		l->refs++;
-		p->lis = l;
-		return 0;
-	}
+	if (l != NULL)
+		return listener_share(p, l);
 	len = make_addr(&sa, p->path, p->abstract);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = listener_bind(p, &sa, len);
 	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, len) == 0)
-		goto bound;
-	ret = -errno;
-	if (ret == -EADDRINUSE && !p->abstract) {
-		/* A socket file left by a process gone is replaced; one with a
-		 * server behind it is not. */
-		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		struct stat st;
-		int stale = probe >= 0 &&
-			    connect(probe, (struct sockaddr *)&sa, len) != 0 &&
-			    errno == ECONNREFUSED && lstat(p->path, &st) == 0 &&
-			    S_ISSOCK(st.st_mode);
-
-		close_fd(&probe);
-		if (stale && unlink(p->path) == 0 &&
-		    bind(fd, (struct sockaddr *)&sa, len) == 0)
-			goto bound;
-	}
-	LR_LOG(ERR, PMD, "%s: socket %s%s: cannot listen: %s%s\n", p->name,
-	       p->abstract ? "@" : "", p->path, strerror(-ret),
-	       ret == -EADDRINUSE ? " (another server uses it)" : "");
-	close(fd);
-	return ret;
-bound:
+		return fd;
 	/* Not connectable before listen(): the mode is set in time. */
 	if (!p->abstract && chmod(p->path, 0600) != 0)
-		goto fail;
+		goto unlink_close;
 	if (listen(fd, 16) != 0)
-		goto fail;
+		goto unlink_close;
 	l = calloc(1, sizeof(*l));
 	if (l == NULL) {
 		errno = ENOMEM;
-		goto fail;
+		goto unlink_close;
 	}
 	l->ep.kind = EP_LISTEN;
 	l->fd = fd;
@@ -1689,13 +1706,13 @@ bound:
 	ev.data.ptr = l;
 	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		free(l);
-		goto fail;
+		goto unlink_close;
 	}
 	l->next = ctl.listeners;
 	ctl.listeners = l;
 	p->lis = l;
 	return 0;
-fail:
+unlink_close:
 	ret = -errno;
 	LR_LOG(ERR, PMD, "%s: socket %s: %s\n", p->name, p->path,
 	       strerror(-ret));
