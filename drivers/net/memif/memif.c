@@ -826,6 +826,48 @@ huge_page_size(void)
 	return kb * 1024;
 }
 
+/* Client: make ring k of the nr in region 0 at a (rings of rbytes first,
+ * then the buffers), with its eventfd; attach it to its queue. */
+static int
+client_make_ring(struct mif_port *p, unsigned k, unsigned nr, size_t rbytes,
+		 void *a, char *why, size_t whylen)
+{
+	int dir = k < p->n_ring[C2S] ? C2S : S2C;
+	unsigned i = dir == C2S ? k : k - p->n_ring[C2S];
+	struct mif_ring *r =
+	    (struct mif_ring *)((uint8_t *)a + (size_t)k * rbytes);
+	unsigned rs = 1u << p->run_log2;
+	uint32_t boff =
+	    (uint32_t)((size_t)nr * rbytes + (size_t)k * rs * p->bsize);
+
+	p->ring_fd[dir][i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (p->ring_fd[dir][i] < 0) {
+		snprintf(why, whylen, "eventfd: %s", strerror(errno));
+		return -1;
+	}
+	p->ring_off[dir][i] = (uint32_t)(k * rbytes);
+	p->ring_reg[dir][i] = 0;
+	p->ring_log2[dir][i] = (uint8_t)p->run_log2;
+	r->cookie = MIF_COOKIE;
+	/* we poll our rx rings: no interrupts please */
+	r->flags = dir == S2C ? MIF_RING_FLAG_MASK_INT : 0;
+	for (unsigned s = 0; s < rs; s++) {
+		r->desc[s].flags = 0;
+		r->desc[s].region = 0;
+		r->desc[s].offset = boff + s * p->bsize;
+		r->desc[s].length = p->bsize;
+		r->desc[s].metadata = 0;
+	}
+	atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->head, (uint16_t)(dir == S2C ? rs : 0),
+			      memory_order_release);
+	if (dir == C2S && i < p->nb_txq)
+		queue_attach(p, &p->txq[i], dir, i, r, p->run_log2);
+	if (dir == S2C && i < p->nb_rxq)
+		queue_attach(p, &p->rxq[i], dir, i, r, p->run_log2);
+	return 0;
+}
+
 /* Client: create region 0 (rings, then buffers), the ring eventfds and
  * the rings; 0 or -1 with why. */
 static int
@@ -883,41 +925,9 @@ mapped:
 	p->reg_fd[0] = fd;
 	p->reg_mapped[0] = 1;
 	p->nreg = 1;
-	for (unsigned k = 0; k < nr; k++) {
-		int dir = k < p->n_ring[C2S] ? C2S : S2C;
-		unsigned i = dir == C2S ? k : k - p->n_ring[C2S];
-		struct mif_ring *r =
-		    (struct mif_ring *)((uint8_t *)a + (size_t)k * rbytes);
-		unsigned rs = 1u << p->run_log2;
-		uint32_t boff =
-		    (uint32_t)((size_t)nr * rbytes + (size_t)k * rs * p->bsize);
-
-		p->ring_fd[dir][i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (p->ring_fd[dir][i] < 0) {
-			snprintf(why, whylen, "eventfd: %s", strerror(errno));
+	for (unsigned k = 0; k < nr; k++)
+		if (client_make_ring(p, k, nr, rbytes, a, why, whylen) != 0)
 			return -1;
-		}
-		p->ring_off[dir][i] = (uint32_t)(k * rbytes);
-		p->ring_reg[dir][i] = 0;
-		p->ring_log2[dir][i] = (uint8_t)p->run_log2;
-		r->cookie = MIF_COOKIE;
-		/* we poll our rx rings: no interrupts please */
-		r->flags = dir == S2C ? MIF_RING_FLAG_MASK_INT : 0;
-		for (unsigned s = 0; s < rs; s++) {
-			r->desc[s].flags = 0;
-			r->desc[s].region = 0;
-			r->desc[s].offset = boff + s * p->bsize;
-			r->desc[s].length = p->bsize;
-			r->desc[s].metadata = 0;
-		}
-		atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
-		atomic_store_explicit(&r->head, (uint16_t)(dir == S2C ? rs : 0),
-				      memory_order_release);
-		if (dir == C2S && i < p->nb_txq)
-			queue_attach(p, &p->txq[i], dir, i, r, p->run_log2);
-		if (dir == S2C && i < p->nb_rxq)
-			queue_attach(p, &p->rxq[i], dir, i, r, p->run_log2);
-	}
 	return 0;
 }
 
