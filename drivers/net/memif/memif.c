@@ -257,6 +257,36 @@ rx_append(struct lr_mbuf *m, struct lr_mempool *mp, const uint8_t *src,
 	return lr_pktmbuf_append_copy(m, mp, src, len);
 }
 
+/* Where the data of descriptor d (number cur, len bytes) is: checked
+ * against the peer's regions (server) or our buffer size (client); NULL
+ * after reporting a bad descriptor. */
+static __lr_always_inline const uint8_t *
+rx_desc_src(struct mif_queue *q, const volatile struct mif_desc *d,
+	    uint16_t cur, uint32_t len, int server)
+{
+	if (server) {
+		uint16_t region = d->region;
+		uint32_t off = d->offset;
+
+		if (lr_unlikely(mif_desc_in_bounds(q->reg, q->nreg, region, off,
+						   len) != 0)) {
+			q_bad(q,
+			      "rx queue %u: descriptor %u: region %u offset %u "
+			      "length %u outside the regions",
+			      q->qid, cur & q->mask, region, off, len);
+			return NULL;
+		}
+		return q->reg[region].addr + off;
+	}
+	if (lr_unlikely(len > q->bsize)) {
+		q_bad(q,
+		      "rx queue %u: descriptor %u: length %u > buffer size %u",
+		      q->qid, cur & q->mask, len, q->bsize);
+		return NULL;
+	}
+	return q->buf_base + (size_t)(cur & q->mask) * q->bsize;
+}
+
 /* Read packets from descriptors [q->last, end) into pkts. server: the
  * descriptors name their buffers (checked against the peer's regions);
  * client: slot s is always our own buffer s. Returns the count; *cur is
@@ -292,34 +322,9 @@ rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 			uint32_t len = d->length;
 			const uint8_t *src;
 
-			if (server) {
-				uint16_t region = d->region;
-				uint32_t off = d->offset;
-
-				if (lr_unlikely(mif_desc_in_bounds(
-						    q->reg, q->nreg, region,
-						    off, len) != 0)) {
-					q_bad(q,
-					      "rx queue %u: descriptor %u: "
-					      "region %u offset %u length %u "
-					      "outside the regions",
-					      q->qid, cur & q->mask, region,
-					      off, len);
-					goto stop;
-				}
-				src = q->reg[region].addr + off;
-			} else {
-				if (lr_unlikely(len > q->bsize)) {
-					q_bad(q,
-					      "rx queue %u: descriptor %u: "
-					      "length %u > buffer size %u",
-					      q->qid, cur & q->mask, len,
-					      q->bsize);
-					goto stop;
-				}
-				src = q->buf_base +
-				      (size_t)(cur & q->mask) * q->bsize;
-			}
+			src = rx_desc_src(q, d, cur, len, server);
+			if (lr_unlikely(src == NULL))
+				goto stop;
 			if (lr_unlikely(rx_append(m, q->mp, src, len) != 0)) {
 				/* no mbuf for a chained segment: leave the
 				 * packet in the ring for the next burst */
