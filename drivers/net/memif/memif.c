@@ -503,6 +503,44 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	return i;
 }
 
+/* Where tx descriptor number slot (region, off, len) points: checked
+ * against the peer's regions; NULL after reporting a bad descriptor. */
+static __lr_always_inline uint8_t *
+tx_desc_dst(struct mif_queue *q, uint16_t slot, uint16_t region, uint32_t off,
+	    uint32_t len)
+{
+	if (lr_unlikely(mif_desc_in_bounds(q->reg, q->nreg, region, off, len) !=
+			0)) {
+		q_bad(q,
+		      "tx queue %u: descriptor %u: region %u offset %u length "
+		      "%u outside the regions",
+		      q->qid, slot & q->mask, region, off, len);
+		return NULL;
+	}
+	return q->reg[region].addr + off;
+}
+
+/* Copy up to len bytes of the segments from *seg at *soff to dst, moving
+ * *seg and *soff past them; the bytes copied. */
+static __lr_always_inline uint32_t
+tx_copy_segs(uint8_t *dst, uint32_t len, struct lr_mbuf **seg, uint32_t *soff)
+{
+	uint32_t dlen = 0;
+
+	while (*seg != NULL && dlen < len) {
+		uint32_t c = LR_MIN((*seg)->data_len - *soff, len - dlen);
+
+		memcpy(dst + dlen, lr_pktmbuf_mtod(*seg, uint8_t *) + *soff, c);
+		dlen += c;
+		*soff += c;
+		if (*soff == (*seg)->data_len) {
+			*seg = (*seg)->next;
+			*soff = 0;
+		}
+	}
+	return dlen;
+}
+
 /* Server tx: an S2C ring; fill the buffers the client offered from tail
  * up to head, publish tail. A packet longer than its first buffer is
  * placed only if the offered buffers hold it (checked before writing). */
@@ -547,32 +585,12 @@ memif_tx_server(void *txq, struct lr_mbuf **pkts, uint16_t n)
 			uint32_t off = d->offset, len = d->length, dlen = 0;
 			uint8_t *dst;
 
-			if (lr_unlikely(mif_desc_in_bounds(q->reg, q->nreg,
-							   region, off,
-							   len) != 0)) {
-				q_bad(q,
-				      "tx queue %u: descriptor %u: region %u "
-				      "offset %u length %u outside the "
-				      "regions",
-				      q->qid, slot & q->mask, region, off, len);
+			dst = tx_desc_dst(q, slot, region, off, len);
+			if (lr_unlikely(dst == NULL)) {
 				slot = pstart;
 				goto out;
 			}
-			dst = q->reg[region].addr + off;
-			while (seg != NULL && dlen < len) {
-				uint32_t c =
-				    LR_MIN(seg->data_len - soff, len - dlen);
-
-				memcpy(dst + dlen,
-				       lr_pktmbuf_mtod(seg, uint8_t *) + soff,
-				       c);
-				dlen += c;
-				soff += c;
-				if (soff == seg->data_len) {
-					seg = seg->next;
-					soff = 0;
-				}
-			}
+			dlen = tx_copy_segs(dst, len, &seg, &soff);
 			d->length = dlen;
 			d->flags = seg != NULL ? MIF_DESC_FLAG_NEXT : 0;
 			slot++;
