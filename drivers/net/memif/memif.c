@@ -190,6 +190,17 @@ q_leave(struct mif_queue *q)
 	atomic_store_explicit(&q->busy, 0, memory_order_release);
 }
 
+/* The end of every burst: leave the queue, count what moved; returns n. */
+static __lr_always_inline uint16_t
+burst_done(struct mif_queue *q, uint16_t n, uint64_t bytes)
+{
+	q_leave(q);
+	lr_eth_count(&q->c.packets, n);
+	lr_eth_count(&q->c.bytes, bytes);
+	q->bursts++;
+	return n;
+}
+
 static void
 ctl_wake(void)
 {
@@ -379,11 +390,7 @@ memif_rx_server(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 				      memory_order_release);
 		q->last = cur;
 	}
-	q_leave(q);
-	lr_eth_count(&q->c.packets, got);
-	lr_eth_count(&q->c.bytes, bytes);
-	q->bursts++;
-	return got;
+	return burst_done(q, got, bytes);
 }
 
 /* Client rx: an S2C ring; read up to tail, offer the slots again. */
@@ -422,11 +429,7 @@ memif_rx_client(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		atomic_store_explicit(&r->head, head, memory_order_release);
 		q->head = head;
 	}
-	q_leave(q);
-	lr_eth_count(&q->c.packets, got);
-	lr_eth_count(&q->c.bytes, bytes);
-	q->bursts++;
-	return got;
+	return burst_done(q, got, bytes);
 }
 
 /* Client tx: a C2S ring; fill our buffers from head, publish head. */
@@ -493,14 +496,10 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		q->last = slot;
 		kick(q);
 	}
-	q_leave(q);
 	lr_pktmbuf_free_bulk(pkts, i);
 	if (i < n)
 		q->ring_full++;
-	lr_eth_count(&q->c.packets, i);
-	lr_eth_count(&q->c.bytes, bytes);
-	q->bursts++;
-	return i;
+	return burst_done(q, i, bytes);
 }
 
 /* Where tx descriptor number slot (region, off, len) points: checked
@@ -603,14 +602,10 @@ out:
 		q->last = slot;
 		kick(q);
 	}
-	q_leave(q);
 	lr_pktmbuf_free_bulk(pkts, i);
 	if (i < n)
 		q->ring_full++;
-	lr_eth_count(&q->c.packets, i);
-	lr_eth_count(&q->c.bytes, bytes);
-	q->bursts++;
-	return i;
+	return burst_done(q, i, bytes);
 }
 
 /* ------------------------------------------------------------------ */
