@@ -76,10 +76,10 @@ send_buffer(struct l2fwd_lcore *lc, uint16_t dst)
 	uint16_t sent;
 
 	sent = lr_eth_tx_burst(dst, 0, b->pkts, b->len);
-	l2fwd_count(&lc->stats[dst].tx, sent);
+	lr_counter_add(&lc->stats[dst].tx, sent);
 	if (lr_unlikely(sent < b->len)) {
 		lr_pktmbuf_free_bulk(b->pkts + sent, b->len - sent);
-		l2fwd_count(&lc->stats[dst].dropped, b->len - sent);
+		lr_counter_add(&lc->stats[dst].dropped, b->len - sent);
 	}
 	b->len = 0;
 }
@@ -110,7 +110,7 @@ static __attribute__((noinline, cold)) void
 drop_runt(struct l2fwd_port_stats *st, struct lr_mbuf *m)
 {
 	lr_pktmbuf_free(m);
-	st->dropped++;
+	lr_counter_add(&st->dropped, 1);
 }
 
 /* Rewrite the MACs of n packets going out of the port whose header is hdr;
@@ -153,10 +153,10 @@ buffer_packets(struct l2fwd_lcore *lc, uint16_t dst, struct lr_mbuf **pkts,
 	if (len == 0 && n == L2FWD_BURST) {
 		uint16_t sent = lr_eth_tx_burst(dst, 0, pkts, (uint16_t)n);
 
-		l2fwd_count(&lc->stats[dst].tx, sent);
+		lr_counter_add(&lc->stats[dst].tx, sent);
 		if (lr_unlikely(sent < n)) {
 			lr_pktmbuf_free_bulk(pkts + sent, n - sent);
-			l2fwd_count(&lc->stats[dst].dropped, n - sent);
+			lr_counter_add(&lc->stats[dst].dropped, n - sent);
 		}
 		return;
 	}
@@ -203,7 +203,7 @@ l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
 
 		if (n == 0)
 			continue;
-		l2fwd_count(&lc->stats[src].rx, n);
+		lr_counter_add(&lc->stats[src].rx, n);
 		total += n;
 		forward_burst(fwd, lc, fwd->dst_port[src], pkts, n);
 	}
@@ -261,10 +261,10 @@ l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++) {
 		const struct l2fwd_port_stats *s = &fwd->lcore[l].stats[port];
 
-		/* The lcores keep counting (see l2fwd_count()). */
-		out->tx += __atomic_load_n(&s->tx, __ATOMIC_RELAXED);
-		out->rx += __atomic_load_n(&s->rx, __ATOMIC_RELAXED);
-		out->dropped += __atomic_load_n(&s->dropped, __ATOMIC_RELAXED);
+		/* The lcores keep counting (see lr_counter_add()). */
+		out->tx += lr_counter_read(&s->tx);
+		out->rx += lr_counter_read(&s->rx);
+		out->dropped += lr_counter_read(&s->dropped);
 	}
 }
 

@@ -13,7 +13,7 @@
  *
  * Threading: one struct l2fwd_lcore per lcore, written by that lcore only
  * (its counters are read by the stats printer without locks: the lcore
- * adds with a relaxed atomic store, l2fwd_count(), and the printer reads
+ * adds with a relaxed atomic store, lr_counter_add(), and the printer reads
  * with relaxed atomic loads, so neither tears a 64-bit value and the
  * compiler may not split or cache them; on x86-64 and ppc64le both are
  * plain loads and stores, no locked instruction). Each port is
@@ -46,15 +46,6 @@ struct l2fwd_tx_buffer {
 	uint16_t len;
 	struct lr_mbuf *pkts[L2FWD_BURST];
 };
-
-/** Add v to a counter of the calling lcore's (only it writes it; readers
- *  on other lcores load it relaxed). */
-static inline void
-l2fwd_count(uint64_t *c, uint64_t v)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v,
-			 __ATOMIC_RELAXED);
-}
 
 /** What one lcore does, and its counters. */
 struct l2fwd_lcore {

@@ -850,20 +850,20 @@ lr_eth_stats_add_queue(struct lr_eth_stats *s, unsigned q,
 		       const struct lr_eth_queue_counters *rx,
 		       const struct lr_eth_queue_counters *tx)
 {
-	/* The polling threads keep counting (lr_eth_count()): read every
+	/* The polling threads keep counting (lr_counter_add()): read every
 	 * counter once, relaxed. */
-	uint64_t rp = lr_eth_counter_read(&rx->packets);
-	uint64_t rb = lr_eth_counter_read(&rx->bytes);
-	uint64_t re = lr_eth_counter_read(&rx->errors);
-	uint64_t tp = lr_eth_counter_read(&tx->packets);
-	uint64_t tb = lr_eth_counter_read(&tx->bytes);
-	uint64_t te = lr_eth_counter_read(&tx->errors);
+	uint64_t rp = lr_counter_read(&rx->packets);
+	uint64_t rb = lr_counter_read(&rx->bytes);
+	uint64_t re = lr_counter_read(&rx->errors);
+	uint64_t tp = lr_counter_read(&tx->packets);
+	uint64_t tb = lr_counter_read(&tx->bytes);
+	uint64_t te = lr_counter_read(&tx->errors);
 
 	s->ipackets += rp;
 	s->ibytes += rb;
 	s->ierrors += re;
-	s->rx_nombuf += lr_eth_counter_read(&rx->nombuf);
-	s->imissed += lr_eth_counter_read(&rx->missed);
+	s->rx_nombuf += lr_counter_read(&rx->nombuf);
+	s->imissed += lr_counter_read(&rx->missed);
 	s->opackets += tp;
 	s->obytes += tb;
 	s->oerrors += te;

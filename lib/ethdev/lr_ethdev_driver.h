@@ -25,10 +25,10 @@
  * into lr_eth_fp_ops[port]. One function serves every queue of a port.
  *
  * Counters: keep them in the queue structs, written only by the thread
- * polling that queue, with lr_eth_count() (a relaxed atomic load and
+ * polling that queue, with lr_counter_add() (a relaxed atomic load and
  * store: plain instructions on x86-64 and ppc64le, no locked add, but no
  * torn value or data race for a reader); stats_get sums them with
- * relaxed loads (lr_eth_stats_add_queue(), lr_eth_counter_read()).
+ * relaxed loads (lr_eth_stats_add_queue(), lr_counter_read()).
  * lib/ethdev implements reset by snapshot, so drivers never write counters
  * from another thread. For the snapshot to hold, a driver's counters never
  * go down while the port exists: keep them in storage per queue index that
@@ -106,7 +106,7 @@ struct lr_eth_dev_ops {
 };
 
 /** Software counters of one queue in one direction, written with
- *  lr_eth_count() by the thread polling it. Rx: packets, bytes, errors
+ *  lr_counter_add() by the thread polling it. Rx: packets, bytes, errors
  *  (ierrors), nombuf (rx_nombuf), missed (imissed); tx: packets, bytes,
  *  errors (oerrors). */
 struct lr_eth_queue_counters {
@@ -116,22 +116,6 @@ struct lr_eth_queue_counters {
 	uint64_t nombuf; /**< rx: packets not received for want of mbufs */
 	uint64_t missed; /**< rx: dropped before the driver saw them */
 };
-
-/** Add v to counter c, which only the calling thread writes; other threads
- *  read it with lr_eth_counter_read() meanwhile. */
-static __lr_always_inline void
-lr_eth_count(uint64_t *c, uint64_t v)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v,
-			 __ATOMIC_RELAXED);
-}
-
-/** Read a counter another thread may be adding to (lr_eth_count()). */
-static __lr_always_inline uint64_t
-lr_eth_counter_read(const uint64_t *c)
-{
-	return __atomic_load_n(c, __ATOMIC_RELAXED);
-}
 
 /** Add queue q's rx and tx counters to *s: the totals, and for
  *  q < LR_ETH_QUEUE_STAT_CNTRS the per-queue fields (q_errors = rx errors

@@ -308,7 +308,7 @@ lr_page_pool_alloc(struct lr_page_pool *pool)
 		if (lr_likely(n != 0)) {
 			/* Relaxed: lr_page_pool_get_stats() reads it. */
 			__atomic_store_n(&pool->count, --n, __ATOMIC_RELAXED);
-			lr_pa_stat_add(&pool->alloc_fast, 1);
+			lr_counter_add(&pool->alloc_fast, 1);
 			return pool->cache[n];
 		}
 	}
@@ -335,7 +335,7 @@ lr_page_pool_put(struct lr_page_pool *pool, struct lr_page *page,
 		if (lr_likely(n < LR_PP_CACHE_SIZE)) {
 			pool->cache[n] = page;
 			__atomic_store_n(&pool->count, n + 1, __ATOMIC_RELAXED);
-			lr_pa_stat_add(&pool->recycle_cached, 1);
+			lr_counter_add(&pool->recycle_cached, 1);
 			return;
 		}
 	}

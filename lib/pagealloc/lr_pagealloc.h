@@ -209,7 +209,7 @@ lr_alloc_pages(int node, unsigned order, unsigned flags)
 				l->head = p->next;
 				l->count--;
 				lr_pa_flags_store(p, LR_PG_ALLOC);
-				lr_pa_stat_add(&pc->stats.alloc[order], 1);
+				lr_counter_add(&pc->stats.alloc[order], 1);
 				return p;
 			}
 		}
@@ -253,7 +253,7 @@ lr_free_pages(struct lr_page *page, unsigned order)
 			lr_pa_flags_store(page, LR_PG_PCP);
 			page->next = l->head;
 			l->head = page;
-			lr_pa_stat_add(&pc->stats.free[order], 1);
+			lr_counter_add(&pc->stats.free[order], 1);
 			if (lr_unlikely(++l->count > l->high))
 				lr_pa_pcp_drain_(lcore, node, mt, order);
 			return;

@@ -99,14 +99,6 @@ lr_pa_pb_mt_load(const uint8_t *pb_mt, uintptr_t off)
 	    __ATOMIC_RELAXED);
 }
 
-/** Add v to a counter only the calling lcore writes (relaxed, no RMW). */
-static __lr_always_inline void
-lr_pa_stat_add(uint64_t *c, uint64_t v)
-{
-	__atomic_store_n(c, __atomic_load_n(c, __ATOMIC_RELAXED) + v,
-			 __ATOMIC_RELAXED);
-}
-
 /** Per-lcore, per-zone, per-order list of free blocks. */
 struct lr_pa_pcp_list {
 	struct lr_page *head;

@@ -63,13 +63,6 @@ count_set(struct lr_page_pool *pool, unsigned n)
 	__atomic_store_n(&pool->count, n, __ATOMIC_RELAXED);
 }
 
-/* Any thread: an owner's counter (see lr_pa_stat_add()). */
-static inline uint64_t
-stat_load(const uint64_t *c)
-{
-	return __atomic_load_n(c, __ATOMIC_RELAXED);
-}
-
 /* Per-lcore counter slot of the calling thread; the last slot is shared by
  * threads without an lcore id and is updated atomically. */
 #define LSTAT_ADD(pool, field, n)                                              \
@@ -401,7 +394,7 @@ owner_service(struct lr_page_pool *pool)
 	if (lr_unlikely(atomic_load_explicit(&pool->shrink_req,
 					     memory_order_relaxed)) &&
 	    atomic_exchange(&pool->shrink_req, 0))
-		lr_pa_stat_add(&pool->alloc_stats.shrunk,
+		lr_counter_add(&pool->alloc_stats.shrunk,
 			       drain_cache(pool, LR_PP_SHRINK_KEEP));
 	if (pool->checked ||
 	    atomic_load_explicit(&pool->dying, memory_order_relaxed))
@@ -432,10 +425,10 @@ refill_from_allocator(struct lr_page_pool *pool)
 					     LR_PP_REFILL, NULL);
 		if (n != 0) {
 			count_set(pool, n - 1);
-			lr_pa_stat_add(&pool->alloc_stats.refill, 1);
+			lr_counter_add(&pool->alloc_stats.refill, 1);
 			return pool->cache[n - 1];
 		}
-		lr_pa_stat_add(&pool->alloc_stats.exhausted, 1);
+		lr_counter_add(&pool->alloc_stats.exhausted, 1);
 		lr_errno = ENOBUFS;
 		return NULL;
 	}
@@ -460,9 +453,9 @@ refill_from_allocator(struct lr_page_pool *pool)
 	}
 	count_set(pool, pool->count + k - 1);
 	if (pool->order == 0)
-		lr_pa_stat_add(&pool->alloc_stats.slow, 1);
+		lr_counter_add(&pool->alloc_stats.slow, 1);
 	else
-		lr_pa_stat_add(&pool->alloc_stats.slow_high_order, 1);
+		lr_counter_add(&pool->alloc_stats.slow_high_order, 1);
 	return pool->cache[pool->count];
 }
 
@@ -475,10 +468,10 @@ refill(struct lr_page_pool *pool)
 
 	if (n != 0) {
 		count_set(pool, n - 1);
-		lr_pa_stat_add(&pool->alloc_stats.refill, 1);
+		lr_counter_add(&pool->alloc_stats.refill, 1);
 		return pool->cache[n - 1];
 	}
-	lr_pa_stat_add(&pool->alloc_stats.empty, 1);
+	lr_counter_add(&pool->alloc_stats.empty, 1);
 	return refill_from_allocator(pool);
 }
 
@@ -537,7 +530,7 @@ lr_page_pool_alloc_slow_(struct lr_page_pool *pool)
 		if (pool->count != 0) {
 			count_set(pool, pool->count - 1);
 			page = pool->cache[pool->count];
-			lr_pa_stat_add(&pool->alloc_fast, 1);
+			lr_counter_add(&pool->alloc_fast, 1);
 		} else {
 			page = refill(pool);
 		}
@@ -599,9 +592,9 @@ put_cache(struct lr_page_pool *pool, struct lr_page *const *pages, unsigned n)
 	k = LR_MIN(n, LR_PP_CACHE_SIZE - pool->count);
 	memcpy(&pool->cache[pool->count], pages, k * sizeof(*pages));
 	count_set(pool, pool->count + k);
-	lr_pa_stat_add(&pool->recycle_cached, k);
+	lr_counter_add(&pool->recycle_cached, k);
 	if (k < n)
-		lr_pa_stat_add(&pool->recycle_cache_full, n - k);
+		lr_counter_add(&pool->recycle_cache_full, n - k);
 	return k;
 }
 
@@ -909,7 +902,7 @@ lr_page_pool_shrink_cache(struct lr_page_pool *pool, unsigned keep)
 		return 0;
 	}
 	n = drain_cache(pool, keep);
-	lr_pa_stat_add(&pool->alloc_stats.shrunk, n);
+	lr_counter_add(&pool->alloc_stats.shrunk, n);
 	return n;
 }
 
@@ -1150,16 +1143,16 @@ lr_page_pool_stats_get(const struct lr_page_pool *pool,
 	memset(s, 0, sizeof(*s));
 	/* The owner's counters and cache count: written by the owner only,
 	 * read here from any thread (relaxed, never torn). */
-	s->alloc.slow = stat_load(&pool->alloc_stats.slow);
+	s->alloc.slow = lr_counter_read(&pool->alloc_stats.slow);
 	s->alloc.slow_high_order =
-	    stat_load(&pool->alloc_stats.slow_high_order);
-	s->alloc.empty = stat_load(&pool->alloc_stats.empty);
-	s->alloc.refill = stat_load(&pool->alloc_stats.refill);
-	s->alloc.exhausted = stat_load(&pool->alloc_stats.exhausted);
-	s->alloc.shrunk = stat_load(&pool->alloc_stats.shrunk);
-	s->alloc.fast = stat_load(&pool->alloc_fast);
-	s->recycle.cached = stat_load(&pool->recycle_cached);
-	s->recycle.cache_full = stat_load(&pool->recycle_cache_full);
+	    lr_counter_read(&pool->alloc_stats.slow_high_order);
+	s->alloc.empty = lr_counter_read(&pool->alloc_stats.empty);
+	s->alloc.refill = lr_counter_read(&pool->alloc_stats.refill);
+	s->alloc.exhausted = lr_counter_read(&pool->alloc_stats.exhausted);
+	s->alloc.shrunk = lr_counter_read(&pool->alloc_stats.shrunk);
+	s->alloc.fast = lr_counter_read(&pool->alloc_fast);
+	s->recycle.cached = lr_counter_read(&pool->recycle_cached);
+	s->recycle.cache_full = lr_counter_read(&pool->recycle_cache_full);
 	for (unsigned i = 0; i <= LR_MAX_LCORE; i++) {
 		const struct lr_page_pool_lstats *l = &pool->lstats[i];
 

@@ -1031,7 +1031,7 @@ lr_alloc_pages_bulk(int node, unsigned order, unsigned flags, unsigned n,
 			}
 			l->head = p;
 			l->count -= got;
-			lr_pa_stat_add(&pc->stats.alloc[order], got);
+			lr_counter_add(&pc->stats.alloc[order], got);
 			if (got == n)
 				return n;
 		}
@@ -1066,7 +1066,7 @@ lr_pa_free_block_(struct lr_page *page, unsigned order)
 				  lr_pa_mkstate(LR_PG_PCP, 0, order, node));
 		page->next = l->head;
 		l->head = page;
-		lr_pa_stat_add(&pc->stats.free[order], 1);
+		lr_counter_add(&pc->stats.free[order], 1);
 		if (++l->count > l->high)
 			lr_pa_pcp_drain_(lcore, node, mt, order);
 		return;
@@ -1192,7 +1192,7 @@ lr_free_pages_bulk(struct lr_page **pages, unsigned n, unsigned order)
 	}
 	if (l != NULL)
 		over |= list_writeback(l, head, count);
-	lr_pa_stat_add(&pc->stats.free[order], freed);
+	lr_counter_add(&pc->stats.free[order], freed);
 	if (lr_unlikely(over))
 		drain_above_high(pc, lcore, order);
 }

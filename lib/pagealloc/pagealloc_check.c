@@ -656,7 +656,7 @@ stats_add(struct lr_pagealloc_stats *s, const struct lr_pagealloc_stats *a)
 	uint64_t *dst = (uint64_t *)s;
 
 	for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
-		dst[i] += __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+		dst[i] += lr_counter_read(&src[i]);
 }
 
 void

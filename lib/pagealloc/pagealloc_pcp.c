@@ -195,7 +195,7 @@ lr_pa_pcp_drain_(unsigned lcore, unsigned node, unsigned mt, unsigned order)
 			return;
 	}
 	lr_pa_pcp_drain_list_(&lr_pa_state_.zones[node], l, order, l->batch);
-	lr_pa_stat_add(&pc->stats.drain, 1);
+	lr_counter_add(&pc->stats.drain, 1);
 }
 
 int
@@ -223,7 +223,7 @@ lr_pagealloc_drain_lcore(unsigned lcore_id)
 						      o, l->count);
 				/* Counted on the drained lcore: its owner
 				 * is idle. */
-				lr_pa_stat_add(&pc->stats.drain, 1);
+				lr_counter_add(&pc->stats.drain, 1);
 			}
 		}
 	}

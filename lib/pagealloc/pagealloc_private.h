@@ -239,7 +239,7 @@ pa_stat_add(struct lr_pagealloc_stats *st, uint64_t *field, uint64_t v)
 	if (st == &lr_pa_state_.shared_stats)
 		__atomic_fetch_add(field, v, __ATOMIC_RELAXED);
 	else
-		lr_pa_stat_add(field, v);
+		lr_counter_add(field, v);
 }
 
 /** The zone for LR_SOCKET_ID_ANY: the lcore's, else the CPU's node's. */

@@ -186,12 +186,12 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	uint8_t tag[ETH_HLEN + AFP_VLAN_HLEN];
 
 	if (h->tp_snaplen != h->tp_len) {
-		lr_eth_count(&rxq->c.errors, 1);
+		lr_counter_add(&rxq->c.errors, 1);
 		return -1;
 	}
 	if (len < ETH_HLEN) {
 		rxq->runts++;
-		lr_eth_count(&rxq->c.errors, 1);
+		lr_counter_add(&rxq->c.errors, 1);
 		return -1;
 	}
 	if ((h->tp_status & TP_STATUS_VLAN_VALID) && len >= ETH_HLEN) {
@@ -217,7 +217,7 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 				lr_pktmbuf_append_copy(m, rxq->mp,
 						       data + ETH_HLEN,
 						       len - ETH_HLEN)) != 0) {
-		lr_eth_count(&rxq->c.nombuf, 1);
+		lr_counter_add(&rxq->c.nombuf, 1);
 		lr_pktmbuf_free(m->next);
 		m->next = NULL;
 		m->nb_segs = 1;
@@ -258,7 +258,7 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		k = LR_MIN((uint32_t)(nb_pkts - n), rxq->left);
 		if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, pkts + n, k) !=
 				0)) {
-			lr_eth_count(&rxq->c.nombuf, 1);
+			lr_counter_add(&rxq->c.nombuf, 1);
 			break;
 		}
 		got = 0;
@@ -292,8 +292,8 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		if (rxq->left == 0)
 			rx_block_done(rxq, bd);
 	}
-	lr_eth_count(&rxq->c.packets, n);
-	lr_eth_count(&rxq->c.bytes, bytes);
+	lr_counter_add(&rxq->c.packets, n);
+	lr_counter_add(&rxq->c.bytes, bytes);
 	return n;
 }
 
@@ -332,7 +332,7 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			break;
 		}
 		if (lr_unlikely(m->pkt_len > txq->max_len)) {
-			lr_eth_count(&txq->c.errors, 1);
+			lr_counter_add(&txq->c.errors, 1);
 			continue;
 		}
 		if (lr_likely(m->nb_segs == 1))
@@ -355,8 +355,8 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	if (send(txq->fd, NULL, 0, MSG_DONTWAIT) < 0)
 		tx_kick_failed(txq, errno);
 	lr_pktmbuf_free_bulk(pkts, i);
-	lr_eth_count(&txq->c.packets, sent);
-	lr_eth_count(&txq->c.bytes, bytes);
+	lr_counter_add(&txq->c.packets, sent);
+	lr_counter_add(&txq->c.bytes, bytes);
 	return i;
 }
 
@@ -374,7 +374,7 @@ rxq_close(struct afp_rxq *rxq)
 		return;
 	if (getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) ==
 	    0) {
-		lr_eth_count(&rxq->c.missed, st.tp_drops);
+		lr_counter_add(&rxq->c.missed, st.tp_drops);
 		rxq->freeze_q += st.tp_freeze_q_cnt;
 	}
 	if (rxq->map != NULL)
@@ -932,7 +932,7 @@ kernel_stats_fold(struct afp_port *pp)
 		if (rxq->fd >= 0 &&
 		    getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st,
 			       &len) == 0) {
-			lr_eth_count(&rxq->c.missed, st.tp_drops);
+			lr_counter_add(&rxq->c.missed, st.tp_drops);
 			rxq->freeze_q += st.tp_freeze_q_cnt;
 		}
 	}

@@ -292,7 +292,7 @@ static __lr_cold void
 rx_runt(struct axq *q, struct lr_mbuf *m)
 {
 	q->rx_runts++;
-	lr_eth_count(&q->rxc.errors, 1);
+	lr_counter_add(&q->rxc.errors, 1);
 	lr_pktmbuf_free(m);
 }
 
@@ -331,8 +331,8 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		pkts[k++] = m;
 	}
 	xsk_ring_cons__release(&q->rx, got);
-	lr_eth_count(&q->rxc.packets, k);
-	lr_eth_count(&q->rxc.bytes, bytes);
+	lr_counter_add(&q->rxc.packets, k);
+	lr_counter_add(&q->rxc.bytes, bytes);
 	q->refill_due += got;
 	if (q->refill_due >= REFILL_BATCH)
 		q->refill_due -= refill(q, q->refill_due);
@@ -370,7 +370,7 @@ kick(struct axq *q)
 	if (sendto(q->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS &&
 	    errno != ENETDOWN)
-		lr_eth_count(&q->txc.errors, 1);
+		lr_counter_add(&q->txc.errors, 1);
 }
 
 /* Copy packet m (any pool, any segments) into a fresh UMEM frame; the
@@ -428,7 +428,7 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 					break;
 				}
 			} else {
-				lr_eth_count(&q->txc.errors, 1);
+				lr_counter_add(&q->txc.errors, 1);
 			}
 			if (nfree == LR_DIM(done)) {
 				lr_pktmbuf_free_bulk(done, nfree);
@@ -454,8 +454,8 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 
 		xsk_ring_prod__reserve(&q->tx, k, &idx);
 		xsk_ring_prod__submit(&q->tx, k);
-		lr_eth_count(&q->txc.packets, k);
-		lr_eth_count(&q->txc.bytes, bytes);
+		lr_counter_add(&q->txc.packets, k);
+		lr_counter_add(&q->txc.bytes, bytes);
 	}
 	/* Kick for new descriptors, and also when the ring is full or the
 	 * call brought nothing but descriptors wait: copy mode sends at most

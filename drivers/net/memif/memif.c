@@ -195,9 +195,9 @@ static __lr_always_inline uint16_t
 burst_done(struct mif_queue *q, uint16_t n, uint64_t bytes)
 {
 	q_leave(q);
-	lr_eth_count(&q->c.packets, n);
-	lr_eth_count(&q->c.bytes, bytes);
-	q->bursts++;
+	lr_counter_add(&q->c.packets, n);
+	lr_counter_add(&q->c.bytes, bytes);
+	lr_counter_add(&q->bursts, 1);
 	return n;
 }
 
@@ -236,8 +236,8 @@ static __lr_cold uint16_t
 tx_link_down(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
 {
 	lr_pktmbuf_free_bulk(pkts, n);
-	lr_eth_count(&q->c.errors, n);
-	q->link_down += n;
+	lr_counter_add(&q->c.errors, n);
+	lr_counter_add(&q->link_down, n);
 	return n;
 }
 
@@ -317,7 +317,7 @@ rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 		return 0;
 	}
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(q->mp, pkts, want) != 0)) {
-		lr_eth_count(&q->c.nombuf, want);
+		lr_counter_add(&q->c.nombuf, want);
 		*cur_out = cur;
 		*bytes_out = 0;
 		return 0;
@@ -339,7 +339,7 @@ rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 			if (lr_unlikely(rx_append(m, q->mp, src, len) != 0)) {
 				/* no mbuf for a chained segment: leave the
 				 * packet in the ring for the next burst */
-				lr_eth_count(&q->c.nombuf, 1);
+				lr_counter_add(&q->c.nombuf, 1);
 				cur = start;
 				goto stop;
 			}
@@ -498,7 +498,7 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	}
 	lr_pktmbuf_free_bulk(pkts, i);
 	if (i < n)
-		q->ring_full++;
+		lr_counter_add(&q->ring_full, 1);
 	return burst_done(q, i, bytes);
 }
 
@@ -604,7 +604,7 @@ out:
 	}
 	lr_pktmbuf_free_bulk(pkts, i);
 	if (i < n)
-		q->ring_full++;
+		lr_counter_add(&q->ring_full, 1);
 	return burst_done(q, i, bytes);
 }
 
@@ -1949,13 +1949,12 @@ memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 	uint64_t v[LR_DIM(memif_xstat_names)] = {0};
 
 	for (unsigned q = 0; q < MIF_MAXQ; q++) {
-		const volatile struct mif_queue *rx = &p->rxq[q],
-						*tx = &p->txq[q];
+		const struct mif_queue *rx = &p->rxq[q], *tx = &p->txq[q];
 
-		v[0] += rx->bursts;
-		v[1] += tx->bursts;
-		v[2] += tx->ring_full;
-		v[3] += tx->link_down;
+		v[0] += lr_counter_read(&rx->bursts);
+		v[1] += lr_counter_read(&tx->bursts);
+		v[2] += lr_counter_read(&tx->ring_full);
+		v[3] += lr_counter_read(&tx->link_down);
 	}
 	pthread_mutex_lock(&ctl.lock);
 	v[4] = p->nb_connects;

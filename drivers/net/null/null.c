@@ -25,7 +25,7 @@
 static const char *const null_keys[] = {"size", "copy", NULL};
 
 /* One rx or tx queue; counters written by the polling thread only
- * (lr_eth_count()). */
+ * (lr_counter_add()). */
 struct null_queue {
 	struct lr_mempool *mp; /* rx: pool to allocate from */
 	const uint8_t *tmpl;   /* rx copy: the frame written into packets */
@@ -61,8 +61,8 @@ set_lengths(struct lr_mbuf **pkts, uint16_t n, uint32_t size, uint16_t port)
 static __lr_cold uint16_t
 rx_nombuf(struct null_queue *q, uint16_t n)
 {
-	lr_eth_count(&q->c.nombuf, n);
-	lr_eth_count(&q->nombuf_bursts, 1);
+	lr_counter_add(&q->c.nombuf, n);
+	lr_counter_add(&q->nombuf_bursts, 1);
 	return 0;
 }
 
@@ -74,9 +74,9 @@ null_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(q->mp, pkts, n) != 0))
 		return rx_nombuf(q, n);
 	set_lengths(pkts, n, q->size, q->port);
-	lr_eth_count(&q->c.packets, n);
-	lr_eth_count(&q->c.bytes, (uint64_t)n * q->size);
-	lr_eth_count(&q->bursts, 1);
+	lr_counter_add(&q->c.packets, n);
+	lr_counter_add(&q->c.bytes, (uint64_t)n * q->size);
+	lr_counter_add(&q->bursts, 1);
 	return n;
 }
 
@@ -90,9 +90,9 @@ null_rx_copy(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	set_lengths(pkts, n, q->size, q->port);
 	for (uint16_t i = 0; i < n; i++)
 		memcpy(lr_pktmbuf_mtod(pkts[i], void *), q->tmpl, q->size);
-	lr_eth_count(&q->c.packets, n);
-	lr_eth_count(&q->c.bytes, (uint64_t)n * q->size);
-	lr_eth_count(&q->bursts, 1);
+	lr_counter_add(&q->c.packets, n);
+	lr_counter_add(&q->c.bytes, (uint64_t)n * q->size);
+	lr_counter_add(&q->bursts, 1);
 	return n;
 }
 
@@ -105,9 +105,9 @@ null_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	for (uint16_t i = 0; i < n; i++)
 		bytes += pkts[i]->pkt_len;
 	lr_pktmbuf_free_bulk(pkts, n);
-	lr_eth_count(&q->c.packets, n);
-	lr_eth_count(&q->c.bytes, bytes);
-	lr_eth_count(&q->bursts, 1);
+	lr_counter_add(&q->c.packets, n);
+	lr_counter_add(&q->c.bytes, bytes);
+	lr_counter_add(&q->bursts, 1);
 	return n;
 }
 
@@ -125,9 +125,9 @@ null_tx_copy(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		bytes += m->pkt_len;
 	}
 	lr_pktmbuf_free_bulk(pkts, n);
-	lr_eth_count(&q->c.packets, n);
-	lr_eth_count(&q->c.bytes, bytes);
-	lr_eth_count(&q->bursts, 1);
+	lr_counter_add(&q->c.packets, n);
+	lr_counter_add(&q->c.bytes, bytes);
+	lr_counter_add(&q->bursts, 1);
 	return n;
 }
 
@@ -263,9 +263,9 @@ null_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 	uint64_t v[LR_DIM(null_xstat_names)] = {0};
 
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		v[0] += lr_eth_counter_read(&p->rxq[q].bursts);
-		v[1] += lr_eth_counter_read(&p->rxq[q].nombuf_bursts);
-		v[2] += lr_eth_counter_read(&p->txq[q].bursts);
+		v[0] += lr_counter_read(&p->rxq[q].bursts);
+		v[1] += lr_counter_read(&p->rxq[q].nombuf_bursts);
+		v[2] += lr_counter_read(&p->txq[q].bursts);
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }

@@ -532,7 +532,7 @@ replay_append(struct pcap_port *pp, unsigned i, const struct pcap_pkthdr *h,
 
 	if (h->caplen < LR_ETHER_HDR_LEN) {
 		pp->rxq[i].runts++;
-		lr_eth_count(&pp->rxq[i].c.errors, 1);
+		lr_counter_add(&pp->rxq[i].c.errors, 1);
 		return 0;
 	}
 	if (r->n == *cap) {
@@ -645,11 +645,11 @@ rx_end(struct pcap_rxq *rxq, int r)
 	if (pp->rx_kind == KIND_FILE) {
 		if (rx_bad_record(pp, pp->rx_key, src, rxq->pcap,
 				  rxq->records + 1, &rxq->truncated) < 0)
-			lr_eth_count(&rxq->c.errors, 1);
+			lr_counter_add(&rxq->c.errors, 1);
 	} else {
 		LR_LOG(ERR, PMD, "%s: %s: interface '%s': read error: %s\n",
 		       pp->name, pp->rx_key, src, pcap_geterr(rxq->pcap));
-		lr_eth_count(&rxq->c.errors, 1);
+		lr_counter_add(&rxq->c.errors, 1);
 	}
 	rxq->eof = 1;
 }
@@ -673,7 +673,7 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 
 		m = lr_pktmbuf_alloc(rxq->mp);
 		if (lr_unlikely(m == NULL)) {
-			lr_eth_count(&rxq->c.nombuf, 1);
+			lr_counter_add(&rxq->c.nombuf, 1);
 			break;
 		}
 		r = pcap_next_ex(rxq->pcap, &h, &data);
@@ -688,12 +688,12 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			/* A runt: no Ethernet header to forward. */
 			lr_pktmbuf_free(m);
 			rxq->runts++;
-			lr_eth_count(&rxq->c.errors, 1);
+			lr_counter_add(&rxq->c.errors, 1);
 			continue;
 		}
 		if (lr_unlikely(fill_mbuf(rxq->mp, m, data, h->caplen) != 0)) {
 			lr_pktmbuf_free(m);
-			lr_eth_count(&rxq->c.nombuf, 1);
+			lr_counter_add(&rxq->c.nombuf, 1);
 			continue;
 		}
 		m->port = rxq->port_id;
@@ -703,8 +703,8 @@ rx_pcap_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		bytes += h->caplen;
 		pkts[n++] = m;
 	}
-	lr_eth_count(&rxq->c.packets, n);
-	lr_eth_count(&rxq->c.bytes, bytes);
+	lr_counter_add(&rxq->c.packets, n);
+	lr_counter_add(&rxq->c.bytes, bytes);
 	return n;
 }
 
@@ -718,7 +718,7 @@ rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint16_t n = 0;
 
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, pkts, nb_pkts) != 0)) {
-		lr_eth_count(&rxq->c.nombuf, 1);
+		lr_counter_add(&rxq->c.nombuf, 1);
 		return 0;
 	}
 	for (uint16_t i = 0; i < nb_pkts; i++) {
@@ -728,7 +728,7 @@ rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		if (lr_unlikely(fill_mbuf(rxq->mp, m, r->blob + r->off[next],
 					  len) != 0)) {
 			lr_pktmbuf_free(m);
-			lr_eth_count(&rxq->c.nombuf, 1);
+			lr_counter_add(&rxq->c.nombuf, 1);
 		} else {
 			m->port = rxq->port_id;
 			bytes += len;
@@ -738,8 +738,8 @@ rx_replay_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			next = 0;
 	}
 	rxq->next = next;
-	lr_eth_count(&rxq->c.packets, n);
-	lr_eth_count(&rxq->c.bytes, bytes);
+	lr_counter_add(&rxq->c.packets, n);
+	lr_counter_add(&rxq->c.bytes, bytes);
 	return n;
 }
 
@@ -793,9 +793,9 @@ tx_batch_write(struct pcap_txq *txq)
 	}
 	for (unsigned i = 0; i < whole; i++)
 		bytes += txq->hdr[i].len;
-	lr_eth_count(&txq->c.packets, whole);
-	lr_eth_count(&txq->c.bytes, bytes);
-	lr_eth_count(&txq->c.errors, n - whole);
+	lr_counter_add(&txq->c.packets, whole);
+	lr_counter_add(&txq->c.bytes, bytes);
+	lr_counter_add(&txq->c.errors, n - whole);
 	txq->write_errors += n - whole;
 	txq->nrec = 0;
 	txq->bounce_used = 0;
@@ -827,7 +827,7 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			tx_batch_write(txq);
 		data = tx_linear(txq->bounce, m);
 		if (lr_unlikely(data == NULL)) {
-			lr_eth_count(&txq->c.errors, 1);
+			lr_counter_add(&txq->c.errors, 1);
 			continue;
 		}
 		txq->bounce_used |= m->nb_segs > 1;
@@ -864,20 +864,20 @@ tx_iface_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		const uint8_t *data = tx_linear(txq->bounce, m);
 
 		if (lr_unlikely(data == NULL)) {
-			lr_eth_count(&txq->c.errors, 1);
+			lr_counter_add(&txq->c.errors, 1);
 		} else if (lr_unlikely(
 			       pcap_inject(txq->pcap, data, m->pkt_len) < 0)) {
 			if (errno == EAGAIN || errno == ENOBUFS)
 				break;
-			lr_eth_count(&txq->c.errors, 1);
+			lr_counter_add(&txq->c.errors, 1);
 		} else {
 			bytes += m->pkt_len;
 			sent++;
 		}
 		lr_pktmbuf_free(m);
 	}
-	lr_eth_count(&txq->c.packets, sent);
-	lr_eth_count(&txq->c.bytes, bytes);
+	lr_counter_add(&txq->c.packets, sent);
+	lr_counter_add(&txq->c.bytes, bytes);
 	return i;
 }
 
@@ -891,8 +891,8 @@ tx_drop_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	for (uint16_t i = 0; i < nb_pkts; i++)
 		bytes += pkts[i]->pkt_len;
 	lr_pktmbuf_free_bulk(pkts, nb_pkts);
-	lr_eth_count(&txq->c.packets, nb_pkts);
-	lr_eth_count(&txq->c.bytes, bytes);
+	lr_counter_add(&txq->c.packets, nb_pkts);
+	lr_counter_add(&txq->c.bytes, bytes);
 	txq->no_sink += nb_pkts;
 	return nb_pkts;
 }

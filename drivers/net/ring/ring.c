@@ -12,7 +12,7 @@
 
 #define DRV_NAME "net_ring"
 
-/* One queue; counters written by the polling thread only (lr_eth_count()). */
+/* One queue; counters written by the polling thread only (lr_counter_add()). */
 struct ring_queue {
 	struct lr_ring *ring;
 	struct lr_eth_queue_counters c; /* packets, bytes */
@@ -56,8 +56,8 @@ sum_bytes(struct lr_mbuf *const *pkts, unsigned n)
 static __lr_always_inline uint16_t
 rx_count(struct ring_queue *q, struct lr_mbuf *const *pkts, unsigned got)
 {
-	lr_eth_count(&q->c.packets, got);
-	lr_eth_count(&q->c.bytes, sum_bytes(pkts, got));
+	lr_counter_add(&q->c.packets, got);
+	lr_counter_add(&q->c.bytes, sum_bytes(pkts, got));
 	return (uint16_t)got;
 }
 
@@ -69,10 +69,10 @@ tx_count(struct ring_queue *q, struct lr_mbuf *const *pkts, unsigned n,
 {
 	if (lr_unlikely(put < n)) {
 		bytes -= sum_bytes(pkts + put, n - put);
-		lr_eth_count(&q->full, n - put);
+		lr_counter_add(&q->full, n - put);
 	}
-	lr_eth_count(&q->c.packets, put);
-	lr_eth_count(&q->c.bytes, bytes);
+	lr_counter_add(&q->c.packets, put);
+	lr_counter_add(&q->c.bytes, bytes);
 	return (uint16_t)put;
 }
 
@@ -289,7 +289,7 @@ ring_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 	uint64_t full[1] = {0};
 
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
-		full[0] += lr_eth_counter_read(&p->txq[q].full);
+		full[0] += lr_counter_read(&p->txq[q].full);
 	return lr_eth_xstats_values_fill(values, n, full, LR_DIM(full));
 }
 
