@@ -463,6 +463,125 @@ free_pages:
 	return rc;
 }
 
+/* A pool whose buffers are an external array (a memif zero-copy region):
+ * mbuf i keeps buffer i for life, headers stay out of the array, data
+ * written through the mbuf lands in the array, validate checks where the
+ * buffer is, bad arguments are refused. */
+static int
+test_extbuf(void)
+{
+	enum { N = 96, BUF = 2176 };
+	struct lr_mbuf *all[N + 1], *m;
+	unsigned char seen[N] = {0};
+	struct lr_mempool *mp;
+	char *arr = aligned_alloc(LR_CACHE_LINE_SIZE, (size_t)N * BUF);
+	void *keep;
+	int rc = -1;
+
+	LR_TEST_ASSERT(arr != NULL, "no memory");
+	memset(arr, 0, (size_t)N * BUF);
+	lr_test_log_begin();
+	mp = lr_pktmbuf_pool_create_extbuf("eb_bad", N, 0, 0, arr + 8, BUF,
+					   LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "unaligned taken");
+	mp = lr_pktmbuf_pool_create_extbuf("eb_bad", N, 0, 0, arr, 0,
+					   LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "size 0 taken");
+	mp = lr_pktmbuf_pool_create_extbuf("eb_bad", N, 0, 4, arr, BUF,
+					   LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(mp == NULL && lr_errno == EINVAL, "priv 4 taken");
+	const char *log = lr_test_log_end();
+
+	LR_TEST_ASSERT(strstr(log, "mbuf pool 'eb_bad'") != NULL, "log: %s",
+		       log);
+	mp = lr_pktmbuf_pool_create_extbuf("eb_pool", N, 8, 16, arr, BUF,
+					   LR_SOCKET_ID_ANY);
+	if (mp == NULL) {
+		free(arr);
+		LR_TEST_ASSERT(0, "create: %s", lr_strerror(lr_errno));
+	}
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_data_room_size(mp), BUF);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_priv_size(mp), 16);
+	for (unsigned i = 0; i < N; i++) {
+		size_t off;
+
+		m = all[i] = lr_pktmbuf_alloc(mp);
+		if (m == NULL || m->buf_len != BUF || m->priv_size != 16 ||
+		    m->data_off != LR_PKTMBUF_HEADROOM || m->pkt_len != 0 ||
+		    m->buf_iova != (uint64_t)(uintptr_t)m->buf_addr ||
+		    lr_mbuf_validate(m) != 0) {
+			fprintf(stderr, "mbuf %u of %u missing or not fresh\n",
+				i, N);
+			goto free_pool;
+		}
+		off = (size_t)((char *)m->buf_addr - arr);
+		/* the header is not in the array, the buffer is, once */
+		if ((char *)m + sizeof(*m) > arr &&
+		    (char *)m < arr + (size_t)N * BUF) {
+			fprintf(stderr, "mbuf %u header inside the buffers\n",
+				i);
+			goto free_pool;
+		}
+		if ((char *)m->buf_addr < arr || off % BUF != 0 ||
+		    off / BUF >= N || seen[off / BUF]++) {
+			fprintf(stderr, "mbuf %u: buffer at offset %zu\n", i,
+				off);
+			goto free_pool;
+		}
+		/* data written through the mbuf lands in buffer off / BUF */
+		char *d = lr_pktmbuf_append(m, 100);
+
+		if (d != arr + off + LR_PKTMBUF_HEADROOM) {
+			fprintf(stderr, "mbuf %u: data not in its buffer\n", i);
+			goto free_pool;
+		}
+		memset(d, (int)(i + 1), 100);
+	}
+	if (lr_pktmbuf_alloc(mp) != NULL) {
+		fprintf(stderr, "more mbufs than buffers\n");
+		goto free_pool;
+	}
+	for (unsigned i = 0; i < N; i++) {
+		size_t off = (size_t)((char *)all[i]->buf_addr - arr);
+
+		if (arr[off + LR_PKTMBUF_HEADROOM + 99] != (char)(i + 1)) {
+			fprintf(stderr, "buffer of mbuf %u: wrong byte\n", i);
+			goto free_pool;
+		}
+	}
+	/* a buffer moved (between two of the array's) is caught */
+	keep = all[3]->buf_addr;
+	all[3]->buf_addr = (char *)keep + 64;
+	lr_test_log_begin();
+	int bad = lr_mbuf_validate(all[3]);
+
+	log = lr_test_log_end();
+	all[3]->buf_addr = keep;
+	if (bad != -EINVAL ||
+	    strstr(log, "outside its pool's buffers") == NULL) {
+		fprintf(stderr, "moved buffer not caught: %d '%s'\n", bad, log);
+		goto free_pool;
+	}
+	lr_pktmbuf_free_bulk(all, N);
+	/* freed and taken again: the same buffer for the same mbuf */
+	m = lr_pktmbuf_alloc(mp);
+	keep = m ? m->buf_addr : NULL;
+	lr_pktmbuf_free(m);
+	if (m == NULL || lr_pktmbuf_alloc(mp) != m || m->buf_addr != keep ||
+	    m->data_len != 0) {
+		fprintf(stderr, "mbuf lost its buffer across free/alloc\n");
+		goto free_pool;
+	}
+	lr_pktmbuf_free(m);
+	if (lr_mempool_in_use_count(mp) != 0 || lr_mempool_validate(mp) != 0)
+		goto free_pool;
+	rc = 0;
+free_pool:
+	lr_mempool_free(mp);
+	free(arr);
+	return rc;
+}
+
 static int
 test_cross_lcore(void)
 {
@@ -588,6 +707,7 @@ static const struct lr_test_case cases[] = {
     {"bulk", test_bulk},
     {"cross_lcore", test_cross_lcore},
     {"xmem", test_xmem},
+    {"extbuf", test_extbuf},
 };
 
 int

@@ -17,9 +17,11 @@
  *
  * Pools: lr_pktmbuf_pool_create() makes a mempool whose objects are mbufs
  * in pinned pages from the page allocator, held for the pool's lifetime
- * (lr_pktmbuf_pool_create_xmem(): in frames of memory the caller gives);
- * each mbuf's buf_iova is computed once at pool creation. An mbuf in its
- * pool always has refcnt 1, nb_segs 1 and next NULL; alloc relies on it
+ * (lr_pktmbuf_pool_create_xmem(): in frames of memory the caller gives;
+ * lr_pktmbuf_pool_create_extbuf(): headers in the pool, each buffer fixed
+ * in an array the caller gives); each mbuf's buf_addr and buf_iova are
+ * set once at pool creation and never derived from the mbuf's address. An mbuf
+ * in its pool always has refcnt 1, nb_segs 1 and next NULL; alloc relies on it
  * and free restores it.
  *
  * Threading contract: an mbuf belongs to one thread at a time, except its
@@ -125,11 +127,15 @@ LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, rearm_data) % 8 != 0);
 LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, next) != 64);
 LR_BUILD_BUG_ON(sizeof(struct lr_mbuf) != 128);
 
+/** The pool's buffers lie outside it (lr_pktmbuf_pool_create_extbuf()). */
+#define LR_PKTMBUF_POOL_F_EXTBUF 0x1
+
 /** What an mbuf pool keeps in its private area. */
 struct lr_pktmbuf_pool_private {
 	uint16_t mbuf_data_room_size; /**< buf_len of every mbuf */
 	uint16_t mbuf_priv_size;      /**< private bytes after each mbuf */
-	uint32_t flags;		      /**< reserved, 0 */
+	uint32_t flags;		      /**< LR_PKTMBUF_POOL_F_* */
+	void *ext_buf_base; /**< F_EXTBUF: buffer of mbuf 0, else NULL */
 };
 
 /** Pointer to the data of m, as type t. */
@@ -171,6 +177,23 @@ struct lr_mempool *lr_pktmbuf_pool_create_xmem(const char *name, void *addr,
 					       unsigned cache_size,
 					       uint16_t priv_size,
 					       int socket_id);
+
+/**
+ * Create a pool of n mbufs whose buffers lie outside the pool, in memory
+ * the caller owns (for example a region shared with another process):
+ * mbuf i, in the pool's index order, has buf_addr = buf_base + i *
+ * buf_size for its whole life and buf_len = buf_size (headroom included).
+ * The mbufs themselves (and priv_size private bytes after each) live in
+ * the pool's own pages, apart from the buffers, so whoever can write the
+ * buffers cannot touch the metadata (pool pointer, refcnt, chain). The
+ * buffers are not the page allocator's: buf_iova is their virtual
+ * address. buf_base must be cache-line aligned and stay mapped until the
+ * pool is freed. NULL and lr_errno on error.
+ */
+struct lr_mempool *
+lr_pktmbuf_pool_create_extbuf(const char *name, unsigned n, unsigned cache_size,
+			      uint16_t priv_size, void *buf_base,
+			      uint16_t buf_size, int socket_id);
 
 /** Offset of the buffer (buf_addr) from the start of its frame in a pool
  *  made by lr_pktmbuf_pool_create_xmem() with this private size. */

@@ -67,6 +67,76 @@ lr_pktmbuf_pool_create(const char *name, unsigned n, unsigned cache_size,
 	return mp;
 }
 
+/* Lay out one mbuf of an external-buffer pool: buffer idx of the array. */
+static void
+mbuf_init_extbuf(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	const struct lr_pktmbuf_pool_private *pp = opaque;
+	struct lr_mbuf *m = obj;
+
+	memset(m, 0, sizeof(*m) + pp->mbuf_priv_size);
+	m->priv_size = pp->mbuf_priv_size;
+	m->buf_len = pp->mbuf_data_room_size;
+	m->buf_addr =
+	    (char *)pp->ext_buf_base + (size_t)idx * pp->mbuf_data_room_size;
+	m->buf_iova = (uint64_t)(uintptr_t)m->buf_addr;
+	m->pool = mp;
+	lr_pktmbuf_reset(m);
+}
+
+struct lr_mempool *
+lr_pktmbuf_pool_create_extbuf(const char *name, unsigned n, unsigned cache_size,
+			      uint16_t priv_size, void *buf_base,
+			      uint16_t buf_size, int socket_id)
+{
+	struct lr_pktmbuf_pool_private pp = {
+	    .mbuf_data_room_size = buf_size,
+	    .mbuf_priv_size = priv_size,
+	    .flags = LR_PKTMBUF_POOL_F_EXTBUF,
+	    .ext_buf_base = buf_base,
+	};
+	struct lr_mempool *mp;
+
+	if (priv_size % LR_MBUF_PRIV_ALIGN != 0 || buf_size == 0 ||
+	    buf_base == NULL || (uintptr_t)buf_base % LR_CACHE_LINE_SIZE != 0) {
+		LR_LOG(ERR, MBUF,
+		       "mbuf pool '%s': buffers at %p of %u bytes, private "
+		       "size %u (expected a cache-line aligned array of "
+		       "buffers of at least 1 byte, a private size multiple "
+		       "of %d)\n",
+		       name ? name : "(null)", buf_base, buf_size, priv_size,
+		       LR_MBUF_PRIV_ALIGN);
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	mp = lr_mempool_create(
+	    name, n, (unsigned)sizeof(struct lr_mbuf) + priv_size, cache_size,
+	    sizeof(pp), mbuf_init_extbuf, &pp, socket_id, 0);
+	if (mp == NULL)
+		return NULL;
+	memcpy(lr_mempool_get_priv(mp), &pp, sizeof(pp));
+	return mp;
+}
+
+/* Where segment s's buffer must be: NULL if it is where it belongs. */
+static const char *
+mbuf_buf_misplaced(const struct lr_mbuf *s)
+{
+	const struct lr_pktmbuf_pool_private *pp = lr_mempool_get_priv(s->pool);
+	uintptr_t a = (uintptr_t)s->buf_addr, base;
+
+	if (pp == NULL || !(pp->flags & LR_PKTMBUF_POOL_F_EXTBUF))
+		return s->buf_addr != (const char *)(s + 1) + s->priv_size
+			   ? "buffer address moved"
+			   : NULL;
+	base = (uintptr_t)pp->ext_buf_base;
+	if (a < base || a - base >= (uintptr_t)s->pool->size * s->buf_len ||
+	    (a - base) % s->buf_len != 0 ||
+	    s->buf_len != pp->mbuf_data_room_size)
+		return "buffer address outside its pool's buffers";
+	return NULL;
+}
+
 struct lr_mempool *
 lr_pktmbuf_pool_create_xmem(const char *name, void *addr, size_t len,
 			    unsigned frame_size, unsigned cache_size,
@@ -220,12 +290,12 @@ lr_mbuf_validate(const struct lr_mbuf *m)
 			why = "no pool";
 		else if (lr_mempool_from_obj(s) != s->pool)
 			why = "not an object of its pool";
-		else if (s->buf_addr != (const char *)(s + 1) + s->priv_size)
-			why = "buffer address moved";
 		else if ((unsigned)s->data_off + s->data_len > s->buf_len)
 			why = "data past the buffer end";
 		else if (lr_mbuf_refcnt_read(s) == 0)
 			why = "reference count 0";
+		else
+			why = mbuf_buf_misplaced(s);
 		if (why != NULL) {
 			LR_LOG(ERR, MBUF, "mbuf %p segment %u (%p): %s\n",
 			       (const void *)m, segs, (const void *)s, why);
