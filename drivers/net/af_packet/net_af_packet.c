@@ -106,12 +106,13 @@ struct afp_rxq {
 	uint32_t cur;  /* current block */
 	uint32_t left; /* packets left in it (0: none opened) */
 	uint16_t port_id;
-	/* Counters written by the polling thread only, except c.missed and
-	 * freeze_q: kernel counters accumulated by the control thread.
-	 * c.errors: longer than a ring frame or runts, dropped; c.missed:
-	 * the kernel's drops (ring full). */
+	/* Counters (lr_counter_add(), read with lr_counter_read()) written
+	 * by the polling thread only, except c.missed and freeze_q: kernel
+	 * counters accumulated by the control thread. c.errors: truncated
+	 * or runts, dropped; c.missed: the kernel's drops (ring full). */
 	struct lr_eth_queue_counters c;
-	uint64_t runts; /* shorter than an Ethernet header, dropped */
+	uint64_t truncated; /* longer than a ring frame, dropped */
+	uint64_t runts;	    /* shorter than an Ethernet header, dropped */
 	uint64_t freeze_q;
 	/* Control. */
 	int fd;
@@ -128,7 +129,8 @@ struct afp_txq {
 	uint32_t head;	  /* next frame to fill */
 	uint32_t max_len; /* longest frame accepted */
 	int fd;
-	/* Counters; c.errors: frames too long, dropped. */
+	/* Counters (lr_counter_add() by the poller, lr_counter_read());
+	 * c.errors: frames too long, dropped. */
 	struct lr_eth_queue_counters c;
 	uint64_t ring_full;   /* bursts that found no free frame */
 	uint64_t send_errors; /* send() failures other than EAGAIN */
@@ -186,11 +188,12 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	uint8_t tag[ETH_HLEN + AFP_VLAN_HLEN];
 
 	if (h->tp_snaplen != h->tp_len) {
+		lr_counter_add(&rxq->truncated, 1);
 		lr_counter_add(&rxq->c.errors, 1);
 		return -1;
 	}
 	if (len < ETH_HLEN) {
-		rxq->runts++;
+		lr_counter_add(&rxq->runts, 1);
 		lr_counter_add(&rxq->c.errors, 1);
 		return -1;
 	}
@@ -306,7 +309,8 @@ tx_kick_failed(struct afp_txq *txq, int err)
 {
 	if (err == EAGAIN || err == ENOBUFS || err == EINTR)
 		return;
-	if (txq->send_errors++ == 0)
+	lr_counter_add(&txq->send_errors, 1);
+	if (txq->send_errors == 1)
 		LR_LOG(ERR, PMD, "%s: tx queue %u: send on '%s': %s\n",
 		       txq->port->name, txq->qid, txq->port->iface,
 		       strerror(err));
@@ -328,7 +332,7 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 
 		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) !=
 		    TP_STATUS_AVAILABLE) {
-			txq->ring_full++;
+			lr_counter_add(&txq->ring_full, 1);
 			break;
 		}
 		if (lr_unlikely(m->pkt_len > txq->max_len)) {
@@ -375,7 +379,7 @@ rxq_close(struct afp_rxq *rxq)
 	if (getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st, &len) ==
 	    0) {
 		lr_counter_add(&rxq->c.missed, st.tp_drops);
-		rxq->freeze_q += st.tp_freeze_q_cnt;
+		lr_counter_add(&rxq->freeze_q, st.tp_freeze_q_cnt);
 	}
 	if (rxq->map != NULL)
 		munmap(rxq->map, rxq->map_len);
@@ -933,7 +937,7 @@ kernel_stats_fold(struct afp_port *pp)
 		    getsockopt(rxq->fd, SOL_PACKET, PACKET_STATISTICS, &st,
 			       &len) == 0) {
 			lr_counter_add(&rxq->c.missed, st.tp_drops);
-			rxq->freeze_q += st.tp_freeze_q_cnt;
+			lr_counter_add(&rxq->freeze_q, st.tp_freeze_q_cnt);
 		}
 	}
 }
@@ -962,12 +966,15 @@ afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 
 	kernel_stats_fold(pp);
 	for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-		v[0] += pp->rxq[q].c.missed;
-		v[1] += pp->rxq[q].freeze_q;
-		v[2] += pp->rxq[q].c.errors - pp->rxq[q].runts;
-		v[3] += pp->rxq[q].runts;
-		v[4] += pp->txq[q].ring_full;
-		v[5] += pp->txq[q].send_errors;
+		const struct afp_rxq *rxq = &pp->rxq[q];
+		const struct afp_txq *txq = &pp->txq[q];
+
+		v[0] += lr_counter_read(&rxq->c.missed);
+		v[1] += lr_counter_read(&rxq->freeze_q);
+		v[2] += lr_counter_read(&rxq->truncated);
+		v[3] += lr_counter_read(&rxq->runts);
+		v[4] += lr_counter_read(&txq->ring_full);
+		v[5] += lr_counter_read(&txq->send_errors);
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }

@@ -145,8 +145,11 @@ struct axq {
 	uint16_t port;
 	uint32_t refill_due; /* frames received, not yet replaced */
 	int fd;
-	int busy; /* BUSY_*: does a recvfrom() on an empty rx drive NAPI? */
+	/* BUSY_*: does a recvfrom() on an empty rx drive NAPI? Stored with
+	 * __atomic (xstats read it from another thread). */
+	int busy;
 	struct lr_eth_queue_counters rxc; /* packets, bytes */
+	/* xstats: lr_counter_add() by the queue's poller, lr_counter_read() */
 	uint64_t rx_wakeups;
 	uint64_t refill_fail; /* refills the pool could not serve */
 	uint64_t rx_bad_desc; /* descriptors of frames not given */
@@ -229,14 +232,14 @@ refill(struct axq *q, unsigned n)
 		uint32_t idx;
 
 		if (lr_unlikely(lr_mempool_get_bulk(q->mp, objs, k) != 0)) {
-			q->refill_fail++;
+			lr_counter_add(&q->refill_fail, 1);
 			break;
 		}
 		if (lr_unlikely(xsk_ring_prod__reserve(&q->fq, k, &idx) != k)) {
 			/* Cannot happen: the ring has a slot for every frame
 			 * of the queue and as many spare (sock_open). */
 			lr_mempool_put_bulk(q->mp, objs, k);
-			q->refill_fail++;
+			lr_counter_add(&q->refill_fail, 1);
 			break;
 		}
 		for (unsigned i = 0; i < k; i++) {
@@ -258,7 +261,7 @@ rx_empty(struct axq *q)
 	if (q->refill_due != 0)
 		q->refill_due -= refill(q, q->refill_due);
 	if (q->busy == BUSY_ON || xsk_ring_prod__needs_wakeup(&q->fq)) {
-		q->rx_wakeups++;
+		lr_counter_add(&q->rx_wakeups, 1);
 		recvfrom(q->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 	}
 	return 0;
@@ -274,12 +277,12 @@ busy_decide(struct axq *q)
 	if (getsockopt(q->fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &id, &len) ==
 		0 &&
 	    id != 0) {
-		q->busy = BUSY_ON;
+		__atomic_store_n(&q->busy, BUSY_ON, __ATOMIC_RELAXED);
 		LR_LOG(INFO, PMD, "port %u queue %u: busy polling NAPI %u\n",
 		       q->port, q->qid, id);
 		return;
 	}
-	q->busy = BUSY_OFF;
+	__atomic_store_n(&q->busy, BUSY_OFF, __ATOMIC_RELAXED);
 	LR_LOG(NOTICE, PMD,
 	       "port %u queue %u: busy polling off: the kernel gives this "
 	       "socket no NAPI to poll (SO_INCOMING_NAPI_ID is 0, as on veth); "
@@ -291,7 +294,7 @@ busy_decide(struct axq *q)
 static __lr_cold void
 rx_runt(struct axq *q, struct lr_mbuf *m)
 {
-	q->rx_runts++;
+	lr_counter_add(&q->rx_runts, 1);
 	lr_counter_add(&q->rxc.errors, 1);
 	lr_pktmbuf_free(m);
 }
@@ -320,7 +323,7 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		uint16_t data_off = (uint16_t)((a & (FRAME - 1)) - q->buf_off);
 
 		if (lr_unlikely(!(held[f >> 6] & (1ULL << (f & 63)))))
-			q->rx_bad_desc++;
+			lr_counter_add(&q->rx_bad_desc, 1);
 		held[f >> 6] &= ~(1ULL << (f & 63));
 		lr_pktmbuf_rearm(m, lr_mbuf_rearm_word(data_off, port), d->len);
 		if (lr_unlikely(d->len < LR_ETHER_HDR_LEN)) {
@@ -354,7 +357,7 @@ reclaim(struct axq *q)
 
 			if (lr_unlikely(
 				!(q->tx_held[f >> 6] & (1ULL << (f & 63)))))
-				q->tx_bad_comp++;
+				lr_counter_add(&q->tx_bad_comp, 1);
 			q->tx_held[f >> 6] &= ~(1ULL << (f & 63));
 			objs[i] = q->tx_umem_mb + base;
 		}
@@ -366,7 +369,7 @@ reclaim(struct axq *q)
 static __lr_always_inline void
 kick(struct axq *q)
 {
-	q->tx_kicks++;
+	lr_counter_add(&q->tx_kicks, 1);
 	if (sendto(q->tx_fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
 	    errno != EAGAIN && errno != EBUSY && errno != ENOBUFS &&
 	    errno != ENETDOWN)
@@ -385,7 +388,7 @@ copy_to_frame(struct axq *q, const struct lr_mbuf *m)
 	lr_pktmbuf_copy_out(m, lr_pktmbuf_mtod(c, char *));
 	c->data_len = (uint16_t)m->pkt_len;
 	c->pkt_len = m->pkt_len;
-	q->tx_copies++;
+	lr_counter_add(&q->tx_copies, 1);
 	return c;
 }
 
@@ -408,7 +411,7 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	reclaim(q);
 	room = xsk_prod_nb_free(&q->tx, n);
 	if (lr_unlikely(room < n))
-		q->tx_ring_full++;
+		lr_counter_add(&q->tx_ring_full, 1);
 	idx0 = q->tx.cached_prod;
 	for (i = 0; i < n && k < room; i++) {
 		struct lr_mbuf *m = pkts[i];
@@ -424,7 +427,7 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 			if (lr_likely(m->pkt_len <= q->tx_room)) {
 				c = copy_to_frame(q, m);
 				if (c == NULL) {
-					q->tx_nobuf++;
+					lr_counter_add(&q->tx_nobuf, 1);
 					break;
 				}
 			} else {
@@ -1209,7 +1212,7 @@ sock_tune(struct lr_eth_dev *dev, struct axq *q)
 	if (getsockopt(q->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen) == 0)
 		q->zerocopy = !!(opts.flags & XDP_OPTIONS_ZEROCOPY);
 	q->tx_kick_always = 0;
-	q->busy = BUSY_OFF;
+	__atomic_store_n(&q->busy, BUSY_OFF, __ATOMIC_RELAXED);
 	if (p->busy_budget != 0) {
 		int one = 1, usec = 20, budget = (int)p->busy_budget;
 
@@ -1223,7 +1226,7 @@ sock_tune(struct lr_eth_dev *dev, struct axq *q)
 			       "%s: queue %u: busy polling not enabled: %s\n",
 			       dev->data->name, q->qid, strerror(errno));
 		else
-			q->busy = BUSY_WAIT;
+			__atomic_store_n(&q->busy, BUSY_WAIT, __ATOMIC_RELAXED);
 	}
 }
 
@@ -1436,7 +1439,7 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 	if (q->sh != NULL) {
 		unsigned parked = shumem_socket_closed(dev, q);
 
-		q->recovered += parked;
+		lr_counter_add(&q->recovered, parked);
 	} else {
 		xsk_umem__delete(q->umem);
 		q->umem = NULL;
@@ -1444,7 +1447,7 @@ sock_close(struct lr_eth_dev *dev, uint16_t qid)
 	/* The kernel holds nothing now: what it had returns to the pool. */
 	back_rx = take_back(q, q->rx_held);
 	back_tx = take_back(q, q->tx_held);
-	q->recovered += back_rx + back_tx;
+	lr_counter_add(&q->recovered, back_rx + back_tx);
 	q->refill_due = 0;
 	in_use = lr_mempool_in_use_count(q->mp);
 	if (q->sh == NULL) {
@@ -1923,24 +1926,24 @@ afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 	uint64_t v[LR_DIM(afxdp_xstat_names)] = {0};
 
 	for (unsigned i = 0; i < LR_MAX_QUEUES_PER_PORT; i++) {
-		const volatile struct axq *q = &p->q[i];
+		const struct axq *q = &p->q[i];
 		struct xdp_statistics st;
 
 		kernel_stats(&p->q[i], &st);
-		v[0] += q->rx_wakeups;
-		v[1] += q->refill_fail;
-		v[2] += q->rx_bad_desc;
-		v[3] += q->tx_copies;
-		v[4] += q->tx_kicks;
-		v[5] += q->tx_ring_full;
-		v[6] += q->tx_nobuf;
-		v[7] += q->tx_bad_comp;
+		v[0] += lr_counter_read(&q->rx_wakeups);
+		v[1] += lr_counter_read(&q->refill_fail);
+		v[2] += lr_counter_read(&q->rx_bad_desc);
+		v[3] += lr_counter_read(&q->tx_copies);
+		v[4] += lr_counter_read(&q->tx_kicks);
+		v[5] += lr_counter_read(&q->tx_ring_full);
+		v[6] += lr_counter_read(&q->tx_nobuf);
+		v[7] += lr_counter_read(&q->tx_bad_comp);
 		v[8] += st.rx_ring_full;
 		v[9] += st.rx_fill_ring_empty_descs;
 		v[10] += st.tx_invalid_descs;
-		v[11] += q->recovered;
-		v[12] += q->busy == BUSY_ON;
-		v[13] += q->rx_runts;
+		v[11] += lr_counter_read(&q->recovered);
+		v[12] += __atomic_load_n(&q->busy, __ATOMIC_RELAXED) == BUSY_ON;
+		v[13] += lr_counter_read(&q->rx_runts);
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
