@@ -523,6 +523,168 @@ test_worker_lcore(void)
 	return 0;
 }
 
+/* Two ports of two queues each over application rings: the test writes
+ * in[p][q] (rx queue q of port p) and reads out[p][q] (its tx queue q). */
+struct qpair {
+	struct pair pr; /* ports and MACs; its rings unused */
+	struct lr_ring *in[2][2], *out[2][2];
+};
+
+static int
+qpair_create(struct qpair *qp)
+{
+	char name[32];
+
+	memset(qp, 0, sizeof(*qp));
+	for (int i = 0; i < 2; i++) {
+		for (int q = 0; q < 2; q++) {
+			snprintf(name, sizeof(name), "mq_in%d_%d", i, q);
+			qp->in[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
+			snprintf(name, sizeof(name), "mq_out%d_%d", i, q);
+			qp->out[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
+			if (!qp->in[i][q] || !qp->out[i][q])
+				return -1;
+		}
+		snprintf(name, sizeof(name), "mq_port%d", i);
+		int p =
+		    lr_eth_from_rings(name, qp->in[i], 2, qp->out[i], 2, -1);
+		uint16_t port = (uint16_t)p;
+
+		if (p < 0 || lr_eth_dev_configure(port, 2, 2, NULL))
+			return -1;
+		for (uint16_t q = 0; q < 2; q++)
+			if (lr_eth_rx_queue_setup(port, q, 512, -1, NULL,
+						  pool) ||
+			    lr_eth_tx_queue_setup(port, q, 512, -1, NULL))
+				return -1;
+		if (lr_eth_dev_start(port))
+			return -1;
+		qp->pr.port[i] = port;
+		lr_eth_macaddr_get(port, &qp->pr.mac[i]);
+	}
+	return 0;
+}
+
+static void
+qpair_destroy(struct qpair *qp)
+{
+	void *objs[64];
+	unsigned n;
+
+	for (int i = 0; i < 2; i++) {
+		lr_eth_dev_close(qp->pr.port[i]);
+		for (int q = 0; q < 2; q++) {
+			struct lr_ring *r[2] = {qp->in[i][q], qp->out[i][q]};
+
+			for (int k = 0; k < 2; k++) {
+				while ((n = lr_ring_dequeue_burst(r[k], objs,
+								  64, NULL)))
+					lr_pktmbuf_free_bulk(
+					    (struct lr_mbuf **)objs, n);
+				lr_ring_free(r[k]);
+			}
+		}
+	}
+}
+
+/* Read what the ports sent: each frame on the queue it entered on (its
+ * number written after the side byte), otherwise as check_packet(). */
+static int
+qcollect(const struct qpair *qp, uint8_t *seen, uint32_t nseq)
+{
+	void *objs[64];
+	unsigned n;
+	int total = 0;
+
+	for (int side = 0; side < 2; side++) {
+		for (int q = 0; q < 2; q++) {
+			while ((n = lr_ring_dequeue_burst(qp->out[side][q],
+							  objs, 64, NULL))) {
+				for (unsigned i = 0; i < n; i++) {
+					struct lr_mbuf *m = objs[i];
+					const uint8_t *d =
+					    lr_pktmbuf_mtod(m, uint8_t *);
+
+					if (check_packet(&qp->pr, m, side, seen,
+							 nseq, 1) < 0)
+						return -1;
+					LR_TEST_ASSERT_EQ(d[SEQ_OFF + 5], q);
+				}
+				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs,
+						     n);
+				total += (int)n;
+			}
+		}
+	}
+	return total;
+}
+
+/* --queues: rx queue q of a port goes out of tx queue q of its pair; both
+ * queues of both ports polled by one lcore: every frame once, on its own
+ * queue, the counters of the ports and of the forwarder agree. */
+static int
+test_two_queues(void)
+{
+	enum { NSEQ = 20000 };
+	static uint8_t seen[NSEQ];
+	struct qpair qp;
+	struct l2fwd_port_stats st[2];
+	unsigned lc;
+	uint32_t next = 0;
+	int got = 0;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	lc = lr_lcore_id();
+	memset(seen, 0, sizeof(seen));
+	LR_TEST_ASSERT(qpair_create(&qp) == 0, "ports");
+	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, qp.pr.port[0], qp.pr.port[1]), 0);
+	for (uint16_t q = 0; q < 2; q++)
+		for (int i = 0; i < 2; i++)
+			LR_TEST_ASSERT_EQ(
+			    l2fwd_assign_queue(&fwd, lc, qp.pr.port[i], q), 0);
+	for (int i = 0; got < NSEQ && i < 100000; i++) {
+		/* At most RING_SIZE / 2 in flight: nothing overflows. */
+		while (next < NSEQ && next - (uint32_t)got < RING_SIZE / 2) {
+			uint8_t side = (uint8_t)(next & 1), q = (next >> 1) & 1;
+			struct lr_mbuf *m = make_packet(next, side);
+
+			LR_TEST_ASSERT(m != NULL, "pool empty at %u", next);
+			lr_pktmbuf_mtod(m, uint8_t *)[SEQ_OFF + 5] = q;
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(qp.in[side][q], m),
+					  0);
+			next++;
+		}
+		l2fwd_poll_once(&fwd, lc);
+		l2fwd_flush(&fwd, lc);
+		int n = qcollect(&qp, seen, NSEQ);
+
+		LR_TEST_ASSERT(n >= 0, "bad packet");
+		got += n;
+	}
+	LR_TEST_ASSERT_EQ(got, NSEQ);
+	for (uint32_t s = 0; s < NSEQ; s++)
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
+	for (int i = 0; i < 2; i++)
+		l2fwd_port_totals(&fwd, qp.pr.port[i], &st[i]);
+	for (int i = 0; i < 2; i++) {
+		struct lr_eth_stats es;
+
+		LR_TEST_ASSERT_EQ(st[i].dropped, 0);
+		LR_TEST_ASSERT_EQ(st[i].rx, NSEQ / 2);
+		LR_TEST_ASSERT_EQ(st[i].tx, st[i ^ 1].rx);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get(qp.pr.port[i], &es), 0);
+		LR_TEST_ASSERT_EQ(es.ipackets, st[i].rx);
+		LR_TEST_ASSERT_EQ(es.opackets, st[i].tx);
+		for (int q = 0; q < 2; q++)
+			LR_TEST_ASSERT_EQ(es.q_opackets[q], NSEQ / 4);
+	}
+	qpair_destroy(&qp);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 /* --- the real binary --- */
 
 static char l2fwd_path[4096];
@@ -661,8 +823,8 @@ free_hugepages_2m(void)
 }
 
 /* Start lr-l2fwd on two null ports with prefix name, -T 1, with
- * LR_EAL_TEST_RAISE=raise_at in its environment (NULL: none). 0 once it printed ready (NULL: don't wait),
- * -1 after a message. */
+ * LR_EAL_TEST_RAISE=raise_at in its environment (NULL: none). 0 once it printed
+ * ready (NULL: don't wait), -1 after a message. */
 static int
 start_l2fwd(struct lr_test_child *c, const char *name, const char *raise_at,
 	    const char *ready)
@@ -729,10 +891,11 @@ test_stop_signals(void)
 
 		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s",
 			       sigs[i], r, outbuf);
-		LR_TEST_ASSERT(strstr(outbuf, "Signal received") &&
-				   strstr(outbuf, "l2fwd total: rx=") &&
-				   strstr(outbuf, "mbufs in use after stop: 0\n"),
-			       "signal %d: output:\n%s", sigs[i], outbuf);
+		LR_TEST_ASSERT(
+		    strstr(outbuf, "Signal received") &&
+			strstr(outbuf, "l2fwd total: rx=") &&
+			strstr(outbuf, "mbufs in use after stop: 0\n"),
+		    "signal %d: output:\n%s", sigs[i], outbuf);
 		LR_TEST_ASSERT(!lr_test_leftovers(name, what, sizeof(what)),
 			       "signal %d: %s left behind", sigs[i], what);
 	}
@@ -817,12 +980,18 @@ test_duration_and_bad_options(void)
 		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
 		return LR_TEST_SKIP;
 	}
-	const char *args[] = {NULL_PORTS, "--file-prefix=test_l2fwd_dur",
-			      "--",	  "-p",
-			      "0x3",	  "-T",
-			      "0",	  "--duration",
-			      "0.5",	  "--portmap=(1,0)",
-			      "--record-core-cycles", "--xstats",
+	const char *args[] = {NULL_PORTS,
+			      "--file-prefix=test_l2fwd_dur",
+			      "--",
+			      "-p",
+			      "0x3",
+			      "-T",
+			      "0",
+			      "--duration",
+			      "0.5",
+			      "--portmap=(1,0)",
+			      "--record-core-cycles",
+			      "--xstats",
 			      NULL};
 	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
 
@@ -856,6 +1025,11 @@ test_duration_and_bad_options(void)
 	    {{"-p", "0x3", "-x"}, "unknown option '-x'"},
 	    {{"-p", "0x3", "--portmap"}, "option '--portmap' needs a value"},
 	    {{"-p", "0x3", "-T"}, "option -T needs a value"},
+	    {{"-p", "0x3", "--queues", "0"}, "--queues '0': expected"},
+	    {{"-p", "0x3", "-Q", "17"}, "--queues '17': expected"},
+	    {{"-p", "0x3", "--queues", "2x"}, "--queues '2x': expected"},
+	    {{"-p", "0x3", "--queues"}, "option '--queues' needs a value"},
+	    {{"-p", "0x3", "-Q"}, "option -Q needs a value"},
 	    /* 2^32 must not wrap to port 0 */
 	    {{"-p", "0x3", "--portmap=(4294967296,1)"},
 	     "--portmap '(4294967296,1)': expected"},
@@ -877,6 +1051,72 @@ test_duration_and_bad_options(void)
 			       "case %u: '%s' not in:\n%s", i, bad[i].msg,
 			       outbuf);
 	}
+	return 0;
+}
+
+/* --queues 2 on two net_null ports: every (port, queue) polled (the plan
+ * printed), forwarded and counted, a clean exit; a port with fewer queues
+ * (net_pcap has one) is refused naming the port and its limit. */
+static int
+test_queues_binary(void)
+{
+	char pa[96], pb[96], dir[] = "/tmp/test_l2fwd_q.XXXXXX";
+
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	const char *args[] = {"-l",
+			      "0-1",
+			      "--no-huge",
+			      "-m",
+			      "128",
+			      "--vdev",
+			      "net_null0,size=64,copy=0",
+			      "--vdev",
+			      "net_null1,size=64,copy=0",
+			      "--file-prefix=test_l2fwd_q",
+			      "--",
+			      "-p",
+			      "0x3",
+			      "--queues",
+			      "2",
+			      "-T",
+			      "0",
+			      "--duration",
+			      "0.5",
+			      NULL};
+	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+
+	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
+	if (check_clean_exit(outbuf))
+		return -1;
+	LR_TEST_ASSERT(
+	    strstr(outbuf, "RX port 0 queue 1 -> TX port 1 queue 1") &&
+		strstr(outbuf, "RX port 1 queue 0 -> TX port 0 queue 0") &&
+		strstr(outbuf, "2 queue(s) each"),
+	    "no queue plan in:\n%s", outbuf);
+
+	LR_TEST_ASSERT(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(pa, sizeof(pa), "net_pcap0,tx_pcap=%s/a.pcap", dir);
+	snprintf(pb, sizeof(pb), "net_pcap1,tx_pcap=%s/b.pcap", dir);
+	const char *bad[] = {
+	    "-l",     "0",  "--no-huge", "-m", "128",
+	    "--vdev", pa,   "--vdev",	 pb,   "--file-prefix=test_l2fwd_qbad",
+	    "--",     "-p", "0x3",	 "-Q", "2",
+	    NULL};
+	r = run_l2fwd(bad, NULL, 0, 120, outbuf, sizeof(outbuf));
+	unlink(pa + strlen("net_pcap0,tx_pcap="));
+	unlink(pb + strlen("net_pcap1,tx_pcap="));
+	rmdir(dir);
+	if (strstr(outbuf, "net_pcap") && strstr(outbuf, "unknown")) {
+		printf("net_pcap not built: no check of a port's limit\n");
+		return 0;
+	}
+	LR_TEST_ASSERT(r == 1 && strstr(outbuf, "--queues 2: port 0 "
+						"(net_pcap0) has at most 1 rx "
+						"and 1 tx queues"),
+		       "exit %d:\n%s", r, outbuf);
 	return 0;
 }
 
@@ -976,12 +1216,14 @@ static const struct lr_test_case cases[] = {
     {"drops_counted", test_drops_counted},
     {"runts_not_rewritten", test_runts_not_rewritten},
     {"worker_lcore", test_worker_lcore},
+    {"two_queues", test_two_queues},
     {"sigint", test_sigint},
     {"duration_and_bad_options", test_duration_and_bad_options},
     {"stop_signals", test_stop_signals},
     {"stop_during_init", test_stop_during_init},
     {"help", test_help},
     {"two_lcores_stats", test_two_lcores_stats},
+    {"queues_binary", test_queues_binary},
     {"ring_bench_two_lcores", test_ring_bench_two_lcores},
 };
 

@@ -55,27 +55,40 @@ l2fwd_pair(struct l2fwd *fwd, uint16_t a, uint16_t b)
 }
 
 int
-l2fwd_assign(struct l2fwd *fwd, unsigned lcore_id, uint16_t port)
+l2fwd_assign_queue(struct l2fwd *fwd, unsigned lcore_id, uint16_t port,
+		   uint16_t queue)
 {
 	struct l2fwd_lcore *lc;
+	struct l2fwd_rxq *r;
 
-	if (lcore_id >= LR_MAX_LCORE || port >= LR_MAX_ETHPORTS)
+	if (lcore_id >= LR_MAX_LCORE || port >= LR_MAX_ETHPORTS ||
+	    queue >= LR_MAX_QUEUES_PER_PORT)
 		return -EINVAL;
 	lc = &fwd->lcore[lcore_id];
-	if (lc->n_rx_port == LR_MAX_ETHPORTS)
+	if (lc->n_rxq == L2FWD_MAX_RXQ_PER_LCORE)
 		return -ENOSPC;
-	lc->rx_port[lc->n_rx_port++] = port;
+	r = &lc->rxq[lc->n_rxq++];
+	r->port = port;
+	r->queue = queue;
+	r->txb.len = 0;
 	return 0;
 }
 
-/* Send buffer dst of lc; free and count what tx refuses. */
-static inline void
-send_buffer(struct l2fwd_lcore *lc, uint16_t dst)
+int
+l2fwd_assign(struct l2fwd *fwd, unsigned lcore_id, uint16_t port)
 {
-	struct l2fwd_tx_buffer *b = &lc->txb[dst];
+	return l2fwd_assign_queue(fwd, lcore_id, port, 0);
+}
+
+/* Send the buffer b to queue q of port dst; free and count what tx
+ * refuses. */
+static inline void
+send_buffer(struct l2fwd_lcore *lc, struct l2fwd_tx_buffer *b, uint16_t dst,
+	    uint16_t q)
+{
 	uint16_t sent;
 
-	sent = lr_eth_tx_burst(dst, 0, b->pkts, b->len);
+	sent = lr_eth_tx_burst(dst, q, b->pkts, b->len);
 	lr_counter_add(&lc->stats[dst].tx, sent);
 	if (lr_unlikely(sent < b->len)) {
 		lr_pktmbuf_free_bulk(b->pkts + sent, b->len - sent);
@@ -89,18 +102,19 @@ l2fwd_flush(struct l2fwd *fwd, unsigned lcore_id)
 {
 	struct l2fwd_lcore *lc = &fwd->lcore[lcore_id];
 
-	for (unsigned i = 0; i < lc->n_rx_port; i++) {
-		uint16_t dst = fwd->dst_port[lc->rx_port[i]];
+	for (unsigned i = 0; i < lc->n_rxq; i++) {
+		struct l2fwd_rxq *r = &lc->rxq[i];
+		uint16_t dst = fwd->dst_port[r->port];
 
-		if (lc->txb[dst].len)
-			send_buffer(lc, dst);
+		if (r->txb.len)
+			send_buffer(lc, &r->txb, dst, r->queue);
 		else
 			/* Nothing buffered: an empty burst lets a driver
 			 * that batches its kernel kicks (net_af_xdp) push
 			 * out frames still waiting in its ring, else they
 			 * wait for the next packet, forever once traffic
 			 * stops (frames lost on a loaded machine). */
-			lr_eth_tx_burst(dst, 0, NULL, 0);
+			lr_eth_tx_burst(dst, r->queue, NULL, 0);
 	}
 }
 
@@ -140,18 +154,19 @@ update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n,
 	return k;
 }
 
-/* Send n packets to port dst through lc's buffer for dst: a full burst
- * meeting an empty buffer goes out directly; otherwise the packets are
- * appended and the buffer goes out when full. */
+/* Send n packets to queue r->queue of port dst through r's buffer: a full
+ * burst meeting an empty buffer goes out directly; otherwise the packets
+ * are appended and the buffer goes out when full. */
 static inline void
-buffer_packets(struct l2fwd_lcore *lc, uint16_t dst, struct lr_mbuf **pkts,
-	       unsigned n)
+buffer_packets(struct l2fwd_lcore *lc, struct l2fwd_rxq *r, uint16_t dst,
+	       struct lr_mbuf **pkts, unsigned n)
 {
-	struct l2fwd_tx_buffer *b = &lc->txb[dst];
+	struct l2fwd_tx_buffer *b = &r->txb;
 	unsigned len = b->len, room = L2FWD_BURST - len;
 
 	if (len == 0 && n == L2FWD_BURST) {
-		uint16_t sent = lr_eth_tx_burst(dst, 0, pkts, (uint16_t)n);
+		uint16_t sent =
+		    lr_eth_tx_burst(dst, r->queue, pkts, (uint16_t)n);
 
 		lr_counter_add(&lc->stats[dst].tx, sent);
 		if (lr_unlikely(sent < n)) {
@@ -167,20 +182,20 @@ buffer_packets(struct l2fwd_lcore *lc, uint16_t dst, struct lr_mbuf **pkts,
 	}
 	memcpy(&b->pkts[len], pkts, room * sizeof(pkts[0]));
 	b->len = L2FWD_BURST;
-	send_buffer(lc, dst);
+	send_buffer(lc, b, dst, r->queue);
 	memcpy(b->pkts, pkts + room, (n - room) * sizeof(pkts[0]));
 	b->len = (uint16_t)(n - room);
 }
 
-/* Forward one burst to port dst. */
+/* Forward one burst received on r to the same queue of port dst. */
 static inline void
-forward_burst(struct l2fwd *fwd, struct l2fwd_lcore *lc, uint16_t dst,
-	      struct lr_mbuf **pkts, unsigned n)
+forward_burst(struct l2fwd *fwd, struct l2fwd_lcore *lc, struct l2fwd_rxq *r,
+	      uint16_t dst, struct lr_mbuf **pkts, unsigned n)
 {
 	if (fwd->mac_updating)
 		n = update_macs(fwd->hdr[dst], pkts, n, &lc->stats[dst]);
 	if (n)
-		buffer_packets(lc, dst, pkts, n);
+		buffer_packets(lc, r, dst, pkts, n);
 }
 
 unsigned
@@ -197,15 +212,16 @@ l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
 		if (fwd->tick && lcore_id == lr_get_main_lcore())
 			fwd->tick(fwd, now);
 	}
-	for (unsigned i = 0; i < lc->n_rx_port; i++) {
-		uint16_t src = lc->rx_port[i];
-		unsigned n = lr_eth_rx_burst(src, 0, pkts, L2FWD_BURST);
+	for (unsigned i = 0; i < lc->n_rxq; i++) {
+		struct l2fwd_rxq *r = &lc->rxq[i];
+		unsigned n =
+		    lr_eth_rx_burst(r->port, r->queue, pkts, L2FWD_BURST);
 
 		if (n == 0)
 			continue;
-		lr_counter_add(&lc->stats[src].rx, n);
+		lr_counter_add(&lc->stats[r->port].rx, n);
 		total += n;
-		forward_burst(fwd, lc, fwd->dst_port[src], pkts, n);
+		forward_burst(fwd, lc, r, fwd->dst_port[r->port], pkts, n);
 	}
 	return total;
 }
@@ -228,8 +244,7 @@ l2fwd_main_loop(void *arg)
 	if (lcore_id >= LR_MAX_LCORE)
 		return -EINVAL;
 	/* A worker with no port has nothing to do; main keeps the timer. */
-	if (fwd->lcore[lcore_id].n_rx_port == 0 &&
-	    lcore_id != lr_get_main_lcore())
+	if (fwd->lcore[lcore_id].n_rxq == 0 && lcore_id != lr_get_main_lcore())
 		return 0;
 	uint64_t t0 = thread_cpu_ns();
 

@@ -3,11 +3,13 @@
  * l2fwd.h - the forwarding core of lr-l2fwd, kept apart from option
  * parsing so tests and the ring benchmark run the very same loop.
  *
- * Each lcore polls queue 0 of its rx ports in bursts of L2FWD_BURST, and
- * sends every packet from port p to dst_port[p]: with mac updating it
+ * Each lcore polls its rx queues, (port, queue) pairs, in bursts of
+ * L2FWD_BURST, and sends every packet received on queue q of port p to
+ * queue q of dst_port[p]: with mac updating it
  * rewrites the destination MAC to 02:00:00:00:00:<dst> and the source MAC
  * to dst's own address (one 12-byte copy of a header prepared per port),
- * then appends it to the lcore's tx buffer for dst. A full buffer is sent
+ * then appends it to the tx buffer of that rx queue (one per rx queue: it
+ * feeds exactly one tx queue, (dst_port[p], q)). A full buffer is sent
  * at once; the rest are sent when L2FWD_DRAIN_US have passed on the TSC.
  * What tx does not take is freed and counted as dropped.
  *
@@ -16,9 +18,9 @@
  * adds with a relaxed atomic store, lr_counter_add(), and the printer reads
  * with relaxed atomic loads, so neither tears a 64-bit value and the
  * compiler may not split or cache them; on x86-64 and ppc64le both are
- * plain loads and stores, no locked instruction). Each port is
- * polled by one lcore and receives from one lcore (its pair's), so every
- * rx and tx queue has one user.
+ * plain loads and stores, no locked instruction). Each (port, queue) is
+ * polled by one lcore, and tx queue q of a port is fed only from rx queue q
+ * of its pair, so every rx and tx queue has one user.
  *
  * Cost per packet: one rx and 1/32 tx burst call, one 12-byte store into
  * the packet (mac updating), one pointer store into the tx buffer.
@@ -34,6 +36,8 @@
 
 #define L2FWD_BURST    32
 #define L2FWD_DRAIN_US 100
+/** Most rx queues ((port, queue) pairs) one lcore polls. */
+#define L2FWD_MAX_RXQ_PER_LCORE 64
 
 /** Packets sent into, received from and dropped for one port by one lcore. */
 struct l2fwd_port_stats {
@@ -47,14 +51,21 @@ struct l2fwd_tx_buffer {
 	struct lr_mbuf *pkts[L2FWD_BURST];
 };
 
+/** One rx queue an lcore polls, and the buffer of the tx queue it feeds
+ *  (the same queue number on the paired port). */
+struct l2fwd_rxq {
+	uint16_t port;
+	uint16_t queue;
+	struct l2fwd_tx_buffer txb;
+};
+
 /** What one lcore does, and its counters. */
 struct l2fwd_lcore {
-	unsigned n_rx_port;
-	uint16_t rx_port[LR_MAX_ETHPORTS];
+	unsigned n_rxq;
 	uint64_t prev_tsc;
 	uint64_t cpu_ns;      /* thread CPU time spent in the loop */
 	uint64_t busy_cycles; /* TSC cycles of polls that received frames */
-	struct l2fwd_tx_buffer txb[LR_MAX_ETHPORTS];
+	struct l2fwd_rxq rxq[L2FWD_MAX_RXQ_PER_LCORE];
 	struct l2fwd_port_stats stats[LR_MAX_ETHPORTS];
 } __lr_cache_aligned;
 
@@ -83,11 +94,17 @@ void l2fwd_init(struct l2fwd *fwd, int mac_updating);
 /** Forward port a to b and b to a (their MACs are read now); 0 or -errno. */
 int l2fwd_pair(struct l2fwd *fwd, uint16_t a, uint16_t b);
 
-/** Give lcore lcore_id the polling of port; 0 or -ENOSPC. */
+/** Give lcore lcore_id the polling of queue 0 of port; 0 or -errno
+ *  (-ENOSPC: the lcore polls L2FWD_MAX_RXQ_PER_LCORE queues already). */
 int l2fwd_assign(struct l2fwd *fwd, unsigned lcore_id, uint16_t port);
 
+/** Give lcore lcore_id the polling of rx queue queue of port, whose frames
+ *  go out of tx queue queue of its pair; 0 or -errno (-ENOSPC as above). */
+int l2fwd_assign_queue(struct l2fwd *fwd, unsigned lcore_id, uint16_t port,
+		       uint16_t queue);
+
 /** One pass on lcore lc: drain buffers if the interval passed, then poll
- *  each rx port once. Returns the packets received. */
+ *  each rx queue once. Returns the packets received. */
 unsigned l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id);
 
 /** Send whatever lcore lc holds in its tx buffers (drop what is refused). */

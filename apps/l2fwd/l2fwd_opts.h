@@ -15,7 +15,8 @@
 /** What the command line sets. */
 struct l2fwd_opts {
 	uint32_t portmask;
-	unsigned nq;	 /* 0: spread evenly */
+	unsigned nq;	 /* rx queues per lcore, 0: spread evenly */
+	unsigned queues; /* rx and tx queues per port (1) */
 	unsigned period; /* seconds, 0: no periodic stats */
 	double duration; /* seconds, 0: until a signal */
 	int mac_updating;

@@ -3,12 +3,15 @@
  * lr-l2fwd: forward packets between pairs of ports, the way users of
  * DPDK's l2fwd expect.
  *
- *   lr-l2fwd [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]
+ *   lr-l2fwd [EAL options] -- -p PORTMASK [-q NQ] [-Q N] [-T PERIOD]
  *            [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration S]
  *
  * Ports come from --vdev. Ports of the mask are paired in order (0-1, 2-3)
- * or by --portmap; each lcore (main included) polls up to NQ ports (default:
- * the ports spread evenly over the lcores). Every PERIOD seconds (default
+ * or by --portmap. Each port gets N rx and N tx queues (--queues, default
+ * 1); rx queue q of a port forwards to tx queue q of its pair. Each lcore
+ * (main included) polls up to NQ rx queues (default: the (port, queue)
+ * pairs spread evenly over the lcores, queue 0 of every port first, then
+ * queue 1, ...). Every PERIOD seconds (default
  * 10, 0: never) it prints per-port and aggregate counters with Mpps.
  * A stop signal (INT, TERM, HUP, PIPE, QUIT, USR1, USR2) or --duration
  * ends it: final stats, ports stopped and
@@ -175,27 +178,69 @@ pair_ports(uint16_t *ports, unsigned *nb)
 	return 0;
 }
 
-/* Spread the ports over the lcores, nq at most per lcore. */
+/* Every port of the list can have opt.queues rx and tx queues; 0 or -1
+ * after a message naming the port and what it allows. */
+static int
+check_queues(const uint16_t *ports, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_eth_dev_info info;
+		int ret = lr_eth_dev_info_get(ports[i], &info);
+
+		if (ret < 0) {
+			fprintf(stderr, "port %u (%s): no device info: %s\n",
+				ports[i], lr_eth_dev_name(ports[i]),
+				lr_strerror(-ret));
+			return -1;
+		}
+		if (opt.queues > info.max_rx_queues ||
+		    opt.queues > info.max_tx_queues) {
+			fprintf(stderr,
+				"--queues %u: port %u (%s) has at most %u rx "
+				"and %u tx queues\n",
+				opt.queues, ports[i], lr_eth_dev_name(ports[i]),
+				info.max_rx_queues, info.max_tx_queues);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Spread the (port, queue) pairs over the lcores, nq at most per lcore:
+ * queue 0 of every port, then queue 1, ... */
 static int
 assign_lcores(const uint16_t *ports, unsigned n)
 {
-	unsigned nl = lr_lcore_count();
-	unsigned nq = opt.nq ? opt.nq : (n + nl - 1) / nl;
+	unsigned nl = lr_lcore_count(), total = n * opt.queues;
+	unsigned nq = opt.nq ? opt.nq : (total + nl - 1) / nl;
 	unsigned lcore = lr_get_next_lcore(-1, 0, 0);
 
-	for (unsigned i = 0; i < n; i++) {
-		while (lcore < LR_MAX_LCORE && fwd.lcore[lcore].n_rx_port == nq)
+	for (unsigned i = 0; i < total; i++) {
+		uint16_t p = ports[i % n], q = (uint16_t)(i / n);
+
+		while (lcore < LR_MAX_LCORE && fwd.lcore[lcore].n_rxq == nq)
 			lcore = lr_get_next_lcore(lcore, 0, 0);
 		if (lcore >= LR_MAX_LCORE) {
 			fprintf(stderr,
-				"not enough lcores: %u ports, %u per lcore, %u "
-				"lcores\n",
-				n, nq, nl);
+				"not enough lcores: %u ports x %u queues, %u "
+				"per lcore, %u lcores\n",
+				n, opt.queues, nq, nl);
 			return -1;
 		}
-		l2fwd_assign(&fwd, lcore, ports[i]);
-		printf("Lcore %u: RX port %u -> TX port %u\n", lcore, ports[i],
-		       fwd.dst_port[ports[i]]);
+		if (l2fwd_assign_queue(&fwd, lcore, p, q) < 0) {
+			fprintf(stderr,
+				"lcore %u: more than %d rx queues (-q %u): use "
+				"more lcores or fewer --queues\n",
+				lcore, L2FWD_MAX_RXQ_PER_LCORE, nq);
+			return -1;
+		}
+		if (opt.queues == 1)
+			printf("Lcore %u: RX port %u -> TX port %u\n", lcore, p,
+			       fwd.dst_port[p]);
+		else
+			printf("Lcore %u: RX port %u queue %u -> TX port %u "
+			       "queue %u\n",
+			       lcore, p, q, fwd.dst_port[p], q);
 	}
 	return 0;
 }
@@ -205,14 +250,17 @@ setup_port(uint16_t p, struct lr_mempool *pool)
 {
 	struct lr_ether_addr mac;
 	char buf[LR_ETHER_ADDR_FMT_SIZE];
+	uint16_t nq = (uint16_t)opt.queues;
 	int ret;
 
-	ret = lr_eth_dev_configure(p, 1, 1, NULL);
-	if (ret == 0)
-		ret = lr_eth_rx_queue_setup(p, 0, NB_RXD, lr_socket_id(), NULL,
+	ret = lr_eth_dev_configure(p, nq, nq, NULL);
+	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
+		ret = lr_eth_rx_queue_setup(p, q, NB_RXD, lr_socket_id(), NULL,
 					    pool);
-	if (ret == 0)
-		ret = lr_eth_tx_queue_setup(p, 0, NB_TXD, lr_socket_id(), NULL);
+		if (ret == 0)
+			ret = lr_eth_tx_queue_setup(p, q, NB_TXD,
+						    lr_socket_id(), NULL);
+	}
 	if (ret == 0)
 		ret = lr_eth_dev_start(p);
 	if (ret == 0)
@@ -275,11 +323,12 @@ main(int argc, char **argv)
 				"net_null0)\n");
 		goto close_ports;
 	}
-	if (pair_ports(ports, &n) < 0 || assign_lcores(ports, n) < 0)
+	if (pair_ports(ports, &n) < 0 || check_queues(ports, n) < 0 ||
+	    assign_lcores(ports, n) < 0)
 		goto close_ports;
 
-	nb_mbufs =
-	    n * (NB_RXD + NB_TXD + L2FWD_BURST + lr_lcore_count() * POOL_CACHE);
+	nb_mbufs = n * opt.queues * (NB_RXD + NB_TXD + L2FWD_BURST) +
+		   n * lr_lcore_count() * POOL_CACHE;
 	nb_mbufs = LR_MAX(nb_mbufs, MIN_POOL_PER_PORT * n);
 	pool = lr_pktmbuf_pool_create("mbuf_pool", nb_mbufs, POOL_CACHE, 0,
 				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
@@ -300,7 +349,8 @@ main(int argc, char **argv)
 		timer.end_tsc = timer.start_tsc +
 				(uint64_t)(opt.duration * (double)timer.hz);
 	fwd.tick = tick;
-	printf("Forwarding on %u lcore(s), %u port(s)%s\n", lr_lcore_count(), n,
+	printf("Forwarding on %u lcore(s), %u port(s), %u queue(s) each%s\n",
+	       lr_lcore_count(), n, opt.queues,
 	       opt.duration > 0 ? "" : "; Ctrl-C to stop");
 	fflush(stdout);
 

@@ -16,13 +16,18 @@ void
 l2fwd_usage(const char *prog)
 {
 	printf(
-	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-T PERIOD]\n"
+	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-Q N] [-T PERIOD]\n"
 	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
 	    "S]\n"
 	    "       [--record-core-cycles] [--xstats]\n"
 	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
-	    "  -q NQ              ports polled per lcore (default: spread "
-	    "evenly)\n"
+	    "  -q NQ              rx queues (port, queue) polled per lcore "
+	    "(default:\n"
+	    "                     spread evenly)\n"
+	    "  -Q, --queues N     rx and tx queues per port, 1..%d (default "
+	    "1); queue q\n"
+	    "                     of a port forwards to queue q of its "
+	    "pair\n"
 	    "  -T PERIOD          print stats every PERIOD seconds (default "
 	    "10, 0 off)\n"
 	    "  --no-mac-updating  forward frames unchanged\n"
@@ -35,7 +40,7 @@ l2fwd_usage(const char *prog)
 	    "  --xstats           print every port's counters and non-zero "
 	    "extended\n"
 	    "                     stats at the end\n",
-	    prog);
+	    prog, LR_MAX_QUEUES_PER_PORT);
 }
 
 /* A port number of --portmap at *p: digits only, below LR_MAX_ETHPORTS;
@@ -138,16 +143,38 @@ parse_uint(const char *what, const char *s, int base, unsigned long max,
 	return 0;
 }
 
+/* --queues N (-Q N): 1..LR_MAX_QUEUES_PER_PORT; 0 or -1 after a message. */
+static int
+parse_queues(struct l2fwd_opts *o, const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || *end || errno || v == 0 ||
+	    v > LR_MAX_QUEUES_PER_PORT) {
+		fprintf(stderr,
+			"--queues '%s': expected a number of queues per port, "
+			"1..%d\n",
+			s, LR_MAX_QUEUES_PER_PORT);
+		return -1;
+	}
+	o->queues = (unsigned)v;
+	return 0;
+}
+
 /* The message for an option getopt refused: unknown, or missing its value. */
 static void
 bad_option(const char *prog, const char *arg)
 {
-	if (optopt && strchr("pqT", optopt))
-		fprintf(stderr, "option -%c needs a value\n", optopt);
-	else if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') == NULL &&
-		 (strcmp(arg + 2, "portmap") == 0 ||
-		  strcmp(arg + 2, "duration") == 0))
+	if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') == NULL &&
+	    (strcmp(arg + 2, "portmap") == 0 ||
+	     strcmp(arg + 2, "duration") == 0 ||
+	     strcmp(arg + 2, "queues") == 0))
 		fprintf(stderr, "option '%s' needs a value\n", arg);
+	else if (optopt && strchr("pqQT", optopt) && arg[1] != '-')
+		fprintf(stderr, "option -%c needs a value\n", optopt);
 	else
 		fprintf(stderr, "unknown option '%s'\n", arg);
 	fprintf(stderr, "run '%s -- -h' for the options\n", prog);
@@ -163,6 +190,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	    {"duration", required_argument, NULL, 'D'},
 	    {"record-core-cycles", no_argument, NULL, 'C'},
 	    {"xstats", no_argument, NULL, 'X'},
+	    {"queues", required_argument, NULL, 'Q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -174,8 +202,10 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	opterr = 0; /* bad_option() names the option itself */
 	o->period = 10;
 	o->mac_updating = 1;
+	o->queues = 1;
 	optind = 0; /* the EAL used getopt before: start over */
-	while ((c = getopt_long(argc, argv, "p:q:T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:q:Q:T:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'p':
 			if (parse_uint("-p", optarg, 16, UINT32_MAX, &v) < 0)
@@ -198,6 +228,10 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 				return -1;
 			}
 			o->nq = (unsigned)v;
+			break;
+		case 'Q':
+			if (parse_queues(o, optarg) < 0)
+				return -1;
 			break;
 		case 'T':
 			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
