@@ -778,6 +778,33 @@ test_register_and_tsc(void)
 	return 0;
 }
 
+/* Fenced reads go forward and bracket what runs between them: a 2 ms
+ * delay between two of them spans at least 2 ms of counts. */
+static int
+test_tsc_fenced(void)
+{
+	uint64_t hz = lr_get_tsc_hz();
+	uint64_t prev = lr_get_tsc_cycles_fenced();
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t now = lr_get_tsc_cycles_fenced();
+
+		LR_TEST_ASSERT(now >= prev, "read %d went back: %llu < %llu",
+			       i, (unsigned long long)now,
+			       (unsigned long long)prev);
+		prev = now;
+	}
+	uint64_t t0 = lr_get_tsc_cycles_fenced();
+
+	lr_delay_us(2000);
+	uint64_t dt = lr_get_tsc_cycles_fenced() - t0;
+
+	LR_TEST_ASSERT(dt >= hz / 500,
+		       "2 ms delay spans %llu counts at %llu Hz",
+		       (unsigned long long)dt, (unsigned long long)hz);
+	return 0;
+}
+
 static int
 test_standalone_memseg(void)
 {
@@ -878,6 +905,7 @@ test_assert(void)
 static const struct lr_test_case cases[] = {
 	{ "reinit_other_lcores", test_reinit_other_lcores },
 	{ "register_and_tsc", test_register_and_tsc },
+	{ "tsc_fenced", test_tsc_fenced },
 	{ "standalone_memseg", test_standalone_memseg },
 	{ "bad_options", test_bad_options },
 	{ "init_after_stopped_group", test_init_after_stopped_group },

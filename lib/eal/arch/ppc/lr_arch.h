@@ -22,6 +22,23 @@ lr_arch_rdtsc(void)
 	return tb;
 }
 
+/**
+ * Read the timebase in program order: isync before waits for every
+ * earlier instruction to complete, isync after keeps later ones from
+ * starting before the read. For timing short code.
+ */
+static inline uint64_t
+lr_arch_rdtsc_fenced(void)
+{
+	uint64_t tb;
+
+	__asm__ volatile("isync\n\tmfspr %0, 268\n\tisync"
+			 : "=r"(tb)
+			 :
+			 : "memory");
+	return tb;
+}
+
 /** Lower SMT thread priority while spinning, then restore it. */
 static inline void
 lr_pause(void)

@@ -22,6 +22,24 @@ lr_arch_rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/**
+ * Read the TSC in program order: LFENCE before waits for every earlier
+ * instruction to complete, LFENCE after keeps later ones from starting
+ * before the read (on AMD, LFENCE dispatch-serializes as Linux sets it
+ * up). Costs more than lr_arch_rdtsc(); for timing short code.
+ */
+static inline uint64_t
+lr_arch_rdtsc_fenced(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("lfence\n\trdtsc\n\tlfence"
+			 : "=a"(lo), "=d"(hi)
+			 :
+			 : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
 /** Tell the core we are spinning (PAUSE). */
 static inline void
 lr_pause(void)
