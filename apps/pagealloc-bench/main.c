@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lr-pagealloc-bench: the Linux page allocator microbenchmark of the 2016
- * fast-path series, run against lib/pagealloc. For each order and batch
- * size it allocates a batch of blocks one call at a time, then frees them,
- * many times, and prints the minimum cycles per call for alloc, free and
- * both, beside the kernel's figures and the ratio (kernel / ours).
+ * lr-pagealloc-bench: the rows of the Linux page allocator microbenchmark
+ * of the 2016 fast-path series, run against lib/pagealloc. For each order
+ * and batch size it allocates a batch of blocks one call at a time, then
+ * frees them, over and over for a window of many milliseconds, and prints
+ * cycles per call for alloc, free and both (median and range over the
+ * windows), beside the kernel's 2016 figures (another CPU) and the ratio.
  * --bulk does the same with the bulk API (one call per batch; cycles per
  * block).
  *
  *   lr-pagealloc-bench [EAL options] -- [--bulk] [--orders 0-4]
- *       [--max-batch N] [--loops N] [--reference FILE]
+ *       [--max-batch N] [--window-ms N] [--runs N] [--reference FILE]
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,9 +22,11 @@
 #include "lr_eal.h"
 #include "lr_pagealloc.h"
 
-#define MAX_BATCH_LOG 14 /* 16384 */
-#define DEFAULT_LOOPS (1UL << 20)
-#define REF_NAME      "kernel-page-alloc-2016.tsv"
+#define MAX_BATCH_LOG	  14 /* 16384 */
+#define DEFAULT_WINDOW_MS 10
+#define DEFAULT_RUNS	  5
+#define MAX_RUNS	  101
+#define REF_NAME	  "kernel-page-alloc-2016.tsv"
 
 enum { T_ALLOC, T_FREE, T_TOTAL, T_KINDS };
 static const char *const kind_names[T_KINDS] = {"alloc", "free", "total"};
@@ -35,9 +39,11 @@ static struct {
 	bool bulk;
 	unsigned orders_mask;
 	unsigned long max_batch;
-	unsigned long loops;
+	unsigned window_ms;
+	unsigned runs;
 	const char *reference;
-} opt = {false, 0x1f, 1UL << MAX_BATCH_LOG, DEFAULT_LOOPS, NULL};
+} opt = {false,	       0x1f, 1UL << MAX_BATCH_LOG, DEFAULT_WINDOW_MS,
+	 DEFAULT_RUNS, NULL};
 
 static void
 usage(FILE *f, const char *prog)
@@ -48,12 +54,15 @@ usage(FILE *f, const char *prog)
 	    "  --bulk            use the bulk API (one call per batch)\n"
 	    "  --orders LIST     orders to run, e.g. 0-4 or 0,2 (default 0-4)\n"
 	    "  --max-batch N     largest batch (default: 16384 >> order)\n"
-	    "  --loops N         calls per row, spread over the runs (default "
-	    "%lu)\n"
+	    "  --window-ms N     each timed window lasts at least N ms of TSC "
+	    "(default %d)\n"
+	    "  --runs N          windows per row, 1..%d; the row prints their "
+	    "median\n"
+	    "                    and range (default %d)\n"
 	    "  --reference FILE  the kernel's figures (default: %s in the "
 	    "source\n"
 	    "                    tree, then in the installed data dir)\n",
-	    prog, DEFAULT_LOOPS, REF_NAME);
+	    prog, DEFAULT_WINDOW_MS, MAX_RUNS, DEFAULT_RUNS, REF_NAME);
 }
 
 static int
@@ -89,6 +98,21 @@ parse_orders(const char *s)
 	return 0;
 }
 
+/* A whole decimal number in [lo, hi]. */
+static int
+parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv)
 {
@@ -96,7 +120,8 @@ parse_args(int argc, char **argv)
 	    {"bulk", no_argument, NULL, 'b'},
 	    {"orders", required_argument, NULL, 'o'},
 	    {"max-batch", required_argument, NULL, 'm'},
-	    {"loops", required_argument, NULL, 'n'},
+	    {"window-ms", required_argument, NULL, 'w'},
+	    {"runs", required_argument, NULL, 'n'},
 	    {"reference", required_argument, NULL, 'r'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -129,13 +154,18 @@ parse_args(int argc, char **argv)
 				return -1;
 			}
 			break;
+		case 'w':
+			if (parse_uint(optarg, 1, 60000, &opt.window_ms) < 0) {
+				fprintf(stderr,
+					"--window-ms '%s': want 1..60000\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'n':
-			opt.loops = strtoul(optarg, &end, 10);
-			if (*end || opt.loops == 0) {
-				fprintf(
-				    stderr,
-				    "--loops '%s': want a positive number\n",
-				    optarg);
+			if (parse_uint(optarg, 1, MAX_RUNS, &opt.runs) < 0) {
+				fprintf(stderr, "--runs '%s': want 1..%d\n",
+					optarg, MAX_RUNS);
 				return -1;
 			}
 			break;
@@ -235,118 +265,245 @@ cpu_model(void)
 }
 
 /*
- * Timing. The TSC of some machines (VMs) ticks in steps of tens of cycles,
- * so one short timed loop cannot be measured on its own. A "run" is W
- * back-to-back repetitions of the batch, W chosen so that a run covers at
- * least WINDOW_CALLS calls; the timed loops of a run are summed (their
- * rounding errors average out) and each row reports the minimum over runs
- * (which drops runs hit by an interrupt). The cost of the two TSC reads
- * around a timed loop, measured the same way, is subtracted.
+ * Timing. Nothing is timed one call at a time and nothing is subtracted:
+ * a window repeats the row's cycle (allocate the batch, then free it)
+ * back to back until it covers at least --window-ms of TSC, between two
+ * fenced TSC reads, and the row's figure is the window's cycles divided by
+ * the calls it made. Each row runs --runs windows and prints their median
+ * and range.
+ *
+ * total rows: the whole cycle, throughput (the reads are two per window,
+ * millions of calls apart).
+ * alloc and free rows: the same windows with a fenced read between the two
+ * phases of every cycle as well, the cycles of each phase summed. Each
+ * phase thus carries one fenced read (printed in the header) spread over
+ * its batch, and the fences stop the phases overlapping: at small batches
+ * these rows are a latency per call, not a throughput.
  */
-#define WINDOW_CALLS 1024
+static struct lr_page **pages;
+static uint64_t window_cycles;
 
-/* Mean cycles between two back-to-back TSC reads, minimum over runs. */
-static double
-tsc_pair_cost(void)
+/* One phase of a cycle: allocate n order-`order` blocks into pages[]. */
+static int
+alloc_batch(unsigned order, unsigned long n)
 {
-	double best = 1e30;
+	if (opt.bulk) {
+		unsigned got = lr_alloc_pages_bulk(LR_SOCKET_ID_ANY, order, 0,
+						   (unsigned)n, pages);
 
-	for (int r = 0; r < 256; r++) {
-		uint64_t sum = 0;
-
-		for (int i = 0; i < WINDOW_CALLS; i++) {
-			uint64_t a = lr_get_tsc_cycles();
-			uint64_t b = lr_get_tsc_cycles();
-
-			sum += b - a;
-		}
-		best = LR_MIN(best, (double)sum / WINDOW_CALLS);
+		if (got == n)
+			return 0;
+		if (got)
+			lr_free_pages_bulk(pages, got, order);
+		fprintf(stderr,
+			"bulk alloc of %lu order-%u blocks got %u: %s\n", n,
+			order, got, lr_strerror(lr_errno));
+		return -1;
 	}
-	return best;
+	for (unsigned long i = 0; i < n; i++) {
+		pages[i] = lr_alloc_pages(LR_SOCKET_ID_ANY, order, 0);
+		if (lr_unlikely(pages[i] == NULL)) {
+			fprintf(
+			    stderr,
+			    "alloc of order-%u block %lu of %lu failed: %s\n",
+			    order, i, n, lr_strerror(lr_errno));
+			while (i-- > 0)
+				lr_free_pages(pages[i], order);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The other phase: free what alloc_batch() took. */
+static void
+free_batch(unsigned order, unsigned long n)
+{
+	if (opt.bulk) {
+		lr_free_pages_bulk(pages, (unsigned)n, order);
+		return;
+	}
+	for (unsigned long i = 0; i < n; i++)
+		lr_free_pages(pages[i], order);
+}
+
+/* reps cycles of `batch` blocks between two fenced reads: cycles spent. */
+static int
+window_total(unsigned order, unsigned long batch, unsigned long reps,
+	     uint64_t *cycles)
+{
+	uint64_t t0 = lr_get_tsc_cycles_fenced();
+
+	for (unsigned long r = 0; r < reps; r++) {
+		if (alloc_batch(order, batch) < 0)
+			return -1;
+		free_batch(order, batch);
+	}
+	*cycles = lr_get_tsc_cycles_fenced() - t0;
+	return 0;
+}
+
+/* The same with each phase between fenced reads: cycles of each phase. */
+static int
+window_split(unsigned order, unsigned long batch, unsigned long reps,
+	     uint64_t *ca, uint64_t *cf)
+{
+	uint64_t sa = 0, sf = 0;
+
+	for (unsigned long r = 0; r < reps; r++) {
+		uint64_t t0 = lr_get_tsc_cycles_fenced();
+
+		if (alloc_batch(order, batch) < 0)
+			return -1;
+		uint64_t t1 = lr_get_tsc_cycles_fenced();
+
+		free_batch(order, batch);
+		uint64_t t2 = lr_get_tsc_cycles_fenced();
+
+		sa += t1 - t0;
+		sf += t2 - t1;
+	}
+	*ca = sa;
+	*cf = sf;
+	return 0;
+}
+
+/* Cycles the batch must repeat for a window of window_cycles: doubled
+ * from 1 until a timed window is long enough (this also warms up). */
+static long
+window_reps(unsigned order, unsigned long batch)
+{
+	unsigned long reps = 1;
+
+	for (;;) {
+		uint64_t c;
+
+		if (window_total(order, batch, reps, &c) < 0)
+			return -1;
+		if (c >= window_cycles || reps >= (1UL << 40) / batch)
+			return (long)reps;
+		reps *= 2;
+	}
+}
+
+/* Cost of one fenced read, from a window of them. */
+static double
+fenced_read_cost(void)
+{
+	unsigned long n = 1UL << 20;
+	uint64_t t0 = lr_get_tsc_cycles_fenced();
+
+	for (unsigned long i = 0; i < n; i++)
+		(void)lr_get_tsc_cycles_fenced();
+	return (double)(lr_get_tsc_cycles_fenced() - t0) / (double)n;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct stat3 {
+	double med, lo, hi;
+};
+
+static struct stat3
+stat_of(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return (struct stat3){v[n / 2], v[0], v[n - 1]};
 }
 
 /* One row: cycles per call (per block in bulk mode) for alloc, free and
- * both. */
+ * both, over opt.runs windows, the total and split windows alternating. */
 static int
-run_row(unsigned order, unsigned long batch, struct lr_page **pages, double ovh,
-	double out[T_KINDS])
+run_row(unsigned order, unsigned long batch, struct stat3 out[T_KINDS])
 {
-	unsigned long w = batch >= WINDOW_CALLS ? 1 : WINDOW_CALLS / batch;
-	unsigned long runs = opt.loops / (batch * w);
-	double best[T_KINDS] = {1e30, 1e30, 1e30};
+	double v[T_KINDS][MAX_RUNS];
+	long reps = window_reps(order, batch);
 
-	if (runs < 16)
-		runs = 16;
-	for (unsigned long r = 0; r <= runs; r++) {
-		uint64_t sa = 0, sf = 0;
+	if (reps < 0)
+		return -1;
+	double calls = (double)reps * (double)batch;
 
-		for (unsigned long k = 0; k < w; k++) {
-			uint64_t t0, t1, t2;
+	for (unsigned r = 0; r < opt.runs; r++) {
+		uint64_t ct, ca, cf;
 
-			if (opt.bulk) {
-				t0 = lr_get_tsc_cycles();
-				unsigned got = lr_alloc_pages_bulk(
-				    LR_SOCKET_ID_ANY, order, 0, (unsigned)batch,
-				    pages);
-				t1 = lr_get_tsc_cycles();
-				if (got != batch) {
-					fprintf(stderr,
-						"bulk alloc of %lu order-%u "
-						"blocks got %u: %s\n",
-						batch, order, got,
-						lr_strerror(lr_errno));
-					if (got)
-						lr_free_pages_bulk(pages, got,
-								   order);
-					return -1;
-				}
-				lr_free_pages_bulk(pages, (unsigned)batch,
-						   order);
-				t2 = lr_get_tsc_cycles();
-			} else {
-				t0 = lr_get_tsc_cycles();
-				for (unsigned long i = 0; i < batch; i++)
-					pages[i] = lr_alloc_pages(
-					    LR_SOCKET_ID_ANY, order, 0);
-				t1 = lr_get_tsc_cycles();
-				for (unsigned long i = 0; i < batch; i++)
-					lr_free_pages(pages[i], order);
-				t2 = lr_get_tsc_cycles();
-				/* A NULL was "freed" with an error above. */
-				if (pages[0] == NULL ||
-				    pages[batch - 1] == NULL) {
-					fprintf(stderr,
-						"alloc of %lu order-%u blocks "
-						"failed: %s\n",
-						batch, order,
-						lr_strerror(lr_errno));
-					return -1;
-				}
-			}
-			sa += t1 - t0;
-			sf += t2 - t1;
-		}
-		if (r == 0)
-			continue; /* warm-up run */
-		double a = (double)sa / (double)w - ovh;
-		double f = (double)sf / (double)w - ovh;
-
-		best[T_ALLOC] = LR_MIN(best[T_ALLOC], a);
-		best[T_FREE] = LR_MIN(best[T_FREE], f);
-		best[T_TOTAL] = LR_MIN(best[T_TOTAL], a + f);
+		if (window_total(order, batch, (unsigned long)reps, &ct) < 0 ||
+		    window_split(order, batch, (unsigned long)reps, &ca, &cf) <
+			0)
+			return -1;
+		v[T_TOTAL][r] = (double)ct / calls;
+		v[T_ALLOC][r] = (double)ca / calls;
+		v[T_FREE][r] = (double)cf / calls;
 	}
 	for (int k = 0; k < T_KINDS; k++)
-		out[k] = LR_MAX(best[k], 0.0) / (double)batch;
+		out[k] = stat_of(v[k], opt.runs);
 	return 0;
+}
+
+static void
+print_header(bool have_ref)
+{
+	unsigned long mem = 0;
+
+	for (unsigned i = 0; i < lr_memseg_count(); i++)
+		mem += lr_memseg_get(i)->len;
+	printf("# lr-pagealloc-bench: the rows of the Linux page allocator "
+	       "microbenchmark (2016 series), %s\n",
+	       opt.bulk ? "BULK API: one call per batch, cycles per block"
+			: "one call per block, cycles per call");
+	printf("# CPU: %s; TSC %.3f GHz\n", cpu_model(), lr_get_tsc_hz() / 1e9);
+	printf("# memory: %lu MB in %u zone%s, hugepages: %s; base page %lu "
+	       "KB; lcore %u%s%s\n",
+	       mem >> 20, lr_pagealloc_zone_count(),
+	       lr_pagealloc_zone_count() > 1 ? "s" : "",
+	       lr_eal_has_hugepages() ? "yes" : "no (ordinary memory)",
+	       LR_PAGE_SIZE >> 10, lr_lcore_id(),
+	       lr_lcore_id() < LR_MAX_LCORE ? " (per-lcore lists)" : "",
+	       LR_PAGEALLOC_DEBUG ? "; DEBUG BUILD (checks and poison)" : "");
+	printf("# method: a window repeats the batch (allocate it, free it) "
+	       "for >= %u ms of TSC between two\n"
+	       "#   fenced TSC reads; cycles = window cycles / calls, median "
+	       "[min-max] of %u windows.\n"
+	       "# total: throughput of the whole cycle. alloc, free: each "
+	       "phase between fenced reads\n"
+	       "#   (%.1f cycles each, included, not subtracted): a latency "
+	       "per call at small batches.\n",
+	       opt.window_ms, opt.runs, fenced_read_cost());
+	printf("# kernel-2016: Linux 4.6.0-rc3 + the fast-path series (Mel "
+	       "Gorman, 2016), ANOTHER CPU,\n"
+	       "#   one call per block, minimum cycles per call (%s);\n"
+	       "#   ratio = kernel-2016 / ours: an order of magnitude across "
+	       "machines and methods,\n"
+	       "#   not a same-run comparison\n",
+	       have_ref ? ref_path : "reference file not found");
+	printf("%-20s %10s %19s %12s %8s\n", "test", "cycles", "[min-max]",
+	       "kernel-2016", "ratio");
+}
+
+static void
+print_row(const char *name, struct stat3 s, double kv)
+{
+	char range[40];
+
+	snprintf(range, sizeof(range), "[%.2f-%.2f]", s.lo, s.hi);
+	if (kv > 0)
+		printf("%-20s %10.2f %19s %12.2f %7.1fx\n", name, s.med, range,
+		       kv, kv / s.med);
+	else
+		printf("%-20s %10.2f %19s %12s %8s\n", name, s.med, range, "-",
+		       "-");
 }
 
 int
 main(int argc, char **argv)
 {
 	int ret = lr_eal_init(argc, argv);
-	static double res[T_KINDS][5][MAX_BATCH_LOG + 1];
-	struct lr_page **pages;
-	double ovh;
+	static struct stat3 res[T_KINDS][5][MAX_BATCH_LOG + 1];
 
 	if (ret < 0) {
 		fprintf(stderr, "lr-pagealloc-bench: EAL init failed: %s\n",
@@ -364,38 +521,8 @@ main(int argc, char **argv)
 	pages = calloc(1UL << MAX_BATCH_LOG, sizeof(*pages));
 	if (pages == NULL)
 		return 1;
-	bool have_ref = load_reference() == 0;
-
-	ovh = tsc_pair_cost();
-	unsigned long mem = 0;
-
-	for (unsigned i = 0; i < lr_memseg_count(); i++)
-		mem += lr_memseg_get(i)->len;
-	printf("# lr-pagealloc-bench: Linux page allocator microbenchmark rows "
-	       "(2016 series), %s\n",
-	       opt.bulk ? "BULK API: one call per batch, cycles per block"
-			: "one call per block");
-	printf("# CPU: %s; TSC %.3f GHz\n", cpu_model(), lr_get_tsc_hz() / 1e9);
-	printf("# TSC read overhead: %.1f cycles (mean of back-to-back reads; "
-	       "lr_tsc_read_overhead(), their minimum: %lu),\n"
-	       "#   subtracted from every timed loop\n",
-	       ovh, (unsigned long)lr_tsc_read_overhead());
-	printf("# memory: %lu MB in %u zone%s, hugepages: %s; base page %lu "
-	       "KB; lcore %u%s%s\n",
-	       mem >> 20, lr_pagealloc_zone_count(),
-	       lr_pagealloc_zone_count() > 1 ? "s" : "",
-	       lr_eal_has_hugepages() ? "yes" : "no (ordinary memory)",
-	       LR_PAGE_SIZE >> 10, lr_lcore_id(),
-	       lr_lcore_id() < LR_MAX_LCORE ? " (per-lcore lists)" : "",
-	       LR_PAGEALLOC_DEBUG ? "; DEBUG BUILD (checks and poison)" : "");
-	printf("# %lu calls per row; a run repeats the batch until it covers "
-	       "%d calls (the TSC may tick coarsely);\n"
-	       "#   each row is the minimum over runs of cycles per %s\n",
-	       opt.loops, WINDOW_CALLS, opt.bulk ? "block" : "call");
-	printf("# kernel: 4.6.0-rc3 + fast-path series, one call per block, "
-	       "patched figures (%s)\n",
-	       have_ref ? ref_path : "reference file not found");
-	printf("%-20s %10s %10s %8s\n", "test", "cycles", "kernel", "ratio");
+	window_cycles = lr_get_tsc_hz() / 1000 * opt.window_ms;
+	print_header(load_reference() == 0);
 	for (unsigned order = 0; order < 5; order++) {
 		if (!(opt.orders_mask & (1u << order)))
 			continue;
@@ -403,9 +530,9 @@ main(int argc, char **argv)
 		    LR_MIN(opt.max_batch, (1UL << MAX_BATCH_LOG) >> order);
 
 		for (unsigned b = 0; (1UL << b) <= maxb; b++) {
-			double out[T_KINDS];
+			struct stat3 out[T_KINDS];
 
-			if (run_row(order, 1UL << b, pages, ovh, out) < 0)
+			if (run_row(order, 1UL << b, out) < 0)
 				return 1;
 			for (int k = 0; k < T_KINDS; k++)
 				res[k][order][b] = out[k];
@@ -413,30 +540,19 @@ main(int argc, char **argv)
 		for (int k = 0; k < T_KINDS; k++) {
 			for (unsigned b = 0; (1UL << b) <= maxb; b++) {
 				char name[32];
-				double kv = ref[k][order][b];
 
 				snprintf(name, sizeof(name), "%s-odr%u-%lu",
 					 kind_names[k], order, 1UL << b);
-				if (kv > 0 && res[k][order][b] < 1.0)
-					/* Hidden under the TSC reads' own
-					 * latency: below what can be told. */
-					printf("%-20s %10s %10.2f %7s\n", name,
-					       "<1", kv, ">100x");
-				else if (kv > 0)
-					printf("%-20s %10.1f %10.2f %7.1fx\n",
-					       name, res[k][order][b], kv,
-					       kv / res[k][order][b]);
-				else
-					printf("%-20s %10.1f %10s %8s\n", name,
-					       res[k][order][b], "-", "-");
+				print_row(name, res[k][order][b],
+					  ref[k][order][b]);
 			}
 		}
 	}
 	if (opt.bulk)
-		printf("# kernel bulk API for comparison: 98 cycles/page "
-		       "alloc+free with the array API at bulk 64\n"
-		       "# (Linux 5.13 bulk page allocator, Xeon E5-1650 v4, "
-		       "Jesper Brouer's measurements)\n");
+		printf("# kernel bulk API for comparison (another CPU): 98 "
+		       "cycles/page alloc+free with the array API\n"
+		       "# at bulk 64 (Linux 5.13 bulk page allocator, Xeon "
+		       "E5-1650 v4, Jesper Brouer's measurements)\n");
 	free(pages);
 	lr_eal_cleanup();
 	return 0;
