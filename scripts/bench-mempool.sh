@@ -1,42 +1,121 @@
 #!/usr/bin/env bash
-# lr-mempool-bench in N separate processes (default 7), then per row and bulk
-# size the median and the range of linerate's figure over the processes,
-# beside DPDK's. One process is not enough: on this machine the figures of
-# a process depend on where address-space randomisation put its memory
-# (with ASLR off every process gives the same figures), and about one
-# process in five is 50-70% slower at bulk 1. Never fails on speed.
+# lr-mempool-bench beside DPDK's rte_mempool in the same run: the same loops
+# written against DPDK (bench/dpdk/mempool_perf.c) are built against
+# Debian's libdpdk (pkg-config libdpdk, package libdpdk-dev) and against
+# the native build of scripts/dpdk-native.sh when it is there, and the
+# programs run in N rounds of separate processes, alternating (linerate,
+# DPDK Debian, DPDK native, linerate, ...), with the same EAL memory and
+# lcore, the same parameters and the same statistic: each process prints
+# per row and bulk size the minimum over its runs of cycles per object, and
+# the table gives the median and the range over the N processes of each
+# side, and the ratio of the medians (linerate / DPDK: below 1, linerate
+# spends fewer cycles). A side that is not there says so.
+#
+# Several processes, because on this machine the figures of a process
+# depend on where address-space randomisation put its memory (with ASLR
+# off every process gives the same figures), and about one process in five
+# is 50-70% slower at bulk 1. Never fails on speed.
 #
 #   scripts/bench-mempool.sh BUILD_DIR [N] [EAL options...]
+#
+# Default N: 7; default EAL options: -l 0 and -m 512 on hugepages (or
+# --no-huge -m 512 when fewer than 256 are free), each side its own
+# --file-prefix. Env: LR_DPDK_NATIVE_DIR (see scripts/dpdk-native.sh),
+# BENCH_ARGS (given to every program after --, e.g. "--objs 1024 --reps 3"
+# for a quick check).
+# About a minute on an idle 2-vCPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${1:-build}
 n=${2:-7}
 shift $(($# > 2 ? 2 : $#))
 eal=("$@")
-[ ${#eal[@]} -gt 0 ] || eal=(-l 0-1 -m 512 --file-prefix=bench_mempool)
+if [ ${#eal[@]} -eq 0 ]; then
+	free_huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+	if [ "$free_huge" -ge 256 ]; then
+		eal=(-l 0 -m 512)
+	else
+		eal=(-l 0 --no-huge -m 512)
+	fi
+fi
 bin=$b/apps/mempool-bench/lr-mempool-bench
 [ -x "$bin" ] || { echo "bench-mempool: $bin not built" >&2; exit 77; }
+src=bench/dpdk/mempool_perf.c
+# The flags linerate's own benchmark is built with (meson release, native).
+peer_cflags=(-O3 -march=native -std=gnu11 -Wall)
 
 tmp=$(mktemp -d /tmp/bench-mempool.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "\$ $bin ${eal[*]}   ($n processes; the first one's table:)"
-for i in $(seq "$n"); do
-	"$bin" "${eal[@]}" >"$tmp/$i.out" 2>&1 || echo "(process $i: exit $?)"
+# build_peer OUT [PKG_CONFIG_PATH [--static]]: the DPDK loop against one
+# libdpdk; rebuilt when the source is newer. Prints why on failure.
+build_peer() {
+	local out=$1 pcp=${2:-} static=${3:-} cf lf
+	if [ -x "$out" ] && [ "$out" -nt "$src" ]; then
+		return 0
+	fi
+	mkdir -p "$(dirname "$out")"
+	cf=$(PKG_CONFIG_PATH=$pcp pkg-config --cflags libdpdk) || return 1
+	lf=$(PKG_CONFIG_PATH=$pcp pkg-config ${static:+"$static"} --libs libdpdk) || return 1
+	# shellcheck disable=SC2086
+	cc "${peer_cflags[@]}" $cf "$src" -o "$out" $lf 2>"$out.log" || {
+		echo "bench-mempool: building $out failed (see $out.log)" >&2
+		return 1
+	}
+}
+
+names=(linerate); bins=("$bin"); notes=()
+if pkg-config --exists libdpdk 2>/dev/null &&
+	build_peer "$b/bench-dpdk/mempool-perf-debian"; then
+	names+=("DPDK $(pkg-config --modversion libdpdk) Debian")
+	bins+=("$b/bench-dpdk/mempool-perf-debian")
+else
+	notes+=("DPDK Debian: no peer (needs libdpdk-dev: pkg-config libdpdk)")
+fi
+if nat=$(scripts/dpdk-native.sh --print 2>/dev/null) &&
+	pcdir=$(echo "$nat" | sed -n 's/^pkgconfig: //p') &&
+	build_peer "$b/bench-dpdk/mempool-perf-native" "$pcdir" --static; then
+	names+=("DPDK $(PKG_CONFIG_PATH=$pcdir pkg-config --modversion libdpdk) native")
+	bins+=("$b/bench-dpdk/mempool-perf-native")
+	notes+=("DPDK native: $(echo "$nat" | sed -n 's/^cflags: //p') ($pcdir)")
+else
+	notes+=("DPDK native: no peer (no build from scripts/dpdk-native.sh)")
+fi
+
+echo "\$ $bin ${eal[*]} --file-prefix=bench_mempool_0"
+for i in "${!bins[@]}"; do
+	[ "$i" -gt 0 ] && echo "\$ ${bins[$i]} ${eal[*]} --file-prefix=bench_mempool_$i --no-pci --log-level=*:error   (${names[$i]}; the same loops, cc ${peer_cflags[*]})"
 done
-cat "$tmp/1.out"
+echo "($n rounds of one process each, alternating)"
+for r in $(seq "$n"); do
+	for i in "${!bins[@]}"; do
+		extra=()
+		[ "$i" -gt 0 ] && extra=(--no-pci --log-level='*:error')
+		# shellcheck disable=SC2086
+		"${bins[$i]}" "${eal[@]}" --file-prefix=bench_mempool_$i "${extra[@]}" \
+			-- ${BENCH_ARGS:-} >"$tmp/$i.$r.out" 2>&1 || echo "(${names[$i]} round $r: exit $?: $(tail -1 "$tmp/$i.$r.out"))"
+	done
+done
+echo "first round, linerate:"
+cat "$tmp/0.1.out"
+for note in "${notes[@]}"; do echo "$note"; done
+grep -h '^# .*not run' "$tmp"/*.1.out 2>/dev/null | sort -u || true
 echo
-echo "linerate over $n processes, cycles per object: median [min-max] (DPDK 22.11)"
-# Rows look like: "name | a / d | a / d | a / d | a / d" (bulk 1 8 32 128).
-cat "$tmp"/*.out | awk -F'|' -v n="$n" '
-	NF >= 2 && $2 ~ /\// {
-		name = $1; sub(/ +$/, "", name)
+echo "cycles per object: median [min-max] over $n processes; ratio = linerate / DPDK (median)"
+# Rows look like: "name | v | v | v | v" (bulk 1 8 32 128, "-" where not run).
+for i in "${!bins[@]}"; do
+	cat "$tmp/$i".*.out | sed "s/^/$i|/"
+done | awk -F'|' -v sides="${#bins[@]}" -v names="$(IFS=';'; echo "${names[*]}")" '
+	BEGIN { split(names, nm, ";") }
+	NF >= 3 && $2 !~ /^#/ {
+		s = $1; name = $2; sub(/ +$/, "", name)
 		if (!(name in seen)) { seen[name] = 1; order[++rows] = name }
-		for (c = 2; c <= NF; c++) {
-			split($c, f, "/")
-			v = f[1] + 0; d = f[2]; gsub(/ /, "", d)
-			k = name SUBSEP c
-			vals[k] = vals[k] " " v; dpdk[k] = d; ncol[name] = NF
+		for (c = 3; c <= NF; c++) {
+			v = $c; gsub(/ /, "", v)
+			if (v == "-" || v == "") continue
+			k = name SUBSEP c SUBSEP s
+			vals[k] = vals[k] " " (v == "fail" ? -1 : v + 0)
+			has[name SUBSEP c] = 1
 		}
 	}
 	function med(s,   a, m, i, j, t) {
@@ -50,17 +129,28 @@ cat "$tmp"/*.out | awk -F'|' -v n="$n" '
 	}
 	END {
 		split("1 8 32 128", bulk, " ")
-		printf "%-34s", "row"
-		for (c = 1; c <= 4; c++) printf " | bulk %-17s", bulk[c]
+		printf "%-32s %-5s", "row", "bulk"
+		for (s = 0; s < sides; s++)
+			printf " | %-26s", nm[s + 1] (s ? " (ratio)" : "")
 		printf "\n"
 		for (r = 1; r <= rows; r++) {
 			name = order[r]
-			printf "%-34s", name
-			for (c = 2; c <= ncol[name]; c++) {
-				k = name SUBSEP c
-				m = med(vals[k])
-				printf " | %5.2f [%.2f-%.2f] (%s)", m, lo, hi, dpdk[k]
+			for (c = 3; c <= 6; c++) {
+				if (!((name SUBSEP c) in has)) continue
+				printf "%-32s %-5s", name, bulk[c - 2]
+				for (s = 0; s < sides; s++) {
+					k = name SUBSEP c SUBSEP s
+					if (!(k in vals)) {
+						printf " | %-26s", "no peer figure"
+						continue
+					}
+					m[s] = med(vals[k])
+					cell = sprintf("%.2f [%.2f-%.2f]", m[s], lo, hi)
+					if (s && m[0] > 0 && m[s] > 0 && ((name SUBSEP c SUBSEP 0) in vals))
+						cell = cell sprintf(" %.2f", m[0] / m[s])
+					printf " | %-26s", cell
+				}
+				printf "\n"
 			}
-			printf "\n"
 		}
 	}'

@@ -59,8 +59,8 @@ if [ -x $b/pagealloc-bench/lr-pagealloc-bench ]; then
 fi
 if [ -x $b/mempool-bench/lr-mempool-bench ]; then
 	section "Mempool and mbuf (lib/mempool, lib/mbuf)"
-	run "Cycles per object, get+put, one lcore; DPDK 22.11 beside it. Seven processes: a process's figures depend on its address-space layout." \
-		scripts/bench-mempool.sh $bdir 7 "${eal[@]}"
+	run "Cycles per object, get+put, one lcore; DPDK's rte_mempool running the same loops in the same run (Debian's package, and scripts/dpdk-native.sh's build when present). Seven processes per side: a process's figures depend on its address-space layout." \
+		scripts/bench-mempool.sh $bdir 7
 fi
 if [ -x $b/page-pool-bench/lr-page-pool-bench ]; then
 	section "Page pool (lib/pagealloc, lr_page_pool.h)"

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lr-mempool-bench: cycles per object for mempool get+put and for mbuf
- * alloc+free on one lcore, printed beside DPDK 22.11 measured on a machine
- * of this project's kind (rte_mempool / rte_pktmbuf, from
- * /work/shared/data/dpdk-22.11-this-machine.md).
+ * alloc+free on one lcore. It prints linerate's figures only: DPDK's are
+ * measured in the same run by scripts/bench-mempool.sh, which runs the same
+ * loops written against rte_mempool (bench/dpdk/mempool_perf.c, same rows
+ * and format) in processes alternating with this one.
  *
  *   lr-mempool-bench [EAL options] -- [--objs N] [--reps R]
  *
  * Each figure is the minimum over R short runs of (TSC cycles / objects)
  * for a loop of get n then put n (alloc_bulk n then free_bulk n), with n a
- * compile-time constant as in DPDK's own benchmark. Short runs and the
- * minimum keep out most of what other processes on a shared machine cost;
- * still compare figures from one run, not across runs.
+ * compile-time constant as in DPDK's own benchmark, each run between two
+ * fenced TSC reads. Short runs and the minimum keep out most of what other
+ * processes on a shared machine cost; still compare figures from one run,
+ * not across runs. Rows: "name | bulk 1 | bulk 8 | bulk 32 | bulk 128".
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,13 +27,6 @@
 static unsigned long objs_per_run = 100000;
 static unsigned reps = 61;
 
-/* DPDK 22.11 figures, cycles per object (-1: not measured). */
-static const double dpdk_cache[] = {6.3, 1.8, 0.81, 0.79};
-static const double dpdk_mpmc[] = {38.2, 5.5, 2.0, 1.2};
-static const double dpdk_spsc[] = {14.6, 2.5, 1.5, 1.2};
-static const double dpdk_mbuf[] = {19.6, 10.1, 9.0, 8.2};
-static const double dpdk_none[] = {-1, -1, -1, -1};
-
 /* One timed run of get n / put n; cycles per object. */
 #define DEFINE_MP_RUN(N)                                                       \
 	static double mp_run_##N(struct lr_mempool *mp)                        \
@@ -40,13 +35,13 @@ static const double dpdk_none[] = {-1, -1, -1, -1};
 		unsigned long loops = objs_per_run / N;                        \
 		uint64_t t0, t1;                                               \
                                                                                \
-		t0 = lr_get_tsc_cycles();                                      \
+		t0 = lr_get_tsc_cycles_fenced();                               \
 		for (unsigned long i = 0; i < loops; i++) {                    \
 			if (lr_unlikely(lr_mempool_get_bulk(mp, objs, N)))     \
 				return -1;                                     \
 			lr_mempool_put_bulk(mp, objs, N);                      \
 		}                                                              \
-		t1 = lr_get_tsc_cycles();                                      \
+		t1 = lr_get_tsc_cycles_fenced();                               \
 		return (double)(t1 - t0) / ((double)loops * N);                \
 	}
 
@@ -58,13 +53,13 @@ static const double dpdk_none[] = {-1, -1, -1, -1};
 		unsigned long loops = objs_per_run / N;                        \
 		uint64_t t0, t1;                                               \
                                                                                \
-		t0 = lr_get_tsc_cycles();                                      \
+		t0 = lr_get_tsc_cycles_fenced();                               \
 		for (unsigned long i = 0; i < loops; i++) {                    \
 			if (lr_unlikely(lr_pktmbuf_alloc_bulk(mp, m, N)))      \
 				return -1;                                     \
 			lr_pktmbuf_free_bulk(m, N);                            \
 		}                                                              \
-		t1 = lr_get_tsc_cycles();                                      \
+		t1 = lr_get_tsc_cycles_fenced();                               \
 		return (double)(t1 - t0) / ((double)loops * N);                \
 	}
 
@@ -84,7 +79,7 @@ mbuf_run_single(struct lr_mempool *mp)
 	unsigned long loops = objs_per_run;
 	uint64_t t0, t1;
 
-	t0 = lr_get_tsc_cycles();
+	t0 = lr_get_tsc_cycles_fenced();
 	for (unsigned long i = 0; i < loops; i++) {
 		struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
 
@@ -92,7 +87,7 @@ mbuf_run_single(struct lr_mempool *mp)
 			return -1;
 		lr_pktmbuf_free(m);
 	}
-	t1 = lr_get_tsc_cycles();
+	t1 = lr_get_tsc_cycles_fenced();
 	return (double)(t1 - t0) / (double)loops;
 }
 
@@ -116,27 +111,22 @@ best_of(run_fn fn, struct lr_mempool *mp)
 }
 
 static void
-row(const char *what, const double *ours, const double *dpdk, unsigned nb)
+row(const char *what, const double *ours, unsigned nb)
 {
 	printf("%-34s", what);
-	for (unsigned i = 0; i < nb; i++) {
-		char d[16];
-
-		if (dpdk[i] < 0)
-			snprintf(d, sizeof(d), "-");
+	for (unsigned i = 0; i < 4; i++) {
+		if (i >= nb)
+			printf(" | %6s", "-");
+		else if (ours[i] < 0)
+			printf(" | %6s", "fail");
 		else
-			snprintf(d, sizeof(d), "%.2f", dpdk[i]);
-		if (ours[i] < 0)
-			printf(" | %6s / %-6s", "fail", d);
-		else
-			printf(" | %6.2f / %-6s", ours[i], d);
+			printf(" | %6.2f", ours[i]);
 	}
 	printf("\n");
 }
 
 static int
-bench_mempool(const char *what, unsigned cache, const char *ops,
-	      const double *dpdk)
+bench_mempool(const char *what, unsigned cache, const char *ops)
 {
 	static const run_fn fns[] = {mp_run_1, mp_run_8, mp_run_32, mp_run_128};
 	struct lr_mempool *mp;
@@ -150,7 +140,7 @@ bench_mempool(const char *what, unsigned cache, const char *ops,
 	}
 	for (unsigned i = 0; i < 4; i++)
 		v[i] = best_of(fns[i], mp);
-	row(what, v, dpdk, 4);
+	row(what, v, 4);
 	if (lr_mempool_validate(mp) != 0)
 		return -1;
 	lr_mempool_free(mp);
@@ -162,7 +152,6 @@ bench_mbuf(void)
 {
 	static const run_fn fns[] = {mbuf_run_1, mbuf_run_8, mbuf_run_32,
 				     mbuf_run_128};
-	static const double dpdk_single[] = {19.6, -1, -1, -1};
 	struct lr_mempool *mp;
 	double v[4] = {-1, -1, -1, -1};
 
@@ -174,10 +163,9 @@ bench_mbuf(void)
 	}
 	for (unsigned i = 0; i < 4; i++)
 		v[i] = best_of(fns[i], mp);
-	row("mbuf alloc_bulk+free_bulk, c512", v, dpdk_mbuf, 4);
+	row("mbuf alloc_bulk+free_bulk, c512", v, 4);
 	v[0] = best_of(mbuf_run_single, mp);
-	v[1] = v[2] = v[3] = -1;
-	row("mbuf alloc+free (single calls)", v, dpdk_single, 1);
+	row("mbuf alloc+free (single calls)", v, 1);
 	lr_mempool_free(mp);
 	return 0;
 }
@@ -225,26 +213,22 @@ main(int argc, char **argv)
 		return 1;
 	}
 
-	printf("lr-mempool-bench: cycles per object (get+put, or alloc+free), "
-	       "one lcore,\nminimum of %u runs of %lu objects; "
-	       "'linerate / DPDK 22.11' per bulk size\n",
+	printf("# lr-mempool-bench: cycles per object (get+put, or "
+	       "alloc+free), one lcore,\n# minimum of %u runs of %lu objects; "
+	       "no peer figures here: scripts/bench-mempool.sh\n# runs "
+	       "DPDK's code beside it in the same run\n",
 	       reps, objs_per_run);
-	printf("%-34s | %-15s | %-15s | %-15s | %-15s\n", "", "bulk 1",
-	       "bulk 8", "bulk 32", "bulk 128");
-	if (bench_mempool("mempool, cache 256, ring_mp_mc", 256, "ring_mp_mc",
-			  dpdk_cache) ||
-	    bench_mempool("mempool, cache 512, ring_mp_mc", 512, "ring_mp_mc",
-			  dpdk_none) ||
-	    bench_mempool("mempool, no cache, ring_mp_mc", 0, "ring_mp_mc",
-			  dpdk_mpmc) ||
-	    bench_mempool("mempool, no cache, ring_sp_sc", 0, "ring_sp_sc",
-			  dpdk_spsc) ||
-	    bench_mempool("mempool, no cache, stack", 0, "stack", dpdk_none) ||
+	printf("%-34s | %6s | %6s | %6s | %6s\n", "# bulk", "1", "8", "32",
+	       "128");
+	if (bench_mempool("mempool, cache 256, ring_mp_mc", 256,
+			  "ring_mp_mc") ||
+	    bench_mempool("mempool, cache 512, ring_mp_mc", 512,
+			  "ring_mp_mc") ||
+	    bench_mempool("mempool, no cache, ring_mp_mc", 0, "ring_mp_mc") ||
+	    bench_mempool("mempool, no cache, ring_sp_sc", 0, "ring_sp_sc") ||
+	    bench_mempool("mempool, no cache, stack", 0, "stack") ||
 	    bench_mbuf())
 		return 1;
-	printf("DPDK figures: DPDK 22.11 rte_mempool / rte_pktmbuf on a 2-vCPU "
-	       "AMD EPYC VM with hugepages\n(mbuf with --no-huge: 26 at bulk "
-	       "32, 33 at 128).\n");
 	lr_eal_cleanup();
 	return 0;
 }
