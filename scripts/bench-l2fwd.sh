@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
 # Forwarding benchmark: lr-l2fwd on two net_null ports (64-byte packets,
-# copy=0, mac updating, one lcore), then the same forwarding loop on two
-# net_ring ports fed by a generator (lr-l2fwd-ring-bench: on its own lcore,
-# and sharing the forwarder's lcore), and, when DPDK's packages are there,
-# DPDK's l2fwd example in the same configuration, alternating runs, with the
-# ratio of the medians. Never fails on speed; DPDK is optional.
+# copy=0, mac updating, one lcore) beside DPDK 22.11's l2fwd example in the
+# same configuration, as Debian ships it (built against libdpdk-dev) and
+# built natively by scripts/dpdk-native.sh when that build is there; then
+# the same forwarding loop on two net_ring ports fed by a generator
+# (lr-l2fwd-ring-bench: on its own lcore, and sharing the forwarder's
+# lcore). Never fails on speed; DPDK is optional.
 #
-# Env: LR_BUILD (build dir, default build), DURATION (seconds per run,
-# default 5), RUNS (alternating runs per program, default 3).
+# Measured the same way for every program: RUNS rounds, each running the
+# programs one after the other (lr-l2fwd, DPDK Debian, DPDK native), each
+# with stats every second (-T 1), the same EAL memory and lcore (-l 0); a
+# run's rate is the growth of its "Total packets sent" between its stats
+# line at WARMUP seconds and the one DURATION seconds later (DPDK l2fwd's
+# rate climbs over its first 3-4 s: the warm-up is left out for every
+# program alike). Each program's figure is the median of its runs, with the
+# range; the ratios are of the medians.
 #
-# Two figures per run: Mpps forwarded per wall-clock second, and per second
-# of CPU the forwarding thread was actually given (thread CPU time), which
-# stays meaningful on a shared, busy host.
+# Env: LR_BUILD (build dir, default build), WARMUP (seconds left out,
+# default 4), DURATION (seconds measured, default 4), RUNS (default 3),
+# LR_DPDK_NATIVE_DIR (see scripts/dpdk-native.sh). About 1.5 minutes with
+# the defaults and both DPDK builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${LR_BUILD:-build}
-dur=${DURATION:-5}
+warm=${WARMUP:-4}
+dur=${DURATION:-4}
 runs=${RUNS:-3}
 
 [ -f "$b/build.ninja" ] || meson setup "$b" >/dev/null
@@ -31,62 +40,98 @@ else
 	mem=(--no-huge -m 256)
 	memtxt="no hugepages free: --no-huge"
 fi
+# shellcheck disable=SC2054
 null_vdevs=(--vdev net_null0,size=64,copy=0 --vdev net_null1,size=64,copy=0)
 
-median() { sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else print a[int((NR+1)/2)]}'; }
-field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p"; }
+# "median [min-max]" of the numbers on stdin ("nan" lines are failed runs).
+stats() {
+	grep -v nan | sort -g | awk '{a[NR] = $1}
+		END {if (NR == 0) print "nan"; else printf "%s [%s-%s]\n", a[int((NR + 1) / 2)], a[1], a[NR]}'
+}
+# Rate in Mpps from stats output on stdin: Total packets sent at line
+# WARMUP and at line WARMUP + DURATION (one line a second).
+window_rate() {
+	tr -d '\033' | sed -n 's/.*Total packets sent: *\([0-9]*\).*/\1/p' |
+		awk -v w="$warm" -v d="$dur" '{v[NR] = $1}
+			END {if (NR < w + d || w < 1) print "nan"; else printf "%.2f\n", (v[w + d] - v[w]) / d / 1e6}'
+}
 
-# DPDK's l2fwd example, built once into the build dir when possible.
-dpdk=""
-if pkg-config --exists libdpdk 2>/dev/null &&
-   [ -f /usr/share/dpdk/examples/l2fwd/main.c ]; then
+# DPDK's l2fwd example as Debian ships it: the example's source (dpdk-doc's
+# copy, else the one in the source package scripts/dpdk-native.sh fetched)
+# built against Debian's libdpdk with the example's own Makefile (-O3 and
+# libdpdk.pc's flags).
+names=(lr-l2fwd); labels=(lr-l2fwd); cmds=("$l2fwd"); notes=()
+exdir=""
+for d in /usr/share/dpdk/examples/l2fwd \
+	"${LR_DPDK_NATIVE_DIR:-/var/cache/linerate/dpdk-native}"/src/dpdk-22.11*/examples/l2fwd; do
+	[ -f "$d/main.c" ] && { exdir=$d; break; }
+done
+if pkg-config --exists libdpdk 2>/dev/null && [ -n "$exdir" ]; then
 	ddir=$b/dpdk-l2fwd
 	if [ ! -x "$ddir/build/l2fwd" ]; then
 		rm -rf "$ddir"
-		cp -r /usr/share/dpdk/examples/l2fwd "$ddir"
-		make -s -C "$ddir" >/dev/null 2>&1 || true
+		cp -r "$exdir" "$ddir"
+		make -s -C "$ddir" >"$b/dpdk-l2fwd.log" 2>&1 || true
 	fi
-	[ -x "$ddir/build/l2fwd" ] && dpdk=$ddir/build/l2fwd
+	if [ -x "$ddir/build/l2fwd" ]; then
+		names+=("DPDK $(pkg-config --modversion libdpdk) l2fwd (Debian)")
+		cmds+=("$ddir/build/l2fwd")
+		labels+=(dpdk-debian)
+	else
+		notes+=("DPDK l2fwd (Debian): build failed, see $b/dpdk-l2fwd.log")
+	fi
+else
+	notes+=("DPDK l2fwd (Debian): no peer (needs libdpdk-dev and the l2fwd example source: dpdk-doc or scripts/dpdk-native.sh's source)")
+fi
+if nat=$(scripts/dpdk-native.sh --print 2>/dev/null); then
+	names+=("DPDK l2fwd (native: $(echo "$nat" | sed -n 's/^cflags: //p'))")
+	cmds+=("$(echo "$nat" | sed -n 's/^l2fwd: //p')")
+	labels+=(dpdk-native)
+else
+	notes+=("DPDK l2fwd (native): no peer (no build from scripts/dpdk-native.sh)")
 fi
 
-# One DPDK l2fwd run: stats every second, SIGINT after the duration; the
-# rate is taken between the first and last non-zero aggregate.
-dpdk_run() {
-	{ timeout -s INT $((dur + 2)) "$dpdk" -l 0 "${mem[@]}" --file-prefix=bench_dpdk_l2fwd \
-		--log-level='*:error' "${null_vdevs[@]}" -- -p 0x3 -q 2 -T 1 2>&1 || true; } |
-		tr -d '\033' | sed -n 's/.*Total packets sent: *\([0-9]*\).*/\1/p' |
-		awk '$1 > 0 {v[n++] = $1} END {if (n < 2) print "nan"; else printf "%.2f\n", (v[n-1] - v[0]) / (n - 1) / 1e6}'
+# One run of program i: prints its window rate.
+run_one() {
+	local i=$1 t=$((warm + dur + 1))
+	if [ "$i" -eq 0 ]; then
+		"${cmds[0]}" -l 0 "${mem[@]}" --file-prefix=bench_l2fwd "${null_vdevs[@]}" \
+			-- -p 0x3 -T 1 --duration "$t" 2>&1 | window_rate
+	else
+		{ timeout -s INT $((t + 1)) "${cmds[$i]}" -l 0 "${mem[@]}" --no-pci \
+			--file-prefix=bench_dpdk_l2fwd --log-level='*:error' \
+			"${null_vdevs[@]}" -- -p 0x3 -q 2 -T 1 2>&1 || true; } | window_rate
+	fi
 }
 
-echo "== lr-l2fwd: 2 x net_null (size=64, copy=0), one lcore, mac updating, ${dur} s, $memtxt"
-cmd=("$l2fwd" -l 0 "${mem[@]}" --file-prefix=bench_l2fwd "${null_vdevs[@]}" -- -p 0x3 -T 0 --duration "$dur")
-echo "\$ ${cmd[*]}"
-[ -n "$dpdk" ] && echo "\$ $dpdk -l 0 ${mem[*]} --file-prefix=bench_dpdk_l2fwd ${null_vdevs[*]} -- -p 0x3 -q 2 -T 1   (SIGINT after $((dur + 2)) s, rate between first and last stats)"
-lr_wall=(); lr_cpu=(); dp_wall=()
-for i in $(seq "$runs"); do
-	out=$("${cmd[@]}" 2>&1 | grep -E '^l2fwd total|mbufs in use') || true
-	line=$(echo "$out" | grep '^l2fwd total' || true)
-	echo "  run $i lr-l2fwd: ${line#l2fwd total: } ($(echo "$out" | grep 'in use' || echo 'no in-use line'))"
-	lr_wall+=("$(echo "$line" | field Mpps)")
-	lr_cpu+=("$(echo "$line" | field Mpps_per_cpu)")
-	if [ -n "$dpdk" ]; then
-		d=$(dpdk_run)
-		echo "  run $i DPDK l2fwd: Mpps=$d"
-		dp_wall+=("$d")
-	fi
+echo "== l2fwd: 2 x net_null (size=64, copy=0), one lcore, mac updating, $memtxt"
+echo "\$ $l2fwd -l 0 ${mem[*]} --file-prefix=bench_l2fwd ${null_vdevs[*]} -- -p 0x3 -T 1 --duration $((warm + dur + 1))"
+for i in "${!cmds[@]}"; do
+	[ "$i" -gt 0 ] && echo "\$ ${cmds[$i]} -l 0 ${mem[*]} --no-pci --file-prefix=bench_dpdk_l2fwd ${null_vdevs[*]} -- -p 0x3 -q 2 -T 1   (${names[$i]}; SIGINT after $((warm + dur + 2)) s)"
 done
-lw=$(printf '%s\n' "${lr_wall[@]}" | median)
-lc=$(printf '%s\n' "${lr_cpu[@]}" | median)
-echo "lr-l2fwd null x2: median ${lw} Mpps forwarded (wall), ${lc} Mpps per CPU-second of the forwarding lcore"
-if [ -n "$dpdk" ]; then
-	dw=$(printf '%s\n' "${dp_wall[@]}" | median)
-	echo "DPDK 22.11 l2fwd null x2: median ${dw} Mpps forwarded (wall)"
-	awk -v a="$lw" -v d="$dw" 'BEGIN { if (d > 0) printf "ratio lr-l2fwd / DPDK l2fwd (wall, same run): %.2f\n", a / d }'
-else
-	echo "DPDK l2fwd: not available (needs pkg-config libdpdk and /usr/share/dpdk/examples/l2fwd); skipped"
-fi
-echo "reference: DPDK 22.11 l2fwd on an idle machine of this kind: about 123.6 Mpps (bench notes)"
-
+for note in "${notes[@]}"; do echo "$note"; done
+echo "rate: Total packets sent from second $warm to second $((warm + dur)) of each run (warm-up left out), $runs alternating rounds"
+declare -A rates
+for r in $(seq "$runs"); do
+	line="  round $r:"
+	for i in "${!cmds[@]}"; do
+		v=$(run_one "$i")
+		rates[$i]+="$v "
+		line+=" ${labels[$i]}=$v"
+	done
+	echo "$line"
+done
+declare -A med
+for i in "${!cmds[@]}"; do
+	s=$(echo "${rates[$i]}" | tr ' ' '\n' | grep . | stats)
+	med[$i]=${s%% *}
+	echo "${names[$i]}: median [range] ${s} Mpps forwarded"
+done
+for i in "${!cmds[@]}"; do
+	[ "$i" -gt 0 ] || continue
+	awk -v a="${med[0]}" -v d="${med[$i]}" -v n="${names[$i]}" \
+		'BEGIN { if (a > 0 && d > 0) printf "ratio lr-l2fwd / %s: %.2f\n", n, a / d }'
+done
 echo
 echo "== net_ring ports fed by a generator (lr-l2fwd-ring-bench), mac updating, ${dur} s"
 if [ "$(nproc)" -ge 2 ]; then

@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
 # lr-pktgen generation rate on net_null, one datapath lcore, 64-byte frames,
-# with and without hugepages; beside it, when Debian's dpdk-testpmd is
-# installed (package dpdk-dev), DPDK's txonly generator on net_null run the
-# same way, and the ratio.
+# with and without hugepages, beside DPDK 22.11's testpmd txonly generator
+# on net_null run the same way: Debian's dpdk-testpmd (package dpdk-dev)
+# and the native build of scripts/dpdk-native.sh when it is there.
 #
 #   scripts/bench-pktgen.sh [BUILD_DIR] [SECONDS] [RUNS]
 #
-# Each run prints Mpps (wall clock) and Mpps per CPU-second of the datapath
-# thread: on a shared machine the second is the comparable one (a thread
-# that gets half a CPU sends half as much). Runs alternate between the two
-# programs; medians are printed.
+# Measured the same way for every program: RUNS rounds, each running the
+# programs one after the other; the same EAL memory and lcores (-l 0,1: the
+# main lcore prints, lcore 1 sends); per-second rates from each program's
+# own per-second lines (lr-pktgen's "[ N s] port 0: tx R Mpps", testpmd's
+# "Tx-pps" with --stats-period 1, counted from its first line with traffic);
+# a run's rate is the mean of seconds WARMUP+1 .. WARMUP+SECONDS (the
+# warm-up is left out for every program alike); each program's figure is
+# the median of its runs, with the range; the ratios are of the medians.
+#
+# Env: WARMUP (seconds left out, default 2), LR_DPDK_NATIVE_DIR. Defaults
+# SECONDS=4, RUNS=3: about 2 minutes with both DPDK builds.
 set -euo pipefail
 
 BUILD=${1:-build}
 SECS=${2:-4}
 RUNS=${3:-3}
+WARM=${WARMUP:-2}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 [ -x "$PKTGEN" ] || { echo "bench-pktgen: no $PKTGEN (build first)" >&2; exit 1; }
+PKTGEN=$(realpath "$PKTGEN")
+cd "$(dirname "$0")/.."
 TMP=$(mktemp -d)
 TP_PID=
 cleanup() {
@@ -25,94 +35,101 @@ cleanup() {
 }
 trap cleanup EXIT
 
-HZ=$(getconf CLK_TCK)
-LC="-l 0"
-TP_LC="-l 0,1"
-[ "$(nproc)" -ge 2 ] || TP_LC="-l 0"
+LC="-l 0,1"
+[ "$(nproc)" -ge 2 ] || LC="-l 0"
 
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-
-# pktgen_run MEMOPTS: prints "mpps mpps_per_cpu"
-pktgen_run() {
-	"$PKTGEN" $1 $LC --file-prefix "bpg$$" --vdev net_null0 -- \
-		--tx-only --quiet --duration "$SECS" >"$TMP/pg.out" 2>&1
-	local line
-	line=$(grep '^pktgen total:' "$TMP/pg.out")
-	awk -v l="$line" 'BEGIN {
-		n = split(l, f, " "); for (i = 1; i <= n; i++) {
-			split(f[i], kv, "="); v[kv[1]] = kv[2] }
-		printf "%.2f %.2f\n", v["tx_mpps"], \
-			(v["cpu_s"] > 0 ? v["tx"] / v["cpu_s"] / 1e6 : 0) }'
+# "median [min-max]" of the numbers on stdin (nan: failed runs).
+stats() {
+	grep -v nan | sort -g | awk '{a[NR] = $1}
+		END {if (NR == 0) print "nan"; else printf "%s [%s-%s]\n", a[int((NR + 1) / 2)], a[1], a[NR]}'
+}
+# Mean of per-second rates (one a line on stdin) WARM+1 .. WARM+SECS.
+window_mean() {
+	awk -v w="$WARM" -v d="$SECS" '{r[NR] = $1}
+		END {if (NR < w + d) {print "nan"; exit}
+		     for (i = w + 1; i <= w + d; i++) s += r[i]
+		     printf "%.2f\n", s / d}'
 }
 
-# testpmd_run MEMOPTS: prints "mpps mpps_per_cpu" (CPU time of the
-# forwarding thread, from /proc, sampled just before the stop).
+# pktgen_run MEMOPTS: prints the window rate in Mpps.
+pktgen_run() {
+	# shellcheck disable=SC2086
+	"$PKTGEN" $1 $LC --file-prefix "bpg$$" --vdev net_null0 -- \
+		--tx-only --duration $((WARM + SECS + 1)) >"$TMP/pg.out" 2>&1 || true
+	sed -n 's/^\[ *[0-9.]*s\] port 0: tx *\([0-9.]*\) Mpps.*/\1/p' "$TMP/pg.out" | window_mean
+}
+
+# testpmd_run BIN MEMOPTS: prints the window rate in Mpps.
 testpmd_run() {
-	dpdk-testpmd $1 $TP_LC --no-pci --vdev net_null0 --file-prefix "btp$$" \
-		-- --forward-mode=txonly --total-num-mbufs=16384 \
-		--stats-period 1 -a >"$TMP/tp.out" 2>&1 </dev/null &
+	# shellcheck disable=SC2086
+	"$1" $2 $LC --no-pci --vdev net_null0 --file-prefix "btp$$" \
+		--log-level='*:error' -- --forward-mode=txonly \
+		--total-num-mbufs=16384 --stats-period 1 -a >"$TMP/tp.out" 2>&1 </dev/null &
 	TP_PID=$!
-	local t1 cpu=0 tid
-	# Wait for forwarding to start, then measure SECS seconds of it.
-	for _ in $(seq 200); do
+	# Wait for the first stats line, then for the window's seconds.
+	for _ in $(seq 300); do
 		grep -q "Tx-pps" "$TMP/tp.out" 2>/dev/null && break
 		kill -0 "$TP_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	sleep "$SECS"
-	for tid in /proc/$TP_PID/task/*; do
-		case $(cat "$tid/comm" 2>/dev/null) in
-		lcore-worker*|rte-worker*)
-			cpu=$(awk -v hz="$HZ" '{print ($14 + $15) / hz}' "$tid/stat") ;;
-		esac
-	done
-	kill -INT "$TP_PID"
+	sleep $((WARM + SECS + 2))
+	kill -INT "$TP_PID" 2>/dev/null || true
 	wait "$TP_PID" || true
 	TP_PID=
-	t1=$(grep -E "TX-total" "$TMP/tp.out" | tail -1 | awk '{print $NF}')
-	# Rate: median of the per-second lines after the first.
-	local mpps
-	mpps=$(grep "Tx-pps" "$TMP/tp.out" | awk 'NR > 1 {print $2 / 1e6}' | median)
-	awk -v m="$mpps" -v n="$t1" -v c="$cpu" 'BEGIN {
-		printf "%.2f %.2f\n", m + 0, (c > 0 ? n / c / 1e6 : 0) }'
+	# Lines before the traffic starts (Tx-pps 0) are not seconds of it.
+	grep "Tx-pps" "$TMP/tp.out" | awk '$2 > 0 {go = 1} go {print $2 / 1e6}' | window_mean
 }
 
-have_testpmd=0
-command -v dpdk-testpmd >/dev/null && have_testpmd=1
+names=(lr-pktgen); bins=("$PKTGEN"); notes=()
+if command -v dpdk-testpmd >/dev/null; then
+	names+=("testpmd-debian"); bins+=("$(command -v dpdk-testpmd)")
+else
+	notes+=("testpmd (Debian): no peer (apt install dpdk-dev)")
+fi
+if nat=$(scripts/dpdk-native.sh --print 2>/dev/null); then
+	names+=("testpmd-native"); bins+=("$(echo "$nat" | sed -n 's/^testpmd: //p')")
+	notes+=("testpmd-native: DPDK 22.11 built $(echo "$nat" | sed -n 's/^cflags: //p') by scripts/dpdk-native.sh")
+else
+	notes+=("testpmd (native): no peer (no build from scripts/dpdk-native.sh)")
+fi
 have_huge=0
 [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 256 ] && have_huge=1
 
 echo "bench-pktgen: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "lr-pktgen: $PKTGEN --vdev net_null0 $LC -- --tx-only --duration $SECS"
-[ $have_testpmd = 1 ] && echo "testpmd:   dpdk-testpmd $TP_LC --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 -a"
-[ $have_testpmd = 1 ] || echo "testpmd:   not installed (apt install dpdk-dev): lr-pktgen alone"
-printf "%-10s %-10s %10s %14s\n" memory program "Mpps" "Mpps/CPU-s"
+echo "lr-pktgen: $PKTGEN $LC MEM --vdev net_null0 -- --tx-only --duration $((WARM + SECS + 1))"
+for i in "${!bins[@]}"; do
+	[ "$i" -gt 0 ] && echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a"
+done
+for note in "${notes[@]}"; do echo "$note"; done
+echo "rate: mean of seconds $((WARM + 1))-$((WARM + SECS)) of sending (warm-up left out), median [range] of $RUNS alternating rounds, Mpps"
 for mem in huge nohuge; do
 	if [ $mem = huge ]; then
 		[ $have_huge = 1 ] || { echo "hugepages: fewer than 256 free 2 MiB pages, skipped"; continue; }
-		PG_MEM="-m 256" TP_MEM="-m 256"
+		MEM="-m 512"
 	else
-		PG_MEM="--no-huge -m 256" TP_MEM="--no-huge -m 512"
+		MEM="--no-huge -m 512"
 	fi
-	: >"$TMP/pg.$mem"
-	: >"$TMP/tp.$mem"
-	for r in $(seq "$RUNS"); do
-		pktgen_run "$PG_MEM" >>"$TMP/pg.$mem"
-		[ $have_testpmd = 1 ] && testpmd_run "$TP_MEM" >>"$TMP/tp.$mem"
-		: "$r"
+	echo "-- $mem (MEM: $MEM)"
+	for i in "${!bins[@]}"; do : >"$TMP/r.$mem.$i"; done
+	for _ in $(seq "$RUNS"); do
+		for i in "${!bins[@]}"; do
+			if [ "$i" -eq 0 ]; then
+				pktgen_run "$MEM" >>"$TMP/r.$mem.$i"
+			else
+				testpmd_run "${bins[$i]}" "$MEM" >>"$TMP/r.$mem.$i"
+			fi
+		done
 	done
-	pg_m=$(cut -d' ' -f1 "$TMP/pg.$mem" | median)
-	pg_c=$(cut -d' ' -f2 "$TMP/pg.$mem" | median)
-	printf "%-10s %-10s %10s %14s   (runs: %s)\n" $mem lr-pktgen "$pg_m" "$pg_c" \
-		"$(cut -d' ' -f1 "$TMP/pg.$mem" | tr '\n' ' ')"
-	if [ $have_testpmd = 1 ]; then
-		tp_m=$(cut -d' ' -f1 "$TMP/tp.$mem" | median)
-		tp_c=$(cut -d' ' -f2 "$TMP/tp.$mem" | median)
-		printf "%-10s %-10s %10s %14s   (runs: %s)\n" $mem testpmd "$tp_m" "$tp_c" \
-			"$(cut -d' ' -f1 "$TMP/tp.$mem" | tr '\n' ' ')"
-		awk -v a="$pg_m" -v b="$tp_m" -v c="$pg_c" -v d="$tp_c" -v m=$mem 'BEGIN {
-			printf "%-10s ratio lr-pktgen/testpmd: %.2f (wall), %.2f (per CPU-second)\n",
-				m, (b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
-	fi
+	for i in "${!bins[@]}"; do
+		s=$(stats <"$TMP/r.$mem.$i")
+		printf "%-10s %-16s %-24s (runs: %s)\n" $mem "${names[$i]}" "$s" \
+			"$(tr '\n' ' ' <"$TMP/r.$mem.$i")"
+		echo "${s%% *}" >"$TMP/m.$mem.$i"
+	done
+	for i in "${!bins[@]}"; do
+		[ "$i" -gt 0 ] || continue
+		awk -v a="$(cat "$TMP/m.$mem.0")" -v b="$(cat "$TMP/m.$mem.$i")" \
+			-v n="${names[$i]}" -v m=$mem 'BEGIN {
+			if (a > 0 && b > 0) printf "%-10s ratio lr-pktgen / %s: %.2f\n", m, n, a / b }'
+	done
 done
-echo "reference (DPDK 22.11 testpmd txonly on net_null, quiet machine): 91 Mpps hugepages, 84 --no-huge"

@@ -69,12 +69,12 @@ if [ -x $b/page-pool-bench/lr-page-pool-bench ]; then
 fi
 if [ -x scripts/bench-l2fwd.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 	section "Forwarding (lr-l2fwd)"
-	run "lr-l2fwd on net_null and net_ring ports, one forwarding lcore, 64-byte packets; DPDK beside it when installed." \
+	run "lr-l2fwd on net_null and net_ring ports, one forwarding lcore, 64-byte packets; DPDK's l2fwd (Debian's package, and scripts/dpdk-native.sh's build when present) alternating in the same run, the same steady-state window for every program." \
 		env LR_BUILD=$bdir scripts/bench-l2fwd.sh
 fi
 if [ -x scripts/bench-pktgen.sh ] && [ -x $b/pktgen/lr-pktgen ]; then
 	section "Traffic generation (lr-pktgen on net_null)"
-	run "lr-pktgen, one datapath lcore, 64-byte frames, with and without hugepages; DPDK testpmd txonly beside it when installed." \
+	run "lr-pktgen, one datapath lcore, 64-byte frames, with and without hugepages; DPDK testpmd txonly (Debian's package, and scripts/dpdk-native.sh's build when present) alternating in the same run, the same steady-state window for every program." \
 		scripts/bench-pktgen.sh $bdir 4 3
 fi
 if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth.sh ]; then
