@@ -5,22 +5,36 @@
  *    chained descriptors and mbufs) arrive once, in order, byte for byte;
  *    the counters of both ends agree; the socket file is 0600; every mbuf
  *    is back in the pool after close;
+ *  - zc_pair: a zero-copy client and a copying server: the client sends
+ *    its pool's mbufs with no copy (chains above bsize and other pools'
+ *    mbufs copied, counted in tx_zc_copies), receives mbufs of its pool,
+ *    1518- and 2048-byte frames and chains included; counters agree and
+ *    the pool's mbufs are all back once the client stops;
+ *  - zc_close_held: a zero-copy client closed while the application
+ *    holds one of its mbufs warns, and the mbuf stays usable;
  *  - two_queues: two interfaces on one socket (id 0 and 1), the first with
  *    two queue pairs: each frame arrives on its own interface and queue;
  *  - reconnect: a client stopping takes the server's link down (tx counts
  *    its drops), starting it again brings both up; a server stopping takes
  *    the client down, and the client reconnects when the server is back;
+ *  - zc_reconnect: the same with a zero-copy client, whose pool gets
+ *    every mbuf of the rings back at each link down;
  *  - secret: a wrong secret is refused with a clear reason;
  *  - bad_peer: a hand-written peer sending malformed messages (bad size,
  *    a region without its fd, an unknown id, a ring outside its region)
  *    gets a DISCONNECT naming the fault, as does one that connects and
  *    then publishes a descriptor outside its region; the server keeps
  *    serving;
+ *  - zc_bad_peer: a hand-written server that fills a zero-copy client's
+ *    buffer with a length past bsize, then one that moves the offset:
+ *    nothing is received, the client disconnects naming the fault;
  *  - bad_devargs: each bad value is refused with a message naming it;
  *  - dpdk_server, dpdk_client: DPDK 22.11's dpdk-testpmd (io forwarding,
  *    its port joined to itself) as the server and as the client: every
  *    frame we send comes back once, in order, byte for byte (skipped when
- *    dpdk-testpmd is not installed: Debian's dpdk-dev). */
+ *    dpdk-testpmd is not installed: Debian's dpdk-dev); dpdk_server_zc
+ *    with our client in zero-copy mode, sending and receiving its pool's
+ *    mbufs with no copy. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -38,6 +52,8 @@
 
 #include "lr_cycles.h"
 #include "lr_eal.h"
+#include "lr_errno.h"
+#include "lr_eth_memif.h"
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
 #include "lr_log.h"
@@ -55,6 +71,9 @@ static char dir[64];
  * interop cases send frames of one buffer only. */
 static uint32_t size_cap = MAXF;
 static struct lr_mempool *pool;
+/* Zero-copy cases: frames are built in tx_pool's mbufs (NULL: pool), and
+ * every segment received must be of rx_expect (when set). */
+static struct lr_mempool *tx_pool, *rx_expect;
 
 static void
 remove_dir(void)
@@ -148,8 +167,8 @@ wait_link(int a, int b, int up)
 static uint32_t
 size_of(unsigned i)
 {
-	static const uint32_t sizes[] = {60,   64,   100,  128,	 256,
-					 1514, 2048, 2049, 3000, 511};
+	static const uint32_t sizes[] = {60,   64,   100,  128,	 256, 1514,
+					 1518, 2048, 2049, 3000, 511};
 
 	return LR_MIN(sizes[i % LR_DIM(sizes)], size_cap);
 }
@@ -175,12 +194,13 @@ frame_mbuf(unsigned tag, unsigned i)
 {
 	static uint8_t f[MAXF];
 	uint32_t len = size_of(i);
-	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+	struct lr_mempool *mp = tx_pool != NULL ? tx_pool : pool;
+	struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
 
 	if (m == NULL)
 		return NULL;
 	make_frame(f, tag, i, len);
-	if (lr_pktmbuf_append_copy(m, pool, f, len) != 0) {
+	if (lr_pktmbuf_append_copy(m, mp, f, len) != 0) {
 		lr_pktmbuf_free(m);
 		return NULL;
 	}
@@ -198,6 +218,18 @@ check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
 		fprintf(stderr, "stream %u frame %u: %u bytes, expected %u\n",
 			tag, i, m->pkt_len, len);
 		return -1;
+	}
+	if (rx_expect != NULL && lr_mbuf_validate(m) != 0)
+		return -1;
+	for (struct lr_mbuf *s = m; rx_expect != NULL && s != NULL;
+	     s = s->next) {
+		if (s->pool != rx_expect) {
+			fprintf(stderr,
+				"stream %u frame %u: a segment of pool '%s', "
+				"expected '%s' (zero-copy)\n",
+				tag, i, s->pool->name, rx_expect->name);
+			return -1;
+		}
 	}
 	make_frame(exp, tag, i, len);
 	lr_pktmbuf_copy_out(m, got);
@@ -353,6 +385,182 @@ out:
 	return 0;
 }
 
+/* Frames of the first n whose length takes more than one buffer of bsize
+ * 2048 (a zero-copy client copies those: chained). */
+static unsigned
+nb_chained(unsigned n)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		k += size_of(i) > 2048;
+	return k;
+}
+
+/* Counters of server sp and client cp after the server received srx
+ * frames and the client crx: packets and bytes agree, no errors. */
+static int
+counters_agree(int sp, int cp, uint64_t srx, uint64_t crx)
+{
+	struct lr_eth_stats ss, cs;
+
+	lr_eth_stats_get((uint16_t)sp, &ss);
+	lr_eth_stats_get((uint16_t)cp, &cs);
+	if (ss.ipackets == srx && cs.opackets == srx && cs.ipackets == crx &&
+	    ss.opackets == crx && ss.ibytes == cs.obytes &&
+	    cs.ibytes == ss.obytes &&
+	    ss.ierrors + ss.oerrors + cs.ierrors + cs.oerrors + ss.rx_nombuf +
+		    cs.rx_nombuf ==
+		0)
+		return 0;
+	fprintf(stderr,
+		"counters: server rx %llu/%llu tx %llu/%llu, client rx "
+		"%llu/%llu tx %llu/%llu, errors %llu %llu %llu %llu, nombuf "
+		"%llu %llu\n",
+		(unsigned long long)ss.ipackets, (unsigned long long)ss.ibytes,
+		(unsigned long long)ss.opackets, (unsigned long long)ss.obytes,
+		(unsigned long long)cs.ipackets, (unsigned long long)cs.ibytes,
+		(unsigned long long)cs.opackets, (unsigned long long)cs.obytes,
+		(unsigned long long)ss.ierrors, (unsigned long long)ss.oerrors,
+		(unsigned long long)cs.ierrors, (unsigned long long)cs.oerrors,
+		(unsigned long long)ss.rx_nombuf,
+		(unsigned long long)cs.rx_nombuf);
+	return -1;
+}
+
+/* A zero-copy client and a copying server: frames of the client's pool
+ * go out with no copy (one buffer) or copied (chained), foreign frames
+ * are copied, received frames are mbufs of the client's pool (chains
+ * above bsize); every frame intact, counters agree, the pool's mbufs all
+ * back once the client stops. */
+static int
+test_zc_pair(void)
+{
+	char s[256], c[256], sock[128];
+	struct lr_mempool *zp = NULL;
+	int sp, cp, ret = -1;
+	const unsigned n = 20000;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/zc.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif70,role=server,socket=%s,socket-abstract=no", sock);
+	snprintf(c, sizeof(c),
+		 "net_memif71,role=client,socket=%s,socket-abstract=no,"
+		 "rsize=8,zero-copy=yes",
+		 sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0)
+		goto out;
+	zp = lr_eth_memif_pool((uint16_t)cp);
+	if (zp == NULL || lr_eth_memif_pool((uint16_t)sp) != NULL ||
+	    lr_errno != EINVAL || lr_eth_memif_pool(LR_MAX_ETHPORTS - 1) ||
+	    lr_errno != ENODEV) {
+		fprintf(stderr, "lr_eth_memif_pool: %p\n", (void *)zp);
+		goto out;
+	}
+	if (wait_link(sp, cp, 1) != 0)
+		goto out;
+	/* our pool's frames: one buffer goes as is, chains are copied */
+	tx_pool = zp;
+	ret = xfer(cp, 0, sp, 0, 70, n);
+	tx_pool = NULL;
+	if (ret != 0 || xstat(cp, "tx_zc_copies") != nb_chained(n)) {
+		fprintf(stderr, "pool frames: %d, %llu copied, expected %u\n",
+			ret, (unsigned long long)xstat(cp, "tx_zc_copies"),
+			nb_chained(n));
+		goto fail;
+	}
+	/* frames of another pool are copied */
+	if (xfer(cp, 0, sp, 0, 71, n) != 0 ||
+	    xstat(cp, "tx_zc_copies") != nb_chained(n) + n)
+		goto fail;
+	/* received frames are the pool's mbufs */
+	rx_expect = zp;
+	ret = xfer(sp, 0, cp, 0, 72, n);
+	rx_expect = NULL;
+	if (ret != 0 || counters_agree(sp, cp, 2 * n, n) != 0)
+		goto fail;
+	lr_eth_dev_stop((uint16_t)cp);
+	if (lr_mempool_in_use_count(zp) != 0 || lr_mempool_validate(zp) != 0) {
+		fprintf(stderr, "zero-copy pool: %u mbufs in use after stop\n",
+			lr_mempool_in_use_count(zp));
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	ret = -1;
+out:
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "zero-copy pair failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* A zero-copy client closed while the application holds one of its
+ * received mbufs: a warning says so and the mbuf stays usable (its buffer
+ * is not unmapped under it) until it is freed. */
+static int
+test_zc_close_held(void)
+{
+	char s[256], c[256], sock[128];
+	struct lr_mbuf *m[BURST], *held = NULL;
+	int sp, cp, ret = -1;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/held.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif73,role=server,socket=%s,socket-abstract=no", sock);
+	snprintf(c, sizeof(c),
+		 "net_memif74,role=client,socket=%s,socket-abstract=no,"
+		 "zero-copy=yes",
+		 sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	m[0] = frame_mbuf(73, 0);
+	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)sp, 0, m, 1) != 1)
+		goto out;
+	for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	     held == NULL && lr_get_tsc_cycles() < end;)
+		if (lr_eth_rx_burst((uint16_t)cp, 0, m, BURST) == 1)
+			held = m[0];
+	if (held == NULL || check_frame(held, 73, 0) != 0)
+		goto out;
+	lr_test_log_begin();
+	port_shut(cp);
+	cp = -1;
+	const char *log = lr_test_log_end();
+
+	if (strstr(log, "net_memif74: the application still holds 1 mbufs "
+			"of the zero-copy pool") == NULL) {
+		fprintf(stderr, "no warning for the held mbuf: '%s'\n", log);
+		goto out;
+	}
+	/* still ours: readable and writable */
+	memset(lr_pktmbuf_mtod(held, uint8_t *), 0x5a, held->data_len);
+	if (lr_pktmbuf_mtod(held, uint8_t *)[held->data_len - 1] != 0x5a)
+		goto out;
+	ret = 0;
+out:
+	if (held != NULL) {
+		struct lr_mempool *zp = held->pool;
+
+		lr_pktmbuf_free(held);
+		if (lr_mempool_in_use_count(zp) != 0)
+			ret = -1;
+	}
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "close with a held mbuf");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 static int
 test_two_queues(void)
 {
@@ -391,16 +599,35 @@ out:
 	return 0;
 }
 
+/* Zero-copy client cp: every mbuf of its pool back (none on the rings,
+ * none held) once it is stopped or its link is down; 0 or -1. */
 static int
-test_reconnect(void)
+zc_pool_back(int cp)
+{
+	struct lr_mempool *zp = lr_eth_memif_pool((uint16_t)cp);
+
+	if (zp == NULL || lr_mempool_in_use_count(zp) == 0)
+		return 0;
+	fprintf(stderr, "zero-copy pool: %u mbufs in use with the link down\n",
+		lr_mempool_in_use_count(zp));
+	return -1;
+}
+
+/* Server and client (devargs suffix extra) port numbers id, id + 1 on
+ * socket name: links follow the peers' stops and starts, traffic flows
+ * after each reconnect. */
+static int
+reconnect_run(unsigned id, const char *name, const char *extra)
 {
 	char s[256], c[256];
 	struct lr_mbuf *m[4];
 	int sp, cp = -1, ret = -1;
 
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(s, sizeof(s), "net_memif20,role=server,socket=%s/re", dir);
-	snprintf(c, sizeof(c), "net_memif21,role=client,socket=%s/re", dir);
+	snprintf(s, sizeof(s), "net_memif%u,role=server,socket=%s/%s", id, dir,
+		 name);
+	snprintf(c, sizeof(c), "net_memif%u,role=client,socket=%s/%s%s", id + 1,
+		 dir, name, extra);
 	/* the client first: it waits for the server */
 	cp = port_open(c, 1);
 	sp = port_open(s, 1);
@@ -409,7 +636,7 @@ test_reconnect(void)
 		goto out;
 	/* client goes: server down, its tx drops and counts */
 	lr_eth_dev_stop((uint16_t)cp);
-	if (wait_link(sp, -1, 0) != 0)
+	if (wait_link(sp, -1, 0) != 0 || zc_pool_back(cp) != 0)
 		goto out;
 	for (int i = 0; i < 4; i++)
 		m[i] = frame_mbuf(21, (unsigned)i);
@@ -429,6 +656,9 @@ test_reconnect(void)
 	lr_eth_dev_stop((uint16_t)sp);
 	if (wait_link(cp, -1, 0) != 0)
 		goto out;
+	/* the control thread gave the rings' mbufs back with the link */
+	if (zc_pool_back(cp) != 0)
+		goto out;
 	if (lr_eth_dev_start((uint16_t)sp) != 0 || wait_link(sp, cp, 1) != 0 ||
 	    xfer(cp, 0, sp, 0, 23, 500) != 0 || xfer(sp, 0, cp, 0, 24, 500))
 		goto out;
@@ -438,13 +668,26 @@ test_reconnect(void)
 			(unsigned long long)xstat(cp, "disconnects"));
 		goto out;
 	}
-	ret = 0;
+	lr_eth_dev_stop((uint16_t)cp);
+	ret = zc_pool_back(cp);
 out:
 	port_shut(cp);
 	port_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "reconnect failed");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
+}
+
+static int
+test_reconnect(void)
+{
+	return reconnect_run(20, "re", "");
+}
+
+static int
+test_zc_reconnect(void)
+{
+	return reconnect_run(22, "rezc", ",zero-copy=yes");
 }
 
 /* Wait (up to 20 s) until the captured log holds text. */
@@ -823,6 +1066,209 @@ test_bad_peer(void)
 	return 0;
 }
 
+/* Receive one message and up to one fd with it (waiting up to 20 s);
+ * its type or -1. */
+static int
+raw_recv_fd(int s, struct raw_msg *m, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = u.buf,
+			    .msg_controllen = sizeof(u.buf)};
+	struct pollfd pfd = {.fd = s, .events = POLLIN};
+	struct cmsghdr *c;
+
+	*fd = -1;
+	if (poll(&pfd, 1, 20000) != 1)
+		return -1;
+	memset(m, 0, sizeof(*m));
+	if (recvmsg(s, &mh, 0) != (ssize_t)sizeof(*m))
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return m->type;
+}
+
+/* What a hand-written server learnt from a client's handshake. */
+struct raw_peer {
+	int s;	       /* the connection */
+	int reg_fd[2]; /* regions 0 and 1 */
+	uint64_t reg_size[2];
+	uint32_t s2c_off; /* S2C ring 0 in region 0 */
+	uint8_t *reg0;	  /* region 0, mapped */
+};
+
+/* Accept a client on listener lis and take it through the handshake
+ * (HELLO, then ACK to everything up to CONNECT, answered CONNECTED);
+ * 0 or -1. The client's control thread does its part meanwhile. */
+static int
+raw_serve(int lis, struct raw_peer *rp)
+{
+	struct pollfd pfd = {.fd = lis, .events = POLLIN};
+	struct raw_msg m;
+	int type, fd;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->s = -1;
+	rp->reg_fd[0] = rp->reg_fd[1] = -1;
+	rp->reg0 = MAP_FAILED;
+	if (poll(&pfd, 1, 20000) != 1 || (rp->s = accept(lis, NULL, 0)) < 0)
+		return -1;
+	memset(&m, 0, sizeof(m));
+	m.type = HELLO;
+	uint16_t v = 0x0200, maxreg = 1, maxq = 0;
+
+	memcpy(m.body + 32, &v, 2);
+	memcpy(m.body + 34, &v, 2);
+	memcpy(m.body + 36, &maxreg, 2);
+	memcpy(m.body + 38, &maxq, 2);
+	memcpy(m.body + 40, &maxq, 2);
+	m.body[42] = 10;
+	raw_send(rp->s, &m, sizeof(m), -1);
+	while ((type = raw_recv_fd(rp->s, &m, &fd)) != CONNECT) {
+		uint16_t idx, flags;
+
+		memcpy(&idx, m.body, 2);
+		if (type == ADD_REGION && idx < 2) {
+			rp->reg_fd[idx] = fd;
+			memcpy(&rp->reg_size[idx], m.body + 2, 8);
+		} else if (type == ADD_RING) {
+			memcpy(&flags, m.body, 2);
+			if (!(flags & 1))
+				memcpy(&rp->s2c_off, m.body + 6, 4);
+			close(fd);
+		} else if (type != INIT) {
+			return -1;
+		}
+		memset(&m, 0, sizeof(m));
+		m.type = ACK;
+		raw_send(rp->s, &m, sizeof(m), -1);
+	}
+	if (rp->reg_fd[0] < 0 || rp->reg_fd[1] < 0)
+		return -1;
+	rp->reg0 = mmap(NULL, rp->reg_size[0], PROT_READ | PROT_WRITE,
+			MAP_SHARED, rp->reg_fd[0], 0);
+	memset(&m, 0, sizeof(m));
+	m.type = 7; /* CONNECTED */
+	raw_send(rp->s, &m, sizeof(m), -1);
+	return rp->reg0 == MAP_FAILED ? -1 : 0;
+}
+
+static void
+raw_peer_close(struct raw_peer *rp)
+{
+	if (rp->reg0 != MAP_FAILED)
+		munmap(rp->reg0, rp->reg_size[0]);
+	for (int i = 0; i < 2; i++)
+		if (rp->reg_fd[i] >= 0)
+			close(rp->reg_fd[i]);
+	if (rp->s >= 0)
+		close(rp->s);
+}
+
+/* A hand-written server fills S2C slot 0 of the zero-copy client cp
+ * wrongly (what 0: a length past bsize; 1: another offset than the one
+ * offered) and publishes it: the client's rx must hand nothing up and
+ * disconnect with a DISCONNECT whose reason holds `reason`. 0 or -1. */
+static int
+bad_zc_server(int lis, int cp, int what, const char *reason)
+{
+	struct raw_peer rp;
+	struct raw_msg m;
+	int ret = -1;
+
+	if (raw_serve(lis, &rp) != 0)
+		goto out;
+	uint8_t *ring = rp.reg0 + rp.s2c_off;
+	uint8_t *d0 = ring + 2 * LR_CACHE_LINE_SIZE;
+	uint32_t len = what == 0 ? 5000 : 100, off;
+	struct lr_mbuf *mb[BURST];
+	struct pollfd pfd = {.fd = rp.s, .events = POLLIN};
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+
+	/* the client offers region 1 buffers from CONNECTED on */
+	memcpy(&off, d0 + 8, 4);
+	off += what == 1 ? 64 : 0;
+	memcpy(d0 + 4, &len, 4);
+	memcpy(d0 + 8, &off, 4);
+	__atomic_store_n((uint16_t *)(ring + LR_CACHE_LINE_SIZE), (uint16_t)1,
+			 __ATOMIC_RELEASE);
+	while (poll(&pfd, 1, 0) == 0 && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)cp, 0, mb, BURST);
+
+		lr_pktmbuf_free_bulk(mb, n);
+		if (n != 0) {
+			fprintf(stderr, "bad zc descriptor %d received\n",
+				what);
+			goto out;
+		}
+		lr_delay_us(100);
+	}
+	if (raw_recv(rp.s, &m) != DISCONNECT)
+		goto out;
+	m.body[125] = '\0';
+	if (strstr((char *)m.body + 4, reason) == NULL) {
+		fprintf(stderr, "bad zc descriptor %d: reason '%s'\n", what,
+			(char *)m.body + 4);
+		goto out;
+	}
+	ret = 0;
+out:
+	raw_peer_close(&rp);
+	return ret;
+}
+
+/* A zero-copy client facing a server that fills its buffers wrongly. */
+static int
+test_zc_bad_peer(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char c[256];
+	int lis, cp, r0 = -1, r1 = -1;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/zcbad.sock", dir);
+	lis = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	LR_TEST_ASSERT(lis >= 0 &&
+			   bind(lis, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+			   listen(lis, 4) == 0,
+		       "listener: %s", strerror(errno));
+	snprintf(c, sizeof(c),
+		 "net_memif72,role=client,socket=%s,socket-abstract=no,"
+		 "zero-copy=yes",
+		 sa.sun_path);
+	lr_test_log_begin();
+	cp = port_open(c, 1);
+	if (cp >= 0) {
+		r0 = bad_zc_server(lis, cp, 0,
+				   "rx queue 0: descriptor 0: length 5000 > "
+				   "buffer size 2048");
+		/* the client reconnects; the next peer moves the offset */
+		r1 = bad_zc_server(lis, cp, 1, "not the buffer offered");
+	}
+	const char *log = lr_test_log_end();
+	int back =
+	    cp >= 0 ? wait_link(cp, -1, 0) == 0 && zc_pool_back(cp) == 0 : 0;
+
+	port_shut(cp);
+	close(lis);
+	unlink(sa.sun_path);
+	LR_TEST_ASSERT(cp >= 0, "client");
+	LR_TEST_ASSERT(r0 == 0 && r1 == 0, "bad zc peers: %d %d", r0, r1);
+	LR_TEST_ASSERT(strstr(log, "net_memif72: disconnected: rx queue 0: "
+				   "descriptor 0: length 5000 > buffer size "
+				   "2048") != NULL,
+		       "no log line for the long descriptor");
+	LR_TEST_ASSERT(back, "zero-copy pool not back after the bad peers");
+	return 0;
+}
+
 static int
 test_bad_devargs(void)
 {
@@ -835,7 +1281,14 @@ test_bad_devargs(void)
 	    {"net_memif50,mac=02:00:00:00:zz:01", "mac: bad value"},
 	    {"net_memif50,secret=0123456789012345678901234",
 	     "secret: bad value"},
-	    {"net_memif50,zero-copy=yes", "zero-copy: bad value 'yes'"},
+	    {"net_memif50,zero-copy=yes",
+	     "zero-copy: bad value 'yes' for a server"},
+	    {"net_memif50,role=server,zero-copy=yes",
+	     "zero-copy: bad value 'yes' for a server"},
+	    {"net_memif50,role=client,zero-copy=maybe",
+	     "zero-copy: bad value 'maybe'"},
+	    {"net_memif50,role=client,zero-copy=yes,bsize=65400",
+	     "bsize: bad value '65400' with zero-copy=yes"},
 	    {"net_memif50,socket-abstract=maybe", "socket-abstract"},
 	    {"net_memif50,id=-1", "id"},
 	    {"net_memif50,queues=2", "queues"},
@@ -1070,8 +1523,10 @@ dpdk_roundtrip(int p, unsigned tag)
 	return 0;
 }
 
+/* testpmd as the server, our client port number id (zc: in zero-copy
+ * mode, sending its pool's mbufs and checking it receives them). */
 static int
-test_dpdk_server(void)
+dpdk_server_run(unsigned id, int zc)
 {
 	char c[256], sock[128];
 	int cp = -1, ret = -1;
@@ -1091,11 +1546,25 @@ test_dpdk_server(void)
 	       waitpid(tp_pid, NULL, WNOHANG) == 0)
 		lr_delay_us(1000);
 	snprintf(c, sizeof(c),
-		 "net_memif60,role=client,socket=%s,socket-abstract=no", sock);
+		 "net_memif%u,role=client,socket=%s,socket-abstract=no%s", id,
+		 sock, zc ? ",zero-copy=yes" : "");
 	cp = access(sock, F_OK) == 0 ? port_open(c, 1) : -1;
+	if (cp >= 0 && zc)
+		tx_pool = rx_expect = lr_eth_memif_pool((uint16_t)cp);
 	if (cp >= 0 && wait_link(cp, -1, 1) == 0 &&
 	    testpmd_wait_line("server", "Press enter to exit") == 0)
-		ret = dpdk_roundtrip(cp, 60);
+		ret = dpdk_roundtrip(cp, id);
+	tx_pool = rx_expect = NULL;
+	/* frames of the pool within bsize go with no copy */
+	if (ret == 0 && zc && xstat(cp, "tx_zc_copies") != 0) {
+		fprintf(stderr, "%llu frames copied\n",
+			(unsigned long long)xstat(cp, "tx_zc_copies"));
+		ret = -1;
+	}
+	if (cp >= 0)
+		lr_eth_dev_stop((uint16_t)cp);
+	if (ret == 0 && zc && zc_pool_back(cp) != 0)
+		ret = -1;
 	port_shut(cp);
 	testpmd_stop();
 	if (ret != 0)
@@ -1103,6 +1572,18 @@ test_dpdk_server(void)
 	LR_TEST_ASSERT(ret == 0, "testpmd as server");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
+}
+
+static int
+test_dpdk_server(void)
+{
+	return dpdk_server_run(60, 0);
+}
+
+static int
+test_dpdk_server_zc(void)
+{
+	return dpdk_server_run(62, 1);
 }
 
 static int
@@ -1138,12 +1619,17 @@ test_dpdk_client(void)
 
 static const struct lr_test_case cases[] = {
     {"pair", test_pair},
+    {"zc_pair", test_zc_pair},
+    {"zc_close_held", test_zc_close_held},
     {"two_queues", test_two_queues},
     {"reconnect", test_reconnect},
+    {"zc_reconnect", test_zc_reconnect},
     {"secret", test_secret},
     {"bad_peer", test_bad_peer},
+    {"zc_bad_peer", test_zc_bad_peer},
     {"bad_devargs", test_bad_devargs},
     {"dpdk_server", test_dpdk_server},
+    {"dpdk_server_zc", test_dpdk_server_zc},
     {"dpdk_client", test_dpdk_client},
 };
 

@@ -16,7 +16,8 @@
  *   rsize=N                 log2 of the ring size, 1..14 (10)
  *   mac=xx:xx:xx:xx:xx:xx   the port's MAC address (default: generated)
  *   secret=TEXT             up to 24 characters the client must present
- *   zero-copy=no            accepted; yes is refused (not implemented)
+ *   zero-copy=yes|no        client only: packets live in the port's
+ *                           buffers, shared with the peer (default no)
  * Queue counts come from lr_eth_dev_configure(), as in DPDK (which has no
  * devarg for them): the client creates min(its tx queues, what the server
  * allows) C2S rings and min(its rx queues, ...) S2C rings; a server's rx
@@ -45,13 +46,49 @@
  * memory mapped in our process until we tear down: we never touch unmapped
  * memory.
  *
- * Buffers: this first version copies, between the ring's buffers and mbufs
- * from the rx queue's mempool (rx) or the caller's mbufs (tx, freed once
- * copied). A copy keeps the two processes' memory independent (a peer can
- * neither hold nor corrupt our mbufs) and the design identical in both
- * roles; at 64..1518 bytes the copy costs less than the cache misses on the
- * descriptors. Zero-copy receive (the client's buffers lent as mbufs from
- * a pool built on the region) is the next step.
+ * Buffers, copy mode (the default, and every server): packets are copied
+ * between the ring's buffers and mbufs of the rx queue's mempool (rx) or
+ * the caller's mbufs (tx, freed once copied). A copy keeps the two
+ * processes' memory independent (a peer can neither hold nor corrupt our
+ * mbufs); at 64..1518 bytes it costs less than the cache misses on the
+ * descriptors.
+ *
+ * Buffers, zero-copy=yes (client): which pool and why. The port owns a
+ * second memfd region (region 1, hugepage-backed like region 0 when it
+ * can be) holding nothing but packet buffers of 128 bytes of headroom +
+ * bsize, rounded up to a cache line, and an mbuf pool over them
+ * (lr_pktmbuf_pool_create_extbuf()): mbuf i keeps buffer i for life. It
+ * is the mbuf pool, not the page pool, because what crosses the port is
+ * a packet, and the mbuf pool already has what a packet buffer needs
+ * (per-lcore caches, bulk get/put that the bursts use, refcounts,
+ * chains, in-use accounting); the page pool recycles pages for one queue
+ * and would add a second layer to turn pages into mbufs. The mbuf headers
+ * are in the pool's private pages, never in the shared region: the peer
+ * is untrusted and must not reach pool pointers or refcounts; it can
+ * write the bytes of the buffers only (with zero-copy it can change a
+ * packet's data while we hold it, as with any zero-copy memif). The pool
+ * holds a buffer for every slot of every ring, as many again for the
+ * application, and the lcores' caches; it lives from configure to close
+ * across reconnects (region 1 stays mapped in our process whatever the
+ * peer does and is announced again on every connect).
+ *  - rx: each S2C slot holds an mbuf of the pool (private slot->mbuf
+ *    array); the server fills the buffer, the burst checks the length (<=
+ *    bsize) and that region and offset are still those offered (the
+ *    buffer is taken from our slot, never from the descriptor), hands
+ *    the mbuf up as it is (a chain of descriptors as a chain of mbufs) and
+ *    gives the slot a fresh mbuf of the pool in bulk. The rx queue's
+ *    mempool is not used.
+ *  - tx: a one-segment mbuf of the pool goes on the C2S ring as it is
+ *    (offset = its data - region 1) and is freed in bulk once the server
+ *    moved the tail past it; any other packet is copied into pool mbufs
+ *    (chained descriptors above bsize) and freed at once. lr_eth_memif_pool()
+ *    gives applications the pool, so that a generator sends with no copy.
+ *  - link down: the mbufs on the rings go back to the pool. Close frees
+ *    the pool and unmaps region 1, unless the application still holds
+ *    mbufs of it: then a warning names how many, and pool and region stay
+ *    (never unmapped under an mbuf in use).
+ * A server cannot lend memory (the protocol gives it to the client):
+ * zero-copy=yes on a server is a devargs error.
  *
  * Datapath: every descriptor the peer wrote is read once into locals and
  * checked (server: region index, offset + length inside the region;
@@ -68,7 +105,8 @@
  *
  * Cost on the hot path: one seq_cst store and one load per burst, one
  * acquire load and one release store per burst, and per packet one
- * descriptor read or write plus the copy.
+ * descriptor read or write plus the copy (zero-copy: plus a mempool get
+ * and put through the lcore's cache instead of the copy).
  */
 #ifndef LR_ETH_MEMIF_H
 #define LR_ETH_MEMIF_H
@@ -83,6 +121,13 @@ LR_BEGIN_DECLS
 #define LR_ETH_MEMIF_DEFAULT_BSIZE 2048
 /** Default log2 of the ring size (1024 slots). */
 #define LR_ETH_MEMIF_DEFAULT_LOG2_RING 10
+
+struct lr_mempool;
+
+/** The mbuf pool over the shared buffers of a zero-copy memif client
+ *  (configured); NULL with lr_errno ENODEV (not a memif port) or EINVAL
+ *  (no zero-copy). Its one-segment mbufs are sent with no copy. */
+struct lr_mempool *lr_eth_memif_pool(uint16_t port_id);
 
 LR_END_DECLS
 

@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "lr_cycles.h"
+#include "lr_errno.h"
 #include "lr_eth_memif.h"
 #include "lr_ethdev_driver.h"
 #include "lr_memory.h"
@@ -49,6 +50,9 @@
 #define MIF_RETRY_NS	 (100ull * 1000 * 1000)
 #define MIF_APP_NAME	 "linerate"
 #define MIF_SUN_PATH_MAX ((int)sizeof(((struct sockaddr_un *)0)->sun_path))
+#define ZC_REGION	 1   /* client zero-copy: the buffers' region */
+#define ZC_CACHE	 256 /* per-lcore cache of the zero-copy pool */
+#define ZC_FILL		 32  /* mbufs taken in one bulk to refill rx slots */
 
 static const char *const memif_keys[] = {
     "role",  "id",  "socket", "socket-abstract", "bsize",
@@ -102,6 +106,11 @@ struct mif_queue {
 	unsigned nreg;
 	int kick_fd; /* the ring's eventfd (peer may want a kick) */
 	struct lr_mempool *mp;
+	/* client zero-copy: the mbuf of every slot, private to us */
+	struct lr_mbuf **slot_mb;
+	struct lr_mempool *zc_mp; /* the port's pool over region 1 */
+	uint8_t *zc_base;	  /* region 1 */
+	uint16_t done;		  /* tx: first slot whose mbuf is not freed */
 	uint16_t port_id;
 	uint16_t qid;
 	struct mif_port *p;
@@ -109,6 +118,7 @@ struct mif_queue {
 	uint64_t bursts;
 	uint64_t ring_full;
 	uint64_t link_down;
+	uint64_t zc_copies; /* zero-copy tx: packets not of the pool, copied */
 } __lr_cache_aligned;
 
 enum mif_dir { C2S = 0, S2C = 1 };
@@ -125,6 +135,12 @@ struct mif_port {
 	unsigned log2;
 	char path[MIF_SUN_PATH_MAX];
 	char secret[MIF_SECRET_SZ + 1];
+	/* client zero-copy: region 1 and the pool over it, configure..close */
+	int zc;
+	struct lr_mempool *zc_mp;
+	struct mif_region_map zc_reg;
+	int zc_fd;
+	unsigned zc_nq[2]; /* rx, tx queues with slot arrays */
 	/* control state, under ctl.lock */
 	int started;
 	int up;
@@ -166,6 +182,7 @@ static struct {
 	struct mif_conn *conns;
 	struct mif_listener *dead_listeners;
 	unsigned nports;
+	unsigned nb_zc_pools; /* zero-copy pools made (their names) */
 } ctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
 
 /* ------------------------------------------------------------------ */
@@ -540,6 +557,282 @@ tx_copy_segs(uint8_t *dst, uint32_t len, struct lr_mbuf **seg, uint32_t *soff)
 	return dlen;
 }
 
+/* ------------------------------------------------------------------ */
+/* Client zero-copy datapath: every buffer of region 1 is the buffer of
+ * one mbuf of the port's pool (zc_mp); slot_mb[] says which mbuf each
+ * slot holds. The peer sees only the buffers, never the mbufs. */
+
+/* Offset in region 1 of the data of an mbuf whose data starts at data. */
+static __lr_always_inline uint32_t
+zc_off(const struct mif_queue *q, const void *data)
+{
+	return (uint32_t)((const uint8_t *)data - q->zc_base);
+}
+
+/* Client zc rx: give slots [q->head, upto) fresh mbufs of the pool and
+ * offer their buffers (bsize bytes after the headroom). The new head:
+ * short of upto when the pool ran dry (counted as rx_nombuf). */
+static inline uint16_t
+zc_rx_fill(struct mif_queue *q, uint16_t upto)
+{
+	struct lr_mbuf *mb[ZC_FILL];
+	uint16_t head = q->head;
+
+	while (head != upto) {
+		unsigned k = LR_MIN((unsigned)(uint16_t)(upto - head), ZC_FILL);
+
+		if (lr_unlikely(lr_mempool_get_bulk(q->zc_mp, (void **)mb, k) !=
+				0)) {
+			lr_counter_add(&q->c.nombuf, k);
+			break;
+		}
+		for (unsigned j = 0; j < k; j++, head++) {
+			struct mif_desc *d = &q->ring->desc[head & q->mask];
+
+			q->slot_mb[head & q->mask] = mb[j];
+			d->flags = 0;
+			d->region = ZC_REGION;
+			d->length = q->bsize;
+			d->offset = zc_off(q, (uint8_t *)mb[j]->buf_addr +
+						  LR_PKTMBUF_HEADROOM);
+		}
+	}
+	return head;
+}
+
+/* The mbuf of rx slot cur, made a segment of len bytes, after checking
+ * the descriptor the peer wrote: length within our buffer, region and
+ * offset those we offered (the buffer is taken from our own slot, never
+ * from the descriptor). NULL after reporting a bad descriptor. */
+static __lr_always_inline struct lr_mbuf *
+zc_rx_seg(struct mif_queue *q, uint16_t cur, uint32_t len, uint64_t w)
+{
+	const volatile struct mif_desc *d = &q->ring->desc[cur & q->mask];
+	struct lr_mbuf *m = q->slot_mb[cur & q->mask];
+	uint16_t region = d->region;
+	uint32_t off = d->offset;
+	uint32_t want = zc_off(q, (uint8_t *)m->buf_addr + LR_PKTMBUF_HEADROOM);
+
+	if (lr_unlikely(len > q->bsize)) {
+		q_bad(q,
+		      "rx queue %u: descriptor %u: length %u > buffer size %u",
+		      q->qid, cur & q->mask, len, q->bsize);
+		return NULL;
+	}
+	if (lr_unlikely(region != ZC_REGION || off != want)) {
+		q_bad(q,
+		      "rx queue %u: descriptor %u: region %u offset %u, not "
+		      "the buffer offered (region %u offset %u)",
+		      q->qid, cur & q->mask, region, off, ZC_REGION, want);
+		return NULL;
+	}
+	lr_pktmbuf_rearm(m, w, len);
+	return m;
+}
+
+/* Client zc rx: hand the mbufs of slots [q->last, end) up as packets
+ * (a descriptor chain becomes an mbuf chain), at most n; moves q->last. */
+static inline uint16_t
+zc_rx_take(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
+	   uint64_t *bytes_out)
+{
+	uint64_t w = lr_mbuf_rearm_word(LR_PKTMBUF_HEADROOM, q->port_id);
+	uint16_t cur = q->last, got = 0;
+	uint64_t bytes = 0;
+
+	while (got < n && cur != end) {
+		struct lr_mbuf *first = NULL, *prev = NULL, *m;
+		uint16_t start = cur, nseg = 0, flags;
+		uint32_t plen = 0;
+
+		do {
+			const volatile struct mif_desc *d =
+			    &q->ring->desc[cur & q->mask];
+
+			if (lr_unlikely(cur == end)) {
+				q_bad(q,
+				      "rx queue %u: descriptor %u: chain "
+				      "runs past the published index",
+				      q->qid, (uint16_t)(cur - 1) & q->mask);
+				goto bad;
+			}
+			flags = d->flags;
+			m = zc_rx_seg(q, cur, d->length, w);
+			if (lr_unlikely(m == NULL))
+				goto bad;
+			if (prev != NULL)
+				prev->next = m;
+			else
+				first = m;
+			prev = m;
+			nseg++;
+			plen += m->data_len;
+			cur++;
+		} while (flags & MIF_DESC_FLAG_NEXT);
+		first->nb_segs = nseg;
+		first->pkt_len = plen;
+		pkts[got++] = first;
+		bytes += plen;
+		continue;
+	bad:
+		/* the slots keep their mbufs, unlinked; the queue is down */
+		for (uint16_t s = start; s != cur; s++)
+			q->slot_mb[s & q->mask]->next = NULL;
+		cur = start;
+		break;
+	}
+	q->last = cur;
+	*bytes_out = bytes;
+	return got;
+}
+
+/* Client rx, zero-copy: an S2C ring; the mbufs of the slots the server
+ * filled go up as they are, fresh ones take their slots. */
+static uint16_t
+memif_rx_client_zc(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_queue *q = rxq;
+	uint16_t tail, got, head;
+	uint64_t bytes;
+
+	if (lr_unlikely(!q_enter(q)))
+		return 0;
+	tail = atomic_load_explicit(&q->ring->tail, memory_order_acquire);
+	if (lr_unlikely((uint16_t)(tail - q->last) >
+			(uint16_t)(q->head - q->last))) {
+		q_bad(q, "rx queue %u: tail %u beyond the head %u offered",
+		      q->qid, tail, q->head);
+		q_leave(q);
+		return 0;
+	}
+	got = zc_rx_take(q, pkts, n, tail, &bytes);
+	head = zc_rx_fill(q, (uint16_t)(q->last + q->size));
+	if (head != q->head) {
+		atomic_store_explicit(&q->ring->head, head,
+				      memory_order_release);
+		q->head = head;
+	}
+	return burst_done(q, got, bytes);
+}
+
+/* Client zc tx: free the mbufs of slots [q->done, upto), which the peer
+ * has consumed (or, at disconnect, never will). */
+static inline void
+zc_tx_reclaim(struct mif_queue *q, uint16_t upto)
+{
+	while (q->done != upto) {
+		unsigned s = q->done & q->mask;
+		unsigned k = LR_MIN((unsigned)(uint16_t)(upto - q->done),
+				    (unsigned)q->size - s);
+
+		lr_pktmbuf_free_bulk(&q->slot_mb[s], k);
+		q->done = (uint16_t)(q->done + k);
+	}
+}
+
+/* Client zc tx: describe in slot the len bytes at data of pool mbuf m. */
+static __lr_always_inline void
+zc_tx_desc(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m,
+	   const void *data, uint32_t len, uint16_t flags)
+{
+	struct mif_desc *d = &q->ring->desc[slot & q->mask];
+
+	q->slot_mb[slot & q->mask] = m;
+	d->region = ZC_REGION;
+	d->offset = zc_off(q, data);
+	d->length = len;
+	d->flags = flags;
+}
+
+/* Client zc tx of a packet m that is not one segment of our pool: copy
+ * it into pool mbufs (bsize bytes each) from slot on, at most nfree
+ * slots. The slots used, 0 when they or the pool's mbufs are lacking. */
+static __lr_cold uint16_t
+zc_tx_copy(struct mif_queue *q, struct lr_mbuf *m, uint16_t slot,
+	   uint16_t nfree)
+{
+	struct lr_mbuf *seg = m, *b;
+	uint32_t soff = 0, need = 1;
+	uint16_t k;
+
+	if (m->pkt_len > q->bsize)
+		need = (m->pkt_len + q->bsize - 1) / q->bsize;
+	if (need > nfree)
+		return 0;
+	for (k = 0; k < need; k++) {
+		if (lr_mempool_get(q->zc_mp, (void **)&b) != 0) {
+			/* give back what this packet took */
+			while (k-- > 0)
+				lr_mempool_put(
+				    q->zc_mp,
+				    q->slot_mb[(uint16_t)(slot + k) & q->mask]);
+			return 0;
+		}
+		uint8_t *dst = (uint8_t *)b->buf_addr + LR_PKTMBUF_HEADROOM;
+		uint32_t dlen = tx_copy_segs(dst, q->bsize, &seg, &soff);
+
+		zc_tx_desc(q, (uint16_t)(slot + k), b, dst, dlen,
+			   (uint32_t)k + 1 < need ? MIF_DESC_FLAG_NEXT : 0);
+	}
+	lr_counter_add(&q->zc_copies, 1);
+	return (uint16_t)need;
+}
+
+/* Client tx, zero-copy: a C2S ring. A one-segment mbuf of the port's
+ * pool goes on the ring as it is and is freed once the server moved the
+ * tail past it; any other packet is copied into pool mbufs and freed at
+ * once. */
+static uint16_t
+memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_queue *q = txq;
+	uint16_t tail, slot, nfree, i, k;
+	uint64_t bytes = 0;
+
+	if (lr_unlikely(!q_enter(q)))
+		return tx_link_down(q, pkts, n);
+	tail = atomic_load_explicit(&q->ring->tail, memory_order_acquire);
+	if (lr_unlikely((uint16_t)(q->last - tail) >
+			(uint16_t)(q->last - q->done))) {
+		q_bad(q, "tx queue %u: tail %u outside the slots %u..%u sent",
+		      q->qid, tail, q->done, q->last);
+		q_leave(q);
+		return tx_link_down(q, pkts, n);
+	}
+	zc_tx_reclaim(q, tail);
+	nfree = q->size - (uint16_t)(q->last - tail);
+	slot = q->last;
+	for (i = 0; i < n; i++) {
+		struct lr_mbuf *m = pkts[i];
+		uint32_t len = m->pkt_len;
+
+		if (lr_likely(m->pool == q->zc_mp && m->nb_segs == 1)) {
+			if (nfree == 0)
+				break;
+			zc_tx_desc(q, slot, m, lr_pktmbuf_mtod(m, void *),
+				   m->data_len, 0);
+			k = 1;
+		} else {
+			k = zc_tx_copy(q, m, slot, nfree);
+			if (k == 0)
+				break;
+			lr_pktmbuf_free(m);
+		}
+		slot = (uint16_t)(slot + k);
+		nfree = (uint16_t)(nfree - k);
+		bytes += len;
+	}
+	if (i > 0) {
+		atomic_store_explicit(&q->ring->head, slot,
+				      memory_order_release);
+		q->last = slot;
+		kick(q);
+	}
+	if (i < n)
+		lr_counter_add(&q->ring_full, 1);
+	return burst_done(q, i, bytes);
+}
+
 /* Server tx: an S2C ring; fill the buffers the client offered from tail
  * up to head, publish tail. A packet longer than its first buffer is
  * placed only if the offered buffers hold it (checked before writing). */
@@ -710,6 +1003,27 @@ quiesce_queue(struct mif_queue *q)
 		sched_yield();
 }
 
+/* Client zero-copy: give back the mbufs the slots of q's ring hold, q
+ * quiesced: rx slots offered and not read, tx slots not yet freed. */
+static void
+zc_release(struct mif_queue *q, int rx)
+{
+	if (q->ring == NULL || q->zc_mp == NULL)
+		return;
+	if (!rx) {
+		zc_tx_reclaim(q, q->last);
+		return;
+	}
+	for (uint16_t s = q->last; s != q->head; s++) {
+		struct lr_mbuf *m = q->slot_mb[s & q->mask];
+
+		m->next = NULL; /* a chain cut short by a bad descriptor */
+		m->nb_segs = 1;
+		lr_mempool_put(q->zc_mp, m);
+	}
+	q->head = q->last;
+}
+
 enum { BY_US = 0, BY_PEER = 1, BY_STOP = 2 };
 
 /* Tear down the connection state of p: queues stopped, memory unmapped,
@@ -743,6 +1057,8 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 	for (unsigned q = 0; q < MIF_MAXQ; q++) {
 		quiesce_queue(&p->rxq[q]);
 		quiesce_queue(&p->txq[q]);
+		zc_release(&p->rxq[q], 1);
+		zc_release(&p->txq[q], 0);
 		p->rxq[q].ring = p->txq[q].ring = NULL;
 		p->rxq[q].nreg = p->txq[q].nreg = 0;
 		p->rxq[q].kick_fd = p->txq[q].kick_fd = -1;
@@ -814,6 +1130,12 @@ queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
 	q->p = p;
 	if (p->server) {
 		q->last = atomic_load_explicit(&r->tail, memory_order_acquire);
+	} else if (p->zc) {
+		q->zc_mp = p->zc_mp;
+		q->zc_base = p->zc_reg.addr;
+		q->last = q->head = q->done = 0;
+		if (dir == S2C) /* offer every slot a buffer of the pool */
+			q->head = zc_rx_fill(q, q->size);
 	} else {
 		unsigned global = dir == C2S ? i : p->n_ring[C2S] + i;
 		size_t rings = (size_t)(p->n_ring[C2S] + p->n_ring[S2C]) *
@@ -869,82 +1191,100 @@ client_make_ring(struct mif_port *p, unsigned k, unsigned nr, size_t rbytes,
 	r->cookie = MIF_COOKIE;
 	/* we poll our rx rings: no interrupts please */
 	r->flags = dir == S2C ? MIF_RING_FLAG_MASK_INT : 0;
+	/* zero-copy: the slots get their buffers from queue_attach() */
 	for (unsigned s = 0; s < rs; s++) {
 		r->desc[s].flags = 0;
-		r->desc[s].region = 0;
-		r->desc[s].offset = boff + s * p->bsize;
-		r->desc[s].length = p->bsize;
+		r->desc[s].region = p->zc ? ZC_REGION : 0;
+		r->desc[s].offset = p->zc ? 0 : boff + s * p->bsize;
+		r->desc[s].length = p->zc ? 0 : p->bsize;
 		r->desc[s].metadata = 0;
 	}
 	atomic_store_explicit(&r->tail, 0, memory_order_relaxed);
-	atomic_store_explicit(&r->head, (uint16_t)(dir == S2C ? rs : 0),
-			      memory_order_release);
 	if (dir == C2S && i < p->nb_txq)
 		queue_attach(p, &p->txq[i], dir, i, r, p->run_log2);
 	if (dir == S2C && i < p->nb_rxq)
 		queue_attach(p, &p->rxq[i], dir, i, r, p->run_log2);
+	atomic_store_explicit(&r->head,
+			      (uint16_t)(dir == C2S ? 0
+					 : p->zc    ? p->rxq[i].head
+						    : rs),
+			      memory_order_release);
 	return 0;
 }
 
-/* Client: create region 0 (rings, then buffers), the ring eventfds and
- * the rings; 0 or -1 with why. */
+/* A memfd region of at least size bytes named name, sealed against
+ * shrinking, mapped into map (its size rounded up to whole hugepages when
+ * the EAL has hugepages and free ones remain, else ordinary pages), its
+ * fd in *fd; 0 or -1 with why. */
 static int
-client_make_region(struct mif_port *p, char *why, size_t whylen)
+region_create(const char *name, uint64_t size, struct mif_region_map *map,
+	      int *fd, char *why, size_t whylen)
 {
-	unsigned nr = p->n_ring[C2S] + p->n_ring[S2C];
-	size_t rbytes = mif_ring_bytes(p->run_log2);
-	uint64_t size = (uint64_t)nr * rbytes +
-			(uint64_t)nr * (1u << p->run_log2) * p->bsize;
 	size_t hp = lr_eal_has_hugepages() ? huge_page_size() : 0;
-	int fd = -1;
 	void *a;
 
 	if (size > UINT32_MAX) {
 		snprintf(why, whylen,
-			 "region of %llu bytes: offsets are 32-bit (lower "
-			 "bsize or rsize)",
-			 (unsigned long long)size);
+			 "%s of %llu bytes: offsets are 32-bit (lower bsize "
+			 "or rsize)",
+			 name, (unsigned long long)size);
 		return -1;
 	}
 	if (hp != 0) {
 		uint64_t hsize = LR_ALIGN_CEIL(size, hp);
 
-		fd =
-		    memfd_create("memif_region_0",
-				 MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
-		if (fd >= 0 && ftruncate(fd, (off_t)hsize) == 0) {
+		*fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING |
+					     MFD_HUGETLB);
+		if (*fd >= 0 && ftruncate(*fd, (off_t)hsize) == 0) {
 			a = mmap(NULL, hsize, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_POPULATE, fd, 0);
+				 MAP_SHARED | MAP_POPULATE, *fd, 0);
 			if (a != MAP_FAILED) {
 				size = hsize;
 				goto mapped;
 			}
 		}
-		close_fd(&fd); /* no free hugepages: ordinary memory */
+		close_fd(fd); /* no free hugepages: ordinary memory */
 	}
-	fd = memfd_create("memif_region_0", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-		snprintf(why, whylen, "region of %llu bytes: %s",
+	*fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (*fd < 0 || ftruncate(*fd, (off_t)size) != 0) {
+		snprintf(why, whylen, "%s of %llu bytes: %s", name,
 			 (unsigned long long)size, strerror(errno));
-		close_fd(&fd);
+		close_fd(fd);
 		return -1;
 	}
-	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
 	if (a == MAP_FAILED) {
-		snprintf(why, whylen, "mmap of a %llu-byte region: %s",
+		snprintf(why, whylen, "mmap of %s of %llu bytes: %s", name,
 			 (unsigned long long)size, strerror(errno));
-		close_fd(&fd);
+		close_fd(fd);
 		return -1;
 	}
 mapped:
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK);
-	p->reg[0].addr = a;
-	p->reg[0].size = size;
-	p->reg_fd[0] = fd;
+	(void)fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK);
+	map->addr = a;
+	map->size = size;
+	return 0;
+}
+
+/* Client: create region 0 (rings, then buffers; zero-copy: the rings
+ * alone), the ring eventfds and the rings; 0 or -1 with why. */
+static int
+client_make_region(struct mif_port *p, char *why, size_t whylen)
+{
+	unsigned nr = p->n_ring[C2S] + p->n_ring[S2C];
+	size_t rbytes = mif_ring_bytes(p->run_log2);
+	uint64_t size = (uint64_t)nr * rbytes;
+
+	if (!p->zc)
+		size += (uint64_t)nr * (1u << p->run_log2) * p->bsize;
+	if (region_create("memif_region_0", size, &p->reg[0], &p->reg_fd[0],
+			  why, whylen) != 0)
+		return -1;
 	p->reg_mapped[0] = 1;
 	p->nreg = 1;
 	for (unsigned k = 0; k < nr; k++)
-		if (client_make_ring(p, k, nr, rbytes, a, why, whylen) != 0)
+		if (client_make_ring(p, k, nr, rbytes, p->reg[0].addr, why,
+				     whylen) != 0)
 			return -1;
 	return 0;
 }
@@ -955,6 +1295,7 @@ static int
 client_send_next(struct mif_port *p, char *why, size_t whylen)
 {
 	unsigned k = p->sent, nr = p->n_ring[C2S] + p->n_ring[S2C];
+	unsigned nreg = p->zc ? 2 : 1; /* zero-copy: buffers in region 1 */
 	struct mif_msg m;
 	int fd = -1, ret;
 
@@ -967,13 +1308,13 @@ client_send_next(struct mif_port *p, char *why, size_t whylen)
 		memcpy(m.init.secret, p->secret, strlen(p->secret));
 		snprintf((char *)m.init.name, sizeof(m.init.name), "%s",
 			 MIF_APP_NAME);
-	} else if (k == 1) {
+	} else if (k < 1 + nreg) {
 		m.type = MIF_MSG_ADD_REGION;
-		m.add_region.index = 0;
-		m.add_region.size = p->reg[0].size;
-		fd = p->reg_fd[0];
-	} else if (k < 2 + nr) {
-		unsigned r = k - 2;
+		m.add_region.index = (uint16_t)(k - 1);
+		m.add_region.size = k == 1 ? p->reg[0].size : p->zc_reg.size;
+		fd = k == 1 ? p->reg_fd[0] : p->zc_fd;
+	} else if (k < 1 + nreg + nr) {
+		unsigned r = k - 1 - nreg;
 		int dir = r < p->n_ring[C2S] ? C2S : S2C;
 		unsigned i = dir == C2S ? r : r - p->n_ring[C2S];
 
@@ -984,7 +1325,7 @@ client_send_next(struct mif_port *p, char *why, size_t whylen)
 		m.add_ring.offset = p->ring_off[dir][i];
 		m.add_ring.log2_ring_size = p->ring_log2[dir][i];
 		fd = p->ring_fd[dir][i];
-	} else if (k == 2 + nr) {
+	} else if (k == 1 + nreg + nr) {
 		m.type = MIF_MSG_CONNECT;
 		snprintf((char *)m.connect.if_name, sizeof(m.connect.if_name),
 			 "%s", p->name);
@@ -1007,12 +1348,20 @@ static int
 client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
 	      size_t whylen)
 {
-	unsigned nr = p->n_ring[C2S] + p->n_ring[S2C];
+	/* INIT, ADD_REGIONs, ADD_RINGs, CONNECT */
+	unsigned last = 2 + (p->zc ? 2 : 1) + p->n_ring[C2S] + p->n_ring[S2C];
 
 	switch (m->type) {
 	case MIF_MSG_HELLO:
 		if (p->sent != 0 || p->nreg != 0)
 			break;
+		if (p->zc && m->hello.max_region < ZC_REGION) {
+			snprintf(why, whylen,
+				 "zero-copy needs 2 regions, the server takes "
+				 "%u",
+				 m->hello.max_region + 1);
+			return -1;
+		}
 		if (m->hello.min_version > MIF_VERSION ||
 		    m->hello.max_version < MIF_VERSION) {
 			snprintf(why, whylen,
@@ -1033,11 +1382,11 @@ client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
 			return -1;
 		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
 	case MIF_MSG_ACK:
-		if (p->sent == 0 || p->sent >= 3 + nr)
+		if (p->sent == 0 || p->sent >= last)
 			break;
 		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
 	case MIF_MSG_CONNECTED:
-		if (p->sent != 3 + nr || p->up)
+		if (p->sent != last || p->up)
 			break;
 		if (p->peer_name[0] == '\0') {
 			memcpy(p->peer_name, m->connected.if_name, MIF_NAME_SZ);
@@ -1782,9 +2131,97 @@ listener_put(struct mif_port *p)
 /* ------------------------------------------------------------------ */
 /* ethdev operations. */
 
+/* Client zero-copy: free the pool, region 1 and the slot arrays, unless
+ * the application still holds mbufs of the pool: then they are left in
+ * place (reported) so that those mbufs stay valid. */
+static void
+zc_teardown(struct mif_port *p)
+{
+	unsigned held = p->zc_mp ? lr_mempool_in_use_count(p->zc_mp) : 0;
+
+	for (unsigned q = 0; q < MIF_MAXQ; q++) {
+		free(p->rxq[q].slot_mb);
+		free(p->txq[q].slot_mb);
+		p->rxq[q].slot_mb = p->txq[q].slot_mb = NULL;
+	}
+	p->zc_nq[0] = p->zc_nq[1] = 0;
+	if (p->zc_mp == NULL)
+		return;
+	if (held != 0) {
+		LR_LOG(WARNING, PMD,
+		       "%s: the application still holds %u mbufs of the "
+		       "zero-copy pool '%s': the pool and its region stay "
+		       "(not freed under them)\n",
+		       p->name, held, p->zc_mp->name);
+	} else {
+		lr_mempool_free(p->zc_mp);
+		munmap(p->zc_reg.addr, p->zc_reg.size);
+	}
+	close_fd(&p->zc_fd); /* the mapping, if kept, outlives it */
+	p->zc_mp = NULL;
+	p->zc_reg.addr = NULL;
+	p->zc_reg.size = 0;
+}
+
+/* Client zero-copy: region 1 and the pool of mbufs over its buffers, for
+ * nrx rx and ntx tx queues: a buffer for every slot of every ring, as
+ * many again for the application, and the lcores' caches; slot arrays
+ * for every queue. 0 or -errno (logged). */
+static int
+zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
+{
+	unsigned slots = 1u << p->log2;
+	unsigned stride =
+	    LR_ALIGN_CEIL(LR_PKTMBUF_HEADROOM + p->bsize, LR_CACHE_LINE_SIZE);
+	unsigned n = 2 * (nrx + ntx) * slots + 4 * ZC_CACHE;
+	char name[LR_MEMPOOL_NAMESIZE], why[192];
+
+	if (p->zc_mp != NULL && nrx <= p->zc_nq[0] && ntx <= p->zc_nq[1])
+		return 0; /* configured again: what we have serves */
+	if (p->zc_mp != NULL && lr_mempool_in_use_count(p->zc_mp) != 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: zero-copy pool too small for %u rx, %u tx queues, "
+		       "and %u of its mbufs are still in use\n",
+		       p->name, nrx, ntx, lr_mempool_in_use_count(p->zc_mp));
+		return -EBUSY;
+	}
+	zc_teardown(p);
+	if (region_create("memif_region_1", (uint64_t)n * stride, &p->zc_reg,
+			  &p->zc_fd, why, sizeof(why)) != 0) {
+		LR_LOG(ERR, PMD, "%s: zero-copy: %s\n", p->name, why);
+		return -ENOMEM;
+	}
+	/* unique: a pool left behind at close (held mbufs) keeps its name */
+	snprintf(name, sizeof(name), "memif_zc_p%u_%u", port_id,
+		 ++ctl.nb_zc_pools);
+	p->zc_mp = lr_pktmbuf_pool_create_extbuf(
+	    name, n, ZC_CACHE, 0, p->zc_reg.addr, (uint16_t)stride,
+	    p->dev->data->socket_id);
+	if (p->zc_mp == NULL)
+		goto fail;
+	for (unsigned q = 0; q < nrx || q < ntx; q++) {
+		if ((q < nrx &&
+		     !(p->rxq[q].slot_mb = calloc(slots, sizeof(void *)))) ||
+		    (q < ntx &&
+		     !(p->txq[q].slot_mb = calloc(slots, sizeof(void *)))))
+			goto fail;
+	}
+	p->zc_nq[0] = nrx;
+	p->zc_nq[1] = ntx;
+	return 0;
+fail:
+	LR_LOG(ERR, PMD, "%s: zero-copy pool of %u mbufs: %s\n", p->name, n,
+	       lr_strerror(p->zc_mp ? ENOMEM : lr_errno));
+	zc_teardown(p);
+	return -ENOMEM;
+}
+
 static int
 memif_configure(struct lr_eth_dev *dev)
 {
+	struct mif_port *p = dev->data->dev_private;
+	int ret = 0;
+
 	if (dev->data->nb_rx_queues == 0 || dev->data->nb_tx_queues == 0) {
 		LR_LOG(ERR, PMD,
 		       "%s: needs at least one rx and one tx queue (got %u "
@@ -1793,7 +2230,12 @@ memif_configure(struct lr_eth_dev *dev)
 		       dev->data->nb_tx_queues);
 		return -EINVAL;
 	}
-	return 0;
+	pthread_mutex_lock(&ctl.lock);
+	if (p->zc)
+		ret = zc_setup(p, dev->data->port_id, dev->data->nb_rx_queues,
+			       dev->data->nb_tx_queues);
+	pthread_mutex_unlock(&ctl.lock);
+	return ret;
 }
 
 static int
@@ -1848,6 +2290,18 @@ memif_tx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
 {
 }
 
+/* The burst functions of p's role and mode, chosen once. */
+static void
+memif_set_bursts(struct lr_eth_dev *dev, const struct mif_port *p)
+{
+	dev->rx_pkt_burst = p->server ? memif_rx_server
+			    : p->zc   ? memif_rx_client_zc
+				      : memif_rx_client;
+	dev->tx_pkt_burst = p->server ? memif_tx_server
+			    : p->zc   ? memif_tx_client_zc
+				      : memif_tx_client;
+}
+
 static int
 memif_start(struct lr_eth_dev *dev)
 {
@@ -1864,10 +2318,7 @@ memif_start(struct lr_eth_dev *dev)
 		p->started = 1;
 		p->retry_at = 0;
 		p->waiting_logged = 0;
-		dev->rx_pkt_burst =
-		    p->server ? memif_rx_server : memif_rx_client;
-		dev->tx_pkt_burst =
-		    p->server ? memif_tx_server : memif_tx_client;
+		memif_set_bursts(dev, p);
 		ctl_wake();
 	}
 	pthread_mutex_unlock(&ctl.lock);
@@ -1907,6 +2358,7 @@ memif_close(struct lr_eth_dev *dev)
 	}
 	if (--ctl.nports == 0)
 		ctl_stop();
+	zc_teardown(p);
 	pthread_mutex_unlock(&ctl.lock);
 	free(p);
 	dev->data->dev_private = NULL;
@@ -1938,8 +2390,8 @@ memif_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const memif_xstat_names[] = {
-    "rx_bursts",	  "tx_bursts", "tx_ring_full",
-    "tx_link_down_drops", "connects",  "disconnects",
+    "rx_bursts", "tx_bursts",	"tx_ring_full", "tx_link_down_drops",
+    "connects",	 "disconnects", "tx_zc_copies",
 };
 
 static int
@@ -1955,6 +2407,7 @@ memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[1] += lr_counter_read(&tx->bursts);
 		v[2] += lr_counter_read(&tx->ring_full);
 		v[3] += lr_counter_read(&tx->link_down);
+		v[6] += lr_counter_read(&tx->zc_copies);
 	}
 	pthread_mutex_lock(&ctl.lock);
 	v[4] = p->nb_connects;
@@ -2034,12 +2487,22 @@ memif_parse_args(const char *name, const struct lr_devargs *args,
 				       &a->abstract)) < 0 ||
 	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &a->zc)) < 0)
 		return ret;
-	if (a->zc) {
+	if (a->zc && (a->role == NULL || strcmp(a->role, "client") != 0)) {
 		LR_LOG(ERR, PMD,
-		       "%s: zero-copy: bad value 'yes' (not supported yet: "
-		       "this driver copies)\n",
+		       "%s: zero-copy: bad value 'yes' for a server (the "
+		       "client owns the shared memory: only role=client can "
+		       "lend its buffers)\n",
 		       name);
-		return -ENOTSUP;
+		return -EINVAL;
+	}
+	if (a->zc && LR_ALIGN_CEIL(LR_PKTMBUF_HEADROOM + a->bsize,
+				   LR_CACHE_LINE_SIZE) > UINT16_MAX) {
+		LR_LOG(ERR, PMD,
+		       "%s: bsize: bad value '%llu' with zero-copy=yes (an "
+		       "mbuf's %d bytes of headroom and the buffer must fit "
+		       "in 65535 bytes)\n",
+		       name, (unsigned long long)a->bsize, LR_PKTMBUF_HEADROOM);
+		return -EINVAL;
 	}
 	if (a->sock == NULL)
 		a->sock = LR_ETH_MEMIF_DEFAULT_SOCKET;
@@ -2078,6 +2541,8 @@ memif_port_init(struct mif_port *p, struct lr_eth_dev *dev,
 		 a->secret ? a->secret : "");
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
 		p->reg_fd[i] = -1;
+	p->zc_fd = -1;
+	p->zc = a->zc;
 	for (unsigned d = 0; d < 2; d++)
 		for (unsigned i = 0; i < MIF_MAXQ; i++)
 			p->ring_fd[d][i] = -1;
@@ -2121,8 +2586,7 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	memif_port_init(p, dev, &a);
 	dev->data->dev_private = p;
 	dev->dev_ops = &memif_ops;
-	dev->rx_pkt_burst = p->server ? memif_rx_server : memif_rx_client;
-	dev->tx_pkt_burst = p->server ? memif_tx_server : memif_tx_client;
+	memif_set_bursts(dev, p);
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
 	pthread_mutex_lock(&ctl.lock);
@@ -2130,10 +2594,11 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ctl.ports = p;
 	ctl.nports++;
 	pthread_mutex_unlock(&ctl.lock);
-	LR_LOG(INFO, PMD, "%s: role=%s id=%u socket=%s%s bsize=%u rsize=%u%s\n",
-	       name, p->server ? "server" : "client", p->id,
-	       p->abstract ? "@" : "", p->path, p->bsize, p->log2,
-	       p->secret[0] ? " secret=..." : "");
+	LR_LOG(INFO, PMD,
+	       "%s: role=%s id=%u socket=%s%s bsize=%u rsize=%u%s%s\n", name,
+	       p->server ? "server" : "client", p->id, p->abstract ? "@" : "",
+	       p->path, p->bsize, p->log2, p->secret[0] ? " secret=..." : "",
+	       p->zc ? " zero-copy=yes" : "");
 	return 0;
 }
 
@@ -2141,8 +2606,26 @@ static struct lr_eth_driver memif_driver = {
     .keys = memif_keys,
     .usage = "role=<server|client> id=<n> socket=<path> "
 	     "socket-abstract=<yes|no> bsize=<64..65535> rsize=<1..14> "
-	     "mac=<xx:xx:xx:xx:xx:xx> secret=<text> zero-copy=no",
+	     "mac=<xx:xx:xx:xx:xx:xx> secret=<text> zero-copy=<yes|no>",
     .probe = memif_probe,
 };
 
 LR_PMD_REGISTER(net_memif, memif_driver);
+
+struct lr_mempool *
+lr_eth_memif_pool(uint16_t port_id)
+{
+	struct lr_eth_dev *dev = lr_eth_dev_get(port_id);
+	struct mif_port *p;
+
+	if (dev == NULL || dev->driver != &memif_driver) {
+		lr_errno = ENODEV;
+		return NULL;
+	}
+	p = dev->data->dev_private;
+	if (p == NULL || p->zc_mp == NULL) {
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	return p->zc_mp;
+}
