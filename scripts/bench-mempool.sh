@@ -40,47 +40,15 @@ if [ ${#eal[@]} -eq 0 ]; then
 fi
 bin=$b/apps/mempool-bench/lr-mempool-bench
 [ -x "$bin" ] || { echo "bench-mempool: $bin not built" >&2; exit 77; }
-src=bench/dpdk/mempool_perf.c
-# The flags linerate's own benchmark is built with (meson release, native).
-peer_cflags=(-O3 -march=native -std=gnu11 -Wall)
-
+# shellcheck source=scripts/dpdk-peers.sh
+. scripts/dpdk-peers.sh
 tmp=$(mktemp -d /tmp/bench-mempool.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-# build_peer OUT [PKG_CONFIG_PATH [--static]]: the DPDK loop against one
-# libdpdk; rebuilt when the source is newer. Prints why on failure.
-build_peer() {
-	local out=$1 pcp=${2:-} static=${3:-} cf lf
-	if [ -x "$out" ] && [ "$out" -nt "$src" ]; then
-		return 0
-	fi
-	mkdir -p "$(dirname "$out")"
-	cf=$(PKG_CONFIG_PATH=$pcp pkg-config --cflags libdpdk) || return 1
-	lf=$(PKG_CONFIG_PATH=$pcp pkg-config ${static:+"$static"} --libs libdpdk) || return 1
-	# shellcheck disable=SC2086
-	cc "${peer_cflags[@]}" $cf "$src" -o "$out" $lf 2>"$out.log" || {
-		echo "bench-mempool: building $out failed (see $out.log)" >&2
-		return 1
-	}
-}
-
-names=(linerate); bins=("$bin"); notes=()
-if pkg-config --exists libdpdk 2>/dev/null &&
-	build_peer "$b/bench-dpdk/mempool-perf-debian"; then
-	names+=("DPDK $(pkg-config --modversion libdpdk) Debian")
-	bins+=("$b/bench-dpdk/mempool-perf-debian")
-else
-	notes+=("DPDK Debian: no peer (needs libdpdk-dev: pkg-config libdpdk)")
-fi
-if nat=$(scripts/dpdk-native.sh --print 2>/dev/null) &&
-	pcdir=$(echo "$nat" | sed -n 's/^pkgconfig: //p') &&
-	build_peer "$b/bench-dpdk/mempool-perf-native" "$pcdir" --static; then
-	names+=("DPDK $(PKG_CONFIG_PATH=$pcdir pkg-config --modversion libdpdk) native")
-	bins+=("$b/bench-dpdk/mempool-perf-native")
-	notes+=("DPDK native: $(echo "$nat" | sed -n 's/^cflags: //p') ($pcdir)")
-else
-	notes+=("DPDK native: no peer (no build from scripts/dpdk-native.sh)")
-fi
+peer_names=(); peer_bins=(); peer_notes=()
+dpdk_peers bench/dpdk/mempool_perf.c "$b/bench-dpdk/mempool-perf"
+names=(linerate "${peer_names[@]}"); bins=("$bin" "${peer_bins[@]}")
+notes=("${peer_notes[@]}")
 
 echo "\$ $bin ${eal[*]} --file-prefix=bench_mempool_0"
 for i in "${!bins[@]}"; do

@@ -47,8 +47,8 @@ eal=(-l 0-1 -m 512 --file-prefix=bench)
 b=$bdir/apps
 if [ -x $b/ring-bench/lr-ring-bench ]; then
 	section "Lock-free ring (lib/ring)"
-	run "Cycles per item and per enqueue+dequeue call pair; DPDK 22.11 rte_ring beside it." \
-		$b/ring-bench/lr-ring-bench "${eal[@]}"
+	run "Cycles per item and per enqueue+dequeue call pair; DPDK's rte_ring running the same loops in the same run (Debian's package, and scripts/dpdk-native.sh's build when present). Five processes per side." \
+		scripts/bench-ring.sh $bdir 5
 fi
 if [ -x $b/pagealloc-bench/lr-pagealloc-bench ]; then
 	section "Page allocator (lib/pagealloc)"
