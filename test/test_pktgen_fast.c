@@ -746,6 +746,7 @@ test_bad_options(void)
 	    {"--capture-mode 1777", 2, "--capture-mode '1777'"},
 	    {"--capture-mode 0640", 2, "--capture-mode needs --capture FILE"},
 	    {"--rx-only --count 5", 2, "--rx-only sends nothing"},
+	    {"--stats-period 0", 2, "--stats-period '0': out of range"},
 	    {"stray", 2, "unexpected argument 'stray'"},
 	};
 
@@ -892,6 +893,57 @@ test_stop_signals(void)
 	LR_TEST_ASSERT(rc == 0 && strstr(out, "EAL options:") &&
 			   !strstr(out, "failed"),
 		       "-h: exit %d:\n%s", rc, out);
+	return 0;
+}
+
+/* --stats-period: a first line with the period and the TSC rate, then,
+ * also under --quiet, one line per port per period with its cumulative
+ * counters and a common timestamp; never decreasing, never above the final
+ * totals. The run is rate-limited to at least 1 s, so several periods of
+ * 0.1 s pass whatever the machine's speed. */
+static int
+test_stats_period(void)
+{
+	double last_t = -1, tsc_hz = 0, ip[2] = {0, 0}, op[2] = {0, 0};
+	unsigned lines = 0, times = 0;
+	const char *p;
+	int rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --quiet "
+			 "--stats-period 0.1 --rate-pps 2000 --count 2000");
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "] port 0:") == NULL, "--quiet:\n%s", out);
+	p = strstr(out, "stats period_s=0.1 tsc_hz=");
+	LR_TEST_ASSERT(p != NULL, "no stats header line:\n%s", out);
+	tsc_hz = strtod(p + strlen("stats period_s=0.1 tsc_hz="), NULL);
+	LR_TEST_ASSERT(tsc_hz > 1e6, "tsc_hz %.0f:\n%s", tsc_hz, out);
+	for (p = strstr(out, "stats t="); p; p = strstr(p + 1, "stats t=")) {
+		double t, ipk, opk;
+		unsigned port, ln = lines;
+
+		LR_TEST_ASSERT(sscanf(p,
+				      "stats t=%lf port=%u ipackets=%lf "
+				      "opackets=%lf ibytes=",
+				      &t, &port, &ipk, &opk) == 4 &&
+				   port < 2,
+			       "stats line %u unreadable:\n%s", ln, out);
+		LR_TEST_ASSERT(t >= last_t && ipk >= ip[port] &&
+				   opk >= op[port],
+			       "stats line %u goes backwards:\n%s", ln, out);
+		/* Port 0 opens each period, port 1 has port 0's time. */
+		LR_TEST_ASSERT(port == (t > last_t ? 0 : 1),
+			       "stats line %u: port %u at t=%f:\n%s", ln, port,
+			       t, out);
+		times += t > last_t;
+		last_t = t;
+		ip[port] = ipk;
+		op[port] = opk;
+		lines++;
+	}
+	LR_TEST_ASSERT(times >= 2 && lines == 2 * times,
+		       "%u stats lines at %u times:\n%s", lines, times, out);
+	LR_TEST_ASSERT(op[0] + op[1] <= field("tx") &&
+			   ip[0] + ip[1] <= field("rx") && op[0] + op[1] > 0,
+		       "stats lines above the totals:\n%s", out);
 	return 0;
 }
 
@@ -1104,6 +1156,7 @@ CASE(refusing_port)
 CASE(stop_during_drain)
 CASE(stop_signals)
 CASE(json_and_live)
+CASE(stats_period)
 
 static const struct lr_test_case cases[] = {
     {"seq_window", test_seq_window},
@@ -1126,6 +1179,7 @@ static const struct lr_test_case cases[] = {
     {"stop_during_drain", case_stop_during_drain},
     {"stop_signals", case_stop_signals},
     {"json_and_live", case_json_and_live},
+    {"stats_period", case_stats_period},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)

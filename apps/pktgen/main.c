@@ -49,6 +49,7 @@ static struct pg_tmpl *pcap_tmpl;
 static unsigned pcap_n;
 static uint64_t t_stop;	    /* TSC when the run ended */
 static uint64_t last_print; /* TSC of the last live line */
+static uint64_t last_stats; /* TSC of the last --stats-period lines */
 
 static uint64_t
 mac_u64(const struct lr_ether_addr *a)
@@ -412,6 +413,34 @@ print_live(uint64_t now)
 	last_print = now;
 }
 
+/* --stats-period: every used port's cumulative counters, one line each,
+ * all with the same CLOCK_MONOTONIC_RAW time, so that a script can take
+ * rates between any two of them. */
+static void
+print_stats_lines(void)
+{
+	double t = (double)lr_time_ns() / 1e9;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		struct lr_eth_stats st;
+
+		if (!ports[p].used || lr_eth_stats_get(p, &st) != 0)
+			continue;
+		printf("stats t=%.6f port=%u ipackets=%llu opackets=%llu "
+		       "ibytes=%llu obytes=%llu imissed=%llu ierrors=%llu "
+		       "oerrors=%llu rx_nombuf=%llu\n",
+		       t, p, (unsigned long long)st.ipackets,
+		       (unsigned long long)st.opackets,
+		       (unsigned long long)st.ibytes,
+		       (unsigned long long)st.obytes,
+		       (unsigned long long)st.imissed,
+		       (unsigned long long)st.ierrors,
+		       (unsigned long long)st.oerrors,
+		       (unsigned long long)st.rx_nombuf);
+	}
+	fflush(stdout);
+}
+
 static bool
 all_tx_done(void)
 {
@@ -431,10 +460,12 @@ control_loop(void)
 	uint64_t drain_start = 0, drain = (uint64_t)o->drain_ms * pg.hz / 1000;
 	unsigned stops_at_drain = 0;
 	const struct timespec tick = {0, 5 * 1000 * 1000};
+	const uint64_t stats_every =
+	    (uint64_t)(o->stats_period * (double)pg.hz);
 
 	for (unsigned i = 0; i < n_dp; i++)
 		have_rx |= lcores[dp_lcores[i]]->nrx > 0;
-	last_print = pg.t0;
+	last_print = last_stats = pg.t0;
 	for (;;) {
 		uint64_t now;
 
@@ -477,6 +508,10 @@ control_loop(void)
 		}
 		if (!o->quiet && now - last_print >= pg.hz)
 			print_live(now);
+		if (stats_every && now - last_stats >= stats_every) {
+			print_stats_lines();
+			last_stats = now;
+		}
 	}
 	t_stop = lr_get_tsc_cycles();
 }
@@ -857,6 +892,11 @@ main(int argc, char **argv)
 	}
 	if (!o->quiet)
 		describe_run(o);
+	if (o->stats_period > 0) {
+		printf("stats period_s=%g tsc_hz=%llu\n", o->stats_period,
+		       (unsigned long long)pg.hz);
+		fflush(stdout);
+	}
 
 	/* Start. */
 	pg.t0 = lr_get_tsc_cycles();

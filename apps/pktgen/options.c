@@ -59,6 +59,11 @@ pg_usage(FILE *f, const char *prog)
 "  --drain-ms N          receive for N ms after sending ends (default 200)\n"
 "Output:\n"
 "  --quiet               no per-second lines\n"
+"  --stats-period S      every S seconds (0.01..3600), also with --quiet, one\n"
+"                        line per port of the port's cumulative counters:\n"
+"                        'stats t=SECONDS port=P ipackets=N opackets=N ...'\n"
+"                        (t: CLOCK_MONOTONIC_RAW), after a first line\n"
+"                        'stats period_s=S tsc_hz=HZ'\n"
 "  --json                summary as a JSON object\n"
 "  --capture FILE        write every received frame to a pcap file\n"
 "  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
@@ -304,6 +309,7 @@ enum {
 	O_DURATION,
 	O_DRAIN,
 	O_QUIET,
+	O_STATS_PERIOD,
 	O_XSTATS,
 	O_JSON,
 	O_CAPTURE,
@@ -345,6 +351,7 @@ static const struct option longopts[] = {
     {"duration", required_argument, NULL, O_DURATION},
     {"drain-ms", required_argument, NULL, O_DRAIN},
     {"quiet", no_argument, NULL, O_QUIET},
+    {"stats-period", required_argument, NULL, O_STATS_PERIOD},
     {"xstats", no_argument, NULL, O_XSTATS},
     {"json", no_argument, NULL, O_JSON},
     {"capture", required_argument, NULL, O_CAPTURE},
@@ -562,6 +569,11 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_QUIET:
 			o->quiet = true;
+			break;
+		case O_STATS_PERIOD:
+			if (parse_double("--stats-period", optarg, 0.01, 3600,
+					 &o->stats_period))
+				return -1;
 			break;
 		case O_XSTATS:
 			o->xstats = true;

@@ -97,8 +97,9 @@ struct pg_opts {
 	double rate; /**< pps, Mbit/s or percent */
 	double line_rate_gbps;
 	unsigned burst;
-	uint64_t count;	 /**< 0 = no limit */
-	double duration; /**< seconds; 0 = no limit */
+	uint64_t count;	     /**< 0 = no limit */
+	double duration;     /**< seconds; 0 = no limit */
+	double stats_period; /**< seconds between 'stats' lines; 0 = none */
 	unsigned drain_ms;
 	double bucket_ms; /**< rate limiter credit kept, ms */
 	unsigned nb_rxd, nb_txd;
