@@ -132,6 +132,16 @@ for i in "${!cmds[@]}"; do
 	awk -v a="${med[0]}" -v d="${med[$i]}" -v n="${names[$i]}" \
 		'BEGIN { if (a > 0 && d > 0) printf "ratio lr-l2fwd / %s: %.2f\n", n, a / d }'
 done
+# For the opening table of scripts/bench.sh:
+# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
+sd=-; sn=-
+for i in "${!cmds[@]}"; do
+	case ${labels[$i]} in
+	dpdk-debian) sd=${med[$i]} ;;
+	dpdk-native) sn=${med[$i]} ;;
+	esac
+done
+echo "summary|l2fwd, 2 x net_null, one lcore ($memtxt)|Mpps|higher|${med[0]}|$sd|$sn"
 echo
 echo "== net_ring ports fed by a generator (lr-l2fwd-ring-bench), mac updating, ${dur} s"
 if [ "$(nproc)" -ge 2 ]; then

@@ -109,6 +109,7 @@ done | awk -F'|' -v sides="${#bins[@]}" -v names="$(IFS=';'; echo "${names[*]}")
 				for (s = 0; s < sides; s++) {
 					k = name SUBSEP c SUBSEP s
 					if (!(k in vals)) {
+						m[s] = "-"
 						printf " | %-26s", "no peer figure"
 						continue
 					}
@@ -119,6 +120,21 @@ done | awk -F'|' -v sides="${#bins[@]}" -v names="$(IFS=';'; echo "${names[*]}")
 					printf " | %-26s", cell
 				}
 				printf "\n"
+				if ((name ~ /cache 256/ && c <= 5) || (name ~ /alloc_bulk/ && (c == 3 || c == 5)))
+					summary(name " bulk " bulk[c - 2], "cycles/object", "lower")
 			}
 		}
+		printf "%s", sums
+	}
+	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native" for
+	# the opening table of scripts/bench.sh.
+	function summary(what, unit, better,   s, v, d, n) {
+		d = n = "-"
+		for (s = 1; s < sides; s++) {
+			v = m[s] == "-" ? "-" : sprintf("%.2f", m[s])
+			if (nm[s + 1] ~ /Debian/) d = v
+			if (nm[s + 1] ~ /native/) n = v
+		}
+		sums = sums sprintf("summary|%s|%s|%s|%.2f|%s|%s\n", what, unit,
+				    better, m[0], d, n)
 	}'

@@ -132,4 +132,14 @@ for mem in huge nohuge; do
 			-v n="${names[$i]}" -v m=$mem 'BEGIN {
 			if (a > 0 && b > 0) printf "%-10s ratio lr-pktgen / %s: %.2f\n", m, n, a / b }'
 	done
+	# For the opening table of scripts/bench.sh:
+	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
+	sd=-; sn=-
+	for i in "${!bins[@]}"; do
+		case ${names[$i]} in
+		testpmd-debian) sd=$(cat "$TMP/m.$mem.$i") ;;
+		testpmd-native) sn=$(cat "$TMP/m.$mem.$i") ;;
+		esac
+	done
+	echo "summary|pktgen vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.0")|$sd|$sn"
 done

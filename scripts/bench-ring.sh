@@ -106,13 +106,28 @@ done | awk -v sides="${#bins[@]}" -v names="$(IFS=';'; echo "${names[*]}")" '
 			printf "%-28s %-14s", gk[1], gk[2]
 			for (s = 0; s < sides; s++) {
 				k = order[r] SUBSEP s
-				if (!(k in vals)) { m[s] = 0; printf " | %-26s", "no peer figure"; continue }
+				if (!(k in vals)) { m[s] = "-"; printf " | %-26s", "no peer figure"; continue }
 				m[s] = med(vals[k])
 				cell = sprintf("%.2f [%.2f-%.2f]", m[s], lo, hi)
-				if (s && m[0] > 0 && m[s] > 0)
+				if (s && m[0] != "-" && m[0] > 0 && m[s] > 0)
 					cell = cell sprintf(" %.2f", m[0] / m[s])
 				printf " | %-26s", cell
 			}
 			printf "\n"
+			if (gk[1] ~ /one lcore/ && gk[2] ~ /bulk (8|32)$/)
+				summary("ring " gk[2] ", one lcore", "cycles/item")
 		}
+		printf "%s", sums
+	}
+	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native" for
+	# the opening table of scripts/bench.sh.
+	function summary(what, unit,   s, v, d, n) {
+		d = n = "-"
+		for (s = 1; s < sides; s++) {
+			v = m[s] == "-" ? "-" : sprintf("%.2f", m[s])
+			if (nm[s + 1] ~ /Debian/) d = v
+			if (nm[s + 1] ~ /native/) n = v
+		}
+		sums = sums sprintf("summary|%s|%s|lower|%s|%s|%s\n", what, unit,
+				    m[0] == "-" ? "-" : sprintf("%.2f", m[0]), d, n)
 	}'

@@ -14,15 +14,50 @@ scripts/setup.sh >/dev/null
 ninja -C $bdir >/dev/null
 
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+head=$(mktemp)
+sums=$(mktemp)
+trap 'rm -f "$tmp" "$tmp.run" "$head" "$sums"' EXIT
 
 section() { printf '\n## %s\n\n' "$1" >>"$tmp"; }
-# run DESCRIPTION CMD...: record the command and its output.
+# run DESCRIPTION CMD...: record the command and its output; the
+# "summary|..." lines of side-by-side scripts are kept, with the command,
+# for the opening table.
 run() {
 	local what=$1; shift
 	printf '%s\n\n```\n$ %s\n' "$what" "$*" >>"$tmp"
-	"$@" >>"$tmp" 2>&1 || echo "(exit status $?)" >>"$tmp"
+	"$@" >"$tmp.run" 2>&1 || echo "(exit status $?)" >>"$tmp.run"
+	cat "$tmp.run" >>"$tmp"
+	awk -v c="$*" '/^summary\|/ {print $0 "|" c}' "$tmp.run" >>"$sums"
 	printf '```\n\n' >>"$tmp"
+}
+
+# The opening table: one row per "summary|what|unit|better|linerate|DPDK
+# Debian|DPDK native|command" line.
+summary_table() {
+	echo "## linerate beside DPDK 22.11, same run"
+	echo
+	echo "Each row: medians of runs alternating between the programs in one run, measured"
+	echo "the same way for every side (the section below gives the ranges). DPDK (Debian):"
+	echo "Debian's package, built -O2 for a baseline CPU (-march=corei7); DPDK (native):"
+	echo "built from the same source by \`scripts/dpdk-native.sh\` (-O3 -march=native);"
+	echo "\"-\": that side was not there (the native build: run scripts/dpdk-native.sh once,"
+	echo "about 17 minutes). Ratio = linerate / DPDK: above 1 is better for"
+	echo "Mpps, below 1 for cycles."
+	echo
+	echo "| comparison | unit | linerate | DPDK (Debian) | DPDK (native) | linerate / Debian | linerate / native | command |"
+	echo "|---|---|---|---|---|---|---|---|"
+	awk -F'|' 'function ratio(a, b) {
+			return (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2f", a / b) : "-"
+		}
+		{ printf "| %s | %s (%s is better) | %s | %s | %s | %s | %s | `%s` |\n",
+			$2, $3, $4, $5, $6, $7, ratio($5, $6), ratio($5, $7), $8 }' "$sums"
+	echo
+	echo "Where linerate does less work than DPDK 22.11 by design:"
+	echo "- mbuf alloc+free: linerate's mbuf reset writes its first cache line only;"
+	echo "  22.11's rte_pktmbuf_reset also writes the second (next, tx_offload)."
+	echo "- l2fwd and pktgen on net_null: linerate's net_null transmit frees the burst"
+	echo "  with one lr_pktmbuf_free_bulk; 22.11's calls rte_pktmbuf_free once a packet."
+	echo
 }
 
 huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
@@ -39,7 +74,8 @@ huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null 
 	echo
 	echo "The machine is a shared 2-vCPU VM: figures move about ±10% between runs;"
 	echo "compare figures taken in the same run. Cycles are TSC cycles."
-} >"$tmp"
+	echo
+} >"$head"
 
 eal=(-l 0-1 -m 512 --file-prefix=bench)
 [ "$(nproc)" -lt 2 ] && eal=(-l 0 -m 512 --file-prefix=bench)
@@ -89,6 +125,9 @@ if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth-afxdp.sh ]; then
 		env LR_BUILD=$bdir RUNS=5 DURATION=4 RATE=50000 NAPI_DEFER=2 KINDS="lr_af_xdp dpdk_af_xdp" scripts/bench-veth-afxdp.sh
 fi
 
-mv "$tmp" "$outfile"
-trap - EXIT
+{
+	cat "$head"
+	summary_table
+	cat "$tmp"
+} >"$outfile"
 echo "wrote $outfile"
