@@ -16,7 +16,7 @@ ninja -C $bdir >/dev/null
 tmp=$(mktemp)
 head=$(mktemp)
 sums=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.run" "$head" "$sums"' EXIT
+trap 'rm -f "$tmp" "$tmp.run" "$tmp.table" "$head" "$sums"' EXIT
 
 section() { printf '\n## %s\n\n' "$1" >>"$tmp"; }
 # run DESCRIPTION CMD...: record the command and its output; the
@@ -125,9 +125,20 @@ if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth-afxdp.sh ]; then
 		env LR_BUILD=$bdir RUNS=5 DURATION=4 RATE=50000 NAPI_DEFER=2 KINDS="lr_af_xdp dpdk_af_xdp" scripts/bench-veth-afxdp.sh
 fi
 
+# The table, and its charts when scripts/plot.sh can draw them (gnuplot).
+summary_table >"$tmp.table"
+plots=""
+if scripts/plot.sh "$tmp.table" bench/plots >/dev/null; then
+	for k in throughput cycles; do
+		if [ -f bench/plots/$k.png ]; then
+			plots+="![$k](bench/plots/$k.png)"$'\n\n'
+		fi
+	done
+fi
 {
 	cat "$head"
-	summary_table
+	cat "$tmp.table"
+	printf '%s' "$plots"
 	cat "$tmp"
 } >"$outfile"
 echo "wrote $outfile"
