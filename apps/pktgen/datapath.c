@@ -286,12 +286,12 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 	if (lr_unlikely(q->quota < n))
 		n = (unsigned)q->quota;
 	/* Raw get: every field alloc would reset is written below. */
-	if (lr_unlikely(lr_mempool_get_bulk(pg.pool, (void **)pkts, n) != 0)) {
+	if (lr_unlikely(lr_mempool_get_bulk(q->pool, (void **)pkts, n) != 0)) {
 		cnt_add(&q->cnt->tx_nombuf, 1);
 		return;
 	}
 	for (unsigned i = 0; i < n; i++)
-		lr_pktmbuf_rearm(pkts[i], pg.rearm, 0);
+		lr_pktmbuf_rearm(pkts[i], q->rearm, 0);
 	if (lr_likely(q->kind == PG_K_FAST)) {
 		for (unsigned i = 0; i < n; i++)
 			bytes += build_fast(q, pkts[i], now);
@@ -326,7 +326,7 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 	if (q->nstash < burst) {
 		unsigned need = burst - q->nstash;
 
-		if (lr_pktmbuf_alloc_bulk(pg.pool, q->stash + q->nstash,
+		if (lr_pktmbuf_alloc_bulk(q->pool, q->stash + q->nstash,
 					  need) == 0)
 			q->nstash += need;
 		else if (q->nstash == 0) {

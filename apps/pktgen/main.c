@@ -5,8 +5,9 @@
  *   lr-pktgen [EAL options] -- [options]      (see --help)
  *
  * Setup (this file): ports from --vdev, one (port, queue) pair per lcore
- * spread over the ports, one mbuf pool, one stream (template, sequence
- * space, rate share) per transmit queue. The lcores run pg_lcore_loop()
+ * spread over the ports, one mbuf pool (a transmit queue of a port that
+ * lends its own, a zero-copy memif client, takes its mbufs from that one),
+ * one stream (template, sequence space, rate share) per transmit queue. The lcores run pg_lcore_loop()
  * (datapath.c); the control thread (the main lcore when there are workers,
  * else a plain thread beside it) prints a line per port each second, ends
  * the run (count, duration, signal), lets in-flight frames drain, and
@@ -25,6 +26,9 @@
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
+#ifdef PG_HAVE_MEMIF
+#include "lr_eth_memif.h"
+#endif
 #include "pktgen.h"
 
 struct pg_run pg;
@@ -183,6 +187,19 @@ assign_queues(void)
 	return 0;
 }
 
+/* The rearm word of a fresh mbuf of mp, into *w; 0 or -1 (reported). */
+static int
+pool_rearm(struct lr_mempool *mp, uint64_t *w)
+{
+	struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
+
+	if (m == NULL)
+		return fail("mbuf pool '%s': empty", mp->name);
+	*w = m->rearm_data;
+	lr_pktmbuf_free(m);
+	return 0;
+}
+
 static int
 setup_pool(const struct pg_opts *o, unsigned max_len)
 {
@@ -205,13 +222,7 @@ setup_pool(const struct pg_opts *o, unsigned max_len)
 			    lr_strerror(lr_errno));
 	/* What a fresh mbuf of this pool holds in its rearm word: the
 	 * transmit path writes it instead of a full reset. */
-	struct lr_mbuf *m = lr_pktmbuf_alloc(pg.pool);
-
-	if (m == NULL)
-		return fail("mbuf pool: empty after creation");
-	pg.rearm = m->rearm_data;
-	lr_pktmbuf_free(m);
-	return 0;
+	return pool_rearm(pg.pool, &pg.rearm);
 }
 
 static int
@@ -278,6 +289,35 @@ setup_ports(const struct pg_opts *o)
 		for (unsigned k = 0; k < lc->nrx; k++)
 			lc->rx[k].cnt =
 			    &ports[lc->rx[k].port].cnt[lc->rx[k].queue];
+	}
+	return 0;
+}
+
+/* The pool each transmit queue takes its mbufs from: the port's own when
+ * it offers one whose buffers hold the longest frame (a zero-copy memif
+ * client: its frames then go out with no copy), else pg.pool. */
+static int
+setup_tx_pools(const struct pg_opts *o, unsigned max_len)
+{
+	for (unsigned i = 0; i < ntxqs; i++) {
+		struct pg_txq *q = txqs[i];
+		struct lr_mempool *mp = NULL;
+
+		q->pool = pg.pool;
+		q->rearm = pg.rearm;
+#ifdef PG_HAVE_MEMIF
+		mp = lr_eth_memif_pool(q->port);
+#endif
+		if (mp == NULL || lr_pktmbuf_data_room_size(mp) <
+				      LR_PKTMBUF_HEADROOM + max_len)
+			continue;
+		if (pool_rearm(mp, &q->rearm) != 0)
+			return -1;
+		q->pool = mp;
+		if (!o->quiet && q->queue == 0)
+			printf("port %u (%s): tx mbufs from its pool '%s' "
+			       "(zero-copy)\n",
+			       q->port, ports[q->port].name, mp->name);
 	}
 	return 0;
 }
@@ -883,7 +923,8 @@ main(int argc, char **argv)
 	}
 	if (setup_pool(o, max_len) != 0)
 		goto close_ports;
-	if (setup_ports(o) != 0 || setup_streams(o) != 0)
+	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
+	    setup_streams(o) != 0)
 		goto close_ports;
 	if (o->capture_file) {
 		if (pg_capture_open(o->capture_file, o->capture_mode) != 0)

@@ -176,6 +176,11 @@ struct pg_txq {
 	uint64_t first_tsc, last_tsc;
 	uint64_t refused_tsc; /* since when the port refuses every frame */
 	struct pg_counters *cnt;
+	/* Where its mbufs come from: pg.pool, or the port's own pool (a
+	 * zero-copy memif port: sent with no copy); the rearm word of a
+	 * fresh mbuf of it. */
+	struct lr_mempool *pool;
+	uint64_t rearm;
 };
 
 /** Sequence state of one stream as seen by one receiving lcore. */
