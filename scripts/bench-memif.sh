@@ -1,0 +1,705 @@
+#!/usr/bin/env bash
+# memif benchmark: generator -> receiver pairs over one memif link and a
+# generator -> forwarder -> generator loop over two, linerate against DPDK
+# 22.11 (Debian's dpdk-testpmd, package dpdk-dev) in the same run:
+#
+#   scripts/bench-memif.sh [BUILD_DIR] [SECONDS] [RUNS]      (3 s, 3 runs)
+#
+# Rows, each at 64 and 1518-byte frames (sizes with the FCS, as lr-pktgen's
+# --size; testpmd gets --txpkts=SIZE-4):
+#   lr-pktgen --tx-only      -> lr-pktgen --rx-only
+#   testpmd txonly (client)  -> testpmd rxonly (server)   (as issue 14's
+#                                                          DPDK reference)
+#   lr-pktgen --tx-only      -> testpmd rxonly
+#   testpmd txonly           -> lr-pktgen --rx-only
+#   lr-pktgen (tx port 0, rx port 1) -> lr-l2fwd   -> back to lr-pktgen
+#   lr-pktgen (tx port 0, rx port 1) -> testpmd io -> back to lr-pktgen
+# The rows alternate within each run; medians and ranges over the runs.
+# Every process runs on a CPU of its own (generator CPU 0, receiver or
+# forwarder CPU 1): taskset, and lcores on that CPU only (testpmd's main and
+# forwarding lcores both map to it: --lcores 0@C,1@C).
+#
+# Measuring, the same way for every program: each prints its ports'
+# cumulative packet counters every second (lr-pktgen --stats-period 1,
+# testpmd --stats-period 1: port stats, i.e. ipackets/opackets on both
+# sides). A reader stamps every such line as it arrives and reads, at that
+# moment, the CPU time of every datapath thread of the run from
+# /proc/PID/task/TID/schedstat (ns). The window starts WARM seconds
+# (default 1) after the first line showing traffic on the last side to see
+# it, and lasts SECONDS; counters and CPU times at its two ends are
+# interpolated between the lines around them, so that both sides are
+# measured over the very same window. Mpps = packets / seconds over it,
+# cycles per packet = datapath CPU time over it x the TSC rate
+# (lr-pktgen's, calibrated against CLOCK_MONOTONIC_RAW) / packets over it. "cpu" is the share of a CPU the
+# datapath thread got: on a shared machine a thread that runs half the
+# time moves half as much, and cycles per packet stays comparable.
+#
+# DPDK: Debian's dpdk-testpmd (or TESTPMD=PATH), and, for the testpmd pair
+# and the testpmd forwarder, also the native build of scripts/dpdk-native.sh
+# when it is there (rows "testpmd-native"; DPDK_NATIVE=no leaves them out).
+#
+# Env: LR_GEN_ROLE (memif role of the generator in the linerate pair:
+# server, the default, or client), MIXED_LR_ROLE (role of the linerate side
+# in the mixed pairs: client by default), FWD_ROLE (role of both
+# forwarders' ports: client by default; lr-pktgen takes the other),
+# LR_ZC=auto|yes|no (zero-copy=yes on linerate clients: auto tries whether
+# net_memif accepts it), KEEP=1 (keep every program's output and the
+# samples in the scratch folder, named at exit), WARM (seconds), SIZES ("64 1518"), ROWS (a subset
+# of: lr_lr dpdk_dpdk ndpdk_ndpdk lr_dpdk dpdk_lr fwd_lr fwd_dpdk fwd_ndpdk).
+# Benchmarks only print: nothing here fails on speed.
+set -euo pipefail
+export LC_ALL=C
+
+BUILD=
+if [ -n "${1:-}" ]; then
+	BUILD=$(cd "$1" && pwd)
+fi
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-$PWD/build}
+SECS=${2:-3}
+RUNS=${3:-3}
+WARM=${WARM:-1}
+SIZES=${SIZES:-64 1518}
+ROWS=${ROWS:-lr_lr dpdk_dpdk ndpdk_ndpdk lr_dpdk dpdk_lr fwd_lr fwd_dpdk fwd_ndpdk}
+DPDK_NATIVE=${DPDK_NATIVE:-auto}
+LR_GEN_ROLE=${LR_GEN_ROLE:-server}
+MIXED_LR_ROLE=${MIXED_LR_ROLE:-client}
+FWD_ROLE=${FWD_ROLE:-client}
+LR_ZC=${LR_ZC:-auto}
+PKTGEN=$BUILD/apps/pktgen/lr-pktgen
+L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
+REF=bench/reference/dpdk-22.11-memif.tsv
+# Bound on waiting for a program to be ready or for traffic: only a hung
+# or failed run reaches it.
+READY_S=60
+
+die() { echo "bench-memif: $*" >&2; exit 1; }
+for r in "$LR_GEN_ROLE" "$MIXED_LR_ROLE" "$FWD_ROLE"; do
+	case $r in server|client) ;; *) die "role '$r': server or client" ;; esac
+done
+case $LR_ZC in auto|yes|no) ;; *) die "LR_ZC '$LR_ZC': auto, yes or no" ;; esac
+[[ $SECS =~ ^[0-9]+$ && $SECS -ge 1 ]] || die "SECONDS '$SECS': a whole number >= 1"
+[[ $RUNS =~ ^[0-9]+$ && $RUNS -ge 1 ]] || die "RUNS '$RUNS': a whole number >= 1"
+[ -x "$PKTGEN" ] || die "no $PKTGEN (build first)"
+[ -x "$L2FWD" ] || die "no $L2FWD (build first)"
+"$PKTGEN" -h 2>&1 | grep -q -- --stats-period ||
+	die "$PKTGEN has no --stats-period (rebuild)"
+
+TMP=$(mktemp -d /tmp/bench-memif.XXXXXX)
+: >"$TMP/pids"
+: >"$TMP/monpids"
+: >"$TMP/tids"
+cleanup() {
+	local pid
+	while read -r _ pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$TMP/pids"
+	while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$TMP/monpids"
+	if [ -n "${KEEP:-}" ]; then
+		echo "bench-memif: outputs and samples kept in $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+	rm -rf /var/run/dpdk/bm$$_* /var/run/linerate/bm$$_*
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+other() { [ "$1" = server ] && echo client || echo server; }
+median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+# ---- the machine, the programs ----
+ncpu=$(nproc)
+CPU_GEN=0 CPU_PEER=1
+if [ "$ncpu" -lt 2 ]; then
+	CPU_PEER=0
+fi
+free_huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
+# Two processes of 128 MiB each, and the client's memif region. On
+# hugepages every process is --in-memory (no files left even if killed);
+# DPDK refuses that with --no-huge: its runtime folder is removed at exit.
+if [ "$free_huge" -ge 160 ]; then
+	MEM=(-m 128 --in-memory)
+	memtxt="hugepages ($free_huge free 2 MiB pages), every process --in-memory"
+else
+	MEM=(--no-huge -m 256)
+	memtxt="ordinary pages: only $free_huge free 2 MiB hugepages (--no-huge; DPDK is about 2.5x slower without)"
+fi
+have_dpdk=1
+why_no_dpdk=
+if [ -n "${TESTPMD:-}" ]; then
+	[ -x "$TESTPMD" ] || die "TESTPMD '$TESTPMD': not an executable"
+	TESTPMD=$(realpath "$TESTPMD")
+elif command -v dpdk-testpmd >/dev/null; then
+	TESTPMD=$(command -v dpdk-testpmd)
+else
+	have_dpdk=0
+	why_no_dpdk="dpdk-testpmd is not installed (Debian: apt install dpdk-dev)"
+fi
+# tp_version BIN: the DPDK version BIN's EAL says with -v (testpmd exits
+# after -h), and the Debian package holding BIN, if one does.
+tp_version() {
+	local v pkg
+	v=$(timeout 60 "$1" -v --no-huge -m 64 --no-pci -l $CPU_GEN \
+		--file-prefix "bm$$_ver" -- -h 2>&1 |
+		sed -n "s/.*RTE Version: '\(.*\)'.*/\1/p" | head -1 || true)
+	rm -rf "/var/run/dpdk/bm$$_ver"
+	pkg=$(dpkg-query -S "$1" 2>/dev/null | cut -d: -f1 | head -1 || true)
+	echo "${v:-version unknown}, $1$([ -z "$pkg" ] || echo " (package $pkg $(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null || true))")"
+}
+dpdk_version=
+[ $have_dpdk = 0 ] || dpdk_version=$(tp_version "$TESTPMD")
+TESTPMD_NATIVE=
+native_note="DPDK_NATIVE=no"
+if [ "$DPDK_NATIVE" != no ]; then
+	if nat=$(scripts/dpdk-native.sh --print 2>/dev/null) &&
+		TESTPMD_NATIVE=$(echo "$nat" | sed -n 's/^testpmd: //p') &&
+		[ -x "$TESTPMD_NATIVE" ]; then
+		native_note="$(tp_version "$TESTPMD_NATIVE"), built $(echo "$nat" | sed -n 's/^cflags: //p') by scripts/dpdk-native.sh"
+	else
+		TESTPMD_NATIVE=
+		native_note="no build from scripts/dpdk-native.sh: its rows skipped"
+	fi
+fi
+
+# One short lr-pktgen on net_null: the TSC rate it calibrated.
+"$PKTGEN" -l $CPU_GEN "${MEM[@]}" --file-prefix "bm$$_tsc" \
+	--vdev net_null0 -- --tx-only --quiet --count 1 --stats-period 1 \
+	>"$TMP/tsc.out" 2>&1 || die "lr-pktgen on net_null failed: $(cat "$TMP/tsc.out")"
+TSC_HZ=$(sed -n 's/^stats period_s=[0-9.]* tsc_hz=\([0-9]*\)$/\1/p' "$TMP/tsc.out")
+[ -n "$TSC_HZ" ] || die "lr-pktgen printed no tsc_hz: $(cat "$TMP/tsc.out")"
+
+# Zero-copy on linerate clients: does net_memif take zero-copy=yes? A
+# client without a server is a port whose link is down: it starts.
+ZC=
+zc_note="zero-copy=no (LR_ZC=no)"
+if [ "$LR_ZC" != no ]; then
+	if "$PKTGEN" -l $CPU_GEN "${MEM[@]}" --file-prefix "bm$$_zc" \
+		--vdev "net_memif0,role=client,socket=$TMP/zc.sock,socket-abstract=no,zero-copy=yes" \
+		-- --tx-only --quiet --duration 0.1 >"$TMP/zc.out" 2>&1; then
+		ZC=",zero-copy=yes"
+		zc_note="zero-copy=yes: net_memif accepts it, linerate clients use it"
+	else
+		[ "$LR_ZC" = yes ] && die "LR_ZC=yes but net_memif refuses zero-copy=yes: $(grep -m1 -i zero-copy "$TMP/zc.out" || tail -1 "$TMP/zc.out")"
+		zc_note="zero-copy=yes refused by net_memif ($(grep -m1 -i 'zero-copy' "$TMP/zc.out" | sed 's/^ *//' || echo "exit status non-zero")): linerate clients copy"
+	fi
+fi
+# mode ROLE KIND: how a side moves frames.
+mode() {
+	if [ "$2" = lr ] && [ "$1" = client ] && [ -n "$ZC" ]; then echo zero-copy; else echo copy; fi
+}
+
+echo "bench-memif: memif, linerate against DPDK testpmd, one run of everything"
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
+echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $ncpu CPUs, $(free -g | awk '/^Mem:/{print $2}') GiB, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "- TSC: $(awk -v h="$TSC_HZ" 'BEGIN {printf "%.3f GHz", h / 1e9}') as lr-pktgen calibrated it against CLOCK_MONOTONIC_RAW (/proc/cpuinfo says cpu MHz $(grep -m1 'cpu MHz' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))"
+echo "- memory: $memtxt"
+echo "- DPDK: $([ $have_dpdk = 1 ] && echo "$dpdk_version" || echo "rows skipped: $why_no_dpdk")"
+echo "- DPDK native (testpmd-native rows): $native_note"
+echo "- CPUs: generator on CPU $CPU_GEN, receiver or forwarder on CPU $CPU_PEER$([ "$ncpu" -lt 2 ] && echo ' (one CPU only: they share it, figures are not comparable with a 2-CPU run)')"
+echo "- linerate clients: $zc_note; DPDK ports copy (net_memif's default zero-copy=no)"
+echo "- window: ${SECS} s after ${WARM} s of traffic on every side; $RUNS run(s), rows alternating"
+echo
+
+# ---- one program, its output read as it comes ----
+
+# sample BLK PORT RX TX: one line to fd 4: the arrival time, the counters,
+# and the CPU time (ns) of every datapath thread listed in $TMP/tids.
+sample() {
+	local now=$EPOCHREALTIME cpus="" n tid ns
+	while read -r n tid; do
+		ns=NA
+		{ read -r ns _ <"/proc/$tid/schedstat"; } 2>/dev/null || ns=NA
+		cpus+=" $n=$ns"
+	done <"$TMP/tids"
+	printf '%s %s %s %s %s%s\n' "$1" "$now" "$2" "$3" "$4" "$cpus" >&4
+}
+
+# monitor NAME KIND: read a program's output (KIND lr: lr-pktgen's stats
+# lines; tp: testpmd's port statistics; other: nothing to sample), keep it
+# in NAME.log, sample every counter line into NAME.smp.
+monitor() {
+	local name=$1 kind=$2 line blk=0 port=0 rx=0 inblk=0
+	exec 3>"$TMP/$name.log" 4>"$TMP/$name.smp"
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >&3
+		case $kind in
+		lr)
+			[[ $line =~ ^stats\ t=([0-9.]+)\ port=([0-9]+)\ ipackets=([0-9]+)\ opackets=([0-9]+) ]] || continue
+			sample "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "${BASH_REMATCH[3]}" "${BASH_REMATCH[4]}"
+			;;
+		tp)
+			if [[ $line == "Port statistics ="* ]]; then
+				blk=$((blk + 1))
+			elif [[ $line =~ NIC\ statistics\ for\ port\ ([0-9]+) ]]; then
+				port=${BASH_REMATCH[1]}
+				inblk=1
+			elif [ $inblk = 1 ] && [[ $line =~ RX-packets:\ *([0-9]+) ]]; then
+				rx=${BASH_REMATCH[1]}
+			elif [ $inblk = 1 ] && [[ $line =~ TX-packets:\ *([0-9]+) ]]; then
+				inblk=0
+				sample "$blk" "$port" "$rx" "${BASH_REMATCH[1]}"
+			fi
+			;;
+		esac
+	done
+}
+
+CMDS=()
+# launch NAME KIND CPU CMD...: start CMD pinned on CPU, its output read by
+# monitor.
+launch() {
+	local name=$1 kind=$2 cpu=$3 pid
+	shift 3
+	mkfifo "$TMP/$name.fifo"
+	CMDS+=("taskset -c $cpu $*")
+	taskset -c "$cpu" "$@" >"$TMP/$name.fifo" 2>&1 </dev/null &
+	pid=$!
+	echo "$name $pid" >>"$TMP/pids"
+	monitor "$name" "$kind" <"$TMP/$name.fifo" &
+	echo $! >>"$TMP/monpids"
+}
+
+pid_of() { awk -v n="$1" '$1 == n {print $2}' "$TMP/pids"; }
+alive() { kill -0 "$(pid_of "$1")" 2>/dev/null; }
+
+# datapath NAME KIND: put NAME's datapath thread in $TMP/tids. linerate's
+# runs on the main thread (one lcore); testpmd's is its forwarding lcore,
+# thread rte-worker-1 (lcore-worker-1 in older DPDK).
+datapath() {
+	local pid tid c
+	pid=$(pid_of "$1")
+	if [ "$2" = lr ]; then
+		echo "$1 $pid" >>"$TMP/tids"
+		return 0
+	fi
+	for _ in $(seq $((READY_S * 20))); do
+		for tid in /proc/"$pid"/task/*; do
+			c=$(cat "$tid/comm" 2>/dev/null || true)
+			case $c in rte-worker-*|lcore-worker-*)
+				echo "$1 ${tid##*/}" >>"$TMP/tids"
+				return 0 ;;
+			esac
+		done
+		alive "$1" || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# wait_socket NAME PATH: until the server NAME has created PATH.
+wait_socket() {
+	for _ in $(seq $((READY_S * 20))); do
+		[ -S "$2" ] && return 0
+		alive "$1" || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
+# side_flow FILE PORT COL TID: arrival time of the port's first sample with
+# traffic (COL 4 rx, 5 tx, non-zero) and TID's CPU time, if any.
+side_flow() {
+	awk -v port="$2" -v col="$3" -v tid="$4" '$3 == port && $col > 0 {
+		for (i = 6; i <= NF; i++)
+			if (index($i, tid "=") == 1 && $i != tid "=NA") {print $2; exit}
+	}' "$1"
+}
+
+# side_window FILE PORT COL TID FROM TO: "seconds packets cpu_ns" between
+# the times FROM and TO: the port's counter and TID's CPU time at each,
+# interpolated linearly between the samples around it, so that every side
+# of a run is measured over the very same window. Nothing yet while no
+# sample at or after TO has come.
+side_window() {
+	awk -v port="$2" -v col="$3" -v tid="$4" -v from="$5" -v to="$6" '
+	# at(x): counter and CPU at time x into C and U; 0 if not bracketed.
+	function at(x,   i) {
+		for (i = 2; i <= n; i++)
+			if (t[i - 1] <= x && x <= t[i]) {
+				f = t[i] > t[i - 1] ? (x - t[i - 1]) / (t[i] - t[i - 1]) : 1
+				C = c[i - 1] + f * (c[i] - c[i - 1])
+				U = u[i - 1] + f * (u[i] - u[i - 1])
+				return 1
+			}
+		return 0
+	}
+	$3 == port {
+		cpu = "NA"
+		for (i = 6; i <= NF; i++)
+			if (index($i, tid "=") == 1) cpu = substr($i, length(tid) + 2)
+		if (cpu == "NA") next
+		n++; t[n] = $2; c[n] = $col; u[n] = cpu
+	}
+	END {
+		if (!at(from)) exit
+		c0 = C; u0 = U
+		if (!at(to)) exit
+		printf "%.6f %.0f %.0f\n", to - from, C - c0, U - u0
+	}' "$1"
+}
+
+# measure SPEC...: each SPEC "file:port:col:tid" is one side. Waits for
+# traffic on every side, then for the window; prints one "dt packets
+# cpu_ns" line per side. Non-zero when a program died or time ran out.
+measure() {
+	local s f p c t deadline start end t0 out res
+	deadline=$((SECONDS + READY_S + WARM + SECS + 5))
+	start=
+	while [ $SECONDS -lt $deadline ]; do
+		sleep 0.25
+		while read -r _ pid; do kill -0 "$pid" 2>/dev/null || return 1; done <"$TMP/pids"
+		if [ -z "$start" ]; then
+			t0=0
+			for s in "$@"; do
+				IFS=: read -r f p c t <<<"$s"
+				out=$(side_flow "$TMP/$f.smp" "$p" "$c" "$t")
+				[ -n "$out" ] || { t0=; break; }
+				t0=$(awk -v a="$t0" -v b="$out" 'BEGIN {print (b > a) ? b : a}')
+			done
+			[ -n "$t0" ] || continue
+			start=$(awk -v a="$t0" -v w="$WARM" 'BEGIN {printf "%.6f", a + w}')
+			end=$(awk -v a="$start" -v s="$SECS" 'BEGIN {printf "%.6f", a + s}')
+		fi
+		res=
+		for s in "$@"; do
+			IFS=: read -r f p c t <<<"$s"
+			out=$(side_window "$TMP/$f.smp" "$p" "$c" "$t" "$start" "$end")
+			[ -n "$out" ] || { res=; break; }
+			res+="$out"$'\n'
+		done
+		if [ -n "$res" ]; then
+			printf '%s' "$res"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# stop NAME...: SIGINT to each, wait for them (SIGKILL after READY_S),
+# then for their readers. A program that did not end with status 0 or was
+# killed by a signal other than ours is reported: it is a bug to look at.
+stop() {
+	local n pid rc killed
+	for n in "$@"; do
+		kill -INT "$(pid_of "$n")" 2>/dev/null || true
+	done
+	for n in "$@"; do
+		pid=$(pid_of "$n")
+		killed=
+		for _ in $(seq $((READY_S * 10))); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -KILL "$pid" 2>/dev/null; then
+			killed=1
+		fi
+		rc=0
+		wait "$pid" 2>/dev/null || rc=$?
+		if [ -n "$killed" ]; then
+			echo "   !! $n did not end ${READY_S} s after SIGINT: killed"
+		elif [ $rc -gt 128 ]; then
+			echo "   !! $n died of signal $((rc - 128)) ($(kill -l $((rc - 128)) 2>/dev/null || echo '?')) after SIGINT; its last lines:"
+			tail -3 "$TMP/$n.log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/^/        /'
+		elif [ $rc -ne 0 ]; then
+			echo "   !! $n exited with status $rc; its last lines:"
+			tail -3 "$TMP/$n.log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/^/        /'
+		fi
+	done
+	while read -r pid; do wait "$pid" 2>/dev/null || true; done <"$TMP/monpids"
+	rm -f "$TMP"/*.fifo
+	: >"$TMP/pids"
+	: >"$TMP/monpids"
+	: >"$TMP/tids"
+}
+
+# ---- the programs' command lines ----
+RUN=0
+# vdev N ROLE SOCKET EXTRA: a net_memif devargs string (EXTRA: clients only).
+vdev() {
+	local v="net_memif$1,role=$2,socket=$3,socket-abstract=no"
+	if [ "$2" = client ]; then v+=$4; fi
+	echo "$v"
+}
+# lr_pktgen NAME CPU OPTS VDEV...
+lr_pktgen() {
+	local name=$1 cpu=$2 opts=$3 v vd=()
+	shift 3
+	for v in "$@"; do vd+=(--vdev "$v"); done
+	# shellcheck disable=SC2086
+	launch "$name" lr "$cpu" "$PKTGEN" -l "$cpu" "${MEM[@]}" \
+		--file-prefix "bm$$_${RUN}_$name" "${vd[@]}" -- $opts --quiet --stats-period 1
+}
+# testpmd NAME CPU MODE EXTRA VDEV...: $TP_BIN, forwarding mode MODE.
+testpmd() {
+	local name=$1 cpu=$2 fwd=$3 extra=$4 v vd=()
+	shift 4
+	for v in "$@"; do vd+=(--vdev "$v"); done
+	# shellcheck disable=SC2086
+	launch "$name" tp "$cpu" "$TP_BIN" --lcores "0@$cpu,1@$cpu" \
+		"${MEM[@]}" --file-prefix "bm$$_${RUN}_$name" --no-pci \
+		"${vd[@]}" -- --forward-mode="$fwd" $extra --total-num-mbufs=16384 \
+		--stats-period 1 -a
+}
+
+# ---- rows ----
+# Each row function starts the programs (servers first, then clients),
+# measures, stops them, and prints one result line:
+#   "gen_mpps peer_mpps gen_cyc peer_cyc gen_cpu peer_cpu gap"
+# (peer: the receiver, or for the forwarder rows the forwarded rate and
+# the forwarder's cycles per forwarded frame; gap: the percentage of the
+# frames the generator counted in the window that the peer did not: for a
+# pair only the timing noise of the window, as memif loses nothing; for a
+# forwarder its drops as well); "NA ..." when it failed.
+
+# result GEN_WINDOW PEER_WINDOW: the line above from two "dt packets
+# cpu_ns" lines.
+result() {
+	awk -v hz="$TSC_HZ" 'NF == 3 {
+		dt[NR] = $1; n[NR] = $2; c[NR] = $3 }
+	END {
+		for (i = 1; i <= 2; i++) {
+			m[i] = dt[i] > 0 ? n[i] / dt[i] / 1e6 : 0
+			y[i] = n[i] > 0 ? c[i] / 1e9 * hz / n[i] : 0
+			u[i] = dt[i] > 0 ? 100 * c[i] / 1e9 / dt[i] : 0
+		}
+		printf "%.3f %.3f %.1f %.1f %.0f %.0f %.1f\n", m[1], m[2], y[1], y[2], u[1], u[2],
+			(n[1] > 0 ? 100 * (n[1] - n[2]) / n[1] : 0)
+	}'
+}
+
+# failed ROW NAME...: say why, with the end of each program's output.
+failed() {
+	local row=$1 n
+	shift
+	echo "   $row: no measurement (a program failed or no traffic in ${READY_S} s):"
+	for n in "$@"; do
+		echo "     -- $n:"
+		tail -5 "$TMP/$n.log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/^/        /'
+	done
+	echo "NA NA NA NA NA NA NA" >"$TMP/row.out"
+}
+
+# pair ROW SIZE GEN_KIND GEN_ROLE RECV_KIND RECV_ROLE
+pair() {
+	local row=$1 size=$2 gk=$3 gr=$4 rk=$5 rr=$6 sock=$TMP/s.sock n k r c w z
+	for n in gen recv; do
+		if [ $n = gen ]; then k=$gk r=$gr c=$CPU_GEN; else k=$rk r=$rr c=$CPU_PEER; fi
+		[ "$r" = server ] || continue
+		start_side $n "$k" "$c" "$r" "$size" "$(vdev 0 "$r" "$sock" "")"
+		wait_socket $n "$sock" || { failed "$row" $n; stop $n; return; }
+	done
+	for n in gen recv; do
+		if [ $n = gen ]; then k=$gk r=$gr c=$CPU_GEN; else k=$rk r=$rr c=$CPU_PEER; fi
+		[ "$r" = client ] || continue
+		z=
+		if [ "$k" = lr ]; then z=$ZC; fi
+		start_side $n "$k" "$c" "$r" "$size" "$(vdev 0 "$r" "$sock" "$z")"
+	done
+	if datapath gen "$gk" && datapath recv "$rk" &&
+		w=$(measure gen:0:5:gen recv:0:4:recv); then
+		echo "$w" | result >"$TMP/row.out"
+	else
+		failed "$row" gen recv
+	fi
+	stop gen recv
+	rm -f "$sock"
+}
+
+# start_side NAME KIND CPU ROLE SIZE VDEV: a generator (NAME gen) or a
+# receiver.
+start_side() {
+	local name=$1 kind=$2 cpu=$3 size=$5 dev=$6
+	if [ "$kind" = lr ]; then
+		if [ "$name" = gen ]; then
+			lr_pktgen "$name" "$cpu" "--tx-only --size $size" "$dev"
+		else
+			lr_pktgen "$name" "$cpu" "--rx-only" "$dev"
+		fi
+	elif [ "$name" = gen ]; then
+		testpmd "$name" "$cpu" txonly "--txpkts=$((size - 4))" "$dev"
+	else
+		testpmd "$name" "$cpu" rxonly "" "$dev"
+	fi
+}
+
+# fwd ROW SIZE FWD_KIND: lr-pktgen sends on port 0, the forwarder sends it
+# back on its other port, lr-pktgen receives on port 1.
+fwd() {
+	local row=$1 size=$2 fk=$3 a=$TMP/a.sock b=$TMP/b.sock gr fr w
+	fr=$FWD_ROLE
+	gr=$(other "$fr")
+	start_fwd() {
+		if [ "$fk" = lr ]; then
+			launch fwd other "$CPU_PEER" "$L2FWD" -l "$CPU_PEER" "${MEM[@]}" \
+				--file-prefix "bm$$_${RUN}_fwd" \
+				--vdev "$(vdev 0 "$fr" "$a" "$ZC")" \
+				--vdev "$(vdev 1 "$fr" "$b" "$ZC")" \
+				-- -p 0x3 -T 0 --no-mac-updating
+		else
+			testpmd fwd "$CPU_PEER" io "" "$(vdev 0 "$fr" "$a" "")" \
+				"$(vdev 1 "$fr" "$b" "")"
+		fi
+	}
+	start_gen() {
+		lr_pktgen gen "$CPU_GEN" "--tx-ports 0 --rx-ports 1 --size $size" \
+			"$(vdev 0 "$gr" "$a" "$ZC")" "$(vdev 1 "$gr" "$b" "$ZC")"
+	}
+	if [ "$fr" = server ]; then
+		start_fwd
+		{ wait_socket fwd "$a" && wait_socket fwd "$b"; } || { failed "$row" fwd; stop fwd; return; }
+		start_gen
+	else
+		start_gen
+		{ wait_socket gen "$a" && wait_socket gen "$b"; } || { failed "$row" gen; stop gen; return; }
+		start_fwd
+	fi
+	if datapath gen lr && datapath fwd "$([ "$fk" = lr ] && echo lr || echo tp)" &&
+		w=$(measure gen:0:5:gen gen:1:4:fwd); then
+		echo "$w" | result >"$TMP/row.out"
+	else
+		failed "$row" gen fwd
+	fi
+	stop gen fwd
+	rm -f "$a" "$b"
+}
+
+# Row names, what runs, and with which roles and modes.
+declare -A TITLE ROLES
+mr=$MIXED_LR_ROLE
+fr=$FWD_ROLE
+TITLE[lr_lr]="lr-pktgen -> lr-pktgen"
+TITLE[dpdk_dpdk]="testpmd txonly -> testpmd rxonly"
+TITLE[ndpdk_ndpdk]="testpmd-native txonly -> rxonly"
+TITLE[lr_dpdk]="lr-pktgen -> testpmd rxonly"
+TITLE[dpdk_lr]="testpmd txonly -> lr-pktgen"
+TITLE[fwd_lr]="lr-pktgen -> lr-l2fwd -> lr-pktgen"
+TITLE[fwd_dpdk]="lr-pktgen -> testpmd io -> lr-pktgen"
+TITLE[fwd_ndpdk]="lr-pktgen -> testpmd-native io -> back"
+ROLES[lr_lr]="generator $LR_GEN_ROLE ($(mode "$LR_GEN_ROLE" lr)), receiver $(other "$LR_GEN_ROLE") ($(mode "$(other "$LR_GEN_ROLE")" lr))"
+ROLES[dpdk_dpdk]="txonly client (copy), rxonly server (copy), as issue 14's reference"
+ROLES[ndpdk_ndpdk]=${ROLES[dpdk_dpdk]}
+ROLES[lr_dpdk]="lr-pktgen $mr ($(mode "$mr" lr)), testpmd $(other "$mr") (copy)"
+ROLES[dpdk_lr]="testpmd $(other "$mr") (copy), lr-pktgen $mr ($(mode "$mr" lr))"
+ROLES[fwd_lr]="lr-l2fwd ports $fr ($(mode "$fr" lr)), --no-mac-updating (frames unchanged, as testpmd io); lr-pktgen ports $(other "$fr") ($(mode "$(other "$fr")" lr))"
+ROLES[fwd_dpdk]="testpmd io ports $fr (copy); lr-pktgen ports $(other "$fr") ($(mode "$(other "$fr")" lr))"
+ROLES[fwd_ndpdk]=${ROLES[fwd_dpdk]}
+
+run_row() {
+	local row=$1 size=$2
+	TP_BIN=$TESTPMD
+	case $row in *ndpdk*) TP_BIN=$TESTPMD_NATIVE ;; esac
+	case $row in
+	lr_lr) pair "$row" "$size" lr "$LR_GEN_ROLE" lr "$(other "$LR_GEN_ROLE")" ;;
+	dpdk_dpdk|ndpdk_ndpdk) pair "$row" "$size" tp client tp server ;;
+	lr_dpdk) pair "$row" "$size" lr "$mr" tp "$(other "$mr")" ;;
+	dpdk_lr) pair "$row" "$size" tp "$(other "$mr")" lr "$mr" ;;
+	fwd_lr) fwd "$row" "$size" lr ;;
+	fwd_dpdk|fwd_ndpdk) fwd "$row" "$size" tp ;;
+	esac
+}
+
+rows=()
+for row in $ROWS; do
+	[ -n "${TITLE[$row]:-}" ] || die "unknown row '$row' (ROWS: ${!TITLE[*]})"
+	if [[ $row == *dpdk* ]] && [ $have_dpdk = 0 ]; then
+		echo "row '${TITLE[$row]}' skipped: $why_no_dpdk"
+		continue
+	fi
+	if [[ $row == *ndpdk* ]] && [ -z "$TESTPMD_NATIVE" ]; then
+		echo "row '${TITLE[$row]}' skipped: $native_note"
+		continue
+	fi
+	rows+=("$row")
+done
+[ "$ncpu" -ge 2 ] || echo "note: one CPU: every row's two processes share CPU 0"
+
+: >"$TMP/results"
+for size in $SIZES; do
+	echo "== ${size}-byte frames"
+	for r in $(seq "$RUNS"); do
+		for row in "${rows[@]}"; do
+			RUN=$((RUN + 1))
+			CMDS=()
+			run_row "$row" "$size"
+			read -r gm pm gc pc gu pu gap <"$TMP/row.out"
+			if [ "$r" = 1 ]; then
+				echo "-- ${TITLE[$row]}: ${ROLES[$row]}"
+				for c in "${CMDS[@]}"; do echo "   \$ $c"; done
+			fi
+			case $row in
+			fwd_*) printf '   run %d %-38s sent %7s Mpps %6s cyc/pkt (cpu %s%%) | forwarded %7s Mpps, forwarder %6s cyc/pkt (cpu %s%%) | not back %s%%\n' \
+				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
+			*) printf '   run %d %-38s gen %7s Mpps %6s cyc/pkt (cpu %s%%) | recv %7s Mpps %6s cyc/pkt (cpu %s%%) | gap %s%%\n' \
+				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
+			esac
+			echo "$size $row $gm $pm $gc $pc" >>"$TMP/results"
+		done
+	done
+	echo
+done
+
+# ---- summary ----
+# summ SIZE ROW COL: "median (min-max)" over the runs, or NA.
+summ() {
+	awk -v s="$1" -v r="$2" -v c="$3" '$1 == s && $2 == r && $c != "NA" {print $c}' "$TMP/results" |
+		sort -g | awk '{a[NR] = $1} END {
+			if (NR == 0) {print "NA"; exit}
+			m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			if (NR == 1) printf "%g\n", m; else printf "%g (%g-%g)\n", m, a[1], a[NR] }'
+}
+med() { summ "$@" | cut -d' ' -f1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "NA" || b == "NA" || b + 0 <= 0) print "-"; else printf "%.2f\n", a / b}'; }
+
+echo "== summary: medians (min-max) of $RUNS run(s) of ${SECS} s windows; Mpps and TSC cycles per packet on each side over the same window"
+echo "   lr/DPDK Mpps: received (forwarded) Mpps of the row / of the DPDK row of this run: testpmd txonly -> rxonly (for lr-l2fwd: testpmd io), Debian's build, and the native one when measured"
+echo "   DPDK/lr cycles: cycles per packet of that DPDK row / of this row, on the generator and receiver (forwarder) side: above 1, linerate spends fewer"
+# ratios ROW SIZE REF: the two ratios against row REF.
+ratios() {
+	local row=$1 size=$2 ref=$3
+	RT=$(ratio "$(med "$size" "$row" 4)" "$(med "$size" "$ref" 4)")
+	if [ "$row" = fwd_lr ]; then
+		RC="forwarder $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)")"
+	else
+		RC="gen $(ratio "$(med "$size" "$ref" 5)" "$(med "$size" "$row" 5)"), rx $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)")"
+	fi
+}
+for size in $SIZES; do
+	echo
+	echo "${size}-byte frames"
+	printf '  %-38s | %-24s %-24s | %-24s %-24s | %-26s %s\n' row "generator Mpps" \
+		"generator cyc/pkt" "received Mpps" "receiver cyc/pkt" "lr/DPDK Mpps" "DPDK/lr cycles"
+	for row in "${rows[@]}"; do
+		rt='' rc=''
+		case $row in
+		*dpdk*) ;;
+		*)
+			ref=dpdk_dpdk nref=ndpdk_ndpdk
+			if [[ $row == fwd_* ]]; then ref=fwd_dpdk nref=fwd_ndpdk; fi
+			for x in "$ref" "$nref"; do
+				[[ " ${rows[*]} " == *" $x "* ]] || continue
+				ratios "$row" "$size" "$x"
+				tag=debian
+				[[ $x != *ndpdk* ]] || tag=native
+				rt+="${rt:+, }$RT $tag"
+				rc+="${rc:+; }$RC $tag"
+			done
+			;;
+		esac
+		case $row in
+		lr_dpdk|dpdk_lr) ratios "$row" "$size" dpdk_dpdk
+			rt="$RT debian" rc="$RC debian" ;;
+		esac
+		[ -n "$rt" ] || rt=-
+		printf '  %-38s | %-24s %-24s | %-24s %-24s | %-26s %s\n' "${TITLE[$row]}" \
+			"$(summ "$size" "$row" 3)" "$(summ "$size" "$row" 5)" \
+			"$(summ "$size" "$row" 4)" "$(summ "$size" "$row" 6)" "$rt" "$rc"
+	done
+done
+echo
+if [ -f "$REF" ]; then
+	echo "reference measured earlier on a quiet machine of this kind, not in this run ($REF):"
+	sed -n 's/^# */  source: /p' "$REF"
+	awk -F'\t' '!/^#/ && NR > 1 && $1 != "build" {printf "  %s, %s-byte frames: %s Mpps\n", $1, $2, $3}' "$REF"
+fi
+echo "goals (issue 14): every linerate row >= 1.3x the DPDK row of this run; 14.88 Mpps of 64-byte frames (10 GbE line rate) between two linerate processes"
+echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
