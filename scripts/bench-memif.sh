@@ -701,5 +701,20 @@ if [ -f "$REF" ]; then
 	sed -n 's/^# */  source: /p' "$REF"
 	awk -F'\t' '!/^#/ && NR > 1 && $1 != "build" {printf "  %s, %s-byte frames: %s Mpps\n", $1, $2, $3}' "$REF"
 fi
+# For the opening table of scripts/bench.sh:
+# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
+# sv SIZE ROW COL: the median, "-" when that row did not run or failed.
+sv() {
+	local v
+	[[ " ${rows[*]} " == *" $2 "* ]] || { echo -; return; }
+	v=$(med "$@")
+	[ "$v" != NA ] && echo "$v" || echo -
+}
+for size in $SIZES; do
+	echo "summary|memif, generator -> receiver, $size B (received)|Mpps|higher|$(sv "$size" lr_lr 4)|$(sv "$size" dpdk_dpdk 4)|$(sv "$size" ndpdk_ndpdk 4)"
+	echo "summary|memif, receiver, $size B|cycles/packet|lower|$(sv "$size" lr_lr 6)|$(sv "$size" dpdk_dpdk 6)|$(sv "$size" ndpdk_ndpdk 6)"
+	echo "summary|memif, through a forwarder, $size B (forwarded)|Mpps|higher|$(sv "$size" fwd_lr 4)|$(sv "$size" fwd_dpdk 4)|$(sv "$size" fwd_ndpdk 4)"
+	echo "summary|memif, forwarder, $size B|cycles/packet|lower|$(sv "$size" fwd_lr 6)|$(sv "$size" fwd_dpdk 6)|$(sv "$size" fwd_ndpdk 6)"
+done
 echo "goals (issue 14): every linerate row >= 1.3x the DPDK row of this run; 14.88 Mpps of 64-byte frames (10 GbE line rate) between two linerate processes"
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
