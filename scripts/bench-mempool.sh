@@ -18,11 +18,13 @@
 #
 #   scripts/bench-mempool.sh BUILD_DIR [N] [EAL options...]
 #
-# Default N: 7; default EAL options: -l 0 and -m 512 on hugepages (or
+# EAL options without --file-prefix (each side gets its own). Default N:
+# 7; default EAL options: -l 0 and -m 512 on hugepages (or
 # --no-huge -m 512 when fewer than 256 are free), each side its own
 # --file-prefix. Env: LR_DPDK_NATIVE_DIR (see scripts/dpdk-native.sh),
 # BENCH_ARGS (given to every program after --, e.g. "--objs 1024 --reps 3"
-# for a quick check).
+# for a quick check). A process that runs over 300 s is stopped and counted
+# as failed.
 # About a minute on an idle 2-vCPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +32,13 @@ b=${1:-build}
 n=${2:-7}
 shift $(($# > 2 ? 2 : $#))
 eal=("$@")
+for a in "${eal[@]}"; do
+	case $a in
+	--file-prefix*)
+		echo "bench-mempool: EAL option '$a': give none, each side gets its own --file-prefix" >&2
+		exit 2 ;;
+	esac
+done
 if [ ${#eal[@]} -eq 0 ]; then
 	free_huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
 	if [ "$free_huge" -ge 256 ]; then
@@ -60,7 +69,7 @@ for r in $(seq "$n"); do
 		extra=()
 		[ "$i" -gt 0 ] && extra=(--no-pci --log-level='*:error')
 		# shellcheck disable=SC2086
-		"${bins[$i]}" "${eal[@]}" --file-prefix=bench_mempool_$i "${extra[@]}" \
+		timeout 300 "${bins[$i]}" "${eal[@]}" --file-prefix=bench_mempool_$i "${extra[@]}" \
 			-- ${BENCH_ARGS:-} >"$tmp/$i.$r.out" 2>&1 || echo "(${names[$i]} round $r: exit $?: $(tail -1 "$tmp/$i.$r.out"))"
 	done
 done

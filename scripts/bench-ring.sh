@@ -13,7 +13,8 @@
 #
 #   scripts/bench-ring.sh BUILD_DIR [N] [EAL options...]
 #
-# Default N: 5; default EAL options: -l 0-1 (-l 0 on one CPU) and -m 512 on
+# EAL options without --file-prefix (each side gets its own). Default N:
+# 5; default EAL options: -l 0-1 (-l 0 on one CPU) and -m 512 on
 # hugepages (or --no-huge), each side its own --file-prefix. Env:
 # BENCH_ARGS (given to every program after --, e.g. "--iterations 65536
 # --runs 3" for a quick check), LR_DPDK_NATIVE_DIR. About a minute on an
@@ -24,6 +25,13 @@ b=${1:-build}
 n=${2:-5}
 shift $(($# > 2 ? 2 : $#))
 eal=("$@")
+for a in "${eal[@]}"; do
+	case $a in
+	--file-prefix*)
+		echo "bench-ring: EAL option '$a': give none, each side gets its own --file-prefix" >&2
+		exit 2 ;;
+	esac
+done
 if [ ${#eal[@]} -eq 0 ]; then
 	lc=0-1
 	[ "$(nproc)" -ge 2 ] || lc=0
@@ -56,7 +64,7 @@ for r in $(seq "$n"); do
 		extra=()
 		[ "$i" -gt 0 ] && extra=(--no-pci --log-level='*:error')
 		# shellcheck disable=SC2086
-		"${bins[$i]}" "${eal[@]}" --file-prefix=bench_ring_$i "${extra[@]}" \
+		timeout 300 "${bins[$i]}" "${eal[@]}" --file-prefix=bench_ring_$i "${extra[@]}" \
 			-- ${BENCH_ARGS:-} >"$tmp/$i.$r.out" 2>&1 || echo "(${names[$i]} round $r: exit $?: $(tail -1 "$tmp/$i.$r.out"))"
 	done
 done

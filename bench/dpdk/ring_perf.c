@@ -216,7 +216,9 @@ producer_run(struct pair_arg *a)
 static int
 bench_two_lcores(struct rte_ring *r)
 {
-	unsigned worker = rte_get_next_lcore(rte_lcore_id(), 1, 1);
+	/* The first worker (wrap 0: with wrap 1 and no worker, DPDK's
+	 * rte_get_next_lcore never returns). */
+	unsigned worker = rte_get_next_lcore(-1, 1, 0);
 	double vp[MAX_RUNS], vc[MAX_RUNS];
 	unsigned long items = RTE_MAX(iterations / 8, 1024ul);
 
