@@ -12,6 +12,7 @@
  *    the pool's mbufs are all back once the client stops;
  *  - zc_close_held: a zero-copy client closed while the application
  *    holds one of its mbufs warns, and the mbuf stays usable;
+ *  - zc_two_queues: a zero-copy client with two queue pairs;
  *  - two_queues: two interfaces on one socket (id 0 and 1), the first with
  *    two queue pairs: each frame arrives on its own interface and queue;
  *  - reconnect: a client stopping takes the server's link down (tx counts
@@ -688,6 +689,46 @@ static int
 test_zc_reconnect(void)
 {
 	return reconnect_run(22, "rezc", ",zero-copy=yes");
+}
+
+/* A zero-copy client with two queue pairs: each queue's rings hold mbufs
+ * of the one pool, each frame arrives on its own queue, intact. */
+static int
+test_zc_two_queues(void)
+{
+	char s[256], c[256];
+	struct lr_mempool *zp;
+	int sp, cp, ret = -1;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(s, sizeof(s), "net_memif75,role=server,socket=%s/zc2", dir);
+	snprintf(c, sizeof(c),
+		 "net_memif76,role=client,socket=%s/zc2,zero-copy=yes,rsize=7",
+		 dir);
+	sp = port_open(s, 2);
+	cp = port_open(c, 2);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	zp = lr_eth_memif_pool((uint16_t)cp);
+	tx_pool = zp; /* the client sends its pool's mbufs */
+	ret = xfer(cp, 1, sp, 1, 75, 3000) || xfer(cp, 0, sp, 0, 76, 3000);
+	tx_pool = NULL;
+	rx_expect = zp; /* and receives them */
+	if (ret == 0)
+		ret = xfer(sp, 1, cp, 1, 77, 3000) ||
+		      xfer(sp, 0, cp, 0, 78, 3000);
+	rx_expect = NULL;
+	if (ret == 0 && counters_agree(sp, cp, 6000, 6000) != 0)
+		ret = -1;
+	lr_eth_dev_stop((uint16_t)cp);
+	if (ret == 0)
+		ret = zc_pool_back(cp);
+out:
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "zero-copy two queues failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
 }
 
 /* Wait (up to 20 s) until the captured log holds text. */
@@ -1622,6 +1663,7 @@ static const struct lr_test_case cases[] = {
     {"zc_pair", test_zc_pair},
     {"zc_close_held", test_zc_close_held},
     {"two_queues", test_two_queues},
+    {"zc_two_queues", test_zc_two_queues},
     {"reconnect", test_reconnect},
     {"zc_reconnect", test_zc_reconnect},
     {"secret", test_secret},

@@ -37,7 +37,8 @@
  *
  * Memory: as in the protocol, the client owns the shared memory: one memfd
  * region holding the rings, then bsize-byte buffers for every slot of
- * every ring, hugepage-backed (MFD_HUGETLB) when the EAL has hugepages and
+ * every ring (zero-copy: the rings alone, the buffers in region 1, see
+ * below), hugepage-backed (MFD_HUGETLB) when the EAL has hugepages and
  * free ones remain, else ordinary pages; mapped once when the connection is
  * made and unmapped only after it ended and no burst uses it (the burst
  * marks its queue busy with a seq_cst store, the control thread clears
