@@ -1579,7 +1579,9 @@ dpdk_server_run(unsigned id, int zc)
 		return LR_TEST_SKIP;
 	}
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/dpdk-server.sock", dir);
+	/* a path of its own: DPDK leaves its socket file behind, and a
+	 * DPDK server does not replace a stale one */
+	snprintf(sock, sizeof(sock), "%s/dpdk-server%u.sock", dir, id);
 	LR_TEST_ASSERT(testpmd_start("server", sock) == 0, "fork");
 	/* ready when its socket exists */
 	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
