@@ -13,6 +13,10 @@
  *  - zc_close_held: a zero-copy client closed while the application
  *    holds one of its mbufs warns, and the mbuf stays usable;
  *  - zc_two_queues: a zero-copy client with two queue pairs;
+ *  - empty_segment: frames that fill the client's buffers exactly and end
+ *    in an empty mbuf segment take one slot each (no trailing NEXT, no
+ *    extra slot): a burst of twice the ring stops when the ring is full,
+ *    and the server reads each frame whole, its link staying up;
  *  - two_queues: two interfaces on one socket (id 0 and 1), the first with
  *    two queue pairs: each frame arrives on its own interface and queue;
  *  - reconnect: a client stopping takes the server's link down (tx counts
@@ -1660,10 +1664,67 @@ test_dpdk_client(void)
 	return 0;
 }
 
+/* Client frames of one full buffer (bsize=1024) followed by an empty
+ * segment, twice as many as the ring's 16 slots, in one burst. */
+static int
+test_empty_segment(void)
+{
+	char s[256], c[256], sock[128];
+	struct lr_mbuf *m[32];
+	uint16_t sent = 0, got = 0, bad = 0;
+	uint64_t end;
+	int sp, cp;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/empty.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif70,role=server,socket=%s,socket-abstract=no", sock);
+	snprintf(c, sizeof(c),
+		 "net_memif71,role=client,socket=%s,socket-abstract=no,"
+		 "rsize=4,bsize=1024",
+		 sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	for (unsigned j = 0; j < LR_DIM(m); j++) {
+		struct lr_mbuf *t = lr_pktmbuf_alloc(pool);
+
+		m[j] = lr_pktmbuf_alloc(pool);
+		LR_TEST_ASSERT(m[j] != NULL && t != NULL, "pool empty");
+		memset(lr_pktmbuf_append(m[j], 1024), (int)j, 1024);
+		LR_TEST_ASSERT(lr_pktmbuf_chain(m[j], t) == 0, "chain");
+	}
+	sent = lr_eth_tx_burst((uint16_t)cp, 0, m, LR_DIM(m));
+	lr_pktmbuf_free_bulk(m + sent, LR_DIM(m) - sent);
+	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	while (got < sent && link_up(sp) && lr_get_tsc_cycles() < end) {
+		uint16_t r = lr_eth_rx_burst((uint16_t)sp, 0, m, LR_DIM(m));
+
+		for (uint16_t j = 0; j < r; j++, got++)
+			bad += m[j]->pkt_len != 1024 ||
+			       *lr_pktmbuf_mtod(m[j], uint8_t *) != got;
+		lr_pktmbuf_free_bulk(m, r);
+	}
+out:;
+	int up = sp >= 0 && link_up(sp);
+
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(sp >= 0 && cp >= 0, "ports");
+	LR_TEST_ASSERT(up, "server link down after the burst");
+	LR_TEST_ASSERT(sent == 16 && got == 16 && bad == 0,
+		       "sent %u, got %u (%u bad): expected 16 whole frames",
+		       sent, got, bad);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"pair", test_pair},
     {"zc_pair", test_zc_pair},
     {"zc_close_held", test_zc_close_held},
+    {"empty_segment", test_empty_segment},
     {"two_queues", test_two_queues},
     {"zc_two_queues", test_zc_two_queues},
     {"reconnect", test_reconnect},

@@ -44,6 +44,7 @@
 #include "lr_eth_memif.h"
 #include "lr_ethdev_driver.h"
 #include "lr_memory.h"
+#include "memif_fuzz.h"
 #include "memif_proto.h"
 
 #define MIF_MAXQ	 LR_MAX_QUEUES_PER_PORT
@@ -351,8 +352,10 @@ rx_copy(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 			const uint8_t *src;
 
 			src = rx_desc_src(q, d, cur, len, server);
-			if (lr_unlikely(src == NULL))
+			if (lr_unlikely(src == NULL)) {
+				cur = start; /* stop at a packet boundary */
 				goto stop;
+			}
 			if (lr_unlikely(rx_append(m, q->mp, src, len) != 0)) {
 				/* no mbuf for a chained segment: leave the
 				 * packet in the ring for the next burst */
@@ -472,7 +475,7 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	slot = q->last;
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i], *seg = m;
-		uint32_t soff = 0;
+		uint32_t soff = 0, done = 0;
 		unsigned need = 1;
 
 		if (lr_unlikely(m->pkt_len > q->bsize))
@@ -500,12 +503,15 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 					soff = 0;
 				}
 			}
+			/* the bytes left say whether more follow: a chain
+			 * may end in empty segments */
+			done += dlen;
 			d->region = 0;
 			d->offset = q->buf_off + (slot & q->mask) * q->bsize;
 			d->length = dlen;
-			d->flags = seg != NULL ? MIF_DESC_FLAG_NEXT : 0;
+			d->flags = done < m->pkt_len ? MIF_DESC_FLAG_NEXT : 0;
 			slot++;
-		} while (seg != NULL);
+		} while (done < m->pkt_len && seg != NULL);
 		bytes += m->pkt_len;
 	}
 	if (i > 0) {
@@ -858,7 +864,7 @@ memif_tx_server(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	slot = q->last;
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i], *seg = m;
-		uint32_t soff = 0, cap = 0;
+		uint32_t soff = 0, cap = 0, done = 0;
 		uint16_t k, pstart = slot;
 
 		/* The buffers this packet takes, before writing any. */
@@ -882,11 +888,14 @@ memif_tx_server(void *txq, struct lr_mbuf **pkts, uint16_t n)
 				slot = pstart;
 				goto out;
 			}
+			/* the bytes left say whether more follow: a chain
+			 * may end in empty segments, a buffer be empty */
 			dlen = tx_copy_segs(dst, len, &seg, &soff);
+			done += dlen;
 			d->length = dlen;
-			d->flags = seg != NULL ? MIF_DESC_FLAG_NEXT : 0;
+			d->flags = done < m->pkt_len ? MIF_DESC_FLAG_NEXT : 0;
 			slot++;
-		} while (seg != NULL && --k > 0);
+		} while (done < m->pkt_len && --k > 0);
 		bytes += m->pkt_len;
 	}
 out:
@@ -1509,17 +1518,6 @@ server_find(struct mif_listener *l, uint32_t id)
 	return NULL;
 }
 
-/* Server: send ACK on connection c; 0 or -1. */
-static int
-server_ack(struct mif_conn *c)
-{
-	struct mif_msg ack;
-
-	memset(&ack, 0, sizeof(ack));
-	ack.type = MIF_MSG_ACK;
-	return msg_send(c->fd, &ack, -1) == 0 ? 0 : -1;
-}
-
 /* Server: INIT m on a new connection c binds it to its port; 0 or -1. */
 static int
 server_init(struct mif_conn *c, const struct mif_msg *m, char *why,
@@ -1563,7 +1561,7 @@ server_init(struct mif_conn *c, const struct mif_msg *m, char *why,
 	p->peer_name[MIF_NAME_SZ] = '\0';
 	c->port = p;
 	p->conn = c;
-	return server_ack(c);
+	return 0;
 }
 
 /* Server: ADD_REGION m for p, taking over *fd; 0 or -1 with why. */
@@ -1620,39 +1618,34 @@ server_add_ring(struct mif_port *p, const struct mif_msg *m, int *fd, char *why,
 	return 0;
 }
 
-/* Server: CONNECT m maps p's rings, answers CONNECTED, brings p up. */
+/* Server: CONNECT m maps p's rings; *reply is CONNECTED (the port comes
+ * up once it is sent: conn_answer()). 0 or -1 with why. */
 static int
-server_on_connect(struct mif_conn *c, struct mif_port *p,
-		  const struct mif_msg *m, char *why, size_t whylen)
+server_on_connect(struct mif_port *p, const struct mif_msg *m,
+		  struct mif_msg *reply, char *why, size_t whylen)
 {
-	struct mif_msg r;
-
 	if (server_connect(p, why, whylen) != 0)
 		return -1;
 	if (p->peer_name[0] == '\0') {
 		memcpy(p->peer_name, m->connect.if_name, MIF_NAME_SZ);
 		p->peer_name[MIF_NAME_SZ] = '\0';
 	}
-	memset(&r, 0, sizeof(r));
-	r.type = MIF_MSG_CONNECTED;
-	snprintf((char *)r.connected.if_name, sizeof(r.connected.if_name), "%s",
-		 p->name);
-	if (msg_send(c->fd, &r, -1) != 0) {
-		snprintf(why, whylen, "sending CONNECTED: %s", strerror(errno));
-		return -1;
-	}
-	port_up(p);
+	reply->type = MIF_MSG_CONNECTED;
+	snprintf((char *)reply->connected.if_name,
+		 sizeof(reply->connected.if_name), "%s", p->name);
 	return 0;
 }
 
-/* Server: a message on connection c; 0, or -1 with why. fd: the one that
- * came with it (taken over on success, closed by the caller otherwise). */
+/* Server: a message on connection c; 0 with *reply the answer (ACK or
+ * CONNECTED), or -1 with why. fd: the one that came with it (taken over on
+ * success, closed by the caller otherwise). */
 static int
-server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd, char *why,
-	      size_t whylen)
+server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd,
+	      struct mif_msg *reply, char *why, size_t whylen)
 {
 	struct mif_port *p = c->port;
 
+	reply->type = MIF_MSG_ACK;
 	if (p == NULL)
 		return server_init(c, m, why, whylen);
 	if (p->up) {
@@ -1670,13 +1663,13 @@ server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd, char *why,
 			return -1;
 		break;
 	case MIF_MSG_CONNECT:
-		return server_on_connect(c, p, m, why, whylen);
+		return server_on_connect(p, m, reply, why, whylen);
 	default:
 		snprintf(why, whylen, "unexpected %s during the handshake",
 			 lr_memif_msg_type_name_(m->type));
 		return -1;
 	}
-	return server_ack(c);
+	return 0;
 }
 
 /* Receive one message from c: its length (0: peer closed, <0: error),
@@ -1742,13 +1735,75 @@ conn_fail(struct mif_conn *c, const char *why, int peer_said)
 	conn_close(c);
 }
 
+/*
+ * Act on message m (len bytes, nfds fds in fds[]; nfds -1: truncated) that
+ * arrived on c: checked (memif_proto.c), then handled by the role's state
+ * machine. 0 with *reply the answer to send (type NONE: none; a client
+ * sends its own), or -1 with why and *peer_said (a DISCONNECT). The fds
+ * are taken over or closed either way. No socket call: the fuzz target
+ * (test/fuzz/fuzz_memif.c) drives a connection with it.
+ */
+static int
+conn_msg(struct mif_conn *c, const struct mif_msg *m, size_t len, int *fds,
+	 int nfds, struct mif_msg *reply, char *why, size_t whylen,
+	 int *peer_said)
+{
+	int fd, ret;
+
+	*peer_said = 0;
+	memset(reply, 0, sizeof(*reply));
+	if (lr_memif_msg_check_(m, len, nfds, why, whylen) != 0) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -1;
+	}
+	if (m->type == MIF_MSG_DISCONNECT) {
+		char reason[MIF_REASON_SZ + 1];
+
+		memcpy(reason, m->disconnect.string, MIF_REASON_SZ);
+		reason[MIF_REASON_SZ] = '\0';
+		snprintf(why, whylen, "%s (code %u)", reason,
+			 m->disconnect.code);
+		*peer_said = 1;
+		return -1;
+	}
+	fd = nfds == 1 ? fds[0] : -1;
+	if (c->lis != NULL)
+		ret = server_handle(c, m, &fd, reply, why, whylen);
+	else
+		ret = client_handle(c->port, m, why, whylen);
+	close_fd(&fd);
+	return ret;
+}
+
+/* Send reply (conn_msg()) on c; a CONNECTED brings the port up. 0 or -1
+ * with why. */
+static int
+conn_answer(struct mif_conn *c, const struct mif_msg *reply, char *why,
+	    size_t whylen)
+{
+	int ret;
+
+	if (reply->type == MIF_MSG_NONE)
+		return 0;
+	ret = msg_send(c->fd, reply, -1);
+	if (ret != 0) {
+		snprintf(why, whylen, "sending %s: %s",
+			 lr_memif_msg_type_name_(reply->type), strerror(-ret));
+		return -1;
+	}
+	if (reply->type == MIF_MSG_CONNECTED)
+		port_up(c->port);
+	return 0;
+}
+
 /* Handle what arrived on connection c. */
 static void
 conn_event(struct mif_conn *c)
 {
 	char why[192];
-	struct mif_msg m;
-	int fds[4], nfds;
+	struct mif_msg m, reply;
+	int fds[4], nfds, peer_said;
 	ssize_t r;
 
 	while (!c->dead) {
@@ -1762,34 +1817,10 @@ conn_event(struct mif_conn *c)
 				  1);
 			return;
 		}
-		if (lr_memif_msg_check_(&m, (size_t)r, nfds, why,
-					sizeof(why)) != 0) {
-			for (int i = 0; i < nfds; i++)
-				close(fds[i]);
-			conn_fail(c, why, 0);
-			return;
-		}
-		if (m.type == MIF_MSG_DISCONNECT) {
-			char reason[MIF_REASON_SZ + 1];
-
-			memcpy(reason, m.disconnect.string, MIF_REASON_SZ);
-			reason[MIF_REASON_SZ] = '\0';
-			snprintf(why, sizeof(why), "%s (code %u)", reason,
-				 m.disconnect.code);
-			conn_fail(c, why, 1);
-			return;
-		}
-		int fd = nfds == 1 ? fds[0] : -1;
-		int ret;
-
-		if (c->lis != NULL) {
-			ret = server_handle(c, &m, &fd, why, sizeof(why));
-		} else {
-			ret = client_handle(c->port, &m, why, sizeof(why));
-		}
-		close_fd(&fd);
-		if (ret != 0) {
-			conn_fail(c, why, 0);
+		if (conn_msg(c, &m, (size_t)r, fds, nfds, &reply, why,
+			     sizeof(why), &peer_said) != 0 ||
+		    conn_answer(c, &reply, why, sizeof(why)) != 0) {
+			conn_fail(c, why, peer_said);
 			return;
 		}
 	}
@@ -1874,6 +1905,17 @@ listener_event(struct mif_listener *l)
 	}
 }
 
+/* What the control thread does for port p after each round of events: end
+ * the connection the datapath found at fault, retry a client's connect. */
+static void
+port_poll(struct mif_port *p, uint64_t now)
+{
+	if (atomic_load_explicit(&p->bad, memory_order_acquire) == 2)
+		port_disconnect(p, p->bad_why, BY_US);
+	if (!p->server && p->started && p->conn == NULL && now >= p->retry_at)
+		client_try(p);
+}
+
 static void *
 ctl_thread(void *arg)
 {
@@ -1906,14 +1948,8 @@ ctl_thread(void *arg)
 		}
 		uint64_t now = now_ns();
 
-		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next) {
-			if (atomic_load_explicit(&p->bad,
-						 memory_order_acquire) == 2)
-				port_disconnect(p, p->bad_why, 0);
-			if (!p->server && p->started && p->conn == NULL &&
-			    now >= p->retry_at)
-				client_try(p);
-		}
+		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next)
+			port_poll(p, now);
 		while (ctl.dead_listeners != NULL) {
 			struct mif_listener *l = ctl.dead_listeners;
 
@@ -2524,13 +2560,12 @@ memif_parse_args(const char *name, const struct lr_devargs *args,
 	return 0;
 }
 
-/* Fill the new port p of dev from a, with no descriptors yet. */
+/* Fill the new port p named name from a, with no descriptors yet. */
 static void
-memif_port_init(struct mif_port *p, struct lr_eth_dev *dev,
+memif_port_init(struct mif_port *p, const char *name,
 		const struct memif_args *a)
 {
-	p->dev = dev;
-	p->name = dev->data->name;
+	p->name = name;
 	p->server = a->role == NULL || strcmp(a->role, "server") == 0;
 	p->id = (uint32_t)a->id;
 	p->abstract = a->abstract;
@@ -2583,7 +2618,8 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
 				  0x4d49);
 	}
-	memif_port_init(p, dev, &a);
+	memif_port_init(p, name, &a);
+	p->dev = dev;
 	dev->data->dev_private = p;
 	dev->dev_ops = &memif_ops;
 	memif_set_bursts(dev, p);
@@ -2628,4 +2664,144 @@ lr_eth_memif_pool(uint16_t port_id)
 		return NULL;
 	}
 	return p->zc_mp;
+}
+
+/* ------------------------------------------------------------------ */
+/* Hooks of the fuzz target (memif_fuzz.h). */
+
+struct mif_port *
+lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
+			uint16_t nb_txq, struct lr_mempool *mp)
+{
+	struct memif_args a = {.sock = "fuzz",
+			       .secret = secret,
+			       .id = id,
+			       .bsize = LR_ETH_MEMIF_DEFAULT_BSIZE,
+			       .rsize = LR_ETH_MEMIF_DEFAULT_LOG2_RING,
+			       .abstract = 1};
+	struct mif_listener *l = calloc(1, sizeof(*l));
+	struct mif_port *p = aligned_alloc(
+	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
+
+	if (l == NULL || p == NULL) {
+		free(l);
+		free(p);
+		return NULL;
+	}
+	memset(p, 0, sizeof(*p));
+	memif_port_init(p, "net_memif_fuzz", &a);
+	l->ep.kind = EP_LISTEN;
+	l->fd = -1;
+	l->abstract = 1;
+	l->refs = 1;
+	snprintf(l->path, sizeof(l->path), "%s", a.sock);
+	p->nb_rxq = LR_MIN(nb_rxq, MIF_MAXQ);
+	p->nb_txq = LR_MIN(nb_txq, MIF_MAXQ);
+	for (unsigned q = 0; q < p->nb_rxq; q++)
+		p->rxq[q].mp = mp;
+	p->lis = l;
+	p->started = 1;
+	pthread_mutex_lock(&ctl.lock);
+	p->next = ctl.ports;
+	ctl.ports = p;
+	pthread_mutex_unlock(&ctl.lock);
+	return p;
+}
+
+void
+lr_memif_fuzz_port_free_(struct mif_port *p)
+{
+	pthread_mutex_lock(&ctl.lock);
+	port_disconnect(p, NULL, BY_STOP);
+	for (struct mif_port **pp = &ctl.ports; *pp != NULL;
+	     pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	free(p->lis);
+	free(p);
+}
+
+struct mif_conn *
+lr_memif_fuzz_accept_(struct mif_port *p)
+{
+	struct mif_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ep.kind = EP_CONN;
+	c->fd = -1;
+	c->lis = p->lis;
+	return c;
+}
+
+int
+lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
+		   int *fds, int nfds, struct mif_msg *reply, char *why,
+		   size_t whylen)
+{
+	int peer_said, ret = -1;
+
+	pthread_mutex_lock(&ctl.lock);
+	if (c->dead) {
+		for (int i = 0; i < nfds; i++)
+			close(fds[i]);
+		snprintf(why, whylen, "connection closed");
+	} else if (conn_msg(c, m, len, fds, nfds, reply, why, whylen,
+			    &peer_said) != 0) {
+		conn_fail(c, why, peer_said);
+	} else {
+		/* conn_answer() without the socket: the answer is sent */
+		if (reply->type == MIF_MSG_CONNECTED)
+			port_up(c->port);
+		ret = 0;
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return ret;
+}
+
+void
+lr_memif_fuzz_conn_free_(struct mif_conn *c)
+{
+	pthread_mutex_lock(&ctl.lock);
+	if (!c->dead)
+		conn_fail(c, "peer closed the connection", BY_PEER);
+	pthread_mutex_unlock(&ctl.lock);
+	free(c);
+}
+
+int
+lr_memif_fuzz_up_(struct mif_port *p)
+{
+	int up;
+
+	pthread_mutex_lock(&ctl.lock);
+	up = p->up;
+	pthread_mutex_unlock(&ctl.lock);
+	return up;
+}
+
+void
+lr_memif_fuzz_poll_(struct mif_port *p)
+{
+	pthread_mutex_lock(&ctl.lock);
+	port_poll(p, now_ns());
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+uint16_t
+lr_memif_fuzz_rx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
+		  uint16_t n)
+{
+	return memif_rx_server(&p->rxq[q], pkts, n);
+}
+
+uint16_t
+lr_memif_fuzz_tx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
+		  uint16_t n)
+{
+	return memif_tx_server(&p->txq[q], pkts, n);
 }

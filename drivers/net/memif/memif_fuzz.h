@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * memif_fuzz.h - hooks of memif.c for test/fuzz/fuzz_memif.c (private to
+ * drivers/net/memif and the fuzz target; never installed, hidden in the
+ * shared library).
+ *
+ * A server port on a listener that has no socket, connections to it that
+ * have none either, and the port's bursts: a message goes through the
+ * very code the control thread runs on one it received (conn_msg(): the
+ * checks of memif_proto.c, then the server's state machine; a CONNECTED
+ * answer brings the port up as when it is sent), with the fds the caller
+ * made (memfds, eventfds) standing for those SCM_RIGHTS would bring. The
+ * caller uses one thread, and no real memif port lives in the process
+ * (the hooks take the control lock but start no control thread).
+ */
+#ifndef MEMIF_FUZZ_H
+#define MEMIF_FUZZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lr_mbuf.h"
+#include "memif_proto.h"
+
+struct mif_port;
+struct mif_conn;
+
+/* A started server port (id, secret or NULL, queue counts; rx mbufs from
+ * mp) with default bsize and rsize, on a listener of its own; NULL if out
+ * of memory. */
+struct mif_port *lr_memif_fuzz_port_new_(uint32_t id, const char *secret,
+					 uint16_t nb_rxq, uint16_t nb_txq,
+					 struct lr_mempool *mp);
+
+/* Disconnect p (no message), and free it. */
+void lr_memif_fuzz_port_free_(struct mif_port *p);
+
+/* A new connection on p's listener, as accept() makes one (the server's
+ * HELLO counts as sent); NULL if out of memory. */
+struct mif_conn *lr_memif_fuzz_accept_(struct mif_port *p);
+
+/*
+ * Message m of len bytes from the client on c, with nfds fds in fds[]
+ * (taken over; -1: truncated): 0 when accepted, *reply the answer (ACK or
+ * CONNECTED); -1 when it ended the connection (the port disconnected,
+ * why says why; c is dead: only lr_memif_fuzz_conn_free_() is left).
+ */
+int lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
+		       int *fds, int nfds, struct mif_msg *reply, char *why,
+		       size_t whylen);
+
+/* The client closed c: as the control thread sees it; then c is freed. */
+void lr_memif_fuzz_conn_free_(struct mif_conn *c);
+
+/* 1 when p's link is up (CONNECTED answered, no fault since). */
+int lr_memif_fuzz_up_(struct mif_port *p);
+
+/* The control thread's round for p: a connection the datapath found at
+ * fault ends here. */
+void lr_memif_fuzz_poll_(struct mif_port *p);
+
+/* p's rx burst on queue q (reads C2S ring q). */
+uint16_t lr_memif_fuzz_rx_(struct mif_port *p, uint16_t q,
+			   struct lr_mbuf **pkts, uint16_t n);
+
+/* p's tx burst on queue q (fills S2C ring q). */
+uint16_t lr_memif_fuzz_tx_(struct mif_port *p, uint16_t q,
+			   struct lr_mbuf **pkts, uint16_t n);
+
+#endif /* MEMIF_FUZZ_H */
