@@ -91,7 +91,7 @@ TMP=$(mktemp -d /tmp/bench-memif.XXXXXX)
 : >"$TMP/tids"
 cleanup() {
 	local pid
-	while read -r _ pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$TMP/pids"
+	while read -r _ pid _; do kill -KILL "$pid" 2>/dev/null || true; done <"$TMP/pids"
 	while read -r pid; do kill -KILL "$pid" 2>/dev/null || true; done <"$TMP/monpids"
 	if [ -n "${KEEP:-}" ]; then
 		echo "bench-memif: outputs and samples kept in $TMP" >&2
@@ -254,7 +254,7 @@ launch() {
 	CMDS+=("taskset -c $cpu $*")
 	taskset -c "$cpu" "$@" >"$TMP/$name.fifo" 2>&1 </dev/null &
 	pid=$!
-	echo "$name $pid" >>"$TMP/pids"
+	echo "$name $pid $kind" >>"$TMP/pids"
 	monitor "$name" "$kind" <"$TMP/$name.fifo" &
 	echo $! >>"$TMP/monpids"
 }
@@ -342,12 +342,12 @@ side_window() {
 # traffic on every side, then for the window; prints one "dt packets
 # cpu_ns" line per side. Non-zero when a program died or time ran out.
 measure() {
-	local s f p c t deadline start end t0 out res
+	local s f p c t pid deadline start end t0 out res
 	deadline=$((SECONDS + READY_S + WARM + SECS + 5))
 	start=
 	while [ $SECONDS -lt $deadline ]; do
 		sleep 0.25
-		while read -r _ pid; do kill -0 "$pid" 2>/dev/null || return 1; done <"$TMP/pids"
+		while read -r _ pid _; do kill -0 "$pid" 2>/dev/null || return 1; done <"$TMP/pids"
 		if [ -z "$start" ]; then
 			t0=0
 			for s in "$@"; do
@@ -359,6 +359,9 @@ measure() {
 			[ -n "$t0" ] || continue
 			start=$(awk -v a="$t0" -v w="$WARM" 'BEGIN {printf "%.6f", a + w}')
 			end=$(awk -v a="$start" -v s="$SECS" 'BEGIN {printf "%.6f", a + s}')
+			# Nothing to look at before the window is over: keep the
+			# machine to the programs meanwhile.
+			sleep "$(awk -v e="$end" -v n="$EPOCHREALTIME" 'BEGIN {d = e - n; printf "%.3f", d > 0 ? d : 0}')"
 		fi
 		res=
 		for s in "$@"; do
@@ -375,17 +378,13 @@ measure() {
 	return 1
 }
 
-# stop NAME...: SIGINT to each, wait for them (SIGKILL after READY_S),
-# then for their readers. A program that did not end with status 0 or was
-# killed by a signal other than ours is reported: it is a bug to look at.
-stop() {
+# end_some NAME...: SIGINT to each, wait for them (SIGKILL after READY_S),
+# report an exit that was not clean: it is a bug to look at.
+end_some() {
 	local n pid rc killed
+	for n in "$@"; do kill -INT "$(pid_of "$n")" 2>/dev/null || true; done
 	for n in "$@"; do
-		kill -INT "$(pid_of "$n")" 2>/dev/null || true
-	done
-	for n in "$@"; do
-		pid=$(pid_of "$n")
-		killed=
+		pid=$(pid_of "$n") rc=0 killed=
 		for _ in $(seq $((READY_S * 10))); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
@@ -393,7 +392,6 @@ stop() {
 		if kill -KILL "$pid" 2>/dev/null; then
 			killed=1
 		fi
-		rc=0
 		wait "$pid" 2>/dev/null || rc=$?
 		if [ -n "$killed" ]; then
 			echo "   !! $n did not end ${READY_S} s after SIGINT: killed"
@@ -404,6 +402,26 @@ stop() {
 			echo "   !! $n exited with status $rc; its last lines:"
 			tail -3 "$TMP/$n.log" 2>/dev/null | sed 's/\x1b\[[0-9;]*[A-Za-z]//g; s/^/        /'
 		fi
+	done
+}
+
+# stop NAME...: end the programs one at a time: every testpmd first,
+# otherwise in the order given (the callers give the servers first), then
+# wait for their readers. Why: a testpmd rxonly server whose client ended
+# before it sometimes died of SIGSEGV (a linerate or a testpmd client,
+# both frame sizes): a core showed the fault in its forwarding lcore inside
+# librte_net_memif's receive while its main thread had not yet seen
+# SIGINT, i.e. DPDK 22.11's server tears the client's memory down under its
+# own datapath when the client disconnects. A testpmd that stops first
+# ends its datapath before its ports, and linerate's ports take a peer
+# leaving at any time.
+stop() {
+	local n pid
+	for n in "$@"; do
+		[ "$(awk -v n="$n" '$1 == n {print $3}' "$TMP/pids")" != tp ] || end_some "$n"
+	done
+	for n in "$@"; do
+		[ "$(awk -v n="$n" '$1 == n {print $3}' "$TMP/pids")" = tp ] || end_some "$n"
 	done
 	while read -r pid; do wait "$pid" 2>/dev/null || true; done <"$TMP/monpids"
 	rm -f "$TMP"/*.fifo
@@ -501,7 +519,7 @@ pair() {
 	else
 		failed "$row" gen recv
 	fi
-	stop gen recv
+	if [ "$gr" = server ]; then stop gen recv; else stop recv gen; fi
 	rm -f "$sock"
 }
 
@@ -559,7 +577,7 @@ fwd() {
 	else
 		failed "$row" gen fwd
 	fi
-	stop gen fwd
+	if [ "$gr" = server ]; then stop gen fwd; else stop fwd gen; fi
 	rm -f "$a" "$b"
 }
 
