@@ -5,15 +5,20 @@
 #
 #   scripts/bench-memif.sh [BUILD_DIR] [SECONDS] [RUNS]      (3 s, 3 runs)
 #
+# About 5 minutes with Debian's DPDK, 6-7 with the native build's rows too
+# (DPDK_NATIVE=no leaves them out). Run it alone on the machine.
+#
 # Rows, each at 64 and 1518-byte frames (sizes with the FCS, as lr-pktgen's
 # --size; testpmd gets --txpkts=SIZE-4):
 #   lr-pktgen --tx-only      -> lr-pktgen --rx-only
 #   testpmd txonly (client)  -> testpmd rxonly (server)   (as issue 14's
 #                                                          DPDK reference)
+#   the same with the native testpmd of scripts/dpdk-native.sh
 #   lr-pktgen --tx-only      -> testpmd rxonly
 #   testpmd txonly           -> lr-pktgen --rx-only
 #   lr-pktgen (tx port 0, rx port 1) -> lr-l2fwd   -> back to lr-pktgen
 #   lr-pktgen (tx port 0, rx port 1) -> testpmd io -> back to lr-pktgen
+#   the same with the native testpmd
 # The rows alternate within each run; medians and ranges over the runs.
 # Every process runs on a CPU of its own (generator CPU 0, receiver or
 # forwarder CPU 1): taskset, and lcores on that CPU only (testpmd's main and
@@ -104,7 +109,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 other() { [ "$1" = server ] && echo client || echo server; }
-median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 
 # ---- the machine, the programs ----
 ncpu=$(nproc)
@@ -125,7 +129,8 @@ else
 fi
 have_dpdk=1
 why_no_dpdk=
-if [ -n "${TESTPMD:-}" ]; then
+TESTPMD=${TESTPMD:-}
+if [ -n "$TESTPMD" ]; then
 	[ -x "$TESTPMD" ] || die "TESTPMD '$TESTPMD': not an executable"
 	TESTPMD=$(realpath "$TESTPMD")
 elif command -v dpdk-testpmd >/dev/null; then
@@ -354,14 +359,14 @@ measure() {
 				IFS=: read -r f p c t <<<"$s"
 				out=$(side_flow "$TMP/$f.smp" "$p" "$c" "$t")
 				[ -n "$out" ] || { t0=; break; }
-				t0=$(awk -v a="$t0" -v b="$out" 'BEGIN {print (b > a) ? b : a}')
+				t0=$(awk -v a="$t0" -v b="$out" 'BEGIN {print (b + 0 > a + 0 ? b : a)}')
 			done
 			[ -n "$t0" ] || continue
 			start=$(awk -v a="$t0" -v w="$WARM" 'BEGIN {printf "%.6f", a + w}')
 			end=$(awk -v a="$start" -v s="$SECS" 'BEGIN {printf "%.6f", a + s}')
 			# Nothing to look at before the window is over: keep the
 			# machine to the programs meanwhile.
-			sleep "$(awk -v e="$end" -v n="$EPOCHREALTIME" 'BEGIN {d = e - n; printf "%.3f", d > 0 ? d : 0}')"
+			sleep "$(awk -v e="$end" -v n="$EPOCHREALTIME" 'BEGIN {d = e - n; printf "%.3f", (d > 0 ? d : 0)}')"
 		fi
 		res=
 		for s in "$@"; do
@@ -619,12 +624,13 @@ run_row() {
 rows=()
 for row in $ROWS; do
 	[ -n "${TITLE[$row]:-}" ] || die "unknown row '$row' (ROWS: ${!TITLE[*]})"
-	if [[ $row == *dpdk* ]] && [ $have_dpdk = 0 ]; then
+	if [[ $row == *ndpdk* ]]; then
+		if [ -z "$TESTPMD_NATIVE" ]; then
+			echo "row '${TITLE[$row]}' skipped: $native_note"
+			continue
+		fi
+	elif [[ $row == *dpdk* ]] && [ $have_dpdk = 0 ]; then
 		echo "row '${TITLE[$row]}' skipped: $why_no_dpdk"
-		continue
-	fi
-	if [[ $row == *ndpdk* ]] && [ -z "$TESTPMD_NATIVE" ]; then
-		echo "row '${TITLE[$row]}' skipped: $native_note"
 		continue
 	fi
 	rows+=("$row")
