@@ -33,6 +33,9 @@
  *  - zc_bad_peer: a hand-written server that fills a zero-copy client's
  *    buffer with a length past bsize, then one that moves the offset:
  *    nothing is received, the client disconnects naming the fault;
+ *  - socket_mode: socket-mode=0660 creates the socket file 0660 and a
+ *    client connects through it; a second server port on that socket
+ *    asking for another mode is refused;
  *  - bad_devargs: each bad value is refused with a message naming it;
  *  - dpdk_server, dpdk_client: DPDK 22.11's dpdk-testpmd (io forwarding,
  *    its port joined to itself) as the server and as the client: every
@@ -1315,6 +1318,51 @@ test_zc_bad_peer(void)
 }
 
 static int
+test_socket_mode(void)
+{
+	char s[256], s2[256], c[256], sock[128];
+	struct stat st;
+	int sp, sp2, cp, ret = -1;
+	const char *log;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/mode.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif80,role=server,socket=%s,socket-abstract=no,"
+		 "socket-mode=0660",
+		 sock);
+	snprintf(s2, sizeof(s2),
+		 "net_memif81,role=server,id=1,socket=%s,socket-abstract=no",
+		 sock);
+	snprintf(c, sizeof(c),
+		 "net_memif82,role=client,socket=%s,socket-abstract=no", sock);
+	sp = port_open(s, 1);
+	LR_TEST_ASSERT(sp >= 0, "server with socket-mode=0660");
+	LR_TEST_ASSERT(stat(sock, &st) == 0, "stat %s: %s", sock,
+		       strerror(errno));
+	if ((st.st_mode & 07777) != 0660)
+		fprintf(stderr, "socket mode %o, expected 660\n",
+			st.st_mode & 07777);
+	/* a second server port on it wants the default 0600 */
+	lr_test_log_begin();
+	sp2 = port_open(s2, 1);
+	log = lr_test_log_end();
+	port_shut(sp2);
+	cp = port_open(c, 1);
+	if (cp >= 0 && wait_link(sp, cp, 1) == 0)
+		ret = xfer(cp, 0, sp, 0, 3, 100);
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT((st.st_mode & 07777) == 0660, "socket file mode");
+	LR_TEST_ASSERT(sp2 < 0, "a second mode for one socket accepted");
+	LR_TEST_ASSERT(strstr(log, "net_memif81: socket-mode: 0600, but "
+				   "socket") != NULL,
+		       "no clear error for two modes on one socket");
+	LR_TEST_ASSERT(ret == 0, "client through a 0660 socket");
+	return 0;
+}
+
+static int
 test_bad_devargs(void)
 {
 	static const struct {
@@ -1337,6 +1385,17 @@ test_bad_devargs(void)
 	    {"net_memif50,socket-abstract=maybe", "socket-abstract"},
 	    {"net_memif50,id=-1", "id"},
 	    {"net_memif50,queues=2", "queues"},
+	    {"net_memif50,socket-abstract=no,socket-mode=0999",
+	     "socket-mode: bad value '0999' (expected octal permission bits"},
+	    {"net_memif50,socket-abstract=no,socket-mode=1777",
+	     "socket-mode: bad value '1777'"},
+	    {"net_memif50,socket-abstract=no,socket-mode=rw",
+	     "socket-mode: bad value 'rw'"},
+	    {"net_memif50,socket-abstract=no,socket-mode=", "socket-mode"},
+	    {"net_memif50,socket-mode=0660",
+	     "socket-mode: '0660' needs a server's socket file"},
+	    {"net_memif50,role=client,socket-abstract=no,socket-mode=0660",
+	     "socket-mode: '0660' needs a server's socket file"},
 	    {"net_memif50,socket=/tmp/"
 	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
@@ -1678,9 +1737,9 @@ test_empty_segment(void)
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
 	snprintf(sock, sizeof(sock), "%s/empty.sock", dir);
 	snprintf(s, sizeof(s),
-		 "net_memif70,role=server,socket=%s,socket-abstract=no", sock);
+		 "net_memif77,role=server,socket=%s,socket-abstract=no", sock);
 	snprintf(c, sizeof(c),
-		 "net_memif71,role=client,socket=%s,socket-abstract=no,"
+		 "net_memif78,role=client,socket=%s,socket-abstract=no,"
 		 "rsize=4,bsize=1024",
 		 sock);
 	sp = port_open(s, 1);
@@ -1732,6 +1791,7 @@ static const struct lr_test_case cases[] = {
     {"secret", test_secret},
     {"bad_peer", test_bad_peer},
     {"zc_bad_peer", test_zc_bad_peer},
+    {"socket_mode", test_socket_mode},
     {"bad_devargs", test_bad_devargs},
     {"dpdk_server", test_dpdk_server},
     {"dpdk_server_zc", test_dpdk_server_zc},

@@ -12,6 +12,9 @@
  *   socket=PATH             control socket (default /run/memif.sock)
  *   socket-abstract=yes|no  PATH in the abstract namespace (default yes,
  *                           as DPDK 22.11); a file socket is created 0600
+ *   socket-mode=OCTAL       a server's socket file created with these
+ *                           permission bits instead (0000..0777, e.g. 0660
+ *                           for a group of clients; socket-abstract=no)
  *   bsize=N                 bytes per packet buffer, 64..65535 (2048)
  *   rsize=N                 log2 of the ring size, 1..14 (10)
  *   mac=xx:xx:xx:xx:xx:xx   the port's MAC address (default: generated)
@@ -120,6 +123,8 @@ LR_BEGIN_DECLS
 #define LR_ETH_MEMIF_DEFAULT_SOCKET "/run/memif.sock"
 /** Default packet buffer size in bytes. */
 #define LR_ETH_MEMIF_DEFAULT_BSIZE 2048
+/** Mode of a server's socket file unless socket-mode says otherwise. */
+#define LR_ETH_MEMIF_DEFAULT_SOCKET_MODE 0600
 /** Default log2 of the ring size (1024 slots). */
 #define LR_ETH_MEMIF_DEFAULT_LOG2_RING 10
 

@@ -56,7 +56,7 @@
 #define ZC_FILL		 32  /* mbufs taken in one bulk to refill rx slots */
 
 static const char *const memif_keys[] = {
-    "role",  "id",  "socket", "socket-abstract", "bsize",
+    "role",  "id",  "socket", "socket-abstract", "socket-mode", "bsize",
     "rsize", "mac", "secret", "zero-copy",	 NULL,
 };
 
@@ -76,6 +76,7 @@ struct mif_listener {
 	int abstract;
 	int dead; /* closed; freed at the end of the event batch */
 	unsigned refs;
+	unsigned mode; /* of the socket file */
 	char path[MIF_SUN_PATH_MAX];
 	struct mif_listener *next;
 };
@@ -132,6 +133,7 @@ struct mif_port {
 	int server;
 	uint32_t id;
 	int abstract;
+	unsigned sock_mode; /* of a socket file we create */
 	uint32_t bsize;
 	unsigned log2;
 	char path[MIF_SUN_PATH_MAX];
@@ -2032,6 +2034,13 @@ ctl_stop(void)
 static int
 listener_share(struct mif_port *p, struct mif_listener *l)
 {
+	if (!l->abstract && l->mode != p->sock_mode) {
+		LR_LOG(ERR, PMD,
+		       "%s: socket-mode: %04o, but socket %s was created %04o "
+		       "by another port\n",
+		       p->name, p->sock_mode, p->path, l->mode);
+		return -EINVAL;
+	}
 	for (struct mif_port *o = ctl.ports; o != NULL; o = o->next) {
 		if (o != p && o->lis == l && o->id == p->id) {
 			LR_LOG(ERR, PMD,
@@ -2102,7 +2111,7 @@ listener_get(struct mif_port *p)
 	if (fd < 0)
 		return fd;
 	/* Not connectable before listen(): the mode is set in time. */
-	if (!p->abstract && chmod(p->path, 0600) != 0)
+	if (!p->abstract && chmod(p->path, p->sock_mode) != 0)
 		goto unlink_close;
 	if (listen(fd, 16) != 0)
 		goto unlink_close;
@@ -2115,6 +2124,7 @@ listener_get(struct mif_port *p)
 	l->fd = fd;
 	l->abstract = p->abstract;
 	l->refs = 1;
+	l->mode = p->sock_mode;
 	snprintf(l->path, sizeof(l->path), "%s", p->path);
 	ev.data.ptr = l;
 	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
@@ -2491,7 +2501,43 @@ struct memif_args {
 	const char *role, *sock, *mac, *secret;
 	uint64_t id, bsize, rsize;
 	int abstract, zc;
+	unsigned sock_mode;
 };
+
+/* Read socket-mode (octal permission bits of the socket file a server
+ * creates) into a->sock_mode; 0 or -EINVAL (logged). */
+static int
+socket_mode_get(const char *name, const struct lr_devargs *args,
+		struct memif_args *a)
+{
+	const char *v = lr_devargs_get(args, "socket-mode");
+	unsigned long mode;
+	char *end;
+
+	a->sock_mode = LR_ETH_MEMIF_DEFAULT_SOCKET_MODE;
+	if (v == NULL)
+		return 0;
+	errno = 0;
+	mode = strtoul(v, &end, 8);
+	if (v[0] < '0' || v[0] > '7' || *end != '\0' || errno != 0 ||
+	    mode > 0777) {
+		LR_LOG(ERR, PMD,
+		       "%s: socket-mode: bad value '%s' (expected octal "
+		       "permission bits such as 0600 or 0660)\n",
+		       name, v);
+		return -EINVAL;
+	}
+	if (a->abstract ||
+	    (a->role != NULL && strcmp(a->role, "client") == 0)) {
+		LR_LOG(ERR, PMD,
+		       "%s: socket-mode: '%s' needs a server's socket file "
+		       "(role=server, socket-abstract=no)\n",
+		       name, v);
+		return -EINVAL;
+	}
+	a->sock_mode = (unsigned)mode;
+	return 0;
+}
 
 /* Parse and check the devargs of port name into a; 0 or -errno (logged). */
 static int
@@ -2521,7 +2567,8 @@ memif_parse_args(const char *name, const struct lr_devargs *args,
 				       MIF_MAX_LOG2_RING, &a->rsize)) < 0 ||
 	    (ret = lr_devargs_get_bool(args, "socket-abstract", 1,
 				       &a->abstract)) < 0 ||
-	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &a->zc)) < 0)
+	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &a->zc)) < 0 ||
+	    (ret = socket_mode_get(name, args, a)) < 0)
 		return ret;
 	if (a->zc && (a->role == NULL || strcmp(a->role, "client") != 0)) {
 		LR_LOG(ERR, PMD,
@@ -2569,6 +2616,7 @@ memif_port_init(struct mif_port *p, const char *name,
 	p->server = a->role == NULL || strcmp(a->role, "server") == 0;
 	p->id = (uint32_t)a->id;
 	p->abstract = a->abstract;
+	p->sock_mode = a->sock_mode;
 	p->bsize = (uint32_t)a->bsize;
 	p->log2 = (unsigned)a->rsize;
 	snprintf(p->path, sizeof(p->path), "%s", a->sock);
@@ -2641,7 +2689,8 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 static struct lr_eth_driver memif_driver = {
     .keys = memif_keys,
     .usage = "role=<server|client> id=<n> socket=<path> "
-	     "socket-abstract=<yes|no> bsize=<64..65535> rsize=<1..14> "
+	     "socket-abstract=<yes|no> socket-mode=<octal, 0600> "
+	     "bsize=<64..65535> rsize=<1..14> "
 	     "mac=<xx:xx:xx:xx:xx:xx> secret=<text> zero-copy=<yes|no>",
     .probe = memif_probe,
 };
@@ -2678,7 +2727,8 @@ lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
 			       .id = id,
 			       .bsize = LR_ETH_MEMIF_DEFAULT_BSIZE,
 			       .rsize = LR_ETH_MEMIF_DEFAULT_LOG2_RING,
-			       .abstract = 1};
+			       .abstract = 1,
+			       .sock_mode = LR_ETH_MEMIF_DEFAULT_SOCKET_MODE};
 	struct mif_listener *l = calloc(1, sizeof(*l));
 	struct mif_port *p = aligned_alloc(
 	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
