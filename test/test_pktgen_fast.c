@@ -308,6 +308,14 @@ test_ring_loop(void)
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT_EQ(field("rx_own"), 50000);
 	LR_TEST_ASSERT_EQ(field("lost"), 0);
+	/* --drain-all: the drain ends once every frame is back, not after
+	 * its ten minutes; the pool is whole at the end. */
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --quiet "
+		     "--count 1000 --drain-ms 600000 --drain-all");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("rx_own"), 1000);
+	LR_TEST_ASSERT_EQ(field("lost"), 0);
+	LR_TEST_ASSERT(strstr(out, "mbufs in use after stop: 0\n"), "%s", out);
 	return 0;
 }
 
@@ -748,6 +756,8 @@ test_bad_options(void)
 	    {"--rx-only --count 5", 2, "--rx-only sends nothing"},
 	    {"--stats-period 0", 2, "--stats-period '0': out of range"},
 	    {"stray", 2, "unexpected argument 'stray'"},
+	    {"--link-wait -1", 2, "--link-wait '-1': out of range"},
+	    {"--link-wait soon", 2, "--link-wait 'soon': expected a number"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -797,9 +807,10 @@ start_pktgen(struct lr_test_child *c, const char *name, const char *opts,
 	int argc = 0;
 
 	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
-	snprintf(args, sizeof(args),
-		 "--no-huge -m 160 -l 0 --vdev net_ring0 --vdev net_ring1 -- %s",
-		 opts);
+	snprintf(
+	    args, sizeof(args),
+	    "--no-huge -m 160 -l 0 --vdev net_ring0 --vdev net_ring1 -- %s",
+	    opts);
 	argv[argc++] = pktgen_bin;
 	argv[argc++] = pfx;
 	for (char *t = strtok_r(args, " ", &save); t && argc < 63;
@@ -867,8 +878,8 @@ test_stop_during_drain(void)
 static int
 test_stop_signals(void)
 {
-	static const int sigs[] = {SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1,
-				   SIGUSR2, SIGTERM};
+	static const int sigs[] = {SIGHUP,  SIGPIPE, SIGQUIT,
+				   SIGUSR1, SIGUSR2, SIGTERM};
 	struct lr_test_child c;
 	char name[96], what[512];
 	int rc;
@@ -1136,14 +1147,14 @@ test_latency_histogram(void)
 /* A zero-copy memif client lends lr-pktgen its pool: frames are built in
  * its mbufs (said at setup), all back at exit (no warning from the port's
  * close); a pool whose buffers are too short for the frames is not used.
- * No server: the link stays down and the frames are dropped, so nothing
- * depends on a peer's timing. */
+ * No server: the link stays down (--link-wait 0: send all the same) and
+ * the frames are dropped, so nothing depends on a peer's timing. */
 static int
 test_memif_zc_pool(void)
 {
 	int rc = run(EAL " -l 0 --vdev net_memif0,role=client,zero-copy=yes,"
 			 "socket=%s/none.sock,socket-abstract=no -- "
-			 "--tx-only --count 20000 --size 1518",
+			 "--tx-only --count 20000 --size 1518 --link-wait 0",
 		     tmpdir);
 
 	if (strstr(out, "no driver for this port name") != NULL) {
@@ -1159,7 +1170,7 @@ test_memif_zc_pool(void)
 		       "zero-copy pool not used or not given back:\n%s", out);
 	rc = run(EAL " -l 0 --vdev net_memif0,role=client,zero-copy=yes,"
 		     "bsize=1024,socket=%s/none.sock,socket-abstract=no -- "
-		     "--tx-only --count 2000 --size 1518",
+		     "--tx-only --count 2000 --size 1518 --link-wait 0",
 		 tmpdir);
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT(strstr(out, "tx mbufs from its pool") == NULL,

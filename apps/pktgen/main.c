@@ -7,11 +7,11 @@
  * Setup (this file): ports from --vdev, one (port, queue) pair per lcore
  * spread over the ports, one mbuf pool (a transmit queue of a port that
  * lends its own, a zero-copy memif client, takes its mbufs from that one),
- * one stream (template, sequence space, rate share) per transmit queue. The lcores run pg_lcore_loop()
- * (datapath.c); the control thread (the main lcore when there are workers,
- * else a plain thread beside it) prints a line per port each second, ends
- * the run (count, duration, signal), lets in-flight frames drain, and
- * prints the summary and the final `pktgen total:` line.
+ * one stream (template, sequence space, rate share) per transmit queue. The
+ * lcores run pg_lcore_loop() (datapath.c); the control thread (the main lcore
+ * when there are workers, else a plain thread beside it) prints a line per port
+ * each second, ends the run (count, duration, signal), lets in-flight frames
+ * drain, and prints the summary and the final `pktgen total:` line.
  *
  * Exit status: 0 done, 1 runtime failure (including mbufs not back in the
  * pool at exit), 2 bad options.
@@ -322,6 +322,64 @@ setup_tx_pools(const struct pg_opts *o, unsigned max_len)
 	return 0;
 }
 
+/* Number of used ports whose link is down (reported down or unknown). */
+static unsigned
+links_down(uint16_t *first)
+{
+	unsigned n = 0;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		struct lr_eth_link l;
+
+		if (!ports[p].used)
+			continue;
+		if (lr_eth_link_get_nowait(p, &l) != 0 || !l.link_status) {
+			if (n++ == 0)
+				*first = p;
+		}
+	}
+	return n;
+}
+
+/* Before a run that sends (frames sent into a port whose link is down
+ * are dropped: a memif port whose peer has not connected yet), wait up
+ * to --link-wait seconds for every used port's link, as pktgen-dpdk
+ * does. 0, or -1 after saying which port stayed down. */
+static int
+wait_links(const struct pg_opts *o)
+{
+	const struct timespec tick = {0, 10 * 1000 * 1000};
+	uint64_t t0 = lr_get_tsc_cycles(), end;
+	uint16_t p = 0;
+	unsigned n;
+
+	if (o->link_wait <= 0 || ntxqs == 0 || links_down(&p) == 0)
+		return 0;
+	end = t0 + (uint64_t)(o->link_wait * (double)pg.hz);
+	if (!o->quiet) {
+		printf("lr-pktgen: waiting up to %g s for the link of port %u "
+		       "(%s)\n",
+		       o->link_wait, p, ports[p].name);
+		fflush(stdout);
+	}
+	while ((n = links_down(&p)) != 0) {
+		if (lr_eal_stop_requested())
+			return fail("stopped while waiting for links");
+		if (lr_get_tsc_cycles() >= end)
+			return fail("port %u (%s): link still down after "
+				    "--link-wait %g s (%u port(s) down; is "
+				    "the peer there?)",
+				    p, ports[p].name, o->link_wait, n);
+		nanosleep(&tick, NULL);
+	}
+	if (!o->quiet) {
+		printf("lr-pktgen: links up after %.3f s\n",
+		       (double)(lr_get_tsc_cycles() - t0) / (double)pg.hz);
+		fflush(stdout);
+	}
+	return 0;
+}
+
 /* Templates, quotas and rate shares of every stream. */
 static int
 setup_streams(const struct pg_opts *o)
@@ -491,6 +549,26 @@ all_tx_done(void)
 	return true;
 }
 
+/* Every frame of ours sent came back (--drain-all): own frames received
+ * over every port reach the own frames sent. */
+static bool
+all_back(void)
+{
+	uint64_t sent = 0, back = 0;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		for (uint16_t q = 0; ports[p].used && q < ports[p].nq; q++) {
+			const struct pg_counters *c = &ports[p].cnt[q];
+
+			sent += atomic_load_explicit(&c->tx_own,
+						     memory_order_relaxed);
+			back += atomic_load_explicit(&c->rx_own,
+						     memory_order_relaxed);
+		}
+	}
+	return back >= sent;
+}
+
 /* Watch the run: live lines, the end of sending, the drain, the stop. */
 static void
 control_loop(void)
@@ -536,7 +614,9 @@ control_loop(void)
 				fflush(stdout);
 			}
 		}
-		if (draining && (!have_rx || now - drain_start >= drain) &&
+		if (draining &&
+		    (!have_rx || now - drain_start >= drain ||
+		     (o->drain_all && all_tx_done() && all_back())) &&
 		    all_tx_done()) {
 			atomic_store(&pg.state, PG_STOP);
 			break;
@@ -738,8 +818,7 @@ print_summary(const struct totals *t, unsigned leaked)
 			putchar('\n');
 		}
 	}
-	if (leaked)
-		printf("mbufs not back in the pool: %u\n", leaked);
+	printf("mbufs in use after stop: %u\n", leaked);
 }
 
 static void
@@ -924,7 +1003,7 @@ main(int argc, char **argv)
 	if (setup_pool(o, max_len) != 0)
 		goto close_ports;
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
-	    setup_streams(o) != 0)
+	    setup_streams(o) != 0 || wait_links(o) != 0)
 		goto close_ports;
 	if (o->capture_file) {
 		if (pg_capture_open(o->capture_file, o->capture_mode) != 0)

@@ -57,6 +57,12 @@ pg_usage(FILE *f, const char *prog)
 "  --count N             frames to send in total (k, M, G suffixes)\n"
 "  --duration S          seconds to send\n"
 "  --drain-ms N          receive for N ms after sending ends (default 200)\n"
+"  --drain-all           end that as soon as every frame of ours sent came\n"
+"                        back (with a long --drain-ms: a loop test that\n"
+"                        never depends on speed)\n"
+"  --link-wait S         before sending, wait up to S seconds for the link\n"
+"                        of every used port to be up, else fail (default\n"
+"                        10; 0: send at once)\n"
 "Output:\n"
 "  --quiet               no per-second lines\n"
 "  --stats-period S      every S seconds (0.01..3600), also with --quiet, one\n"
@@ -318,6 +324,8 @@ enum {
 	O_TXD,
 	O_MBUFS,
 	O_QUEUES,
+	O_DRAIN_ALL,
+	O_LINK_WAIT,
 	O_BUCKET,
 };
 
@@ -360,6 +368,8 @@ static const struct option longopts[] = {
     {"txd", required_argument, NULL, O_TXD},
     {"mbufs", required_argument, NULL, O_MBUFS},
     {"queues", required_argument, NULL, O_QUEUES},
+    {"drain-all", no_argument, NULL, O_DRAIN_ALL},
+    {"link-wait", required_argument, NULL, O_LINK_WAIT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -387,6 +397,7 @@ set_defaults(struct pg_opts *o)
 	o->line_rate_gbps = 10;
 	o->burst = 32;
 	o->drain_ms = 200;
+	o->link_wait = 10;
 	o->capture_mode = 0600;
 	o->bucket_ms = 10;
 	o->nb_rxd = 1024;
@@ -566,6 +577,14 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			if (parse_u64("--drain-ms", optarg, 0, 600000, &v))
 				return -1;
 			o->drain_ms = (unsigned)v;
+			break;
+		case O_DRAIN_ALL:
+			o->drain_all = true;
+			break;
+		case O_LINK_WAIT:
+			if (parse_double("--link-wait", optarg, 0, 3600,
+					 &o->link_wait))
+				return -1;
 			break;
 		case O_QUIET:
 			o->quiet = true;

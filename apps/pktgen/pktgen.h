@@ -101,6 +101,8 @@ struct pg_opts {
 	double duration;     /**< seconds; 0 = no limit */
 	double stats_period; /**< seconds between 'stats' lines; 0 = none */
 	unsigned drain_ms;
+	bool drain_all;	  /**< end the drain once every own frame is back */
+	double link_wait; /**< seconds to wait for links up; 0 = none */
 	double bucket_ms; /**< rate limiter credit kept, ms */
 	unsigned nb_rxd, nb_txd;
 	unsigned nb_mbufs; /**< 0 = computed */
