@@ -1621,7 +1621,7 @@ server_add_ring(struct mif_port *p, const struct mif_msg *m, int *fd, char *why,
 }
 
 /* Server: CONNECT m maps p's rings; *reply is CONNECTED (the port comes
- * up once it is sent: conn_answer()). 0 or -1 with why. */
+ * up just before it is sent: conn_answer()). 0 or -1 with why. */
 static int
 server_on_connect(struct mif_port *p, const struct mif_msg *m,
 		  struct mif_msg *reply, char *why, size_t whylen)
@@ -1788,14 +1788,18 @@ conn_answer(struct mif_conn *c, const struct mif_msg *reply, char *why,
 
 	if (reply->type == MIF_MSG_NONE)
 		return 0;
+	/* Up before the peer hears CONNECTED: a client whose link is up
+	 * knows the server's is too, so a peer that sends as soon as its
+	 * link is up never meets a server that is not (and a failed send
+	 * takes the port down again with the connection). */
+	if (reply->type == MIF_MSG_CONNECTED)
+		port_up(c->port);
 	ret = msg_send(c->fd, reply, -1);
 	if (ret != 0) {
 		snprintf(why, whylen, "sending %s: %s",
 			 lr_memif_msg_type_name_(reply->type), strerror(-ret));
 		return -1;
 	}
-	if (reply->type == MIF_MSG_CONNECTED)
-		port_up(c->port);
 	return 0;
 }
 
