@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* net_memif between processes, with the real programs (driver suite; the
+ * sockets are files in a private temporary directory, every process has
+ * its own --file-prefix with this test's pid):
+ *  - pipeline: lr-pktgen -> memif -> lr-l2fwd -> memif -> lr-pktgen, two
+ *    queues per port: one lr-pktgen with two client ports (port 0 sends,
+ *    port 1 receives), one lr-l2fwd with two server ports, --queues 2, on
+ *    two lcores when there are two CPUs. A fixed --count of frames: every
+ *    frame arrives once (lost 0, dup 0), generator tx == lr-l2fwd rx ==
+ *    lr-l2fwd tx == generator rx, both queues carry their half, and both
+ *    programs end with every mbuf back in its pool. The rings hold every
+ *    frame of a queue (rsize=14, --count 20000 over 2 queues) and
+ *    lr-pktgen waits for its links (--link-wait) and for its frames
+ *    (--drain-all), so nothing depends on speed;
+ *  - kill_client, kill_server: a port of this process echoes what an
+ *    lr-pktgen process sends at full speed; SIGKILL of that process
+ *    mid-burst (its frames still arriving) takes the port's link down
+ *    with a log line, this process goes on polling (never touching
+ *    unmapped memory: a killed client owned the shared memory), and a new
+ *    lr-pktgen on the same socket brings the link up again and gets back
+ *    every one of its frames once. */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+#define OUT_MAX	  (1 << 17)
+#define BOUND_S	  300 /* only for a hang: never a measure of speed */
+#define POOL_SIZE 8192
+#define BURST	  32
+
+static char dir[64];
+static char l2fwd_bin[4096], pktgen_bin[4096];
+static char fwd_out[OUT_MAX], gen_out[OUT_MAX];
+static struct lr_mempool *pool;
+
+static void
+remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* The programs, beside this test in the build tree; 0 if both exist. */
+static int
+find_apps(void)
+{
+	char self[2048];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	snprintf(l2fwd_bin, sizeof(l2fwd_bin), "%s/../apps/l2fwd/lr-l2fwd",
+		 self);
+	snprintf(pktgen_bin, sizeof(pktgen_bin), "%s/../apps/pktgen/lr-pktgen",
+		 self);
+	return access(l2fwd_bin, X_OK) == 0 && access(pktgen_bin, X_OK) == 0
+		   ? 0
+		   : -1;
+}
+
+/* Start prog with the EAL prefix "<name>_<pid>" and the blank-separated
+ * arguments of fmt; its output into out. 0, or -1 after a message. */
+static int __attribute__((format(printf, 5, 6)))
+spawn(struct lr_test_child *c, const char *prog, char *out, const char *name,
+      const char *fmt, ...)
+{
+	char args[2048], pfx[128], *argv[64], *save = NULL;
+	int argc = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	argv[argc++] = (char *)prog;
+	argv[argc++] = lr_test_prefix_arg(pfx, sizeof(pfx), name);
+	for (char *t = strtok_r(args, " ", &save); t && argc < 63;
+	     t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	if (lr_test_spawn(c, prog, argv, out, OUT_MAX) != 0) {
+		fprintf(stderr, "cannot start %s\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
+/* Wait for line in c's output; on failure kill it and print its output. */
+static int
+wait_line(struct lr_test_child *c, const char *line)
+{
+	if (lr_test_child_wait_for(c, line, BOUND_S) == 0)
+		return 0;
+	kill(c->pid, SIGKILL);
+	lr_test_child_finish(c, BOUND_S);
+	fprintf(stderr, "%s never printed '%s':\n%s\n", c->path, line, c->out);
+	return -1;
+}
+
+/* Value of key= on the line of out that starts with head; -1 if none. */
+static long long
+field(const char *out, const char *head, const char *key)
+{
+	const char *line = strstr(out, head), *p;
+	char pat[64];
+
+	if (line == NULL)
+		return -1;
+	snprintf(pat, sizeof(pat), " %s=", key);
+	p = strstr(line, pat);
+	return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
+}
+
+/* xstat name of port in lr-l2fwd's --xstats output (the lines from
+ * "port N: " to the next port's); -1 if it is not there. */
+static long long
+xstat(const char *out, unsigned port, const char *name)
+{
+	char head[32], pat[64];
+	const char *p, *end, *x;
+
+	snprintf(head, sizeof(head), "\nport %u: ", port);
+	snprintf(pat, sizeof(pat), " %s ", name);
+	p = strstr(out, head);
+	if (p == NULL)
+		return -1;
+	end = strstr(p + 1, "\nport ");
+	x = strstr(p, pat);
+	if (x == NULL || (end != NULL && x > end))
+		return -1;
+	return strtoll(x + strlen(pat), NULL, 10);
+}
+
+/* lr-l2fwd's two server ports, then lr-pktgen's two client ports. */
+static int
+pipeline_start(struct lr_test_child *fwd, struct lr_test_child *gen,
+	       unsigned count)
+{
+	const char *fl = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0-1" : "0";
+	const char *m = "socket-abstract=no,rsize=14";
+
+	if (spawn(fwd, l2fwd_bin, fwd_out, "tma_fwd",
+		  "-l %s --no-huge -m 256 "
+		  "--vdev net_memif0,role=server,socket=%s/a.sock,%s "
+		  "--vdev net_memif1,role=server,socket=%s/b.sock,%s "
+		  "-- -p 0x3 --queues 2 -T 0 --xstats",
+		  fl, dir, m, dir, m) != 0 ||
+	    wait_line(fwd, "Forwarding on") != 0)
+		return -1;
+	/* The servers listen: the clients connect, wait for their links,
+	 * send, and receive until every frame is back. */
+	if (spawn(gen, pktgen_bin, gen_out, "tma_gen",
+		  "-l 0 --no-huge -m 256 "
+		  "--vdev net_memif0,role=client,socket=%s/a.sock,%s,bsize=128 "
+		  "--vdev net_memif1,role=client,socket=%s/b.sock,%s,bsize=128 "
+		  "-- --tx-ports 0 --rx-ports 1 --queues 2 --count %u "
+		  "--link-wait %d --drain-ms 600000 --drain-all --quiet",
+		  dir, m, dir, m, count, BOUND_S) != 0) {
+		kill(fwd->pid, SIGKILL);
+		lr_test_child_finish(fwd, BOUND_S);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+test_pipeline(void)
+{
+	enum { COUNT = 20000 };
+	struct lr_test_child fwd, gen;
+	int rg, rf;
+
+	LR_TEST_ASSERT(pipeline_start(&fwd, &gen, COUNT) == 0, "start");
+	rg = lr_test_child_finish(&gen, BOUND_S);
+	kill(fwd.pid, SIGINT);
+	rf = lr_test_child_finish(&fwd, BOUND_S);
+	LR_TEST_ASSERT(rg == 0, "lr-pktgen exit %d:\n%s", rg, gen_out);
+	LR_TEST_ASSERT(rf == 0, "lr-l2fwd exit %d:\n%s", rf, fwd_out);
+	const char *g = "pktgen total:", *f = "l2fwd total:";
+
+	LR_TEST_ASSERT(field(gen_out, g, "tx") == COUNT &&
+			   field(gen_out, g, "rx") == COUNT &&
+			   field(gen_out, g, "rx_own") == COUNT &&
+			   field(gen_out, g, "lost") == 0 &&
+			   field(gen_out, g, "dup") == 0 &&
+			   field(gen_out, g, "reordered") == 0,
+		       "lr-pktgen:\n%s", gen_out);
+	LR_TEST_ASSERT(field(fwd_out, f, "rx") == COUNT &&
+			   field(fwd_out, f, "tx") == COUNT &&
+			   field(fwd_out, f, "dropped") == 0,
+		       "lr-l2fwd:\n%s", fwd_out);
+	/* Each queue of lr-l2fwd carried its stream: half of the frames. */
+	for (unsigned q = 0; q < 2; q++) {
+		char rx[32], tx[32];
+
+		snprintf(rx, sizeof(rx), "rx_q%u_packets", q);
+		snprintf(tx, sizeof(tx), "tx_q%u_packets", q);
+		LR_TEST_ASSERT(xstat(fwd_out, 0, rx) == COUNT / 2 &&
+				   xstat(fwd_out, 1, tx) == COUNT / 2,
+			       "queue %u of lr-l2fwd:\n%s", q, fwd_out);
+	}
+	LR_TEST_ASSERT(strstr(gen_out, "mbufs in use after stop: 0\n") &&
+			   strstr(fwd_out, "mbufs in use after stop: 0\n"),
+		       "mbufs not back:\n%s\n%s", gen_out, fwd_out);
+	return 0;
+}
+
+/* A port whose link stays down (a client with no server): lr-pktgen
+ * says so after --link-wait and sends nothing. */
+static int
+test_link_wait(void)
+{
+	struct lr_test_child c;
+	int r;
+
+	LR_TEST_ASSERT(spawn(&c, pktgen_bin, gen_out, "tma_lw",
+			     "-l 0 --no-huge -m 128 --vdev "
+			     "net_memif0,role=client,socket=%s/nobody.sock,"
+			     "socket-abstract=no -- --count 10 --link-wait 0.5",
+			     dir) == 0,
+		       "spawn");
+	r = lr_test_child_finish(&c, BOUND_S);
+	LR_TEST_ASSERT(r == 1 && strstr(gen_out, "port 0 (net_memif0): link "
+						 "still down after "
+						 "--link-wait 0.5 s"),
+		       "exit %d:\n%s", r, gen_out);
+	return 0;
+}
+
+/* --- SIGKILL of a peer process --- */
+
+static int
+eal_up(void)
+{
+	if (lr_eal_initialized())
+		return 0;
+	if (lr_test_eal_init("test_memif_apps", 128) < 0)
+		return -1;
+	pool =
+	    lr_pktmbuf_pool_create("test_memif_apps", POOL_SIZE, 32, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	return pool ? 0 : -1;
+}
+
+/* Create, configure (one queue) and start a port; its id or -1. */
+static int
+port_open(const char *devargs)
+{
+	int port = lr_eth_dev_create(devargs);
+	uint16_t p = (uint16_t)port;
+
+	if (port < 0)
+		return -1;
+	if (lr_eth_dev_configure(p, 1, 1, NULL) != 0 ||
+	    lr_eth_rx_queue_setup(p, 0, 1024, LR_SOCKET_ID_ANY, NULL, pool) ||
+	    lr_eth_tx_queue_setup(p, 0, 1024, LR_SOCKET_ID_ANY, NULL) ||
+	    lr_eth_dev_start(p) != 0) {
+		lr_eth_dev_close(p);
+		return -1;
+	}
+	return port;
+}
+
+static int
+link_up(uint16_t port)
+{
+	struct lr_eth_link l;
+
+	return lr_eth_link_get_nowait(port, &l) == 0 && l.link_status;
+}
+
+/* Frames received and not yet sent back. */
+struct echo {
+	struct lr_mbuf *held[BURST];
+	unsigned n;
+	uint64_t rx;
+};
+
+/* One round: send back what is held, receive a burst if there is room. */
+static void
+echo_once(uint16_t port, struct echo *e)
+{
+	uint16_t k;
+
+	if (e->n == 0) {
+		e->n = lr_eth_rx_burst(port, 0, e->held, BURST);
+		e->rx += e->n;
+	}
+	k = lr_eth_tx_burst(port, 0, e->held, (uint16_t)e->n);
+	memmove(e->held, e->held + k, (e->n - k) * sizeof(e->held[0]));
+	e->n -= k;
+}
+
+/* Echo on port until cond(port, e) holds (0) or BOUND_S passed (-1). */
+static int
+echo_until(uint16_t port, struct echo *e,
+	   int (*cond)(uint16_t, const struct echo *))
+{
+	double end = lr_test_now() + BOUND_S;
+
+	while (!cond(port, e)) {
+		if (lr_test_now() > end)
+			return -1;
+		echo_once(port, e);
+	}
+	return 0;
+}
+
+static int
+got_many(uint16_t port, const struct echo *e)
+{
+	(void)port;
+	return e->rx >= 20000;
+}
+
+static int
+is_down(uint16_t port, const struct echo *e)
+{
+	(void)e;
+	return !link_up(port);
+}
+
+/* The peer: lr-pktgen with one memif port in role on sock, sending at
+ * full speed (count 0: until killed) and receiving what comes back. */
+static int
+peer_start(struct lr_test_child *c, const char *role, const char *sock,
+	   unsigned count)
+{
+	char cnt[32] = "";
+
+	if (count)
+		snprintf(cnt, sizeof(cnt), "--count %u", count);
+	return spawn(c, pktgen_bin, gen_out, "tma_peer",
+		     "-l 0 --no-huge -m 128 --vdev "
+		     "net_memif0,role=%s,socket=%s,socket-abstract=no -- "
+		     "%s --link-wait %d --drain-ms 600000 --drain-all --quiet",
+		     role, sock, cnt, BOUND_S);
+}
+
+/* SIGKILL the peer while its frames arrive: our link goes down with a
+ * log line naming it, and we keep polling. 0 or -1 after a message. */
+static int
+kill_mid_burst(struct lr_test_child *peer, uint16_t port, const char *name)
+{
+	struct echo e = {0};
+	const char *log;
+	int r;
+
+	LR_TEST_ASSERT(echo_until(port, &e, got_many) == 0,
+		       "%s: only %llu frames from the peer:\n%s", name,
+		       (unsigned long long)e.rx, gen_out);
+	lr_test_log_begin();
+	kill(peer->pid, SIGKILL);
+	r = echo_until(port, &e, is_down);
+	log = lr_test_log_end();
+	lr_pktmbuf_free_bulk(e.held, e.n);
+	LR_TEST_ASSERT(lr_test_child_finish(peer, BOUND_S) == -1,
+		       "the peer was not killed");
+	LR_TEST_ASSERT(r == 0, "%s: link still up after SIGKILL", name);
+	LR_TEST_ASSERT(strstr(log, name) && strstr(log, "(link down)"),
+		       "no link-down line for %s in:\n%s", name, log);
+	/* Still down, still polled: nothing received from a dead peer. */
+	for (int i = 0; i < 1000; i++)
+		echo_once(port, &e);
+	lr_pktmbuf_free_bulk(e.held, e.n);
+	LR_TEST_ASSERT(!link_up(port), "%s: link up with no peer", name);
+	return 0;
+}
+
+/* A new peer on the same socket: the link comes back, every frame of
+ * its --count returns to it once. */
+static int
+reconnect(uint16_t port, const char *peer_role, const char *sock)
+{
+	enum { COUNT = 3000 };
+	struct lr_test_child c;
+	struct echo e = {0};
+	double end = lr_test_now() + BOUND_S;
+	int r;
+
+	LR_TEST_ASSERT(peer_start(&c, peer_role, sock, COUNT) == 0, "spawn");
+	/* Echo until the peer has all its frames back and exits. */
+	for (;;) {
+		siginfo_t si = {0};
+
+		if (waitid(P_PID, (id_t)c.pid, &si,
+			   WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid != 0 || lr_test_now() > end)
+			break;
+		echo_once(port, &e);
+		lr_test_child_read(&c, 0);
+	}
+	r = lr_test_child_finish(&c, BOUND_S);
+	lr_pktmbuf_free_bulk(e.held, e.n);
+	LR_TEST_ASSERT(r == 0, "new peer: exit %d:\n%s", r, gen_out);
+	LR_TEST_ASSERT(field(gen_out, "pktgen total:", "tx") == COUNT &&
+			   field(gen_out, "pktgen total:", "rx_own") == COUNT &&
+			   field(gen_out, "pktgen total:", "lost") == 0 &&
+			   field(gen_out, "pktgen total:", "dup") == 0 &&
+			   e.rx == COUNT,
+		       "new peer (we received %llu):\n%s",
+		       (unsigned long long)e.rx, gen_out);
+	LR_TEST_ASSERT(strstr(gen_out, "mbufs in use after stop: 0\n"),
+		       "peer's mbufs:\n%s", gen_out);
+	return 0;
+}
+
+/* Our port in role ours (the peer in the other), the peer killed, then a
+ * new peer. */
+static int
+kill_peer(const char *ours, const char *peer_role, unsigned id)
+{
+	char devargs[256], sock[128], name[32];
+	struct lr_test_child c;
+	int port, ret = -1;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	snprintf(sock, sizeof(sock), "%s/kill-%s.sock", dir, peer_role);
+	snprintf(name, sizeof(name), "net_memif%u", id);
+	snprintf(devargs, sizeof(devargs),
+		 "%s,role=%s,socket=%s,socket-abstract=no", name, ours, sock);
+	port = port_open(devargs);
+	LR_TEST_ASSERT(port >= 0, "cannot open %s", devargs);
+	if (peer_start(&c, peer_role, sock, 0) == 0) {
+		ret = kill_mid_burst(&c, (uint16_t)port, name);
+		if (ret != 0 && c.fd >= 0) {
+			kill(c.pid, SIGKILL);
+			lr_test_child_finish(&c, BOUND_S);
+		}
+	}
+	if (ret == 0)
+		ret = reconnect((uint16_t)port, peer_role, sock);
+	lr_eth_dev_stop((uint16_t)port);
+	lr_eth_dev_close((uint16_t)port);
+	LR_TEST_ASSERT(ret == 0, "%s as %s", name, ours);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* The killed peer is the client: it owned the shared memory. */
+static int
+test_kill_client(void)
+{
+	return kill_peer("server", "client", 80);
+}
+
+static int
+test_kill_server(void)
+{
+	return kill_peer("client", "server", 81);
+}
+
+static const struct lr_test_case cases[] = {
+    {"link_wait", test_link_wait},
+    {"pipeline", test_pipeline},
+    {"kill_client", test_kill_client},
+    {"kill_server", test_kill_server},
+};
+
+int
+main(int argc, char **argv)
+{
+	if (lr_eth_driver_find("net_memif") == NULL) {
+		printf("skip: net_memif is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	if (find_apps() != 0) {
+		printf(
+		    "skip: lr-l2fwd or lr-pktgen not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/test_memif_apps.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	atexit(remove_dir);
+	return lr_test_run("memif_apps", cases, (int)LR_DIM(cases), argc, argv);
+}
