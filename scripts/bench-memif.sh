@@ -179,7 +179,7 @@ zc_note="zero-copy=no (LR_ZC=no)"
 if [ "$LR_ZC" != no ]; then
 	if "$PKTGEN" -l $CPU_GEN "${MEM[@]}" --file-prefix "bm$$_zc" \
 		--vdev "net_memif0,role=client,socket=$TMP/zc.sock,socket-abstract=no,zero-copy=yes" \
-		-- --tx-only --quiet --duration 0.1 >"$TMP/zc.out" 2>&1; then
+		-- --tx-only --quiet --duration 0.1 --link-wait 0 >"$TMP/zc.out" 2>&1; then
 		ZC=",zero-copy=yes"
 		zc_note="zero-copy=yes: net_memif accepts it, linerate clients use it"
 	else
@@ -450,7 +450,8 @@ lr_pktgen() {
 	for v in "$@"; do vd+=(--vdev "$v"); done
 	# shellcheck disable=SC2086
 	launch "$name" lr "$cpu" "$PKTGEN" -l "$cpu" "${MEM[@]}" \
-		--file-prefix "bm$$_${RUN}_$name" "${vd[@]}" -- $opts --quiet --stats-period 1
+		--file-prefix "bm$$_${RUN}_$name" "${vd[@]}" -- $opts --quiet --stats-period 1 \
+		--link-wait "$READY_S"
 }
 # testpmd NAME CPU MODE EXTRA VDEV...: $TP_BIN, forwarding mode MODE.
 testpmd() {
