@@ -87,8 +87,8 @@ case $LR_ZC in auto|yes|no) ;; *) die "LR_ZC '$LR_ZC': auto, yes or no" ;; esac
 [[ $RUNS =~ ^[0-9]+$ && $RUNS -ge 1 ]] || die "RUNS '$RUNS': a whole number >= 1"
 [ -x "$PKTGEN" ] || die "no $PKTGEN (build first)"
 [ -x "$L2FWD" ] || die "no $L2FWD (build first)"
-"$PKTGEN" -h 2>&1 | grep -q -- --stats-period ||
-	die "$PKTGEN has no --stats-period (rebuild)"
+help=$("$PKTGEN" -h 2>&1 || true)
+[[ $help == *--stats-period* ]] || die "$PKTGEN has no --stats-period (rebuild)"
 
 TMP=$(mktemp -d /tmp/bench-memif.XXXXXX)
 : >"$TMP/pids"
