@@ -13,7 +13,10 @@
  * refcount, segment count, port, offload flags, packet type, lengths,
  * VLAN, RSS hash, buffer length, pool). `next` opens the second line: a
  * first segment with nb_segs == 1 has next == NULL, so freeing a
- * one-segment packet never reads the second line.
+ * one-segment packet never reads the second line. The offload metadata
+ * (l2/l3/l4 lengths, TSO segment size, partial-checksum start and offset)
+ * is in the second line too: only a path that acts on an offload flag of
+ * the first line reads it.
  *
  * Pools: lr_pktmbuf_pool_create() makes a mempool whose objects are mbufs
  * in pinned pages from the page allocator, held for the pool's lifetime
@@ -64,14 +67,44 @@ LR_BEGIN_DECLS
 #define LR_PKTMBUF_FREE_BATCH 64
 
 /* Offload flags (ol_flags). */
-#define LR_MBUF_F_RX_VLAN	  (1ULL << 0)  /**< vlan_tci is valid */
-#define LR_MBUF_F_RX_RSS_HASH	  (1ULL << 1)  /**< hash_rss is valid */
-#define LR_MBUF_F_RX_IP_CKSUM_BAD (1ULL << 4)  /**< IPv4 checksum wrong */
-#define LR_MBUF_F_RX_L4_CKSUM_BAD (1ULL << 5)  /**< L4 checksum wrong */
-#define LR_MBUF_F_RX_TIMESTAMP	  (1ULL << 6)  /**< timestamp is valid */
-#define LR_MBUF_F_TX_VLAN	  (1ULL << 32) /**< insert vlan_tci */
-#define LR_MBUF_F_TX_IP_CKSUM	  (1ULL << 33) /**< compute IPv4 checksum */
-#define LR_MBUF_F_TX_L4_CKSUM	  (1ULL << 34) /**< compute L4 checksum */
+#define LR_MBUF_F_RX_VLAN	  (1ULL << 0) /**< vlan_tci is valid */
+#define LR_MBUF_F_RX_RSS_HASH	  (1ULL << 1) /**< hash_rss is valid */
+#define LR_MBUF_F_RX_IP_CKSUM_BAD (1ULL << 4) /**< IPv4 checksum wrong */
+#define LR_MBUF_F_RX_L4_CKSUM_BAD (1ULL << 5) /**< L4 checksum wrong */
+#define LR_MBUF_F_RX_TIMESTAMP	  (1ULL << 6) /**< timestamp is valid */
+/** The L4 checksum field holds only the pseudo-header sum (virtio-net
+ *  NEEDS_CSUM: the sender relied on checksum offload): the sum from
+ *  csum_start to the end, folded and inverted, belongs at csum_start +
+ *  csum_offset. The data itself is intact. A transmit path treats it as
+ *  LR_MBUF_F_TX_L4_CKSUM, so a forwarder passes it on untouched. */
+#define LR_MBUF_F_RX_L4_CKSUM_PARTIAL (1ULL << 7)
+/** A TCP super-frame (GSO/LRO) of segments of tso_segsz payload bytes;
+ *  l2_len, l3_len, l4_len are set. A transmit path treats it as
+ *  LR_MBUF_F_TX_TCP_SEG. */
+#define LR_MBUF_F_RX_GSO_TCP (1ULL << 8)
+#define LR_MBUF_F_TX_VLAN    (1ULL << 32) /**< insert vlan_tci */
+/** Compute the IPv4 header checksum (l2_len, l3_len). */
+#define LR_MBUF_F_TX_IP_CKSUM (1ULL << 33)
+/** Complete the L4 checksum at csum_start/csum_offset (virtio-net style:
+ *  the field holds the pseudo-header sum). */
+#define LR_MBUF_F_TX_L4_CKSUM (1ULL << 34)
+/** Compute the TCP checksum from scratch (l2_len, l3_len). */
+#define LR_MBUF_F_TX_TCP_CKSUM (1ULL << 35)
+/** Compute the UDP checksum from scratch (l2_len, l3_len). */
+#define LR_MBUF_F_TX_UDP_CKSUM (1ULL << 36)
+/** Segment the TCP frame into tso_segsz payload bytes per frame
+ *  (l2_len, l3_len, l4_len), each with its checksums (TSO/GSO). */
+#define LR_MBUF_F_TX_TCP_SEG (1ULL << 37)
+/** Flags that ask a transmit path for an L4 checksum. */
+#define LR_MBUF_F_L4_CKSUM_MASK                                                \
+	(LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_TX_L4_CKSUM |               \
+	 LR_MBUF_F_TX_TCP_CKSUM | LR_MBUF_F_TX_UDP_CKSUM)
+/** Flags that ask a transmit path for TCP segmentation. */
+#define LR_MBUF_F_TCP_SEG_MASK (LR_MBUF_F_RX_GSO_TCP | LR_MBUF_F_TX_TCP_SEG)
+/** Every flag that asks a transmit path for some offload. */
+#define LR_MBUF_F_OFFLOAD_MASK                                                 \
+	(LR_MBUF_F_L4_CKSUM_MASK | LR_MBUF_F_TCP_SEG_MASK |                    \
+	 LR_MBUF_F_TX_IP_CKSUM)
 
 /** A packet buffer (one segment). */
 struct lr_mbuf {
@@ -113,9 +146,14 @@ struct lr_mbuf {
 			uint64_t tx_reserved : 8;
 		};
 	};
-	uint64_t timestamp;   /**< rx time (LR_MBUF_F_RX_TIMESTAMP) */
-	uint64_t udata64;     /**< application data */
-	uint32_t dynfield[8]; /**< free for libraries and applications */
+	uint64_t timestamp; /**< rx time (LR_MBUF_F_RX_TIMESTAMP) */
+	uint64_t udata64;   /**< application data */
+	/* Partial checksum (LR_MBUF_F_RX_L4_CKSUM_PARTIAL, _TX_L4_CKSUM):
+	 * in the second line beside tx_offload, read only on the paths
+	 * that complete a checksum, never on a plain forward. */
+	uint16_t csum_start;  /**< sum from here (frame offset) to the end */
+	uint16_t csum_offset; /**< checksum at csum_start + csum_offset */
+	uint32_t dynfield[7]; /**< free for libraries and applications */
 } __lr_cache_aligned;
 
 /* The receive/transmit fields fill the first 64 bytes (the first cache

@@ -24,6 +24,7 @@
 #include <lr_mbuf.h>
 #include <lr_memory.h>
 #include <lr_mempool.h>
+#include <lr_net.h>
 #include <lr_page_pool.h>
 #include <lr_pagealloc.h>
 #include <lr_ring.h>
