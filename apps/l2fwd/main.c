@@ -276,14 +276,111 @@ setup_port(uint16_t p, struct lr_mempool *pool)
 	return 0;
 }
 
+/* The mbuf pool of n ports: every queue's descriptors and a burst, the
+ * lcores' caches; NULL after a message. */
+static struct lr_mempool *
+create_pool(unsigned n)
+{
+	unsigned nb = n * opt.queues * (NB_RXD + NB_TXD + L2FWD_BURST) +
+		      n * lr_lcore_count() * POOL_CACHE;
+	struct lr_mempool *pool;
+
+	nb = LR_MAX(nb, MIN_POOL_PER_PORT * n);
+	pool = lr_pktmbuf_pool_create("mbuf_pool", nb, POOL_CACHE, 0,
+				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
+	if (pool == NULL)
+		fprintf(stderr, "cannot create mbuf pool of %u: %s\n", nb,
+			lr_strerror(lr_errno));
+	return pool;
+}
+
+/* Start the stats timer and the --duration clock; say what runs. */
+static void
+start_timer(unsigned n)
+{
+	timer.hz = lr_get_tsc_hz();
+	timer.start_tsc = lr_get_tsc_cycles();
+	timer.last_print = timer.start_tsc;
+	timer.next_print = timer.start_tsc + opt.period * timer.hz;
+	if (opt.duration > 0)
+		timer.end_tsc = timer.start_tsc +
+				(uint64_t)(opt.duration * (double)timer.hz);
+	fwd.tick = tick;
+	printf("Forwarding on %u lcore(s), %u port(s), %u queue(s) each%s\n",
+	       lr_lcore_count(), n, opt.queues,
+	       opt.duration > 0 ? "" : "; Ctrl-C to stop");
+	fflush(stdout);
+}
+
+/* The final statistics: per port, the `l2fwd total:` line, cycles per
+ * packet and every port's counters when asked for. */
+static void
+print_totals(const uint16_t *ports, unsigned n)
+{
+	struct l2fwd_port_stats t, sum = {0};
+
+	print_stats(timer.stop_tsc);
+	for (unsigned i = 0; i < n; i++) {
+		l2fwd_port_totals(&fwd, ports[i], &t);
+		sum.tx += t.tx;
+		sum.rx += t.rx;
+		sum.dropped += t.dropped;
+	}
+	double secs =
+	    (double)(timer.stop_tsc - timer.start_tsc) / (double)timer.hz;
+	double cpu = l2fwd_cpu_seconds(&fwd);
+
+	/* Mpps: forwarded per wall-clock second; Mpps_per_cpu: per second
+	 * of CPU the forwarding lcores were given (robust to a busy host). */
+	printf("l2fwd total: rx=%" PRIu64 " tx=%" PRIu64 " dropped=%" PRIu64
+	       " seconds=%.3f Mpps=%.2f cpu_seconds=%.3f Mpps_per_cpu=%.2f\n",
+	       sum.rx, sum.tx, sum.dropped, secs,
+	       secs > 0 ? (double)sum.tx / secs / 1e6 : 0.0, cpu,
+	       cpu > 0 ? (double)sum.tx / cpu / 1e6 : 0.0);
+	if (fwd.record_cycles) {
+		uint64_t busy = l2fwd_busy_cycles(&fwd);
+
+		printf("CPU cycles/packet=%.2f (busy cycles=%" PRIu64
+		       " / rx packets=%" PRIu64 ") at %" PRIu64 " MHz\n",
+		       sum.rx ? (double)busy / (double)sum.rx : 0.0, busy,
+		       sum.rx, timer.hz / 1000000);
+	}
+	if (opt.xstats)
+		for (unsigned i = 0; i < n; i++)
+			lr_eth_dev_dump(stdout, ports[i]);
+}
+
+/* Stop and close every port, then check that every mbuf is back in pool
+ * (NULL: none made) and free it: 0, or -1 when some are missing. */
+static int
+close_ports(struct lr_mempool *pool)
+{
+	uint16_t p;
+	unsigned in_use;
+
+	LR_ETH_FOREACH_DEV(p)
+	{
+		printf("Closing port %u...", p);
+		lr_eth_dev_stop(p);
+		lr_eth_dev_close(p);
+		printf(" Done\n");
+	}
+	if (pool == NULL)
+		return 0;
+	in_use = lr_mempool_in_use_count(pool);
+	printf("mbufs in use after stop: %u\n", in_use);
+	if (in_use != 0)
+		return -1;
+	lr_mempool_free(pool);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	uint16_t ports[LR_MAX_ETHPORTS];
 	struct lr_mempool *pool = NULL;
-	struct l2fwd_port_stats t, sum = {0};
-	unsigned n = 0, nb_mbufs, in_use;
-	uint16_t p;
+	unsigned n = 0;
 	int ret, rc = 1;
 
 	/* Before anything is taken: every stop signal ends in the clean exit
@@ -327,85 +424,24 @@ main(int argc, char **argv)
 	    assign_lcores(ports, n) < 0)
 		goto close_ports;
 
-	nb_mbufs = n * opt.queues * (NB_RXD + NB_TXD + L2FWD_BURST) +
-		   n * lr_lcore_count() * POOL_CACHE;
-	nb_mbufs = LR_MAX(nb_mbufs, MIN_POOL_PER_PORT * n);
-	pool = lr_pktmbuf_pool_create("mbuf_pool", nb_mbufs, POOL_CACHE, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
-	if (pool == NULL) {
-		fprintf(stderr, "cannot create mbuf pool of %u: %s\n", nb_mbufs,
-			lr_strerror(lr_errno));
+	pool = create_pool(n);
+	if (pool == NULL)
 		goto close_ports;
-	}
 	for (unsigned i = 0; i < n; i++)
 		if (setup_port(ports[i], pool) < 0)
 			goto close_ports;
 
-	timer.hz = lr_get_tsc_hz();
-	timer.start_tsc = lr_get_tsc_cycles();
-	timer.last_print = timer.start_tsc;
-	timer.next_print = timer.start_tsc + opt.period * timer.hz;
-	if (opt.duration > 0)
-		timer.end_tsc = timer.start_tsc +
-				(uint64_t)(opt.duration * (double)timer.hz);
-	fwd.tick = tick;
-	printf("Forwarding on %u lcore(s), %u port(s), %u queue(s) each%s\n",
-	       lr_lcore_count(), n, opt.queues,
-	       opt.duration > 0 ? "" : "; Ctrl-C to stop");
-	fflush(stdout);
-
+	start_timer(n);
 	lr_eal_mp_remote_launch(l2fwd_main_loop, &fwd, 1);
 	lr_eal_mp_wait_lcore();
 	timer.stop_tsc = lr_get_tsc_cycles();
 	rc = 0;
 
-	print_stats(timer.stop_tsc);
-	for (unsigned i = 0; i < n; i++) {
-		l2fwd_port_totals(&fwd, ports[i], &t);
-		sum.tx += t.tx;
-		sum.rx += t.rx;
-		sum.dropped += t.dropped;
-	}
-	double secs =
-	    (double)(timer.stop_tsc - timer.start_tsc) / (double)timer.hz;
-	double cpu = l2fwd_cpu_seconds(&fwd);
-
-	/* Mpps: forwarded per wall-clock second; Mpps_per_cpu: per second
-	 * of CPU the forwarding lcores were given (robust to a busy host). */
-	printf("l2fwd total: rx=%" PRIu64 " tx=%" PRIu64 " dropped=%" PRIu64
-	       " seconds=%.3f Mpps=%.2f cpu_seconds=%.3f Mpps_per_cpu=%.2f\n",
-	       sum.rx, sum.tx, sum.dropped, secs,
-	       secs > 0 ? (double)sum.tx / secs / 1e6 : 0.0, cpu,
-	       cpu > 0 ? (double)sum.tx / cpu / 1e6 : 0.0);
-	if (fwd.record_cycles) {
-		uint64_t busy = l2fwd_busy_cycles(&fwd);
-
-		printf("CPU cycles/packet=%.2f (busy cycles=%" PRIu64
-		       " / rx packets=%" PRIu64 ") at %" PRIu64 " MHz\n",
-		       sum.rx ? (double)busy / (double)sum.rx : 0.0, busy,
-		       sum.rx, timer.hz / 1000000);
-	}
-
-	if (opt.xstats)
-		for (unsigned i = 0; i < n; i++)
-			lr_eth_dev_dump(stdout, ports[i]);
+	print_totals(ports, n);
 
 close_ports:
-	LR_ETH_FOREACH_DEV(p)
-	{
-		printf("Closing port %u...", p);
-		lr_eth_dev_stop(p);
-		lr_eth_dev_close(p);
-		printf(" Done\n");
-	}
-	if (pool) {
-		in_use = lr_mempool_in_use_count(pool);
-		printf("mbufs in use after stop: %u\n", in_use);
-		if (in_use != 0)
-			rc = 1;
-		else
-			lr_mempool_free(pool);
-	}
+	if (close_ports(pool) != 0)
+		rc = 1;
 cleanup_eal:
 	lr_eal_cleanup();
 	printf("Bye...\n");

@@ -180,6 +180,65 @@ bad_option(const char *prog, const char *arg)
 	fprintf(stderr, "run '%s -- -h' for the options\n", prog);
 }
 
+/* One option c with its value arg (getopt's optarg) into o: 0, or -1
+ * after a message. */
+static int
+apply_option(int c, const char *arg, struct l2fwd_opts *o)
+{
+	unsigned long v;
+	char *end;
+
+	switch (c) {
+	case 'p':
+		if (parse_uint("-p", arg, 16, UINT32_MAX, &v) < 0)
+			return -1;
+		if (v == 0) {
+			fprintf(stderr, "-p '%s': no port in the mask\n", arg);
+			return -1;
+		}
+		o->portmask = (uint32_t)v;
+		return 0;
+	case 'q':
+		if (parse_uint("-q", arg, 10, LR_MAX_ETHPORTS, &v) < 0)
+			return -1;
+		if (v == 0) {
+			fprintf(stderr, "-q '%s': at least 1\n", arg);
+			return -1;
+		}
+		o->nq = (unsigned)v;
+		return 0;
+	case 'Q':
+		return parse_queues(o, arg);
+	case 'T':
+		if (parse_uint("-T", arg, 10, 86400, &v) < 0)
+			return -1;
+		o->period = (unsigned)v;
+		return 0;
+	case 'C':
+		o->record_cycles = 1;
+		return 0;
+	case 'X':
+		o->xstats = 1;
+		return 0;
+	case 'N':
+	case 'M':
+		o->mac_updating = c == 'M';
+		return 0;
+	case 'P':
+		return parse_portmap(o, arg);
+	case 'D':
+		o->duration = strtod(arg, &end);
+		if (arg[0] == '\0' || *end || !(o->duration > 0) ||
+		    o->duration > 1e6) {
+			fprintf(stderr,
+				"--duration '%s': expected seconds > 0\n", arg);
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
 int
 l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 {
@@ -194,8 +253,6 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned long v;
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -206,72 +263,16 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	optind = 0; /* the EAL used getopt before: start over */
 	while ((c = getopt_long(argc, argv, "p:q:Q:T:h", longopts, NULL)) !=
 	       -1) {
-		switch (c) {
-		case 'p':
-			if (parse_uint("-p", optarg, 16, UINT32_MAX, &v) < 0)
-				return -1;
-			if (v == 0) {
-				fprintf(stderr,
-					"-p '%s': no port in the mask\n",
-					optarg);
-				return -1;
-			}
-			o->portmask = (uint32_t)v;
-			break;
-		case 'q':
-			if (parse_uint("-q", optarg, 10, LR_MAX_ETHPORTS, &v) <
-			    0)
-				return -1;
-			if (v == 0) {
-				fprintf(stderr, "-q '%s': at least 1\n",
-					optarg);
-				return -1;
-			}
-			o->nq = (unsigned)v;
-			break;
-		case 'Q':
-			if (parse_queues(o, optarg) < 0)
-				return -1;
-			break;
-		case 'T':
-			if (parse_uint("-T", optarg, 10, 86400, &v) < 0)
-				return -1;
-			o->period = (unsigned)v;
-			break;
-		case 'C':
-			o->record_cycles = 1;
-			break;
-		case 'X':
-			o->xstats = 1;
-			break;
-		case 'N':
-			o->mac_updating = 0;
-			break;
-		case 'M':
-			o->mac_updating = 1;
-			break;
-		case 'P':
-			if (parse_portmap(o, optarg) < 0)
-				return -1;
-			break;
-		case 'D':
-			o->duration = strtod(optarg, &end);
-			if (optarg[0] == '\0' || *end || !(o->duration > 0) ||
-			    o->duration > 1e6) {
-				fprintf(
-				    stderr,
-				    "--duration '%s': expected seconds > 0\n",
-				    optarg);
-				return -1;
-			}
-			break;
-		case 'h':
+		if (c == 'h') {
 			l2fwd_usage(argv[0]);
 			return 1;
-		default:
+		}
+		if (c <= 0 || strchr("pqQTCXNMPD", c) == NULL) {
 			bad_option(argv[0], argv[optind - 1]);
 			return -1;
 		}
+		if (apply_option(c, optarg, o) < 0)
+			return -1;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
