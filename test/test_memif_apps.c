@@ -2,6 +2,8 @@
 /* net_memif between processes, with the real programs (driver suite; the
  * sockets are files in a private temporary directory, every process has
  * its own --file-prefix with this test's pid):
+ *  - link_wait: a client port with no server: lr-pktgen names the port
+ *    still down after --link-wait and exits 1, having sent nothing;
  *  - pipeline: lr-pktgen -> memif -> lr-l2fwd -> memif -> lr-pktgen, two
  *    queues per port: one lr-pktgen with two client ports (port 0 sends,
  *    port 1 receives), one lr-l2fwd with two server ports, --queues 2, on
