@@ -3,7 +3,8 @@
  * sockets are files in a private temporary directory, every process has
  * its own --file-prefix with this test's pid):
  *  - link_wait: a client port with no server: lr-pktgen names the port
- *    still down after --link-wait and exits 1, having sent nothing;
+ *    still down after --link-wait and exits 1, having sent nothing; a stop
+ *    signal during the wait ends it the usual clean way, nothing sent;
  *  - pipeline: lr-pktgen -> memif -> lr-l2fwd -> memif -> lr-pktgen, two
  *    queues per port: one lr-pktgen with two client ports (port 0 sends,
  *    port 1 receives), one lr-l2fwd with two server ports, --queues 2, on
@@ -245,6 +246,19 @@ test_link_wait(void)
 						 "still down after "
 						 "--link-wait 0.5 s"),
 		       "exit %d:\n%s", r, gen_out);
+	/* A stop signal while it waits: the usual clean end, nothing sent. */
+	LR_TEST_ASSERT(spawn(&c, pktgen_bin, gen_out, "tma_lw",
+			     "-l 0 --no-huge -m 128 --vdev "
+			     "net_memif0,role=client,socket=%s/nobody.sock,"
+			     "socket-abstract=no -- --count 10 --link-wait %d",
+			     dir, BOUND_S) == 0,
+		       "spawn");
+	if (wait_line(&c, "waiting up to") != 0)
+		return -1;
+	kill(c.pid, SIGINT);
+	r = lr_test_child_finish(&c, BOUND_S);
+	LR_TEST_ASSERT(r == 0 && field(gen_out, "pktgen total:", "tx") == 0,
+		       "SIGINT in the wait: exit %d:\n%s", r, gen_out);
 	return 0;
 }
 

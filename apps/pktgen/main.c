@@ -344,7 +344,8 @@ links_down(uint16_t *first)
 /* Before a run that sends (frames sent into a port whose link is down
  * are dropped: a memif port whose peer has not connected yet), wait up
  * to --link-wait seconds for every used port's link, as pktgen-dpdk
- * does. 0, or -1 after saying which port stayed down. */
+ * does; a stop signal ends the wait (and then the run, the usual clean
+ * way). 0, or -1 after saying which port stayed down. */
 static int
 wait_links(const struct pg_opts *o)
 {
@@ -363,8 +364,11 @@ wait_links(const struct pg_opts *o)
 		fflush(stdout);
 	}
 	while ((n = links_down(&p)) != 0) {
-		if (lr_eal_stop_requested())
-			return fail("stopped while waiting for links");
+		if (lr_eal_stop_requested()) {
+			/* nothing sent; the run ends at once, cleanly */
+			atomic_store(&pg.state, PG_TX_STOP);
+			return 0;
+		}
 		if (lr_get_tsc_cycles() >= end)
 			return fail("port %u (%s): link still down after "
 				    "--link-wait %g s (%u port(s) down; is "
