@@ -704,13 +704,13 @@ test_bad_devargs(void)
 	    {"net_af_packet3,iface=%s,framesz=2050", -EINVAL,
 	     "net_af_packet3: framesz: bad value '2050' (expected a multiple "
 	     "of 16)"},
-	    {"net_af_packet3,iface=%s,framesz=100000", -EINVAL,
-	     "net_af_packet3: framesz: bad value '100000'"},
+	    {"net_af_packet3,iface=%s,framesz=200000", -EINVAL,
+	     "net_af_packet3: framesz: bad value '200000'"},
 	    {"net_af_packet3,iface=%s,framesz=1024", -EINVAL,
 	     "net_af_packet3: framesz: bad value '1024' (frames of '"},
 	    {"net_af_packet3,iface=%s,framecnt=33", -EINVAL,
 	     "net_af_packet3: framecnt: bad value '33' (expected a multiple of "
-	     "blocksz/framesz = 65536/2048 = 32 frames per block)"},
+	     "blocksz/framesz = 131072/2048 = 64 frames per block)"},
 	    {"net_af_packet3,iface=%s,framecnt=x", -EINVAL,
 	     "net_af_packet3: framecnt: bad value 'x'"},
 	    {"net_af_packet3,iface=%s,qpair=2", -EINVAL,

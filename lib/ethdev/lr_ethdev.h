@@ -124,8 +124,33 @@ struct lr_eth_dev_info {
 	uint16_t max_rx_desc;
 	uint16_t min_tx_desc;
 	uint16_t max_tx_desc;
-	int socket_id; /**< NUMA node of the device */
+	int socket_id;		  /**< NUMA node of the device */
+	uint64_t rx_offload_capa; /**< LR_ETH_RX_OFFLOAD_* it delivers */
+	uint64_t tx_offload_capa; /**< LR_ETH_TX_OFFLOAD_* it honours */
 };
+
+/* Offload capabilities (lr_eth_dev_info). A port without a transmit
+ * capability may get mbufs asking for it only after lr_net_cksum_offload()
+ * or lr_net_tso_segment() has done it in software. */
+/** Receive: partial checksums flagged LR_MBUF_F_RX_L4_CKSUM_PARTIAL. */
+#define LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL (1ULL << 0)
+/** Receive: TCP super-frames flagged LR_MBUF_F_RX_GSO_TCP. */
+#define LR_ETH_RX_OFFLOAD_TCP_LRO (1ULL << 1)
+/** Transmit: LR_MBUF_F_TX_IP_CKSUM. */
+#define LR_ETH_TX_OFFLOAD_IPV4_CKSUM (1ULL << 0)
+/** Transmit: LR_MBUF_F_TX_TCP_CKSUM. */
+#define LR_ETH_TX_OFFLOAD_TCP_CKSUM (1ULL << 1)
+/** Transmit: LR_MBUF_F_TX_UDP_CKSUM. */
+#define LR_ETH_TX_OFFLOAD_UDP_CKSUM (1ULL << 2)
+/** Transmit: LR_MBUF_F_RX_L4_CKSUM_PARTIAL and LR_MBUF_F_TX_L4_CKSUM. */
+#define LR_ETH_TX_OFFLOAD_CKSUM_PARTIAL (1ULL << 3)
+/** Transmit: LR_MBUF_F_TX_TCP_SEG and LR_MBUF_F_RX_GSO_TCP. */
+#define LR_ETH_TX_OFFLOAD_TCP_TSO (1ULL << 4)
+/** Every transmit offload. */
+#define LR_ETH_TX_OFFLOAD_ALL                                                  \
+	(LR_ETH_TX_OFFLOAD_IPV4_CKSUM | LR_ETH_TX_OFFLOAD_TCP_CKSUM |          \
+	 LR_ETH_TX_OFFLOAD_UDP_CKSUM | LR_ETH_TX_OFFLOAD_CKSUM_PARTIAL |       \
+	 LR_ETH_TX_OFFLOAD_TCP_TSO)
 
 /** Link status. */
 struct lr_eth_link {

@@ -3,6 +3,7 @@
  * net_af_packet - ports over Linux packet sockets with mmap rings.
  *
  *   net_af_packet0,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,framecnt=C]
+ *                  [,vnet=0|1]
  *
  * Each queue pair owns two sockets on IF:
  *  - receive: a TPACKET_V3 ring of C*F/B blocks of B bytes. The kernel
@@ -37,6 +38,25 @@
  * interface leaves promiscuous mode when the port is closed (or the
  * process dies). Frames the host itself sends on IF are not received
  * (PACKET_IGNORE_OUTGOING).
+ *
+ * Offloads (vnet=1, the default): both sockets carry the virtio-net header
+ * (PACKET_VNET_HDR), as tap and virtio do, so the kernel's offloads cross
+ * the port. Receive: a frame whose checksum the sender left to offload
+ * (veth, tap: CHECKSUM_PARTIAL) comes with LR_MBUF_F_RX_L4_CKSUM_PARTIAL
+ * and csum_start/csum_offset; a TCP super-frame (GSO, up to 64 KiB: the
+ * default block of 128 KiB holds one; TPACKET_V3 frames are bounded by the
+ * block, not by framesz) comes whole, as a chain of mbufs, with
+ * LR_MBUF_F_RX_GSO_TCP, tso_segsz and the header lengths. A UDP or other
+ * GSO frame is dropped (xstat rx_gso_unsupported). Transmit: a partial
+ * checksum goes to the kernel in the header (it completes it, or the
+ * interface does); a TCP super-frame goes whole when it fits a ring frame,
+ * else it is segmented here (lr_net_tso_segment()) into frames of
+ * tso_segsz payload; checksums asked for from the header lengths
+ * (LR_MBUF_F_TX_IP_CKSUM, _TCP_CKSUM, _UDP_CKSUM) are computed here. Cost:
+ * 10 bytes more per frame each way and one test of the header's flags per
+ * received frame. vnet=0: no header; partial checksums are completed and
+ * super-frames segmented here on transmit, and received frames carry no
+ * offload flags (a partial checksum then leaves the port as it came).
  *
  * Fanout group ids are 16 bits per network namespace and two programs that
  * pick the same id on one interface silently share one group. The kernel
@@ -73,14 +93,17 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
+#include <linux/virtio_net.h>
 
 #include "lr_errno.h"
 #include "lr_eth_iface.h"
 #include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
+#include "lr_net.h"
 
-#define AFP_DEFAULT_BLOCKSZ  65536u
+/* A block of 128 KiB holds a 64 KiB GSO frame with its headers. */
+#define AFP_DEFAULT_BLOCKSZ  131072u
 #define AFP_DEFAULT_FRAMESZ  2048u
 #define AFP_DEFAULT_FRAMECNT 1024u
 #define AFP_MAX_BLOCKSZ	     (1u << 24)
@@ -93,6 +116,9 @@
 /* Where transmit data starts in a TPACKET_V2 frame. */
 #define AFP_TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
 #define AFP_VLAN_HLEN	4
+#define AFP_VNET_HLEN	((uint32_t)sizeof(struct virtio_net_hdr))
+/* Most frames one transmitted super-frame is cut into in software. */
+#define AFP_TSO_SEGS_MAX 128
 
 struct afp_port;
 
@@ -106,13 +132,15 @@ struct afp_rxq {
 	uint32_t cur;  /* current block */
 	uint32_t left; /* packets left in it (0: none opened) */
 	uint16_t port_id;
+	uint8_t vnet; /* frames carry a virtio_net_hdr */
 	/* Counters (lr_counter_add(), read with lr_counter_read()) written
 	 * by the polling thread only, except c.missed and freeze_q: kernel
 	 * counters accumulated by the control thread. c.errors: truncated
 	 * or runts, dropped; c.missed: the kernel's drops (ring full). */
 	struct lr_eth_queue_counters c;
-	uint64_t truncated; /* longer than a ring frame, dropped */
-	uint64_t runts;	    /* shorter than an Ethernet header, dropped */
+	uint64_t truncated;	  /* longer than a ring frame, dropped */
+	uint64_t runts;		  /* shorter than an Ethernet header, dropped */
+	uint64_t gso_unsupported; /* GSO frames not TCP, dropped */
 	uint64_t freeze_q;
 	/* Control. */
 	int fd;
@@ -126,14 +154,18 @@ struct afp_txq {
 	/* Hot. */
 	uint8_t **frames; /* address of each ring frame */
 	uint32_t nb_frames;
-	uint32_t head;	  /* next frame to fill */
-	uint32_t max_len; /* longest frame accepted */
+	uint32_t head;	   /* next frame to fill */
+	uint32_t max_len;  /* longest frame accepted */
+	uint32_t vnet_len; /* AFP_VNET_HLEN or 0 */
+	uint32_t room;	   /* bytes of a ring frame for vnet header + data */
 	int fd;
 	/* Counters (lr_counter_add() by the poller, lr_counter_read());
 	 * c.errors: frames too long, dropped. */
 	struct lr_eth_queue_counters c;
-	uint64_t ring_full;   /* bursts that found no free frame */
-	uint64_t send_errors; /* send() failures other than EAGAIN */
+	uint64_t ring_full;	 /* bursts that found no free frame */
+	uint64_t send_errors;	 /* send() failures other than EAGAIN */
+	uint64_t offload_errors; /* offload asked of a bad frame, dropped */
+	uint64_t tso_sw;	 /* super-frames segmented here */
 	/* Control. */
 	uint8_t *map;
 	size_t map_len;
@@ -154,10 +186,11 @@ struct afp_port {
 	uint32_t framesz;
 	uint32_t framecnt;
 	uint16_t fanout_id;
+	int vnet; /* PACKET_VNET_HDR on every socket */
 };
 
 static const char *const afp_keys[] = {
-    "iface", "qpairs", "blocksz", "framesz", "framecnt", NULL,
+    "iface", "qpairs", "blocksz", "framesz", "framecnt", "vnet", NULL,
 };
 
 /* ---------------------------------------------------------------------
@@ -214,12 +247,11 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 	m->pkt_len = 0;
 	m->data_len = 0;
 	/* The (possibly rebuilt) header, then the rest, segment by segment. */
-	if ((total == len ? lr_pktmbuf_append_copy(m, rxq->mp, data, len)
-			  : lr_pktmbuf_append_copy(m, rxq->mp, tag,
-						   sizeof(tag)) ||
-				lr_pktmbuf_append_copy(m, rxq->mp,
-						       data + ETH_HLEN,
-						       len - ETH_HLEN)) != 0) {
+	if ((total == len
+		 ? lr_pktmbuf_append_copy(m, rxq->mp, data, len)
+		 : lr_pktmbuf_append_copy(m, rxq->mp, tag, sizeof(tag)) ||
+		       lr_pktmbuf_append_copy(m, rxq->mp, data + ETH_HLEN,
+					      len - ETH_HLEN)) != 0) {
 		lr_counter_add(&rxq->c.nombuf, 1);
 		lr_pktmbuf_free(m->next);
 		m->next = NULL;
@@ -229,6 +261,70 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 		return -1;
 	}
 	return 0;
+}
+
+/* The offloads of a frame's virtio_net_hdr into m: partial checksum
+ * (csum_start shifted past a VLAN tag put back), TCP super-frame. 0, or
+ * -1 to drop it (a GSO type this port does not carry). */
+static __lr_cold int
+rx_vnet(struct afp_rxq *rxq, struct lr_mbuf *m, const struct tpacket3_hdr *h,
+	const struct virtio_net_hdr *vh)
+{
+	uint32_t shift =
+	    (h->tp_status & TP_STATUS_VLAN_VALID) ? AFP_VLAN_HLEN : 0;
+	uint8_t gso = vh->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
+	struct lr_net_hdrs hd;
+
+	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
+		m->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
+		m->csum_start = (uint16_t)(vh->csum_start + shift);
+		m->csum_offset = vh->csum_offset;
+	}
+	if (gso == VIRTIO_NET_HDR_GSO_NONE)
+		return 0;
+	if ((gso == VIRTIO_NET_HDR_GSO_TCPV4 ||
+	     gso == VIRTIO_NET_HDR_GSO_TCPV6) &&
+	    vh->gso_size != 0 && lr_net_parse(m, &hd) == 0 &&
+	    hd.l4_proto == LR_NET_PROTO_TCP) {
+		m->ol_flags |= LR_MBUF_F_RX_GSO_TCP;
+		m->tso_segsz = vh->gso_size;
+		m->l2_len = hd.l2_len;
+		m->l3_len = hd.l3_len;
+		m->l4_len = hd.l4_len;
+		return 0;
+	}
+	lr_counter_add(&rxq->gso_unsupported, 1);
+	lr_counter_add(&rxq->c.errors, 1);
+	return -1;
+}
+
+/* m back to an empty one-segment mbuf, to take the next frame. */
+static __lr_cold void
+rx_mbuf_empty(struct lr_mbuf *m)
+{
+	lr_pktmbuf_free(m->next);
+	m->next = NULL;
+	m->nb_segs = 1;
+	m->data_len = 0;
+	m->pkt_len = 0;
+	m->ol_flags = 0;
+}
+
+/* The virtio_net_hdr of frame h, when the socket has them: one load of
+ * its flags and GSO type, the offload work out of line. 0 or -1 (drop). */
+static __lr_always_inline int
+rx_offloads(struct afp_rxq *rxq, struct lr_mbuf *m,
+	    const struct tpacket3_hdr *h)
+{
+	const struct virtio_net_hdr *vh;
+
+	if (!rxq->vnet)
+		return 0;
+	vh = (const struct virtio_net_hdr *)((const uint8_t *)h + h->tp_mac -
+					     AFP_VNET_HLEN);
+	if (lr_likely((vh->flags | vh->gso_type) == 0))
+		return 0;
+	return rx_vnet(rxq, m, h, vh);
 }
 
 static uint16_t
@@ -283,6 +379,11 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 				rxq->pkt += h->tp_next_offset;
 				continue;
 			}
+			if (lr_unlikely(rx_offloads(rxq, m, h) != 0)) {
+				rx_mbuf_empty(m);
+				rxq->pkt += h->tp_next_offset;
+				continue;
+			}
 			m->port = rxq->port_id;
 			bytes += m->pkt_len;
 			got++;
@@ -316,11 +417,125 @@ tx_kick_failed(struct afp_txq *txq, int err)
 		       strerror(err));
 }
 
+/* Whether the n ring frames from head on are all free. */
+static int
+tx_frames_free(const struct afp_txq *txq, uint32_t head, uint32_t n)
+{
+	for (uint32_t k = 0; k < n;
+	     k++, head = head + 1 == txq->nb_frames ? 0 : head + 1) {
+		struct tpacket2_hdr *h =
+		    (struct tpacket2_hdr *)txq->frames[head];
+
+		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) !=
+		    TP_STATUS_AVAILABLE)
+			return 0;
+	}
+	return 1;
+}
+
+/* Put m into the free frame at txq->head with virtio_net_hdr vh (when the
+ * socket has them) and hand it to the kernel. */
+static void
+tx_frame_put(struct afp_txq *txq, const struct lr_mbuf *m,
+	     const struct virtio_net_hdr *vh)
+{
+	struct tpacket2_hdr *h = (struct tpacket2_hdr *)txq->frames[txq->head];
+	uint8_t *dst = (uint8_t *)h + AFP_TX_DATA_OFF;
+
+	memcpy(dst, vh, txq->vnet_len);
+	lr_pktmbuf_copy_out(m, dst + txq->vnet_len);
+	h->tp_len = m->pkt_len + txq->vnet_len;
+	h->tp_snaplen = h->tp_len;
+	__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
+			 __ATOMIC_RELEASE);
+	if (++txq->head == txq->nb_frames)
+		txq->head = 0;
+	lr_counter_add(&txq->c.packets, 1);
+	lr_counter_add(&txq->c.bytes, m->pkt_len);
+}
+
+/* Cut super-frame m into frames here and queue them all, or none: 1 if
+ * they went (or m was dropped as bad), 0 if the ring has no room yet. */
+static int
+tx_tso_sw(struct afp_txq *txq, struct lr_mbuf *m)
+{
+	struct lr_mbuf *segs[AFP_TSO_SEGS_MAX];
+	struct virtio_net_hdr vh;
+	int n = lr_net_tso_segment(m, m->pool, segs, AFP_TSO_SEGS_MAX);
+
+	if (n == -ENOBUFS)
+		return 0; /* the pool is short now: again on the next burst */
+	if (n < 0) {
+		lr_counter_add(&txq->offload_errors, 1);
+		lr_counter_add(&txq->c.errors, 1);
+		return 1;
+	}
+	int room = tx_frames_free(txq, txq->head, (uint32_t)n);
+
+	memset(&vh, 0, sizeof(vh));
+	for (int k = 0; k < n; k++) {
+		if (room)
+			tx_frame_put(txq, segs[k], &vh);
+		lr_pktmbuf_free(segs[k]);
+	}
+	if (room)
+		lr_counter_add(&txq->tso_sw, 1);
+	return room;
+}
+
+/* A frame with offload flags: checksums from the header lengths computed
+ * here, a partial checksum and a super-frame that fits a ring frame handed
+ * to the kernel in the header (vnet=1) or done here. 1 if m was queued or
+ * dropped, 0 if the ring has no room yet. */
+static __lr_cold int
+tx_offload(struct afp_txq *txq, struct lr_mbuf *m)
+{
+	uint64_t part = LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_TX_L4_CKSUM;
+	struct virtio_net_hdr vh;
+	struct lr_net_hdrs hd;
+
+	memset(&vh, 0, sizeof(vh));
+	if ((m->ol_flags & ~(part | LR_MBUF_F_TCP_SEG_MASK) &
+	     LR_MBUF_F_OFFLOAD_MASK) ||
+	    (!txq->vnet_len && (m->ol_flags & part))) {
+		if (lr_net_cksum_offload(m) != 0)
+			goto bad;
+	}
+	if (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK) {
+		if (!txq->vnet_len || !(m->ol_flags & part) ||
+		    m->pkt_len + txq->vnet_len > txq->room)
+			return tx_tso_sw(txq, m);
+		if (lr_net_parse(m, &hd) != 0)
+			goto bad;
+		vh.gso_type = hd.ip_version == 4 ? VIRTIO_NET_HDR_GSO_TCPV4
+						 : VIRTIO_NET_HDR_GSO_TCPV6;
+		vh.gso_size = (uint16_t)m->tso_segsz;
+		vh.hdr_len = (uint16_t)(hd.l2_len + hd.l3_len + hd.l4_len);
+	} else if (m->pkt_len > txq->max_len) {
+		goto bad;
+	}
+	if (m->ol_flags & part) {
+		vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+		vh.csum_start = m->csum_start;
+		vh.csum_offset = m->csum_offset;
+	}
+	if (!tx_frames_free(txq, txq->head, 1)) {
+		lr_counter_add(&txq->ring_full, 1);
+		return 0;
+	}
+	tx_frame_put(txq, m, &vh);
+	return 1;
+bad:
+	lr_counter_add(&txq->offload_errors, 1);
+	lr_counter_add(&txq->c.errors, 1);
+	return 1;
+}
+
 static uint16_t
 afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct afp_txq *txq = q;
-	uint32_t head = txq->head;
+	uint32_t head = txq->head, vlen = txq->vnet_len;
 	uint64_t bytes = 0;
 	uint16_t i, sent = 0;
 
@@ -330,6 +545,13 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		    (struct tpacket2_hdr *)txq->frames[head];
 		uint8_t *dst = (uint8_t *)h + AFP_TX_DATA_OFF;
 
+		if (lr_unlikely(m->ol_flags & LR_MBUF_F_OFFLOAD_MASK)) {
+			txq->head = head;
+			if (!tx_offload(txq, m))
+				break;
+			head = txq->head;
+			continue;
+		}
 		if (__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) !=
 		    TP_STATUS_AVAILABLE) {
 			lr_counter_add(&txq->ring_full, 1);
@@ -339,13 +561,16 @@ afp_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			lr_counter_add(&txq->c.errors, 1);
 			continue;
 		}
+		/* A zero virtio_net_hdr (vnet=1): no offload. */
+		memset(dst, 0, vlen);
+		dst += vlen;
 		if (lr_likely(m->nb_segs == 1))
 			memcpy(dst, lr_pktmbuf_mtod(m, const uint8_t *),
 			       m->data_len);
 		else
 			lr_pktmbuf_copy_out(m, dst);
-		h->tp_len = m->pkt_len;
-		h->tp_snaplen = m->pkt_len;
+		h->tp_len = m->pkt_len + vlen;
+		h->tp_snaplen = h->tp_len;
 		__atomic_store_n(&h->tp_status, TP_STATUS_SEND_REQUEST,
 				 __ATOMIC_RELEASE);
 		if (++head == txq->nb_frames)
@@ -462,6 +687,15 @@ rxq_open(struct afp_port *pp, uint16_t q)
 		       pp->name, q, pp->iface, strerror(err));
 		goto close_fd;
 	}
+	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD,
+		       "%s: vnet: rx queue %u: PACKET_VNET_HDR on '%s': %s "
+		       "(vnet=0 turns the offloads off)\n",
+		       pp->name, q, pp->iface, strerror(err));
+		goto close_fd;
+	}
+	rxq->vnet = (uint8_t)pp->vnet;
 	memset(&req, 0, sizeof(req));
 	req.tp_block_size = pp->blocksz;
 	req.tp_frame_size = pp->framesz;
@@ -511,6 +745,14 @@ txq_sock_opts(struct afp_port *pp, uint16_t q, int fd)
 	if (set_int_opt(fd, PACKET_VERSION, TPACKET_V2) < 0) {
 		err = errno;
 		LR_LOG(ERR, PMD, "%s: tx queue %u: TPACKET_V2 on '%s': %s\n",
+		       pp->name, q, pp->iface, strerror(err));
+		return -err;
+	}
+	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD,
+		       "%s: vnet: tx queue %u: PACKET_VNET_HDR on '%s': %s "
+		       "(vnet=0 turns the offloads off)\n",
 		       pp->name, q, pp->iface, strerror(err));
 		return -err;
 	}
@@ -615,6 +857,8 @@ txq_open(struct afp_port *pp, uint16_t q)
 	txq->fd = fd;
 	txq->nb_frames = pp->framecnt;
 	txq->head = 0;
+	txq->vnet_len = pp->vnet ? AFP_VNET_HLEN : 0;
+	txq->room = pp->framesz - (uint32_t)AFP_TX_DATA_OFF;
 	return 0;
 
 free_ring:
@@ -768,6 +1012,11 @@ afp_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	info->max_mtu = (uint16_t)LR_MIN(room - ETH_HLEN - AFP_VLAN_HLEN,
 					 (uint32_t)UINT16_MAX);
 	info->min_mtu = 68;
+	/* Transmit: each offload done by the kernel (vnet=1) or here. */
+	info->tx_offload_capa = LR_ETH_TX_OFFLOAD_ALL;
+	if (pp->vnet)
+		info->rx_offload_capa =
+		    LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL | LR_ETH_RX_OFFLOAD_TCP_LRO;
 	return 0;
 }
 
@@ -838,7 +1087,8 @@ afp_dev_start(struct lr_eth_dev *dev)
 	}
 	/* The longest frame the kernel accepts: the MTU plus the Ethernet
 	 * header and one VLAN tag, within a ring frame. */
-	uint32_t max_len = pp->framesz - (uint32_t)AFP_TX_DATA_OFF;
+	uint32_t max_len = pp->framesz - (uint32_t)AFP_TX_DATA_OFF -
+			   (pp->vnet ? AFP_VNET_HLEN : 0);
 
 	if (iface_ioctl(pp, SIOCGIFMTU, &ifr) == 0)
 		max_len = LR_MIN(max_len, (uint32_t)ifr.ifr_mtu + ETH_HLEN +
@@ -919,7 +1169,8 @@ afp_mtu_set(struct lr_eth_dev *dev, uint16_t mtu)
 	}
 	for (uint16_t q = 0; q < pp->qpairs; q++)
 		pp->txq[q].max_len =
-		    LR_MIN(pp->framesz - (uint32_t)AFP_TX_DATA_OFF,
+		    LR_MIN(pp->framesz - (uint32_t)AFP_TX_DATA_OFF -
+			       (pp->vnet ? AFP_VNET_HLEN : 0),
 			   (uint32_t)mtu + ETH_HLEN + AFP_VLAN_HLEN);
 	return 0;
 }
@@ -954,8 +1205,9 @@ afp_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const afp_xstat_names[] = {
-    "rx_kernel_drops", "rx_kernel_freeze_queue", "rx_truncated_frames",
-    "rx_runts",	       "tx_ring_full",		 "tx_send_errors",
+    "rx_kernel_drops",	  "rx_kernel_freeze_queue", "rx_truncated_frames",
+    "rx_runts",		  "tx_ring_full",	    "tx_send_errors",
+    "rx_gso_unsupported", "tx_offload_errors",	    "tx_tso_sw",
 };
 
 static int
@@ -975,6 +1227,9 @@ afp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[3] += lr_counter_read(&rxq->runts);
 		v[4] += lr_counter_read(&txq->ring_full);
 		v[5] += lr_counter_read(&txq->send_errors);
+		v[6] += lr_counter_read(&rxq->gso_unsupported);
+		v[7] += lr_counter_read(&txq->offload_errors);
+		v[8] += lr_counter_read(&txq->tso_sw);
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
@@ -1068,7 +1323,7 @@ iface_arg(struct lr_eth_dev *dev, const struct lr_devargs *args,
 		LR_LOG(ERR, PMD,
 		       "%s: iface: missing (usage: "
 		       "%s,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,"
-		       "framecnt=C])\n",
+		       "framecnt=C][,vnet=0|1])\n",
 		       dev->data->name, dev->data->name);
 		return -EINVAL;
 	}
@@ -1199,9 +1454,9 @@ afp_port_register(struct lr_eth_dev *dev, struct afp_port *pp)
 	dev->tx_pkt_burst = afp_tx_burst;
 	LR_LOG(INFO, PMD,
 	       "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x "
-	       "%u-byte frames in %u-byte blocks\n",
+	       "%u-byte frames in %u-byte blocks, offloads %s\n",
 	       pp->name, pp->iface, pp->ifindex, pp->qpairs, pp->framecnt,
-	       pp->framesz, pp->blocksz);
+	       pp->framesz, pp->blocksz, pp->vnet ? "on (vnet)" : "off");
 }
 
 /* Create a port from devargs: parse them, check the interface, open every
@@ -1225,6 +1480,10 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (ret < 0)
 		goto free_port;
 	pp->qpairs = (unsigned)qpairs;
+	ret = lr_devargs_get_uint(args, "vnet", 1, 0, 1, &qpairs);
+	if (ret < 0)
+		goto free_port;
+	pp->vnet = (int)qpairs;
 	ret = ring_args(pp, args);
 	if (ret < 0)
 		goto free_port;
@@ -1257,7 +1516,7 @@ free_port:
 static struct lr_eth_driver afp_driver = {
     .keys = afp_keys,
     .usage = "iface=<if> qpairs=<1..16> blocksz=<bytes> framesz=<bytes> "
-	     "framecnt=<n>",
+	     "framecnt=<n> vnet=<0|1>",
     .probe = afp_probe,
 };
 
