@@ -1147,10 +1147,148 @@ remove_dir(void)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* ------------------------------------------------------------------ */
+/* Offloads: frames asking for checksums are written complete. */
+
+/* Byte-at-a-time big-endian ones'-complement sum (the reference). */
+static uint32_t
+ref_sum(const uint8_t *p, uint32_t n, uint32_t acc)
+{
+	for (uint32_t i = 0; i < n; i += 2)
+		acc += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0);
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	return acc;
+}
+
+/* Ethernet + IPv4 or IPv6 + TCP or UDP + payload into f; the L4 checksum
+ * field holds the pseudo-header sum (partial) or garbage, the IPv4 one
+ * garbage unless partial. Returns the length; *l3 the IP header bytes. */
+static uint32_t
+csum_frame(uint8_t *f, int v6, int udp, int partial, uint32_t payload,
+	   uint32_t *l3)
+{
+	uint32_t l4 = udp ? 8 : 20, len, ps;
+	uint8_t *ip = f + 14, *t;
+
+	memset(f, 0, 14 + 40 + 20);
+	memset(f, 0x02, 12);
+	*l3 = v6 ? 40 : 20;
+	t = ip + *l3;
+	len = 14 + *l3 + l4 + payload;
+	f[12] = v6 ? 0x86 : 0x08;
+	f[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		ip[0] = 0x60;
+		ip[4] = (uint8_t)((l4 + payload) >> 8);
+		ip[5] = (uint8_t)(l4 + payload);
+		ip[6] = udp ? 17 : 6;
+		ip[7] = 64;
+		for (int i = 0; i < 32; i++)
+			ip[8 + i] = (uint8_t)(i * 11 + 1);
+		ps = ref_sum(ip + 8, 32, (udp ? 17 : 6) + l4 + payload);
+	} else {
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((20 + l4 + payload) >> 8);
+		ip[3] = (uint8_t)(20 + l4 + payload);
+		ip[8] = 64;
+		ip[9] = udp ? 17 : 6;
+		for (int i = 0; i < 8; i++)
+			ip[12 + i] = (uint8_t)(10 + i);
+		if (partial) {
+			uint32_t c = ~ref_sum(ip, 20, 0) & 0xffff;
+
+			ip[10] = (uint8_t)(c >> 8);
+			ip[11] = (uint8_t)c;
+		} else {
+			ip[10] = 0xde;
+			ip[11] = 0xad;
+		}
+		ps = ref_sum(ip + 12, 8, (udp ? 17 : 6) + l4 + payload);
+	}
+	t[0] = 0x9c;
+	t[3] = 80;
+	if (udp) {
+		t[4] = (uint8_t)((l4 + payload) >> 8);
+		t[5] = (uint8_t)(l4 + payload);
+	} else {
+		t[12] = 0x50;
+		t[13] = 0x18;
+	}
+	for (uint32_t i = 0; i < payload; i++)
+		t[l4 + i] = (uint8_t)(i * 13 + 7);
+	if (!partial)
+		ps = 0xbeef;
+	t[udp ? 6 : 16] = (uint8_t)(ps >> 8);
+	t[udp ? 7 : 17] = (uint8_t)ps;
+	return len;
+}
+
+static int
+test_offload_cksum(void)
+{
+	static uint8_t f[4096], rec[4096];
+	char out[128];
+	uint32_t lens[4], l3;
+	struct lr_mbuf *m[4];
+	int b;
+	FILE *in;
+
+	EAL_UP();
+	path_in_dir(out, sizeof(out), "offload.pcap");
+	b = port_create("net_pcap1,tx_pcap=%s%s", out, "");
+	LR_TEST_ASSERT(b >= 0 && port_start((uint16_t)b) == 0, "port");
+	/* Partial (virtio-net) IPv4 TCP, IPv6 UDP, IPv6 TCP of odd length;
+	 * then IPv4 UDP asking for both checksums from the header lengths. */
+	for (int k = 0; k < 4; k++) {
+		int v6 = k == 1 || k == 2, udp = k == 1 || k == 3;
+
+		lens[k] = csum_frame(f, v6, udp, k < 3, 1001 + 400 * k, &l3);
+		m[k] = lr_pktmbuf_alloc(pool);
+		LR_TEST_ASSERT(m[k] != NULL && lr_pktmbuf_append_copy(
+						   m[k], pool, f, lens[k]) == 0,
+			       "mbuf");
+		if (k < 3) {
+			m[k]->ol_flags = LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
+			m[k]->csum_start = (uint16_t)(14 + l3);
+			m[k]->csum_offset = udp ? 6 : 16;
+		} else {
+			m[k]->ol_flags =
+			    LR_MBUF_F_TX_UDP_CKSUM | LR_MBUF_F_TX_IP_CKSUM;
+			m[k]->l2_len = 14;
+			m[k]->l3_len = 20;
+		}
+	}
+	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)b, 0, m, 4), 4);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)b), 0);
+	in = fopen(out, "rb");
+	LR_TEST_ASSERT(in != NULL && fread(rec, 1, 24, in) == 24, "%s", out);
+	for (int k = 0; k < 4; k++) {
+		int v6 = k == 1 || k == 2, udp = k == 1 || k == 3;
+		uint32_t caplen, n, ip_len = v6 ? 40 : 20;
+		const uint8_t *ip = rec + 14;
+
+		LR_TEST_ASSERT(fread(rec, 1, 16, in) == 16, "record %d", k);
+		memcpy(&caplen, rec + 8, 4);
+		LR_TEST_ASSERT_EQ(caplen, lens[k]);
+		LR_TEST_ASSERT(fread(rec, 1, caplen, in) == caplen, "data");
+		n = caplen - 14 - ip_len;
+		if (!v6)
+			LR_TEST_ASSERT_EQ(ref_sum(ip, 20, 0), 0xffff);
+		uint32_t s = v6 ? ref_sum(ip + 8, 32, (udp ? 17 : 6) + n)
+				: ref_sum(ip + 12, 8, (udp ? 17 : 6) + n);
+		s = ref_sum(ip + ip_len, n, s);
+		LR_TEST_ASSERT(s == 0xffff, "frame %d: L4 sum %#x", k, s);
+	}
+	fclose(in);
+	return no_mbuf_leak();
+}
+
 static const struct lr_test_case cases[] = {
     {"loop_us", test_loop_us},
     {"loop_ns", test_loop_ns},
     {"l2fwd", test_l2fwd},
+    {"offload_cksum", test_offload_cksum},
     {"tcpdump", test_tcpdump},
     {"infinite_rx", test_infinite_rx},
     {"truncated_last_record", test_truncated_last_record},

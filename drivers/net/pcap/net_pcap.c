@@ -44,6 +44,17 @@
  * dev_close return -EIO. Stop fsyncs the files, close fsyncs and closes
  * them, checking both.
  *
+ * Offloads: neither a file nor pcap_inject() completes a checksum, so
+ * the transmit paths do what a frame's offload flags ask in software
+ * (lr_net_cksum_offload(): partial checksums from a virtio-net peer, and
+ * checksums from the header lengths); on an interface a TCP super-frame is
+ * cut into tso_segsz frames (lr_net_tso_segment()), in a file it is one
+ * record with complete checksums. A frame whose headers do not allow it
+ * goes out as it is (xstat tx_offload_errors). This is done in the driver,
+ * not in lr_eth_tx_burst(), because only the driver knows which egress
+ * cannot offload and how a frame that becomes several is accounted; ports
+ * that hand offloads on (af_packet, ring) pay nothing.
+ *
  * Threading: one thread polls one queue (libpcap handles are per queue).
  * Cost: libpcap per packet (one indirect call in pcap_next_ex/pcap_dump)
  * plus one copy; the infinite replay costs a bulk mbuf alloc per burst and
@@ -70,6 +81,7 @@
 #include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
+#include "lr_net.h"
 
 /** Largest frame read or written. */
 #define LR_PCAP_SNAPLEN 262144
@@ -77,6 +89,8 @@
 #define PCAP_REPLAY_MAX_BYTES (1ULL << 30)
 /** Records per pwritev() (two iovecs each, within IOV_MAX). */
 #define PCAP_TX_BATCH 256
+/* Most frames one transmitted super-frame is cut into (iface=). */
+#define PCAP_TSO_SEGS_MAX 128
 /** Mode of a created capture file unless tx_pcap_mode says otherwise. */
 #define PCAP_TX_MODE_DEFAULT 0600
 /** Magic of a nanosecond pcap file. */
@@ -132,7 +146,8 @@ struct pcap_txq {
 	/* Counters. */
 	struct lr_eth_queue_counters c;
 	uint64_t no_sink;
-	uint64_t write_errors; /* frames lost to a failed write */
+	uint64_t write_errors;	 /* frames lost to a failed write */
+	uint64_t offload_errors; /* offload asked of a bad frame */
 	struct pcap_port *port;
 	uint16_t qid;
 	/* The batch being built: nrec records, iov[2 * i] the header of
@@ -801,6 +816,19 @@ tx_batch_write(struct pcap_txq *txq)
 	txq->bounce_used = 0;
 }
 
+/* The checksums m's offload flags ask for, done here: neither a file nor
+ * pcap_inject() completes them. A frame they cannot be done for (bad
+ * headers) goes out as it is, counted in the xstat tx_offload_errors. */
+static __lr_cold void
+tx_cksum_sw(struct pcap_txq *txq, struct lr_mbuf *m)
+{
+	if (lr_net_cksum_offload(m) != 0)
+		txq->offload_errors++;
+}
+
+/* Flags that make the transmit paths call tx_cksum_sw(). */
+#define TX_CKSUM_FLAGS (LR_MBUF_F_L4_CKSUM_MASK | LR_MBUF_F_TX_IP_CKSUM)
+
 /* Write to a file: the records of a burst in one pwritev() (more for more
  * than PCAP_TX_BATCH packets or several chains); a packet counts as sent
  * once its whole record is in the file. */
@@ -821,6 +849,8 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		unsigned r;
 		uint64_t ts;
 
+		if (lr_unlikely(m->ol_flags & TX_CKSUM_FLAGS))
+			tx_cksum_sw(txq, pkts[i]);
 		/* The bounce buffer holds one chain per batch. */
 		if (txq->nrec == PCAP_TX_BATCH ||
 		    (m->nb_segs > 1 && txq->bounce_used))
@@ -850,34 +880,70 @@ tx_dump_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	return nb_pkts;
 }
 
-/* Send on an interface: one pcap_inject (send()) per packet. A full
- * socket buffer ends the burst; the caller keeps the rest. */
+/* Inject one frame: 1 sent, 0 dropped (counted), -1 the socket is full. */
+static int
+tx_inject(struct pcap_txq *txq, const struct lr_mbuf *m)
+{
+	const uint8_t *data = tx_linear(txq->bounce, m);
+
+	if (lr_unlikely(data == NULL)) {
+		lr_counter_add(&txq->c.errors, 1);
+		return 0;
+	}
+	if (lr_unlikely(pcap_inject(txq->pcap, data, m->pkt_len) < 0)) {
+		if (errno == EAGAIN || errno == ENOBUFS)
+			return -1;
+		lr_counter_add(&txq->c.errors, 1);
+		return 0;
+	}
+	lr_counter_add(&txq->c.packets, 1);
+	lr_counter_add(&txq->c.bytes, m->pkt_len);
+	return 1;
+}
+
+/* A TCP super-frame onto the wire: cut here into frames of tso_segsz
+ * payload (what the interface would get from the kernel's GSO); a frame
+ * the socket has no room for is counted in oerrors. */
+static __lr_cold void
+tx_inject_tso(struct pcap_txq *txq, struct lr_mbuf *m)
+{
+	struct lr_mbuf *segs[PCAP_TSO_SEGS_MAX];
+	int n = lr_net_tso_segment(m, m->pool, segs, PCAP_TSO_SEGS_MAX);
+
+	if (n < 0) {
+		txq->offload_errors++;
+		lr_counter_add(&txq->c.errors, 1);
+		return;
+	}
+	for (int k = 0; k < n; k++) {
+		if (tx_inject(txq, segs[k]) < 0)
+			lr_counter_add(&txq->c.errors, 1);
+		lr_pktmbuf_free(segs[k]);
+	}
+}
+
+/* Send on an interface: one pcap_inject (send()) per packet, checksums
+ * and segmentation asked by offload flags done here first. A full socket
+ * buffer ends the burst; the caller keeps the rest. */
 static uint16_t
 tx_iface_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 {
 	struct pcap_txq *txq = q;
-	uint64_t bytes = 0;
-	uint16_t i, sent = 0;
+	uint16_t i;
 
 	for (i = 0; i < nb_pkts; i++) {
 		struct lr_mbuf *m = pkts[i];
-		const uint8_t *data = tx_linear(txq->bounce, m);
 
-		if (lr_unlikely(data == NULL)) {
-			lr_counter_add(&txq->c.errors, 1);
-		} else if (lr_unlikely(
-			       pcap_inject(txq->pcap, data, m->pkt_len) < 0)) {
-			if (errno == EAGAIN || errno == ENOBUFS)
-				break;
-			lr_counter_add(&txq->c.errors, 1);
+		if (lr_unlikely(m->ol_flags & LR_MBUF_F_TCP_SEG_MASK)) {
+			tx_inject_tso(txq, m);
 		} else {
-			bytes += m->pkt_len;
-			sent++;
+			if (lr_unlikely(m->ol_flags & TX_CKSUM_FLAGS))
+				tx_cksum_sw(txq, m);
+			if (tx_inject(txq, m) < 0)
+				break;
 		}
 		lr_pktmbuf_free(m);
 	}
-	lr_counter_add(&txq->c.packets, sent);
-	lr_counter_add(&txq->c.bytes, bytes);
 	return i;
 }
 
@@ -909,6 +975,9 @@ pcap_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	info->max_rx_queues = (uint16_t)LR_MAX(pp->nb_rx, 1u);
 	info->max_tx_queues = (uint16_t)LR_MAX(pp->nb_tx, 1u);
 	info->max_mtu = UINT16_MAX - LR_ETHER_HDR_LEN - 4;
+	/* Done in software on transmit: a file records a super-frame whole
+	 * with its checksums complete, an interface gets it segmented. */
+	info->tx_offload_capa = LR_ETH_TX_OFFLOAD_ALL;
 	return 0;
 }
 
@@ -1095,10 +1164,8 @@ pcap_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const pcap_xstat_names[] = {
-    "rx_truncated_records",
-    "rx_runts",
-    "tx_dropped_no_sink",
-    "tx_write_errors",
+    "rx_truncated_records", "rx_runts",		 "tx_dropped_no_sink",
+    "tx_write_errors",	    "tx_offload_errors",
 };
 
 static int
@@ -1112,6 +1179,7 @@ pcap_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[1] += pp->rxq[q].runts;
 		v[2] += pp->txq[q].no_sink;
 		v[3] += pp->txq[q].write_errors;
+		v[4] += pp->txq[q].offload_errors;
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
