@@ -249,14 +249,20 @@ lr_net_cksum_offload(struct lr_mbuf *m)
 	}
 	if ((fl & LR_MBUF_F_TX_IP_CKSUM) && !ipv4_hdr_ok(m))
 		return -EINVAL;
+	if ((fl & (LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_TX_L4_CKSUM)) &&
+	    (uint32_t)m->csum_start + m->csum_offset + 2 > m->pkt_len)
+		return -EINVAL;
+	/* The IPv4 header first: a partial checksum's field may lie in it
+	 * (bad input), and nothing may fail once the frame has changed. */
+	ret = 0;
+	if (fl & LR_MBUF_F_TX_IP_CKSUM)
+		ret = ipv4_cksum_set(m, m->l2_len, m->l3_len);
+	if (ret < 0)
+		return ret;
 	if (fl & (LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_TX_L4_CKSUM))
 		ret = lr_net_cksum_complete(m, m->csum_start, m->csum_offset);
 	else if (fl & (LR_MBUF_F_TX_TCP_CKSUM | LR_MBUF_F_TX_UDP_CKSUM))
 		ret = lr_net_l4_cksum_set(m, &h);
-	else
-		ret = 0;
-	if (ret == 0 && (fl & LR_MBUF_F_TX_IP_CKSUM))
-		ret = ipv4_cksum_set(m, m->l2_len, m->l3_len);
 	if (ret < 0)
 		return ret;
 	m->ol_flags = fl & ~(LR_MBUF_F_L4_CKSUM_MASK | LR_MBUF_F_TX_IP_CKSUM);

@@ -26,7 +26,7 @@ static const char *const driver_keys[] = {
     "size",	   "copy",     "rx_pcap",     "tx_pcap",     "rx_iface",
     "tx_iface",	   "iface",    "infinite_rx", "qpairs",	     "blocksz",
     "framesz",	   "framecnt", "start_queue", "queue_count", "mode",
-    "busy_budget", "xdp_prog", NULL,
+    "busy_budget", "xdp_prog", "vnet",	      NULL,
 };
 
 static void
