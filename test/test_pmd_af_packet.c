@@ -247,14 +247,14 @@ sock_send(int fd, unsigned first, unsigned n)
 /* Cases. */
 
 static int
-kernel_to_driver(struct lr_mempool *mp)
+kernel_to_driver(struct lr_mempool *mp, const char *extra)
 {
 	struct lr_eth_stats st;
 	int bad = 0, port, g0, g1;
 	const unsigned n = 500;
 
 	EAL_UP();
-	port = port_create("net_af_packet0,iface=%s", if_f0);
+	port = port_create("net_af_packet0,iface=%s%s", if_f0, extra);
 	LR_TEST_ASSERT_EQ(port_start(port, 1, mp), 0);
 	g0 = gen_socket(if_g0, 0);
 	g1 = gen_socket(if_g1, 0);
@@ -283,7 +283,7 @@ static int
 test_kernel_to_driver(void)
 {
 	EAL_UP();
-	return kernel_to_driver(pool);
+	return kernel_to_driver(pool, "");
 }
 
 /* The same into 512-byte mbufs: frames up to 1514 bytes come as chains. */
@@ -291,7 +291,18 @@ static int
 test_kernel_to_driver_chained(void)
 {
 	EAL_UP();
-	return kernel_to_driver(small_pool);
+	return kernel_to_driver(small_pool, "");
+}
+
+/* The same through TPACKET_V2 receive rings (tpacket=v2), with offloads
+ * (68 KiB frames) and without, into mbufs and into chains. */
+static int
+test_kernel_to_driver_v2(void)
+{
+	EAL_UP();
+	if (kernel_to_driver(pool, ",tpacket=v2,framesz=69632,framecnt=64"))
+		return -1;
+	return kernel_to_driver(small_pool, ",tpacket=v2,vnet=0");
 }
 
 /* A frame with an 802.1Q tag: the kernel hands it over with the tag
@@ -692,6 +703,17 @@ test_bad_devargs(void)
 	     "(interface names have at most 15 characters)"},
 	    {"net_af_packet3,iface=lo", -EINVAL,
 	     "net_af_packet3: iface: 'lo' is not an Ethernet interface"},
+	    {"net_af_packet3,iface=%s,tpacket=v4", -EINVAL,
+	     "net_af_packet3: tpacket: bad value 'v4' (expected v2 or v3)"},
+	    {"net_af_packet3,iface=%s,tpacket=v2,vnet=0,tov=5", -EINVAL,
+	     "net_af_packet3: tov: bad value '5' (a block timeout"},
+	    {"net_af_packet3,iface=%s,tov=0", -EINVAL,
+	     "net_af_packet3: tov: bad value '0'"},
+	    {"net_af_packet3,iface=%s,tpacket=v2", -EINVAL,
+	     "net_af_packet3: framesz: bad value '2048' (tpacket=v2 with "
+	     "vnet=1"},
+	    {"net_af_packet3,iface=%s,vnet=2", -EINVAL,
+	     "net_af_packet3: vnet: bad value '2'"},
 	    {"net_af_packet3,iface=%s,qpairs=0", -EINVAL,
 	     "net_af_packet3: qpairs: bad value '0'"},
 	    {"net_af_packet3,iface=%s,qpairs=17", -EINVAL,
@@ -799,6 +821,7 @@ test_ring_unmappable(void)
 static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"kernel_to_driver_chained", test_kernel_to_driver_chained},
+    {"kernel_to_driver_v2", test_kernel_to_driver_v2},
     {"vlan", test_vlan},
     {"driver_to_kernel", test_driver_to_kernel},
     {"forward", test_forward},

@@ -514,9 +514,17 @@ test_no_vnet(void)
 	return 0;
 }
 
+/* TPACKET_V2 receive rings (the low-latency mode), 68 KiB frames. */
+static int
+test_stack_v2(void)
+{
+	return stack_run(",tpacket=v2,framesz=69632,framecnt=64");
+}
+
 static const struct lr_test_case cases[] = {
     {"stack", test_stack},
     {"stack_gso", test_stack_gso},
+    {"stack_v2", test_stack_v2},
     {"no_vnet", test_no_vnet},
 };
 

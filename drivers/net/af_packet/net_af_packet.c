@@ -3,7 +3,7 @@
  * net_af_packet - ports over Linux packet sockets with mmap rings.
  *
  *   net_af_packet0,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,framecnt=C]
- *                  [,vnet=0|1]
+ *                  [,vnet=0|1][,tpacket=v2|v3][,tov=MS]
  *
  * Each queue pair owns two sockets on IF:
  *  - receive: a TPACKET_V3 ring of C*F/B blocks of B bytes. The kernel
@@ -19,9 +19,16 @@
  *    and issues one send(MSG_DONTWAIT) per burst. The transmit socket is
  *    bound with protocol 0, so the kernel queues no received packet to it.
  *
- * A partly filled receive block waits for its timeout, which the kernel
- * rounds up to a jiffy: at low rates a frame may wait that long (the price
- * of handing packets over a block at a time). A frame longer than a ring
+ * A partly filled receive block waits for its timeout (tov=MS, default 1),
+ * which the kernel rounds up to a jiffy (4 ms at HZ=250): at low rates a
+ * frame may wait that long (the price of handing packets over a block at a
+ * time, which is what keeps the cost per packet low at high rates).
+ * Latency: tpacket=v2 makes the receive ring TPACKET_V2, frames of framesz
+ * handed over one by one as the kernel writes them: no timeout, so the
+ * added latency is the polling loop's, at the cost of one status word per
+ * frame, one mbuf alloc per packet and frames of a fixed size (with vnet=1
+ * each must hold a 64 KiB super-frame: framesz >= 65664, so use a smaller
+ * framecnt, e.g. framesz=69632,framecnt=64). A frame longer than a ring
  * frame minus its header (GRO on a physical NIC makes such frames: turn it
  * off) is dropped and counted in ierrors; so is a runt, a frame shorter
  * than an Ethernet header (14 bytes; also in the xstat rx_runts). A VLAN
@@ -110,6 +117,9 @@
 #define AFP_MAX_RING	     (1ULL << 31)
 /* Receive block timeout: a partly filled block is handed over after it. */
 #define AFP_BLOCK_TOV_MS 1
+/* Smallest framesz of a tpacket=v2 ring with vnet=1: a 64 KiB IPv4
+ * super-frame after the frame header and virtio_net_hdr. */
+#define AFP_V2_GSO_FRAMESZ 65664u
 /* Bytes of a receive frame before the MAC header (tp_mac of an Ethernet
  * frame: TPACKET3_HDRLEN plus room so the network header is 16-aligned). */
 #define AFP_RX_MAC_OFF (TPACKET_ALIGN(TPACKET3_HDRLEN + 16) - ETH_HLEN)
@@ -129,8 +139,10 @@ struct afp_rxq {
 	struct lr_mempool *mp;
 	uint32_t block_size;
 	uint32_t nb_blocks;
-	uint32_t cur;  /* current block */
-	uint32_t left; /* packets left in it (0: none opened) */
+	uint8_t **frames;   /* tpacket=v2: address of each ring frame */
+	uint32_t nb_frames; /* tpacket=v2: frames in the ring */
+	uint32_t cur;	    /* current block */
+	uint32_t left;	    /* packets left in it (0: none opened) */
 	uint16_t port_id;
 	uint8_t vnet; /* frames carry a virtio_net_hdr */
 	/* Counters (lr_counter_add(), read with lr_counter_read()) written
@@ -186,11 +198,14 @@ struct afp_port {
 	uint32_t framesz;
 	uint32_t framecnt;
 	uint16_t fanout_id;
-	int vnet; /* PACKET_VNET_HDR on every socket */
+	int vnet;	 /* PACKET_VNET_HDR on every socket */
+	int tpv2;	 /* receive rings are TPACKET_V2 (tpacket=v2) */
+	uint32_t tov_ms; /* TPACKET_V3 block timeout */
 };
 
 static const char *const afp_keys[] = {
-    "iface", "qpairs", "blocksz", "framesz", "framecnt", "vnet", NULL,
+    "iface", "qpairs",	"blocksz", "framesz", "framecnt",
+    "vnet",  "tpacket", "tov",	   NULL,
 };
 
 /* ---------------------------------------------------------------------
@@ -208,19 +223,50 @@ rx_block_done(struct afp_rxq *rxq, struct tpacket_block_desc *bd)
 	rxq->left = 0;
 }
 
+/* What the receive paths need of a ring frame, TPACKET_V2 or V3. */
+struct afp_frame {
+	const uint8_t *data; /* MAC header */
+	uint32_t snaplen;
+	uint32_t len;
+	uint32_t status;
+	uint16_t vlan_tci;
+	uint16_t vlan_tpid;
+};
+
+static __lr_always_inline void
+frame_v3(struct afp_frame *f, const struct tpacket3_hdr *h)
+{
+	f->data = (const uint8_t *)h + h->tp_mac;
+	f->snaplen = h->tp_snaplen;
+	f->len = h->tp_len;
+	f->status = h->tp_status;
+	f->vlan_tci = (uint16_t)h->hv1.tp_vlan_tci;
+	f->vlan_tpid = (uint16_t)h->hv1.tp_vlan_tpid;
+}
+
+static __lr_always_inline void
+frame_v2(struct afp_frame *f, const struct tpacket2_hdr *h)
+{
+	f->data = (const uint8_t *)h + h->tp_mac;
+	f->snaplen = h->tp_snaplen;
+	f->len = h->tp_len;
+	f->status = h->tp_status;
+	f->vlan_tci = h->tp_vlan_tci;
+	f->vlan_tpid = h->tp_vlan_tpid;
+}
+
 /* The unusual packets: longer than the mbuf (chain), VLAN tag stripped by
  * the kernel (put back), cut to the frame size or shorter than an Ethernet
  * header (dropped). 0 if m now holds the packet, -1 to drop it (m still
  * owned by the caller, empty). */
 static __lr_cold int
-rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
-	     const struct tpacket3_hdr *h)
+rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h)
 {
-	const uint8_t *data = (const uint8_t *)h + h->tp_mac;
-	uint32_t len = h->tp_snaplen, total = len;
+	const uint8_t *data = h->data;
+	uint32_t len = h->snaplen, total = len;
 	uint8_t tag[ETH_HLEN + AFP_VLAN_HLEN];
 
-	if (h->tp_snaplen != h->tp_len) {
+	if (h->snaplen != h->len) {
 		lr_counter_add(&rxq->truncated, 1);
 		lr_counter_add(&rxq->c.errors, 1);
 		return -1;
@@ -230,13 +276,13 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
 		lr_counter_add(&rxq->c.errors, 1);
 		return -1;
 	}
-	if ((h->tp_status & TP_STATUS_VLAN_VALID) && len >= ETH_HLEN) {
+	if ((h->status & TP_STATUS_VLAN_VALID) && len >= ETH_HLEN) {
 		/* Rebuild the 802.1Q header the kernel took off. */
-		uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID)
-				    ? h->hv1.tp_vlan_tpid
+		uint16_t tpid = (h->status & TP_STATUS_VLAN_TPID_VALID)
+				    ? h->vlan_tpid
 				    : ETH_P_8021Q;
 		uint16_t be_tpid = htons(tpid);
-		uint16_t be_tci = htons((uint16_t)h->hv1.tp_vlan_tci);
+		uint16_t be_tci = htons(h->vlan_tci);
 
 		memcpy(tag, data, 2 * ETH_ALEN);
 		memcpy(tag + 2 * ETH_ALEN, &be_tpid, 2);
@@ -267,11 +313,10 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m,
  * (csum_start shifted past a VLAN tag put back), TCP super-frame. 0, or
  * -1 to drop it (a GSO type this port does not carry). */
 static __lr_cold int
-rx_vnet(struct afp_rxq *rxq, struct lr_mbuf *m, const struct tpacket3_hdr *h,
+rx_vnet(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h,
 	const struct virtio_net_hdr *vh)
 {
-	uint32_t shift =
-	    (h->tp_status & TP_STATUS_VLAN_VALID) ? AFP_VLAN_HLEN : 0;
+	uint32_t shift = (h->status & TP_STATUS_VLAN_VALID) ? AFP_VLAN_HLEN : 0;
 	uint8_t gso = vh->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
 	struct lr_net_hdrs hd;
 
@@ -313,15 +358,13 @@ rx_mbuf_empty(struct lr_mbuf *m)
 /* The virtio_net_hdr of frame h, when the socket has them: one load of
  * its flags and GSO type, the offload work out of line. 0 or -1 (drop). */
 static __lr_always_inline int
-rx_offloads(struct afp_rxq *rxq, struct lr_mbuf *m,
-	    const struct tpacket3_hdr *h)
+rx_offloads(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h)
 {
 	const struct virtio_net_hdr *vh;
 
 	if (!rxq->vnet)
 		return 0;
-	vh = (const struct virtio_net_hdr *)((const uint8_t *)h + h->tp_mac -
-					     AFP_VNET_HLEN);
+	vh = (const struct virtio_net_hdr *)(h->data - AFP_VNET_HLEN);
 	if (lr_likely((vh->flags | vh->gso_type) == 0))
 		return 0;
 	return rx_vnet(rxq, m, h, vh);
@@ -366,6 +409,9 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 			    (const struct tpacket3_hdr *)rxq->pkt;
 			struct lr_mbuf *m = pkts[n + got];
 			uint32_t len = h->tp_snaplen;
+			struct afp_frame f;
+
+			frame_v3(&f, h);
 
 			if (lr_likely(len <= lr_pktmbuf_tailroom(m) &&
 				      len >= ETH_HLEN && len == h->tp_len &&
@@ -374,12 +420,12 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 				       (const uint8_t *)h + h->tp_mac, len);
 				m->data_len = (uint16_t)len;
 				m->pkt_len = len;
-			} else if (rx_copy_slow(rxq, m, h) != 0) {
+			} else if (rx_copy_slow(rxq, m, &f) != 0) {
 				/* Dropped: m is reused for the next one. */
 				rxq->pkt += h->tp_next_offset;
 				continue;
 			}
-			if (lr_unlikely(rx_offloads(rxq, m, h) != 0)) {
+			if (lr_unlikely(rx_offloads(rxq, m, &f) != 0)) {
 				rx_mbuf_empty(m);
 				rxq->pkt += h->tp_next_offset;
 				continue;
@@ -395,6 +441,60 @@ afp_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		rxq->left -= k;
 		if (rxq->left == 0)
 			rx_block_done(rxq, bd);
+	}
+	lr_counter_add(&rxq->c.packets, n);
+	lr_counter_add(&rxq->c.bytes, bytes);
+	return n;
+}
+
+/* tpacket=v2: one ring frame per packet, handed over by the kernel as soon
+ * as it is written (no block timeout); one mbuf alloc per packet. */
+static uint16_t
+afp_rx_burst_v2(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
+{
+	struct afp_rxq *rxq = q;
+	uint64_t bytes = 0;
+	uint16_t n = 0;
+
+	while (n < nb_pkts) {
+		struct tpacket2_hdr *h =
+		    (struct tpacket2_hdr *)rxq->frames[rxq->cur];
+		struct afp_frame f;
+		struct lr_mbuf *m;
+
+		if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) &
+		      TP_STATUS_USER))
+			break;
+		m = lr_pktmbuf_alloc(rxq->mp);
+		if (lr_unlikely(m == NULL)) {
+			lr_counter_add(&rxq->c.nombuf, 1);
+			break;
+		}
+		frame_v2(&f, h);
+		if (lr_likely(f.snaplen <= lr_pktmbuf_tailroom(m) &&
+			      f.snaplen >= ETH_HLEN && f.snaplen == f.len &&
+			      !(f.status & TP_STATUS_VLAN_VALID))) {
+			memcpy(lr_pktmbuf_mtod(m, uint8_t *), f.data,
+			       f.snaplen);
+			m->data_len = (uint16_t)f.snaplen;
+			m->pkt_len = f.snaplen;
+		} else if (rx_copy_slow(rxq, m, &f) != 0) {
+			lr_pktmbuf_free(m);
+			m = NULL;
+		}
+		if (m != NULL && lr_unlikely(rx_offloads(rxq, m, &f) != 0)) {
+			lr_pktmbuf_free(m);
+			m = NULL;
+		}
+		__atomic_store_n(&h->tp_status, TP_STATUS_KERNEL,
+				 __ATOMIC_RELEASE);
+		if (++rxq->cur == rxq->nb_frames)
+			rxq->cur = 0;
+		if (m == NULL)
+			continue;
+		m->port = rxq->port_id;
+		bytes += m->pkt_len;
+		pkts[n++] = m;
 	}
 	lr_counter_add(&rxq->c.packets, n);
 	lr_counter_add(&rxq->c.bytes, bytes);
@@ -609,6 +709,8 @@ rxq_close(struct afp_rxq *rxq)
 	if (rxq->map != NULL)
 		munmap(rxq->map, rxq->map_len);
 	close(rxq->fd);
+	free(rxq->frames);
+	rxq->frames = NULL;
 	rxq->map = NULL;
 	rxq->fd = -1;
 	rxq->bound = 0;
@@ -669,46 +771,53 @@ set_int_opt(int fd, int opt, int val)
 	return setsockopt(fd, SOL_PACKET, opt, &val, sizeof(val));
 }
 
-/* Create rx queue q's socket and ring, not bound yet; 0 or -errno. */
+/* The addresses of the frames of a TPACKET_V2 receive ring; 0 or
+ * -ENOMEM after logging. */
 static int
-rxq_open(struct afp_port *pp, uint16_t q)
+rxq_frames_list(struct afp_port *pp, struct afp_rxq *rxq)
+{
+	uint32_t per_block = pp->blocksz / pp->framesz;
+
+	rxq->frames = malloc(sizeof(*rxq->frames) * pp->framecnt);
+	if (rxq->frames == NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: rx queue %u: no memory for %u frame addresses\n",
+		       pp->name, rxq->qid, pp->framecnt);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < pp->framecnt; i++)
+		rxq->frames[i] = rxq->map +
+				 (size_t)(i / per_block) * pp->blocksz +
+				 (size_t)(i % per_block) * pp->framesz;
+	rxq->nb_frames = pp->framecnt;
+	return 0;
+}
+
+/* Ask for rx queue q's ring on fd (TPACKET_V3 blocks or V2 frames) and map
+ * it; 0 or -errno after logging. */
+static int
+rxq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 {
 	struct afp_rxq *rxq = &pp->rxq[q];
 	struct tpacket_req3 req;
 	char desc[128];
-	int fd, err;
+	int err;
 
-	fd = packet_socket(pp, "rx", q);
-	if (fd < 0)
-		return fd;
-	if (set_int_opt(fd, PACKET_VERSION, TPACKET_V3) < 0) {
-		err = errno;
-		LR_LOG(ERR, PMD, "%s: rx queue %u: TPACKET_V3 on '%s': %s\n",
-		       pp->name, q, pp->iface, strerror(err));
-		goto close_fd;
-	}
-	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
-		err = errno;
-		LR_LOG(ERR, PMD,
-		       "%s: vnet: rx queue %u: PACKET_VNET_HDR on '%s': %s "
-		       "(vnet=0 turns the offloads off)\n",
-		       pp->name, q, pp->iface, strerror(err));
-		goto close_fd;
-	}
-	rxq->vnet = (uint8_t)pp->vnet;
 	memset(&req, 0, sizeof(req));
 	req.tp_block_size = pp->blocksz;
 	req.tp_frame_size = pp->framesz;
 	req.tp_frame_nr = pp->framecnt;
 	req.tp_block_nr = pp->framecnt / (pp->blocksz / pp->framesz);
-	req.tp_retire_blk_tov = AFP_BLOCK_TOV_MS;
-	if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0) {
+	req.tp_retire_blk_tov = pp->tov_ms;
+	if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req,
+		       pp->tpv2 ? sizeof(struct tpacket_req) : sizeof(req)) <
+	    0) {
 		err = errno;
 		ring_desc(pp, desc, sizeof(desc));
 		LR_LOG(ERR, PMD,
 		       "%s: rx queue %u: cannot create the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
-		goto close_fd;
+		return -err;
 	}
 	rxq->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
 	rxq->map = mmap(NULL, rxq->map_len, PROT_READ | PROT_WRITE,
@@ -720,11 +829,48 @@ rxq_open(struct afp_port *pp, uint16_t q)
 		LR_LOG(ERR, PMD,
 		       "%s: rx queue %u: cannot map the ring (%s): %s\n",
 		       pp->name, q, desc, strerror(err));
-		goto close_fd;
+		return -err;
 	}
-	rxq->fd = fd;
 	rxq->block_size = req.tp_block_size;
 	rxq->nb_blocks = req.tp_block_nr;
+	if (pp->tpv2 && rxq_frames_list(pp, rxq) < 0) {
+		munmap(rxq->map, rxq->map_len);
+		rxq->map = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Create rx queue q's socket and ring, not bound yet; 0 or -errno. */
+static int
+rxq_open(struct afp_port *pp, uint16_t q)
+{
+	struct afp_rxq *rxq = &pp->rxq[q];
+	int fd, err;
+
+	fd = packet_socket(pp, "rx", q);
+	if (fd < 0)
+		return fd;
+	if (set_int_opt(fd, PACKET_VERSION,
+			pp->tpv2 ? TPACKET_V2 : TPACKET_V3) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: rx queue %u: TPACKET_V%d on '%s': %s\n",
+		       pp->name, q, pp->tpv2 ? 2 : 3, pp->iface, strerror(err));
+		goto close_fd;
+	}
+	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD,
+		       "%s: vnet: rx queue %u: PACKET_VNET_HDR on '%s': %s "
+		       "(vnet=0 turns the offloads off)\n",
+		       pp->name, q, pp->iface, strerror(err));
+		goto close_fd;
+	}
+	rxq->vnet = (uint8_t)pp->vnet;
+	err = -rxq_ring_map(pp, q, fd);
+	if (err > 0)
+		goto close_fd;
+	rxq->fd = fd;
 	rxq->cur = 0;
 	rxq->left = 0;
 	rxq->pkt = NULL;
@@ -1095,7 +1241,7 @@ afp_dev_start(struct lr_eth_dev *dev)
 					      AFP_VLAN_HLEN);
 	for (uint16_t q = 0; q < d->nb_tx_queues; q++)
 		pp->txq[q].max_len = max_len;
-	dev->rx_pkt_burst = afp_rx_burst;
+	dev->rx_pkt_burst = pp->tpv2 ? afp_rx_burst_v2 : afp_rx_burst;
 	dev->tx_pkt_burst = afp_tx_burst;
 	return 0;
 
@@ -1311,6 +1457,44 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 	return 0;
 }
 
+/* Read and check tpacket= and tov= (after the ring sizes and vnet=); 0 or
+ * -EINVAL after logging. */
+static int
+latency_args(struct afp_port *pp, const struct lr_devargs *args)
+{
+	const char *v = lr_devargs_get(args, "tpacket");
+	uint64_t tov;
+	int ret;
+
+	if (v != NULL && strcmp(v, "v2") != 0 && strcmp(v, "v3") != 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: tpacket: bad value '%s' (expected v2 or v3)\n",
+		       pp->name, v);
+		return -EINVAL;
+	}
+	pp->tpv2 = v != NULL && strcmp(v, "v2") == 0;
+	ret = lr_devargs_get_uint(args, "tov", AFP_BLOCK_TOV_MS, 1, 1000, &tov);
+	if (ret < 0)
+		return ret;
+	if (pp->tpv2 && lr_devargs_get(args, "tov") != NULL) {
+		LR_LOG(ERR, PMD,
+		       "%s: tov: bad value '%s' (a block timeout; tpacket=v2 "
+		       "rings have no blocks to time out)\n",
+		       pp->name, lr_devargs_get(args, "tov"));
+		return -EINVAL;
+	}
+	pp->tov_ms = (uint32_t)tov;
+	if (pp->tpv2 && pp->vnet && pp->framesz < AFP_V2_GSO_FRAMESZ) {
+		LR_LOG(ERR, PMD,
+		       "%s: framesz: bad value '%u' (tpacket=v2 with vnet=1 "
+		       "takes 64 KiB super-frames into one frame: framesz >= "
+		       "%u, e.g. framesz=69632,framecnt=64; or vnet=0)\n",
+		       pp->name, pp->framesz, AFP_V2_GSO_FRAMESZ);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Read and check the iface devarg into *iface; 0 or -EINVAL after
  * logging. */
 static int
@@ -1323,7 +1507,7 @@ iface_arg(struct lr_eth_dev *dev, const struct lr_devargs *args,
 		LR_LOG(ERR, PMD,
 		       "%s: iface: missing (usage: "
 		       "%s,iface=IF[,qpairs=N][,blocksz=B][,framesz=F][,"
-		       "framecnt=C][,vnet=0|1])\n",
+		       "framecnt=C][,vnet=0|1][,tpacket=v2|v3][,tov=MS])\n",
 		       dev->data->name, dev->data->name);
 		return -EINVAL;
 	}
@@ -1450,7 +1634,7 @@ afp_port_register(struct lr_eth_dev *dev, struct afp_port *pp)
 {
 	dev->data->dev_private = pp;
 	dev->dev_ops = &afp_ops;
-	dev->rx_pkt_burst = afp_rx_burst;
+	dev->rx_pkt_burst = pp->tpv2 ? afp_rx_burst_v2 : afp_rx_burst;
 	dev->tx_pkt_burst = afp_tx_burst;
 	LR_LOG(INFO, PMD,
 	       "%s: on '%s' (ifindex %d), %u queue pairs, rings of %u x "
@@ -1487,6 +1671,9 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ret = ring_args(pp, args);
 	if (ret < 0)
 		goto free_port;
+	ret = latency_args(pp, args);
+	if (ret < 0)
+		goto free_port;
 
 	ret = iface_find(pp);
 	if (ret < 0)
@@ -1516,7 +1703,7 @@ free_port:
 static struct lr_eth_driver afp_driver = {
     .keys = afp_keys,
     .usage = "iface=<if> qpairs=<1..16> blocksz=<bytes> framesz=<bytes> "
-	     "framecnt=<n> vnet=<0|1>",
+	     "framecnt=<n> vnet=<0|1> tpacket=<v2|v3> tov=<ms>",
     .probe = afp_probe,
 };
 
