@@ -373,6 +373,79 @@ test_driver_to_kernel(void)
 	return port_down((uint16_t)port, 1);
 }
 
+/* A frame with a partial UDP checksum (a virtio-net peer's, the field
+ * holding the pseudo-header sum) leaves the port with the checksum
+ * complete, checked with a byte-at-a-time sum of the test's own. */
+static uint32_t
+ref_sum(const uint8_t *p, uint32_t n, uint32_t acc)
+{
+	for (uint32_t i = 0; i < n; i += 2)
+		acc += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0);
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	return acc;
+}
+
+static int
+test_tx_cksum(void)
+{
+	uint8_t f[256], buf[2048];
+	struct lr_mempool *umem;
+	struct lr_mbuf *m;
+	uint32_t ps, s = 0;
+	int port, fd, got = 0;
+
+	port = f0_port_g0_socket("net_af_xdp12", &umem, &fd);
+	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
+	memset(f, 0, sizeof(f));
+	memset(f, 0x02, 12);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = 0;
+	f[17] = 20 + 8 + 101; /* IPv4 total length */
+	f[22] = 64;
+	f[23] = 17;
+	for (int i = 0; i < 8; i++)
+		f[26 + i] = (uint8_t)(10 + i);
+	ps = ~ref_sum(f + 14, 20, 0) & 0xffff;
+	f[24] = (uint8_t)(ps >> 8);
+	f[25] = (uint8_t)ps;
+	f[34] = 0x9c;
+	f[37] = 53;
+	f[39] = 8 + 101; /* UDP length */
+	for (int i = 0; i < 101; i++)
+		f[42 + i] = (uint8_t)(i * 7 + 3);
+	ps = ref_sum(f + 26, 8, 17 + 8 + 101);
+	f[40] = (uint8_t)(ps >> 8);
+	f[41] = (uint8_t)ps;
+	m = lr_pktmbuf_alloc(pool);
+	LR_TEST_ASSERT(m != NULL, "alloc");
+	memcpy(lr_pktmbuf_append(m, 143), f, 143);
+	m->ol_flags = LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
+	m->csum_start = 34;
+	m->csum_offset = 6;
+	while (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1)
+		;
+	for (uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
+	     !got && lr_get_tsc_cycles() < end;) {
+		ssize_t r = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (r <= 0) {
+			lr_eth_tx_burst((uint16_t)port, 0, NULL, 0);
+			continue;
+		}
+		if (r != 143 || buf[23] != 17)
+			continue; /* not ours */
+		got = 1;
+		s = ref_sum(buf + 34, 109, ref_sum(buf + 26, 8, 17 + 109));
+	}
+	close(fd);
+	LR_TEST_ASSERT(got, "frame not seen on g0");
+	LR_TEST_ASSERT(s == 0xffff, "UDP sum %#x", s);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return port_down((uint16_t)port, 1);
+}
+
 /* Bursts larger than one kick's worth (the kernel's copy-mode transmit
  * takes 32 descriptors per sendto) fill the tx ring; the port must keep
  * kicking with the ring full, or it stalls for good. Every frame arrives
@@ -421,8 +494,8 @@ test_tx_ring_full(void)
 			continue;
 		}
 		memcpy(&i, buf + 38, 4);
-		LR_TEST_ASSERT(r == LEN && i == seen, "frame %u: %zd bytes, #%u",
-			       seen, r, i);
+		LR_TEST_ASSERT(r == LEN && i == seen,
+			       "frame %u: %zd bytes, #%u", seen, r, i);
 		seen++;
 	}
 	close(fd);
@@ -456,9 +529,8 @@ test_busy_poll(void)
 	for (int i = 0; i < 100; i++)
 		LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)port, 0, m, BURST),
 				  0);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
-						    "rx_wakeups", &wake0),
-			  0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)port, "rx_wakeups", &wake0), 0);
 	LR_TEST_ASSERT_EQ(wake0, 0);
 	fd = gen_socket(if_g0, 0);
 	LR_TEST_ASSERT(fd >= 0, "socket");
@@ -475,9 +547,8 @@ test_busy_poll(void)
 	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
 						    "rx_busy_poll_queues", &on),
 			  0);
-	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
-						    "rx_wakeups", &wake1),
-			  0);
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)port, "rx_wakeups", &wake1), 0);
 	printf("  busy polling %s (recvfrom calls after the frames: %llu)\n",
 	       on ? "on" : "off", (unsigned long long)wake1);
 	if (on) {
@@ -787,14 +858,14 @@ test_stop_start(void)
 	LR_TEST_ASSERT_EQ(got, N);
 	for (unsigned i = 0; i < got; i++)
 		for (unsigned k = 0; k < i; k++)
-			LR_TEST_ASSERT(m[i] != m[k], "frames %u and %u: one mbuf",
-				       k, i);
+			LR_TEST_ASSERT(m[i] != m[k],
+				       "frames %u and %u: one mbuf", k, i);
 	lr_pktmbuf_free_bulk(m, got);
 	{
 		uint64_t bad = 1;
 
-		LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name((uint16_t)port,
-							    "rx_bad_desc", &bad),
+		LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name(
+				      (uint16_t)port, "rx_bad_desc", &bad),
 				  0);
 		LR_TEST_ASSERT_EQ(bad, 0);
 	}
@@ -1440,9 +1511,23 @@ test_stale_prog(void)
 {
 	char exe[600], pfx[64], a0[96], a1[96], out[16384], cmd[256];
 	char prog[64], args[96];
-	char *argv[] = {exe,  "-l",   "0",   "--no-huge", "-m",  "128",
-			pfx,  "--vdev", a0,  "--vdev",    a1,	 "--",
-			"-p", "3",    "-T",  "0",	  "--no-mac-updating",
+	char *argv[] = {exe,
+			"-l",
+			"0",
+			"--no-huge",
+			"-m",
+			"128",
+			pfx,
+			"--vdev",
+			a0,
+			"--vdev",
+			a1,
+			"--",
+			"-p",
+			"3",
+			"-T",
+			"0",
+			"--no-mac-updating",
 			NULL};
 	struct lr_test_child c;
 	const char *t, *q, *e;
@@ -1509,16 +1594,16 @@ test_stale_prog(void)
 		return -1;
 	LR_TEST_ASSERT(strstr(t, "already attached") == NULL,
 		       "warning for the port's own program:\n%s", t);
-	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&
-			   prog[0] == '\0',
-		       "%s: program '%s' left after a clean close", if_f1,
-		       prog);
+	LR_TEST_ASSERT(
+	    xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 && prog[0] == '\0',
+	    "%s: program '%s' left after a clean close", if_f1, prog);
 	return 0;
 }
 
 static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"driver_to_kernel", test_driver_to_kernel},
+    {"tx_cksum", test_tx_cksum},
     {"runts", test_runts},
     {"promisc_restore", test_promisc_restore},
     {"stale_prog", test_stale_prog},

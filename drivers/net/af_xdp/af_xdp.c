@@ -51,6 +51,7 @@
 #include "lr_eth_iface.h"
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
+#include "lr_net.h"
 #include "lr_pagealloc.h"
 
 #ifndef SO_PREFER_BUSY_POLL
@@ -172,6 +173,7 @@ struct axq {
 	uint64_t tx_ring_full; /* bursts cut short by a full tx ring */
 	uint64_t tx_nobuf;     /* bursts cut short: no frame to copy into */
 	uint64_t tx_bad_comp;  /* completions of frames not sent */
+	uint64_t tx_offload_errors; /* checksum asked of a bad frame */
 
 	/* control: start/stop/close only */
 	struct xsk_umem *umem __lr_cache_aligned;
@@ -399,6 +401,16 @@ tx_pending(struct xsk_ring_prod *r)
 	return xsk_prod_nb_free(r, r->size) < r->size;
 }
 
+/* The checksums m's offload flags ask for, done here: AF_XDP hands the
+ * frame to the device as it is. A frame they cannot be done for goes out
+ * as it is (xstat tx_offload_errors). */
+static __lr_cold void
+tx_cksum_sw(struct axq *q, struct lr_mbuf *m)
+{
+	if (lr_net_cksum_offload(m) != 0)
+		lr_counter_add(&q->tx_offload_errors, 1);
+}
+
 static uint16_t
 afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -419,6 +431,9 @@ afxdp_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		uint64_t off;
 		unsigned f;
 
+		if (lr_unlikely(m->ol_flags & (LR_MBUF_F_L4_CKSUM_MASK |
+					       LR_MBUF_F_TX_IP_CKSUM)))
+			tx_cksum_sw(q, m);
 		if (lr_unlikely(m->pool != q->tx_mp || m->nb_segs != 1 ||
 				lr_mbuf_refcnt_read(m) != 1)) {
 			/* Not a frame of this UMEM we may give away: copy. */
@@ -1127,12 +1142,12 @@ shared_ring_sizes(struct lr_eth_dev *dev, struct axq *q, struct shumem *g,
 		return 0;
 	}
 	if (g->parked_ifindex == p->ifindex && g->parked_queue == queue) {
-		LR_LOG(ERR, PMD,
-		       "%s: %s queue %u: still bound by the stopped socket that "
-		       "registered shared UMEM '%s'; stop the other %u sharer "
-		       "socket(s) first\n",
-		       dev->data->name, p->iface, queue, g->mp->name,
-		       g->nb_open);
+		LR_LOG(
+		    ERR, PMD,
+		    "%s: %s queue %u: still bound by the stopped socket that "
+		    "registered shared UMEM '%s'; stop the other %u sharer "
+		    "socket(s) first\n",
+		    dev->data->name, p->iface, queue, g->mp->name, g->nb_open);
 		return -EBUSY;
 	}
 	q->nb_rx_desc = LR_MIN(q->nb_rx_desc, g->fill_size / 2);
@@ -1147,8 +1162,8 @@ shared_ring_sizes(struct lr_eth_dev *dev, struct axq *q, struct shumem *g,
  * closed socket; 0 or a negative libxdp error after logging. */
 static int
 xsk_create(struct lr_eth_dev *dev, struct axq *q, struct xsk_umem **um,
-	   const struct xsk_umem_config *uc,
-	   const struct xsk_socket_config *sc, unsigned queue, int *reg)
+	   const struct xsk_umem_config *uc, const struct xsk_socket_config *sc,
+	   unsigned queue, int *reg)
 {
 	struct axp *p = dev->data->dev_private;
 	int err, tries = 0;
@@ -1325,7 +1340,6 @@ delete_umem:
 	take_back(q, q->rx_held);
 	return axp_errno(err);
 }
-
 
 static unsigned
 held_count(const struct axq *q, const uint64_t *held)
@@ -1557,8 +1571,8 @@ stale_prog_check(struct lr_eth_dev *dev)
 	} else {
 		while (!found &&
 		       (prog = xdp_multiprog__next_prog(prog, mp)) != NULL)
-			found = strcmp(xdp_program__name(prog), XSK_DEF_PROG) ==
-				0;
+			found =
+			    strcmp(xdp_program__name(prog), XSK_DEF_PROG) == 0;
 	}
 	if (found && !iface_used_here(dev, p->ifindex))
 		LR_LOG(WARNING, PMD,
@@ -1651,6 +1665,10 @@ afxdp_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	info->max_rx_desc = FRAMES_MAX;
 	info->min_tx_desc = 64;
 	info->max_tx_desc = FRAMES_MAX;
+	/* Checksums done in software on transmit; no segmentation. */
+	info->tx_offload_capa =
+	    LR_ETH_TX_OFFLOAD_IPV4_CKSUM | LR_ETH_TX_OFFLOAD_TCP_CKSUM |
+	    LR_ETH_TX_OFFLOAD_UDP_CKSUM | LR_ETH_TX_OFFLOAD_CKSUM_PARTIAL;
 	return 0;
 }
 
@@ -1917,6 +1935,7 @@ static const char *const afxdp_xstat_names[] = {
     "frames_recovered_at_stop",
     "rx_busy_poll_queues",
     "rx_runts",
+    "tx_offload_errors",
 };
 
 static int
@@ -1944,6 +1963,7 @@ afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[11] += lr_counter_read(&q->recovered);
 		v[12] += __atomic_load_n(&q->busy, __ATOMIC_RELAXED) == BUSY_ON;
 		v[13] += lr_counter_read(&q->rx_runts);
+		v[14] += lr_counter_read(&q->tx_offload_errors);
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
