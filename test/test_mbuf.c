@@ -53,6 +53,12 @@ test_layout(void)
 	LR_TEST_ASSERT(offsetof(struct lr_mbuf, buf_len) < 64, "buf_len");
 	LR_TEST_ASSERT_EQ(offsetof(struct lr_mbuf, next), 64);
 	LR_TEST_ASSERT_EQ(sizeof(struct lr_mbuf), 128);
+	/* Offload metadata in the second line, read only when a flag of
+	 * the first asks for it. */
+	LR_TEST_ASSERT(offsetof(struct lr_mbuf, tx_offload) >= 64 &&
+			   offsetof(struct lr_mbuf, csum_start) >= 64 &&
+			   offsetof(struct lr_mbuf, csum_offset) >= 64,
+		       "offload fields in the first line");
 	return 0;
 }
 
