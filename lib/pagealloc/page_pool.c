@@ -656,7 +656,9 @@ static void
 put_stash(struct lr_page_pool *pool, struct lr_page *page, unsigned id)
 {
 	struct lr_page_pool_lstats *l = &pool->lstats[id];
-	unsigned n = atomic_load_explicit(&l->stash_n, memory_order_relaxed);
+	/* Acquire: when a taker has just emptied the stash (its release
+	 * store of 0), its copy of stash[] happens before we write slot 0. */
+	unsigned n = atomic_load_explicit(&l->stash_n, memory_order_acquire);
 
 	if (lr_unlikely(n >= LR_PP_STASH))
 		goto ring; /* being taken, or closed for good */
