@@ -10,7 +10,8 @@
 # programs one after the other; the same EAL memory and lcores (-l 0,1: the
 # main lcore prints, lcore 1 sends); per-second rates from each program's
 # own per-second lines (lr-pktgen's "[ N s] port 0: tx R Mpps", testpmd's
-# "Tx-pps" with --stats-period 1, counted from its first line with traffic);
+# cumulative TX-packets of --stats-period 1, each line timed as printed,
+# from its first line with traffic);
 # a run's rate is the mean of seconds WARMUP+1 .. WARMUP+SECONDS (the
 # warm-up is left out for every program alike); each program's figure is
 # the median of its runs, with the range; the ratios are of the medians.
@@ -59,25 +60,42 @@ pktgen_run() {
 	sed -n 's/^\[ *[0-9.]*s\] port 0: tx *\([0-9.]*\) Mpps.*/\1/p' "$TMP/pg.out" | window_mean
 }
 
+# ts_lines: testpmd's cumulative "TX-packets: N" lines, each prefixed with
+# the time it arrived (testpmd prints its stats about every second, but a
+# period can be skipped: its own Tx-pps lines are not one a second).
+ts_lines() {
+	local l
+	while IFS= read -r l; do
+		case $l in *TX-packets:*) echo "$EPOCHREALTIME $l" ;; esac
+	done
+}
 # testpmd_run BIN MEMOPTS: prints the window rate in Mpps.
 testpmd_run() {
+	# Line-buffered, so that each stats line is timed when it is printed.
 	# shellcheck disable=SC2086
-	"$1" $2 $LC --no-pci --vdev net_null0 --file-prefix "btp$$" \
+	stdbuf -oL "$1" $2 $LC --no-pci --vdev net_null0 --file-prefix "btp$$" \
 		--log-level='*:error' -- --forward-mode=txonly \
-		--total-num-mbufs=16384 --stats-period 1 -a >"$TMP/tp.out" 2>&1 </dev/null &
+		--total-num-mbufs=16384 --stats-period 1 -a \
+		> >(ts_lines >"$TMP/tp.out") 2>&1 </dev/null &
 	TP_PID=$!
 	# Wait for the first stats line, then for the window's seconds.
 	for _ in $(seq 300); do
-		grep -q "Tx-pps" "$TMP/tp.out" 2>/dev/null && break
+		grep -q "TX-packets" "$TMP/tp.out" 2>/dev/null && break
 		kill -0 "$TP_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	sleep $((WARM + SECS + 2))
+	sleep $((WARM + SECS + 5))
 	kill -INT "$TP_PID" 2>/dev/null || true
 	wait "$TP_PID" || true
 	TP_PID=
-	# Lines before the traffic starts (Tx-pps 0) are not seconds of it.
-	grep "Tx-pps" "$TMP/tp.out" | awk '$2 > 0 {go = 1} go {print $2 / 1e6}' | window_mean
+	# The window: from the first sample WARM seconds after the first one
+	# with traffic, SECS seconds on (to the last sample inside it); the
+	# rate is the difference of the cumulative counts over the time taken.
+	awk -v w="$WARM" -v d="$SECS" '$3 > 0 && !t0 {t0 = $1}
+		t0 && !ta && $1 >= t0 + w {ta = $1; na = $3; next}
+		ta && $1 <= ta + d + 0.5 {tb = $1; nb = $3}
+		END {if (tb > ta && ta) printf "%.2f\n", (nb - na) / (tb - ta) / 1e6
+		     else print "nan"}' "$TMP/tp.out"
 }
 
 names=(lr-pktgen); bins=("$PKTGEN"); notes=()
