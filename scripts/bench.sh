@@ -95,7 +95,7 @@ if [ -x $b/pagealloc-bench/lr-pagealloc-bench ]; then
 fi
 if [ -x $b/mempool-bench/lr-mempool-bench ]; then
 	section "Mempool and mbuf (lib/mempool, lib/mbuf)"
-	run "Cycles per object, get+put, one lcore; DPDK's rte_mempool running the same loops in the same run (Debian's package, and scripts/dpdk-native.sh's build when present). Seven processes per side: a process's figures depend on its address-space layout." \
+	run "Cycles per object, get+put, one lcore; DPDK's rte_mempool running the same loops in the same run (Debian's package, and scripts/dpdk-native.sh's build when present). Seven processes per side: a process's figures depend on its address-space layout. DPDK's bulk-1 figure (about 11.4 cycles, the same built -O2 -march=corei7) is its inline get+put in a plain loop: the compiled loop (objdump of mp_run_1 in bench/dpdk/mempool_perf.c) keeps the cache's length in memory, stored by the get and reloaded by the put and again by the next get, so each pair waits twice on store-to-load forwarding; this loop does not reproduce the 5.1-8.3 cycles of shared/data's notes." \
 		scripts/bench-mempool.sh $bdir 7
 fi
 if [ -x $b/page-pool-bench/lr-page-pool-bench ]; then
