@@ -33,6 +33,12 @@
  *  - zc_bad_peer: a hand-written server that fills a zero-copy client's
  *    buffer with a length past bsize, then one that moves the offset:
  *    nothing is received, the client disconnects naming the fault;
+ *  - socket_removed: the server's socket file removed while a client
+ *    is connected and while none is: a log line, the server listens on
+ *    the path again, the link stays up, a new client gets in; another's
+ *    file put in its place is left alone (the stop does not remove it);
+ *    a client whose socket folder vanished retries until a server is
+ *    back;
  *  - socket_mode: socket-mode=0660 creates the socket file 0660 and a
  *    client connects through it; a second server port on that socket
  *    asking for another mode is refused;
@@ -762,6 +768,130 @@ wait_log(const char *text)
 	}
 	fprintf(stderr, "no log line with '%s' after 20 s\n", text);
 	return -1;
+}
+
+/* A socket file of someone else's at path (bound, not listening: a
+ * client's connect is refused), put there by rename() so that no one sees
+ * the path empty; its fd or -1. */
+static int
+foreign_socket(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char tmp[sizeof(sa.sun_path)];
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(tmp, sizeof(tmp), "%.90s.other", path);
+	memcpy(sa.sun_path, tmp, sizeof(tmp));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    rename(tmp, path) != 0) {
+		perror("foreign socket");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The server's socket file removed while a client is connected, then
+ * while none is: the server says so and listens on the path again, the
+ * connected link stays up and carries frames, a new client gets in. A
+ * file of someone else's in its place is left alone, also when the
+ * server stops. A client whose socket path vanished (its folder
+ * removed) keeps retrying and reconnects when a server is back. */
+static int
+test_socket_removed(void)
+{
+	char s[256], c[256], sub[96], sock[128], cmd[160];
+	int sp = -1, cp = -1, other = -1, ret = -1;
+	struct stat st;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sub, sizeof(sub), "%s/rm", dir);
+	snprintf(sock, sizeof(sock), "%s/s.sock", sub);
+	LR_TEST_ASSERT(mkdir(sub, 0700) == 0, "mkdir %s", sub);
+	snprintf(s, sizeof(s),
+		 "net_memif90,role=server,socket=%s,socket-abstract=no", sock);
+	snprintf(c, sizeof(c),
+		 "net_memif91,role=client,socket=%s,socket-abstract=no", sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	/* removed while connected: reported, listening again, link up */
+	lr_test_log_begin();
+	if (unlink(sock) != 0 || wait_log("net_memif90: socket ") != 0 ||
+	    wait_log("/rm/s.sock removed: listening on it again (connected "
+		     "clients stay connected)") != 0)
+		goto log_out;
+	lr_test_log_end();
+	if (!link_up(sp) || !link_up(cp) || stat(sock, &st) != 0 ||
+	    (st.st_mode & 0777) != 0600 || xfer(cp, 0, sp, 0, 90, 300) != 0 ||
+	    xfer(sp, 0, cp, 0, 91, 300) != 0) {
+		fprintf(stderr, "after the removal: links %d %d, file %d\n",
+			link_up(sp), link_up(cp), access(sock, F_OK));
+		goto out;
+	}
+	/* removed while no client is connected; a client gets in */
+	lr_eth_dev_stop((uint16_t)cp);
+	if (wait_link(sp, -1, 0) != 0)
+		goto out;
+	lr_test_log_begin();
+	if (unlink(sock) != 0 ||
+	    wait_log("/rm/s.sock removed: listening on it again") != 0)
+		goto log_out;
+	lr_test_log_end();
+	if (lr_eth_dev_start((uint16_t)cp) != 0 || wait_link(sp, cp, 1) != 0 ||
+	    xfer(cp, 0, sp, 0, 92, 300) != 0)
+		goto out;
+	/* another's file in its place: left alone, even by the stop */
+	lr_test_log_begin();
+	other = foreign_socket(sock);
+	if (other < 0 || wait_log("/rm/s.sock replaced by another file: "
+				  "left alone") != 0)
+		goto log_out;
+	if (!link_up(sp) || !link_up(cp) || xfer(sp, 0, cp, 0, 93, 300) != 0)
+		goto log_out;
+	lr_eth_dev_stop((uint16_t)sp);
+	if (wait_link(cp, -1, 0) != 0)
+		goto log_out;
+	lr_test_log_end();
+	if (access(sock, F_OK) != 0) {
+		fprintf(stderr, "the server's stop removed another's file\n");
+		goto out;
+	}
+	/* the client's path vanishes: it goes on retrying */
+	lr_test_log_begin();
+	close(other);
+	other = -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sub);
+	if (system(cmd) != 0 ||
+	    wait_log("net_memif91: waiting for a server on ") != 0 ||
+	    wait_log("/rm/s.sock (No such file or directory)") != 0)
+		goto log_out;
+	lr_test_log_end();
+	if (mkdir(sub, 0700) != 0 || lr_eth_dev_start((uint16_t)sp) != 0 ||
+	    wait_link(sp, cp, 1) != 0 || xfer(cp, 0, sp, 0, 94, 300) != 0 ||
+	    xfer(sp, 0, cp, 0, 95, 300) != 0)
+		goto out;
+	if (xstat(cp, "connects") != 3) {
+		fprintf(stderr, "client connects %llu, expected 3\n",
+			(unsigned long long)xstat(cp, "connects"));
+		goto out;
+	}
+	ret = 0;
+	goto out;
+log_out:
+	fprintf(stderr, "log:\n%s\n", lr_test_log_end());
+out:
+	if (other >= 0)
+		close(other);
+	port_shut(cp);
+	port_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "socket removed");
+	LR_TEST_ASSERT(access(sock, F_OK) != 0, "socket file %s left behind",
+		       sock);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
 }
 
 static int
@@ -1792,6 +1922,7 @@ static const struct lr_test_case cases[] = {
     {"bad_peer", test_bad_peer},
     {"zc_bad_peer", test_zc_bad_peer},
     {"socket_mode", test_socket_mode},
+    {"socket_removed", test_socket_removed},
     {"bad_devargs", test_bad_devargs},
     {"dpdk_server", test_dpdk_server},
     {"dpdk_server_zc", test_dpdk_server_zc},

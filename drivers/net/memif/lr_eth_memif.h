@@ -119,6 +119,19 @@
  * CONNECTED until DISCONNECT, the peer closing its socket (it exited or
  * was killed), a protocol fault, or the port stopping.
  *
+ * Socket file removed (socket-abstract=no; a cleanup of /run, say): a
+ * connection does not depend on the name it was made through, so a
+ * connected link stays up and keeps its traffic. The server's control
+ * thread looks at the file every 100 ms: when it is gone, the port logs
+ * it ("socket PATH removed: listening on it again") and binds the path
+ * anew (takes the clients already queued on the old socket first), so
+ * clients that start or reconnect later reach it; when another file
+ * stands there (another server's socket, say), it is left alone and
+ * logged, and no stop or close of ours ever removes a file that is not
+ * our own socket. A client whose socket path vanished (file or folder)
+ * keeps retrying every 100 ms, saying so again whenever the reason of
+ * the failure changes, and connects once a server listens there.
+ *
  * Cost on the hot path: one seq_cst store and one load per burst, one
  * acquire load and one release store per burst, and per packet one
  * descriptor read or write plus the copy (zero-copy: plus a mempool get

@@ -78,6 +78,12 @@ struct mif_listener {
 	unsigned refs;
 	unsigned mode; /* of the socket file */
 	char path[MIF_SUN_PATH_MAX];
+	/* a socket file: which file is ours (removed or replaced when the
+	 * path names another), checked every MIF_RETRY_NS */
+	dev_t dev;
+	ino_t ino;
+	int gone; /* 1: ours is not at the path (reported once) */
+	uint64_t check_at;
 	struct mif_listener *next;
 };
 
@@ -151,8 +157,8 @@ struct mif_port {
 	struct mif_listener *lis;
 	struct mif_conn *conn;
 	uint64_t retry_at;
-	int waiting_logged;
-	unsigned sent; /* client: handshake messages sent */
+	int waiting_logged; /* errno of the connect last logged, or 0 */
+	unsigned sent;	    /* client: handshake messages sent */
 	unsigned n_ring[2];
 	unsigned run_log2;
 	struct mif_region_map reg[MIF_MAX_REGIONS];
@@ -1867,12 +1873,15 @@ client_try(struct mif_port *p)
 	if (fd < 0)
 		return;
 	if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
-		if (!p->waiting_logged)
+		int err = errno;
+
+		/* said again when the reason changes (the path vanished) */
+		if (p->waiting_logged != err)
 			LR_LOG(NOTICE, PMD,
 			       "%s: waiting for a server on %s%s (%s)\n",
 			       p->name, p->abstract ? "@" : "", p->path,
-			       strerror(errno));
-		p->waiting_logged = 1;
+			       strerror(err));
+		p->waiting_logged = err;
 		close(fd);
 		return;
 	}
@@ -1922,6 +1931,8 @@ port_poll(struct mif_port *p, uint64_t now)
 		client_try(p);
 }
 
+static void listener_check(struct mif_listener *l, uint64_t now);
+
 static void *
 ctl_thread(void *arg)
 {
@@ -1956,6 +1967,9 @@ ctl_thread(void *arg)
 
 		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next)
 			port_poll(p, now);
+		for (struct mif_listener *l = ctl.listeners; l != NULL;
+		     l = l->next)
+			listener_check(l, now);
 		while (ctl.dead_listeners != NULL) {
 			struct mif_listener *l = ctl.dead_listeners;
 
@@ -2094,6 +2108,112 @@ listener_bind(struct mif_port *p, const struct sockaddr_un *sa, socklen_t len)
 	return ret;
 }
 
+/* Remember which file l's socket is (just bound at l->path). */
+static void
+listener_note_file(struct mif_listener *l)
+{
+	struct stat st;
+
+	if (lstat(l->path, &st) == 0) {
+		l->dev = st.st_dev;
+		l->ino = st.st_ino;
+	}
+}
+
+/* The file at l's path is l's own socket: 1, else 0 (removed, or another
+ * file in its place). */
+static int
+listener_file_ours(const struct mif_listener *l)
+{
+	struct stat st;
+
+	return lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	       st.st_dev == l->dev && st.st_ino == l->ino;
+}
+
+/* Log what happened to l's socket file, once for each port on it. */
+static void __attribute__((format(printf, 2, 3)))
+listener_log(const struct mif_listener *l, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	for (const struct mif_port *p = ctl.ports; p != NULL; p = p->next)
+		if (p->lis == l)
+			LR_LOG(WARNING, PMD, "%s: socket %s %s\n", p->name,
+			       l->path, what);
+}
+
+/* l's socket file was removed: take the clients already waiting on the
+ * old socket, then listen on a new one bound at the path. 0 or -errno. */
+static int
+listener_rebind(struct mif_listener *l)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = l};
+	struct sockaddr_un sa;
+	socklen_t len = make_addr(&sa, l->path, 0);
+	int fd, ret;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (const struct sockaddr *)&sa, len) != 0) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	if (chmod(l->path, l->mode) != 0 || listen(fd, 16) != 0 ||
+	    epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		ret = -errno;
+		unlink(l->path);
+		close(fd);
+		return ret;
+	}
+	listener_event(l);
+	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	close(l->fd);
+	l->fd = fd;
+	listener_note_file(l);
+	return 0;
+}
+
+/* The control thread's check of a socket file, every MIF_RETRY_NS: one
+ * removed is bound again (connections made through it are not affected);
+ * another file in its place is left alone. Each change is logged once. */
+static void
+listener_check(struct mif_listener *l, uint64_t now)
+{
+	int ret;
+
+	if (l->abstract || l->dead || l->fd < 0 || now < l->check_at)
+		return;
+	l->check_at = now + MIF_RETRY_NS;
+	if (listener_file_ours(l))
+		return;
+	if (access(l->path, F_OK) == 0 || errno != ENOENT) {
+		if (l->gone != 2)
+			listener_log(l, "replaced by another file: left alone, "
+					"no new client reaches this port "
+					"(connected ones stay connected)");
+		l->gone = 2;
+		return;
+	}
+	ret = listener_rebind(l);
+	if (ret == 0)
+		listener_log(l, "removed: listening on it again (connected "
+				"clients stay connected)");
+	else if (l->gone != 1)
+		listener_log(l,
+			     "removed: cannot listen on it again: %s (retrying "
+			     "every %llu ms; connected clients stay connected)",
+			     strerror(-ret),
+			     (unsigned long long)(MIF_RETRY_NS / 1000000));
+	l->gone = ret == 0 ? 0 : 1;
+}
+
 /* Get (or create) the listener for p's address; 0 or -errno (logged). */
 static int
 listener_get(struct mif_port *p)
@@ -2130,6 +2250,8 @@ listener_get(struct mif_port *p)
 	l->refs = 1;
 	l->mode = p->sock_mode;
 	snprintf(l->path, sizeof(l->path), "%s", p->path);
+	if (!l->abstract)
+		listener_note_file(l);
 	ev.data.ptr = l;
 	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		free(l);
@@ -2169,9 +2291,10 @@ listener_put(struct mif_port *p)
 		}
 	}
 	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, l->fd, NULL);
-	close_fd(&l->fd);
-	if (!l->abstract)
+	/* only our own socket file: another's may stand at the path now */
+	if (!l->abstract && listener_file_ours(l))
 		unlink(l->path);
+	close_fd(&l->fd);
 	/* an event of it may be in the control thread's hands: freed there */
 	l->dead = 1;
 	l->next = ctl.dead_listeners;
