@@ -568,9 +568,9 @@ fwd() {
 				--file-prefix "bm$$_${RUN}_fwd" \
 				--vdev "$(vdev 0 "$fr" "$a" "$FZC")" \
 				--vdev "$(vdev 1 "$fr" "$b" "$FZC")" \
-				-- -p 0x3 -T 0 --no-mac-updating
+				-- -p 0x3 -T 0 --no-mac-updating --record-core-cycles
 		else
-			testpmd fwd "$CPU_PEER" io "" "$(vdev 0 "$fr" "$a" "")" \
+			testpmd fwd "$CPU_PEER" io "--record-core-cycles" "$(vdev 0 "$fr" "$a" "")" \
 				"$(vdev 1 "$fr" "$b" "")"
 		fi
 	}
@@ -595,6 +595,20 @@ fwd() {
 	fi
 	if [ "$gr" = server ]; then stop gen fwd; else stop fwd gen; fi
 	rm -f "$a" "$b"
+	busy_cycles >>"$TMP/row.out"
+}
+
+# busy_cycles: the forwarder's "CPU cycles/packet=X" of its exit report,
+# or NA. Both forwarders count the same way (--record-core-cycles): TSC
+# cycles of the polls that received something, over the frames received,
+# for the whole run. Unlike the window's cycles per packet (CPU time over
+# frames), this leaves out the empty polls of a forwarder waiting for a
+# generator that cannot feed it (one process per CPU here): it is the
+# forwarder's own cost per frame, whoever is the bottleneck.
+busy_cycles() {
+	local v
+	v=$(sed -n 's/.*CPU cycles\/packet=\([0-9.]*\).*/\1/p' "$TMP/fwd.log" | tail -1)
+	echo "${v:-NA}"
 }
 
 # Row names, what runs, and with which roles and modes.
@@ -657,17 +671,20 @@ for size in $SIZES; do
 			CMDS=()
 			run_row "$row" "$size"
 			read -r gm pm gc pc gu pu gap <"$TMP/row.out"
+			busy=NA
+			[[ $row != fwd_* ]] || busy=$(sed -n 2p "$TMP/row.out")
+			busy=${busy:-NA}
 			if [ "$r" = 1 ]; then
 				echo "-- ${TITLE[$row]}: ${ROLES[$row]}"
 				for c in "${CMDS[@]}"; do echo "   \$ $c"; done
 			fi
 			case $row in
-			fwd_*) printf '   run %d %-38s sent %7s Mpps %6s cyc/pkt (cpu %s%%) | forwarded %7s Mpps, forwarder %6s cyc/pkt (cpu %s%%) | not back %s%%\n' \
-				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
+			fwd_*) printf '   run %d %-38s sent %7s Mpps %6s cyc/pkt (cpu %s%%) | forwarded %7s Mpps, forwarder %6s cyc/pkt (cpu %s%%), busy %s cyc/pkt | not back %s%%\n' \
+				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$busy" "$gap" ;;
 			*) printf '   run %d %-38s gen %7s Mpps %6s cyc/pkt (cpu %s%%) | recv %7s Mpps %6s cyc/pkt (cpu %s%%) | gap %s%%\n' \
 				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
 			esac
-			echo "$size $row $gm $pm $gc $pc" >>"$TMP/results"
+			echo "$size $row $gm $pm $gc $pc $busy" >>"$TMP/results"
 		done
 	done
 	echo
@@ -693,7 +710,7 @@ ratios() {
 	local row=$1 size=$2 ref=$3
 	RT=$(ratio "$(med "$size" "$row" 4)" "$(med "$size" "$ref" 4)")
 	if [ "$row" = fwd_lr ]; then
-		RC="forwarder $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)")"
+		RC="forwarder $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)"), busy $(ratio "$(med "$size" "$ref" 7)" "$(med "$size" "$row" 7)")"
 	else
 		RC="gen $(ratio "$(med "$size" "$ref" 5)" "$(med "$size" "$row" 5)"), rx $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)")"
 	fi
@@ -750,6 +767,7 @@ for size in $SIZES; do
 	echo "summary|memif, receiver, $size B|cycles/packet|lower|$(sv "$size" lr_lr 6)|$(sv "$size" dpdk_dpdk 6)|$(sv "$size" ndpdk_ndpdk 6)"
 	echo "summary|memif, through a forwarder, $size B (forwarded)|Mpps|higher|$(sv "$size" fwd_lr 4)|$(sv "$size" fwd_dpdk 4)|$(sv "$size" fwd_ndpdk 4)"
 	echo "summary|memif, forwarder, $size B|cycles/packet|lower|$(sv "$size" fwd_lr 6)|$(sv "$size" fwd_dpdk 6)|$(sv "$size" fwd_ndpdk 6)"
+	echo "summary|memif, forwarder busy, $size B|cycles/packet|lower|$(sv "$size" fwd_lr 7)|$(sv "$size" fwd_dpdk 7)|$(sv "$size" fwd_ndpdk 7)"
 done
 echo "goals (issue 14): every linerate row >= 1.3x the DPDK row of this run; 14.88 Mpps of 64-byte frames (10 GbE line rate) between two linerate processes"
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
