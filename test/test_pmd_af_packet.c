@@ -286,6 +286,18 @@ test_kernel_to_driver(void)
 	return kernel_to_driver(pool, "");
 }
 
+/* The same through TPACKET_V3 receive blocks (tpacket=v3): the default
+ * ring and blocks of 4 KiB. */
+static int
+test_kernel_to_driver_v3(void)
+{
+	EAL_UP();
+	if (kernel_to_driver(pool, ",tpacket=v3"))
+		return -1;
+	return kernel_to_driver(small_pool,
+				",tpacket=v3,blocksz=4096,framecnt=64");
+}
+
 /* The same into 512-byte mbufs: frames up to 1514 bytes come as chains. */
 static int
 test_kernel_to_driver_chained(void)
@@ -294,13 +306,15 @@ test_kernel_to_driver_chained(void)
 	return kernel_to_driver(small_pool, "");
 }
 
-/* The same through TPACKET_V2 receive rings (tpacket=v2), with offloads
- * (68 KiB frames) and without, into mbufs and into chains. */
+/* The same through TPACKET_V2 receive rings (tpacket=v2, the default),
+ * with offloads (68 KiB frames, 1 to a block) and without, into mbufs and
+ * into chains. */
 static int
 test_kernel_to_driver_v2(void)
 {
 	EAL_UP();
-	if (kernel_to_driver(pool, ",tpacket=v2,framesz=69632,framecnt=64"))
+	if (kernel_to_driver(pool, ",tpacket=v2,framesz=69632,blocksz=131072,"
+				   "framecnt=64"))
 		return -1;
 	return kernel_to_driver(small_pool, ",tpacket=v2,vnet=0");
 }
@@ -351,7 +365,7 @@ test_driver_to_kernel(void)
 	unsigned sent = 0, got = 0;
 
 	EAL_UP();
-	port = port_create("net_af_packet0,iface=%s,framecnt=256", if_f0);
+	port = port_create("net_af_packet0,iface=%s,framecnt=255", if_f0);
 	LR_TEST_ASSERT_EQ(port_start(port, 1, pool), 0);
 	g0 = gen_socket(if_g0, ETH_P_ALL);
 	LR_TEST_ASSERT(g0 >= 0, "raw socket");
@@ -639,7 +653,8 @@ test_imissed(void)
 
 	EAL_UP();
 	/* 4 blocks of 4 KiB: about 100 small frames. */
-	port = port_create("net_af_packet0,iface=%s,blocksz=4096,framecnt=8",
+	port = port_create("net_af_packet0,iface=%s,tpacket=v3,blocksz=4096,"
+			   "framecnt=8",
 			   if_f0);
 	LR_TEST_ASSERT_EQ(port_start(port, 1, pool), 0);
 	g0 = gen_socket(if_g0, 0);
@@ -707,9 +722,12 @@ test_bad_devargs(void)
 	     "net_af_packet3: tpacket: bad value 'v4' (expected v2 or v3)"},
 	    {"net_af_packet3,iface=%s,tpacket=v2,vnet=0,tov=5", -EINVAL,
 	     "net_af_packet3: tov: bad value '5' (a block timeout"},
-	    {"net_af_packet3,iface=%s,tov=0", -EINVAL,
+	    {"net_af_packet3,iface=%s,tov=5", -EINVAL,
+	     "net_af_packet3: tov: bad value '5' (a block timeout of "
+	     "tpacket=v3; tpacket=v2, the default,"},
+	    {"net_af_packet3,iface=%s,tpacket=v3,tov=0", -EINVAL,
 	     "net_af_packet3: tov: bad value '0'"},
-	    {"net_af_packet3,iface=%s,tpacket=v2", -EINVAL,
+	    {"net_af_packet3,iface=%s,tpacket=v2,framesz=2048", -EINVAL,
 	     "net_af_packet3: framesz: bad value '2048' (tpacket=v2 with "
 	     "vnet=1"},
 	    {"net_af_packet3,iface=%s,vnet=2", -EINVAL,
@@ -726,13 +744,16 @@ test_bad_devargs(void)
 	    {"net_af_packet3,iface=%s,framesz=2050", -EINVAL,
 	     "net_af_packet3: framesz: bad value '2050' (expected a multiple "
 	     "of 16)"},
-	    {"net_af_packet3,iface=%s,framesz=200000", -EINVAL,
+	    {"net_af_packet3,iface=%s,tpacket=v3,framesz=200000", -EINVAL,
 	     "net_af_packet3: framesz: bad value '200000'"},
-	    {"net_af_packet3,iface=%s,framesz=1024", -EINVAL,
+	    {"net_af_packet3,iface=%s,tpacket=v3,framesz=1024", -EINVAL,
 	     "net_af_packet3: framesz: bad value '1024' (frames of '"},
-	    {"net_af_packet3,iface=%s,framecnt=33", -EINVAL,
+	    {"net_af_packet3,iface=%s,tpacket=v3,framecnt=33", -EINVAL,
 	     "net_af_packet3: framecnt: bad value '33' (expected a multiple of "
 	     "blocksz/framesz = 131072/2048 = 64 frames per block)"},
+	    {"net_af_packet3,iface=%s,framecnt=64", -EINVAL,
+	     "net_af_packet3: framecnt: bad value '64' (expected a multiple of "
+	     "blocksz/framesz = 1048576/65664 = 15 frames per block)"},
 	    {"net_af_packet3,iface=%s,framecnt=x", -EINVAL,
 	     "net_af_packet3: framecnt: bad value 'x'"},
 	    {"net_af_packet3,iface=%s,qpair=2", -EINVAL,
@@ -795,8 +816,8 @@ test_ring_unmappable(void)
 		if (vm_kb == 0 || setrlimit(RLIMIT_AS, &rl) != 0)
 			_exit(2);
 		lr_test_log_begin();
-		int r = port_create("net_af_packet4,iface=%s,blocksz=1048576,"
-				    "framecnt=32768",
+		int r = port_create("net_af_packet4,iface=%s,tpacket=v3,"
+				    "blocksz=1048576,framecnt=32768",
 				    if_f0);
 		const char *t = lr_test_log_end();
 
@@ -822,6 +843,7 @@ static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"kernel_to_driver_chained", test_kernel_to_driver_chained},
     {"kernel_to_driver_v2", test_kernel_to_driver_v2},
+    {"kernel_to_driver_v3", test_kernel_to_driver_v3},
     {"vlan", test_vlan},
     {"driver_to_kernel", test_driver_to_kernel},
     {"forward", test_forward},

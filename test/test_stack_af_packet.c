@@ -468,22 +468,33 @@ stack_run(const char *extra)
 	return bad ? -1 : 0;
 }
 
-/* Ring frames of 2 KiB: super-frames are segmented by the port. */
+/* The defaults (TPACKET_V2 rings of 64 KiB frames): super-frames go
+ * whole to the kernel on transmit (GSO), none is segmented by the port. */
 static int
 test_stack(void)
 {
 	if (stack_run(""))
 		return -1;
+	LR_TEST_ASSERT(!l2fwd_tso_sw, "super-frames segmented in software");
+	return 0;
+}
+
+/* TPACKET_V3 blocks with ring frames of 2 KiB: super-frames are
+ * segmented by the port. */
+static int
+test_stack_v3(void)
+{
+	if (stack_run(",tpacket=v3"))
+		return -1;
 	LR_TEST_ASSERT(l2fwd_tso_sw, "no super-frame crossed lr-l2fwd");
 	return 0;
 }
 
-/* Ring frames of 68 KiB: super-frames go whole to the kernel on
- * transmit (GSO), none is segmented by the port. */
+/* TPACKET_V3 with ring frames of 68 KiB: super-frames go whole. */
 static int
-test_stack_gso(void)
+test_stack_v3_gso(void)
 {
-	if (stack_run(",framesz=69632,framecnt=32"))
+	if (stack_run(",tpacket=v3,framesz=69632,framecnt=32"))
 		return -1;
 	LR_TEST_ASSERT(!l2fwd_tso_sw, "super-frames segmented in software");
 	return 0;
@@ -514,16 +525,18 @@ test_no_vnet(void)
 	return 0;
 }
 
-/* TPACKET_V2 receive rings (the low-latency mode), 68 KiB frames. */
+/* TPACKET_V2 rings of 68 KiB frames, one to a block of 128 KiB. */
 static int
 test_stack_v2(void)
 {
-	return stack_run(",tpacket=v2,framesz=69632,framecnt=64");
+	return stack_run(
+	    ",tpacket=v2,framesz=69632,blocksz=131072,framecnt=64");
 }
 
 static const struct lr_test_case cases[] = {
     {"stack", test_stack},
-    {"stack_gso", test_stack_gso},
+    {"stack_v3", test_stack_v3},
+    {"stack_v3_gso", test_stack_v3_gso},
     {"stack_v2", test_stack_v2},
     {"no_vnet", test_no_vnet},
 };

@@ -6,29 +6,39 @@
  *                  [,vnet=0|1][,tpacket=v2|v3][,tov=MS]
  *
  * Each queue pair owns two sockets on IF:
- *  - receive: a TPACKET_V3 ring of C*F/B blocks of B bytes. The kernel
- *    fills a block with packets and hands it over (block_status
- *    TP_STATUS_USER, or after a 1 ms timeout); rx_burst walks the packets
- *    of the block, copies each into an mbuf of the queue's pool, and hands
- *    the block back (TP_STATUS_KERNEL) once it has taken its last packet.
- *    With several receive queues the sockets form a PACKET_FANOUT_HASH
- *    group, so a flow always lands on the same queue.
+ *  - receive: by default (tpacket=v2) a TPACKET_V2 ring of C frames of F
+ *    bytes, handed over one by one as the kernel writes them (a status
+ *    word per frame); rx_burst copies each frame into an mbuf of the
+ *    queue's pool and gives the frame back. tpacket=v3: a TPACKET_V3 ring
+ *    of C*F/B blocks of B bytes; the kernel fills a block with packets and
+ *    hands it over (block_status TP_STATUS_USER, or after a timeout);
+ *    rx_burst walks the packets of the block and hands the block back
+ *    (TP_STATUS_KERNEL) once it has taken its last packet. With several
+ *    receive queues the sockets form a PACKET_FANOUT_HASH group, so a flow
+ *    always lands on the same queue.
  *  - transmit: a TPACKET_V2 ring of C frames of F bytes, with
  *    PACKET_QDISC_BYPASS and PACKET_LOSS. tx_burst copies each mbuf (all
  *    its segments) into the next free frame, marks it TP_STATUS_SEND_REQUEST
  *    and issues one send(MSG_DONTWAIT) per burst. The transmit socket is
  *    bound with protocol 0, so the kernel queues no received packet to it.
  *
- * A partly filled receive block waits for its timeout (tov=MS, default 1),
- * which the kernel rounds up to a jiffy (4 ms at HZ=250): at low rates a
- * frame may wait that long (the price of handing packets over a block at a
- * time, which is what keeps the cost per packet low at high rates).
- * Latency: tpacket=v2 makes the receive ring TPACKET_V2, frames of framesz
- * handed over one by one as the kernel writes them: no timeout, so the
- * added latency is the polling loop's, at the cost of one status word per
- * frame, one mbuf alloc per packet and frames of a fixed size (with vnet=1
- * each must hold a 64 KiB super-frame: framesz >= 65664, so use a smaller
- * framecnt, e.g. framesz=69632,framecnt=64). A frame longer than a ring
+ * Latency, throughput and memory. tpacket=v3 hands a partly filled block
+ * over only at its timeout (tov=MS, default 1; the kernel takes whole
+ * milliseconds, so no less than 1 ms): at low rates each frame waits up to
+ * that long, about 0.5 ms on average (ping through lr-l2fwd: 1.2 ms
+ * against 0.09 ms through a kernel bridge), and a ring of 16 blocks holds
+ * only 16 timeouts' worth of frames. Its gain, one status word per block
+ * and frames packed tight, does not show over veth: there the kernel's
+ * work per frame, done on the sender's CPU, bounds the rate (DPDK's V2
+ * af_packet and this driver's V3 forward alike, about 0.9 Mpps here). So
+ * the default is tpacket=v2: no timeout, the added latency is the polling
+ * loop's. Its frames have one size; with vnet=1 (the default) each must
+ * hold a 64 KiB super-frame, so the default frame is 65664 bytes, 15 to a
+ * block of 1 MiB, 240 frames: 16 MiB a ring (receive and transmit each,
+ * per queue pair) for 240 frames of any size. For more small frames in
+ * less memory: vnet=0 (frames of 2 KiB, 1024 of them, 2 MiB, but no
+ * offloads: a super-frame is too long and dropped) or tpacket=v3 (blocks
+ * of 128 KiB, 2 MiB). A frame longer than a ring
  * frame minus its header (GRO on a physical NIC makes such frames: turn it
  * off) is dropped and counted in ierrors; so is a runt, a frame shorter
  * than an Ethernet header (14 bytes; also in the xstat rx_runts). A VLAN
@@ -51,9 +61,9 @@
  * the port. Receive: a frame whose checksum the sender left to offload
  * (veth, tap: CHECKSUM_PARTIAL) comes with LR_MBUF_F_RX_L4_CKSUM_PARTIAL
  * and csum_start/csum_offset; a TCP super-frame (GSO, up to 64 KiB: the
- * default block of 128 KiB holds one; TPACKET_V3 frames are bounded by the
- * block, not by framesz) comes whole, as a chain of mbufs, with
- * LR_MBUF_F_RX_GSO_TCP, tso_segsz and the header lengths. A UDP or other
+ * default frame holds one; with tpacket=v3 frames are bounded by the
+ * block, 128 KiB by default, not by framesz) comes whole, as a chain of mbufs,
+ * with LR_MBUF_F_RX_GSO_TCP, tso_segsz and the header lengths. A UDP or other
  * GSO frame is dropped (xstat rx_gso_unsupported). Transmit: a partial
  * checksum goes to the kernel in the header (it completes it, or the
  * interface does); a TCP super-frame goes whole when it fits a ring frame,
@@ -109,10 +119,17 @@
 #include "lr_mbuf.h"
 #include "lr_net.h"
 
-/* A block of 128 KiB holds a 64 KiB GSO frame with its headers. */
+/* Ring sizes when the devargs do not give them. tpacket=v3 (and
+ * tpacket=v2 with vnet=0): blocks of 128 KiB (one holds a 64 KiB GSO frame
+ * with its headers), frames of 2 KiB, 1024 of them (2 MiB a ring). The
+ * default, tpacket=v2 with vnet=1: frames that hold a 64 KiB super-frame
+ * (AFP_V2_GSO_FRAMESZ), 15 to a block of 1 MiB, 16 blocks (16 MiB a ring):
+ * 240 frames of any size. */
 #define AFP_DEFAULT_BLOCKSZ  131072u
 #define AFP_DEFAULT_FRAMESZ  2048u
 #define AFP_DEFAULT_FRAMECNT 1024u
+#define AFP_V2_GSO_BLOCKSZ   1048576u
+#define AFP_V2_GSO_FRAMECNT  240u
 #define AFP_MAX_BLOCKSZ	     (1u << 24)
 #define AFP_MAX_RING	     (1ULL << 31)
 /* Receive block timeout: a partly filled block is handed over after it. */
@@ -1402,11 +1419,14 @@ static int
 ring_args(struct afp_port *pp, const struct lr_devargs *args)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	/* tpacket=v2 (the default) with vnet=1 takes super-frames whole. */
+	int gso2 = pp->tpv2 && pp->vnet;
 	uint64_t bs, fs, fc;
 	int ret;
 
-	ret = lr_devargs_get_uint(args, "blocksz", AFP_DEFAULT_BLOCKSZ,
-				  (uint64_t)page, AFP_MAX_BLOCKSZ, &bs);
+	ret = lr_devargs_get_uint(
+	    args, "blocksz", gso2 ? AFP_V2_GSO_BLOCKSZ : AFP_DEFAULT_BLOCKSZ,
+	    (uint64_t)page, AFP_MAX_BLOCKSZ, &bs);
 	if (ret < 0)
 		return ret;
 	if (!lr_is_power_of_2(bs)) {
@@ -1417,8 +1437,9 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 		       AFP_MAX_BLOCKSZ);
 		return -EINVAL;
 	}
-	ret = lr_devargs_get_uint(args, "framesz", AFP_DEFAULT_FRAMESZ,
-				  AFP_RX_MAC_OFF + ETH_ZLEN, bs, &fs);
+	ret = lr_devargs_get_uint(
+	    args, "framesz", gso2 ? AFP_V2_GSO_FRAMESZ : AFP_DEFAULT_FRAMESZ,
+	    AFP_RX_MAC_OFF + ETH_ZLEN, bs, &fs);
 	if (ret < 0)
 		return ret;
 	if (fs % TPACKET_ALIGNMENT) {
@@ -1429,8 +1450,21 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 		    TPACKET_ALIGNMENT);
 		return -EINVAL;
 	}
-	ret = lr_devargs_get_uint(args, "framecnt", AFP_DEFAULT_FRAMECNT, 1,
-				  UINT32_MAX, &fc);
+	if (gso2 && fs < AFP_V2_GSO_FRAMESZ) {
+		LR_LOG(ERR, PMD,
+		       "%s: framesz: bad value '%llu' (tpacket=v2 with vnet=1 "
+		       "takes 64 KiB super-frames into one frame: framesz >= "
+		       "%u (the default when framesz is not given); or vnet=0, "
+		       "or tpacket=v3)\n",
+		       pp->name, (unsigned long long)fs, AFP_V2_GSO_FRAMESZ);
+		return -EINVAL;
+	}
+	/* Not given: the default count, rounded up to whole blocks. */
+	uint64_t per_block = bs / fs;
+	uint64_t def_fc = gso2 ? AFP_V2_GSO_FRAMECNT : AFP_DEFAULT_FRAMECNT;
+
+	def_fc = (def_fc + per_block - 1) / per_block * per_block;
+	ret = lr_devargs_get_uint(args, "framecnt", def_fc, 1, UINT32_MAX, &fc);
 	if (ret < 0)
 		return ret;
 	if (fc % (bs / fs) != 0) {
@@ -1457,14 +1491,11 @@ ring_args(struct afp_port *pp, const struct lr_devargs *args)
 	return 0;
 }
 
-/* Read and check tpacket= and tov= (after the ring sizes and vnet=); 0 or
- * -EINVAL after logging. */
+/* Read and check tpacket= (v2 when absent); 0 or -EINVAL after logging. */
 static int
-latency_args(struct afp_port *pp, const struct lr_devargs *args)
+tpacket_arg(struct afp_port *pp, const struct lr_devargs *args)
 {
 	const char *v = lr_devargs_get(args, "tpacket");
-	uint64_t tov;
-	int ret;
 
 	if (v != NULL && strcmp(v, "v2") != 0 && strcmp(v, "v3") != 0) {
 		LR_LOG(ERR, PMD,
@@ -1472,26 +1503,30 @@ latency_args(struct afp_port *pp, const struct lr_devargs *args)
 		       pp->name, v);
 		return -EINVAL;
 	}
-	pp->tpv2 = v != NULL && strcmp(v, "v2") == 0;
+	pp->tpv2 = v == NULL || strcmp(v, "v2") == 0;
+	return 0;
+}
+
+/* Read and check tov= and the v2 frame size (after the ring sizes, vnet=
+ * and tpacket=); 0 or -EINVAL after logging. */
+static int
+latency_args(struct afp_port *pp, const struct lr_devargs *args)
+{
+	uint64_t tov;
+	int ret;
+
 	ret = lr_devargs_get_uint(args, "tov", AFP_BLOCK_TOV_MS, 1, 1000, &tov);
 	if (ret < 0)
 		return ret;
 	if (pp->tpv2 && lr_devargs_get(args, "tov") != NULL) {
 		LR_LOG(ERR, PMD,
-		       "%s: tov: bad value '%s' (a block timeout; tpacket=v2 "
-		       "rings have no blocks to time out)\n",
+		       "%s: tov: bad value '%s' (a block timeout of "
+		       "tpacket=v3; tpacket=v2, the default, has no blocks to "
+		       "time out)\n",
 		       pp->name, lr_devargs_get(args, "tov"));
 		return -EINVAL;
 	}
 	pp->tov_ms = (uint32_t)tov;
-	if (pp->tpv2 && pp->vnet && pp->framesz < AFP_V2_GSO_FRAMESZ) {
-		LR_LOG(ERR, PMD,
-		       "%s: framesz: bad value '%u' (tpacket=v2 with vnet=1 "
-		       "takes 64 KiB super-frames into one frame: framesz >= "
-		       "%u, e.g. framesz=69632,framecnt=64; or vnet=0)\n",
-		       pp->name, pp->framesz, AFP_V2_GSO_FRAMESZ);
-		return -EINVAL;
-	}
 	return 0;
 }
 
@@ -1668,6 +1703,9 @@ afp_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	if (ret < 0)
 		goto free_port;
 	pp->vnet = (int)qpairs;
+	ret = tpacket_arg(pp, args);
+	if (ret < 0)
+		goto free_port;
 	ret = ring_args(pp, args);
 	if (ret < 0)
 		goto free_port;
