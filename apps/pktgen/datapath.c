@@ -36,13 +36,6 @@ wr_be32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-static __lr_always_inline void
-wr_be64(uint8_t *p, uint64_t v)
-{
-	v = __builtin_bswap64(v);
-	memcpy(p, &v, 8);
-}
-
 static __lr_always_inline uint16_t
 rd_be16(const uint8_t *p)
 {
@@ -61,15 +54,6 @@ rd_be32(const uint8_t *p)
 	return __builtin_bswap32(v);
 }
 
-static __lr_always_inline uint64_t
-rd_be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return __builtin_bswap64(v);
-}
-
 /* Add to a counter only this thread writes. */
 static __lr_always_inline void
 cnt_add(_Atomic uint64_t *c, uint64_t v)
@@ -79,11 +63,23 @@ cnt_add(_Atomic uint64_t *c, uint64_t v)
 			      memory_order_relaxed);
 }
 
-static __lr_always_inline void
-stamp(uint8_t *d, uint32_t seq, uint64_t tsc)
+static __lr_always_inline uint64_t
+rd_be48(const uint8_t *p)
 {
-	wr_be32(d + PG_PAYLOAD_OFF + 6, seq);
-	wr_be64(d + PG_PAYLOAD_OFF + 10, tsc);
+	return (uint64_t)rd_be16(p) << 32 | rd_be32(p + 2);
+}
+
+/* Sequence number, 48 bits of TSC and the check value; run id and stream
+ * are in the template. */
+static __lr_always_inline void
+stamp(const struct pg_txq *q, uint8_t *s, uint32_t seq, uint64_t tsc)
+{
+	tsc &= PG_TSC_MASK;
+	wr_be32(s + PG_ST_SEQ, seq);
+	wr_be16(s + PG_ST_TSC, (uint16_t)(tsc >> 32));
+	wr_be32(s + PG_ST_TSC + 2, (uint32_t)tsc);
+	wr_be16(s + PG_ST_CHECK,
+		pg_stamp_check(pg.run_id, q->stream, seq, tsc));
 }
 
 /* xorshift64*: a fast generator, good enough for header fields. */
@@ -127,7 +123,7 @@ build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 		memcpy(d, t->data, 64);
 	else
 		memcpy(d, t->data, len);
-	stamp(d, q->seq++, tsc);
+	stamp(q, d + t->stamp_off, q->seq++, tsc);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return len;
@@ -172,7 +168,7 @@ build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 		    rd_be16(d + 28) + rd_be16(d + 30) + rd_be16(d + 32);
 		wr_be16(d + 24, (uint16_t)~pg_csum_fold(s));
 	}
-	stamp(d, q->seq++, tsc);
+	stamp(q, d + t->stamp_off, q->seq++, tsc);
 	if (q->pay_cum != NULL) {
 		uint16_t ck;
 
@@ -202,22 +198,80 @@ build_pcap(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 		q->tmpl_idx = 0;
 	memcpy(d, t->data, t->len);
 	if (t->stamped) {
-		wr_be16(d + PG_PAYLOAD_OFF + 4, q->stream);
-		stamp(d, q->seq++, tsc);
+		uint8_t *s = d + t->stamp_off;
+
+		wr_be32(s + PG_ST_RUN, pg.run_id);
+		wr_be16(s + PG_ST_STREAM, q->stream);
+		stamp(q, s, q->seq++, tsc);
 	}
 	m->data_len = (uint16_t)t->len;
 	m->pkt_len = t->len;
 	return t->len;
 }
 
+uint32_t
+pg_stamp_offset(const uint8_t *d, uint32_t len)
+{
+	uint32_t off = 12, l4;
+	uint16_t type;
+	uint8_t proto;
+
+	if (lr_unlikely(len < PG_HDR_LEN + PG_PAYLOAD_LEN))
+		return 0;
+	type = rd_be16(d + off);
+	/* At most two tags (QinQ); the length check above covers them. */
+	for (int i = 0; i < 2 && (type == 0x8100 || type == 0x88a8); i++) {
+		off += 4;
+		type = rd_be16(d + off);
+	}
+	off += 2;
+	if (lr_likely(type == 0x0800)) {
+		if (off + 20 > len || (d[off] >> 4) != 4)
+			return 0;
+		proto = d[off + 9];
+		l4 = off + (d[off] & 15u) * 4;
+	} else if (type == 0x86dd) {
+		if (off + 40 > len || (d[off] >> 4) != 6)
+			return 0;
+		proto = d[off + 6];
+		l4 = off + 40;
+	} else {
+		return 0;
+	}
+	if (l4 + 20 > len)
+		return 0;
+	if (lr_likely(proto == 17 || proto == 1 || proto == 58))
+		l4 += 8;
+	else if (proto == 6)
+		l4 += (d[l4 + 12] >> 4) * 4u;
+	else
+		return 0;
+	return l4 + PG_PAYLOAD_LEN <= len ? l4 : 0;
+}
+
+/* Offset of the stamp of frame m when it is one of this run's, else 0:
+ * the run id and the check value must hold. */
+static __lr_always_inline uint32_t
+own_stamp(const struct lr_mbuf *m)
+{
+	const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t off = pg_stamp_offset(d, m->data_len);
+	const uint8_t *s = d + off;
+
+	if (off == 0 || rd_be32(s + PG_ST_RUN) != pg.run_id)
+		return 0;
+	if (lr_unlikely(rd_be16(s + PG_ST_CHECK) !=
+			pg_stamp_check(pg.run_id, rd_be16(s + PG_ST_STREAM),
+				       rd_be32(s + PG_ST_SEQ),
+				       rd_be48(s + PG_ST_TSC))))
+		return 0;
+	return off;
+}
+
 static inline int
 is_own(const struct lr_mbuf *m)
 {
-	const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
-
-	return m->data_len >= PG_HDR_LEN + PG_PAYLOAD_LEN &&
-	       rd_be32(d + PG_PAYLOAD_OFF) == PG_MAGIC && d[12] == 0x08 &&
-	       d[13] == 0x00;
+	return own_stamp(m) != 0;
 }
 
 /* Hand n built frames to the port; keep what it refuses for later. */
@@ -310,19 +364,57 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 	tx_send(q, pkts, n, bytes, own, now);
 }
 
+/* The queue's first poll starts its schedule (an lcore that starts late
+ * owes nothing for the time before). */
+static __lr_cold void
+tx_sched_start(struct pg_txq *q, uint64_t now_fp)
+{
+	q->started = true;
+	q->next_fp = now_fp;
+	/* Half a frame short of the end: the frame due at the end itself is
+	 * not sent, whichever way the cost was rounded (50 kpps for 3 s is
+	 * 150000 frames, not 150001). */
+	if (pg.o.duration > 0)
+		q->end_fp = now_fp +
+			    (uint64_t)(pg.o.duration * (double)pg.hz *
+				       (double)(1u << PG_FP_SHIFT)) -
+			    q->frame_cost_fp / 2;
+}
+
+/* More than the bucket behind the schedule (the lcore was off its CPU, or
+ * the rate is above what it can send): the frames beyond the bucket are
+ * given up and counted, so that the missed rate is reported. */
+static __lr_cold void
+tx_fall_behind(struct pg_txq *q, uint64_t now_fp)
+{
+	uint64_t n;
+
+	/* Summed in time, then divided: no frame lost to rounding. */
+	q->behind_fp += now_fp - q->depth_fp - q->next_fp;
+	q->next_fp = now_fp - q->depth_fp;
+	if (q->frame_cost_fp == 0)
+		return;
+	n = q->behind_fp / q->frame_cost_fp;
+	cnt_add(&q->cnt->tx_behind, n - q->behind_n);
+	q->behind_n = n;
+}
+
 /* Paced: as many frames as the bucket allows, at most one burst. */
 static inline void
 tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
 	uint64_t now_fp = (now - pg.t0) << PG_FP_SHIFT;
-	uint64_t bytes = 0, own = 0;
+	uint64_t bytes = 0, own = 0, end_fp;
 	unsigned n = 0;
 
+	if (lr_unlikely(!q->started))
+		tx_sched_start(q, now_fp);
 	if (now_fp < q->next_fp)
 		return;
-	if (q->next_fp + q->depth_fp < now_fp)
-		q->next_fp = now_fp - q->depth_fp;
+	if (lr_unlikely(q->next_fp + q->depth_fp < now_fp))
+		tx_fall_behind(q, now_fp);
+	end_fp = q->end_fp ? q->end_fp : UINT64_MAX;
 	if (q->nstash < burst) {
 		unsigned need = burst - q->nstash;
 
@@ -334,7 +426,8 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 			return;
 		}
 	}
-	while (n < q->nstash && n < q->quota && q->next_fp <= now_fp) {
+	while (n < q->nstash && n < q->quota && q->next_fp <= now_fp &&
+	       q->next_fp < end_fp) {
 		struct lr_mbuf *m = q->stash[q->nstash - 1 - n];
 		uint32_t len;
 
@@ -371,37 +464,46 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
 	uint16_t n = lr_eth_rx_burst(r->port, r->queue, pkts, (uint16_t)burst);
-	uint64_t bytes = 0, own = 0, now;
+	uint64_t bytes = 0, own = 0, own_bytes = 0, now;
 
 	if (n == 0)
 		return;
+	/* The capture gets the frames as they came, before the stamps are
+	 * wiped below. */
+	if (lr_unlikely(pg.capture) && pg_capture_write(pkts, n) != 0)
+		atomic_store(&pg.state, PG_STOP);
 	now = lr_get_tsc_cycles();
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i];
-		const uint8_t *d = lr_pktmbuf_mtod(m, const uint8_t *);
+		uint8_t *s;
+		uint32_t off;
 		uint16_t stream;
 		uint64_t sent;
 
 		bytes += m->pkt_len;
-		if (!is_own(m))
+		off = own_stamp(m);
+		if (off == 0)
 			continue;
-		stream = rd_be16(d + PG_PAYLOAD_OFF + 4);
+		s = lr_pktmbuf_mtod(m, uint8_t *) + off;
+		stream = rd_be16(s + PG_ST_STREAM);
 		if (lr_unlikely(stream >= pg.nstreams)) {
 			lc->rx_foreign_stream++;
 			continue;
 		}
 		own++;
-		pg_seq_account(&lc->win[stream],
-			       rd_be32(d + PG_PAYLOAD_OFF + 6));
-		sent = rd_be64(d + PG_PAYLOAD_OFF + 10);
-		lat_add(&lc->lat, now > sent ? now - sent : 0);
+		own_bytes += m->pkt_len;
+		pg_seq_account(&lc->win[stream], rd_be32(s + PG_ST_SEQ));
+		sent = rd_be48(s + PG_ST_TSC);
+		lat_add(&lc->lat, (now - sent) & PG_TSC_MASK);
+		/* Counted once: a port that hands this buffer back with its
+		 * old contents (net_null) shows no stamp. */
+		wr_be32(s + PG_ST_RUN, ~pg.run_id);
 	}
-	if (lr_unlikely(pg.capture) && pg_capture_write(pkts, n) != 0)
-		atomic_store(&pg.state, PG_STOP);
 	lr_pktmbuf_free_bulk(pkts, n);
 	cnt_add(&r->cnt->rx_pkts, n);
 	cnt_add(&r->cnt->rx_bytes, bytes);
 	cnt_add(&r->cnt->rx_own, own);
+	cnt_add(&r->cnt->rx_own_bytes, own_bytes);
 }
 
 void
@@ -416,6 +518,19 @@ pg_txq_release(struct pg_txq *q)
 		lr_pktmbuf_free_bulk(q->pending, q->npending);
 		q->npending = 0;
 	}
+}
+
+/* The queue has nothing more to send: the run stopped, its count is
+ * sent, or its time is over (paced: its schedule reached the end, so a
+ * frame due before the end still leaves when the lcore comes late). */
+static __lr_always_inline bool
+tx_over(const struct pg_txq *q, int st, bool paced, uint64_t end, uint64_t now)
+{
+	if (st != PG_RUN || q->quota == 0)
+		return true;
+	if (paced)
+		return q->end_fp != 0 && q->next_fp >= q->end_fp;
+	return end && now >= end;
 }
 
 int
@@ -453,9 +568,8 @@ pg_lcore_loop(void *arg)
 					/* The run is over and the port has
 					 * refused everything for a second:
 					 * count the rest as dropped, stop. */
-					if (lr_unlikely((st != PG_RUN ||
-							 q->quota == 0 ||
-							 (end && now >= end)) &&
+					if (lr_unlikely(tx_over(q, st, paced,
+								end, now) &&
 							q->refused_tsc != 0 &&
 							now - q->refused_tsc >
 							    pg.hz)) {
@@ -469,8 +583,8 @@ pg_lcore_loop(void *arg)
 				}
 				if (lr_unlikely(q->done))
 					continue;
-				if (lr_unlikely(st != PG_RUN || q->quota == 0 ||
-						(end && now >= end))) {
+				if (lr_unlikely(
+					tx_over(q, st, paced, end, now))) {
 					q->done = true;
 					pg_txq_release(q);
 					continue;
@@ -486,9 +600,8 @@ pg_lcore_loop(void *arg)
 				atomic_store_explicit(&lc->tx_done, 1,
 						      memory_order_release);
 			}
-		}
-		else if (lc->ntx != 0 &&
-			 (now = lr_get_tsc_cycles()) >= next_flush) {
+		} else if (lc->ntx != 0 &&
+			   (now = lr_get_tsc_cycles()) >= next_flush) {
 			/* Sending is over: every millisecond, let ports push
 			 * out what they accepted and still hold (a kernel
 			 * that refused a kick leaves frames on an AF_XDP tx

@@ -21,7 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lr_eal.h"
 #include "lr_ethdev.h"
@@ -42,6 +44,7 @@ struct port_info {
 	struct pg_counters *cnt;   /* [nq] */
 	struct lr_eth_stats stats; /* at the end, before close */
 	uint64_t l_tx, l_txb, l_rx, l_rxb, l_drops; /* last live line */
+	uint64_t l_other;			    /* frames not ours */
 };
 
 static struct port_info ports[LR_MAX_ETHPORTS];
@@ -54,6 +57,7 @@ static unsigned pcap_n;
 static uint64_t t_stop;	    /* TSC when the run ended */
 static uint64_t last_print; /* TSC of the last live line */
 static uint64_t last_stats; /* TSC of the last --stats-period lines */
+static uint64_t l_behind, l_all_tx, l_all_txb; /* at the last live line */
 
 static uint64_t
 mac_u64(const struct lr_ether_addr *a)
@@ -225,6 +229,28 @@ setup_pool(const struct pg_opts *o, unsigned max_len)
 	return pool_rearm(pg.pool, &pg.rearm);
 }
 
+/* The receive queues' pool: the transmit path never writes its buffers,
+ * so a port that returns a buffer with the contents it had (net_null)
+ * cannot return a frame the generator built. Fixed size: what the
+ * descriptors hold, a burst in flight and the per-lcore caches. */
+static int
+setup_rx_pool(const struct pg_opts *o, unsigned max_len)
+{
+	unsigned nq = 0, n, room;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		nq += ports[p].nq;
+	n = nq * (o->nb_rxd + 2 * o->burst) + n_dp * (384 + o->burst) + 1024;
+	room = LR_MAX((unsigned)LR_MBUF_DEFAULT_BUF_SIZE,
+		      LR_PKTMBUF_HEADROOM + max_len + 64);
+	pg.rx_pool = lr_pktmbuf_pool_create("pktgen_rx_pool", n, 256, 0,
+					    (uint16_t)room, LR_SOCKET_ID_ANY);
+	if (pg.rx_pool == NULL)
+		return fail("receive mbuf pool of %u x %u bytes: %s", n, room,
+			    lr_strerror(lr_errno));
+	return 0;
+}
+
 static int
 setup_ports(const struct pg_opts *o)
 {
@@ -263,8 +289,9 @@ setup_ports(const struct pg_opts *o)
 			return fail("port %u (%s): configure %u queues: %s", p,
 				    pi->name, pi->nq, lr_strerror(-rc));
 		for (uint16_t q = 0; q < pi->nq; q++) {
-			rc = lr_eth_rx_queue_setup(
-			    p, q, (uint16_t)rxd, info.socket_id, NULL, pg.pool);
+			rc = lr_eth_rx_queue_setup(p, q, (uint16_t)rxd,
+						   info.socket_id, NULL,
+						   pg.rx_pool);
 			if (rc == 0)
 				rc = lr_eth_tx_queue_setup(
 				    p, q, (uint16_t)txd, info.socket_id, NULL);
@@ -437,6 +464,7 @@ setup_streams(const struct pg_opts *o)
 		q->depth_fp =
 		    (uint64_t)LR_MAX(c1 * o->burst, o->bucket_ms / 1000 * hz *
 							(1 << PG_FP_SHIFT));
+		q->frame_cost_fp = (uint64_t)c1;
 	}
 	for (unsigned i = 0; i < n_dp; i++) {
 		struct pg_lcore *lc = lcores[dp_lcores[i]];
@@ -456,9 +484,14 @@ wire_gbps(uint64_t pkts, uint64_t bytes, double secs)
 			: 0;
 }
 
+/* Sums of a port's queue counters: rx and rxb count the frames of ours,
+ * other the rest. */
 static void
-port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx, uint64_t *rxb)
+port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx, uint64_t *rxb,
+	  uint64_t *other)
 {
+	uint64_t all = 0;
+
 	*tx = *txb = *rx = *rxb = 0;
 	for (uint16_t q = 0; q < ports[p].nq; q++) {
 		const struct pg_counters *c = &ports[p].cnt[q];
@@ -466,10 +499,12 @@ port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx, uint64_t *rxb)
 		*tx += atomic_load_explicit(&c->tx_pkts, memory_order_relaxed);
 		*txb +=
 		    atomic_load_explicit(&c->tx_bytes, memory_order_relaxed);
-		*rx += atomic_load_explicit(&c->rx_pkts, memory_order_relaxed);
-		*rxb +=
-		    atomic_load_explicit(&c->rx_bytes, memory_order_relaxed);
+		*rx += atomic_load_explicit(&c->rx_own, memory_order_relaxed);
+		*rxb += atomic_load_explicit(&c->rx_own_bytes,
+					     memory_order_relaxed);
+		all += atomic_load_explicit(&c->rx_pkts, memory_order_relaxed);
 	}
+	*other = all > *rx ? all - *rx : 0;
 }
 
 static uint64_t
@@ -482,35 +517,102 @@ port_drops(uint16_t p)
 	return st.imissed + st.ierrors + st.oerrors + st.rx_nombuf;
 }
 
+/* Frames behind the rate's schedule, over every queue. */
+static uint64_t
+behind_sum(void)
+{
+	uint64_t n = 0;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		for (uint16_t q = 0; ports[p].used && q < ports[p].nq; q++)
+			n += atomic_load_explicit(&ports[p].cnt[q].tx_behind,
+						  memory_order_relaxed);
+	return n;
+}
+
+/* Number of ports that transmit. */
+static unsigned
+tx_port_count(void)
+{
+	unsigned n = 0;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		n += ports[p].used && ports[p].ntxq > 0;
+	return n;
+}
+
+/* "X of Y UNIT": the rate reached over pkts frames and bytes in secs
+ * against the one asked for, in the unit it was asked in. */
+static void
+rate_vs_target(char *buf, size_t len, uint64_t pkts, uint64_t bytes,
+	       double secs)
+{
+	const struct pg_opts *o = &pg.o;
+
+	if (o->rate_mode == PG_RATE_PPS)
+		snprintf(buf, len, "%.4g of %.6g Mpps",
+			 secs > 0 ? (double)pkts / secs / 1e6 : 0,
+			 o->rate / 1e6);
+	else if (o->rate_mode == PG_RATE_MBPS)
+		snprintf(buf, len, "%.4g of %.6g Mbit/s",
+			 wire_gbps(pkts, bytes, secs) * 1e3, o->rate);
+	else
+		snprintf(buf, len, "%.4g of %.6g Gbit/s",
+			 wire_gbps(pkts, bytes, secs),
+			 o->line_rate_gbps * o->rate / 100 * tx_port_count());
+}
+
 static void
 print_live(uint64_t now)
 {
 	double dt = (double)(now - last_print) / (double)pg.hz;
+	uint64_t all_tx = 0, all_txb = 0, behind;
 
 	if (dt <= 0)
 		return;
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		struct port_info *pi = &ports[p];
-		uint64_t tx, txb, rx, rxb, drops;
+		uint64_t tx, txb, rx, rxb, other, drops;
 
 		if (!pi->used)
 			continue;
 		drops = port_drops(p);
-		port_sums(p, &tx, &txb, &rx, &rxb);
+		port_sums(p, &tx, &txb, &rx, &rxb, &other);
 		printf("[%7.1fs] port %u: tx %8.3f Mpps %7.3f Gb/s | rx %8.3f "
-		       "Mpps %7.3f Gb/s | drops %llu\n",
+		       "Mpps %7.3f Gb/s | drops %llu",
 		       (double)(now - pg.t0) / (double)pg.hz, p,
 		       (double)(tx - pi->l_tx) / dt / 1e6,
 		       wire_gbps(tx - pi->l_tx, txb - pi->l_txb, dt),
 		       (double)(rx - pi->l_rx) / dt / 1e6,
 		       wire_gbps(rx - pi->l_rx, rxb - pi->l_rxb, dt),
 		       (unsigned long long)(drops - pi->l_drops));
+		if (other != pi->l_other)
+			printf(" | not ours %.3f Mpps",
+			       (double)(other - pi->l_other) / dt / 1e6);
+		putchar('\n');
 		pi->l_tx = tx;
 		pi->l_txb = txb;
 		pi->l_rx = rx;
 		pi->l_rxb = rxb;
+		pi->l_other = other;
 		pi->l_drops = drops;
+		all_tx += tx;
+		all_txb += txb;
 	}
+	behind = behind_sum();
+	if (behind != l_behind) {
+		char r[96];
+
+		rate_vs_target(r, sizeof(r), all_tx - l_all_tx,
+			       all_txb - l_all_txb, dt);
+		printf("[%7.1fs] rate missed: %s (%llu frames behind the "
+		       "schedule in %.1f s)\n",
+		       (double)(now - pg.t0) / (double)pg.hz, r,
+		       (unsigned long long)(behind - l_behind), dt);
+	}
+	l_behind = behind;
+	l_all_tx = all_tx;
+	l_all_txb = all_txb;
 	fflush(stdout);
 	last_print = now;
 }
@@ -674,6 +776,7 @@ drain_ports(void)
 /* Totals over everything, for the summary and the final line. */
 struct totals {
 	uint64_t tx, txb, rx, rxb, rx_own, tx_own, tx_drop, tx_nombuf;
+	uint64_t rx_all, rx_other, behind;
 	uint64_t unique, reordered, dup, late, foreign;
 	uint64_t lost;
 	double secs;
@@ -696,8 +799,10 @@ compute_totals(struct totals *t)
 
 			t->tx += c->tx_pkts;
 			t->txb += c->tx_bytes;
-			t->rx += c->rx_pkts;
-			t->rxb += c->rx_bytes;
+			t->rx += c->rx_own;
+			t->rxb += c->rx_own_bytes;
+			t->rx_all += c->rx_pkts;
+			t->behind += c->tx_behind;
 			t->rx_own += c->rx_own;
 			t->tx_own += c->tx_own;
 			t->tx_drop += c->tx_drop;
@@ -734,6 +839,7 @@ compute_totals(struct totals *t)
 	if (t->tx > 0 && last <= pg.t0)
 		t->secs = 1e-9;
 	t->lost = have_rx && t->tx_own > t->unique ? t->tx_own - t->unique : 0;
+	t->rx_other = t->rx_all - t->rx;
 }
 
 static double
@@ -750,27 +856,43 @@ print_summary(const struct totals *t, unsigned leaked)
 	printf("\n=== lr-pktgen summary (%.3f s sending) ===\n", t->secs);
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct port_info *pi = &ports[p];
-		uint64_t tx, txb, rx, rxb;
+		uint64_t tx, txb, rx, rxb, other;
 
 		if (!pi->used)
 			continue;
-		port_sums(p, &tx, &txb, &rx, &rxb);
+		port_sums(p, &tx, &txb, &rx, &rxb, &other);
 		printf("port %u (%s): tx %llu frames %llu bytes, rx %llu "
-		       "frames %llu bytes; port counters: imissed %llu "
-		       "ierrors %llu oerrors %llu rx_nombuf %llu\n",
+		       "frames %llu bytes of ours and %llu frames not ours; "
+		       "port counters: imissed %llu ierrors %llu oerrors %llu "
+		       "rx_nombuf %llu\n",
 		       p, pi->name, (unsigned long long)tx,
 		       (unsigned long long)txb, (unsigned long long)rx,
-		       (unsigned long long)rxb,
+		       (unsigned long long)rxb, (unsigned long long)other,
 		       (unsigned long long)pi->stats.imissed,
 		       (unsigned long long)pi->stats.ierrors,
 		       (unsigned long long)pi->stats.oerrors,
 		       (unsigned long long)pi->stats.rx_nombuf);
 	}
-	printf("rate: tx %.3f Mpps %.3f Gb/s, rx %.3f Mpps %.3f Gb/s (wire "
-	       "bits: frame + 4 FCS + 20 preamble/gap)\n",
+	printf("rate: tx %.3f Mpps %.3f Gb/s, rx %.3f Mpps %.3f Gb/s of ours "
+	       "(wire bits: frame + 4 FCS + 20 preamble/gap)\n",
 	       (double)t->tx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
 	       (double)t->rx / t->secs / 1e6,
 	       wire_gbps(t->rx, t->rxb, t->secs));
+	if (pg.o.rate_mode != PG_RATE_MAX) {
+		char r[96];
+
+		rate_vs_target(r, sizeof(r), t->tx, t->txb, t->secs);
+		if (t->behind)
+			printf("rate missed: %s (%llu frames behind the "
+			       "schedule)\n",
+			       r, (unsigned long long)t->behind);
+		else
+			printf("rate: %s, on schedule\n", r);
+	}
+	if (t->rx_other)
+		printf("frames not ours: %llu (another run or generator, or "
+		       "a port's own frames)\n",
+		       (unsigned long long)t->rx_other);
 	printf("streams: %u; own frames sent %llu, received %llu (unique "
 	       "%llu), lost %llu, reordered %llu (of which below the window "
 	       "%llu), duplicates %llu\n",
@@ -850,11 +972,11 @@ print_json(const struct totals *t, unsigned leaked)
 	printf(" \"ports\": [");
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct port_info *pi = &ports[p];
-		uint64_t tx, txb, rx, rxb;
+		uint64_t tx, txb, rx, rxb, other;
 
 		if (!pi->used)
 			continue;
-		port_sums(p, &tx, &txb, &rx, &rxb);
+		port_sums(p, &tx, &txb, &rx, &rxb, &other);
 		printf("%s\n  {\"port\": %u, \"name\": \"%s\", \"tx\": %llu, "
 		       "\"tx_bytes\": %llu, \"rx\": %llu, \"rx_bytes\": %llu, "
 		       "\"imissed\": %llu, \"ierrors\": %llu, \"oerrors\": "
@@ -899,14 +1021,16 @@ print_final(const struct totals *t)
 	const struct pg_lat *l = &t->lat;
 	bool have = l->n > 0;
 
-	printf("pktgen total: tx=%llu rx=%llu rx_own=%llu lost=%llu "
-	       "reordered=%llu dup=%llu tx_mpps=%.4f rx_mpps=%.4f "
+	printf("pktgen total: tx=%llu rx=%llu rx_own=%llu rx_other=%llu "
+	       "lost=%llu reordered=%llu dup=%llu tx_behind=%llu "
+	       "tx_mpps=%.4f rx_mpps=%.4f "
 	       "tx_gbps=%.4f rx_gbps=%.4f lat_min_us=%.3f lat_avg_us=%.3f "
 	       "lat_p50_us=%.3f lat_p99_us=%.3f lat_p999_us=%.3f "
 	       "lat_max_us=%.3f elapsed_s=%.4f cpu_s=%.4f\n",
 	       (unsigned long long)t->tx, (unsigned long long)t->rx,
-	       (unsigned long long)t->rx_own, (unsigned long long)t->lost,
-	       (unsigned long long)t->reordered, (unsigned long long)t->dup,
+	       (unsigned long long)t->rx_own, (unsigned long long)t->rx_other,
+	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
+	       (unsigned long long)t->dup, (unsigned long long)t->behind,
 	       (double)t->tx / t->secs / 1e6, (double)t->rx / t->secs / 1e6,
 	       wire_gbps(t->tx, t->txb, t->secs),
 	       wire_gbps(t->rx, t->rxb, t->secs), have ? us((double)l->min) : 0,
@@ -921,7 +1045,7 @@ print_final(const struct totals *t)
 static void
 describe_run(const struct pg_opts *o)
 {
-	static const char *const rate_unit[] = {"max", "pps", "Mbit/s",
+	static const char *const rate_unit[] = {"max", "frames/s", "Mbit/s",
 						"% of line rate"};
 	unsigned np = 0;
 
@@ -945,7 +1069,7 @@ describe_run(const struct pg_opts *o)
 	if (o->rate_mode == PG_RATE_MAX)
 		printf(", rate max");
 	else
-		printf(", rate %g %s", o->rate, rate_unit[o->rate_mode]);
+		printf(", rate %.10g %s", o->rate, rate_unit[o->rate_mode]);
 	if (o->count)
 		printf(", count %llu", (unsigned long long)o->count);
 	if (o->duration > 0)
@@ -959,7 +1083,7 @@ main(int argc, char **argv)
 {
 	struct pg_opts *o = &pg.o;
 	struct totals tot;
-	unsigned leaked = 0, max_len;
+	unsigned leaked = 0, rx_leaked = 0, max_len;
 	pthread_t ctl;
 	int ret, status = 1;
 	bool ctl_thread = false;
@@ -985,6 +1109,11 @@ main(int argc, char **argv)
 		return ret > 0 ? 0 : 2;
 	}
 	pg.hz = lr_get_tsc_hz();
+	/* The run's identity in every stamp. */
+	if (getrandom(&pg.run_id, sizeof(pg.run_id), 0) !=
+	    (ssize_t)sizeof(pg.run_id))
+		pg.run_id =
+		    (uint32_t)(lr_get_tsc_cycles() ^ (uint64_t)getpid() << 16);
 	ret = lr_eth_dev_probe_eal_vdevs();
 	if (ret < 0) {
 		fail("creating ports from --vdev failed: %s",
@@ -1004,7 +1133,7 @@ main(int argc, char **argv)
 		for (unsigned i = 0; i < pcap_n; i++)
 			max_len = LR_MAX(max_len, pcap_tmpl[i].len);
 	}
-	if (setup_pool(o, max_len) != 0)
+	if (setup_pool(o, max_len) != 0 || setup_rx_pool(o, max_len) != 0)
 		goto close_ports;
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
 	    setup_streams(o) != 0 || wait_links(o) != 0)
@@ -1078,12 +1207,24 @@ close_ports:
 			status = 1;
 		}
 	}
+	if (pg.rx_pool) {
+		rx_leaked = lr_mempool_in_use_count(pg.rx_pool);
+		if (rx_leaked) {
+			fail("%u mbufs not back in pool 'pktgen_rx_pool' at "
+			     "exit",
+			     rx_leaked);
+			status = 1;
+		} else if (lr_mempool_validate(pg.rx_pool) != 0) {
+			fail("pool 'pktgen_rx_pool' fails validation at exit");
+			status = 1;
+		}
+	}
 	if (pg.go) {
 		compute_totals(&tot);
 		if (o->json)
-			print_json(&tot, leaked);
+			print_json(&tot, leaked + rx_leaked);
 		else
-			print_summary(&tot, leaked);
+			print_summary(&tot, leaked + rx_leaked);
 		print_final(&tot);
 	} else {
 		status = 1;
@@ -1101,6 +1242,8 @@ close_ports:
 	pg_pcap_free(pcap_tmpl, pcap_n);
 	if (pg.pool && !leaked)
 		lr_mempool_free(pg.pool);
+	if (pg.rx_pool && !rx_leaked)
+		lr_mempool_free(pg.rx_pool);
 cleanup_eal:
 	lr_eal_cleanup();
 	return status;

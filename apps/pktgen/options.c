@@ -52,7 +52,9 @@ pg_usage(FILE *f, const char *prog)
 "  --rate-pct P          percent of --line-rate-gbps per transmitting port\n"
 "  --line-rate-gbps G    line rate for --rate-pct (default 10)\n"
 "  --burst N             frames per tx/rx burst (default 32, max %d)\n"
-"  --bucket-ms MS        rate credit kept after a stall (default 10)\n"
+"  --bucket-ms MS        rate credit kept after a stall (default 100): a\n"
+"                        longer stall is reported as 'rate missed' with\n"
+"                        the frames behind the schedule\n"
 "Limits:\n"
 "  --count N             frames to send in total (k, M, G suffixes)\n"
 "  --duration S          seconds to send\n"
@@ -80,7 +82,9 @@ pg_usage(FILE *f, const char *prog)
 "  --mbufs N             mbufs in the pool (default: from queues)\n"
 "  --queues N            queues per port, spread over the lcores (default:\n"
 "                        as many as lcores that land on the port)\n"
-"The last line is always 'pktgen total: tx=N rx=N ...'.\n",
+"The last line is always 'pktgen total: tx=N rx=N ...': rx counts the frames\n"
+"of this run that came back (each stamped with a random run id, stream,\n"
+"sequence number, time and check value), rx_other every other frame.\n",
 		prog, PG_MAX_BURST);
 }
 /* clang-format on */
@@ -399,7 +403,7 @@ set_defaults(struct pg_opts *o)
 	o->drain_ms = 200;
 	o->link_wait = 10;
 	o->capture_mode = 0600;
-	o->bucket_ms = 10;
+	o->bucket_ms = 100;
 	o->nb_rxd = 1024;
 	o->nb_txd = 1024;
 	o->seed = 1;

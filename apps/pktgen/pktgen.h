@@ -9,10 +9,19 @@
  *   0  Ethernet  dst(6) src(6) type 0x0800
  *   14 IPv4      20 bytes, no options, DF, TTL 64, proto UDP
  *   34 UDP       8 bytes, checksum 0 unless --udp-cksum
- *   42 payload   magic(4) stream(2) seq(4) tsc(8), big-endian, then a
- *                byte pattern up to the frame's end
+ *   42 payload   the stamp, big-endian: run(4) stream(2) seq(4) tsc(6)
+ *                check(2), then a byte pattern up to the frame's end
  *
- * The 18-byte payload header fits in the smallest frame (60 + FCS).
+ * The 18-byte stamp fits in the smallest frame (60 + FCS). run is a random
+ * number drawn at start, the same for every frame of the run; tsc the low
+ * 48 bits of the TSC at transmit; check a 16-bit hash of run, stream, seq
+ * and tsc (pg_stamp_check()). A received frame is ours only when its run
+ * is this run's, its check holds and its stream exists: frames of another
+ * run or generator, and buffers a port hands back with old contents, never
+ * count as received, duplicated or late. Every receive queue fills from a
+ * pool of its own that the transmit path never writes (net_null's receive
+ * returns its buffers as they are), and the receive path wipes the stamp
+ * of a frame it has counted before freeing it.
  *
  * Threading: options and templates are written before the lcores start and
  * only read afterwards. Each struct pg_txq and struct pg_lcore belongs to
@@ -32,12 +41,18 @@
 
 /** Bytes of Ethernet + IPv4 + UDP headers. */
 #define PG_HDR_LEN 42
-/** Offset of the payload header. */
+/** Offset of the payload header (the stamp) in an untagged IPv4 frame. */
 #define PG_PAYLOAD_OFF PG_HDR_LEN
-/** Bytes of the payload header. */
+/** Bytes of the stamp. */
 #define PG_PAYLOAD_LEN 18
-/** Marks a frame as lr-pktgen's ("LRPG"). */
-#define PG_MAGIC 0x4c525047u
+/** Offsets of the stamp's fields. */
+#define PG_ST_RUN    0
+#define PG_ST_STREAM 4
+#define PG_ST_SEQ    6
+#define PG_ST_TSC    10
+#define PG_ST_CHECK  16
+/** The stamp keeps the low 48 bits of the TSC. */
+#define PG_TSC_MASK ((1ULL << 48) - 1)
 /** FCS bytes a port appends. */
 #define PG_FCS 4
 /** Preamble, start delimiter and inter-frame gap: bytes on the wire. */
@@ -115,7 +130,8 @@ struct pg_opts {
 struct pg_tmpl {
 	uint8_t *data;
 	uint32_t len;
-	bool stamped; /**< carries the payload header: write seq/tsc */
+	bool stamped;	    /**< carries the payload header: write seq/tsc */
+	uint16_t stamp_off; /**< where the stamp is, when stamped */
 };
 
 /** How a stream builds frames (chosen once, at setup). */
@@ -128,9 +144,11 @@ struct pg_counters {
 	_Atomic uint64_t tx_drop;   /**< built but not taken at exit */
 	_Atomic uint64_t tx_own;    /**< sent frames carrying a stamp */
 	_Atomic uint64_t tx_nombuf; /**< bursts skipped: pool empty */
-	_Atomic uint64_t rx_pkts;
+	_Atomic uint64_t tx_behind; /**< frames behind the rate's schedule */
+	_Atomic uint64_t rx_pkts;   /**< every frame the port delivered */
 	_Atomic uint64_t rx_bytes;
-	_Atomic uint64_t rx_own;
+	_Atomic uint64_t rx_own; /**< frames of this run's streams */
+	_Atomic uint64_t rx_own_bytes;
 } __lr_cache_aligned;
 
 /** Generator of one varying field. */
@@ -165,11 +183,18 @@ struct pg_txq {
 	const uint32_t *pay_cum; /**< UDP: cumulative sum of the pattern */
 	uint32_t udp_sum_base;	 /**< UDP: proto */
 	uint64_t rnd;		 /**< xorshift state */
-	/* Rate limiter (cycles since start, << PG_FP_SHIFT). */
+	/* Rate limiter (cycles since start, << PG_FP_SHIFT). The schedule
+	 * starts at the queue's first poll; with --duration it ends at
+	 * end_fp (a frame scheduled before it is sent, even late). */
+	bool started;
+	uint64_t end_fp;
 	uint64_t next_fp;
-	uint64_t pkt_cost_fp;  /**< per frame */
-	uint64_t byte_cost_fp; /**< per wire byte */
-	uint64_t depth_fp;     /**< most credit kept */
+	uint64_t pkt_cost_fp;	/**< per frame */
+	uint64_t byte_cost_fp;	/**< per wire byte */
+	uint64_t depth_fp;	/**< most credit kept */
+	uint64_t frame_cost_fp; /**< of the first template's frame */
+	uint64_t behind_fp;	/**< schedule time given up, in all */
+	uint64_t behind_n;	/**< frames counted for it so far */
 	/* Frames built but not yet taken by the port; mbufs allocated but
 	 * not yet built (rate-limited mode). */
 	unsigned npending, nstash;
@@ -216,9 +241,9 @@ struct pg_lcore {
 	struct pg_rxq rx[PG_MAX_STREAMS];
 	struct pg_seqwin *win; /**< [nstreams] */
 	struct pg_lat lat;
-	uint64_t rx_foreign_stream;
-	uint64_t cpu_ns;  /**< CPU time the loop used */
-	uint64_t wall_ns; /**< wall time it ran */
+	uint64_t rx_foreign_stream; /**< this run's id, no such stream */
+	uint64_t cpu_ns;	    /**< CPU time the loop used */
+	uint64_t wall_ns;	    /**< wall time it ran */
 	_Atomic int tx_done;
 };
 
@@ -226,10 +251,12 @@ struct pg_lcore {
 struct pg_run {
 	struct pg_opts o;
 	struct lr_mempool *pool;
-	uint64_t hz;	  /**< TSC frequency */
-	uint64_t t0;	  /**< TSC at start */
-	uint64_t end_tsc; /**< TSC at which sending ends; 0 = never */
-	uint64_t rearm;	  /**< rearm_data of a fresh mbuf of pool */
+	uint64_t hz;		    /**< TSC frequency */
+	uint64_t t0;		    /**< TSC at start */
+	uint64_t end_tsc;	    /**< TSC at which sending ends; 0 = never */
+	uint64_t rearm;		    /**< rearm_data of a fresh mbuf of pool */
+	struct lr_mempool *rx_pool; /**< receive queues fill from it */
+	uint32_t run_id;	    /**< random, in every stamp of the run */
 	unsigned nstreams;
 	bool capture;
 	_Atomic int go;	   /**< lcores start when set */
@@ -240,11 +267,28 @@ enum { PG_RUN, PG_TX_STOP, PG_STOP };
 
 extern struct pg_run pg;
 
+/** The 16-bit check value of a stamp (run, stream, seq, 48-bit tsc). */
+static inline uint16_t
+pg_stamp_check(uint32_t run, uint16_t stream, uint32_t seq, uint64_t tsc48)
+{
+	uint64_t h = ((uint64_t)seq << 16 | stream) ^
+		     (tsc48 * 0x9e3779b97f4a7c15ULL) ^
+		     ((uint64_t)run * 0xc2b2ae3d27d4eb4fULL);
+
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
+	return (uint16_t)(h ^ h >> 16);
+}
+
 /* datapath.c */
 /** An lcore's transmit/receive loop; arg is its struct pg_lcore. */
 int pg_lcore_loop(void *arg);
 /** Free the frames a queue still holds (pending ones count as tx_drop). */
 void pg_txq_release(struct pg_txq *q);
+/** Offset of the stamp in frame d of len bytes (after Ethernet, VLAN
+ *  tags, IPv4 or IPv6, UDP, TCP or ICMP headers), or 0 if it has none. */
+uint32_t pg_stamp_offset(const uint8_t *d, uint32_t len);
 
 /* options.c */
 /** Parse program options into o: 0; 1 after printing the usage for

@@ -111,14 +111,15 @@ pg_stream_init(struct pg_txq *q, const struct pg_opts *o, uint64_t port_mac)
 	put_be(d + 38, len - 34, 2);
 	put_be(d + 40, 0, 2);
 	/* Payload header, then a byte pattern. */
-	put_be(d + PG_PAYLOAD_OFF, PG_MAGIC, 4);
-	put_be(d + PG_PAYLOAD_OFF + 4, q->stream, 2);
+	put_be(d + PG_PAYLOAD_OFF + PG_ST_RUN, pg.run_id, 4);
+	put_be(d + PG_PAYLOAD_OFF + PG_ST_STREAM, q->stream, 2);
 	for (unsigned i = PG_PAYLOAD_OFF + PG_PAYLOAD_LEN; i < max_len; i++)
 		d[i] = (uint8_t)i;
 
 	t->data = d;
 	t->len = len;
 	t->stamped = true;
+	t->stamp_off = PG_PAYLOAD_OFF;
 	q->tmpl = t;
 	q->own_tmpl = t;
 	q->ntmpl = 1;
@@ -217,15 +218,46 @@ pg_have_pcap(void)
 	return 1;
 }
 
-/* A frame of ours captured earlier: replay it with fresh stamps. */
-static bool
-is_stamped(const uint8_t *d, unsigned len)
+static uint64_t
+get_be(const uint8_t *p, unsigned width)
 {
-	return len >= PG_HDR_LEN + PG_PAYLOAD_LEN && d[12] == 0x08 &&
-	       d[13] == 0x00 && d[14] == 0x45 && d[23] == 17 &&
-	       d[42] == (uint8_t)(PG_MAGIC >> 24) &&
-	       d[43] == (uint8_t)(PG_MAGIC >> 16) &&
-	       d[44] == (uint8_t)(PG_MAGIC >> 8) && d[45] == (uint8_t)PG_MAGIC;
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < width; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* The IP protocol (next header) of frame d, which pg_stamp_offset()
+ * accepted. */
+static unsigned
+l4_proto(const uint8_t *d)
+{
+	unsigned off = 12;
+
+	while (get_be(d + off, 2) == 0x8100 || get_be(d + off, 2) == 0x88a8)
+		off += 4;
+	return get_be(d + off, 2) == 0x0800 ? d[off + 2 + 9] : d[off + 2 + 6];
+}
+
+/* A UDP frame of ours captured earlier (of any run: its stamp's check
+ * value holds): replay it with fresh stamps and no UDP checksum. The
+ * stamp's offset, or 0 (other frames, TCP and ICMP ones of ours too,
+ * are replayed as they are). */
+static uint32_t
+stamped_at(const uint8_t *d, unsigned len)
+{
+	uint32_t off = pg_stamp_offset(d, len);
+	const uint8_t *s = d + off;
+
+	if (off == 0 || l4_proto(d) != 17 ||
+	    get_be(s + PG_ST_CHECK, 2) !=
+		pg_stamp_check((uint32_t)get_be(s + PG_ST_RUN, 4),
+			       (uint16_t)get_be(s + PG_ST_STREAM, 2),
+			       (uint32_t)get_be(s + PG_ST_SEQ, 4),
+			       get_be(s + PG_ST_TSC, 6)))
+		return 0;
+	return off;
 }
 
 int
@@ -283,13 +315,12 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 		if (t[n].data == NULL)
 			goto no_memory;
 		memcpy(t[n].data, data, len);
-		t[n].stamped = is_stamped(t[n].data, t[n].len);
-		if (t[n].stamped) {
+		t[n].stamp_off = (uint16_t)stamped_at(t[n].data, t[n].len);
+		t[n].stamped = t[n].stamp_off != 0;
+		if (t[n].stamped)
 			/* Its old UDP checksum would be wrong after new
 			 * stamps: send without one. */
-			t[n].data[40] = 0;
-			t[n].data[41] = 0;
-		}
+			memset(t[n].data + t[n].stamp_off - 2, 0, 2);
 		n++;
 	}
 	if (rc == -1) {
