@@ -16,6 +16,7 @@
  * Exit status: 0 done, 1 runtime failure (including mbufs not back in the
  * pool at exit), 2 bad options.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "lr_eal.h"
 #include "lr_ethdev.h"
@@ -58,6 +61,11 @@ static uint64_t t_stop;	    /* TSC when the run ended */
 static uint64_t last_print; /* TSC of the last live line */
 static uint64_t last_stats; /* TSC of the last --stats-period lines */
 static uint64_t l_behind, l_all_tx, l_all_txb; /* at the last live line */
+static FILE *json_out;	       /* --json: the real stdout (stdout is stderr) */
+static FILE *stats_json;       /* --stats-json */
+static bool stats_json_failed; /* a write failed (said once) */
+static uint64_t last_sjson;    /* TSC of the last --stats-json line */
+static void stats_json_line(uint64_t now);
 
 static uint64_t
 mac_u64(const struct lr_ether_addr *a)
@@ -689,7 +697,7 @@ control_loop(void)
 
 	for (unsigned i = 0; i < n_dp; i++)
 		have_rx |= lcores[dp_lcores[i]]->nrx > 0;
-	last_print = last_stats = pg.t0;
+	last_print = last_stats = last_sjson = pg.t0;
 	for (;;) {
 		uint64_t now;
 
@@ -734,6 +742,10 @@ control_loop(void)
 		}
 		if (!o->quiet && now - last_print >= pg.hz)
 			print_live(now);
+		if (stats_json && now - last_sjson >= pg.hz) {
+			stats_json_line(now);
+			last_sjson = now;
+		}
 		if (stats_every && now - last_stats >= stats_every) {
 			print_stats_lines();
 			last_stats = now;
@@ -831,8 +843,12 @@ compute_totals(struct totals *t)
 		t->wall_s += (double)lc->wall_ns / 1e9;
 		pg_lat_merge(&t->lat, &lc->lat);
 	}
-	/* Sending time: from the start to the last burst that left. */
-	if (last > pg.t0)
+	/* Sending time: from the first burst that left to the last one (a
+	 * paced queue's schedule starts at its lcore's first poll, which a
+	 * busy host delays), else from the start. */
+	if (first != 0 && last > first)
+		t->secs = (double)(last - first) / (double)pg.hz;
+	else if (last > pg.t0)
 		t->secs = (double)(last - pg.t0) / (double)pg.hz;
 	else
 		t->secs = (double)(t_stop - pg.t0) / (double)pg.hz;
@@ -947,29 +963,130 @@ print_summary(const struct totals *t, unsigned leaked)
 	printf("mbufs in use after stop: %u\n", leaked);
 }
 
+/* jansson: objects built with json_pack, one call a level. */
+static const char *const rate_mode_name[] = {"max", "pps", "mbps", "pct"};
+static const char *const rate_mode_unit[] = {"", "frames/s", "Mbit/s",
+					     "% of line rate"};
+static const char *const size_mode_name[] = {"fixed", "range", "imix"};
+
+/* The run as asked: ports, rate, sizes, limits, streams. */
+static json_t *
+json_config(void)
+{
+	const struct pg_opts *o = &pg.o;
+	json_t *jp = json_array(), *js = json_array(), *size;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		const struct port_info *pi = &ports[p];
+
+		if (pi->used)
+			json_array_append_new(
+			    jp, json_pack("{s:i, s:s, s:b, s:b, s:i}", "port",
+					  p, "name", pi->name, "tx", pi->tx,
+					  "rx", pi->rx, "queues", pi->nq));
+	}
+	for (unsigned i = 0; i < ntxqs; i++)
+		json_array_append_new(js, json_pack("{s:i, s:i, s:i}", "id",
+						    txqs[i]->stream, "port",
+						    txqs[i]->port, "queue",
+						    txqs[i]->queue));
+	if (o->pcap_file)
+		size = json_pack("{s:s, s:s, s:i}", "mode", "pcap", "file",
+				 o->pcap_file, "frames", pcap_n);
+	else if (o->size_mode == PG_SIZE_IMIX)
+		size = json_pack("{s:s, s:[iii], s:[iii]}", "mode", "imix",
+				 "sizes", 64, 570, 1518, "weights", 7, 4, 1);
+	else
+		size = json_pack("{s:s, s:I, s:I, s:I, s:b}", "mode",
+				 size_mode_name[o->size_mode], "min",
+				 (json_int_t)o->f[PG_F_SIZE].lo, "max",
+				 (json_int_t)o->f[PG_F_SIZE].hi, "step",
+				 (json_int_t)o->f[PG_F_SIZE].step, "random",
+				 o->random);
+	return json_pack(
+	    "{s:I, s:i, s:o, s:{s:s, s:f, s:s, s:f}, s:o, s:I, s:f, s:i, "
+	    "s:i, s:f, s:o}",
+	    "run_id", (json_int_t)pg.run_id, "lcores", n_dp, "ports", jp,
+	    "rate", "mode", rate_mode_name[o->rate_mode], "value",
+	    o->rate_mode == PG_RATE_MAX ? 0.0 : o->rate, "unit",
+	    rate_mode_unit[o->rate_mode], "line_rate_gbps", o->line_rate_gbps,
+	    "size", size, "count", (json_int_t)o->count, "duration_s",
+	    o->duration, "burst", o->burst, "drain_ms", o->drain_ms,
+	    "bucket_ms", o->bucket_ms, "streams", js);
+}
+
+static json_t *
+json_latency(const struct pg_lat *l)
+{
+	json_t *j = json_pack("{s:I}", "n", (json_int_t)l->n), *h;
+
+	if (l->n == 0)
+		return j;
+	json_object_set_new(j, "min", json_real(us((double)l->min)));
+	json_object_set_new(j, "avg",
+			    json_real(us((double)l->sum / (double)l->n)));
+	json_object_set_new(j, "max", json_real(us((double)l->max)));
+	json_object_set_new(j, "p50", json_real(us(pg_lat_quantile(l, 0.5))));
+	json_object_set_new(j, "p99", json_real(us(pg_lat_quantile(l, 0.99))));
+	json_object_set_new(j, "p999",
+			    json_real(us(pg_lat_quantile(l, 0.999))));
+	h = json_array();
+	for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
+		if (l->hist[b] == 0)
+			continue;
+		json_array_append_new(
+		    h, json_pack("{s:f, s:f, s:I}", "lo",
+				 us((double)pg_lat_bucket_lo(b)), "hi",
+				 us((double)(b + 1 < PG_LAT_BUCKETS
+						 ? pg_lat_bucket_lo(b + 1)
+						 : UINT64_MAX)),
+				 "count", (json_int_t)l->hist[b]));
+	}
+	json_object_set_new(j, "histogram", h);
+	return j;
+}
+
+/* Per stream: sent, back, lost, reordered, duplicates. */
+static json_t *
+json_streams(void)
+{
+	json_t *a = json_array();
+	bool have_rx = false;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		have_rx |= ports[p].used && ports[p].rx;
+	for (unsigned i = 0; i < ntxqs; i++) {
+		const struct pg_txq *q = txqs[i];
+		uint64_t uniq = 0, dup = 0, reo = 0, late = 0, tx;
+
+		for (unsigned k = 0; k < n_dp; k++) {
+			const struct pg_seqwin *w =
+			    &lcores[dp_lcores[k]]->win[q->stream];
+
+			uniq += w->unique;
+			dup += w->dup;
+			reo += w->reordered;
+			late += w->late;
+		}
+		tx = q->cnt->tx_own;
+		json_array_append_new(
+		    a, json_pack(
+			   "{s:i, s:I, s:I, s:I, s:I, s:I, s:I}", "id",
+			   q->stream, "tx", (json_int_t)tx, "rx",
+			   (json_int_t)(uniq + dup), "lost",
+			   (json_int_t)(have_rx && tx > uniq ? tx - uniq : 0),
+			   "reordered", (json_int_t)reo, "late",
+			   (json_int_t)late, "dup", (json_int_t)dup));
+	}
+	return a;
+}
+
+/* The one JSON document of --json, on the saved stdout. */
 static void
 print_json(const struct totals *t, unsigned leaked)
 {
-	const struct pg_lat *l = &t->lat;
-	bool first = true;
+	json_t *res, *jp = json_array(), *doc;
 
-	printf("{\"elapsed_s\": %.6f, \"tx\": %llu, \"tx_bytes\": %llu, "
-	       "\"rx\": %llu, \"rx_bytes\": %llu, \"rx_own\": %llu, "
-	       "\"tx_own\": %llu, \"lost\": %llu, \"reordered\": %llu, "
-	       "\"late\": %llu, \"dup\": %llu, \"tx_dropped\": %llu, "
-	       "\"tx_mpps\": %.6f, \"rx_mpps\": %.6f, \"tx_gbps\": %.6f, "
-	       "\"rx_gbps\": %.6f, \"mbufs_leaked\": %u, \"streams\": %u, "
-	       "\"cpu_s\": %.6f, \"lcore_wall_s\": %.6f,\n",
-	       t->secs, (unsigned long long)t->tx, (unsigned long long)t->txb,
-	       (unsigned long long)t->rx, (unsigned long long)t->rxb,
-	       (unsigned long long)t->rx_own, (unsigned long long)t->tx_own,
-	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
-	       (unsigned long long)t->late, (unsigned long long)t->dup,
-	       (unsigned long long)t->tx_drop, (double)t->tx / t->secs / 1e6,
-	       (double)t->rx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
-	       wire_gbps(t->rx, t->rxb, t->secs), leaked, pg.nstreams, t->cpu_s,
-	       t->wall_s);
-	printf(" \"ports\": [");
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct port_info *pi = &ports[p];
 		uint64_t tx, txb, rx, rxb, other;
@@ -977,42 +1094,89 @@ print_json(const struct totals *t, unsigned leaked)
 		if (!pi->used)
 			continue;
 		port_sums(p, &tx, &txb, &rx, &rxb, &other);
-		printf("%s\n  {\"port\": %u, \"name\": \"%s\", \"tx\": %llu, "
-		       "\"tx_bytes\": %llu, \"rx\": %llu, \"rx_bytes\": %llu, "
-		       "\"imissed\": %llu, \"ierrors\": %llu, \"oerrors\": "
-		       "%llu, \"rx_nombuf\": %llu}",
-		       first ? "" : ",", p, pi->name, (unsigned long long)tx,
-		       (unsigned long long)txb, (unsigned long long)rx,
-		       (unsigned long long)rxb,
-		       (unsigned long long)pi->stats.imissed,
-		       (unsigned long long)pi->stats.ierrors,
-		       (unsigned long long)pi->stats.oerrors,
-		       (unsigned long long)pi->stats.rx_nombuf);
-		first = false;
+		json_array_append_new(
+		    jp,
+		    json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+			      "s:I, s:I, s:I}",
+			      "port", p, "name", pi->name, "tx", (json_int_t)tx,
+			      "tx_bytes", (json_int_t)txb, "rx", (json_int_t)rx,
+			      "rx_bytes", (json_int_t)rxb, "rx_other",
+			      (json_int_t)other, "imissed",
+			      (json_int_t)pi->stats.imissed, "ierrors",
+			      (json_int_t)pi->stats.ierrors, "oerrors",
+			      (json_int_t)pi->stats.oerrors, "rx_nombuf",
+			      (json_int_t)pi->stats.rx_nombuf));
 	}
-	printf("],\n \"latency_us\": {\"n\": %llu", (unsigned long long)l->n);
-	if (l->n) {
-		printf(", \"min\": %.3f, \"avg\": %.3f, \"max\": %.3f, "
-		       "\"p50\": %.3f, \"p99\": %.3f, \"p999\": %.3f",
-		       us((double)l->min), us((double)l->sum / (double)l->n),
-		       us((double)l->max), us(pg_lat_quantile(l, 0.5)),
-		       us(pg_lat_quantile(l, 0.99)),
-		       us(pg_lat_quantile(l, 0.999)));
-	}
-	printf(", \"histogram\": [");
-	first = true;
-	for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
-		if (l->hist[b] == 0)
+	res = json_pack(
+	    "{s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:I, s:f, s:f, s:f, s:f, s:b, s:i, s:f, s:f}",
+	    "elapsed_s", t->secs, "tx", (json_int_t)t->tx, "tx_bytes",
+	    (json_int_t)t->txb, "rx", (json_int_t)t->rx, "rx_bytes",
+	    (json_int_t)t->rxb, "rx_own", (json_int_t)t->rx_own, "rx_other",
+	    (json_int_t)t->rx_other, "tx_own", (json_int_t)t->tx_own, "lost",
+	    (json_int_t)t->lost, "reordered", (json_int_t)t->reordered, "late",
+	    (json_int_t)t->late, "dup", (json_int_t)t->dup, "tx_dropped",
+	    (json_int_t)t->tx_drop, "tx_behind", (json_int_t)t->behind,
+	    "tx_mpps", (double)t->tx / t->secs / 1e6, "rx_mpps",
+	    (double)t->rx / t->secs / 1e6, "tx_gbps",
+	    wire_gbps(t->tx, t->txb, t->secs), "rx_gbps",
+	    wire_gbps(t->rx, t->rxb, t->secs), "rate_missed", t->behind != 0,
+	    "mbufs_leaked", leaked, "cpu_s", t->cpu_s, "lcore_wall_s",
+	    t->wall_s);
+	json_object_set_new(res, "ports", jp);
+	json_object_set_new(res, "latency_us", json_latency(&t->lat));
+	json_object_set_new(res, "streams", json_streams());
+	doc = json_pack("{s:o, s:o}", "config", json_config(), "results", res);
+	if (doc == NULL ||
+	    json_dumpf(doc, json_out,
+		       JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0 ||
+	    fputc('\n', json_out) == EOF || fflush(json_out) != 0)
+		fail("--json: cannot write the JSON document to stdout");
+	json_decref(doc);
+}
+
+/* --stats-json: one line a second, every port's counters so far and the
+ * rates since the last line. */
+static void
+stats_json_line(uint64_t now)
+{
+	static uint64_t last_t, l_tx[LR_MAX_ETHPORTS], l_rx[LR_MAX_ETHPORTS];
+	double dt = (double)(now - (last_t ? last_t : pg.t0)) / (double)pg.hz;
+	json_t *jp = json_array(), *line;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		uint64_t tx, txb, rx, rxb, other;
+
+		if (!ports[p].used)
 			continue;
-		printf(
-		    "%s{\"lo\": %.4f, \"hi\": %.4f, \"count\": %llu}",
-		    first ? "" : ", ", us((double)pg_lat_bucket_lo(b)),
-		    us((double)(b + 1 < PG_LAT_BUCKETS ? pg_lat_bucket_lo(b + 1)
-						       : UINT64_MAX)),
-		    (unsigned long long)l->hist[b]);
-		first = false;
+		port_sums(p, &tx, &txb, &rx, &rxb, &other);
+		json_array_append_new(
+		    jp,
+		    json_pack(
+			"{s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "port", p,
+			"tx", (json_int_t)tx, "tx_bytes", (json_int_t)txb, "rx",
+			(json_int_t)rx, "rx_bytes", (json_int_t)rxb, "rx_other",
+			(json_int_t)other, "tx_mpps",
+			dt > 0 ? (double)(tx - l_tx[p]) / dt / 1e6 : 0.0,
+			"rx_mpps",
+			dt > 0 ? (double)(rx - l_rx[p]) / dt / 1e6 : 0.0));
+		l_tx[p] = tx;
+		l_rx[p] = rx;
 	}
-	printf("]}}\n");
+	line = json_pack("{s:f, s:o, s:I}", "t",
+			 (double)(now - pg.t0) / (double)pg.hz, "ports", jp,
+			 "tx_behind", (json_int_t)behind_sum());
+	last_t = now;
+	if (line == NULL ||
+	    json_dumpf(line, stats_json,
+		       JSON_COMPACT | JSON_REAL_PRECISION(10)) != 0 ||
+	    fputc('\n', stats_json) == EOF || fflush(stats_json) != 0) {
+		if (!stats_json_failed)
+			fail("--stats-json '%s': cannot write: %s",
+			     pg.o.stats_json_file, strerror(errno));
+		stats_json_failed = true;
+	}
+	json_decref(line);
 }
 
 static void
@@ -1108,6 +1272,21 @@ main(int argc, char **argv)
 		lr_eal_cleanup();
 		return ret > 0 ? 0 : 2;
 	}
+	/* --json: the document alone on stdout; everything else, the EAL's
+	 * and the drivers' lines too, goes to stderr. */
+	if (o->json) {
+		int fd = dup(STDOUT_FILENO);
+
+		fflush(stdout);
+		json_out = fd < 0 ? NULL : fdopen(fd, "w");
+		if (json_out == NULL ||
+		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			fail("--json: cannot set stdout aside: %s",
+			     strerror(errno));
+			lr_eal_cleanup();
+			return 1;
+		}
+	}
 	pg.hz = lr_get_tsc_hz();
 	/* The run's identity in every stamp. */
 	if (getrandom(&pg.run_id, sizeof(pg.run_id), 0) !=
@@ -1138,6 +1317,14 @@ main(int argc, char **argv)
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
 	    setup_streams(o) != 0 || wait_links(o) != 0)
 		goto close_ports;
+	if (o->stats_json_file) {
+		stats_json = fopen(o->stats_json_file, "w");
+		if (stats_json == NULL) {
+			fail("--stats-json '%s': cannot create: %s",
+			     o->stats_json_file, strerror(errno));
+			goto close_ports;
+		}
+	}
 	if (o->capture_file) {
 		if (pg_capture_open(o->capture_file, o->capture_mode) != 0)
 			goto close_ports;
@@ -1221,10 +1408,15 @@ close_ports:
 	}
 	if (pg.go) {
 		compute_totals(&tot);
-		if (o->json)
+		if (stats_json && !stats_json_failed)
+			stats_json_line(t_stop);
+		if (o->json) {
 			print_json(&tot, leaked + rx_leaked);
-		else
+			printf("mbufs in use after stop: %u\n",
+			       leaked + rx_leaked);
+		} else {
 			print_summary(&tot, leaked + rx_leaked);
+		}
 		print_final(&tot);
 	} else {
 		status = 1;
@@ -1240,6 +1432,14 @@ close_ports:
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		free(ports[p].cnt);
 	pg_pcap_free(pcap_tmpl, pcap_n);
+	if (stats_json && (fclose(stats_json) != 0 || stats_json_failed)) {
+		if (!stats_json_failed)
+			fail("--stats-json '%s': cannot close: %s",
+			     o->stats_json_file, strerror(errno));
+		status = 1;
+	}
+	if (json_out)
+		fclose(json_out);
 	if (pg.pool && !leaked)
 		lr_mempool_free(pg.pool);
 	if (pg.rx_pool && !rx_leaked)

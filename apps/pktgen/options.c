@@ -72,7 +72,10 @@ pg_usage(FILE *f, const char *prog)
 "                        'stats t=SECONDS port=P ipackets=N opackets=N ...'\n"
 "                        (t: CLOCK_MONOTONIC_RAW), after a first line\n"
 "                        'stats period_s=S tsc_hz=HZ'\n"
-"  --json                summary as a JSON object\n"
+"  --json                the configuration and the results as one JSON\n"
+"                        document on stdout; every other line on stderr\n"
+"  --stats-json FILE     one JSON line a second to FILE: every port's\n"
+"                        counters so far and rates since the last line\n"
 "  --capture FILE        write every received frame to a pcap file\n"
 "  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
 "  --xstats              print every port's counters and non-zero extended\n"
@@ -331,6 +334,7 @@ enum {
 	O_DRAIN_ALL,
 	O_LINK_WAIT,
 	O_BUCKET,
+	O_STATS_JSON,
 };
 
 static const struct option longopts[] = {
@@ -366,6 +370,7 @@ static const struct option longopts[] = {
     {"stats-period", required_argument, NULL, O_STATS_PERIOD},
     {"xstats", no_argument, NULL, O_XSTATS},
     {"json", no_argument, NULL, O_JSON},
+    {"stats-json", required_argument, NULL, O_STATS_JSON},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -603,6 +608,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_JSON:
 			o->json = true;
+			break;
+		case O_STATS_JSON:
+			o->stats_json_file = optarg;
 			break;
 		case O_RXD:
 		case O_TXD:

@@ -124,6 +124,7 @@ struct pg_opts {
 	unsigned queues;   /**< per port; 0 = one per lcore on it */
 	uint64_t seed;
 	bool quiet, json, xstats;
+	const char *stats_json_file; /**< --stats-json: a line a second */
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
