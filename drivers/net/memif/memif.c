@@ -2369,7 +2369,7 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 		 ++ctl.nb_zc_pools);
 	p->zc_mp = lr_pktmbuf_pool_create_extbuf(
 	    name, n, ZC_CACHE, 0, p->zc_reg.addr, (uint16_t)stride,
-	    p->dev->data->socket_id);
+	    p->dev != NULL ? p->dev->data->socket_id : LR_SOCKET_ID_ANY);
 	if (p->zc_mp == NULL)
 		goto fail;
 	for (unsigned q = 0; q < nrx || q < ntx; q++) {
@@ -2897,9 +2897,109 @@ lr_memif_fuzz_port_free_(struct mif_port *p)
 			break;
 		}
 	}
+	zc_teardown(p);
 	pthread_mutex_unlock(&ctl.lock);
 	free(p->lis);
 	free(p);
+}
+
+struct mif_port *
+lr_memif_fuzz_client_new_(int zc, uint16_t nb_rxq, uint16_t nb_txq,
+			  unsigned log2, uint32_t bsize, struct lr_mempool *mp)
+{
+	struct memif_args a = {.sock = "fuzz-client",
+			       .id = 0,
+			       .bsize = bsize,
+			       .rsize = log2,
+			       .abstract = 1,
+			       .zc = zc,
+			       .role = "client"};
+	struct mif_port *p = aligned_alloc(
+	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
+	int ret = 0;
+
+	if (p == NULL)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	memif_port_init(p, "net_memif_fuzz_client", &a);
+	p->nb_rxq = LR_MIN(nb_rxq, MIF_MAXQ);
+	p->nb_txq = LR_MIN(nb_txq, MIF_MAXQ);
+	for (unsigned q = 0; q < p->nb_rxq; q++)
+		p->rxq[q].mp = mp;
+	/* not started: the control round never connects it by itself */
+	pthread_mutex_lock(&ctl.lock);
+	if (zc)
+		ret = zc_setup(p, 0, p->nb_rxq, p->nb_txq);
+	if (ret == 0) {
+		p->next = ctl.ports;
+		ctl.ports = p;
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	if (ret != 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct mif_conn *
+lr_memif_fuzz_client_connect_(struct mif_port *p, int *server_fd)
+{
+	struct mif_conn *c = calloc(1, sizeof(*c));
+	int sv[2];
+
+	if (c == NULL)
+		return NULL;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
+		       0, sv) != 0) {
+		free(c);
+		return NULL;
+	}
+	c->ep.kind = EP_CONN;
+	c->fd = sv[0];
+	c->port = p;
+	*server_fd = sv[1];
+	pthread_mutex_lock(&ctl.lock);
+	p->conn = c;
+	pthread_mutex_unlock(&ctl.lock);
+	return c;
+}
+
+void
+lr_memif_fuzz_client_event_(struct mif_conn *c)
+{
+	pthread_mutex_lock(&ctl.lock);
+	if (!c->dead)
+		conn_event(c);
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+const char *
+lr_memif_fuzz_reason_(struct mif_port *p)
+{
+	return p->last_reason;
+}
+
+struct lr_mempool *
+lr_memif_fuzz_zc_pool_(struct mif_port *p)
+{
+	return p->zc_mp;
+}
+
+uint16_t
+lr_memif_fuzz_client_rx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
+			 uint16_t n)
+{
+	return p->zc ? memif_rx_client_zc(&p->rxq[q], pkts, n)
+		     : memif_rx_client(&p->rxq[q], pkts, n);
+}
+
+uint16_t
+lr_memif_fuzz_client_tx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
+			 uint16_t n)
+{
+	return p->zc ? memif_tx_client_zc(&p->txq[q], pkts, n)
+		     : memif_tx_client(&p->txq[q], pkts, n);
 }
 
 struct mif_conn *

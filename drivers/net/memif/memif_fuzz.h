@@ -32,7 +32,8 @@ struct mif_port *lr_memif_fuzz_port_new_(uint32_t id, const char *secret,
 					 uint16_t nb_rxq, uint16_t nb_txq,
 					 struct lr_mempool *mp);
 
-/* Disconnect p (no message), and free it. */
+/* Disconnect p (no message), and free it (a client's zero-copy pool and
+ * region 1 too). */
 void lr_memif_fuzz_port_free_(struct mif_port *p);
 
 /* A new connection on p's listener, as accept() makes one (the server's
@@ -66,5 +67,42 @@ uint16_t lr_memif_fuzz_rx_(struct mif_port *p, uint16_t q,
 /* p's tx burst on queue q (fills S2C ring q). */
 uint16_t lr_memif_fuzz_tx_(struct mif_port *p, uint16_t q,
 			   struct lr_mbuf **pkts, uint16_t n);
+
+/*
+ * The client side (test/fuzz/fuzz_memif_client.c): a client port (not
+ * started: it never connects by itself) of nb_rxq/nb_txq queues, rings of
+ * 2^log2 slots of bsize bytes, rx mbufs from mp (copy mode) or, zc, its
+ * own zero-copy pool and region 1; NULL if out of memory. Freed with
+ * lr_memif_fuzz_port_free_().
+ */
+struct mif_port *lr_memif_fuzz_client_new_(int zc, uint16_t nb_rxq,
+					   uint16_t nb_txq, unsigned log2,
+					   uint32_t bsize,
+					   struct lr_mempool *mp);
+
+/* A connection of client p, as if connect() made it: one end of a
+ * socketpair is the client's, the other (*server_fd, the caller's to
+ * close) plays the server: what the client sends arrives there, fds
+ * included. Freed with lr_memif_fuzz_conn_free_(). */
+struct mif_conn *lr_memif_fuzz_client_connect_(struct mif_port *p,
+					       int *server_fd);
+
+/* The control thread's handling of what arrived on client connection c
+ * (every message queued on its socket; an answer goes out on it). */
+void lr_memif_fuzz_client_event_(struct mif_conn *c);
+
+/* Why p's last connection ended ("" if it has not, or came up since). */
+const char *lr_memif_fuzz_reason_(struct mif_port *p);
+
+/* The zero-copy pool of client p, or NULL. */
+struct lr_mempool *lr_memif_fuzz_zc_pool_(struct mif_port *p);
+
+/* Client p's rx burst on queue q (reads S2C ring q). */
+uint16_t lr_memif_fuzz_client_rx_(struct mif_port *p, uint16_t q,
+				  struct lr_mbuf **pkts, uint16_t n);
+
+/* Client p's tx burst on queue q (fills C2S ring q). */
+uint16_t lr_memif_fuzz_client_tx_(struct mif_port *p, uint16_t q,
+				  struct lr_mbuf **pkts, uint16_t n);
 
 #endif /* MEMIF_FUZZ_H */
