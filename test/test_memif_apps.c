@@ -15,6 +15,9 @@
  *    frame of a queue (rsize=14, --count 20000 over 2 queues) and
  *    lr-pktgen waits for its links (--link-wait) and for its frames
  *    (--drain-all), so nothing depends on speed;
+ *  - pipeline_zc: the same with lr-l2fwd's ports zero-copy clients of
+ *    lr-pktgen's servers: lr-l2fwd sends every frame it received with no
+ *    copy (port 1's tx_zc_sent, none in tx_zc_copies);
  *  - kill_client, kill_server: a port of this process echoes what an
  *    lr-pktgen process sends at full speed; SIGKILL of that process
  *    mid-burst (its frames still arriving) takes the port's link down
@@ -153,31 +156,48 @@ xstat(const char *out, unsigned port, const char *name)
 	return strtoll(x + strlen(pat), NULL, 10);
 }
 
-/* lr-l2fwd's two server ports, then lr-pktgen's two client ports. */
+/* lr-l2fwd's two server ports, then lr-pktgen's two client ports; zc:
+ * lr-l2fwd's ports are zero-copy clients of lr-pktgen's servers. */
 static int
 pipeline_start(struct lr_test_child *fwd, struct lr_test_child *gen,
-	       unsigned count)
+	       unsigned count, int zc)
 {
 	const char *fl = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0-1" : "0";
-	const char *m = "socket-abstract=no,rsize=14";
+	const char *m = "socket-abstract=no,rsize=14,bsize=128";
+	const char *fr = zc ? "client,zero-copy=yes" : "server";
+	const char *gr = zc ? "server" : "client";
 
+	/* The servers first; the clients connect, lr-pktgen waits for its
+	 * links, sends, and receives until every frame is back. */
+	if (zc && spawn(gen, pktgen_bin, gen_out, "tma_gen",
+			"-l 0 --no-huge -m 256 "
+			"--vdev net_memif0,role=%s,socket=%s/za.sock,%s "
+			"--vdev net_memif1,role=%s,socket=%s/zb.sock,%s "
+			"-- --tx-ports 0 --rx-ports 1 --queues 2 --count %u "
+			"--link-wait %d --drain-ms 600000 --drain-all --quiet",
+			gr, dir, m, gr, dir, m, count, BOUND_S) != 0)
+		return -1;
 	if (spawn(fwd, l2fwd_bin, fwd_out, "tma_fwd",
 		  "-l %s --no-huge -m 256 "
-		  "--vdev net_memif0,role=server,socket=%s/a.sock,%s "
-		  "--vdev net_memif1,role=server,socket=%s/b.sock,%s "
+		  "--vdev net_memif0,role=%s,socket=%s/%sa.sock,%s "
+		  "--vdev net_memif1,role=%s,socket=%s/%sb.sock,%s "
 		  "-- -p 0x3 --queues 2 -T 0 --xstats",
-		  fl, dir, m, dir, m) != 0 ||
-	    wait_line(fwd, "Forwarding on") != 0)
+		  fl, fr, dir, zc ? "z" : "", m, fr, dir, zc ? "z" : "",
+		  m) != 0 ||
+	    wait_line(fwd, "Forwarding on") != 0) {
+		if (zc) {
+			kill(gen->pid, SIGKILL);
+			lr_test_child_finish(gen, BOUND_S);
+		}
 		return -1;
-	/* The servers listen: the clients connect, wait for their links,
-	 * send, and receive until every frame is back. */
-	if (spawn(gen, pktgen_bin, gen_out, "tma_gen",
-		  "-l 0 --no-huge -m 256 "
-		  "--vdev net_memif0,role=client,socket=%s/a.sock,%s,bsize=128 "
-		  "--vdev net_memif1,role=client,socket=%s/b.sock,%s,bsize=128 "
-		  "-- --tx-ports 0 --rx-ports 1 --queues 2 --count %u "
-		  "--link-wait %d --drain-ms 600000 --drain-all --quiet",
-		  dir, m, dir, m, count, BOUND_S) != 0) {
+	}
+	if (!zc && spawn(gen, pktgen_bin, gen_out, "tma_gen",
+			 "-l 0 --no-huge -m 256 "
+			 "--vdev net_memif0,role=%s,socket=%s/a.sock,%s "
+			 "--vdev net_memif1,role=%s,socket=%s/b.sock,%s "
+			 "-- --tx-ports 0 --rx-ports 1 --queues 2 --count %u "
+			 "--link-wait %d --drain-ms 600000 --drain-all --quiet",
+			 gr, dir, m, gr, dir, m, count, BOUND_S) != 0) {
 		kill(fwd->pid, SIGKILL);
 		lr_test_child_finish(fwd, BOUND_S);
 		return -1;
@@ -185,14 +205,16 @@ pipeline_start(struct lr_test_child *fwd, struct lr_test_child *gen,
 	return 0;
 }
 
+/* The pipeline (zc: lr-l2fwd's ports zero-copy clients, which forward
+ * with no copy at all). */
 static int
-test_pipeline(void)
+pipeline_run(int zc)
 {
 	enum { COUNT = 20000 };
 	struct lr_test_child fwd, gen;
 	int rg, rf;
 
-	LR_TEST_ASSERT(pipeline_start(&fwd, &gen, COUNT) == 0, "start");
+	LR_TEST_ASSERT(pipeline_start(&fwd, &gen, COUNT, zc) == 0, "start");
 	rg = lr_test_child_finish(&gen, BOUND_S);
 	kill(fwd.pid, SIGINT);
 	rf = lr_test_child_finish(&fwd, BOUND_S);
@@ -224,7 +246,23 @@ test_pipeline(void)
 	LR_TEST_ASSERT(strstr(gen_out, "mbufs in use after stop: 0\n") &&
 			   strstr(fwd_out, "mbufs in use after stop: 0\n"),
 		       "mbufs not back:\n%s\n%s", gen_out, fwd_out);
+	/* zero-copy: port 1 sent port 0's mbufs as they were */
+	LR_TEST_ASSERT(!zc || (xstat(fwd_out, 1, "tx_zc_sent") == COUNT &&
+			       xstat(fwd_out, 1, "tx_zc_copies") <= 0),
+		       "zero-copy forwarding copied:\n%s", fwd_out);
 	return 0;
+}
+
+static int
+test_pipeline(void)
+{
+	return pipeline_run(0);
+}
+
+static int
+test_pipeline_zc(void)
+{
+	return pipeline_run(1);
 }
 
 /* A port whose link stays down (a client with no server): lr-pktgen
@@ -486,9 +524,8 @@ test_kill_server(void)
 }
 
 static const struct lr_test_case cases[] = {
-    {"link_wait", test_link_wait},
-    {"pipeline", test_pipeline},
-    {"kill_client", test_kill_client},
+    {"link_wait", test_link_wait},     {"pipeline", test_pipeline},
+    {"pipeline_zc", test_pipeline_zc}, {"kill_client", test_kill_client},
     {"kill_server", test_kill_server},
 };
 

@@ -10,6 +10,11 @@
  *    mbufs copied, counted in tx_zc_copies), receives mbufs of its pool,
  *    1518- and 2048-byte frames and chains included; counters agree and
  *    the pool's mbufs are all back once the client stops;
+ *  - zc_forward: frames received by a zero-copy client go out of another
+ *    zero-copy client with no copy (tx_zc_sent, none in tx_zc_copies),
+ *    since it announced the first one's pool to its peer, and arrive
+ *    intact; the first port closed while the second's ring holds its
+ *    mbufs leaves the pool to the second until it lets go;
  *  - zc_close_held: a zero-copy client closed while the application
  *    holds one of its mbufs warns, and the mbuf stays usable;
  *  - zc_two_queues: a zero-copy client with two queue pairs;
@@ -740,6 +745,126 @@ out:
 	port_shut(cp);
 	port_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "zero-copy two queues failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* Zero-copy forwarding: frames the server sa sends arrive on zero-copy
+ * client a as mbufs of a's pool, go out of zero-copy client b as they are
+ * (b announced a's pool to its peer as a region) and reach b's server sb
+ * intact: b counts them in tx_zc_sent, none in tx_zc_copies, and a's
+ * mbufs come back to a's pool once sb has read them. Then a (and sa)
+ * close while b's ring holds a's last mbufs: the pool stays until b
+ * lets go of it. */
+static int
+test_zc_forward(void)
+{
+	char s[256], c[256], sock_a[128], sock_b[128];
+	struct lr_mempool *pa = NULL;
+	struct lr_mbuf *m[BURST];
+	int sa, a, sb, b, ret = -1;
+	const unsigned n = 5000;
+	unsigned sent = 0, fwd = 0, got = 0;
+	uint64_t end;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock_a, sizeof(sock_a), "%s/fwd-a.sock", dir);
+	snprintf(sock_b, sizeof(sock_b), "%s/fwd-b.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif92,role=server,socket=%s,socket-abstract=no",
+		 sock_a);
+	snprintf(c, sizeof(c),
+		 "net_memif93,role=client,socket=%s,socket-abstract=no,"
+		 "zero-copy=yes,rsize=8",
+		 sock_a);
+	sa = port_open(s, 1);
+	a = port_open(c, 1); /* configured first: b announces its pool */
+	snprintf(s, sizeof(s),
+		 "net_memif94,role=server,socket=%s,socket-abstract=no",
+		 sock_b);
+	snprintf(c, sizeof(c),
+		 "net_memif95,role=client,socket=%s,socket-abstract=no,"
+		 "zero-copy=yes,rsize=8",
+		 sock_b);
+	sb = port_open(s, 1);
+	b = port_open(c, 1);
+	if (sa < 0 || a < 0 || sb < 0 || b < 0 || wait_link(sa, a, 1) != 0 ||
+	    wait_link(sb, b, 1) != 0)
+		goto out;
+	pa = lr_eth_memif_pool((uint16_t)a);
+	size_cap = 2048; /* one buffer: a receives whole frames */
+	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	while (got < n && lr_get_tsc_cycles() < end) {
+		unsigned k = LR_MIN(BURST, n - sent);
+		uint16_t r, t;
+
+		if (sent - got + k > 200)
+			k = 0;
+		for (unsigned j = 0; j < k; j++)
+			if ((m[j] = frame_mbuf(92, sent + j)) == NULL)
+				goto out;
+		t = lr_eth_tx_burst((uint16_t)sa, 0, m, (uint16_t)k);
+		lr_pktmbuf_free_bulk(m + t, k - t);
+		sent += t;
+		/* a -> b: the mbufs of a's pool as they came */
+		r = lr_eth_rx_burst((uint16_t)a, 0, m, BURST);
+		for (uint16_t j = 0; j < r; j++)
+			if (m[j]->pool != pa)
+				goto out;
+		t = lr_eth_tx_burst((uint16_t)b, 0, m, r);
+		lr_pktmbuf_free_bulk(m + t, r - t);
+		fwd += t;
+		r = lr_eth_rx_burst((uint16_t)sb, 0, m, BURST);
+		for (uint16_t j = 0; j < r; j++, got++) {
+			if (check_frame(m[j], 92, got) != 0) {
+				lr_pktmbuf_free_bulk(m, r);
+				goto out;
+			}
+		}
+		lr_pktmbuf_free_bulk(m, r);
+	}
+	if (got != n || fwd != n || xstat(b, "tx_zc_sent") != n ||
+	    xstat(b, "tx_zc_copies") != 0) {
+		fprintf(stderr,
+			"forwarded %u, received %u of %u: b sent %llu as "
+			"they were, copied %llu\n",
+			fwd, got, n, (unsigned long long)xstat(b, "tx_zc_sent"),
+			(unsigned long long)xstat(b, "tx_zc_copies"));
+		goto out;
+	}
+	/* a's last frames are still on b's ring: a goes, its pool stays */
+	if (lr_mempool_in_use_count(pa) == 0) {
+		fprintf(stderr, "b's ring holds none of a's mbufs\n");
+		goto out;
+	}
+	port_shut(a);
+	a = -1;
+	port_shut(sa);
+	sa = -1;
+	/* more from b: it frees what sb has read, into a's pool */
+	for (unsigned i = 0; i < 4; i++) {
+		m[0] = frame_mbuf(93, i);
+		if (m[0] == NULL || lr_eth_tx_burst((uint16_t)b, 0, m, 1) != 1)
+			goto out;
+		for (end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+		     lr_get_tsc_cycles() < end;)
+			if (lr_eth_rx_burst((uint16_t)sb, 0, m, 1) == 1)
+				break;
+		lr_pktmbuf_free(m[0]);
+	}
+	if (lr_mempool_in_use_count(pa) != 0 || lr_mempool_validate(pa) != 0) {
+		fprintf(stderr, "a's pool: %u mbufs not back\n",
+			lr_mempool_in_use_count(pa));
+		goto out;
+	}
+	ret = 0;
+out:
+	size_cap = MAXF;
+	port_shut(b); /* lets go of a's pool: freed */
+	port_shut(sb);
+	port_shut(a);
+	port_shut(sa);
+	LR_TEST_ASSERT(ret == 0, "zero-copy forwarding");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
 }
@@ -1916,6 +2041,7 @@ static const struct lr_test_case cases[] = {
     {"empty_segment", test_empty_segment},
     {"two_queues", test_two_queues},
     {"zc_two_queues", test_zc_two_queues},
+    {"zc_forward", test_zc_forward},
     {"reconnect", test_reconnect},
     {"zc_reconnect", test_zc_reconnect},
     {"secret", test_secret},

@@ -245,11 +245,13 @@ assign_lcores(const uint16_t *ports, unsigned n)
 	return 0;
 }
 
+/* Configure port p and its queues (not started yet: setup_port()
+ * starts it once every port is configured, so that a port that connects
+ * at start sees the others, as memif's zero-copy clients announce each
+ * other's pools at connect); 0 or -errno. */
 static int
-setup_port(uint16_t p, struct lr_mempool *pool)
+configure_port(uint16_t p, struct lr_mempool *pool)
 {
-	struct lr_ether_addr mac;
-	char buf[LR_ETHER_ADDR_FMT_SIZE];
 	uint16_t nq = (uint16_t)opt.queues;
 	int ret;
 
@@ -261,8 +263,21 @@ setup_port(uint16_t p, struct lr_mempool *pool)
 			ret = lr_eth_tx_queue_setup(p, q, NB_TXD,
 						    lr_socket_id(), NULL);
 	}
-	if (ret == 0)
-		ret = lr_eth_dev_start(p);
+	if (ret < 0)
+		fprintf(stderr, "port %u (%s): setup failed: %s\n", p,
+			lr_eth_dev_name(p), lr_strerror(-ret));
+	return ret;
+}
+
+/* Start configured port p; 0 or -errno after a message. */
+static int
+setup_port(uint16_t p)
+{
+	struct lr_ether_addr mac;
+	char buf[LR_ETHER_ADDR_FMT_SIZE];
+	int ret;
+
+	ret = lr_eth_dev_start(p);
 	if (ret == 0)
 		ret = lr_eth_promiscuous_enable(p);
 	if (ret < 0) {
@@ -428,7 +443,10 @@ main(int argc, char **argv)
 	if (pool == NULL)
 		goto close_ports;
 	for (unsigned i = 0; i < n; i++)
-		if (setup_port(ports[i], pool) < 0)
+		if (configure_port(ports[i], pool) < 0)
+			goto close_ports;
+	for (unsigned i = 0; i < n; i++)
+		if (setup_port(ports[i]) < 0)
 			goto close_ports;
 
 	start_timer(n);

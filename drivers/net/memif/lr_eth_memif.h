@@ -87,18 +87,36 @@
  *    the mbuf up as it is (a chain of descriptors as a chain of mbufs) and
  *    gives the slot a fresh mbuf of the pool in bulk. The rx queue's
  *    mempool is not used.
- *  - tx: a one-segment mbuf of the pool goes on the C2S ring as it is
- *    (offset = its data - region 1) and is freed in bulk once the server
- *    moved the tail past it; any other packet is copied into pool mbufs
- *    (chained descriptors above bsize) and freed at once. lr_eth_memif_pool()
- *    gives applications the pool, so that a generator sends with no copy.
+ *  - tx: a one-segment mbuf of a pool the peer maps goes on the C2S ring
+ *    as it is (offset = its data - its region) and is freed in bulk once
+ *    the server moved the tail past it; any other packet is copied into
+ *    pool mbufs (chained descriptors above bsize) and freed at once
+ *    (xstats tx_zc_sent and tx_zc_copies count the two).
+ *    lr_eth_memif_pool() gives applications the pool, so that a
+ *    generator sends with no copy.
+ *  - the pools the peer maps: ours as region 1, and, as DPDK's memif
+ *    announces all its memory, the pool of every other zero-copy port of
+ *    the process as regions 2.. (struct mif_zc), so that a forwarder
+ *    between two zero-copy ports sends what it received with no copy.
+ *    The protocol bounds this: regions are announced only during the
+ *    handshake (ADD_REGION before CONNECT; none can be added to a live
+ *    connection), and at most the server's max_region + 1 of them (ours
+ *    take 16: rings, our pool, 14 others). So a port announces the pools
+ *    of the ports configured before its HELLO arrives; a pool configured
+ *    later is announced at its next connection, and until then its mbufs
+ *    are copied (counted in tx_zc_copies; lr-l2fwd configures every port
+ *    before it starts any, so its ports see each other). The choice per
+ *    packet costs one compare for our own pool and a scan of the few
+ *    others. A connection holds each pool it announced (refcount) until
+ *    it ends, after the mbufs on its rings went back: a port closed while
+ *    another's ring holds its mbufs leaves the pool and region to it.
+ *    The other side: a peer of any zero-copy port can read and write the
+ *    buffers of every zero-copy pool of the process, not only its own
+ *    port's (as with DPDK, whose peers map all its memory).
  *  - where it pays: at the ends of a path (a receiver that consumes the
- *    packets, a generator that builds them in the pool). A forwarder
- *    between two memif ports gains nothing: mbufs of the receiving port's
- *    pool are foreign to the sending port and copied there, with a pool
- *    get and put per packet more than copy mode's fixed slot buffers
- *    (scripts/bench-memif.sh, 64-byte frames through lr-l2fwd: about 9.8
- *    against 16.4 Mpps), so forwarders keep zero-copy=no.
+ *    packets, a generator that builds them in the pool), and in a
+ *    forwarder whose ports are all zero-copy clients (no copy at all; a
+ *    mix of zero-copy and copying ports copies at the copying one).
  *  - link down: the mbufs on the rings go back to the pool. Close frees
  *    the pool and unmaps region 1, unless the application still holds
  *    mbufs of it: then a warning names how many, and pool and region stay

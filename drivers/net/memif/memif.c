@@ -69,6 +69,26 @@ struct mif_ep {
 
 struct mif_port;
 
+/* A zero-copy client's buffers: region 1 and the mbuf pool over it. Held
+ * by its port from configure to close, and by every connected zero-copy
+ * client that announced it to its peer as a region of its own (so that
+ * it can send the pool's mbufs with no copy); freed with the last hold. */
+struct mif_zc {
+	struct lr_mempool *mp;
+	struct mif_region_map reg;
+	int fd;
+	unsigned refs;
+	struct mif_zc *next; /* in ctl.zcs while its port holds it */
+};
+
+/* Another port's zero-copy pool, announced to our peer as region
+ * `region`: its mbufs are sent with no copy. */
+struct mif_xzc {
+	const struct lr_mempool *mp;
+	uint8_t *base;
+	uint16_t region;
+};
+
 /* A server socket; shared by the started server ports of one address. */
 struct mif_listener {
 	struct mif_ep ep;
@@ -116,9 +136,11 @@ struct mif_queue {
 	struct lr_mempool *mp;
 	/* client zero-copy: the mbuf of every slot, private to us */
 	struct lr_mbuf **slot_mb;
-	struct lr_mempool *zc_mp; /* the port's pool over region 1 */
-	uint8_t *zc_base;	  /* region 1 */
-	uint16_t done;		  /* tx: first slot whose mbuf is not freed */
+	struct lr_mempool *zc_mp;  /* the port's pool over region 1 */
+	uint8_t *zc_base;	   /* region 1 */
+	const struct mif_xzc *xzc; /* tx: other pools the peer maps */
+	unsigned nxzc;
+	uint16_t done; /* tx: first slot whose mbuf is not freed */
 	uint16_t port_id;
 	uint16_t qid;
 	struct mif_port *p;
@@ -126,7 +148,8 @@ struct mif_queue {
 	uint64_t bursts;
 	uint64_t ring_full;
 	uint64_t link_down;
-	uint64_t zc_copies; /* zero-copy tx: packets not of the pool, copied */
+	uint64_t zc_copies; /* zero-copy tx: packets copied into the pool */
+	uint64_t zc_sent;   /* zero-copy tx: packets sent as they were */
 } __lr_cache_aligned;
 
 enum mif_dir { C2S = 0, S2C = 1 };
@@ -146,10 +169,15 @@ struct mif_port {
 	char secret[MIF_SECRET_SZ + 1];
 	/* client zero-copy: region 1 and the pool over it, configure..close */
 	int zc;
+	struct mif_zc *zcp; /* ours; zc_mp, zc_reg, zc_fd: its fields */
 	struct lr_mempool *zc_mp;
 	struct mif_region_map zc_reg;
 	int zc_fd;
 	unsigned zc_nq[2]; /* rx, tx queues with slot arrays */
+	/* while connected: other ports' pools announced as regions 2.. */
+	struct mif_zc *xzc_hold[MIF_MAX_REGIONS - 2];
+	struct mif_xzc xzc[MIF_MAX_REGIONS - 2];
+	unsigned nxzc;
 	/* control state, under ctl.lock */
 	int started;
 	int up;
@@ -192,6 +220,7 @@ static struct {
 	struct mif_listener *dead_listeners;
 	unsigned nports;
 	unsigned nb_zc_pools; /* zero-copy pools made (their names) */
+	struct mif_zc *zcs;   /* the zero-copy pools of open ports */
 } ctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
 
 /* ------------------------------------------------------------------ */
@@ -744,18 +773,40 @@ zc_tx_reclaim(struct mif_queue *q, uint16_t upto)
 	}
 }
 
-/* Client zc tx: describe in slot the len bytes at data of pool mbuf m. */
+/* Client zc tx: describe in slot the len bytes at offset off of region
+ * (the buffer of mbuf m, held until the peer has read it). */
 static __lr_always_inline void
 zc_tx_desc(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m,
-	   const void *data, uint32_t len, uint16_t flags)
+	   uint16_t region, uint32_t off, uint32_t len, uint16_t flags)
 {
 	struct mif_desc *d = &q->ring->desc[slot & q->mask];
 
 	q->slot_mb[slot & q->mask] = m;
-	d->region = ZC_REGION;
-	d->offset = zc_off(q, data);
+	d->region = region;
+	d->offset = off;
 	d->length = len;
 	d->flags = flags;
+}
+
+/* The region our peer maps m's pool as (ZC_REGION: ours; 2..: another
+ * zero-copy port's, announced at connect), its start in *base; 0 when
+ * the peer does not map it (m is copied). One compare for our own pool,
+ * a scan of the few others for the rest. */
+static __lr_always_inline uint16_t
+zc_region_of(const struct mif_queue *q, const struct lr_mbuf *m,
+	     const uint8_t **base)
+{
+	if (lr_likely(m->pool == q->zc_mp)) {
+		*base = q->zc_base;
+		return ZC_REGION;
+	}
+	for (unsigned i = 0; i < q->nxzc; i++) {
+		if (m->pool == q->xzc[i].mp) {
+			*base = q->xzc[i].base;
+			return q->xzc[i].region;
+		}
+	}
+	return 0;
 }
 
 /* Client zc tx of a packet m that is not one segment of our pool: copy
@@ -785,22 +836,25 @@ zc_tx_copy(struct mif_queue *q, struct lr_mbuf *m, uint16_t slot,
 		uint8_t *dst = (uint8_t *)b->buf_addr + LR_PKTMBUF_HEADROOM;
 		uint32_t dlen = tx_copy_segs(dst, q->bsize, &seg, &soff);
 
-		zc_tx_desc(q, (uint16_t)(slot + k), b, dst, dlen,
+		zc_tx_desc(q, (uint16_t)(slot + k), b, ZC_REGION,
+			   zc_off(q, dst), dlen,
 			   (uint32_t)k + 1 < need ? MIF_DESC_FLAG_NEXT : 0);
 	}
 	lr_counter_add(&q->zc_copies, 1);
 	return (uint16_t)need;
 }
 
-/* Client tx, zero-copy: a C2S ring. A one-segment mbuf of the port's
- * pool goes on the ring as it is and is freed once the server moved the
- * tail past it; any other packet is copied into pool mbufs and freed at
- * once. */
+/* Client tx, zero-copy: a C2S ring. A one-segment mbuf of a pool the
+ * peer maps (the port's own, or another zero-copy port's announced at
+ * connect) goes on the ring as it is and is freed once the server moved
+ * the tail past it; any other packet is copied into pool mbufs and freed
+ * at once. */
 static uint16_t
 memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct mif_queue *q = txq;
-	uint16_t tail, slot, nfree, i, k;
+	uint16_t tail, slot, nfree, i, k, region, nzc = 0;
+	const uint8_t *base;
 	uint64_t bytes = 0;
 
 	if (lr_unlikely(!q_enter(q)))
@@ -820,12 +874,16 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		struct lr_mbuf *m = pkts[i];
 		uint32_t len = m->pkt_len;
 
-		if (lr_likely(m->pool == q->zc_mp && m->nb_segs == 1)) {
+		if (lr_likely(m->nb_segs == 1 &&
+			      (region = zc_region_of(q, m, &base)) != 0)) {
 			if (nfree == 0)
 				break;
-			zc_tx_desc(q, slot, m, lr_pktmbuf_mtod(m, void *),
-				   m->data_len, 0);
+			zc_tx_desc(
+			    q, slot, m, region,
+			    (uint32_t)(lr_pktmbuf_mtod(m, uint8_t *) - base),
+			    m->data_len, 0);
 			k = 1;
+			nzc++;
 		} else {
 			k = zc_tx_copy(q, m, slot, nfree);
 			if (k == 0)
@@ -844,6 +902,7 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	}
 	if (i < n)
 		lr_counter_add(&q->ring_full, 1);
+	lr_counter_add(&q->zc_sent, nzc);
 	return burst_done(q, i, bytes);
 }
 
@@ -1041,6 +1100,53 @@ zc_release(struct mif_queue *q, int rx)
 	q->head = q->last;
 }
 
+/* Drop a hold of zero-copy pool z (name: the port dropping it, for the
+ * log). The last frees the pool and unmaps its region, unless the
+ * application still holds mbufs of it: then both stay, reported, so that
+ * those mbufs stay valid. */
+static void
+zc_put(struct mif_zc *z, const char *name)
+{
+	unsigned held;
+
+	if (--z->refs > 0)
+		return;
+	held = z->mp != NULL ? lr_mempool_in_use_count(z->mp) : 0;
+	if (held != 0) {
+		LR_LOG(WARNING, PMD,
+		       "%s: the application still holds %u mbufs of the "
+		       "zero-copy pool '%s': the pool and its region stay "
+		       "(not freed under them)\n",
+		       name, held, z->mp->name);
+	} else {
+		if (z->mp != NULL)
+			lr_mempool_free(z->mp);
+		munmap(z->reg.addr, z->reg.size);
+	}
+	close_fd(&z->fd); /* the mapping, if kept, outlives it */
+	free(z);
+}
+
+/* Client zero-copy, at HELLO: hold the pools of the other zero-copy
+ * ports (at most max), to be announced to the peer as regions 2.. so
+ * that their mbufs go out with no copy; released at disconnect. */
+static void
+zc_hold_others(struct mif_port *p, unsigned max)
+{
+	p->nxzc = 0;
+	for (struct mif_zc *z = ctl.zcs; z != NULL && p->nxzc < max;
+	     z = z->next) {
+		if (z == p->zcp)
+			continue;
+		z->refs++;
+		p->xzc_hold[p->nxzc] = z;
+		p->xzc[p->nxzc].mp = z->mp;
+		p->xzc[p->nxzc].base = z->reg.addr;
+		p->xzc[p->nxzc].region = (uint16_t)(ZC_REGION + 1 + p->nxzc);
+		p->nxzc++;
+	}
+}
+
 enum { BY_US = 0, BY_PEER = 1, BY_STOP = 2 };
 
 /* Tear down the connection state of p: queues stopped, memory unmapped,
@@ -1078,6 +1184,7 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 		zc_release(&p->txq[q], 0);
 		p->rxq[q].ring = p->txq[q].ring = NULL;
 		p->rxq[q].nreg = p->txq[q].nreg = 0;
+		p->rxq[q].nxzc = p->txq[q].nxzc = 0;
 		p->rxq[q].kick_fd = p->txq[q].kick_fd = -1;
 	}
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
@@ -1089,6 +1196,10 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 		close_fd(&p->reg_fd[i]);
 	}
 	p->nreg = 0;
+	/* the rings gave their mbufs back: the other pools can go */
+	for (unsigned i = 0; i < p->nxzc; i++)
+		zc_put(p->xzc_hold[i], p->name);
+	p->nxzc = 0;
 	for (unsigned d = 0; d < 2; d++) {
 		for (unsigned i = 0; i < MIF_MAXQ; i++)
 			close_fd(&p->ring_fd[d][i]);
@@ -1150,6 +1261,8 @@ queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
 	} else if (p->zc) {
 		q->zc_mp = p->zc_mp;
 		q->zc_base = p->zc_reg.addr;
+		q->xzc = p->xzc;
+		q->nxzc = p->nxzc;
 		q->last = q->head = q->done = 0;
 		if (dir == S2C) /* offer every slot a buffer of the pool */
 			q->head = zc_rx_fill(q, q->size);
@@ -1312,7 +1425,8 @@ static int
 client_send_next(struct mif_port *p, char *why, size_t whylen)
 {
 	unsigned k = p->sent, nr = p->n_ring[C2S] + p->n_ring[S2C];
-	unsigned nreg = p->zc ? 2 : 1; /* zero-copy: buffers in region 1 */
+	/* zero-copy: our buffers in region 1, other ports' in 2.. */
+	unsigned nreg = p->zc ? 2 + p->nxzc : 1;
 	struct mif_msg m;
 	int fd = -1, ret;
 
@@ -1326,10 +1440,14 @@ client_send_next(struct mif_port *p, char *why, size_t whylen)
 		snprintf((char *)m.init.name, sizeof(m.init.name), "%s",
 			 MIF_APP_NAME);
 	} else if (k < 1 + nreg) {
+		const struct mif_zc *x = k > 2 ? p->xzc_hold[k - 3] : NULL;
+
 		m.type = MIF_MSG_ADD_REGION;
 		m.add_region.index = (uint16_t)(k - 1);
-		m.add_region.size = k == 1 ? p->reg[0].size : p->zc_reg.size;
-		fd = k == 1 ? p->reg_fd[0] : p->zc_fd;
+		m.add_region.size = k == 1 ? p->reg[0].size
+				    : x	   ? x->reg.size
+					   : p->zc_reg.size;
+		fd = k == 1 ? p->reg_fd[0] : x ? x->fd : p->zc_fd;
 	} else if (k < 1 + nreg + nr) {
 		unsigned r = k - 1 - nreg;
 		int dir = r < p->n_ring[C2S] ? C2S : S2C;
@@ -1366,7 +1484,8 @@ client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
 	      size_t whylen)
 {
 	/* INIT, ADD_REGIONs, ADD_RINGs, CONNECT */
-	unsigned last = 2 + (p->zc ? 2 : 1) + p->n_ring[C2S] + p->n_ring[S2C];
+	unsigned last =
+	    2 + (p->zc ? 2 + p->nxzc : 1) + p->n_ring[C2S] + p->n_ring[S2C];
 
 	switch (m->type) {
 	case MIF_MSG_HELLO:
@@ -1395,6 +1514,9 @@ client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
 		p->n_ring[S2C] =
 		    LR_MIN((unsigned)m->hello.max_s2c_ring + 1, p->nb_rxq);
 		p->run_log2 = LR_MIN(m->hello.max_log2_ring_size, p->log2);
+		if (p->zc)
+			zc_hold_others(p, LR_MIN(MIF_MAX_REGIONS - 2u,
+						 m->hello.max_region - 1u));
 		if (client_make_region(p, why, whylen) != 0)
 			return -1;
 		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
@@ -2310,27 +2432,25 @@ listener_put(struct mif_port *p)
 static void
 zc_teardown(struct mif_port *p)
 {
-	unsigned held = p->zc_mp ? lr_mempool_in_use_count(p->zc_mp) : 0;
-
 	for (unsigned q = 0; q < MIF_MAXQ; q++) {
 		free(p->rxq[q].slot_mb);
 		free(p->txq[q].slot_mb);
 		p->rxq[q].slot_mb = p->txq[q].slot_mb = NULL;
 	}
 	p->zc_nq[0] = p->zc_nq[1] = 0;
-	if (p->zc_mp == NULL)
+	if (p->zcp == NULL)
 		return;
-	if (held != 0) {
-		LR_LOG(WARNING, PMD,
-		       "%s: the application still holds %u mbufs of the "
-		       "zero-copy pool '%s': the pool and its region stay "
-		       "(not freed under them)\n",
-		       p->name, held, p->zc_mp->name);
-	} else {
-		lr_mempool_free(p->zc_mp);
-		munmap(p->zc_reg.addr, p->zc_reg.size);
+	for (struct mif_zc **pz = &ctl.zcs; *pz != NULL; pz = &(*pz)->next) {
+		if (*pz == p->zcp) {
+			*pz = p->zcp->next;
+			break;
+		}
 	}
-	close_fd(&p->zc_fd); /* the mapping, if kept, outlives it */
+	/* other connected ports may still send its mbufs: freed with the
+	 * last hold */
+	zc_put(p->zcp, p->name);
+	p->zcp = NULL;
+	p->zc_fd = -1;
 	p->zc_mp = NULL;
 	p->zc_reg.addr = NULL;
 	p->zc_reg.size = 0;
@@ -2348,6 +2468,7 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 	    LR_ALIGN_CEIL(LR_PKTMBUF_HEADROOM + p->bsize, LR_CACHE_LINE_SIZE);
 	unsigned n = 2 * (nrx + ntx) * slots + 4 * ZC_CACHE;
 	char name[LR_MEMPOOL_NAMESIZE], why[192];
+	struct mif_zc *z;
 
 	if (p->zc_mp != NULL && nrx <= p->zc_nq[0] && ntx <= p->zc_nq[1])
 		return 0; /* configured again: what we have serves */
@@ -2359,15 +2480,27 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 		return -EBUSY;
 	}
 	zc_teardown(p);
-	if (region_create("memif_region_1", (uint64_t)n * stride, &p->zc_reg,
-			  &p->zc_fd, why, sizeof(why)) != 0) {
-		LR_LOG(ERR, PMD, "%s: zero-copy: %s\n", p->name, why);
+	z = calloc(1, sizeof(*z));
+	if (z == NULL) {
+		LR_LOG(ERR, PMD, "%s: zero-copy: out of memory\n", p->name);
 		return -ENOMEM;
 	}
+	if (region_create("memif_region_1", (uint64_t)n * stride, &z->reg,
+			  &z->fd, why, sizeof(why)) != 0) {
+		LR_LOG(ERR, PMD, "%s: zero-copy: %s\n", p->name, why);
+		free(z);
+		return -ENOMEM;
+	}
+	z->refs = 1;
+	z->next = ctl.zcs;
+	ctl.zcs = z;
+	p->zcp = z;
+	p->zc_reg = z->reg;
+	p->zc_fd = z->fd;
 	/* unique: a pool left behind at close (held mbufs) keeps its name */
 	snprintf(name, sizeof(name), "memif_zc_p%u_%u", port_id,
 		 ++ctl.nb_zc_pools);
-	p->zc_mp = lr_pktmbuf_pool_create_extbuf(
+	z->mp = p->zc_mp = lr_pktmbuf_pool_create_extbuf(
 	    name, n, ZC_CACHE, 0, p->zc_reg.addr, (uint16_t)stride,
 	    p->dev != NULL ? p->dev->data->socket_id : LR_SOCKET_ID_ANY);
 	if (p->zc_mp == NULL)
@@ -2564,7 +2697,7 @@ memif_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 
 static const char *const memif_xstat_names[] = {
     "rx_bursts", "tx_bursts",	"tx_ring_full", "tx_link_down_drops",
-    "connects",	 "disconnects", "tx_zc_copies",
+    "connects",	 "disconnects", "tx_zc_copies", "tx_zc_sent",
 };
 
 static int
@@ -2581,6 +2714,7 @@ memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[2] += lr_counter_read(&tx->ring_full);
 		v[3] += lr_counter_read(&tx->link_down);
 		v[6] += lr_counter_read(&tx->zc_copies);
+		v[7] += lr_counter_read(&tx->zc_sent);
 	}
 	pthread_mutex_lock(&ctl.lock);
 	v[4] = p->nb_connects;
