@@ -599,6 +599,86 @@ test_tso_errors(void)
 	return 0;
 }
 
+/* lr_net_vnet_rx(): a partial checksum (shifted), a TCP super-frame with
+ * its lengths, UDP GSO refused with m unchanged. lr_net_vnet_tx(): the
+ * header back from the flags, checksums from the lengths done first, a
+ * super-frame without a partial checksum to be segmented, bad csum_start. */
+static int
+test_vnet(void)
+{
+	struct fopt o = {.vlans = 1, .ip_opts = 4, .tcp_opts = 12,
+			 .payload = 30000};
+	struct lr_net_vnet_hdr vh = {0}, tx;
+	struct lr_mbuf *m;
+	struct flay L;
+
+	LR_TEST_ASSERT_EQ(sizeof(vh), 10);
+	build(frame, &o, &L, 3);
+	m = load(frame, L.len, 2048);
+	LR_TEST_ASSERT(m != NULL, "load");
+	vh.flags = LR_NET_VNET_F_NEEDS_CSUM;
+	vh.gso_type = LR_NET_VNET_GSO_TCPV4 | LR_NET_VNET_GSO_ECN;
+	vh.gso_size = 1448;
+	vh.csum_start = (uint16_t)(L.l2 + L.l3 - 4);
+	vh.csum_offset = 16;
+	LR_TEST_ASSERT_EQ(lr_net_vnet_rx(m, &vh, 4), 0);
+	LR_TEST_ASSERT_EQ(m->ol_flags, LR_MBUF_F_RX_L4_CKSUM_PARTIAL |
+					   LR_MBUF_F_RX_GSO_TCP);
+	LR_TEST_ASSERT_EQ(m->csum_start, L.l2 + L.l3);
+	LR_TEST_ASSERT_EQ(m->csum_offset, 16);
+	LR_TEST_ASSERT_EQ(m->tso_segsz, 1448);
+	LR_TEST_ASSERT(m->l2_len == L.l2 && m->l3_len == L.l3 &&
+			   m->l4_len == L.l4,
+		       "lengths %u %u %u", (unsigned)m->l2_len,
+		       (unsigned)m->l3_len, (unsigned)m->l4_len);
+	/* And back: the same header (no ECN: the flag is not kept). */
+	LR_TEST_ASSERT_EQ(lr_net_vnet_tx(m, &tx), 0);
+	LR_TEST_ASSERT(tx.flags == LR_NET_VNET_F_NEEDS_CSUM &&
+			   tx.gso_type == LR_NET_VNET_GSO_TCPV4 &&
+			   tx.gso_size == 1448 &&
+			   tx.hdr_len == L.l2 + L.l3 + L.l4 &&
+			   tx.csum_start == L.l2 + L.l3 && tx.csum_offset == 16,
+		       "tx header %u %u %u %u %u %u", tx.flags, tx.gso_type,
+		       tx.gso_size, tx.hdr_len, tx.csum_start, tx.csum_offset);
+	/* Without the partial checksum the kernel cannot take it whole. */
+	m->ol_flags = LR_MBUF_F_RX_GSO_TCP;
+	LR_TEST_ASSERT_EQ(lr_net_vnet_tx(m, &tx), LR_NET_VNET_TX_SEGMENT);
+	/* A partial checksum whose field lies past the end. */
+	m->ol_flags = LR_MBUF_F_TX_L4_CKSUM;
+	m->csum_start = (uint16_t)(L.len - 10);
+	LR_TEST_ASSERT_EQ(lr_net_vnet_tx(m, &tx), -EINVAL);
+	/* UDP GSO: refused, nothing changed. */
+	m->ol_flags = 0;
+	vh.gso_type = LR_NET_VNET_GSO_UDP;
+	LR_TEST_ASSERT_EQ(lr_net_vnet_rx(m, &vh, 0), -EPROTONOSUPPORT);
+	LR_TEST_ASSERT_EQ(m->ol_flags, 0);
+	vh.gso_type = LR_NET_VNET_GSO_TCPV6; /* but the frame is IPv4 TCP */
+	vh.gso_size = 0;
+	LR_TEST_ASSERT_EQ(lr_net_vnet_rx(m, &vh, 0), -EPROTONOSUPPORT);
+	lr_pktmbuf_free(m);
+
+	/* Checksums from the header lengths: done here, header all zero. */
+	o = (struct fopt){.udp = 1, .payload = 333};
+	build(frame, &o, &L, 9);
+	memset(frame + L.l2 + 10, 0, 2);
+	memset(frame + L.l2 + L.l3 + 6, 0, 2);
+	m = load(frame, L.len, 100);
+	LR_TEST_ASSERT(m != NULL, "load");
+	m->ol_flags = LR_MBUF_F_TX_IP_CKSUM | LR_MBUF_F_TX_UDP_CKSUM;
+	m->l2_len = L.l2;
+	m->l3_len = L.l3;
+	LR_TEST_ASSERT_EQ(lr_net_vnet_tx(m, &tx), 0);
+	LR_TEST_ASSERT(tx.flags == 0 && tx.gso_type == 0 && tx.csum_start == 0,
+		       "header not zero");
+	LR_TEST_ASSERT_EQ(m->ol_flags, 0);
+	lr_pktmbuf_copy_out(m, flat);
+	if (ref_check(flat, &L, 1))
+		return -1;
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"cksum_range", test_cksum_range},
     {"cksum_partial", test_cksum_partial},
@@ -607,6 +687,7 @@ static const struct lr_test_case cases[] = {
     {"truncated", test_truncated},
     {"tso_64k", test_tso_64k},
     {"tso_errors", test_tso_errors},
+    {"vnet", test_vnet},
 };
 
 int

@@ -5,8 +5,10 @@
  * extension headers, TCP with options, UDP), Internet checksums over
  * mbuf chains, checksum completion (virtio-net csum_start/csum_offset, or
  * from the header lengths) and software segmentation of TCP super-frames
- * (GSO/TSO). Every driver whose egress cannot take an offload calls these,
- * so the logic lives once, below the drivers.
+ * (GSO/TSO), and the virtio-net header that carries these offloads to
+ * and from the kernel (tap, packet sockets). Every driver whose egress
+ * cannot take an offload calls these, so the logic lives once, below the
+ * drivers.
  *
  * Byte order: the structures are the wire's (network order). Checksum
  * sums are kept as the 16-bit words read from memory in host order and
@@ -189,6 +191,50 @@ lr_net_tso_nb_segs(uint32_t payload, uint16_t mss)
  */
 int lr_net_tso_segment(const struct lr_mbuf *m, struct lr_mempool *mp,
 		       struct lr_mbuf **out, unsigned n_out);
+
+/** The virtio-net header (legacy, 10 bytes) of tap (IFF_VNET_HDR) and
+ *  packet sockets (PACKET_VNET_HDR): fields in the host's byte order (the
+ *  kernel's legacy virtio order on the little-endian hosts linerate runs
+ *  on). */
+struct lr_net_vnet_hdr {
+	uint8_t flags;	      /**< LR_NET_VNET_F_* */
+	uint8_t gso_type;     /**< LR_NET_VNET_GSO_*, maybe | _ECN */
+	uint16_t hdr_len;     /**< L2 + L3 + L4 header bytes of a GSO frame */
+	uint16_t gso_size;    /**< payload bytes per segment */
+	uint16_t csum_start;  /**< sum from here to the end (frame offset) */
+	uint16_t csum_offset; /**< store it at csum_start + csum_offset */
+};
+
+/** Flag: the L4 checksum is partial (csum_start, csum_offset). */
+#define LR_NET_VNET_F_NEEDS_CSUM 1
+/** Flag (receive): the checksum was checked already. */
+#define LR_NET_VNET_F_DATA_VALID 2
+/** GSO types. */
+#define LR_NET_VNET_GSO_NONE  0
+#define LR_NET_VNET_GSO_TCPV4 1
+#define LR_NET_VNET_GSO_UDP   3
+#define LR_NET_VNET_GSO_TCPV6 4
+#define LR_NET_VNET_GSO_ECN   0x80
+/** lr_net_vnet_tx(): the frame must be segmented here. */
+#define LR_NET_VNET_TX_SEGMENT 1
+
+/** Offloads of received virtio-net header vh into frame m (already
+ *  holding the frame): a partial checksum as LR_MBUF_F_RX_L4_CKSUM_PARTIAL
+ *  with csum_start (+ shift: bytes put in front of it, e.g. a VLAN tag
+ *  the kernel had taken off) and csum_offset; a TCP super-frame as
+ *  LR_MBUF_F_RX_GSO_TCP with tso_segsz and the header lengths. 0, or
+ *  -EPROTONOSUPPORT for a GSO frame that is not TCP (m unchanged). */
+int lr_net_vnet_rx(struct lr_mbuf *m, const struct lr_net_vnet_hdr *vh,
+		   uint32_t shift);
+
+/** The virtio-net header *vh to send frame m (which has offload flags)
+ *  whole to the kernel: checksums the header cannot ask for
+ *  (LR_MBUF_F_TX_IP_CKSUM, TCP/UDP from the header lengths) done here
+ *  first, then the partial checksum and the GSO fields. Returns 0 (send m
+ *  with *vh), LR_NET_VNET_TX_SEGMENT (a super-frame without a partial
+ *  checksum: segment it with lr_net_tso_segment() and send the frames
+ *  with a zero header), or -EINVAL (a bad frame: drop it). */
+int lr_net_vnet_tx(struct lr_mbuf *m, struct lr_net_vnet_hdr *vh);
 
 LR_END_DECLS
 

@@ -143,7 +143,9 @@
 /* Where transmit data starts in a TPACKET_V2 frame. */
 #define AFP_TX_DATA_OFF (TPACKET2_HDRLEN - sizeof(struct sockaddr_ll))
 #define AFP_VLAN_HLEN	4
-#define AFP_VNET_HLEN	((uint32_t)sizeof(struct virtio_net_hdr))
+#define AFP_VNET_HLEN	((uint32_t)sizeof(struct lr_net_vnet_hdr))
+_Static_assert(sizeof(struct lr_net_vnet_hdr) == sizeof(struct virtio_net_hdr),
+	       "lr_net_vnet_hdr is the kernel's virtio_net_hdr");
 /* Most frames one transmitted super-frame is cut into in software. */
 #define AFP_TSO_SEGS_MAX 128
 
@@ -326,35 +328,17 @@ rx_copy_slow(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h)
 	return 0;
 }
 
-/* The offloads of a frame's virtio_net_hdr into m: partial checksum
- * (csum_start shifted past a VLAN tag put back), TCP super-frame. 0, or
- * -1 to drop it (a GSO type this port does not carry). */
+/* The offloads of a frame's virtio_net_hdr into m (csum_start shifted
+ * past a VLAN tag put back); 0, or -1 to drop it (a GSO type this port
+ * does not carry). */
 static __lr_cold int
 rx_vnet(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h,
-	const struct virtio_net_hdr *vh)
+	const struct lr_net_vnet_hdr *vh)
 {
 	uint32_t shift = (h->status & TP_STATUS_VLAN_VALID) ? AFP_VLAN_HLEN : 0;
-	uint8_t gso = vh->gso_type & (uint8_t)~VIRTIO_NET_HDR_GSO_ECN;
-	struct lr_net_hdrs hd;
 
-	if (vh->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM) {
-		m->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
-		m->csum_start = (uint16_t)(vh->csum_start + shift);
-		m->csum_offset = vh->csum_offset;
-	}
-	if (gso == VIRTIO_NET_HDR_GSO_NONE)
+	if (lr_likely(lr_net_vnet_rx(m, vh, shift) == 0))
 		return 0;
-	if ((gso == VIRTIO_NET_HDR_GSO_TCPV4 ||
-	     gso == VIRTIO_NET_HDR_GSO_TCPV6) &&
-	    vh->gso_size != 0 && lr_net_parse(m, &hd) == 0 &&
-	    hd.l4_proto == LR_NET_PROTO_TCP) {
-		m->ol_flags |= LR_MBUF_F_RX_GSO_TCP;
-		m->tso_segsz = vh->gso_size;
-		m->l2_len = hd.l2_len;
-		m->l3_len = hd.l3_len;
-		m->l4_len = hd.l4_len;
-		return 0;
-	}
 	lr_counter_add(&rxq->gso_unsupported, 1);
 	lr_counter_add(&rxq->c.errors, 1);
 	return -1;
@@ -377,11 +361,11 @@ rx_mbuf_empty(struct lr_mbuf *m)
 static __lr_always_inline int
 rx_offloads(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h)
 {
-	const struct virtio_net_hdr *vh;
+	const struct lr_net_vnet_hdr *vh;
 
 	if (!rxq->vnet)
 		return 0;
-	vh = (const struct virtio_net_hdr *)(h->data - AFP_VNET_HLEN);
+	vh = (const struct lr_net_vnet_hdr *)(h->data - AFP_VNET_HLEN);
 	if (lr_likely((vh->flags | vh->gso_type) == 0))
 		return 0;
 	return rx_vnet(rxq, m, h, vh);
@@ -554,7 +538,7 @@ tx_frames_free(const struct afp_txq *txq, uint32_t head, uint32_t n)
  * socket has them) and hand it to the kernel. */
 static void
 tx_frame_put(struct afp_txq *txq, const struct lr_mbuf *m,
-	     const struct virtio_net_hdr *vh)
+	     const struct lr_net_vnet_hdr *vh)
 {
 	struct tpacket2_hdr *h = (struct tpacket2_hdr *)txq->frames[txq->head];
 	uint8_t *dst = (uint8_t *)h + AFP_TX_DATA_OFF;
@@ -577,7 +561,7 @@ static int
 tx_tso_sw(struct afp_txq *txq, struct lr_mbuf *m)
 {
 	struct lr_mbuf *segs[AFP_TSO_SEGS_MAX];
-	struct virtio_net_hdr vh;
+	struct lr_net_vnet_hdr vh;
 	int n = lr_net_tso_segment(m, m->pool, segs, AFP_TSO_SEGS_MAX);
 
 	if (n == -ENOBUFS)
@@ -602,49 +586,37 @@ tx_tso_sw(struct afp_txq *txq, struct lr_mbuf *m)
 
 /* A frame with offload flags: checksums from the header lengths computed
  * here, a partial checksum and a super-frame that fits a ring frame handed
- * to the kernel in the header (vnet=1) or done here. 1 if m was queued or
- * dropped, 0 if the ring has no room yet. */
+ * to the kernel in the header (vnet=1, lr_net_vnet_tx()) or done here. 1
+ * if m was queued or dropped, 0 if the ring has no room yet. */
 static __lr_cold int
 tx_offload(struct afp_txq *txq, struct lr_mbuf *m)
 {
-	uint64_t part = LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_TX_L4_CKSUM;
-	struct virtio_net_hdr vh;
-	struct lr_net_hdrs hd;
+	struct lr_net_vnet_hdr vh;
+	int ret;
 
 	memset(&vh, 0, sizeof(vh));
-	if ((m->ol_flags & ~(part | LR_MBUF_F_TCP_SEG_MASK) &
-	     LR_MBUF_F_OFFLOAD_MASK) ||
-	    (!txq->vnet_len && (m->ol_flags & part))) {
-		if (lr_net_cksum_offload(m) != 0)
-			goto bad;
-	}
-	if (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK) {
-		if (!txq->vnet_len || !(m->ol_flags & part) ||
-		    m->pkt_len + txq->vnet_len > txq->room)
+	if (!txq->vnet_len) {
+		if (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK)
 			return tx_tso_sw(txq, m);
-		if (lr_net_parse(m, &hd) != 0)
-			goto bad;
-		vh.gso_type = hd.ip_version == 4 ? VIRTIO_NET_HDR_GSO_TCPV4
-						 : VIRTIO_NET_HDR_GSO_TCPV6;
-		vh.gso_size = (uint16_t)m->tso_segsz;
-		vh.hdr_len = (uint16_t)(hd.l2_len + hd.l3_len + hd.l4_len);
-	} else if (m->pkt_len > txq->max_len) {
-		goto bad;
+		ret = lr_net_cksum_offload(m);
+	} else {
+		ret = lr_net_vnet_tx(m, &vh);
+		if (ret == LR_NET_VNET_TX_SEGMENT ||
+		    (ret == 0 && vh.gso_type != LR_NET_VNET_GSO_NONE &&
+		     m->pkt_len + txq->vnet_len > txq->room))
+			return tx_tso_sw(txq, m);
 	}
-	if (m->ol_flags & part) {
-		vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
-		vh.csum_start = m->csum_start;
-		vh.csum_offset = m->csum_offset;
+	if (ret != 0 || (vh.gso_type == LR_NET_VNET_GSO_NONE &&
+			 m->pkt_len > txq->max_len)) {
+		lr_counter_add(&txq->offload_errors, 1);
+		lr_counter_add(&txq->c.errors, 1);
+		return 1;
 	}
 	if (!tx_frames_free(txq, txq->head, 1)) {
 		lr_counter_add(&txq->ring_full, 1);
 		return 0;
 	}
 	tx_frame_put(txq, m, &vh);
-	return 1;
-bad:
-	lr_counter_add(&txq->offload_errors, 1);
-	lr_counter_add(&txq->c.errors, 1);
 	return 1;
 }
 
