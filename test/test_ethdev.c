@@ -100,6 +100,26 @@ test_devargs_parse(void)
 	LR_TEST_ASSERT_EQ(b, 1);
 	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "iface", 0, 0, 9, &v),
 			  -EINVAL);
+	/* Bare flag keys (DPDK's `persist`): only those listed. */
+	static const char *const flags[] = {"persist", NULL};
+
+	LR_TEST_ASSERT_EQ(
+	    lr_devargs_parse_flags(&da, "net_x1,persist,size=1", flags), 0);
+	LR_TEST_ASSERT_EQ(da.count, 2);
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "persist"), "1") == 0,
+		       "bare flag reads as 1");
+	LR_TEST_ASSERT_EQ(lr_devargs_get_bool(&da, "persist", 0, &b), 0);
+	LR_TEST_ASSERT_EQ(b, 1);
+	LR_TEST_ASSERT_EQ(
+	    lr_devargs_parse_flags(&da, "net_x1,persist=no", flags), 0);
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "persist"), "no") == 0,
+		       "flag with a value");
+	lr_test_log_begin();
+	LR_TEST_ASSERT_EQ(lr_devargs_parse_flags(&da, "net_x1,size", flags),
+			  -EINVAL);
+	LR_TEST_ASSERT(strstr(lr_test_log_end(),
+			      "net_x1: 'size': expected key=value"),
+		       "a bare key not listed");
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,n=0x10"), 0);
 	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "n", 0, 0, 100, &v), 0);
 	LR_TEST_ASSERT_EQ(v, 16);

@@ -30,6 +30,61 @@ key_char_ok(int c, unsigned pos)
 int
 lr_devargs_parse(struct lr_devargs *da, const char *str)
 {
+	return lr_devargs_parse_flags(da, str, NULL);
+}
+
+/* Whether key is in the NULL-terminated list flags (may be NULL). */
+static int
+is_flag(const char *key, const char *const *flags)
+{
+	for (; flags != NULL && *flags != NULL; flags++)
+		if (strcmp(*flags, key) == 0)
+			return 1;
+	return 0;
+}
+
+/* Add the pair `key=value` (or a bare flag key) at key, split in place;
+ * 0, -EINVAL or -ENOSPC after logging. */
+static int
+add_pair(struct lr_devargs *da, char *key, const char *const *flags)
+{
+	char *eq = strchr(key, '=');
+	const char *val;
+
+	if (eq == NULL && is_flag(key, flags)) {
+		val = "1"; /* a bare flag key reads as key=1 */
+	} else if (eq == NULL || eq == key) {
+		LR_LOG(ERR, ETHDEV, "%s: '%s': expected key=value\n", da->name,
+		       key);
+		return -EINVAL;
+	} else {
+		*eq = '\0';
+		val = eq + 1;
+	}
+	for (size_t i = 0; key[i]; i++) {
+		if (!key_char_ok((unsigned char)key[i], i)) {
+			LR_LOG(ERR, ETHDEV,
+			       "%s: bad character '%c' in key '%s' (value "
+			       "'%s')\n",
+			       da->name, key[i], key, val);
+			return -EINVAL;
+		}
+	}
+	if (da->count == LR_DEVARGS_MAX_PAIRS) {
+		LR_LOG(ERR, ETHDEV, "%s: more than %d key=value pairs\n",
+		       da->name, LR_DEVARGS_MAX_PAIRS);
+		return -ENOSPC;
+	}
+	da->pairs[da->count].key = key;
+	da->pairs[da->count].value = val;
+	da->count++;
+	return 0;
+}
+
+int
+lr_devargs_parse_flags(struct lr_devargs *da, const char *str,
+		       const char *const *flags)
+{
 	size_t len, i;
 	char *p, *next;
 
@@ -71,42 +126,19 @@ lr_devargs_parse(struct lr_devargs *da, const char *str)
 	strcpy(da->name, p);
 
 	while (next) {
-		char *key = next, *eq;
+		char *key = next;
+		int ret;
 
 		next = strchr(key, ',');
 		if (next)
 			*next++ = '\0';
-		eq = strchr(key, '=');
-		if (eq == NULL || eq == key) {
-			LR_LOG(ERR, ETHDEV, "%s: '%s': expected key=value\n",
-			       da->name, key);
-			goto bad;
-		}
-		*eq = '\0';
-		for (i = 0; key[i]; i++) {
-			if (!key_char_ok((unsigned char)key[i], i)) {
-				LR_LOG(ERR, ETHDEV,
-				       "%s: bad character '%c' in key '%s' "
-				       "(value '%s')\n",
-				       da->name, key[i], key, eq + 1);
-				goto bad;
-			}
-		}
-		if (da->count == LR_DEVARGS_MAX_PAIRS) {
-			LR_LOG(ERR, ETHDEV,
-			       "%s: more than %d key=value pairs\n", da->name,
-			       LR_DEVARGS_MAX_PAIRS);
+		ret = add_pair(da, key, flags);
+		if (ret < 0) {
 			da->count = 0;
-			return -ENOSPC;
+			return ret;
 		}
-		da->pairs[da->count].key = key;
-		da->pairs[da->count].value = eq + 1;
-		da->count++;
 	}
 	return 0;
-bad:
-	da->count = 0;
-	return -EINVAL;
 }
 
 int

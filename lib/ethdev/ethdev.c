@@ -237,7 +237,11 @@ lr_eth_dev_create(const char *devargs)
 	da = malloc(sizeof(*da));
 	if (da == NULL)
 		return -ENOMEM;
-	ret = lr_devargs_parse(da, devargs);
+	/* The driver first (the name prefixes the string), for the keys it
+	 * takes bare. */
+	drv = devargs != NULL ? driver_for_port(devargs) : NULL;
+	ret = lr_devargs_parse_flags(da, devargs,
+				     drv != NULL ? drv->flag_keys : NULL);
 	if (ret < 0)
 		goto free_args;
 	drv = driver_for_port(da->name);

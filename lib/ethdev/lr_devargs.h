@@ -53,6 +53,12 @@ struct lr_devargs {
 /** Parse str into da; 0 or -EINVAL/-ENOSPC/-ENAMETOOLONG after logging. */
 int lr_devargs_parse(struct lr_devargs *da, const char *str);
 
+/** lr_devargs_parse() where a key of the NULL-terminated list flags (may
+ *  be NULL) may also be given bare, as DPDK's kvargs take it: `persist`
+ *  reads as `persist=1`. */
+int lr_devargs_parse_flags(struct lr_devargs *da, const char *str,
+			   const char *const *flags);
+
 /** 0 if every key of da is in the NULL-terminated list valid, else -EINVAL
  *  after logging the first unknown key with its value and the valid keys. */
 int lr_devargs_check_keys(const struct lr_devargs *da,

@@ -175,6 +175,9 @@ struct lr_eth_driver {
 	const char *name;	 /**< "net_null"; set by LR_PMD_REGISTER */
 	const char *const *keys; /**< NULL-terminated valid keys, or NULL */
 	const char *usage;	 /**< one line, e.g. "size=<n> copy=<0|1>" */
+	/** NULL-terminated keys that may be given bare (`persist` reads as
+	 *  `persist=1`), or NULL. */
+	const char *const *flag_keys;
 	/** Create the port's private state from args (keys already checked). */
 	int (*probe)(struct lr_eth_dev *dev, const struct lr_devargs *args);
 	struct lr_eth_driver *next; /**< registry link (lib/ethdev's) */
