@@ -1,13 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Linux network stacks as peers of lr-l2fwd on net_af_packet (issue 16):
- * two hosts, namespaces ${P}gen (g0, 10.77.0.1, fd77::1) and ${P}peer (g1,
- * 10.77.0.2, fd77::2), joined by lr-l2fwd in ${P}fwd forwarding f0 <-> f1
- * on net_af_packet ports, every veth with its default offloads (the stacks
- * send partial checksums and TCP super-frames). Checked: ICMP echo both
- * ways, and TCP over IPv4 and IPv6 carrying 4 MiB each way at once, every
- * byte compared; the stacks check every checksum on the way in. Without
- * the virtio-net header offloads (vnet=0) no TCP connection is made.
+ * Linux network stacks as peers of lr-l2fwd (issue 16): two hosts,
+ * namespaces ${P}gen (10.77.0.1, fd77::1) and ${P}peer (10.77.0.2,
+ * fd77::2), joined by lr-l2fwd in ${P}fwd, every interface with its default
+ * offloads (the stacks send partial checksums and TCP super-frames).
+ *  - stack_af_packet: hosts on veths g0 and g1, lr-l2fwd forwarding f0 <->
+ *    f1 on net_af_packet ports; without the virtio-net header offloads
+ *    (vnet=0) no TCP connection is made.
+ *  - stack_tap (built from this file with STACK_TAP): lr-l2fwd on two
+ *    net_tap ports, each tap moved into a host's namespace.
+ * Checked: ICMP echo both ways, TCP over IPv4 and IPv6 carrying 4 MiB each
+ * way at once, every byte compared, UDP both ways; the stacks check every
+ * checksum on the way in. And iperf3 (skipped when it is not installed):
+ * TCP both directions (-R) and UDP.
  * Waits are for events (a line from lr-l2fwd, a socket becoming ready)
  * with generous bounds, never fixed sleeps.
  */
@@ -43,8 +48,17 @@ static struct lr_test_netns net;
 static char if_g0[IFNAMSIZ], if_g1[IFNAMSIZ], if_f0[IFNAMSIZ], if_f1[IFNAMSIZ];
 static char ns_peer[24];
 static int fd_peer = -1;
-static FILE *l2fwd_out;	 /* lr-l2fwd's stdout, read up to its ready line */
-static int l2fwd_tso_sw; /* its ports segmented super-frames themselves */
+static FILE *l2fwd_out;	     /* lr-l2fwd's stdout, read up to its ready line */
+static int l2fwd_tso_sw;     /* its ports segmented super-frames themselves */
+static double l2fwd_max_avg; /* largest bytes per frame a port received */
+
+#ifdef STACK_TAP
+#define TEST_NAME "stack_tap"
+#define DRIVER	  "net_tap"
+#else
+#define TEST_NAME "stack_af_packet"
+#define DRIVER	  "net_af_packet"
+#endif
 
 static double
 now_s(void)
@@ -73,32 +87,56 @@ sh(const char *fmt, ...)
 	return st == 0 ? 0 : -1;
 }
 
-/* g1 into a namespace of its own; addresses on both hosts. */
+/* Addresses on the host interface ifname in namespace ns (host h). */
+static int
+host_addrs(const char *ns, const char *ifname, int h)
+{
+	/* netns.sh turns IPv6 off by default (no stray frames). */
+	if (sh("ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=0",
+	       ns, ifname) ||
+	    sh("ip -n %s addr add 10.77.0.%d/24 dev %s", ns, h + 1, ifname) ||
+	    sh("ip -n %s addr add fd77::%d/64 dev %s nodad", ns, h + 1,
+	       ifname) ||
+	    sh("ip -n %s link set %s up", ns, ifname))
+		return -1;
+	return 0;
+}
+
+/* The namespace of host 1; with veths, g1 moved there and both hosts'
+ * addresses (the taps are set up for each lr-l2fwd run: taps_up()). */
 static int
 hosts_up(void)
 {
 	char path[64];
 
 	if (sh("ip netns add %s", ns_peer) ||
-	    sh("ip -n %s link set %s netns %s", net.ns_gen, if_g1, ns_peer) ||
-	    /* netns.sh turns IPv6 off on its veths (no stray frames). */
-	    sh("ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=0",
-	       net.ns_gen, if_g0) ||
-	    sh("ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=0",
-	       ns_peer, if_g1) ||
-	    sh("ip -n %s addr add 10.77.0.1/24 dev %s", net.ns_gen, if_g0) ||
-	    sh("ip -n %s addr add fd77::1/64 dev %s nodad", net.ns_gen,
-	       if_g0) ||
-	    sh("ip -n %s link set %s up", net.ns_gen, if_g0) ||
-	    sh("ip -n %s addr add 10.77.0.2/24 dev %s", ns_peer, if_g1) ||
-	    sh("ip -n %s addr add fd77::2/64 dev %s nodad", ns_peer, if_g1) ||
-	    sh("ip -n %s link set %s up", ns_peer, if_g1) ||
 	    sh("ip -n %s link set lo up", ns_peer))
 		return -1;
 	snprintf(path, sizeof(path), "/run/netns/%s", ns_peer);
 	fd_peer = open(path, O_RDONLY | O_CLOEXEC);
-	return fd_peer < 0 ? -1 : 0;
+	if (fd_peer < 0)
+		return -1;
+#ifndef STACK_TAP
+	if (sh("ip -n %s link set %s netns %s", net.ns_gen, if_g1, ns_peer) ||
+	    host_addrs(net.ns_gen, if_g0, 0) || host_addrs(ns_peer, if_g1, 1))
+		return -1;
+#endif
+	return 0;
 }
+
+#ifdef STACK_TAP
+/* lr-l2fwd made taps if_f0 and if_f1 here in ${P}fwd: move each into its
+ * host's namespace and give it its addresses. */
+static int
+taps_up(void)
+{
+	if (sh("ip link set %s netns %s", if_f0, net.ns_gen) ||
+	    sh("ip link set %s netns %s", if_f1, ns_peer) ||
+	    host_addrs(net.ns_gen, if_f0, 0) || host_addrs(ns_peer, if_f1, 1))
+		return -1;
+	return 0;
+}
+#endif
 
 /* Enter host 0 (gen), host 1 (peer) or back to fwd (-1). */
 static int
@@ -111,6 +149,8 @@ enter(int host)
 	return setns(fd_peer, CLONE_NEWNET);
 }
 
+static int l2fwd_stop(pid_t pid);
+
 /* Start lr-l2fwd on f0 <-> f1 with the given extra af_packet devargs;
  * wait for its "Forwarding on" line. Its pid, or -1. */
 static pid_t
@@ -121,8 +161,8 @@ l2fwd_start(const char *extra)
 	pid_t pid;
 	FILE *out;
 
-	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s%s", if_f0, extra);
-	snprintf(v1, sizeof(v1), "net_af_packet1,iface=%s%s", if_f1, extra);
+	snprintf(v0, sizeof(v0), DRIVER "0,iface=%s%s", if_f0, extra);
+	snprintf(v1, sizeof(v1), DRIVER "1,iface=%s%s", if_f1, extra);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=lrstack%d",
 		 (int)getpid());
 	char *argv[] = {
@@ -148,6 +188,12 @@ l2fwd_start(const char *extra)
 			/* With -T 0 the rest is a few lines at exit: the
 			 * pipe holds them until l2fwd_stop() closes it. */
 			l2fwd_out = out;
+#ifdef STACK_TAP
+			if (taps_up() != 0) {
+				l2fwd_stop(pid);
+				return -1;
+			}
+#endif
 			return pid;
 		}
 	}
@@ -170,9 +216,16 @@ l2fwd_stop(pid_t pid)
 
 		/* Its counters and extended stats, into the test's log. */
 		l2fwd_tso_sw = 0;
+		l2fwd_max_avg = 0;
 		while (fgets(line, sizeof(line), l2fwd_out)) {
+			unsigned long long pk, by;
+
 			fputs(line, stderr);
 			l2fwd_tso_sw |= strstr(line, "tx_tso_sw") != NULL;
+			if (sscanf(line, "  rx %llu pkts %llu bytes", &pk,
+				   &by) == 2 &&
+			    pk > 0 && (double)by / pk > l2fwd_max_avg)
+				l2fwd_max_avg = (double)by / pk;
 		}
 		fclose(l2fwd_out);
 	}
@@ -468,6 +521,132 @@ stack_run(const char *extra)
 	return bad ? -1 : 0;
 }
 
+/* Whether a program is on the PATH. */
+static int
+have_prog(const char *name)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", name);
+	return system(cmd) == 0;
+}
+
+/* Wait until a socket listens on TCP port in namespace ns; 0 or -1. */
+static int
+listening(const char *ns, int port)
+{
+	double end = now_s() + READY_S;
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd),
+		 "ip netns exec %s ss -ltnH 'sport = :%d' | grep -q .", ns,
+		 port);
+	while (now_s() < end) {
+		if (system(cmd) == 0)
+			return 0;
+		usleep(50000);
+	}
+	fprintf(stderr, "nothing listens on port %d in %s\n", port, ns);
+	return -1;
+}
+
+/* Wait up to READY_S for child pid; its status, or -1 (then killed). */
+static int
+child_wait(pid_t pid)
+{
+	double end = now_s() + READY_S;
+	int st;
+
+	while (now_s() < end) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return st;
+		if (r < 0)
+			return -1;
+		usleep(50000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	return -1;
+}
+
+/* One iperf3 test: a one-off server on host 0 (ready when it listens),
+ * the client on host 1 with args for 2 s; 0 if both ended well and the
+ * client reported the receiver's side. */
+static int
+iperf3_once(const char *args)
+{
+	char log[64];
+	pid_t srv;
+	int rc, st;
+
+	srv = fork();
+	if (srv == 0) {
+		execlp("ip", "ip", "netns", "exec", net.ns_gen, "iperf3", "-s",
+		       "-1", "-B", "10.77.0.1", "-p", "5202", (char *)NULL);
+		_exit(127);
+	}
+	LR_TEST_ASSERT(srv > 0, "fork");
+	if (listening(net.ns_gen, 5202) != 0) {
+		child_wait(srv);
+		return -1;
+	}
+	snprintf(log, sizeof(log), "/tmp/lr_iperf3_%d.log", (int)getpid());
+	rc = sh("timeout %d ip netns exec %s iperf3 -c 10.77.0.1 -p 5202 -t 2 "
+		"--connect-timeout 10000 %s > %s 2>&1",
+		READY_S, ns_peer, args, log);
+	if (rc == 0)
+		rc = sh("grep -q receiver %s", log);
+	sh("cat %s >&2; rm -f %s", log, log);
+	st = child_wait(srv);
+	LR_TEST_ASSERT(rc == 0, "iperf3 client %s failed", args);
+	LR_TEST_ASSERT(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "iperf3 server ended with status %#x", st);
+	return 0;
+}
+
+/* iperf3 through lr-l2fwd: TCP from host 1, TCP to it (-R), UDP. */
+static int
+test_iperf3(void)
+{
+	pid_t pid;
+	int bad;
+
+	if (!have_prog("iperf3") || !have_prog("ss")) {
+		printf("skip: iperf3 or ss not installed\n");
+		return LR_TEST_SKIP;
+	}
+	pid = l2fwd_start("");
+	LR_TEST_ASSERT(pid > 0, "lr-l2fwd");
+	bad = ping(0, 1) || iperf3_once("") || iperf3_once("-R") ||
+	      iperf3_once("-u -b 50M");
+	if (l2fwd_stop(pid))
+		return -1;
+	return bad ? -1 : 0;
+}
+
+#ifdef STACK_TAP
+/* Super-frames cross whole: the taps take them from the stacks and hand
+ * them back (none is segmented by the port). */
+static int
+test_stack(void)
+{
+	if (stack_run(""))
+		return -1;
+	LR_TEST_ASSERT(!l2fwd_tso_sw, "super-frames segmented in software");
+	LR_TEST_ASSERT(l2fwd_max_avg > 1600,
+		       "no super-frame crossed lr-l2fwd (%.0f bytes a frame at "
+		       "most)",
+		       l2fwd_max_avg);
+	return 0;
+}
+
+static const struct lr_test_case cases[] = {
+    {"stack", test_stack},
+    {"iperf3", test_iperf3},
+};
+#else
 /* The defaults (TPACKET_V2 rings of 64 KiB frames): super-frames go
  * whole to the kernel on transmit (GSO), none is segmented by the port. */
 static int
@@ -539,7 +718,9 @@ static const struct lr_test_case cases[] = {
     {"stack_v3_gso", test_stack_v3_gso},
     {"stack_v2", test_stack_v2},
     {"no_vnet", test_no_vnet},
+    {"iperf3", test_iperf3},
 };
+#endif
 
 static int
 run_cases(int argc, char **argv)
@@ -551,8 +732,7 @@ run_cases(int argc, char **argv)
 		sh("ip netns del %s 2>/dev/null", ns_peer);
 		return 1;
 	}
-	r = lr_test_run("stack_af_packet", cases, (int)LR_DIM(cases), argc,
-			argv);
+	r = lr_test_run(TEST_NAME, cases, (int)LR_DIM(cases), argc, argv);
 	close(fd_peer);
 	sh("ip netns del %s", ns_peer);
 	return r;
@@ -563,8 +743,8 @@ main(int argc, char **argv)
 {
 	int r;
 
-	if (lr_eth_driver_find("net_af_packet") == NULL) {
-		printf("skip: net_af_packet is not built in\n");
+	if (lr_eth_driver_find(DRIVER) == NULL) {
+		printf("skip: " DRIVER " is not built in\n");
 		return LR_TEST_SKIP;
 	}
 	if (access(LR_TEST_L2FWD, X_OK) != 0) {
@@ -574,10 +754,17 @@ main(int argc, char **argv)
 	r = lr_test_netns_check();
 	if (r != 0)
 		return r;
+#ifdef STACK_TAP
+	/* The taps lr-l2fwd makes, beside the (unused) veths. */
+	lr_test_netns_init(&net, "lrst");
+	lr_test_netns_ifname(&net, "t0", if_f0);
+	lr_test_netns_ifname(&net, "t1", if_f1);
+#else
 	lr_test_netns_init(&net, "lrs");
-	lr_test_netns_ifname(&net, "g0", if_g0);
-	lr_test_netns_ifname(&net, "g1", if_g1);
 	lr_test_netns_ifname(&net, "f0", if_f0);
 	lr_test_netns_ifname(&net, "f1", if_f1);
+#endif
+	lr_test_netns_ifname(&net, "g0", if_g0);
+	lr_test_netns_ifname(&net, "g1", if_g1);
 	return lr_test_netns_run(&net, NULL, run_cases, argc, argv);
 }
