@@ -151,26 +151,25 @@ enter(int host)
 
 static int l2fwd_stop(pid_t pid);
 
-/* Start lr-l2fwd on f0 <-> f1 with the given extra af_packet devargs;
- * wait for its "Forwarding on" line. Its pid, or -1. */
+/* Start lr-l2fwd on ports v0 <-> v1 (devargs), printing its statistics
+ * every `period` seconds (0: never); wait for its "Forwarding on" line.
+ * Its pid, or -1. */
 static pid_t
-l2fwd_start(const char *extra)
+l2fwd_run(const char *v0, const char *v1, const char *period)
 {
-	char v0[96], v1[96], prefix[48], line[512];
+	char prefix[48], line[512];
 	int pfd[2];
 	pid_t pid;
 	FILE *out;
 
-	snprintf(v0, sizeof(v0), DRIVER "0,iface=%s%s", if_f0, extra);
-	snprintf(v1, sizeof(v1), DRIVER "1,iface=%s%s", if_f1, extra);
 	snprintf(prefix, sizeof(prefix), "--file-prefix=lrstack%d",
 		 (int)getpid());
 	char *argv[] = {
-	    LR_TEST_L2FWD, "-l",  "0",		 "--no-huge",
-	    "-m",	   "256", "--in-memory", prefix,
-	    "--vdev",	   v0,	  "--vdev",	 v1,
-	    "--",	   "-p",  "0x3",	 "--no-mac-updating",
-	    "-T",	   "0",	  "--xstats",	 NULL};
+	    LR_TEST_L2FWD, "-l",	   "0",		  "--no-huge",
+	    "-m",	   "256",	   "--in-memory", prefix,
+	    "--vdev",	   (char *)v0,	   "--vdev",	  (char *)v1,
+	    "--",	   "-p",	   "0x3",	  "--no-mac-updating",
+	    "-T",	   (char *)period, "--xstats",	  NULL};
 
 	if (pipe(pfd) != 0)
 		return -1;
@@ -183,17 +182,14 @@ l2fwd_start(const char *extra)
 	}
 	close(pfd[1]);
 	out = fdopen(pfd[0], "r");
+	/* Unbuffered: l2fwd_sent_wait() polls the descriptor. */
+	if (out != NULL)
+		setvbuf(out, NULL, _IONBF, 0);
 	while (pid > 0 && out != NULL && fgets(line, sizeof(line), out)) {
 		if (strncmp(line, "Forwarding on", 13) == 0) {
 			/* With -T 0 the rest is a few lines at exit: the
 			 * pipe holds them until l2fwd_stop() closes it. */
 			l2fwd_out = out;
-#ifdef STACK_TAP
-			if (taps_up() != 0) {
-				l2fwd_stop(pid);
-				return -1;
-			}
-#endif
 			return pid;
 		}
 	}
@@ -201,6 +197,27 @@ l2fwd_start(const char *extra)
 	if (out != NULL)
 		fclose(out);
 	return -1;
+}
+
+/* Start lr-l2fwd on f0 <-> f1 with the given extra devargs; wait for its
+ * "Forwarding on" line (and with taps, set them up in the hosts). Its
+ * pid, or -1. */
+static pid_t
+l2fwd_start(const char *extra)
+{
+	char v0[96], v1[96];
+	pid_t pid;
+
+	snprintf(v0, sizeof(v0), DRIVER "0,iface=%s%s", if_f0, extra);
+	snprintf(v1, sizeof(v1), DRIVER "1,iface=%s%s", if_f1, extra);
+	pid = l2fwd_run(v0, v1, "0");
+#ifdef STACK_TAP
+	if (pid > 0 && taps_up() != 0) {
+		l2fwd_stop(pid);
+		return -1;
+	}
+#endif
+	return pid;
 }
 
 static int
@@ -626,6 +643,142 @@ test_iperf3(void)
 	return bad ? -1 : 0;
 }
 
+#ifndef STACK_TAP
+/* Wait up to READY_S for lr-l2fwd (started with -T 1) to have sent want
+ * frames in all; the last total it printed. */
+static unsigned long long
+l2fwd_sent_wait(unsigned long long want)
+{
+	double end = now_s() + READY_S;
+	unsigned long long v = 0;
+	char line[512];
+
+	while (v < want && now_s() < end) {
+		struct pollfd p = {.fd = fileno(l2fwd_out), .events = POLLIN};
+
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		if (fgets(line, sizeof(line), l2fwd_out) == NULL)
+			break;
+		sscanf(line, "Total packets sent: %llu", &v);
+	}
+	return v;
+}
+
+/* Lines tshark prints for file with display filter flt, checksums
+ * checked; -1 if it cannot run. */
+static long
+tshark_count(const char *file, const char *flt)
+{
+	char cmd[512], line[1024];
+	long n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -o ip.check_checksum:TRUE -o "
+		 "tcp.check_checksum:TRUE -o udp.check_checksum:TRUE -Y '%s' "
+		 "2>/dev/null",
+		 file, flt);
+	f = popen(cmd, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	return pclose(f) == 0 ? n : -1;
+}
+
+/* Host 0 sends UDP datagrams and TCP SYNs (IPv4 and IPv6, partial
+ * checksums from its veth) through lr-l2fwd into a net_pcap file; the
+ * frames tshark finds with good and with bad checksums. */
+static int
+pcap_run(const char *extra, long *good, long *bad)
+{
+	char v0[96], v1[96], file[64];
+	const unsigned n = 20;
+	int fd[2], tfd[2];
+	pid_t pid;
+
+	snprintf(file, sizeof(file), "/tmp/lr_stack_%d.pcap", (int)getpid());
+	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s%s", if_f0, extra);
+	snprintf(v1, sizeof(v1), "net_pcap1,tx_pcap=%s", file);
+	/* Nobody answers for host 1 behind a file. */
+	LR_TEST_ASSERT(sh("ip -n %s neigh replace 10.77.0.2 lladdr "
+			  "02:00:00:00:00:02 dev %s nud permanent",
+			  net.ns_gen, if_g0) == 0 &&
+			   sh("ip -n %s -6 neigh replace fd77::2 lladdr "
+			      "02:00:00:00:00:02 dev %s nud permanent",
+			      net.ns_gen, if_g0) == 0,
+		       "static neighbours");
+	pid = l2fwd_run(v0, v1, "1");
+	LR_TEST_ASSERT(pid > 0, "lr-l2fwd");
+	for (int v6 = 0; v6 < 2; v6++) {
+		struct sockaddr_storage a;
+		socklen_t alen;
+		uint8_t d[1200];
+
+		addr_of(v6, 1, &a, &alen);
+		((struct sockaddr_in *)&a)->sin_port = htons(TCP_PORT);
+		enter(0);
+		fd[v6] = socket(a.ss_family, SOCK_DGRAM, 0);
+		tfd[v6] = socket(a.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		enter(-1);
+		for (unsigned i = 0; i < n / 2; i++) {
+			memset(d, (int)i, sizeof(d));
+			sendto(fd[v6], d, 1 + i * 111, 0, (struct sockaddr *)&a,
+			       alen);
+		}
+		connect(tfd[v6], (struct sockaddr *)&a, alen); /* a SYN */
+	}
+	l2fwd_sent_wait(n + 2);
+	for (int v6 = 0; v6 < 2; v6++) {
+		close(fd[v6]);
+		close(tfd[v6]);
+	}
+	sh("ip -n %s neigh del 10.77.0.2 dev %s", net.ns_gen, if_g0);
+	sh("ip -n %s -6 neigh del fd77::2 dev %s", net.ns_gen, if_g0);
+	if (l2fwd_stop(pid))
+		return -1;
+	*good = tshark_count(file, "(tcp.checksum.status == 1 || "
+				   "udp.checksum.status == 1) && "
+				   "!(ip.checksum.status == 0)");
+	*bad = tshark_count(file, "ip.checksum.status == 0 || "
+				  "tcp.checksum.status == 0 || "
+				  "udp.checksum.status == 0");
+	sh("rm -f %s", file);
+	fprintf(stderr,
+		"net_pcap file (af_packet%s): %ld frames good, %ld bad\n",
+		extra, *good, *bad);
+	LR_TEST_ASSERT(*good >= 0 && *bad >= 0, "tshark failed");
+	return 0;
+}
+
+/* Partial checksums from a veth with its default offloads, forwarded to
+ * a net_pcap port, are complete in the file (tshark says good); with
+ * vnet=0 they stay partial and tshark says bad (the check can fail). */
+static int
+test_pcap_tshark(void)
+{
+	long good, bad;
+
+	if (!have_prog("tshark")) {
+		printf("skip: tshark not installed\n");
+		return LR_TEST_SKIP;
+	}
+	if (pcap_run(",vnet=0", &good, &bad))
+		return -1;
+	LR_TEST_ASSERT(bad > 0,
+		       "vnet=0: no bad checksum in the file (%ld "
+		       "good): the hosts sent complete ones",
+		       good);
+	if (pcap_run("", &good, &bad))
+		return -1;
+	LR_TEST_ASSERT(good >= 2 && bad == 0,
+		       "%ld frames with good checksums, %ld with bad ones",
+		       good, bad);
+	return 0;
+}
+#endif
+
 #ifdef STACK_TAP
 /* Super-frames cross whole: the taps take them from the stacks and hand
  * them back (none is segmented by the port). */
@@ -719,6 +872,7 @@ static const struct lr_test_case cases[] = {
     {"stack_v2", test_stack_v2},
     {"no_vnet", test_no_vnet},
     {"iperf3", test_iperf3},
+    {"pcap_tshark", test_pcap_tshark},
 };
 #endif
 
