@@ -11,6 +11,8 @@
  *    asked from the header lengths, or partial (the kernel completes it),
  *    chained mbufs; a frame with a wrong checksum is dropped by the stack
  *    and counted in its Udp InCsumErrors (so the check can fail);
+ *  - a queue not drained: the kernel's drops counted in imissed, every
+ *    datagram received or missed;
  *  - qpairs=4: flows spread over the queues, a flow on one queue; with
  *    two of four queues configured nothing lands on the others;
  *  - link follows the port's state and the interface's up flag; mac=;
@@ -44,14 +46,14 @@
 #include "lr_test.h"
 #include "lr_test_netns.h"
 
-#define BURST	  32
-#define UDP_RX	  7777 /* kernel -> port */
-#define UDP_TX	  7778 /* port -> kernel */
-#define WAIT_S	  10
-#define KERN_IP	  "10.78.0.1"
-#define PEER_MAC  "02:00:00:00:00:02"
-#define NFLOWS	  32
-#define PER_FLOW  4
+#define BURST	 32
+#define UDP_RX	 7777 /* kernel -> port */
+#define UDP_TX	 7778 /* port -> kernel */
+#define WAIT_S	 10
+#define KERN_IP	 "10.78.0.1"
+#define PEER_MAC "02:00:00:00:00:02"
+#define NFLOWS	 32
+#define PER_FLOW 4
 
 static struct lr_test_netns net;
 static struct lr_mempool *pool;
@@ -82,9 +84,9 @@ eal_up(void)
 		return 0;
 	if (lr_test_eal_init("test_pmd_tap", 256) < 0)
 		return -1;
-	pool = lr_pktmbuf_pool_create("test_tap", 4096, 64, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE,
-				      LR_SOCKET_ID_ANY);
+	pool =
+	    lr_pktmbuf_pool_create("test_tap", 4096, 64, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
 	return pool != NULL ? 0 : -1;
 }
 
@@ -152,8 +154,7 @@ tap_in_gen(const char *sfx, const char *extra, uint16_t nq)
 	if (port < 0 || port_start(port, nq) != 0)
 		return -1;
 	if (sh("ip link set %s netns %s", ifname, net.ns_gen) ||
-	    sh("ip -n %s addr add " KERN_IP "/24 dev %s", net.ns_gen,
-	       ifname) ||
+	    sh("ip -n %s addr add " KERN_IP "/24 dev %s", net.ns_gen, ifname) ||
 	    sh("ip -n %s link set %s up", net.ns_gen, ifname) ||
 	    sh("ip -n %s neigh replace 10.78.0.2 lladdr " PEER_MAC
 	       " dev %s nud permanent",
@@ -169,8 +170,7 @@ tap_in_gen(const char *sfx, const char *extra, uint16_t nq)
 static int
 gen_udp(uint16_t port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET,
-				.sin_port = htons(port)};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	int fd;
 
 	inet_pton(AF_INET, KERN_IP, &a.sin_addr);
@@ -194,7 +194,7 @@ gen_send(int fd, const uint8_t *p, uint32_t len)
 
 	inet_pton(AF_INET, "10.78.0.2", &d.sin_addr);
 	return sendto(fd, p, len, 0, (struct sockaddr *)&d, sizeof(d)) ==
-			   (ssize_t)len
+		       (ssize_t)len
 		   ? 0
 		   : -1;
 }
@@ -314,8 +314,7 @@ test_kernel_to_port(void)
 			uint32_t pl, len = m[j]->pkt_len;
 
 			if ((m[j]->ol_flags & LR_MBUF_F_RX_L4_CKSUM_PARTIAL) &&
-			    ++partial &&
-			    lr_net_cksum_offload(m[j]) != 0) {
+			    ++partial && lr_net_cksum_offload(m[j]) != 0) {
 				fprintf(stderr, "cannot complete checksum\n");
 				return -1;
 			}
@@ -365,8 +364,9 @@ tx_frame(uint16_t port, unsigned i, uint32_t len, enum tx_kind kind)
 	lr_eth_macaddr_get(port, &mac);
 	memcpy(f, mac.addr_bytes, 6);
 	memcpy(f + 6, "\x02\x00\x00\x00\x00\x02\x08\x00", 8);
-	memcpy(f + 14, "\x45\x00\x00\x00\x00\x00\x40\x00\x40\x11\x00\x00"
-		       "\x0a\x4e\x00\x02\x0a\x4e\x00\x01",
+	memcpy(f + 14,
+	       "\x45\x00\x00\x00\x00\x00\x40\x00\x40\x11\x00\x00"
+	       "\x0a\x4e\x00\x02\x0a\x4e\x00\x01",
 	       20);
 	f[16] = (uint8_t)(tot >> 8);
 	f[17] = (uint8_t)tot;
@@ -433,8 +433,7 @@ tx_kinds(uint16_t port, uint16_t q)
 	int fd = gen_udp(UDP_TX);
 	long long errs0 = gen_udp_csum_errors();
 
-	LR_TEST_ASSERT(fd >= 0 && errs0 >= 0, "socket, snmp in %s",
-		       net.ns_gen);
+	LR_TEST_ASSERT(fd >= 0 && errs0 >= 0, "socket, snmp in %s", net.ns_gen);
 	for (unsigned i = 0; i < 40; i++) {
 		enum tx_kind kind = kinds[i % LR_DIM(kinds)];
 		uint32_t len = 1 + (i * 211) % 1400;
@@ -445,8 +444,9 @@ tx_kinds(uint16_t port, uint16_t q)
 		if (m == NULL || lr_eth_tx_burst(port, q, &m, 1) != 1 ||
 		    poll(&p, 1, WAIT_S * 1000) != 1) {
 			close(fd);
-			LR_TEST_ASSERT(0, "frame %u (kind %d, %u bytes) not "
-					  "received",
+			LR_TEST_ASSERT(0,
+				       "frame %u (kind %d, %u bytes) not "
+				       "received",
 				       i, kind, len);
 		}
 		r = recv(fd, buf, sizeof(buf), 0);
@@ -521,9 +521,8 @@ flows_rx(uint16_t port, uint16_t nq, int *flowq, unsigned *queues_used)
 
 	while (got < NFLOWS * PER_FLOW && now_s() < end) {
 		for (uint16_t q = 0; q < LR_MAX_QUEUES_PER_PORT; q++) {
-			uint16_t k = q < nq ? lr_eth_rx_burst(port, q, m,
-							      BURST)
-					    : 0;
+			uint16_t k =
+			    q < nq ? lr_eth_rx_burst(port, q, m, BURST) : 0;
 
 			for (uint16_t j = 0; j < k; j++) {
 				uint32_t pl, len = m[j]->pkt_len;
@@ -590,6 +589,45 @@ test_multi_queue(void)
 	return 0;
 }
 
+/* A queue the port does not drain: the kernel drops what does not fit
+ * and the port counts it in imissed; every datagram is received or
+ * missed. */
+static int
+test_kernel_drops(void)
+{
+	struct lr_mbuf *m[BURST];
+	struct lr_eth_stats st;
+	uint8_t d[64] = {0};
+	const unsigned n = 3000;
+	unsigned got = 0;
+	int port, fd;
+
+	EAL_UP();
+	port = tap_in_gen("d", "", 1);
+	LR_TEST_ASSERT(port >= 0, "tap port");
+	fd = gen_udp(0);
+	LR_TEST_ASSERT(fd >= 0, "UDP socket in %s", net.ns_gen);
+	for (unsigned i = 0; i < n; i++)
+		LR_TEST_ASSERT_EQ(gen_send(fd, d, sizeof(d)), 0);
+	close(fd);
+	double end = now_s() + WAIT_S;
+
+	do {
+		uint16_t k = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		got += k;
+		lr_pktmbuf_free_bulk(m, k);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)port, &st), 0);
+	} while (got + st.imissed < n && now_s() < end);
+	LR_TEST_ASSERT(st.imissed > 0, "no drop counted (%u received)", got);
+	LR_TEST_ASSERT(got > 0, "nothing received");
+	LR_TEST_ASSERT_EQ(got + st.imissed, n);
+	LR_TEST_ASSERT_EQ(st.ipackets, got);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)port), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 /* Link: down while stopped, down when the interface is set down, up
  * again; the carrier the kernel side sees follows the port. */
 static int
@@ -603,8 +641,7 @@ test_link(void)
 	LR_TEST_ASSERT_EQ(sh("ip -n %s link set %s down", net.ns_gen, ifname),
 			  0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 0), 0);
-	LR_TEST_ASSERT_EQ(sh("ip -n %s link set %s up", net.ns_gen, ifname),
-			  0);
+	LR_TEST_ASSERT_EQ(sh("ip -n %s link set %s up", net.ns_gen, ifname), 0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 1), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)port), 0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 0), 0);
@@ -732,8 +769,8 @@ test_bad_devargs(void)
 		const char *t = lr_test_log_end();
 
 		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", arg, r);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg), "'%s': log '%s' lacks '%s'",
-			       arg, t, bad[i].msg);
+		LR_TEST_ASSERT(strstr(t, bad[i].msg),
+			       "'%s': log '%s' lacks '%s'", arg, t, bad[i].msg);
 		LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);
 		LR_TEST_ASSERT(!iface_exists(bad_if), "'%s' left %s", arg,
 			       bad_if);
@@ -745,6 +782,7 @@ static const struct lr_test_case cases[] = {
     {"kernel_to_port", test_kernel_to_port},
     {"port_to_kernel", test_port_to_kernel},
     {"multi_queue", test_multi_queue},
+    {"kernel_drops", test_kernel_drops},
     {"link", test_link},
     {"lifecycle", test_lifecycle},
     {"bad_devargs", test_bad_devargs},

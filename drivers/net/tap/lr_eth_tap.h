@@ -52,7 +52,9 @@
  * Queues beyond max(rx, tx queues configured) are detached at start, so
  * the kernel steers nothing to them.
  *
- * Statistics: ipackets/ibytes/opackets/obytes per queue; ierrors are
+ * Statistics: ipackets/ibytes/opackets/obytes per queue; imissed is what
+ * the kernel dropped because a queue was full (the interface's tx_dropped
+ * since the port was made, read through rtnetlink); ierrors are
  * frames too long for the receive chain or shorter than an Ethernet header
  * or with a GSO type the port does not take (xstats rx_truncated,
  * rx_runts, rx_gso_unsupported); oerrors are frames the kernel refused or

@@ -18,7 +18,10 @@
 
 #include <linux/if_arp.h>
 #include <linux/if_ether.h>
+#include <linux/if_link.h>
 #include <linux/if_tun.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <linux/virtio_net.h>
 
@@ -92,8 +95,10 @@ struct tap_port {
 	const char *name;
 	char iface[IFNAMSIZ]; /* as created; lr_eth_tap_ifname() for now */
 	unsigned qpairs;
-	int persist; /* persist=1: the interface outlives the port */
-	int created; /* the port created the interface */
+	int persist;	     /* persist=1: the interface outlives the port */
+	int created;	     /* the port created the interface */
+	uint64_t drops_base; /* the interface's tx_dropped at probe */
+	uint64_t drops;	     /* its tx_dropped since, as last read */
 };
 
 static const char *const tap_keys[] = {
@@ -116,7 +121,8 @@ rx_refill(struct tap_rxq *rxq)
 	if (lr_unlikely(lr_pktmbuf_alloc_bulk(rxq->mp, rxq->segs, k) != 0))
 		return -1;
 	for (uint16_t i = 0; i < k; i++) {
-		rxq->iov[1 + i].iov_base = lr_pktmbuf_mtod(rxq->segs[i], void *);
+		rxq->iov[1 + i].iov_base =
+		    lr_pktmbuf_mtod(rxq->segs[i], void *);
 		rxq->iov[1 + i].iov_len = lr_pktmbuf_tailroom(rxq->segs[i]);
 	}
 	rxq->nb_taken = 0;
@@ -137,7 +143,8 @@ rx_take(struct tap_rxq *rxq, uint32_t len)
 	for (uint32_t left = len - m->data_len; left > 0; n++) {
 		struct lr_mbuf *s = rxq->segs[n];
 
-		s->data_len = (uint16_t)LR_MIN(left, (uint32_t)rxq->iov[1 + n].iov_len);
+		s->data_len =
+		    (uint16_t)LR_MIN(left, (uint32_t)rxq->iov[1 + n].iov_len);
 		s->pkt_len = s->data_len;
 		prev->next = s;
 		prev = s;
@@ -168,8 +175,8 @@ rx_read_failed(struct tap_rxq *rxq, int err)
 		return;
 	lr_counter_add(&rxq->read_errors, 1);
 	if (rxq->read_errors == 1)
-		LR_LOG(ERR, PMD, "%s: rx queue %u: read: %s\n",
-		       rxq->port->name, rxq->qid, strerror(err));
+		LR_LOG(ERR, PMD, "%s: rx queue %u: read: %s\n", rxq->port->name,
+		       rxq->qid, strerror(err));
 }
 
 /* Long because the loop reads, checks and hands out a frame per pass. */
@@ -198,9 +205,8 @@ tap_rx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		 * chain held only part of it. */
 		len = (uint32_t)r - LR_MIN((uint32_t)r, TAP_VNET_HLEN);
 		if (lr_unlikely(len < ETH_HLEN || len > rxq->cap)) {
-			lr_counter_add(len < ETH_HLEN ? &rxq->runts
-						      : &rxq->truncated,
-				       1);
+			lr_counter_add(
+			    len < ETH_HLEN ? &rxq->runts : &rxq->truncated, 1);
 			lr_counter_add(&rxq->c.errors, 1);
 			continue; /* the chain stays for the next frame */
 		}
@@ -348,17 +354,17 @@ tap_tx_burst(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
  * The interface (control path)
  */
 
-/* A datagram socket in the network namespace the interface is in now
- * (it may have been moved since the port made it): the thread enters that
- * namespace for the socket() call only. fd or -errno. */
+/* A socket(domain, type, proto) in the network namespace the interface
+ * is in now (it may have been moved since the port made it): the thread
+ * enters that namespace for the socket() call only. fd or -errno. */
 static int
-ns_socket(const struct tap_port *pt)
+ns_socket(const struct tap_port *pt, int domain, int type, int proto)
 {
 	int nsfd, self, fd, err = 0;
 
 	nsfd = ioctl(pt->fds[0], TUNGETDEVNETNS);
 	if (nsfd < 0) { /* older kernel: the interface is where we are */
-		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		fd = socket(domain, type | SOCK_CLOEXEC, proto);
 		return fd < 0 ? -errno : fd;
 	}
 	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -371,17 +377,17 @@ ns_socket(const struct tap_port *pt)
 		err = -errno;
 		goto close_fds;
 	}
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(domain, type | SOCK_CLOEXEC, proto);
 	if (fd < 0)
 		err = -errno;
 	if (setns(self, CLONE_NEWNET) < 0) {
+		err = -errno;
 		LR_LOG(ERR, PMD,
 		       "%s: cannot return to this thread's network namespace: "
 		       "%s\n",
-		       pt->name, strerror(errno));
+		       pt->name, strerror(-err));
 		if (fd >= 0)
 			close(fd);
-		err = -errno;
 	} else if (err == 0) {
 		err = fd;
 	}
@@ -416,10 +422,64 @@ iface_ioctl(const struct tap_port *pt, unsigned long req, struct ifreq *ifr)
 	ret = iface_name_now(pt, ifr->ifr_name);
 	if (ret < 0)
 		return ret;
-	fd = ns_socket(pt);
+	fd = ns_socket(pt, AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0)
 		return fd;
 	ret = ioctl(fd, req, ifr) < 0 ? -errno : 0;
+	close(fd);
+	return ret;
+}
+
+/* The interface's tx_dropped: frames the kernel could not queue to the
+ * port (a queue full), from rtnetlink in the interface's namespace, into
+ * *v; 0 or -errno. */
+static int
+kernel_drops(const struct tap_port *pt, uint64_t *v)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req;
+	char buf[16384];
+	struct ifreq ifr;
+	struct rtattr *a;
+	int fd, ret, len;
+	ssize_t n;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ret = iface_ioctl(pt, SIOCGIFINDEX, &ifr);
+	if (ret < 0)
+		return ret;
+	fd = ns_socket(pt, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
+	if (fd < 0)
+		return fd;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.ifi.ifi_family = AF_UNSPEC;
+	req.ifi.ifi_index = ifr.ifr_ifindex;
+	ret = -EIO;
+	if (send(fd, &req, sizeof(req), 0) != (ssize_t)sizeof(req) ||
+	    (n = recv(fd, buf, sizeof(buf), 0)) <= 0)
+		goto close_fd;
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+
+	if (!NLMSG_OK(nh, (unsigned)n) || nh->nlmsg_type != RTM_NEWLINK)
+		goto close_fd;
+	len = (int)IFLA_PAYLOAD(nh);
+	for (a = IFLA_RTA((struct ifinfomsg *)NLMSG_DATA(nh)); RTA_OK(a, len);
+	     a = RTA_NEXT(a, len)) {
+		struct rtnl_link_stats64 st;
+
+		if (a->rta_type != IFLA_STATS64 || RTA_PAYLOAD(a) < sizeof(st))
+			continue;
+		memcpy(&st, RTA_DATA(a), sizeof(st));
+		*v = st.tx_dropped;
+		ret = 0;
+		break;
+	}
+close_fd:
 	close(fd);
 	return ret;
 }
@@ -435,8 +495,8 @@ iface_up(const struct tap_port *pt, int on)
 	ret = iface_ioctl(pt, SIOCGIFFLAGS, &ifr);
 	if (ret < 0 || !!(ifr.ifr_flags & IFF_UP) == !!on)
 		return ret;
-	ifr.ifr_flags = (short)(on ? ifr.ifr_flags | IFF_UP
-				   : ifr.ifr_flags & ~IFF_UP);
+	ifr.ifr_flags =
+	    (short)(on ? ifr.ifr_flags | IFF_UP : ifr.ifr_flags & ~IFF_UP);
 	return iface_ioctl(pt, SIOCSIFFLAGS, &ifr);
 }
 
@@ -602,7 +662,7 @@ tap_dev_close(struct lr_eth_dev *dev)
 	 * persistent. */
 	LR_LOG(INFO, PMD, "%s: closed; interface '%s' %s\n", pt->name,
 	       pt->iface,
-	       pt->persist	  ? "kept (persist)"
+	       pt->persist   ? "kept (persist)"
 	       : pt->created ? "removed"
 			     : "left as it was found");
 	tap_port_free(pt);
@@ -667,7 +727,8 @@ mac_set(const struct tap_port *pt, const struct lr_ether_addr *mac)
 	if (ioctl(pt->fds[0], SIOCSIFHWADDR, &ifr) < 0) {
 		int err = errno;
 
-		LR_LOG(ERR, PMD, "%s: mac: cannot set the address of '%s': %s\n",
+		LR_LOG(ERR, PMD,
+		       "%s: mac: cannot set the address of '%s': %s\n",
 		       pt->name, pt->iface, strerror(err));
 		return -err;
 	}
@@ -685,13 +746,21 @@ tap_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 {
 	struct tap_port *pt = dev->data->dev_private;
 
+	uint64_t v;
+
 	for (unsigned q = 0; q < LR_MAX_QUEUES_PER_PORT; q++)
 		lr_eth_stats_add_queue(s, q, &pt->rxq[q].c, &pt->txq[q].c);
+	/* The kernel's drops (never less than last read: the counter of an
+	 * interface only grows). */
+	if (kernel_drops(pt, &v) == 0 && v >= pt->drops_base &&
+	    v - pt->drops_base > pt->drops)
+		pt->drops = v - pt->drops_base;
+	s->imissed += pt->drops;
 	return 0;
 }
 
 static const char *const tap_xstat_names[] = {
-    "rx_truncated", "rx_runts",		 "rx_gso_unsupported",
+    "rx_truncated",   "rx_runts",	 "rx_gso_unsupported",
     "rx_read_errors", "tx_write_errors", "tx_offload_errors",
     "tx_tso_sw",
 };
@@ -837,8 +906,8 @@ queue_open(struct tap_port *pt, unsigned q)
 		LR_LOG(ERR, PMD, "%s: iface: cannot %s '%s' (queue %u): %s%s\n",
 		       pt->name, q == 0 && pt->created ? "create" : "attach to",
 		       pt->iface, q, strerror(err),
-		       err == EINVAL ? " (an interface that exists must be a "
-				       "TAP made with multi_queue)"
+		       err == EINVAL  ? " (an interface that exists must be a "
+					"TAP made with multi_queue)"
 		       : err == EPERM ? " (needs CAP_NET_ADMIN)"
 				      : "");
 		close(fd);
@@ -871,8 +940,8 @@ device_setup(struct lr_eth_dev *dev, struct tap_port *pt,
 	}
 	if (pt->persist && ioctl(pt->fds[0], TUNSETPERSIST, 1UL) < 0) {
 		err = errno;
-		LR_LOG(ERR, PMD, "%s: persist: '%s': %s\n", pt->name,
-		       pt->iface, strerror(err));
+		LR_LOG(ERR, PMD, "%s: persist: '%s': %s\n", pt->name, pt->iface,
+		       strerror(err));
 		return -err;
 	}
 	if (have_mac) {
@@ -944,8 +1013,8 @@ tap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ret = tap_args(pt, args, &mac, &mac_set);
 	if (ret < 0)
 		goto free_port;
-	pt->created = strchr(pt->iface, '%') != NULL ||
-		      if_nametoindex(pt->iface) == 0;
+	pt->created =
+	    strchr(pt->iface, '%') != NULL || if_nametoindex(pt->iface) == 0;
 	for (unsigned q = 0; q < pt->qpairs; q++) {
 		ret = queue_open(pt, q);
 		if (ret < 0)
@@ -956,6 +1025,7 @@ tap_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		goto free_port;
 	/* Stopped: no carrier, so the kernel sends nothing yet. */
 	carrier_set(pt, 0);
+	kernel_drops(pt, &pt->drops_base);
 	dev->data->dev_private = pt;
 	dev->dev_ops = &tap_ops;
 	dev->rx_pkt_burst = tap_rx_burst;
