@@ -123,6 +123,24 @@ test_devargs_parse(void)
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,n=0x10"), 0);
 	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "n", 0, 0, 100, &v), 0);
 	LR_TEST_ASSERT_EQ(v, 16);
+	/* A bracketed value keeps its commas (and inner brackets). */
+	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da,
+					   "net_dpdk0,dev=[net_null0,size=128],"
+					   "a=[x[1,2]],b=[],c=2"),
+			  0);
+	LR_TEST_ASSERT_EQ(da.count, 4);
+	LR_TEST_ASSERT(
+	    strcmp(lr_devargs_get(&da, "dev"), "net_null0,size=128") == 0,
+	    "dev '%s'", lr_devargs_get(&da, "dev"));
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "a"), "x[1,2]") == 0,
+		       "a '%s'", lr_devargs_get(&da, "a"));
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "b"), "") == 0, "b");
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "c"), "2") == 0, "c");
+	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,dev=[a,b]"), 0);
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "dev"), "a,b") == 0, "end");
+	/* A '[' later in a value is an ordinary character. */
+	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,k=a[b,j=1"), 0);
+	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "k"), "a[b") == 0, "a[b");
 
 	static const struct {
 		const char *s;
@@ -140,6 +158,11 @@ test_devargs_parse(void)
 	     "net_null0: bad character '+' in key 'si+ze' (value '1')"},
 	    {"net_null0,-size=1", -EINVAL,
 	     "net_null0: bad character '-' in key '-size' (value '1')"},
+	    {"net_dpdk0,dev=[net_null0,size=1", -EINVAL,
+	     "net_dpdk0: dev: '[' without its ']' in '[net_null0,size=1'"},
+	    {"net_dpdk0,dev=[net_null0]x,a=1", -EINVAL,
+	     "net_dpdk0: dev: text after ']' (expected ',' or the end): "
+	     "'x,a=1'"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		lr_test_log_begin();
@@ -804,8 +827,7 @@ test_iface_queries(void)
 	LR_TEST_ASSERT_EQ(lr_eth_iface_link("lrnosuchif0", &link), -ENODEV);
 	LR_TEST_ASSERT_EQ(lr_eth_iface_flags("", &flags), -ENODEV);
 	LR_TEST_ASSERT_EQ(
-	    lr_eth_iface_flags("a_name_longer_than_ifnamsiz", &flags),
-	    -ENODEV);
+	    lr_eth_iface_flags("a_name_longer_than_ifnamsiz", &flags), -ENODEV);
 	LR_TEST_ASSERT_EQ(lr_eth_iface_promisc_hold(0), -ENODEV);
 
 	before = sys_promisc("lo");

@@ -27,6 +27,43 @@ key_char_ok(int c, unsigned pos)
 	return isalnum(c) || c == '_' || (c == '-' && pos > 0);
 }
 
+/* A value in brackets, `key=[a,b=c]`: it runs to the matching ']' (inner
+ * brackets nest) and may hold commas; the brackets are not part of it. Cut
+ * the pair out in place; where the next pair starts (or NULL) in *next;
+ * 0, or -EINVAL after logging. */
+static int
+split_bracketed(struct lr_devargs *da, char *key, char *eq, char **next)
+{
+	char *p = eq + 2;
+	unsigned depth = 1;
+
+	for (; *p != '\0'; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']' && --depth == 0)
+			break;
+	}
+	if (*p == '\0') {
+		*eq = '\0';
+		LR_LOG(ERR, ETHDEV, "%s: %s: '[' without its ']' in '%s'\n",
+		       da->name, key, eq + 1);
+		return -EINVAL;
+	}
+	if (p[1] != ',' && p[1] != '\0') {
+		*eq = '\0';
+		LR_LOG(ERR, ETHDEV,
+		       "%s: %s: text after ']' (expected ',' or the end): "
+		       "'%s'\n",
+		       da->name, key, p + 1);
+		return -EINVAL;
+	}
+	*next = p[1] == ',' ? p + 2 : NULL;
+	*p = '\0';
+	/* Shift the value over the '[' so that it starts right after '='. */
+	memmove(eq + 1, eq + 2, (size_t)(p - (eq + 2)) + 1);
+	return 0;
+}
+
 int
 lr_devargs_parse(struct lr_devargs *da, const char *str)
 {
@@ -129,9 +166,18 @@ lr_devargs_parse_flags(struct lr_devargs *da, const char *str,
 		char *key = next;
 		int ret;
 
-		next = strchr(key, ',');
-		if (next)
-			*next++ = '\0';
+		char *eq = strpbrk(key, "=,");
+
+		if (eq != NULL && eq[0] == '=' && eq[1] == '[') {
+			if (split_bracketed(da, key, eq, &next) != 0) {
+				da->count = 0;
+				return -EINVAL;
+			}
+		} else {
+			next = strchr(key, ',');
+			if (next)
+				*next++ = '\0';
+		}
 		ret = add_pair(da, key, flags);
 		if (ret < 0) {
 			da->count = 0;

@@ -9,7 +9,11 @@
  * Grammar: name is 1..LR_DEVARGS_NAME_MAX-1 characters from [A-Za-z0-9_.:-];
  * a key is 1+ characters from [A-Za-z0-9_-], not starting with
  * '-'; a value is any run of characters
- * other than ',' (it may be empty). Whitespace is not special.
+ * other than ',' (it may be empty), or, when it starts with '[', every
+ * character up to the matching ']' (brackets inside nest), commas
+ * included, and the brackets are dropped: `dev=[net_null0,size=128]` is
+ * the value `net_null0,size=128`; the ']' must end the string or be
+ * followed by ','. Whitespace is not special.
  *
  * Error model: lr_devargs_parse() and the typed getters return 0 or a
  * negative errno (-EINVAL for bad text, -ENOSPC for too many pairs, -ENOENT

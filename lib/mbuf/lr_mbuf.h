@@ -167,6 +167,10 @@ LR_BUILD_BUG_ON(sizeof(struct lr_mbuf) != 128);
 
 /** The pool's buffers lie outside it (lr_pktmbuf_pool_create_extbuf()). */
 #define LR_PKTMBUF_POOL_F_EXTBUF 0x1
+/** The pool's mbufs carry buffers their driver attaches at run time (another
+ *  framework's, e.g. net_dpdk's received DPDK mbufs): validate does not
+ *  ask where a buffer lies. */
+#define LR_PKTMBUF_POOL_F_ATTACHED 0x2
 
 /** What an mbuf pool keeps in its private area. */
 struct lr_pktmbuf_pool_private {

@@ -125,6 +125,8 @@ mbuf_buf_misplaced(const struct lr_mbuf *s)
 	const struct lr_pktmbuf_pool_private *pp = lr_mempool_get_priv(s->pool);
 	uintptr_t a = (uintptr_t)s->buf_addr, base;
 
+	if (pp != NULL && (pp->flags & LR_PKTMBUF_POOL_F_ATTACHED))
+		return NULL;
 	if (pp == NULL || !(pp->flags & LR_PKTMBUF_POOL_F_EXTBUF))
 		return s->buf_addr != (const char *)(s + 1) + s->priv_size
 			   ? "buffer address moved"

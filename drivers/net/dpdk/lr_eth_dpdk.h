@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_eth_dpdk.h - net_dpdk: a linerate port over a DPDK port, so that
+ * linerate programs run on every NIC DPDK drives (ixgbe, i40e, ice, mlx5,
+ * ... on x86-64 and ppc64le) and on DPDK's virtual devices.
+ *
+ *   net_dpdk<N>,dev=<DPDK device>[,dpdk-args=[<EAL arguments>]][,mbufs=<n>]
+ *
+ * dev is a PCI address (0000:01:00.0, or 01:00.0) or a DPDK vdev string
+ * (net_null0, net_ring0, net_memif0,role=server,...), or the name of a
+ * DPDK port the program made itself (rte_eth_from_rings()). A DPDK string
+ * holds commas, so put it in brackets: dev=[net_null0,size=128] (see
+ * lr_devargs.h: a value that starts with '[' runs to its ']').
+ *
+ * DPDK's EAL is brought up once per process, by the first net_dpdk port
+ * (or lr_eth_dpdk_eal_init()), beside linerate's: its own file prefix
+ * (<linerate prefix>_dpdk), no telemetry socket, DPDK's logs on stderr,
+ * and lcore 0 floating over the CPUs the calling thread may already run
+ * on (--lcores=0@(<its CPUs>)), so DPDK changes no thread's affinity and
+ * starts no worker. Memory: for a vdev, --no-huge -m 256 --no-pci
+ * --no-shconf (no hugepage of linerate's is touched); for a PCI device,
+ * --in-memory -a <dev> (hugepages taken on demand by DPDK through
+ * memfds, no files, nothing of linerate's prefix). dpdk-args (brackets,
+ * words split on blanks) replaces those memory and bus defaults; the
+ * prefix, lcores and telemetry ones stay unless it names its own. A
+ * linerate thread that polls a net_dpdk queue is registered with DPDK
+ * (rte_thread_register()) at its first burst, so DPDK's mempool caches
+ * work on it. The EAL is cleaned up at lr_eal_cleanup().
+ *
+ * Queues: the port's rx and tx queue counts (lr_eth_dev_configure) are
+ * the DPDK port's; more than one rx queue turns RSS on. The rx mempool
+ * given to lr_eth_rx_queue_setup() is not used: DPDK receives into its own
+ * pool of mbufs (mbufs=, default 4096 per rx queue + 1024).
+ *
+ * Zero copy both ways (the choice, and its cost per packet):
+ *  - receive: each DPDK mbuf gets a linerate mbuf header from a pool of
+ *    headers whose buffer is the DPDK mbuf's (buf_addr, buf_iova, lengths,
+ *    offload flags, VLAN, RSS hash copied: one cache line written, the DPDK
+ *    mbuf's first line read, which the DPDK driver just wrote). The header
+ *    pool has no per-lcore cache and its store is a ring: a burst costs one
+ *    ring dequeue; freeing the linerate mbuf puts the header back, and the
+ *    store frees the DPDK mbuf it carried (rte_pktmbuf_free_bulk), one
+ *    ring enqueue per freed batch.
+ *  - transmit of a packet received on a net_dpdk port (the forwarding
+ *    case): its own DPDK mbuf goes out, with data_off and lengths (and
+ *    offload fields when asked) written back: three stores, and the header
+ *    returns to its pool in one bulk per burst.
+ *  - transmit of any other linerate mbuf: a DPDK header mbuf (pool of
+ *    data-less mbufs) per segment, attached to the linerate buffer as an
+ *    external buffer (rte_pktmbuf_attach_extbuf, IOVA from linerate's
+ *    buf_iova, or the address when DPDK runs in IOVA-as-VA mode) whose
+ *    free callback frees the linerate segment when DPDK is done with it:
+ *    one DPDK mbuf get and put and about ten stores per segment.
+ * Chains, RSS hash, VLAN tags, checksum flags (good/bad on receive; IPv4,
+ * TCP and UDP checksum and TSO on transmit, when the DPDK port offers them,
+ * through rte_eth_tx_prepare()) carry across both ways.
+ *
+ * PCI devices: linerate's memory segments are registered with DPDK
+ * (rte_extmem_register) and mapped for the device's DMA (rte_dev_dma_map)
+ * at probe, so a NIC can read linerate mbufs; segments linerate reserves
+ * later are not mapped.
+ *
+ * Stats: packets and bytes counted by the bridge per queue; imissed,
+ * ierrors, oerrors and rx_nombuf from DPDK's counters; xstats: the
+ * bridge's (rx_header_nombuf, tx_attached, tx_no_header,
+ * tx_prepare_rejected) then DPDK's, named "dpdk_<name>". Link state, MAC,
+ * MTU and promiscuous mode are DPDK's.
+ *
+ * Threading: as every port: one thread per queue. Cost: see above.
+ * Error model: probe fails with a message naming the port, the key and
+ * the value (an unknown device, DPDK's EAL refusing its arguments).
+ */
+#ifndef LR_ETH_DPDK_H
+#define LR_ETH_DPDK_H
+
+#include <stdint.h>
+
+#include "lr_common.h"
+
+LR_BEGIN_DECLS
+
+/** Bring DPDK's EAL up in this process with the extra arguments args
+ *  (blank-separated; NULL: the vdev defaults, see above); 0 if it is up
+ *  (also when it already was: args are then ignored), or a negative errno
+ *  after logging DPDK's refusal (a refusal is final for the process). */
+int lr_eth_dpdk_eal_init(const char *args);
+
+/** The DPDK port id behind net_dpdk port port_id, or -ENODEV. */
+int lr_eth_dpdk_port_id(uint16_t port_id);
+
+/** DPDK mbufs of the port's receive pool and header pool, and its
+ *  linerate headers, that are not in their pools now (a snapshot;
+ *  all 0 once every packet is back); 0 or -ENODEV. */
+int lr_eth_dpdk_mbufs_in_use(uint16_t port_id, unsigned *dpdk_rx,
+			     unsigned *dpdk_hdr, unsigned *headers);
+
+LR_END_DECLS
+
+#endif /* LR_ETH_DPDK_H */

@@ -1,0 +1,699 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* net_dpdk: linerate ports over DPDK ports (DPDK 22.11, Debian's dpdk-dev).
+ * Each case runs in a child process of its own, since DPDK's EAL comes up
+ * once per process.
+ *  - ring_pair_forward: lr-l2fwd's loop over two net_dpdk ports of two
+ *    queues, each over a DPDK ring port (rte_eth_from_rings): frames put
+ *    as DPDK mbufs on the rx rings come out of the other port's tx ring of
+ *    the same queue, every one once, intact, the very same DPDK mbuf (zero
+ *    copy); linerate's, DPDK's and the forwarder's counters agree; every
+ *    pool back at the end.
+ *  - lr_mbufs_out: linerate mbufs (one segment and chains) sent on a
+ *    net_dpdk port come out as DPDK mbufs over the same buffers; a DPDK
+ *    chain received becomes a linerate chain; a full tx ring leaves the
+ *    unsent packets with the caller; pools back on both sides.
+ *  - null_forward: the loop over net_dpdk(net_null0) and
+ *    net_dpdk([net_null1,size=128]), two queues: counters and bytes of
+ *    both sides agree; DPDK mbufs back.
+ *  - l2fwd_binary: the real lr-l2fwd on two net_dpdk(net_null) ports with
+ *    2 queues for a second: clean exit, rx == tx, no mbuf left, DPDK's
+ *    runtime folder removed.
+ *  - bad_input: unknown DPDK device, DPDK's EAL refusing its arguments,
+ *    no dev=, a PCI device after a vdev-only EAL: clear errors, no port;
+ *    lr-l2fwd exits non-zero naming the device.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
+#include "../apps/l2fwd/l2fwd.c"
+#include "lr_eal.h"
+#include "lr_eth_dpdk.h"
+#include "lr_ethdev.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+#define NQ	2
+#define RINGSZ	1024
+#define SEQ_OFF 14
+#define FRAME	64
+
+static struct lr_mempool *pool;
+static struct rte_mempool *src; /* the test's DPDK mbufs */
+
+/* Run fn in a child process; its exit code. */
+static int
+in_child(int (*fn)(void))
+{
+	pid_t pid;
+	int st;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0)
+		_exit(fn());
+	if (waitpid(pid, &st, 0) != pid)
+		return 1;
+	if (WIFSIGNALED(st)) {
+		fprintf(stderr, "child killed by signal %d\n", WTERMSIG(st));
+		return 1;
+	}
+	return WEXITSTATUS(st);
+}
+
+static int
+up(const char *name)
+{
+	if (lr_test_eal_init(name, 128) != 0)
+		return -1;
+	pool = lr_pktmbuf_pool_create(
+	    "t_dpdk", 4096, 64, 0, LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	if (pool == NULL || lr_eth_dpdk_eal_init(NULL) != 0)
+		return -1;
+	src = rte_pktmbuf_pool_create("t_src", 8191, 64, 0,
+				      RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	return src ? 0 : -1;
+}
+
+/* Free the test's pools and stop the EAL; 0 or 1. */
+static int
+down(void)
+{
+	lr_mempool_free(pool);
+	pool = NULL;
+	return lr_eal_cleanup() == 0 ? 0 : 1;
+}
+
+/* Create, configure and start net_dpdk<id> over devargs' dev with nq
+ * queues; the port id or -1. */
+static int
+port_up(const char *devargs, uint16_t nq)
+{
+	int p = lr_eth_dev_create(devargs);
+
+	if (p < 0)
+		return -1;
+	if (lr_eth_dev_configure((uint16_t)p, nq, nq, NULL) != 0)
+		return -1;
+	for (uint16_t q = 0; q < nq; q++)
+		if (lr_eth_rx_queue_setup((uint16_t)p, q, 512, -1, NULL,
+					  pool) ||
+		    lr_eth_tx_queue_setup((uint16_t)p, q, 512, -1, NULL))
+			return -1;
+	return lr_eth_dev_start((uint16_t)p) == 0 ? p : -1;
+}
+
+/* Every pool of port p back: 0 or -1. */
+static int
+port_pools_back(uint16_t p)
+{
+	unsigned rx, hdr, h;
+
+	LR_TEST_ASSERT_EQ(lr_eth_dpdk_mbufs_in_use(p, &rx, &hdr, &h), 0);
+	LR_TEST_ASSERT(rx == 0 && hdr == 0 && h == 0,
+		       "port %u: DPDK rx %u, DPDK headers %u, lr headers %u "
+		       "in use",
+		       p, rx, hdr, h);
+	return 0;
+}
+
+/* A DPDK frame of FRAME bytes carrying seq. */
+static struct rte_mbuf *
+frame(uint32_t seq)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(src);
+	uint8_t *d;
+
+	if (m == NULL)
+		return NULL;
+	d = (uint8_t *)rte_pktmbuf_append(m, FRAME);
+	for (int i = 0; i < FRAME; i++)
+		d[i] = (uint8_t)(seq * 7 + (uint32_t)i);
+	memcpy(d + SEQ_OFF, &seq, sizeof(seq));
+	d[12] = 0x08;
+	d[13] = 0x00;
+	return m;
+}
+
+/* The frame's seq if its bytes are intact, else UINT32_MAX. */
+static uint32_t
+frame_seq(const uint8_t *d, uint32_t len)
+{
+	uint32_t seq;
+
+	if (len != FRAME)
+		return UINT32_MAX;
+	memcpy(&seq, d + SEQ_OFF, sizeof(seq));
+	for (int i = 0; i < FRAME; i++) {
+		if (i >= 12 && i < SEQ_OFF + 4)
+			continue;
+		if (d[i] != (uint8_t)(seq * 7 + (uint32_t)i))
+			return UINT32_MAX;
+	}
+	return seq;
+}
+
+/* --- ring_pair_forward --- */
+
+static struct rte_ring *rin[2][NQ], *rout[2][NQ];
+
+static int
+ring_ports(uint16_t port[2], uint16_t dpid[2])
+{
+	char name[64];
+
+	for (int s = 0; s < 2; s++) {
+		for (int q = 0; q < NQ; q++) {
+			snprintf(name, sizeof(name), "t_in%d_%d", s, q);
+			rin[s][q] =
+			    rte_ring_create(name, RINGSZ, SOCKET_ID_ANY,
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			snprintf(name, sizeof(name), "t_out%d_%d", s, q);
+			rout[s][q] =
+			    rte_ring_create(name, RINGSZ, SOCKET_ID_ANY,
+					    RING_F_SP_ENQ | RING_F_SC_DEQ);
+			LR_TEST_ASSERT(rin[s][q] && rout[s][q], "rte rings");
+		}
+		snprintf(name, sizeof(name), "t_ring_%c", 'a' + s);
+		int d = rte_eth_from_rings(name, rin[s], NQ, rout[s], NQ, 0);
+
+		LR_TEST_ASSERT(d >= 0, "rte_eth_from_rings %s", name);
+		dpid[s] = (uint16_t)d;
+		snprintf(name, sizeof(name),
+			 "net_dpdk%d,dev=net_ring_t_ring_%c", s, 'a' + s);
+		int p = port_up(name, NQ);
+
+		LR_TEST_ASSERT(p >= 0, "port %s", name);
+		port[s] = (uint16_t)p;
+		LR_TEST_ASSERT_EQ(lr_eth_dpdk_port_id(port[s]), d);
+	}
+	return 0;
+}
+
+/* Take what the ports sent; count frames, check each; -1 on a bad one. */
+static int
+ring_collect(uint8_t *seen, uint32_t nseq, uint8_t **where)
+{
+	void *objs[64];
+	int got = 0;
+
+	for (int s = 0; s < 2; s++) {
+		for (int q = 0; q < NQ; q++) {
+			unsigned n;
+
+			while ((n = rte_ring_dequeue_burst(rout[s][q], objs, 64,
+							   NULL)) != 0) {
+				for (unsigned i = 0; i < n; i++) {
+					struct rte_mbuf *m = objs[i];
+					uint8_t *d =
+					    rte_pktmbuf_mtod(m, uint8_t *);
+					uint32_t seq = frame_seq(d, m->pkt_len);
+
+					LR_TEST_ASSERT(seq < nseq,
+						       "bad frame on %d/%d", s,
+						       q);
+					/* entered on the other side, same
+					 * queue, and it is the same mbuf */
+					LR_TEST_ASSERT_EQ((seq & 1) ^ 1,
+							  (uint32_t)s);
+					LR_TEST_ASSERT_EQ((seq >> 1) & 1,
+							  (uint32_t)q);
+					LR_TEST_ASSERT(where[seq] == d,
+						       "frame %u copied", seq);
+					LR_TEST_ASSERT(m->pool == src,
+						       "frame %u: other mbuf",
+						       seq);
+					seen[seq]++;
+				}
+				rte_pktmbuf_free_bulk((struct rte_mbuf **)objs,
+						      n);
+				got += (int)n;
+			}
+		}
+	}
+	return got;
+}
+
+static int
+ring_pair_forward_child(void)
+{
+	enum { NSEQ = 20000 };
+	static uint8_t seen[NSEQ];
+	static uint8_t *where[NSEQ];
+	struct l2fwd fwd;
+	uint16_t port[2], dpid[2];
+	uint32_t next = 0;
+	int got = 0;
+	unsigned lc;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_ring") == 0, "EAL");
+	LR_TEST_ASSERT(ring_ports(port, dpid) == 0, "ports");
+	lc = lr_lcore_id();
+	l2fwd_init(&fwd, 0);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, port[0], port[1]), 0);
+	for (uint16_t q = 0; q < NQ; q++)
+		for (int s = 0; s < 2; s++)
+			LR_TEST_ASSERT_EQ(
+			    l2fwd_assign_queue(&fwd, lc, port[s], q), 0);
+	for (int it = 0; got < NSEQ && it < 200000; it++) {
+		while (next < NSEQ && next - (uint32_t)got < RINGSZ / 2) {
+			struct rte_mbuf *m = frame(next);
+
+			LR_TEST_ASSERT(m != NULL, "DPDK pool empty");
+			where[next] = rte_pktmbuf_mtod(m, uint8_t *);
+			LR_TEST_ASSERT_EQ(
+			    rte_ring_enqueue(rin[next & 1][(next >> 1) & 1], m),
+			    0);
+			next++;
+		}
+		l2fwd_poll_once(&fwd, lc);
+		l2fwd_flush(&fwd, lc);
+		int n = ring_collect(seen, NSEQ, where);
+
+		LR_TEST_ASSERT(n >= 0, "bad frame");
+		got += n;
+	}
+	LR_TEST_ASSERT_EQ(got, NSEQ);
+	for (uint32_t s = 0; s < NSEQ; s++)
+		LR_TEST_ASSERT(seen[s] == 1, "frame %u seen %u times", s,
+			       seen[s]);
+	for (int s = 0; s < 2; s++) {
+		struct l2fwd_port_stats st, other;
+		struct lr_eth_stats es;
+		struct rte_eth_stats ds;
+
+		l2fwd_port_totals(&fwd, port[s], &st);
+		l2fwd_port_totals(&fwd, port[s ^ 1], &other);
+		LR_TEST_ASSERT_EQ(st.dropped, 0);
+		LR_TEST_ASSERT_EQ(st.rx, NSEQ / 2);
+		LR_TEST_ASSERT_EQ(st.tx, other.rx);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get(port[s], &es), 0);
+		LR_TEST_ASSERT_EQ(es.ipackets, st.rx);
+		LR_TEST_ASSERT_EQ(es.opackets, st.tx);
+		LR_TEST_ASSERT_EQ(es.ibytes, FRAME * st.rx);
+		LR_TEST_ASSERT_EQ(es.obytes, FRAME * st.tx);
+		for (int q = 0; q < NQ; q++)
+			LR_TEST_ASSERT_EQ(es.q_opackets[q], NSEQ / 4);
+		LR_TEST_ASSERT_EQ(rte_eth_stats_get(dpid[s], &ds), 0);
+		LR_TEST_ASSERT_EQ(ds.ipackets, es.ipackets);
+		LR_TEST_ASSERT_EQ(ds.opackets, es.opackets);
+		LR_TEST_ASSERT(port_pools_back(port[s]) == 0, "pools");
+	}
+	for (int s = 0; s < 2; s++)
+		LR_TEST_ASSERT_EQ(lr_eth_dev_close(port[s]), 0);
+	LR_TEST_ASSERT_EQ(rte_mempool_in_use_count(src), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return down();
+}
+
+/* --- lr_mbufs_out --- */
+
+/* A linerate packet of FRAME bytes for seq, in nseg segments. */
+static struct lr_mbuf *
+lr_frame(uint32_t seq, unsigned nseg)
+{
+	struct rte_mbuf *t = frame(seq);
+	struct lr_mbuf *m = NULL;
+	uint32_t per = FRAME / nseg;
+
+	if (t == NULL)
+		return NULL;
+	for (unsigned i = 0; i < nseg; i++) {
+		struct lr_mbuf *s = lr_pktmbuf_alloc(pool);
+		uint32_t len = i + 1 == nseg ? FRAME - per * i : per;
+
+		memcpy(lr_pktmbuf_append(s, (uint16_t)len),
+		       rte_pktmbuf_mtod_offset(t, char *, per *i), len);
+		if (m == NULL)
+			m = s;
+		else
+			lr_pktmbuf_chain(m, s);
+	}
+	rte_pktmbuf_free(t);
+	return m;
+}
+
+static int
+lr_mbufs_out_child(void)
+{
+	enum { N = 100 };
+	struct rte_ring *in, *out;
+	struct lr_mbuf *pk[N], *rx[8];
+	uint8_t *data[N];
+	void *objs[N];
+	uint8_t buf[FRAME];
+	int d, p;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_out") == 0, "EAL");
+	in = rte_ring_create("t_c_in", 64, SOCKET_ID_ANY, 0);
+	out = rte_ring_create("t_c_out", 64, SOCKET_ID_ANY, RING_F_EXACT_SZ);
+	LR_TEST_ASSERT(in && out, "rings");
+	d = rte_eth_from_rings("t_ring_c", &in, 1, &out, 1, 0);
+	LR_TEST_ASSERT(d >= 0, "DPDK ring port");
+	p = port_up("net_dpdk0,dev=net_ring_t_ring_c", 1);
+	LR_TEST_ASSERT(p >= 0, "port");
+	/* One-segment and 3-segment packets, more than the ring holds. */
+	for (uint32_t i = 0; i < N; i++) {
+		pk[i] = lr_frame(i, i % 2 ? 3 : 1);
+		LR_TEST_ASSERT(pk[i] != NULL, "lr frame");
+		data[i] = lr_pktmbuf_mtod(pk[i], uint8_t *);
+	}
+	uint16_t sent = lr_eth_tx_burst((uint16_t)p, 0, pk, N);
+
+	LR_TEST_ASSERT_EQ(sent, 64);
+	/* The unsent are the caller's still, unchanged. */
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 64 * 2 + 36 * 2);
+	unsigned n = rte_ring_dequeue_burst(out, objs, N, NULL);
+
+	LR_TEST_ASSERT_EQ(n, 64);
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *m = objs[i];
+		const uint8_t *b = rte_pktmbuf_read(m, 0, FRAME, buf);
+
+		LR_TEST_ASSERT(RTE_MBUF_HAS_EXTBUF(m), "not attached");
+		LR_TEST_ASSERT_EQ(m->nb_segs, i % 2 ? 3 : 1);
+		LR_TEST_ASSERT(rte_pktmbuf_mtod(m, uint8_t *) == data[i],
+			       "packet %u copied", i);
+		LR_TEST_ASSERT_EQ(frame_seq(b, m->pkt_len), i);
+	}
+	rte_pktmbuf_free_bulk((struct rte_mbuf **)objs, n);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 36 * 2);
+	lr_pktmbuf_free_bulk(pk + 64, N - 64);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+
+	/* A DPDK chain in: a linerate chain over the same buffers. */
+	struct rte_mbuf *c = frame(7), *c2 = rte_pktmbuf_alloc(src);
+
+	LR_TEST_ASSERT(c && c2, "DPDK mbufs");
+	memcpy(rte_pktmbuf_append(c2, 20), "twenty bytes of tail", 20);
+	LR_TEST_ASSERT_EQ(rte_pktmbuf_chain(c, c2), 0);
+	const uint8_t *tail = rte_pktmbuf_mtod(c2, uint8_t *);
+
+	LR_TEST_ASSERT_EQ(rte_ring_enqueue(in, c), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, rx, 8), 1);
+	LR_TEST_ASSERT_EQ(rx[0]->nb_segs, 2);
+	LR_TEST_ASSERT_EQ(rx[0]->pkt_len, FRAME + 20);
+	LR_TEST_ASSERT(rx[0]->next->buf_addr == c2->buf_addr &&
+			   lr_pktmbuf_mtod(rx[0]->next, uint8_t *) == tail,
+		       "chain copied");
+	LR_TEST_ASSERT_EQ(lr_mbuf_validate(rx[0]), 0);
+	LR_TEST_ASSERT_EQ(
+	    frame_seq(lr_pktmbuf_mtod(rx[0], uint8_t *), rx[0]->data_len), 7);
+	/* and out again: attached headers over those buffers */
+	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)p, 0, rx, 1), 1);
+	LR_TEST_ASSERT_EQ(rte_ring_dequeue(out, objs), 0);
+	struct rte_mbuf *o = objs[0];
+
+	LR_TEST_ASSERT_EQ(o->nb_segs, 2);
+	LR_TEST_ASSERT_EQ(o->pkt_len, FRAME + 20);
+	LR_TEST_ASSERT(rte_pktmbuf_mtod(o->next, const uint8_t *) == tail,
+		       "tail copied");
+	LR_TEST_ASSERT(memcmp(tail, "twenty bytes of tail", 20) == 0, "tail");
+	/* c and c2 stay out until o goes */
+	LR_TEST_ASSERT_EQ(rte_mempool_in_use_count(src), 2);
+	rte_pktmbuf_free(o);
+	LR_TEST_ASSERT_EQ(rte_mempool_in_use_count(src), 0);
+	LR_TEST_ASSERT(port_pools_back((uint16_t)p) == 0, "pools");
+	/* RSS hash and VLAN carried on receive */
+	c = frame(8);
+	c->ol_flags |= RTE_MBUF_F_RX_RSS_HASH | RTE_MBUF_F_RX_VLAN;
+	c->hash.rss = 0x12345678;
+	c->vlan_tci = 42;
+	LR_TEST_ASSERT_EQ(rte_ring_enqueue(in, c), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, rx, 8), 1);
+	LR_TEST_ASSERT_EQ(rx[0]->ol_flags,
+			  LR_MBUF_F_RX_RSS_HASH | LR_MBUF_F_RX_VLAN);
+	LR_TEST_ASSERT_EQ(rx[0]->hash_rss, 0x12345678);
+	LR_TEST_ASSERT_EQ(rx[0]->vlan_tci, 42);
+	lr_pktmbuf_free(rx[0]);
+	LR_TEST_ASSERT_EQ(rte_mempool_in_use_count(src), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return down();
+}
+
+/* --- null_forward --- */
+
+static int
+null_forward_child(void)
+{
+	struct l2fwd fwd;
+	int p0, p1;
+	unsigned lc;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_null") == 0, "EAL");
+	p0 = port_up("net_dpdk0,dev=net_null0", NQ);
+	p1 = port_up("net_dpdk1,dev=[net_null1,size=128]", NQ);
+	LR_TEST_ASSERT(p0 >= 0 && p1 >= 0, "ports");
+	lc = lr_lcore_id();
+	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, (uint16_t)p0, (uint16_t)p1), 0);
+	for (uint16_t q = 0; q < NQ; q++) {
+		LR_TEST_ASSERT_EQ(l2fwd_assign_queue(&fwd, lc, (uint16_t)p0, q),
+				  0);
+		LR_TEST_ASSERT_EQ(l2fwd_assign_queue(&fwd, lc, (uint16_t)p1, q),
+				  0);
+	}
+	for (int i = 0; i < 2000; i++)
+		l2fwd_poll_once(&fwd, lc);
+	l2fwd_flush(&fwd, lc);
+	uint16_t ports[2] = {(uint16_t)p0, (uint16_t)p1};
+	uint32_t size[2] = {64, 128};
+
+	for (int s = 0; s < 2; s++) {
+		struct l2fwd_port_stats st, other;
+		struct lr_eth_stats es;
+		struct rte_eth_stats ds;
+
+		l2fwd_port_totals(&fwd, ports[s], &st);
+		l2fwd_port_totals(&fwd, ports[s ^ 1], &other);
+		LR_TEST_ASSERT(st.rx > 0, "nothing received");
+		LR_TEST_ASSERT_EQ(st.dropped, 0);
+		LR_TEST_ASSERT_EQ(other.tx, st.rx);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get(ports[s], &es), 0);
+		LR_TEST_ASSERT_EQ(es.ipackets, st.rx);
+		LR_TEST_ASSERT_EQ(es.ibytes, size[s] * st.rx);
+		LR_TEST_ASSERT_EQ(es.opackets, st.tx);
+		LR_TEST_ASSERT_EQ(es.obytes, size[s ^ 1] * st.tx);
+		LR_TEST_ASSERT_EQ(
+		    rte_eth_stats_get((uint16_t)lr_eth_dpdk_port_id(ports[s]),
+				      &ds),
+		    0);
+		LR_TEST_ASSERT_EQ(ds.ipackets, es.ipackets);
+		LR_TEST_ASSERT_EQ(ds.opackets, es.opackets);
+		uint64_t v = 0;
+
+		LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name(
+				      ports[s], "dpdk_rx_good_packets", &v),
+				  0);
+		LR_TEST_ASSERT_EQ(v, ds.ipackets);
+	}
+	for (int s = 0; s < 2; s++) {
+		LR_TEST_ASSERT_EQ(lr_eth_dev_stop(ports[s]), 0);
+		LR_TEST_ASSERT(port_pools_back(ports[s]) == 0, "pools");
+		LR_TEST_ASSERT_EQ(lr_eth_dev_close(ports[s]), 0);
+	}
+	/* closed ports free their DPDK devices: the names may come back */
+	p0 = port_up("net_dpdk0,dev=net_null0", 1);
+	LR_TEST_ASSERT(p0 >= 0, "port again");
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p0), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return down();
+}
+
+/* --- the lr-l2fwd binary --- */
+
+static char l2fwd_bin[4096];
+
+static int
+find_l2fwd(void)
+{
+	ssize_t n =
+	    readlink("/proc/self/exe", l2fwd_bin, sizeof(l2fwd_bin) - 64);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	l2fwd_bin[n] = '\0';
+	slash = strrchr(l2fwd_bin, '/');
+	if (slash == NULL)
+		return -1;
+	strcpy(slash, "/../apps/l2fwd/lr-l2fwd");
+	return access(l2fwd_bin, X_OK);
+}
+
+/* Run lr-l2fwd with argv (after its path); output into out; exit code. */
+static int
+run_l2fwd(char **args, char *out, size_t len)
+{
+	struct lr_test_child c;
+	char *argv[32];
+	int n = 0;
+
+	argv[n++] = l2fwd_bin;
+	for (int i = 0; args[i] != NULL; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (lr_test_spawn(&c, l2fwd_bin, argv, out, len) != 0)
+		return -1;
+	return lr_test_child_finish(&c, 120);
+}
+
+static int
+test_l2fwd_binary(void)
+{
+	static char out[1 << 16];
+	char prefix[96], dir[256];
+	unsigned long long rx, tx, drop;
+	const char *t;
+	struct stat sb;
+
+	if (find_l2fwd() != 0)
+		return LR_TEST_SKIP;
+	lr_test_prefix_arg(prefix, sizeof(prefix), "test_pmd_dpdk_bin");
+	char *args[] = {"-l",	     "0",
+			"--no-huge", "-m",
+			"128",	     prefix,
+			"--vdev",    "net_dpdk0,dev=net_null0",
+			"--vdev",    "net_dpdk1,dev=[net_null1,size=128]",
+			"--",	     "-p",
+			"3",	     "-Q",
+			"2",	     "-T",
+			"0",	     "--duration",
+			"1",	     NULL};
+	int rc = run_l2fwd(args, out, sizeof(out));
+
+	LR_TEST_ASSERT(rc == 0, "lr-l2fwd exit %d:\n%s", rc, out);
+	t = strstr(out, "l2fwd total: ");
+	LR_TEST_ASSERT(t != NULL, "no total line:\n%s", out);
+	LR_TEST_ASSERT_EQ(sscanf(t, "l2fwd total: rx=%llu tx=%llu dropped=%llu",
+				 &rx, &tx, &drop),
+			  3);
+	LR_TEST_ASSERT(rx > 0 && rx == tx && drop == 0, "rx %llu tx %llu", rx,
+		       tx);
+	LR_TEST_ASSERT(strstr(out, "mbufs in use after stop: 0"), "mbufs");
+	snprintf(dir, sizeof(dir), "/var/run/dpdk/%s_dpdk",
+		 strchr(prefix, '=') + 1);
+	LR_TEST_ASSERT(stat(dir, &sb) != 0, "%s left behind", dir);
+	return 0;
+}
+
+/* --- bad input --- */
+
+static int
+create_fails(const char *devargs, const char *msg)
+{
+	lr_test_log_begin();
+	int p = lr_eth_dev_create(devargs);
+	const char *t = lr_test_log_end();
+
+	LR_TEST_ASSERT(p < 0, "'%s' created port %d", devargs, p);
+	LR_TEST_ASSERT(strstr(t, msg) != NULL, "'%s': log lacks '%s':\n%s",
+		       devargs, msg, t);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), 0);
+	return 0;
+}
+
+static int
+bad_device_child(void)
+{
+	LR_TEST_ASSERT(lr_test_eal_init("test_pmd_dpdk_bad", 64) == 0, "EAL");
+	LR_TEST_ASSERT(create_fails("net_dpdk0", "net_dpdk0: dev: missing") ==
+			   0,
+		       "no dev");
+	LR_TEST_ASSERT(create_fails("net_dpdk0,dev=net_bogus0",
+				    "net_dpdk0: dev: DPDK cannot probe "
+				    "'net_bogus0'") == 0,
+		       "unknown device");
+	LR_TEST_ASSERT(create_fails("net_dpdk0,dev=0000:00:1f.7",
+				    "is a PCI device but DPDK's EAL was "
+				    "started for vdevs only") == 0,
+		       "pci after vdev");
+	LR_TEST_ASSERT(create_fails("net_dpdk0,dev=[net_null0,bogus=1]",
+				    "DPDK cannot probe") == 0,
+		       "bad vdev args");
+	LR_TEST_ASSERT(create_fails("net_dpdk0,dev=net_null0,mbufs=5",
+				    "net_dpdk0: mbufs: bad value '5'") == 0,
+		       "mbufs");
+	return down();
+}
+
+static int
+eal_refuses_child(void)
+{
+	LR_TEST_ASSERT(lr_test_eal_init("test_pmd_dpdk_eal", 64) == 0, "EAL");
+	LR_TEST_ASSERT(
+	    create_fails("net_dpdk0,dev=net_null0,"
+			 "dpdk-args=[--no-huge --bogus-eal-option]",
+			 "net_dpdk0: dpdk-args: DPDK's EAL refused its "
+			 "arguments") == 0,
+	    "refused");
+	LR_TEST_ASSERT(create_fails("net_dpdk1,dev=net_null1",
+				    "net_dpdk1: DPDK's EAL refused its "
+				    "arguments earlier") == 0,
+		       "refused earlier");
+	return down();
+}
+
+static int
+test_bad_input(void)
+{
+	static char out[1 << 16];
+	char prefix[96];
+
+	LR_TEST_ASSERT_EQ(in_child(bad_device_child), 0);
+	LR_TEST_ASSERT_EQ(in_child(eal_refuses_child), 0);
+	if (find_l2fwd() != 0)
+		return 0;
+	lr_test_prefix_arg(prefix, sizeof(prefix), "test_pmd_dpdk_badbin");
+	char *args[] = {"-l", "0",    "--no-huge", "-m",
+			"64", prefix, "--vdev",	   "net_dpdk0,dev=net_bogus0",
+			"--", "-p",   "1",	   "-T",
+			"0",  NULL};
+	int rc = run_l2fwd(args, out, sizeof(out));
+
+	LR_TEST_ASSERT(rc != 0, "lr-l2fwd exit 0 on a bogus device");
+	LR_TEST_ASSERT(strstr(out, "DPDK cannot probe 'net_bogus0'"),
+		       "no message naming the device:\n%s", out);
+	return 0;
+}
+
+static int
+test_ring_pair_forward(void)
+{
+	return in_child(ring_pair_forward_child);
+}
+
+static int
+test_lr_mbufs_out(void)
+{
+	return in_child(lr_mbufs_out_child);
+}
+
+static int
+test_null_forward(void)
+{
+	return in_child(null_forward_child);
+}
+
+static const struct lr_test_case cases[] = {
+    {"ring_pair_forward", test_ring_pair_forward},
+    {"lr_mbufs_out", test_lr_mbufs_out},
+    {"null_forward", test_null_forward},
+    {"l2fwd_binary", test_l2fwd_binary},
+    {"bad_input", test_bad_input},
+};
+
+LR_TEST_MAIN("pmd_dpdk", cases)
