@@ -7,6 +7,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <mntent.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -902,8 +903,68 @@ test_assert(void)
 	return 0;
 }
 
+/* A thread logging while the main thread changes the log stream and
+ * closes the old one: every message lands whole in one stream or
+ * another, none in a closed one (ThreadSanitizer and ASan builds see the
+ * race and the use after close that an unlocked stream had). */
+static atomic_int log_swap_stop;
+
+static void *
+log_swap_writer(void *arg)
+{
+	unsigned long *n = arg;
+
+	while (!atomic_load(&log_swap_stop)) {
+		LR_LOG(ERR, EAL, "log_swap message %lu\n", *n);
+		(*n)++;
+	}
+	return NULL;
+}
+
+static int
+test_log_stream_swap(void)
+{
+	unsigned long written = 0, seen = 0;
+	FILE *base = tmpfile(); /* between swaps (not stderr: no noise) */
+	pthread_t t;
+	char line[128];
+
+	LR_TEST_ASSERT(base != NULL, "tmpfile");
+	lr_log_set_stream(base);
+	atomic_store(&log_swap_stop, 0);
+	LR_TEST_ASSERT_EQ(pthread_create(&t, NULL, log_swap_writer, &written),
+			  0);
+	for (int i = 0; i < 200; i++) {
+		FILE *f = tmpfile();
+
+		LR_TEST_ASSERT(f != NULL, "tmpfile");
+		lr_log_set_stream(f);
+		sched_yield();
+		lr_log_set_stream(base);
+		rewind(f);
+		while (fgets(line, sizeof(line), f) != NULL) {
+			LR_TEST_ASSERT(strncmp(line, "eal: log_swap message ",
+					       22) == 0 &&
+					   line[strlen(line) - 1] == '\n',
+				       "torn line '%s'", line);
+			seen++;
+		}
+		fclose(f);
+	}
+	atomic_store(&log_swap_stop, 1);
+	pthread_join(t, NULL);
+	lr_log_set_stream(NULL);
+	fclose(base);
+	LR_TEST_ASSERT(written > 0, "the writer wrote nothing");
+	printf("log_stream_swap: %lu messages written, %lu in the swapped "
+	       "streams\n",
+	       written, seen);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
 	{ "reinit_other_lcores", test_reinit_other_lcores },
+	{ "log_stream_swap", test_log_stream_swap },
 	{ "register_and_tsc", test_register_and_tsc },
 	{ "tsc_fenced", test_tsc_fenced },
 	{ "standalone_memseg", test_standalone_memseg },

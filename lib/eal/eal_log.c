@@ -2,6 +2,7 @@
 /* Log types, levels and output. */
 #include <fnmatch.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,7 +26,12 @@ static const char *type_names[LR_LOGTYPE_MAX] = {
 };
 static int type_count = LR_LOGTYPE_FIRST_DYNAMIC;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *log_stream;
+/* The stream messages go to (NULL: stderr). stream_lock is held while a
+ * message is written and while the stream is changed, so that once
+ * lr_log_set_stream() returns no thread still writes to the old stream
+ * (its owner may close it). */
+static pthread_mutex_t stream_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *_Atomic log_stream;
 
 static const char *const level_names[] = {
 	[LR_LOG_EMERG] = "emerg",    [LR_LOG_ALERT] = "alert",
@@ -134,13 +140,15 @@ lr_log_parse_arg(const char *arg)
 void
 lr_log_set_stream(FILE *f)
 {
-	log_stream = f;
+	pthread_mutex_lock(&stream_lock);
+	atomic_store_explicit(&log_stream, f, memory_order_relaxed);
+	pthread_mutex_unlock(&stream_lock);
 }
 
 void
 lr_vlog(int level, int type, const char *fmt, va_list ap)
 {
-	FILE *f = log_stream ? log_stream : stderr;
+	FILE *f;
 	const char *name = (type >= 0 && type < LR_LOGTYPE_MAX &&
 			    type_names[type]) ? type_names[type] : "?";
 	char buf[1024];
@@ -151,8 +159,13 @@ lr_vlog(int level, int type, const char *fmt, va_list ap)
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		n = 0;
 	vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
+	pthread_mutex_lock(&stream_lock);
+	f = atomic_load_explicit(&log_stream, memory_order_relaxed);
+	if (f == NULL)
+		f = stderr;
 	fputs(buf, f);
 	fflush(f);
+	pthread_mutex_unlock(&stream_lock);
 }
 
 void
@@ -168,8 +181,11 @@ lr_log(int level, int type, const char *fmt, ...)
 void
 lr_assert_fail_(const char *expr, const char *file, int line, const char *func)
 {
-	FILE *f = log_stream ? log_stream : stderr;
+	/* No lock: an assertion may fail while a message is written. */
+	FILE *f = atomic_load_explicit(&log_stream, memory_order_relaxed);
 
+	if (f == NULL)
+		f = stderr;
 	fprintf(f, "linerate: assertion '%s' failed at %s:%d in %s()\n", expr,
 		file, line, func);
 	fflush(f);

@@ -59,7 +59,8 @@ int lr_log_parse_level(const char *s);
 /** Apply one --log-level argument ("debug", "pagealloc:debug", "*:info"). */
 int lr_log_parse_arg(const char *arg);
 
-/** Redirect log output (default stderr); NULL restores stderr. */
+/** Redirect log output (default stderr; NULL restores it); once this
+ * returns no thread writes to the previous stream, which may be closed. */
 void lr_log_set_stream(FILE *f);
 
 /** Write one message of the given level and type, printf-style. */
