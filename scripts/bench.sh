@@ -4,10 +4,21 @@
 # print outside figures (DPDK 22.11 on this kind of machine, the Linux
 # kernel's) beside their own. Benchmarks only print: nothing here fails on
 # speed. Takes a few minutes; run it on a quiet machine.
+#
+#   ONLY=REGEX scripts/bench.sh: rerun only the sections whose title matches
+#   REGEX (grep -iE), and merge them into the existing file: those sections
+#   and their rows of the opening table are replaced (or added), each
+#   marked with the commit and date of the rerun; the rest stays as it was.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 outfile=${1:-BENCHMARKS.md}
 bdir=build-bench
+ONLY=${ONLY:-}
+skip=0
+if [ -n "$ONLY" ] && [ ! -f "$outfile" ]; then
+	echo "bench.sh: ONLY given but no $outfile to merge into" >&2
+	exit 1
+fi
 
 scripts/setup.sh >/dev/null
 [ -f $bdir/build.ninja ] || meson setup $bdir -Dbuildtype=release >/dev/null
@@ -18,12 +29,22 @@ head=$(mktemp)
 sums=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.run" "$tmp.table" "$head" "$sums"' EXIT
 
-section() { printf '\n## %s\n\n' "$1" >>"$tmp"; }
+# section TITLE: start a section (skipped, with its runs, when ONLY is
+# given and does not match TITLE).
+section() {
+	skip=0
+	if [ -n "$ONLY" ] && ! grep -qiE -- "$ONLY" <<<"$1"; then
+		skip=1
+		return 0
+	fi
+	printf '\n## %s\n\n' "$1" >>"$tmp"
+}
 # run DESCRIPTION CMD...: record the command and its output; the
 # "summary|..." lines of side-by-side scripts are kept, with the command,
 # for the opening table.
 run() {
 	local what=$1; shift
+	[ "$skip" = 0 ] || return 0
 	printf '%s\n\n```\n$ %s\n' "$what" "$*" >>"$tmp"
 	"$@" >"$tmp.run" 2>&1 || echo "(exit status $?)" >>"$tmp.run"
 	cat "$tmp.run" >>"$tmp"
@@ -132,6 +153,12 @@ fi
 
 # The table, and its charts when scripts/plot.sh can draw them (gnuplot).
 summary_table >"$tmp.table"
+if [ -n "$ONLY" ]; then
+	python3 scripts/bench-merge.py "$outfile" "$tmp" "$tmp.table" \
+		"rerun alone with ONLY='$ONLY' at commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown), $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "merged the rerun sections into $outfile"
+	exit 0
+fi
 plots=""
 if scripts/plot.sh "$tmp.table" bench/plots >/dev/null; then
 	for k in throughput cycles; do
