@@ -342,6 +342,16 @@ lr_page_pool_put(struct lr_page_pool *pool, struct lr_page *page,
 	lr_page_pool_put_slow_(pool, page, dma_sync_len, allow_direct);
 }
 
+/**
+ * Take up to n pages from any thread, through the shared path: the recycle
+ * ring first, then one lr_alloc_pages_bulk() call for the rest (each new
+ * page mapped once as it enters). Returns how many it got (counted in
+ * alloc.remote); 0 sets lr_errno (ENOBUFS at the bound, ENOMEM, EINVAL).
+ * Never touches the owner's array cache.
+ */
+unsigned lr_page_pool_alloc_bulk(struct lr_page_pool *pool,
+				 struct lr_page **pages, unsigned n);
+
 /** Put n pages (as lr_page_pool_put(); pages[] may be reordered). Off the
  *  owner: one ring enqueue for the lot. */
 void lr_page_pool_put_bulk(struct lr_page_pool *pool, struct lr_page **pages,

@@ -540,6 +540,61 @@ lr_page_pool_alloc_slow_(struct lr_page_pool *pool)
 	return page;
 }
 
+/* Enter up to n freshly allocated pages (references reserved) into the
+ * pool, keeping those that made it at the front of pages[]; how many. */
+static unsigned
+enter_bulk(struct lr_page_pool *pool, struct lr_page **pages, unsigned n)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (enter(pool, pages[i]) < 0) {
+			unref(pool, 1);
+			continue;
+		}
+		pages[k++] = pages[i];
+	}
+	return k;
+}
+
+unsigned
+lr_page_pool_alloc_bulk(struct lr_page_pool *pool, struct lr_page **pages,
+			unsigned n)
+{
+	unsigned got, want, k;
+
+	if (lr_unlikely(n == 0 || atomic_load_explicit(&pool->dying,
+						       memory_order_relaxed))) {
+		LR_LOG(ERR, PAGEALLOC, "page pool '%s': alloc_bulk of %u %s\n",
+		       pool->name, n, n == 0 ? "pages" : "after destroy");
+		lr_errno = EINVAL;
+		return 0;
+	}
+	got = lr_ring_mc_dequeue_burst(pool->ring, (void **)pages, n, NULL);
+	want = got < n ? reserve(pool, n - got) : 0;
+	if (want != 0) {
+		k = lr_alloc_pages_bulk(pool->nid, pool->order, LR_ALLOC_PINNED,
+					want, pages + got);
+		if (k < want)
+			unref(pool, want - k);
+		got += enter_bulk(pool, pages + got, k);
+	} else if (got == 0) {
+		/* At the bound: free pages may wait in other lcores' stashes. */
+		steal_stashes(pool);
+		got = lr_ring_mc_dequeue_burst(pool->ring, (void **)pages, n,
+					       NULL);
+	}
+	if (got == 0) {
+		lr_errno = want == 0 ? ENOBUFS : ENOMEM;
+		return 0;
+	}
+	if (pool->checked)
+		for (unsigned i = 0; i < got; i++)
+			check_alloc(pool, pages[i]);
+	LSTAT_ADD(pool, remote, got);
+	return got;
+}
+
 /* Put on a destroyed pool: collect ring stragglers, give the page back. */
 static void
 put_dying(struct lr_page_pool *pool, struct lr_page *page)
