@@ -20,6 +20,9 @@
  *
  * Pools: lr_pktmbuf_pool_create() makes a mempool whose objects are mbufs
  * in pinned pages from the page allocator, held for the pool's lifetime
+ * (lr_pktmbuf_pool_create_elastic(): from min to max mbufs in blocks of a
+ * page pool, taken when a burst needs them and given back when idle or
+ * under memory pressure; see below)
  * (lr_pktmbuf_pool_create_xmem(): in frames of memory the caller gives;
  * lr_pktmbuf_pool_create_extbuf(): headers in the pool, each buffer fixed
  * in an array the caller gives); each mbuf's buf_addr and buf_iova are
@@ -203,6 +206,30 @@ struct lr_mempool *lr_pktmbuf_pool_create(const char *name, unsigned n,
 					  uint16_t priv_size,
 					  uint16_t data_room_size,
 					  int socket_id);
+
+/**
+ * Create an elastic pool of mbufs (lr_mempool_create_elastic(): see
+ * "Elastic pools" in lr_mempool.h): min mbufs now, more when the store
+ * runs dry, in blocks of 2^order pages taken in one bulk call from a page
+ * pool on socket_id (a 2 KiB data room: 32 KiB blocks of 13 mbufs), up to
+ * max (rounded up to whole blocks); blocks whose mbufs are all back go to
+ * the page allocator after lr_mempool_set_idle_shrink()'s idle time, when
+ * its shrinker asks (pressure) or on lr_mempool_shrink(), never below min.
+ * Each block's IOVA is read once when it joins and each mbuf's buf_iova
+ * set from it then. A get refused at max (or with no pages) fails as an
+ * empty fixed pool does: drivers count it in rx_nombuf.
+ *
+ * Cost: alloc and free are the fixed pool's (the same per-lcore cache,
+ * inline, unaware of elasticity); a cache refill or flush that reaches
+ * the store costs a mutex round trip and a link and counter update per
+ * object instead of a ring copy; a growth costs one bulk page allocation
+ * and the carving of its mbufs. Other arguments as
+ * lr_pktmbuf_pool_create(); NULL and lr_errno on error.
+ */
+struct lr_mempool *
+lr_pktmbuf_pool_create_elastic(const char *name, unsigned min, unsigned max,
+			       unsigned cache_size, uint16_t priv_size,
+			       uint16_t data_room_size, int socket_id);
 
 /**
  * Create a pool of mbufs over caller-owned memory addr..addr+len cut into

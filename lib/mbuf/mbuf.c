@@ -25,10 +25,58 @@ mbuf_init(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 	m->priv_size = pp->mbuf_priv_size;
 	m->buf_len = pp->mbuf_data_room_size;
 	m->buf_addr = (char *)m + off;
-	m->buf_iova = lr_mempool_virt2iova(m) + off;
+	m->buf_iova = lr_mempool_obj_iova(mp, m) + off;
 	m->pool = mp;
 	m->next = NULL;
 	lr_pktmbuf_reset(m);
+}
+
+/* Lay out one mbuf of an elastic pool, whose private area the pool
+ * filled before carving its first object. */
+static void
+mbuf_init_elastic(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	(void)opaque;
+	mbuf_init(mp, lr_mempool_get_priv(mp), obj, idx);
+}
+
+/* 0 if the sizes make a pool, else -1 with lr_errno = EINVAL after a log. */
+static int
+check_sizes(const char *name, uint16_t priv_size, uint16_t data_room_size)
+{
+	if (priv_size % LR_MBUF_PRIV_ALIGN != 0) {
+		LR_LOG(ERR, MBUF,
+		       "mbuf pool '%s': private size %u not a multiple of %d\n",
+		       name ? name : "(null)", priv_size, LR_MBUF_PRIV_ALIGN);
+		lr_errno = EINVAL;
+		return -1;
+	}
+	if (data_room_size == 0) {
+		LR_LOG(ERR, MBUF, "mbuf pool '%s': data room size 0\n",
+		       name ? name : "(null)");
+		lr_errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+struct lr_mempool *
+lr_pktmbuf_pool_create_elastic(const char *name, unsigned min, unsigned max,
+			       unsigned cache_size, uint16_t priv_size,
+			       uint16_t data_room_size, int socket_id)
+{
+	struct lr_pktmbuf_pool_private pp = {
+	    .mbuf_data_room_size = data_room_size,
+	    .mbuf_priv_size = priv_size,
+	};
+
+	if (check_sizes(name, priv_size, data_room_size) != 0)
+		return NULL;
+	return lr_mempool_create_elastic(
+	    name, min, max,
+	    (unsigned)sizeof(struct lr_mbuf) + priv_size + data_room_size,
+	    cache_size, sizeof(pp), &pp, mbuf_init_elastic, NULL, socket_id,
+	    0);
 }
 
 struct lr_mempool *
@@ -43,19 +91,8 @@ lr_pktmbuf_pool_create(const char *name, unsigned n, unsigned cache_size,
 	struct lr_mempool *mp;
 	unsigned elt;
 
-	if (priv_size % LR_MBUF_PRIV_ALIGN != 0) {
-		LR_LOG(ERR, MBUF,
-		       "mbuf pool '%s': private size %u not a multiple of %d\n",
-		       name ? name : "(null)", priv_size, LR_MBUF_PRIV_ALIGN);
-		lr_errno = EINVAL;
+	if (check_sizes(name, priv_size, data_room_size) != 0)
 		return NULL;
-	}
-	if (data_room_size == 0) {
-		LR_LOG(ERR, MBUF, "mbuf pool '%s': data room size 0\n",
-		       name ? name : "(null)");
-		lr_errno = EINVAL;
-		return NULL;
-	}
 	elt = (unsigned)sizeof(struct lr_mbuf) + priv_size + data_room_size;
 	/* mbuf_init gets the layout through its argument: the pool's
 	 * private area is filled in only once the pool exists. */

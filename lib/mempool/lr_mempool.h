@@ -59,7 +59,56 @@
  * lr_mempool_validate() checks these (the second only for pools that count
  * every call, LR_MEMPOOL_F_STATS) and that no object sits in two cache
  * slots (and, in debug builds, that every cached object is marked free).
- * lr_mempool_in_use_count() is size minus what caches and store hold.
+ * lr_mempool_in_use_count() is the pool's objects (size, or the current
+ * count of an elastic pool) minus what caches and store hold.
+ *
+ * Elastic pools (lr_mempool_create_elastic()): the store starts with min
+ * objects and grows, when a get finds it short, by blocks of pages taken
+ * in one bulk call from a page pool on the pool's node, up to max objects;
+ * a block whose objects are all back in the store goes back to the page
+ * allocator when the allocator's shrinker asks (memory pressure), when it
+ * has been idle for the time set by lr_mempool_set_idle_shrink(), or on
+ * lr_mempool_shrink(); never below min objects.
+ *
+ *   Geometry. A block is 2^order pages, aligned to its size (buddy
+ *   blocks are), so an object finds its block with one AND of its
+ *   address. The block opens with a header of one cache line (pool, page,
+ *   counts, list links, IOVA) followed by objects laid out as in a fixed
+ *   pool; the order is the smallest of 0..LR_PCP_ORDERS-1 that wastes at
+ *   most 1/8 of the block (the per-lcore page lists serve those orders
+ *   without a lock), or the smallest that holds one object. A 2 KiB mbuf
+ *   (2368 bytes with headers) takes order-3 blocks of 13 mbufs.
+ *   Each block's IOVA is read once, when it joins the pool (the page pool
+ *   maps it: dma_addr); lr_mempool_obj_iova() derives an object's from it.
+ *
+ *   Store. Each block keeps its free objects on a list linked through the
+ *   8 bytes before the object header (objects of elastic pools have that
+ *   much more header room; a handed-out object's link holds an "in use"
+ *   mark, so a put of an object that is already free, or of another
+ *   pool's object, is caught and dropped with a log at the store). Blocks
+ *   are on three lists: partial (some objects free), free (all free; the
+ *   most recently freed first) and full. A get takes objects from partial
+ *   blocks first, then from free ones, so the busy objects gather in few
+ *   blocks and the others stay whole for the shrinker, which gives back
+ *   the free blocks that have been free the longest. One mutex guards the
+ *   store.
+ *
+ *   Cost. The per-lcore cache in front is the fixed pool's, unchanged: a
+ *   get or put that the cache serves does not know the pool is elastic.
+ *   A refill or flush (once per cache_size objects) calls the store
+ *   through its ops: one mutex round trip, one TSC read (the idle check),
+ *   and per object one AND, a load and a store of its link and a counter
+ *   update in its block's header. A growth is one lr_page_pool_alloc_bulk()
+ *   and the carving of the new objects (obj_init on each). Without a cache
+ *   every get and put is such a store call.
+ *
+ *   Invariants (lr_mempool_validate(), quiescent):
+ *     sum over lcores(cache len) + store count + in use == objs <= size
+ *     objs == sum over blocks(nobjs), store count == sum(nfree)
+ *     min <= objs (once created), blocks <= max blocks, page-pool held
+ *     pages == blocks, every block's free list holds exactly nfree objects
+ *     of that block, and the list a block is on matches its nfree.
+ *   mp->size is max rounded up to whole blocks: the bound.
  *
  * Error model: lr_mempool_create*() returns NULL and sets lr_errno (EINVAL
  * for a bad argument, ENAMETOOLONG, EEXIST for a duplicate name, ENOMEM),
@@ -108,6 +157,9 @@ LR_BEGIN_DECLS
  *  (the test suites run that way). */
 #define LR_MEMPOOL_F_STATS 0x10
 #define LR_MEMPOOL_F_ALL   0x1f
+/** Set by lr_mempool_create_elastic() (never given by a caller): the
+ *  store grows and shrinks by blocks of a page pool. */
+#define LR_MEMPOOL_F_ELASTIC 0x20
 
 /** Objects carry a debug cookie in debug builds. */
 #define LR_MEMPOOL_DEBUG LR_PAGEALLOC_DEBUG
@@ -263,6 +315,77 @@ lr_mempool_create_xmem(const char *name, void *addr, size_t len,
 		       lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
 		       int socket_id, unsigned flags);
 
+/**
+ * Create an elastic pool (see "Elastic pools" at the top): min objects at
+ * once, growing on demand up to max (rounded up to whole blocks) from a
+ * page pool on socket_id, shrinking back to min. priv_init (NULL: zeroes)
+ * fills the private area before any object is carved, so obj_init may
+ * read it; obj_init runs on every object as its block joins the pool (at
+ * creation and at every growth, with a running index), so obj_init_arg
+ * must stay valid as long as the pool. Other arguments as
+ * lr_mempool_create(). NULL and lr_errno on error (ENOMEM when min
+ * objects cannot be had).
+ */
+struct lr_mempool *
+lr_mempool_create_elastic(const char *name, unsigned min, unsigned max,
+			  unsigned elt_size, unsigned cache_size,
+			  unsigned private_data_size, const void *priv_init,
+			  lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+			  int socket_id, unsigned flags);
+
+/** What an elastic pool reports (lr_mempool_elastic_stats_get()). */
+struct lr_mempool_elastic_stats {
+	unsigned objs;		 /**< objects the pool has now */
+	unsigned peak_objs;	 /**< most it has had */
+	unsigned min_objs;	 /**< floor (min given at creation) */
+	unsigned max_objs;	 /**< bound (mp->size) */
+	unsigned blocks;	 /**< blocks held now */
+	unsigned peak_blocks;	 /**< most blocks held */
+	unsigned block_order;	 /**< pages per block: 2^block_order */
+	unsigned objs_per_block; /**< objects in a block (IOVA-contiguous) */
+	unsigned idle_shrink_ms; /**< idle time before a free block goes */
+	int node;		 /**< NUMA node of the blocks */
+	uint64_t growths;	 /**< growths (one bulk page allocation each) */
+	uint64_t grown_blocks;	 /**< blocks they added */
+	uint64_t shrinks;	 /**< shrink passes that gave blocks back */
+	uint64_t shrunk_blocks;	 /**< blocks given back */
+	uint64_t grow_fail_max;	 /**< gets refused: at max */
+	uint64_t grow_fail_nomem; /**< gets refused: no pages to grow */
+	uint64_t bad_puts;	 /**< double or foreign puts dropped */
+};
+
+/** Fill *st for an elastic pool; 0, or -EINVAL for a fixed pool. */
+int lr_mempool_elastic_stats_get(const struct lr_mempool *mp,
+				 struct lr_mempool_elastic_stats *st);
+
+/**
+ * Give back blocks that have been wholly free for ms milliseconds (0:
+ * never by age; pressure and lr_mempool_shrink() still do), checked at
+ * each store call and by lr_mempool_shrink_idle(); 0 or -EINVAL.
+ */
+int lr_mempool_set_idle_shrink(struct lr_mempool *mp, unsigned ms);
+
+/** Give back idle blocks now (see lr_mempool_set_idle_shrink()), from any
+ *  thread, e.g. a periodic timer; base pages given back (0: fixed pool). */
+unsigned long lr_mempool_shrink_idle(struct lr_mempool *mp);
+
+/**
+ * Shrink as the page allocator's shrinker does: give back up to nr_pages
+ * base pages of wholly free blocks, the longest free first, keeping min
+ * objects; from any thread. Objects in lcore caches keep their blocks:
+ * lr_mempool_cache_flush() first at a quiescent point to shrink to min.
+ * Returns base pages given back (0 for a fixed pool).
+ */
+unsigned long lr_mempool_shrink(struct lr_mempool *mp, unsigned long nr_pages);
+
+/** Objects the pool has now: size for a fixed pool, the current count for
+ *  an elastic one; a snapshot. */
+unsigned lr_mempool_objs_count(const struct lr_mempool *mp);
+
+/** IOVA of an object of mp: from its block's IOVA, read once when the
+ *  block joined (elastic pools), else lr_mempool_virt2iova(). */
+uint64_t lr_mempool_obj_iova(const struct lr_mempool *mp, const void *obj);
+
 /** Offset of an object from the start of its slot (header included) in a
  *  pool created with these flags; the layout of lr_mempool_create_xmem(). */
 unsigned lr_mempool_obj_offset(unsigned flags);
@@ -283,7 +406,8 @@ const struct lr_mempool_ops *lr_mempool_ops_lookup(const char *name);
 /** Objects free in the pool (store and every cache); a snapshot. */
 unsigned lr_mempool_avail_count(const struct lr_mempool *mp);
 
-/** Objects handed out and not yet put back: size - avail; a snapshot. */
+/** Objects handed out and not yet put back: lr_mempool_objs_count() -
+ *  avail; a snapshot. */
 unsigned lr_mempool_in_use_count(const struct lr_mempool *mp);
 
 /** Objects in the backing store alone; a snapshot. */

@@ -22,6 +22,7 @@
 #include "lr_log.h"
 #include "lr_mempool.h"
 #include "lr_pagealloc.h"
+#include "mempool_private.h"
 
 /* Blocks aim at this size (a 2 MiB hugepage's worth) when the pool is
  * big enough, to keep page-table and allocator work per object low. */
@@ -786,6 +787,58 @@ lr_mempool_create(const char *name, unsigned n, unsigned elt_size,
 				     socket_id, flags, NULL);
 }
 
+struct lr_mempool *
+lr_mempool_create_elastic(const char *name, unsigned min, unsigned max,
+			  unsigned elt_size, unsigned cache_size,
+			  unsigned private_data_size, const void *priv_init,
+			  lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
+			  int socket_id, unsigned flags)
+{
+	const struct lr_mempool_ops *ops = NULL;
+	struct lr_mempool *mp;
+	int rc;
+
+	rc = check_args(name, max, elt_size, cache_size, flags, NULL, &ops);
+	if (rc != 0) {
+		lr_errno = rc;
+		return NULL;
+	}
+	pthread_once(&release_once, register_release);
+	mp = pool_new(name, max, elt_size, cache_size, private_data_size,
+		      socket_id, flags | LR_MEMPOOL_F_ELASTIC,
+		      &lr_mp_elastic_ops_, NULL);
+	if (mp == NULL) {
+		lr_errno = ENOMEM;
+		return NULL;
+	}
+	if (priv_init != NULL && private_data_size != 0)
+		memcpy(mp->priv, priv_init, private_data_size);
+	rc = lr_mp_elastic_setup_(mp, min, max, obj_init, obj_init_arg);
+	if (rc != 0)
+		goto free_mp;
+	rc = alloc_caches(mp, mp->impl) ? ENOMEM : 0;
+	if (rc == 0)
+		rc = register_pool(mp);
+	if (rc != 0)
+		goto free_store;
+	LR_LOG(DEBUG, MEMPOOL,
+	       "mempool '%s': elastic, %u..%u x %u bytes (%u apart), cache "
+	       "%u, blocks of order %u\n",
+	       name, min, mp->size, elt_size, mp->total_elt_size, cache_size,
+	       mp->block_order);
+	return mp;
+
+free_store:
+	free(((struct mp_impl *)mp->impl)->cache_mem);
+	mp->ops->free(mp);
+free_mp:
+	free(mp->priv);
+	free(mp->impl);
+	free(mp);
+	lr_errno = rc;
+	return NULL;
+}
+
 /* Give back everything of a pool already off the list. */
 static void
 destroy(struct lr_mempool *mp)
@@ -795,11 +848,12 @@ destroy(struct lr_mempool *mp)
 
 	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
 	avail = mp->ops->get_count(mp);
-	if (avail != mp->size)
+	if (avail != lr_mempool_objs_count(mp))
 		LR_LOG(ERR, MEMPOOL,
 		       "mempool '%s': freed with %u of %u objects still in "
 		       "use\n",
-		       mp->name, mp->size - avail, mp->size);
+		       mp->name, lr_mempool_objs_count(mp) - avail,
+		       lr_mempool_objs_count(mp));
 	free_blocks(mp, im);
 	mp->ops->free(mp);
 	free(im->cache_mem);
@@ -844,6 +898,7 @@ pools_on_eal_cleanup(void)
 		       mp->name);
 		destroy(mp);
 	}
+	lr_mp_elastic_forget_shrinker_();
 }
 
 struct lr_mempool *
@@ -888,20 +943,33 @@ lr_mempool_cache_count(const struct lr_mempool *mp, unsigned lcore_id)
 }
 
 unsigned
+lr_mempool_objs_count(const struct lr_mempool *mp)
+{
+	if (mp->flags & LR_MEMPOOL_F_ELASTIC)
+		return lr_mp_elastic_objs_(mp);
+	return mp->size;
+}
+
+unsigned
 lr_mempool_avail_count(const struct lr_mempool *mp)
 {
-	unsigned count = lr_mempool_store_count(mp);
+	unsigned count = lr_mempool_store_count(mp), objs;
 
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++)
 		count += lr_mempool_cache_count(mp, i);
 	/* Caches read while they change may count an object twice. */
-	return count > mp->size ? mp->size : count;
+	objs = lr_mempool_objs_count(mp);
+	return count > objs ? objs : count;
 }
 
 unsigned
 lr_mempool_in_use_count(const struct lr_mempool *mp)
 {
-	return mp->size - lr_mempool_avail_count(mp);
+	unsigned objs = lr_mempool_objs_count(mp);
+	unsigned avail = lr_mempool_avail_count(mp);
+
+	/* An elastic pool may grow between the two reads. */
+	return avail > objs ? 0 : objs - avail;
 }
 
 void
@@ -981,14 +1049,47 @@ obj_index(const struct lr_mempool *mp, const void *obj)
 	return -1;
 }
 
-int
-lr_mempool_validate(const struct lr_mempool *mp)
+/* Elastic pools: every cached object, checked by the store; 0 or -errno. */
+static int
+validate_elastic_caches(const struct lr_mempool *mp, uint64_t *cached)
 {
-	struct lr_mempool_stats st;
-	uint64_t cached = 0, store, in_use;
+	unsigned n = 0;
+	void **all;
+	int rc;
+
+	*cached = 0;
+	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
+		if (mp->cache[i]->len > mp->cache[i]->capacity) {
+			LR_LOG(ERR, MEMPOOL,
+			       "mempool '%s': lcore %u cache holds %u > %u\n",
+			       mp->name, i, mp->cache[i]->len,
+			       mp->cache[i]->capacity);
+			return -EINVAL;
+		}
+		*cached += mp->cache[i]->len;
+	}
+	all = malloc((size_t)(*cached + 1) * sizeof(*all));
+	if (all == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
+		memcpy(&all[n], mp->cache[i]->objs,
+		       mp->cache[i]->len * sizeof(*all));
+		n += mp->cache[i]->len;
+	}
+	rc = lr_mp_elastic_validate_(mp, all, n);
+	free(all);
+	return rc;
+}
+
+/* Fixed pools: every cached object is one of the pool's, marked free,
+ * cached once; their number in *cached. 0 or -errno after a log. */
+static int
+validate_fixed_caches(const struct lr_mempool *mp, uint64_t *cached)
+{
 	unsigned char *seen;
 	int rc = 0;
 
+	*cached = 0;
 	seen = calloc(mp->size, 1);
 	if (seen == NULL)
 		return -ENOMEM;
@@ -1002,7 +1103,7 @@ lr_mempool_validate(const struct lr_mempool *mp)
 			rc = -EINVAL;
 			break;
 		}
-		cached += c->len;
+		*cached += c->len;
 		for (unsigned k = 0; k < c->len; k++) {
 			long idx = obj_index(mp, c->objs[k]);
 
@@ -1036,26 +1137,49 @@ lr_mempool_validate(const struct lr_mempool *mp)
 		}
 	}
 	free(seen);
+	return rc;
+}
+
+int
+lr_mempool_validate(const struct lr_mempool *mp)
+{
+	struct lr_mempool_stats st;
+	uint64_t cached = 0, store, in_use, objs;
+	int rc;
+
+	if (mp->flags & LR_MEMPOOL_F_ELASTIC)
+		rc = validate_elastic_caches(mp, &cached);
+	else
+		rc = validate_fixed_caches(mp, &cached);
 	if (rc != 0)
 		return rc;
 	store = lr_mempool_store_count(mp);
-	if (cached + store > mp->size) {
+	objs = lr_mempool_objs_count(mp);
+	if (cached + store > objs) {
 		LR_LOG(ERR, MEMPOOL,
-		       "mempool '%s': caches %llu + store %llu > size %u\n",
+		       "mempool '%s': caches %llu + store %llu > size %llu\n",
 		       mp->name, (unsigned long long)cached,
-		       (unsigned long long)store, mp->size);
+		       (unsigned long long)store, (unsigned long long)objs);
 		return -EINVAL;
 	}
 	if (!(mp->flags & LR_MEMPOOL_F_STATS))
 		return 0; /* lcores' calls not counted */
 	lr_mempool_stats_get(mp, &st);
 	in_use = st.get_success_objs - st.put_objs;
-	if (cached + store + in_use != mp->size) {
+	if (mp->flags & LR_MEMPOOL_F_ELASTIC) {
+		struct lr_mempool_elastic_stats es;
+
+		/* Puts the store dropped (double, foreign) were counted. */
+		lr_mempool_elastic_stats_get(mp, &es);
+		in_use += es.bad_puts;
+	}
+	if (cached + store + in_use != objs) {
 		LR_LOG(ERR, MEMPOOL,
 		       "mempool '%s': caches %llu + store %llu + in use %lld "
-		       "!= size %u\n",
+		       "!= size %llu\n",
 		       mp->name, (unsigned long long)cached,
-		       (unsigned long long)store, (long long)in_use, mp->size);
+		       (unsigned long long)store, (long long)in_use,
+		       (unsigned long long)objs);
 		return -EINVAL;
 	}
 	return 0;
@@ -1089,6 +1213,8 @@ lr_mempool_obj_iter(struct lr_mempool *mp, lr_mempool_obj_cb_t *cb,
 	const struct mp_impl *im = mp->impl;
 	unsigned count = 0;
 
+	if (mp->flags & LR_MEMPOOL_F_ELASTIC)
+		return lr_mp_elastic_obj_iter_(mp, cb, opaque);
 	for (unsigned i = 0; i < im->nb_blocks; i++) {
 		const struct mp_block *b = &im->blocks[i];
 
@@ -1118,6 +1244,8 @@ lr_mempool_dump(FILE *f, const struct lr_mempool *mp)
 		im->nb_blocks ? (void *)im->blocks[0].addr : NULL);
 	fprintf(f, "  cache_size %u, flush threshold %u\n", mp->cache_size,
 		mp->cache[0]->flushthresh);
+	if (mp->flags & LR_MEMPOOL_F_ELASTIC)
+		lr_mp_elastic_dump_(f, mp);
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
 		const struct lr_mempool_cache *c = mp->cache[i];
 		const struct lr_mempool_stats *s = &c->stats;
@@ -1152,5 +1280,6 @@ lr_mempool_dump(FILE *f, const struct lr_mempool *mp)
 		(unsigned long long)st.store_get_bulk);
 	fprintf(f, "  avail %u (store %u + caches %u), in use %u\n",
 		store + cached, store, cached,
-		mp->size - LR_MIN(mp->size, store + cached));
+		lr_mempool_objs_count(mp) -
+		    LR_MIN(lr_mempool_objs_count(mp), store + cached));
 }
