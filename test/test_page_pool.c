@@ -766,6 +766,48 @@ test_shrinker_under_pressure(void)
 	return 0;
 }
 
+/* ---- bulk allocation from any thread ---- */
+
+static int
+test_alloc_bulk(void)
+{
+	struct lr_page_pool_params p = params("bulk", 100);
+	struct lr_page_pool_stats s;
+	struct lr_page_pool *pool;
+	struct lr_page *pages[128];
+	unsigned got;
+
+	LR_TEST_ASSERT(setup() == 0, "EAL init failed");
+	pool = lr_page_pool_create(&p);
+	LR_TEST_ASSERT(pool != NULL, "create");
+	LR_TEST_ASSERT_EQ(lr_page_pool_alloc_bulk(pool, pages, 64), 64);
+	/* The bound: 36 more, then none (ENOBUFS). */
+	got = lr_page_pool_alloc_bulk(pool, pages + 64, 64);
+	LR_TEST_ASSERT_EQ(got, 36);
+	LR_TEST_ASSERT_EQ(lr_page_pool_alloc_bulk(pool, pages + 100, 8), 0);
+	LR_TEST_ASSERT_EQ(lr_errno, ENOBUFS);
+	for (unsigned i = 0; i < 100; i++) {
+		LR_TEST_ASSERT_EQ(lr_page_pool_get_dma_addr(pool, pages[i]),
+				  lr_page_iova(pages[i]));
+		LR_TEST_ASSERT_EQ(lr_page_node(pages[i]), pool->nid);
+	}
+	lr_page_pool_stats_get(pool, &s);
+	LR_TEST_ASSERT_EQ(s.alloc.remote, 100);
+	LR_TEST_ASSERT_EQ(s.in_flight, 100);
+	LR_TEST_ASSERT_EQ(s.cached, 0); /* never the owner's cache */
+	/* Pages put into the ring come back from it first. */
+	lr_page_pool_put_bulk(pool, pages, 10, 0, 0);
+	LR_TEST_ASSERT_EQ(lr_page_pool_alloc_bulk(pool, pages, 10), 10);
+	for (unsigned i = 0; i < 100; i++)
+		lr_page_pool_release_page(pool, pages[i]);
+	lr_page_pool_stats_get(pool, &s);
+	LR_TEST_ASSERT_EQ(s.held, 0);
+	LR_TEST_ASSERT_EQ(lr_page_pool_validate(pool), 0);
+	lr_page_pool_free(pool);
+	LR_TEST_ASSERT_EQ(lr_pagealloc_validate(), 0);
+	return 0;
+}
+
 /* ---- ownership (checked pool) ---- */
 
 static int
@@ -990,6 +1032,7 @@ static const struct lr_test_case cases[] = {
     {"callbacks", test_callbacks},
     {"shrinker_direct", test_shrinker_direct},
     {"shrinker_under_pressure", test_shrinker_under_pressure},
+    {"alloc_bulk", test_alloc_bulk},
     {"ownership_errors", test_ownership_errors},
     {"foreign_node", test_foreign_node},
     {"deferred_destroy", test_deferred_destroy},
