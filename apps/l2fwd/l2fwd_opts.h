@@ -12,6 +12,12 @@
 
 #include "lr_ethdev.h"
 
+/** Bounds of --mbufs (the pool's cache of 256 needs some room). */
+#define L2FWD_MBUFS_LOW	 512
+#define L2FWD_MBUFS_HIGH (1u << 24)
+/** Default --mbufs-idle: blocks idle this long (ms) are given back. */
+#define L2FWD_IDLE_MS 1000
+
 /** What the command line sets. */
 struct l2fwd_opts {
 	uint32_t portmask;
@@ -20,8 +26,11 @@ struct l2fwd_opts {
 	unsigned period; /* seconds, 0: no periodic stats */
 	double duration; /* seconds, 0: until a signal */
 	int mac_updating;
-	int record_cycles; /* --record-core-cycles */
-	int xstats;	   /* --xstats */
+	int record_cycles;  /* --record-core-cycles */
+	int xstats;	    /* --xstats */
+	unsigned mbufs_min; /* --mbufs MIN-MAX (0-0: from the ports) */
+	unsigned mbufs_max; /* == mbufs_min: a fixed pool */
+	unsigned idle_ms;   /* --mbufs-idle: elastic pool's idle shrink */
 	unsigned n_map;
 	uint16_t map[LR_MAX_ETHPORTS][2];
 };

@@ -5,6 +5,7 @@
  *
  *   lr-l2fwd [EAL options] -- -p PORTMASK [-q NQ] [-Q N] [-T PERIOD]
  *            [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration S]
+ *            [--mbufs MIN-MAX|N] [--mbufs-idle MS]
  *
  * Ports come from --vdev. Ports of the mask are paired in order (0-1, 2-3)
  * or by --portmap. Each port gets N rx and N tx queues (--queues, default
@@ -12,7 +13,10 @@
  * (main included) polls up to NQ rx queues (default: the (port, queue)
  * pairs spread evenly over the lcores, queue 0 of every port first, then
  * queue 1, ...). Every PERIOD seconds (default
- * 10, 0: never) it prints per-port and aggregate counters with Mpps.
+ * 10, 0: never) it prints per-port and aggregate counters with Mpps and
+ * the mbuf pool's size. The pool is elastic by default (--mbufs MIN-MAX:
+ * it grows under a burst and gives idle blocks back after --mbufs-idle
+ * ms, checked by the main lcore every 100 ms); --mbufs N makes it fixed.
  * A stop signal (INT, TERM, HUP, PIPE, QUIT, USR1, USR2) or --duration
  * ends it: final stats, ports stopped and
  * closed, and the check that every mbuf is back in its pool; the last lines
@@ -38,6 +42,7 @@
 #define MIN_POOL_PER_PORT 8192
 
 static struct l2fwd fwd;
+static struct lr_mempool *pool;
 
 static struct l2fwd_opts opt;
 
@@ -48,7 +53,8 @@ static struct {
 	uint64_t next_print;
 	uint64_t last_print;
 	uint64_t last_tx;
-	uint64_t end_tsc; /* 0: none */
+	uint64_t end_tsc;     /* 0: none */
+	uint64_t next_shrink; /* next idle check of the mbuf pool */
 	uint64_t stop_tsc;
 } timer;
 
@@ -65,6 +71,51 @@ on_stop(int sig)
 	if (lr_eal_stop_requested() == 1 &&
 	    write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
 		return; /* stdout gone (SIGPIPE): the stop goes on */
+}
+
+/* One line on the mbuf pool: its size now, and for an elastic pool its
+ * range, peak, growths and shrinks. */
+static void
+print_pool(void)
+{
+	struct lr_mempool_elastic_stats s;
+
+	if (pool == NULL)
+		return;
+	if (lr_mempool_elastic_stats_get(pool, &s) != 0) {
+		printf("\nmbuf pool: %u mbufs (fixed), %u in use",
+		       lr_mempool_objs_count(pool),
+		       lr_mempool_in_use_count(pool));
+		return;
+	}
+	printf("\nmbuf pool: %u mbufs (elastic %u-%u, peak %u), %u in use, "
+	       "growths %llu, shrinks %llu, refused %llu",
+	       s.objs, s.min_objs, s.max_objs, s.peak_objs,
+	       lr_mempool_in_use_count(pool), (unsigned long long)s.growths,
+	       (unsigned long long)s.shrinks,
+	       (unsigned long long)(s.grow_fail_max + s.grow_fail_nomem));
+}
+
+/* --xstats: the mbuf pool's counters, one per line. */
+static void
+print_pool_xstats(void)
+{
+	struct lr_mempool_elastic_stats s;
+
+	if (pool == NULL || lr_mempool_elastic_stats_get(pool, &s) != 0)
+		return;
+	printf("mbuf pool '%s' xstats:\n  mbufs: %u\n  mbufs_min: %u\n"
+	       "  mbufs_max: %u\n  mbufs_peak: %u\n  blocks: %u\n"
+	       "  block_order: %u\n  growths: %llu\n  grown_blocks: %llu\n"
+	       "  shrinks: %llu\n  shrunk_blocks: %llu\n"
+	       "  refused_at_max: %llu\n  refused_no_memory: %llu\n",
+	       pool->name, s.objs, s.min_objs, s.max_objs, s.peak_objs,
+	       s.blocks, s.block_order, (unsigned long long)s.growths,
+	       (unsigned long long)s.grown_blocks,
+	       (unsigned long long)s.shrinks,
+	       (unsigned long long)s.shrunk_blocks,
+	       (unsigned long long)s.grow_fail_max,
+	       (unsigned long long)s.grow_fail_nomem);
 }
 
 static void
@@ -87,6 +138,7 @@ print_stats(uint64_t now)
 		sum.rx += t.rx;
 		sum.dropped += t.dropped;
 	}
+	print_pool();
 	printf("\nAggregate statistics ==============================="
 	       "\nTotal packets sent: %18" PRIu64
 	       "\nTotal packets received: %14" PRIu64
@@ -109,6 +161,10 @@ tick(struct l2fwd *f, uint64_t now)
 	if (opt.period && now >= timer.next_print) {
 		print_stats(now);
 		timer.next_print = now + opt.period * timer.hz;
+	}
+	if (now >= timer.next_shrink) {
+		lr_mempool_shrink_idle(pool);
+		timer.next_shrink = now + timer.hz / 10;
 	}
 }
 
@@ -291,22 +347,46 @@ setup_port(uint16_t p)
 	return 0;
 }
 
-/* The mbuf pool of n ports: every queue's descriptors and a burst, the
- * lcores' caches; NULL after a message. */
+/* The mbuf pool of n ports. The fixed size (DPDK's formula): every
+ * queue's descriptors and a burst, the lcores' caches. By default an
+ * elastic pool of a quarter to twice that; --mbufs says otherwise. NULL
+ * after a message. */
 static struct lr_mempool *
 create_pool(unsigned n)
 {
 	unsigned nb = n * opt.queues * (NB_RXD + NB_TXD + L2FWD_BURST) +
 		      n * lr_lcore_count() * POOL_CACHE;
-	struct lr_mempool *pool;
+	unsigned lo = opt.mbufs_min, hi = opt.mbufs_max;
+	struct lr_mempool *mp;
 
 	nb = LR_MAX(nb, MIN_POOL_PER_PORT * n);
-	pool = lr_pktmbuf_pool_create("mbuf_pool", nb, POOL_CACHE, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
-	if (pool == NULL)
-		fprintf(stderr, "cannot create mbuf pool of %u: %s\n", nb,
+	if (hi == 0) {
+		lo = nb / 4;
+		hi = 2 * nb;
+	}
+	if (lo == hi)
+		mp = lr_pktmbuf_pool_create("mbuf_pool", hi, POOL_CACHE, 0,
+					    LR_MBUF_DEFAULT_BUF_SIZE,
+					    lr_socket_id());
+	else
+		mp = lr_pktmbuf_pool_create_elastic(
+		    "mbuf_pool", lo, hi, POOL_CACHE, 0,
+		    LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "cannot create mbuf pool of %u%s%u: %s\n", lo,
+			lo == hi ? " (fixed) = " : "-", hi,
 			lr_strerror(lr_errno));
-	return pool;
+		return NULL;
+	}
+	if (lo != hi)
+		lr_mempool_set_idle_shrink(mp, opt.idle_ms);
+	if (lo == hi)
+		printf("mbuf pool: fixed, %u mbufs\n", hi);
+	else
+		printf("mbuf pool: elastic, %u mbufs at start, grows up to %u, "
+		       "gives back blocks idle for %u ms\n",
+		       lr_mempool_objs_count(mp), mp->size, opt.idle_ms);
+	return mp;
 }
 
 /* Start the stats timer and the --duration clock; say what runs. */
@@ -360,15 +440,17 @@ print_totals(const uint16_t *ports, unsigned n)
 		       sum.rx ? (double)busy / (double)sum.rx : 0.0, busy,
 		       sum.rx, timer.hz / 1000000);
 	}
-	if (opt.xstats)
+	if (opt.xstats) {
 		for (unsigned i = 0; i < n; i++)
 			lr_eth_dev_dump(stdout, ports[i]);
+		print_pool_xstats();
+	}
 }
 
 /* Stop and close every port, then check that every mbuf is back in pool
  * (NULL: none made) and free it: 0, or -1 when some are missing. */
 static int
-close_ports(struct lr_mempool *pool)
+close_ports(void)
 {
 	uint16_t p;
 	unsigned in_use;
@@ -387,6 +469,7 @@ close_ports(struct lr_mempool *pool)
 	if (in_use != 0)
 		return -1;
 	lr_mempool_free(pool);
+	pool = NULL;
 	return 0;
 }
 
@@ -394,7 +477,6 @@ int
 main(int argc, char **argv)
 {
 	uint16_t ports[LR_MAX_ETHPORTS];
-	struct lr_mempool *pool = NULL;
 	unsigned n = 0;
 	int ret, rc = 1;
 
@@ -458,7 +540,7 @@ main(int argc, char **argv)
 	print_totals(ports, n);
 
 close_ports:
-	if (close_ports(pool) != 0)
+	if (close_ports() != 0)
 		rc = 1;
 cleanup_eal:
 	lr_eal_cleanup();

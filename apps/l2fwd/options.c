@@ -19,7 +19,8 @@ l2fwd_usage(const char *prog)
 	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-Q N] [-T PERIOD]\n"
 	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
 	    "S]\n"
-	    "       [--record-core-cycles] [--xstats]\n"
+	    "       [--record-core-cycles] [--xstats] [--mbufs MIN-MAX|N]\n"
+	    "       [--mbufs-idle MS]\n"
 	    "  -p PORTMASK        hexadecimal mask of the ports to use\n"
 	    "  -q NQ              rx queues (port, queue) polled per lcore "
 	    "(default:\n"
@@ -39,8 +40,20 @@ l2fwd_usage(const char *prog)
 	    "                     frames; print cycles per frame at the end\n"
 	    "  --xstats           print every port's counters and non-zero "
 	    "extended\n"
-	    "                     stats at the end\n",
-	    prog, LR_MAX_QUEUES_PER_PORT);
+	    "                     stats at the end\n"
+	    "  --mbufs MIN-MAX    elastic mbuf pool: MIN mbufs at start, "
+	    "growing\n"
+	    "                     up to MAX under bursts, shrinking back "
+	    "when idle\n"
+	    "                     (default: elastic, a quarter to twice the "
+	    "fixed size\n"
+	    "                     the ports need); --mbufs N: a fixed pool "
+	    "of N\n"
+	    "  --mbufs-idle MS    an elastic pool gives back blocks idle for "
+	    "MS ms\n"
+	    "                     (default %u, 0: only under memory "
+	    "pressure)\n",
+	    prog, LR_MAX_QUEUES_PER_PORT, L2FWD_IDLE_MS);
 }
 
 /* A port number of --portmap at *p: digits only, below LR_MAX_ETHPORTS;
@@ -164,6 +177,32 @@ parse_queues(struct l2fwd_opts *o, const char *s)
 	return 0;
 }
 
+/* --mbufs N (a fixed pool) or MIN-MAX (elastic): 0, or -1 after a
+ * message naming the text. */
+static int
+parse_mbufs(struct l2fwd_opts *o, const char *arg)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	errno = 0;
+	lo = strtoul(arg, &end, 10);
+	hi = lo;
+	if (end != arg && *end == '-' && end[1] >= '0' && end[1] <= '9')
+		hi = strtoul(end + 1, &end, 10);
+	if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
+	    lo > hi || hi < L2FWD_MBUFS_LOW || hi > L2FWD_MBUFS_HIGH) {
+		fprintf(stderr,
+			"--mbufs '%s': expected N or MIN-MAX with MIN <= MAX, "
+			"MAX in %u..%u\n",
+			arg, L2FWD_MBUFS_LOW, L2FWD_MBUFS_HIGH);
+		return -1;
+	}
+	o->mbufs_min = (unsigned)lo;
+	o->mbufs_max = (unsigned)hi;
+	return 0;
+}
+
 /* The message for an option getopt refused: unknown, or missing its value. */
 static void
 bad_option(const char *prog, const char *arg)
@@ -171,6 +210,8 @@ bad_option(const char *prog, const char *arg)
 	if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') == NULL &&
 	    (strcmp(arg + 2, "portmap") == 0 ||
 	     strcmp(arg + 2, "duration") == 0 ||
+	     strcmp(arg + 2, "mbufs") == 0 ||
+	     strcmp(arg + 2, "mbufs-idle") == 0 ||
 	     strcmp(arg + 2, "queues") == 0))
 		fprintf(stderr, "option '%s' needs a value\n", arg);
 	else if (optopt && strchr("pqQT", optopt) && arg[1] != '-')
@@ -226,6 +267,13 @@ apply_option(int c, const char *arg, struct l2fwd_opts *o)
 		return 0;
 	case 'P':
 		return parse_portmap(o, arg);
+	case 'B':
+		return parse_mbufs(o, arg);
+	case 'I':
+		if (parse_uint("--mbufs-idle", arg, 10, 3600000, &v) < 0)
+			return -1;
+		o->idle_ms = (unsigned)v;
+		return 0;
 	case 'D':
 		o->duration = strtod(arg, &end);
 		if (arg[0] == '\0' || *end || !(o->duration > 0) ||
@@ -250,6 +298,8 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	    {"record-core-cycles", no_argument, NULL, 'C'},
 	    {"xstats", no_argument, NULL, 'X'},
 	    {"queues", required_argument, NULL, 'Q'},
+	    {"mbufs", required_argument, NULL, 'B'},
+	    {"mbufs-idle", required_argument, NULL, 'I'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -260,6 +310,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	o->period = 10;
 	o->mac_updating = 1;
 	o->queues = 1;
+	o->idle_ms = L2FWD_IDLE_MS;
 	optind = 0; /* the EAL used getopt before: start over */
 	while ((c = getopt_long(argc, argv, "p:q:Q:T:h", longopts, NULL)) !=
 	       -1) {
@@ -267,7 +318,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 			l2fwd_usage(argv[0]);
 			return 1;
 		}
-		if (c <= 0 || strchr("pqQTCXNMPD", c) == NULL) {
+		if (c <= 0 || strchr("pqQTCXNMPDBI", c) == NULL) {
 			bad_option(argv[0], argv[optind - 1]);
 			return -1;
 		}

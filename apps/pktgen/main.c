@@ -216,22 +216,36 @@ static int
 setup_pool(const struct pg_opts *o, unsigned max_len)
 {
 	unsigned nq = 0, n, room;
+	unsigned lo = o->nb_mbufs, hi = o->mbufs_max;
 
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		nq += ports[p].nq;
-	n = o->nb_mbufs;
-	if (n == 0)
-		n = nq * (o->nb_rxd + o->nb_txd + 3 * o->burst) +
-		    n_dp * (384 + o->burst) + 8192;
+	/* The fixed size the queues need; elastic by default: a quarter to
+	 * twice that. */
+	n = nq * (o->nb_rxd + o->nb_txd + 3 * o->burst) +
+	    n_dp * (384 + o->burst) + 8192;
+	if (hi == 0) {
+		lo = n / 4;
+		hi = 2 * n;
+	}
 	room = LR_MAX((unsigned)LR_MBUF_DEFAULT_BUF_SIZE,
 		      LR_PKTMBUF_HEADROOM + max_len + 64);
 	if (room > UINT16_MAX)
 		return fail("frames of %u bytes do not fit an mbuf", max_len);
-	pg.pool = lr_pktmbuf_pool_create("pktgen_pool", n, 256, 0,
-					 (uint16_t)room, LR_SOCKET_ID_ANY);
+	if (lo == hi)
+		pg.pool =
+		    lr_pktmbuf_pool_create("pktgen_pool", hi, 256, 0,
+					   (uint16_t)room, LR_SOCKET_ID_ANY);
+	else
+		pg.pool = lr_pktmbuf_pool_create_elastic(
+		    "pktgen_pool", lo, hi, LR_MIN(256u, hi), 0, (uint16_t)room,
+		    LR_SOCKET_ID_ANY);
 	if (pg.pool == NULL)
-		return fail("mbuf pool of %u x %u bytes: %s", n, room,
+		return fail("mbuf pool of %u%s%u x %u bytes: %s", lo,
+			    lo == hi ? " (fixed) = " : "-", hi, room,
 			    lr_strerror(lr_errno));
+	if (lo != hi)
+		lr_mempool_set_idle_shrink(pg.pool, o->idle_ms);
 	/* What a fresh mbuf of this pool holds in its rearm word: the
 	 * transmit path writes it instead of a full reset. */
 	return pool_rearm(pg.pool, &pg.rearm);
@@ -570,6 +584,49 @@ rate_vs_target(char *buf, size_t len, uint64_t pkts, uint64_t bytes,
 			 o->line_rate_gbps * o->rate / 100 * tx_port_count());
 }
 
+/* The mbuf pool's size now, and for an elastic pool its range, peak,
+ * growths and shrinks (a live line). */
+static void
+print_pool(void)
+{
+	struct lr_mempool_elastic_stats s;
+
+	if (pg.pool == NULL || lr_mempool_elastic_stats_get(pg.pool, &s) != 0)
+		return;
+	printf("          mbuf pool: %u mbufs (elastic %u-%u, peak %u), "
+	       "growths %llu, shrinks %llu, refused %llu\n",
+	       s.objs, s.min_objs, s.max_objs, s.peak_objs,
+	       (unsigned long long)s.growths, (unsigned long long)s.shrinks,
+	       (unsigned long long)(s.grow_fail_max + s.grow_fail_nomem));
+}
+
+/* --xstats: the mbuf pool's counters. */
+static void
+print_pool_xstats(void)
+{
+	struct lr_mempool_elastic_stats s;
+
+	if (pg.pool == NULL)
+		return;
+	if (lr_mempool_elastic_stats_get(pg.pool, &s) != 0) {
+		printf("mbuf pool '%s': %u mbufs (fixed)\n", pg.pool->name,
+		       lr_mempool_objs_count(pg.pool));
+		return;
+	}
+	printf("mbuf pool '%s' xstats:\n  mbufs: %u\n  mbufs_min: %u\n"
+	       "  mbufs_max: %u\n  mbufs_peak: %u\n  blocks: %u\n"
+	       "  block_order: %u\n  growths: %llu\n  grown_blocks: %llu\n"
+	       "  shrinks: %llu\n  shrunk_blocks: %llu\n"
+	       "  refused_at_max: %llu\n  refused_no_memory: %llu\n",
+	       pg.pool->name, s.objs, s.min_objs, s.max_objs, s.peak_objs,
+	       s.blocks, s.block_order, (unsigned long long)s.growths,
+	       (unsigned long long)s.grown_blocks,
+	       (unsigned long long)s.shrinks,
+	       (unsigned long long)s.shrunk_blocks,
+	       (unsigned long long)s.grow_fail_max,
+	       (unsigned long long)s.grow_fail_nomem);
+}
+
 static void
 print_live(uint64_t now)
 {
@@ -621,6 +678,7 @@ print_live(uint64_t now)
 	l_behind = behind;
 	l_all_tx = all_tx;
 	l_all_txb = all_txb;
+	print_pool();
 	fflush(stdout);
 	last_print = now;
 }
@@ -691,6 +749,7 @@ control_loop(void)
 	bool have_rx = false, draining = false;
 	uint64_t drain_start = 0, drain = (uint64_t)o->drain_ms * pg.hz / 1000;
 	unsigned stops_at_drain = 0;
+	uint64_t last_shrink = pg.t0;
 	const struct timespec tick = {0, 5 * 1000 * 1000};
 	const uint64_t stats_every =
 	    (uint64_t)(o->stats_period * (double)pg.hz);
@@ -749,6 +808,10 @@ control_loop(void)
 		if (stats_every && now - last_stats >= stats_every) {
 			print_stats_lines();
 			last_stats = now;
+		}
+		if (now - last_shrink >= pg.hz / 10) {
+			lr_mempool_shrink_idle(pg.pool);
+			last_shrink = now;
 		}
 	}
 	t_stop = lr_get_tsc_cycles();
@@ -1365,10 +1428,12 @@ main(int argc, char **argv)
 		print_live(t_stop);
 
 	/* The ports' own view of the run, before draining adds to it. */
-	if (o->xstats)
+	if (o->xstats) {
 		for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 			if (ports[p].used)
 				lr_eth_dev_dump(stdout, p);
+		print_pool_xstats();
+	}
 	/* Stop: every mbuf back, ports closed, then the figures. */
 	drain_ports();
 	for (unsigned i = 0; i < ntxqs; i++)

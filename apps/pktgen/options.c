@@ -82,7 +82,12 @@ pg_usage(FILE *f, const char *prog)
 "                        stats at the end\n"
 "Resources:\n"
 "  --rxd N, --txd N      descriptors per queue (default 1024)\n"
-"  --mbufs N             mbufs in the pool (default: from queues)\n"
+"  --mbufs MIN-MAX       elastic mbuf pool: MIN mbufs at start, growing up\n"
+"                        to MAX, giving idle blocks back (default: a quarter\n"
+"                        to twice the size the queues need); --mbufs N: a\n"
+"                        fixed pool of N\n"
+"  --mbufs-idle MS       an elastic pool gives back blocks idle for MS ms\n"
+"                        (default 1000; 0: only under memory pressure)\n"
 "  --queues N            queues per port, spread over the lcores (default:\n"
 "                        as many as lcores that land on the port)\n"
 "The last line is always 'pktgen total: tx=N rx=N ...': rx counts the frames\n"
@@ -102,6 +107,29 @@ static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return -1;
+}
+
+/* --mbufs N (a fixed pool) or MIN-MAX (elastic), each 64..2^24 with
+ * MIN <= MAX: 0, or -1 after a message naming the text. */
+static int
+parse_mbufs(struct pg_opts *o, const char *s)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	errno = 0;
+	lo = strtoul(s, &end, 10);
+	hi = lo;
+	if (end != s && *end == '-' && end[1] >= '0' && end[1] <= '9')
+		hi = strtoul(end + 1, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || lo > hi ||
+	    hi < 64 || hi > (1u << 24))
+		return bad("--mbufs '%s': expected N or MIN-MAX with MIN <= "
+			   "MAX, MAX in 64..%u",
+			   s, 1u << 24);
+	o->nb_mbufs = (unsigned)lo;
+	o->mbufs_max = (unsigned)hi;
+	return 0;
 }
 
 /* Unsigned integer with an optional k/M/G suffix (powers of 1000). */
@@ -330,6 +358,7 @@ enum {
 	O_RXD,
 	O_TXD,
 	O_MBUFS,
+	O_MBUFS_IDLE,
 	O_QUEUES,
 	O_DRAIN_ALL,
 	O_LINK_WAIT,
@@ -376,6 +405,7 @@ static const struct option longopts[] = {
     {"rxd", required_argument, NULL, O_RXD},
     {"txd", required_argument, NULL, O_TXD},
     {"mbufs", required_argument, NULL, O_MBUFS},
+    {"mbufs-idle", required_argument, NULL, O_MBUFS_IDLE},
     {"queues", required_argument, NULL, O_QUEUES},
     {"drain-all", no_argument, NULL, O_DRAIN_ALL},
     {"link-wait", required_argument, NULL, O_LINK_WAIT},
@@ -411,6 +441,7 @@ set_defaults(struct pg_opts *o)
 	o->bucket_ms = 100;
 	o->nb_rxd = 1024;
 	o->nb_txd = 1024;
+	o->idle_ms = 1000;
 	o->seed = 1;
 }
 
@@ -626,9 +657,13 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			o->queues = (unsigned)v;
 			break;
 		case O_MBUFS:
-			if (parse_u64("--mbufs", optarg, 64, 1u << 24, &v))
+			if (parse_mbufs(o, optarg))
 				return -1;
-			o->nb_mbufs = (unsigned)v;
+			break;
+		case O_MBUFS_IDLE:
+			if (parse_u64("--mbufs-idle", optarg, 0, 3600000, &v))
+				return -1;
+			o->idle_ms = (unsigned)v;
 			break;
 		default:
 			return bad("unknown option '%s' (see --help)", name);

@@ -120,8 +120,10 @@ struct pg_opts {
 	double link_wait; /**< seconds to wait for links up; 0 = none */
 	double bucket_ms; /**< rate limiter credit kept, ms */
 	unsigned nb_rxd, nb_txd;
-	unsigned nb_mbufs; /**< 0 = computed */
-	unsigned queues;   /**< per port; 0 = one per lcore on it */
+	unsigned nb_mbufs;  /**< --mbufs MIN (N: fixed); 0 = computed */
+	unsigned mbufs_max; /**< --mbufs MAX; == nb_mbufs: a fixed pool */
+	unsigned idle_ms;   /**< --mbufs-idle: elastic pool's idle shrink */
+	unsigned queues;    /**< per port; 0 = one per lcore on it */
 	uint64_t seed;
 	bool quiet, json, xstats;
 	const char *stats_json_file; /**< --stats-json: a line a second */
