@@ -1008,6 +1008,13 @@ test_duration_and_bad_options(void)
 			   strstr(outbuf, "port 1: ") &&
 			   strstr(outbuf, "xstats: rx_good_packets "),
 		       "no cycles or xstats:\n%s", outbuf);
+	/* The mbuf pool is elastic by default; --xstats shows its counters. */
+	LR_TEST_ASSERT(strstr(outbuf, "mbuf pool: elastic, ") &&
+			   strstr(outbuf, "mbuf pool 'mbuf_pool' xstats:\n"
+					  "  mbufs: ") &&
+			   strstr(outbuf, "  growths: ") &&
+			   strstr(outbuf, "  shrinks: "),
+		       "no elastic pool or its xstats:\n%s", outbuf);
 
 	static const struct {
 		const char *opt[4];
@@ -1030,6 +1037,15 @@ test_duration_and_bad_options(void)
 	    {{"-p", "0x3", "--queues", "2x"}, "--queues '2x': expected"},
 	    {{"-p", "0x3", "--queues"}, "option '--queues' needs a value"},
 	    {{"-p", "0x3", "-Q"}, "option -Q needs a value"},
+	    {{"-p", "0x3", "--mbufs", "100"},
+	     "--mbufs '100': expected N or MIN-MAX with MIN <= MAX, MAX in "
+	     "512.."},
+	    {{"-p", "0x3", "--mbufs", "9000-1000"}, "--mbufs '9000-1000'"},
+	    {{"-p", "0x3", "--mbufs", "1000-2000-3000"},
+	     "--mbufs '1000-2000-3000'"},
+	    {{"-p", "0x3", "--mbufs", "-1000"}, "--mbufs '-1000'"},
+	    {{"-p", "0x3", "--mbufs"}, "option '--mbufs' needs a value"},
+	    {{"-p", "0x3", "--mbufs-idle", "x"}, "--mbufs-idle 'x'"},
 	    /* 2^32 must not wrap to port 0 */
 	    {{"-p", "0x3", "--portmap=(4294967296,1)"},
 	     "--portmap '(4294967296,1)': expected"},
@@ -1051,6 +1067,53 @@ test_duration_and_bad_options(void)
 			       "case %u: '%s' not in:\n%s", i, bad[i].msg,
 			       outbuf);
 	}
+	return 0;
+}
+
+/* --mbufs N: a fixed pool; --mbufs MIN-MAX: an elastic one, its line in
+ * the periodic stats. */
+static int
+test_mbufs_option(void)
+{
+	if (find_binary() != 0) {
+		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
+		return LR_TEST_SKIP;
+	}
+	const char *fixed[] = {NULL_PORTS, "--file-prefix=test_l2fwd_mb",
+			       "--",	   "-p",
+			       "0x3",	   "-T",
+			       "0",	   "--duration",
+			       "0.3",	   "--mbufs",
+			       "8192",	   NULL};
+	int r = run_l2fwd(fixed, NULL, 0, 120, outbuf, sizeof(outbuf));
+
+	if (r == -2) {
+		printf("skip: cannot run %s here\n", l2fwd_path);
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
+	if (check_clean_exit(outbuf))
+		return -1;
+	LR_TEST_ASSERT(strstr(outbuf, "mbuf pool: fixed, 8192 mbufs\n"),
+		       "fixed pool not said:\n%s", outbuf);
+	const char *elastic[] = {NULL_PORTS,   "--file-prefix=test_l2fwd_mb",
+				 "--",	       "-p",
+				 "0x3",	       "-T",
+				 "1",	       "--duration",
+				 "1.5",	       "--mbufs",
+				 "1000-20000", "--mbufs-idle",
+				 "50",	       NULL};
+
+	r = run_l2fwd(elastic, NULL, 0, 120, outbuf, sizeof(outbuf));
+	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
+	if (check_clean_exit(outbuf))
+		return -1;
+	LR_TEST_ASSERT(strstr(outbuf, "mbuf pool: elastic, 1001 mbufs at "
+				      "start, grows up to 20007, gives back "
+				      "blocks idle for 50 ms\n") &&
+			   strstr(outbuf, "\nmbuf pool: ") &&
+			   strstr(outbuf, "(elastic 1000-20007, peak "),
+		       "elastic pool not said:\n%s", outbuf);
 	return 0;
 }
 
@@ -1219,6 +1282,7 @@ static const struct lr_test_case cases[] = {
     {"two_queues", test_two_queues},
     {"sigint", test_sigint},
     {"duration_and_bad_options", test_duration_and_bad_options},
+    {"mbufs_option", test_mbufs_option},
     {"stop_signals", test_stop_signals},
     {"stop_during_init", test_stop_during_init},
     {"help", test_help},

@@ -820,6 +820,12 @@ test_bad_options(void)
 	    {"stray", 2, "unexpected argument 'stray'"},
 	    {"--link-wait -1", 2, "--link-wait '-1': out of range"},
 	    {"--link-wait soon", 2, "--link-wait 'soon': expected a number"},
+	    {"--mbufs 10", 2,
+	     "--mbufs '10': expected N or MIN-MAX with MIN <= MAX, MAX in "
+	     "64.."},
+	    {"--mbufs 5000-100", 2, "--mbufs '5000-100'"},
+	    {"--mbufs 100-", 2, "--mbufs '100-'"},
+	    {"--mbufs-idle soon", 2, "--mbufs-idle 'soon': expected a number"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1243,14 +1249,27 @@ test_json_and_live(void)
 			   strstr(out, "] port 1: tx ") &&
 			   strstr(out, "| drops 0"),
 		       "no live lines:\n%s", out);
+	/* The elastic pool's line among them. */
+	LR_TEST_ASSERT(strstr(out, "mbuf pool: ") && strstr(out, "(elastic ") &&
+			   strstr(out, "growths "),
+		       "no pool line:\n%s", out);
 	rc = run(EAL " -l 0 --vdev net_null0 -- --quiet --count 10 --tx-only "
 		     "--xstats");
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT(strstr(out, "] port 0:") == NULL, "--quiet:\n%s", out);
 	/* --xstats: the port's dump with its non-zero extended stats. */
 	LR_TEST_ASSERT(strstr(out, "port 0: net_null0 driver net_null") &&
-			   strstr(out, "xstats: tx_good_packets 10,"),
+			   strstr(out, "xstats: tx_good_packets 10,") &&
+			   strstr(out, "mbuf pool 'pktgen_pool' xstats:\n"
+				       "  mbufs: "),
 		       "--xstats:\n%s", out);
+	/* --mbufs N: a fixed pool. */
+	rc = run(EAL " -l 0 --vdev net_null0 -- --quiet --count 10 --tx-only "
+		     "--xstats --mbufs 4096");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "mbuf pool 'pktgen_pool': 4096 mbufs "
+				   "(fixed)"),
+		       "--mbufs 4096:\n%s", out);
 	return 0;
 }
 
