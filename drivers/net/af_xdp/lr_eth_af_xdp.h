@@ -65,6 +65,17 @@
  * before (-EBUSY, logged). Control calls on sharing ports come from one
  * thread.
  *
+ * Page pool and elastic pools. The UMEM is the page pool's idea already
+ * (memory from lib/pagealloc, registered with the kernel once, its frames
+ * recycled for the socket's life) but not a page pool: XDP_UMEM_REG takes
+ * one virtually contiguous area, fixed until the socket closes, whose
+ * frames the rings name by offset, so pages cannot join or leave it while
+ * the port runs, and an elastic pool's blocks (which do) cannot be frames.
+ * The UMEM is sized once (2048 or 4096 frames per queue, as above); the
+ * mempool given to lr_eth_rx_queue_setup() may be elastic, but receive
+ * does not draw on it, and mbufs of another pool sent are copied into
+ * UMEM frames.
+ *
  * Frame accounting, per queue, at any quiescent point:
  *   pool avail + frames held by the kernel + mbufs held by the application
  *     == frames of the UMEM

@@ -55,6 +55,19 @@
  * that cross the port (headers, and in copy mode the buffers) come from
  * mempools over the page allocator.
  *
+ * Page pool and elastic pools. The regions do not take their pages from
+ * the page pool, for the reasons above and one more: the protocol fixes
+ * the regions when the connection is made (the client announces them
+ * before the rings, the server maps them once), so they cannot grow or
+ * shrink while connected: a page pool's pages, which come and go, could
+ * only be used by reconnecting, and sharing them would mean sharing the
+ * process's heap with the peer. In copy mode the mbufs of the rx queue's
+ * mempool can come from an elastic pool (lr_pktmbuf_pool_create_elastic(),
+ * lr-l2fwd's and lr-pktgen's default): received packets are copied into
+ * them, so the pool grows from the page pool under a burst and gives
+ * blocks back after it like any other. The zero-copy pool (below) is fixed:
+ * its buffers are the slots of region 1.
+ *
  * Buffers, copy mode (the default, and every server): packets are copied
  * between the ring's buffers and mbufs of the rx queue's mempool (rx) or
  * the caller's mbufs (tx, freed once copied). A copy keeps the two
