@@ -150,6 +150,11 @@ if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth-afxdp.sh ]; then
 	run "The same with the forwarder's veths set for busy polling (napi_defer_hard_irqs 2, gro_flush_timeout 200 us), so its receive work leaves the generator's CPU." \
 		env LR_BUILD=$bdir RUNS=5 DURATION=4 RATE=50000 NAPI_DEFER=2 KINDS="lr_af_xdp dpdk_af_xdp" scripts/bench-veth-afxdp.sh
 fi
+if [ "$(id -u)" = 0 ] && [ -x scripts/bench-stack.sh ] && command -v iperf3 >/dev/null; then
+	section "Linux stacks as peers (veth and tap, default offloads)"
+	run "iperf3 TCP and ping RTT between two namespaces through a kernel bridge, lr-l2fwd on net_af_packet, lr-l2fwd on net_tap, and DPDK testpmd io on its net_af_packet (when installed), every interface with its default offloads." \
+		scripts/bench-stack.sh $bdir 10 20
+fi
 
 # The table, and its charts when scripts/plot.sh can draw them (gnuplot).
 summary_table >"$tmp.table"

@@ -14,7 +14,7 @@ want_tests=0
 pkgs=(meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev
       libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2)
 test_pkgs=(gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static
-           tcpdump tshark iperf3 clang g++ dpdk dpdk-dev)
+           tcpdump tshark iperf3 iputils-ping clang g++ dpdk dpdk-dev)
 cross_pkgs=(libnuma-dev:ppc64el libpcap-dev:ppc64el libjansson-dev:ppc64el)
 
 missing() {
