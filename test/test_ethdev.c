@@ -141,6 +141,35 @@ test_devargs_parse(void)
 	/* A '[' later in a value is an ordinary character. */
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,k=a[b,j=1"), 0);
 	LR_TEST_ASSERT(strcmp(lr_devargs_get(&da, "k"), "a[b") == 0, "a[b");
+	/* permission bits, in octal */
+	unsigned mode;
+
+	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,a=0660,b=644,c=0"), 0);
+	LR_TEST_ASSERT_EQ(lr_devargs_get_mode(&da, "a", 0600, &mode), 0);
+	LR_TEST_ASSERT_EQ(mode, 0660);
+	LR_TEST_ASSERT_EQ(lr_devargs_get_mode(&da, "b", 0600, &mode), 0);
+	LR_TEST_ASSERT_EQ(mode, 0644);
+	LR_TEST_ASSERT_EQ(lr_devargs_get_mode(&da, "c", 0600, &mode), 0);
+	LR_TEST_ASSERT_EQ(mode, 0);
+	LR_TEST_ASSERT_EQ(lr_devargs_get_mode(&da, "d", 0600, &mode), 0);
+	LR_TEST_ASSERT_EQ(mode, 0600);
+	static const char *const bad_modes[] = {
+	    "0999", "1777", "-600", "+600", " 600", "rw", "", "0x1ff", "06000"};
+	for (unsigned i = 0; i < LR_DIM(bad_modes); i++) {
+		char arg[64], want[64];
+
+		snprintf(arg, sizeof(arg), "p,m=%s", bad_modes[i]);
+		snprintf(want, sizeof(want),
+			 "p: m: bad value '%s' (expected octal permission bits",
+			 bad_modes[i]);
+		LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, arg), 0);
+		lr_test_log_begin();
+		int r = lr_devargs_get_mode(&da, "m", 0600, &mode);
+		const char *t = lr_test_log_end();
+
+		LR_TEST_ASSERT(r == -EINVAL && strstr(t, want),
+			       "mode '%s': %d, log '%s'", bad_modes[i], r, t);
+	}
 
 	static const struct {
 		const char *s;

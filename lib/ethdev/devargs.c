@@ -292,6 +292,36 @@ lr_devargs_get_uint(const struct lr_devargs *da, const char *key, uint64_t def,
 }
 
 int
+lr_devargs_get_mode(const struct lr_devargs *da, const char *key, unsigned def,
+		    unsigned *out)
+{
+	const char *s;
+	unsigned long v;
+	char *end;
+	int err;
+
+	s = get_single(da, key, &err);
+	if (err)
+		return err;
+	if (s == NULL) {
+		*out = def;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (s[0] < '0' || s[0] > '7' || *end != '\0' || errno != 0 ||
+	    v > 0777) {
+		LR_LOG(ERR, ETHDEV,
+		       "%s: %s: bad value '%s' (expected octal permission "
+		       "bits 0..0777, such as 0600 or 0660)\n",
+		       da->name, key, s);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int
 lr_devargs_get_bool(const struct lr_devargs *da, const char *key, int def,
 		    int *out)
 {

@@ -89,6 +89,11 @@ int lr_devargs_get_uint(const struct lr_devargs *da, const char *key,
 int lr_devargs_get_bool(const struct lr_devargs *da, const char *key, int def,
 			int *out);
 
+/** Read key as file permission bits, in octal 0..0777 (0600, 660) into
+ *  *out; *out = def when absent. 0 or -EINVAL (logged, naming the value). */
+int lr_devargs_get_mode(const struct lr_devargs *da, const char *key,
+			unsigned def, unsigned *out);
+
 LR_END_DECLS
 
 #endif /* LR_DEVARGS_H */

@@ -2772,22 +2772,12 @@ socket_mode_get(const char *name, const struct lr_devargs *args,
 		struct memif_args *a)
 {
 	const char *v = lr_devargs_get(args, "socket-mode");
-	unsigned long mode;
-	char *end;
+	int ret = lr_devargs_get_mode(args, "socket-mode",
+				      LR_ETH_MEMIF_DEFAULT_SOCKET_MODE,
+				      &a->sock_mode);
 
-	a->sock_mode = LR_ETH_MEMIF_DEFAULT_SOCKET_MODE;
-	if (v == NULL)
-		return 0;
-	errno = 0;
-	mode = strtoul(v, &end, 8);
-	if (v[0] < '0' || v[0] > '7' || *end != '\0' || errno != 0 ||
-	    mode > 0777) {
-		LR_LOG(ERR, PMD,
-		       "%s: socket-mode: bad value '%s' (expected octal "
-		       "permission bits such as 0600 or 0660)\n",
-		       name, v);
-		return -EINVAL;
-	}
+	if (ret != 0 || v == NULL)
+		return ret;
 	if (a->abstract ||
 	    (a->role != NULL && strcmp(a->role, "client") == 0)) {
 		LR_LOG(ERR, PMD,
@@ -2796,7 +2786,6 @@ socket_mode_get(const char *name, const struct lr_devargs *args,
 		       name, v);
 		return -EINVAL;
 	}
-	a->sock_mode = (unsigned)mode;
 	return 0;
 }
 

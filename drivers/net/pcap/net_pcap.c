@@ -1233,28 +1233,16 @@ static int
 tx_mode_get(struct pcap_port *pp, const struct lr_devargs *args)
 {
 	const char *v = lr_devargs_get(args, "tx_pcap_mode");
-	unsigned long mode;
-	char *end;
+	int ret = lr_devargs_get_mode(args, "tx_pcap_mode",
+				      PCAP_TX_MODE_DEFAULT, &pp->tx_mode);
 
-	pp->tx_mode = PCAP_TX_MODE_DEFAULT;
-	if (v == NULL)
-		return 0;
-	errno = 0;
-	mode = strtoul(v, &end, 8);
-	if (v[0] < '0' || v[0] > '7' || *end != '\0' || errno != 0 ||
-	    mode > 0777) {
-		LR_LOG(ERR, PMD,
-		       "%s: tx_pcap_mode: bad value '%s' (expected octal "
-		       "permission bits such as 0600 or 0644)\n",
-		       pp->name, v);
-		return -EINVAL;
-	}
+	if (ret != 0 || v == NULL)
+		return ret;
 	if (pp->tx_kind != KIND_FILE) {
 		LR_LOG(ERR, PMD, "%s: tx_pcap_mode: '%s' needs tx_pcap=FILE\n",
 		       pp->name, v);
 		return -EINVAL;
 	}
-	pp->tx_mode = (unsigned)mode;
 	return 0;
 }
 
