@@ -39,26 +39,16 @@
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_memif.h"
 
-#define OUT_MAX	  (1 << 17)
-#define BOUND_S	  300 /* only for a hang: never a measure of speed */
-#define POOL_SIZE 8192
-#define BURST	  32
+#define OUT_MAX (1 << 17)
+#define BOUND_S 300 /* only for a hang: never a measure of speed */
+#define BURST	32
 
-static char dir[64];
+static const char *dir;
 static char l2fwd_bin[4096], pktgen_bin[4096];
 static char fwd_out[OUT_MAX], gen_out[OUT_MAX];
 static struct lr_mempool *pool;
-
-static void
-remove_dir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
 
 /* The programs, beside this test in the build tree; 0 if both exist. */
 static int
@@ -305,41 +295,8 @@ test_link_wait(void)
 static int
 eal_up(void)
 {
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_test_eal_init("test_memif_apps", 128) < 0)
-		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_memif_apps", POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
-}
-
-/* Create, configure (one queue) and start a port; its id or -1. */
-static int
-port_open(const char *devargs)
-{
-	int port = lr_eth_dev_create(devargs);
-	uint16_t p = (uint16_t)port;
-
-	if (port < 0)
-		return -1;
-	if (lr_eth_dev_configure(p, 1, 1, NULL) != 0 ||
-	    lr_eth_rx_queue_setup(p, 0, 1024, LR_SOCKET_ID_ANY, NULL, pool) ||
-	    lr_eth_tx_queue_setup(p, 0, 1024, LR_SOCKET_ID_ANY, NULL) ||
-	    lr_eth_dev_start(p) != 0) {
-		lr_eth_dev_close(p);
-		return -1;
-	}
-	return port;
-}
-
-static int
-link_up(uint16_t port)
-{
-	struct lr_eth_link l;
-
-	return lr_eth_link_get_nowait(port, &l) == 0 && l.link_status;
+	pool = lr_test_memif_eal("test_memif_apps");
+	return pool != NULL ? 0 : -1;
 }
 
 /* Frames received and not yet sent back. */
@@ -390,7 +347,7 @@ static int
 is_down(uint16_t port, const struct echo *e)
 {
 	(void)e;
-	return !link_up(port);
+	return !lr_test_memif_link_up(port);
 }
 
 /* The peer: lr-pktgen with one memif port in role on sock, sending at
@@ -436,7 +393,8 @@ kill_mid_burst(struct lr_test_child *peer, uint16_t port, const char *name)
 	for (int i = 0; i < 1000; i++)
 		echo_once(port, &e);
 	lr_pktmbuf_free_bulk(e.held, e.n);
-	LR_TEST_ASSERT(!link_up(port), "%s: link up with no peer", name);
+	LR_TEST_ASSERT(!lr_test_memif_link_up(port), "%s: link up with no peer",
+		       name);
 	return 0;
 }
 
@@ -492,7 +450,7 @@ kill_peer(const char *ours, const char *peer_role, unsigned id)
 	snprintf(name, sizeof(name), "net_memif%u", id);
 	snprintf(devargs, sizeof(devargs),
 		 "%s,role=%s,socket=%s,socket-abstract=no", name, ours, sock);
-	port = port_open(devargs);
+	port = lr_test_memif_open(devargs, 1, pool);
 	LR_TEST_ASSERT(port >= 0, "cannot open %s", devargs);
 	if (peer_start(&c, peer_role, sock, 0) == 0) {
 		ret = kill_mid_burst(&c, (uint16_t)port, name);
@@ -532,20 +490,14 @@ static const struct lr_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	if (lr_eth_driver_find("net_memif") == NULL) {
-		printf("skip: net_memif is not built in\n");
-		return LR_TEST_SKIP;
-	}
+	int ret = lr_test_memif_setup("test_memif_apps", &dir);
+
+	if (ret != 0)
+		return ret;
 	if (find_apps() != 0) {
 		printf(
 		    "skip: lr-l2fwd or lr-pktgen not built (-Dapps=false)\n");
 		return LR_TEST_SKIP;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/test_memif_apps.XXXXXX");
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
-		return 1;
-	}
-	atexit(remove_dir);
 	return lr_test_run("memif_apps", cases, (int)LR_DIM(cases), argc, argv);
 }

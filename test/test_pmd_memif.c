@@ -78,12 +78,12 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_memif.h"
 
-#define POOL_SIZE 8192
-#define BURST	  32
-#define MAXF	  3000
+#define BURST 32
+#define MAXF  3000
 
-static char dir[64];
+static const char *dir;
 /* Longest frame sent. DPDK 22.11's net_memif tx never clears the NEXT flag
  * of a packet's first descriptor, so after a chained packet a later one in
  * the same slot arrives glued to its successor (DPDK to DPDK as well): the
@@ -94,77 +94,17 @@ static struct lr_mempool *pool;
  * every segment received must be of rx_expect (when set). */
 static struct lr_mempool *tx_pool, *rx_expect;
 
-static void
-remove_dir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
 static int
 init_eal(void)
 {
-	char prefix[64];
-
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_memif%d",
-		 (int)getpid());
-	char *argv[] = {"test_pmd_memif", "-l", "0", "--no-huge", "-m", "128",
-			prefix,		  NULL};
-
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_eal_init(7, argv) < 0)
-		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_pmd_memif", POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
+	pool = lr_test_memif_eal("test_pmd_memif");
+	return pool != NULL ? 0 : -1;
 }
 
-/* Create, configure and start a port; its id or -1. */
 static int
 port_open(const char *devargs, uint16_t nq)
 {
-	int port = lr_eth_dev_create(devargs);
-
-	if (port < 0) {
-		fprintf(stderr, "cannot create %s\n", devargs);
-		return -1;
-	}
-	if (lr_eth_dev_configure((uint16_t)port, nq, nq, NULL) != 0)
-		goto close;
-	for (uint16_t q = 0; q < nq; q++)
-		if (lr_eth_rx_queue_setup((uint16_t)port, q, 1024,
-					  LR_SOCKET_ID_ANY, NULL, pool) != 0 ||
-		    lr_eth_tx_queue_setup((uint16_t)port, q, 1024,
-					  LR_SOCKET_ID_ANY, NULL) != 0)
-			goto close;
-	if (lr_eth_dev_start((uint16_t)port) != 0)
-		goto close;
-	return port;
-close:
-	lr_eth_dev_close((uint16_t)port);
-	return -1;
-}
-
-static void
-port_shut(int port)
-{
-	if (port >= 0) {
-		lr_eth_dev_stop((uint16_t)port);
-		lr_eth_dev_close((uint16_t)port);
-	}
-}
-
-static int
-link_up(int port)
-{
-	struct lr_eth_link l;
-
-	return lr_eth_link_get_nowait((uint16_t)port, &l) == 0 && l.link_status;
+	return lr_test_memif_open(devargs, nq, pool);
 }
 
 /* Wait (polling, up to 20 s) until the links of a and b are `up`. */
@@ -174,7 +114,8 @@ wait_link(int a, int b, int up)
 	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
 
 	while (lr_get_tsc_cycles() < end) {
-		if (link_up(a) == up && (b < 0 || link_up(b) == up))
+		if (lr_test_memif_link_up(a) == up &&
+		    (b < 0 || lr_test_memif_link_up(b) == up))
 			return 0;
 		lr_delay_us(1000);
 	}
@@ -395,8 +336,8 @@ test_pair(void)
 	}
 	ret = 0;
 out:
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "pair failed");
 	LR_TEST_ASSERT(access(sock, F_OK) != 0, "socket file %s left behind",
 		       sock);
@@ -512,8 +453,8 @@ test_zc_pair(void)
 fail:
 	ret = -1;
 out:
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "zero-copy pair failed");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
@@ -551,7 +492,7 @@ test_zc_close_held(void)
 	if (held == NULL || check_frame(held, 73, 0) != 0)
 		goto out;
 	lr_test_log_begin();
-	port_shut(cp);
+	lr_test_memif_shut(cp);
 	cp = -1;
 	const char *log = lr_test_log_end();
 
@@ -573,8 +514,8 @@ out:
 		if (lr_mempool_in_use_count(zp) != 0)
 			ret = -1;
 	}
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "close with a held mbuf");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
@@ -609,10 +550,10 @@ test_two_queues(void)
 		goto out;
 	ret = 0;
 out:
-	port_shut(c0);
-	port_shut(c1);
-	port_shut(s0);
-	port_shut(s1);
+	lr_test_memif_shut(c0);
+	lr_test_memif_shut(c1);
+	lr_test_memif_shut(s0);
+	lr_test_memif_shut(s1);
 	LR_TEST_ASSERT(ret == 0, "two queues failed");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
@@ -690,8 +631,8 @@ reconnect_run(unsigned id, const char *name, const char *extra)
 	lr_eth_dev_stop((uint16_t)cp);
 	ret = zc_pool_back(cp);
 out:
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "reconnect failed");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
@@ -742,8 +683,8 @@ test_zc_two_queues(void)
 	if (ret == 0)
 		ret = zc_pool_back(cp);
 out:
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "zero-copy two queues failed");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
@@ -837,9 +778,9 @@ test_zc_forward(void)
 		fprintf(stderr, "b's ring holds none of a's mbufs\n");
 		goto out;
 	}
-	port_shut(a);
+	lr_test_memif_shut(a);
 	a = -1;
-	port_shut(sa);
+	lr_test_memif_shut(sa);
 	sa = -1;
 	/* more from b: it frees what sb has read, into a's pool */
 	for (unsigned i = 0; i < 4; i++) {
@@ -860,10 +801,10 @@ test_zc_forward(void)
 	ret = 0;
 out:
 	size_cap = MAXF;
-	port_shut(b); /* lets go of a's pool: freed */
-	port_shut(sb);
-	port_shut(a);
-	port_shut(sa);
+	lr_test_memif_shut(b); /* lets go of a's pool: freed */
+	lr_test_memif_shut(sb);
+	lr_test_memif_shut(a);
+	lr_test_memif_shut(sa);
 	LR_TEST_ASSERT(ret == 0, "zero-copy forwarding");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
@@ -949,11 +890,13 @@ test_socket_removed(void)
 		     "clients stay connected)") != 0)
 		goto log_out;
 	lr_test_log_end();
-	if (!link_up(sp) || !link_up(cp) || stat(sock, &st) != 0 ||
-	    (st.st_mode & 0777) != 0600 || xfer(cp, 0, sp, 0, 90, 300) != 0 ||
+	if (!lr_test_memif_link_up(sp) || !lr_test_memif_link_up(cp) ||
+	    stat(sock, &st) != 0 || (st.st_mode & 0777) != 0600 ||
+	    xfer(cp, 0, sp, 0, 90, 300) != 0 ||
 	    xfer(sp, 0, cp, 0, 91, 300) != 0) {
 		fprintf(stderr, "after the removal: links %d %d, file %d\n",
-			link_up(sp), link_up(cp), access(sock, F_OK));
+			lr_test_memif_link_up(sp), lr_test_memif_link_up(cp),
+			access(sock, F_OK));
 		goto out;
 	}
 	/* removed while no client is connected; a client gets in */
@@ -974,7 +917,8 @@ test_socket_removed(void)
 	if (other < 0 || wait_log("/rm/s.sock replaced by another file: "
 				  "left alone") != 0)
 		goto log_out;
-	if (!link_up(sp) || !link_up(cp) || xfer(sp, 0, cp, 0, 93, 300) != 0)
+	if (!lr_test_memif_link_up(sp) || !lr_test_memif_link_up(cp) ||
+	    xfer(sp, 0, cp, 0, 93, 300) != 0)
 		goto log_out;
 	lr_eth_dev_stop((uint16_t)sp);
 	if (wait_link(cp, -1, 0) != 0)
@@ -1010,8 +954,8 @@ log_out:
 out:
 	if (other >= 0)
 		close(other);
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "socket removed");
 	LR_TEST_ASSERT(access(sock, F_OK) != 0, "socket file %s left behind",
 		       sock);
@@ -1041,9 +985,10 @@ test_secret(void)
 	if (ret == 0)
 		ret = wait_log("net_memif31: peer disconnected: incorrect "
 			       "secret");
-	LR_TEST_ASSERT(!link_up(sp) && !link_up(cp), "link up");
-	port_shut(cp);
-	port_shut(sp);
+	LR_TEST_ASSERT(!lr_test_memif_link_up(sp) && !lr_test_memif_link_up(cp),
+		       "link up");
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	lr_test_log_end();
 	LR_TEST_ASSERT(ret == 0, "wrong secret not refused");
 	/* the right one */
@@ -1054,8 +999,8 @@ test_secret(void)
 	sp = port_open(s, 1);
 	cp = port_open(c, 1);
 	ret = sp >= 0 && cp >= 0 ? wait_link(sp, cp, 1) : -1;
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "right secret refused");
 	return 0;
 }
@@ -1354,7 +1299,7 @@ test_bad_peer(void)
 		       "bad peers: %d %d %d %d %d", r0, r1, r2, r3, r4);
 	LR_TEST_ASSERT(strstr(log, "outside the regions") != NULL,
 		       "no log line for the bad ring");
-	LR_TEST_ASSERT(!link_up(sp), "link up after a bad peer");
+	LR_TEST_ASSERT(!lr_test_memif_link_up(sp), "link up after a bad peer");
 	/* and a real client still gets in */
 	snprintf(c, sizeof(c),
 		 "net_memif41,role=client,socket=%s,socket-abstract=no", sock);
@@ -1363,8 +1308,8 @@ test_bad_peer(void)
 
 	if (ret == 0)
 		ret = xfer(cp, 0, sp, 0, 40, 100);
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "client after bad peers");
 	return 0;
 }
@@ -1559,7 +1504,7 @@ test_zc_bad_peer(void)
 	int back =
 	    cp >= 0 ? wait_link(cp, -1, 0) == 0 && zc_pool_back(cp) == 0 : 0;
 
-	port_shut(cp);
+	lr_test_memif_shut(cp);
 	close(lis);
 	unlink(sa.sun_path);
 	LR_TEST_ASSERT(cp >= 0, "client");
@@ -1602,12 +1547,12 @@ test_socket_mode(void)
 	lr_test_log_begin();
 	sp2 = port_open(s2, 1);
 	log = lr_test_log_end();
-	port_shut(sp2);
+	lr_test_memif_shut(sp2);
 	cp = port_open(c, 1);
 	if (cp >= 0 && wait_link(sp, cp, 1) == 0)
 		ret = xfer(cp, 0, sp, 0, 3, 100);
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT((st.st_mode & 07777) == 0660, "socket file mode");
 	LR_TEST_ASSERT(sp2 < 0, "a second mode for one socket accepted");
 	LR_TEST_ASSERT(strstr(log, "net_memif81: socket-mode: 0600, but "
@@ -1680,8 +1625,8 @@ test_bad_devargs(void)
 	p2 = port_open(b, 1); /* same id 0 on the same socket */
 	const char *log = lr_test_log_end();
 
-	port_shut(p2);
-	port_shut(p1);
+	lr_test_memif_shut(p2);
+	lr_test_memif_shut(p1);
 	LR_TEST_ASSERT(p2 < 0, "two servers with id 0 on one socket");
 	LR_TEST_ASSERT(strstr(log, "id 0: already used by net_memif51") != NULL,
 		       "no clear error for a busy id");
@@ -1702,7 +1647,7 @@ test_bad_devargs(void)
 	p1 = port_open(a, 1);
 	log = lr_test_log_end();
 	close(other);
-	port_shut(p1);
+	lr_test_memif_shut(p1);
 	LR_TEST_ASSERT(p1 < 0, "a socket path in use was taken over");
 	LR_TEST_ASSERT(strstr(log, "cannot listen: Address already in use "
 				   "(another server uses it)") != NULL,
@@ -1926,7 +1871,7 @@ dpdk_server_run(unsigned id, int zc)
 		lr_eth_dev_stop((uint16_t)cp);
 	if (ret == 0 && zc && zc_pool_back(cp) != 0)
 		ret = -1;
-	port_shut(cp);
+	lr_test_memif_shut(cp);
 	testpmd_stop();
 	if (ret != 0)
 		testpmd_log("server");
@@ -1970,7 +1915,7 @@ test_dpdk_client(void)
 	testpmd_stop();
 	if (ret == 0 && wait_link(sp, -1, 0) != 0)
 		ret = -1; /* testpmd gone: link down */
-	port_shut(sp);
+	lr_test_memif_shut(sp);
 	if (ret != 0)
 		testpmd_log("client");
 	LR_TEST_ASSERT(ret == 0, "testpmd as client");
@@ -2012,7 +1957,8 @@ test_empty_segment(void)
 	sent = lr_eth_tx_burst((uint16_t)cp, 0, m, LR_DIM(m));
 	lr_pktmbuf_free_bulk(m + sent, LR_DIM(m) - sent);
 	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-	while (got < sent && link_up(sp) && lr_get_tsc_cycles() < end) {
+	while (got < sent && lr_test_memif_link_up(sp) &&
+	       lr_get_tsc_cycles() < end) {
 		uint16_t r = lr_eth_rx_burst((uint16_t)sp, 0, m, LR_DIM(m));
 
 		for (uint16_t j = 0; j < r; j++, got++)
@@ -2021,10 +1967,10 @@ test_empty_segment(void)
 		lr_pktmbuf_free_bulk(m, r);
 	}
 out:;
-	int up = sp >= 0 && link_up(sp);
+	int up = sp >= 0 && lr_test_memif_link_up(sp);
 
-	port_shut(cp);
-	port_shut(sp);
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(sp >= 0 && cp >= 0, "ports");
 	LR_TEST_ASSERT(up, "server link down after the burst");
 	LR_TEST_ASSERT(sent == 16 && got == 16 && bad == 0,
@@ -2058,15 +2004,9 @@ static const struct lr_test_case cases[] = {
 int
 main(int argc, char **argv)
 {
-	if (lr_eth_driver_find("net_memif") == NULL) {
-		printf("skip: net_memif is not built in\n");
-		return LR_TEST_SKIP;
-	}
-	snprintf(dir, sizeof(dir), "/tmp/test_pmd_memif.XXXXXX");
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
-		return 1;
-	}
-	atexit(remove_dir);
+	int ret = lr_test_memif_setup("test_pmd_memif", &dir);
+
+	if (ret != 0)
+		return ret;
 	return lr_test_run("pmd_memif", cases, (int)LR_DIM(cases), argc, argv);
 }

@@ -10,6 +10,7 @@
 #ifndef FUZZ_COMMON_H
 #define FUZZ_COMMON_H
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,21 @@ fuzz_check_pool(const struct lr_mempool *mp)
 		fprintf(stderr, "fuzz: mempool invariants broken\n");
 		abort();
 	}
+}
+
+/* Open fds of the process (compared before and after an input: a target
+ * that takes fds from its input must give each back). */
+static inline int
+fuzz_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	FUZZ_CHECK(d != NULL);
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
 }
 
 #endif /* FUZZ_COMMON_H */

@@ -28,7 +28,6 @@
  * end every packet's chain on its last descriptor, and publish the right
  * tail. After each input no fd is left open and every mbuf is back.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -749,20 +748,6 @@ fz_tx(struct fz *z, const uint8_t *b)
 
 /* ------------------------------------------------------------------ */
 
-/* Open fds of the process. */
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	FUZZ_CHECK(d != NULL);
-	while (readdir(d) != NULL)
-		n++;
-	closedir(d);
-	return n;
-}
-
 /* One record: a message, or an action. */
 static void
 fz_record(struct fz *z, uint8_t ctl, const uint8_t *rec)
@@ -806,7 +791,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	nfd = count_fds();
+	nfd = fuzz_count_fds();
 	memset(&z, 0, sizeof(z));
 	z.mp = mp;
 	if (data[0] & 1)
@@ -826,6 +811,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		region_unmap(&z.reg[i]);
 	lr_memif_fuzz_port_free_(z.p);
 	fuzz_check_pool(mp);
-	FUZZ_CHECK(count_fds() == nfd);
+	FUZZ_CHECK(fuzz_count_fds() == nfd);
 	return 0;
 }

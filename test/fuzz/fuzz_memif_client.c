@@ -37,7 +37,6 @@
  *  - after each input no fd is left open, every mbuf is back in its pool
  *    (the zero-copy pool too).
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -82,20 +81,6 @@ struct fc {
 };
 
 static uint8_t scratch[1 << 16];
-
-/* Open fds of the process. */
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	FUZZ_CHECK(d != NULL);
-	while (readdir(d) != NULL)
-		n++;
-	closedir(d);
-	return n;
-}
 
 static unsigned
 nreg_of(const struct fc *z)
@@ -696,7 +681,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (size < 1)
 		return 0;
-	nfd = count_fds();
+	nfd = fuzz_count_fds();
 	memset(&z, 0, sizeof(z));
 	z.sfd = -1;
 	z.mp = mp;
@@ -715,6 +700,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fc_drop_conn(&z);
 	lr_memif_fuzz_port_free_(z.p);
 	fuzz_check_pool(mp);
-	FUZZ_CHECK(count_fds() == nfd);
+	FUZZ_CHECK(fuzz_count_fds() == nfd);
 	return 0;
 }

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_test_memif.h - what the net_memif tests (test_pmd_memif.c,
+ * test_memif_apps.c) share: a private folder for their socket files,
+ * removed at exit; the EAL and an mbuf pool; ports created, configured and
+ * started in one call; link state.
+ */
+#ifndef LR_TEST_MEMIF_H
+#define LR_TEST_MEMIF_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+/** Mbufs of the tests' pool. */
+#define LR_TEST_MEMIF_POOL_SIZE 8192
+
+/* The folder of this test program, for the exit handler. */
+static char lr_test_memif_dir_[64];
+
+static void
+lr_test_memif_rm_dir_(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", lr_test_memif_dir_);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", lr_test_memif_dir_);
+}
+
+/** Before the cases: LR_TEST_SKIP when net_memif is not built in, else
+ *  make the private folder /tmp/<name>.XXXXXX (removed at exit) and return
+ *  its path in *dir: 0, or 1 after a message. */
+static inline int
+lr_test_memif_setup(const char *name, const char **dir)
+{
+	if (lr_eth_driver_find("net_memif") == NULL) {
+		printf("skip: net_memif is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(lr_test_memif_dir_, sizeof(lr_test_memif_dir_),
+		 "/tmp/%s.XXXXXX", name);
+	if (mkdtemp(lr_test_memif_dir_) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	atexit(lr_test_memif_rm_dir_);
+	*dir = lr_test_memif_dir_;
+	return 0;
+}
+
+/** The EAL (ordinary memory, a prefix of name and the pid) and the
+ *  tests' mbuf pool, named name, made once; the pool or NULL. */
+static inline struct lr_mempool *
+lr_test_memif_eal(const char *name)
+{
+	static struct lr_mempool *pool;
+
+	if (pool != NULL)
+		return pool;
+	if (!lr_eal_initialized() && lr_test_eal_init(name, 128) < 0)
+		return NULL;
+	pool =
+	    lr_pktmbuf_pool_create(name, LR_TEST_MEMIF_POOL_SIZE, 32, 0,
+				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	return pool;
+}
+
+/** Create, configure (nq rx and tx queues, rx mbufs from pool) and start
+ *  the port of devargs; its id, or -1 after a message. */
+static inline int
+lr_test_memif_open(const char *devargs, uint16_t nq, struct lr_mempool *pool)
+{
+	int port = lr_eth_dev_create(devargs);
+	uint16_t p = (uint16_t)port;
+
+	if (port < 0) {
+		fprintf(stderr, "cannot create %s\n", devargs);
+		return -1;
+	}
+	if (lr_eth_dev_configure(p, nq, nq, NULL) != 0)
+		goto close;
+	for (uint16_t q = 0; q < nq; q++)
+		if (lr_eth_rx_queue_setup(p, q, 1024, LR_SOCKET_ID_ANY, NULL,
+					  pool) != 0 ||
+		    lr_eth_tx_queue_setup(p, q, 1024, LR_SOCKET_ID_ANY, NULL) !=
+			0)
+			goto close;
+	if (lr_eth_dev_start(p) != 0)
+		goto close;
+	return port;
+close:
+	fprintf(stderr, "cannot set up %s\n", devargs);
+	lr_eth_dev_close(p);
+	return -1;
+}
+
+/** Stop and close port (none when < 0). */
+static inline void
+lr_test_memif_shut(int port)
+{
+	if (port >= 0) {
+		lr_eth_dev_stop((uint16_t)port);
+		lr_eth_dev_close((uint16_t)port);
+	}
+}
+
+/** 1 when the link of port is up. */
+static inline int
+lr_test_memif_link_up(int port)
+{
+	struct lr_eth_link l;
+
+	return lr_eth_link_get_nowait((uint16_t)port, &l) == 0 && l.link_status;
+}
+
+#endif /* LR_TEST_MEMIF_H */
