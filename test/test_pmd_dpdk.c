@@ -14,7 +14,8 @@
  *    unsent packets with the caller; pools back on both sides.
  *  - null_forward: the loop over net_dpdk(net_null0) and
  *    net_dpdk([net_null1,size=128]), two queues: counters and bytes of
- *    both sides agree; DPDK mbufs back.
+ *    both sides agree; a thread of ours polling a queue is a DPDK lcore
+ *    after its first burst; DPDK mbufs back.
  *  - l2fwd_binary: the real lr-l2fwd on two net_dpdk(net_null) ports with
  *    2 queues for a second: clean exit, rx == tx, no mbuf left, DPDK's
  *    runtime folder removed.
@@ -23,6 +24,7 @@
  *    lr-l2fwd exits non-zero naming the device.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -446,6 +448,36 @@ lr_mbufs_out_child(void)
 
 /* --- null_forward --- */
 
+/* A thread of ours polling a net_dpdk queue: it becomes a DPDK lcore. */
+struct poller {
+	uint16_t rx_port, tx_port;
+	unsigned rte_id;
+	unsigned moved;
+};
+
+static void *
+poller_main(void *arg)
+{
+	struct poller *pl = arg;
+	struct lr_mbuf *pk[32];
+
+	if (lr_thread_register() < 0)
+		return NULL;
+	pl->rte_id = rte_lcore_id();
+	uint16_t n = lr_eth_rx_burst(pl->rx_port, 1, pk, 32);
+	uint16_t k = lr_eth_tx_burst(pl->tx_port, 1, pk, n);
+
+	lr_pktmbuf_free_bulk(pk + k, n - k);
+	pl->moved = n;
+	/* after the first burst the thread has a DPDK lcore id */
+	if (pl->rte_id == LCORE_ID_ANY)
+		pl->rte_id = rte_lcore_id();
+	else
+		pl->rte_id = LCORE_ID_ANY - 1; /* it had one already: wrong */
+	lr_thread_unregister();
+	return NULL;
+}
+
 static int
 null_forward_child(void)
 {
@@ -500,6 +532,15 @@ null_forward_child(void)
 				  0);
 		LR_TEST_ASSERT_EQ(v, ds.ipackets);
 	}
+	/* A registered thread of ours polling: registered with DPDK too. */
+	struct poller pl = {(uint16_t)p0, (uint16_t)p1, 0, 0};
+	pthread_t th;
+
+	LR_TEST_ASSERT_EQ(pthread_create(&th, NULL, poller_main, &pl), 0);
+	LR_TEST_ASSERT_EQ(pthread_join(th, NULL), 0);
+	LR_TEST_ASSERT(pl.moved > 0, "poller received nothing");
+	LR_TEST_ASSERT(pl.rte_id < RTE_MAX_LCORE && pl.rte_id != 0,
+		       "poller's DPDK lcore id %u", pl.rte_id);
 	for (int s = 0; s < 2; s++) {
 		LR_TEST_ASSERT_EQ(lr_eth_dev_stop(ports[s]), 0);
 		LR_TEST_ASSERT(port_pools_back(ports[s]) == 0, "pools");
