@@ -8,7 +8,11 @@
  * Checked: lr_net_parse() finds headers inside the frame and IP lengths
  * that fit it; lr_net_cksum_offload() succeeds or leaves the frame and its
  * flags as they were; lr_net_tso_segment() makes frames whose headers parse
- * again and whose lengths add up; every mbuf goes back to the pool.
+ * again and whose lengths add up; a virtio-net header made of the same
+ * control bytes (lr_net_vnet_rx(): byte 1's bit 0 NEEDS_CSUM, bits 1-2
+ * the GSO type none/TCPv4/UDP/TCPv6, bit 7 ECN) is taken or refused with
+ * the mbuf as it was, and lr_net_vnet_tx() gives back a header that fits
+ * the frame; every mbuf goes back to the pool.
  */
 #include <errno.h>
 #include <string.h>
@@ -122,6 +126,60 @@ check_tso(const struct lr_mbuf *m)
 		   h.l3_end - ((uint32_t)h.l2_len + h.l3_len + h.l4_len));
 }
 
+static void
+check_vnet(struct lr_mbuf *m, uint8_t ask, uint16_t where)
+{
+	static const uint8_t gso[] = {
+	    LR_NET_VNET_GSO_NONE, LR_NET_VNET_GSO_TCPV4, LR_NET_VNET_GSO_UDP,
+	    LR_NET_VNET_GSO_TCPV6};
+	struct lr_net_vnet_hdr vh = {
+	    .flags = ask & 1,
+	    .gso_type = (uint8_t)(gso[(ask >> 1) & 3] | (ask & 0x80)),
+	    .gso_size = (uint16_t)m->tso_segsz,
+	    .csum_start = where & 0x1ff,
+	    .csum_offset = where >> 9,
+	};
+	struct lr_net_vnet_hdr tx;
+	struct lr_net_hdrs h;
+	int ret;
+
+	m->ol_flags = 0;
+	ret = lr_net_vnet_rx(m, &vh, 0);
+	FUZZ_CHECK(ret == 0 || ret == -EPROTONOSUPPORT);
+	if (ret != 0) {
+		FUZZ_CHECK(m->ol_flags == 0);
+		return;
+	}
+	FUZZ_CHECK(!!(m->ol_flags & LR_MBUF_F_RX_L4_CKSUM_PARTIAL) ==
+		   (vh.flags & 1));
+	if (m->ol_flags & LR_MBUF_F_RX_GSO_TCP) {
+		FUZZ_CHECK(lr_net_parse(m, &h) == 0 &&
+			   h.l4_proto == LR_NET_PROTO_TCP);
+		FUZZ_CHECK(m->l2_len == h.l2_len && m->l3_len == h.l3_len &&
+			   m->l4_len == h.l4_len && m->tso_segsz != 0);
+	}
+	/* Back to a header: the offloads as they came, nothing done here
+	 * (no checksum from the lengths was asked), the frame unchanged. */
+	lr_pktmbuf_copy_out(m, before);
+	ret = lr_net_vnet_tx(m, &tx);
+	/* A super-frame without a partial checksum is segmented here. */
+	FUZZ_CHECK(ret == 0 || ret == -EINVAL ||
+		   (ret == LR_NET_VNET_TX_SEGMENT &&
+		    (m->ol_flags & LR_MBUF_F_RX_GSO_TCP) &&
+		    !(m->ol_flags & LR_MBUF_F_RX_L4_CKSUM_PARTIAL)));
+	lr_pktmbuf_copy_out(m, after);
+	FUZZ_CHECK(memcmp(before, after, m->pkt_len) == 0);
+	if (ret != 0)
+		return;
+	if (tx.flags & LR_NET_VNET_F_NEEDS_CSUM)
+		FUZZ_CHECK((uint32_t)tx.csum_start + tx.csum_offset + 2 <=
+			   m->pkt_len);
+	if (tx.gso_type != LR_NET_VNET_GSO_NONE)
+		FUZZ_CHECK(tx.hdr_len <= m->pkt_len && tx.gso_size != 0 &&
+			   (tx.flags & LR_NET_VNET_F_NEEDS_CSUM));
+	m->ol_flags = 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -135,6 +193,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_parse(m);
 	m->tso_segsz = (uint16_t)(data[4] << 8 | data[5]);
 	check_tso(m);
+	check_vnet(m, data[1], (uint16_t)(data[2] | data[3] << 8));
 	check_cksum(m, data[1], (uint16_t)(data[2] | data[3] << 8));
 	check_parse(m);
 	lr_pktmbuf_free(m);
