@@ -514,11 +514,15 @@ test_fields(void)
 		if (check_frame(i, 0, &size))
 			return -1;
 		LR_TEST_ASSERT_EQ(size, 64);
-		LR_TEST_ASSERT_EQ(be32(d + 26), 0x0a000001 + i % 3);
-		LR_TEST_ASSERT_EQ(be32(d + 30), 0xc0a8010a + i % 2);
-		LR_TEST_ASSERT_EQ(be16(d + 34), 1000 + i % 5);
-		LR_TEST_ASSERT_EQ(be16(d + 36), 7);
+		/* The cartesian product, the destination MAC fastest, then
+		 * source IP, destination IP, source port: 2 x 3 x 2 x 5 = 60
+		 * frames, each combination once (before, every field
+		 * stepped at once: 30 combinations, each twice). */
 		LR_TEST_ASSERT_EQ(d[5], 0x10 + i % 2);
+		LR_TEST_ASSERT_EQ(be32(d + 26), 0x0a000001 + i / 2 % 3);
+		LR_TEST_ASSERT_EQ(be32(d + 30), 0xc0a8010a + i / 6 % 2);
+		LR_TEST_ASSERT_EQ(be16(d + 34), 1000 + i / 12 % 5);
+		LR_TEST_ASSERT_EQ(be16(d + 36), 7);
 		LR_TEST_ASSERT(d[0] == 2 && d[1] == 0 && d[4] == 0 &&
 				   d[11] == 0xaa && d[6] == 2,
 			       "frame %u: MACs", i);
@@ -826,6 +830,15 @@ test_bad_options(void)
 	    {"--mbufs 5000-100", 2, "--mbufs '5000-100'"},
 	    {"--mbufs 100-", 2, "--mbufs '100-'"},
 	    {"--mbufs-idle soon", 2, "--mbufs-idle 'soon': expected a number"},
+	    {"--proto sctp", 2, "--proto 'sctp': expected udp, tcp or icmp"},
+	    {"--vlan 4096", 2, "--vlan '4096': out of range"},
+	    {"--vlan 1 --vlan 2 --vlan 3", 2, "--vlan '3': at most two"},
+	    {"--ipv6 --src-ip 10.0.0.1", 2,
+	     "--src-ip '10.0.0.1': expected an IPv6 address"},
+	    {"--ipv6 --size 64", 2, "at least 84 bytes"},
+	    {"--profile x.json --size 100", 2,
+	     "--profile defines the streams: --size does not apply"},
+	    {"--profile /nonexistent.json", 1, "--profile '/nonexistent.json'"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1188,11 +1201,13 @@ test_json_output(void)
 		       "stderr:\n%s", out);
 	doc = json_load_file(jpath, 0, &e);
 	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jpath, e.line, e.text);
+	st = json_object_get(json_object_get(doc, "config"), "streams");
 	LR_TEST_ASSERT(jint(doc, "config.rate.value") == 800 &&
-			   jint(doc, "config.size.min") == 64 &&
 			   jint(doc, "config.count") == 1000 &&
+			   json_array_size(st) == 1 &&
+			   jint(json_array_get(st, 0), "size.min") == 64 &&
 			   json_array_size(json_object_get(
-			       json_object_get(doc, "config"), "streams")) == 2,
+			       json_array_get(st, 0), "instances")) == 2,
 		       "configuration in the JSON document");
 	LR_TEST_ASSERT(jint(doc, "results.tx") == 1000 &&
 			   jint(doc, "results.rx") == 1000 &&
@@ -1206,9 +1221,10 @@ test_json_output(void)
 			       "histogram")) > 0,
 		       "results in the JSON document");
 	st = json_object_get(json_object_get(doc, "results"), "streams");
-	LR_TEST_ASSERT(json_array_size(st) == 2 &&
-			   jint(json_array_get(st, 0), "tx") == 500 &&
-			   jint(json_array_get(st, 1), "rx") == 500,
+	LR_TEST_ASSERT(json_array_size(st) == 1 &&
+			   jint(json_array_get(st, 0), "tx") == 1000 &&
+			   jint(json_array_get(st, 0), "rx") == 1000 &&
+			   jint(json_array_get(st, 0), "latency_us.n") == 1000,
 		       "per-stream results");
 	json_decref(doc);
 	f = fopen(spath, "r");
@@ -1270,6 +1286,352 @@ test_json_and_live(void)
 	LR_TEST_ASSERT(strstr(out, "mbuf pool 'pktgen_pool': 4096 mbufs "
 				   "(fixed)"),
 		       "--mbufs 4096:\n%s", out);
+	return 0;
+}
+
+/* ---- streams: header kinds, field engine, sizes, profiles ---- */
+
+/* Write text to tmpdir/name; its path. */
+static const char *
+write_text(const char *name, const char *text)
+{
+	static char p[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", tmpdir, name);
+	f = fopen(p, "w");
+	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
+		return NULL;
+	return p;
+}
+
+/* Frame i has ntags VLAN tags (outer TPID tpid0), IPv4 or IPv6, L4
+ * protocol proto (17, 6, 1 or 58) with right lengths and checksums and a
+ * stamp whose check holds right after the transport header. *l4 gets the
+ * transport header's offset. */
+static int
+check_headers(unsigned i, unsigned ntags, unsigned tpid0, int v6,
+	      unsigned proto, unsigned *l4)
+{
+	const struct frame *fr = &frames[i];
+	const uint8_t *d = fr->data, *st;
+	unsigned off = 12, l3, hl, len = fr->len;
+	uint32_t s;
+
+	for (unsigned t = 0; t < ntags; t++) {
+		LR_TEST_ASSERT_EQ(be16(d + off), t == 0 ? tpid0 : 0x8100);
+		off += 4;
+	}
+	LR_TEST_ASSERT_EQ(be16(d + off), v6 ? 0x86dd : 0x0800);
+	l3 = off + 2;
+	if (v6) {
+		LR_TEST_ASSERT_EQ(d[l3] >> 4, 6);
+		LR_TEST_ASSERT_EQ(d[l3 + 6], proto);
+		LR_TEST_ASSERT_EQ(be16(d + l3 + 4), len - l3 - 40);
+		*l4 = l3 + 40;
+	} else {
+		LR_TEST_ASSERT_EQ(d[l3], 0x45);
+		LR_TEST_ASSERT_EQ(d[l3 + 9], proto);
+		LR_TEST_ASSERT_EQ(be16(d + l3 + 2), len - l3);
+		LR_TEST_ASSERT(fold(sum16(d + l3, 20)) == 0xffff,
+			       "frame %u: bad IPv4 checksum", i);
+		*l4 = l3 + 20;
+	}
+	hl = proto == 6 ? 20u : 8u;
+	if (proto == 17)
+		LR_TEST_ASSERT_EQ(be16(d + *l4 + 4), len - *l4);
+	if (proto == 6)
+		LR_TEST_ASSERT_EQ(d[*l4 + 12] >> 4, 5);
+	/* Transport checksum: over the pseudo header too, but ICMPv4. */
+	s = sum16(d + *l4, len - *l4);
+	if (v6)
+		s += sum16(d + l3 + 8, 32) + proto + (len - *l4);
+	else if (proto != 1)
+		s += sum16(d + l3 + 12, 8) + proto + (len - *l4);
+	if (proto != 17 || v6 || be16(d + *l4 + 6) != 0)
+		LR_TEST_ASSERT(fold(s) == 0xffff,
+			       "frame %u: bad L4 (%u) checksum", i, proto);
+	st = d + *l4 + hl;
+	LR_TEST_ASSERT(
+	    be16(st + PG_ST_CHECK) ==
+		pg_stamp_check(be32(st), (uint16_t)be16(st + 4), be32(st + 6),
+			       (uint64_t)be16(st + 10) << 32 | be32(st + 12)),
+	    "frame %u: stamp check fails", i);
+	LR_TEST_ASSERT_EQ(be32(st + 6), i);
+	return 0;
+}
+
+/* Each header kind from the command line, on the wire: tags, IPv4 and
+ * IPv6, UDP, TCP and ICMP, lengths and checksums, the stamp after them;
+ * the receiving port finds every frame (rx_own). */
+static int
+test_header_kinds(void)
+{
+	static const struct {
+		const char *args;
+		unsigned ntags, tpid0, proto;
+		int v6;
+	} k[] = {
+	    {"--proto tcp", 0, 0, 6, 0},
+	    {"--proto icmp", 0, 0, 1, 0},
+	    {"--vlan 100 --udp-cksum", 1, 0x8100, 17, 0},
+	    {"--vlan 100 --vlan 200 --proto tcp", 2, 0x88a8, 6, 0},
+	    {"--ipv6", 0, 0, 17, 1},
+	    {"--ipv6 --proto tcp --vlan 7", 1, 0x8100, 6, 1},
+	    {"--ipv6 --proto icmp --size 200", 0, 0, 58, 1},
+	};
+
+	for (unsigned c = 0; c < sizeof(k) / sizeof(k[0]); c++) {
+		unsigned l4;
+		int rc = RING_CAPTURE("hdr", 20, k[c].args);
+
+		CHECK_RUN(rc);
+		LR_TEST_ASSERT(field("rx_own") == 20 && field("lost") == 0,
+			       "%s: own frames not found:\n%s", k[c].args, out);
+		LR_TEST_ASSERT_EQ(read_pcap(cap_path("hdr"), 40), 20);
+		for (unsigned i = 0; i < nframes; i++) {
+			const uint8_t *d = frames[i].data;
+
+			if (check_headers(i, k[c].ntags, k[c].tpid0, k[c].v6,
+					  k[c].proto, &l4))
+				return -1;
+			if (k[c].ntags)
+				LR_TEST_ASSERT_EQ(be16(d + 14) & 0xfff,
+						  k[c].ntags == 2 ? 100u
+						  : k[c].v6	  ? 7u
+								  : 100u);
+			if (k[c].ntags == 2)
+				LR_TEST_ASSERT_EQ(be16(d + 18), 200);
+			if (k[c].proto == 1)
+				LR_TEST_ASSERT(d[l4] == 8 && d[l4 + 1] == 0,
+					       "ICMP echo request");
+			if (k[c].proto == 58)
+				LR_TEST_ASSERT_EQ(d[l4], 128);
+			if (k[c].v6) {
+				unsigned l3 = 14 + 4 * k[c].ntags;
+
+				LR_TEST_ASSERT(d[l3 + 8] == 0xfd &&
+						   d[l3 + 23] == 1 &&
+						   d[l3 + 39] == 2,
+					       "IPv6 default addresses");
+			}
+		}
+		/* IPv6 + UDP + stamp: 62 + 18 + 4 > 64: the default size
+		 * grows to fit. */
+		if (k[c].v6 && k[c].proto == 17)
+			LR_TEST_ASSERT_EQ(frames[0].len, 80);
+	}
+	return 0;
+}
+
+/* The field engine from a profile: decrementing and incrementing fields
+ * make their cartesian product (the first one fastest), a random one
+ * stays in its range and covers it, IPv6 ranges over the low bits;
+ * weighted sizes come in their proportions, spread. */
+static int
+test_profile_fields(void)
+{
+	const char *prof = write_text(
+	    "fields.json",
+	    "{\"streams\": [{\"name\": \"f\", \"ipv6\": true,"
+	    " \"src_ip\": {\"from\": \"2001:db8::10\", \"to\": "
+	    "\"2001:db8::12\", \"mode\": \"dec\"},"
+	    " \"vlan\": {\"from\": 10, \"to\": 11}, \"vlan_pcp\": 5,"
+	    " \"src_port\": {\"from\": 100, \"to\": 106, \"step\": 3},"
+	    " \"dst_port\": {\"from\": 1, \"to\": 4, \"mode\": \"random\"},"
+	    " \"payload\": \"hex:a5\","
+	    " \"size\": [[100, 3], [200, 1]]}]}");
+	unsigned sizes[2] = {0, 0}, seen = 0, l4;
+	int rc;
+
+	LR_TEST_ASSERT(prof != NULL, "writing the profile");
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count 72 --profile %s --capture "
+		     "%s",
+		 prof, cap_path("pf"));
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(field("rx_own"), 72);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("pf"), 100), 72);
+	for (unsigned i = 0; i < nframes; i++) {
+		const uint8_t *d = frames[i].data;
+		unsigned dport;
+
+		if (check_headers(i, 1, 0x8100, 1, 17, &l4))
+			return -1;
+		/* vlan (2) x src_ip (3, down) x src_port (3): the random
+		 * dst_port is outside the product. */
+		LR_TEST_ASSERT_EQ(be16(d + 14), (5u << 13) | (10 + i % 2));
+		LR_TEST_ASSERT_EQ(d[18 + 8 + 15], 0x12 - i / 2 % 3);
+		LR_TEST_ASSERT_EQ(be32(d + 18 + 8), 0x20010db8);
+		LR_TEST_ASSERT_EQ(be16(d + l4), 100 + 3 * (i / 6 % 3));
+		dport = be16(d + l4 + 2);
+		LR_TEST_ASSERT(dport >= 1 && dport <= 4, "dst port %u", dport);
+		seen |= 1u << dport;
+		LR_TEST_ASSERT(frames[i].len + 4 == 100 ||
+				   frames[i].len + 4 == 200,
+			       "size %u", frames[i].len + 4);
+		sizes[frames[i].len + 4 == 200]++;
+		LR_TEST_ASSERT(d[l4 + 8 + 18] == 0xa5 &&
+				   d[frames[i].len - 1] == 0xa5,
+			       "payload pattern");
+		/* 3:1, spread: never two 200s in a row. */
+		if (i > 0)
+			LR_TEST_ASSERT(frames[i].len + 4 == 100 ||
+					   frames[i - 1].len + 4 == 100,
+				       "sizes bunch up at %u", i);
+	}
+	LR_TEST_ASSERT(sizes[0] == 54 && sizes[1] == 18, "sizes %u/%u",
+		       sizes[0], sizes[1]);
+	LR_TEST_ASSERT_EQ(seen, 0x1e);
+	return 0;
+}
+
+/* Three streams: two at rates of their own, one sharing --rate-pps with
+ * nothing else; each gets its rate within 1% over 2 s (all of them, or
+ * their sum, behind the schedule: retried, as a busy host may stall the
+ * generator longer than the bucket); every frame comes back. */
+static int
+test_profile_rates(void)
+{
+	const char *prof = write_text(
+	    "rates.json",
+	    "{\"streams\": ["
+	    "{\"name\": \"slow\", \"rate_pps\": 1000, \"proto\": \"tcp\"},"
+	    "{\"name\": \"mid\", \"rate_pps\": 3000, \"size\": 128},"
+	    "{\"name\": \"shared\", \"share\": 2, \"proto\": \"icmp\","
+	    " \"ipv6\": true}]}");
+	char jpath[PATH_MAX + 64];
+	static const double want[3] = {2000, 6000, 10000};
+
+	LR_TEST_ASSERT(prof != NULL, "writing the profile");
+	snprintf(jpath, sizeof(jpath), "%s/rates.json.out", tmpdir);
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		json_error_t e;
+		json_t *doc, *st;
+		int ok = 1;
+		int rc = run_split(
+		    jpath,
+		    EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
+			"--tx-ports 0 --rx-ports 1 --json --rate-pps 5000 "
+			"--duration 2 --bucket-ms 1000 --profile %s",
+		    prof);
+
+		CHECK_RUN(rc);
+		doc = json_load_file(jpath, 0, &e);
+		LR_TEST_ASSERT(doc != NULL, "%s: %s", jpath, e.text);
+		st =
+		    json_object_get(json_object_get(doc, "results"), "streams");
+		LR_TEST_ASSERT_EQ(json_array_size(st), 3);
+		for (unsigned k = 0; k < 3; k++) {
+			json_t *s = json_array_get(st, k);
+			double tx = (double)jint(s, "tx");
+
+			printf(
+			    "attempt %d: stream %u tx %.0f (want %.0f), rx "
+			    "%lld, jitter %.3f us\n",
+			    attempt, k, tx, want[k], jint(s, "rx"),
+			    json_number_value(json_object_get(s, "jitter_us")));
+			LR_TEST_ASSERT(
+			    jint(s, "rx") == (long long)tx &&
+				jint(s, "lost") == 0 &&
+				jint(s, "latency_us.n") == (long long)tx,
+			    "stream %u: rx %lld of %.0f", k, jint(s, "rx"), tx);
+			ok &= fabs(tx / want[k] - 1) < 0.01;
+		}
+		json_decref(doc);
+		if (ok)
+			return 0;
+	}
+	LR_TEST_ASSERT(0, "rates off by more than 1%% three times");
+	return -1;
+}
+
+/* A single burst, and bursts with gaps between them: counts and the
+ * capture's times. */
+static int
+test_profile_bursts(void)
+{
+	const char *prof = write_text(
+	    "bursts.json",
+	    "{\"streams\": [{\"name\": \"one\", \"burst\": 25},"
+	    " {\"name\": \"three\", \"burst\": 10, \"gap_us\": 50000,"
+	    " \"bursts\": 3, \"src_port\": 9}]}");
+	uint32_t last_ts = 0;
+	unsigned n9 = 0;
+	int rc;
+	FILE *f;
+
+	LR_TEST_ASSERT(prof != NULL, "writing the profile");
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --profile %s --capture %s",
+		 prof, cap_path("bursts"));
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(field("tx") == 55 && field("rx_own") == 55,
+		       "bursts:\n%s", out);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path("bursts"), 100), 55);
+	/* The capture's record times (microseconds): 50 ms between the
+	 * bursts of the second stream, never less. */
+	f = fopen(cap_path("bursts"), "rb");
+	LR_TEST_ASSERT(f != NULL && fseek(f, 24, SEEK_SET) == 0, "reopen");
+	for (unsigned i = 0; i < nframes; i++) {
+		uint32_t rh[4];
+		uint64_t ts;
+
+		LR_TEST_ASSERT(fread(rh, 4, 4, f) == 4 &&
+				   fseek(f, (long)rh[2], SEEK_CUR) == 0,
+			       "record %u", i);
+		ts = (uint64_t)rh[0] * 1000000 + rh[1];
+		if (be16(frames[i].data + 34) != 9)
+			continue;
+		if (n9 == 10 || n9 == 20)
+			LR_TEST_ASSERT(ts - last_ts >= 49000,
+				       "gap before frame %u: %llu us", n9,
+				       (unsigned long long)(ts - last_ts));
+		last_ts = (uint32_t)ts;
+		n9++;
+	}
+	fclose(f);
+	LR_TEST_ASSERT_EQ(n9, 30);
+	return 0;
+}
+
+/* Bad profiles: the file, the stream and the key are named; exit 1. */
+static int
+test_profile_errors(void)
+{
+	static const struct {
+		const char *text, *msg;
+	} cases[] = {
+	    {"{\"streams\": [{\"nmae\": \"x\"}]}",
+	     "stream 0 ('0'): nmae: unknown key"},
+	    {"{\"streams\": [{\"name\": \"a\", \"src_ip\": \"10.0.0.300\"}]}",
+	     "stream 0 ('a'): src_ip: expected an IPv4 address"},
+	    {"{\"streams\": [{}, {\"name\": \"b\", \"size\": 63}]}",
+	     "stream 1 ('b'): size: 63: below 64"},
+	    {"{\"streams\": [{\"name\": \"c\", \"ipv6\": true, \"size\": 64}]}",
+	     "stream 'c': frames of 64 bytes cannot hold its headers and "
+	     "stamp: at least 84 bytes"},
+	    {"{\"streams\": [{\"dst_port\": {\"from\": 1, \"to\": 2, "
+	     "\"mode\": \"up\"}}]}",
+	     "dst_port: mode \"up\": expected"},
+	    {"{\"streams\": [{\"rate_pps\": 5, \"share\": 2}]}", "give one"},
+	    {"{\"streams\": [{\"gap_us\": 5}]}", "need \"burst\""},
+	    {"{\"streams\": []}", "with 1 to 64 streams"},
+	    {"{\"streams\": [", "line 1 column"},
+	};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *p = write_text("bad.json", cases[i].text);
+		int rc;
+
+		LR_TEST_ASSERT(p != NULL, "writing bad.json");
+		rc = run(EAL " -l 0 --vdev net_null0 -- --count 1 --profile %s",
+			 p);
+		LR_TEST_ASSERT(rc == 1 && strstr(out, "--profile '") &&
+				   strstr(out, cases[i].msg),
+			       "'%s': exit %d, want '%s' in:\n%s",
+			       cases[i].text, rc, cases[i].msg, out);
+	}
 	return 0;
 }
 
@@ -1467,6 +1829,11 @@ CASE(other_run)
 CASE(pacing_low_rate)
 CASE(rate_missed)
 CASE(json_output)
+CASE(header_kinds)
+CASE(profile_fields)
+CASE(profile_rates)
+CASE(profile_bursts)
+CASE(profile_errors)
 
 static const struct lr_test_case cases[] = {
     {"seq_window", test_seq_window},
@@ -1496,6 +1863,11 @@ static const struct lr_test_case cases[] = {
     {"pacing_low_rate", case_pacing_low_rate},
     {"rate_missed", case_rate_missed},
     {"json_output", case_json_output},
+    {"header_kinds", case_header_kinds},
+    {"profile_fields", case_profile_fields},
+    {"profile_rates", case_profile_rates},
+    {"profile_bursts", case_profile_bursts},
+    {"profile_errors", case_profile_errors},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)

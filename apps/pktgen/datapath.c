@@ -95,23 +95,30 @@ rnd_next(uint64_t *s)
 	return x * 0x2545f4914f6cdd1dULL;
 }
 
-/* Index of the generator's next value in 0..span-1. */
+/* Index of generator g's value for this frame in 0..span-1; *carry: the
+ * generators before it wrapped (the cartesian product: an increment or
+ * decrement moves on when the one before it went round), set for the
+ * next one. */
 static __lr_always_inline uint64_t
-fgen_next(struct pg_txq *q, struct pg_fgen *g)
+fgen_next(struct pg_txq *q, struct pg_fgen *g, bool *carry)
 {
 	uint64_t i;
 
-	if (q->random)
+	if (g->mode == PG_V_RANDOM)
 		return (uint64_t)(((unsigned __int128)rnd_next(&q->rnd) *
 				   g->span) >>
 				  64);
 	i = g->cur;
-	if (++g->cur == g->span)
-		g->cur = 0;
-	return i;
+	if (*carry) {
+		if (++g->cur == g->span)
+			g->cur = 0;
+		*carry = g->cur == 0;
+	}
+	return g->mode == PG_V_DEC ? g->span - 1 - i : i;
 }
 
-/* Nothing varies: the template and the stamp. */
+/* Nothing varies and no checksum covers the stamp: the template and the
+ * stamp. */
 static __lr_always_inline uint32_t
 build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 {
@@ -129,59 +136,49 @@ build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 	return len;
 }
 
-/* Sizes, addresses or ports vary, or the UDP checksum is wanted. */
+/* Sizes or fields vary, or a checksum covers the stamp. */
 static inline uint32_t
 build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 {
 	const struct pg_tmpl *t = q->tmpl;
 	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
-	uint32_t len = t->len, s;
-	unsigned gi = 0;
+	uint32_t len = t->len;
+	bool carry = true;
 
-	if (q->nfgen && q->fgen[0].field == PG_F_SIZE) {
-		struct pg_fgen *g = &q->fgen[0];
-		uint64_t i = fgen_next(q, g);
+	if (q->vary_size) {
+		bool c = true;
+		uint64_t i = fgen_next(q, &q->sgen, &c);
 
-		len = (uint32_t)(q->imix ? q->imix[i] : g->lo + i * g->step) -
+		len = (uint32_t)(q->slots ? q->slots[i]
+					  : q->sgen.lo + i * q->sgen.step) -
 		      PG_FCS;
-		gi = 1;
 	}
 	memcpy(d, t->data, len);
-	for (; gi < q->nfgen; gi++) {
+	for (unsigned gi = 0; gi < q->nfgen; gi++) {
 		struct pg_fgen *g = &q->fgen[gi];
-		uint64_t v = g->lo + fgen_next(q, g);
+		uint64_t v =
+		    g->keep | (g->lo + fgen_next(q, g, &carry) * g->step);
 		uint8_t *p = d + g->off;
 
-		if (g->width == 6) {
+		switch (g->width) {
+		case 8:
+			wr_be32(p, (uint32_t)(v >> 32));
+			wr_be32(p + 4, (uint32_t)v);
+			break;
+		case 6:
 			wr_be16(p, (uint16_t)(v >> 32));
 			wr_be32(p + 2, (uint32_t)v);
-		} else if (g->width == 4) {
+			break;
+		case 4:
 			wr_be32(p, (uint32_t)v);
-		} else {
+			break;
+		default:
 			wr_be16(p, (uint16_t)v);
+			break;
 		}
 	}
-	if (q->vary_ip_cksum) {
-		wr_be16(d + 16, (uint16_t)(len - 14));
-		wr_be16(d + 38, (uint16_t)(len - 34));
-		s = q->ip_sum_base + (len - 14) + rd_be16(d + 26) +
-		    rd_be16(d + 28) + rd_be16(d + 30) + rd_be16(d + 32);
-		wr_be16(d + 24, (uint16_t)~pg_csum_fold(s));
-	}
 	stamp(q, d + t->stamp_off, q->seq++, tsc);
-	if (q->pay_cum != NULL) {
-		uint16_t ck;
-
-		/* Pseudo header, UDP header, payload header, pattern. */
-		s = q->udp_sum_base + rd_be16(d + 26) + rd_be16(d + 28) +
-		    rd_be16(d + 30) + rd_be16(d + 32) + 2 * (len - 34) +
-		    rd_be16(d + 34) + rd_be16(d + 36);
-		for (unsigned k = 0; k < PG_PAYLOAD_LEN; k += 2)
-			s += rd_be16(d + PG_PAYLOAD_OFF + k);
-		s += q->pay_cum[len - PG_PAYLOAD_OFF - PG_PAYLOAD_LEN];
-		ck = (uint16_t)~pg_csum_fold(s);
-		wr_be16(d + 40, ck ? ck : 0xffff);
-	}
+	pg_stream_fix(q, d, len);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return len;
@@ -207,46 +204,6 @@ build_pcap(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 	m->data_len = (uint16_t)t->len;
 	m->pkt_len = t->len;
 	return t->len;
-}
-
-uint32_t
-pg_stamp_offset(const uint8_t *d, uint32_t len)
-{
-	uint32_t off = 12, l4;
-	uint16_t type;
-	uint8_t proto;
-
-	if (lr_unlikely(len < PG_HDR_LEN + PG_PAYLOAD_LEN))
-		return 0;
-	type = rd_be16(d + off);
-	/* At most two tags (QinQ); the length check above covers them. */
-	for (int i = 0; i < 2 && (type == 0x8100 || type == 0x88a8); i++) {
-		off += 4;
-		type = rd_be16(d + off);
-	}
-	off += 2;
-	if (lr_likely(type == 0x0800)) {
-		if (off + 20 > len || (d[off] >> 4) != 4)
-			return 0;
-		proto = d[off + 9];
-		l4 = off + (d[off] & 15u) * 4;
-	} else if (type == 0x86dd) {
-		if (off + 40 > len || (d[off] >> 4) != 6)
-			return 0;
-		proto = d[off + 6];
-		l4 = off + 40;
-	} else {
-		return 0;
-	}
-	if (l4 + 20 > len)
-		return 0;
-	if (lr_likely(proto == 17 || proto == 1 || proto == 58))
-		l4 += 8;
-	else if (proto == 6)
-		l4 += (d[l4 + 12] >> 4) * 4u;
-	else
-		return 0;
-	return l4 + PG_PAYLOAD_LEN <= len ? l4 : 0;
 }
 
 /* Offset of the stamp of frame m when it is one of this run's, else 0:
@@ -299,6 +256,9 @@ tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
 		cnt_add(&q->cnt->tx_pkts, sent);
 		cnt_add(&q->cnt->tx_bytes, bytes);
 		cnt_add(&q->cnt->tx_own, own);
+		cnt_add(&q->scnt.tx_pkts, sent);
+		cnt_add(&q->scnt.tx_bytes, bytes);
+		cnt_add(&q->scnt.tx_own, own);
 	}
 }
 
@@ -441,6 +401,14 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 		    q->pkt_cost_fp +
 		    (uint64_t)(len + PG_FCS + PG_WIRE_GAP) * q->byte_cost_fp;
 		pkts[n++] = m;
+		if (q->burst_len && --q->burst_left == 0) {
+			/* The gap after a burst: from now when the burst had
+			 * no rate of its own. */
+			q->burst_left = q->burst_len;
+			if (q->next_fp < now_fp)
+				q->next_fp = now_fp;
+			q->next_fp += q->gap_fp;
+		}
 	}
 	q->nstash -= n;
 	q->quota -= n;
@@ -493,8 +461,10 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 		own++;
 		own_bytes += m->pkt_len;
 		pg_seq_account(&lc->win[stream], rd_be32(s + PG_ST_SEQ));
-		sent = rd_be48(s + PG_ST_TSC);
-		lat_add(&lc->lat, (now - sent) & PG_TSC_MASK);
+		sent = (now - rd_be48(s + PG_ST_TSC)) & PG_TSC_MASK;
+		lat_add(&lc->lat, sent);
+		lat_add(&lc->slat[pg.inst_sdef[stream]], sent);
+		pg_jitter_account(&lc->win[stream], sent);
 		/* Counted once: a port that hands this buffer back with its
 		 * old contents (net_null) shows no stamp. */
 		wr_be32(s + PG_ST_RUN, ~pg.run_id);
@@ -538,7 +508,6 @@ pg_lcore_loop(void *arg)
 {
 	struct pg_lcore *lc = arg;
 	const unsigned burst = pg.o.burst;
-	const bool paced = pg.o.rate_mode != PG_RATE_MAX;
 	const uint64_t end = pg.end_tsc;
 	bool tx_busy = lc->ntx > 0;
 	uint64_t next_flush = 0;
@@ -568,7 +537,7 @@ pg_lcore_loop(void *arg)
 					/* The run is over and the port has
 					 * refused everything for a second:
 					 * count the rest as dropped, stop. */
-					if (lr_unlikely(tx_over(q, st, paced,
+					if (lr_unlikely(tx_over(q, st, q->paced,
 								end, now) &&
 							q->refused_tsc != 0 &&
 							now - q->refused_tsc >
@@ -584,13 +553,13 @@ pg_lcore_loop(void *arg)
 				if (lr_unlikely(q->done))
 					continue;
 				if (lr_unlikely(
-					tx_over(q, st, paced, end, now))) {
+					tx_over(q, st, q->paced, end, now))) {
 					q->done = true;
 					pg_txq_release(q);
 					continue;
 				}
 				busy = true;
-				if (paced)
+				if (q->paced)
 					tx_paced(q, burst, now);
 				else
 					tx_max(q, burst, now);

@@ -61,6 +61,9 @@ static uint64_t t_stop;	    /* TSC when the run ended */
 static uint64_t last_print; /* TSC of the last live line */
 static uint64_t last_stats; /* TSC of the last --stats-period lines */
 static uint64_t l_behind, l_all_tx, l_all_txb; /* at the last live line */
+/* Sum of the rates of the paced streams without gaps (their targets). */
+static double target_pps, target_bps;
+static bool any_paced;
 static FILE *json_out;	       /* --json: the real stdout (stdout is stderr) */
 static FILE *stats_json;       /* --stats-json */
 static bool stats_json_failed; /* a write failed (said once) */
@@ -171,23 +174,33 @@ assign_queues(void)
 				    "queues",
 				    p, n_dp, LR_MAX_QUEUES_PER_PORT);
 		if (ports[p].tx) {
-			struct pg_txq *t;
+			/* One instance of every stream sent on the port. */
+			for (unsigned k = 0; k < pg.nsdefs; k++) {
+				struct pg_txq *t;
 
-			if (ntxqs == PG_MAX_STREAMS)
-				return fail("more than %d streams",
-					    PG_MAX_STREAMS);
-			t = aligned_alloc(
-			    LR_CACHE_LINE_SIZE,
-			    LR_ALIGN_CEIL(sizeof(*t), LR_CACHE_LINE_SIZE));
-			if (t == NULL)
-				return fail("out of memory");
-			memset(t, 0, sizeof(*t));
-			t->port = p;
-			t->queue = q;
-			t->stream = (uint16_t)ntxqs;
-			txqs[ntxqs++] = t;
-			lc->tx[lc->ntx++] = t;
-			ports[p].ntxq++;
+				if (pg.sdefs[k].ports &&
+				    !(pg.sdefs[k].ports >> p & 1))
+					continue;
+				if (ntxqs == PG_MAX_STREAMS)
+					return fail("more than %d stream "
+						    "instances (streams x "
+						    "queues)",
+						    PG_MAX_STREAMS);
+				t = aligned_alloc(
+				    LR_CACHE_LINE_SIZE,
+				    LR_ALIGN_CEIL(sizeof(*t),
+						  LR_CACHE_LINE_SIZE));
+				if (t == NULL)
+					return fail("out of memory");
+				memset(t, 0, sizeof(*t));
+				t->port = p;
+				t->queue = q;
+				t->sdef = k;
+				t->stream = (uint16_t)ntxqs;
+				txqs[ntxqs++] = t;
+				lc->tx[lc->ntx++] = t;
+				ports[p].ntxq++;
+			}
 		}
 		if (ports[p].rx) {
 			lc->rx[lc->nrx].port = p;
@@ -196,6 +209,20 @@ assign_queues(void)
 		}
 	}
 	pg.nstreams = ntxqs;
+	for (unsigned k = 0; k < pg.nsdefs; k++) {
+		bool used = false;
+
+		for (unsigned i = 0; i < ntxqs; i++)
+			used |= txqs[i]->sdef == k;
+		if (!used && ntxqs)
+			return fail("stream '%s': none of its ports sends",
+				    pg.sdefs[k].name);
+	}
+	pg.inst_sdef = calloc(LR_MAX(ntxqs, 1u), sizeof(*pg.inst_sdef));
+	if (pg.inst_sdef == NULL)
+		return fail("out of memory");
+	for (unsigned i = 0; i < ntxqs; i++)
+		pg.inst_sdef[i] = (uint16_t)txqs[i]->sdef;
 	return 0;
 }
 
@@ -433,15 +460,44 @@ wait_links(const struct pg_opts *o)
 	return 0;
 }
 
-/* Templates, quotas and rate shares of every stream. */
+/* Instances of definition k, and the index of instance q among them. */
+static unsigned
+sdef_instances(unsigned k, const struct pg_txq *q, unsigned *idx)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ntxqs; i++) {
+		if (txqs[i] == q)
+			*idx = n;
+		n += txqs[i]->sdef == k;
+	}
+	return n;
+}
+
+/* Templates, quotas, rates and burst patterns of every instance. A
+ * stream's count, own rate and burst length are split over its instances;
+ * --rate-* over the instances of the streams without a rate of their own,
+ * by their shares (per port for --rate-pct). */
 static int
 setup_streams(const struct pg_opts *o)
 {
-	double hz = (double)pg.hz;
+	double hz = (double)pg.hz, wsum = 0, wport[LR_MAX_ETHPORTS] = {0};
 
 	for (unsigned i = 0; i < ntxqs; i++) {
+		const struct pg_sdef *d = &pg.sdefs[txqs[i]->sdef];
+		unsigned idx = 0,
+			 n = sdef_instances(txqs[i]->sdef, txqs[i], &idx);
+
+		if (d->rate_mode == PG_RATE_MAX) {
+			wsum += d->share / n;
+			wport[txqs[i]->port] += d->share / n;
+		}
+	}
+	for (unsigned i = 0; i < ntxqs; i++) {
 		struct pg_txq *q = txqs[i];
-		double pps = 0, bps = 0, c1;
+		const struct pg_sdef *d = &pg.sdefs[q->sdef];
+		unsigned idx = 0, n = sdef_instances(q->sdef, q, &idx);
+		double pps = 0, bps = 0, c1, w = d->share / n;
 		unsigned len0;
 
 		if (o->pcap_file) {
@@ -452,25 +508,42 @@ setup_streams(const struct pg_opts *o)
 			struct lr_ether_addr mac;
 
 			lr_eth_macaddr_get(q->port, &mac);
-			if (pg_stream_init(q, o, mac_u64(&mac)) != 0)
+			if (pg_stream_init(q, d, mac_u64(&mac), o->seed,
+					   pg.run_id) != 0)
 				return fail("stream %u: out of memory", i);
 		}
 		q->quota = UINT64_MAX;
-		if (o->count)
+		if (d->count)
+			q->quota = d->count / n + (idx < d->count % n);
+		else if (o->count)
 			q->quota = o->count / ntxqs + (i < o->count % ntxqs);
-		switch (o->rate_mode) {
-		case PG_RATE_PPS:
-			pps = o->rate / ntxqs;
-			break;
-		case PG_RATE_MBPS:
-			bps = o->rate * 1e6 / ntxqs;
-			break;
-		case PG_RATE_PCT:
-			bps = o->line_rate_gbps * 1e9 * o->rate / 100 /
-			      ports[q->port].ntxq;
-			break;
-		default:
-			break;
+		if (d->burst) {
+			q->burst_len = d->burst / n + (idx < d->burst % n);
+			q->burst_left = q->burst_len;
+			q->gap_fp = (uint64_t)(d->gap_us * 1e-6 * hz *
+					       (1 << PG_FP_SHIFT));
+			if (d->bursts)
+				q->quota =
+				    LR_MIN(q->quota, q->burst_len * d->bursts);
+			if (q->burst_len == 0)
+				q->quota = 0;
+		}
+		if (d->rate_mode == PG_RATE_PPS)
+			pps = d->rate / n;
+		else if (d->rate_mode == PG_RATE_MBPS)
+			bps = d->rate * 1e6 / n;
+		else if (o->rate_mode == PG_RATE_PPS)
+			pps = o->rate * w / wsum;
+		else if (o->rate_mode == PG_RATE_MBPS)
+			bps = o->rate * 1e6 * w / wsum;
+		else if (o->rate_mode == PG_RATE_PCT)
+			bps = o->line_rate_gbps * 1e9 * o->rate / 100 * w /
+			      wport[q->port];
+		q->paced = pps > 0 || bps > 0 || (d->burst && d->gap_us > 0);
+		any_paced |= q->paced;
+		if (!(d->burst && d->gap_us > 0)) {
+			target_pps += pps;
+			target_bps += bps;
 		}
 		q->pkt_cost_fp =
 		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
@@ -492,8 +565,11 @@ setup_streams(const struct pg_opts *o)
 		struct pg_lcore *lc = lcores[dp_lcores[i]];
 
 		lc->win = calloc(LR_MAX(pg.nstreams, 1u), sizeof(*lc->win));
-		if (lc->win == NULL)
+		lc->slat = calloc(pg.nsdefs, sizeof(*lc->slat));
+		if (lc->win == NULL || lc->slat == NULL)
 			return fail("out of memory");
+		for (unsigned k = 0; k < pg.nsdefs; k++)
+			lc->slat[k].min = UINT64_MAX;
 	}
 	return 0;
 }
@@ -552,36 +628,26 @@ behind_sum(void)
 	return n;
 }
 
-/* Number of ports that transmit. */
-static unsigned
-tx_port_count(void)
-{
-	unsigned n = 0;
-
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
-		n += ports[p].used && ports[p].ntxq > 0;
-	return n;
-}
-
 /* "X of Y UNIT": the rate reached over pkts frames and bytes in secs
  * against the one asked for, in the unit it was asked in. */
+/* "X of Y UNIT": the rate reached over pkts frames and bytes in secs
+ * against the sum of the continuous streams' targets, in frames/s or, when
+ * every target is a bit rate, in bits/s. */
 static void
 rate_vs_target(char *buf, size_t len, uint64_t pkts, uint64_t bytes,
 	       double secs)
 {
-	const struct pg_opts *o = &pg.o;
-
-	if (o->rate_mode == PG_RATE_PPS)
-		snprintf(buf, len, "%.4g of %.6g Mpps",
+	if (target_pps > 0 || target_bps == 0)
+		snprintf(buf, len, "%.4g of %.6g Mpps%s",
 			 secs > 0 ? (double)pkts / secs / 1e6 : 0,
-			 o->rate / 1e6);
-	else if (o->rate_mode == PG_RATE_MBPS)
-		snprintf(buf, len, "%.4g of %.6g Mbit/s",
-			 wire_gbps(pkts, bytes, secs) * 1e3, o->rate);
-	else
+			 target_pps / 1e6,
+			 target_bps > 0 ? " (and targets in bits/s)" : "");
+	else if (pg.o.rate_mode == PG_RATE_PCT)
 		snprintf(buf, len, "%.4g of %.6g Gbit/s",
-			 wire_gbps(pkts, bytes, secs),
-			 o->line_rate_gbps * o->rate / 100 * tx_port_count());
+			 wire_gbps(pkts, bytes, secs), target_bps / 1e9);
+	else
+		snprintf(buf, len, "%.4g of %.6g Mbit/s",
+			 wire_gbps(pkts, bytes, secs) * 1e3, target_bps / 1e6);
 }
 
 /* The mbuf pool's size now, and for an elastic pool its range, peak,
@@ -927,6 +993,47 @@ us(double cycles)
 	return cycles * 1e6 / (double)pg.hz;
 }
 
+/* A stream definition's figures, over its instances and the lcores. */
+struct sstats {
+	uint64_t tx, txb, unique, dup, reordered, late, lost;
+	double jitter; /* cycles: the largest of its instances' */
+	struct pg_lat lat;
+};
+
+static const struct sstats *
+sdef_stats(unsigned k)
+{
+	static struct sstats ss;
+	bool have_rx = false;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.lat.min = UINT64_MAX;
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		have_rx |= ports[p].used && ports[p].rx;
+	for (unsigned i = 0; i < ntxqs; i++) {
+		const struct pg_txq *q = txqs[i];
+
+		if (q->sdef != k)
+			continue;
+		ss.tx += q->scnt.tx_own;
+		ss.txb += q->scnt.tx_bytes;
+		for (unsigned l = 0; l < n_dp; l++) {
+			const struct pg_seqwin *w =
+			    &lcores[dp_lcores[l]]->win[q->stream];
+
+			ss.unique += w->unique;
+			ss.dup += w->dup;
+			ss.reordered += w->reordered;
+			ss.late += w->late;
+			ss.jitter = LR_MAX(ss.jitter, (double)w->jitter16 / 16);
+		}
+	}
+	for (unsigned l = 0; l < n_dp; l++)
+		pg_lat_merge(&ss.lat, &lcores[dp_lcores[l]]->slat[k]);
+	ss.lost = have_rx && ss.tx > ss.unique ? ss.tx - ss.unique : 0;
+	return &ss;
+}
+
 static void
 print_summary(const struct totals *t, unsigned leaked)
 {
@@ -957,7 +1064,7 @@ print_summary(const struct totals *t, unsigned leaked)
 	       (double)t->tx / t->secs / 1e6, wire_gbps(t->tx, t->txb, t->secs),
 	       (double)t->rx / t->secs / 1e6,
 	       wire_gbps(t->rx, t->rxb, t->secs));
-	if (pg.o.rate_mode != PG_RATE_MAX) {
+	if (any_paced) {
 		char r[96];
 
 		rate_vs_target(r, sizeof(r), t->tx, t->txb, t->secs);
@@ -979,6 +1086,29 @@ print_summary(const struct totals *t, unsigned leaked)
 	       (unsigned long long)t->rx_own, (unsigned long long)t->unique,
 	       (unsigned long long)t->lost, (unsigned long long)t->reordered,
 	       (unsigned long long)t->late, (unsigned long long)t->dup);
+	for (unsigned k = 0; k < pg.nsdefs; k++) {
+		const struct sstats *ss = sdef_stats(k);
+		const struct pg_lat *sl = &ss->lat;
+
+		printf("stream %u '%s': tx %llu frames, rx %llu frames, lost "
+		       "%llu, reordered %llu, duplicates %llu; ",
+		       k, pg.sdefs[k].name, (unsigned long long)ss->tx,
+		       (unsigned long long)(ss->unique + ss->dup),
+		       (unsigned long long)ss->lost,
+		       (unsigned long long)ss->reordered,
+		       (unsigned long long)ss->dup);
+		if (sl->n == 0)
+			printf("no latency (nothing came back)\n");
+		else
+			printf("latency (us) min %.3f avg %.3f p50 %.3f p99 "
+			       "%.3f p99.9 %.3f max %.3f, jitter %.3f us\n",
+			       us((double)sl->min),
+			       us((double)sl->sum / (double)sl->n),
+			       us(pg_lat_quantile(sl, 0.5)),
+			       us(pg_lat_quantile(sl, 0.99)),
+			       us(pg_lat_quantile(sl, 0.999)),
+			       us((double)sl->max), us(ss->jitter));
+	}
 	printf("datapath: %u lcore(s) ran %.3f s, on a CPU %.3f s (%.0f%%): "
 	       "%.3f Mpps tx per CPU-second\n",
 	       n_dp, t->wall_s, t->cpu_s,
@@ -1030,14 +1160,85 @@ print_summary(const struct totals *t, unsigned leaked)
 static const char *const rate_mode_name[] = {"max", "pps", "mbps", "pct"};
 static const char *const rate_mode_unit[] = {"", "frames/s", "Mbit/s",
 					     "% of line rate"};
-static const char *const size_mode_name[] = {"fixed", "range", "imix"};
+
+static const char *const vmode_name[] = {"inc", "dec", "random"};
+static const char *const l4_name[] = {"udp", "tcp", "icmp"};
+
+/* A stream definition as the run uses it. */
+static json_t *
+json_sdef(unsigned k)
+{
+	const struct pg_sdef *d = &pg.sdefs[k];
+	json_t *j, *inst = json_array(), *vars = json_array(), *size;
+	static const char *const fname[PG_FV_COUNT] = {
+	    "src_mac", "dst_mac",  "vlan",    "src_ip",
+	    "dst_ip",  "src_port", "dst_port"};
+
+	for (unsigned i = 0; i < ntxqs; i++)
+		if (txqs[i]->sdef == k)
+			json_array_append_new(
+			    inst,
+			    json_pack("{s:i, s:i, s:i, s:I}", "id",
+				      txqs[i]->stream, "port", txqs[i]->port,
+				      "queue", txqs[i]->queue, "count",
+				      (json_int_t)(txqs[i]->quota == UINT64_MAX
+						       ? 0
+						       : txqs[i]->quota)));
+	for (int f = 0; f < PG_FV_COUNT; f++)
+		if (d->v[f].lo != d->v[f].hi)
+			json_array_append_new(
+			    vars,
+			    json_pack("{s:s, s:I, s:I, s:I, s:s}", "field",
+				      fname[f], "from", (json_int_t)d->v[f].lo,
+				      "to", (json_int_t)d->v[f].hi, "step",
+				      (json_int_t)d->v[f].step, "mode",
+				      vmode_name[d->v[f].mode]));
+	if (pg.o.pcap_file) {
+		size = json_pack("{s:s, s:s, s:i}", "mode", "pcap", "file",
+				 pg.o.pcap_file, "frames", pcap_n);
+	} else if (d->slots) {
+		json_t *sl = json_array();
+
+		for (unsigned i = 0; i < d->nslots; i++)
+			json_array_append_new(sl, json_integer(d->slots[i]));
+		size = json_pack("{s:s, s:o, s:s}", "mode", "table", "slots",
+				 sl, "order", vmode_name[d->size.mode]);
+	} else {
+		size = json_pack("{s:s, s:I, s:I, s:I, s:s}", "mode",
+				 d->size.lo == d->size.hi ? "fixed" : "range",
+				 "min", (json_int_t)d->size.lo, "max",
+				 (json_int_t)d->size.hi, "step",
+				 (json_int_t)d->size.step, "order",
+				 vmode_name[d->size.mode]);
+	}
+	j = json_pack("{s:i, s:s, s:s, s:s, s:i, s:o, s:o, s:o}", "id", k,
+		      "name", d->name, "l3", d->ipv6 ? "ipv6" : "ipv4", "l4",
+		      l4_name[d->l4], "vlan_tags", d->ntags, "size", size,
+		      "fields", vars, "instances", inst);
+	if (d->rate_mode == PG_RATE_PPS)
+		json_object_set_new(j, "rate_pps", json_real(d->rate));
+	else if (d->rate_mode == PG_RATE_MBPS)
+		json_object_set_new(j, "rate_mbps", json_real(d->rate));
+	else
+		json_object_set_new(j, "share", json_real(d->share));
+	if (d->count)
+		json_object_set_new(j, "count",
+				    json_integer((json_int_t)d->count));
+	if (d->burst)
+		json_object_set_new(j, "burst",
+				    json_pack("{s:I, s:I, s:f}", "frames",
+					      (json_int_t)d->burst, "bursts",
+					      (json_int_t)d->bursts, "gap_us",
+					      d->gap_us));
+	return j;
+}
 
 /* The run as asked: ports, rate, sizes, limits, streams. */
 static json_t *
 json_config(void)
 {
 	const struct pg_opts *o = &pg.o;
-	json_t *jp = json_array(), *js = json_array(), *size;
+	json_t *jp = json_array(), *js = json_array();
 
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct port_info *pi = &ports[p];
@@ -1048,34 +1249,18 @@ json_config(void)
 					  p, "name", pi->name, "tx", pi->tx,
 					  "rx", pi->rx, "queues", pi->nq));
 	}
-	for (unsigned i = 0; i < ntxqs; i++)
-		json_array_append_new(js, json_pack("{s:i, s:i, s:i}", "id",
-						    txqs[i]->stream, "port",
-						    txqs[i]->port, "queue",
-						    txqs[i]->queue));
-	if (o->pcap_file)
-		size = json_pack("{s:s, s:s, s:i}", "mode", "pcap", "file",
-				 o->pcap_file, "frames", pcap_n);
-	else if (o->size_mode == PG_SIZE_IMIX)
-		size = json_pack("{s:s, s:[iii], s:[iii]}", "mode", "imix",
-				 "sizes", 64, 570, 1518, "weights", 7, 4, 1);
-	else
-		size = json_pack("{s:s, s:I, s:I, s:I, s:b}", "mode",
-				 size_mode_name[o->size_mode], "min",
-				 (json_int_t)o->f[PG_F_SIZE].lo, "max",
-				 (json_int_t)o->f[PG_F_SIZE].hi, "step",
-				 (json_int_t)o->f[PG_F_SIZE].step, "random",
-				 o->random);
+	for (unsigned k = 0; k < pg.nsdefs; k++)
+		json_array_append_new(js, json_sdef(k));
 	return json_pack(
-	    "{s:I, s:i, s:o, s:{s:s, s:f, s:s, s:f}, s:o, s:I, s:f, s:i, "
+	    "{s:I, s:i, s:o, s:{s:s, s:f, s:s, s:f}, s:I, s:f, s:i, "
 	    "s:i, s:f, s:o}",
 	    "run_id", (json_int_t)pg.run_id, "lcores", n_dp, "ports", jp,
 	    "rate", "mode", rate_mode_name[o->rate_mode], "value",
 	    o->rate_mode == PG_RATE_MAX ? 0.0 : o->rate, "unit",
 	    rate_mode_unit[o->rate_mode], "line_rate_gbps", o->line_rate_gbps,
-	    "size", size, "count", (json_int_t)o->count, "duration_s",
-	    o->duration, "burst", o->burst, "drain_ms", o->drain_ms,
-	    "bucket_ms", o->bucket_ms, "streams", js);
+	    "count", (json_int_t)o->count, "duration_s", o->duration, "burst",
+	    o->burst, "drain_ms", o->drain_ms, "bucket_ms", o->bucket_ms,
+	    "streams", js);
 }
 
 static json_t *
@@ -1109,37 +1294,26 @@ json_latency(const struct pg_lat *l)
 	return j;
 }
 
-/* Per stream: sent, back, lost, reordered, duplicates. */
+/* Per stream definition: sent, back, lost, reordered, duplicates,
+ * latency, jitter. */
 static json_t *
 json_streams(void)
 {
 	json_t *a = json_array();
-	bool have_rx = false;
 
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
-		have_rx |= ports[p].used && ports[p].rx;
-	for (unsigned i = 0; i < ntxqs; i++) {
-		const struct pg_txq *q = txqs[i];
-		uint64_t uniq = 0, dup = 0, reo = 0, late = 0, tx;
+	for (unsigned k = 0; k < pg.nsdefs; k++) {
+		const struct sstats *ss = sdef_stats(k);
+		json_t *j = json_pack(
+		    "{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "id",
+		    k, "name", pg.sdefs[k].name, "tx", (json_int_t)ss->tx,
+		    "tx_bytes", (json_int_t)ss->txb, "rx",
+		    (json_int_t)(ss->unique + ss->dup), "lost",
+		    (json_int_t)ss->lost, "reordered",
+		    (json_int_t)ss->reordered, "late", (json_int_t)ss->late,
+		    "dup", (json_int_t)ss->dup, "jitter_us", us(ss->jitter));
 
-		for (unsigned k = 0; k < n_dp; k++) {
-			const struct pg_seqwin *w =
-			    &lcores[dp_lcores[k]]->win[q->stream];
-
-			uniq += w->unique;
-			dup += w->dup;
-			reo += w->reordered;
-			late += w->late;
-		}
-		tx = q->cnt->tx_own;
-		json_array_append_new(
-		    a, json_pack(
-			   "{s:i, s:I, s:I, s:I, s:I, s:I, s:I}", "id",
-			   q->stream, "tx", (json_int_t)tx, "rx",
-			   (json_int_t)(uniq + dup), "lost",
-			   (json_int_t)(have_rx && tx > uniq ? tx - uniq : 0),
-			   "reordered", (json_int_t)reo, "late",
-			   (json_int_t)late, "dup", (json_int_t)dup));
+		json_object_set_new(j, "latency_us", json_latency(&ss->lat));
+		json_array_append_new(a, j);
 	}
 	return a;
 }
@@ -1278,9 +1452,12 @@ describe_run(const struct pg_opts *o)
 
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		np += ports[p].used;
-	printf("lr-pktgen: %u port(s), %u lcore(s), %u stream(s), ", np, n_dp,
-	       pg.nstreams);
-	if (o->pcap_file)
+	printf("lr-pktgen: %u port(s), %u lcore(s), %u stream(s) on %u "
+	       "queue(s), ",
+	       np, n_dp, pg.nsdefs, pg.nstreams);
+	if (o->profile)
+		printf("profile %s", o->profile);
+	else if (o->pcap_file)
 		printf("replaying %u frames of %s", pcap_n, o->pcap_file);
 	else if (o->size_mode == PG_SIZE_IMIX)
 		printf("IMIX 64/570/1518 7:4:1");
@@ -1362,9 +1539,20 @@ main(int argc, char **argv)
 		     lr_strerror(-ret));
 		goto cleanup_eal;
 	}
+	if (o->profile) {
+		ret = pg_profile_load(o->profile, &pg.sdefs);
+		if (ret < 0)
+			goto close_ports;
+		pg.nsdefs = (unsigned)ret;
+	} else {
+		pg.sdefs = &o->cli;
+		pg.nsdefs = 1;
+	}
 	if (select_ports(o) != 0 || assign_queues() != 0)
 		goto close_ports;
-	max_len = pg_max_len(o);
+	max_len = 0;
+	for (unsigned k = 0; k < pg.nsdefs; k++)
+		max_len = LR_MAX(max_len, pg_sdef_max_len(&pg.sdefs[k]));
 	if (o->pcap_file) {
 		ret = pg_pcap_load(o->pcap_file, &pcap_tmpl,
 				   PG_MAX_SIZE - PG_FCS);
@@ -1491,12 +1679,18 @@ close_ports:
 		free(txqs[i]);
 	}
 	for (unsigned i = 0; i < n_dp; i++) {
+		free(lcores[dp_lcores[i]]->slat);
 		free(lcores[dp_lcores[i]]->win);
 		free(lcores[dp_lcores[i]]);
 	}
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		free(ports[p].cnt);
 	pg_pcap_free(pcap_tmpl, pcap_n);
+	for (unsigned k = 0; k < pg.nsdefs; k++)
+		pg_sdef_fini(&pg.sdefs[k]);
+	if (pg.sdefs != &o->cli)
+		free(pg.sdefs);
+	free(pg.inst_sdef);
 	if (stats_json && (fclose(stats_json) != 0 || stats_json_failed)) {
 		if (!stats_json_failed)
 			fail("--stats-json '%s': cannot close: %s",

@@ -23,8 +23,9 @@ pg_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 "usage: %s [EAL options] -- [options]\n"
-"Generate Ethernet/IPv4/UDP traffic on linerate ports and measure what comes\n"
-"back (loss, reordering, duplicates, latency).\n"
+"Generate Ethernet traffic (VLAN/QinQ, IPv4/IPv6, UDP/TCP/ICMP) on linerate\n"
+"ports and measure what comes back (loss, reordering, duplicates, latency,\n"
+"jitter), per stream.\n"
 "\n"
 "Ports (ports come from --vdev EAL options):\n"
 "  --ports LIST          port ids to use, e.g. 0,1 or 0-3 (default: all)\n"
@@ -38,16 +39,34 @@ pg_usage(FILE *f, const char *prog)
 "  --imix                sizes 64/570/1518 in the ratio 7:4:1\n"
 "  --src-mac M[-M]       source MAC (default: the port's address)\n"
 "  --dst-mac M[-M]       destination MAC (default 02:00:00:00:00:02)\n"
-"  --src-ip A[-A]        source IPv4 (default 10.0.0.1)\n"
-"  --dst-ip A[-A]        destination IPv4 (default 10.0.0.2)\n"
-"  --src-port N[-N]      UDP source port (default 1234)\n"
-"  --dst-port N[-N]      UDP destination port (default 5678)\n"
+"  --src-ip A[-A]        source IP address (default 10.0.0.1)\n"
+"  --dst-ip A[-A]        destination IP address (default 10.0.0.2)\n"
+"  --src-port N[-N]      UDP/TCP source port (default 1234)\n"
+"  --dst-port N[-N]      UDP/TCP destination port (default 5678)\n"
 "  --random              random values within ranges (default: increment)\n"
 "  --seed N              seed of --random (default 1)\n"
-"  --udp-cksum           correct UDP checksums (default 0 = none)\n"
+"  --udp-cksum           correct UDP checksums (default 0 = none; IPv6,\n"
+"                        TCP and ICMP always have theirs)\n"
+"  --proto udp|tcp|icmp  transport header (default udp; icmp: echo\n"
+"                        requests, --src-port sets their id)\n"
+"  --vlan ID             an 802.1Q tag; twice for QinQ (outer first,\n"
+"                        TPID 0x88a8)\n"
+"  --ipv6                IPv6 (default addresses fd00::1 -> fd00::2;\n"
+"                        --src-ip/--dst-ip take IPv6 addresses, ranges\n"
+"                        over the low 64 bits)\n"
+"  Ranged fields vary independently: all their combinations are sent\n"
+"  (the source MAC varies fastest, then destination MAC, source IP,\n"
+"  destination IP, source port, destination port).\n"
+"Streams:\n"
+"  --profile FILE.json   the streams of a JSON profile (several streams,\n"
+"                        each with its headers, field engine, sizes, rate\n"
+"                        or rate share, burst pattern; see README.md);\n"
+"                        the frame options above do not apply then\n"
 "  --pcap FILE           replay the frames of FILE, looped\n"
 "Rate (default: as fast as possible; wire size = frame + 20):\n"
-"  --rate-pps N          frames per second over all streams (k, M suffixes)\n"
+"  --rate-pps N          frames per second over all streams (k, M suffixes);\n"
+"                        a profile's streams without a rate of their own\n"
+"                        share it by their \"share\" (default 1 each)\n"
 "  --rate-mbps N         Mbit/s on the wire over all streams\n"
 "  --rate-pct P          percent of --line-rate-gbps per transmitting port\n"
 "  --line-rate-gbps G    line rate for --rate-pct (default 10)\n"
@@ -364,6 +383,10 @@ enum {
 	O_LINK_WAIT,
 	O_BUCKET,
 	O_STATS_JSON,
+	O_PROTO,
+	O_VLAN,
+	O_IPV6,
+	O_PROFILE,
 };
 
 static const struct option longopts[] = {
@@ -400,6 +423,10 @@ static const struct option longopts[] = {
     {"xstats", no_argument, NULL, O_XSTATS},
     {"json", no_argument, NULL, O_JSON},
     {"stats-json", required_argument, NULL, O_STATS_JSON},
+    {"proto", required_argument, NULL, O_PROTO},
+    {"vlan", required_argument, NULL, O_VLAN},
+    {"ipv6", no_argument, NULL, O_IPV6},
+    {"profile", required_argument, NULL, O_PROFILE},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -446,18 +473,128 @@ set_defaults(struct pg_opts *o)
 }
 
 int
+pg_parse_ip_range(const char *s, bool v6, uint64_t *lo, uint64_t *hi,
+		  uint64_t *hi6)
+{
+	char a[64], *dash;
+	uint8_t b[2][16];
+	int n = 1;
+
+	if (strlen(s) >= sizeof(a))
+		return -1;
+	strcpy(a, s);
+	dash = strchr(a, '-');
+	if (dash) {
+		*dash = '\0';
+		n = 2;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *t = i ? dash + 1 : a;
+
+		if (inet_pton(v6 ? AF_INET6 : AF_INET, t, b[i]) != 1)
+			return -1;
+	}
+	if (n == 1)
+		memcpy(b[1], b[0], 16);
+	if (v6) {
+		uint64_t h[2] = {0, 0}, l[2] = {0, 0};
+
+		for (int i = 0; i < 2; i++)
+			for (int k = 0; k < 8; k++) {
+				h[i] = h[i] << 8 | b[i][k];
+				l[i] = l[i] << 8 | b[i][8 + k];
+			}
+		if (h[0] != h[1] || l[0] > l[1])
+			return -1;
+		*hi6 = h[0];
+		*lo = l[0];
+		*hi = l[1];
+		return 0;
+	}
+	*lo = (uint64_t)b[0][0] << 24 | b[0][1] << 16 | b[0][2] << 8 | b[0][3];
+	*hi = (uint64_t)b[1][0] << 24 | b[1][1] << 16 | b[1][2] << 8 | b[1][3];
+	*hi6 = 0;
+	return *lo <= *hi ? 0 : -1;
+}
+
+/* The one stream of the command line, from the options; 0 or -1. */
+static int
+cli_stream(struct pg_opts *o)
+{
+	static const int fmap[PG_F_COUNT] = {
+	    [PG_F_SRC_MAC] = PG_FV_SRC_MAC,   [PG_F_DST_MAC] = PG_FV_DST_MAC,
+	    [PG_F_SRC_IP] = PG_FV_SRC_IP,     [PG_F_DST_IP] = PG_FV_DST_IP,
+	    [PG_F_SRC_PORT] = PG_FV_SRC_PORT, [PG_F_DST_PORT] = PG_FV_DST_PORT,
+	};
+	struct pg_sdef *d = &o->cli;
+	uint64_t hi6[2] = {d->hi6[0], d->hi6[1]};
+
+	pg_sdef_defaults(d);
+	snprintf(d->name, sizeof(d->name), "%s", "cli");
+	for (int f = PG_F_SRC_MAC; f < PG_F_COUNT; f++) {
+		struct pg_val *v = &d->v[fmap[f]];
+
+		if (!o->f[f].set)
+			continue;
+		v->lo = o->f[f].lo;
+		v->hi = o->f[f].hi;
+		v->step = 1;
+		v->set = true;
+		v->mode = o->random ? PG_V_RANDOM : PG_V_INC;
+	}
+	d->hi6[0] = hi6[0];
+	d->hi6[1] = hi6[1];
+	d->ipv6 = o->ipv6;
+	d->l4 = o->l4;
+	d->udp_cksum = o->udp_cksum;
+	d->ntags = o->nvlan;
+	if (o->nvlan) {
+		d->v[PG_FV_VLAN].lo = d->v[PG_FV_VLAN].hi = o->vlan[0];
+		d->tpid[0] = o->nvlan == 2 ? 0x88a8 : 0x8100;
+	}
+	if (o->nvlan == 2) {
+		d->tpid[1] = 0x8100;
+		d->tci[1] = o->vlan[1];
+	}
+	d->size.lo = o->f[PG_F_SIZE].lo;
+	d->size.hi = o->f[PG_F_SIZE].hi;
+	d->size.step = o->f[PG_F_SIZE].step;
+	d->size.set = o->f[PG_F_SIZE].set || o->size_mode == PG_SIZE_IMIX;
+	d->size.mode = o->random ? PG_V_RANDOM : PG_V_INC;
+	d->size_mode = o->size_mode;
+	if (o->size_mode == PG_SIZE_IMIX) {
+		d->slots = malloc(sizeof(pg_imix_sizes));
+		if (d->slots == NULL)
+			return bad("out of memory");
+		memcpy(d->slots, pg_imix_sizes, sizeof(pg_imix_sizes));
+		d->nslots = PG_IMIX_SLOTS;
+	}
+	return 0;
+}
+
+int
 pg_parse_args(int argc, char **argv, struct pg_opts *o)
 {
 	uint64_t v, size_step = 0;
 	int c, nrate = 0, capture_mode = 0;
+	const char *stream_opt = NULL; /* first option about the frames */
+	static char optname[40], stream_name[40];
+	int li = -1;
 	const char *prog = argc > 0 ? argv[0] : PROG;
 
 	set_defaults(o);
 	optind = 0; /* the EAL used getopt before: start over */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:h", longopts, &li)) != -1) {
 		const char *name =
 		    optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+		if (c >= O_PORTS && li >= 0) {
+			snprintf(optname, sizeof(optname), "--%s",
+				 longopts[li].name);
+			name = optname;
+		}
+		li = -1;
 		enum pg_field f = PG_F_COUNT;
 
 		switch (c) {
@@ -523,10 +660,44 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			f = PG_F_DST_MAC;
 			break;
 		case O_SRC_IP:
-			f = PG_F_SRC_IP;
-			break;
 		case O_DST_IP:
-			f = PG_F_DST_IP;
+			/* Parsed at the end: --ipv6 may come later. */
+			o->ip[c == O_DST_IP] = optarg;
+			if (!stream_opt)
+				stream_opt = strcpy(stream_name, name);
+			break;
+		case O_PROTO:
+			if (strcmp(optarg, "udp") == 0)
+				o->l4 = PG_L4_UDP;
+			else if (strcmp(optarg, "tcp") == 0)
+				o->l4 = PG_L4_TCP;
+			else if (strcmp(optarg, "icmp") == 0)
+				o->l4 = PG_L4_ICMP;
+			else
+				return bad("--proto '%s': expected udp, tcp or "
+					   "icmp",
+					   optarg);
+			if (!stream_opt)
+				stream_opt = strcpy(stream_name, name);
+			break;
+		case O_VLAN:
+			if (o->nvlan == 2)
+				return bad("--vlan '%s': at most two tags "
+					   "(QinQ)",
+					   optarg);
+			if (parse_u64("--vlan", optarg, 0, 4095, &v))
+				return -1;
+			o->vlan[o->nvlan++] = (uint16_t)v;
+			if (!stream_opt)
+				stream_opt = strcpy(stream_name, name);
+			break;
+		case O_IPV6:
+			o->ipv6 = true;
+			if (!stream_opt)
+				stream_opt = strcpy(stream_name, name);
+			break;
+		case O_PROFILE:
+			o->profile = optarg;
 			break;
 		case O_SRC_PORT:
 			f = PG_F_SRC_PORT;
@@ -671,12 +842,34 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		if (f != PG_F_COUNT &&
 		    parse_field_range(field_opt[f], optarg, f, &o->f[f]))
 			return -1;
+		if (f != PG_F_COUNT || c == O_IMIX || c == O_UDP_CKSUM ||
+		    c == O_RANDOM || c == O_SIZE_STEP)
+			if (!stream_opt)
+				stream_opt = strcpy(stream_name, name);
 	}
 	if (optind < argc)
 		return bad("unexpected argument '%s' (options start with --)",
 			   argv[optind]);
 
 	/* Combinations. */
+	for (int i = 0; i < 2; i++) {
+		uint64_t lo, hi, hi6;
+
+		if (o->ip[i] == NULL)
+			continue;
+		if (pg_parse_ip_range(o->ip[i], o->ipv6, &lo, &hi, &hi6) != 0)
+			return bad("%s '%s': expected an %s address like %s "
+				   "or a range A-B%s",
+				   i ? "--dst-ip" : "--src-ip", o->ip[i],
+				   o->ipv6 ? "IPv6" : "IPv4",
+				   o->ipv6 ? "fd00::1" : "10.0.0.1",
+				   o->ipv6 ? " (differing in the low 64 bits)"
+					   : "");
+		o->f[PG_F_SRC_IP + i].lo = lo;
+		o->f[PG_F_SRC_IP + i].hi = hi;
+		o->f[PG_F_SRC_IP + i].set = true;
+		o->cli.hi6[i] = hi6;
+	}
 	if (nrate > 1)
 		return bad("--rate-pps, --rate-mbps and --rate-pct: give one");
 	if (o->tx_only && o->rx_only)
@@ -706,9 +899,22 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 				   "N-M)");
 		o->f[PG_F_SIZE].step = size_step;
 	}
+	if (o->profile && (stream_opt || o->pcap_file))
+		return bad("--profile defines the streams: %s does not apply",
+			   o->pcap_file ? "--pcap" : stream_opt);
+	if (o->pcap_file && (o->l4 || o->nvlan || o->ipv6))
+		return bad("--pcap sends the file's frames: --proto, --vlan "
+			   "and --ipv6 do not apply");
 	if (capture_mode && !o->capture_file)
 		return bad("--capture-mode needs --capture FILE");
 	if (o->pcap_file && !pg_have_pcap())
 		return bad("--pcap: this lr-pktgen was built without libpcap");
+	/* Last: what it allocates is freed on the only failure after it. */
+	if (cli_stream(o) != 0)
+		return -1;
+	if (!o->profile && pg_sdef_check(&o->cli, "command line") != 0) {
+		pg_sdef_fini(&o->cli);
+		return -1;
+	}
 	return 0;
 }

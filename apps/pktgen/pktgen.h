@@ -94,6 +94,68 @@ struct pg_range {
 
 enum pg_size_mode { PG_SIZE_FIXED, PG_SIZE_RANGE, PG_SIZE_IMIX };
 enum pg_rate_mode { PG_RATE_MAX, PG_RATE_PPS, PG_RATE_MBPS, PG_RATE_PCT };
+/** How a ranged value moves from frame to frame. */
+enum pg_vmode { PG_V_INC, PG_V_DEC, PG_V_RANDOM };
+/** Transport header of a stream. */
+enum pg_l4 { PG_L4_UDP, PG_L4_TCP, PG_L4_ICMP };
+/** Header fields a stream may vary (the field engine), in the order of
+ *  the cartesian product: the first varies fastest. */
+enum pg_fid {
+	PG_FV_SRC_MAC,
+	PG_FV_DST_MAC,
+	PG_FV_VLAN, /**< outer VLAN id */
+	PG_FV_SRC_IP,
+	PG_FV_DST_IP,
+	PG_FV_SRC_PORT, /**< UDP/TCP source port, ICMP echo id */
+	PG_FV_DST_PORT, /**< UDP/TCP destination port */
+	PG_FV_COUNT,
+};
+/** Most streams in a profile, VLAN tags, size table slots. */
+#define PG_MAX_SDEFS 64
+#define PG_MAX_TAGS  2
+#define PG_MAX_SLOTS 1024
+#define PG_NAME_MAX  32
+#define PG_PAT_MAX   64
+
+/** A header value, fixed (lo == hi) or ranged. IPv6 addresses: the low
+ *  64 bits (the high ones in hi6). */
+struct pg_val {
+	uint64_t lo, hi, step;
+	uint8_t mode; /**< enum pg_vmode */
+	bool set;     /**< given (else the default) */
+};
+
+/** A stream as defined (command line or profile): headers, field engine,
+ *  sizes, rate, burst pattern. */
+struct pg_sdef {
+	char name[PG_NAME_MAX];
+	uint32_t ports; /**< ports it is sent on; 0 = every sending port */
+	struct pg_val v[PG_FV_COUNT];
+	uint64_t hi6[2]; /**< IPv6: high 64 bits of source, destination */
+	unsigned ntags;	 /**< VLAN tags: 0, 1 or 2 (QinQ, outer first) */
+	uint16_t tpid[PG_MAX_TAGS], tci[PG_MAX_TAGS]; /**< inner tag's id in
+							 tci; outer's in v */
+	bool ipv6;
+	uint8_t l4; /**< enum pg_l4 */
+	uint8_t ttl, tos, tcp_flags, icmp_type, icmp_code;
+	bool udp_cksum;
+	uint8_t pat[PG_PAT_MAX]; /**< payload pattern, repeated */
+	unsigned patlen;	 /**< 0: bytes counting up */
+	/* Sizes (with FCS): fixed, a range, or a table of slots (IMIX or a
+	 * weighted list spread out). */
+	enum pg_size_mode size_mode; /**< PG_SIZE_IMIX: the table */
+	struct pg_val size;
+	uint16_t *slots; /**< table sizes (malloc'd), or NULL */
+	unsigned nslots;
+	/* Rate: a share of --rate-* (default 1), or its own. */
+	double share;
+	enum pg_rate_mode rate_mode; /**< PG_RATE_MAX: a share */
+	double rate;		     /**< pps or Mbit/s */
+	/* Bursts: burst frames, then a gap; bursts of them (0: no end). */
+	uint64_t burst, bursts;
+	double gap_us;
+	uint64_t count; /**< 0: --count's share, or no limit */
+};
 
 /** Everything the command line sets. */
 struct pg_opts {
@@ -105,6 +167,13 @@ struct pg_opts {
 	struct pg_range f[PG_F_COUNT]; /**< field ranges (size included) */
 	bool random; /**< random values in ranges, not steps */
 	bool udp_cksum;
+	uint8_t l4;	     /**< --proto */
+	bool ipv6;	     /**< --ipv6 */
+	unsigned nvlan;	     /**< --vlan given, once or twice */
+	uint16_t vlan[2];    /**< outer first */
+	const char *ip[2];   /**< --src-ip, --dst-ip as given */
+	const char *profile; /**< --profile FILE.json */
+	struct pg_sdef cli;  /**< the one stream of the command line */
 	const char *pcap_file;
 	const char *capture_file;
 	unsigned capture_mode; /**< permission bits of a created capture */
@@ -154,15 +223,16 @@ struct pg_counters {
 	_Atomic uint64_t rx_own_bytes;
 } __lr_cache_aligned;
 
-/** Generator of one varying field. */
+/** Generator of one varying field (or of the size). */
 struct pg_fgen {
-	uint8_t field; /**< enum pg_field */
-	uint8_t off;   /**< byte offset in the frame (not for size) */
-	uint8_t width; /**< bytes: 6, 4 or 2 */
+	uint16_t off;  /**< byte offset in the frame (not for size) */
+	uint8_t width; /**< bytes, 2 to 8, big-endian */
+	uint8_t mode;  /**< enum pg_vmode */
 	uint64_t lo;
 	uint64_t step;
 	uint64_t span; /**< number of values */
-	uint64_t cur;  /**< index of the next value (incrementing) */
+	uint64_t cur;  /**< index of the value of the next frame */
+	uint64_t keep; /**< bits of the field outside the value (VLAN) */
 };
 
 /** Transmit state of one queue (one stream). Owned by one lcore. */
@@ -175,17 +245,25 @@ struct pg_txq {
 	const struct pg_tmpl *tmpl;
 	struct pg_tmpl *own_tmpl; /**< tmpl when built here, else NULL */
 	uint32_t ntmpl, tmpl_idx;
-	/* Variation. */
-	uint8_t kind;	    /**< PG_K_*: how frames are built */
-	bool random;	    /**< random values, not increments */
-	bool vary_ip_cksum; /**< size or an address varies */
+	/* Variation (PG_K_GENERAL): the field engine, sizes, lengths and
+	 * checksums written per frame. */
+	uint8_t kind; /**< PG_K_*: how frames are built */
+	uint8_t l4;   /**< enum pg_l4 */
+	bool ipv6;
+	bool l4_cksum; /**< the L4 checksum is computed per frame */
+	uint16_t l3_off, l4_off;
 	unsigned nfgen;
-	struct pg_fgen fgen[PG_F_COUNT];
-	const uint16_t *imix;	 /**< IMIX slot sizes, or NULL */
-	uint32_t ip_sum_base;	 /**< IPv4 header sum without addrs, length */
-	const uint32_t *pay_cum; /**< UDP: cumulative sum of the pattern */
-	uint32_t udp_sum_base;	 /**< UDP: proto */
-	uint64_t rnd;		 /**< xorshift state */
+	struct pg_fgen fgen[PG_FV_COUNT];
+	bool vary_size;
+	struct pg_fgen sgen;   /**< size index generator */
+	const uint16_t *slots; /**< sizes of a table, or NULL */
+	uint64_t rnd;	       /**< xorshift state */
+	/* The stream it is an instance of, its burst pattern. */
+	unsigned sdef;
+	bool paced;
+	uint64_t burst_len, burst_left; /**< frames of a burst, still to go */
+	uint64_t gap_fp;		/**< gap after a burst */
+	struct pg_counters scnt;	/**< this instance's tx counters */
 	/* Rate limiter (cycles since start, << PG_FP_SHIFT). The schedule
 	 * starts at the queue's first poll; with --duration it ends at
 	 * end_fp (a frame scheduled before it is sent, even late). */
@@ -213,10 +291,14 @@ struct pg_txq {
 	uint64_t rearm;
 };
 
-/** Sequence state of one stream as seen by one receiving lcore. */
+/** Sequence state of one stream as seen by one receiving lcore, with its
+ *  RFC 3550 interarrival jitter (16 times the estimate, in cycles). */
 struct pg_seqwin {
 	uint64_t top; /**< highest sequence number seen (extended) */
 	bool seen;
+	bool have_transit;
+	int64_t transit; /**< receive minus send time of the last frame */
+	uint64_t jitter16;
 	uint64_t unique;
 	uint64_t reordered;
 	uint64_t dup;
@@ -244,6 +326,7 @@ struct pg_lcore {
 	struct pg_rxq rx[PG_MAX_STREAMS];
 	struct pg_seqwin *win; /**< [nstreams] */
 	struct pg_lat lat;
+	struct pg_lat *slat;	    /**< [nsdefs]: per stream definition */
 	uint64_t rx_foreign_stream; /**< this run's id, no such stream */
 	uint64_t cpu_ns;	    /**< CPU time the loop used */
 	uint64_t wall_ns;	    /**< wall time it ran */
@@ -260,7 +343,10 @@ struct pg_run {
 	uint64_t rearm;		    /**< rearm_data of a fresh mbuf of pool */
 	struct lr_mempool *rx_pool; /**< receive queues fill from it */
 	uint32_t run_id;	    /**< random, in every stamp of the run */
-	unsigned nstreams;
+	struct pg_sdef *sdefs;	    /**< the streams as defined */
+	unsigned nsdefs;
+	uint16_t *inst_sdef; /**< [nstreams]: definition of an instance */
+	unsigned nstreams;   /**< instances: a definition on a queue */
 	bool capture;
 	_Atomic int go;	   /**< lcores start when set */
 	_Atomic int state; /**< PG_RUN, PG_TX_STOP, PG_STOP */
@@ -284,14 +370,53 @@ pg_stamp_check(uint32_t run, uint16_t stream, uint32_t seq, uint64_t tsc48)
 	return (uint16_t)(h ^ h >> 16);
 }
 
+/** Offset of the stamp in frame d of len bytes (after Ethernet, VLAN
+ *  tags, IPv4 or IPv6, UDP, TCP or ICMP headers), or 0 if it has none. */
+static inline uint32_t
+pg_stamp_offset(const uint8_t *d, uint32_t len)
+{
+	uint32_t off = 12, l4;
+	uint16_t type;
+	uint8_t proto;
+
+	if (lr_unlikely(len < PG_HDR_LEN + PG_PAYLOAD_LEN))
+		return 0;
+	type = (uint16_t)(d[off] << 8 | d[off + 1]);
+	/* At most two tags (QinQ); the length check above covers them. */
+	for (int i = 0; i < 2 && (type == 0x8100 || type == 0x88a8); i++) {
+		off += 4;
+		type = (uint16_t)(d[off] << 8 | d[off + 1]);
+	}
+	off += 2;
+	if (lr_likely(type == 0x0800)) {
+		if (off + 20 > len || (d[off] >> 4) != 4)
+			return 0;
+		proto = d[off + 9];
+		l4 = off + (d[off] & 15u) * 4;
+	} else if (type == 0x86dd) {
+		if (off + 40 > len || (d[off] >> 4) != 6)
+			return 0;
+		proto = d[off + 6];
+		l4 = off + 40;
+	} else {
+		return 0;
+	}
+	if (l4 + 20 > len)
+		return 0;
+	if (lr_likely(proto == 17 || proto == 1 || proto == 58))
+		l4 += 8;
+	else if (proto == 6)
+		l4 += (d[l4 + 12] >> 4) * 4u;
+	else
+		return 0;
+	return l4 + PG_PAYLOAD_LEN <= len ? l4 : 0;
+}
+
 /* datapath.c */
 /** An lcore's transmit/receive loop; arg is its struct pg_lcore. */
 int pg_lcore_loop(void *arg);
 /** Free the frames a queue still holds (pending ones count as tx_drop). */
 void pg_txq_release(struct pg_txq *q);
-/** Offset of the stamp in frame d of len bytes (after Ethernet, VLAN
- *  tags, IPv4 or IPv6, UDP, TCP or ICMP headers), or 0 if it has none. */
-uint32_t pg_stamp_offset(const uint8_t *d, uint32_t len);
 
 /* options.c */
 /** Parse program options into o: 0; 1 after printing the usage for
@@ -301,6 +426,10 @@ int pg_parse_args(int argc, char **argv, struct pg_opts *o);
 void pg_usage(FILE *f, const char *prog);
 /** Parse a MAC "aa:bb:cc:dd:ee:ff" into a 48-bit value; 0 or -1. */
 int pg_parse_mac(const char *s, uint64_t *v);
+/** Parse an IPv4 or IPv6 address or range "A-B" into lo..hi (IPv6: the
+ *  low 64 bits; the high ones, equal at both ends, in *hi6); 0 or -1. */
+int pg_parse_ip_range(const char *s, bool v6, uint64_t *lo, uint64_t *hi,
+		      uint64_t *hi6);
 
 /* stream.c */
 /** IMIX slot sizes, PG_IMIX_SLOTS of them (7:4:1 of 64/570/1518). */
@@ -316,11 +445,24 @@ pg_csum_fold(uint32_t sum)
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)sum;
 }
-/** Largest frame length (without FCS) the options can produce. */
-unsigned pg_max_len(const struct pg_opts *o);
-/** Build txq's template and generators for port mac src; 0 or -1. */
-int pg_stream_init(struct pg_txq *q, const struct pg_opts *o,
-		   uint64_t port_mac);
+/** Largest frame length (without FCS) a stream definition produces. */
+unsigned pg_sdef_max_len(const struct pg_sdef *d);
+/** Bytes of a definition's headers (the stamp comes after them). */
+unsigned pg_sdef_hdr_len(const struct pg_sdef *d);
+/** Fill the defaults of a stream definition. */
+void pg_sdef_defaults(struct pg_sdef *d);
+/** Check a definition (sizes against its headers); 0 or -1 after
+ *  printing what is wrong, naming the stream (what: where it came from). */
+int pg_sdef_check(struct pg_sdef *d, const char *what);
+/** Free what a definition holds. */
+void pg_sdef_fini(struct pg_sdef *d);
+/** Build txq's template and generators from its definition d for port
+ *  mac port_mac, with seed and the run's id; 0 or -1 (out of memory). */
+int pg_stream_init(struct pg_txq *q, const struct pg_sdef *d, uint64_t port_mac,
+		   uint64_t seed, uint32_t run_id);
+/** Write the lengths and checksums of frame d of len bytes of txq (after
+ *  its fields, size and stamp were written). */
+void pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len);
 /** Free what pg_stream_init() allocated. */
 void pg_stream_fini(struct pg_txq *q);
 /** Load a pcap file into templates; count, or -1 after printing why. */
@@ -340,9 +482,17 @@ int pg_capture_write(struct lr_mbuf **pkts, unsigned n);
  *  the close failed (printed). */
 int pg_capture_close(void);
 
+/* profile.c */
+/** Load the streams of a JSON profile: count, or -1 after printing what is
+ *  wrong (file, stream, key, value). */
+int pg_profile_load(const char *path, struct pg_sdef **out);
+
 /* stats.c */
 /** Account one received frame of ours in window w. */
 void pg_seq_account(struct pg_seqwin *w, uint32_t seq32);
+/** Account the transit time (cycles) of a frame of w's stream in its RFC
+ *  3550 interarrival jitter. */
+void pg_jitter_account(struct pg_seqwin *w, uint64_t transit);
 /** Histogram bucket of a latency in cycles. */
 static inline unsigned
 pg_lat_bucket(uint64_t c)

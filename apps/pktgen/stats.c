@@ -136,3 +136,17 @@ pg_lat_quantile(const struct pg_lat *l, double q)
 	}
 	return (double)l->max;
 }
+
+void
+pg_jitter_account(struct pg_seqwin *w, uint64_t transit)
+{
+	if (lr_likely(w->have_transit)) {
+		int64_t d = (int64_t)(transit - (uint64_t)w->transit);
+		uint64_t ad = (uint64_t)(d < 0 ? -d : d);
+
+		/* RFC 3550 6.4.1: J += (|D| - J) / 16, kept as 16 J. */
+		w->jitter16 += ad - ((w->jitter16 + 8) >> 4);
+	}
+	w->transit = (int64_t)transit;
+	w->have_transit = true;
+}

@@ -41,12 +41,101 @@ pg_csum_add(uint32_t sum, const void *buf, size_t n)
 	return (sum & 0xffff) + (sum >> 16);
 }
 
+/* Header bytes of a definition: Ethernet, tags, IP, transport. */
 unsigned
-pg_max_len(const struct pg_opts *o)
+pg_sdef_hdr_len(const struct pg_sdef *d)
 {
-	if (o->size_mode == PG_SIZE_IMIX)
-		return 1518 - PG_FCS;
-	return (unsigned)o->f[PG_F_SIZE].hi - PG_FCS;
+	return 14 + 4 * d->ntags + (d->ipv6 ? 40 : 20) +
+	       (d->l4 == PG_L4_TCP ? 20 : 8);
+}
+
+unsigned
+pg_sdef_max_len(const struct pg_sdef *d)
+{
+	unsigned m = 0;
+
+	if (d->slots == NULL)
+		return (unsigned)d->size.hi - PG_FCS;
+	for (unsigned i = 0; i < d->nslots; i++)
+		m = LR_MAX(m, (unsigned)d->slots[i]);
+	return m - PG_FCS;
+}
+
+void
+pg_sdef_defaults(struct pg_sdef *d)
+{
+	memset(d, 0, sizeof(*d));
+	for (int f = 0; f < PG_FV_COUNT; f++)
+		d->v[f].step = 1;
+	d->v[PG_FV_DST_MAC].lo = d->v[PG_FV_DST_MAC].hi = 0x020000000002ULL;
+	d->v[PG_FV_SRC_IP].lo = d->v[PG_FV_SRC_IP].hi = 0x0a000001;
+	d->v[PG_FV_DST_IP].lo = d->v[PG_FV_DST_IP].hi = 0x0a000002;
+	d->v[PG_FV_SRC_PORT].lo = d->v[PG_FV_SRC_PORT].hi = 1234;
+	d->v[PG_FV_DST_PORT].lo = d->v[PG_FV_DST_PORT].hi = 5678;
+	d->ttl = 64;
+	d->tcp_flags = 0x10; /* ACK */
+	d->icmp_type = 8;    /* echo request (128 over IPv6) */
+	d->size.lo = d->size.hi = 64;
+	d->size.step = 1;
+	d->share = 1;
+}
+
+/* IPv6 defaults fd00::1 -> fd00::2 where no address was given. */
+static void
+ipv6_defaults(struct pg_sdef *d)
+{
+	for (int i = 0; i < 2; i++) {
+		struct pg_val *v = &d->v[PG_FV_SRC_IP + i];
+
+		if (v->set)
+			continue;
+		d->hi6[i] = 0xfd00000000000000ULL;
+		v->lo = v->hi = 1 + (uint64_t)i;
+	}
+}
+
+int
+pg_sdef_check(struct pg_sdef *d, const char *what)
+{
+	unsigned need = pg_sdef_hdr_len(d) + PG_PAYLOAD_LEN + PG_FCS;
+	unsigned lo = d->slots ? 65535 : (unsigned)d->size.lo;
+
+	if (d->ipv6)
+		ipv6_defaults(d);
+	if (d->icmp_type == 8 && d->ipv6 && d->l4 == PG_L4_ICMP)
+		d->icmp_type = 128;
+	for (unsigned i = 0; d->slots && i < d->nslots; i++)
+		lo = LR_MIN(lo, (unsigned)d->slots[i]);
+	/* An unset size fits the headers. */
+	if (!d->size.set && d->slots == NULL && lo < need) {
+		d->size.lo = d->size.hi = need;
+		lo = need;
+	}
+	if (lo < need) {
+		fprintf(stderr,
+			"lr-pktgen: %s: stream '%s': frames of %u bytes "
+			"cannot hold its headers and stamp: at least %u bytes "
+			"(FCS included)\n",
+			what, d->name, lo, need);
+		return -1;
+	}
+	if (d->l4 == PG_L4_ICMP &&
+	    d->v[PG_FV_DST_PORT].lo != d->v[PG_FV_DST_PORT].hi) {
+		fprintf(stderr,
+			"lr-pktgen: %s: stream '%s': ICMP has no destination "
+			"port to vary\n",
+			what, d->name);
+		return -1;
+	}
+	return 0;
+}
+
+void
+pg_sdef_fini(struct pg_sdef *d)
+{
+	free(d->slots);
+	d->slots = NULL;
+	d->nslots = 0;
 }
 
 static void
@@ -56,23 +145,99 @@ put_be(uint8_t *p, uint64_t v, unsigned width)
 		p[i] = (uint8_t)(v >> (8 * (width - 1 - i)));
 }
 
-/* Where each header field sits and how wide it is. */
-static const struct {
-	uint8_t off, width;
-} field_pos[PG_F_COUNT] = {
-    [PG_F_SIZE] = {0, 0},      [PG_F_SRC_MAC] = {6, 6},
-    [PG_F_DST_MAC] = {0, 6},   [PG_F_SRC_IP] = {26, 4},
-    [PG_F_DST_IP] = {30, 4},   [PG_F_SRC_PORT] = {34, 2},
-    [PG_F_DST_PORT] = {36, 2},
-};
+/* Where a field sits in a frame of definition d (l3, l4: header offsets):
+ * offset, width and the bits kept around the value. */
+static void
+field_place(const struct pg_sdef *d, int f, unsigned l3, unsigned l4,
+	    struct pg_fgen *g)
+{
+	g->keep = 0;
+	switch (f) {
+	case PG_FV_SRC_MAC:
+		g->off = 6, g->width = 6;
+		break;
+	case PG_FV_DST_MAC:
+		g->off = 0, g->width = 6;
+		break;
+	case PG_FV_VLAN:
+		g->off = 14, g->width = 2;
+		g->keep = d->tci[0] & 0xf000u;
+		break;
+	case PG_FV_SRC_IP:
+		g->off = (uint16_t)(d->ipv6 ? l3 + 16 : l3 + 12);
+		g->width = d->ipv6 ? 8 : 4;
+		break;
+	case PG_FV_DST_IP:
+		g->off = (uint16_t)(d->ipv6 ? l3 + 32 : l3 + 16);
+		g->width = d->ipv6 ? 8 : 4;
+		break;
+	case PG_FV_SRC_PORT:
+		g->off = (uint16_t)(d->l4 == PG_L4_ICMP ? l4 + 4 : l4);
+		g->width = 2;
+		break;
+	default:
+		g->off = (uint16_t)(l4 + 2);
+		g->width = 2;
+		break;
+	}
+}
+
+/* Sum of the L4 checksum of the frame of len bytes (pseudo header
+ * included where the protocol has one), not complemented. */
+static uint16_t
+l4_sum(const struct pg_txq *q, const uint8_t *d, unsigned len)
+{
+	unsigned l4len = len - q->l4_off;
+	uint32_t s;
+	uint8_t proto = q->l4 == PG_L4_UDP   ? 17
+			: q->l4 == PG_L4_TCP ? 6
+			: q->ipv6	     ? 58
+					     : 1;
+
+	s = pg_csum_add(0, d + q->l4_off, l4len);
+	if (q->l4 == PG_L4_ICMP && !q->ipv6)
+		return pg_csum_fold(s);
+	if (q->ipv6)
+		s = pg_csum_add(s, d + q->l3_off + 8, 32);
+	else
+		s = pg_csum_add(s, d + q->l3_off + 12, 8);
+	s += proto + l4len;
+	return pg_csum_fold(s);
+}
+
+void
+pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len)
+{
+	unsigned l3 = q->l3_off, l4 = q->l4_off, at;
+	uint16_t ck;
+
+	if (q->ipv6) {
+		put_be(d + l3 + 4, len - l3 - 40, 2);
+	} else {
+		put_be(d + l3 + 2, len - l3, 2);
+		put_be(d + l3 + 10, 0, 2);
+		put_be(d + l3 + 10,
+		       (uint16_t)~pg_csum_fold(pg_csum_add(0, d + l3, 20)), 2);
+	}
+	if (q->l4 == PG_L4_UDP)
+		put_be(d + l4 + 4, len - l4, 2);
+	if (!q->l4_cksum)
+		return;
+	at = l4 + (q->l4 == PG_L4_UDP ? 6 : q->l4 == PG_L4_TCP ? 16 : 2);
+	put_be(d + at, 0, 2);
+	ck = (uint16_t)~l4_sum(q, d, len);
+	if (ck == 0 && q->l4 == PG_L4_UDP)
+		ck = 0xffff; /* 0 means "none" in UDP */
+	put_be(d + at, ck, 2);
+}
 
 int
-pg_stream_init(struct pg_txq *q, const struct pg_opts *o, uint64_t port_mac)
+pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
+	       uint64_t seed, uint32_t run_id)
 {
-	unsigned max_len = pg_max_len(o), len;
+	unsigned max_len = pg_sdef_max_len(sd), len, off, l3, l4;
 	struct pg_tmpl *t;
 	uint8_t *d;
-	uint64_t v[PG_F_COUNT];
 
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
@@ -83,118 +248,125 @@ pg_stream_init(struct pg_txq *q, const struct pg_opts *o, uint64_t port_mac)
 		free(t);
 		return -1;
 	}
-	for (int f = 0; f < PG_F_COUNT; f++)
-		v[f] = o->f[f].lo;
-	if (!o->f[PG_F_SRC_MAC].set)
-		v[PG_F_SRC_MAC] = port_mac;
-	len = o->size_mode == PG_SIZE_IMIX ? (unsigned)pg_imix_sizes[0] - PG_FCS
-					   : (unsigned)v[PG_F_SIZE] - PG_FCS;
+	len = (sd->slots ? sd->slots[0] : (unsigned)sd->size.lo) - PG_FCS;
+	if (sd->size.mode == PG_V_DEC && sd->slots == NULL)
+		len = (unsigned)(sd->size.lo + (sd->size.hi - sd->size.lo) /
+						   sd->size.step *
+						   sd->size.step) -
+		      PG_FCS;
 
-	/* Ethernet. */
-	put_be(d + 0, v[PG_F_DST_MAC], 6);
-	put_be(d + 6, v[PG_F_SRC_MAC], 6);
-	put_be(d + 12, 0x0800, 2);
-	/* IPv4: no options, DF, TTL 64, UDP. */
-	d[14] = 0x45;
-	d[15] = 0;
-	put_be(d + 16, len - 14, 2);
-	put_be(d + 18, 0, 2);
-	put_be(d + 20, 0x4000, 2);
-	d[22] = 64;
-	d[23] = 17;
-	put_be(d + 26, v[PG_F_SRC_IP], 4);
-	put_be(d + 30, v[PG_F_DST_IP], 4);
-	put_be(d + 24, (uint16_t)~pg_csum_fold(pg_csum_add(0, d + 14, 20)), 2);
-	/* UDP. */
-	put_be(d + 34, v[PG_F_SRC_PORT], 2);
-	put_be(d + 36, v[PG_F_DST_PORT], 2);
-	put_be(d + 38, len - 34, 2);
-	put_be(d + 40, 0, 2);
-	/* Payload header, then a byte pattern. */
-	put_be(d + PG_PAYLOAD_OFF + PG_ST_RUN, pg.run_id, 4);
-	put_be(d + PG_PAYLOAD_OFF + PG_ST_STREAM, q->stream, 2);
-	for (unsigned i = PG_PAYLOAD_OFF + PG_PAYLOAD_LEN; i < max_len; i++)
-		d[i] = (uint8_t)i;
+	/* Ethernet and tags. */
+	put_be(d + 0, sd->v[PG_FV_DST_MAC].lo, 6);
+	put_be(d + 6,
+	       sd->v[PG_FV_SRC_MAC].set ? sd->v[PG_FV_SRC_MAC].lo : port_mac,
+	       6);
+	off = 12;
+	for (unsigned i = 0; i < sd->ntags; i++) {
+		put_be(d + off, sd->tpid[i], 2);
+		put_be(d + off + 2,
+		       i == 0 ? (sd->tci[0] & 0xf000u) |
+				    (sd->v[PG_FV_VLAN].lo & 0xfff)
+			      : sd->tci[i],
+		       2);
+		off += 4;
+	}
+	put_be(d + off, sd->ipv6 ? 0x86dd : 0x0800, 2);
+	l3 = off + 2;
+	/* IP. */
+	if (sd->ipv6) {
+		put_be(d + l3, 0x60000000u | (uint32_t)sd->tos << 20, 4);
+		d[l3 + 6] = sd->l4 == PG_L4_UDP	  ? 17
+			    : sd->l4 == PG_L4_TCP ? 6
+						  : 58;
+		d[l3 + 7] = sd->ttl;
+		put_be(d + l3 + 8, sd->hi6[0], 8);
+		put_be(d + l3 + 16, sd->v[PG_FV_SRC_IP].lo, 8);
+		put_be(d + l3 + 24, sd->hi6[1], 8);
+		put_be(d + l3 + 32, sd->v[PG_FV_DST_IP].lo, 8);
+		l4 = l3 + 40;
+	} else {
+		d[l3] = 0x45;
+		d[l3 + 1] = sd->tos;
+		put_be(d + l3 + 6, 0x4000, 2); /* DF */
+		d[l3 + 8] = sd->ttl;
+		d[l3 + 9] = sd->l4 == PG_L4_UDP	  ? 17
+			    : sd->l4 == PG_L4_TCP ? 6
+						  : 1;
+		put_be(d + l3 + 12, sd->v[PG_FV_SRC_IP].lo, 4);
+		put_be(d + l3 + 16, sd->v[PG_FV_DST_IP].lo, 4);
+		l4 = l3 + 20;
+	}
+	/* Transport. */
+	if (sd->l4 == PG_L4_ICMP) {
+		d[l4] = sd->icmp_type;
+		d[l4 + 1] = sd->icmp_code;
+		put_be(d + l4 + 4, sd->v[PG_FV_SRC_PORT].lo, 2); /* id */
+	} else {
+		put_be(d + l4, sd->v[PG_FV_SRC_PORT].lo, 2);
+		put_be(d + l4 + 2, sd->v[PG_FV_DST_PORT].lo, 2);
+		if (sd->l4 == PG_L4_TCP) {
+			put_be(d + l4 + 4, 1, 4); /* seq */
+			d[l4 + 12] = 5 << 4;
+			d[l4 + 13] = sd->tcp_flags;
+			put_be(d + l4 + 14, 65535, 2);
+		}
+	}
+	off = pg_sdef_hdr_len(sd);
+	/* Stamp, then the pattern. */
+	put_be(d + off + PG_ST_RUN, run_id, 4);
+	put_be(d + off + PG_ST_STREAM, q->stream, 2);
+	for (unsigned i = off + PG_PAYLOAD_LEN; i < max_len; i++)
+		d[i] = sd->patlen
+			   ? sd->pat[(i - off - PG_PAYLOAD_LEN) % sd->patlen]
+			   : (uint8_t)i;
 
 	t->data = d;
 	t->len = len;
 	t->stamped = true;
-	t->stamp_off = PG_PAYLOAD_OFF;
+	t->stamp_off = (uint16_t)off;
 	q->tmpl = t;
 	q->own_tmpl = t;
 	q->ntmpl = 1;
 	q->tmpl_idx = 0;
+	q->l3_off = (uint16_t)l3;
+	q->l4_off = (uint16_t)l4;
+	q->l4 = sd->l4;
+	q->ipv6 = sd->ipv6;
+	/* UDP over IPv4 may go without; IPv6 and the others may not. */
+	q->l4_cksum = sd->l4 != PG_L4_UDP || sd->ipv6 || sd->udp_cksum;
 
-	/* The IPv4 header's sum without lengths and addresses: what the
-	 * per-packet update starts from. */
-	{
-		uint8_t ip[20];
-
-		memcpy(ip, d + 14, 20);
-		memset(ip + 2, 0, 2);
-		memset(ip + 10, 0, 10);
-		q->ip_sum_base = pg_csum_add(0, ip, 20);
-	}
-
-	/* Generators of what varies. */
+	/* The field engine. */
 	q->nfgen = 0;
-	q->imix = NULL;
-	q->vary_ip_cksum = false;
-	for (int f = 0; f < PG_F_COUNT; f++) {
-		const struct pg_range *r = &o->f[f];
+	for (int f = 0; f < PG_FV_COUNT; f++) {
+		const struct pg_val *v = &sd->v[f];
 		struct pg_fgen *g;
-		uint64_t span;
 
-		if (f == PG_F_SIZE && o->size_mode == PG_SIZE_IMIX)
-			span = PG_IMIX_SLOTS;
-		else if (r->lo == r->hi)
+		if (v->lo == v->hi)
 			continue;
-		else
-			span = (r->hi - r->lo) / r->step + 1;
+		if (f == PG_FV_VLAN && sd->ntags == 0)
+			continue;
 		g = &q->fgen[q->nfgen++];
-		g->field = (uint8_t)f;
-		g->off = field_pos[f].off;
-		g->width = field_pos[f].width;
-		g->lo = r->lo;
-		g->step = r->step;
-		g->span = span;
+		field_place(sd, f, l3, l4, g);
+		g->mode = v->mode;
+		g->lo = v->lo;
+		g->step = v->step;
+		g->span = (v->hi - v->lo) / v->step + 1;
 		g->cur = 0;
-		if (f == PG_F_SIZE && o->size_mode == PG_SIZE_IMIX)
-			q->imix = pg_imix_sizes;
-		if (f == PG_F_SIZE || f == PG_F_SRC_IP || f == PG_F_DST_IP)
-			q->vary_ip_cksum = true;
 	}
-	q->kind = q->nfgen == 0 && !o->udp_cksum ? PG_K_FAST : PG_K_GENERAL;
-	q->random = o->random;
-	q->rnd = (o->seed * 0x9e3779b97f4a7c15ULL + q->stream) | 1;
-
-	q->pay_cum = NULL;
-	if (o->udp_cksum) {
-		unsigned n = max_len - (PG_PAYLOAD_OFF + PG_PAYLOAD_LEN);
-		uint32_t *cum = malloc((n + 1) * sizeof(*cum));
-		const uint8_t *p = d + PG_PAYLOAD_OFF + PG_PAYLOAD_LEN;
-
-		if (cum == NULL) {
-			pg_stream_fini(q);
-			return -1;
-		}
-		cum[0] = 0;
-		for (unsigned k = 1; k <= n; k++) {
-			uint32_t s =
-			    cum[k - 1] +
-			    ((k & 1) ? (uint32_t)p[k - 1] << 8 : p[k - 1]);
-
-			cum[k] = (s & 0xffff) + (s >> 16);
-		}
-		q->pay_cum = cum;
-		q->udp_sum_base = 17;
-		/* The template itself gets a correct checksum too. */
-		uint32_t s = q->udp_sum_base + pg_csum_add(0, d + 26, 8) +
-			     (len - 34) + pg_csum_add(0, d + 34, len - 34);
-		uint16_t ck = (uint16_t)~pg_csum_fold(s);
-
-		put_be(d + 40, ck ? ck : 0xffff, 2);
-	}
+	/* Sizes. */
+	memset(&q->sgen, 0, sizeof(q->sgen));
+	q->slots = sd->slots;
+	q->vary_size = sd->slots != NULL || sd->size.lo != sd->size.hi;
+	q->sgen.mode = sd->size.mode;
+	q->sgen.lo = sd->size.lo;
+	q->sgen.step = sd->size.step;
+	q->sgen.span = sd->slots
+			   ? sd->nslots
+			   : (sd->size.hi - sd->size.lo) / sd->size.step + 1;
+	q->kind = q->nfgen == 0 && !q->vary_size && !q->l4_cksum ? PG_K_FAST
+								 : PG_K_GENERAL;
+	q->rnd = (seed * 0x9e3779b97f4a7c15ULL + q->stream) | 1;
+	pg_stream_fix(q, d, len);
 	return 0;
 }
 
@@ -206,8 +378,6 @@ pg_stream_fini(struct pg_txq *q)
 		free(q->own_tmpl);
 		q->own_tmpl = NULL;
 	}
-	free((void *)q->pay_cum);
-	q->pay_cum = NULL;
 }
 
 #ifdef PG_HAVE_PCAP

@@ -54,9 +54,13 @@ check_pktgen(const struct pg_opts *o)
 		   o->f[PG_F_DST_PORT].hi <= 65535);
 	FUZZ_CHECK(o->f[PG_F_SRC_MAC].hi < (1ULL << 48) &&
 		   o->f[PG_F_DST_MAC].hi < (1ULL << 48));
-	FUZZ_CHECK(o->f[PG_F_SRC_IP].hi <= UINT32_MAX &&
-		   o->f[PG_F_DST_IP].hi <= UINT32_MAX);
-	FUZZ_CHECK(pg_max_len(o) <= PG_MAX_SIZE - PG_FCS);
+	FUZZ_CHECK(o->ipv6 || (o->f[PG_F_SRC_IP].hi <= UINT32_MAX &&
+			       o->f[PG_F_DST_IP].hi <= UINT32_MAX));
+	FUZZ_CHECK(o->cli.ntags <= PG_MAX_TAGS && o->cli.l4 <= PG_L4_ICMP);
+	FUZZ_CHECK(pg_sdef_max_len(&o->cli) <= PG_MAX_SIZE - PG_FCS);
+	FUZZ_CHECK(o->profile ||
+		   pg_sdef_max_len(&o->cli) + PG_FCS >=
+		       pg_sdef_hdr_len(&o->cli) + PG_PAYLOAD_LEN + PG_FCS);
 }
 
 static void
@@ -119,8 +123,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	copy[0] = argv[0];
 	ret = pg_parse_args(app_argc, copy, &po);
 	FUZZ_CHECK(ret == -1 || ret == 0 || ret == 1);
-	if (ret == 0)
+	if (ret == 0) {
 		check_pktgen(&po);
+		pg_sdef_fini(&po.cli);
+	}
 
 	memcpy(copy, argv + app_first, (size_t)(app_argc + 1) * sizeof(*copy));
 	copy[0] = argv[0];

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * profile.c - lr-pktgen's stream profiles (--profile FILE.json), read with
+ * jansson. The format (README.md, "lr-pktgen profiles"):
+ *
+ *   {"streams": [{"name": "a", "proto": "udp", "src_ip": "10.0.0.1-10.0.0.4",
+ *                 "size": "imix", "rate_pps": 1000}, ...]}
+ *
+ * Every key of a stream is optional; an unknown key is an error (a typo
+ * must not pass silently). A ranged value is "A-B" (increment) or
+ * {"from": A, "to": B, "step": S, "mode": "inc"|"dec"|"random"}.
+ * Every error names the file, the stream, the key and the value.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "pktgen.h"
+
+struct ctx {
+	const char *path;
+	unsigned idx;
+	const char *name;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+perr(const struct ctx *c, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr,
+		"lr-pktgen: --profile '%s': stream %u ('%s'): %s: ", c->path,
+		c->idx, c->name, key);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* The text of a JSON value, for messages. */
+static const char *
+jtext(json_t *j, char *buf, size_t n)
+{
+	char *t = json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT);
+
+	snprintf(buf, n, "%s", t ? t : "?");
+	free(t);
+	return buf;
+}
+
+enum vkind { K_MAC, K_IP, K_U16, K_VLAN, K_SIZE, K_U8 };
+
+/* One end of a range: a number, or text in the field's notation. */
+static int
+one_value(json_t *j, enum vkind k, bool v6, uint64_t *v, uint64_t *hi6)
+{
+	char buf[64];
+
+	*hi6 = 0;
+	if (json_is_integer(j) && k != K_MAC && k != K_IP) {
+		if (json_integer_value(j) < 0)
+			return -1;
+		*v = (uint64_t)json_integer_value(j);
+		return 0;
+	}
+	if (!json_is_string(j) || json_string_length(j) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", json_string_value(j));
+	if (k == K_MAC)
+		return pg_parse_mac(buf, v);
+	if (k == K_IP) {
+		uint64_t hi;
+
+		return pg_parse_ip_range(buf, v6, v, &hi, hi6) != 0 || hi != *v
+			   ? -1
+			   : 0;
+	}
+	{
+		char *end;
+
+		errno = 0;
+		*v = strtoull(buf, &end, 0);
+		return errno || end == buf || *end ? -1 : 0;
+	}
+}
+
+static uint64_t
+kind_max(enum vkind k)
+{
+	switch (k) {
+	case K_MAC:
+		return 0xffffffffffffULL;
+	case K_U16:
+		return 65535;
+	case K_VLAN:
+		return 4095;
+	case K_SIZE:
+		return PG_MAX_SIZE;
+	case K_U8:
+		return 255;
+	default:
+		return UINT64_MAX;
+	}
+}
+
+/* A fixed or ranged value of kind k at key into v (IPv6: high bits into
+ * *hi6). */
+static int
+get_val(const struct ctx *c, const char *key, json_t *j, enum vkind k, bool v6,
+	struct pg_val *v, uint64_t *hi6)
+{
+	char buf[160];
+	uint64_t h0 = 0, h1 = 0;
+	const char *what = k == K_MAC  ? "a MAC like 02:00:00:00:00:01"
+			   : k == K_IP ? (v6 ? "an IPv6 address like fd00::1"
+					     : "an IPv4 address like 10.0.0.1")
+				       : "a number";
+
+	v->step = 1;
+	v->mode = PG_V_INC;
+	if (json_is_object(j)) {
+		json_t *m = json_object_get(j, "mode");
+		json_t *st = json_object_get(j, "step");
+		const char *k2;
+		json_t *x;
+
+		json_object_foreach(j, k2, x)
+		{
+			if (strcmp(k2, "from") && strcmp(k2, "to") &&
+			    strcmp(k2, "step") && strcmp(k2, "mode"))
+				return perr(c, key,
+					    "unknown key '%s' (from, to, step, "
+					    "mode)",
+					    k2);
+		}
+		if (one_value(json_object_get(j, "from"), k, v6, &v->lo, &h0) ||
+		    one_value(json_object_get(j, "to"), k, v6, &v->hi, &h1))
+			return perr(c, key, "'from' and 'to' must be %s, in %s",
+				    what, jtext(j, buf, sizeof(buf)));
+		if (st && (!json_is_integer(st) || json_integer_value(st) < 1))
+			return perr(c, key, "'step' must be a number >= 1");
+		if (st)
+			v->step = (uint64_t)json_integer_value(st);
+		if (m) {
+			const char *ms =
+			    json_is_string(m) ? json_string_value(m) : "";
+
+			if (strcmp(ms, "inc") == 0)
+				v->mode = PG_V_INC;
+			else if (strcmp(ms, "dec") == 0)
+				v->mode = PG_V_DEC;
+			else if (strcmp(ms, "random") == 0)
+				v->mode = PG_V_RANDOM;
+			else
+				return perr(
+				    c, key,
+				    "mode %s: expected \"inc\", \"dec\" "
+				    "or \"random\"",
+				    jtext(m, buf, sizeof(buf)));
+		}
+	} else if (json_is_string(j) && k != K_IP &&
+		   strchr(json_string_value(j), '-') != NULL) {
+		char a[64], *dash;
+
+		snprintf(a, sizeof(a), "%s", json_string_value(j));
+		dash = strchr(a, '-');
+		*dash = '\0';
+		json_t *ja = json_string(a), *jb = json_string(dash + 1);
+		int bad = one_value(ja, k, v6, &v->lo, &h0) ||
+			  one_value(jb, k, v6, &v->hi, &h1);
+
+		json_decref(ja);
+		json_decref(jb);
+		if (bad)
+			return perr(c, key,
+				    "expected %s or a range A-B, not %s", what,
+				    jtext(j, buf, sizeof(buf)));
+	} else if (json_is_string(j) && k == K_IP) {
+		if (pg_parse_ip_range(json_string_value(j), v6, &v->lo, &v->hi,
+				      &h0) != 0)
+			return perr(
+			    c, key, "expected %s or a range A-B%s, not %s",
+			    what, v6 ? " (differing in the low 64 bits)" : "",
+			    jtext(j, buf, sizeof(buf)));
+		h1 = h0;
+	} else if (one_value(j, k, v6, &v->lo, &h0) == 0) {
+		v->hi = v->lo;
+		h1 = h0;
+	} else {
+		return perr(c, key, "expected %s, not %s", what,
+			    jtext(j, buf, sizeof(buf)));
+	}
+	if (v->lo > v->hi || v->hi > kind_max(k) || h0 != h1)
+		return perr(c, key,
+			    "%s: out of range or from high to low (at most "
+			    "%llu)",
+			    jtext(j, buf, sizeof(buf)),
+			    (unsigned long long)kind_max(k));
+	if (k == K_SIZE && v->lo < PG_MIN_SIZE)
+		return perr(c, key, "%s: below %d, the smallest frame",
+			    jtext(j, buf, sizeof(buf)), PG_MIN_SIZE);
+	if (hi6)
+		*hi6 = h0;
+	v->set = true;
+	return 0;
+}
+
+/* [[size, weight], ...]: the slots, spread by smooth weighted round
+ * robin so that no size bunches up. */
+static int
+weighted_sizes(const struct ctx *c, json_t *j, struct pg_sdef *d)
+{
+	unsigned n = (unsigned)json_array_size(j), total = 0;
+	uint64_t size[64], w[64];
+	int64_t cur[64] = {0};
+	char buf[160];
+
+	if (n == 0 || n > 64)
+		return perr(c, "size", "a weighted list has 1 to 64 entries");
+	for (unsigned i = 0; i < n; i++) {
+		json_t *e = json_array_get(j, i);
+		struct pg_val v;
+
+		if (!json_is_array(e) || json_array_size(e) != 2 ||
+		    !json_is_integer(json_array_get(e, 1)) ||
+		    json_integer_value(json_array_get(e, 1)) < 1 ||
+		    get_val(c, "size", json_array_get(e, 0), K_SIZE, false, &v,
+			    NULL) != 0 ||
+		    v.lo != v.hi)
+			return perr(c, "size",
+				    "entry %s: expected [size, weight >= 1]",
+				    jtext(e, buf, sizeof(buf)));
+		size[i] = v.lo;
+		w[i] = (uint64_t)json_integer_value(json_array_get(e, 1));
+		total += (unsigned)w[i];
+		if (total > PG_MAX_SLOTS)
+			return perr(c, "size", "weights add up to more than %d",
+				    PG_MAX_SLOTS);
+	}
+	d->slots = malloc(total * sizeof(*d->slots));
+	if (d->slots == NULL)
+		return perr(c, "size", "out of memory");
+	for (unsigned s = 0; s < total; s++) {
+		unsigned best = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			cur[i] += (int64_t)w[i];
+			if (cur[i] > cur[best])
+				best = i;
+		}
+		cur[best] -= total;
+		d->slots[s] = (uint16_t)size[best];
+	}
+	d->nslots = total;
+	d->size_mode = PG_SIZE_IMIX;
+	d->size.set = true;
+	return 0;
+}
+
+static int
+get_size(const struct ctx *c, json_t *j, struct pg_sdef *d)
+{
+	if (json_is_string(j) && strcmp(json_string_value(j), "imix") == 0) {
+		d->slots = malloc(sizeof(pg_imix_sizes));
+		if (d->slots == NULL)
+			return perr(c, "size", "out of memory");
+		memcpy(d->slots, pg_imix_sizes, sizeof(pg_imix_sizes));
+		d->nslots = PG_IMIX_SLOTS;
+		d->size_mode = PG_SIZE_IMIX;
+		d->size.set = true;
+		return 0;
+	}
+	if (json_is_array(j))
+		return weighted_sizes(c, j, d);
+	if (get_val(c, "size", j, K_SIZE, false, &d->size, NULL) != 0)
+		return -1;
+	d->size_mode = d->size.lo == d->size.hi ? PG_SIZE_FIXED : PG_SIZE_RANGE;
+	return 0;
+}
+
+static int
+get_num(const struct ctx *c, const char *key, json_t *j, double lo, double hi,
+	double *v)
+{
+	char buf[160];
+
+	if (!json_is_number(j) || json_number_value(j) < lo ||
+	    json_number_value(j) > hi)
+		return perr(c, key, "%s: expected a number in %g..%g",
+			    jtext(j, buf, sizeof(buf)), lo, hi);
+	*v = json_number_value(j);
+	return 0;
+}
+
+/* "SA" (letters of FSRPAUEC) or a number. */
+static int
+get_tcp_flags(const struct ctx *c, json_t *j, uint8_t *f)
+{
+	static const char letters[] = "FSRPAUEC";
+	char buf[160];
+
+	if (json_is_integer(j) && json_integer_value(j) >= 0 &&
+	    json_integer_value(j) <= 255) {
+		*f = (uint8_t)json_integer_value(j);
+		return 0;
+	}
+	if (!json_is_string(j))
+		return perr(c, "tcp_flags",
+			    "%s: expected letters of FSRPAUEC "
+			    "or a number",
+			    jtext(j, buf, sizeof(buf)));
+	*f = 0;
+	for (const char *p = json_string_value(j); *p; p++) {
+		const char *l = strchr(letters, *p);
+
+		if (l == NULL)
+			return perr(c, "tcp_flags",
+				    "'%c' in %s: expected letters of FSRPAUEC",
+				    *p, jtext(j, buf, sizeof(buf)));
+		*f |= (uint8_t)(1u << (l - letters));
+	}
+	return 0;
+}
+
+/* "inc", "zero", "hex:00ff..." or "text:..." */
+static int
+get_payload(const struct ctx *c, json_t *j, struct pg_sdef *d)
+{
+	const char *s = json_is_string(j) ? json_string_value(j) : "";
+	char buf[160];
+
+	if (strcmp(s, "inc") == 0) {
+		d->patlen = 0;
+	} else if (strcmp(s, "zero") == 0) {
+		d->pat[0] = 0;
+		d->patlen = 1;
+	} else if (strncmp(s, "hex:", 4) == 0 && strlen(s + 4) % 2 == 0 &&
+		   strlen(s + 4) / 2 >= 1 && strlen(s + 4) / 2 <= PG_PAT_MAX) {
+		d->patlen = (unsigned)strlen(s + 4) / 2;
+		for (unsigned i = 0; i < d->patlen; i++) {
+			unsigned x;
+
+			if (sscanf(s + 4 + 2 * i, "%2x", &x) != 1)
+				return perr(c, "payload", "%s: bad hex digits",
+					    jtext(j, buf, sizeof(buf)));
+			d->pat[i] = (uint8_t)x;
+		}
+	} else if (strncmp(s, "text:", 5) == 0 && strlen(s + 5) >= 1 &&
+		   strlen(s + 5) <= PG_PAT_MAX) {
+		d->patlen = (unsigned)strlen(s + 5);
+		memcpy(d->pat, s + 5, d->patlen);
+	} else {
+		return perr(c, "payload",
+			    "%s: expected \"inc\", \"zero\", \"hex:HEX\" or "
+			    "\"text:TEXT\" (a pattern of 1 to %d bytes)",
+			    jtext(j, buf, sizeof(buf)), PG_PAT_MAX);
+	}
+	return 0;
+}
+
+static int
+get_vlan(const struct ctx *c, json_t *j, struct pg_sdef *d)
+{
+	json_t *tags[PG_MAX_TAGS];
+	unsigned n = 1;
+	char buf[160];
+
+	if (json_is_array(j)) {
+		n = (unsigned)json_array_size(j);
+		if (n < 1 || n > PG_MAX_TAGS)
+			return perr(c, "vlan", "%s: one or two tags (QinQ)",
+				    jtext(j, buf, sizeof(buf)));
+		for (unsigned i = 0; i < n; i++)
+			tags[i] = json_array_get(j, i);
+	} else {
+		tags[0] = j;
+	}
+	if (get_val(c, "vlan", tags[0], K_VLAN, false, &d->v[PG_FV_VLAN],
+		    NULL) != 0)
+		return -1;
+	if (n == 2) {
+		struct pg_val v;
+
+		if (get_val(c, "vlan", tags[1], K_VLAN, false, &v, NULL) != 0)
+			return -1;
+		if (v.lo != v.hi)
+			return perr(c, "vlan", "only the outer tag varies");
+		d->tci[1] = (uint16_t)v.lo;
+	}
+	d->ntags = n;
+	d->tpid[0] = n == 2 ? 0x88a8 : 0x8100;
+	d->tpid[1] = 0x8100;
+	return 0;
+}
+
+/* A key's handler, in the order they are applied (ipv6 before the
+ * addresses). */
+static int
+parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	static const char *const known[] = {
+	    "name",	 "ports",	 "ipv6",      "dst_mac",
+	    "src_mac",	 "vlan",	 "vlan_pcp",  "src_ip",
+	    "dst_ip",	 "ttl",		 "tos",	      "proto",
+	    "src_port",	 "dst_port",	 "tcp_flags", "icmp_type",
+	    "icmp_code", "udp_checksum", "payload",   "size",
+	    "rate_pps",	 "rate_mbps",	 "share",     "count",
+	    "burst",	 "gap_us",	 "bursts",    NULL};
+	static const char *const fkey[PG_FV_COUNT] = {
+	    "src_mac", "dst_mac",  "vlan",    "src_ip",
+	    "dst_ip",  "src_port", "dst_port"};
+	const char *key;
+	char buf[160];
+	json_t *v;
+	double x;
+	int nrate = 0;
+
+	json_object_foreach(js, key, v)
+	{
+		unsigned i = 0;
+
+		while (known[i] && strcmp(known[i], key))
+			i++;
+		if (known[i] == NULL)
+			return perr(c, key,
+				    "unknown key (see README.md, "
+				    "\"lr-pktgen profiles\")");
+	}
+	if ((v = json_object_get(js, "ipv6")) != NULL) {
+		if (!json_is_boolean(v))
+			return perr(c, "ipv6", "expected true or false");
+		d->ipv6 = json_is_true(v);
+	}
+	if ((v = json_object_get(js, "proto")) != NULL) {
+		const char *p = json_is_string(v) ? json_string_value(v) : "";
+
+		if (strcmp(p, "udp") == 0)
+			d->l4 = PG_L4_UDP;
+		else if (strcmp(p, "tcp") == 0)
+			d->l4 = PG_L4_TCP;
+		else if (strcmp(p, "icmp") == 0)
+			d->l4 = PG_L4_ICMP;
+		else
+			return perr(c, "proto",
+				    "%s: expected \"udp\", \"tcp\" "
+				    "or \"icmp\"",
+				    jtext(v, buf, sizeof(buf)));
+	}
+	if ((v = json_object_get(js, "ports")) != NULL) {
+		if (!json_is_array(v) || json_array_size(v) == 0)
+			return perr(c, "ports", "expected a list of port ids");
+		for (size_t i = 0; i < json_array_size(v); i++) {
+			json_t *e = json_array_get(v, i);
+
+			if (!json_is_integer(e) || json_integer_value(e) < 0 ||
+			    json_integer_value(e) >= LR_MAX_ETHPORTS)
+				return perr(c, "ports",
+					    "%s: port ids are "
+					    "0..%d",
+					    jtext(e, buf, sizeof(buf)),
+					    LR_MAX_ETHPORTS - 1);
+			d->ports |= 1u << json_integer_value(e);
+		}
+	}
+	if ((v = json_object_get(js, "vlan")) != NULL && get_vlan(c, v, d) != 0)
+		return -1;
+	if ((v = json_object_get(js, "vlan_pcp")) != NULL) {
+		if (get_num(c, "vlan_pcp", v, 0, 7, &x) != 0)
+			return -1;
+		d->tci[0] = (uint16_t)((unsigned)x << 13);
+	}
+	for (int f = 0; f < PG_FV_COUNT; f++) {
+		enum vkind k = f <= PG_FV_DST_MAC  ? K_MAC
+			       : f == PG_FV_VLAN   ? K_VLAN
+			       : f <= PG_FV_DST_IP ? K_IP
+						   : K_U16;
+
+		if (f == PG_FV_VLAN ||
+		    (v = json_object_get(js, fkey[f])) == NULL)
+			continue;
+		if (get_val(c, fkey[f], v, k, d->ipv6, &d->v[f],
+			    f == PG_FV_SRC_IP	? &d->hi6[0]
+			    : f == PG_FV_DST_IP ? &d->hi6[1]
+						: NULL) != 0)
+			return -1;
+	}
+	if ((v = json_object_get(js, "ttl")) != NULL) {
+		if (get_num(c, "ttl", v, 0, 255, &x) != 0)
+			return -1;
+		d->ttl = (uint8_t)x;
+	}
+	if ((v = json_object_get(js, "tos")) != NULL) {
+		if (get_num(c, "tos", v, 0, 255, &x) != 0)
+			return -1;
+		d->tos = (uint8_t)x;
+	}
+	if ((v = json_object_get(js, "tcp_flags")) != NULL &&
+	    get_tcp_flags(c, v, &d->tcp_flags) != 0)
+		return -1;
+	if ((v = json_object_get(js, "icmp_type")) != NULL) {
+		if (get_num(c, "icmp_type", v, 0, 255, &x) != 0)
+			return -1;
+		d->icmp_type = (uint8_t)x;
+	}
+	if ((v = json_object_get(js, "icmp_code")) != NULL) {
+		if (get_num(c, "icmp_code", v, 0, 255, &x) != 0)
+			return -1;
+		d->icmp_code = (uint8_t)x;
+	}
+	if ((v = json_object_get(js, "udp_checksum")) != NULL) {
+		if (!json_is_boolean(v))
+			return perr(c, "udp_checksum",
+				    "expected true or false");
+		d->udp_cksum = json_is_true(v);
+	}
+	if ((v = json_object_get(js, "payload")) != NULL &&
+	    get_payload(c, v, d) != 0)
+		return -1;
+	if ((v = json_object_get(js, "size")) != NULL && get_size(c, v, d) != 0)
+		return -1;
+	if ((v = json_object_get(js, "rate_pps")) != NULL) {
+		if (get_num(c, "rate_pps", v, 1e-3, 1e10, &d->rate) != 0)
+			return -1;
+		d->rate_mode = PG_RATE_PPS;
+		nrate++;
+	}
+	if ((v = json_object_get(js, "rate_mbps")) != NULL) {
+		if (get_num(c, "rate_mbps", v, 1e-6, 1e7, &d->rate) != 0)
+			return -1;
+		d->rate_mode = PG_RATE_MBPS;
+		nrate++;
+	}
+	if ((v = json_object_get(js, "share")) != NULL) {
+		if (get_num(c, "share", v, 1e-6, 1e9, &d->share) != 0)
+			return -1;
+		nrate++;
+	}
+	if (nrate > 1)
+		return perr(c, "rate_pps/rate_mbps/share", "give one");
+	if ((v = json_object_get(js, "count")) != NULL) {
+		if (get_num(c, "count", v, 1, 9e18, &x) != 0)
+			return -1;
+		d->count = (uint64_t)x;
+	}
+	if ((v = json_object_get(js, "burst")) != NULL) {
+		if (get_num(c, "burst", v, 1, 9e18, &x) != 0)
+			return -1;
+		d->burst = (uint64_t)x;
+		d->bursts = 1;
+	}
+	if ((v = json_object_get(js, "bursts")) != NULL) {
+		if (get_num(c, "bursts", v, 0, 9e18, &x) != 0)
+			return -1;
+		d->bursts = (uint64_t)x;
+	}
+	if ((v = json_object_get(js, "gap_us")) != NULL) {
+		if (get_num(c, "gap_us", v, 0, 3.6e9, &d->gap_us) != 0)
+			return -1;
+	}
+	if ((json_object_get(js, "bursts") || json_object_get(js, "gap_us")) &&
+	    d->burst == 0)
+		return perr(c, "bursts/gap_us",
+			    "need \"burst\" (frames a burst)");
+	return 0;
+}
+
+int
+pg_profile_load(const char *path, struct pg_sdef **out)
+{
+	json_error_t e;
+	json_t *root, *streams;
+	struct pg_sdef *d = NULL;
+	unsigned n = 0;
+	char what[4200];
+
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	if (root == NULL) {
+		fprintf(stderr,
+			"lr-pktgen: --profile '%s': line %d column %d: "
+			"%s\n",
+			path, e.line, e.column, e.text);
+		return -1;
+	}
+	streams = json_object_get(root, "streams");
+	if (!json_is_object(root) || !json_is_array(streams) ||
+	    json_array_size(streams) == 0 ||
+	    json_array_size(streams) > PG_MAX_SDEFS) {
+		fprintf(stderr,
+			"lr-pktgen: --profile '%s': expected {\"streams\": "
+			"[...]} with 1 to %d streams\n",
+			path, PG_MAX_SDEFS);
+		goto fail;
+	}
+	n = (unsigned)json_array_size(streams);
+	d = calloc(n, sizeof(*d));
+	if (d == NULL) {
+		fprintf(stderr, "lr-pktgen: --profile '%s': out of memory\n",
+			path);
+		goto fail;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		json_t *js = json_array_get(streams, i), *jn;
+		struct ctx c = {path, i, ""};
+
+		pg_sdef_defaults(&d[i]);
+		snprintf(d[i].name, sizeof(d[i].name), "%u", i);
+		if (!json_is_object(js)) {
+			fprintf(stderr,
+				"lr-pktgen: --profile '%s': stream %u: "
+				"expected an object\n",
+				path, i);
+			goto fail_streams;
+		}
+		jn = json_object_get(js, "name");
+		if (jn && (!json_is_string(jn) ||
+			   json_string_length(jn) >= PG_NAME_MAX ||
+			   json_string_length(jn) == 0)) {
+			fprintf(stderr,
+				"lr-pktgen: --profile '%s': stream %u: "
+				"name: a string of 1 to %d characters\n",
+				path, i, PG_NAME_MAX - 1);
+			goto fail_streams;
+		}
+		if (jn)
+			snprintf(d[i].name, sizeof(d[i].name), "%s",
+				 json_string_value(jn));
+		c.name = d[i].name;
+		snprintf(what, sizeof(what), "--profile '%s'", path);
+		if (parse_stream(&c, js, &d[i]) != 0 ||
+		    pg_sdef_check(&d[i], what) != 0)
+			goto fail_streams;
+	}
+	json_decref(root);
+	*out = d;
+	return (int)n;
+
+fail_streams:
+	for (unsigned i = 0; i < n; i++)
+		pg_sdef_fini(&d[i]);
+	free(d);
+fail:
+	json_decref(root);
+	return -1;
+}
