@@ -137,6 +137,15 @@ fwd_drops() {
 	echo $((missed + ${dropped:-0}))
 }
 
+# jget FILE EXPR: EXPR over r, the results of lr-pktgen's --json document
+# in FILE (python3: meson's own interpreter, so always there); empty if the
+# file is not one JSON document.
+jget() {
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+
 loss_case() {
 	local drv=$1 name=$2 ok=0 attempt tx own lost dup rc v0 v1 gmiss counted
 	for attempt in 1 2 3; do
@@ -146,7 +155,7 @@ loss_case() {
 		fi
 		v0=$(vdrops)
 		gen net_af_packet --rate-pps "$RATE" --duration 2 --drain-ms 1000 \
-			--bucket-ms 1000 --json >"$TMP/loss.out" 2>&1
+			--bucket-ms 1000 --json >"$TMP/loss.json" 2>"$TMP/loss.out"
 		rc=$?
 		v1=$(vdrops)
 		if ! stop_fwd; then
@@ -157,8 +166,8 @@ loss_case() {
 		own=$(field rx_own "$TMP/loss.out")
 		lost=$(field lost "$TMP/loss.out")
 		dup=$(field dup "$TMP/loss.out")
-		gmiss=$(grep -o '"imissed": [0-9]*' "$TMP/loss.out" |
-			awk '{s += $2} END {print s + 0}')
+		gmiss=$(jget "$TMP/loss.json" \
+			'sum(p["imissed"] for p in r["ports"])')
 		counted=$((v1 - v0 + $(fwd_drops) + gmiss))
 		echo "$name attempt $attempt: exit $rc tx=$tx rx_own=$own lost=$lost dup=$dup" \
 			"counted drops: veth $((v1 - v0)) lr-l2fwd $(fwd_drops) generator $gmiss"
@@ -194,8 +203,9 @@ loss_case() {
 	mn=$(field lat_min_us "$f") av=$(field lat_avg_us "$f")
 	p50=$(field lat_p50_us "$f") p99=$(field lat_p99_us "$f")
 	p999=$(field lat_p999_us "$f") mx=$(field lat_max_us "$f")
-	n=$(grep -o '"latency_us": {"n": [0-9]*' "$f" | grep -o '[0-9]*$')
-	hsum=$(grep -o '"count": [0-9]*' "$f" | awk '{s += $2} END {print s + 0}')
+	n=$(jget "$TMP/loss.json" 'r["latency_us"]["n"]')
+	hsum=$(jget "$TMP/loss.json" \
+		'sum(b["count"] for b in r["latency_us"]["histogram"])')
 	if awk -v a="$mn" -v b="$p50" -v c="$p99" -v d="$p999" -v e="$mx" \
 		-v avg="$av" 'BEGIN { exit !(a > 0 && a <= b && b <= c && c <= d &&
 			d <= e && e < 1e6 && avg >= a && avg <= e) }' &&
