@@ -124,7 +124,7 @@ is_pci_addr(const char *dev)
 	return rte_pci_addr_parse(name, &a) == 0;
 }
 
-/* The calling thread's CPUs as "a,b,c" into buf; 0 or -1. */
+/* The calling thread's CPUs as ranges, "0-3,8", into buf; 0 or -1. */
 static int
 cpu_list(char *buf, size_t len)
 {
@@ -135,14 +135,20 @@ cpu_list(char *buf, size_t len)
 		return -1;
 	buf[0] = '\0';
 	for (int c = 0; c < CPU_SETSIZE; c++) {
-		int k;
+		int e = c, k;
 
 		if (!CPU_ISSET(c, &set))
 			continue;
-		k = snprintf(buf + off, len - off, "%s%d", off ? "," : "", c);
+		while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
+			e++;
+		k = e == c ? snprintf(buf + off, len - off, "%s%d",
+				      off ? "," : "", c)
+			   : snprintf(buf + off, len - off, "%s%d-%d",
+				      off ? "," : "", c, e);
 		if (k < 0 || (size_t)k >= len - off)
 			return -1;
 		off += (size_t)k;
+		c = e;
 	}
 	return off ? 0 : -1;
 }
