@@ -5,6 +5,10 @@
  *    chained descriptors and mbufs) arrive once, in order, byte for byte;
  *    the counters of both ends agree; the socket file is 0600; every mbuf
  *    is back in the pool after close;
+ *  - tx_offloads: a UDP frame with a partial checksum and a TCP
+ *    super-frame (tso_segsz 600) sent through memif, which carries no
+ *    metadata, arrive complete: checksums done, the super-frame in three
+ *    frames with their own lengths, sequence numbers and checksums;
  *  - zc_pair: a zero-copy client and a copying server: the client sends
  *    its pool's mbufs with no copy (chains above bsize and other pools'
  *    mbufs copied, counted in tx_zc_copies), receives mbufs of its pool,
@@ -1980,8 +1984,208 @@ out:;
 	return 0;
 }
 
+/* Ones' complement sum of len bytes (big-endian words), added to sum. */
+static uint32_t
+ocsum(const uint8_t *d, uint32_t len, uint32_t sum)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)(d[i] << 8 | d[i + 1]);
+	if (len & 1)
+		sum += (uint32_t)d[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+ofold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* An IPv4 frame's header checksum and its L4 (TCP or UDP) checksum both
+ * verify: 0 or -1 after a message. */
+static int
+cksums_ok(const uint8_t *f, uint32_t len)
+{
+	uint32_t ihl = (uint32_t)(f[14] & 0xf) * 4, l4 = 14 + ihl;
+	uint32_t l4len = (uint32_t)(f[16] << 8 | f[17]) - ihl;
+	uint32_t sum = ocsum(f + 26, 8, 0); /* addresses */
+
+	if (l4 + l4len != len || ofold(ocsum(f + 14, ihl, 0)) != 0xffff) {
+		fprintf(stderr, "IPv4 header of a %u-byte frame wrong\n", len);
+		return -1;
+	}
+	sum += f[23] + l4len;
+	if (ofold(ocsum(f + l4, l4len, sum)) != 0xffff) {
+		fprintf(stderr, "%s checksum of a %u-byte frame wrong\n",
+			f[23] == 6 ? "TCP" : "UDP", len);
+		return -1;
+	}
+	return 0;
+}
+
+/* Ethernet + IPv4 (checksum left 0) + an L4 header of proto, payload
+ * bytes of pattern after it; the frame's length. */
+static uint32_t
+make_ip_frame(uint8_t *f, uint8_t proto, uint32_t payload)
+{
+	uint32_t l4h = proto == 6 ? 20 : 8, len = 14 + 20 + l4h + payload;
+	uint32_t iplen = len - 14;
+
+	memset(f, 0, len);
+	memset(f, 0x02, 12);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = (uint8_t)(iplen >> 8);
+	f[17] = (uint8_t)iplen;
+	f[22] = 64;
+	f[23] = proto;
+	memcpy(f + 26, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	f[34] = 0x30; /* ports 12345 -> 80 */
+	f[35] = 0x39;
+	f[37] = 80;
+	if (proto == 6) {
+		f[38] = 0x11; /* sequence 0x11223344 */
+		f[39] = 0x22;
+		f[40] = 0x33;
+		f[41] = 0x44;
+		f[46] = 0x50; /* data offset 5 */
+		f[47] = 0x18; /* PSH ACK */
+		f[49] = 0xff; /* window */
+	} else {
+		f[38] = (uint8_t)((l4h + payload) >> 8);
+		f[39] = (uint8_t)(l4h + payload);
+	}
+	for (uint32_t i = 0; i < payload; i++)
+		f[14 + 20 + l4h + i] = (uint8_t)(i * 7 + 3);
+	return len;
+}
+
+/* Offloads across memif, which carries no metadata: a UDP frame with a
+ * partial checksum (as veth and tap hand them out) and a TCP super-frame
+ * (tso_segsz 600) sent by the client arrive at the server complete: the
+ * checksum done, the super-frame cut into 3 frames with their own IP
+ * lengths, sequence numbers and checksums. */
+static int
+test_tx_offloads(void)
+{
+	char s[256], c[256], sock[128];
+	static uint8_t f[2048];
+	struct lr_mbuf *m, *rx[BURST];
+	int sp, cp, ret = -1;
+	unsigned got = 0;
+	uint32_t len;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/offl.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif0,role=server,socket=%s,socket-abstract=no", sock);
+	snprintf(c, sizeof(c),
+		 "net_memif1,role=client,socket=%s,socket-abstract=no", sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+
+	/* UDP, partial: the pseudo-header sum in the field. */
+	len = make_ip_frame(f, 17, 301);
+	uint32_t ps = ocsum(f + 26, 8, 17 + 8 + 301);
+	uint16_t field = ofold(ps);
+
+	f[40] = (uint8_t)(field >> 8);
+	f[41] = (uint8_t)field;
+	uint16_t ipc = (uint16_t)~ofold(ocsum(f + 14, 20, 0));
+
+	f[24] = (uint8_t)(ipc >> 8);
+	f[25] = (uint8_t)ipc;
+	m = lr_pktmbuf_alloc(pool);
+	if (m == NULL)
+		goto out;
+	memcpy(lr_pktmbuf_append(m, (uint16_t)len), f, len);
+	m->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
+	m->csum_start = 34;
+	m->csum_offset = 6;
+	if (lr_eth_tx_burst((uint16_t)cp, 0, &m, 1) != 1) {
+		lr_pktmbuf_free(m);
+		goto out;
+	}
+
+	/* TCP super-frame: 1800 bytes of payload, segments of 600. */
+	len = make_ip_frame(f, 6, 1800);
+	m = lr_pktmbuf_alloc(pool);
+	if (m == NULL)
+		goto out;
+	memcpy(lr_pktmbuf_append(m, (uint16_t)len), f, len);
+	m->ol_flags |= LR_MBUF_F_TX_TCP_SEG | LR_MBUF_F_TX_IP_CKSUM |
+		       LR_MBUF_F_TX_TCP_CKSUM;
+	m->l2_len = 14;
+	m->l3_len = 20;
+	m->l4_len = 20;
+	m->tso_segsz = 600;
+	if (lr_eth_tx_burst((uint16_t)cp, 0, &m, 1) != 1) {
+		lr_pktmbuf_free(m);
+		goto out;
+	}
+
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+
+	while (got < 4 && lr_get_tsc_cycles() < end) {
+		uint16_t k = lr_eth_rx_burst((uint16_t)sp, 0, rx, BURST);
+
+		for (uint16_t j = 0; j < k; j++) {
+			static uint8_t buf[2048];
+			uint32_t gl = rx[j]->pkt_len;
+			const uint8_t *g =
+			    gl > sizeof(buf)
+				? NULL
+				: lr_pktmbuf_read(rx[j], 0, gl, buf);
+			int bad = g == NULL;
+
+			if (!bad)
+				bad = cksums_ok(g, gl);
+			if (!bad && got == 0 &&
+			    (g[23] != 17 || gl != 14 + 20 + 8 + 301))
+				bad = -1;
+			if (!bad && got > 0) {
+				/* segment got-1: 600 bytes, its sequence */
+				uint32_t seq = (uint32_t)g[38] << 24 |
+					       (uint32_t)g[39] << 16 |
+					       (uint32_t)g[40] << 8 | g[41];
+
+				bad = g[23] != 6 || gl != 14 + 40 + 600 ||
+				      seq != 0x11223344u + 600 * (got - 1) ||
+				      memcmp(g + 54, f + 54 + 600 * (got - 1),
+					     600) != 0;
+			}
+			if (bad) {
+				fprintf(stderr, "frame %u (%u bytes) wrong\n",
+					got, gl);
+				lr_pktmbuf_free_bulk(rx + j, k - j);
+				goto out;
+			}
+			got++;
+			lr_pktmbuf_free(rx[j]);
+		}
+	}
+	if (got != 4) {
+		fprintf(stderr, "%u frames of 4 arrived\n", got);
+		goto out;
+	}
+	if (xstat(cp, "tx_offload_errors") != 0)
+		goto out;
+	ret = 0;
+out:
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "tx_offloads failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"pair", test_pair},
+    {"tx_offloads", test_tx_offloads},
     {"zc_pair", test_zc_pair},
     {"zc_close_held", test_zc_close_held},
     {"empty_segment", test_empty_segment},

@@ -145,6 +145,16 @@
  * published with release stores after the descriptors and data and read
  * with acquire loads (C11 atomics: correct on ppc64le as on x86).
  *
+ * Offloads: a memif frame carries no metadata, so the peer can neither
+ * complete a checksum nor segment. Transmit does what a frame's offload
+ * flags ask in software (lr_net_cksum_offload(): a partial checksum from a
+ * veth or tap peer, checksums from the header lengths; a TCP super-frame
+ * cut into tso_segsz frames by lr_net_tso_segment()) and advertises every
+ * transmit offload. A burst with no such flag pays one load of ol_flags
+ * per packet; a frame whose headers do not allow it is counted in the
+ * xstat tx_offload_errors (segments the ring has no room for are dropped
+ * and counted in oerrors). Received frames carry no offload flags.
+ *
  * Link: down while there is no peer (rx returns 0; tx frees the packets
  * and counts them as errors and in xstat tx_link_down_drops); up from
  * CONNECTED until DISCONNECT, the peer closing its socket (it exited or

@@ -44,6 +44,7 @@
 #include "lr_eth_memif.h"
 #include "lr_ethdev_driver.h"
 #include "lr_memory.h"
+#include "lr_net.h"
 #include "memif_fuzz.h"
 #include "memif_proto.h"
 
@@ -150,6 +151,7 @@ struct mif_queue {
 	uint64_t link_down;
 	uint64_t zc_copies; /* zero-copy tx: packets copied into the pool */
 	uint64_t zc_sent;   /* zero-copy tx: packets sent as they were */
+	uint64_t offload_errors; /* tx: offloads asked that could not be done */
 } __lr_cache_aligned;
 
 enum mif_dir { C2S = 0, S2C = 1 };
@@ -2550,6 +2552,7 @@ memif_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	info->max_rx_queues = MIF_MAXQ;
 	info->max_tx_queues = MIF_MAXQ;
 	info->max_mtu = 9000;
+	info->tx_offload_capa = LR_ETH_TX_OFFLOAD_ALL; /* in software */
 	return 0;
 }
 
@@ -2596,6 +2599,89 @@ memif_tx_queue_release(struct lr_eth_dev *dev, uint16_t qid)
 {
 }
 
+/* Offloads on transmit. A memif frame crosses with no metadata, so the
+ * peer can neither complete a checksum nor segment: what a frame's offload
+ * flags ask for (a partial checksum from a virtio-net or veth peer,
+ * checksums from the header lengths, TCP segmentation of a super-frame) is
+ * done here, in software, before the frame is queued. A frame whose
+ * headers do not allow it goes out as it is (checksums) or is dropped
+ * (segmentation), counted in the xstat tx_offload_errors. The check is one
+ * load of ol_flags per packet, in a loop over the burst's mbufs that the
+ * copy touches next anyway. */
+typedef uint16_t (*mif_tx_fn)(void *txq, struct lr_mbuf **pkts, uint16_t n);
+
+/* Segments a super-frame may become here (64 KiB over an MSS of 536). */
+#define MIF_TSO_SEGS_MAX 128
+
+/* Send super-frame m cut into frames of tso_segsz payload through fn;
+ * m is consumed. Segments the ring has no room for are dropped and
+ * counted (what was sent of the frame cannot be taken back). */
+static __lr_cold void
+tx_tso(struct mif_queue *q, struct lr_mbuf *m, mif_tx_fn fn)
+{
+	struct lr_mbuf *segs[MIF_TSO_SEGS_MAX];
+	int k = lr_net_tso_segment(m, m->pool, segs, MIF_TSO_SEGS_MAX);
+	uint16_t sent;
+
+	if (k < 0) {
+		lr_counter_add(&q->offload_errors, 1);
+		lr_counter_add(&q->c.errors, 1);
+		lr_pktmbuf_free(m);
+		return;
+	}
+	sent = fn(q, segs, (uint16_t)k);
+	if (sent < k) {
+		lr_pktmbuf_free_bulk(segs + sent, (unsigned)k - sent);
+		lr_counter_add(&q->c.errors, (uint64_t)k - sent);
+	}
+	lr_pktmbuf_free(m);
+}
+
+/* The burst pkts[0..n) through fn, the offloads its frames ask for done
+ * first; the number of pkts consumed. */
+static __lr_cold uint16_t
+tx_soft_offload(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n,
+		mif_tx_fn fn)
+{
+	uint16_t done = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct lr_mbuf *m = pkts[i];
+
+		if (!(m->ol_flags & LR_MBUF_F_OFFLOAD_MASK))
+			continue;
+		if (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK) {
+			if (i > done) {
+				done += fn(q, pkts + done, i - done);
+				if (done < i)
+					return done;
+			}
+			tx_tso(q, m, fn);
+			done++;
+		} else if (lr_net_cksum_offload(m) != 0) {
+			lr_counter_add(&q->offload_errors, 1);
+		}
+	}
+	if (done < n)
+		done += fn(q, pkts + done, n - done);
+	return done;
+}
+
+/* Transmit burst fn##_o: fn, through tx_soft_offload() when a frame of
+ * the burst asks for an offload. */
+#define MIF_TX_WITH_OFFLOADS(fn)                                               \
+	static uint16_t fn##_o(void *txq, struct lr_mbuf **pkts, uint16_t n)   \
+	{                                                                      \
+		for (uint16_t i = 0; i < n; i++)                               \
+			if (lr_unlikely(pkts[i]->ol_flags &                    \
+					LR_MBUF_F_OFFLOAD_MASK))               \
+				return tx_soft_offload(txq, pkts, n, fn);      \
+		return fn(txq, pkts, n);                                       \
+	}
+MIF_TX_WITH_OFFLOADS(memif_tx_server)
+MIF_TX_WITH_OFFLOADS(memif_tx_client)
+MIF_TX_WITH_OFFLOADS(memif_tx_client_zc)
+
 /* The burst functions of p's role and mode, chosen once. */
 static void
 memif_set_bursts(struct lr_eth_dev *dev, const struct mif_port *p)
@@ -2603,9 +2689,9 @@ memif_set_bursts(struct lr_eth_dev *dev, const struct mif_port *p)
 	dev->rx_pkt_burst = p->server ? memif_rx_server
 			    : p->zc   ? memif_rx_client_zc
 				      : memif_rx_client;
-	dev->tx_pkt_burst = p->server ? memif_tx_server
-			    : p->zc   ? memif_tx_client_zc
-				      : memif_tx_client;
+	dev->tx_pkt_burst = p->server ? memif_tx_server_o
+			    : p->zc   ? memif_tx_client_zc_o
+				      : memif_tx_client_o;
 }
 
 static int
@@ -2696,8 +2782,9 @@ memif_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 static const char *const memif_xstat_names[] = {
-    "rx_bursts", "tx_bursts",	"tx_ring_full", "tx_link_down_drops",
-    "connects",	 "disconnects", "tx_zc_copies", "tx_zc_sent",
+    "rx_bursts",	  "tx_bursts",	"tx_ring_full",
+    "tx_link_down_drops", "connects",	"disconnects",
+    "tx_zc_copies",	  "tx_zc_sent", "tx_offload_errors",
 };
 
 static int
@@ -2715,6 +2802,7 @@ memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[3] += lr_counter_read(&tx->link_down);
 		v[6] += lr_counter_read(&tx->zc_copies);
 		v[7] += lr_counter_read(&tx->zc_sent);
+		v[8] += lr_counter_read(&tx->offload_errors);
 	}
 	pthread_mutex_lock(&ctl.lock);
 	v[4] = p->nb_connects;
