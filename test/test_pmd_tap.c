@@ -680,6 +680,13 @@ test_lifecycle(void)
 	LR_TEST_ASSERT(iface_exists(name), "%s missing", name);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)port), 0);
 	LR_TEST_ASSERT(!iface_exists(name), "%s left after close", name);
+	LR_TEST_ASSERT_EQ(lr_eth_tap_ifname((uint16_t)port, name, sizeof(name)),
+			  -ENODEV);
+	port = lr_eth_dev_create("net_null0");
+	LR_TEST_ASSERT(port >= 0, "net_null0");
+	LR_TEST_ASSERT_EQ(lr_eth_tap_ifname((uint16_t)port, name, sizeof(name)),
+			  -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)port), 0);
 
 	/* mac=: the interface's address and the port's. */
 	lr_test_netns_ifname(&net, "mac", name);

@@ -58,7 +58,8 @@
  *
  * Offloads (vnet=1, the default): both sockets carry the virtio-net header
  * (PACKET_VNET_HDR), as tap and virtio do, so the kernel's offloads cross
- * the port. Receive: a frame whose checksum the sender left to offload
+ * the port (header to and from mbuf flags: lr_net_vnet_rx() and
+ * lr_net_vnet_tx(), shared with net_tap). Receive: a frame whose checksum the sender left to offload
  * (veth, tap: CHECKSUM_PARTIAL) comes with LR_MBUF_F_RX_L4_CKSUM_PARTIAL
  * and csum_start/csum_offset; a TCP super-frame (GSO, up to 64 KiB: the
  * default frame holds one; with tpacket=v3 frames are bounded by the
