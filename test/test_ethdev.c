@@ -625,6 +625,35 @@ test_ring_pair(void)
 	LR_TEST_ASSERT_EQ(st.obytes, 2 * (20 * 60 + 190));
 	LR_TEST_ASSERT_EQ(st.q_ipackets[1], 20);
 
+	/* Offloads cross with the mbuf, untouched, for the port that sends
+	 * it in the end: the pair advertises them. */
+	struct lr_eth_dev_info info;
+
+	LR_TEST_ASSERT_EQ(lr_eth_dev_info_get((uint16_t)a, &info), 0);
+	LR_TEST_ASSERT(info.tx_offload_capa == LR_ETH_TX_OFFLOAD_ALL &&
+			   (info.rx_offload_capa &
+			    LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL),
+		       "offload capabilities %#llx/%#llx",
+		       (unsigned long long)info.tx_offload_capa,
+		       (unsigned long long)info.rx_offload_capa);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 1), 0);
+	m[0]->data_len = m[0]->pkt_len = 1000;
+	m[0]->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_RX_GSO_TCP;
+	m[0]->csum_start = 34;
+	m[0]->csum_offset = 16;
+	m[0]->tso_segsz = 500;
+	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)a, 0, m, 1), 1);
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)b, 0, r, 64), 1);
+	LR_TEST_ASSERT(r[0] == m[0] &&
+			   (r[0]->ol_flags & (LR_MBUF_F_RX_L4_CKSUM_PARTIAL |
+					      LR_MBUF_F_RX_GSO_TCP)) ==
+			       (LR_MBUF_F_RX_L4_CKSUM_PARTIAL |
+				LR_MBUF_F_RX_GSO_TCP) &&
+			   r[0]->csum_start == 34 && r[0]->csum_offset == 16 &&
+			   r[0]->tso_segsz == 500,
+		       "offload metadata changed in the ring pair");
+	lr_pktmbuf_free(r[0]);
+
 	/* A full ring takes what fits; the rest stays the caller's. */
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 64), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)a, 0, m, 40), 40);

@@ -134,6 +134,13 @@ ring_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 		info->max_rx_queues = (uint16_t)p->nb_app_rx;
 		info->max_tx_queues = (uint16_t)p->nb_app_tx;
 	}
+	/* Mbufs cross whole, offload flags and lengths with them: a frame
+	 * asking for an offload leaves this port as it came, for the port
+	 * that finally sends it (or its consumer) to honour; a ring port
+	 * receives whatever its producer flagged. */
+	info->tx_offload_capa = LR_ETH_TX_OFFLOAD_ALL;
+	info->rx_offload_capa =
+	    LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL | LR_ETH_RX_OFFLOAD_TCP_LRO;
 	return 0;
 }
 
