@@ -839,6 +839,10 @@ test_bad_options(void)
 	    {"--profile x.json --size 100", 2,
 	     "--profile defines the streams: --size does not apply"},
 	    {"--profile /nonexistent.json", 1, "--profile '/nonexistent.json'"},
+	    {"--speed 2", 2, "--speed needs --replay FILE"},
+	    {"--replay x.pcap --rate-pps 5", 2,
+	     "--replay sends at the capture's timing"},
+	    {"--replay x.pcap --speed 0", 2, "--speed '0': out of range"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1635,6 +1639,100 @@ test_profile_errors(void)
 	return 0;
 }
 
+/* Capture times (us) of the records of a pcap file, up to max. */
+static int
+pcap_times(const char *path, uint64_t *ts, unsigned max)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned n = 0;
+	uint32_t rh[4];
+
+	if (f == NULL || fseek(f, 24, SEEK_SET) != 0) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	while (n < max && fread(rh, 4, 4, f) == 4 &&
+	       fseek(f, (long)rh[2], SEEK_CUR) == 0)
+		ts[n++] = (uint64_t)rh[0] * 1000000 + rh[1];
+	fclose(f);
+	return (int)n;
+}
+
+/* --replay: the capture's own timing (gaps of 100, 50, 200 and 50 ms, a
+ * loop of 500 ms), never earlier than the file says; --speed 10 ten times
+ * faster (retried: a busy host may stall the generator). */
+static int
+test_replay_timing(void)
+{
+	static const uint32_t at_ms[5] = {0, 100, 150, 350, 400};
+	char in[PATH_MAX + 64];
+	uint64_t ts[16];
+	FILE *f;
+	uint32_t gh[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
+	uint8_t fr[60];
+
+	snprintf(in, sizeof(in), "%s/timed.pcap", tmpdir);
+	f = fopen(in, "wb");
+	LR_TEST_ASSERT(f != NULL, "%s", in);
+	fwrite(gh, 4, 6, f);
+	for (unsigned i = 0; i < 5; i++) {
+		uint32_t rh[4] = {1000 + at_ms[i] / 1000,
+				  at_ms[i] % 1000 * 1000, sizeof(fr),
+				  sizeof(fr)};
+
+		memset(fr, 0, sizeof(fr));
+		fr[12] = 0x88, fr[13] = 0xb5; /* local experimental */
+		fr[20] = (uint8_t)i;
+		fwrite(rh, 4, 4, f);
+		fwrite(fr, 1, sizeof(fr), f);
+	}
+	LR_TEST_ASSERT(fclose(f) == 0, "writing %s", in);
+	for (int speed = 1; speed <= 10; speed += 9) {
+		int attempt;
+
+		for (attempt = 1; attempt <= 3; attempt++) {
+			uint64_t span;
+			int rc = run(EAL " -l 0 --vdev net_ring0 --vdev "
+					 "net_ring1 -- --tx-ports 0 --rx-ports "
+					 "1 --quiet --count 10 --replay %s "
+					 "--speed %d --capture %s",
+				     in, speed, cap_path("timed"));
+
+			CHECK_RUN(rc);
+			LR_TEST_ASSERT_EQ(read_pcap(cap_path("timed"), 16), 10);
+			LR_TEST_ASSERT_EQ(pcap_times(cap_path("timed"), ts, 16),
+					  10);
+			for (unsigned i = 0; i < 10; i++) {
+				uint64_t want = (i / 5 * 500 + at_ms[i % 5]) *
+						1000 / (uint64_t)speed;
+
+				LR_TEST_ASSERT_EQ(frames[i].data[20], i % 5);
+				/* Never before its time (2 ms: the clock of
+				 * the capture against the TSC's). */
+				LR_TEST_ASSERT(
+				    ts[i] - ts[0] + 2000 >= want,
+				    "speed %d: frame %u after %llu "
+				    "us, due at %llu us",
+				    speed, i,
+				    (unsigned long long)(ts[i] - ts[0]),
+				    (unsigned long long)want);
+			}
+			span = ts[9] - ts[0];
+			printf("speed %d attempt %d: 10 frames over %llu us "
+			       "(due over %u us)\n",
+			       speed, attempt, (unsigned long long)span,
+			       900000 / speed);
+			/* Ten times faster: well under the 900 ms of speed 1
+			 * (speed 1 has no upper bound: only a lower one). */
+			if (speed == 1 || span < 450000)
+				break;
+		}
+		LR_TEST_ASSERT(attempt <= 3, "--speed 10 not faster");
+	}
+	return 0;
+}
+
 static void
 remove_tmpdir(void)
 {
@@ -1834,6 +1932,7 @@ CASE(profile_fields)
 CASE(profile_rates)
 CASE(profile_bursts)
 CASE(profile_errors)
+CASE(replay_timing)
 
 static const struct lr_test_case cases[] = {
     {"seq_window", test_seq_window},
@@ -1868,6 +1967,7 @@ static const struct lr_test_case cases[] = {
     {"profile_rates", case_profile_rates},
     {"profile_bursts", case_profile_bursts},
     {"profile_errors", case_profile_errors},
+    {"replay_timing", case_replay_timing},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)

@@ -331,6 +331,7 @@ tx_sched_start(struct pg_txq *q, uint64_t now_fp)
 {
 	q->started = true;
 	q->next_fp = now_fp;
+	q->base_fp = now_fp;
 	/* Half a frame short of the end: the frame due at the end itself is
 	 * not sent, whichever way the cost was rounded (50 kpps for 3 s is
 	 * 150000 frames, not 150001). */
@@ -349,6 +350,10 @@ tx_fall_behind(struct pg_txq *q, uint64_t now_fp)
 {
 	uint64_t n;
 
+	/* A replay at the file's timing slips: every frame still leaves, the
+	 * gaps after the stall as in the file. */
+	if (q->timed)
+		q->base_fp += now_fp - q->depth_fp - q->next_fp;
 	/* Summed in time, then divided: no frame lost to rounding. */
 	q->behind_fp += now_fp - q->depth_fp - q->next_fp;
 	q->next_fp = now_fp - q->depth_fp;
@@ -397,9 +402,16 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 			own++;
 		len = build_one(q, m, now);
 		bytes += len;
-		q->next_fp +=
-		    q->pkt_cost_fp +
-		    (uint64_t)(len + PG_FCS + PG_WIRE_GAP) * q->byte_cost_fp;
+		if (q->timed) {
+			/* build_pcap() moved tmpl_idx to the next frame. */
+			if (q->tmpl_idx == 0)
+				q->base_fp += q->loop_fp;
+			q->next_fp = q->base_fp + q->tmpl[q->tmpl_idx].t_fp;
+		} else {
+			q->next_fp += q->pkt_cost_fp +
+				      (uint64_t)(len + PG_FCS + PG_WIRE_GAP) *
+					  q->byte_cost_fp;
+		}
 		pkts[n++] = m;
 		if (q->burst_len && --q->burst_left == 0) {
 			/* The gap after a burst: from now when the burst had

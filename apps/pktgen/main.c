@@ -540,6 +540,19 @@ setup_streams(const struct pg_opts *o)
 			bps = o->line_rate_gbps * 1e9 * o->rate / 100 * w /
 			      wport[q->port];
 		q->paced = pps > 0 || bps > 0 || (d->burst && d->gap_us > 0);
+		if (o->replay) {
+			/* The file's own timing, scaled by --speed; a loop
+			 * of it lasts up to its last frame and one mean gap
+			 * more. */
+			uint64_t last = pcap_tmpl[pcap_n - 1].t_fp;
+
+			q->paced = q->timed = true;
+			q->loop_fp = last + (pcap_n > 1 ? last / (pcap_n - 1)
+							: (uint64_t)(hz / 1000)
+							      << PG_FP_SHIFT);
+			if (q->loop_fp == 0)
+				q->loop_fp = 1;
+		}
 		any_paced |= q->paced;
 		if (!(d->burst && d->gap_us > 0)) {
 			target_pps += pps;
@@ -1457,6 +1470,12 @@ describe_run(const struct pg_opts *o)
 	       np, n_dp, pg.nsdefs, pg.nstreams);
 	if (o->profile)
 		printf("profile %s", o->profile);
+	else if (o->replay)
+		printf("replaying %u frames of %s at %g times their capture's "
+		       "speed (a loop: %.6f s)",
+		       pcap_n, o->pcap_file, o->speed,
+		       (double)txqs[0]->loop_fp / (double)(1u << PG_FP_SHIFT) /
+			   (double)pg.hz);
 	else if (o->pcap_file)
 		printf("replaying %u frames of %s", pcap_n, o->pcap_file);
 	else if (o->size_mode == PG_SIZE_IMIX)
@@ -1559,6 +1578,11 @@ main(int argc, char **argv)
 		if (ret < 0)
 			goto close_ports;
 		pcap_n = (unsigned)ret;
+		for (unsigned i = 0; i < pcap_n; i++)
+			pcap_tmpl[i].t_fp =
+			    (uint64_t)((double)pcap_tmpl[i].t_us * 1e-6 /
+				       o->speed * (double)pg.hz *
+				       (double)(1u << PG_FP_SHIFT));
 		max_len = 0;
 		for (unsigned i = 0; i < pcap_n; i++)
 			max_len = LR_MAX(max_len, pcap_tmpl[i].len);

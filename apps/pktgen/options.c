@@ -62,7 +62,12 @@ pg_usage(FILE *f, const char *prog)
 "                        each with its headers, field engine, sizes, rate\n"
 "                        or rate share, burst pattern; see README.md);\n"
 "                        the frame options above do not apply then\n"
-"  --pcap FILE           replay the frames of FILE, looped\n"
+"  --pcap FILE           replay the frames of FILE, looped, at --rate-* or\n"
+"                        as fast as possible\n"
+"  --replay FILE         the same at the capture's own timing (each queue\n"
+"                        replays it; a loop lasts the capture and one\n"
+"                        mean gap more)\n"
+"  --speed X             --replay X times faster (default 1; 0.5: half)\n"
 "Rate (default: as fast as possible; wire size = frame + 20):\n"
 "  --rate-pps N          frames per second over all streams (k, M suffixes);\n"
 "                        a profile's streams without a rate of their own\n"
@@ -387,6 +392,8 @@ enum {
 	O_VLAN,
 	O_IPV6,
 	O_PROFILE,
+	O_REPLAY,
+	O_SPEED,
 };
 
 static const struct option longopts[] = {
@@ -427,6 +434,8 @@ static const struct option longopts[] = {
     {"vlan", required_argument, NULL, O_VLAN},
     {"ipv6", no_argument, NULL, O_IPV6},
     {"profile", required_argument, NULL, O_PROFILE},
+    {"replay", required_argument, NULL, O_REPLAY},
+    {"speed", required_argument, NULL, O_SPEED},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -470,6 +479,7 @@ set_defaults(struct pg_opts *o)
 	o->nb_txd = 1024;
 	o->idle_ms = 1000;
 	o->seed = 1;
+	o->speed = 1;
 }
 
 int
@@ -578,6 +588,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	uint64_t v, size_step = 0;
 	int c, nrate = 0, capture_mode = 0;
 	const char *stream_opt = NULL; /* first option about the frames */
+	int speed = 0;
 	static char optname[40], stream_name[40];
 	int li = -1;
 	const char *prog = argc > 0 ? argv[0] : PROG;
@@ -717,7 +728,18 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			o->udp_cksum = true;
 			break;
 		case O_PCAP:
+		case O_REPLAY:
+			if (o->pcap_file)
+				return bad("--pcap and --replay: give one "
+					   "file");
 			o->pcap_file = optarg;
+			o->replay = c == O_REPLAY;
+			break;
+		case O_SPEED:
+			if (parse_double("--speed", optarg, 1e-6, 1e6,
+					 &o->speed))
+				return -1;
+			speed = 1;
 			break;
 		case O_CAPTURE:
 			o->capture_file = optarg;
@@ -899,6 +921,13 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 				   "N-M)");
 		o->f[PG_F_SIZE].step = size_step;
 	}
+	if (speed && !o->replay)
+		return bad("--speed needs --replay FILE");
+	if (o->replay && nrate)
+		return bad(
+		    "--replay sends at the capture's timing: --rate-* "
+		    "does not apply (--pcap FILE --rate-* sends the file "
+		    "at a set rate)");
 	if (o->profile && (stream_opt || o->pcap_file))
 		return bad("--profile defines the streams: %s does not apply",
 			   o->pcap_file ? "--pcap" : stream_opt);

@@ -175,6 +175,8 @@ struct pg_opts {
 	const char *profile; /**< --profile FILE.json */
 	struct pg_sdef cli;  /**< the one stream of the command line */
 	const char *pcap_file;
+	bool replay;  /**< --replay: the file's own timing */
+	double speed; /**< --speed: of the replay */
 	const char *capture_file;
 	unsigned capture_mode; /**< permission bits of a created capture */
 	enum pg_rate_mode rate_mode;
@@ -203,6 +205,8 @@ struct pg_tmpl {
 	uint8_t *data;
 	uint32_t len;
 	bool stamped;	    /**< carries the payload header: write seq/tsc */
+	uint64_t t_us;	    /**< pcap: capture time after the first frame */
+	uint64_t t_fp;	    /**< --replay: when it leaves in the file's loop */
 	uint16_t stamp_off; /**< where the stamp is, when stamped */
 };
 
@@ -276,6 +280,10 @@ struct pg_txq {
 	uint64_t frame_cost_fp; /**< of the first template's frame */
 	uint64_t behind_fp;	/**< schedule time given up, in all */
 	uint64_t behind_n;	/**< frames counted for it so far */
+	/* --replay: frame i leaves at base_fp + tmpl[i].t_fp; a loop of
+	 * the file lasts loop_fp. */
+	bool timed;
+	uint64_t base_fp, loop_fp;
 	/* Frames built but not yet taken by the port; mbufs allocated but
 	 * not yet built (rate-limited mode). */
 	unsigned npending, nstash;

@@ -438,6 +438,7 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 	const u_char *data;
 	struct pg_tmpl *t = NULL;
 	unsigned n = 0, cap = 0, skipped = 0;
+	uint64_t t0_us = 0;
 	pcap_t *p;
 	int rc;
 
@@ -481,6 +482,17 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 		}
 		/* Short frames are padded as a port pads them on the wire. */
 		t[n].len = LR_MAX(len, (unsigned)LR_ETHER_MIN_LEN);
+		/* Capture times after the first frame's, never going back. */
+		{
+			uint64_t us = (uint64_t)h->ts.tv_sec * 1000000 +
+				      (uint64_t)h->ts.tv_usec;
+
+			if (n == 0)
+				t0_us = us;
+			t[n].t_us = us > t0_us ? us - t0_us : 0;
+			if (n > 0 && t[n].t_us < t[n - 1].t_us)
+				t[n].t_us = t[n - 1].t_us;
+		}
 		t[n].data = calloc(1, t[n].len + 64);
 		if (t[n].data == NULL)
 			goto no_memory;
