@@ -19,6 +19,9 @@
  *  - l2fwd_binary: the real lr-l2fwd on two net_dpdk(net_null) ports with
  *    2 queues for a second: clean exit, rx == tx, no mbuf left, DPDK's
  *    runtime folder removed.
+ *  - memif_testpmd: lr-pktgen on net_dpdk over DPDK's net_memif client,
+ *    testpmd (io) the server on the other side: every frame reaches
+ *    testpmd, every frame it sends back arrives once; no mbuf left.
  *  - bad_input: unknown DPDK device, DPDK's EAL refusing its arguments,
  *    no dev=, a PCI device after a vdev-only EAL: clear errors, no port;
  *    lr-l2fwd exits non-zero naming the device.
@@ -375,6 +378,12 @@ lr_mbufs_out_child(void)
 	uint16_t sent = lr_eth_tx_burst((uint16_t)p, 0, pk, N);
 
 	LR_TEST_ASSERT_EQ(sent, 64);
+	uint64_t att = 0;
+
+	/* counted as sent, not as attached and given back */
+	LR_TEST_ASSERT_EQ(
+	    lr_eth_xstats_get_by_name((uint16_t)p, "tx_attached", &att), 0);
+	LR_TEST_ASSERT_EQ(att, 64);
 	/* The unsent are the caller's still, unchanged. */
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 64 * 2 + 36 * 2);
 	unsigned n = rte_ring_dequeue_burst(out, objs, N, NULL);
@@ -631,6 +640,142 @@ test_l2fwd_binary(void)
 	return 0;
 }
 
+/* --- lr-pktgen over net_dpdk(net_memif client) to testpmd --- */
+
+/* dpdk-testpmd on PATH into buf; 0 or -1. */
+static int
+find_testpmd(char *buf, size_t len)
+{
+	const char *path = getenv("PATH");
+	char dirs[4096];
+
+	snprintf(dirs, sizeof(dirs), "%s", path ? path : "/usr/bin:/bin");
+	for (char *d = strtok(dirs, ":"); d != NULL; d = strtok(NULL, ":")) {
+		snprintf(buf, len, "%s/dpdk-testpmd", d);
+		if (access(buf, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The number after the last "key" in text, or -1. */
+static long long
+last_number(const char *text, const char *key)
+{
+	const char *p = text, *hit = NULL;
+
+	while ((p = strstr(p, key)) != NULL)
+		hit = p++;
+	return hit ? strtoll(hit + strlen(key), NULL, 10) : -1;
+}
+
+/* testpmd (io, its memif server port forwarding to itself) and lr-pktgen
+ * on a net_dpdk port over DPDK's net_memif client: every frame sent
+ * reaches testpmd's port, every frame it sends back arrives once (a frame
+ * testpmd cannot send, its tx ring full while the generator was
+ * descheduled, is the only loss); counters and pools agree. */
+static int
+test_memif_testpmd(void)
+{
+	static char out[1 << 16], tpo[1 << 20];
+	char tp[256], pg[4096], sock[128], vdev[256], dev[300], p1[96], p2[96];
+	struct lr_test_child c, t;
+	unsigned long long tx, rx, dup, lost;
+	int rc;
+
+	if (find_l2fwd() != 0 || find_testpmd(tp, sizeof(tp)) != 0 ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("skip: needs dpdk-testpmd (Debian: dpdk) and 2 CPUs\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(pg, sizeof(pg), "%s", l2fwd_bin);
+	strcpy(strrchr(pg, '/') - strlen("l2fwd"), "pktgen/lr-pktgen");
+	snprintf(sock, sizeof(sock), "/tmp/test_pmd_dpdk_%d.sock",
+		 (int)getpid());
+	unlink(sock);
+	snprintf(vdev, sizeof(vdev),
+		 "net_memif0,role=server,socket=%s,socket-abstract=no", sock);
+	lr_test_prefix_arg(p1, sizeof(p1), "test_pmd_dpdk_tp");
+	char *targv[] = {tp,
+			 "-l",
+			 "0,1",
+			 "--no-huge",
+			 "-m",
+			 "256",
+			 p1,
+			 "--no-pci",
+			 "--vdev",
+			 vdev,
+			 "--",
+			 "--forward-mode=io",
+			 "-a",
+			 "--nb-cores=1",
+			 "--total-num-mbufs=8192",
+			 "--stats-period",
+			 "1",
+			 NULL};
+
+	LR_TEST_ASSERT_EQ(lr_test_spawn(&t, tp, targv, tpo, sizeof(tpo)), 0);
+	rc = lr_test_child_wait_for(&t, "Port statistics", 60);
+	LR_TEST_ASSERT(rc == 0, "testpmd did not start:\n%s", tpo);
+	snprintf(dev, sizeof(dev),
+		 "net_dpdk0,dev=[net_memif0,role=client,socket=%s,"
+		 "socket-abstract=no]",
+		 sock);
+	lr_test_prefix_arg(p2, sizeof(p2), "test_pmd_dpdk_pg");
+	char *pargv[] = {pg,	       "-l",	      "0",
+			 "--no-huge",  "-m",	      "128",
+			 p2,	       "--vdev",      dev,
+			 "--",	       "--count",     "20000",
+			 "--rate-pps", "100k",	      "--link-wait",
+			 "30",	       "--drain-all", "--drain-ms",
+			 "2000",       NULL};
+
+	LR_TEST_ASSERT_EQ(lr_test_spawn(&c, pg, pargv, out, sizeof(out)), 0);
+	rc = lr_test_child_finish(&c, 120);
+	/* testpmd's counters, printed every second, show every frame in
+	 * before it is stopped */
+	char needle[64];
+
+	snprintf(needle, sizeof(needle), "RX-packets: %d ", 20000);
+	lr_test_child_wait_for(&t, needle, 30);
+	kill(t.pid, SIGINT);
+	int trc = lr_test_child_finish(&t, 60);
+	char rmdir_cmd[160];
+
+	snprintf(rmdir_cmd, sizeof(rmdir_cmd), "rm -rf /var/run/dpdk/%s",
+		 strchr(p1, '=') + 1);
+	if (system(rmdir_cmd) != 0)
+		fprintf(stderr, "cannot remove testpmd's runtime folder\n");
+	unlink(sock);
+	LR_TEST_ASSERT(rc == 0, "lr-pktgen exit %d:\n%s", rc, out);
+	LR_TEST_ASSERT(trc == 0, "testpmd exit %d:\n%s", trc, tpo);
+	const char *tl = strstr(out, "pktgen total: ");
+
+	LR_TEST_ASSERT(tl != NULL, "no total line:\n%s", out);
+	LR_TEST_ASSERT_EQ(sscanf(tl, "pktgen total: tx=%llu rx=%llu", &tx, &rx),
+			  2);
+	dup = (unsigned long long)last_number(tl, "dup=");
+	lost = (unsigned long long)last_number(tl, "lost=");
+	LR_TEST_ASSERT_EQ(tx, 20000);
+	LR_TEST_ASSERT_EQ(dup, 0);
+	LR_TEST_ASSERT_EQ(rx + lost, tx);
+	/* testpmd's port counted every frame in, and out what came back
+	 * (its last NIC statistics, after the run) */
+	const char *nic = NULL, *q = tpo;
+
+	while ((q = strstr(q, "NIC statistics for port 0")) != NULL)
+		nic = q++;
+	LR_TEST_ASSERT(nic != NULL, "no statistics from testpmd:\n%s", tpo);
+	long long trx = strtoll(strstr(nic, "RX-packets: ") + 12, NULL, 10);
+	long long ttx = strtoll(strstr(nic, "TX-packets: ") + 12, NULL, 10);
+
+	LR_TEST_ASSERT_EQ((unsigned long long)trx, tx);
+	LR_TEST_ASSERT_EQ((unsigned long long)ttx, rx);
+	LR_TEST_ASSERT(strstr(out, "mbufs in use after stop: 0"), "mbufs");
+	return 0;
+}
+
 /* --- bad input --- */
 
 static int
@@ -734,6 +879,7 @@ static const struct lr_test_case cases[] = {
     {"lr_mbufs_out", test_lr_mbufs_out},
     {"null_forward", test_null_forward},
     {"l2fwd_binary", test_l2fwd_binary},
+    {"memif_testpmd", test_memif_testpmd},
     {"bad_input", test_bad_input},
 };
 

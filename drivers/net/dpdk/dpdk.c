@@ -671,7 +671,6 @@ tx_attach(struct dpdk_txq *q, struct lr_mbuf *m)
 	head->packet_type = m->packet_type;
 	if (m->ol_flags & (LR_MBUF_F_OFFLOAD_MASK | LR_MBUF_F_TX_VLAN))
 		tx_offload(head, m);
-	lr_counter_add(&q->attached, 1);
 	return head;
 }
 
@@ -743,6 +742,8 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 			own[nown++] = pkts[i];
 		}
 	}
+	if (lr_unlikely(nown != sent))
+		lr_counter_add(&q->attached, (uint64_t)(sent - nown));
 	if (nown != 0)
 		lr_pktmbuf_free_bulk(own, nown);
 	if (lr_unlikely(sent < k)) {
