@@ -843,6 +843,8 @@ test_bad_options(void)
 	    {"--replay x.pcap --rate-pps 5", 2,
 	     "--replay sends at the capture's timing"},
 	    {"--replay x.pcap --speed 0", 2, "--speed '0': out of range"},
+	    {"--ctl /nonexistent/dir/c.sock --count 1", 1,
+	     "--ctl '/nonexistent/dir/c.sock': No such file or directory"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1733,6 +1735,101 @@ test_replay_timing(void)
 	return 0;
 }
 
+/* Run lr-pktgen-ctl with args (space-separated) into buf; its status. */
+static int
+run_ctl(char *buf, size_t cap, const char *fmt, ...)
+{
+	char args[1024], *argv[16], *save = NULL, bin[PATH_MAX + 8];
+	struct lr_test_child c;
+	int argc = 0;
+	va_list ap;
+
+	snprintf(bin, sizeof(bin), "%s-ctl", pktgen_bin);
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	argv[argc++] = bin;
+	for (char *t = strtok_r(args, " ", &save); t && argc < 15;
+	     t = strtok_r(NULL, " ", &save))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	if (lr_test_spawn(&c, bin, argv, buf, cap) != 0)
+		return -1;
+	return lr_test_child_finish(&c, READY_S);
+}
+
+/* The control socket changes the rate of a running test: 20000 frames at
+ * 1 kpps would take 20 s; raised to 100 kpps they are out long before
+ * (15 s allowed). Stats and a wrong unit answered; "stop" ends a run. */
+static int
+test_ctl(void)
+{
+	char sock[PATH_MAX + 64], name[96], args[PATH_MAX + 256], ans[4096];
+	struct lr_test_child c;
+	int rc;
+
+	snprintf(sock, sizeof(sock), "%s/ctl.sock", tmpdir);
+	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_ctl");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	snprintf(args, sizeof(args),
+		 "--tx-only --quiet --rate-pps 1000 --count 20000 --ctl %s",
+		 sock);
+	{
+		char a[PATH_MAX + 512], *argv[64], *save = NULL, pfx[128];
+		int argc = 0;
+
+		snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
+		snprintf(a, sizeof(a),
+			 "--no-huge -m 160 -l 0 --vdev net_null0 -- %s", args);
+		argv[argc++] = pktgen_bin;
+		argv[argc++] = pfx;
+		for (char *t = strtok_r(a, " ", &save); t && argc < 63;
+		     t = strtok_r(NULL, " ", &save))
+			argv[argc++] = t;
+		argv[argc] = NULL;
+		LR_TEST_ASSERT(
+		    lr_test_spawn(&c, pktgen_bin, argv, out, OUT_MAX) == 0,
+		    "cannot start %s", pktgen_bin);
+	}
+	if (lr_test_child_wait_for(&c, "control socket", READY_S) != 0) {
+		kill(c.pid, SIGKILL);
+		lr_test_child_finish(&c, READY_S);
+		LR_TEST_ASSERT(0, "no control socket:\n%s", out);
+	}
+	rc = run_ctl(ans, sizeof(ans), "%s stats", sock);
+	LR_TEST_ASSERT(rc == 0 && strstr(ans, "\"ok\":true") &&
+			   strstr(ans, "\"rate\":1000"),
+		       "stats: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate mbps 5", sock);
+	LR_TEST_ASSERT(rc == 1 && strstr(ans, "the run's rate is in pps"),
+		       "rate mbps: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000", sock);
+	LR_TEST_ASSERT(rc == 0 && strstr(ans, "\"ok\":true"),
+		       "rate pps: exit %d: %s", rc, ans);
+	rc = lr_test_child_finish(&c, 15);
+	LR_TEST_ASSERT(rc == 0 && final_line_is_last(),
+		       "after the rate change: exit %d (-3: still at 1 kpps):"
+		       "\n%s",
+		       rc, out);
+	LR_TEST_ASSERT(field("tx") == 20000 &&
+			   strstr(out, "control: rate 100000 frames/s (was "
+				       "1000)"),
+		       "%s", out);
+	LR_TEST_ASSERT(access(sock, F_OK) != 0, "%s left behind", sock);
+
+	/* "stop" ends a run without an end. */
+	snprintf(args, sizeof(args),
+		 "--rate-pps 1000 --drain-ms 50 --quiet --ctl %s", sock);
+	if (start_pktgen(&c, name, args, "control socket") != 0)
+		return -1;
+	rc = run_ctl(ans, sizeof(ans), "%s stop", sock);
+	LR_TEST_ASSERT(rc == 0, "stop: exit %d: %s", rc, ans);
+	rc = lr_test_child_finish(&c, READY_S);
+	LR_TEST_ASSERT(rc == 0 && final_line_is_last() && field("lost") == 0,
+		       "stop: exit %d:\n%s", rc, out);
+	return 0;
+}
+
 static void
 remove_tmpdir(void)
 {
@@ -1933,6 +2030,7 @@ CASE(profile_rates)
 CASE(profile_bursts)
 CASE(profile_errors)
 CASE(replay_timing)
+CASE(ctl)
 
 static const struct lr_test_case cases[] = {
     {"seq_window", test_seq_window},
@@ -1968,6 +2066,7 @@ static const struct lr_test_case cases[] = {
     {"profile_bursts", case_profile_bursts},
     {"profile_errors", case_profile_errors},
     {"replay_timing", case_replay_timing},
+    {"ctl", case_ctl},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)

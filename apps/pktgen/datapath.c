@@ -364,6 +364,28 @@ tx_fall_behind(struct pg_txq *q, uint64_t now_fp)
 	q->behind_n = n;
 }
 
+/* Take the costs of a rate set through the control socket. */
+static __lr_cold void
+tx_new_rate(struct pg_txq *q)
+{
+	uint32_t gen = atomic_load_explicit(&q->rate_gen, memory_order_acquire);
+	double c1;
+
+	q->pkt_cost_fp =
+	    atomic_load_explicit(&q->new_pkt_cost, memory_order_relaxed);
+	q->byte_cost_fp =
+	    atomic_load_explicit(&q->new_byte_cost, memory_order_relaxed);
+	c1 = (double)q->pkt_cost_fp +
+	     (double)(q->tmpl[0].len + PG_FCS + PG_WIRE_GAP) *
+		 (double)q->byte_cost_fp;
+	q->frame_cost_fp = (uint64_t)c1;
+	q->depth_fp = (uint64_t)LR_MAX(c1 * pg.o.burst, pg.o.bucket_ms / 1000 *
+							    (double)pg.hz *
+							    (1 << PG_FP_SHIFT));
+	q->behind_fp = q->behind_n * q->frame_cost_fp;
+	q->rate_seen = gen;
+}
+
 /* Paced: as many frames as the bucket allows, at most one burst. */
 static inline void
 tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
@@ -373,6 +395,10 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 	uint64_t bytes = 0, own = 0, end_fp;
 	unsigned n = 0;
 
+	if (lr_unlikely(
+		atomic_load_explicit(&q->rate_gen, memory_order_relaxed) !=
+		q->rate_seen))
+		tx_new_rate(q);
 	if (lr_unlikely(!q->started))
 		tx_sched_start(q, now_fp);
 	if (now_fp < q->next_fp)

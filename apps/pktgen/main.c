@@ -63,6 +63,12 @@ static uint64_t last_stats; /* TSC of the last --stats-period lines */
 static uint64_t l_behind, l_all_tx, l_all_txb; /* at the last live line */
 /* Sum of the rates of the paced streams without gaps (their targets). */
 static double target_pps, target_bps;
+/* Each instance's rate (its target), and the share weights of the streams
+ * without a rate of their own, over all and per port: a rate set through
+ * the control socket is split as --rate-* was. */
+static double inst_pps[PG_MAX_STREAMS], inst_bps[PG_MAX_STREAMS];
+static double wsum, wport[LR_MAX_ETHPORTS];
+static unsigned ctl_stops; /* "stop" requests of the control socket */
 static bool any_paced;
 static FILE *json_out;	       /* --json: the real stdout (stdout is stderr) */
 static FILE *stats_json;       /* --stats-json */
@@ -481,7 +487,7 @@ sdef_instances(unsigned k, const struct pg_txq *q, unsigned *idx)
 static int
 setup_streams(const struct pg_opts *o)
 {
-	double hz = (double)pg.hz, wsum = 0, wport[LR_MAX_ETHPORTS] = {0};
+	double hz = (double)pg.hz;
 
 	for (unsigned i = 0; i < ntxqs; i++) {
 		const struct pg_sdef *d = &pg.sdefs[txqs[i]->sdef];
@@ -558,6 +564,8 @@ setup_streams(const struct pg_opts *o)
 			target_pps += pps;
 			target_bps += bps;
 		}
+		inst_pps[i] = pps;
+		inst_bps[i] = bps;
 		q->pkt_cost_fp =
 		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
 			    : 0;
@@ -843,20 +851,23 @@ control_loop(void)
 		now = lr_get_tsc_cycles();
 		if (atomic_load(&pg.state) == PG_STOP)
 			break;
+		if (o->ctl_path && pg_ctl_poll())
+			ctl_stops++;
 		/* A stop signal while sending ends the sending and starts the
 		 * drain; one during the drain (the first or a second one)
 		 * ends the drain at once: the user asked to stop. */
-		if (draining && lr_eal_stop_requested() > stops_at_drain) {
+		if (draining &&
+		    lr_eal_stop_requested() + ctl_stops > stops_at_drain) {
 			atomic_store(&pg.state, PG_STOP);
 			break;
 		}
 		if (!draining &&
-		    (lr_eal_stop_requested() > 0 ||
+		    (lr_eal_stop_requested() + ctl_stops > 0 ||
 		     (ntxqs > 0 && all_tx_done()) ||
 		     (ntxqs == 0 && pg.end_tsc && now >= pg.end_tsc))) {
 			draining = true;
 			drain_start = now;
-			stops_at_drain = lr_eal_stop_requested();
+			stops_at_drain = lr_eal_stop_requested() + ctl_stops;
 			atomic_store(&pg.state, PG_TX_STOP);
 			if (!o->quiet && have_rx && o->drain_ms >= 1000) {
 				printf(
@@ -1385,6 +1396,100 @@ print_json(const struct totals *t, unsigned leaked)
 	json_decref(doc);
 }
 
+json_t *
+pg_ctl_stats(void)
+{
+	json_t *jp = json_array();
+	uint64_t now = lr_get_tsc_cycles();
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		uint64_t tx, txb, rx, rxb, other;
+
+		if (!ports[p].used)
+			continue;
+		port_sums(p, &tx, &txb, &rx, &rxb, &other);
+		json_array_append_new(
+		    jp,
+		    json_pack("{s:i, s:I, s:I, s:I, s:I, s:I}", "port", p, "tx",
+			      (json_int_t)tx, "tx_bytes", (json_int_t)txb, "rx",
+			      (json_int_t)rx, "rx_bytes", (json_int_t)rxb,
+			      "rx_other", (json_int_t)other));
+	}
+	return json_pack("{s:f, s:o, s:I, s:s, s:f}", "t",
+			 (double)(now - pg.t0) / (double)pg.hz, "ports", jp,
+			 "tx_behind", (json_int_t)behind_sum(), "rate_mode",
+			 rate_mode_name[pg.o.rate_mode], "rate",
+			 pg.o.rate_mode == PG_RATE_MAX ? 0.0 : pg.o.rate);
+}
+
+int
+pg_ctl_set_rate(int mode, double v, char *err, size_t n)
+{
+	static const double lo[] = {0, 1, 0.001, 0.0001};
+	static const double hi[] = {0, 1e10, 1e7, 100};
+	struct pg_opts *o = &pg.o;
+	double hz = (double)pg.hz, was = o->rate;
+
+	if (o->rate_mode == PG_RATE_MAX || wsum == 0) {
+		snprintf(err, n,
+			 "rate: the run was started without --rate-* "
+			 "(or every stream has a rate of its own): "
+			 "nothing to change");
+		return -1;
+	}
+	if (mode != (int)o->rate_mode) {
+		snprintf(err, n, "rate: the run's rate is in %s",
+			 rate_mode_name[o->rate_mode]);
+		return -1;
+	}
+	if (!(v >= lo[mode] && v <= hi[mode])) {
+		snprintf(err, n, "rate: %g out of range %g..%g", v, lo[mode],
+			 hi[mode]);
+		return -1;
+	}
+	o->rate = v;
+	for (unsigned i = 0; i < ntxqs; i++) {
+		struct pg_txq *q = txqs[i];
+		const struct pg_sdef *d = &pg.sdefs[q->sdef];
+		unsigned idx = 0, ni = sdef_instances(q->sdef, q, &idx);
+		double w = d->share / ni, pps = 0, bps = 0;
+
+		if (d->rate_mode != PG_RATE_MAX || !q->paced || q->timed)
+			continue;
+		if (mode == PG_RATE_PPS)
+			pps = v * w / wsum;
+		else if (mode == PG_RATE_MBPS)
+			bps = v * 1e6 * w / wsum;
+		else
+			bps = o->line_rate_gbps * 1e9 * v / 100 * w /
+			      wport[q->port];
+		if (!(d->burst && d->gap_us > 0)) {
+			target_pps += pps - inst_pps[i];
+			target_bps += bps - inst_bps[i];
+		}
+		inst_pps[i] = pps;
+		inst_bps[i] = bps;
+		atomic_store_explicit(
+		    &q->new_pkt_cost,
+		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
+			    : 0,
+		    memory_order_relaxed);
+		atomic_store_explicit(
+		    &q->new_byte_cost,
+		    bps > 0
+			? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5)
+			: 0,
+		    memory_order_relaxed);
+		atomic_fetch_add_explicit(&q->rate_gen, 1,
+					  memory_order_release);
+	}
+	printf("[%7.1fs] control: rate %.10g %s (was %.10g)\n",
+	       (double)(lr_get_tsc_cycles() - pg.t0) / (double)pg.hz, v,
+	       rate_mode_unit[mode], was);
+	fflush(stdout);
+	return 0;
+}
+
 /* --stats-json: one line a second, every port's counters so far and the
  * rates since the last line. */
 static void
@@ -1592,6 +1697,12 @@ main(int argc, char **argv)
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
 	    setup_streams(o) != 0 || wait_links(o) != 0)
 		goto close_ports;
+	if (o->ctl_path) {
+		if (pg_ctl_open(o->ctl_path) != 0)
+			goto close_ports;
+		printf("lr-pktgen: control socket %s\n", o->ctl_path);
+		fflush(stdout);
+	}
 	if (o->stats_json_file) {
 		stats_json = fopen(o->stats_json_file, "w");
 		if (stats_json == NULL) {
@@ -1658,6 +1769,7 @@ close_ports:
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		if (lr_eth_dev_is_valid_port(p))
 			lr_eth_dev_close(p);
+	pg_ctl_close();
 	if (pg_capture_close() != 0)
 		status = 1;
 	if (pg.pool) {

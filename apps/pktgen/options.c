@@ -100,6 +100,10 @@ pg_usage(FILE *f, const char *prog)
 "                        document on stdout; every other line on stderr\n"
 "  --stats-json FILE     one JSON line a second to FILE: every port's\n"
 "                        counters so far and rates since the last line\n"
+"  --ctl PATH            a control socket at PATH: JSON requests a line,\n"
+"                        {\"cmd\": \"stats\"|\"stop\"} or {\"cmd\": \"rate\",\n"
+"                        \"pps\"|\"mbps\"|\"pct\": N} (the unit of --rate-*);\n"
+"                        the client: lr-pktgen-ctl PATH stats|stop|rate U N\n"
 "  --capture FILE        write every received frame to a pcap file\n"
 "  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
 "  --xstats              print every port's counters and non-zero extended\n"
@@ -394,6 +398,7 @@ enum {
 	O_PROFILE,
 	O_REPLAY,
 	O_SPEED,
+	O_CTL,
 };
 
 static const struct option longopts[] = {
@@ -436,6 +441,7 @@ static const struct option longopts[] = {
     {"profile", required_argument, NULL, O_PROFILE},
     {"replay", required_argument, NULL, O_REPLAY},
     {"speed", required_argument, NULL, O_SPEED},
+    {"ctl", required_argument, NULL, O_CTL},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -835,6 +841,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_STATS_JSON:
 			o->stats_json_file = optarg;
+			break;
+		case O_CTL:
+			o->ctl_path = optarg;
 			break;
 		case O_RXD:
 		case O_TXD:

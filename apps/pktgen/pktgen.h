@@ -198,6 +198,7 @@ struct pg_opts {
 	uint64_t seed;
 	bool quiet, json, xstats;
 	const char *stats_json_file; /**< --stats-json: a line a second */
+	const char *ctl_path;	     /**< --ctl: the control socket */
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
@@ -284,6 +285,12 @@ struct pg_txq {
 	 * the file lasts loop_fp. */
 	bool timed;
 	uint64_t base_fp, loop_fp;
+	/* A new rate from the control socket: costs stored, then rate_gen
+	 * moved on (release); the lcore takes them when it sees rate_gen
+	 * change (rate_seen: the one it has). */
+	_Atomic uint32_t rate_gen;
+	uint32_t rate_seen;
+	_Atomic uint64_t new_pkt_cost, new_byte_cost;
 	/* Frames built but not yet taken by the port; mbufs allocated but
 	 * not yet built (rate-limited mode). */
 	unsigned npending, nstash;
@@ -489,6 +496,21 @@ int pg_capture_write(struct lr_mbuf **pkts, unsigned n);
 /** fsync and close the capture file; 0, or -1 when a write, the fsync or
  *  the close failed (printed). */
 int pg_capture_close(void);
+
+/* ctl.c (and main.c for what it reports and changes) */
+struct json_t;
+/** Open the control socket at path; 0 or -1 after printing why. */
+int pg_ctl_open(const char *path);
+/** Serve the control socket's clients (control thread); true if one
+ *  asked to stop. */
+bool pg_ctl_poll(void);
+/** Close the control socket and remove its file. */
+void pg_ctl_close(void);
+/** The counters so far as a JSON object (main.c). */
+struct json_t *pg_ctl_stats(void);
+/** Set the shared rate to v in mode (enum pg_rate_mode); 0, or -1 with
+ *  the reason in err (main.c). */
+int pg_ctl_set_rate(int mode, double v, char *err, size_t n);
 
 /* profile.c */
 /** Load the streams of a JSON profile: count, or -1 after printing what is

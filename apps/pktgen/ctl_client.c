@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr-pktgen-ctl: one request to a running lr-pktgen's control socket
+ * (--ctl PATH), its answer on stdout.
+ *
+ *   lr-pktgen-ctl PATH stats
+ *   lr-pktgen-ctl PATH rate pps|mbps|pct N
+ *   lr-pktgen-ctl PATH stop
+ *   lr-pktgen-ctl PATH '{"cmd": "stats"}'      (a request as it is)
+ *
+ * Exit status: 0 when the answer says "ok": true, 1 when it does not or
+ * no answer came, 2 for bad arguments.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static int
+usage(void)
+{
+	fprintf(stderr, "usage: lr-pktgen-ctl SOCKET stats | stop | "
+			"rate pps|mbps|pct N | '{\"cmd\": ...}'\n");
+	return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	char req[512], resp[65536];
+	size_t got = 0;
+	int fd;
+
+	if (argc < 3 || strlen(argv[1]) >= sizeof(a.sun_path))
+		return usage();
+	if (argv[2][0] == '{' && argc == 3) {
+		snprintf(req, sizeof(req), "%s\n", argv[2]);
+	} else if (strcmp(argv[2], "stats") == 0 && argc == 3) {
+		snprintf(req, sizeof(req), "{\"cmd\": \"stats\"}\n");
+	} else if (strcmp(argv[2], "stop") == 0 && argc == 3) {
+		snprintf(req, sizeof(req), "{\"cmd\": \"stop\"}\n");
+	} else if (strcmp(argv[2], "rate") == 0 && argc == 5 &&
+		   (strcmp(argv[3], "pps") == 0 ||
+		    strcmp(argv[3], "mbps") == 0 ||
+		    strcmp(argv[3], "pct") == 0)) {
+		char *end;
+		double v = strtod(argv[4], &end);
+
+		if (end == argv[4] || *end) {
+			fprintf(stderr,
+				"lr-pktgen-ctl: rate '%s': expected a "
+				"number\n",
+				argv[4]);
+			return 2;
+		}
+		snprintf(req, sizeof(req),
+			 "{\"cmd\": \"rate\", \"%s\": %.17g}\n", argv[3], v);
+	} else {
+		return usage();
+	}
+	strcpy(a.sun_path, argv[1]);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': %s\n", argv[1],
+			strerror(errno));
+		return 1;
+	}
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': cannot send: %s\n",
+			argv[1], strerror(errno));
+		return 1;
+	}
+	while (got < sizeof(resp) - 1 && memchr(resp, '\n', got) == NULL) {
+		ssize_t r = read(fd, resp + got, sizeof(resp) - 1 - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	resp[got] = '\0';
+	if (got == 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': no answer\n", argv[1]);
+		return 1;
+	}
+	fputs(resp, stdout);
+	return strstr(resp, "\"ok\":true") != NULL ? 0 : 1;
+}
