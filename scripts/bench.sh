@@ -155,6 +155,11 @@ if [ "$(id -u)" = 0 ] && [ -x scripts/bench-stack.sh ] && command -v iperf3 >/de
 	run "iperf3 TCP and ping RTT between two namespaces through a kernel bridge, lr-l2fwd on net_af_packet, lr-l2fwd on net_tap, and DPDK testpmd io on its net_af_packet (when installed), every interface with its default offloads." \
 		scripts/bench-stack.sh $bdir 10 20
 fi
+if [ -x scripts/bench-dpdk-bridge.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
+	section "NICs through DPDK's drivers (drivers/net/dpdk, the linerate mempool ops)"
+	run "The bridge's cost: lr-l2fwd over net_dpdk ports (DPDK's net_null under linerate ports) beside lr-l2fwd on linerate's net_null, DPDK's l2fwd and testpmd io on DPDK's net_null; then testpmd io with its mbuf pool on the \"linerate\" mempool ops against ring_mp_mc. Rounds alternating, the same window for each." \
+		env LR_BUILD=$bdir RUNS=3 scripts/bench-dpdk-bridge.sh
+fi
 
 # The table, and its charts when scripts/plot.sh can draw them (gnuplot).
 summary_table >"$tmp.table"
