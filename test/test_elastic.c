@@ -715,9 +715,28 @@ check_iova(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 		(*wrong)++;
 }
 
+/* Which cache-line offsets within their 2^order-page block the objects
+ * start at (slab coloring spreads them). */
+struct offsets {
+	size_t block;
+	unsigned char seen[(LR_PAGE_SIZE << 4) / 64];
+};
+
+static void
+mark_offset(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	struct offsets *o = opaque;
+
+	(void)mp;
+	(void)idx;
+	o->seen[((uintptr_t)obj & (o->block - 1)) / 64] = 1;
+}
+
 static int
 test_mbuf_layout(void)
 {
+	static struct offsets off;
+	unsigned distinct = 0;
 	struct lr_mempool_elastic_stats s;
 	struct lr_mbuf *m[64];
 	struct lr_mempool *mp;
@@ -744,6 +763,15 @@ test_mbuf_layout(void)
 	LR_TEST_ASSERT_EQ(lr_mempool_obj_iter(mp, check_iova, &wrong),
 			  lr_mempool_objs_count(mp));
 	LR_TEST_ASSERT_EQ(wrong, 0);
+	/* 100 blocks: their objects do not all start at the same offsets. */
+	off.block = LR_PAGE_SIZE << s.block_order;
+	lr_mempool_obj_iter(mp, mark_offset, &off);
+	for (size_t i = 0; i < off.block / 64; i++)
+		distinct += off.seen[i];
+	LR_TEST_ASSERT(distinct > s.objs_per_block,
+		       "objects at %u offsets in their blocks (%u per block): "
+		       "no coloring",
+		       distinct, s.objs_per_block);
 	lr_pktmbuf_free_bulk(m, 64);
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	lr_mempool_free(mp);

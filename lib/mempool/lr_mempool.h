@@ -73,8 +73,11 @@
  *   Geometry. A block is 2^order pages, aligned to its size (buddy
  *   blocks are), so an object finds its block with one AND of its
  *   address. The block opens with a header of one cache line (pool, page,
- *   counts, list links, IOVA) followed by objects laid out as in a fixed
- *   pool; the order is the smallest of 0..LR_PCP_ORDERS-1 that wastes at
+ *   counts, list links) followed by objects laid out as in a fixed pool,
+ *   the first pushed back by a "color" of 0, 1, 2... cache lines in turn
+ *   from block to block, within the block's slack (as the kernel's slab
+ *   does: blocks are aligned alike, and without it the n-th objects of all
+ *   blocks would compete for the same cache sets); the order is the smallest of 0..LR_PCP_ORDERS-1 that wastes at
  *   most 1/8 of the block (the per-lcore page lists serve those orders
  *   without a lock), or the smallest that holds one object. A 2 KiB mbuf
  *   (2368 bytes with headers) takes order-3 blocks of 13 mbufs.

@@ -7,7 +7,8 @@
  * its size): the header (struct ep_block, EP_HDR bytes), then units as in
  * a fixed pool: the rest of the block when its IOVA is contiguous (or an
  * object does not fit in a base page), else each base page (the first
- * one after the header). In a unit the slot of object j starts at
+ * one after the header). In an IOVA-contiguous block the first unit also
+ * skips the block's color: 0..colors-1 cache lines, given in turn. In a unit the slot of object j starts at
  * j * total and the object at lead; the object header (the pool) sits
  * right before the object and the store's link right before that:
  *
@@ -39,7 +40,7 @@
 #include "lr_pagealloc.h"
 #include "mempool_private.h"
 
-#define EP_MAGIC 0x63697473616c65ULL /* "elastic" */
+#define EP_MAGIC 0x656c6173u /* "elas" */
 /* The link of a handed-out object: odd, so never an object's address. */
 #define EP_INUSE ((void *)(uintptr_t)0x1105e0b1ec71105fULL)
 /* Blocks asked of the page pool per bulk call. */
@@ -56,21 +57,23 @@ enum ep_list_id { EP_FREE, EP_PARTIAL, EP_FULL, EP_NLISTS };
 
 static const char *const list_names[EP_NLISTS] = {"free", "partial", "full"};
 
-/* Header at the start of every block. */
+/* Header at the start of every block: one cache line. */
 struct ep_block {
-	uint64_t magic;	       /* EP_MAGIC while the block is in a pool */
 	struct lr_mempool *mp; /* its pool */
 	struct lr_page *page;  /* its head page (of the page pool) */
 	void *free;	       /* first free object, NULL: none */
 	struct ep_block *prev; /* list links */
 	struct ep_block *next;
 	uint64_t idle_since; /* cycles: when it became wholly free */
-	uint64_t iova;	     /* IOVA of the block's first byte */
-	uint32_t nobjs;	     /* objects carved from it */
-	uint32_t nfree;	     /* of them in the store */
-	uint16_t list;	     /* enum ep_list_id */
-	uint16_t contig;     /* IOVA contiguous over the block */
+	uint32_t magic;	     /* EP_MAGIC while the block is in a pool */
+	uint16_t nobjs;	     /* objects carved from it */
+	uint16_t nfree;	     /* of them in the store */
+	uint16_t color;	     /* bytes the first object is pushed back */
+	uint8_t list;	     /* enum ep_list_id */
+	uint8_t contig;	     /* IOVA contiguous over the block */
 };
+
+LR_STATIC_ASSERT(sizeof(struct ep_block) <= 64, "a block header is one line");
 
 #define EP_HDR LR_ALIGN_CEIL(sizeof(struct ep_block), LR_CACHE_LINE_SIZE)
 
@@ -90,7 +93,9 @@ struct ep_store {
 	size_t bytes;	    /* per block */
 	unsigned order;	    /* of a block */
 	unsigned per_block; /* objects in an IOVA-contiguous block */
-	unsigned lead;	    /* object offset in its slot */
+	unsigned colors;    /* first-object offsets used in turn */
+	unsigned next_color;
+	unsigned lead; /* object offset in its slot */
 	unsigned min_objs;
 	unsigned max_blocks;
 	unsigned objs;	    /* relaxed: read without the lock */
@@ -167,7 +172,7 @@ list_push(struct ep_store *st, struct ep_block *b, enum ep_list_id id)
 {
 	struct ep_list *l = &st->lists[id];
 
-	b->list = (uint16_t)id;
+	b->list = (uint8_t)id;
 	b->prev = NULL;
 	b->next = l->head;
 	if (l->head != NULL)
@@ -284,6 +289,18 @@ layout(struct ep_store *st, struct lr_mempool *mp, unsigned max)
 			best_n = n;
 		}
 	}
+	if (best_n > UINT16_MAX) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': %u objects of %u bytes per block: too "
+		       "many\n",
+		       mp->name, best_n, mp->elt_size);
+		return EINVAL;
+	}
+	/* Colors: how far the first object may move back and all still fit. */
+	st->colors = (unsigned)((block_bytes(best) - EP_HDR -
+				 (size_t)(best_n - 1) * total - lead - elt) /
+				    LR_CACHE_LINE_SIZE +
+				1);
 	blocks = ((uint64_t)max + best_n - 1) / best_n;
 	if (blocks * best_n > UINT32_MAX / 2) {
 		LR_LOG(ERR, MEMPOOL, "mempool '%s': max %u objects too many\n",
@@ -320,39 +337,46 @@ iova_contig(const char *addr, unsigned order)
 	return 1;
 }
 
-/* Carve the objects of a new block and put them on its free list. */
+typedef void(slot_fn)(struct ep_store *st, struct ep_block *b, void *obj,
+		      void *arg);
+
+/* Call fn on each object of block b in address order: units as in a fixed
+ * pool, the first one after the header and the block's color. */
 static void
-carve(struct ep_store *st, struct ep_block *b)
+each_slot(struct ep_store *st, struct ep_block *b, slot_fn *fn, void *arg)
 {
-	struct lr_mempool *mp = st->mp;
-	char *base = (char *)b;
-	size_t elt = mp->elt_size, total = mp->total_elt_size;
+	size_t elt = st->mp->elt_size, total = st->mp->total_elt_size;
 	size_t unit = st->bytes;
+	char *base = (char *)b;
 
 	if (!b->contig && EP_HDR + st->lead + elt <= LR_PAGE_SIZE)
 		unit = LR_PAGE_SIZE;
 	for (size_t u = 0; u < st->bytes; u += unit) {
-		size_t off = u == 0 ? EP_HDR : u;
+		size_t off = u == 0 ? EP_HDR + b->color : u;
 
-		for (; off + st->lead + elt <= u + unit; off += total) {
-			void *obj = base + off + st->lead;
-			struct lr_mempool_objhdr *h =
-			    (struct lr_mempool_objhdr *)obj - 1;
-
-			h->mp = mp;
-#if LR_MEMPOOL_DEBUG
-			h->cookie = LR_MEMPOOL_COOKIE_FREE;
-#endif
-			if (st->obj_init != NULL)
-				st->obj_init(mp, st->obj_init_arg, obj,
-					     st->carved);
-			st->carved++;
-			*obj_link(mp, obj) = b->free;
-			b->free = obj;
-			b->nobjs++;
-		}
+		for (; off + st->lead + elt <= u + unit; off += total)
+			fn(st, b, base + off + st->lead, arg);
 	}
-	b->nfree = b->nobjs;
+}
+
+/* A new object: its header, obj_init, onto its block's free list. */
+static void
+carve_one(struct ep_store *st, struct ep_block *b, void *obj, void *arg)
+{
+	struct lr_mempool *mp = st->mp;
+	struct lr_mempool_objhdr *h = (struct lr_mempool_objhdr *)obj - 1;
+
+	(void)arg;
+	h->mp = mp;
+#if LR_MEMPOOL_DEBUG
+	h->cookie = LR_MEMPOOL_COOKIE_FREE;
+#endif
+	if (st->obj_init != NULL)
+		st->obj_init(mp, st->obj_init_arg, obj, st->carved);
+	st->carved++;
+	*obj_link(mp, obj) = b->free;
+	b->free = obj;
+	b->nobjs++;
 }
 
 /* A page of the page pool becomes a block of the store. */
@@ -366,9 +390,15 @@ join(struct ep_store *st, struct lr_page *pg, uint64_t now)
 	b->magic = EP_MAGIC;
 	b->mp = st->mp;
 	b->page = pg;
-	b->iova = lr_page_pool_get_dma_addr(st->pp, pg);
-	b->contig = (uint16_t)iova_contig((const char *)b, st->order);
-	carve(st, b);
+	b->contig = (uint8_t)iova_contig((const char *)b, st->order);
+	/* Slab coloring: blocks are aligned alike, so without it the n-th
+	 * objects of every block would share their cache sets. */
+	if (b->contig) {
+		b->color = (uint16_t)(st->next_color * LR_CACHE_LINE_SIZE);
+		st->next_color = (st->next_color + 1) % st->colors;
+	}
+	each_slot(st, b, carve_one, NULL);
+	b->nfree = b->nobjs;
 	b->idle_since = now;
 	list_push(st, b, EP_FREE);
 	st->blocks++;
@@ -856,9 +886,25 @@ lr_mempool_obj_iova(const struct lr_mempool *mp, const void *obj)
 		const struct ep_block *b = (const struct ep_block *)base;
 
 		if (b->magic == EP_MAGIC && b->contig)
-			return b->iova + ((uintptr_t)obj - base);
+			return lr_page_pool_get_dma_addr(st->pp, b->page) +
+			       ((uintptr_t)obj - base);
 	}
 	return lr_mempool_virt2iova(obj);
+}
+
+struct iter_arg {
+	lr_mempool_obj_cb_t *cb;
+	void *opaque;
+	unsigned count;
+};
+
+static void
+iter_one(struct ep_store *st, struct ep_block *b, void *obj, void *arg)
+{
+	struct iter_arg *ia = arg;
+
+	(void)b;
+	ia->cb(st->mp, ia->opaque, obj, ia->count++);
 }
 
 unsigned
@@ -866,31 +912,15 @@ lr_mp_elastic_obj_iter_(struct lr_mempool *mp, lr_mempool_obj_cb_t *cb,
 			void *opaque)
 {
 	struct ep_store *st = store_of(mp);
-	size_t elt = mp->elt_size, total = mp->total_elt_size;
-	unsigned count = 0;
+	struct iter_arg ia = {cb, opaque, 0};
 
 	pthread_mutex_lock(&st->lock);
-	for (unsigned id = 0; id < EP_NLISTS; id++) {
+	for (unsigned id = 0; id < EP_NLISTS; id++)
 		for (struct ep_block *b = st->lists[id].head; b != NULL;
-		     b = b->next) {
-			char *base = (char *)b;
-			size_t unit = st->bytes;
-
-			if (!b->contig &&
-			    EP_HDR + st->lead + elt <= LR_PAGE_SIZE)
-				unit = LR_PAGE_SIZE;
-			for (size_t u = 0; u < st->bytes; u += unit) {
-				size_t off = u == 0 ? EP_HDR : u;
-
-				for (; off + st->lead + elt <= u + unit;
-				     off += total)
-					cb(mp, opaque, base + off + st->lead,
-					   count++);
-			}
-		}
-	}
+		     b = b->next)
+			each_slot(st, b, iter_one, &ia);
 	pthread_mutex_unlock(&st->lock);
-	return count;
+	return ia.count;
 }
 
 static int
