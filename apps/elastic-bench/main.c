@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr-elastic-bench: a bursty producer and a slow consumer on two joined
+ * net_ring ports, to compare what mbuf pools hold and drop: an elastic
+ * pool against fixed ones.
+ *
+ *   lr-elastic-bench -l 0 [EAL options] -- --mbufs MIN-MAX|N
+ *       [--bursts K] [--burst-frames B] [--period-ms P] [--drain-per-ms R]
+ *       [--idle-ms MS] [--tail-ms T]
+ *
+ * Every P ms (K times) the producer allocates B 64-byte frames from the
+ * pool as fast as it can and sends them into net_ring0 (one queue of 32768
+ * descriptors: the backlog); all the while the consumer receives R frames
+ * per ms from net_ring1 and frees them. After the last burst the run goes
+ * on for T ms (drain, then idle: an elastic pool gives back its blocks
+ * after --idle-ms). One lcore does both, interleaved, so that a busy host
+ * delays both sides alike. Every millisecond the memory the pool holds is
+ * sampled: an elastic pool's blocks, a fixed pool's whole size.
+ *
+ * The last lines: `elastic-bench pool=... sent=N received=N
+ * drops_nombuf=N drops_ring_full=N held_peak_MiB=X held_avg_MiB=X
+ * held_end_MiB=X growths=N shrinks=N seconds=X` and `mbufs in use after
+ * stop: N` (exit 1 if not 0). Bad options: a message naming the option,
+ * exit 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_mbuf.h"
+#include "lr_pagealloc.h"
+
+#define BURST	   32
+#define RING_DESC  32768
+#define POOL_CACHE 256
+#define FRAME	   64
+
+struct opts {
+	unsigned lo, hi; /* --mbufs: lo == hi: a fixed pool */
+	unsigned bursts, burst_frames, period_ms, drain_per_ms, idle_ms;
+	unsigned tail_ms;
+};
+
+struct run {
+	uint64_t sent, received, nombuf, ring_full;
+	double held_peak, held_sum; /* bytes */
+	uint64_t samples;
+};
+
+static void
+usage(const char *prog)
+{
+	printf("%s [EAL options] -- --mbufs MIN-MAX|N [--bursts K] "
+	       "[--burst-frames B]\n"
+	       "    [--period-ms P] [--drain-per-ms R] [--idle-ms MS] "
+	       "[--tail-ms T]\n"
+	       "  --mbufs MIN-MAX   elastic pool; N: fixed pool of N\n"
+	       "  --bursts K        bursts sent (default 10)\n"
+	       "  --burst-frames B  frames per burst, 1..%u (default 20000)\n"
+	       "  --period-ms P     one burst every P ms (default 200)\n"
+	       "  --drain-per-ms R  frames the consumer takes per ms (default "
+	       "1000)\n"
+	       "  --idle-ms MS      elastic pool's idle time before blocks go "
+	       "(default 100)\n"
+	       "  --tail-ms T       run on after the last burst (default "
+	       "1000)\n",
+	       prog, RING_DESC);
+}
+
+/* An unsigned of 0..max for option name; 0, or -1 after a message. */
+static int
+parse_num(const char *name, const char *s, unsigned long max, unsigned *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || x > max) {
+		fprintf(stderr, "%s '%s': expected a number in 0..%lu\n", name,
+			s, max);
+		return -1;
+	}
+	*v = (unsigned)x;
+	return 0;
+}
+
+static int
+parse_mbufs(struct opts *o, const char *s)
+{
+	unsigned long lo, hi;
+	char *end;
+
+	errno = 0;
+	lo = strtoul(s, &end, 10);
+	hi = lo;
+	if (end != s && *end == '-' && end[1] >= '0' && end[1] <= '9')
+		hi = strtoul(end + 1, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || lo > hi ||
+	    hi < 512 || hi > (1u << 24)) {
+		fprintf(stderr,
+			"--mbufs '%s': expected N or MIN-MAX with MIN <= MAX, "
+			"MAX in 512..%u\n",
+			s, 1u << 24);
+		return -1;
+	}
+	o->lo = (unsigned)lo;
+	o->hi = (unsigned)hi;
+	return 0;
+}
+
+/* 0, 1 after --help, -1 after a message. */
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+	    {"mbufs", required_argument, NULL, 'm'},
+	    {"bursts", required_argument, NULL, 'k'},
+	    {"burst-frames", required_argument, NULL, 'b'},
+	    {"period-ms", required_argument, NULL, 'p'},
+	    {"drain-per-ms", required_argument, NULL, 'r'},
+	    {"idle-ms", required_argument, NULL, 'i'},
+	    {"tail-ms", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	int c, rc = 0;
+
+	*o = (struct opts){.bursts = 10,
+			   .burst_frames = 20000,
+			   .period_ms = 200,
+			   .drain_per_ms = 1000,
+			   .idle_ms = 100,
+			   .tail_ms = 1000};
+	optind = 0;
+	opterr = 0;
+	while (rc == 0 &&
+	       (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			rc = parse_mbufs(o, optarg);
+			break;
+		case 'k':
+			rc = parse_num("--bursts", optarg, 100000, &o->bursts);
+			break;
+		case 'b':
+			rc = parse_num("--burst-frames", optarg, RING_DESC,
+				       &o->burst_frames);
+			break;
+		case 'p':
+			rc = parse_num("--period-ms", optarg, 3600000,
+				       &o->period_ms);
+			break;
+		case 'r':
+			rc = parse_num("--drain-per-ms", optarg, 1000000,
+				       &o->drain_per_ms);
+			break;
+		case 'i':
+			rc = parse_num("--idle-ms", optarg, 3600000,
+				       &o->idle_ms);
+			break;
+		case 't':
+			rc = parse_num("--tail-ms", optarg, 3600000,
+				       &o->tail_ms);
+			break;
+		case 'h':
+			usage(argv[0]);
+			return 1;
+		default:
+			fprintf(stderr,
+				"unknown option or missing value: '%s'\n",
+				argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (rc == 0 && optind < argc) {
+		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (rc == 0 && o->hi == 0) {
+		fprintf(stderr, "--mbufs is required\n");
+		return -1;
+	}
+	if (rc == 0 && (o->burst_frames == 0 || o->period_ms == 0)) {
+		fprintf(stderr, "--burst-frames and --period-ms must be > 0\n");
+		return -1;
+	}
+	return rc;
+}
+
+/* Bytes of memory the pool holds now. */
+static double
+held_bytes(struct lr_mempool *mp)
+{
+	struct lr_mempool_elastic_stats s;
+
+	if (lr_mempool_elastic_stats_get(mp, &s) == 0)
+		return (double)s.blocks *
+		       (double)(LR_PAGE_SIZE << s.block_order);
+	return (double)mp->size * mp->total_elt_size;
+}
+
+static int
+port_up(uint16_t port, struct lr_mempool *mp)
+{
+	int ret = lr_eth_dev_configure(port, 1, 1, NULL);
+
+	if (ret == 0)
+		ret = lr_eth_rx_queue_setup(port, 0, RING_DESC, lr_socket_id(),
+					    NULL, mp);
+	if (ret == 0)
+		ret = lr_eth_tx_queue_setup(port, 0, RING_DESC, lr_socket_id(),
+					    NULL);
+	if (ret == 0)
+		ret = lr_eth_dev_start(port);
+	if (ret < 0)
+		fprintf(stderr, "port %u: setup failed: %s\n", port,
+			lr_strerror(-ret));
+	return ret;
+}
+
+/* Send up to n frames of a burst; how many the burst is done with (sent
+ * or dropped). */
+static unsigned
+produce(struct lr_mempool *mp, uint16_t port, unsigned n, struct run *r)
+{
+	struct lr_mbuf *pkts[BURST];
+	unsigned k = LR_MIN(n, (unsigned)BURST), t;
+
+	if (lr_pktmbuf_alloc_bulk(mp, pkts, k) != 0) {
+		r->nombuf += k;
+		return k;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		char *d = lr_pktmbuf_append(pkts[i], FRAME);
+
+		memset(d, 0, 14);
+		memcpy(d + 14, &r->sent, sizeof(r->sent));
+	}
+	t = lr_eth_tx_burst(port, 0, pkts, (uint16_t)k);
+	if (t < k) {
+		lr_pktmbuf_free_bulk(pkts + t, k - t);
+		r->ring_full += k - t;
+	}
+	r->sent += t;
+	return k;
+}
+
+/* The bursts, the slow drain, the tail; samples of what the pool holds. */
+static void
+run_profile(const struct opts *o, struct lr_mempool *mp, uint16_t tx,
+	    uint16_t rx, struct run *r)
+{
+	uint64_t hz = lr_get_tsc_hz(), ms = hz / 1000, t0 = lr_get_tsc_cycles();
+	uint64_t end =
+	    t0 + ((uint64_t)o->bursts * o->period_ms + o->tail_ms) * ms;
+	uint64_t next_burst = t0, next_sample = t0, next_shrink = t0;
+	unsigned bursts = 0, pending = 0;
+	struct lr_mbuf *pkts[BURST];
+
+	for (uint64_t now = t0; now < end; now = lr_get_tsc_cycles()) {
+		uint64_t allowed;
+
+		if (bursts < o->bursts && now >= next_burst) {
+			pending += o->burst_frames;
+			next_burst += o->period_ms * ms;
+			bursts++;
+		}
+		if (pending != 0)
+			pending -= produce(mp, tx, pending, r);
+		allowed = (now - t0) / ms * o->drain_per_ms;
+		if (allowed > r->received) {
+			uint16_t n = lr_eth_rx_burst(
+			    rx, 0, pkts,
+			    (uint16_t)LR_MIN(allowed - r->received,
+					     (uint64_t)BURST));
+
+			lr_pktmbuf_free_bulk(pkts, n);
+			r->received += n;
+		}
+		if (now >= next_sample) {
+			double h = held_bytes(mp);
+
+			r->held_peak = LR_MAX(r->held_peak, h);
+			r->held_sum += h;
+			r->samples++;
+			next_sample += ms;
+		}
+		if (now >= next_shrink) {
+			lr_mempool_shrink_idle(mp);
+			next_shrink += 10 * ms;
+		}
+	}
+}
+
+static struct lr_mempool *
+make_pool(const struct opts *o)
+{
+	struct lr_mempool *mp;
+
+	if (o->lo == o->hi)
+		mp = lr_pktmbuf_pool_create("bench_pool", o->hi, POOL_CACHE, 0,
+					    LR_MBUF_DEFAULT_BUF_SIZE,
+					    lr_socket_id());
+	else
+		mp = lr_pktmbuf_pool_create_elastic(
+		    "bench_pool", o->lo, o->hi, POOL_CACHE, 0,
+		    LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
+	if (mp == NULL)
+		fprintf(stderr, "mbuf pool %u-%u: %s\n", o->lo, o->hi,
+			lr_strerror(lr_errno));
+	else if (o->lo != o->hi)
+		lr_mempool_set_idle_shrink(mp, o->idle_ms);
+	return mp;
+}
+
+/* Take back every frame still queued; then the pool's figures. */
+static int
+finish(const struct opts *o, struct lr_mempool *mp, uint16_t rx, struct run *r,
+       double secs)
+{
+	struct lr_mempool_elastic_stats s = {0};
+	struct lr_mbuf *pkts[BURST];
+	double mib = 1024.0 * 1024.0, held_end = held_bytes(mp);
+	uint16_t n;
+	unsigned in_use;
+
+	while ((n = lr_eth_rx_burst(rx, 0, pkts, BURST)) != 0) {
+		lr_pktmbuf_free_bulk(pkts, n);
+		r->received += n;
+	}
+	lr_mempool_elastic_stats_get(mp, &s);
+	printf("elastic-bench pool=%s mbufs=%u-%u sent=%" PRIu64
+	       " received=%" PRIu64 " drops_nombuf=%" PRIu64
+	       " drops_ring_full=%" PRIu64
+	       " held_peak_MiB=%.1f held_avg_MiB=%.1f held_end_MiB=%.1f "
+	       "growths=%" PRIu64 " shrinks=%" PRIu64 " seconds=%.3f\n",
+	       o->lo == o->hi ? "fixed" : "elastic", o->lo, o->hi, r->sent,
+	       r->received, r->nombuf, r->ring_full, r->held_peak / mib,
+	       r->samples ? r->held_sum / (double)r->samples / mib : 0.0,
+	       held_end / mib, s.growths, s.shrinks, secs);
+	in_use = lr_mempool_in_use_count(mp);
+	printf("mbufs in use after stop: %u\n", in_use);
+	return in_use == 0 && r->received == r->sent ? 0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct lr_mempool *mp = NULL;
+	struct run r = {0};
+	struct opts o;
+	uint16_t p0 = UINT16_MAX, p1 = UINT16_MAX;
+	uint64_t t0;
+	int ret, rc = 1;
+
+	ret = lr_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "lr-elastic-bench: EAL init failed: %s\n",
+			lr_strerror(-ret));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+	argv[0] = "lr-elastic-bench";
+	ret = parse_args(argc, argv, &o);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		return ret > 0 ? 0 : 2;
+	}
+	mp = make_pool(&o);
+	if (mp == NULL || lr_eth_dev_create("net_ring0") < 0 ||
+	    lr_eth_dev_create("net_ring1") < 0 ||
+	    lr_eth_dev_get_port_by_name("net_ring0", &p0) != 0 ||
+	    lr_eth_dev_get_port_by_name("net_ring1", &p1) != 0 ||
+	    port_up(p0, mp) < 0 || port_up(p1, mp) < 0)
+		goto close;
+	printf("elastic-bench: %u bursts of %u frames every %u ms, drained "
+	       "at %u per ms, %u ms tail; pool %s %u-%u\n",
+	       o.bursts, o.burst_frames, o.period_ms, o.drain_per_ms, o.tail_ms,
+	       o.lo == o.hi ? "fixed" : "elastic", o.lo, o.hi);
+	fflush(stdout);
+	t0 = lr_get_tsc_cycles();
+	run_profile(&o, mp, p0, p1, &r);
+	if (finish(&o, mp, p1, &r,
+		   (double)(lr_get_tsc_cycles() - t0) / lr_get_tsc_hz()) == 0)
+		rc = 0;
+close:
+	for (uint16_t p = 0; p < 2; p++) {
+		uint16_t port = p ? p1 : p0;
+
+		if (port != UINT16_MAX) {
+			lr_eth_dev_stop(port);
+			lr_eth_dev_close(port);
+		}
+	}
+	lr_mempool_free(mp);
+	lr_eal_cleanup();
+	return rc;
+}
