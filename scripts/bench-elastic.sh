@@ -77,9 +77,7 @@ fwd() { # fwd LABEL [--mbufs N]: one run's rate
 fixed_n=$(timeout 60 "$l2fwd" -l 0 "${mem[@]}" --file-prefix="${prefix}_n" \
 	--vdev net_null0,size=64,copy=0 --vdev net_null1,size=64,copy=0 \
 	-- -p 0x3 -T 0 --duration 0.1 2>&1 |
-	sed -n 's/^mbuf pool: elastic, \([0-9]*\) mbufs at start.*/\1/p')
-# The elastic default starts at a quarter of the fixed size.
-fixed_n=$((fixed_n * 4))
+	sed -n 's/^mbuf pool: the ports need \([0-9]*\) mbufs.*/\1/p')
 : >"/tmp/${prefix}_el" && : >"/tmp/${prefix}_fx"
 for ((i = 0; i < runs; i++)); do
 	fwd >>"/tmp/${prefix}_el"

@@ -363,6 +363,9 @@ create_pool(unsigned n)
 	if (hi == 0) {
 		lo = nb / 4;
 		hi = 2 * nb;
+		printf("mbuf pool: the ports need %u mbufs (a fixed pool's "
+		       "size); elastic from a quarter to twice that\n",
+		       nb);
 	}
 	if (lo == hi)
 		mp = lr_pktmbuf_pool_create("mbuf_pool", hi, POOL_CACHE, 0,
