@@ -1623,6 +1623,12 @@ test_profile_errors(void)
 	    {"{\"streams\": [{\"rate_pps\": 5, \"share\": 2}]}", "give one"},
 	    {"{\"streams\": [{\"gap_us\": 5}]}", "need \"burst\""},
 	    {"{\"streams\": []}", "with 1 to 64 streams"},
+	    /* Found by fuzz_profile: a long range cut before its dash. */
+	    {"{\"streams\": [{\"name\": \"d\", \"size\": "
+	     "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	     "a"
+	     "76-1518\"}]}",
+	     "stream 0 ('d'): size: \"aaaa"},
 	    {"{\"streams\": [", "line 1 column"},
 	};
 

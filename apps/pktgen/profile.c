@@ -167,6 +167,9 @@ get_val(const struct ctx *c, const char *key, json_t *j, enum vkind k, bool v6,
 		   strchr(json_string_value(j), '-') != NULL) {
 		char a[64], *dash;
 
+		if (json_string_length(j) >= sizeof(a))
+			return perr(c, key, "%s: longer than %zu characters",
+				    jtext(j, buf, sizeof(buf)), sizeof(a) - 1);
 		snprintf(a, sizeof(a), "%s", json_string_value(j));
 		dash = strchr(a, '-');
 		*dash = '\0';
