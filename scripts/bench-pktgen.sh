@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # lr-pktgen generation rate on net_null, one datapath lcore, 64-byte frames,
-# with and without hugepages, beside DPDK 22.11's testpmd txonly generator
+# with and without hugepages, one stream (the default command line) and 16
+# streams from a profile, each with 4 ranged fields (source and
+# destination address and port, 4 values each: a cartesian product of 256
+# flows a stream), every frame stamped and counted per stream as always;
+# beside DPDK 22.11's testpmd txonly generator
 # on net_null run the same way: Debian's dpdk-testpmd (package dpdk-dev)
 # and the native build of scripts/dpdk-native.sh when it is there.
 #
@@ -52,11 +56,19 @@ window_mean() {
 		     printf "%.2f\n", s / d}'
 }
 
-# pktgen_run MEMOPTS: prints the window rate in Mpps.
+# The 16-stream profile.
+python3 -c '
+import json
+print(json.dumps({"streams": [{"name": "s%d" % i,
+    "src_ip": "10.0.%d.1-10.0.%d.4" % (i, i), "dst_ip": "10.1.0.1-10.1.0.4",
+    "src_port": "1000-1003", "dst_port": "2000-2003"} for i in range(16)]}))
+' >"$TMP/p16.json"
+
+# pktgen_run MEMOPTS [EXTRA]: prints the window rate in Mpps.
 pktgen_run() {
 	# shellcheck disable=SC2086
 	"$PKTGEN" $1 $LC --file-prefix "bpg$$" --vdev net_null0 -- \
-		--tx-only --duration $((WARM + SECS + 1)) >"$TMP/pg.out" 2>&1 || true
+		--tx-only --duration $((WARM + SECS + 1)) ${2:-} >"$TMP/pg.out" 2>&1 || true
 	sed -n 's/^\[ *[0-9.]*s\] port 0: tx *\([0-9.]*\) Mpps.*/\1/p' "$TMP/pg.out" | window_mean
 }
 
@@ -98,7 +110,8 @@ testpmd_run() {
 		     else print "nan"}' "$TMP/tp.out"
 }
 
-names=(lr-pktgen); bins=("$PKTGEN"); notes=()
+names=(lr-pktgen lr-pktgen-16x4); bins=("$PKTGEN" "$PKTGEN"); notes=()
+extra=("" "--profile $TMP/p16.json")
 if command -v dpdk-testpmd >/dev/null; then
 	names+=("testpmd-debian"); bins+=("$(command -v dpdk-testpmd)")
 else
@@ -116,7 +129,8 @@ have_huge=0
 echo "bench-pktgen: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "lr-pktgen: $PKTGEN $LC MEM --vdev net_null0 -- --tx-only --duration $((WARM + SECS + 1))"
 for i in "${!bins[@]}"; do
-	[ "$i" -gt 0 ] && echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a"
+	[ "$i" -eq 1 ] && echo "lr-pktgen-16x4: the same with --profile P16 (16 streams, 4 ranged fields each: $(head -c 120 "$TMP/p16.json")...)"
+	[ "$i" -gt 1 ] && echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a"
 done
 for note in "${notes[@]}"; do echo "$note"; done
 echo "rate: mean of seconds $((WARM + 1))-$((WARM + SECS)) of sending (warm-up left out), median [range] of $RUNS alternating rounds, Mpps"
@@ -131,8 +145,8 @@ for mem in huge nohuge; do
 	for i in "${!bins[@]}"; do : >"$TMP/r.$mem.$i"; done
 	for _ in $(seq "$RUNS"); do
 		for i in "${!bins[@]}"; do
-			if [ "$i" -eq 0 ]; then
-				pktgen_run "$MEM" >>"$TMP/r.$mem.$i"
+			if [ "$i" -le 1 ]; then
+				pktgen_run "$MEM" "${extra[$i]}" >>"$TMP/r.$mem.$i"
 			else
 				testpmd_run "${bins[$i]}" "$MEM" >>"$TMP/r.$mem.$i"
 			fi
@@ -144,12 +158,17 @@ for mem in huge nohuge; do
 			"$(tr '\n' ' ' <"$TMP/r.$mem.$i")"
 		echo "${s%% *}" >"$TMP/m.$mem.$i"
 	done
-	for i in "${!bins[@]}"; do
-		[ "$i" -gt 0 ] || continue
-		awk -v a="$(cat "$TMP/m.$mem.0")" -v b="$(cat "$TMP/m.$mem.$i")" \
-			-v n="${names[$i]}" -v m=$mem 'BEGIN {
-			if (a > 0 && b > 0) printf "%-10s ratio lr-pktgen / %s: %.2f\n", m, n, a / b }'
+	for l in 0 1; do
+		for i in "${!bins[@]}"; do
+			[ "$i" -gt 1 ] || continue
+			awk -v a="$(cat "$TMP/m.$mem.$l")" -v b="$(cat "$TMP/m.$mem.$i")" \
+				-v n="${names[$i]}" -v m=$mem -v l="${names[$l]}" 'BEGIN {
+				if (a > 0 && b > 0) printf "%-10s ratio %s / %s: %.2f\n", m, l, n, a / b }'
+		done
 	done
+	awk -v a="$(cat "$TMP/m.$mem.0")" -v b="$(cat "$TMP/m.$mem.1")" -v m=$mem 'BEGIN {
+		if (a > 0 && b > 0) printf "%-10s 16 streams x 4 fields / 1 stream: %.2f\n", m, b / a }'
+
 	# For the opening table of scripts/bench.sh:
 	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
 	sd=-; sn=-
@@ -160,4 +179,5 @@ for mem in huge nohuge; do
 		esac
 	done
 	echo "summary|pktgen vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.0")|$sd|$sn"
+	echo "summary|pktgen 16 streams x 4 ranged fields vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.1")|$sd|$sn"
 done
