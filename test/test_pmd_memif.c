@@ -814,25 +814,43 @@ out:
 	return 0;
 }
 
+/* The captured log holds text: 1, else 0. Read with pread() beside the
+ * stream, never through it: the control thread writes to that stream at
+ * any time (under the log's lock, which we do not hold), and moving its
+ * position (rewind, fread, fseek back) would make such a write land over
+ * earlier lines, or be overwritten by the next; a line looked for could
+ * vanish that way, more likely the busier the machine. */
+static int
+log_has(const char *text)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+	int fd = fileno(st->f);
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	int found;
+
+	fflush(st->f); /* takes the stream's own lock */
+	if (fstat(fd, &sb) != 0)
+		return 0;
+	buf = malloc((size_t)sb.st_size + 1);
+	if (buf == NULL)
+		return 0;
+	n = pread(fd, buf, (size_t)sb.st_size, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	found = strstr(buf, text) != NULL;
+	free(buf);
+	return found;
+}
+
 /* Wait (up to 20 s) until the captured log holds text. */
 static int
 wait_log(const char *text)
 {
-	struct lr_test_log_state *st = lr_test_log_state();
 	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-	static char buf[16384];
 
 	while (lr_get_tsc_cycles() < end) {
-		long pos;
-		size_t n;
-
-		fflush(st->f);
-		pos = ftell(st->f);
-		rewind(st->f);
-		n = fread(buf, 1, sizeof(buf) - 1, st->f);
-		buf[n] = '\0';
-		fseek(st->f, pos, SEEK_SET);
-		if (strstr(buf, text) != NULL)
+		if (log_has(text))
 			return 0;
 		lr_delay_us(1000);
 	}
