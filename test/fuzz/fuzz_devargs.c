@@ -12,6 +12,7 @@
  * and the port table must be as before.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,18 @@ create_null_port(const char *str, const struct lr_devargs *da)
 	FUZZ_CHECK(lr_eth_dev_validate() == 0);
 }
 
+/* Does str hold "=[" value "]"? */
+static bool
+in_brackets(const char *str, const char *value)
+{
+	size_t n = strlen(value);
+
+	for (const char *p = strstr(str, "=["); p; p = strstr(p + 1, "=["))
+		if (strncmp(p + 2, value, n) == 0 && p[2 + n] == ']')
+			return true;
+	return false;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -111,7 +124,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (const char *c = k; *c; c++)
 				FUZZ_CHECK(isalnum((unsigned char)*c) ||
 					   *c == '_' || *c == '-');
-			FUZZ_CHECK(strchr(da->pairs[i].value, ',') == NULL);
+			/* A comma only in a bracketed value (key=[a,b]): the
+			 * input holds the value between "=[" and "]". */
+			if (strchr(da->pairs[i].value, ',') != NULL)
+				FUZZ_CHECK(in_brackets(str, da->pairs[i].value));
 			check_key(da, k);
 		}
 		for (const char *const *k = driver_keys; *k; k++)
