@@ -148,6 +148,12 @@ test_grow_shrink(void)
 	struct lr_mempool_elastic_stats s;
 	struct lr_mempool *mp;
 	void **objs;
+#if LR_PAGE_SHIFT != 12
+	/* The counts below are those of 4 KiB allocator pages; with larger
+	 * pages (ppc64le's 64 KiB) blocks hold other numbers of objects. */
+	printf("grow_shrink: counts written for 4 KiB pages, not yet for 64 KiB\n");
+	return LR_TEST_SKIP;
+#endif
 
 	mp = lr_mempool_create_elastic("el_grow", 256, 8192, 200, 32, 0, NULL,
 				       NULL, NULL, LR_SOCKET_ID_ANY, 0);
@@ -618,6 +624,12 @@ test_pressure(void)
 	struct lr_page **hog;
 	struct lr_mempool *mp;
 	void **objs;
+#if LR_PAGE_SHIFT != 12
+	/* The counts below are those of 4 KiB allocator pages; with larger
+	 * pages (ppc64le's 64 KiB) blocks hold other numbers of objects. */
+	printf("pressure: sizes written for 4 KiB pages, not yet for 64 KiB\n");
+	return LR_TEST_SKIP;
+#endif
 
 	mp = lr_mempool_create_elastic("el_press", 512, 16384, 256, 0, 0, NULL,
 				       NULL, NULL, LR_SOCKET_ID_ANY, 0);
