@@ -255,9 +255,8 @@ block_obj(const struct mp_block *b, unsigned lead, unsigned total, unsigned k)
 	return b->addr + (size_t)u * b->unit + lead + (size_t)j * total;
 }
 
-/* Non-zero if the IOVAs of the block's base pages follow each other. */
-static int
-block_iova_contig(const char *addr, unsigned order)
+int
+lr_mp_block_iova_contig_(const char *addr, unsigned order)
 {
 	uint64_t iova0 = lr_page_iova(lr_virt_to_page(addr));
 
@@ -355,7 +354,7 @@ populate(struct lr_mempool *mp, struct mp_impl *im, unsigned order_hint)
 		b->unit = block_bytes(order);
 		if (one <= LR_PAGE_SIZE &&
 		    ((mp->flags & LR_MEMPOOL_F_NO_STRADDLE) ||
-		     !block_iova_contig(b->addr, order)))
+		     !lr_mp_block_iova_contig_(b->addr, order)))
 			b->unit = LR_PAGE_SIZE;
 		b->per_unit = objs_in(b->unit, lead, elt, total);
 		b->nb_objs =

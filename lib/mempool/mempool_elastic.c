@@ -321,22 +321,6 @@ layout(struct ep_store *st, struct lr_mempool *mp, unsigned max)
 /* ------------------------------------------------------------------ */
 /* Growing.                                                             */
 
-/* Non-zero if the IOVAs of the block's base pages follow each other. */
-static int
-iova_contig(const char *addr, unsigned order)
-{
-	uint64_t iova0 = lr_page_iova(lr_virt_to_page(addr));
-
-	for (size_t i = 1; i < ((size_t)1 << order); i++) {
-		const struct lr_page *p =
-		    lr_virt_to_page(addr + i * LR_PAGE_SIZE);
-
-		if (p == NULL || lr_page_iova(p) != iova0 + i * LR_PAGE_SIZE)
-			return 0;
-	}
-	return 1;
-}
-
 typedef void(slot_fn)(struct ep_store *st, struct ep_block *b, void *obj,
 		      void *arg);
 
@@ -390,7 +374,7 @@ join(struct ep_store *st, struct lr_page *pg, uint64_t now)
 	b->magic = EP_MAGIC;
 	b->mp = st->mp;
 	b->page = pg;
-	b->contig = (uint8_t)iova_contig((const char *)b, st->order);
+	b->contig = (uint8_t)lr_mp_block_iova_contig_((const char *)b, st->order);
 	/* Slab coloring: blocks are aligned alike, so without it the n-th
 	 * objects of every block would share their cache sets. */
 	if (b->contig) {

@@ -40,6 +40,10 @@ unsigned lr_mp_elastic_obj_iter_(struct lr_mempool *mp, lr_mempool_obj_cb_t *cb,
 /** Print the store's figures. */
 void lr_mp_elastic_dump_(FILE *f, const struct lr_mempool *mp);
 
+/** Non-zero if the IOVAs of the 2^order base pages at addr follow each
+ *  other (mempool.c; the fixed and the elastic stores' blocks). */
+int lr_mp_block_iova_contig_(const char *addr, unsigned order);
+
 /** The EAL is going: the allocator has forgotten its shrinkers. */
 void lr_mp_elastic_forget_shrinker_(void);
 
