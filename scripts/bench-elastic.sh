@@ -90,7 +90,6 @@ printf "  %-34s %s Mpps\n" "fixed (--mbufs $fixed_n)" "$fx"
 ratio=$(awk -v a="$(median <"/tmp/${prefix}_el")" -v b="$(median <"/tmp/${prefix}_fx")" \
 	'BEGIN {if (b > 0 && a > 0) printf "%.3f", a / b; else print "nan"}')
 echo "  elastic / fixed: $ratio"
-echo "summary|l2fwd null 64B elastic pool|$el|fixed $fx|ratio $ratio"
 
 echo
 echo "-- 2. bursts into net_ring behind a slow consumer: $bursts x $burst_frames frames every $period ms, drained at $drain per ms"
@@ -110,10 +109,7 @@ burst() { # burst LABEL MBUFS
 		printf "  %-26s %10s %10s %10s %10d %8s %8s\n", l, f["held_peak_MiB"],
 			f["held_avg_MiB"], f["held_end_MiB"],
 			f["drops_nombuf"] + f["drops_ring_full"], f["growths"], f["shrinks"]
-		printf "summary|burst %s|peak %s MiB|avg %s MiB|end %s MiB|dropped %d\n", l,
-			f["held_peak_MiB"], f["held_avg_MiB"], f["held_end_MiB"],
-			f["drops_nombuf"] + f["drops_ring_full"] > "/dev/stderr"
-	}' 2>&1
+	}'
 }
 burst "fixed 8192 (DPDK formula)" 8192
 burst "fixed ${elastic#*-} (worst burst)" "${elastic#*-}"

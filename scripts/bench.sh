@@ -129,6 +129,11 @@ if [ -x scripts/bench-l2fwd.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 	run "lr-l2fwd on net_null and net_ring ports, one forwarding lcore, 64-byte packets; DPDK's l2fwd (Debian's package, and scripts/dpdk-native.sh's build when present) alternating in the same run, the same steady-state window for every program." \
 		env LR_BUILD=$bdir scripts/bench-l2fwd.sh
 fi
+if [ -x scripts/bench-elastic.sh ] && [ -x $b/elastic-bench/lr-elastic-bench ]; then
+	section "Elastic mbuf pools (lib/mbuf over the page allocator)"
+	run "lr-l2fwd on net_null with its default elastic pool against a fixed pool of the size it computes, alternating; then bursts into a net_ring port behind a slow consumer (lr-elastic-bench): memory held and frames dropped for a fixed pool at DPDK's usual formula, a fixed pool sized for the worst burst, and the elastic pool." \
+		env LR_BUILD=$bdir scripts/bench-elastic.sh
+fi
 if [ -x scripts/bench-pktgen.sh ] && [ -x $b/pktgen/lr-pktgen ]; then
 	section "Traffic generation (lr-pktgen on net_null)"
 	run "lr-pktgen, one datapath lcore, 64-byte frames, with and without hugepages; DPDK testpmd txonly (Debian's package, and scripts/dpdk-native.sh's build when present) alternating in the same run, the same steady-state window for every program." \
