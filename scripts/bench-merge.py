@@ -41,23 +41,25 @@ def main():
         else:
             old = old.rstrip('\n') + '\n\n' + block
     lines = old.split('\n')
+    # The opening table: the rows after its "| comparison |" header, up to
+    # the first line that is not a table row (other sections have tables
+    # of their own, which summary rows must not join).
+    try:
+        top = next(i for i, l in enumerate(lines)
+                   if l.startswith('| comparison |'))
+    except StopIteration:
+        sys.exit('bench-merge: no opening table in %s' % path)
     for row in new_rows:
         key = row.split('|')[1].strip()
-        done = False
-        last = None
-        for i, l in enumerate(lines):
-            if l.startswith('| ') and '|---' not in l:
-                if l.split('|')[1].strip() == 'comparison':
-                    continue
-                last = i
-                if l.split('|')[1].strip() == key:
-                    lines[i] = row
-                    done = True
-                    break
-        if not done:
-            if last is None:
-                sys.exit('bench-merge: no table in %s' % path)
-            lines.insert(last + 1, row)
+        i = top + 1
+        while i < len(lines) and lines[i].startswith('|'):
+            if ('|---' not in lines[i]
+                    and lines[i].split('|')[1].strip() == key):
+                lines[i] = row
+                break
+            i += 1
+        else:
+            lines.insert(i, row)
     text = '\n'.join(lines)
     mark = '- date: '
     if mark in text:
