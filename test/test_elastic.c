@@ -55,6 +55,21 @@ min_rounded(const struct lr_mempool_elastic_stats *s)
 	return (s->min_objs + b - 1) / b * b;
 }
 
+/* At least n objects, and so many that taking them all makes the pool grow
+ * past what it starts with by extra whole blocks, even after its cache
+ * (up to 1.5 times its size) keeps some: the start, the cache and the
+ * blocks counted in objects of this pool's blocks, whose number the page
+ * size sets (4 KiB pages: a few dozen small objects, 64 KiB: a thousand). */
+static unsigned
+past_start(const struct lr_mempool *mp, unsigned n, unsigned blocks)
+{
+	struct lr_mempool_elastic_stats s = estats(mp);
+	unsigned need =
+	    s.objs + mp->cache_size * 3 / 2 + blocks * s.objs_per_block;
+
+	return LR_MAX(n, need);
+}
+
 /* ---- cases ---- */
 
 static int
@@ -144,21 +159,17 @@ count_obj(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 static int
 test_grow_shrink(void)
 {
-	unsigned n = scaled(4000), iter = 0, blocks0;
+	unsigned n, iter = 0, blocks0;
 	struct lr_mempool_elastic_stats s;
 	struct lr_mempool *mp;
 	void **objs;
-#if LR_PAGE_SHIFT != 12
-	/* The counts below are those of 4 KiB allocator pages; with larger
-	 * pages (ppc64le's 64 KiB) blocks hold other numbers of objects. */
-	printf("grow_shrink: counts written for 4 KiB pages, not yet for 64 KiB\n");
-	return LR_TEST_SKIP;
-#endif
 
 	mp = lr_mempool_create_elastic("el_grow", 256, 8192, 200, 32, 0, NULL,
 				       NULL, NULL, LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	n = past_start(mp, scaled(4000), 1);
 	s = estats(mp);
+	LR_TEST_ASSERT(n <= mp->size, "burst of %u > bound %u", n, mp->size);
 	blocks0 = s.blocks;
 	LR_TEST_ASSERT_EQ(s.growths, 0); /* the fill to min is not one */
 	LR_TEST_ASSERT(s.objs >= 256 && s.objs < 256 + s.objs_per_block,
@@ -214,7 +225,7 @@ test_grow_shrink(void)
 static int
 test_idle_shrink(void)
 {
-	unsigned n = scaled(3000);
+	unsigned n;
 	struct lr_mempool_elastic_stats s;
 	struct lr_mempool *mp;
 	double deadline;
@@ -223,6 +234,8 @@ test_idle_shrink(void)
 	mp = lr_mempool_create_elastic("el_idle", 100, 4096, 128, 0, 0, NULL,
 				       NULL, NULL, LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	n = past_start(mp, scaled(3000), 1);
+	LR_TEST_ASSERT(n <= mp->size, "burst of %u > bound %u", n, mp->size);
 	LR_TEST_ASSERT_EQ(lr_mempool_set_idle_shrink(mp, 20), 0);
 	objs = malloc(n * sizeof(*objs));
 	LR_TEST_ASSERT(objs != NULL, "malloc");
@@ -618,22 +631,20 @@ test_bad_puts(void)
 static int
 test_pressure(void)
 {
-	unsigned n = scaled(6000), nhog = 0, cap;
+	unsigned n, nhog = 0, cap;
 	struct lr_mempool_elastic_stats s, s0;
 	struct lr_pagealloc_zone_info zi;
 	struct lr_page **hog;
 	struct lr_mempool *mp;
 	void **objs;
-#if LR_PAGE_SHIFT != 12
-	/* The counts below are those of 4 KiB allocator pages; with larger
-	 * pages (ppc64le's 64 KiB) blocks hold other numbers of objects. */
-	printf("pressure: sizes written for 4 KiB pages, not yet for 64 KiB\n");
-	return LR_TEST_SKIP;
-#endif
 
 	mp = lr_mempool_create_elastic("el_press", 512, 16384, 256, 0, 0, NULL,
 				       NULL, NULL, LR_SOCKET_ID_ANY, 0);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	/* Free blocks beyond min even with the cache's objects pinning
+	 * some: two whole blocks more than min and a full cache. */
+	n = past_start(mp, scaled(6000), 2);
+	LR_TEST_ASSERT(n <= mp->size, "burst of %u > bound %u", n, mp->size);
 	objs = malloc(n * sizeof(*objs));
 	LR_TEST_ASSERT(objs != NULL, "malloc");
 	LR_TEST_ASSERT_EQ(get_many(mp, objs, n), n);
