@@ -16,12 +16,21 @@
 #    the elastic pool's maximum (sized for the worst burst), and elastic
 #    (MIN-MAX, blocks idle for IDLE_MS ms given back). Peak, average and
 #    final memory the pool holds, and frames dropped for want of an mbuf.
+#    Then DPDK's fixed mempool in the same setup: bench/dpdk/elastic_bench.c
+#    runs the same profile with an rte_pktmbuf pool (ring_mp_mc, the same
+#    cache) and DPDK's net_ring driver over rte_rings of the same size, at
+#    8192 and at the elastic maximum, and prints the same line; it is built
+#    against Debian's libdpdk and scripts/dpdk-native.sh's build when
+#    present (scripts/dpdk-peers.sh), one row each. For a fixed pool the
+#    memory held is its whole populated memory (linerate: size x element
+#    size; DPDK: the chunks rte_mempool_mem_iter() lists).
 #
 # Env: LR_BUILD (build dir, default build), WARMUP (default 4), DURATION
 # (default 4), RUNS (default 3), ELASTIC (MIN-MAX of the burst runs,
 # default 1024-65536), BURSTS (default 20), BURST_FRAMES (default 24000),
 # PERIOD_MS (default 250), DRAIN_PER_MS (default 1000), IDLE_MS (default
-# 100), TAIL_MS (default 2000). About 1 minute with the defaults.
+# 100), TAIL_MS (default 2000), LR_DPDK_NATIVE_DIR (see
+# scripts/dpdk-native.sh). About 1.5 minutes with the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${LR_BUILD:-build}
@@ -40,14 +49,23 @@ tail_ms=${TAIL_MS:-2000}
 ninja -C "$b" >/dev/null
 l2fwd=$b/apps/l2fwd/lr-l2fwd
 ebench=$b/apps/elastic-bench/lr-elastic-bench
+# shellcheck source=scripts/dpdk-peers.sh
+. scripts/dpdk-peers.sh
+peer_names=(); peer_bins=(); peer_notes=()
+peer_driver_libs=(-lrte_net_ring)
+dpdk_peers bench/dpdk/elastic_bench.c "$b/bench-dpdk/elastic-bench"
 
 free_huge=$(cat /sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages 2>/dev/null || echo 0)
 if [ "$free_huge" -ge 448 ]; then
 	mem=(-m 512)
 	memtxt="hugepages"
+	# DPDK: no runtime files and no hugepage files left behind
+	# (--no-huge implies --legacy-mem, which --in-memory refuses).
+	dpdk_mem=(--in-memory)
 else
 	mem=(--no-huge -m 512)
 	memtxt="no hugepages free: --no-huge"
+	dpdk_mem=(--no-shconf)
 fi
 prefix=bench_elastic_$$
 
@@ -94,17 +112,18 @@ echo "  elastic / fixed: $ratio"
 echo
 echo "-- 2. bursts into net_ring behind a slow consumer: $bursts x $burst_frames frames every $period ms, drained at $drain per ms"
 printf "  %-26s %10s %10s %10s %10s %8s %8s\n" pool peak_MiB avg_MiB end_MiB dropped growths shrinks
-burst() { # burst LABEL MBUFS
-	local out
-	out=$(timeout $((bursts * period / 1000 + tail_ms / 1000 + 60)) "$ebench" -l 0 "${mem[@]}" \
-		--file-prefix="${prefix}_b" -- --mbufs "$2" --bursts "$bursts" \
+burst() { # burst LABEL MBUFS [PROGRAM EXTRA-EAL-OPTIONS...]
+	local out label=$1 mbufs=$2 prog=${3:-$ebench}
+	shift $(($# > 3 ? 3 : $#))
+	out=$(timeout $((bursts * period / 1000 + tail_ms / 1000 + 60)) "$prog" -l 0 "${mem[@]}" \
+		--file-prefix="${prefix}_b" "$@" -- --mbufs "$mbufs" --bursts "$bursts" \
 		--burst-frames "$burst_frames" --period-ms "$period" \
 		--drain-per-ms "$drain" --idle-ms "$idle" --tail-ms "$tail_ms" 2>&1) || {
-		echo "  $1: lr-elastic-bench failed:"
+		echo "  $label: $(basename "$prog") failed:"
 		echo "$out" | tail -5
 		return 0
 	}
-	echo "$out" | grep '^elastic-bench pool=' | awk -v l="$1" '{
+	echo "$out" | grep '^elastic-bench pool=' | awk -v l="$label" '{
 		for (i = 2; i <= NF; i++) {split($i, kv, "="); f[kv[1]] = kv[2]}
 		printf "  %-26s %10s %10s %10s %10d %8s %8s\n", l, f["held_peak_MiB"],
 			f["held_avg_MiB"], f["held_end_MiB"],
@@ -114,4 +133,18 @@ burst() { # burst LABEL MBUFS
 burst "fixed 8192 (DPDK formula)" 8192
 burst "fixed ${elastic#*-} (worst burst)" "${elastic#*-}"
 burst "elastic $elastic" "$elastic"
+# DPDK's own pool, port and ring.
+for i in "${!peer_bins[@]}"; do
+	kind=${peer_names[$i]##* }
+	burst "DPDK fixed 8192 ($kind)" 8192 "${peer_bins[$i]}" \
+		--no-pci "${dpdk_mem[@]}" --no-telemetry --log-level='*:error'
+	burst "DPDK fixed ${elastic#*-} ($kind)" "${elastic#*-}" \
+		"${peer_bins[$i]}" --no-pci "${dpdk_mem[@]}" --no-telemetry \
+		--log-level='*:error'
+done
+echo "  DPDK rows: bench/dpdk/elastic_bench.c (rte_pktmbuf pool ring_mp_mc, cache 256; net_ring over rte_rings of 32768), cc ${peer_cflags[*]}"
+for i in "${!peer_names[@]}"; do echo "  ${peer_names[$i]}: ${peer_bins[$i]}"; done
+for note in "${peer_notes[@]}"; do echo "  $note"; done
 rm -f "/tmp/${prefix}"_*
+# DPDK makes its (here empty) runtime folder whatever the options.
+rmdir "/var/run/dpdk/${prefix}_b" 2>/dev/null || true

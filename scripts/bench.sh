@@ -131,7 +131,7 @@ if [ -x scripts/bench-l2fwd.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 fi
 if [ -x scripts/bench-elastic.sh ] && [ -x $b/elastic-bench/lr-elastic-bench ]; then
 	section "Elastic mbuf pools (lib/mbuf over the page allocator)"
-	run "lr-l2fwd on net_null with its default elastic pool against a fixed pool of the size it computes, alternating; then bursts into a net_ring port behind a slow consumer (lr-elastic-bench): memory held and frames dropped for a fixed pool at DPDK's usual formula, a fixed pool sized for the worst burst, and the elastic pool." \
+	run "lr-l2fwd on net_null with its default elastic pool against a fixed pool of the size it computes, alternating; then bursts into a net_ring port behind a slow consumer (lr-elastic-bench): memory held and frames dropped for a fixed pool at DPDK's usual formula, a fixed pool sized for the worst burst, and the elastic pool; and DPDK's fixed rte_mempool at both sizes in the same setup (its net_ring driver over rte_rings; Debian's package, and scripts/dpdk-native.sh's build when present)." \
 		env LR_BUILD=$bdir scripts/bench-elastic.sh
 fi
 if [ -x scripts/bench-pktgen.sh ] && [ -x $b/pktgen/lr-pktgen ]; then

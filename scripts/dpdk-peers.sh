@@ -12,7 +12,12 @@
 # scripts/dpdk-native.sh when present (static, -O3 -march=native) as
 # "DPDK <version> native"; a missing one adds a note saying so instead.
 # Both are compiled with peer_cflags, the flags of linerate's own build.
+# A program that calls a driver's own API (rte_eth_from_rings() of
+# net_ring) sets peer_driver_libs (e.g. (-lrte_net_ring)) before calling
+# dpdk_peers: Debian's pkg-config --libs lists only the core libraries
+# for a shared link, while the static native link has every driver.
 peer_cflags=(-O3 -march=native -std=gnu11 -Wall)
+peer_driver_libs=()
 
 # dpdk_peer_build SRC OUT [PKG_CONFIG_PATH [--static]]: rebuilt when SRC is
 # newer than OUT.
@@ -38,6 +43,7 @@ dpdk_peer_build() {
 			lf=$(echo " $lf " | sed "s| $f | |g")
 		done
 	fi
+	[ -n "$static" ] || lf="$lf ${peer_driver_libs[*]}"
 	# shellcheck disable=SC2086
 	cc "${peer_cflags[@]}" $cf "$src" -o "$out" $lf 2>"$out.log" || {
 		echo "building $out failed (see $out.log)" >&2
