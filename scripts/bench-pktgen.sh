@@ -4,7 +4,14 @@
 # streams from a profile, each with 4 ranged fields (source and
 # destination address and port, 4 values each: a cartesian product of 256
 # flows a stream), every frame stamped and counted per stream as always;
-# beside DPDK 22.11's testpmd txonly generator
+# the cost of the stamp and of the per-stream statistics: the one stream
+# with --no-stamp (no stamp written, nothing counted per stream), and a
+# loop net_ring0 -> net_ring1 on the same one lcore (every frame stamped,
+# received, checked and counted: sequence window, latency histogram,
+# jitter) with and without --no-stamp, each with its cycles of CPU time a
+# frame (lr-pktgen's own "datapath:" line: the datapath lcore's CPU time
+# over the frames sent, the whole run); beside DPDK 22.11's testpmd txonly
+# generator
 # on net_null run the same way: Debian's dpdk-testpmd (package dpdk-dev)
 # and the native build of scripts/dpdk-native.sh when it is there.
 #
@@ -21,7 +28,7 @@
 # the median of its runs, with the range; the ratios are of the medians.
 #
 # Env: WARMUP (seconds left out, default 2), LR_DPDK_NATIVE_DIR. Defaults
-# SECONDS=4, RUNS=3: about 2 minutes with both DPDK builds.
+# SECONDS=4, RUNS=3: about 4 minutes with both DPDK builds.
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -64,11 +71,15 @@ print(json.dumps({"streams": [{"name": "s%d" % i,
     "src_port": "1000-1003", "dst_port": "2000-2003"} for i in range(16)]}))
 ' >"$TMP/p16.json"
 
-# pktgen_run MEMOPTS [EXTRA]: prints the window rate in Mpps.
+# pktgen_run MEMOPTS PORTS OPTS CYCLES_FILE: prints the window rate in
+# Mpps; appends the run's cycles a frame to CYCLES_FILE (nan if none).
 pktgen_run() {
+	local c
 	# shellcheck disable=SC2086
-	"$PKTGEN" $1 $LC --file-prefix "bpg$$" --vdev net_null0 -- \
-		--tx-only --duration $((WARM + SECS + 1)) ${2:-} >"$TMP/pg.out" 2>&1 || true
+	"$PKTGEN" $1 $LC --file-prefix "bpg$$" $2 -- \
+		--duration $((WARM + SECS + 1)) $3 >"$TMP/pg.out" 2>&1 || true
+	c=$(sed -n 's/^datapath: .*, \([0-9.]*\) cycles of CPU time a frame sent$/\1/p' "$TMP/pg.out")
+	echo "${c:-nan}" >>"$4"
 	sed -n 's/^\[ *[0-9.]*s\] port 0: tx *\([0-9.]*\) Mpps.*/\1/p' "$TMP/pg.out" | window_mean
 }
 
@@ -110,8 +121,16 @@ testpmd_run() {
 		     else print "nan"}' "$TMP/tp.out"
 }
 
-names=(lr-pktgen lr-pktgen-16x4); bins=("$PKTGEN" "$PKTGEN"); notes=()
-extra=("" "--profile $TMP/p16.json")
+# The lr-pktgen rows: name, ports, options (the first NPG rows).
+NULL="--vdev net_null0"
+LOOP="--vdev net_ring0 --vdev net_ring1"
+names=(lr-pktgen lr-pktgen-16x4 lr-pktgen-nostamp lr-pktgen-loop lr-pktgen-loop-nostamp)
+vdevs=("$NULL" "$NULL" "$NULL" "$LOOP" "$LOOP")
+extra=("--tx-only" "--tx-only --profile $TMP/p16.json" "--tx-only --no-stamp"
+	"--tx-ports 0 --rx-ports 1 --drain-ms 0" "--tx-ports 0 --rx-ports 1 --drain-ms 0 --no-stamp")
+NPG=${#names[@]}
+bins=(); for _ in "${names[@]}"; do bins+=("$PKTGEN"); done
+notes=()
 if command -v dpdk-testpmd >/dev/null; then
 	names+=("testpmd-debian"); bins+=("$(command -v dpdk-testpmd)")
 else
@@ -127,11 +146,15 @@ have_huge=0
 [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 256 ] && have_huge=1
 
 echo "bench-pktgen: $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "lr-pktgen: $PKTGEN $LC MEM --vdev net_null0 -- --tx-only --duration $((WARM + SECS + 1))"
 for i in "${!bins[@]}"; do
-	[ "$i" -eq 1 ] && echo "lr-pktgen-16x4: the same with --profile P16 (16 streams, 4 ranged fields each: $(head -c 120 "$TMP/p16.json")...)"
-	[ "$i" -gt 1 ] && echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a"
+	if [ "$i" -lt "$NPG" ]; then
+		echo "${names[$i]}: $PKTGEN $LC MEM ${vdevs[$i]} -- --duration $((WARM + SECS + 1)) ${extra[$i]}"
+	else
+		echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a"
+	fi
 done
+echo "P16: 16 streams, 4 ranged fields each: $(head -c 120 "$TMP/p16.json")..."
+echo "cycles/frame: lr-pktgen's 'datapath:' line, CPU time of its datapath lcore x TSC rate / frames sent, over the whole run"
 for note in "${notes[@]}"; do echo "$note"; done
 echo "rate: mean of seconds $((WARM + 1))-$((WARM + SECS)) of sending (warm-up left out), median [range] of $RUNS alternating rounds, Mpps"
 for mem in huge nohuge; do
@@ -142,11 +165,12 @@ for mem in huge nohuge; do
 		MEM="--no-huge -m 512"
 	fi
 	echo "-- $mem (MEM: $MEM)"
-	for i in "${!bins[@]}"; do : >"$TMP/r.$mem.$i"; done
+	for i in "${!bins[@]}"; do : >"$TMP/r.$mem.$i"; : >"$TMP/c.$mem.$i"; done
 	for _ in $(seq "$RUNS"); do
 		for i in "${!bins[@]}"; do
-			if [ "$i" -le 1 ]; then
-				pktgen_run "$MEM" "${extra[$i]}" >>"$TMP/r.$mem.$i"
+			if [ "$i" -lt "$NPG" ]; then
+				pktgen_run "$MEM" "${vdevs[$i]}" "${extra[$i]}" \
+					"$TMP/c.$mem.$i" >>"$TMP/r.$mem.$i"
 			else
 				testpmd_run "${bins[$i]}" "$MEM" >>"$TMP/r.$mem.$i"
 			fi
@@ -154,13 +178,19 @@ for mem in huge nohuge; do
 	done
 	for i in "${!bins[@]}"; do
 		s=$(stats <"$TMP/r.$mem.$i")
-		printf "%-10s %-16s %-24s (runs: %s)\n" $mem "${names[$i]}" "$s" \
-			"$(tr '\n' ' ' <"$TMP/r.$mem.$i")"
+		cyc=
+		if [ "$i" -lt "$NPG" ]; then
+			cs=$(stats <"$TMP/c.$mem.$i")
+			echo "${cs%% *}" >"$TMP/cm.$mem.$i"
+			cyc="cycles/frame $cs "
+		fi
+		printf "%-10s %-22s %-24s %s(runs: %s)\n" $mem "${names[$i]}" "$s" \
+			"$cyc" "$(tr '\n' ' ' <"$TMP/r.$mem.$i")"
 		echo "${s%% *}" >"$TMP/m.$mem.$i"
 	done
-	for l in 0 1; do
+	for l in 0 1 2; do
 		for i in "${!bins[@]}"; do
-			[ "$i" -gt 1 ] || continue
+			[ "$i" -ge "$NPG" ] || continue
 			awk -v a="$(cat "$TMP/m.$mem.$l")" -v b="$(cat "$TMP/m.$mem.$i")" \
 				-v n="${names[$i]}" -v m=$mem -v l="${names[$l]}" 'BEGIN {
 				if (a > 0 && b > 0) printf "%-10s ratio %s / %s: %.2f\n", m, l, n, a / b }'
@@ -168,6 +198,17 @@ for mem in huge nohuge; do
 	done
 	awk -v a="$(cat "$TMP/m.$mem.0")" -v b="$(cat "$TMP/m.$mem.1")" -v m=$mem 'BEGIN {
 		if (a > 0 && b > 0) printf "%-10s 16 streams x 4 fields / 1 stream: %.2f\n", m, b / a }'
+	# The cost of the stamp (tx only) and of the stamp with the per-stream
+	# statistics (the loop): the differences of the medians.
+	for pair in "0 2 stamp, net_null tx" "3 4 stamp and per-stream statistics, ring loop"; do
+		read -r a b what <<<"$pair"
+		awk -v ma="$(cat "$TMP/m.$mem.$a")" -v mb="$(cat "$TMP/m.$mem.$b")" \
+			-v ca="$(cat "$TMP/cm.$mem.$a")" -v cb="$(cat "$TMP/cm.$mem.$b")" \
+			-v m=$mem -v w="$what" 'BEGIN {
+			if (ca > 0 && cb > 0 && ma > 0 && mb > 0)
+				printf "%-10s cost of the %s: %.1f cycles a frame (%.1f with, %.1f without; %.2f Mpps with, %.2f without)\n",
+					m, w, ca - cb, ca, cb, ma, mb }'
+	done
 
 	# For the opening table of scripts/bench.sh:
 	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
@@ -180,4 +221,5 @@ for mem in huge nohuge; do
 	done
 	echo "summary|pktgen vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.0")|$sd|$sn"
 	echo "summary|pktgen 16 streams x 4 ranged fields vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.1")|$sd|$sn"
+	echo "summary|pktgen without stamps (--no-stamp) vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.2")|$sd|$sn"
 done

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 
 #include <jansson.h>
@@ -845,6 +846,9 @@ test_bad_options(void)
 	    {"--replay x.pcap --speed 0", 2, "--speed '0': out of range"},
 	    {"--ctl /nonexistent/dir/c.sock --count 1", 1,
 	     "--ctl '/nonexistent/dir/c.sock': No such file or directory"},
+	    {"--idle --count 1", 2,
+	     "--idle waits for a \"start\" request: it needs --ctl PATH"},
+	    {"--idle --ctl x.sock --rx-only", 2, "--idle and --rx-only"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1766,7 +1770,7 @@ run_ctl(char *buf, size_t cap, const char *fmt, ...)
 
 /* The control socket changes the rate of a running test: 20000 frames at
  * 1 kpps would take 20 s; raised to 100 kpps they are out long before
- * (15 s allowed). Stats and a wrong unit answered; "stop" ends a run. */
+ * (15 s allowed). Stats and a wrong unit answered; "quit" ends a run. */
 static int
 test_ctl(void)
 {
@@ -1823,16 +1827,224 @@ test_ctl(void)
 		       "%s", out);
 	LR_TEST_ASSERT(access(sock, F_OK) != 0, "%s left behind", sock);
 
-	/* "stop" ends a run without an end. */
+	/* "quit" ends a run without an end. */
 	snprintf(args, sizeof(args),
 		 "--rate-pps 1000 --drain-ms 50 --quiet --ctl %s", sock);
 	if (start_pktgen(&c, name, args, "control socket") != 0)
 		return -1;
-	rc = run_ctl(ans, sizeof(ans), "%s stop", sock);
-	LR_TEST_ASSERT(rc == 0, "stop: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s quit", sock);
+	LR_TEST_ASSERT(rc == 0, "quit: exit %d: %s", rc, ans);
 	rc = lr_test_child_finish(&c, READY_S);
 	LR_TEST_ASSERT(rc == 0 && final_line_is_last() && field("lost") == 0,
-		       "stop: exit %d:\n%s", rc, out);
+		       "quit: exit %d:\n%s", rc, out);
+	return 0;
+}
+
+/* The "stats" answer of the control socket at sock: 0 with the frames
+ * sent over every port in *tx and the sending state in state, or -1. */
+static int
+ctl_stats(const char *sock, long long *tx, char *state, size_t n)
+{
+	char ans[8192];
+	json_t *j, *ports;
+	int rc = run_ctl(ans, sizeof(ans), "%s stats", sock);
+	size_t i;
+	json_t *p;
+
+	if (rc != 0 || (j = json_loads(ans, 0, NULL)) == NULL) {
+		fprintf(stderr, "stats: exit %d: %s\n", rc, ans);
+		return -1;
+	}
+	ports = json_object_get(j, "ports");
+	*tx = 0;
+	json_array_foreach(ports, i, p) *tx += jint(p, "tx");
+	snprintf(state, n, "%s",
+		 json_string_value(json_object_get(j, "state"))
+		     ? json_string_value(json_object_get(j, "state"))
+		     : "?");
+	json_decref(j);
+	return 0;
+}
+
+/* Ask for "stats" until the state is want (or READY_S seconds pass: only
+ * a hung program); 0 with the frames sent so far in *tx, or -1. */
+static int
+ctl_wait_state(const char *sock, const char *want, long long *tx)
+{
+	double end = lr_test_now() + READY_S;
+	char state[32];
+
+	while (lr_test_now() < end) {
+		if (ctl_stats(sock, tx, state, sizeof(state)) != 0)
+			return -1;
+		if (strcmp(state, want) == 0)
+			return 0;
+		poll(NULL, 0, 20);
+	}
+	fprintf(stderr, "state '%s', never '%s'\n", state, want);
+	return -1;
+}
+
+/* Ask for "stats" until more than after frames were sent; 0 with them in
+ * *tx, or -1 (READY_S seconds: only a hung program). */
+static int
+ctl_wait_tx(const char *sock, long long after, long long *tx)
+{
+	double end = lr_test_now() + READY_S;
+	char state[32];
+
+	while (lr_test_now() < end) {
+		if (ctl_stats(sock, tx, state, sizeof(state)) != 0)
+			return -1;
+		if (*tx > after)
+			return 0;
+		poll(NULL, 0, 20);
+	}
+	fprintf(stderr, "no frame sent after %lld (state %s)\n", after, state);
+	return -1;
+}
+
+/* --idle: nothing is sent until "start", not even after a live line
+ * (a second) has passed; "stop" stops the sending while the run goes on
+ * ("stopped" once every queue stands still: the count stays), "start"
+ * resumes it, "quit" ends the run. Every wait is for a state the program
+ * reports, none for a time. Before "start" and "stop" existed (as
+ * requests that stop the sending), this run sent at once. */
+static int
+test_ctl_start_stop(void)
+{
+	char sock[PATH_MAX + 64], name[96], args[PATH_MAX + 256], ans[4096];
+	struct lr_test_child c;
+	long long tx, tx2;
+	int rc;
+
+	snprintf(sock, sizeof(sock), "%s/ctl2.sock", tmpdir);
+	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_ctl2");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	snprintf(args, sizeof(args),
+		 "--idle --rate-pps 10k --drain-ms 50 --ctl %s", sock);
+	if (start_pktgen(&c, name, args, "idle: sending starts with") != 0)
+		return -1;
+	LR_TEST_ASSERT(ctl_wait_state(sock, "stopped", &tx) == 0 && tx == 0,
+		       "idle: %lld frames sent:\n%s", tx, out);
+	if (lr_test_child_wait_for(&c, "s] port 1: tx", READY_S) != 0) {
+		kill(c.pid, SIGKILL);
+		lr_test_child_finish(&c, READY_S);
+		LR_TEST_ASSERT(0, "no live line:\n%s", out);
+	}
+	LR_TEST_ASSERT(ctl_stats(sock, &tx, ans, sizeof(ans)) == 0 && tx == 0,
+		       "idle after a second: %lld frames sent (%s)", tx, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s start", sock);
+	LR_TEST_ASSERT(rc == 0 && strstr(ans, "\"sending\":true"),
+		       "start: exit %d: %s", rc, ans);
+	LR_TEST_ASSERT(ctl_wait_tx(sock, 0, &tx) == 0, "start:\n%s", out);
+	rc = run_ctl(ans, sizeof(ans), "%s stop", sock);
+	LR_TEST_ASSERT(rc == 0 && strstr(ans, "\"sending\":false"),
+		       "stop: exit %d: %s", rc, ans);
+	LR_TEST_ASSERT(ctl_wait_state(sock, "stopped", &tx) == 0, "stop:\n%s",
+		       out);
+	/* Stopped: the count stays (the live lines go on). */
+	poll(NULL, 0, 300);
+	LR_TEST_ASSERT(ctl_stats(sock, &tx2, ans, sizeof(ans)) == 0 &&
+			   tx2 == tx && strcmp(ans, "stopped") == 0,
+		       "stopped at %lld frames, then %lld (%s)", tx, tx2, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s start", sock);
+	LR_TEST_ASSERT(rc == 0, "start again: exit %d: %s", rc, ans);
+	LR_TEST_ASSERT(ctl_wait_tx(sock, tx, &tx2) == 0, "start again:\n%s",
+		       out);
+	rc = run_ctl(ans, sizeof(ans), "%s quit", sock);
+	LR_TEST_ASSERT(rc == 0, "quit: exit %d: %s", rc, ans);
+	rc = lr_test_child_finish(&c, READY_S);
+	LR_TEST_ASSERT(rc == 0 && final_line_is_last() && field("lost") == 0 &&
+			   field("tx") >= (double)tx2,
+		       "quit: exit %d:\n%s", rc, out);
+	LR_TEST_ASSERT(strstr(out, "control: sending stopped") &&
+			   strstr(out, "control: sending started"),
+		       "%s", out);
+	return 0;
+}
+
+/* "rate" with "stream" (an id or a name) sets the own rate of one stream
+ * of a profile; the shared rate still goes to the streams without one.
+ * 20000 frames a stream at 1 kpps would take 20 s; all three raised to
+ * 100 kpps, they are out long before (15 s allowed). A stream without a
+ * rate of its own, a unit it does not have and a stream that does not
+ * exist are refused, naming them. */
+static int
+test_ctl_stream_rate(void)
+{
+	char sock[PATH_MAX + 64], name[96], args[2 * PATH_MAX + 256], ans[4096];
+	const char *prof = write_text(
+	    "ctl3.json",
+	    "{\"streams\": [{\"name\": \"a\", \"rate_pps\": 1000, "
+	    "\"count\": 20000}, {\"name\": \"b\", \"rate_pps\": 1000, "
+	    "\"count\": 20000}, {\"name\": \"c\", \"count\": 20000}]}");
+	struct lr_test_child c;
+	int rc;
+
+	LR_TEST_ASSERT(prof != NULL, "cannot write the profile");
+	snprintf(sock, sizeof(sock), "%s/ctl3.sock", tmpdir);
+	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_ctl3");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	snprintf(args, sizeof(args),
+		 "--quiet --rate-pps 1000 --profile %s --ctl %s", prof, sock);
+	if (start_pktgen(&c, name, args, "control socket") != 0)
+		return -1;
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000 stream 2", sock);
+	LR_TEST_ASSERT(rc == 1 && strstr(ans, "stream 2 'c' has no rate of "
+					      "its own"),
+		       "stream c: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate mbps 5 stream a", sock);
+	LR_TEST_ASSERT(rc == 1 && strstr(ans, "has its rate in pps"),
+		       "mbps for a: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 5 stream 7", sock);
+	LR_TEST_ASSERT(rc == 1 && strstr(ans, "no stream 7"),
+		       "stream 7: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 5 stream zz", sock);
+	LR_TEST_ASSERT(rc == 1 && strstr(ans, "no stream named 'zz'"),
+		       "stream zz: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000 stream 0", sock);
+	LR_TEST_ASSERT(rc == 0, "stream 0: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000 stream b", sock);
+	LR_TEST_ASSERT(rc == 0, "stream b: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000", sock);
+	LR_TEST_ASSERT(rc == 0, "shared: exit %d: %s", rc, ans);
+	rc = lr_test_child_finish(&c, 15);
+	LR_TEST_ASSERT(rc == 0 && final_line_is_last(),
+		       "after the rate changes: exit %d (-3: a stream still "
+		       "at 1 kpps):\n%s",
+		       rc, out);
+	LR_TEST_ASSERT(field("tx") == 60000 &&
+			   strstr(out, "control: rate 100000 frames/s (was "
+				       "1000) for stream 0 'a'") &&
+			   strstr(out, "control: rate 100000 frames/s (was "
+				       "1000) for stream 1 'b'") &&
+			   strstr(out, "stream 2 'c': tx 20000 frames"),
+		       "%s", out);
+	return 0;
+}
+
+/* --no-stamp: frames without a stamp (a fixed template, and one whose
+ * ports vary), so nothing that comes back is counted as ours: no loss, no
+ * latency, all of it in rx_other. */
+static int
+test_no_stamp(void)
+{
+	static const char *const extra[] = {"", "--src-port 1-4 --udp-cksum"};
+
+	for (unsigned i = 0; i < 2; i++) {
+		int rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
+				 "--tx-ports 0 --rx-ports 1 --quiet --count "
+				 "1000 --drain-ms 2000 --no-stamp %s",
+			     extra[i]);
+
+		CHECK_RUN(rc);
+		LR_TEST_ASSERT(field("tx") == 1000 && field("rx_own") == 0 &&
+				   field("rx_other") == 1000 &&
+				   field("lost") == 0 &&
+				   field("lat_max_us") == 0,
+			       "'%s':\n%s", extra[i], out);
+	}
 	return 0;
 }
 
@@ -2037,6 +2249,9 @@ CASE(profile_bursts)
 CASE(profile_errors)
 CASE(replay_timing)
 CASE(ctl)
+CASE(ctl_start_stop)
+CASE(ctl_stream_rate)
+CASE(no_stamp)
 
 static const struct lr_test_case cases[] = {
     {"seq_window", test_seq_window},
@@ -2073,6 +2288,9 @@ static const struct lr_test_case cases[] = {
     {"profile_errors", case_profile_errors},
     {"replay_timing", case_replay_timing},
     {"ctl", case_ctl},
+    {"ctl_start_stop", case_ctl_start_stop},
+    {"ctl_stream_rate", case_ctl_stream_rate},
+    {"no_stamp", case_no_stamp},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)

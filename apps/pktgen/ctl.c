@@ -5,14 +5,22 @@
  * JSON object a line in, one a line out:
  *
  *   {"cmd": "stats"}              -> {"ok": true, "t": 1.2, "ports": [...]}
- *   {"cmd": "rate", "pps": 20000} -> {"ok": true, "rate": 20000, ...}
- *   {"cmd": "stop"}               -> {"ok": true}   (the run ends)
+ *   {"cmd": "stop"}               -> {"ok": true, "sending": false}
+ *   {"cmd": "start"}              -> {"ok": true, "sending": true}
+ *   {"cmd": "rate", "pps": 20000} -> {"ok": true, "rate": 20000}
+ *   {"cmd": "rate", "stream": "voice", "pps": 500}
+ *   {"cmd": "quit"}               -> {"ok": true}   (the run ends)
  *
- * "rate" takes "pps", "mbps" or "pct", the unit the run was started with
- * (--rate-*), and sets the rate the streams without one of their own
- * share. An error is {"ok": false, "error": "..."}. At most PG_CTL_CONNS
- * clients at once; a request line longer than PG_CTL_LINE bytes closes
- * its connection.
+ * As in pktgen-dpdk and TRex, "stop" stops the sending (the run goes on:
+ * it receives, its statistics stay) and "start" starts it again (a run
+ * with --idle waits for the first "start"); "quit" ends the run as a stop
+ * signal does. "rate" takes "pps", "mbps" or "pct", the unit the run was
+ * started with (--rate-*), and sets the rate the streams without one of
+ * their own share; with "stream" (its id, from 0 in the order of the
+ * profile, or its name) it sets that stream's own rate ("pps" or "mbps",
+ * the unit it has). An error is {"ok": false, "error": "..."}. At most
+ * PG_CTL_CONNS clients at once; a request line longer than PG_CTL_LINE
+ * bytes closes its connection.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +38,8 @@
 
 #define PG_CTL_CONNS 8
 #define PG_CTL_LINE  4096
+/* The requests, as errors list them. */
+#define CMDS "stats, start, stop, rate, quit"
 
 static int lfd = -1;
 static const char *lpath;
@@ -94,9 +104,40 @@ pg_ctl_close(void)
 	}
 }
 
-/* Answer one request line; *stop set by "stop". */
+/* The stream definition a request names in "stream" (an id or a name):
+ * its index, -1 when there is no "stream", -2 after writing why into
+ * err. */
+static int
+req_stream(const json_t *req, char *err, size_t n)
+{
+	const json_t *v = json_object_get(req, "stream");
+
+	if (v == NULL)
+		return -1;
+	if (json_is_integer(v)) {
+		json_int_t k = json_integer_value(v);
+
+		if (k >= 0 && k < (json_int_t)pg.nsdefs)
+			return (int)k;
+		snprintf(err, n, "rate: no stream %lld (%u streams: 0..%u)",
+			 (long long)k, pg.nsdefs, pg.nsdefs - 1);
+		return -2;
+	}
+	if (json_is_string(v)) {
+		for (unsigned k = 0; k < pg.nsdefs; k++)
+			if (strcmp(pg.sdefs[k].name, json_string_value(v)) == 0)
+				return (int)k;
+		snprintf(err, n, "rate: no stream named '%.64s'",
+			 json_string_value(v));
+		return -2;
+	}
+	snprintf(err, n, "rate: \"stream\" is an id or a name");
+	return -2;
+}
+
+/* Answer one request line; *quit set by "quit". */
 static void
-handle(int fd, const char *line, bool *stop)
+handle(int fd, const char *line, bool *quit)
 {
 	json_error_t e;
 	json_t *req = json_loads(line, 0, &e), *resp = NULL;
@@ -108,30 +149,36 @@ handle(int fd, const char *line, bool *stop)
 	if (req == NULL) {
 		snprintf(err, sizeof(err), "not JSON: %s", e.text);
 	} else if (cmd == NULL) {
-		snprintf(err, sizeof(err), "no \"cmd\" (stats, rate, stop)");
+		snprintf(err, sizeof(err), "no \"cmd\" (" CMDS ")");
 	} else if (strcmp(cmd, "stats") == 0) {
 		resp = pg_ctl_stats();
-	} else if (strcmp(cmd, "stop") == 0) {
-		*stop = true;
+	} else if (strcmp(cmd, "start") == 0 || strcmp(cmd, "stop") == 0) {
+		pg_ctl_set_sending(strcmp(cmd, "start") == 0);
+		resp = json_pack("{s:b}", "sending", pg_sending());
+	} else if (strcmp(cmd, "quit") == 0) {
+		*quit = true;
 		resp = json_object();
 	} else if (strcmp(cmd, "rate") == 0) {
 		static const char *const units[] = {"pps", "mbps", "pct"};
 		json_t *v = NULL;
-		int u;
+		int u, k = req_stream(req, err, sizeof(err));
 
 		for (u = 0; u < 3; u++)
 			if ((v = json_object_get(req, units[u])) != NULL)
 				break;
-		if (v == NULL || !json_is_number(v))
+		if (k == -2) {
+			/* err says why */
+		} else if (v == NULL || !json_is_number(v)) {
 			snprintf(err, sizeof(err),
 				 "rate: give \"pps\", \"mbps\" or \"pct\" "
 				 "with a number");
-		else if (pg_ctl_set_rate(u + 1, json_number_value(v), err,
-					 sizeof(err)) == 0)
+		} else if (pg_ctl_set_rate(u + 1, json_number_value(v), k, err,
+					   sizeof(err)) == 0) {
 			resp = json_pack("{s:f}", "rate", json_number_value(v));
+		}
 	} else {
-		snprintf(err, sizeof(err),
-			 "unknown cmd '%s' (stats, rate, stop)", cmd);
+		snprintf(err, sizeof(err), "unknown cmd '%.64s' (" CMDS ")",
+			 cmd);
 	}
 	if (resp == NULL)
 		resp = json_pack("{s:b, s:s}", "ok", 0, "error", err);
@@ -154,7 +201,7 @@ handle(int fd, const char *line, bool *stop)
 bool
 pg_ctl_poll(void)
 {
-	bool stop = false;
+	bool quit = false;
 	int fd;
 
 	if (lfd < 0)
@@ -190,7 +237,7 @@ pg_ctl_poll(void)
 		conn[i].buf[conn[i].len] = '\0';
 		while ((nl = strchr(conn[i].buf, '\n')) != NULL) {
 			*nl = '\0';
-			handle(conn[i].fd, conn[i].buf, &stop);
+			handle(conn[i].fd, conn[i].buf, &quit);
 			conn[i].len -= (size_t)(nl + 1 - conn[i].buf);
 			memmove(conn[i].buf, nl + 1, conn[i].len + 1);
 		}
@@ -199,5 +246,5 @@ pg_ctl_poll(void)
 			conn[i].fd = -1;
 		}
 	}
-	return stop;
+	return quit;
 }

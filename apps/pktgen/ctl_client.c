@@ -4,8 +4,9 @@
  * (--ctl PATH), its answer on stdout.
  *
  *   lr-pktgen-ctl PATH stats
- *   lr-pktgen-ctl PATH rate pps|mbps|pct N
- *   lr-pktgen-ctl PATH stop
+ *   lr-pktgen-ctl PATH start | stop            (the sending)
+ *   lr-pktgen-ctl PATH rate pps|mbps|pct N [stream ID|NAME]
+ *   lr-pktgen-ctl PATH quit                    (ends the run)
  *   lr-pktgen-ctl PATH '{"cmd": "stats"}'      (a request as it is)
  *
  * Exit status: 0 when the answer says "ok": true, 1 when it does not or
@@ -22,9 +23,32 @@
 static int
 usage(void)
 {
-	fprintf(stderr, "usage: lr-pktgen-ctl SOCKET stats | stop | "
-			"rate pps|mbps|pct N | '{\"cmd\": ...}'\n");
+	fprintf(stderr, "usage: lr-pktgen-ctl SOCKET stats | start | stop | "
+			"quit | rate pps|mbps|pct N [stream ID|NAME] | "
+			"'{\"cmd\": ...}'\n");
 	return 2;
+}
+
+/* A stream id (digits) as a number, else a name as a JSON string (no
+ * quote, backslash or control character in it); into buf. 0 or -1. */
+static int
+stream_json(const char *s, char *buf, size_t n)
+{
+	size_t i = 0;
+
+	while (s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i > 0 && s[i] == '\0' && i < 10) {
+		snprintf(buf, n, "%s", s);
+		return 0;
+	}
+	for (i = 0; s[i]; i++)
+		if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)
+			return -1;
+	if (i == 0 || i > 64)
+		return -1;
+	snprintf(buf, n, "\"%s\"", s);
+	return 0;
 }
 
 int
@@ -41,13 +65,18 @@ main(int argc, char **argv)
 		snprintf(req, sizeof(req), "%s\n", argv[2]);
 	} else if (strcmp(argv[2], "stats") == 0 && argc == 3) {
 		snprintf(req, sizeof(req), "{\"cmd\": \"stats\"}\n");
-	} else if (strcmp(argv[2], "stop") == 0 && argc == 3) {
-		snprintf(req, sizeof(req), "{\"cmd\": \"stop\"}\n");
-	} else if (strcmp(argv[2], "rate") == 0 && argc == 5 &&
+	} else if ((strcmp(argv[2], "stop") == 0 ||
+		    strcmp(argv[2], "start") == 0 ||
+		    strcmp(argv[2], "quit") == 0) &&
+		   argc == 3) {
+		snprintf(req, sizeof(req), "{\"cmd\": \"%s\"}\n", argv[2]);
+	} else if (strcmp(argv[2], "rate") == 0 &&
+		   (argc == 5 ||
+		    (argc == 7 && strcmp(argv[5], "stream") == 0)) &&
 		   (strcmp(argv[3], "pps") == 0 ||
 		    strcmp(argv[3], "mbps") == 0 ||
 		    strcmp(argv[3], "pct") == 0)) {
-		char *end;
+		char *end, stream[96] = "";
 		double v = strtod(argv[4], &end);
 
 		if (end == argv[4] || *end) {
@@ -57,8 +86,22 @@ main(int argc, char **argv)
 				argv[4]);
 			return 2;
 		}
+		if (argc == 7) {
+			char s[72];
+
+			if (stream_json(argv[6], s, sizeof(s)) != 0) {
+				fprintf(stderr,
+					"lr-pktgen-ctl: stream '%s': expected "
+					"an id or a name (1..64 characters, "
+					"no quote or backslash)\n",
+					argv[6]);
+				return 2;
+			}
+			snprintf(stream, sizeof(stream), ", \"stream\": %s", s);
+		}
 		snprintf(req, sizeof(req),
-			 "{\"cmd\": \"rate\", \"%s\": %.17g}\n", argv[3], v);
+			 "{\"cmd\": \"rate\", \"%s\": %.17g%s}\n", argv[3], v,
+			 stream);
 	} else {
 		return usage();
 	}

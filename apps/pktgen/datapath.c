@@ -136,6 +136,23 @@ build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 	return len;
 }
 
+/* --no-stamp, nothing varies: the template alone. */
+static __lr_always_inline uint32_t
+build_plain(struct pg_txq *q, struct lr_mbuf *m)
+{
+	const struct pg_tmpl *t = q->tmpl;
+	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = t->len;
+
+	if (lr_likely(len <= 64))
+		memcpy(d, t->data, 64);
+	else
+		memcpy(d, t->data, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	return len;
+}
+
 /* Sizes or fields vary, or a checksum covers the stamp. */
 static inline uint32_t
 build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
@@ -177,7 +194,8 @@ build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 			break;
 		}
 	}
-	stamp(q, d + t->stamp_off, q->seq++, tsc);
+	if (lr_likely(t->stamped))
+		stamp(q, d + t->stamp_off, q->seq++, tsc);
 	pg_stream_fix(q, d, len);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
@@ -286,6 +304,8 @@ build_one(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 		return build_fast(q, m, tsc);
 	if (q->kind == PG_K_GENERAL)
 		return build_general(q, m, tsc);
+	if (q->kind == PG_K_PLAIN)
+		return build_plain(q, m);
 	return build_pcap(q, m, tsc);
 }
 
@@ -313,7 +333,10 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 	} else if (q->kind == PG_K_GENERAL) {
 		for (unsigned i = 0; i < n; i++)
 			bytes += build_general(q, pkts[i], now);
-		own = n;
+		own = q->tmpl->stamped ? n : 0;
+	} else if (q->kind == PG_K_PLAIN) {
+		for (unsigned i = 0; i < n; i++)
+			bytes += build_plain(q, pkts[i]);
 	} else {
 		for (unsigned i = 0; i < n; i++) {
 			own += q->tmpl[q->tmpl_idx].stamped;
@@ -422,10 +445,8 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 		struct lr_mbuf *m = q->stash[q->nstash - 1 - n];
 		uint32_t len;
 
-		if (q->kind == PG_K_PCAP)
-			own += q->tmpl[q->tmpl_idx].stamped;
-		else
-			own++;
+		/* tmpl_idx is 0 but for a pcap file. */
+		own += q->tmpl[q->tmpl_idx].stamped;
 		len = build_one(q, m, now);
 		bytes += len;
 		if (q->timed) {
@@ -471,6 +492,7 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 	struct lr_mbuf *pkts[PG_MAX_BURST];
 	uint16_t n = lr_eth_rx_burst(r->port, r->queue, pkts, (uint16_t)burst);
 	uint64_t bytes = 0, own = 0, own_bytes = 0, now;
+	unsigned nchk;
 
 	if (n == 0)
 		return;
@@ -479,7 +501,9 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 	if (lr_unlikely(pg.capture) && pg_capture_write(pkts, n) != 0)
 		atomic_store(&pg.state, PG_STOP);
 	now = lr_get_tsc_cycles();
-	for (unsigned i = 0; i < n; i++) {
+	/* --no-stamp: no frame is told apart, none is ours. */
+	nchk = lr_unlikely(pg.o.no_stamp) ? 0 : n;
+	for (unsigned i = 0; i < nchk; i++) {
 		struct lr_mbuf *m = pkts[i];
 		uint8_t *s;
 		uint32_t off;
@@ -530,7 +554,8 @@ pg_txq_release(struct pg_txq *q)
 
 /* The queue has nothing more to send: the run stopped, its count is
  * sent, or its time is over (paced: its schedule reached the end, so a
- * frame due before the end still leaves when the lcore comes late). */
+ * frame due before the end still leaves when the lcore comes late; the
+ * time it stood still does not count). */
 static __lr_always_inline bool
 tx_over(const struct pg_txq *q, int st, bool paced, uint64_t end, uint64_t now)
 {
@@ -538,7 +563,25 @@ tx_over(const struct pg_txq *q, int st, bool paced, uint64_t end, uint64_t now)
 		return true;
 	if (paced)
 		return q->end_fp != 0 && q->next_fp >= q->end_fp;
-	return end && now >= end;
+	return end && now >= end + q->paused_tsc;
+}
+
+/* Sending resumes after a "stop" (or --idle): the schedule and the end of
+ * --duration move on by the time the queue stood still, so that neither
+ * the pause counts as frames behind the schedule nor as sending time. */
+static __lr_cold void
+tx_resume(struct pg_txq *q, uint64_t now)
+{
+	uint64_t d = now - q->paused_at, d_fp = d << PG_FP_SHIFT;
+
+	q->paused_at = 0;
+	q->paused_tsc += d;
+	if (!q->started)
+		return; /* its schedule starts at its next poll */
+	q->next_fp += d_fp;
+	q->base_fp += d_fp;
+	if (q->end_fp)
+		q->end_fp += d_fp;
 }
 
 int
@@ -565,7 +608,10 @@ pg_lcore_loop(void *arg)
 		if (lr_unlikely(st == PG_STOP))
 			break;
 		if (tx_busy) {
-			bool busy = false;
+			bool busy = false, moving = false;
+			/* "stop" (--idle): the queues stand still; a stop of
+			 * the run ends them all the same. */
+			bool paused = st == PG_RUN && !pg_sending();
 
 			now = lr_get_tsc_cycles();
 			for (unsigned i = 0; i < lc->ntx; i++) {
@@ -586,10 +632,19 @@ pg_lcore_loop(void *arg)
 					}
 					tx_retry(q, now);
 					busy = true;
+					moving = true;
 					continue;
 				}
 				if (lr_unlikely(q->done))
 					continue;
+				if (lr_unlikely(paused)) {
+					if (q->paused_at == 0)
+						q->paused_at = now;
+					busy = true;
+					continue;
+				}
+				if (lr_unlikely(q->paused_at != 0))
+					tx_resume(q, now);
 				if (lr_unlikely(
 					tx_over(q, st, q->paced, end, now))) {
 					q->done = true;
@@ -605,6 +660,11 @@ pg_lcore_loop(void *arg)
 			if (lr_unlikely(!busy)) {
 				tx_busy = false;
 				atomic_store_explicit(&lc->tx_done, 1,
+						      memory_order_release);
+			}
+			if (lr_unlikely(lc->still != (paused && !moving))) {
+				lc->still = paused && !moving;
+				atomic_store_explicit(&lc->tx_still, lc->still,
 						      memory_order_release);
 			}
 		} else if (lc->ntx != 0 &&

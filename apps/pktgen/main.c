@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +69,14 @@ static double target_pps, target_bps;
  * the control socket is split as --rate-* was. */
 static double inst_pps[PG_MAX_STREAMS], inst_bps[PG_MAX_STREAMS];
 static double wsum, wport[LR_MAX_ETHPORTS];
-static unsigned ctl_stops; /* "stop" requests of the control socket */
+static unsigned ctl_quits; /* "quit" requests of the control socket */
 static bool any_paced;
 static FILE *json_out;	       /* --json: the real stdout (stdout is stderr) */
 static FILE *stats_json;       /* --stats-json */
 static bool stats_json_failed; /* a write failed (said once) */
 static uint64_t last_sjson;    /* TSC of the last --stats-json line */
 static void stats_json_line(uint64_t now);
+static void __attribute__((format(printf, 1, 2))) note(const char *fmt, ...);
 
 static uint64_t
 mac_u64(const struct lr_ether_addr *a)
@@ -466,6 +468,18 @@ wait_links(const struct pg_opts *o)
 	return 0;
 }
 
+/* --no-stamp: every template goes out as it is (a capture's frames of
+ * ours keep their old stamps: another run's, never counted). */
+static void
+unstamp_all(void)
+{
+	for (unsigned i = 0; i < pcap_n; i++)
+		pcap_tmpl[i].stamped = false;
+	for (unsigned i = 0; i < ntxqs; i++)
+		if (txqs[i]->own_tmpl != NULL)
+			pg_stream_unstamp(txqs[i], &pg.sdefs[txqs[i]->sdef]);
+}
+
 /* Instances of definition k, and the index of instance q among them. */
 static unsigned
 sdef_instances(unsigned k, const struct pg_txq *q, unsigned *idx)
@@ -828,6 +842,47 @@ all_back(void)
 	return back >= sent;
 }
 
+/* ---- Sending stopped and started (the control socket, --idle) ---- */
+
+/* Every lcore's queues stand still (or are done). */
+static bool
+all_still(void)
+{
+	for (unsigned i = 0; i < n_dp; i++) {
+		const struct pg_lcore *lc = lcores[dp_lcores[i]];
+
+		if (!atomic_load_explicit(&lc->tx_done, memory_order_acquire) &&
+		    !atomic_load_explicit(&lc->tx_still, memory_order_acquire))
+			return false;
+	}
+	return true;
+}
+
+/* "sending"; "stopping" until every queue stands still, then "stopped";
+ * "done" once the run's sending is over. */
+static const char *
+send_state(void)
+{
+	if (atomic_load(&pg.state) != PG_RUN)
+		return "done";
+	if (pg_sending())
+		return "sending";
+	return all_still() ? "stopped" : "stopping";
+}
+
+/* A message of the control thread: a line of its own. */
+static void
+note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+	va_end(ap);
+}
+
 /* Watch the run: live lines, the end of sending, the drain, the stop. */
 static void
 control_loop(void)
@@ -852,30 +907,27 @@ control_loop(void)
 		if (atomic_load(&pg.state) == PG_STOP)
 			break;
 		if (o->ctl_path && pg_ctl_poll())
-			ctl_stops++;
+			ctl_quits++;
 		/* A stop signal while sending ends the sending and starts the
 		 * drain; one during the drain (the first or a second one)
 		 * ends the drain at once: the user asked to stop. */
 		if (draining &&
-		    lr_eal_stop_requested() + ctl_stops > stops_at_drain) {
+		    lr_eal_stop_requested() + ctl_quits > stops_at_drain) {
 			atomic_store(&pg.state, PG_STOP);
 			break;
 		}
 		if (!draining &&
-		    (lr_eal_stop_requested() + ctl_stops > 0 ||
+		    (lr_eal_stop_requested() + ctl_quits > 0 ||
 		     (ntxqs > 0 && all_tx_done()) ||
 		     (ntxqs == 0 && pg.end_tsc && now >= pg.end_tsc))) {
 			draining = true;
 			drain_start = now;
-			stops_at_drain = lr_eal_stop_requested() + ctl_stops;
+			stops_at_drain = lr_eal_stop_requested() + ctl_quits;
 			atomic_store(&pg.state, PG_TX_STOP);
-			if (!o->quiet && have_rx && o->drain_ms >= 1000) {
-				printf(
-				    "sending done: receiving for up to %u ms "
-				    "(Ctrl-C ends it)\n",
-				    o->drain_ms);
-				fflush(stdout);
-			}
+			if (!o->quiet && have_rx && o->drain_ms >= 1000)
+				note("sending done: receiving for up to %u ms "
+				     "(Ctrl-C ends it)",
+				     o->drain_ms);
 		}
 		if (draining &&
 		    (!have_rx || now - drain_start >= drain ||
@@ -1134,10 +1186,12 @@ print_summary(const struct totals *t, unsigned leaked)
 			       us((double)sl->max), us(ss->jitter));
 	}
 	printf("datapath: %u lcore(s) ran %.3f s, on a CPU %.3f s (%.0f%%): "
-	       "%.3f Mpps tx per CPU-second\n",
+	       "%.3f Mpps tx per CPU-second, %.1f cycles of CPU time a frame "
+	       "sent\n",
 	       n_dp, t->wall_s, t->cpu_s,
 	       t->wall_s > 0 ? 100 * t->cpu_s / t->wall_s : 0,
-	       t->cpu_s > 0 ? (double)t->tx / t->cpu_s / 1e6 : 0);
+	       t->cpu_s > 0 ? (double)t->tx / t->cpu_s / 1e6 : 0,
+	       t->tx > 0 ? t->cpu_s * (double)pg.hz / (double)t->tx : 0);
 	if (t->tx_drop || t->tx_nombuf || t->foreign)
 		printf("frames refused by ports at exit %llu, bursts without "
 		       "mbufs %llu, frames of unknown streams %llu\n",
@@ -1415,29 +1469,71 @@ pg_ctl_stats(void)
 			      (json_int_t)rx, "rx_bytes", (json_int_t)rxb,
 			      "rx_other", (json_int_t)other));
 	}
-	return json_pack("{s:f, s:o, s:I, s:s, s:f}", "t",
+	return json_pack("{s:f, s:o, s:I, s:s, s:f, s:s}", "t",
 			 (double)(now - pg.t0) / (double)pg.hz, "ports", jp,
 			 "tx_behind", (json_int_t)behind_sum(), "rate_mode",
 			 rate_mode_name[pg.o.rate_mode], "rate",
-			 pg.o.rate_mode == PG_RATE_MAX ? 0.0 : pg.o.rate);
+			 pg.o.rate_mode == PG_RATE_MAX ? 0.0 : pg.o.rate,
+			 "state", send_state());
+}
+
+/* Give instance i the rate pps or bps: its costs, then its rate_gen
+ * moved on (release) for its lcore to take them. */
+static void
+inst_set_rate(unsigned i, double pps, double bps)
+{
+	struct pg_txq *q = txqs[i];
+	const struct pg_sdef *d = &pg.sdefs[q->sdef];
+	double hz = (double)pg.hz;
+
+	if (!(d->burst && d->gap_us > 0)) {
+		target_pps += pps - inst_pps[i];
+		target_bps += bps - inst_bps[i];
+	}
+	inst_pps[i] = pps;
+	inst_bps[i] = bps;
+	atomic_store_explicit(
+	    &q->new_pkt_cost,
+	    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5) : 0,
+	    memory_order_relaxed);
+	atomic_store_explicit(
+	    &q->new_byte_cost,
+	    bps > 0 ? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5) : 0,
+	    memory_order_relaxed);
+	atomic_fetch_add_explicit(&q->rate_gen, 1, memory_order_release);
 }
 
 int
-pg_ctl_set_rate(int mode, double v, char *err, size_t n)
+pg_ctl_set_rate(int mode, double v, int stream, char *err, size_t n)
 {
 	static const double lo[] = {0, 1, 0.001, 0.0001};
 	static const double hi[] = {0, 1e10, 1e7, 100};
 	struct pg_opts *o = &pg.o;
-	double hz = (double)pg.hz, was = o->rate;
+	struct pg_sdef *sd = stream >= 0 ? &pg.sdefs[stream] : NULL;
+	char which[PG_NAME_MAX + 32] = "";
+	double was;
 
-	if (o->rate_mode == PG_RATE_MAX || wsum == 0) {
+	if (sd != NULL && sd->rate_mode == PG_RATE_MAX) {
+		snprintf(err, n,
+			 "rate: stream %d '%s' has no rate of its own (it "
+			 "takes a share of --rate-*: set that without "
+			 "\"stream\")",
+			 stream, sd->name);
+		return -1;
+	}
+	if (sd != NULL && mode != (int)sd->rate_mode) {
+		snprintf(err, n, "rate: stream %d '%s' has its rate in %s",
+			 stream, sd->name, rate_mode_name[sd->rate_mode]);
+		return -1;
+	}
+	if (sd == NULL && (o->rate_mode == PG_RATE_MAX || wsum == 0)) {
 		snprintf(err, n,
 			 "rate: the run was started without --rate-* "
 			 "(or every stream has a rate of its own): "
 			 "nothing to change");
 		return -1;
 	}
-	if (mode != (int)o->rate_mode) {
+	if (sd == NULL && mode != (int)o->rate_mode) {
 		snprintf(err, n, "rate: the run's rate is in %s",
 			 rate_mode_name[o->rate_mode]);
 		return -1;
@@ -1447,47 +1543,58 @@ pg_ctl_set_rate(int mode, double v, char *err, size_t n)
 			 hi[mode]);
 		return -1;
 	}
-	o->rate = v;
+	if (sd != NULL) {
+		was = sd->rate;
+		sd->rate = v;
+		snprintf(which, sizeof(which), " for stream %d '%s'", stream,
+			 sd->name);
+	} else {
+		was = o->rate;
+		o->rate = v;
+	}
 	for (unsigned i = 0; i < ntxqs; i++) {
 		struct pg_txq *q = txqs[i];
 		const struct pg_sdef *d = &pg.sdefs[q->sdef];
 		unsigned idx = 0, ni = sdef_instances(q->sdef, q, &idx);
 		double w = d->share / ni, pps = 0, bps = 0;
 
-		if (d->rate_mode != PG_RATE_MAX || !q->paced || q->timed)
+		if (!q->paced || q->timed)
 			continue;
-		if (mode == PG_RATE_PPS)
-			pps = v * w / wsum;
-		else if (mode == PG_RATE_MBPS)
-			bps = v * 1e6 * w / wsum;
-		else
-			bps = o->line_rate_gbps * 1e9 * v / 100 * w /
-			      wport[q->port];
-		if (!(d->burst && d->gap_us > 0)) {
-			target_pps += pps - inst_pps[i];
-			target_bps += bps - inst_bps[i];
+		if (sd != NULL) {
+			if ((int)q->sdef != stream)
+				continue;
+			if (mode == PG_RATE_PPS)
+				pps = v / ni;
+			else
+				bps = v * 1e6 / ni;
+		} else {
+			if (d->rate_mode != PG_RATE_MAX)
+				continue;
+			if (mode == PG_RATE_PPS)
+				pps = v * w / wsum;
+			else if (mode == PG_RATE_MBPS)
+				bps = v * 1e6 * w / wsum;
+			else
+				bps = o->line_rate_gbps * 1e9 * v / 100 * w /
+				      wport[q->port];
 		}
-		inst_pps[i] = pps;
-		inst_bps[i] = bps;
-		atomic_store_explicit(
-		    &q->new_pkt_cost,
-		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
-			    : 0,
-		    memory_order_relaxed);
-		atomic_store_explicit(
-		    &q->new_byte_cost,
-		    bps > 0
-			? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5)
-			: 0,
-		    memory_order_relaxed);
-		atomic_fetch_add_explicit(&q->rate_gen, 1,
-					  memory_order_release);
+		inst_set_rate(i, pps, bps);
 	}
-	printf("[%7.1fs] control: rate %.10g %s (was %.10g)\n",
-	       (double)(lr_get_tsc_cycles() - pg.t0) / (double)pg.hz, v,
-	       rate_mode_unit[mode], was);
-	fflush(stdout);
+	note("[%7.1fs] control: rate %.10g %s (was %.10g)%s",
+	     (double)(lr_get_tsc_cycles() - pg.t0) / (double)pg.hz, v,
+	     rate_mode_unit[mode], was, which);
 	return 0;
+}
+
+void
+pg_ctl_set_sending(bool on)
+{
+	if (on == pg_sending())
+		return;
+	atomic_store_explicit(&pg.paused, !on, memory_order_relaxed);
+	note("[%7.1fs] control: sending %s",
+	     (double)(lr_get_tsc_cycles() - pg.t0) / (double)pg.hz,
+	     on ? "started" : "stopped");
 }
 
 /* --stats-json: one line a second, every port's counters so far and the
@@ -1697,6 +1804,8 @@ main(int argc, char **argv)
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
 	    setup_streams(o) != 0 || wait_links(o) != 0)
 		goto close_ports;
+	if (o->no_stamp)
+		unstamp_all();
 	if (o->ctl_path) {
 		if (pg_ctl_open(o->ctl_path) != 0)
 			goto close_ports;
@@ -1722,6 +1831,15 @@ main(int argc, char **argv)
 		printf("stats period_s=%g tsc_hz=%llu\n", o->stats_period,
 		       (unsigned long long)pg.hz);
 		fflush(stdout);
+	}
+	if (o->idle) {
+		atomic_store(&pg.paused, 1);
+		if (!o->quiet) {
+			printf("lr-pktgen: idle: sending starts with a "
+			       "\"start\" request on %s\n",
+			       o->ctl_path);
+			fflush(stdout);
+		}
 	}
 
 	/* Start. */

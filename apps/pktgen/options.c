@@ -47,6 +47,9 @@ pg_usage(FILE *f, const char *prog)
 "  --seed N              seed of --random (default 1)\n"
 "  --udp-cksum           correct UDP checksums (default 0 = none; IPv6,\n"
 "                        TCP and ICMP always have theirs)\n"
+"  --no-stamp            frames without the stamp, no per-stream statistics\n"
+"                        (nothing counts as received of ours: no loss, no\n"
+"                        latency); scripts/bench-pktgen.sh gives their cost\n"
 "  --proto udp|tcp|icmp  transport header (default udp; icmp: echo\n"
 "                        requests, --src-port sets their id)\n"
 "  --vlan ID             an 802.1Q tag; twice for QinQ (outer first,\n"
@@ -101,9 +104,15 @@ pg_usage(FILE *f, const char *prog)
 "  --stats-json FILE     one JSON line a second to FILE: every port's\n"
 "                        counters so far and rates since the last line\n"
 "  --ctl PATH            a control socket at PATH: JSON requests a line,\n"
-"                        {\"cmd\": \"stats\"|\"stop\"} or {\"cmd\": \"rate\",\n"
-"                        \"pps\"|\"mbps\"|\"pct\": N} (the unit of --rate-*);\n"
-"                        the client: lr-pktgen-ctl PATH stats|stop|rate U N\n"
+"                        {\"cmd\": \"stats\"|\"start\"|\"stop\"|\"quit\"} or\n"
+"                        {\"cmd\": \"rate\", \"pps\"|\"mbps\"|\"pct\": N} (the\n"
+"                        unit of --rate-*; with \"stream\": ID or NAME, that\n"
+"                        stream's own rate); \"stop\" stops the sending,\n"
+"                        \"start\" resumes it, \"quit\" ends the run; the\n"
+"                        client: lr-pktgen-ctl PATH stats|start|stop|quit|\n"
+"                        rate U N [stream S]\n"
+"  --idle                send nothing until a \"start\" request (needs\n"
+"                        --ctl); --duration counts the sending time only\n"
 "  --capture FILE        write every received frame to a pcap file\n"
 "  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
 "  --xstats              print every port's counters and non-zero extended\n"
@@ -399,6 +408,8 @@ enum {
 	O_REPLAY,
 	O_SPEED,
 	O_CTL,
+	O_IDLE,
+	O_NO_STAMP,
 };
 
 static const struct option longopts[] = {
@@ -442,6 +453,8 @@ static const struct option longopts[] = {
     {"replay", required_argument, NULL, O_REPLAY},
     {"speed", required_argument, NULL, O_SPEED},
     {"ctl", required_argument, NULL, O_CTL},
+    {"idle", no_argument, NULL, O_IDLE},
+    {"no-stamp", no_argument, NULL, O_NO_STAMP},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -845,6 +858,12 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_CTL:
 			o->ctl_path = optarg;
 			break;
+		case O_IDLE:
+			o->idle = true;
+			break;
+		case O_NO_STAMP:
+			o->no_stamp = true;
+			break;
 		case O_RXD:
 		case O_TXD:
 			if (parse_u64(c == O_RXD ? "--rxd" : "--txd", optarg,
@@ -943,6 +962,12 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	if (o->pcap_file && (o->l4 || o->nvlan || o->ipv6))
 		return bad("--pcap sends the file's frames: --proto, --vlan "
 			   "and --ipv6 do not apply");
+	if (o->idle && !o->ctl_path)
+		return bad("--idle waits for a \"start\" request: it needs "
+			   "--ctl PATH");
+	if (o->idle && o->rx_only)
+		return bad("--idle and --rx-only: an --rx-only run sends "
+			   "nothing to start");
 	if (capture_mode && !o->capture_file)
 		return bad("--capture-mode needs --capture FILE");
 	if (o->pcap_file && !pg_have_pcap())

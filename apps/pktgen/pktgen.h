@@ -199,6 +199,9 @@ struct pg_opts {
 	bool quiet, json, xstats;
 	const char *stats_json_file; /**< --stats-json: a line a second */
 	const char *ctl_path;	     /**< --ctl: the control socket */
+	bool idle;     /**< --idle: nothing sent until a "start" request */
+	bool no_stamp; /**< --no-stamp: frames without a stamp, no
+			    per-stream statistics */
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
@@ -211,8 +214,9 @@ struct pg_tmpl {
 	uint16_t stamp_off; /**< where the stamp is, when stamped */
 };
 
-/** How a stream builds frames (chosen once, at setup). */
-enum { PG_K_FAST, PG_K_GENERAL, PG_K_PCAP };
+/** How a stream builds frames (chosen once, at setup); PG_K_PLAIN: the
+ *  template as it is (--no-stamp, nothing varies). */
+enum { PG_K_FAST, PG_K_GENERAL, PG_K_PCAP, PG_K_PLAIN };
 
 /** Counters of one queue, read by the control thread. */
 struct pg_counters {
@@ -273,6 +277,11 @@ struct pg_txq {
 	 * starts at the queue's first poll; with --duration it ends at
 	 * end_fp (a frame scheduled before it is sent, even late). */
 	bool started;
+	/* "stop" of the control socket (and --idle): since when the queue
+	 * stands still (TSC, 0: it does not); the time it stood still in
+	 * all, which moves the end of --duration on. */
+	uint64_t paused_at;
+	uint64_t paused_tsc;
 	uint64_t end_fp;
 	uint64_t next_fp;
 	uint64_t pkt_cost_fp;	/**< per frame */
@@ -346,6 +355,10 @@ struct pg_lcore {
 	uint64_t cpu_ns;	    /**< CPU time the loop used */
 	uint64_t wall_ns;	    /**< wall time it ran */
 	_Atomic int tx_done;
+	/* Set (release) while sending is stopped and this lcore's queues
+	 * stand still, no frame of theirs still to go: "stopped". */
+	_Atomic int tx_still;
+	bool still; /**< what it last stored in tx_still */
 };
 
 /** State shared by the control thread and the lcores. */
@@ -363,8 +376,9 @@ struct pg_run {
 	uint16_t *inst_sdef; /**< [nstreams]: definition of an instance */
 	unsigned nstreams;   /**< instances: a definition on a queue */
 	bool capture;
-	_Atomic int go;	   /**< lcores start when set */
-	_Atomic int state; /**< PG_RUN, PG_TX_STOP, PG_STOP */
+	_Atomic int go;	    /**< lcores start when set */
+	_Atomic int state;  /**< PG_RUN, PG_TX_STOP, PG_STOP */
+	_Atomic int paused; /**< sending stopped ("stop", --idle) */
 };
 
 enum { PG_RUN, PG_TX_STOP, PG_STOP };
@@ -478,6 +492,9 @@ int pg_stream_init(struct pg_txq *q, const struct pg_sdef *d, uint64_t port_mac,
 /** Write the lengths and checksums of frame d of len bytes of txq (after
  *  its fields, size and stamp were written). */
 void pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len);
+/** --no-stamp: the pattern in place of the stamp of txq's template
+ *  (built from d), which then goes out as it is. */
+void pg_stream_unstamp(struct pg_txq *q, const struct pg_sdef *d);
 /** Free what pg_stream_init() allocated. */
 void pg_stream_fini(struct pg_txq *q);
 /** Load a pcap file into templates; count, or -1 after printing why. */
@@ -502,15 +519,25 @@ struct json_t;
 /** Open the control socket at path; 0 or -1 after printing why. */
 int pg_ctl_open(const char *path);
 /** Serve the control socket's clients (control thread); true if one
- *  asked to stop. */
+ *  asked to end the run ("quit"). */
 bool pg_ctl_poll(void);
 /** Close the control socket and remove its file. */
 void pg_ctl_close(void);
 /** The counters so far as a JSON object (main.c). */
 struct json_t *pg_ctl_stats(void);
-/** Set the shared rate to v in mode (enum pg_rate_mode); 0, or -1 with
- *  the reason in err (main.c). */
-int pg_ctl_set_rate(int mode, double v, char *err, size_t n);
+/** Set the rate to v in mode (enum pg_rate_mode): stream -1, the rate the
+ *  streams without one of their own share; else stream definition
+ *  stream's own rate. 0, or -1 with the reason in err (main.c). */
+int pg_ctl_set_rate(int mode, double v, int stream, char *err, size_t n);
+/** Start (on) or stop the sending of every stream; the run goes on
+ *  (main.c). */
+void pg_ctl_set_sending(bool on);
+/** Whether the streams are sending (not stopped by "stop" or --idle). */
+static inline bool
+pg_sending(void)
+{
+	return !atomic_load_explicit(&pg.paused, memory_order_relaxed);
+}
 
 /* profile.c */
 /** Load the streams of a JSON profile: count, or -1 after printing what is

@@ -371,6 +371,21 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 }
 
 void
+pg_stream_unstamp(struct pg_txq *q, const struct pg_sdef *sd)
+{
+	struct pg_tmpl *t = q->own_tmpl;
+	unsigned off = t->stamp_off;
+
+	for (unsigned i = off; i < off + PG_PAYLOAD_LEN; i++)
+		t->data[i] =
+		    sd->patlen ? sd->pat[(i - off) % sd->patlen] : (uint8_t)i;
+	t->stamped = false;
+	if (q->kind == PG_K_FAST)
+		q->kind = PG_K_PLAIN;
+	pg_stream_fix(q, t->data, t->len);
+}
+
+void
 pg_stream_fini(struct pg_txq *q)
 {
 	if (q->own_tmpl != NULL) {
