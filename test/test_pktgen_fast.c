@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 
 #include <jansson.h>
 
@@ -2024,6 +2025,130 @@ test_ctl_stream_rate(void)
 	return 0;
 }
 
+/* ---- the live screen ---- */
+
+/* Start lr-pktgen as lr_test_spawn() does, but with its stdout and stderr
+ * on a pseudo-terminal of 100 x 40 (TERM=xterm), whose output goes to
+ * out. 0, or -1. */
+static int
+spawn_pty(struct lr_test_child *c, char *const argv[])
+{
+	struct winsize ws = {.ws_row = 40, .ws_col = 100};
+	int m = posix_openpt(O_RDWR | O_NOCTTY);
+	const char *slave;
+
+	if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0 ||
+	    (slave = ptsname(m)) == NULL) {
+		if (m >= 0)
+			close(m);
+		return -1;
+	}
+	c->path = pktgen_bin;
+	c->out = out;
+	c->cap = OUT_MAX;
+	c->len = 0;
+	out[0] = '\0';
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid == 0) {
+		int s;
+
+		setsid();
+		s = open(slave, O_RDWR); /* the controlling terminal */
+		if (s < 0)
+			_exit(126);
+		ioctl(s, TIOCSWINSZ, &ws);
+		dup2(s, 0);
+		dup2(s, 1);
+		dup2(s, 2);
+		close(m);
+		setenv("TERM", "xterm", 1);
+		lr_test_execv(pktgen_bin, argv);
+		_exit(127);
+	}
+	c->fd = m;
+	return c->pid < 0 ? -1 : 0;
+}
+
+/* Run lr-pktgen with args on a pseudo-terminal; if ready is not NULL,
+ * send SIGINT once it printed that. Its exit status (as run_sig()). */
+static int
+run_pty(const char *ready, const char *fmt, ...)
+{
+	char args[4096], *argv[128], *save = NULL, prefix[80];
+	struct lr_test_child c;
+	int argc = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	argv[argc++] = pktgen_bin;
+	for (char *t = strtok_r(args, " ", &save); t && argc < 127;
+	     t = strtok_r(NULL, " ", &save)) {
+		if (strncmp(t, "--file-prefix=", 14) == 0)
+			t = lr_test_prefix_arg(prefix, sizeof(prefix), t + 14);
+		argv[argc++] = t;
+	}
+	argv[argc] = NULL;
+	if (spawn_pty(&c, argv) != 0)
+		return -1;
+	if (ready != NULL) {
+		if (lr_test_child_wait_for(&c, ready, READY_S) != 0) {
+			kill(c.pid, SIGKILL);
+			lr_test_child_finish(&c, READY_S);
+			fprintf(stderr, "lr-pktgen never printed '%s':\n%s\n",
+				ready, out);
+			return -2;
+		}
+		kill(c.pid, SIGINT);
+	}
+	return lr_test_child_finish(&c, 10 * READY_S);
+}
+
+/* On a terminal the live output is a screen redrawn in place (cursor
+ * home, a line per port and per stream), the cursor hidden meanwhile and
+ * shown again when SIGINT ends the run, before the summary; --no-screen
+ * and --quiet keep lines. (Off a terminal every other case checks the
+ * lines as they were.) */
+static int
+test_live_screen(void)
+{
+	const char *home, *shown;
+	int rc = run_pty("Ctrl-C ends the run",
+			 EAL " -l 0 --vdev net_ring0 --vdev net_ring1 "
+			     "-- --rate-pps 10k --profile %s",
+			 write_text("screen.json",
+				    "{\"streams\": [{\"name\": \"a\"}, "
+				    "{\"name\": \"b\"}]}"));
+
+	LR_TEST_ASSERT(rc == 0 && strstr(out, "pktgen total:"), "exit %d:\n%s",
+		       rc, out);
+	home = strstr(out, "\033[H");
+	LR_TEST_ASSERT(home && strstr(out, "\033[?25l") &&
+			   strstr(home, "p50 us") && strstr(home, "0 a ") &&
+			   strstr(home, "1 b ") && strstr(home, "net_ring1"),
+		       "no screen:\n%s", out);
+	LR_TEST_ASSERT(strstr(out, "] port 0: tx ") == NULL,
+		       "live lines on the screen:\n%s", out);
+	/* The cursor comes back after the last frame, before the summary. */
+	shown = strstr(out, "\033[?25h");
+	LR_TEST_ASSERT(shown && strstr(shown, "\033[H") == NULL &&
+			   strstr(shown, "=== lr-pktgen summary"),
+		       "cursor not shown again after the screen:\n%s", out);
+	rc = run_pty("s] port 1: tx",
+		     EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
+			 "--rate-pps 10k --no-screen");
+	LR_TEST_ASSERT(rc == 0 && strstr(out, "\033[") == NULL,
+		       "--no-screen: exit %d:\n%s", rc, out);
+	rc = run_pty(NULL, EAL " -l 0 --vdev net_null0 -- --tx-only --quiet "
+			       "--count 1000");
+	LR_TEST_ASSERT(rc == 0 && strstr(out, "\033[") == NULL &&
+			   strstr(out, "pktgen total: tx=1000 "),
+		       "--quiet: exit %d:\n%s", rc, out);
+	return 0;
+}
+
 /* --no-stamp: frames without a stamp (a fixed template, and one whose
  * ports vary), so nothing that comes back is counted as ours: no loss, no
  * latency, all of it in rx_other. */
@@ -2251,6 +2376,7 @@ CASE(replay_timing)
 CASE(ctl)
 CASE(ctl_start_stop)
 CASE(ctl_stream_rate)
+CASE(live_screen)
 CASE(no_stamp)
 
 static const struct lr_test_case cases[] = {
@@ -2290,6 +2416,7 @@ static const struct lr_test_case cases[] = {
     {"ctl", case_ctl},
     {"ctl_start_stop", case_ctl_start_stop},
     {"ctl_stream_rate", case_ctl_stream_rate},
+    {"live_screen", case_live_screen},
     {"no_stamp", case_no_stamp},
 };
 

@@ -584,6 +584,29 @@ tx_resume(struct pg_txq *q, uint64_t now)
 		q->end_fp += d_fp;
 }
 
+/* The acquire orders the copy after the control thread's reading of the
+ * last one; the release publishes it. */
+__lr_cold void
+pg_lcore_snap(struct pg_lcore *lc)
+{
+	uint32_t g = atomic_load_explicit(&lc->snap_req, memory_order_acquire);
+
+	if (lc->snap != NULL) {
+		for (unsigned s = 0; s < pg.nstreams; s++) {
+			const struct pg_seqwin *w = &lc->win[s];
+
+			lc->snap[s].top = w->top;
+			lc->snap[s].unique = w->unique;
+			lc->snap[s].dup = w->dup;
+			lc->snap[s].jitter16 = w->jitter16;
+			lc->snap[s].seen = w->seen;
+		}
+		memcpy(lc->snap_lat, lc->slat, pg.nsdefs * sizeof(*lc->slat));
+	}
+	lc->snap_seen = g;
+	atomic_store_explicit(&lc->snap_done, g, memory_order_release);
+}
+
 int
 pg_lcore_loop(void *arg)
 {
@@ -607,6 +630,10 @@ pg_lcore_loop(void *arg)
 
 		if (lr_unlikely(st == PG_STOP))
 			break;
+		if (lr_unlikely(atomic_load_explicit(&lc->snap_req,
+						     memory_order_relaxed) !=
+				lc->snap_seen))
+			pg_lcore_snap(lc);
 		if (tx_busy) {
 			bool busy = false, moving = false;
 			/* "stop" (--idle): the queues stand still; a stop of

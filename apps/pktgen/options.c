@@ -94,6 +94,9 @@ pg_usage(FILE *f, const char *prog)
 "                        10; 0: send at once)\n"
 "Output:\n"
 "  --quiet               no per-second lines\n"
+"  --no-screen           per-second lines on a terminal too (default there:\n"
+"                        a screen refreshed in place, a block of lines per\n"
+"                        port and a line per stream; elsewhere lines)\n"
 "  --stats-period S      every S seconds (0.01..3600), also with --quiet, one\n"
 "                        line per port of the port's cumulative counters:\n"
 "                        'stats t=SECONDS port=P ipackets=N opackets=N ...'\n"
@@ -410,6 +413,7 @@ enum {
 	O_CTL,
 	O_IDLE,
 	O_NO_STAMP,
+	O_NO_SCREEN,
 };
 
 static const struct option longopts[] = {
@@ -455,6 +459,7 @@ static const struct option longopts[] = {
     {"ctl", required_argument, NULL, O_CTL},
     {"idle", no_argument, NULL, O_IDLE},
     {"no-stamp", no_argument, NULL, O_NO_STAMP},
+    {"no-screen", no_argument, NULL, O_NO_SCREEN},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -863,6 +868,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_NO_STAMP:
 			o->no_stamp = true;
+			break;
+		case O_NO_SCREEN:
+			o->no_screen = true;
 			break;
 		case O_RXD:
 		case O_TXD:

@@ -199,9 +199,10 @@ struct pg_opts {
 	bool quiet, json, xstats;
 	const char *stats_json_file; /**< --stats-json: a line a second */
 	const char *ctl_path;	     /**< --ctl: the control socket */
-	bool idle;     /**< --idle: nothing sent until a "start" request */
-	bool no_stamp; /**< --no-stamp: frames without a stamp, no
-			    per-stream statistics */
+	bool idle;	/**< --idle: nothing sent until a "start" request */
+	bool no_stamp;	/**< --no-stamp: frames without a stamp, no
+			     per-stream statistics */
+	bool no_screen; /**< --no-screen: live lines on a terminal too */
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
@@ -330,6 +331,15 @@ struct pg_seqwin {
 	uint64_t bits[PG_SEQ_WINDOW / 64];
 };
 
+/** What the live screen shows of one stream instance as seen by one
+ *  lcore (a copy of its struct pg_seqwin's figures). */
+struct pg_snap {
+	uint64_t top; /**< highest sequence number seen */
+	uint64_t unique, dup;
+	uint64_t jitter16;
+	bool seen;
+};
+
 /** Latency statistics in TSC cycles. */
 struct pg_lat {
 	uint64_t n, sum, min, max;
@@ -359,6 +369,14 @@ struct pg_lcore {
 	 * stand still, no frame of theirs still to go: "stopped". */
 	_Atomic int tx_still;
 	bool still; /**< what it last stored in tx_still */
+	/* The live screen's copy of the statistics: the control thread asks
+	 * for one by moving snap_req on (release, after it has read the last
+	 * copy); the lcore copies into snap and snap_lat and answers with
+	 * snap_done (release). Nobody else touches snap and snap_lat. */
+	_Atomic uint32_t snap_req, snap_done;
+	uint32_t snap_seen;
+	struct pg_snap *snap;	 /**< [nstreams], NULL: no screen */
+	struct pg_lat *snap_lat; /**< [nsdefs] */
 };
 
 /** State shared by the control thread and the lcores. */
@@ -444,6 +462,10 @@ pg_stamp_offset(const uint8_t *d, uint32_t len)
 /* datapath.c */
 /** An lcore's transmit/receive loop; arg is its struct pg_lcore. */
 int pg_lcore_loop(void *arg);
+/** Copy lcore lc's statistics for the live screen (into lc->snap and
+ *  lc->snap_lat) and answer its snap_req: the lcore itself, when the
+ *  control thread asked, or anyone once the lcore has returned. */
+void pg_lcore_snap(struct pg_lcore *lc);
 /** Free the frames a queue still holds (pending ones count as tx_drop). */
 void pg_txq_release(struct pg_txq *q);
 
@@ -538,6 +560,28 @@ pg_sending(void)
 {
 	return !atomic_load_explicit(&pg.paused, memory_order_relaxed);
 }
+
+/* screen.c: the live screen (a terminal refreshed in place with ANSI
+ * sequences); main.c fills it. */
+/** Whether the live output is a screen: stdout a terminal that is not
+ *  "dumb", and no --quiet, --json, --stats-period or --no-screen. */
+bool pg_screen_wanted(const struct pg_opts *o);
+/** Take the terminal: cursor hidden, screen cleared; given back at exit
+ *  (atexit) if pg_screen_end() did not run. */
+void pg_screen_begin(void);
+/** Start a frame of the screen. */
+void pg_screen_clear(void);
+/** Add a line to the frame, cut at the terminal's width; beyond its
+ *  height lines are dropped. */
+void pg_screen_printf(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+/** Lines the frame still has room for. */
+unsigned pg_screen_rows_left(void);
+/** Show the frame: cursor home, its lines, the rest of the screen
+ *  cleared. */
+void pg_screen_show(void);
+/** Give the terminal back (cursor shown, on a new line); once. */
+void pg_screen_end(void);
 
 /* profile.c */
 /** Load the streams of a JSON profile: count, or -1 after printing what is
