@@ -10,8 +10,10 @@
  * one stream (template, sequence space, rate share) per transmit queue. The
  * lcores run pg_lcore_loop() (datapath.c); the control thread (the main lcore
  * when there are workers, else a plain thread beside it) prints a line per port
- * each second, ends the run (count, duration, signal), lets in-flight frames
- * drain, and prints the summary and the final `pktgen total:` line.
+ * each second (on a terminal: redraws the live screen, screen.c), serves the
+ * control socket (ctl.c: stop and start the sending, rates), ends the run
+ * (count, duration, signal, "quit"), lets in-flight frames drain, and prints
+ * the summary and the final `pktgen total:` line.
  *
  * Exit status: 0 done, 1 runtime failure (including mbufs not back in the
  * pool at exit), 2 bad options.
