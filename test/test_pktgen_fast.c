@@ -2004,6 +2004,12 @@ test_ctl_stream_rate(void)
 	rc = run_ctl(ans, sizeof(ans), "%s rate pps 5 stream zz", sock);
 	LR_TEST_ASSERT(rc == 1 && strstr(ans, "no stream named 'zz'"),
 		       "stream zz: exit %d: %s", rc, ans);
+	rc = run_ctl(ans, sizeof(ans), "%s stats", sock);
+	LR_TEST_ASSERT(rc == 0 &&
+			   strstr(ans, "{\"id\":0,\"name\":\"a\",\"tx\":") &&
+			   strstr(ans, "\"rate_pps\":1000") &&
+			   strstr(ans, "{\"id\":2,\"name\":\"c\",\"tx\":"),
+		       "stats: no streams: %s", ans);
 	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000 stream 0", sock);
 	LR_TEST_ASSERT(rc == 0, "stream 0: exit %d: %s", rc, ans);
 	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000 stream b", sock);

@@ -4,7 +4,8 @@
  * the control thread polls between its ticks (never the datapath). One
  * JSON object a line in, one a line out:
  *
- *   {"cmd": "stats"}              -> {"ok": true, "t": 1.2, "ports": [...]}
+ *   {"cmd": "stats"}              -> {"ok": true, "t": 1.2, "ports": [...],
+ *                                     "streams": [...], "state": ...}
  *   {"cmd": "stop"}               -> {"ok": true, "sending": false}
  *   {"cmd": "start"}              -> {"ok": true, "sending": true}
  *   {"cmd": "rate", "pps": 20000} -> {"ok": true, "rate": 20000}

@@ -1740,7 +1740,7 @@ print_json(const struct totals *t, unsigned leaked)
 json_t *
 pg_ctl_stats(void)
 {
-	json_t *jp = json_array();
+	json_t *jp = json_array(), *js = json_array();
 	uint64_t now = lr_get_tsc_cycles();
 
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
@@ -1756,10 +1756,31 @@ pg_ctl_stats(void)
 			      (json_int_t)rx, "rx_bytes", (json_int_t)rxb,
 			      "rx_other", (json_int_t)other));
 	}
-	return json_pack("{s:f, s:o, s:I, s:s, s:f, s:s}", "t",
+	/* Per stream: the frames sent so far and its own rate, if any. */
+	for (unsigned k = 0; k < pg.nsdefs; k++) {
+		const struct pg_sdef *d = &pg.sdefs[k];
+		uint64_t tx = 0;
+		json_t *j;
+
+		for (unsigned i = 0; i < ntxqs; i++)
+			if (txqs[i]->sdef == k)
+				tx +=
+				    atomic_load_explicit(&txqs[i]->scnt.tx_pkts,
+							 memory_order_relaxed);
+		j = json_pack("{s:i, s:s, s:I}", "id", k, "name", d->name, "tx",
+			      (json_int_t)tx);
+		if (d->rate_mode != PG_RATE_MAX)
+			json_object_set_new(j,
+					    d->rate_mode == PG_RATE_PPS
+						? "rate_pps"
+						: "rate_mbps",
+					    json_real(d->rate));
+		json_array_append_new(js, j);
+	}
+	return json_pack("{s:f, s:o, s:o, s:I, s:s, s:f, s:s}", "t",
 			 (double)(now - pg.t0) / (double)pg.hz, "ports", jp,
-			 "tx_behind", (json_int_t)behind_sum(), "rate_mode",
-			 rate_mode_name[pg.o.rate_mode], "rate",
+			 "streams", js, "tx_behind", (json_int_t)behind_sum(),
+			 "rate_mode", rate_mode_name[pg.o.rate_mode], "rate",
 			 pg.o.rate_mode == PG_RATE_MAX ? 0.0 : pg.o.rate,
 			 "state", send_state());
 }
