@@ -18,6 +18,10 @@
  *  - pipeline_zc: the same with lr-l2fwd's ports zero-copy clients of
  *    lr-pktgen's servers: lr-l2fwd sends every frame it received with no
  *    copy (port 1's tx_zc_sent, none in tx_zc_copies);
+ *  - pipeline_mixed: lr-l2fwd's port 0 a server, port 1 a zero-copy
+ *    client (lr-pktgen's the other way round): port 0 receives into port
+ *    1's pool, which sends every frame with no second copy (tx_zc_sent,
+ *    no tx_zc_copies);
  *  - kill_client, kill_server: a port of this process echoes what an
  *    lr-pktgen process sends at full speed; SIGKILL of that process
  *    mid-burst (its frames still arriving) takes the port's link down
@@ -146,65 +150,87 @@ xstat(const char *out, unsigned port, const char *name)
 	return strtoll(x + strlen(pat), NULL, 10);
 }
 
-/* lr-l2fwd's two server ports, then lr-pktgen's two client ports; zc:
- * lr-l2fwd's ports are zero-copy clients of lr-pktgen's servers. */
+/* How the pipeline's ports are set: lr-l2fwd's two servers and
+ * lr-pktgen's two clients; lr-l2fwd's ports zero-copy clients of
+ * lr-pktgen's servers; or mixed: lr-l2fwd's port 0 a server (it copies
+ * what it receives) and port 1 a zero-copy client, lr-pktgen's the
+ * other way round. */
+enum pipe_mode { PIPE_COPY, PIPE_ZC, PIPE_MIXED };
+
+/* The two programs of the pipeline in mode m, the one with the server
+ * of link a first. */
 static int
 pipeline_start(struct lr_test_child *fwd, struct lr_test_child *gen,
-	       unsigned count, int zc)
+	       unsigned count, enum pipe_mode m)
 {
+	static const char *const fr[][2] = {
+	    [PIPE_COPY] = {"server", "server"},
+	    [PIPE_ZC] = {"client,zero-copy=yes", "client,zero-copy=yes"},
+	    [PIPE_MIXED] = {"server", "client,zero-copy=yes"}};
+	static const char *const gr[][2] = {
+	    [PIPE_COPY] = {"client", "client"},
+	    [PIPE_ZC] = {"server", "server"},
+	    [PIPE_MIXED] = {"client", "server"}};
+	static const char *const tag[] = {"", "z", "m"};
 	const char *fl = sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? "0-1" : "0";
-	const char *m = "socket-abstract=no,rsize=14,bsize=128";
-	const char *fr = zc ? "client,zero-copy=yes" : "server";
-	const char *gr = zc ? "server" : "client";
+	const char *o = "socket-abstract=no,rsize=14,bsize=128";
+	int gen_first = m == PIPE_ZC;
 
-	/* The servers first; the clients connect, lr-pktgen waits for its
-	 * links, sends, and receives until every frame is back. */
-	if (zc && spawn(gen, pktgen_bin, gen_out, "tma_gen",
-			"-l 0 --no-huge -m 256 "
-			"--vdev net_memif0,role=%s,socket=%s/za.sock,%s "
-			"--vdev net_memif1,role=%s,socket=%s/zb.sock,%s "
-			"-- --tx-ports 0 --rx-ports 1 --queues 2 --count %u "
-			"--link-wait %d --drain-ms 600000 --drain-all --quiet",
-			gr, dir, m, gr, dir, m, count, BOUND_S) != 0)
-		return -1;
-	if (spawn(fwd, l2fwd_bin, fwd_out, "tma_fwd",
-		  "-l %s --no-huge -m 256 "
-		  "--vdev net_memif0,role=%s,socket=%s/%sa.sock,%s "
-		  "--vdev net_memif1,role=%s,socket=%s/%sb.sock,%s "
-		  "-- -p 0x3 --queues 2 -T 0 --xstats",
-		  fl, fr, dir, zc ? "z" : "", m, fr, dir, zc ? "z" : "",
-		  m) != 0 ||
-	    wait_line(fwd, "Forwarding on") != 0) {
-		if (zc) {
-			kill(gen->pid, SIGKILL);
-			lr_test_child_finish(gen, BOUND_S);
+	struct lr_test_child *started = NULL;
+
+	/* The server of link a first (a client retries until its server is
+	 * there); lr-pktgen waits for its links, sends, and receives until
+	 * every frame is back. */
+	for (int k = 0; k < 2; k++) {
+		if (k == gen_first) {
+			if (spawn(fwd, l2fwd_bin, fwd_out, "tma_fwd",
+				  "-l %s --no-huge -m 256 "
+				  "--vdev "
+				  "net_memif0,role=%s,socket=%s/%sa.sock,%s "
+				  "--vdev "
+				  "net_memif1,role=%s,socket=%s/%sb.sock,%s "
+				  "-- -p 0x3 --queues 2 -T 0 --xstats",
+				  fl, fr[m][0], dir, tag[m], o, fr[m][1], dir,
+				  tag[m], o) != 0)
+				goto fail;
+			if (wait_line(fwd, "Forwarding on") != 0)
+				goto fail; /* fwd killed and reaped */
+			started = fwd;
+		} else {
+			if (spawn(gen, pktgen_bin, gen_out, "tma_gen",
+				  "-l 0 --no-huge -m 256 "
+				  "--vdev "
+				  "net_memif0,role=%s,socket=%s/%sa.sock,%s "
+				  "--vdev "
+				  "net_memif1,role=%s,socket=%s/%sb.sock,%s "
+				  "-- --tx-ports 0 --rx-ports 1 --queues 2 "
+				  "--count %u --link-wait %d --drain-ms 600000 "
+				  "--drain-all --quiet",
+				  gr[m][0], dir, tag[m], o, gr[m][1], dir,
+				  tag[m], o, count, BOUND_S) != 0)
+				goto fail;
+			started = gen;
 		}
-		return -1;
-	}
-	if (!zc && spawn(gen, pktgen_bin, gen_out, "tma_gen",
-			 "-l 0 --no-huge -m 256 "
-			 "--vdev net_memif0,role=%s,socket=%s/a.sock,%s "
-			 "--vdev net_memif1,role=%s,socket=%s/b.sock,%s "
-			 "-- --tx-ports 0 --rx-ports 1 --queues 2 --count %u "
-			 "--link-wait %d --drain-ms 600000 --drain-all --quiet",
-			 gr, dir, m, gr, dir, m, count, BOUND_S) != 0) {
-		kill(fwd->pid, SIGKILL);
-		lr_test_child_finish(fwd, BOUND_S);
-		return -1;
 	}
 	return 0;
+fail:
+	if (started != NULL) {
+		kill(started->pid, SIGKILL);
+		lr_test_child_finish(started, BOUND_S);
+	}
+	return -1;
 }
 
-/* The pipeline (zc: lr-l2fwd's ports zero-copy clients, which forward
- * with no copy at all). */
+/* The pipeline in mode m (PIPE_ZC: lr-l2fwd forwards with no copy at
+ * all; PIPE_MIXED: with one, on receive into port 1's pool). */
 static int
-pipeline_run(int zc)
+pipeline_run(enum pipe_mode m)
 {
 	enum { COUNT = 20000 };
 	struct lr_test_child fwd, gen;
 	int rg, rf;
 
-	LR_TEST_ASSERT(pipeline_start(&fwd, &gen, COUNT, zc) == 0, "start");
+	LR_TEST_ASSERT(pipeline_start(&fwd, &gen, COUNT, m) == 0, "start");
 	rg = lr_test_child_finish(&gen, BOUND_S);
 	kill(fwd.pid, SIGINT);
 	rf = lr_test_child_finish(&fwd, BOUND_S);
@@ -236,23 +262,37 @@ pipeline_run(int zc)
 	LR_TEST_ASSERT(strstr(gen_out, "mbufs in use after stop: 0\n") &&
 			   strstr(fwd_out, "mbufs in use after stop: 0\n"),
 		       "mbufs not back:\n%s\n%s", gen_out, fwd_out);
-	/* zero-copy: port 1 sent port 0's mbufs as they were */
-	LR_TEST_ASSERT(!zc || (xstat(fwd_out, 1, "tx_zc_sent") == COUNT &&
-			       xstat(fwd_out, 1, "tx_zc_copies") <= 0),
-		       "zero-copy forwarding copied:\n%s", fwd_out);
+	/* zero-copy port 1 sent what port 0 received as it was: port 0's
+	 * mbufs (PIPE_ZC), or mbufs of port 1's own pool that port 0 copied
+	 * the frames into (PIPE_MIXED) */
+	LR_TEST_ASSERT(m == PIPE_COPY ||
+			   (xstat(fwd_out, 1, "tx_zc_sent") == COUNT &&
+			    xstat(fwd_out, 1, "tx_zc_copies") <= 0),
+		       "zero-copy port 1 copied:\n%s", fwd_out);
+	LR_TEST_ASSERT(m != PIPE_MIXED ||
+			   strstr(fwd_out, "port 0 (net_memif0): rx into the "
+					   "pool of port 1 (net_memif1)"),
+		       "lr-l2fwd did not say where port 0 receives:\n%s",
+		       fwd_out);
 	return 0;
 }
 
 static int
 test_pipeline(void)
 {
-	return pipeline_run(0);
+	return pipeline_run(PIPE_COPY);
 }
 
 static int
 test_pipeline_zc(void)
 {
-	return pipeline_run(1);
+	return pipeline_run(PIPE_ZC);
+}
+
+static int
+test_pipeline_mixed(void)
+{
+	return pipeline_run(PIPE_MIXED);
 }
 
 /* A port whose link stays down (a client with no server): lr-pktgen
@@ -483,8 +523,8 @@ test_kill_server(void)
 
 static const struct lr_test_case cases[] = {
     {"link_wait", test_link_wait},     {"pipeline", test_pipeline},
-    {"pipeline_zc", test_pipeline_zc}, {"kill_client", test_kill_client},
-    {"kill_server", test_kill_server},
+    {"pipeline_zc", test_pipeline_zc}, {"pipeline_mixed", test_pipeline_mixed},
+    {"kill_client", test_kill_client}, {"kill_server", test_kill_server},
 };
 
 int

@@ -34,6 +34,9 @@
 #include "l2fwd_opts.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
+#ifdef L2FWD_HAVE_MEMIF
+#include "lr_eth_memif.h"
+#endif
 #include "lr_mbuf.h"
 
 #define NB_RXD		  1024
@@ -300,17 +303,64 @@ assign_lcores(const uint16_t *ports, unsigned n)
 	return 0;
 }
 
-/* Configure port p and its queues (not started yet: setup_port()
+/* Configure port p (its queue counts; not started yet: setup_port()
  * starts it once every port is configured, so that a port that connects
  * at start sees the others, as memif's zero-copy clients announce each
  * other's pools at connect); 0 or -errno. */
 static int
-configure_port(uint16_t p, struct lr_mempool *pool)
+configure_port(uint16_t p)
 {
 	uint16_t nq = (uint16_t)opt.queues;
 	int ret;
 
 	ret = lr_eth_dev_configure(p, nq, nq, NULL);
+	if (ret < 0)
+		fprintf(stderr, "port %u (%s): configure failed: %s\n", p,
+			lr_eth_dev_name(p), lr_strerror(-ret));
+	return ret;
+}
+
+/* The pool port p receives into: the pool of its pair when the pair is a
+ * zero-copy memif client (configured: every port is, before the queues),
+ * so that a frame p copies in on receive leaves the pair with no second
+ * copy (one copy per frame where two ports would make two); else the
+ * shared pool. Only if that pool's buffers are as large as the shared
+ * pool's, or p is a memif port too (its receive chains buffers when a
+ * frame is longer than one). */
+static struct lr_mempool *
+rx_pool_of(uint16_t p, struct lr_mempool *shared)
+{
+#ifdef L2FWD_HAVE_MEMIF
+	struct lr_eth_dev_info info;
+	uint16_t d = fwd.dst_port[p];
+	struct lr_mempool *mp;
+
+	if (d == LR_ETH_PORT_INVALID || d == p)
+		return shared;
+	mp = lr_eth_memif_pool(d);
+	if (mp == NULL)
+		return shared;
+	if (lr_pktmbuf_data_room_size(mp) < lr_pktmbuf_data_room_size(shared) &&
+	    (lr_eth_dev_info_get(p, &info) != 0 || info.driver_name == NULL ||
+	     strcmp(info.driver_name, "net_memif") != 0))
+		return shared;
+	printf("port %u (%s): rx into the pool of port %u (%s), a zero-copy "
+	       "memif client: forwarded with one copy\n",
+	       p, lr_eth_dev_name(p), d, lr_eth_dev_name(d));
+	return mp;
+#else
+	(void)p;
+	return shared;
+#endif
+}
+
+/* Set up the queues of configured port p, rx from pool; 0 or -errno. */
+static int
+setup_queues(uint16_t p, struct lr_mempool *pool)
+{
+	uint16_t nq = (uint16_t)opt.queues;
+	int ret = 0;
+
 	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
 		ret = lr_eth_rx_queue_setup(p, q, NB_RXD, lr_socket_id(), NULL,
 					    pool);
@@ -527,7 +577,10 @@ main(int argc, char **argv)
 	if (pool == NULL)
 		goto close_ports;
 	for (unsigned i = 0; i < n; i++)
-		if (configure_port(ports[i], pool) < 0)
+		if (configure_port(ports[i]) < 0)
+			goto close_ports;
+	for (unsigned i = 0; i < n; i++)
+		if (setup_queues(ports[i], rx_pool_of(ports[i], pool)) < 0)
 			goto close_ports;
 	for (unsigned i = 0; i < n; i++)
 		if (setup_port(ports[i]) < 0)
