@@ -512,8 +512,12 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 
 		bytes += m->pkt_len;
 		off = own_stamp(m);
-		if (off == 0)
+		if (off == 0) {
+			/* Not a test frame: ARP, NDP or ping for L3 mode. */
+			if (lr_unlikely(pg.l3))
+				pg_l3_input(r->port, r->queue, m);
 			continue;
+		}
 		s = lr_pktmbuf_mtod(m, uint8_t *) + off;
 		stream = rd_be16(s + PG_ST_STREAM);
 		if (lr_unlikely(stream >= pg.nstreams)) {
@@ -531,6 +535,10 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 		 * old contents (net_null) shows no stamp. */
 		wr_be32(s + PG_ST_RUN, ~pg.run_id);
 	}
+	/* --no-stamp: any frame may be for the L3 mode. */
+	if (lr_unlikely(nchk == 0 && pg.l3))
+		for (unsigned i = 0; i < n; i++)
+			pg_l3_input(r->port, r->queue, pkts[i]);
 	lr_pktmbuf_free_bulk(pkts, n);
 	cnt_add(&r->cnt->rx_pkts, n);
 	cnt_add(&r->cnt->rx_bytes, bytes);

@@ -485,6 +485,21 @@ unstamp_all(void)
 			pg_stream_unstamp(txqs[i], &pg.sdefs[txqs[i]->sdef]);
 }
 
+/* L3 mode (l3.c): the ports with addresses, the streams' next hops
+ * resolved and written into their templates. */
+static int
+setup_l3(void)
+{
+	uint16_t nq[LR_MAX_ETHPORTS];
+	uint32_t rx = 0;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		nq[p] = ports[p].used ? ports[p].nq : 0;
+		rx |= (uint32_t)(ports[p].used && ports[p].rx) << p;
+	}
+	return pg_l3_setup(nq, rx, txqs, ntxqs);
+}
+
 /* Instances of definition k, and the index of instance q among them. */
 static unsigned
 sdef_instances(unsigned k, const struct pg_txq *q, unsigned *idx)
@@ -1518,6 +1533,7 @@ print_summary(const struct totals *t, unsigned leaked)
 			putchar('\n');
 		}
 	}
+	pg_l3_print(stdout);
 	printf("mbufs in use after stop: %u\n", leaked);
 }
 
@@ -1728,6 +1744,8 @@ print_json(const struct totals *t, unsigned leaked)
 	json_object_set_new(res, "ports", jp);
 	json_object_set_new(res, "latency_us", json_latency(&t->lat));
 	json_object_set_new(res, "streams", json_streams());
+	if (pg.l3)
+		json_object_set_new(res, "l3", pg_l3_json());
 	doc = json_pack("{s:o, s:o}", "config", json_config(), "results", res);
 	if (doc == NULL ||
 	    json_dumpf(doc, json_out,
@@ -2110,7 +2128,7 @@ main(int argc, char **argv)
 	if (setup_pool(o, max_len) != 0 || setup_rx_pool(o, max_len) != 0)
 		goto close_ports;
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
-	    setup_streams(o) != 0 || wait_links(o) != 0)
+	    setup_streams(o) != 0 || wait_links(o) != 0 || setup_l3() != 0)
 		goto close_ports;
 	if (o->no_stamp)
 		unstamp_all();
@@ -2261,6 +2279,7 @@ close_ports:
 		free(pg.sdefs);
 	free(pg.inst_sdef);
 	free(scr);
+	pg_l3_fini();
 	if (stats_json && (fclose(stats_json) != 0 || stats_json_failed)) {
 		if (!stats_json_failed)
 			fail("--stats-json '%s': cannot close: %s",

@@ -71,6 +71,21 @@ pg_usage(FILE *f, const char *prog)
 "                        replays it; a loop lasts the capture and one\n"
 "                        mean gap more)\n"
 "  --speed X             --replay X times faster (default 1; 0.5: half)\n"
+"L3 mode (stand in front of a kernel stack or a router):\n"
+"  --ip PORT:ADDR/LEN    the port's own address, IPv4 and/or IPv6 (once\n"
+"                        each a port), e.g. 0:10.0.0.1/24, 0:fd00::1/64;\n"
+"                        the port answers ARP requests, neighbour\n"
+"                        solicitations and echo requests (ping) for it\n"
+"                        while it receives, and its streams' destination\n"
+"                        MAC is resolved by ARP/NDP before sending: the\n"
+"                        destination itself when it is one address on the\n"
+"                        port's subnet, else the gateway; their source\n"
+"                        address defaults to the port's (a stream's own\n"
+"                        dst-mac or src-ip stay; untagged streams only)\n"
+"  --gateway PORT:ADDR   the port's next hop of that family (on its subnet)\n"
+"  --resolve-tries N     requests sent before giving up (default 5): no\n"
+"                        answer is an error naming the port and address\n"
+"  --resolve-interval S  seconds between them (default 1)\n"
 "Rate (default: as fast as possible; wire size = frame + 20):\n"
 "  --rate-pps N          frames per second over all streams (k, M suffixes);\n"
 "                        a profile's streams without a rate of their own\n"
@@ -414,6 +429,10 @@ enum {
 	O_IDLE,
 	O_NO_STAMP,
 	O_NO_SCREEN,
+	O_IP,
+	O_GATEWAY,
+	O_RESOLVE_TRIES,
+	O_RESOLVE_INTERVAL,
 };
 
 static const struct option longopts[] = {
@@ -460,6 +479,10 @@ static const struct option longopts[] = {
     {"idle", no_argument, NULL, O_IDLE},
     {"no-stamp", no_argument, NULL, O_NO_STAMP},
     {"no-screen", no_argument, NULL, O_NO_SCREEN},
+    {"ip", required_argument, NULL, O_IP},
+    {"gateway", required_argument, NULL, O_GATEWAY},
+    {"resolve-tries", required_argument, NULL, O_RESOLVE_TRIES},
+    {"resolve-interval", required_argument, NULL, O_RESOLVE_INTERVAL},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
     {"rxd", required_argument, NULL, O_RXD},
@@ -504,6 +527,8 @@ set_defaults(struct pg_opts *o)
 	o->idle_ms = 1000;
 	o->seed = 1;
 	o->speed = 1;
+	o->resolve_tries = 5;
+	o->resolve_interval = 1;
 }
 
 int
@@ -612,7 +637,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	uint64_t v, size_step = 0;
 	int c, nrate = 0, capture_mode = 0;
 	const char *stream_opt = NULL; /* first option about the frames */
-	int speed = 0;
+	int speed = 0, gateway = 0, l3 = 0;
+	const char *resolve = NULL; /* a --resolve-* option given */
 	static char optname[40], stream_name[40];
 	int li = -1;
 	const char *prog = argc > 0 ? argv[0] : PROG;
@@ -872,6 +898,27 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_NO_SCREEN:
 			o->no_screen = true;
 			break;
+		case O_IP:
+			if (pg_l3_parse_ip(optarg, o->l3, LR_MAX_ETHPORTS))
+				return -1;
+			break;
+		case O_GATEWAY:
+			if (pg_l3_parse_gateway(optarg, o->l3, LR_MAX_ETHPORTS))
+				return -1;
+			gateway = 1;
+			break;
+		case O_RESOLVE_TRIES:
+			if (parse_u64("--resolve-tries", optarg, 1, 1000, &v))
+				return -1;
+			o->resolve_tries = (unsigned)v;
+			resolve = "--resolve-tries";
+			break;
+		case O_RESOLVE_INTERVAL:
+			if (parse_double("--resolve-interval", optarg, 0.001,
+					 60, &o->resolve_interval))
+				return -1;
+			resolve = "--resolve-interval";
+			break;
 		case O_RXD:
 		case O_TXD:
 			if (parse_u64(c == O_RXD ? "--rxd" : "--txd", optarg,
@@ -976,6 +1023,18 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	if (o->idle && o->rx_only)
 		return bad("--idle and --rx-only: an --rx-only run sends "
 			   "nothing to start");
+	for (unsigned p = 0; p < LR_MAX_ETHPORTS; p++) {
+		if (pg_l3_check(&o->l3[p], p) != 0)
+			return -1;
+		l3 |= o->l3[p].has4 || o->l3[p].has6;
+	}
+	if (resolve && !l3)
+		return bad("%s needs --ip PORT:ADDRESS/PREFIX (L3 mode)",
+			   resolve);
+	if (gateway && o->pcap_file)
+		return bad("--pcap sends the file's frames as they are: "
+			   "--gateway does not apply (--ip alone answers ARP, "
+			   "NDP and ping)");
 	if (capture_mode && !o->capture_file)
 		return bad("--capture-mode needs --capture FILE");
 	if (o->pcap_file && !pg_have_pcap())

@@ -39,6 +39,8 @@
 #include "lr_cycles.h"
 #include "lr_ethdev.h"
 
+#include "l3.h"
+
 /** Bytes of Ethernet + IPv4 + UDP headers. */
 #define PG_HDR_LEN 42
 /** Offset of the payload header (the stamp) in an untagged IPv4 frame. */
@@ -203,6 +205,10 @@ struct pg_opts {
 	bool no_stamp;	/**< --no-stamp: frames without a stamp, no
 			     per-stream statistics */
 	bool no_screen; /**< --no-screen: live lines on a terminal too */
+	/* L3 mode (l3.h): addresses and gateways per port, resolution. */
+	struct pg_l3_conf l3[LR_MAX_ETHPORTS]; /**< --ip, --gateway */
+	unsigned resolve_tries;		       /**< --resolve-tries */
+	double resolve_interval; /**< --resolve-interval, seconds */
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
@@ -394,6 +400,7 @@ struct pg_run {
 	uint16_t *inst_sdef; /**< [nstreams]: definition of an instance */
 	unsigned nstreams;   /**< instances: a definition on a queue */
 	bool capture;
+	bool l3;	    /**< a port answers ARP, NDP and ping (l3.c) */
 	_Atomic int go;	    /**< lcores start when set */
 	_Atomic int state;  /**< PG_RUN, PG_TX_STOP, PG_STOP */
 	_Atomic int paused; /**< sending stopped ("stop", --idle) */

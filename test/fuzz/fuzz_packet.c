@@ -13,6 +13,9 @@
  *     accounted in the sequence windows and the latency histogram; checked:
  *     every own frame counted once as unique or duplicate, the histogram
  *     holding every latency sample;
+ *   - lr-pktgen's L3 mode (apps/pktgen/l3_frame.c, l3.c) on the same
+ *     port: pg_l3_classify() on every frame (an answer is whole: its
+ *     checksums hold), and the answers rx_poll() sends, each taken back;
  *   - lr-l2fwd's forwarding with MAC rewriting (apps/l2fwd/l2fwd.c): every
  *     frame arrives on the paired port with its length, the new addresses
  *     in front and the rest unchanged.
@@ -47,6 +50,8 @@ static struct pg_seqwin win[NSTREAMS];
 static struct pg_lat slat[1];	     /* one stream definition */
 static uint16_t inst_sdef[NSTREAMS]; /* every instance of it */
 static struct pg_counters cnt;
+static struct lr_ring *pg_out; /* the L3 answers of pg_port */
+static struct pg_l3_if l3if;   /* pg_port's addresses and MAC */
 
 struct frame {
 	const uint8_t *data;
@@ -78,10 +83,11 @@ ring_port(const char *name, struct lr_ring **in, struct lr_ring **out)
 static void
 setup(void)
 {
-	struct lr_ring *unused;
+	uint16_t nq[LR_MAX_ETHPORTS] = {0};
+	struct lr_ether_addr mac;
 
 	pool = fuzz_eal_up("fuzz_packet");
-	pg_port = ring_port("fz_pg", &pg_in, &unused);
+	pg_port = ring_port("fz_pg", &pg_in, &pg_out);
 	for (int i = 0; i < 2; i++) {
 		char name[16];
 
@@ -97,6 +103,19 @@ setup(void)
 	pg.inst_sdef = inst_sdef;
 	/* Frames of this run carry this id (a seed's frames can). */
 	pg.run_id = 0x4c525047;
+	/* L3 mode on pg_port: 10.0.0.2/24 and fd00::2/64. */
+	l3if.c = (struct pg_l3_conf){.has4 = true,
+				     .has6 = true,
+				     .plen4 = 24,
+				     .plen6 = 64,
+				     .ip4 = {10, 0, 0, 2},
+				     .ip6 = {0xfd, [15] = 2}};
+	FUZZ_CHECK(lr_eth_macaddr_get(pg_port, &mac) == 0);
+	memcpy(l3if.mac, mac.addr_bytes, 6);
+	pg.o.l3[pg_port] = l3if.c;
+	pg.pool = pool;
+	nq[pg_port] = 1;
+	FUZZ_CHECK(pg_l3_setup(nq, 1u << pg_port, NULL, 0) == 0 && pg.l3);
 }
 
 /* Split the input into frames; their number. */
@@ -176,6 +195,61 @@ ether_helpers(const struct frame *f)
 	FUZZ_CHECK(strlen(buf) == LR_ETHER_ADDR_FMT_SIZE - 1);
 }
 
+/* The ICMPv6 checksum of IPv6 frame d holds. */
+static bool
+icmp6_ok(const uint8_t *d)
+{
+	unsigned pl = (unsigned)(d[18] << 8 | d[19]);
+
+	return pg_csum_fold(
+		   pg_csum_add(pg_csum_add(0, d + 22, 32), d + 54, pl) + pl +
+		   58) == 0xffff;
+}
+
+/* The L3 classifier on one frame: an answer exactly when it asks for
+ * one, whole, within its buffer; a learned MAC is a unicast one. */
+static void
+l3_classify(const struct frame *f)
+{
+	static uint8_t out[4096];
+	struct pg_l3_learned l;
+	unsigned n, hl, tl;
+	enum pg_l3_kind k =
+	    pg_l3_classify(&l3if, f->data, f->len, out, sizeof(out), &n, &l);
+
+	FUZZ_CHECK((k == PG_L3_OTHER || k == PG_L3_LEARN) == (n == 0));
+	FUZZ_CHECK(n == 0 || (n >= 60 && n <= sizeof(out)));
+	FUZZ_CHECK(!l.valid || !(l.mac[0] & 1));
+	FUZZ_CHECK(k != PG_L3_LEARN || l.valid);
+	if (n)
+		FUZZ_CHECK(memcmp(out + 6, l3if.mac, 6) == 0);
+	switch (k) {
+	case PG_L3_ARP:
+		FUZZ_CHECK(n == 60 && out[12] == 8 && out[13] == 6 &&
+			   out[21] == 2 &&
+			   memcmp(out + 28, l3if.c.ip4, 4) == 0);
+		break;
+	case PG_L3_ECHO:
+		hl = (out[14] & 15u) * 4;
+		tl = (unsigned)(out[16] << 8 | out[17]);
+		FUZZ_CHECK(14 + tl <= n && out[14 + hl] == 0);
+		FUZZ_CHECK(pg_csum_fold(pg_csum_add(0, out + 14, hl)) ==
+			   0xffff);
+		FUZZ_CHECK(pg_csum_fold(pg_csum_add(0, out + 14 + hl,
+						    tl - hl)) == 0xffff);
+		break;
+	case PG_L3_NS:
+		FUZZ_CHECK(n == 86 && out[54] == 136 && icmp6_ok(out));
+		break;
+	case PG_L3_ECHO6:
+		FUZZ_CHECK(out[54] == 129 && icmp6_ok(out) &&
+			   memcmp(out + 22, l3if.c.ip6, 16) == 0);
+		break;
+	default:
+		break;
+	}
+}
+
 /* lr-pktgen's receive side on n frames. */
 static void
 pktgen_rx(const struct frame *f, unsigned n)
@@ -204,6 +278,17 @@ pktgen_rx(const struct frame *f, unsigned n)
 		hist += lc.lat.hist[b];
 	FUZZ_CHECK(lc.lat.n == own && hist == own && slat[0].n == own);
 	FUZZ_CHECK(own == 0 || lc.lat.min <= lc.lat.max);
+	/* The L3 answers it sent: at most one a frame not of ours. */
+	for (;;) {
+		struct lr_mbuf *m[FRAMES_MAX];
+		unsigned got =
+		    lr_ring_dequeue_burst(pg_out, (void **)m, FRAMES_MAX, NULL);
+
+		if (got == 0)
+			break;
+		FUZZ_CHECK(got <= n - own);
+		lr_pktmbuf_free_bulk(m, got);
+	}
 }
 
 /* lr-l2fwd on n frames: all but the runts (too short for their MACs,
@@ -247,8 +332,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pool == NULL)
 		setup();
 	n = split(data, size, f);
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		ether_helpers(&f[i]);
+		l3_classify(&f[i]);
+	}
 	if (n == 0)
 		return 0;
 	pktgen_rx(f, n);
