@@ -22,8 +22,10 @@
 #    8192 and at the elastic maximum, and prints the same line; it is built
 #    against Debian's libdpdk and scripts/dpdk-native.sh's build when
 #    present (scripts/dpdk-peers.sh), one row each. For a fixed pool the
-#    memory held is its whole populated memory (linerate: size x element
-#    size; DPDK: the chunks rte_mempool_mem_iter() lists).
+#    memory held is its whole populated memory (linerate: its blocks,
+#    lr_mempool_mem_bytes(); DPDK: the chunks rte_mempool_mem_iter()
+#    lists; without hugepages DPDK puts each 2 KiB mbuf in a 4 KiB page
+#    of its own: its objects may not cross a page there).
 #
 # Env: LR_BUILD (build dir, default build), WARMUP (default 4), DURATION
 # (default 4), RUNS (default 3), ELASTIC (MIN-MAX of the burst runs,

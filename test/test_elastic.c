@@ -801,6 +801,57 @@ test_mbuf_layout(void)
 	return 0;
 }
 
+/* lr_mempool_mem_bytes(): whole blocks, for fixed and elastic pools. */
+static int
+test_mem_bytes(void)
+{
+	/* Objects of over half a page that may not straddle pages: one a
+	 * page, whatever the block order, so 40 take 40 pages at least
+	 * (their bytes alone would be about 20). */
+	unsigned elt = (unsigned)(LR_PAGE_SIZE / 2 + 64), n = 40, per;
+	struct lr_mempool_elastic_stats s;
+	struct lr_mempool *mp;
+	size_t bytes, block;
+	void **objs;
+
+	LR_TEST_ASSERT_EQ(lr_mempool_mem_bytes(NULL), 0);
+	mp = lr_mempool_create("el_memfix", n, elt, 0, 0, NULL, NULL,
+			       LR_SOCKET_ID_ANY, LR_MEMPOOL_F_NO_STRADDLE);
+	LR_TEST_ASSERT(mp != NULL, "fixed: %s", lr_strerror(lr_errno));
+	bytes = lr_mempool_mem_bytes(mp);
+	block = LR_PAGE_SIZE << mp->block_order;
+	LR_TEST_ASSERT(bytes >= n * LR_PAGE_SIZE &&
+			   bytes < n * LR_PAGE_SIZE + block &&
+			   bytes == mp->nb_blocks * block,
+		       "fixed pool of %u objects of %u bytes: %zu bytes, %u "
+		       "blocks of %zu",
+		       n, elt, bytes, mp->nb_blocks, block);
+	lr_mempool_free(mp);
+	/* Elastic: its blocks now, through growth and shrink. */
+	mp = lr_mempool_create_elastic("el_memel", 64, 8192, 64, 0, 0, NULL,
+				       NULL, NULL, LR_SOCKET_ID_ANY, 0);
+	LR_TEST_ASSERT(mp != NULL, "elastic: %s", lr_strerror(lr_errno));
+	s = estats(mp);
+	block = LR_PAGE_SIZE << s.block_order;
+	per = s.objs_per_block;
+	LR_TEST_ASSERT_EQ(lr_mempool_mem_bytes(mp), s.blocks * block);
+	n = s.objs + 3 * per;
+	objs = malloc(n * sizeof(*objs));
+	LR_TEST_ASSERT(objs != NULL, "malloc");
+	LR_TEST_ASSERT_EQ(get_many(mp, objs, n), n);
+	s = estats(mp);
+	LR_TEST_ASSERT(s.blocks >= (n + per - 1) / per, "blocks %u", s.blocks);
+	LR_TEST_ASSERT_EQ(lr_mempool_mem_bytes(mp), s.blocks * block);
+	put_many(mp, objs, n);
+	free(objs);
+	LR_TEST_ASSERT(lr_mempool_shrink(mp, ~0UL) > 0, "nothing shrunk");
+	s = estats(mp);
+	LR_TEST_ASSERT_EQ(lr_mempool_mem_bytes(mp), s.blocks * block);
+	LR_TEST_ASSERT_EQ(s.objs, min_rounded(&s));
+	lr_mempool_free(mp);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"bad_args", test_bad_args},
     {"grow_shrink", test_grow_shrink},
@@ -812,6 +863,7 @@ static const struct lr_test_case cases[] = {
     {"pressure", test_pressure},
     {"numa", test_numa},
     {"mbuf_layout", test_mbuf_layout},
+    {"mem_bytes", test_mem_bytes},
 };
 
 int

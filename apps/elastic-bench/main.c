@@ -15,7 +15,9 @@
  * on for T ms (drain, then idle: an elastic pool gives back its blocks
  * after --idle-ms). One lcore does both, interleaved, so that a busy host
  * delays both sides alike. Every millisecond the memory the pool holds is
- * sampled: an elastic pool's blocks, a fixed pool's whole size.
+ * sampled (lr_mempool_mem_bytes()): an elastic pool's blocks now, a fixed
+ * pool's blocks from creation, each whole (in a block whose pages are not
+ * IOVA-contiguous a 2 KiB mbuf takes a 4 KiB page of its own).
  *
  * The last lines: `elastic-bench pool=... sent=N received=N
  * drops_nombuf=N drops_ring_full=N held_peak_MiB=X held_avg_MiB=X
@@ -33,7 +35,6 @@
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
-#include "lr_pagealloc.h"
 
 #define BURST	   32
 #define RING_DESC  32768
@@ -193,16 +194,11 @@ parse_args(int argc, char **argv, struct opts *o)
 	return rc;
 }
 
-/* Bytes of memory the pool holds now. */
+/* Bytes of memory the pool holds now: its blocks, whole. */
 static double
 held_bytes(struct lr_mempool *mp)
 {
-	struct lr_mempool_elastic_stats s;
-
-	if (lr_mempool_elastic_stats_get(mp, &s) == 0)
-		return (double)s.blocks *
-		       (double)(LR_PAGE_SIZE << s.block_order);
-	return (double)mp->size * mp->total_elt_size;
+	return (double)lr_mempool_mem_bytes(mp);
 }
 
 static int

@@ -23,8 +23,9 @@
  * interleaved. Every millisecond the memory the pool holds is sampled:
  * for DPDK's fixed pool, its whole populated memory (the chunks
  * rte_mempool_mem_iter() lists, page padding included), as linerate's
- * fixed pool counts its whole size; neither side counts the pool's header,
- * its per-lcore caches' arrays or its store's ring. DPDK's pool never
+ * pools count their whole blocks (lr_mempool_mem_bytes()); neither side
+ * counts the pool's header, its per-lcore caches' arrays or its store's
+ * ring. DPDK's pool never
  * grows or shrinks: --idle-ms is taken for the same command line and has
  * nothing to act on, and there is no shrink call in the loop.
  *

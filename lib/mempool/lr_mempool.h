@@ -385,6 +385,13 @@ unsigned long lr_mempool_shrink(struct lr_mempool *mp, unsigned long nr_pages);
  *  an elastic one; a snapshot. */
 unsigned lr_mempool_objs_count(const struct lr_mempool *mp);
 
+/** Bytes of memory the pool's objects live in now, whole: a fixed pool's
+ *  blocks of pages (or the caller's memory) since creation, an elastic
+ *  pool's blocks as it grows and shrinks, padding and headers included;
+ *  not the pool's own struct and cache arrays. 0 for NULL. Walks a fixed
+ *  pool's blocks; takes an elastic store's lock. */
+size_t lr_mempool_mem_bytes(const struct lr_mempool *mp);
+
 /** IOVA of an object of mp: from its block's IOVA, read once when the
  *  block joined (elastic pools), else lr_mempool_virt2iova(). */
 uint64_t lr_mempool_obj_iova(const struct lr_mempool *mp, const void *obj);

@@ -949,6 +949,26 @@ lr_mempool_objs_count(const struct lr_mempool *mp)
 	return mp->size;
 }
 
+size_t
+lr_mempool_mem_bytes(const struct lr_mempool *mp)
+{
+	const struct mp_impl *im;
+	struct lr_mempool_elastic_stats s;
+	size_t bytes = 0;
+
+	if (mp == NULL)
+		return 0;
+	if (mp->flags & LR_MEMPOOL_F_ELASTIC) {
+		if (lr_mempool_elastic_stats_get(mp, &s) != 0)
+			return 0;
+		return (size_t)s.blocks * (LR_PAGE_SIZE << s.block_order);
+	}
+	im = mp->impl;
+	for (unsigned i = 0; i < im->nb_blocks; i++)
+		bytes += im->blocks[i].len;
+	return bytes;
+}
+
 unsigned
 lr_mempool_avail_count(const struct lr_mempool *mp)
 {
