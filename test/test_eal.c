@@ -123,6 +123,11 @@ test_bad_options(void)
 		{ { "--numa-mem=1,x" }, "--numa-mem 'x'" },
 		{ { "-l" }, "needs a value" },
 		{ { "--no-huge", "--huge-dir=/tmp" }, "give one or the other" },
+		{ { "-d", "" }, "-d '': expected a plugin file or folder" },
+		{ { "-d", "/nonexistent/p.so" },
+		  "-d '/nonexistent/p.so': No such file or directory" },
+		{ { "-d", "/proc/self/status" },
+		  "-d '/proc/self/status': cannot load the plugin: " },
 	};
 	char out[2048];
 
@@ -137,6 +142,86 @@ test_bad_options(void)
 		LR_TEST_ASSERT(strstr(out, cases[i].msg) != NULL,
 			       "case %zu: expected '%s' in '%s'", i,
 			       cases[i].msg, out);
+	}
+	return 0;
+}
+
+/* A file dir/name (mode 0644, empty); 0 or -1. */
+static int
+touch(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* The plugin search path: -d folders, then LR_PLUGIN_PATH's in order,
+ * then the build tree's plugin folder (this test runs from the build
+ * tree). */
+static int
+test_plugin_path(void)
+{
+	char base[] = "/tmp/lr-test-plugin.XXXXXX", a[64], b[64], d[64];
+	char want[128], path[PATH_MAX], env[256];
+	const char *def = lr_eal_plugin_default_dir();
+	size_t dl = strlen(def), sl = strlen("/drivers/plugins");
+
+	LR_TEST_ASSERT(dl > sl &&
+			   strcmp(def + dl - sl, "/drivers/plugins") == 0,
+		       "default plugin folder '%s': not the build tree's", def);
+	LR_TEST_ASSERT(mkdtemp(base) != NULL, "mkdtemp: %s", strerror(errno));
+	snprintf(a, sizeof(a), "%s/a", base);
+	snprintf(b, sizeof(b), "%s/b", base);
+	snprintf(d, sizeof(d), "%s/d", base);
+	LR_TEST_ASSERT(mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0 &&
+			   mkdir(d, 0755) == 0,
+		       "mkdir");
+	LR_TEST_ASSERT(touch(a, "p.so") == 0 && touch(b, "p.so") == 0 &&
+			   touch(b, "q.so") == 0 && touch(d, "p.so") == 0,
+		       "files");
+	snprintf(env, sizeof(env), "%s/none::%s:%s", base, a, b);
+	setenv("LR_PLUGIN_PATH", env, 1);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("p.so", path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/p.so", a);
+	LR_TEST_ASSERT(strcmp(path, want) == 0, "p.so: '%s'", path);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("q.so", path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/q.so", b);
+	LR_TEST_ASSERT(strcmp(path, want) == 0, "q.so: '%s'", path);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("r.so", path, sizeof(path)),
+			  -ENOENT);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("a/p.so", path, sizeof(path)),
+			  -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("", path, sizeof(path)), -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("p.so", path, 8), -ENAMETOOLONG);
+
+	/* A -d folder comes first, for as long as the EAL is up. */
+	const char *args[] = {
+	    "-l", "0", "-m", "16", "--no-huge", PREFIX "_plugin", "-d", d};
+
+	LR_TEST_ASSERT_EQ(eal_init_args(8, args), 8);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("p.so", path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/p.so", d);
+	LR_TEST_ASSERT(strcmp(path, want) == 0, "-d: '%s'", path);
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+	LR_TEST_ASSERT_EQ(lr_eal_plugin_find("p.so", path, sizeof(path)), 0);
+	snprintf(want, sizeof(want), "%s/p.so", a);
+	LR_TEST_ASSERT(strcmp(path, want) == 0, "after cleanup: '%s'", path);
+	unsetenv("LR_PLUGIN_PATH");
+
+	for (const char *const *f =
+		 (const char *const[]){"a/p.so", "b/p.so", "b/q.so", "d/p.so",
+				       "a", "b", "d", "", NULL};
+	     *f != NULL; f++) {
+		snprintf(path, sizeof(path), "%s/%s", base, *f);
+		if (remove(path) != 0)
+			LR_TEST_ASSERT(0, "remove %s: %s", path,
+				       strerror(errno));
 	}
 	return 0;
 }
@@ -969,6 +1054,7 @@ static const struct lr_test_case cases[] = {
 	{ "tsc_fenced", test_tsc_fenced },
 	{ "standalone_memseg", test_standalone_memseg },
 	{ "bad_options", test_bad_options },
+	{ "plugin_path", test_plugin_path },
 	{ "init_after_stopped_group", test_init_after_stopped_group },
 	{ "missing_huge_dir", test_missing_huge_dir },
 	{ "memory_limits", test_memory_limits },

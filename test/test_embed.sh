@@ -10,12 +10,18 @@
 #     pa, eal_cfg, pa_lock: no link error, not written by the library;
 #   embed-cxx (C++17, test/embed/embed.cpp; with LR_CXX set): every header,
 #     inline ring/mempool/mbuf paths, and every driver of DRIVERS found
-#     registered, linked shared (each driver's library loaded) and static.
+#     registered, linked shared (each driver's library loaded) and static;
+#     each plugin driver of PLUGINS neither linked in (nor its outside
+#     libraries: no librte_*) nor registered until a port names it, then
+#     loaded from the installed plugin folder (LR_PLUGIN_PATH: the folder
+#     is under DESTDIR), both ways (the static program exports its lr_
+#     symbols for it).
 # Usage (from meson):
-#   test_embed.sh SOURCE_ROOT BUILD_ROOT IS_CROSS SANITIZE DRIVERS
-# DRIVERS: the drivers built, comma-separated (net_null,net_ring,...).
+#   test_embed.sh SOURCE_ROOT BUILD_ROOT IS_CROSS SANITIZE DRIVERS PLUGINS
+# DRIVERS: the drivers linked in, comma-separated (net_null,net_ring,...);
+# PLUGINS: the plugin drivers (net_dpdk), comma-separated, maybe empty.
 set -euo pipefail
-src=$1 build=$2 cross=$3 sanitize=${4:-none} drivers=${5:-}
+src=$1 build=$2 cross=$3 sanitize=${4:-none} drivers=${5:-} plugins=${6:-}
 read -r -a cxx <<<"${LR_CXX:-}"
 
 if [ "$cross" = true ]; then
@@ -83,7 +89,7 @@ build() {
 libs() {
 	local deps
 	deps=$(LD_LIBRARY_PATH=$libdir ldd "$tmp/$1")
-	grep -oE 'lib(linerate_[a-z_]+|pcap|xdp|bpf)\.so[.0-9]*' <<<"$deps" |
+	grep -oE 'lib(linerate_[a-z_]+|pcap|xdp|bpf|rte_[a-z_]+)\.so[.0-9]*' <<<"$deps" |
 		sort -u | tr '\n' ' '
 }
 
@@ -143,6 +149,7 @@ if [ ${#cxx[@]} -eq 0 ]; then
 	exit 0
 fi
 IFS=, read -r -a drv <<<"$drivers"
+IFS=, read -r -a plug <<<"$plugins"
 build cxx-dyn cxx "$src/test/embed/embed.cpp" linerate
 got=$(libs cxx-dyn)
 echo "cxx-dyn links: $got"
@@ -154,9 +161,23 @@ build cxx-static cxx "$src/test/embed/embed.cpp" --static linerate
 grep -q linerate <<<"$(libs cxx-static)" &&
 	fail "cxx-static: linked a shared liblinerate"
 for p in cxx-dyn cxx-static; do
-	run "$p" "${drv[@]}"
+	[ ${#plug[@]} -gt 0 ] && grep -qE 'librte_|_net_dpdk' <<<"$(libs $p)" &&
+		fail "$p: links a plugin driver or DPDK: $(libs $p)"
+done
+plugdir=$libdir/linerate/plugins
+for d in "${plug[@]}"; do
+	[ -f "$plugdir/liblinerate_$d.so" ] ||
+		fail "plugin $d not installed in $plugdir"
+done
+for p in cxx-dyn cxx-static; do
+	LR_PLUGIN_PATH=$plugdir run "$p" "${drv[@]}" "${plug[@]/#/plugin:}"
 	for d in "${drv[@]}"; do
 		grep -q "^driver $d: ok$" <<<"$out" || fail "$p: driver $d"
+	done
+	for d in "${plug[@]}"; do
+		grep -q "^plugin $d not linked in: ok$" <<<"$out" &&
+			grep -q "^plugin $d loaded: ok$" <<<"$out" ||
+			fail "$p: plugin $d"
 	done
 	grep -q '^embed-cxx: OK$' <<<"$out"
 done

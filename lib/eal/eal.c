@@ -126,6 +126,8 @@ lr_eal_init(int argc, char **argv)
 	consumed = rc - 1;
 	if ((rc = stop_check()) < 0)
 		goto fail;
+	if ((rc = lr_eal_plugins_load_()) < 0)
+		goto fail;
 	rc = lr_eal_runtime_lock_();
 	if (rc < 0 || (rc = stop_check()) < 0)
 		goto unlock;

@@ -53,6 +53,8 @@ lr_eal_usage(FILE *f)
 		"      --in-memory        keep no files: anonymous hugepages, no runtime dir\n"
 		"      --iova-mode pa|va  IOVA as physical (root) or virtual address (default va)\n"
 		"      --vdev DEVARGS     add a virtual port, e.g. net_null0,size=64\n"
+		"  -d PATH                a driver plugin: a file, loaded now, or a folder,\n"
+		"                         searched first for drivers not built in\n"
 		"      --log-level LEVEL  level for all logs, or TYPE:LEVEL (pagealloc:debug)\n"
 		"  -h, --help             this text\n");
 }
@@ -62,6 +64,8 @@ lr_eal_options_reset_(void)
 {
 	for (unsigned i = 0; i < lr_eal_cfg_.nb_vdev; i++)
 		free(lr_eal_cfg_.vdev[i]);
+	for (unsigned i = 0; i < lr_eal_cfg_.nb_plugin_path; i++)
+		free(lr_eal_cfg_.plugin_path[i]);
 	memset(&lr_eal_cfg_, 0, sizeof(lr_eal_cfg_));
 	lr_eal_cfg_.main_lcore = -1;
 	lr_eal_cfg_.iova_mode = LR_IOVA_VA;
@@ -283,6 +287,8 @@ apply_option(int opt, char **argv)
 		return parse_iova_mode(optarg);
 	case OPT_VDEV:
 		return add_vdev(optarg);
+	case 'd':
+		return lr_eal_plugin_add_path_(optarg);
 	case OPT_LOG_LEVEL:
 		if (lr_log_parse_arg(optarg) < 0) {
 			LR_LOG(ERR, EAL,
@@ -316,7 +322,7 @@ lr_eal_parse_args_(int argc, char **argv)
 	 * short options of an earlier parse (a failed init's argv). */
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:l:m:h", long_opts, &idx)) !=
+	while ((opt = getopt_long(argc, argv, "+:l:m:d:h", long_opts, &idx)) !=
 	       -1) {
 		rc = apply_option(opt, argv);
 		if (rc < 0)

@@ -24,6 +24,8 @@ struct eal_config {
 	enum lr_iova_mode iova_mode;
 	unsigned nb_vdev;
 	char *vdev[LR_EAL_MAX_VDEV];
+	unsigned nb_plugin_path;
+	char *plugin_path[LR_EAL_MAX_PLUGIN_PATH]; /* -d, in order */
 };
 
 extern struct eal_config lr_eal_cfg_;
@@ -32,6 +34,11 @@ extern struct eal_config lr_eal_cfg_;
  * -errno after a message. */
 int lr_eal_parse_args_(int argc, char **argv);
 void lr_eal_options_reset_(void);
+
+/* eal_plugin.c: -d PATH kept (0 or -errno after a message); the -d
+ * files loaded (lr_eal_init), 0 or -errno after a message naming it. */
+int lr_eal_plugin_add_path_(const char *arg);
+int lr_eal_plugins_load_(void);
 
 /* eal_lcore.c */
 int lr_eal_lcores_start_(void);

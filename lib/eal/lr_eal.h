@@ -49,6 +49,22 @@
  * clean exit removes `config`, the prefix folder, and the folder above it
  * when that is empty. Starting a prefix removes its own stale hugepage
  * files (exactly <prefix>map_<node>) left by a killed process.
+ *
+ * Plugins: drivers whose outside libraries a program must not need unless
+ * it uses them (net_dpdk and DPDK's librte_*) are shared objects loaded
+ * with dlopen() when a port names them (lib/ethdev), as DPDK loads its
+ * PMDs. A plugin file is looked for in: each folder given with -d, in
+ * order; each folder of $LR_PLUGIN_PATH (colon-separated); then the
+ * plugin folder of this linerate: the build tree's (<build>/drivers/
+ * plugins) when the linerate code running (the program, or
+ * liblinerate_eal.so) lies inside the build tree it was built in, else the
+ * installed one ($libdir/linerate/plugins). A -d FILE is loaded at
+ * lr_eal_init(), which fails naming it and dlerror()'s reason when it
+ * cannot be. A plugin is never unloaded. Plugins resolve linerate's
+ * functions from the program: a program linked with the static archives
+ * exports its lr_ symbols (-Wl,--export-dynamic, which `pkg-config
+ * --static linerate` gives; in-tree programs
+ * -Wl,--export-dynamic-symbol=lr_*).
  */
 #ifndef LR_EAL_H
 #define LR_EAL_H
@@ -66,6 +82,9 @@ LR_BEGIN_DECLS
 
 /** Largest number of --vdev arguments kept for the ports layer. */
 #define LR_EAL_MAX_VDEV 32
+
+/** Largest number of -d arguments (plugin files and folders). */
+#define LR_EAL_MAX_PLUGIN_PATH 16
 
 /** Parse EAL options, reserve memory, start lcores; args consumed or -errno. */
 int lr_eal_init(int argc, char **argv);
@@ -104,6 +123,15 @@ unsigned lr_eal_vdev_count(void);
 
 /** The i-th --vdev argument, or NULL. */
 const char *lr_eal_vdev(unsigned i);
+
+/** Find the plugin file named file (no '/') on the plugin search path
+ *  (see "Plugins" above): 0 with its path in path (len bytes), -ENOENT
+ *  if no folder has it, -EINVAL, -ENAMETOOLONG. */
+int lr_eal_plugin_find(const char *file, char *path, size_t len);
+
+/** The plugin folder searched last: the build tree's or the installed
+ *  one (see "Plugins" above). */
+const char *lr_eal_plugin_default_dir(void);
 
 /** File prefix in use ("linerate" by default). */
 const char *lr_eal_file_prefix(void);

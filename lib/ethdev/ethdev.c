@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ports: the driver registry, port ids, the lifecycle state machine, the
- * fast-path table and statistics (reset by snapshot).
+ * Ports: the driver registry (and the plugin drivers loaded on demand),
+ * port ids, the lifecycle state machine, the fast-path table and
+ * statistics (reset by snapshot).
  */
+#include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
+#include "lr_plugin_config.h"
 
 /* Defaults when a driver does not say otherwise. */
 #define DEFAULT_MAX_QUEUES 1
@@ -61,10 +67,24 @@ static const char *const basic_names[] = {
 void
 lr_eth_driver_register(struct lr_eth_driver *drv)
 {
+	const struct lr_eth_driver *d;
+
 	pthread_mutex_lock(&ethdev_lock);
-	drv->next = driver_list;
-	driver_list = drv;
+	/* A driver both built in and loaded as a plugin (-d FILE): the
+	 * first one stays, so ports never mix two copies. */
+	for (d = driver_list; d; d = d->next)
+		if (d == drv || strcmp(d->name, drv->name) == 0)
+			break;
+	if (d == NULL) {
+		drv->next = driver_list;
+		driver_list = drv;
+	}
 	pthread_mutex_unlock(&ethdev_lock);
+	if (d != NULL && d != drv)
+		LR_LOG(WARNING, ETHDEV,
+		       "driver %s registered again (a plugin of a driver the "
+		       "program has?): the first one stays\n",
+		       drv->name);
 }
 
 const struct lr_eth_driver *
@@ -98,6 +118,99 @@ driver_for_port(const char *port_name)
 	}
 	pthread_mutex_unlock(&ethdev_lock);
 	return best;
+}
+
+/* What a plugin driver needs, to say when it cannot be loaded. */
+static const struct {
+	const char *driver;
+	const char *needs;
+} plugin_needs[] = {LR_PLUGIN_NEEDS{NULL, NULL}};
+
+/* Loads one plugin at a time; never held with ethdev_lock (the plugin's
+ * constructor registers its driver under it). */
+static pthread_mutex_t plugin_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Port name net_dpdk0 names the driver net_dpdk: the name without its
+ * trailing digits, if only letters, digits and '_' remain; else "". */
+static void
+plugin_driver_name(const char *port_name, char *drv, size_t len)
+{
+	size_t n = strlen(port_name);
+
+	while (n > 0 && isdigit((unsigned char)port_name[n - 1]))
+		n--;
+	drv[0] = '\0';
+	if (n == 0 || n >= len)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)port_name[i]) &&
+		    port_name[i] != '_')
+			return;
+	memcpy(drv, port_name, n);
+	drv[n] = '\0';
+}
+
+/* Say why the plugin at path, of driver drv, named by port port_name,
+ * could not be loaded (dlerror()'s why) and what to do about it: install
+ * what the driver needs when a library of its own is missing; rebuild or
+ * link differently when the plugin itself does not fit. */
+static void
+plugin_load_error(const char *port_name, const char *drv, const char *path,
+		  const char *why)
+{
+	const char *needs = "the libraries the reason names";
+	size_t pl = strlen(path);
+
+	if (why == NULL)
+		why = "?";
+	/* A reason about the plugin itself begins with its path. */
+	if (strncmp(why, path, pl) == 0 && strncmp(why + pl, ": ", 2) == 0) {
+		LR_LOG(ERR, ETHDEV,
+		       "%s: driver %s is a plugin that cannot be loaded: %s: "
+		       "%s; the plugin does not fit this program: build it "
+		       "with the same linerate (a program with linerate's "
+		       "static archives exports their lr_ symbols for it: "
+		       "-Wl,--export-dynamic)\n",
+		       port_name, drv, path, why + pl + 2);
+		return;
+	}
+	for (unsigned i = 0; plugin_needs[i].driver != NULL; i++)
+		if (strcmp(plugin_needs[i].driver, drv) == 0)
+			needs = plugin_needs[i].needs;
+	LR_LOG(ERR, ETHDEV,
+	       "%s: driver %s is a plugin that cannot be loaded: %s: %s; "
+	       "%s needs %s\n",
+	       port_name, drv, path, why, drv, needs);
+}
+
+/* No registered driver for port_name: load the plugin of the driver it
+ * names (liblinerate_<driver>.so, on the EAL's plugin search path). 1 if
+ * loaded, 0 if there is no such plugin, -ELIBACC (logged: the port, the
+ * file, dlerror()'s reason and what to do) if it cannot be loaded. */
+static int
+plugin_load_for(const char *port_name)
+{
+	char drv[LR_ETH_NAME_MAX_LEN], file[LR_ETH_NAME_MAX_LEN + 32];
+	char path[PATH_MAX];
+	void *h;
+
+	plugin_driver_name(port_name, drv, sizeof(drv));
+	if (drv[0] == '\0')
+		return 0;
+	snprintf(file, sizeof(file), "liblinerate_%s.so", drv);
+	if (lr_eal_plugin_find(file, path, sizeof(path)) < 0)
+		return 0;
+	pthread_mutex_lock(&plugin_lock);
+	/* Never closed: its constructor registered its driver. */
+	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL)
+		plugin_load_error(port_name, drv, path, dlerror());
+	pthread_mutex_unlock(&plugin_lock);
+	if (h == NULL)
+		return -ELIBACC;
+	LR_LOG(INFO, ETHDEV, "%s: driver %s loaded from %s\n", port_name, drv,
+	       path);
+	return 1;
 }
 
 static void
@@ -245,6 +358,20 @@ lr_eth_dev_create(const char *devargs)
 	if (ret < 0)
 		goto free_args;
 	drv = driver_for_port(da->name);
+	if (drv == NULL) {
+		/* A plugin driver: loaded, then the devargs read again with
+		 * the keys it takes bare. */
+		ret = plugin_load_for(da->name);
+		if (ret < 0)
+			goto free_args;
+		drv = ret > 0 ? driver_for_port(da->name) : NULL;
+		if (drv != NULL && drv->flag_keys != NULL) {
+			ret =
+			    lr_devargs_parse_flags(da, devargs, drv->flag_keys);
+			if (ret < 0)
+				goto free_args;
+		}
+	}
 	if (drv == NULL) {
 		LR_LOG(ERR, ETHDEV,
 		       "%s: no driver for this port name (devargs '%s')\n",

@@ -4,15 +4,18 @@
  * drivers. Applications use lr_ethdev.h; only drivers include this.
  *
  * A driver is a struct lr_eth_driver registered by name from a constructor
- * (LR_PMD_REGISTER); there is no central list. lr_eth_dev_create() picks the
- * driver whose name is the longest prefix of the port name (`net_null` for
- * `net_null0`), checks the devargs keys against drv->keys (an unknown key
- * fails before the driver sees it), reserves a port and calls drv->probe().
- * Probe reads its settings with the lr_devargs getters, allocates its
- * private state into dev->data->dev_private, sets dev->dev_ops, the MAC
- * address and the burst functions for start to install, and returns 0; on
- * error it frees what it allocated and returns a negative errno, and the
- * port is released.
+ * (LR_PMD_REGISTER); there is no central list. A port name no registered
+ * driver prefixes (net_dpdk0) makes lib/ethdev load the plugin of the
+ * driver it names, liblinerate_<name without its trailing digits>.so
+ * (lr_eal.h, "Plugins"), whose constructor registers it, and look again.
+ * lr_eth_dev_create() picks the driver whose name is the longest prefix
+ * of the port name (`net_null` for `net_null0`), checks the devargs keys
+ * against drv->keys (an unknown key fails before the driver sees it),
+ * reserves a port and calls drv->probe(). Probe reads its settings with
+ * the lr_devargs getters, allocates its private state into
+ * dev->data->dev_private, sets dev->dev_ops, the MAC address and the burst
+ * functions for start to install, and returns 0; on error it frees what it
+ * allocated and returns a negative errno, and the port is released.
  *
  * Lifecycle calls into the driver (never concurrently for one port):
  *   probe -> dev_configure -> {rx,tx}_queue_setup... -> dev_start
@@ -183,7 +186,8 @@ struct lr_eth_driver {
 	struct lr_eth_driver *next; /**< registry link (lib/ethdev's) */
 };
 
-/** Add a driver to the registry (from a constructor). */
+/** Add a driver to the registry (from a constructor); one with the name
+ *  of a registered driver is left out, with a warning. */
 void lr_eth_driver_register(struct lr_eth_driver *drv);
 
 /** Find a registered driver by exact name, or NULL. */

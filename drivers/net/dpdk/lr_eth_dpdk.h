@@ -12,6 +12,30 @@
  * holds commas, so put it in brackets: dev=[net_null0,size=128] (see
  * lr_devargs.h: a value that starts with '[' runs to its ']').
  *
+ * A plugin (lr_eal.h, "Plugins"): DPDK is an optional dependency, so no
+ * program and no other linerate library needs DPDK's libraries. The driver
+ * is liblinerate_net_dpdk.so in the plugin folder ($libdir/linerate/
+ * plugins; <build>/drivers/plugins in the build tree), the only file with
+ * librte_*.so.<abi> among its DT_NEEDED entries; lib/ethdev loads it with
+ * dlopen() when a port names net_dpdk<N> and no net_dpdk driver is
+ * registered (-d PATH and LR_PLUGIN_PATH are searched first). When DPDK's
+ * runtime is missing, creating the port fails with -ELIBACC and one
+ * message naming the port, the plugin file, the loader's reason (e.g.
+ * "librte_eal.so.23: cannot open shared object file") and what to install
+ * (Debian: the librte-*23 packages); ports of other drivers are not
+ * concerned. The plugin resolves linerate's functions in the program:
+ * from its liblinerate_*.so.0, or, linked statically, from the program
+ * itself, which exports its lr_ symbols (-Wl,--export-dynamic: `pkg-config
+ * --static linerate` gives it; in-tree programs do it too).
+ * A program that calls the functions below links the driver itself:
+ * linerate_net_dpdk.pc, shared (liblinerate_net_dpdk.so.0) or static
+ * (liblinerate_net_dpdk.a; its objects come in with the first call, the
+ * driver's constructor with them); the driver is then built into the
+ * program, registered before main(), the plugin is never loaded, and the
+ * program needs DPDK's runtime to start, as any program linked with DPDK.
+ * linerate.pc links neither: `pkg-config --static linerate` is every
+ * driver but net_dpdk, which stays a plugin.
+ *
  * DPDK's EAL is brought up once per process, by the first net_dpdk port
  * (or lr_eth_dpdk_eal_init()), beside linerate's: its own file prefix
  * (<linerate prefix>_dpdk), no telemetry socket, DPDK's logs on stderr,
