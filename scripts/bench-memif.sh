@@ -45,13 +45,64 @@
 #
 # Env: LR_GEN_ROLE (memif role of the generator in the linerate pair:
 # server, the default, or client), MIXED_LR_ROLE (role of the linerate side
-# in the mixed pairs: client by default), FWD_ROLE (role of both
-# forwarders' ports: client by default; lr-pktgen takes the other),
-# FWD_ZC=yes|no (zero-copy on lr-l2fwd's ports too; no by default),
-# LR_ZC=auto|yes|no (zero-copy=yes on linerate clients: auto tries whether
-# net_memif accepts it), KEEP=1 (keep every program's output and the
-# samples in the scratch folder, named at exit), WARM (seconds), SIZES ("64 1518"), ROWS (a subset
-# of: lr_lr dpdk_dpdk ndpdk_ndpdk lr_dpdk dpdk_lr fwd_lr fwd_dpdk fwd_ndpdk).
+# in the mixed pairs: client by default), FWD_ROLE (the forwarders' roles,
+# port 0 / port 1: mixed, the default, server / client; client: both
+# clients; server: both servers; lr-pktgen's port takes the other role of
+# its link), FWD_ZC=yes|no (zero-copy on lr-l2fwd's client ports too; yes
+# by default), LR_ZC=auto|yes|no (zero-copy=yes on linerate clients: auto
+# tries whether net_memif accepts it), KEEP=1 (keep every program's output
+# and the samples in the scratch folder, named at exit), WARM (seconds),
+# SIZES ("64 1518"), ROWS (a subset of: lr_lr dpdk_dpdk ndpdk_ndpdk
+# lr_dpdk dpdk_lr fwd_lr fwd_dpdk fwd_ndpdk).
+#
+# The forwarder rows: copies, roles, and where the cycles go. On a memif
+# link the client owns the buffers: a server copies every frame in or out
+# (the protocol gives it no memory of its own), a client copies unless it
+# is zero-copy=yes. So each link costs at least one copy per frame, at its
+# server's end, and the roles decide which CPU pays it (copies per frame,
+# generator / forwarder):
+#   FWD_ROLE=client: lr-pktgen's ports servers: 2 / lr-l2fwd FWD_ZC=yes 0
+#     (port 1 sends port 0's mbufs as they are), FWD_ZC=no 2, testpmd 2;
+#   FWD_ROLE=server: lr-pktgen's ports zero-copy clients: 0 / 2 for both
+#     forwarders (servers);
+#   FWD_ROLE=mixed (default): forwarder port 0 (receives) a server, port 1
+#     (sends) a client: 1 / lr-l2fwd FWD_ZC=yes 1 (port 0 receives into
+#     port 1's zero-copy pool, port 1 sends it as it is), testpmd 2.
+# The default gives each forwarder its best the same way for both: the
+# fewest copies the forwarder can make with a generator that copies once.
+# testpmd's ports copy in every case: DPDK 22.11's zero-copy=yes (it needs
+# --single-file-segments; tried with --in-memory) announces the memfds of
+# its EAL memory as regions, unsealed, and linerate's server refuses a
+# region not sealed against shrinking ("disconnected: region 1: not sealed
+# against shrinking (F_SEAL_SHRINK)", lr-pktgen server against testpmd
+# txonly zero-copy client, 2026-12-04): a peer that shrank it would make
+# the server fault (SIGBUS) on its next access, and issue 14 wants a port
+# that never touches unmapped memory. So testpmd forwards with two copies
+# whatever the roles (its server ports copy, and DPDK's server has no
+# zero-copy either).
+# Measured (2026-12-04, machine loaded by other builds, load 9-17, so
+# instruction counts of the forwarder alone instead of time: callgrind,
+# forwarder under valgrind, -Dplatform=generic build, rings rsize=14 so
+# that a natively running generator keeps them full, a 10 s window after
+# 3 s of traffic; Ir per forwarded frame):
+#                     64 B: lr-l2fwd  testpmd io   1518 B: lr-l2fwd  testpmd io
+#   client, copy            292       354                   611       943
+#   client, FWD_ZC=yes      203        -                    200        -
+#   server                  300       343                   628       925
+#   mixed, FWD_ZC=yes       198       349                   362       941
+# Instructions understate a copy: on the quiet run of ee5e380 (FWD_ROLE=
+# client, copy: two copies on each CPU, both CPUs saturated) a 1518-byte
+# frame took about 870 cycles on each side against 130-180 at 64 B, i.e.
+# about 350 cycles per 1518-byte copy when the copy reads the 24 lines the
+# other CPU just wrote (lr_lr at 1518 B, whose zero-copy receiver never
+# reads the payload, spends about 250 cycles a frame on its generator's
+# one copy). So at 1518 B the row is bound by whichever CPU copies most: mixed, lr-l2fwd one copy (an estimate, not yet timed on a quiet
+# machine: about 510 cycles a frame, ~4 Mpps) and lr-pktgen one; testpmd
+# two (about 870, ~2.4 Mpps, as measured on that run). At 64 B
+# copies are cheap and the generator (one copy, a pool get per frame sent
+# and the stream's bookkeeping) can bind the lr-l2fwd row below 1.3x the
+# testpmd row while lr-l2fwd idles between bursts: the summary's "where the
+# cycles go" says which side is bound, from the forwarder's busy share.
 # Benchmarks only print: nothing here fails on speed.
 set -euo pipefail
 export LC_ALL=C
@@ -70,15 +121,10 @@ ROWS=${ROWS:-lr_lr dpdk_dpdk ndpdk_ndpdk lr_dpdk dpdk_lr fwd_lr fwd_dpdk fwd_ndp
 DPDK_NATIVE=${DPDK_NATIVE:-auto}
 LR_GEN_ROLE=${LR_GEN_ROLE:-server}
 MIXED_LR_ROLE=${MIXED_LR_ROLE:-client}
-FWD_ROLE=${FWD_ROLE:-client}
+FWD_ROLE=${FWD_ROLE:-mixed}
 LR_ZC=${LR_ZC:-auto}
-# The forwarder's ports copy unless FWD_ZC=yes. Measured when a zero-copy
-# mbuf of the receiving port was copied at the sending one (a pool get and
-# put more than copy mode: 64-byte frames about 9.8 against 16.4 Mpps);
-# since then each zero-copy client announces the other's pool, so FWD_ZC=yes
-# forwards with no copy (xstat tx_zc_sent), not yet measured here: the
-# default stays no until BENCHMARKS.md has that row.
-FWD_ZC=${FWD_ZC:-no}
+# lr-l2fwd's client ports zero-copy (see "The forwarder rows" above).
+FWD_ZC=${FWD_ZC:-yes}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 REF=bench/reference/dpdk-22.11-memif.tsv
@@ -87,9 +133,10 @@ REF=bench/reference/dpdk-22.11-memif.tsv
 READY_S=60
 
 die() { echo "bench-memif: $*" >&2; exit 1; }
-for r in "$LR_GEN_ROLE" "$MIXED_LR_ROLE" "$FWD_ROLE"; do
+for r in "$LR_GEN_ROLE" "$MIXED_LR_ROLE"; do
 	case $r in server|client) ;; *) die "role '$r': server or client" ;; esac
 done
+case $FWD_ROLE in server|client|mixed) ;; *) die "FWD_ROLE '$FWD_ROLE': server, client or mixed" ;; esac
 case $LR_ZC in auto|yes|no) ;; *) die "LR_ZC '$LR_ZC': auto, yes or no" ;; esac
 case $FWD_ZC in yes|no) ;; *) die "FWD_ZC '$FWD_ZC': yes or no" ;; esac
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 1 ]] || die "SECONDS '$SECS': a whole number >= 1"
@@ -212,7 +259,8 @@ echo "- memory: $memtxt"
 echo "- DPDK: $([ $have_dpdk = 1 ] && echo "$dpdk_version" || echo "rows skipped: $why_no_dpdk")"
 echo "- DPDK native (testpmd-native rows): $native_note"
 echo "- CPUs: generator on CPU $CPU_GEN, receiver or forwarder on CPU $CPU_PEER$([ "$ncpu" -lt 2 ] && echo ' (one CPU only: they share it, figures are not comparable with a 2-CPU run)')"
-echo "- linerate clients: $zc_note; DPDK ports copy (net_memif's default zero-copy=no)"
+echo "- linerate clients: $zc_note; DPDK ports copy (net_memif's default zero-copy=no; its zero-copy=yes regions are unsealed memfds, which linerate's server refuses: see the script's header)"
+echo "- forwarder roles: FWD_ROLE=$FWD_ROLE, FWD_ZC=$FWD_ZC (each forwarder row names its ports' roles and modes; copies per frame in the header)"
 echo "- window: ${SECS} s after ${WARM} s of traffic on every side; $RUNS run(s), rows alternating"
 echo
 
@@ -558,35 +606,55 @@ start_side() {
 }
 
 # fwd ROW SIZE FWD_KIND: lr-pktgen sends on port 0, the forwarder sends it
-# back on its other port, lr-pktgen receives on port 1.
+# back on its other port, lr-pktgen receives on port 1. FWD_ROLE gives the
+# forwarder's roles (port 0, port 1): client (client, client), server
+# (server, server) or mixed (server, client); lr-pktgen's port is always
+# the other role of its link.
 fwd() {
-	local row=$1 size=$2 fk=$3 a=$TMP/a.sock b=$TMP/b.sock gr fr w
-	fr=$FWD_ROLE
-	gr=$(other "$fr")
+	local row=$1 size=$2 fk=$3 a=$TMP/a.sock b=$TMP/b.sock w
+	local f0 f1 g0 g1 z0 z1
+	case $FWD_ROLE in
+	mixed) f0=server f1=client ;;
+	*) f0=$FWD_ROLE f1=$FWD_ROLE ;;
+	esac
+	g0=$(other "$f0") g1=$(other "$f1")
+	z0=$FZC z1=$FZC
+	if [ "$fk" != lr ]; then z0='' z1=''; fi
 	start_fwd() {
 		if [ "$fk" = lr ]; then
 			launch fwd other "$CPU_PEER" "$L2FWD" -l "$CPU_PEER" "${MEM[@]}" \
 				--file-prefix "bm$$_${RUN}_fwd" \
-				--vdev "$(vdev 0 "$fr" "$a" "$FZC")" \
-				--vdev "$(vdev 1 "$fr" "$b" "$FZC")" \
+				--vdev "$(vdev 0 "$f0" "$a" "$z0")" \
+				--vdev "$(vdev 1 "$f1" "$b" "$z1")" \
 				-- -p 0x3 -T 0 --no-mac-updating --record-core-cycles
 		else
-			testpmd fwd "$CPU_PEER" io "--record-core-cycles" "$(vdev 0 "$fr" "$a" "")" \
-				"$(vdev 1 "$fr" "$b" "")"
+			testpmd fwd "$CPU_PEER" io "--record-core-cycles" "$(vdev 0 "$f0" "$a" "")" \
+				"$(vdev 1 "$f1" "$b" "")"
 		fi
 	}
 	start_gen() {
 		lr_pktgen gen "$CPU_GEN" "--tx-ports 0 --rx-ports 1 --size $size" \
-			"$(vdev 0 "$gr" "$a" "$ZC")" "$(vdev 1 "$gr" "$b" "$ZC")"
+			"$(vdev 0 "$g0" "$a" "$ZC")" "$(vdev 1 "$g1" "$b" "$ZC")"
 	}
-	if [ "$fr" = server ]; then
+	# The forwarder's server sockets before lr-pktgen starts, and
+	# lr-pktgen's before the forwarder starts when it has a client port:
+	# DPDK 22.11's client tries to connect once, at start (a linerate
+	# client retries every 100 ms, so lr-pktgen's client port of the
+	# mixed roles may start before its server).
+	if [ "$f0" = server ] && [ "$f1" = server ]; then
 		start_fwd
 		{ wait_socket fwd "$a" && wait_socket fwd "$b"; } || { failed "$row" fwd; stop fwd; return; }
 		start_gen
 	else
 		start_gen
-		{ wait_socket gen "$a" && wait_socket gen "$b"; } || { failed "$row" gen; stop gen; return; }
+		if [ "$f0" = client ]; then
+			wait_socket gen "$a" || { failed "$row" gen; stop gen; return; }
+		fi
+		wait_socket gen "$b" || { failed "$row" gen; stop gen; return; }
 		start_fwd
+		if [ "$f0" = server ]; then
+			wait_socket fwd "$a" || { failed "$row" gen fwd; stop gen fwd; return; }
+		fi
 	fi
 	if datapath gen lr && datapath fwd "$([ "$fk" = lr ] && echo lr || echo tp)" &&
 		w=$(measure gen:0:5:gen gen:1:4:fwd); then
@@ -594,7 +662,8 @@ fwd() {
 	else
 		failed "$row" gen fwd
 	fi
-	if [ "$gr" = server ]; then stop gen fwd; else stop fwd gen; fi
+	# the servers' side first (stop() ends any testpmd first anyway)
+	if [ "$f1" = server ]; then stop fwd gen; else stop gen fwd; fi
 	rm -f "$a" "$b"
 	busy_cycles >>"$TMP/row.out"
 }
@@ -615,7 +684,6 @@ busy_cycles() {
 # Row names, what runs, and with which roles and modes.
 declare -A TITLE ROLES
 mr=$MIXED_LR_ROLE
-fr=$FWD_ROLE
 TITLE[lr_lr]="lr-pktgen -> lr-pktgen"
 TITLE[dpdk_dpdk]="testpmd txonly -> testpmd rxonly"
 TITLE[ndpdk_ndpdk]="testpmd-native txonly -> rxonly"
@@ -629,8 +697,35 @@ ROLES[dpdk_dpdk]="txonly client (copy), rxonly server (copy), as issue 14's refe
 ROLES[ndpdk_ndpdk]=${ROLES[dpdk_dpdk]}
 ROLES[lr_dpdk]="lr-pktgen $mr ($(mode "$mr" lr)), testpmd $(other "$mr") (copy)"
 ROLES[dpdk_lr]="testpmd $(other "$mr") (copy), lr-pktgen $mr ($(mode "$mr" lr))"
-ROLES[fwd_lr]="lr-l2fwd ports $fr ($(ZC=$FZC mode "$fr" lr)), --no-mac-updating (frames unchanged, as testpmd io); lr-pktgen ports $(other "$fr") ($(mode "$(other "$fr")" lr))"
-ROLES[fwd_dpdk]="testpmd io ports $fr (copy); lr-pktgen ports $(other "$fr") ($(mode "$(other "$fr")" lr))"
+# fwd_roles KIND: the forwarder's ports and lr-pktgen's, role and mode.
+fwd_roles() {
+	local f0 f1 z=
+	case $FWD_ROLE in
+	mixed) f0=server f1=client ;;
+	*) f0=$FWD_ROLE f1=$FWD_ROLE ;;
+	esac
+	[ "$1" = lr ] && z=$FZC
+	echo "$([ "$1" = lr ] && echo lr-l2fwd || echo 'testpmd io') port 0 $f0 ($(ZC=$z mode "$f0" "$1")), port 1 $f1 ($(ZC=$z mode "$f1" "$1")); lr-pktgen port 0 $(other "$f0") ($(mode "$(other "$f0")" lr)), port 1 $(other "$f1") ($(mode "$(other "$f1")" lr))"
+}
+# fwd_copies KIND: "G F", the copies of each frame in lr-pktgen and in the
+# forwarder: one per port that is not a zero-copy client (lr-l2fwd's
+# port 0 receives into port 1's pool when port 1 is a zero-copy client,
+# so port 1 sends it with no second copy; testpmd's ports copy).
+fwd_copies() {
+	local f0 f1 g=0 f=0 z=
+	case $FWD_ROLE in
+	mixed) f0=server f1=client ;;
+	*) f0=$FWD_ROLE f1=$FWD_ROLE ;;
+	esac
+	[ "$1" = lr ] && z=$FZC
+	[ "$(mode "$(other "$f0")" lr)" = zero-copy ] || g=$((g + 1))
+	[ "$(mode "$(other "$f1")" lr)" = zero-copy ] || g=$((g + 1))
+	[ "$(ZC=$z mode "$f0" "$1")" = zero-copy ] || f=$((f + 1))
+	[ "$(ZC=$z mode "$f1" "$1")" = zero-copy ] || f=$((f + 1))
+	echo "$g $f"
+}
+ROLES[fwd_lr]="$(fwd_roles lr), --no-mac-updating (frames unchanged, as testpmd io)"
+ROLES[fwd_dpdk]=$(fwd_roles tp)
 ROLES[fwd_ndpdk]=${ROLES[fwd_dpdk]}
 
 run_row() {
@@ -685,7 +780,7 @@ for size in $SIZES; do
 			*) printf '   run %d %-38s gen %7s Mpps %6s cyc/pkt (cpu %s%%) | recv %7s Mpps %6s cyc/pkt (cpu %s%%) | gap %s%%\n' \
 				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
 			esac
-			echo "$size $row $gm $pm $gc $pc $busy" >>"$TMP/results"
+			echo "$size $row $gm $pm $gc $pc $busy $gu $pu" >>"$TMP/results"
 		done
 	done
 	echo
@@ -748,6 +843,36 @@ for size in $SIZES; do
 			"$(summ "$size" "$row" 4)" "$(summ "$size" "$row" 6)" "$rt" "$rc"
 	done
 done
+# Where the cycles go, for the forwarder rows: copies per frame on each
+# CPU (from the roles and modes), the share of its CPU each side got, and
+# the forwarder's busy share at the forwarded rate (busy cycles x
+# packets / TSC cycles): near 100% the forwarder is the bottleneck, well
+# below it waits for a generator that cannot feed it faster.
+fwd_rows=()
+for row in "${rows[@]}"; do [[ $row != fwd_* ]] || fwd_rows+=("$row"); done
+if [ ${#fwd_rows[@]} -gt 0 ]; then
+	echo
+	echo "where the cycles go (forwarder rows, medians): copies of each frame on each CPU; CPU share each side got; forwarder busy share = busy cycles x forwarded rate / TSC"
+	for size in $SIZES; do
+		for row in "${fwd_rows[@]}"; do
+			fk=lr
+			[ "$row" = fwd_lr ] || fk=tp
+			read -r gcp fcp <<<"$(fwd_copies "$fk")"
+			awk -v t="${TITLE[$row]}" -v s="$size" -v gc="$gcp" -v fc="$fcp" -v hz="$TSC_HZ" \
+				-v pm="$(med "$size" "$row" 4)" -v b="$(med "$size" "$row" 7)" \
+				-v gu="$(med "$size" "$row" 8)" -v fu="$(med "$size" "$row" 9)" 'BEGIN {
+				share = (pm != "NA" && b != "NA") ? sprintf("%.0f%%", 100 * b * pm * 1e6 / hz) : "NA"
+				who = "-"
+				if (gu == "NA" || fu == "NA" || gu + 0 < 90 || fu + 0 < 90)
+					who = "- (a side got less than 90% of its CPU: not a quiet machine, nothing to conclude)"
+				else if (share != "NA")
+					who = (100 * b * pm * 1e6 / hz >= 85) ? "the forwarder" : "the generator (the forwarder waits)"
+				printf "  %4s B %-38s | lr-pktgen %d copies/frame, CPU %s%% | forwarder %d copies/frame, CPU %s%%, busy %s cyc/pkt = %s busy | bound by %s\n",
+					s, t, gc, gu, fc, fu, b, share, who
+			}'
+		done
+	done
+fi
 echo
 if [ -f "$REF" ]; then
 	echo "reference measured earlier on a quiet machine of this kind, not in this run ($REF):"
