@@ -2485,6 +2485,11 @@ test_l3_parse(void)
 			   pg_l3_parse_gateway("6:fd07::1", c, 32) == 0 &&
 			   pg_l3_check(&c[6], 6) != 0,
 		       "IPv6 gateway off the /64 passed");
+	/* An IPv6 link-local gateway is on every link. */
+	LR_TEST_ASSERT(pg_l3_parse_ip("7:fd08::1/64", c, 32) == 0 &&
+			   pg_l3_parse_gateway("7:fe80::1", c, 32) == 0 &&
+			   pg_l3_check(&c[7], 7) == 0,
+		       "link-local gateway refused");
 	/* On the subnet: whole bytes and a partial one. */
 	LR_TEST_ASSERT(pg_l3_on_link(c[0].ip4, 24, x, false) &&
 			   !pg_l3_on_link(c[0].ip4, 24, y, false) &&
@@ -2497,6 +2502,15 @@ test_l3_parse(void)
 	LR_TEST_ASSERT(pg_l3_on_link(c[0].ip6, 64, x, true) &&
 			   !pg_l3_on_link(c[0].ip6, 65, x, true),
 		       "pg_l3_on_link wrong for IPv6");
+	memset(x, 0, 16);
+	x[0] = 0xfe;
+	x[1] = 0x80;
+	x[15] = 5;
+	LR_TEST_ASSERT(pg_l3_on_link(c[0].ip6, 64, x, true),
+		       "fe80::5 not on the link");
+	x[1] = 0xc0;
+	LR_TEST_ASSERT(!pg_l3_on_link(c[0].ip6, 64, x, true),
+		       "fec0::5 on the link");
 	return 0;
 }
 
@@ -2812,6 +2826,37 @@ test_l3_errors(void)
 	return 0;
 }
 
+/* The control socket's "stats" carries the L3 ports: port 1 answered
+ * port 0's ARP request before the run, port 0 learned its MAC. */
+static int
+test_l3_ctl(void)
+{
+	char sock[PATH_MAX + 64], name[96], args[PATH_MAX + 256], ans[4096];
+	struct lr_test_child c;
+	int rc;
+
+	snprintf(sock, sizeof(sock), "%s/l3ctl.sock", tmpdir);
+	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_l3ctl");
+	memmove(name, name + 14, strlen(name + 14) + 1);
+	snprintf(args, sizeof(args),
+		 "--tx-ports 0 --rate-pps 1000 --quiet --ip 0:10.0.0.1/24 "
+		 "--ip 1:10.0.0.2/24 --ctl %s",
+		 sock);
+	if (start_pktgen(&c, name, args, "control socket") != 0)
+		return -1;
+	rc = run_ctl(ans, sizeof(ans), "%s stats", sock);
+	kill(c.pid, SIGINT);
+	LR_TEST_ASSERT(lr_test_child_finish(&c, READY_S) == 0 &&
+			   final_line_is_last(),
+		       "lr-pktgen after SIGINT:\n%s", out);
+	LR_TEST_ASSERT(rc == 0 && strstr(ans, "\"l3\":[{\"port\":0,") &&
+			   strstr(ans, "\"next_hops\":[{\"ip\":\"10.0.0.2\"") &&
+			   strstr(ans, "\"port\":1,\"ipv4\":\"10.0.0.2/24\"") &&
+			   strstr(ans, "\"arp_answered\":1"),
+		       "stats: exit %d: %s", rc, ans);
+	return 0;
+}
+
 /* A port with addresses answers while the run lasts: port 0 replays an
  * ARP request, an ICMP echo request, a neighbour solicitation, an ICMPv6
  * echo request and a stamped frame of ours to port 1 (--ip); port 1
@@ -2992,6 +3037,7 @@ CASE(no_stamp)
 CASE(l3_ring)
 CASE(l3_errors)
 CASE(l3_answers)
+CASE(l3_ctl)
 
 static const struct lr_test_case cases[] = {
     {"seq_window", test_seq_window},
@@ -3037,6 +3083,7 @@ static const struct lr_test_case cases[] = {
     {"l3_ring", case_l3_ring},
     {"l3_errors", case_l3_errors},
     {"l3_answers", case_l3_answers},
+    {"l3_ctl", case_l3_ctl},
 };
 
 LR_TEST_MAIN("pktgen_fast", cases)

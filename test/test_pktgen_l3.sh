@@ -15,6 +15,7 @@
 #            pings it over IPv4 and IPv6: its ARP request and neighbour
 #            solicitation are answered, so are the pings; lr-pktgen's
 #            counters (--json) say so and its test frames are not mixed in
+#   link_local  an IPv6 gateway given by its link-local address
 #   no_answer  a gateway nobody answers: the error names the port and the
 #            address, exit 1
 # Nothing waits a fixed time: lines printed and counters reached, each
@@ -60,6 +61,7 @@ ip netns exec "$K" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 \
 ip -n "$K" link set "$KIF" multicast on
 ip -n "$K" addr add 10.77.0.2/24 dev "$KIF"
 ip -n "$K" -6 addr add fd77::2/64 dev "$KIF" nodad
+ip -n "$K" -6 addr add fe80::77/64 dev "$KIF" nodad
 KMAC=$(ip netns exec "$K" cat "/sys/class/net/$KIF/address")
 
 # gen ARGS...: lr-pktgen on g0 in the generator's namespace.
@@ -174,6 +176,18 @@ else
 	cat "$TMP/ping4" "$TMP/ping6"
 	tail -20 "$TMP/run.err"
 	head -c 3000 "$TMP/run.json"
+fi
+
+# --- link_local: the kernel's link-local address as the IPv6 gateway of
+# a destination off the port's subnet.
+gen --ipv6 --ip 0:fd77::1/64 --gateway 0:fe80::77 --dst-ip 2001:db8::1 \
+	--count 10 --quiet >"$TMP/ll.out" 2>&1 </dev/null
+rc=$?
+if [ $rc -eq 0 ] && grep -q "next hop fe80::77 (gateway) is at $KMAC (NDP" "$TMP/ll.out"; then
+	pass "link_local: gateway fe80::77 resolved to the kernel's MAC"
+else
+	fail "link_local: exit $rc"
+	cat "$TMP/ll.out"
 fi
 
 # --- no_answer: a gateway that is not there.

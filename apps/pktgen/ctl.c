@@ -5,7 +5,8 @@
  * JSON object a line in, one a line out:
  *
  *   {"cmd": "stats"}              -> {"ok": true, "t": 1.2, "ports": [...],
- *                                     "streams": [...], "state": ...}
+ *                                     "streams": [...], "state": ...,
+ *                                     "l3": [...] (--ip: answers, hops)}
  *   {"cmd": "stop"}               -> {"ok": true, "sending": false}
  *   {"cmd": "start"}              -> {"ok": true, "sending": true}
  *   {"cmd": "rate", "pps": 20000} -> {"ok": true, "rate": 20000}

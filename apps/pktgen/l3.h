@@ -78,7 +78,8 @@ int pg_l3_parse_gateway(const char *s, struct pg_l3_conf *conf,
  *  needs an address of its family on the port and must be on its
  *  subnet); 0, or -1 after printing. */
 int pg_l3_check(const struct pg_l3_conf *c, unsigned port);
-/** Non-zero if addr (4 or 16 bytes) is on the subnet own/plen. */
+/** Non-zero if addr (4 or 16 bytes) is on the subnet own/plen, or is an
+ *  IPv6 link-local address (on every link). */
 int pg_l3_on_link(const uint8_t *own, unsigned plen, const uint8_t *addr,
 		  bool v6);
 /** Build an ARP request from ifc for target ip into f (60 bytes, with

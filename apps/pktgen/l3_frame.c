@@ -89,6 +89,9 @@ pg_l3_on_link(const uint8_t *own, unsigned plen, const uint8_t *addr, bool v6)
 
 	if (plen > (v6 ? 128u : 32u))
 		return 0;
+	/* fe80::/10: on every link (RFC 4291 2.5.6). */
+	if (v6 && addr[0] == 0xfe && (addr[1] & 0xc0) == 0x80)
+		return 1;
 	if (memcmp(own, addr, full) != 0)
 		return 0;
 	if (rest == 0)

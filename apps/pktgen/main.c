@@ -1758,7 +1758,7 @@ print_json(const struct totals *t, unsigned leaked)
 json_t *
 pg_ctl_stats(void)
 {
-	json_t *jp = json_array(), *js = json_array();
+	json_t *jp = json_array(), *js = json_array(), *r;
 	uint64_t now = lr_get_tsc_cycles();
 
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
@@ -1795,12 +1795,15 @@ pg_ctl_stats(void)
 					    json_real(d->rate));
 		json_array_append_new(js, j);
 	}
-	return json_pack("{s:f, s:o, s:o, s:I, s:s, s:f, s:s}", "t",
-			 (double)(now - pg.t0) / (double)pg.hz, "ports", jp,
-			 "streams", js, "tx_behind", (json_int_t)behind_sum(),
-			 "rate_mode", rate_mode_name[pg.o.rate_mode], "rate",
-			 pg.o.rate_mode == PG_RATE_MAX ? 0.0 : pg.o.rate,
-			 "state", send_state());
+	r = json_pack("{s:f, s:o, s:o, s:I, s:s, s:f, s:s}", "t",
+		      (double)(now - pg.t0) / (double)pg.hz, "ports", jp,
+		      "streams", js, "tx_behind", (json_int_t)behind_sum(),
+		      "rate_mode", rate_mode_name[pg.o.rate_mode], "rate",
+		      pg.o.rate_mode == PG_RATE_MAX ? 0.0 : pg.o.rate, "state",
+		      send_state());
+	if (r != NULL && pg.l3)
+		json_object_set_new(r, "l3", pg_l3_json());
+	return r;
 }
 
 /* Give instance i the rate pps or bps: its costs, then its rate_gen
