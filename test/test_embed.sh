@@ -15,7 +15,12 @@
 #     libraries: no librte_*) nor registered until a port names it, then
 #     loaded from the installed plugin folder (LR_PLUGIN_PATH: the folder
 #     is under DESTDIR), both ways (the static program exports its lr_
-#     symbols for it).
+#     symbols for it);
+#   embed-dpdk (C, test/embed/embed_dpdk.c; when net_dpdk is a plugin):
+#     a program calling lr_eth_dpdk_* links the driver itself, shared
+#     (linerate_net_dpdk.pc) and static (its archive after `pkg-config
+#     --static linerate`, as lr_eth_dpdk.h says): built in, registered,
+#     and with DPDK's libraries among its own.
 # Usage (from meson):
 #   test_embed.sh SOURCE_ROOT BUILD_ROOT IS_CROSS SANITIZE DRIVERS PLUGINS
 # DRIVERS: the drivers linked in, comma-separated (net_null,net_ring,...);
@@ -141,6 +146,32 @@ for p in globals-dyn globals-static; do
 	run $p
 	grep -q '^embed-globals: 0 words changed: OK$' <<<"$out"
 done
+
+# A program on net_dpdk's own API links it, shared and static.
+if [[ ",$plugins," == *,net_dpdk,* ]]; then
+	dsrc=$src/test/embed/embed_dpdk.c
+	build embed-dpdk-dyn cc "$dsrc" linerate linerate_net_dpdk
+	got=$(libs embed-dpdk-dyn)
+	echo "embed-dpdk-dyn links: $got"
+	grep -q 'liblinerate_net_dpdk\.so\.0' <<<"$got" && grep -q librte_eal <<<"$got" ||
+		fail "embed-dpdk-dyn: liblinerate_net_dpdk.so.0 or librte_eal missing"
+	dflags=$(pkg-config --cflags --libs --static linerate)
+	dflags+=" -l:liblinerate_net_dpdk.a"
+	dflags+=" $(pkg-config --libs --static linerate_net_dpdk)"
+	echo "cc $(basename "$dsrc"): static: $dflags"
+	# shellcheck disable=SC2086
+	cc -O2 -Wall -Wextra -Werror "${extra[@]}" -o "$tmp/embed-dpdk-static" \
+		"$dsrc" $dflags -pthread || fail "building embed-dpdk-static"
+	got=$(libs embed-dpdk-static)
+	echo "embed-dpdk-static links: $got"
+	grep -q linerate <<<"$got" &&
+		fail "embed-dpdk-static: linked a shared liblinerate"
+	grep -q librte_eal <<<"$got" || fail "embed-dpdk-static: no librte_eal"
+	for p in embed-dpdk-dyn embed-dpdk-static; do
+		run $p
+		grep -q '^embed-dpdk: OK$' <<<"$out" || fail "$p"
+	done
+fi
 
 # C++, shared and static; every driver registered either way.
 if [ ${#cxx[@]} -eq 0 ]; then

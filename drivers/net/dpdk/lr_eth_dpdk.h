@@ -27,14 +27,16 @@
  * from its liblinerate_*.so.0, or, linked statically, from the program
  * itself, which exports its lr_ symbols (-Wl,--export-dynamic: `pkg-config
  * --static linerate` gives it; in-tree programs do it too).
- * A program that calls the functions below links the driver itself:
- * linerate_net_dpdk.pc, shared (liblinerate_net_dpdk.so.0) or static
- * (liblinerate_net_dpdk.a; its objects come in with the first call, the
- * driver's constructor with them); the driver is then built into the
+ * A program that calls the functions below links the driver itself,
+ * shared (`pkg-config --libs linerate linerate_net_dpdk`:
+ * liblinerate_net_dpdk.so.0) or static (`pkg-config --libs --static
+ * linerate` -l:liblinerate_net_dpdk.a `pkg-config --libs --static
+ * linerate_net_dpdk`: the archive's objects come in with the first call,
+ * the driver's constructor with them); the driver is then built into the
  * program, registered before main(), the plugin is never loaded, and the
- * program needs DPDK's runtime to start, as any program linked with DPDK.
- * linerate.pc links neither: `pkg-config --static linerate` is every
- * driver but net_dpdk, which stays a plugin.
+ * program needs DPDK's runtime to start, as any program linked with DPDK
+ * (test embed). linerate.pc alone links neither: `pkg-config --static
+ * linerate` is every driver but net_dpdk, which stays a plugin.
  *
  * DPDK's EAL is brought up once per process, by the first net_dpdk port
  * (or lr_eth_dpdk_eal_init()), beside linerate's: its own file prefix
