@@ -49,7 +49,8 @@
 # port 0 / port 1: mixed, the default, server / client; client: both
 # clients; server: both servers; lr-pktgen's port takes the other role of
 # its link), FWD_ZC=yes|no (zero-copy on lr-l2fwd's client ports too; yes
-# by default), LR_ZC=auto|yes|no (zero-copy=yes on linerate clients: auto
+# by default), FWD_STAMP=yes|no (stamped frames from lr-pktgen in the
+# forwarder rows; no by default), LR_ZC=auto|yes|no (zero-copy=yes on linerate clients: auto
 # tries whether net_memif accepts it), KEEP=1 (keep every program's output
 # and the samples in the scratch folder, named at exit), WARM (seconds),
 # SIZES ("64 1518"), ROWS (a subset of: lr_lr dpdk_dpdk ndpdk_ndpdk
@@ -80,29 +81,36 @@
 # that never touches unmapped memory. So testpmd forwards with two copies
 # whatever the roles (its server ports copy, and DPDK's server has no
 # zero-copy either).
-# Measured (2026-12-04, machine loaded by other builds, load 9-17, so
-# instruction counts of the forwarder alone instead of time: callgrind,
-# forwarder under valgrind, -Dplatform=generic build, rings rsize=14 so
-# that a natively running generator keeps them full, a 10 s window after
-# 3 s of traffic; Ir per forwarded frame):
-#                     64 B: lr-l2fwd  testpmd io   1518 B: lr-l2fwd  testpmd io
-#   client, copy            292       354                   611       943
-#   client, FWD_ZC=yes      203        -                    200        -
-#   server                  300       343                   628       925
-#   mixed, FWD_ZC=yes       198       349                   362       941
+# Measured (2026-12-04, machine loaded by other builds, load 8-17, so
+# instruction counts instead of time: callgrind, one program under
+# valgrind and its peers native, -Dplatform=generic build, rings rsize=14
+# so that the native side keeps them full, a 10 s window after 3 s of
+# traffic; Ir per forwarded frame, 64 B / 1518 B):
+#                       lr-l2fwd    testpmd io   lr-pktgen (stamped;
+#                                                 --no-stamp)
+#   client, copy        292 / 611   354 / 943        -
+#   client, FWD_ZC=yes  203 / 200       -          598 / 1085
+#   server              300 / 628   343 / 925      475 / 659
+#   mixed, FWD_ZC=yes   198 / 362   349 / 941      490 / 825; 261 at 64 B
+# lr-pktgen writes every frame from its template (a full-length memcpy,
+# as testpmd txonly does) on top of the copies above, and a stamped
+# frame's receive (rx_poll, sequence and jitter accounting) costs about
+# 205 instructions at any size: hence FWD_STAMP=no.
 # Instructions understate a copy: on the quiet run of ee5e380 (FWD_ROLE=
 # client, copy: two copies on each CPU, both CPUs saturated) a 1518-byte
 # frame took about 870 cycles on each side against 130-180 at 64 B, i.e.
 # about 350 cycles per 1518-byte copy when the copy reads the 24 lines the
 # other CPU just wrote (lr_lr at 1518 B, whose zero-copy receiver never
 # reads the payload, spends about 250 cycles a frame on its generator's
-# one copy). So at 1518 B the row is bound by whichever CPU copies most: mixed, lr-l2fwd one copy (an estimate, not yet timed on a quiet
-# machine: about 510 cycles a frame, ~4 Mpps) and lr-pktgen one; testpmd
-# two (about 870, ~2.4 Mpps, as measured on that run). At 64 B
-# copies are cheap and the generator (one copy, a pool get per frame sent
-# and the stream's bookkeeping) can bind the lr-l2fwd row below 1.3x the
-# testpmd row while lr-l2fwd idles between bursts: the summary's "where the
-# cycles go" says which side is bound, from the forwarder's busy share.
+# one copy). So at 1518 B the row is bound by whichever CPU copies most:
+# with the mixed roles lr-l2fwd copies once (an estimate, not yet timed on
+# a quiet machine: about 500 cycles a frame, ~4 Mpps), lr-pktgen once
+# plus its template write, testpmd twice (about 870 cycles, ~2.4 Mpps on
+# that run). At 64 B copies are cheap: lr-pktgen (261 instructions a
+# frame unstamped) binds the lr-l2fwd row (198), testpmd (349) its own
+# row, so the ratio is at most about what the generator leaves: the
+# summary's "where the cycles go" says which side binds each row, from
+# the forwarder's busy share.
 # Benchmarks only print: nothing here fails on speed.
 set -euo pipefail
 export LC_ALL=C
@@ -125,6 +133,12 @@ FWD_ROLE=${FWD_ROLE:-mixed}
 LR_ZC=${LR_ZC:-auto}
 # lr-l2fwd's client ports zero-copy (see "The forwarder rows" above).
 FWD_ZC=${FWD_ZC:-yes}
+# lr-pktgen's frames in the forwarder rows carry no stamp (--no-stamp)
+# unless FWD_STAMP=yes: checking each frame's stamp, sequence and latency
+# on receive is about 205 of the generator's 490 instructions a frame at
+# 64 B (mixed roles), which would make lr-pktgen bind both rows; the rows
+# count frames with the ports' counters either way.
+FWD_STAMP=${FWD_STAMP:-no}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 REF=bench/reference/dpdk-22.11-memif.tsv
@@ -139,6 +153,7 @@ done
 case $FWD_ROLE in server|client|mixed) ;; *) die "FWD_ROLE '$FWD_ROLE': server, client or mixed" ;; esac
 case $LR_ZC in auto|yes|no) ;; *) die "LR_ZC '$LR_ZC': auto, yes or no" ;; esac
 case $FWD_ZC in yes|no) ;; *) die "FWD_ZC '$FWD_ZC': yes or no" ;; esac
+case $FWD_STAMP in yes) GEN_STAMP= ;; no) GEN_STAMP=" --no-stamp" ;; *) die "FWD_STAMP '$FWD_STAMP': yes or no" ;; esac
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 1 ]] || die "SECONDS '$SECS': a whole number >= 1"
 [[ $RUNS =~ ^[0-9]+$ && $RUNS -ge 1 ]] || die "RUNS '$RUNS': a whole number >= 1"
 [ -x "$PKTGEN" ] || die "no $PKTGEN (build first)"
@@ -260,7 +275,7 @@ echo "- DPDK: $([ $have_dpdk = 1 ] && echo "$dpdk_version" || echo "rows skipped
 echo "- DPDK native (testpmd-native rows): $native_note"
 echo "- CPUs: generator on CPU $CPU_GEN, receiver or forwarder on CPU $CPU_PEER$([ "$ncpu" -lt 2 ] && echo ' (one CPU only: they share it, figures are not comparable with a 2-CPU run)')"
 echo "- linerate clients: $zc_note; DPDK ports copy (net_memif's default zero-copy=no; its zero-copy=yes regions are unsealed memfds, which linerate's server refuses: see the script's header)"
-echo "- forwarder roles: FWD_ROLE=$FWD_ROLE, FWD_ZC=$FWD_ZC (each forwarder row names its ports' roles and modes; copies per frame in the header)"
+echo "- forwarder rows: FWD_ROLE=$FWD_ROLE, FWD_ZC=$FWD_ZC, FWD_STAMP=$FWD_STAMP (each forwarder row names its ports' roles and modes; copies per frame in the header)"
 echo "- window: ${SECS} s after ${WARM} s of traffic on every side; $RUNS run(s), rows alternating"
 echo
 
@@ -633,7 +648,7 @@ fwd() {
 		fi
 	}
 	start_gen() {
-		lr_pktgen gen "$CPU_GEN" "--tx-ports 0 --rx-ports 1 --size $size" \
+		lr_pktgen gen "$CPU_GEN" "--tx-ports 0 --rx-ports 1 --size $size$GEN_STAMP" \
 			"$(vdev 0 "$g0" "$a" "$ZC")" "$(vdev 1 "$g1" "$b" "$ZC")"
 	}
 	# The forwarder's server sockets before lr-pktgen starts, and
@@ -852,7 +867,7 @@ fwd_rows=()
 for row in "${rows[@]}"; do [[ $row != fwd_* ]] || fwd_rows+=("$row"); done
 if [ ${#fwd_rows[@]} -gt 0 ]; then
 	echo
-	echo "where the cycles go (forwarder rows, medians): copies of each frame on each CPU; CPU share each side got; forwarder busy share = busy cycles x forwarded rate / TSC"
+	echo "where the cycles go (forwarder rows, medians): copies of each frame on each CPU (lr-pktgen also writes each frame from its template); CPU share each side got; forwarder busy share = busy cycles x forwarded rate / TSC"
 	for size in $SIZES; do
 		for row in "${fwd_rows[@]}"; do
 			fk=lr
