@@ -129,7 +129,10 @@
  *  - where it pays: at the ends of a path (a receiver that consumes the
  *    packets, a generator that builds them in the pool), and in a
  *    forwarder whose ports are all zero-copy clients (no copy at all; a
- *    mix of zero-copy and copying ports copies at the copying one).
+ *    mix of zero-copy and copying ports copies at the copying one, once
+ *    when the copying port receives into the zero-copy port's pool, as
+ *    lr-l2fwd does: a server's receive copies into the client's buffers,
+ *    which the client then sends as they are).
  *  - link down: the mbufs on the rings go back to the pool. Close frees
  *    the pool and unmaps region 1, unless the application still holds
  *    mbufs of it: then a warning names how many, and pool and region stay
