@@ -913,6 +913,71 @@ test_iface_queries(void)
 	return 0;
 }
 
+static int
+dup_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
+{
+	return -EINVAL;
+}
+
+/* The registry keeps the first driver of a name (a plugin of a built-in
+ * driver loaded with -d is left out); a port name whose driver is a
+ * plugin that does not load fails with the port, the file and the reason;
+ * one with no plugin at all keeps the usual error. */
+static int
+test_driver_registry(void)
+{
+	static struct lr_eth_driver dup = {.probe = dup_probe};
+	const struct lr_eth_driver *null = lr_eth_driver_find("net_null");
+	char dir[] = "/tmp/lr-test-ethdev.XXXXXX", path[128];
+	const char *t;
+	FILE *f;
+	int r;
+
+	LR_TEST_ASSERT(null != NULL, "net_null not registered");
+	dup.name = "net_null";
+	lr_test_log_begin();
+	lr_eth_driver_register(&dup);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(strstr(t, "driver net_null registered again"),
+		       "log '%s'", t);
+	LR_TEST_ASSERT(lr_eth_driver_find("net_null") == null, "replaced");
+	/* The same driver twice: once in the list (no cycle). */
+	dup.name = "net_regtest";
+	lr_eth_driver_register(&dup);
+	lr_test_log_begin();
+	lr_eth_driver_register(&dup);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(t[0] == '\0', "log '%s'", t);
+	LR_TEST_ASSERT(lr_eth_driver_find("net_regtest") == &dup, "find");
+	LR_TEST_ASSERT(lr_eth_driver_find("net_nosuch") == NULL, "nosuch");
+
+	LR_TEST_ASSERT(mkdtemp(dir) != NULL, "mkdtemp");
+	snprintf(path, sizeof(path), "%s/liblinerate_net_fake.so", dir);
+	f = fopen(path, "w");
+	LR_TEST_ASSERT(f != NULL, "%s", path);
+	fclose(f);
+	setenv("LR_PLUGIN_PATH", dir, 1);
+	lr_test_log_begin();
+	r = lr_eth_dev_create("net_fake7,a=1");
+	t = lr_test_log_end();
+	unsetenv("LR_PLUGIN_PATH");
+	unlink(path);
+	rmdir(dir);
+	LR_TEST_ASSERT_EQ(r, -ELIBACC);
+	LR_TEST_ASSERT(strstr(t, "net_fake7: driver net_fake is a plugin that "
+				 "cannot be loaded: ") &&
+			   strstr(t, path) &&
+			   strstr(t, "the plugin does not fit this program"),
+		       "log '%s'", t);
+	lr_test_log_begin();
+	r = lr_eth_dev_create("net_nosuch3");
+	t = lr_test_log_end();
+	LR_TEST_ASSERT_EQ(r, -ENOENT);
+	LR_TEST_ASSERT(strstr(t, "net_nosuch3: no driver for this port name"),
+		       "log '%s'", t);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"devargs_parse", test_devargs_parse},
     {"bad_devargs", test_bad_devargs},
@@ -924,6 +989,7 @@ static const struct lr_test_case cases[] = {
     {"eal_vdevs", test_eal_vdevs},
     {"driver_counters", test_driver_counters},
     {"iface_queries", test_iface_queries},
+    {"driver_registry", test_driver_registry},
 };
 
 LR_TEST_MAIN("ethdev", cases)
