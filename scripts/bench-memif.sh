@@ -85,13 +85,19 @@
 # instruction counts instead of time: callgrind, one program under
 # valgrind and its peers native, -Dplatform=generic build, rings rsize=14
 # so that the native side keeps them full, a 10 s window after 3 s of
-# traffic; Ir per forwarded frame, 64 B / 1518 B):
-#                       lr-l2fwd    testpmd io   lr-pktgen (stamped;
-#                                                 --no-stamp)
-#   client, copy        292 / 611   354 / 943        -
-#   client, FWD_ZC=yes  203 / 200       -          598 / 1085
-#   server              300 / 628   343 / 925      475 / 659
-#   mixed, FWD_ZC=yes   198 / 362   349 / 941      490 / 825; 261 at 64 B
+# traffic; Ir per forwarded frame, 64 B / 1518 B; lr-pktgen measured with
+# lr-l2fwd as the forwarder):
+#                       lr-l2fwd    testpmd io   lr-pktgen    lr-pktgen
+#                                                 stamped      --no-stamp
+#   client, copy        292 / 611   354 / 943        -            -
+#   client, FWD_ZC=yes  203 / 200       -          598 / 1085   363 at 64 B
+#   server              300 / 628   343 / 925      475 / 659    255 at 64 B
+#   mixed, FWD_ZC=yes   198 / 362   349 / 941      490 / 825    261 / 595
+# A row goes at the pace of its costlier side: at 64 B unstamped, mixed
+# 261 (lr-pktgen) against 349 (testpmd), 1.34x; server 300 against 343,
+# 1.14x; client, FWD_ZC=yes 363 against 363, 1.0x (lr-pktgen's two copies
+# bind both rows). At 1518 B mixed 595 against 941 instructions, and
+# counted in copies 1 (+ the template write) against 2.
 # lr-pktgen writes every frame from its template (a full-length memcpy,
 # as testpmd txonly does) on top of the copies above, and a stamped
 # frame's receive (rx_poll, sequence and jitter accounting) costs about
