@@ -16,6 +16,10 @@
  *    net_dpdk([net_null1,size=128]), two queues: counters and bytes of
  *    both sides agree; a thread of ours polling a queue is a DPDK lcore
  *    after its first burst; DPDK mbufs back.
+ *  - bound_headers: a DPDK mbuf of a net_dpdk port's receive pool comes
+ *    with the same linerate header every time it is received (the header
+ *    travels with it, dropped or forwarded), over the same buffer; the
+ *    headers out are the DPDK mbufs out; every pool back at the end.
  *  - l2fwd_binary: the real lr-l2fwd on two net_dpdk(net_null) ports with
  *    2 queues for a second: clean exit, rx == tx, no mbuf left, DPDK's
  *    runtime folder removed.
@@ -572,6 +576,78 @@ null_forward_child(void)
 	return down();
 }
 
+/* --- bound_headers --- */
+
+/* The DPDK mbuf a net_dpdk header carries (the driver's private area). */
+#define HDR_RTE(m) (*(struct rte_mbuf **)lr_mbuf_to_priv(m))
+
+static int
+bound_headers_child(void)
+{
+	enum { ROUNDS = 300, BURST = 32, MAXX = 8192 };
+	static struct rte_mbuf *xs[MAXX];
+	static struct lr_mbuf *hs[MAXX];
+	unsigned nx = 0, again = 0;
+	struct lr_mbuf *pk[BURST];
+	int p0, p1;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_bound") == 0, "EAL");
+	p0 = port_up("net_dpdk0,dev=net_null0", 1);
+	p1 = port_up("net_dpdk1,dev=net_null1", 1);
+	LR_TEST_ASSERT(p0 >= 0 && p1 >= 0, "ports");
+	for (int r = 0; r < ROUNDS; r++) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)p0, 0, pk, BURST);
+		unsigned rx, hdr, h;
+
+		LR_TEST_ASSERT(n > 0, "round %d: nothing received", r);
+		LR_TEST_ASSERT_EQ(
+		    lr_eth_dpdk_mbufs_in_use((uint16_t)p0, &rx, &hdr, &h), 0);
+		LR_TEST_ASSERT(rx == n && h == n,
+			       "round %d: %u received, DPDK rx %u and "
+			       "headers %u out",
+			       r, n, rx, h);
+		for (uint16_t i = 0; i < n; i++) {
+			struct rte_mbuf *x = HDR_RTE(pk[i]);
+			unsigned j = 0;
+
+			LR_TEST_ASSERT(x != NULL &&
+					   x->buf_addr == pk[i]->buf_addr,
+				       "header over another buffer");
+			while (j < nx && xs[j] != x)
+				j++;
+			if (j < nx) {
+				LR_TEST_ASSERT(hs[j] == pk[i],
+					       "round %d: DPDK mbuf %p came "
+					       "with header %p, before with %p",
+					       r, (void *)x, (void *)pk[i],
+					       (void *)hs[j]);
+				again++;
+				continue;
+			}
+			LR_TEST_ASSERT(nx < MAXX, "too many DPDK mbufs");
+			xs[nx] = x;
+			hs[nx++] = pk[i];
+		}
+		/* Dropped or forwarded, the header goes with its mbuf. */
+		if (r % 2)
+			LR_TEST_ASSERT_EQ(
+			    lr_eth_tx_burst((uint16_t)p1, 0, pk, n), n);
+		else
+			lr_pktmbuf_free_bulk(pk, n);
+	}
+	/* DPDK's per-lcore cache hands its mbufs out again and again. */
+	LR_TEST_ASSERT(again > ROUNDS, "only %u DPDK mbufs received again",
+		       again);
+	for (int s = 0; s < 2; s++) {
+		uint16_t pt = (uint16_t)(s ? p1 : p0);
+
+		LR_TEST_ASSERT_EQ(lr_eth_dev_stop(pt), 0);
+		LR_TEST_ASSERT(port_pools_back(pt) == 0, "pools");
+		LR_TEST_ASSERT_EQ(lr_eth_dev_close(pt), 0);
+	}
+	return down();
+}
+
 /* --- the lr-l2fwd binary --- */
 
 static char l2fwd_bin[4096];
@@ -952,10 +1028,17 @@ test_null_forward(void)
 	return in_child(null_forward_child, "test_pmd_dpdk_null");
 }
 
+static int
+test_bound_headers(void)
+{
+	return in_child(bound_headers_child, "test_pmd_dpdk_bound");
+}
+
 static const struct lr_test_case cases[] = {
     {"ring_pair_forward", test_ring_pair_forward},
     {"lr_mbufs_out", test_lr_mbufs_out},
     {"null_forward", test_null_forward},
+    {"bound_headers", test_bound_headers},
     {"l2fwd_binary", test_l2fwd_binary},
     {"memif_testpmd", test_memif_testpmd},
     {"bad_input", test_bad_input},

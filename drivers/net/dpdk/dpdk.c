@@ -22,6 +22,7 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_memory.h>
 #include <rte_mempool.h>
 #include <rte_pci.h>
@@ -37,13 +38,22 @@
 #define DPDK_BURST 64
 /* Most words of EAL arguments. */
 #define DPDK_MAX_ARGS 64
-/* Name of the store of the header pools. */
+/* Name of the store of the header pools for DPDK mbufs of other pools. */
 #define HDR_OPS_NAME "net_dpdk_hdr"
+/* Name of the store of the headers bound to the receive pool's mbufs. */
+#define BOUND_OPS_NAME "net_dpdk_bound"
+/* Name of the DPDK mbuf field that holds a receive mbuf's bound header. */
+#define BOUND_FIELD_NAME "linerate_net_dpdk_header"
 
 static const char *const dpdk_keys[] = {"dev", "dpdk-args", "mbufs", NULL};
 
 /* The DPDK mbuf a linerate header carries (its private area), or NULL. */
 #define HDR_RTE(m) (*(struct rte_mbuf **)lr_mbuf_to_priv(m))
+/* Offset of the bound-header field in DPDK mbufs (registered at the
+ * first pool creation; -1 before). */
+static int bound_off = -1;
+/* The linerate header bound to mbuf x of a net_dpdk receive pool. */
+#define RTE_HDR(x) (*RTE_MBUF_DYNFIELD(x, bound_off, struct lr_mbuf **))
 
 /* rx flags whose bits are the same on both sides. */
 LR_BUILD_BUG_ON(RTE_MBUF_F_RX_VLAN != LR_MBUF_F_RX_VLAN);
@@ -52,8 +62,9 @@ LR_BUILD_BUG_ON(RTE_MBUF_F_RX_RSS_HASH != LR_MBUF_F_RX_RSS_HASH);
 struct dpdk_rxq {
 	uint16_t pid; /* DPDK port */
 	uint16_t qid;
-	uint16_t port; /* ours */
-	struct lr_mempool *hdrs;
+	uint16_t port;		     /* ours */
+	struct rte_mempool *rx_pool; /* its mbufs come with bound headers */
+	struct lr_mempool *hdrs;     /* headers for mbufs of other pools */
 	struct lr_eth_queue_counters c;
 	uint64_t hdr_nombuf; /* packets dropped for want of a header */
 } __lr_cache_aligned;
@@ -79,7 +90,8 @@ struct dpdk_private {
 	struct rte_device *rdev;
 	struct rte_mempool *rx_pool;  /* DPDK receives into it */
 	struct rte_mempool *ext_pool; /* headers for linerate buffers */
-	struct lr_mempool *hdrs;      /* linerate headers of rx_pool's */
+	struct lr_mempool *hdrs;      /* headers for other pools' mbufs */
+	struct lr_mempool *bound;     /* a header bound to each rx_pool mbuf */
 	unsigned mbufs;		      /* devarg, 0: by queue count */
 	uint64_t tx_offloads;	      /* DPDK tx offloads turned on */
 	uint64_t rx_offloads;
@@ -473,6 +485,141 @@ hdr_init(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 }
 
 /* ------------------------------------------------------------------ */
+/* The bound headers' store: each header belongs to one mbuf of the    */
+/* port's DPDK receive pool for the pool's life and travels with it. A */
+/* header put back frees its DPDK mbuf, which carries the header back  */
+/* into DPDK's pool (and its per-lcore cache): nothing else to store.  */
+
+/* The store's state: the DPDK pool whose mbufs carry the headers. */
+struct bound_store {
+	struct rte_mempool *rx; /* NULL until the headers are bound */
+};
+
+static int
+bound_alloc(struct lr_mempool *mp)
+{
+	mp->pool_data = calloc(1, sizeof(struct bound_store));
+	return mp->pool_data ? 0 : -ENOMEM;
+}
+
+static void
+bound_free(struct lr_mempool *mp)
+{
+	free(mp->pool_data);
+}
+
+static int
+bound_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
+{
+	struct rte_mbuf *r[DPDK_BURST];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct rte_mbuf *x = HDR_RTE((struct lr_mbuf *)objs[i]);
+
+		if (x == NULL) /* the pool filling its store: not bound yet */
+			continue;
+		/* The segment alone: the linerate chain freed the others. */
+		x->next = NULL;
+		x->nb_segs = 1;
+		r[k++] = x;
+		if (k == DPDK_BURST) {
+			rte_pktmbuf_free_bulk(r, k);
+			k = 0;
+		}
+	}
+	if (k != 0)
+		rte_pktmbuf_free_bulk(r, k);
+	return 0;
+}
+
+static int
+bound_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	/* A bound header comes only with its DPDK mbuf (dpdk_rx). */
+	return -ENOENT;
+}
+
+/* Headers free: those whose DPDK mbufs are in DPDK's pool (all of them
+ * before binding and once DPDK's EAL is gone). */
+static unsigned
+bound_count(const struct lr_mempool *mp)
+{
+	const struct bound_store *st = mp->pool_data;
+
+	if (st->rx == NULL || eal_state != 1)
+		return mp->size;
+	return rte_mempool_avail_count(st->rx);
+}
+
+static const struct lr_mempool_ops bound_ops = {
+    .name = BOUND_OPS_NAME,
+    .alloc = bound_alloc,
+    .free = bound_free,
+    .enqueue = bound_enqueue,
+    .dequeue = bound_dequeue,
+    .get_count = bound_count,
+};
+
+/* The registered copy of bound_ops: a bound header's pool has it. */
+static const struct lr_mempool_ops *bound_ops_reg;
+
+/* Objects of a pool in index order (lr_mempool_obj_iter and
+ * rte_mempool_obj_iter callbacks fill it). */
+struct obj_list {
+	void **objs;
+	unsigned n, max;
+};
+
+static void
+lr_obj_collect(struct lr_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	struct obj_list *l = arg;
+
+	if (l->n < l->max)
+		l->objs[l->n++] = obj;
+}
+
+static void
+rte_obj_collect(struct rte_mempool *mp, void *arg, void *obj, unsigned idx)
+{
+	struct obj_list *l = arg;
+
+	if (l->n < l->max)
+		l->objs[l->n++] = obj;
+}
+
+/* Bind each header of bound to one mbuf of DPDK pool rx (both of n
+ * objects); 0 or -ENOMEM. */
+static int
+bind_headers(struct lr_mempool *bound, struct rte_mempool *rx, unsigned n)
+{
+	struct obj_list h = {calloc(n, sizeof(void *)), 0, n};
+	struct obj_list x = {calloc(n, sizeof(void *)), 0, n};
+	int rc = -ENOMEM;
+
+	if (h.objs == NULL || x.objs == NULL)
+		goto out;
+	lr_mempool_obj_iter(bound, lr_obj_collect, &h);
+	rte_mempool_obj_iter(rx, rte_obj_collect, &x);
+	if (h.n != n || x.n != n)
+		goto out;
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_mbuf *hd = h.objs[i];
+		struct rte_mbuf *xm = x.objs[i];
+
+		HDR_RTE(hd) = xm;
+		RTE_HDR(xm) = hd;
+	}
+	((struct bound_store *)bound->pool_data)->rx = rx;
+	rc = 0;
+out:
+	free(h.objs);
+	free(x.objs);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
 /* Receive.                                                             */
 
 /* Offload flags of a DPDK mbuf in linerate's terms. */
@@ -507,7 +654,36 @@ hdr_fill(struct lr_mbuf *h, struct rte_mbuf *x, uint64_t rearm)
 	h->vlan_tci = x->vlan_tci;
 	h->hash_rss = x->hash.rss;
 	h->buf_len = x->buf_len;
+}
+
+/* A header of another pool's DPDK mbuf x (one the port did not receive
+ * into its own pool: a net_ring peer's, say), or NULL. */
+static __lr_cold struct lr_mbuf *
+hdr_foreign(struct dpdk_rxq *q, struct rte_mbuf *x)
+{
+	struct lr_mbuf *h;
+
+	if (lr_mempool_get(q->hdrs, (void **)&h) != 0)
+		return NULL;
 	HDR_RTE(h) = x;
+	return h;
+}
+
+/* The header for received DPDK segment x: its bound one when x is of
+ * the port's receive pool, else one from the other header pool. */
+static __lr_always_inline struct lr_mbuf *
+hdr_of(struct dpdk_rxq *q, struct rte_mbuf *x)
+{
+	struct lr_mbuf *h;
+
+	if (lr_unlikely(x->pool != q->rx_pool))
+		return hdr_foreign(q, x);
+	h = RTE_HDR(x);
+#if LR_MEMPOOL_DEBUG
+	/* handed out: what lr_mempool_get() would have marked */
+	((struct lr_mempool_objhdr *)h - 1)->cookie = LR_MEMPOOL_COOKIE_INUSE;
+#endif
+	return h;
 }
 
 /* The other segments of a chained DPDK packet x behind header h; 0, or -1
@@ -519,7 +695,7 @@ rx_chain(struct dpdk_rxq *q, struct lr_mbuf *h, struct rte_mbuf *x)
 
 	h->nb_segs = x->nb_segs;
 	for (struct rte_mbuf *s = x->next; s != NULL; s = s->next) {
-		struct lr_mbuf *hs = lr_pktmbuf_alloc(q->hdrs);
+		struct lr_mbuf *hs = hdr_of(q, s);
 
 		if (hs == NULL) {
 			/* The wrapped segments go with h (the store cuts
@@ -536,13 +712,13 @@ rx_chain(struct dpdk_rxq *q, struct lr_mbuf *h, struct rte_mbuf *x)
 	return 0;
 }
 
-static __lr_cold uint16_t
-rx_no_headers(struct dpdk_rxq *q, struct rte_mbuf **x, uint16_t n)
+/* A DPDK mbuf received that no header could be found for: dropped. */
+static __lr_cold void
+rx_no_header(struct dpdk_rxq *q, struct rte_mbuf *x)
 {
-	rte_pktmbuf_free_bulk(x, n);
-	lr_counter_add(&q->hdr_nombuf, n);
-	lr_counter_add(&q->c.nombuf, n);
-	return 0;
+	rte_pktmbuf_free(x);
+	lr_counter_add(&q->hdr_nombuf, 1);
+	lr_counter_add(&q->c.nombuf, 1);
 }
 
 static uint16_t
@@ -555,16 +731,16 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 
 	thread_check();
 	nb = rte_eth_rx_burst(q->pid, q->qid, x, LR_MIN(n, DPDK_BURST));
-	if (nb == 0)
-		return 0;
-	if (lr_unlikely(lr_mempool_get_bulk(q->hdrs, (void **)pkts, nb) != 0))
-		return rx_no_headers(q, x, nb);
 	for (uint16_t i = 0; i < nb; i++) {
-		struct lr_mbuf *h = pkts[i];
+		struct rte_mbuf *xi = x[i];
+		struct lr_mbuf *h = hdr_of(q, xi);
 
-		hdr_fill(h, x[i], lr_mbuf_rearm_word(x[i]->data_off, q->port));
-		if (lr_unlikely(x[i]->next != NULL) &&
-		    rx_chain(q, h, x[i]) != 0) {
+		if (lr_unlikely(h == NULL)) {
+			rx_no_header(q, xi);
+			continue;
+		}
+		hdr_fill(h, xi, lr_mbuf_rearm_word(xi->data_off, q->port));
+		if (lr_unlikely(xi->next != NULL) && rx_chain(q, h, xi) != 0) {
 			lr_counter_add(&q->hdr_nombuf, 1);
 			lr_counter_add(&q->c.nombuf, 1);
 			continue;
@@ -572,6 +748,8 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		bytes += h->pkt_len;
 		pkts[out++] = h;
 	}
+	if (out == 0)
+		return 0;
 	lr_counter_add(&q->c.packets, out);
 	lr_counter_add(&q->c.bytes, bytes);
 	return out;
@@ -684,12 +862,25 @@ tx_detach_unsent(struct rte_mbuf *x)
 	rte_pktmbuf_free(x);
 }
 
-/* The packet is a header carrying its own DPDK mbuf, whole and unshared. */
-static __lr_always_inline int
-is_own(const struct lr_mbuf *m)
+/* What a packet to send is (dpdk_tx). */
+enum tx_kind {
+	TX_ATTACHED, /* a linerate packet: DPDK header mbufs attached */
+	TX_OWN,	     /* a header carrying another pool's DPDK mbuf */
+	TX_BOUND,    /* a header bound to a receive pool's DPDK mbuf */
+};
+
+/* The kind of packet m: a header carrying its own DPDK mbuf, whole and
+ * unshared, goes out as that mbuf. */
+static __lr_always_inline enum tx_kind
+tx_kind_of(const struct lr_mbuf *m)
 {
-	return m->pool->ops == hdr_ops_reg && m->nb_segs == 1 &&
-	       lr_mbuf_refcnt_read(m) == 1;
+	const struct lr_mempool_ops *ops = m->pool->ops;
+
+	if (m->nb_segs != 1 || lr_mbuf_refcnt_read(m) != 1)
+		return TX_ATTACHED;
+	if (lr_likely(ops == bound_ops_reg))
+		return TX_BOUND;
+	return ops == hdr_ops_reg ? TX_OWN : TX_ATTACHED;
 }
 
 static uint16_t
@@ -698,17 +889,19 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	struct dpdk_txq *q = txq;
 	struct rte_mbuf *x[DPDK_BURST];
 	struct lr_mbuf *own[DPDK_BURST];
-	uint8_t kind[DPDK_BURST]; /* 1: own DPDK mbuf, 0: attached */
+	uint8_t kind[DPDK_BURST]; /* enum tx_kind */
 	uint64_t bytes = 0, offl = 0;
-	uint16_t k, sent, nown = 0;
+	uint16_t k, sent, nown = 0, nbound = 0;
 
 	thread_check();
 	n = LR_MIN(n, DPDK_BURST);
 	for (k = 0; k < n; k++) {
 		struct lr_mbuf *m = pkts[k];
+		enum tx_kind t = tx_kind_of(m);
 
 		offl |= m->ol_flags;
-		if (lr_likely(is_own(m))) {
+		kind[k] = (uint8_t)t;
+		if (lr_likely(t != TX_ATTACHED)) {
 			struct rte_mbuf *r = HDR_RTE(m);
 
 			r->data_off = m->data_off;
@@ -718,12 +911,11 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 						       LR_MBUF_F_TX_VLAN)))
 				tx_offload(r, m);
 			x[k] = r;
-			kind[k] = 1;
+			nbound += t == TX_BOUND;
 		} else {
 			x[k] = tx_attach(q, m);
 			if (x[k] == NULL)
 				break;
-			kind[k] = 0;
 		}
 		bytes += m->pkt_len;
 	}
@@ -736,20 +928,28 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		sent = ok;
 	}
 	sent = rte_eth_tx_burst(q->pid, q->qid, x, sent);
-	for (uint16_t i = 0; i < sent; i++) {
-		if (kind[i]) {
-			HDR_RTE(pkts[i]) = NULL;
-			own[nown++] = pkts[i];
+	/* A bound header went with its DPDK mbuf: nothing to give back.
+	 * Other headers return to their pool without their mbuf. */
+	if (lr_unlikely(nbound != k)) {
+		uint16_t natt = 0;
+
+		for (uint16_t i = 0; i < sent; i++) {
+			if (kind[i] == TX_OWN) {
+				HDR_RTE(pkts[i]) = NULL;
+				own[nown++] = pkts[i];
+			} else if (kind[i] == TX_ATTACHED) {
+				natt++;
+			}
 		}
+		if (natt != 0)
+			lr_counter_add(&q->attached, natt);
+		if (nown != 0)
+			lr_pktmbuf_free_bulk(own, nown);
 	}
-	if (lr_unlikely(nown != sent))
-		lr_counter_add(&q->attached, (uint64_t)(sent - nown));
-	if (nown != 0)
-		lr_pktmbuf_free_bulk(own, nown);
 	if (lr_unlikely(sent < k)) {
 		for (uint16_t i = sent; i < k; i++) {
 			bytes -= pkts[i]->pkt_len;
-			if (!kind[i])
+			if (kind[i] == TX_ATTACHED)
 				tx_detach_unsent(x[i]);
 		}
 	}
@@ -771,12 +971,31 @@ pools_create(struct lr_eth_dev *dev, struct dpdk_private *p)
 			 ? p->mbufs
 			 : 4096u * LR_MAX(dev->data->nb_rx_queues, 1) + 1024u;
 	int socket = rte_eth_dev_socket_id(p->pid);
-	char pn[RTE_MEMPOOL_NAMESIZE];
+	char pn[RTE_MEMPOOL_NAMESIZE], bn[LR_MEMPOOL_NAMESIZE];
+	const struct rte_mbuf_dynfield field = {
+	    .name = BOUND_FIELD_NAME,
+	    .size = sizeof(struct lr_mbuf *),
+	    .align = __alignof__(struct lr_mbuf *),
+	};
+	struct lr_pktmbuf_pool_private pp = {
+	    .mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE,
+	    .mbuf_priv_size = sizeof(void *),
+	    .flags = LR_PKTMBUF_POOL_F_ATTACHED,
+	};
 
 	if (p->rx_pool != NULL)
 		return 0;
 	if (socket < 0)
 		socket = SOCKET_ID_ANY;
+	if (bound_off < 0) {
+		bound_off = rte_mbuf_dynfield_register(&field);
+		if (bound_off < 0) {
+			LR_LOG(ERR, PMD,
+			       "%s: cannot register DPDK mbuf field '%s': %s\n",
+			       name, BOUND_FIELD_NAME, rte_strerror(rte_errno));
+			return -ENOMEM;
+		}
+	}
 	snprintf(pn, sizeof(pn), "lr_rx_%u", dev->data->port_id);
 	p->rx_pool = rte_pktmbuf_pool_create(pn, n, 256, 0,
 					     RTE_MBUF_DEFAULT_BUF_SIZE, socket);
@@ -799,12 +1018,20 @@ pools_create(struct lr_eth_dev *dev, struct dpdk_private *p)
 		       name, n, strerror(lr_errno));
 		return -ENOMEM;
 	}
-	struct lr_pktmbuf_pool_private pp = {
-	    .mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE,
-	    .mbuf_priv_size = sizeof(void *),
-	    .flags = LR_PKTMBUF_POOL_F_ATTACHED,
-	};
 	memcpy(lr_mempool_get_priv(p->hdrs), &pp, sizeof(pp));
+	snprintf(bn, sizeof(bn), "B_%.*s", LR_MEMPOOL_NAMESIZE - 3, name);
+	p->bound = lr_mempool_create_ops(
+	    bn, n, sizeof(struct lr_mbuf) + sizeof(void *), 0,
+	    sizeof(struct lr_pktmbuf_pool_private), hdr_init, NULL,
+	    LR_SOCKET_ID_ANY, 0, BOUND_OPS_NAME);
+	if (p->bound == NULL || bind_headers(p->bound, p->rx_pool, n) != 0) {
+		LR_LOG(ERR, PMD,
+		       "%s: cannot create or bind the %u headers of its "
+		       "receive pool: %s\n",
+		       name, n, strerror(p->bound ? ENOMEM : lr_errno));
+		return -ENOMEM;
+	}
+	memcpy(lr_mempool_get_priv(p->bound), &pp, sizeof(pp));
 	return 0;
 fail:
 	LR_LOG(ERR, PMD,
@@ -816,17 +1043,22 @@ fail:
 static void
 pools_free(struct lr_eth_dev *dev, struct dpdk_private *p)
 {
-	if (p->hdrs != NULL && lr_mempool_in_use_count(p->hdrs) != 0) {
+	unsigned out = (p->hdrs ? lr_mempool_in_use_count(p->hdrs) : 0) +
+		       (p->bound ? lr_mempool_in_use_count(p->bound) : 0);
+
+	if (out != 0) {
 		LR_LOG(ERR, PMD,
 		       "%s: closed while %u of its received packets are "
 		       "still out: its DPDK pools are left behind\n",
-		       dev->data->name, lr_mempool_in_use_count(p->hdrs));
+		       dev->data->name, out);
 		return;
 	}
 	lr_mempool_free(p->hdrs);
+	lr_mempool_free(p->bound); /* before the DPDK pool it counts */
 	rte_mempool_free(p->rx_pool);
 	rte_mempool_free(p->ext_pool);
 	p->hdrs = NULL;
+	p->bound = NULL;
 	p->rx_pool = NULL;
 	p->ext_pool = NULL;
 }
@@ -943,6 +1175,7 @@ dpdk_rxq_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 	rq->pid = p->pid;
 	rq->qid = q;
 	rq->port = dev->data->port_id;
+	rq->rx_pool = p->rx_pool;
 	rq->hdrs = p->hdrs;
 	dev->data->rx_queues[q] = rq;
 	return 0;
@@ -1339,6 +1572,12 @@ dpdk_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 			return rc;
 		hdr_ops_reg = lr_mempool_ops_lookup(HDR_OPS_NAME);
 	}
+	if (bound_ops_reg == NULL) {
+		rc = lr_mempool_register_ops(&bound_ops);
+		if (rc < 0 && rc != -EEXIST)
+			return rc;
+		bound_ops_reg = lr_mempool_ops_lookup(BOUND_OPS_NAME);
+	}
 	rc = eal_up(name, eargs, devs);
 	if (rc != 0)
 		return rc;
@@ -1431,6 +1670,7 @@ lr_eth_dpdk_mbufs_in_use(uint16_t port_id, unsigned *dpdk_rx,
 		return -ENODEV;
 	*dpdk_rx = p->rx_pool ? rte_mempool_in_use_count(p->rx_pool) : 0;
 	*dpdk_hdr = p->ext_pool ? rte_mempool_in_use_count(p->ext_pool) : 0;
-	*headers = p->hdrs ? lr_mempool_in_use_count(p->hdrs) : 0;
+	*headers = (p->hdrs ? lr_mempool_in_use_count(p->hdrs) : 0) +
+		   (p->bound ? lr_mempool_in_use_count(p->bound) : 0);
 	return 0;
 }

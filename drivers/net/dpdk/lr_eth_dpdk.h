@@ -59,18 +59,22 @@
  * pool of mbufs (mbufs=, default 4096 per rx queue + 1024).
  *
  * Zero copy both ways (the choice, and its cost per packet):
- *  - receive: each DPDK mbuf gets a linerate mbuf header from a pool of
- *    headers whose buffer is the DPDK mbuf's (buf_addr, buf_iova, lengths,
- *    offload flags, VLAN, RSS hash copied: one cache line written, the DPDK
- *    mbuf's first line read, which the DPDK driver just wrote). The header
- *    pool has no per-lcore cache and its store is a ring: a burst costs one
- *    ring dequeue; freeing the linerate mbuf puts the header back, and the
- *    store frees the DPDK mbuf it carried (rte_pktmbuf_free_bulk), one
- *    ring enqueue per freed batch.
+ *  - receive: each mbuf of the port's DPDK receive pool has a linerate
+ *    mbuf header bound to it for the pool's life (a DPDK dynamic mbuf
+ *    field points to it, its private area back), so the header comes with
+ *    the DPDK mbuf: buf_addr, buf_iova, lengths, offload flags, VLAN, RSS
+ *    hash copied (one cache line written, the DPDK mbuf's first line and
+ *    its next/field line read, which the DPDK driver just wrote), no pool
+ *    taken from, and header and DPDK mbuf stay as hot as DPDK's per-lcore
+ *    cache keeps its mbufs. Freeing the linerate mbuf frees its DPDK mbuf
+ *    (the store of the bound headers: rte_pktmbuf_free_bulk per freed
+ *    batch), which takes its header along. A DPDK mbuf of another pool (a
+ *    net_ring peer's, say) gets a header from a second pool (a ring, no
+ *    cache) whose store frees that DPDK mbuf when the header goes back.
  *  - transmit of a packet received on a net_dpdk port (the forwarding
  *    case): its own DPDK mbuf goes out, with data_off and lengths (and
- *    offload fields when asked) written back: three stores, and the header
- *    returns to its pool in one bulk per burst.
+ *    offload fields when asked) written back: three stores; a bound
+ *    header goes with it and nothing returns to any pool on our side.
  *  - transmit of any other linerate mbuf: a DPDK header mbuf (pool of
  *    data-less mbufs) per segment, attached to the linerate buffer as an
  *    external buffer (rte_pktmbuf_attach_extbuf, IOVA from linerate's
