@@ -19,7 +19,9 @@
  *  - bound_headers: a DPDK mbuf of a net_dpdk port's receive pool comes
  *    with the same linerate header every time it is received (the header
  *    travels with it, dropped or forwarded), over the same buffer; the
- *    headers out are the DPDK mbufs out; every pool back at the end.
+ *    headers out are the DPDK mbufs out; the DPDK pools of a port over
+ *    a vdev (DPDK's EAL without hugepages) lie in linerate's memory, every
+ *    block of it back at close; every pool back at the end.
  *  - l2fwd_binary: the real lr-l2fwd on two net_dpdk(net_null) ports with
  *    2 queues for a second: clean exit, rx == tx, no mbuf left, DPDK's
  *    runtime folder removed.
@@ -50,6 +52,8 @@
 #include "lr_eth_dpdk.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
+#include "lr_memory.h"
+#include "lr_pagealloc.h"
 #include "lr_test.h"
 
 #define NQ	2
@@ -589,12 +593,21 @@ bound_headers_child(void)
 	static struct lr_mbuf *hs[MAXX];
 	unsigned nx = 0, again = 0;
 	struct lr_mbuf *pk[BURST];
+	struct lr_pagealloc_stats st;
+	uint64_t blocks0, blocks;
 	int p0, p1;
 
 	LR_TEST_ASSERT(up("test_pmd_dpdk_bound") == 0, "EAL");
+	lr_pagealloc_stats_get(&st);
+	blocks0 = st.alloc[LR_PAGEBLOCK_ORDER] - st.free[LR_PAGEBLOCK_ORDER];
 	p0 = port_up("net_dpdk0,dev=net_null0", 1);
 	p1 = port_up("net_dpdk1,dev=net_null1", 1);
 	LR_TEST_ASSERT(p0 >= 0 && p1 >= 0, "ports");
+	LR_TEST_ASSERT(!rte_eal_has_hugepages(), "DPDK on hugepages");
+	lr_pagealloc_stats_get(&st);
+	blocks = st.alloc[LR_PAGEBLOCK_ORDER] - st.free[LR_PAGEBLOCK_ORDER];
+	LR_TEST_ASSERT(blocks > blocks0,
+		       "no block of linerate's memory for DPDK's pools");
 	for (int r = 0; r < ROUNDS; r++) {
 		uint16_t n = lr_eth_rx_burst((uint16_t)p0, 0, pk, BURST);
 		unsigned rx, hdr, h;
@@ -613,6 +626,10 @@ bound_headers_child(void)
 			LR_TEST_ASSERT(x != NULL &&
 					   x->buf_addr == pk[i]->buf_addr,
 				       "header over another buffer");
+			LR_TEST_ASSERT(lr_memseg_find(x) != NULL &&
+					   lr_memseg_find(x->buf_addr) != NULL,
+				       "DPDK mbuf %p outside linerate's memory",
+				       (void *)x);
 			while (j < nx && xs[j] != x)
 				j++;
 			if (j < nx) {
@@ -645,6 +662,10 @@ bound_headers_child(void)
 		LR_TEST_ASSERT(port_pools_back(pt) == 0, "pools");
 		LR_TEST_ASSERT_EQ(lr_eth_dev_close(pt), 0);
 	}
+	lr_pagealloc_stats_get(&st);
+	LR_TEST_ASSERT_EQ(st.alloc[LR_PAGEBLOCK_ORDER] -
+			      st.free[LR_PAGEBLOCK_ORDER],
+			  blocks0);
 	return down();
 }
 

@@ -23,6 +23,7 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_memory.h>
 #include <rte_mempool.h>
 #include <rte_pci.h>
@@ -32,6 +33,7 @@
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
 #include "lr_memory.h"
+#include "lr_pagealloc.h"
 #include "lr_ring.h"
 
 /* Most packets one burst call moves (larger requests move this many). */
@@ -961,6 +963,86 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 /* ------------------------------------------------------------------ */
 /* Control path.                                                        */
 
+/* A DPDK pool's memory chunk from linerate's page allocator: freed with
+ * the pool. */
+static void
+lr_chunk_free(struct rte_mempool_memhdr *memhdr, void *opaque)
+{
+	(void)memhdr;
+	lr_free_pages(opaque, LR_PAGEBLOCK_ORDER);
+}
+
+/* rte_pktmbuf_pool_create() on linerate's memory: blocks of one 2 MiB
+ * pageblock from its page allocator (hugepages when linerate has them),
+ * objects packed without regard to 4 KiB page boundaries (only for a
+ * DPDK that runs IOVA as VA and drives no device's DMA: vdevs); NULL
+ * with rte_errno when linerate's memory runs short. */
+static struct rte_mempool *
+pool_on_lr(const char *name, unsigned n, unsigned priv_size, unsigned data_room,
+	   int socket)
+{
+	struct rte_pktmbuf_pool_private pp = {
+	    .mbuf_data_room_size = (uint16_t)data_room,
+	    .mbuf_priv_size = (uint16_t)priv_size,
+	};
+	size_t chunk = LR_PAGE_SIZE << LR_PAGEBLOCK_ORDER;
+	struct rte_mempool *mp = rte_mempool_create_empty(
+	    name, n, sizeof(struct rte_mbuf) + priv_size + data_room, 256,
+	    sizeof(pp), socket, RTE_MEMPOOL_F_NO_IOVA_CONTIG);
+
+	if (mp == NULL)
+		return NULL;
+	if (rte_mempool_set_ops_byname(mp, rte_mbuf_best_mempool_ops(), NULL) !=
+	    0)
+		goto fail;
+	rte_pktmbuf_pool_init(mp, &pp);
+	while (mp->populated_size < mp->size) {
+		struct lr_page *pg =
+		    lr_alloc_pages(LR_SOCKET_ID_ANY, LR_PAGEBLOCK_ORDER, 0);
+		int rc;
+
+		if (pg == NULL) {
+			rte_errno = ENOMEM;
+			goto fail;
+		}
+		rc = rte_mempool_populate_virt(mp, lr_page_address(pg), chunk,
+					       LR_PAGE_SIZE, lr_chunk_free, pg);
+		if (rc <= 0) {
+			lr_free_pages(pg, LR_PAGEBLOCK_ORDER);
+			rte_errno = rc < 0 ? -rc : ENOMEM;
+			goto fail;
+		}
+	}
+	rte_mempool_obj_iter(mp, rte_pktmbuf_init, NULL);
+	return mp;
+fail:
+	rte_mempool_free(mp);
+	return NULL;
+}
+
+/* A DPDK mbuf pool for the port: on linerate's memory when DPDK's EAL
+ * has no hugepages (the vdev default: DPDK would put each mbuf on a 4 KiB
+ * page of its own), else (or when linerate's memory runs short) DPDK's
+ * rte_pktmbuf_pool_create(). */
+static struct rte_mempool *
+port_pool(const char *who, const char *name, unsigned n, unsigned priv_size,
+	  unsigned data_room, int socket)
+{
+	struct rte_mempool *mp;
+
+	if (!rte_eal_has_hugepages() && rte_eal_iova_mode() == RTE_IOVA_VA) {
+		mp = pool_on_lr(name, n, priv_size, data_room, socket);
+		if (mp != NULL)
+			return mp;
+		LR_LOG(INFO, PMD,
+		       "%s: DPDK mempool '%s' does not fit in linerate's "
+		       "memory (%s): on DPDK's own\n",
+		       who, name, rte_strerror(rte_errno));
+	}
+	return rte_pktmbuf_pool_create(name, n, 256, (uint16_t)priv_size,
+				       (uint16_t)data_room, socket);
+}
+
 /* Pools of the port for nb_rxq rx queues (created at the first
  * configure); 0 or a negative errno after logging. */
 static int
@@ -997,16 +1079,16 @@ pools_create(struct lr_eth_dev *dev, struct dpdk_private *p)
 		}
 	}
 	snprintf(pn, sizeof(pn), "lr_rx_%u", dev->data->port_id);
-	p->rx_pool = rte_pktmbuf_pool_create(pn, n, 256, 0,
-					     RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	p->rx_pool =
+	    port_pool(name, pn, n, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
 	if (p->rx_pool == NULL)
 		goto fail;
 	snprintf(pn, sizeof(pn), "lr_ext_%u", dev->data->port_id);
-	p->ext_pool = rte_pktmbuf_pool_create(
-	    pn, n, 256,
-	    RTE_ALIGN_CEIL(sizeof(struct rte_mbuf_ext_shared_info),
-			   RTE_MBUF_PRIV_ALIGN),
-	    0, socket);
+	p->ext_pool =
+	    port_pool(name, pn, n,
+		      RTE_ALIGN_CEIL(sizeof(struct rte_mbuf_ext_shared_info),
+				     RTE_MBUF_PRIV_ALIGN),
+		      0, socket);
 	if (p->ext_pool == NULL)
 		goto fail;
 	p->hdrs = lr_mempool_create_ops(

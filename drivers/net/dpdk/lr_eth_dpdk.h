@@ -44,7 +44,8 @@
  * and lcore 0 floating over the CPUs the calling thread may already run
  * on (--lcores=0@(<its CPUs>)), so DPDK changes no thread's affinity and
  * starts no worker. Memory: for a vdev, --no-huge -m 256 --no-pci
- * --no-shconf (no hugepage of linerate's is touched); for a PCI device,
+ * --no-shconf (DPDK claims no hugepage; the port's mbuf pools come from
+ * linerate's page allocator, see the costs below); for a PCI device,
  * --in-memory -a <dev> (hugepages taken on demand by DPDK through
  * memfds, no files, nothing of linerate's prefix). dpdk-args (brackets,
  * words split on blanks) replaces those memory and bus defaults; the
@@ -59,6 +60,14 @@
  * pool of mbufs (mbufs=, default 4096 per rx queue + 1024).
  *
  * Zero copy both ways (the choice, and its cost per packet):
+ *  - memory: when DPDK's EAL has no hugepages (the vdev default), the
+ *    port's DPDK pools (receive and attach) are populated from linerate's
+ *    page allocator in 2 MiB blocks (hugepages when linerate has them,
+ *    returned at close), objects packed: DPDK's own --no-huge pools put
+ *    each 2.4 KiB mbuf alone on a 4 KiB page, a TLB miss per packet or
+ *    two (DPDK's l2fwd on net_null: 22 TSC cycles a packet on hugepages,
+ *    50 with --no-huge). When linerate's memory runs short, or DPDK has
+ *    hugepages (dpdk-args, PCI), DPDK's rte_pktmbuf_pool_create().
  *  - receive: each mbuf of the port's DPDK receive pool has a linerate
  *    mbuf header bound to it for the pool's life (a DPDK dynamic mbuf
  *    field points to it, its private area back), so the header comes with
@@ -81,6 +90,12 @@
  *    buf_iova, or the address when DPDK runs in IOVA-as-VA mode) whose
  *    free callback frees the linerate segment when DPDK is done with it:
  *    one DPDK mbuf get and put and about ten stores per segment.
+ * What a forwarded packet costs (lr-l2fwd over two net_dpdk(net_null)
+ * ports, 64-byte frames, one lcore, linerate on hugepages): about 28 TSC
+ * cycles at 2.1 GHz (DPDK's l2fwd on the same DPDK port: 22; lr-l2fwd on
+ * linerate's own net_null: 11), of which the bridge's receive and
+ * transmit code is 45 + 31 instructions (callgrind; net_null's own rx
+ * and tx in DPDK: about 120).
  * Chains, RSS hash, VLAN tags, checksum flags (good/bad on receive; IPv4,
  * TCP and UDP checksum and TSO on transmit, when the DPDK port offers them,
  * through rte_eth_tx_prepare()) carry across both ways.
