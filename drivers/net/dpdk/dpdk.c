@@ -642,19 +642,37 @@ rx_flags(uint64_t f)
 	return o;
 }
 
+/* The buffer's address and IOVA, and the receive descriptor fields
+ * (packet_type, pkt_len, data_len, vlan_tci, RSS hash), lie at the same
+ * offsets on both sides: hdr_fill() copies each group as one 16-byte
+ * move. */
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, buf_addr) !=
+		offsetof(struct rte_mbuf, buf_addr));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, buf_iova) !=
+		offsetof(struct rte_mbuf, buf_iova));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, buf_iova) !=
+		offsetof(struct lr_mbuf, buf_addr) + 8);
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, packet_type) !=
+		offsetof(struct rte_mbuf, packet_type));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, pkt_len) !=
+		offsetof(struct rte_mbuf, pkt_len));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, data_len) !=
+		offsetof(struct rte_mbuf, data_len));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, vlan_tci) !=
+		offsetof(struct rte_mbuf, vlan_tci));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, hash_rss) !=
+		offsetof(struct rte_mbuf, hash.rss));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, hash_rss) + 4 !=
+		offsetof(struct lr_mbuf, packet_type) + 16);
+
 /* Make header h (fresh from its pool) carry DPDK segment x. */
 static __lr_always_inline void
 hdr_fill(struct lr_mbuf *h, struct rte_mbuf *x, uint64_t rearm)
 {
-	h->buf_addr = x->buf_addr;
-	h->buf_iova = rte_mbuf_iova_get(x);
+	memcpy(&h->buf_addr, &x->buf_addr, 16);
 	h->rearm_data = rearm;
 	h->ol_flags = rx_flags(x->ol_flags);
-	h->packet_type = x->packet_type;
-	h->pkt_len = x->pkt_len;
-	h->data_len = x->data_len;
-	h->vlan_tci = x->vlan_tci;
-	h->hash_rss = x->hash.rss;
+	memcpy(&h->packet_type, &x->packet_type, 16);
 	h->buf_len = x->buf_len;
 }
 
