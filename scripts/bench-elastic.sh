@@ -70,6 +70,9 @@ else
 	dpdk_mem=(--no-shconf)
 fi
 prefix=bench_elastic_$$
+# The runs' outputs, and the (here empty) runtime folder DPDK makes
+# whatever the options; on any exit.
+trap 'rm -f "/tmp/${prefix}"_*; rmdir "/var/run/dpdk/${prefix}_b" 2>/dev/null || true' EXIT
 
 # "median [min-max]" of the numbers on stdin ("nan" lines are failed runs).
 stats() {
@@ -147,6 +150,3 @@ done
 echo "  DPDK rows: bench/dpdk/elastic_bench.c (rte_pktmbuf pool ring_mp_mc, cache 256; net_ring over rte_rings of 32768), cc ${peer_cflags[*]}"
 for i in "${!peer_names[@]}"; do echo "  ${peer_names[$i]}: ${peer_bins[$i]}"; done
 for note in "${peer_notes[@]}"; do echo "  $note"; done
-rm -f "/tmp/${prefix}"_*
-# DPDK makes its (here empty) runtime folder whatever the options.
-rmdir "/var/run/dpdk/${prefix}_b" 2>/dev/null || true
