@@ -89,6 +89,7 @@ send_buffer(struct l2fwd_lcore *lc, struct l2fwd_tx_buffer *b, uint16_t dst,
 	uint16_t sent;
 
 	sent = lr_eth_tx_burst(dst, q, b->pkts, b->len);
+	lc->buffered -= b->len;
 	lr_counter_add(&lc->stats[dst].tx, sent);
 	if (lr_unlikely(sent < b->len)) {
 		lr_pktmbuf_free_bulk(b->pkts + sent, b->len - sent);
@@ -115,6 +116,19 @@ l2fwd_flush(struct l2fwd *fwd, unsigned lcore_id)
 			 * wait for the next packet, forever once traffic
 			 * stops (frames lost on a loaded machine). */
 			lr_eth_tx_burst(dst, r->queue, NULL, 0);
+	}
+}
+
+/* Send what the tx buffers hold (a round that received nothing). */
+static __attribute__((noinline)) void
+flush_held(struct l2fwd *fwd, struct l2fwd_lcore *lc)
+{
+	for (unsigned i = 0; i < lc->n_rxq; i++) {
+		struct l2fwd_rxq *r = &lc->rxq[i];
+
+		if (r->txb.len)
+			send_buffer(lc, &r->txb, fwd->dst_port[r->port],
+				    r->queue);
 	}
 }
 
@@ -175,6 +189,7 @@ buffer_packets(struct l2fwd_lcore *lc, struct l2fwd_rxq *r, uint16_t dst,
 		}
 		return;
 	}
+	lc->buffered += n;
 	if (n < room) {
 		memcpy(&b->pkts[len], pkts, n * sizeof(pkts[0]));
 		b->len = (uint16_t)(len + n);
@@ -223,6 +238,8 @@ l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
 		total += n;
 		forward_burst(fwd, lc, r, fwd->dst_port[r->port], pkts, n);
 	}
+	if (total == 0 && lc->buffered)
+		flush_held(fwd, lc);
 	return total;
 }
 

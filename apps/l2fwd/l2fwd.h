@@ -10,7 +10,13 @@
  * to dst's own address (one 12-byte copy of a header prepared per port),
  * then appends it to the tx buffer of that rx queue (one per rx queue: it
  * feeds exactly one tx queue, (dst_port[p], q)). A full buffer is sent
- * at once; the rest are sent when L2FWD_DRAIN_US have passed on the TSC.
+ * at once. The rest go out at the end of the first poll round that
+ * receives nothing (the queues are not saturated, so waiting for a full
+ * burst would only add latency: up to L2FWD_DRAIN_US per hop, 200 us on
+ * a ping's round trip through two ports), or when L2FWD_DRAIN_US have
+ * passed on the TSC while every round received something (a trickle that
+ * never fills a burst). Under load every round receives a burst and the
+ * buffers fill as before; the idle flush costs one branch a round.
  * What tx does not take is freed and counted as dropped.
  *
  * Threading: one struct l2fwd_lcore per lcore, written by that lcore only
@@ -65,6 +71,7 @@ struct l2fwd_lcore {
 	uint64_t prev_tsc;
 	uint64_t cpu_ns;      /* thread CPU time spent in the loop */
 	uint64_t busy_cycles; /* TSC cycles of polls that received frames */
+	unsigned buffered;    /* packets held in the rx queues' tx buffers */
 	struct l2fwd_rxq rxq[L2FWD_MAX_RXQ_PER_LCORE];
 	struct l2fwd_port_stats stats[LR_MAX_ETHPORTS];
 } __lr_cache_aligned;
