@@ -8,14 +8,15 @@
 #     dpdk-testpmd is installed (Debian's dpdk package),
 # every interface with its default offloads (partial checksums, GSO).
 # For each: iperf3 TCP throughput (Gbit/s, host 1 -> host 0, SECONDS) and
-# the average ping RTT of PINGS pings (us); a path where TCP does not get
+# the median and mean RTT of PINGS pings (us); a path where TCP does not get
 # through prints "fails" (DPDK's net_af_packet forwards partial checksums
 # as they are). Ratios are to the bridge. Topology from scripts/netns.sh,
 # removed on exit.
 #
-#   scripts/bench-stack.sh [BUILD_DIR] [SECONDS] [PINGS]
+#   scripts/bench-stack.sh [BUILD_DIR] [SECONDS] [PINGS] [ROUNDS]
 #
-# Defaults 10 s and 20 pings: about two minutes. Run it on an idle
+# Defaults 10 s, 20 pings, 3 rounds (every path measured once a round,
+# medians over the rounds): about six minutes. Run it on an idle
 # machine; its `summary|...` lines (lr-l2fwd beside testpmd on
 # af_packet) go to the opening table of BENCHMARKS.md (scripts/bench.sh).
 set -euo pipefail
@@ -23,6 +24,7 @@ set -euo pipefail
 BUILD=${1:-build}
 SECS=${2:-10}
 PINGS=${3:-20}
+ROUNDS=${4:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
 NETNS=$HERE/netns.sh
 # shellcheck source=scripts/l2fwd-bg.sh
@@ -66,8 +68,11 @@ host() {
 host "$LR_NS_GEN" "$LR_IF_G0" 10.79.0.1
 host "$PEER" "$LR_IF_G1" 10.79.0.2
 
-# measure DST: "GBITS RTT_US" from host 1 to DST on host 0; GBITS is
-# "fails" when no TCP connection got through, RTT "fails" when no reply.
+# measure DST: "GBITS P50_US MEAN_US" from host 1 to DST on host 0;
+# GBITS is "fails" when no TCP connection got through, the RTTs "fails"
+# when no reply. The median of the pings' RTTs is the figure compared
+# (a VM's vCPU wake-ups put a few pings at 0.5-2 ms, which move a mean of
+# 20 by tens of us); the mean is printed beside it.
 measure() {
 	local dst=$1 gbits rtt
 	# The first reply (ARP resolved, path up) within 20 s.
@@ -75,13 +80,12 @@ measure() {
 		ip netns exec "$PEER" ping -c 1 -W 1 "$dst" >/dev/null 2>&1 &&
 			break
 	done
-	rtt=$(ip netns exec "$PEER" ping -c "$PINGS" -i 0.2 -q "$dst" 2>/dev/null |
-		sed -n 's|^rtt min/avg/max/mdev = [^/]*/\([^/]*\)/.*|\1|p')
-	if [ -n "$rtt" ]; then
-		rtt=$(awk -v ms="$rtt" 'BEGIN { printf "%.0f", ms * 1000 }')
-	else
-		rtt=fails
-	fi
+	rtt=$(ip netns exec "$PEER" ping -c "$PINGS" -i 0.2 "$dst" 2>/dev/null |
+		sed -n 's|.* time=\([0-9.]*\) ms.*|\1|p' | sort -g |
+		awk '{ v[NR] = $1 * 1000; s += $1 * 1000 }
+		END { if (NR == 0) { print "fails fails"; exit }
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.0f %.0f\n", m, s / NR }')
 	ip netns exec "$LR_NS_GEN" iperf3 -s -1 -B "$dst" -p 5210 \
 		>"$TMP/srv.out" 2>&1 &
 	SRV_PID=$!
@@ -103,75 +107,110 @@ measure() {
 	echo "$gbits $rtt"
 }
 
-declare -A TCP RTT CMD
-ROWS=()
-row() { # NAME "GBITS RTT" COMMAND
-	ROWS+=("$1")
-	read -r "TCP[$1]" "RTT[$1]" <<<"$2"
-	CMD[$1]=$3
-	echo "$1: TCP ${TCP[$1]} Gbit/s, ping ${RTT[$1]} us" >&2
+# One function a path: each prints "GBITS P50 MEAN" (measure's line).
+path_bridge() {
+	ip -n "$LR_NS_FWD" link add "${P}br" type bridge
+	ip -n "$LR_NS_FWD" link set "$LR_IF_F0" master "${P}br"
+	ip -n "$LR_NS_FWD" link set "$LR_IF_F1" master "${P}br"
+	ip -n "$LR_NS_FWD" link set "${P}br" up
+	measure 10.79.0.1
+	ip -n "$LR_NS_FWD" link del "${P}br"
 }
 
-# Kernel bridge over the same veths.
-ip -n "$LR_NS_FWD" link add "${P}br" type bridge
-ip -n "$LR_NS_FWD" link set "$LR_IF_F0" master "${P}br"
-ip -n "$LR_NS_FWD" link set "$LR_IF_F1" master "${P}br"
-ip -n "$LR_NS_FWD" link set "${P}br" up
-row bridge "$(measure 10.79.0.1)" "ip link add br type bridge; f0, f1 master br"
-ip -n "$LR_NS_FWD" link del "${P}br"
-
-# lr-l2fwd on net_af_packet.
-fwd() { # OUT CMD...: start a forwarder in fwd, measure, stop it
+# fwd OUT READY DST CMD...: start a forwarder in fwd, measure, stop it.
+fwd() {
 	local out=$1 ready=$2 dst=$3
 	shift 3
 	if fwd_start "$out" "$ready" "$@" >&2; then
 		measure "$dst"
 	else
-		echo "fails fails"
+		echo "fails fails fails"
 	fi
 	fwd_stop >/dev/null 2>&1 || true
 }
-AFP_CMD="lr-l2fwd -l $FWD_L --vdev net_af_packet0,iface=f0 --vdev net_af_packet1,iface=f1 -- -p 0x3 --no-mac-updating"
-row lr-af_packet "$(fwd "$TMP/fwd.out" "Forwarding on" 10.79.0.1 \
-	"$L2FWD" --no-huge -m 256 -l $FWD_L --file-prefix "${P}f" \
-	--vdev "net_af_packet0,iface=$LR_IF_F0" \
-	--vdev "net_af_packet1,iface=$LR_IF_F1" \
-	-- -p 0x3 --no-mac-updating -T 0)" "$AFP_CMD"
 
-# lr-l2fwd on net_tap: the taps are made in fwd, then moved to the hosts.
-T0=${P}t0 T1=${P}t1
-if fwd_start "$TMP/tap.out" "Forwarding on" "$L2FWD" --no-huge -m 256 \
-	-l $FWD_L --file-prefix "${P}t" \
-	--vdev "net_tap0,iface=$T0" --vdev "net_tap1,iface=$T1" \
-	-- -p 0x3 --no-mac-updating -T 0; then
-	ip -n "$LR_NS_FWD" link set "$T0" netns "$LR_NS_GEN"
-	ip -n "$LR_NS_FWD" link set "$T1" netns "$PEER"
-	host "$LR_NS_GEN" "$T0" 10.79.1.1
-	host "$PEER" "$T1" 10.79.1.2
-	TAP_RES=$(measure 10.79.1.1)
-else
-	TAP_RES="fails fails"
-fi
-fwd_stop >/dev/null 2>&1 || true
-row lr-tap "$TAP_RES" "lr-l2fwd -l $FWD_L --vdev net_tap0,iface=t0 --vdev net_tap1,iface=t1 -- -p 0x3 --no-mac-updating; t0, t1 moved to the hosts"
-
-# DPDK testpmd io on its net_af_packet, both its lcores on lr-l2fwd's
-# CPU (as scripts/bench-veth.sh runs it).
-if command -v "$TESTPMD" >/dev/null; then
-	TP_CMD="$TESTPMD --lcores 0@$FWD_L,1@$FWD_L --no-huge -m 512 --no-pci --vdev net_af_packet0,iface=f0 --vdev net_af_packet1,iface=f1 -- --forward-mode=io -a --stats-period 100"
-	# Line-buffered (stdbuf): its ready line reaches the file when printed.
-	row testpmd-af_packet "$(fwd "$TMP/tp.out" \
-		"start packet forwarding" 10.79.0.1 \
-		stdbuf -oL "$TESTPMD" --lcores "0@$FWD_L,1@$FWD_L" --no-huge \
-		-m 512 --no-pci \
-		--file-prefix "${P}d" \
+path_lr_af_packet() {
+	fwd "$TMP/fwd.out" "Forwarding on" 10.79.0.1 \
+		"$L2FWD" --no-huge -m 256 -l $FWD_L --file-prefix "${P}f" \
 		--vdev "net_af_packet0,iface=$LR_IF_F0" \
 		--vdev "net_af_packet1,iface=$LR_IF_F1" \
-		-- --forward-mode=io -a --stats-period 100 \
-		--total-num-mbufs=16384)" "$TP_CMD"
+		-- -p 0x3 --no-mac-updating -T 0
+}
+
+# lr-l2fwd on net_tap: the taps are made in fwd, then moved to the hosts
+# (and die with the forwarder).
+path_lr_tap() {
+	local t0=${P}t0 t1=${P}t1
+	if fwd_start "$TMP/tap.out" "Forwarding on" "$L2FWD" --no-huge \
+		-m 256 -l $FWD_L --file-prefix "${P}t" \
+		--vdev "net_tap0,iface=$t0" --vdev "net_tap1,iface=$t1" \
+		-- -p 0x3 --no-mac-updating -T 0 >&2; then
+		ip -n "$LR_NS_FWD" link set "$t0" netns "$LR_NS_GEN"
+		ip -n "$LR_NS_FWD" link set "$t1" netns "$PEER"
+		host "$LR_NS_GEN" "$t0" 10.79.1.1
+		host "$PEER" "$t1" 10.79.1.2
+		measure 10.79.1.1
+	else
+		echo "fails fails fails"
+	fi
+	fwd_stop >/dev/null 2>&1 || true
+}
+
+# DPDK testpmd io on its net_af_packet, both its lcores on lr-l2fwd's
+# CPU (as scripts/bench-veth.sh runs it). Line-buffered (stdbuf): its
+# ready line reaches the file when printed.
+TP_ARGS=(--lcores "0@$FWD_L,1@$FWD_L" --no-huge -m 512 --no-pci
+	--vdev "net_af_packet0,iface=$LR_IF_F0"
+	--vdev "net_af_packet1,iface=$LR_IF_F1"
+	-- --forward-mode=io -a --stats-period 100 --total-num-mbufs=16384)
+path_testpmd_af_packet() {
+	fwd "$TMP/tp.out" "start packet forwarding" 10.79.0.1 \
+		stdbuf -oL "$TESTPMD" --file-prefix "${P}d" "${TP_ARGS[@]}"
+}
+
+ROWS=(bridge lr-af_packet lr-tap)
+declare -A CMD=(
+	[bridge]="ip link add br type bridge; f0, f1 master br"
+	[lr-af_packet]="lr-l2fwd -l $FWD_L --vdev net_af_packet0,iface=f0 --vdev net_af_packet1,iface=f1 -- -p 0x3 --no-mac-updating"
+	[lr-tap]="lr-l2fwd -l $FWD_L --vdev net_tap0,iface=t0 --vdev net_tap1,iface=t1 -- -p 0x3 --no-mac-updating; t0, t1 moved to the hosts"
+)
+if command -v "$TESTPMD" >/dev/null; then
+	ROWS+=(testpmd-af_packet)
+	CMD[testpmd-af_packet]="$TESTPMD ${TP_ARGS[*]}"
+	CMD[testpmd-af_packet]=${CMD[testpmd-af_packet]//$LR_IF_F0/f0}
+	CMD[testpmd-af_packet]=${CMD[testpmd-af_packet]//$LR_IF_F1/f1}
 else
 	echo "testpmd-af_packet: skipped ($TESTPMD not installed)" >&2
 fi
+
+# ROUNDS rounds, each measuring every path in turn; a path's figures are
+# the medians over the rounds (a round where it failed counts as 0).
+: >"$TMP/results"
+for r in $(seq "$ROUNDS"); do
+	for p in "${ROWS[@]}"; do
+		res=$("path_${p//-/_}")
+		echo "round $r $p: TCP Gbit/s, ping p50 us, ping mean us: $res"
+		echo "$p $res" >>"$TMP/results"
+	done
+done
+
+# med PATH FIELD: the median of FIELD (2 TCP, 3 p50, 4 mean) over the
+# rounds, "fails" when every round failed.
+med() {
+	awk -v p="$1" -v f="$2" '$1 == p { n++; v[n] = ($f == "fails") ? -1 : $f + 0 }
+		END {
+			for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+				if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+			m = n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+			if (n == 0 || m < 0) print "fails"; else print m
+		}' "$TMP/results"
+}
+declare -A TCP RTT MEAN
+for p in "${ROWS[@]}"; do
+	TCP[$p]=$(med "$p" 2)
+	RTT[$p]=$(med "$p" 3)
+	MEAN[$p]=$(med "$p" 4)
+done
 
 # ratio A B: A / B with 2 decimals, or - when either is not a number.
 ratio() {
@@ -180,16 +219,17 @@ ratio() {
 }
 
 echo
-echo "Linux stacks through the forwarder ($SECS s iperf3 TCP, $PINGS pings; veth defaults)"
+echo "Linux stacks through the forwarder (medians of $ROUNDS rounds; each round: $SECS s iperf3 TCP and $PINGS pings 0.2 s apart per path; veth defaults)"
 echo
-echo "| path | TCP Gbit/s | of bridge | ping RTT us | x bridge | command |"
-echo "|---|---|---|---|---|---|"
+echo "| path | TCP Gbit/s | of bridge | ping RTT p50 us | x bridge | ping RTT mean us | x bridge | command |"
+echo "|---|---|---|---|---|---|---|---|"
 for r in "${ROWS[@]}"; do
-	echo "| $r | ${TCP[$r]} | $(ratio "${TCP[$r]}" "${TCP[bridge]}") | ${RTT[$r]} | $(ratio "${RTT[$r]}" "${RTT[bridge]}") | \`${CMD[$r]}\` |"
+	echo "| $r | ${TCP[$r]} | $(ratio "${TCP[$r]}" "${TCP[bridge]}") | ${RTT[$r]} | $(ratio "${RTT[$r]}" "${RTT[bridge]}") | ${MEAN[$r]} | $(ratio "${MEAN[$r]}" "${MEAN[bridge]}") | \`${CMD[$r]}\` |"
 done
 echo
+echo "goals (issue 16): TCP through lr-l2fwd >= 50% of the bridge's; ping RTT within 2x of the bridge's"
 # For the opening table of BENCHMARKS.md (scripts/bench.sh): linerate's
 # af_packet forwarder beside testpmd's, the bridge in the table above.
 tp() { if [ -n "${TCP[testpmd-af_packet]:-}" ]; then echo "$1"; else echo -; fi; }
 echo "summary|iperf3 TCP through the forwarder, af_packet, veth defaults|Gbit/s|higher|${TCP[lr-af_packet]}|$(tp "${TCP[testpmd-af_packet]:-}")|-"
-echo "summary|ping RTT through the forwarder, af_packet|us|lower|${RTT[lr-af_packet]}|$(tp "${RTT[testpmd-af_packet]:-}")|-"
+echo "summary|ping RTT through the forwarder, af_packet (p50)|us|lower|${RTT[lr-af_packet]}|$(tp "${RTT[testpmd-af_packet]:-}")|-"
