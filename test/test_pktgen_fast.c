@@ -64,6 +64,45 @@ find_binary(void)
 	return access(pktgen_bin, X_OK);
 }
 
+/* Split args at spaces into argv, after argv[0] = bin: at most max - 1
+ * entries, then NULL. With prefix, a --file-prefix=NAME gets "_<pid>"
+ * added (written there), so that every run of this test has its own. */
+static void
+split_args(char *args, char *bin, char **argv, int max, char *prefix,
+	   size_t plen)
+{
+	char *save = NULL;
+	int argc = 0;
+
+	argv[argc++] = bin;
+	for (char *t = strtok_r(args, " ", &save); t && argc < max - 1;
+	     t = strtok_r(NULL, " ", &save)) {
+		if (prefix != NULL && strncmp(t, "--file-prefix=", 14) == 0)
+			t = lr_test_prefix_arg(prefix, plen, t + 14);
+		argv[argc++] = t;
+	}
+	argv[argc] = NULL;
+}
+
+/* Wait until child c printed ready (unless NULL), send it SIGINT and
+ * reap it: its exit status, -1 if it did not exit normally, -2 if it
+ * never printed ready (after READY_S seconds; killed then). */
+static int
+sigint_when_ready(struct lr_test_child *c, const char *ready)
+{
+	if (ready != NULL) {
+		if (lr_test_child_wait_for(c, ready, READY_S) != 0) {
+			kill(c->pid, SIGKILL);
+			lr_test_child_finish(c, READY_S);
+			fprintf(stderr, "lr-pktgen never printed '%s':\n%s\n",
+				ready, out);
+			return -2;
+		}
+		kill(c->pid, SIGINT);
+	}
+	return lr_test_child_finish(c, 10 * READY_S);
+}
+
 /* Run lr-pktgen with the space-separated args (after the binary name);
  * stdout and stderr go to out. A --file-prefix=NAME gets "_<pid>" added, so
  * that every run of this test has its own prefix. If ready is not NULL,
@@ -73,35 +112,17 @@ find_binary(void)
 static int
 run_sig(const char *ready, const char *fmt, ...)
 {
-	char args[4096], *argv[128], *save = NULL, prefix[80];
+	char args[4096], *argv[128], prefix[80];
 	struct lr_test_child c;
-	int argc = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	argv[argc++] = pktgen_bin;
-	for (char *t = strtok_r(args, " ", &save); t && argc < 127;
-	     t = strtok_r(NULL, " ", &save)) {
-		if (strncmp(t, "--file-prefix=", 14) == 0)
-			t = lr_test_prefix_arg(prefix, sizeof(prefix), t + 14);
-		argv[argc++] = t;
-	}
-	argv[argc] = NULL;
+	split_args(args, pktgen_bin, argv, 128, prefix, sizeof(prefix));
 	if (lr_test_spawn(&c, pktgen_bin, argv, out, OUT_MAX) != 0)
 		return -1;
-	if (ready != NULL) {
-		if (lr_test_child_wait_for(&c, ready, READY_S) != 0) {
-			kill(c.pid, SIGKILL);
-			lr_test_child_finish(&c, READY_S);
-			fprintf(stderr, "lr-pktgen never printed '%s':\n%s\n",
-				ready, out);
-			return -2;
-		}
-		kill(c.pid, SIGINT);
-	}
-	return lr_test_child_finish(&c, 10 * READY_S);
+	return sigint_when_ready(&c, ready);
 }
 
 #define run(...) run_sig(NULL, __VA_ARGS__)
@@ -111,8 +132,8 @@ run_sig(const char *ready, const char *fmt, ...)
 static int
 run_split(const char *stdout_path, const char *fmt, ...)
 {
-	char args[4096], *argv[128], *save = NULL, prefix[80], err[PATH_MAX];
-	int argc = 0, status, fd;
+	char args[4096], *argv[128], prefix[80], err[PATH_MAX];
+	int status, fd;
 	FILE *f;
 	size_t n;
 	va_list ap;
@@ -121,14 +142,7 @@ run_split(const char *stdout_path, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	argv[argc++] = pktgen_bin;
-	for (char *t = strtok_r(args, " ", &save); t && argc < 127;
-	     t = strtok_r(NULL, " ", &save)) {
-		if (strncmp(t, "--file-prefix=", 14) == 0)
-			t = lr_test_prefix_arg(prefix, sizeof(prefix), t + 14);
-		argv[argc++] = t;
-	}
-	argv[argc] = NULL;
+	split_args(args, pktgen_bin, argv, 128, prefix, sizeof(prefix));
 	snprintf(err, sizeof(err), "%s.stderr", stdout_path);
 	fflush(NULL);
 	pid = fork();
@@ -1752,20 +1766,15 @@ test_replay_timing(void)
 static int
 run_ctl(char *buf, size_t cap, const char *fmt, ...)
 {
-	char args[1024], *argv[16], *save = NULL, bin[PATH_MAX + 8];
+	char args[1024], *argv[16], bin[PATH_MAX + 8];
 	struct lr_test_child c;
-	int argc = 0;
 	va_list ap;
 
 	snprintf(bin, sizeof(bin), "%s-ctl", pktgen_bin);
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	argv[argc++] = bin;
-	for (char *t = strtok_r(args, " ", &save); t && argc < 15;
-	     t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
-	argv[argc] = NULL;
+	split_args(args, bin, argv, 16, NULL, 0);
 	if (lr_test_spawn(&c, bin, argv, buf, cap) != 0)
 		return -1;
 	return lr_test_child_finish(&c, READY_S);
@@ -2083,35 +2092,17 @@ spawn_pty(struct lr_test_child *c, char *const argv[])
 static int
 run_pty(const char *ready, const char *fmt, ...)
 {
-	char args[4096], *argv[128], *save = NULL, prefix[80];
+	char args[4096], *argv[128], prefix[80];
 	struct lr_test_child c;
-	int argc = 0;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(args, sizeof(args), fmt, ap);
 	va_end(ap);
-	argv[argc++] = pktgen_bin;
-	for (char *t = strtok_r(args, " ", &save); t && argc < 127;
-	     t = strtok_r(NULL, " ", &save)) {
-		if (strncmp(t, "--file-prefix=", 14) == 0)
-			t = lr_test_prefix_arg(prefix, sizeof(prefix), t + 14);
-		argv[argc++] = t;
-	}
-	argv[argc] = NULL;
+	split_args(args, pktgen_bin, argv, 128, prefix, sizeof(prefix));
 	if (spawn_pty(&c, argv) != 0)
 		return -1;
-	if (ready != NULL) {
-		if (lr_test_child_wait_for(&c, ready, READY_S) != 0) {
-			kill(c.pid, SIGKILL);
-			lr_test_child_finish(&c, READY_S);
-			fprintf(stderr, "lr-pktgen never printed '%s':\n%s\n",
-				ready, out);
-			return -2;
-		}
-		kill(c.pid, SIGINT);
-	}
-	return lr_test_child_finish(&c, 10 * READY_S);
+	return sigint_when_ready(&c, ready);
 }
 
 /* On a terminal the live output is a screen redrawn in place (cursor
