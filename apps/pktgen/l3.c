@@ -53,18 +53,6 @@ static struct l3_port l3p[LR_MAX_ETHPORTS];
 static struct l3_hop *hops;
 static unsigned nhops;
 
-static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "lr-pktgen: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
 /* Add to a counter only this thread writes. */
 static void
 cnt_inc(_Atomic uint64_t *c)
@@ -188,15 +176,17 @@ plan(const struct pg_txq *q, int *hop)
 	char a[64], b[64], o[64], dst[140];
 
 	if (d->ntags)
-		return fail("port %u (%s): stream '%s' has VLAN tags: the L3 "
-			    "mode (--ip) resolves and answers untagged frames "
-			    "only",
-			    q->port, pn, d->name);
+		return pg_fail(
+		    "port %u (%s): stream '%s' has VLAN tags: the L3 "
+		    "mode (--ip) resolves and answers untagged frames "
+		    "only",
+		    q->port, pn, d->name);
 	if (!(v6 ? c->has6 : c->has4))
-		return fail("port %u (%s): stream '%s' is %s but the port has "
-			    "no %s address: give --ip %u:ADDRESS/PREFIX",
-			    q->port, pn, d->name, v6 ? "IPv6" : "IPv4",
-			    v6 ? "IPv6" : "IPv4", q->port);
+		return pg_fail(
+		    "port %u (%s): stream '%s' is %s but the port has "
+		    "no %s address: give --ip %u:ADDRESS/PREFIX",
+		    q->port, pn, d->name, v6 ? "IPv6" : "IPv4",
+		    v6 ? "IPv6" : "IPv4", q->port);
 	*hop = -1;
 	if (d->v[PG_FV_DST_MAC].set)
 		return 0;
@@ -212,23 +202,25 @@ plan(const struct pg_txq *q, int *hop)
 	     pg_l3_on_link(own, plen, hi, v6);
 	if (on && memcmp(lo, hi, w) == 0) {
 		if (memcmp(lo, own, w) == 0)
-			return fail("port %u (%s): stream '%s': destination "
-				    "%s is the port's own address",
-				    q->port, pn, d->name, dst);
+			return pg_fail("port %u (%s): stream '%s': destination "
+				       "%s is the port's own address",
+				       q->port, pn, d->name, dst);
 		*hop = (int)hop_add(q->port, v6, lo, false);
 	} else if (v6 ? c->gw6_set : c->gw4_set) {
 		*hop = (int)hop_add(q->port, v6, gw, true);
 	} else if (on) {
-		return fail("port %u (%s): stream '%s': destinations %s on the "
-			    "port's subnet cannot share one destination MAC: "
-			    "give --gateway %u:ADDRESS, one destination or "
-			    "the stream's destination MAC",
-			    q->port, pn, d->name, dst, q->port);
+		return pg_fail(
+		    "port %u (%s): stream '%s': destinations %s on the "
+		    "port's subnet cannot share one destination MAC: "
+		    "give --gateway %u:ADDRESS, one destination or "
+		    "the stream's destination MAC",
+		    q->port, pn, d->name, dst, q->port);
 	} else {
-		return fail("port %u (%s): stream '%s': destination %s is not "
-			    "on the port's subnet %s/%u: give --gateway "
-			    "%u:ADDRESS",
-			    q->port, pn, d->name, dst, o, plen, q->port);
+		return pg_fail(
+		    "port %u (%s): stream '%s': destination %s is not "
+		    "on the port's subnet %s/%u: give --gateway "
+		    "%u:ADDRESS",
+		    q->port, pn, d->name, dst, o, plen, q->port);
 	}
 	return 0;
 }
@@ -340,7 +332,7 @@ resolve(void)
 
 		pg_l3_ntop(h->ip, h->v6, a, sizeof(a));
 		if (!h->resolved)
-			return fail(
+			return pg_fail(
 			    "port %u (%s): no answer from %s (%s) to "
 			    "%u %s in %.3g s: is it there, up and on "
 			    "the port's subnet (%s/%u)?",
@@ -399,16 +391,17 @@ setup_ports(const uint16_t *nq, uint32_t rx_ports)
 		if (!c->has4 && !c->has6)
 			continue;
 		if (nq[p] == 0)
-			return fail("--ip %u:%s: port %u is not used (no such "
-				    "port, or outside --ports)",
-				    p,
-				    pg_l3_ntop(c->has4 ? c->ip4 : c->ip6,
-					       !c->has4, a, sizeof(a)),
-				    p);
+			return pg_fail(
+			    "--ip %u:%s: port %u is not used (no such "
+			    "port, or outside --ports)",
+			    p,
+			    pg_l3_ntop(c->has4 ? c->ip4 : c->ip6, !c->has4, a,
+				       sizeof(a)),
+			    p);
 		lp->cnt =
 		    aligned_alloc(LR_CACHE_LINE_SIZE, nq[p] * sizeof(*lp->cnt));
 		if (lp->cnt == NULL)
-			return fail("out of memory");
+			return pg_fail("out of memory");
 		memset(lp->cnt, 0, nq[p] * sizeof(*lp->cnt));
 		lr_eth_macaddr_get(p, &mac);
 		memcpy(lp->ifc.mac, mac.addr_bytes, 6);
@@ -439,7 +432,7 @@ pg_l3_setup(const uint16_t *nq, uint32_t rx_ports, struct pg_txq *const *q,
 	hop = calloc(LR_MAX(n, 1u), sizeof(*hop));
 	if (hops == NULL || hop == NULL) {
 		free(hop);
-		return fail("out of memory");
+		return pg_fail("out of memory");
 	}
 	rc = 0;
 	for (unsigned i = 0; i < n && rc == 0; i++) {

@@ -93,18 +93,6 @@ mac_u64(const struct lr_ether_addr *a)
 	return v;
 }
 
-static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "lr-pktgen: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
 /* Which ports, and which of them send and receive. */
 static int
 select_ports(const struct pg_opts *o)
@@ -115,23 +103,23 @@ select_ports(const struct pg_opts *o)
 	LR_ETH_FOREACH_DEV(p)
 	avail |= 1u << p;
 	if (avail == 0)
-		return fail("no ports: create some with --vdev, e.g. "
-			    "--vdev net_null0 before the --");
+		return pg_fail("no ports: create some with --vdev, e.g. "
+			       "--vdev net_null0 before the --");
 	use = o->ports ? o->ports : avail;
 	if (o->ports == 0 && (o->tx_ports | o->rx_ports))
 		use = avail;
 	for (p = 0; p < LR_MAX_ETHPORTS; p++)
 		if ((use >> p & 1) && !(avail >> p & 1))
-			return fail("port %u: no such port (%u ports exist; "
-				    "create them with --vdev)",
-				    p, lr_eth_dev_count_avail());
+			return pg_fail("port %u: no such port (%u ports exist; "
+				       "create them with --vdev)",
+				       p, lr_eth_dev_count_avail());
 	tx = o->rx_only ? 0 : o->tx_ports ? o->tx_ports : use;
 	rx = o->tx_only ? 0 : o->rx_ports ? o->rx_ports : use;
 	if ((tx | rx) & ~use)
-		return fail("--tx-ports/--rx-ports name a port outside "
-			    "--ports");
+		return pg_fail("--tx-ports/--rx-ports name a port outside "
+			       "--ports");
 	if (tx == 0 && rx == 0)
-		return fail("no port sends or receives");
+		return pg_fail("no port sends or receives");
 	for (p = 0; p < LR_MAX_ETHPORTS; p++) {
 		if (!(use >> p & 1))
 			continue;
@@ -168,7 +156,7 @@ assign_queues(void)
 		    LR_CACHE_LINE_SIZE,
 		    LR_ALIGN_CEIL(sizeof(struct pg_lcore), LR_CACHE_LINE_SIZE));
 		if (lcores[dp_lcores[i]] == NULL)
-			return fail("out of memory");
+			return pg_fail("out of memory");
 		memset(lcores[dp_lcores[i]], 0, sizeof(struct pg_lcore));
 		lcores[dp_lcores[i]]->lcore_id = dp_lcores[i];
 		lcores[dp_lcores[i]]->lat.min = UINT64_MAX;
@@ -183,9 +171,9 @@ assign_queues(void)
 		uint16_t q = ports[p].nq++;
 
 		if (q >= LR_MAX_QUEUES_PER_PORT)
-			return fail("port %u: %u lcores need more than %d "
-				    "queues",
-				    p, n_dp, LR_MAX_QUEUES_PER_PORT);
+			return pg_fail("port %u: %u lcores need more than %d "
+				       "queues",
+				       p, n_dp, LR_MAX_QUEUES_PER_PORT);
 		if (ports[p].tx) {
 			/* One instance of every stream sent on the port. */
 			for (unsigned k = 0; k < pg.nsdefs; k++) {
@@ -195,16 +183,16 @@ assign_queues(void)
 				    !(pg.sdefs[k].ports >> p & 1))
 					continue;
 				if (ntxqs == PG_MAX_STREAMS)
-					return fail("more than %d stream "
-						    "instances (streams x "
-						    "queues)",
-						    PG_MAX_STREAMS);
+					return pg_fail("more than %d stream "
+						       "instances (streams x "
+						       "queues)",
+						       PG_MAX_STREAMS);
 				t = aligned_alloc(
 				    LR_CACHE_LINE_SIZE,
 				    LR_ALIGN_CEIL(sizeof(*t),
 						  LR_CACHE_LINE_SIZE));
 				if (t == NULL)
-					return fail("out of memory");
+					return pg_fail("out of memory");
 				memset(t, 0, sizeof(*t));
 				t->port = p;
 				t->queue = q;
@@ -228,12 +216,12 @@ assign_queues(void)
 		for (unsigned i = 0; i < ntxqs; i++)
 			used |= txqs[i]->sdef == k;
 		if (!used && ntxqs)
-			return fail("stream '%s': none of its ports sends",
-				    pg.sdefs[k].name);
+			return pg_fail("stream '%s': none of its ports sends",
+				       pg.sdefs[k].name);
 	}
 	pg.inst_sdef = calloc(LR_MAX(ntxqs, 1u), sizeof(*pg.inst_sdef));
 	if (pg.inst_sdef == NULL)
-		return fail("out of memory");
+		return pg_fail("out of memory");
 	for (unsigned i = 0; i < ntxqs; i++)
 		pg.inst_sdef[i] = (uint16_t)txqs[i]->sdef;
 	return 0;
@@ -246,7 +234,7 @@ pool_rearm(struct lr_mempool *mp, uint64_t *w)
 	struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
 
 	if (m == NULL)
-		return fail("mbuf pool '%s': empty", mp->name);
+		return pg_fail("mbuf pool '%s': empty", mp->name);
 	*w = m->rearm_data;
 	lr_pktmbuf_free(m);
 	return 0;
@@ -271,7 +259,8 @@ setup_pool(const struct pg_opts *o, unsigned max_len)
 	room = LR_MAX((unsigned)LR_MBUF_DEFAULT_BUF_SIZE,
 		      LR_PKTMBUF_HEADROOM + max_len + 64);
 	if (room > UINT16_MAX)
-		return fail("frames of %u bytes do not fit an mbuf", max_len);
+		return pg_fail("frames of %u bytes do not fit an mbuf",
+			       max_len);
 	if (lo == hi)
 		pg.pool =
 		    lr_pktmbuf_pool_create("pktgen_pool", hi, 256, 0,
@@ -281,9 +270,9 @@ setup_pool(const struct pg_opts *o, unsigned max_len)
 		    "pktgen_pool", lo, hi, LR_MIN(256u, hi), 0, (uint16_t)room,
 		    LR_SOCKET_ID_ANY);
 	if (pg.pool == NULL)
-		return fail("mbuf pool of %u%s%u x %u bytes: %s", lo,
-			    lo == hi ? " (fixed) = " : "-", hi, room,
-			    lr_strerror(lr_errno));
+		return pg_fail("mbuf pool of %u%s%u x %u bytes: %s", lo,
+			       lo == hi ? " (fixed) = " : "-", hi, room,
+			       lr_strerror(lr_errno));
 	if (lo != hi)
 		lr_mempool_set_idle_shrink(pg.pool, o->idle_ms);
 	/* What a fresh mbuf of this pool holds in its rearm word: the
@@ -308,8 +297,8 @@ setup_rx_pool(const struct pg_opts *o, unsigned max_len)
 	pg.rx_pool = lr_pktmbuf_pool_create("pktgen_rx_pool", n, 256, 0,
 					    (uint16_t)room, LR_SOCKET_ID_ANY);
 	if (pg.rx_pool == NULL)
-		return fail("receive mbuf pool of %u x %u bytes: %s", n, room,
-			    lr_strerror(lr_errno));
+		return pg_fail("receive mbuf pool of %u x %u bytes: %s", n,
+			       room, lr_strerror(lr_errno));
 	return 0;
 }
 
@@ -327,9 +316,9 @@ setup_ports(const struct pg_opts *o)
 			continue;
 		rc = lr_eth_dev_info_get(p, &info);
 		if (rc < 0)
-			return fail("port %u: %s", p, lr_strerror(-rc));
+			return pg_fail("port %u: %s", p, lr_strerror(-rc));
 		if (pi->nq > info.max_rx_queues || pi->nq > info.max_tx_queues)
-			return fail(
+			return pg_fail(
 			    "port %u (%s): %u lcores need %u queues, "
 			    "it has at most %u: use fewer lcores or "
 			    "--queues",
@@ -344,12 +333,12 @@ setup_ports(const struct pg_opts *o)
 		pi->cnt = aligned_alloc(LR_CACHE_LINE_SIZE,
 					pi->nq * sizeof(*pi->cnt));
 		if (pi->cnt == NULL)
-			return fail("out of memory");
+			return pg_fail("out of memory");
 		memset(pi->cnt, 0, pi->nq * sizeof(*pi->cnt));
 		rc = lr_eth_dev_configure(p, pi->nq, pi->nq, &conf);
 		if (rc < 0)
-			return fail("port %u (%s): configure %u queues: %s", p,
-				    pi->name, pi->nq, lr_strerror(-rc));
+			return pg_fail("port %u (%s): configure %u queues: %s",
+				       p, pi->name, pi->nq, lr_strerror(-rc));
 		for (uint16_t q = 0; q < pi->nq; q++) {
 			rc = lr_eth_rx_queue_setup(p, q, (uint16_t)rxd,
 						   info.socket_id, NULL,
@@ -358,13 +347,13 @@ setup_ports(const struct pg_opts *o)
 				rc = lr_eth_tx_queue_setup(
 				    p, q, (uint16_t)txd, info.socket_id, NULL);
 			if (rc < 0)
-				return fail("port %u (%s): queue %u: %s", p,
-					    pi->name, q, lr_strerror(-rc));
+				return pg_fail("port %u (%s): queue %u: %s", p,
+					       pi->name, q, lr_strerror(-rc));
 		}
 		rc = lr_eth_dev_start(p);
 		if (rc < 0)
-			return fail("port %u (%s): start: %s", p, pi->name,
-				    lr_strerror(-rc));
+			return pg_fail("port %u (%s): start: %s", p, pi->name,
+				       lr_strerror(-rc));
 		lr_eth_promiscuous_enable(p);
 		lr_eth_stats_reset(p);
 	}
@@ -459,10 +448,10 @@ wait_links(const struct pg_opts *o)
 			return 0;
 		}
 		if (lr_get_tsc_cycles() >= end)
-			return fail("port %u (%s): link still down after "
-				    "--link-wait %g s (%u port(s) down; is "
-				    "the peer there?)",
-				    p, ports[p].name, o->link_wait, n);
+			return pg_fail("port %u (%s): link still down after "
+				       "--link-wait %g s (%u port(s) down; is "
+				       "the peer there?)",
+				       p, ports[p].name, o->link_wait, n);
 		nanosleep(&tick, NULL);
 	}
 	if (!o->quiet) {
@@ -550,7 +539,7 @@ setup_streams(const struct pg_opts *o)
 			lr_eth_macaddr_get(q->port, &mac);
 			if (pg_stream_init(q, d, mac_u64(&mac), o->seed,
 					   pg.run_id) != 0)
-				return fail("stream %u: out of memory", i);
+				return pg_fail("stream %u: out of memory", i);
 		}
 		q->quota = UINT64_MAX;
 		if (d->count)
@@ -622,7 +611,7 @@ setup_streams(const struct pg_opts *o)
 		lc->win = calloc(LR_MAX(pg.nstreams, 1u), sizeof(*lc->win));
 		lc->slat = calloc(pg.nsdefs, sizeof(*lc->slat));
 		if (lc->win == NULL || lc->slat == NULL)
-			return fail("out of memory");
+			return pg_fail("out of memory");
 		for (unsigned k = 0; k < pg.nsdefs; k++)
 			lc->slat[k].min = UINT64_MAX;
 	}
@@ -926,14 +915,14 @@ screen_setup(void)
 {
 	scr = calloc(pg.nsdefs, sizeof(*scr));
 	if (scr == NULL)
-		return fail("out of memory");
+		return pg_fail("out of memory");
 	for (unsigned i = 0; i < n_dp; i++) {
 		struct pg_lcore *lc = lcores[dp_lcores[i]];
 
 		lc->snap = calloc(LR_MAX(pg.nstreams, 1u), sizeof(*lc->snap));
 		lc->snap_lat = calloc(pg.nsdefs, sizeof(*lc->snap_lat));
 		if (lc->snap == NULL || lc->snap_lat == NULL)
-			return fail("out of memory");
+			return pg_fail("out of memory");
 	}
 	pg_screen_begin();
 	return 0;
@@ -1751,7 +1740,7 @@ print_json(const struct totals *t, unsigned leaked)
 	    json_dumpf(doc, json_out,
 		       JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0 ||
 	    fputc('\n', json_out) == EOF || fflush(json_out) != 0)
-		fail("--json: cannot write the JSON document to stdout");
+		pg_fail("--json: cannot write the JSON document to stdout");
 	json_decref(doc);
 }
 
@@ -1963,8 +1952,8 @@ stats_json_line(uint64_t now)
 		       JSON_COMPACT | JSON_REAL_PRECISION(10)) != 0 ||
 	    fputc('\n', stats_json) == EOF || fflush(stats_json) != 0) {
 		if (!stats_json_failed)
-			fail("--stats-json '%s': cannot write: %s",
-			     pg.o.stats_json_file, strerror(errno));
+			pg_fail("--stats-json '%s': cannot write: %s",
+				pg.o.stats_json_file, strerror(errno));
 		stats_json_failed = true;
 	}
 	json_decref(line);
@@ -2081,8 +2070,8 @@ main(int argc, char **argv)
 		json_out = fd < 0 ? NULL : fdopen(fd, "w");
 		if (json_out == NULL ||
 		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-			fail("--json: cannot set stdout aside: %s",
-			     strerror(errno));
+			pg_fail("--json: cannot set stdout aside: %s",
+				strerror(errno));
 			lr_eal_cleanup();
 			return 1;
 		}
@@ -2095,8 +2084,8 @@ main(int argc, char **argv)
 		    (uint32_t)(lr_get_tsc_cycles() ^ (uint64_t)getpid() << 16);
 	ret = lr_eth_dev_probe_eal_vdevs();
 	if (ret < 0) {
-		fail("creating ports from --vdev failed: %s",
-		     lr_strerror(-ret));
+		pg_fail("creating ports from --vdev failed: %s",
+			lr_strerror(-ret));
 		goto cleanup_eal;
 	}
 	if (o->profile) {
@@ -2144,8 +2133,8 @@ main(int argc, char **argv)
 	if (o->stats_json_file) {
 		stats_json = fopen(o->stats_json_file, "w");
 		if (stats_json == NULL) {
-			fail("--stats-json '%s': cannot create: %s",
-			     o->stats_json_file, strerror(errno));
+			pg_fail("--stats-json '%s': cannot create: %s",
+				o->stats_json_file, strerror(errno));
 			goto close_ports;
 		}
 	}
@@ -2182,7 +2171,7 @@ main(int argc, char **argv)
 	atomic_store(&pg.go, 1);
 	if (dp_lcores[0] == lr_get_main_lcore()) {
 		if (pthread_create(&ctl, NULL, control_thread, NULL) != 0) {
-			fail("cannot start the control thread");
+			pg_fail("cannot start the control thread");
 			atomic_store(&pg.state, PG_STOP);
 		} else {
 			ctl_thread = true;
@@ -2227,23 +2216,25 @@ close_ports:
 	if (pg.pool) {
 		leaked = lr_mempool_in_use_count(pg.pool);
 		if (leaked) {
-			fail("%u mbufs not back in pool 'pktgen_pool' at exit",
-			     leaked);
+			pg_fail(
+			    "%u mbufs not back in pool 'pktgen_pool' at exit",
+			    leaked);
 			status = 1;
 		} else if (lr_mempool_validate(pg.pool) != 0) {
-			fail("pool 'pktgen_pool' fails validation at exit");
+			pg_fail("pool 'pktgen_pool' fails validation at exit");
 			status = 1;
 		}
 	}
 	if (pg.rx_pool) {
 		rx_leaked = lr_mempool_in_use_count(pg.rx_pool);
 		if (rx_leaked) {
-			fail("%u mbufs not back in pool 'pktgen_rx_pool' at "
-			     "exit",
-			     rx_leaked);
+			pg_fail("%u mbufs not back in pool 'pktgen_rx_pool' at "
+				"exit",
+				rx_leaked);
 			status = 1;
 		} else if (lr_mempool_validate(pg.rx_pool) != 0) {
-			fail("pool 'pktgen_rx_pool' fails validation at exit");
+			pg_fail(
+			    "pool 'pktgen_rx_pool' fails validation at exit");
 			status = 1;
 		}
 	}
@@ -2285,8 +2276,8 @@ close_ports:
 	pg_l3_fini();
 	if (stats_json && (fclose(stats_json) != 0 || stats_json_failed)) {
 		if (!stats_json_failed)
-			fail("--stats-json '%s': cannot close: %s",
-			     o->stats_json_file, strerror(errno));
+			pg_fail("--stats-json '%s': cannot close: %s",
+				o->stats_json_file, strerror(errno));
 		status = 1;
 	}
 	if (json_out)

@@ -153,7 +153,8 @@ pg_usage(FILE *f, const char *prog)
 }
 /* clang-format on */
 
-static int __attribute__((format(printf, 1, 2))) bad(const char *fmt, ...)
+int
+pg_fail(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -180,9 +181,10 @@ parse_mbufs(struct pg_opts *o, const char *s)
 		hi = strtoul(end + 1, &end, 10);
 	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || lo > hi ||
 	    hi < 64 || hi > (1u << 24))
-		return bad("--mbufs '%s': expected N or MIN-MAX with MIN <= "
-			   "MAX, MAX in 64..%u",
-			   s, 1u << 24);
+		return pg_fail(
+		    "--mbufs '%s': expected N or MIN-MAX with MIN <= "
+		    "MAX, MAX in 64..%u",
+		    s, 1u << 24);
 	o->nb_mbufs = (unsigned)lo;
 	o->mbufs_max = (unsigned)hi;
 	return 0;
@@ -198,11 +200,11 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	uint64_t mul = 1;
 
 	if (*s == '\0' || *s == '-' || *s == ' ')
-		return bad("%s '%s': expected a number", opt, s);
+		return pg_fail("%s '%s': expected a number", opt, s);
 	errno = 0;
 	x = strtoull(s, &end, 0);
 	if (errno || end == s)
-		return bad("%s '%s': expected a number", opt, s);
+		return pg_fail("%s '%s': expected a number", opt, s);
 	if (*end == 'k' || *end == 'K')
 		mul = 1000, end++;
 	else if (*end == 'M')
@@ -210,10 +212,11 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	else if (*end == 'G')
 		mul = 1000000000, end++;
 	if (*end != '\0')
-		return bad("%s '%s': expected a number", opt, s);
+		return pg_fail("%s '%s': expected a number", opt, s);
 	if (x > max / mul || x * mul < min || x * mul > max)
-		return bad("%s '%s': out of range %llu..%llu", opt, s,
-			   (unsigned long long)min, (unsigned long long)max);
+		return pg_fail("%s '%s': out of range %llu..%llu", opt, s,
+			       (unsigned long long)min,
+			       (unsigned long long)max);
 	*v = x * mul;
 	return 0;
 }
@@ -228,7 +231,7 @@ parse_double(const char *opt, const char *s, double min, double max, double *v)
 	errno = 0;
 	x = strtod(s, &end);
 	if (errno || end == s || !isfinite(x))
-		return bad("%s '%s': expected a number", opt, s);
+		return pg_fail("%s '%s': expected a number", opt, s);
 	if (*end == 'k' || *end == 'K')
 		mul = 1e3, end++;
 	else if (*end == 'M')
@@ -236,10 +239,11 @@ parse_double(const char *opt, const char *s, double min, double max, double *v)
 	else if (*end == 'G')
 		mul = 1e9, end++;
 	if (*end != '\0')
-		return bad("%s '%s': expected a number", opt, s);
+		return pg_fail("%s '%s': expected a number", opt, s);
 	x *= mul;
 	if (!(x >= min && x <= max))
-		return bad("%s '%s': out of range %g..%g", opt, s, min, max);
+		return pg_fail("%s '%s': out of range %g..%g", opt, s, min,
+			       max);
 	*v = x;
 	return 0;
 }
@@ -252,34 +256,38 @@ parse_port_list(const char *opt, const char *s, uint32_t *mask)
 	uint32_t m = 0;
 
 	if (*p == '\0')
-		return bad("%s: empty port list", opt);
+		return pg_fail("%s: empty port list", opt);
 	while (*p) {
 		char *end;
 		unsigned long a, b;
 
 		if (*p < '0' || *p > '9')
-			return bad("%s '%s': expected port ids like 0,1 or 0-3",
-				   opt, s);
+			return pg_fail(
+			    "%s '%s': expected port ids like 0,1 or 0-3", opt,
+			    s);
 		a = strtoul(p, &end, 10);
 		b = a;
 		if (*end == '-') {
 			p = end + 1;
 			if (*p < '0' || *p > '9')
-				return bad("%s '%s': expected port ids like "
-					   "0,1 or 0-3",
-					   opt, s);
+				return pg_fail(
+				    "%s '%s': expected port ids like "
+				    "0,1 or 0-3",
+				    opt, s);
 			b = strtoul(p, &end, 10);
 		}
 		if (a > b || b >= LR_MAX_ETHPORTS)
-			return bad("%s '%s': port ids are 0..%d, low to high",
-				   opt, s, LR_MAX_ETHPORTS - 1);
+			return pg_fail(
+			    "%s '%s': port ids are 0..%d, low to high", opt, s,
+			    LR_MAX_ETHPORTS - 1);
 		for (unsigned long i = a; i <= b; i++)
 			m |= 1u << i;
 		if (*end == ',')
 			end++;
 		else if (*end != '\0')
-			return bad("%s '%s': expected port ids like 0,1 or 0-3",
-				   opt, s);
+			return pg_fail(
+			    "%s '%s': expected port ids like 0,1 or 0-3", opt,
+			    s);
 		p = end;
 	}
 	*mask = m;
@@ -322,7 +330,7 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 	uint64_t a, b;
 
 	if (strlen(s) >= sizeof(lo))
-		return bad("%s '%s': too long", opt, s);
+		return pg_fail("%s '%s': too long", opt, s);
 	strcpy(lo, s);
 	dash = strchr(lo, '-');
 	hi = NULL;
@@ -334,16 +342,16 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 	case PG_F_SRC_MAC:
 	case PG_F_DST_MAC:
 		if (pg_parse_mac(lo, &a) || (hi && pg_parse_mac(hi, &b)))
-			return bad("%s '%s': expected a MAC like "
-				   "02:00:00:00:00:01 or a range MAC-MAC",
-				   opt, s);
+			return pg_fail("%s '%s': expected a MAC like "
+				       "02:00:00:00:00:01 or a range MAC-MAC",
+				       opt, s);
 		break;
 	case PG_F_SRC_IP:
 	case PG_F_DST_IP:
 		if (parse_ip(lo, &a) || (hi && parse_ip(hi, &b)))
-			return bad("%s '%s': expected an IPv4 address like "
-				   "10.0.0.1 or a range A-B",
-				   opt, s);
+			return pg_fail("%s '%s': expected an IPv4 address like "
+				       "10.0.0.1 or a range A-B",
+				       opt, s);
 		break;
 	case PG_F_SRC_PORT:
 	case PG_F_DST_PORT:
@@ -356,13 +364,14 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 		    (hi && parse_u64(opt, hi, 0, UINT32_MAX, &b)))
 			return -1;
 		if (a < PG_MIN_SIZE || (hi && b < PG_MIN_SIZE))
-			return bad("%s '%s': below %d, the smallest Ethernet "
-				   "frame (FCS included)",
-				   opt, s, PG_MIN_SIZE);
+			return pg_fail(
+			    "%s '%s': below %d, the smallest Ethernet "
+			    "frame (FCS included)",
+			    opt, s, PG_MIN_SIZE);
 		if (a > PG_MAX_SIZE || (hi && b > PG_MAX_SIZE))
-			return bad("%s '%s': above %d, the largest frame "
-				   "supported",
-				   opt, s, PG_MAX_SIZE);
+			return pg_fail("%s '%s': above %d, the largest frame "
+				       "supported",
+				       opt, s, PG_MAX_SIZE);
 		break;
 	default:
 		return -1;
@@ -370,7 +379,7 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 	if (!hi)
 		b = a;
 	if (a > b)
-		return bad("%s '%s': range goes from high to low", opt, s);
+		return pg_fail("%s '%s': range goes from high to low", opt, s);
 	r->lo = a;
 	r->hi = b;
 	r->step = 1;
@@ -625,7 +634,7 @@ cli_stream(struct pg_opts *o)
 	if (o->size_mode == PG_SIZE_IMIX) {
 		d->slots = malloc(sizeof(pg_imix_sizes));
 		if (d->slots == NULL)
-			return bad("out of memory");
+			return pg_fail("out of memory");
 		memcpy(d->slots, pg_imix_sizes, sizeof(pg_imix_sizes));
 		d->nslots = PG_IMIX_SLOTS;
 	}
@@ -664,9 +673,10 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			pg_usage(stdout, prog);
 			return 1;
 		case '?':
-			return bad("unknown option '%s' (see --help)", name);
+			return pg_fail("unknown option '%s' (see --help)",
+				       name);
 		case ':':
-			return bad("option '%s' needs a value", name);
+			return pg_fail("option '%s' needs a value", name);
 		case O_PORTS:
 			if (parse_port_list("--ports", optarg, &o->ports))
 				return -1;
@@ -679,7 +689,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			m = strtoul(optarg, &end, 16);
 			if (errno || end == optarg || *end || m == 0 ||
 			    m >> LR_MAX_ETHPORTS)
-				return bad(
+				return pg_fail(
 				    "--portmask '%s': expected a non-zero"
 				    " hex mask of ports 0..%d",
 				    optarg, LR_MAX_ETHPORTS - 1);
@@ -703,7 +713,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_SIZE:
 			f = PG_F_SIZE;
 			if (o->size_mode == PG_SIZE_IMIX)
-				return bad("--size and --imix: give one");
+				return pg_fail("--size and --imix: give one");
 			break;
 		case O_SIZE_STEP:
 			if (parse_u64("--size-step", optarg, 1, PG_MAX_SIZE,
@@ -712,7 +722,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_IMIX:
 			if (o->f[PG_F_SIZE].set)
-				return bad("--size and --imix: give one");
+				return pg_fail("--size and --imix: give one");
 			o->size_mode = PG_SIZE_IMIX;
 			break;
 		case O_SRC_MAC:
@@ -736,17 +746,18 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			else if (strcmp(optarg, "icmp") == 0)
 				o->l4 = PG_L4_ICMP;
 			else
-				return bad("--proto '%s': expected udp, tcp or "
-					   "icmp",
-					   optarg);
+				return pg_fail(
+				    "--proto '%s': expected udp, tcp or "
+				    "icmp",
+				    optarg);
 			if (!stream_opt)
 				stream_opt = strcpy(stream_name, name);
 			break;
 		case O_VLAN:
 			if (o->nvlan == 2)
-				return bad("--vlan '%s': at most two tags "
-					   "(QinQ)",
-					   optarg);
+				return pg_fail("--vlan '%s': at most two tags "
+					       "(QinQ)",
+					       optarg);
 			if (parse_u64("--vlan", optarg, 0, 4095, &v))
 				return -1;
 			o->vlan[o->nvlan++] = (uint16_t)v;
@@ -781,8 +792,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_PCAP:
 		case O_REPLAY:
 			if (o->pcap_file)
-				return bad("--pcap and --replay: give one "
-					   "file");
+				return pg_fail("--pcap and --replay: give one "
+					       "file");
 			o->pcap_file = optarg;
 			o->replay = c == O_REPLAY;
 			break;
@@ -803,10 +814,10 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			m = strtoul(optarg, &end, 8);
 			if (optarg[0] < '0' || optarg[0] > '7' || *end ||
 			    errno || m > 0777)
-				return bad("--capture-mode '%s': expected "
-					   "octal permission bits such as "
-					   "0600 or 0644",
-					   optarg);
+				return pg_fail("--capture-mode '%s': expected "
+					       "octal permission bits such as "
+					       "0600 or 0644",
+					       optarg);
 			o->capture_mode = (unsigned)m;
 			capture_mode = 1;
 			break;
@@ -943,7 +954,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			o->idle_ms = (unsigned)v;
 			break;
 		default:
-			return bad("unknown option '%s' (see --help)", name);
+			return pg_fail("unknown option '%s' (see --help)",
+				       name);
 		}
 		if (f != PG_F_COUNT &&
 		    parse_field_range(field_opt[f], optarg, f, &o->f[f]))
@@ -954,8 +966,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 				stream_opt = strcpy(stream_name, name);
 	}
 	if (optind < argc)
-		return bad("unexpected argument '%s' (options start with --)",
-			   argv[optind]);
+		return pg_fail(
+		    "unexpected argument '%s' (options start with --)",
+		    argv[optind]);
 
 	/* Combinations. */
 	for (int i = 0; i < 2; i++) {
@@ -964,82 +977,88 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		if (o->ip[i] == NULL)
 			continue;
 		if (pg_parse_ip_range(o->ip[i], o->ipv6, &lo, &hi, &hi6) != 0)
-			return bad("%s '%s': expected an %s address like %s "
-				   "or a range A-B%s",
-				   i ? "--dst-ip" : "--src-ip", o->ip[i],
-				   o->ipv6 ? "IPv6" : "IPv4",
-				   o->ipv6 ? "fd00::1" : "10.0.0.1",
-				   o->ipv6 ? " (differing in the low 64 bits)"
-					   : "");
+			return pg_fail(
+			    "%s '%s': expected an %s address like %s "
+			    "or a range A-B%s",
+			    i ? "--dst-ip" : "--src-ip", o->ip[i],
+			    o->ipv6 ? "IPv6" : "IPv4",
+			    o->ipv6 ? "fd00::1" : "10.0.0.1",
+			    o->ipv6 ? " (differing in the low 64 bits)" : "");
 		o->f[PG_F_SRC_IP + i].lo = lo;
 		o->f[PG_F_SRC_IP + i].hi = hi;
 		o->f[PG_F_SRC_IP + i].set = true;
 		o->cli.hi6[i] = hi6;
 	}
 	if (nrate > 1)
-		return bad("--rate-pps, --rate-mbps and --rate-pct: give one");
+		return pg_fail(
+		    "--rate-pps, --rate-mbps and --rate-pct: give one");
 	if (o->tx_only && o->rx_only)
-		return bad("--tx-only and --rx-only: give one");
+		return pg_fail("--tx-only and --rx-only: give one");
 	if (o->rx_only && (o->count || nrate || o->pcap_file))
-		return bad("--rx-only sends nothing: --count, --rate-* and "
-			   "--pcap need transmitting");
+		return pg_fail("--rx-only sends nothing: --count, --rate-* and "
+			       "--pcap need transmitting");
 	if (o->pcap_file &&
 	    (o->f[PG_F_SIZE].set || o->size_mode == PG_SIZE_IMIX || size_step))
-		return bad("--pcap sends the file's frames: --size, "
-			   "--size-step and --imix do not apply");
+		return pg_fail("--pcap sends the file's frames: --size, "
+			       "--size-step and --imix do not apply");
 	if (o->pcap_file) {
 		for (int i = PG_F_SRC_MAC; i < PG_F_COUNT; i++)
 			if (o->f[i].set)
-				return bad("--pcap sends the file's frames: "
-					   "%s does not apply",
-					   field_opt[i]);
+				return pg_fail(
+				    "--pcap sends the file's frames: "
+				    "%s does not apply",
+				    field_opt[i]);
 		if (o->udp_cksum)
-			return bad("--pcap sends the file's frames: "
-				   "--udp-cksum does not apply");
+			return pg_fail("--pcap sends the file's frames: "
+				       "--udp-cksum does not apply");
 	}
 	if (o->f[PG_F_SIZE].lo != o->f[PG_F_SIZE].hi)
 		o->size_mode = PG_SIZE_RANGE;
 	if (size_step) {
 		if (o->size_mode != PG_SIZE_RANGE)
-			return bad("--size-step needs a size range (--size "
-				   "N-M)");
+			return pg_fail("--size-step needs a size range (--size "
+				       "N-M)");
 		o->f[PG_F_SIZE].step = size_step;
 	}
 	if (speed && !o->replay)
-		return bad("--speed needs --replay FILE");
+		return pg_fail("--speed needs --replay FILE");
 	if (o->replay && nrate)
-		return bad(
+		return pg_fail(
 		    "--replay sends at the capture's timing: --rate-* "
 		    "does not apply (--pcap FILE --rate-* sends the file "
 		    "at a set rate)");
 	if (o->profile && (stream_opt || o->pcap_file))
-		return bad("--profile defines the streams: %s does not apply",
-			   o->pcap_file ? "--pcap" : stream_opt);
+		return pg_fail(
+		    "--profile defines the streams: %s does not apply",
+		    o->pcap_file ? "--pcap" : stream_opt);
 	if (o->pcap_file && (o->l4 || o->nvlan || o->ipv6))
-		return bad("--pcap sends the file's frames: --proto, --vlan "
-			   "and --ipv6 do not apply");
+		return pg_fail(
+		    "--pcap sends the file's frames: --proto, --vlan "
+		    "and --ipv6 do not apply");
 	if (o->idle && !o->ctl_path)
-		return bad("--idle waits for a \"start\" request: it needs "
-			   "--ctl PATH");
+		return pg_fail("--idle waits for a \"start\" request: it needs "
+			       "--ctl PATH");
 	if (o->idle && o->rx_only)
-		return bad("--idle and --rx-only: an --rx-only run sends "
-			   "nothing to start");
+		return pg_fail("--idle and --rx-only: an --rx-only run sends "
+			       "nothing to start");
 	for (unsigned p = 0; p < LR_MAX_ETHPORTS; p++) {
 		if (pg_l3_check(&o->l3[p], p) != 0)
 			return -1;
 		l3 |= o->l3[p].has4 || o->l3[p].has6;
 	}
 	if (resolve && !l3)
-		return bad("%s needs --ip PORT:ADDRESS/PREFIX (L3 mode)",
-			   resolve);
+		return pg_fail("%s needs --ip PORT:ADDRESS/PREFIX (L3 mode)",
+			       resolve);
 	if (gateway && o->pcap_file)
-		return bad("--pcap sends the file's frames as they are: "
-			   "--gateway does not apply (--ip alone answers ARP, "
-			   "NDP and ping)");
+		return pg_fail(
+		    "--pcap sends the file's frames as they are: "
+		    "--gateway does not apply (--ip alone answers ARP, "
+		    "NDP and ping)");
 	if (capture_mode && !o->capture_file)
-		return bad("--capture-mode needs --capture FILE");
+		return pg_fail("--capture-mode needs --capture FILE");
 	if (o->pcap_file && !pg_have_pcap())
-		return bad("--pcap: this lr-pktgen was built without libpcap");
+		return pg_fail(
+		    "--pcap: this lr-pktgen was built without libpcap");
 	/* Last: what it allocates is freed on the only failure after it. */
 	if (cli_stream(o) != 0)
 		return -1;

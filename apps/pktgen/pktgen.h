@@ -477,6 +477,8 @@ void pg_lcore_snap(struct pg_lcore *lc);
 void pg_txq_release(struct pg_txq *q);
 
 /* options.c */
+/** Print "lr-pktgen: " and the message on stderr, with a newline; -1. */
+int pg_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Parse program options into o: 0; 1 after printing the usage for
  *  -h/--help; -1 after printing the error. */
 int pg_parse_args(int argc, char **argv, struct pg_opts *o);
