@@ -32,13 +32,17 @@
  * work per frame, done on the sender's CPU, bounds the rate (DPDK's V2
  * af_packet and this driver's V3 forward alike, about 0.9 Mpps here). So
  * the default is tpacket=v2: no timeout, the added latency is the polling
- * loop's. Its frames have one size; with vnet=1 (the default) each must
- * hold a 64 KiB super-frame, so the default frame is 65664 bytes, 15 to a
- * block of 1 MiB, 240 frames: 16 MiB a ring (receive and transmit each,
- * per queue pair) for 240 frames of any size. For more small frames in
- * less memory: vnet=0 (frames of 2 KiB, 1024 of them, 2 MiB, but no
- * offloads: a super-frame is too long and dropped) or tpacket=v3 (blocks
- * of 128 KiB, 2 MiB). A frame longer than a ring
+ * loop's. Every page of every ring is written once when the ring is made
+ * (in a VM the first write to a page costs about 10 us, unseen by the
+ * guest's fault counters; a fresh port paid it on each 64 KiB frame until
+ * the ring had gone round: +40 us on a ping's round trip through
+ * lr-l2fwd); that is about 80 ms at port creation for the default rings. Its
+ * frames have one size; with vnet=1 (the default) each must hold a 64 KiB
+ * super-frame, so the default frame is 65664 bytes, 15 to a block of 1 MiB, 240
+ * frames: 16 MiB a ring (receive and transmit each, per queue pair) for 240
+ * frames of any size. For more small frames in less memory: vnet=0 (frames of 2
+ * KiB, 1024 of them, 2 MiB, but no offloads: a super-frame is too long and
+ * dropped) or tpacket=v3 (blocks of 128 KiB, 2 MiB). A frame longer than a ring
  * frame minus its header (GRO on a physical NIC makes such frames: turn it
  * off) is dropped and counted in ierrors; so is a runt, a frame shorter
  * than an Ethernet header (14 bytes; also in the xstat rx_runts). A VLAN
@@ -59,14 +63,14 @@
  * Offloads (vnet=1, the default): both sockets carry the virtio-net header
  * (PACKET_VNET_HDR), as tap and virtio do, so the kernel's offloads cross
  * the port (header to and from mbuf flags: lr_net_vnet_rx() and
- * lr_net_vnet_tx(), shared with net_tap). Receive: a frame whose checksum the sender left to offload
- * (veth, tap: CHECKSUM_PARTIAL) comes with LR_MBUF_F_RX_L4_CKSUM_PARTIAL
- * and csum_start/csum_offset; a TCP super-frame (GSO, up to 64 KiB: the
- * default frame holds one; with tpacket=v3 frames are bounded by the
- * block, 128 KiB by default, not by framesz) comes whole, as a chain of mbufs,
- * with LR_MBUF_F_RX_GSO_TCP, tso_segsz and the header lengths. A UDP or other
- * GSO frame is dropped (xstat rx_gso_unsupported). Transmit: a partial
- * checksum goes to the kernel in the header (it completes it, or the
+ * lr_net_vnet_tx(), shared with net_tap). Receive: a frame whose checksum the
+ * sender left to offload (veth, tap: CHECKSUM_PARTIAL) comes with
+ * LR_MBUF_F_RX_L4_CKSUM_PARTIAL and csum_start/csum_offset; a TCP super-frame
+ * (GSO, up to 64 KiB: the default frame holds one; with tpacket=v3 frames are
+ * bounded by the block, 128 KiB by default, not by framesz) comes whole, as a
+ * chain of mbufs, with LR_MBUF_F_RX_GSO_TCP, tso_segsz and the header lengths.
+ * A UDP or other GSO frame is dropped (xstat rx_gso_unsupported). Transmit: a
+ * partial checksum goes to the kernel in the header (it completes it, or the
  * interface does); a TCP super-frame goes whole when it fits a ring frame,
  * else it is segmented here (lr_net_tso_segment()) into frames of
  * tso_segsz payload; checksums asked for from the header lengths
@@ -783,6 +787,29 @@ rxq_frames_list(struct afp_port *pp, struct afp_rxq *rxq)
 	return 0;
 }
 
+/* Write to every page of a freshly mapped ring once. The kernel maps the
+ * pages at mmap, but the first write to each still takes a page fault
+ * (the shared mapping starts write-protected), measured at about 10 us
+ * a page in this project's VMs: with 64 KiB frames every frame is its own
+ * page, so until the ring had gone round once, each frame the port
+ * received or sent paid it (a ping through lr-l2fwd, four frames a round
+ * trip, about 40 us more than on a warm ring). Paid here once instead, at
+ * creation: the socket has no traffic yet (receive sockets are bound at
+ * start, transmit ones have sent nothing), so rewriting each page's first
+ * byte changes nothing. */
+static void
+ring_prefault(uint8_t *map, size_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t step = pg > 0 ? (size_t)pg : 4096;
+
+	for (size_t off = 0; off < len; off += step) {
+		volatile uint8_t *b = map + off;
+
+		*b = *b;
+	}
+}
+
 /* Ask for rx queue q's ring on fd (TPACKET_V3 blocks or V2 frames) and map
  * it; 0 or -errno after logging. */
 static int
@@ -821,6 +848,7 @@ rxq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 		       pp->name, q, desc, strerror(err));
 		return -err;
 	}
+	ring_prefault(rxq->map, rxq->map_len);
 	rxq->block_size = req.tp_block_size;
 	rxq->nb_blocks = req.tp_block_nr;
 	if (pp->tpv2 && rxq_frames_list(pp, rxq) < 0) {
@@ -943,6 +971,7 @@ txq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 		       pp->name, q, desc, strerror(err));
 		return -err;
 	}
+	ring_prefault(txq->map, txq->map_len);
 	txq->frames = malloc(sizeof(*txq->frames) * req.tp_frame_nr);
 	if (txq->frames == NULL) {
 		LR_LOG(ERR, PMD,
