@@ -669,6 +669,206 @@ bound_headers_child(void)
 	return down();
 }
 
+/* --- bound_tx --- */
+
+/* Receive a full burst of BURST bound headers on port p into pk, their
+ * DPDK mbufs into x; 0 or -1. */
+static int
+rx_bound(uint16_t p, struct lr_mbuf **pk, struct rte_mbuf **x, uint16_t n)
+{
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst(p, 0, pk, n), n);
+	for (uint16_t i = 0; i < n; i++) {
+		x[i] = HDR_RTE(pk[i]);
+		LR_TEST_ASSERT(x[i] != NULL, "no DPDK mbuf under %u", i);
+	}
+	return 0;
+}
+
+/* Received packets of a net_null port sent out of a net_ring port, in
+ * bursts of bound headers only (dpdk_tx's fast path) and mixed with a
+ * linerate packet and an offload request: each goes out as its own DPDK
+ * mbuf with the data offset, lengths and VLAN request the program left in
+ * its header, the linerate one attached; what the ring refuses is not
+ * counted; every pool back. */
+static int
+bound_tx_child(void)
+{
+	enum { B = 32 };
+	struct lr_mbuf *pk[B], *out[B + 1];
+	struct rte_mbuf *x[B], *got[2 * B + 1];
+	struct rte_ring *in, *ro;
+	struct lr_eth_stats st;
+	uint64_t att = 0, bytes = 0;
+	uint16_t pn, pr;
+	int d, p0, p1;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_btx") == 0, "EAL");
+	in = rte_ring_create("t_b_in", 64, SOCKET_ID_ANY, 0);
+	ro = rte_ring_create("t_b_out", 2 * B, SOCKET_ID_ANY, RING_F_EXACT_SZ);
+	LR_TEST_ASSERT(in && ro, "rings");
+	d = rte_eth_from_rings("t_ring_b", &in, 1, &ro, 1, 0);
+	LR_TEST_ASSERT(d >= 0, "DPDK ring port");
+	p0 = port_up("net_dpdk0,dev=[net_null0,size=64]", 1);
+	p1 = port_up("net_dpdk1,dev=net_ring_t_ring_b", 1);
+	LR_TEST_ASSERT(p0 >= 0 && p1 >= 0, "ports");
+	pn = (uint16_t)p0;
+	pr = (uint16_t)p1;
+
+	/* Mixed: bound, bound cut by 4 bytes, bound asking for a VLAN tag,
+	 * ..., a linerate packet at 5, bound again. */
+	LR_TEST_ASSERT(rx_bound(pn, pk, x, B) == 0, "rx");
+	LR_TEST_ASSERT(lr_pktmbuf_adj(pk[1], 4) != NULL, "adj");
+	pk[2]->ol_flags |= LR_MBUF_F_TX_VLAN;
+	pk[2]->vlan_tci = 7;
+	for (int i = 0, j = 0; i <= B; i++)
+		out[i] = i == 5 ? lr_frame(5, 1) : pk[j++];
+	LR_TEST_ASSERT(out[5] != NULL, "lr frame");
+	for (int i = 0; i <= B; i++)
+		bytes += out[i]->pkt_len;
+	LR_TEST_ASSERT_EQ(lr_eth_tx_burst(pr, 0, out, B + 1), B + 1);
+	LR_TEST_ASSERT_EQ(rte_ring_dequeue_bulk(ro, (void **)got, B + 1, NULL),
+			  B + 1);
+	for (int i = 0, j = 0; i <= B; i++) {
+		struct rte_mbuf *g = got[i];
+
+		if (i == 5) {
+			LR_TEST_ASSERT(RTE_MBUF_HAS_EXTBUF(g), "not attached");
+			LR_TEST_ASSERT_EQ(g->pkt_len, FRAME);
+			continue;
+		}
+		LR_TEST_ASSERT(g == x[j], "packet %d: not its DPDK mbuf", i);
+		LR_TEST_ASSERT_EQ(g->data_off,
+				  RTE_PKTMBUF_HEADROOM + (j == 1 ? 4 : 0));
+		LR_TEST_ASSERT_EQ(g->pkt_len, j == 1 ? 60u : 64u);
+		LR_TEST_ASSERT_EQ(g->data_len, j == 1 ? 60 : 64);
+		LR_TEST_ASSERT_EQ(!!(g->ol_flags & RTE_MBUF_F_TX_VLAN), j == 2);
+		if (j == 2)
+			LR_TEST_ASSERT_EQ(g->vlan_tci, 7);
+		j++;
+	}
+	rte_pktmbuf_free_bulk(got, B + 1);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name(pr, "tx_attached", &att),
+			  0);
+	LR_TEST_ASSERT_EQ(att, 1);
+
+	/* Bound only, twice (the ring is then full), one cut by 2 bytes;
+	 * a third burst the ring refuses whole. */
+	for (int r = 0; r < 3; r++) {
+		LR_TEST_ASSERT(rx_bound(pn, pk, x, B) == 0, "rx");
+		LR_TEST_ASSERT(lr_pktmbuf_adj(pk[3], 2) != NULL, "adj");
+		uint16_t sent = lr_eth_tx_burst(pr, 0, pk, B);
+
+		LR_TEST_ASSERT_EQ(sent, r < 2 ? B : 0);
+		if (r < 2)
+			bytes += 31 * 64 + 62;
+		else
+			lr_pktmbuf_free_bulk(pk, B);
+	}
+	LR_TEST_ASSERT_EQ(rte_ring_dequeue_bulk(ro, (void **)got, 2 * B, NULL),
+			  2 * B);
+	for (int i = 0; i < 2 * B; i++) {
+		LR_TEST_ASSERT_EQ(got[i]->data_off,
+				  RTE_PKTMBUF_HEADROOM + (i % B == 3 ? 2 : 0));
+		LR_TEST_ASSERT_EQ(got[i]->pkt_len, i % B == 3 ? 62u : 64u);
+		LR_TEST_ASSERT_EQ(got[i]->data_len, i % B == 3 ? 62 : 64);
+		LR_TEST_ASSERT_EQ(got[i]->ol_flags & RTE_MBUF_F_TX_VLAN, 0);
+	}
+	rte_pktmbuf_free_bulk(got, 2 * B);
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get(pr, &st), 0);
+	LR_TEST_ASSERT_EQ(st.opackets, 3 * B + 1);
+	LR_TEST_ASSERT_EQ(st.obytes, bytes);
+	LR_TEST_ASSERT_EQ(lr_eth_xstats_get_by_name(pr, "tx_attached", &att),
+			  0);
+	LR_TEST_ASSERT_EQ(att, 1);
+	for (int s = 0; s < 2; s++) {
+		uint16_t pt = s ? pr : pn;
+
+		LR_TEST_ASSERT_EQ(lr_eth_dev_stop(pt), 0);
+		LR_TEST_ASSERT(port_pools_back(pt) == 0, "pools");
+		LR_TEST_ASSERT_EQ(lr_eth_dev_close(pt), 0);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return down();
+}
+
+/* --- attached_rx --- */
+
+static int ext_freed; /* the external buffer's free callback ran */
+
+static void
+ext_buf_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+	ext_freed++;
+}
+
+/* A mbuf of the port's own DPDK receive pool that arrives attached to an
+ * external buffer (as mlx5's multi-packet receive queues hand theirs out)
+ * comes under a header over that buffer, and its bound header keeps the
+ * mbuf's own buffer for when it arrives direct again. */
+static int
+attached_rx_child(void)
+{
+	static uint8_t ext[2048] __attribute__((aligned(64)));
+	struct rte_mbuf_ext_shared_info sh = {.free_cb = ext_buf_free};
+	struct rte_ring *in, *ro;
+	struct rte_mempool *rxp;
+	struct rte_mbuf *x, *f;
+	struct lr_mbuf *rx[4];
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int d, p;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_att") == 0, "EAL");
+	in = rte_ring_create("t_a_in", 64, SOCKET_ID_ANY, 0);
+	ro = rte_ring_create("t_a_out", 64, SOCKET_ID_ANY, RING_F_EXACT_SZ);
+	LR_TEST_ASSERT(in && ro, "rings");
+	d = rte_eth_from_rings("t_ring_a", &in, 1, &ro, 1, 0);
+	LR_TEST_ASSERT(d >= 0, "DPDK ring port");
+	p = port_up("net_dpdk0,dev=net_ring_t_ring_a", 1);
+	LR_TEST_ASSERT(p >= 0, "port");
+	snprintf(name, sizeof(name), "lr_rx_%d", p);
+	rxp = rte_mempool_lookup(name);
+	LR_TEST_ASSERT(rxp != NULL, "no DPDK pool %s", name);
+
+	/* round 0: x over the external buffer; 1: x direct */
+	for (int round = 0; round < 2; round++) {
+		x = rte_pktmbuf_alloc(rxp);
+		f = frame(9);
+		LR_TEST_ASSERT(x && f, "DPDK mbufs");
+		char *own = x->buf_addr;
+
+		if (round == 0) {
+			rte_mbuf_ext_refcnt_set(&sh, 1);
+			rte_pktmbuf_attach_extbuf(x, ext, 0, sizeof(ext), &sh);
+		}
+		memcpy(rte_pktmbuf_append(x, FRAME),
+		       rte_pktmbuf_mtod(f, void *), FRAME);
+		rte_pktmbuf_free(f);
+		LR_TEST_ASSERT_EQ(rte_ring_enqueue(in, x), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, rx, 4), 1);
+		LR_TEST_ASSERT(HDR_RTE(rx[0]) == x, "not x's header");
+		LR_TEST_ASSERT(rx[0]->buf_addr == x->buf_addr &&
+				   rx[0]->buf_len == x->buf_len,
+			       "round %d: header over %p, x over %p", round,
+			       rx[0]->buf_addr, x->buf_addr);
+		LR_TEST_ASSERT((round == 0) ==
+				   ((char *)x->buf_addr == (char *)ext),
+			       "round %d: x over the wrong buffer", round);
+		LR_TEST_ASSERT(round == 0 || x->buf_addr == own,
+			       "x over another buffer");
+		LR_TEST_ASSERT_EQ(frame_seq(lr_pktmbuf_mtod(rx[0], uint8_t *),
+					    rx[0]->data_len),
+				  9);
+		lr_pktmbuf_free(rx[0]);
+		LR_TEST_ASSERT_EQ(ext_freed, 1);
+		LR_TEST_ASSERT_EQ(rte_mempool_in_use_count(src), 0);
+		LR_TEST_ASSERT(port_pools_back((uint16_t)p) == 0, "pools");
+	}
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
+	return down();
+}
+
 /* --- the lr-l2fwd binary --- */
 
 static char l2fwd_bin[4096];
@@ -1055,11 +1255,25 @@ test_bound_headers(void)
 	return in_child(bound_headers_child, "test_pmd_dpdk_bound");
 }
 
+static int
+test_attached_rx(void)
+{
+	return in_child(attached_rx_child, "test_pmd_dpdk_att");
+}
+
+static int
+test_bound_tx(void)
+{
+	return in_child(bound_tx_child, "test_pmd_dpdk_btx");
+}
+
 static const struct lr_test_case cases[] = {
     {"ring_pair_forward", test_ring_pair_forward},
     {"lr_mbufs_out", test_lr_mbufs_out},
     {"null_forward", test_null_forward},
     {"bound_headers", test_bound_headers},
+    {"bound_tx", test_bound_tx},
+    {"attached_rx", test_attached_rx},
     {"l2fwd_binary", test_l2fwd_binary},
     {"memif_testpmd", test_memif_testpmd},
     {"bad_input", test_bad_input},

@@ -61,10 +61,16 @@ static int bound_off = -1;
 LR_BUILD_BUG_ON(RTE_MBUF_F_RX_VLAN != LR_MBUF_F_RX_VLAN);
 LR_BUILD_BUG_ON(RTE_MBUF_F_RX_RSS_HASH != LR_MBUF_F_RX_RSS_HASH);
 
+/* Two 64-bit words moved and masked as one (SSE2 on x86-64, VSX on
+ * POWER). */
+typedef uint64_t v2u64 __attribute__((vector_size(16)));
+
 struct dpdk_rxq {
 	uint16_t pid; /* DPDK port */
 	uint16_t qid;
-	uint16_t port;		     /* ours */
+	uint16_t port;	 /* ours */
+	uint64_t rearm;	 /* rearm word of a header: data_off 0 */
+	v2u64 keep, set; /* a DPDK mbuf's rearm word and flags to ours */
 	struct rte_mempool *rx_pool; /* its mbufs come with bound headers */
 	struct lr_mempool *hdrs;     /* headers for mbufs of other pools */
 	struct lr_eth_queue_counters c;
@@ -610,8 +616,17 @@ bind_headers(struct lr_mempool *bound, struct rte_mempool *rx, unsigned n)
 		struct lr_mbuf *hd = h.objs[i];
 		struct rte_mbuf *xm = x.objs[i];
 
+		if (!RTE_MBUF_DIRECT(xm) ||
+		    xm->buf_addr !=
+			(char *)xm + sizeof(*xm) + rte_pktmbuf_priv_size(rx))
+			goto out;
 		HDR_RTE(hd) = xm;
 		RTE_HDR(xm) = hd;
+		/* Its own buffer for good: dpdk_rx() takes only direct
+		 * mbufs of the pool the fast way. */
+		hd->buf_addr = xm->buf_addr;
+		hd->buf_iova = xm->buf_iova;
+		hd->buf_len = xm->buf_len;
 	}
 	((struct bound_store *)bound->pool_data)->rx = rx;
 	rc = 0;
@@ -665,7 +680,19 @@ LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, hash_rss) !=
 LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, hash_rss) + 4 !=
 		offsetof(struct lr_mbuf, packet_type) + 16);
 
-/* Make header h (fresh from its pool) carry DPDK segment x. */
+/* The rearm word and the flags too (dpdk_rx moves them as one). */
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, rearm_data) !=
+		offsetof(struct rte_mbuf, rearm_data));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, ol_flags) !=
+		offsetof(struct lr_mbuf, rearm_data) + 8);
+LR_BUILD_BUG_ON(offsetof(struct rte_mbuf, ol_flags) !=
+		offsetof(struct rte_mbuf, rearm_data) + 8);
+LR_BUILD_BUG_ON(offsetof(struct rte_mbuf, data_off) !=
+		offsetof(struct rte_mbuf, rearm_data));
+
+/* Make header h (fresh from its pool) carry DPDK segment x, its rearm
+ * word rearm (the queue's: refcnt 1, one segment, the port) save
+ * data_off, which the caller stores after it. */
 static __lr_always_inline void
 hdr_fill(struct lr_mbuf *h, struct rte_mbuf *x, uint64_t rearm)
 {
@@ -696,7 +723,10 @@ hdr_of(struct dpdk_rxq *q, struct rte_mbuf *x)
 {
 	struct lr_mbuf *h;
 
-	if (lr_unlikely(x->pool != q->rx_pool))
+	/* A mbuf of the pool over another buffer (a driver that attaches
+	 * its receive mbufs, mlx5's multi-packet queues): its bound header
+	 * keeps its own buffer, another header carries it. */
+	if (lr_unlikely(x->pool != q->rx_pool || !RTE_MBUF_DIRECT(x)))
 		return hdr_foreign(q, x);
 	h = RTE_HDR(x);
 #if LR_MEMPOOL_DEBUG
@@ -724,7 +754,8 @@ rx_chain(struct dpdk_rxq *q, struct lr_mbuf *h, struct rte_mbuf *x)
 			rte_pktmbuf_free(s);
 			return -1;
 		}
-		hdr_fill(hs, s, lr_mbuf_rearm_word(s->data_off, q->port));
+		hdr_fill(hs, s, q->rearm);
+		hs->data_off = s->data_off;
 		hs->pkt_len = s->data_len;
 		prev->next = hs;
 		prev = hs;
@@ -741,17 +772,16 @@ rx_no_header(struct dpdk_rxq *q, struct rte_mbuf *x)
 	lr_counter_add(&q->c.nombuf, 1);
 }
 
-static uint16_t
-dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+/* dpdk_rx() from x[i] on, the general way (segments of other pools or
+ * buffers, chains), into pkts[i..] (pkts[0..i) delivered already, of
+ * bytes bytes); the packets delivered in all, counted. */
+static __attribute__((noinline)) uint16_t
+rx_rest(struct dpdk_rxq *q, struct rte_mbuf **x, uint16_t i, uint16_t nb,
+	struct lr_mbuf **pkts, uint64_t bytes)
 {
-	struct dpdk_rxq *q = rxq;
-	struct rte_mbuf *x[DPDK_BURST];
-	uint64_t bytes = 0;
-	uint16_t nb, out = 0;
+	uint16_t out = i;
 
-	thread_check();
-	nb = rte_eth_rx_burst(q->pid, q->qid, x, LR_MIN(n, DPDK_BURST));
-	for (uint16_t i = 0; i < nb; i++) {
+	for (; i < nb; i++) {
 		struct rte_mbuf *xi = x[i];
 		struct lr_mbuf *h = hdr_of(q, xi);
 
@@ -759,7 +789,8 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 			rx_no_header(q, xi);
 			continue;
 		}
-		hdr_fill(h, xi, lr_mbuf_rearm_word(xi->data_off, q->port));
+		hdr_fill(h, xi, q->rearm);
+		h->data_off = xi->data_off;
 		if (lr_unlikely(xi->next != NULL) && rx_chain(q, h, xi) != 0) {
 			lr_counter_add(&q->hdr_nombuf, 1);
 			lr_counter_add(&q->c.nombuf, 1);
@@ -768,11 +799,64 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		bytes += h->pkt_len;
 		pkts[out++] = h;
 	}
-	if (out == 0)
-		return 0;
-	lr_counter_add(&q->c.packets, out);
-	lr_counter_add(&q->c.bytes, bytes);
+	if (out != 0) {
+		lr_counter_add(&q->c.packets, out);
+		lr_counter_add(&q->c.bytes, bytes);
+	}
 	return out;
+}
+
+static uint16_t
+dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct dpdk_rxq *q = rxq;
+	struct rte_mbuf *x[DPDK_BURST];
+	/* Kept in registers: the stores to the headers may alias them. */
+	const struct rte_mempool *pool = q->rx_pool;
+	const v2u64 keep = q->keep, set = q->set;
+	const int off = bound_off;
+	uint64_t bytes = 0;
+	uint16_t nb, i;
+
+	thread_check();
+	nb = rte_eth_rx_burst(q->pid, q->qid, x, LR_MIN(n, DPDK_BURST));
+	/* The forwarding case: direct one-segment packets of the port's own
+	 * pool, each under its bound header, which has their buffer already
+	 * (bind_headers): rearm word and flags (data_off and the flags kept,
+	 * the rest ours) as one 16-byte move, the descriptor fields as
+	 * another; anything else from there on takes rx_rest(). */
+	for (i = 0; i < nb; i++) {
+		struct rte_mbuf *xi = x[i];
+		uint64_t f = xi->ol_flags;
+		struct lr_mbuf *h;
+		v2u64 v;
+
+		if (lr_unlikely(
+			xi->pool != pool || xi->next != NULL ||
+			(f & (RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT))))
+			break;
+		h = *RTE_MBUF_DYNFIELD(xi, off, struct lr_mbuf **);
+#if LR_MEMPOOL_DEBUG
+		((struct lr_mempool_objhdr *)h - 1)->cookie =
+		    LR_MEMPOOL_COOKIE_INUSE;
+#endif
+		memcpy(&v, &xi->rearm_data, 16);
+		v = (v & keep) | set;
+		memcpy(&h->rearm_data, &v, 16);
+		if (lr_unlikely(f & (RTE_MBUF_F_RX_IP_CKSUM_MASK |
+				     RTE_MBUF_F_RX_L4_CKSUM_MASK)))
+			h->ol_flags = rx_flags(f);
+		memcpy(&h->packet_type, &xi->packet_type, 16);
+		bytes += xi->pkt_len;
+		pkts[i] = h;
+	}
+	if (lr_unlikely(i < nb))
+		return rx_rest(q, x, i, nb, pkts, bytes);
+	if (nb == 0)
+		return 0;
+	lr_counter_add(&q->c.packets, nb);
+	lr_counter_add(&q->c.bytes, bytes);
+	return nb;
 }
 
 /* ------------------------------------------------------------------ */
@@ -903,19 +987,49 @@ tx_kind_of(const struct lr_mbuf *m)
 	return ops == hdr_ops_reg ? TX_OWN : TX_ATTACHED;
 }
 
-static uint16_t
-dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
+/* What dpdk_tx() writes back into a packet's own DPDK mbuf: data_off,
+ * and pkt_len, data_len and vlan_tci (read by a DPDK driver only with
+ * RTE_MBUF_F_TX_VLAN) as one 8-byte move, at the same offsets on both
+ * sides. */
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, data_off) !=
+		offsetof(struct rte_mbuf, data_off));
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, data_len) !=
+		offsetof(struct lr_mbuf, pkt_len) + 4);
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, vlan_tci) !=
+		offsetof(struct lr_mbuf, pkt_len) + 6);
+LR_BUILD_BUG_ON(offsetof(struct rte_mbuf, data_len) !=
+		offsetof(struct rte_mbuf, pkt_len) + 4);
+LR_BUILD_BUG_ON(offsetof(struct rte_mbuf, vlan_tci) !=
+		offsetof(struct rte_mbuf, pkt_len) + 6);
+LR_BUILD_BUG_ON(offsetof(struct lr_mbuf, nb_segs) !=
+		offsetof(struct lr_mbuf, refcnt) + 2);
+
+/* Write the lengths and data offset of header m back into DPDK mbuf r
+ * (and its offload request, when m has one). */
+static __lr_always_inline void
+tx_write_back(struct rte_mbuf *r, const struct lr_mbuf *m)
 {
-	struct dpdk_txq *q = txq;
-	struct rte_mbuf *x[DPDK_BURST];
+	r->data_off = m->data_off;
+	memcpy(&r->pkt_len, &m->pkt_len, 8);
+	if (lr_unlikely(m->ol_flags &
+			(LR_MBUF_F_OFFLOAD_MASK | LR_MBUF_F_TX_VLAN)))
+		tx_offload(r, m);
+}
+
+/* dpdk_tx() from packet k on, once a packet that is not a plain bound
+ * one came (pkts[0..k) are, x[0..k) their DPDK mbufs, bytes theirs):
+ * packets of every kind, offloads asked, what DPDK did not take. */
+static __attribute__((noinline)) uint16_t
+tx_mixed(struct dpdk_txq *q, struct lr_mbuf **pkts, uint16_t n,
+	 struct rte_mbuf **x, uint16_t k, uint64_t bytes)
+{
 	struct lr_mbuf *own[DPDK_BURST];
 	uint8_t kind[DPDK_BURST]; /* enum tx_kind */
-	uint64_t bytes = 0, offl = 0;
-	uint16_t k, sent, nown = 0, nbound = 0;
+	uint64_t offl = 0;
+	uint16_t sent, nown = 0, nbound = k;
 
-	thread_check();
-	n = LR_MIN(n, DPDK_BURST);
-	for (k = 0; k < n; k++) {
+	memset(kind, TX_BOUND, k);
+	for (; k < n; k++) {
 		struct lr_mbuf *m = pkts[k];
 		enum tx_kind t = tx_kind_of(m);
 
@@ -924,12 +1038,7 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		if (lr_likely(t != TX_ATTACHED)) {
 			struct rte_mbuf *r = HDR_RTE(m);
 
-			r->data_off = m->data_off;
-			r->data_len = m->data_len;
-			r->pkt_len = m->pkt_len;
-			if (lr_unlikely(m->ol_flags & (LR_MBUF_F_OFFLOAD_MASK |
-						       LR_MBUF_F_TX_VLAN)))
-				tx_offload(r, m);
+			tx_write_back(r, m);
 			x[k] = r;
 			nbound += t == TX_BOUND;
 		} else {
@@ -950,7 +1059,7 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	sent = rte_eth_tx_burst(q->pid, q->qid, x, sent);
 	/* A bound header went with its DPDK mbuf: nothing to give back.
 	 * Other headers return to their pool without their mbuf. */
-	if (lr_unlikely(nbound != k)) {
+	if (nbound != k) {
 		uint16_t natt = 0;
 
 		for (uint16_t i = 0; i < sent; i++) {
@@ -973,6 +1082,52 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 				tx_detach_unsent(x[i]);
 		}
 	}
+	lr_counter_add(&q->c.packets, sent);
+	lr_counter_add(&q->c.bytes, bytes);
+	return sent;
+}
+
+static uint16_t
+dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct dpdk_txq *q = txq;
+	struct rte_mbuf *x[DPDK_BURST];
+	/* Kept in a register: the stores to the DPDK mbufs may alias it. */
+	const struct lr_mempool_ops *bound = bound_ops_reg;
+	const union {
+		uint16_t f[2];
+		uint32_t w;
+	} one = {{1, 1}}; /* refcnt 1, one segment */
+	uint64_t bytes = 0;
+	uint16_t k, sent;
+
+	thread_check();
+	n = LR_MIN(n, DPDK_BURST);
+	/* The forwarding case: headers bound to their DPDK mbufs, whole,
+	 * unshared, no offload asked; anything else from there on takes
+	 * tx_mixed(). */
+	for (k = 0; k < n; k++) {
+		struct lr_mbuf *m = pkts[k];
+		struct rte_mbuf *r;
+		uint32_t rs;
+
+		memcpy(&rs, &m->refcnt, 4);
+		if (lr_unlikely(m->pool->ops != bound || rs != one.w ||
+				(m->ol_flags &
+				 (LR_MBUF_F_OFFLOAD_MASK | LR_MBUF_F_TX_VLAN))))
+			break;
+		r = HDR_RTE(m);
+		r->data_off = m->data_off;
+		memcpy(&r->pkt_len, &m->pkt_len, 8);
+		x[k] = r;
+		bytes += m->pkt_len;
+	}
+	if (lr_unlikely(k < n))
+		return tx_mixed(q, pkts, n, x, k, bytes);
+	sent = rte_eth_tx_burst(q->pid, q->qid, x, n);
+	if (lr_unlikely(sent < n))
+		for (k = sent; k < n; k++)
+			bytes -= pkts[k]->pkt_len;
 	lr_counter_add(&q->c.packets, sent);
 	lr_counter_add(&q->c.bytes, bytes);
 	return sent;
@@ -1275,6 +1430,11 @@ dpdk_rxq_setup(struct lr_eth_dev *dev, uint16_t q, uint16_t nb_desc,
 	rq->pid = p->pid;
 	rq->qid = q;
 	rq->port = dev->data->port_id;
+	rq->rearm = lr_mbuf_rearm_word(0, rq->port);
+	rq->set = (v2u64){rq->rearm, 0};
+	rq->keep =
+	    (v2u64){lr_mbuf_rearm_word(0xffff, 0) & ~lr_mbuf_rearm_word(0, 0),
+		    RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_RSS_HASH};
 	rq->rx_pool = p->rx_pool;
 	rq->hdrs = p->hdrs;
 	dev->data->rx_queues[q] = rq;
