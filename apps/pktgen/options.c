@@ -153,19 +153,6 @@ pg_usage(FILE *f, const char *prog)
 }
 /* clang-format on */
 
-int
-pg_fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return -1;
-}
-
 /* --mbufs N (a fixed pool) or MIN-MAX (elastic), each 64..2^24 with
  * MIN <= MAX: 0, or -1 after a message naming the text. */
 static int

@@ -31,6 +31,7 @@
 #ifndef PKTGEN_H
 #define PKTGEN_H
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -40,6 +41,21 @@
 #include "lr_ethdev.h"
 
 #include "l3.h"
+
+/** Print "lr-pktgen: " and the message on stderr, with a newline; -1.
+ *  (Inline: the fuzz targets link some of lr-pktgen's files, not all.) */
+static inline int __attribute__((format(printf, 1, 2)))
+pg_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("lr-pktgen: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
 
 /** Bytes of Ethernet + IPv4 + UDP headers. */
 #define PG_HDR_LEN 42
@@ -477,8 +493,6 @@ void pg_lcore_snap(struct pg_lcore *lc);
 void pg_txq_release(struct pg_txq *q);
 
 /* options.c */
-/** Print "lr-pktgen: " and the message on stderr, with a newline; -1. */
-int pg_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /** Parse program options into o: 0; 1 after printing the usage for
  *  -h/--help; -1 after printing the error. */
 int pg_parse_args(int argc, char **argv, struct pg_opts *o);
@@ -495,16 +509,6 @@ int pg_parse_ip_range(const char *s, bool v6, uint64_t *lo, uint64_t *hi,
 /** IMIX slot sizes, PG_IMIX_SLOTS of them (7:4:1 of 64/570/1518). */
 #define PG_IMIX_SLOTS 12
 extern const uint16_t pg_imix_sizes[PG_IMIX_SLOTS];
-/** Ones-complement sum of n bytes as big-endian 16-bit words. */
-uint32_t pg_csum_add(uint32_t sum, const void *buf, size_t n);
-/** Fold a sum to 16 bits (not complemented). */
-static inline uint16_t
-pg_csum_fold(uint32_t sum)
-{
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
 /** Largest frame length (without FCS) a stream definition produces. */
 unsigned pg_sdef_max_len(const struct pg_sdef *d);
 /** Bytes of a definition's headers (the stamp comes after them). */
