@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "l3.h"
+#include "lr_net.h"
 
 #define PROG "lr-pktgen"
 
@@ -36,33 +37,21 @@ l3_put16(uint8_t *p, unsigned v)
 	p[1] = (uint8_t)v;
 }
 
-/* Ones-complement sum of n bytes as big-endian words, not folded. */
-static uint32_t
-l3_sum(uint32_t s, const uint8_t *p, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)p[i] << 8 | p[i + 1];
-	if (i < n)
-		s += (uint32_t)p[i] << 8;
-	return s;
-}
-
-static uint16_t
-l3_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 /* Sum of an ICMPv6 message of n bytes after the IPv6 header ip, with its
- * pseudo header (addresses, length, next header 58). 0xffff: it holds. */
+ * pseudo header (addresses, length, next header 58), folded, in memory
+ * order (lib/net's sums): 0xffff when it holds; inverted, the field. */
 static uint16_t
 icmp6_sum(const uint8_t *ip, const uint8_t *msg, unsigned n)
 {
-	return l3_fold(l3_sum(l3_sum(0, ip + 8, 32), msg, n) + n + 58);
+	return lr_net_cksum_fold((uint64_t)lr_net_pseudo_sum(ip, 58, n) +
+				 lr_net_cksum_buf(msg, n));
+}
+
+/* Store checksum field value v (memory order, as lib/net gives it). */
+static void
+put_cksum(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
 }
 
 static bool
@@ -369,7 +358,7 @@ nd_build(uint8_t *f, const uint8_t *dmac, const uint8_t *smac,
 	m[24] = (uint8_t)opt;
 	m[25] = 1;
 	memcpy(m + 26, smac, 6);
-	l3_put16(m + 2, (uint16_t)~icmp6_sum(ip, m, 32));
+	put_cksum(m + 2, (uint16_t)~icmp6_sum(ip, m, 32));
 	return 86;
 }
 
@@ -441,8 +430,8 @@ ip4_in(const struct pg_l3_if *ifc, const uint8_t *in, unsigned len,
 	if (hl < 20 || tl < hl + 8 || 14 + tl > len || 14 + tl > room ||
 	    (l3_get16(ip + 6) & 0x3fff) != 0 || ip[hl] != 8 || ip[hl + 1] != 0)
 		return PG_L3_OTHER;
-	if (l3_fold(l3_sum(0, ip, hl)) != 0xffff ||
-	    l3_fold(l3_sum(0, ip + hl, tl - hl)) != 0xffff)
+	if (lr_net_cksum_buf(ip, hl) != 0xffff ||
+	    lr_net_cksum_buf(ip + hl, tl - hl) != 0xffff)
 		return PG_L3_OTHER;
 	n = 14 + tl;
 	memcpy(out, in, n);
@@ -456,11 +445,11 @@ ip4_in(const struct pg_l3_if *ifc, const uint8_t *in, unsigned len,
 	memcpy(oip + 16, ip + 12, 4);
 	oip[8] = 64;
 	l3_put16(oip + 10, 0);
-	l3_put16(oip + 10, (uint16_t)~l3_fold(l3_sum(0, oip, hl)));
+	put_cksum(oip + 10, lr_net_ipv4_cksum(oip, hl));
 	icmp = oip + hl;
 	icmp[0] = 0;
 	l3_put16(icmp + 2, 0);
-	l3_put16(icmp + 2, (uint16_t)~l3_fold(l3_sum(0, icmp, tl - hl)));
+	put_cksum(icmp + 2, (uint16_t)~lr_net_cksum_buf(icmp, tl - hl));
 	*out_len = n;
 	return PG_L3_ECHO;
 }
@@ -544,7 +533,7 @@ ip6_in(const struct pg_l3_if *ifc, const uint8_t *in, unsigned len,
 		oip[7] = 64;
 		om[0] = 129;
 		l3_put16(om + 2, 0);
-		l3_put16(om + 2, (uint16_t)~icmp6_sum(oip, om, pl));
+		put_cksum(om + 2, (uint16_t)~icmp6_sum(oip, om, pl));
 		*out_len = n;
 		return PG_L3_ECHO6;
 	case 135:

@@ -20,26 +20,13 @@
 #include <pcap/pcap.h>
 #endif
 
+#include "lr_net.h"
 #include "pktgen.h"
 
 /* 7 x 64, 4 x 570, 1 x 1518, spread so that no size bunches up. */
 const uint16_t pg_imix_sizes[PG_IMIX_SLOTS] = {
     64, 570, 64, 64, 570, 64, 1518, 64, 570, 64, 64, 570,
 };
-
-uint32_t
-pg_csum_add(uint32_t sum, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (i < n)
-		sum += (uint32_t)p[i] << 8;
-	/* Fold early so long buffers never overflow 32 bits. */
-	return (sum & 0xffff) + (sum >> 16);
-}
 
 /* Header bytes of a definition: Ethernet, tags, IP, transport. */
 unsigned
@@ -182,53 +169,57 @@ field_place(const struct pg_sdef *d, int f, unsigned l3, unsigned l4,
 	}
 }
 
-/* Sum of the L4 checksum of the frame of len bytes (pseudo header
- * included where the protocol has one), not complemented. */
+/* Store host-order v as 2 big-endian bytes at p. */
+static inline void
+be16_at(uint8_t *p, unsigned v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* The L4 checksum field of the frame of len bytes (pseudo header included
+ * where the protocol has one; the field zero), as stored: lib/net's sums
+ * are in memory order. */
 static uint16_t
-l4_sum(const struct pg_txq *q, const uint8_t *d, unsigned len)
+l4_cksum(const struct pg_txq *q, const uint8_t *d, unsigned len)
 {
 	unsigned l4len = len - q->l4_off;
-	uint32_t s;
+	uint64_t s = lr_net_cksum_buf(d + q->l4_off, l4len);
 	uint8_t proto = q->l4 == PG_L4_UDP   ? 17
 			: q->l4 == PG_L4_TCP ? 6
 			: q->ipv6	     ? 58
 					     : 1;
 
-	s = pg_csum_add(0, d + q->l4_off, l4len);
-	if (q->l4 == PG_L4_ICMP && !q->ipv6)
-		return pg_csum_fold(s);
-	if (q->ipv6)
-		s = pg_csum_add(s, d + q->l3_off + 8, 32);
-	else
-		s = pg_csum_add(s, d + q->l3_off + 12, 8);
-	s += proto + l4len;
-	return pg_csum_fold(s);
+	if (proto != 1)
+		s += lr_net_pseudo_sum(d + q->l3_off, proto, l4len);
+	return (uint16_t)~lr_net_cksum_fold(s);
 }
 
 void
 pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len)
 {
 	unsigned l3 = q->l3_off, l4 = q->l4_off, at;
-	uint16_t ck;
+	uint16_t ck = 0;
 
 	if (q->ipv6) {
-		put_be(d + l3 + 4, len - l3 - 40, 2);
+		be16_at(d + l3 + 4, len - l3 - 40);
 	} else {
-		put_be(d + l3 + 2, len - l3, 2);
-		put_be(d + l3 + 10, 0, 2);
-		put_be(d + l3 + 10,
-		       (uint16_t)~pg_csum_fold(pg_csum_add(0, d + l3, 20)), 2);
+		be16_at(d + l3 + 2, len - l3);
+		memcpy(d + l3 + 10, &ck, 2);
+		ck = lr_net_ipv4_cksum(d + l3, 20);
+		memcpy(d + l3 + 10, &ck, 2);
 	}
 	if (q->l4 == PG_L4_UDP)
-		put_be(d + l4 + 4, len - l4, 2);
+		be16_at(d + l4 + 4, len - l4);
 	if (!q->l4_cksum)
 		return;
 	at = l4 + (q->l4 == PG_L4_UDP ? 6 : q->l4 == PG_L4_TCP ? 16 : 2);
-	put_be(d + at, 0, 2);
-	ck = (uint16_t)~l4_sum(q, d, len);
+	ck = 0;
+	memcpy(d + at, &ck, 2);
+	ck = l4_cksum(q, d, len);
 	if (ck == 0 && q->l4 == PG_L4_UDP)
 		ck = 0xffff; /* 0 means "none" in UDP */
-	put_be(d + at, ck, 2);
+	memcpy(d + at, &ck, 2);
 }
 
 int

@@ -195,6 +195,30 @@ ether_helpers(const struct frame *f)
 	FUZZ_CHECK(strlen(buf) == LR_ETHER_ADDR_FMT_SIZE - 1);
 }
 
+/* The reference checksum: a ones'-complement sum of n bytes as big-endian
+ * 16-bit words, byte by byte (lr-pktgen's checksums are lib/net's). */
+static uint32_t
+pg_csum_add(uint32_t sum, const void *buf, size_t n)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (i < n)
+		sum += (uint32_t)p[i] << 8;
+	return (sum & 0xffff) + (sum >> 16);
+}
+
+/* That sum folded to 16 bits. */
+static uint16_t
+pg_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
 /* The ICMPv6 checksum of IPv6 frame d holds. */
 static bool
 icmp6_ok(const uint8_t *d)
