@@ -177,6 +177,19 @@ be16_at(uint8_t *p, unsigned v)
 	p[1] = (uint8_t)v;
 }
 
+/* lr_net_ipv4_cksum() of a 20-byte header (every generated one), inline:
+ * five 4-byte adds and lib/net's fold, where the call summed in a loop
+ * (about 67 instructions a frame, a quarter of a 16-stream profile's). */
+static inline uint16_t
+ipv4_cksum20(const uint8_t *h)
+{
+	uint32_t w[5];
+
+	memcpy(w, h, sizeof(w));
+	return (uint16_t)~lr_net_cksum_fold((uint64_t)w[0] + w[1] + w[2] +
+					    w[3] + w[4]);
+}
+
 /* The L4 checksum field of the frame of len bytes (pseudo header included
  * where the protocol has one; the field zero), as stored: lib/net's sums
  * are in memory order. */
@@ -206,7 +219,7 @@ pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len)
 	} else {
 		be16_at(d + l3 + 2, len - l3);
 		memcpy(d + l3 + 10, &ck, 2);
-		ck = lr_net_ipv4_cksum(d + l3, 20);
+		ck = ipv4_cksum20(d + l3);
 		memcpy(d + l3 + 10, &ck, 2);
 	}
 	if (q->l4 == PG_L4_UDP)
