@@ -445,11 +445,12 @@ test_drops_counted(void)
 
 /* Runts (shorter than the 12 MAC bytes) given to the forwarder with MAC
  * updating are dropped and counted, never written past their data_len;
- * 12- and 64-byte frames are forwarded with new MACs. */
+ * 12- and 64-byte frames, before and after them, are forwarded with new
+ * MACs. */
 static int
 test_runts_not_rewritten(void)
 {
-	static const uint16_t lens[] = {0, 1, 11, 12, 64};
+	static const uint16_t lens[] = {12, 0, 1, 64, 11};
 	struct lr_mbuf *m[LR_DIM(lens)];
 	struct l2fwd_port_stats st;
 	struct pair pr;
