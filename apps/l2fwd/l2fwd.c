@@ -147,6 +147,19 @@ struct macs {
 	uint32_t b;
 };
 
+/* Write MACs h at the start of m; 0 (nothing written) when m is a runt. */
+static __lr_always_inline int
+rewrite_macs(struct macs h, struct lr_mbuf *m)
+{
+	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+
+	if (m->data_len < 2 * LR_ETHER_ADDR_LEN)
+		return 0;
+	memcpy(d, &h.a, 8);
+	memcpy(d + 8, &h.b, 4);
+	return 1;
+}
+
 /* update_macs() from pkts[i], a runt, on: runts dropped and counted in
  * *st, the others rewritten and moved down over them; the packets left. */
 static __attribute__((noinline, cold)) unsigned
@@ -156,14 +169,10 @@ update_macs_runts(struct macs h, struct lr_mbuf **pkts, unsigned i, unsigned n,
 	unsigned k = i;
 
 	for (; i < n; i++) {
-		uint8_t *d = lr_pktmbuf_mtod(pkts[i], uint8_t *);
-
-		if (pkts[i]->data_len < 2 * LR_ETHER_ADDR_LEN) {
+		if (!rewrite_macs(h, pkts[i])) {
 			drop_runt(st, pkts[i]);
 			continue;
 		}
-		memcpy(d, &h.a, 8);
-		memcpy(d + 8, &h.b, 4);
 		pkts[k++] = pkts[i];
 	}
 	return k;
@@ -187,18 +196,15 @@ update_macs(const uint8_t *hdr, struct lr_mbuf **pkts, unsigned n,
 	memcpy(&h.b, hdr + 8, 4);
 	for (i = 0; i < n && i < AHEAD; i++)
 		__builtin_prefetch(lr_pktmbuf_mtod(pkts[i], void *), 1);
-	for (i = 0; i < n; i++) {
-		uint8_t *d;
-
-		if (i + AHEAD < n)
-			__builtin_prefetch(
-			    lr_pktmbuf_mtod(pkts[i + AHEAD], void *), 1);
-		if (lr_unlikely(pkts[i]->data_len < 2 * LR_ETHER_ADDR_LEN))
+	/* Two loops: with and without a packet AHEAD left to prefetch. */
+	for (i = 0; i + AHEAD < n; i++) {
+		__builtin_prefetch(lr_pktmbuf_mtod(pkts[i + AHEAD], void *), 1);
+		if (lr_unlikely(!rewrite_macs(h, pkts[i])))
 			return update_macs_runts(h, pkts, i, n, st);
-		d = lr_pktmbuf_mtod(pkts[i], uint8_t *);
-		memcpy(d, &h.a, 8);
-		memcpy(d + 8, &h.b, 4);
 	}
+	for (; i < n; i++)
+		if (lr_unlikely(!rewrite_macs(h, pkts[i])))
+			return update_macs_runts(h, pkts, i, n, st);
 	return n;
 }
 

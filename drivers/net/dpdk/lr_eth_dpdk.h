@@ -104,16 +104,16 @@
  * 2.1 GHz; runs alternated with DPDK 22.11's l2fwd on the same DPDK
  * ports): about 25 TSC cycles (83-86 Mpps; DPDK's l2fwd: 20, 102-108
  * Mpps; lr-l2fwd on linerate's own net_null: 10). In instructions
- * (callgrind, -Dplatform=generic): 197 a packet, of which DPDK's net_null
+ * (callgrind, -Dplatform=generic): 193 a packet, of which DPDK's net_null
  * receive and transmit with its mempool (the same in both) are 123,
- * lr-l2fwd's own loop 21, the bridge's receive 25.5 and transmit 23, the
+ * lr-l2fwd's own loop 18, the bridge's receive 25.5 and transmit 23, the
  * burst calls 4; DPDK's l2fwd: 157.5 (123 + its own loop, 35). Level
  * with it is out of reach by design on this device: that would leave the
- * bridge and its burst calls about 14 instructions a packet, and the
+ * bridge and its burst calls about 16 instructions a packet, and the
  * bridge's floor (the header found and filled, the pool, chain and buffer
  * checked, the kind of each packet to send checked and its DPDK mbuf's
  * lengths written back, two loops) is about 35. The cycles follow the
- * instructions (1.25 times DPDK's l2fwd's in both; DPDK's per-lcore cache
+ * instructions (about 1.25 times DPDK's l2fwd's in both; DPDK's per-lcore cache
  * recycles the same few dozen mbufs, so misses do not add up); on a NIC,
  * whose driver costs more than net_null, the bridge's 48 instructions
  * are a smaller share.
