@@ -30,12 +30,34 @@ TMP=$(mktemp -d)
 OUT=$TMP/testpmd.log
 PREFIX=test_dpdk_mempool_$$
 TP_PID=
+SAFE=
 cleanup() {
 	exec 3>&- 2>/dev/null
 	[ -n "$TP_PID" ] && kill -9 "$TP_PID" 2>/dev/null
 	rm -rf "$TMP" "/var/run/dpdk/$PREFIX"
+	[ -z "$SAFE" ] || rm -rf "$SAFE"
 }
 trap cleanup EXIT
+
+# DPDK's -d refuses a file in a world-writable folder or below one ("EAL:
+# Error, directory path /tmp is world-writable and insecure": a tree
+# cloned under /tmp). Such a plugin is copied to a private folder in /run.
+world_writable_above() {
+	local d
+	d=$(dirname "$(readlink -f "$1")")
+	while :; do
+		[ -n "$(find "$d" -maxdepth 0 -perm -o+w 2>/dev/null)" ] &&
+			return 0
+		[ "$d" = / ] && return 1
+		d=$(dirname "$d")
+	done
+}
+if world_writable_above "$PLUGIN"; then
+	SAFE=$(mktemp -d /run/lr_dpdk_mempool.XXXXXX 2>/dev/null) ||
+		skip "$PLUGIN is below a world-writable folder, which DPDK's -d refuses, and /run takes no private folder to copy it to"
+	cp "$PLUGIN" "$SAFE/" || fail "cannot copy $PLUGIN to $SAFE"
+	PLUGIN=$SAFE/$(basename "$PLUGIN")
+fi
 
 # Wait (up to 60 s) until the log matches the extended regex $1.
 wait_for() {
