@@ -176,6 +176,20 @@ collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
 	return total;
 }
 
+/* Ports pr (named name, ring_size slots) paired in the forwarder, set up
+ * (MAC updating as mac_updating), both polled by lcore lc; 0 or -1. */
+static int
+fwd_pair_up(struct pair *pr, const char *name, unsigned ring_size,
+	    int mac_updating, unsigned lc)
+{
+	LR_TEST_ASSERT(pair_create(pr, name, ring_size) == 0, "ports");
+	l2fwd_init(&fwd, mac_updating);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr->port[0], pr->port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr->port[0]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr->port[1]), 0);
+	return 0;
+}
+
 /* Forward nseq packets (alternating sides, in chunks of up to 50) on the
  * calling lcore, stepping the loop; every packet must arrive once. */
 static int
@@ -193,13 +207,9 @@ run_forward(int mac_updating)
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
 	memset(seen, 0, sizeof(seen));
-	LR_TEST_ASSERT(
-	    pair_create(&pr, mac_updating ? "fw" : "fn", RING_SIZE) == 0,
-	    "ports");
-	l2fwd_init(&fwd, mac_updating);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, mac_updating ? "fw" : "fn",
+				      RING_SIZE, mac_updating, lc),
+			  0);
 
 	while (next < NSEQ) {
 		/* Chunks of odd sizes so bursts straddle the tx buffer. */
@@ -279,12 +289,8 @@ test_idle_flush(void)
 
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
-	LR_TEST_ASSERT(pair_create(&pr, "if", RING_SIZE) == 0, "ports");
-	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "if", RING_SIZE, 1, lc), 0);
 	fwd.drain_tsc = lr_get_tsc_hz() * 86400;
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
 	fwd.lcore[lc].prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++)
 		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
@@ -318,15 +324,11 @@ test_drain_timer(void)
 
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
-	LR_TEST_ASSERT(pair_create(&pr, "dt", RING_SIZE) == 0, "ports");
-	l2fwd_init(&fwd, 1);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dt", RING_SIZE, 1, lc), 0);
 	drain = fwd.drain_tsc;
 	LR_TEST_ASSERT(drain > 0, "drain interval %llu",
 		       (unsigned long long)drain);
 	fwd.drain_tsc = lr_get_tsc_hz() * 86400;
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
 	l = &fwd.lcore[lc];
 	l->prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++) {
@@ -380,11 +382,7 @@ test_drain_kicks_idle_ports(void)
 
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
-	LR_TEST_ASSERT(pair_create(&pr, "dk", RING_SIZE) == 0, "ports");
-	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dk", RING_SIZE, 1, lc), 0);
 	for (int i = 0; i < 2; i++) {
 		struct lr_eth_fp_txq *e = &lr_eth_fp_ops[pr.port[i]].tx[0];
 
