@@ -1690,7 +1690,7 @@ pcap_times(const char *path, uint64_t *ts, unsigned max)
 
 /* --replay: the capture's own timing (gaps of 100, 50, 200 and 50 ms, a
  * loop of 500 ms), never earlier than the file says; --speed 10 ten times
- * faster (retried: a busy host may stall the generator). */
+ * faster (retried: a busy host may stall the generator or the capture). */
 static int
 test_replay_timing(void)
 {
@@ -1718,6 +1718,7 @@ test_replay_timing(void)
 	}
 	LR_TEST_ASSERT(fclose(f) == 0, "writing %s", in);
 	for (int speed = 1; speed <= 10; speed += 9) {
+		char why[160] = "";
 		int attempt;
 
 		for (attempt = 1; attempt <= 3; attempt++) {
@@ -1738,26 +1739,38 @@ test_replay_timing(void)
 
 				LR_TEST_ASSERT_EQ(frames[i].data[20], i % 5);
 				/* Never before its time (2 ms: the clock of
-				 * the capture against the TSC's). */
-				LR_TEST_ASSERT(
-				    ts[i] - ts[0] + 2000 >= want,
-				    "speed %d: frame %u after %llu "
-				    "us, due at %llu us",
-				    speed, i,
-				    (unsigned long long)(ts[i] - ts[0]),
-				    (unsigned long long)want);
+				 * the capture against the TSC's). Times are
+				 * from frame 0's capture: a capture of frame
+				 * 0 that a stalled host (qemu) delayed makes
+				 * the next look early, so an early frame
+				 * fails only when every attempt has one. */
+				if (why[0] == '\0' &&
+				    ts[i] - ts[0] + 2000 < want)
+					snprintf(
+					    why, sizeof(why),
+					    "frame %u after %llu us, due "
+					    "at %llu us",
+					    i,
+					    (unsigned long long)(ts[i] - ts[0]),
+					    (unsigned long long)want);
 			}
 			span = ts[9] - ts[0];
 			printf("speed %d attempt %d: 10 frames over %llu us "
-			       "(due over %u us)\n",
+			       "(due over %u us)%s%s\n",
 			       speed, attempt, (unsigned long long)span,
-			       900000 / speed);
+			       900000 / speed, why[0] ? ": early, " : "", why);
+			if (why[0] != '\0') {
+				if (attempt < 3)
+					why[0] = '\0';
+				continue;
+			}
 			/* Ten times faster: well under the 900 ms of speed 1
 			 * (speed 1 has no upper bound: only a lower one). */
 			if (speed == 1 || span < 450000)
 				break;
 		}
-		LR_TEST_ASSERT(attempt <= 3, "--speed 10 not faster");
+		LR_TEST_ASSERT(attempt <= 3, "speed %d: %s", speed,
+			       why[0] ? why : "--speed 10 not faster");
 	}
 	return 0;
 }
