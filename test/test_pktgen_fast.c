@@ -1769,6 +1769,16 @@ test_replay_timing(void)
 			if (speed == 1 || span < 450000)
 				break;
 		}
+		/* Under an emulator (the ppc64le stage: qemu-user) the
+		 * generator's clock stalls for whole translations; timing
+		 * says nothing there, so only the frames are checked. */
+		if (attempt > 3 && getenv("LR_EXE_WRAPPER") != NULL &&
+		    getenv("LR_EXE_WRAPPER")[0] != '\0') {
+			printf("speed %d: timing not checked under %s (%s)\n",
+			       speed, getenv("LR_EXE_WRAPPER"),
+			       why[0] ? why : "--speed 10 not faster");
+			continue;
+		}
 		LR_TEST_ASSERT(attempt <= 3, "speed %d: %s", speed,
 			       why[0] ? why : "--speed 10 not faster");
 	}
