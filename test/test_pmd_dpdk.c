@@ -869,6 +869,107 @@ attached_rx_child(void)
 	return down();
 }
 
+/* --- indirect_rx --- */
+
+/* Takes mbufs of pool mp until both a and b are among them (they were
+ * just freed into it); the others go back. 0, or -1 if they never came. */
+static int
+take_back(struct rte_mempool *mp, struct rte_mbuf *a, struct rte_mbuf *b)
+{
+	static struct rte_mbuf *held[8192];
+	unsigned n = 0, found = 0;
+
+	while (found < 2 && n < LR_DIM(held)) {
+		struct rte_mbuf *x = rte_pktmbuf_alloc(mp);
+
+		if (x == NULL)
+			break;
+		if (x == a || x == b)
+			found++;
+		else
+			held[n++] = x;
+	}
+	for (unsigned i = 0; i < n; i++)
+		rte_pktmbuf_free(held[i]);
+	return found == 2 ? 0 : -1;
+}
+
+/* A mbuf of the port's receive pool attached to another of that pool
+ * (rte_pktmbuf_attach(), as a clone or a driver that shares receive
+ * buffers makes them) arrives under a header of its own; once detached
+ * and received direct again, each of the two has its own bound header
+ * (rte_pktmbuf_attach() copies DPDK's dynamic fields into the indirect
+ * mbuf, so the binding must not live in one). */
+static int
+indirect_rx_child(void)
+{
+	struct rte_ring *in, *ro;
+	struct rte_mempool *rxp;
+	struct rte_mbuf *a, *b, *f;
+	struct lr_mbuf *rx[4];
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int d, p;
+
+	LR_TEST_ASSERT(up("test_pmd_dpdk_ind") == 0, "EAL");
+	in = rte_ring_create("t_i_in", 64, SOCKET_ID_ANY, 0);
+	ro = rte_ring_create("t_i_out", 64, SOCKET_ID_ANY, RING_F_EXACT_SZ);
+	LR_TEST_ASSERT(in && ro, "rings");
+	d = rte_eth_from_rings("t_ring_i", &in, 1, &ro, 1, 0);
+	LR_TEST_ASSERT(d >= 0, "DPDK ring port");
+	p = port_up("net_dpdk0,dev=net_ring_t_ring_i,mbufs=512", 1);
+	LR_TEST_ASSERT(p >= 0, "port");
+	snprintf(name, sizeof(name), "lr_rx_%d", p);
+	rxp = rte_mempool_lookup(name);
+	LR_TEST_ASSERT(rxp != NULL, "no DPDK pool %s", name);
+
+	a = rte_pktmbuf_alloc(rxp);
+	b = rte_pktmbuf_alloc(rxp);
+	f = frame(1);
+	LR_TEST_ASSERT(a && b && f, "DPDK mbufs");
+	memcpy(rte_pktmbuf_append(a, FRAME), rte_pktmbuf_mtod(f, void *),
+	       FRAME);
+	rte_pktmbuf_free(f);
+	rte_pktmbuf_attach(b, a); /* b indirect, over a's buffer */
+	LR_TEST_ASSERT_EQ(rte_ring_enqueue(in, b), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, rx, 4), 1);
+	LR_TEST_ASSERT(HDR_RTE(rx[0]) == b, "not b's header");
+	LR_TEST_ASSERT_EQ(frame_seq(lr_pktmbuf_mtod(rx[0], uint8_t *),
+				    rx[0]->data_len),
+			  1);
+	lr_pktmbuf_free(rx[0]); /* b detached, back in the pool */
+	rte_pktmbuf_free(a);
+	LR_TEST_ASSERT(port_pools_back((uint16_t)p) == 0, "pools");
+
+	/* Both direct now, received in one burst. */
+	LR_TEST_ASSERT(take_back(rxp, a, b) == 0, "a and b not in the pool");
+	for (uint32_t i = 0; i < 2; i++) {
+		struct rte_mbuf *x = i ? b : a;
+
+		f = frame(2 + i);
+		LR_TEST_ASSERT(f != NULL, "DPDK mbuf");
+		memcpy(rte_pktmbuf_append(x, FRAME),
+		       rte_pktmbuf_mtod(f, void *), FRAME);
+		rte_pktmbuf_free(f);
+		LR_TEST_ASSERT_EQ(rte_ring_enqueue(in, x), 0);
+	}
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, rx, 4), 2);
+	LR_TEST_ASSERT(rx[0] != rx[1], "a and b came under one header %p",
+		       (void *)rx[0]);
+	for (uint32_t i = 0; i < 2; i++) {
+		LR_TEST_ASSERT(HDR_RTE(rx[i]) == (i ? b : a),
+			       "header %u carries another DPDK mbuf", i);
+		LR_TEST_ASSERT(rx[i]->buf_addr == HDR_RTE(rx[i])->buf_addr,
+			       "header %u over another buffer", i);
+		LR_TEST_ASSERT_EQ(frame_seq(lr_pktmbuf_mtod(rx[i], uint8_t *),
+					    rx[i]->data_len),
+				  2 + i);
+	}
+	lr_pktmbuf_free_bulk(rx, 2);
+	LR_TEST_ASSERT(port_pools_back((uint16_t)p) == 0, "pools");
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
+	return down();
+}
+
 /* --- the lr-l2fwd binary --- */
 
 static char l2fwd_bin[4096];
@@ -1262,6 +1363,12 @@ test_attached_rx(void)
 }
 
 static int
+test_indirect_rx(void)
+{
+	return in_child(indirect_rx_child, "test_pmd_dpdk_ind");
+}
+
+static int
 test_bound_tx(void)
 {
 	return in_child(bound_tx_child, "test_pmd_dpdk_btx");
@@ -1274,6 +1381,7 @@ static const struct lr_test_case cases[] = {
     {"bound_headers", test_bound_headers},
     {"bound_tx", test_bound_tx},
     {"attached_rx", test_attached_rx},
+    {"indirect_rx", test_indirect_rx},
     {"l2fwd_binary", test_l2fwd_binary},
     {"memif_testpmd", test_memif_testpmd},
     {"bad_input", test_bad_input},

@@ -44,18 +44,27 @@
 #define HDR_OPS_NAME "net_dpdk_hdr"
 /* Name of the store of the headers bound to the receive pool's mbufs. */
 #define BOUND_OPS_NAME "net_dpdk_bound"
-/* Name of the DPDK mbuf field that holds a receive mbuf's bound header. */
-#define BOUND_FIELD_NAME "linerate_net_dpdk_header"
 
 static const char *const dpdk_keys[] = {"dev", "dpdk-args", "mbufs", NULL};
 
 /* The DPDK mbuf a linerate header carries (its private area), or NULL. */
 #define HDR_RTE(m) (*(struct rte_mbuf **)lr_mbuf_to_priv(m))
+/* Name of the DPDK mbuf field that holds a receive mbuf's bound header. */
+#define BOUND_FIELD_NAME "linerate_net_dpdk_header"
 /* Offset of the bound-header field in DPDK mbufs (registered at the
  * first pool creation; -1 before). */
 static int bound_off = -1;
-/* The linerate header bound to mbuf x of a net_dpdk receive pool. */
-#define RTE_HDR(x) (*RTE_MBUF_DYNFIELD(x, bound_off, struct lr_mbuf **))
+/* Where mbuf x of a net_dpdk receive pool keeps its bound header: the
+ * dynamic field, in the line the receive path reads anyway, is a hint;
+ * the private area (one cache line, so that buffers stay line-aligned) is
+ * the truth. rte_pktmbuf_attach() and rte_pktmbuf_copy() copy dynamic
+ * fields, so a receive mbuf that was attached to another (a clone, a
+ * driver that shares receive buffers) or filled by a copy can carry
+ * another's header there; that header's buffer is not the mbuf's, which
+ * the receive path checks (hdr_of puts the hint right). */
+#define RX_PRIV_SIZE RTE_CACHE_LINE_SIZE
+#define RTE_HDR_HINT(x) (*RTE_MBUF_DYNFIELD(x, bound_off, struct lr_mbuf **))
+#define RTE_HDR(x) (*(struct lr_mbuf **)rte_mbuf_to_priv(x))
 
 /* rx flags whose bits are the same on both sides. */
 LR_BUILD_BUG_ON(RTE_MBUF_F_RX_VLAN != LR_MBUF_F_RX_VLAN);
@@ -622,6 +631,7 @@ bind_headers(struct lr_mempool *bound, struct rte_mempool *rx, unsigned n)
 			goto out;
 		HDR_RTE(hd) = xm;
 		RTE_HDR(xm) = hd;
+		RTE_HDR_HINT(xm) = hd;
 		/* Its own buffer for good: dpdk_rx() takes only direct
 		 * mbufs of the pool the fast way. */
 		hd->buf_addr = xm->buf_addr;
@@ -729,6 +739,7 @@ hdr_of(struct dpdk_rxq *q, struct rte_mbuf *x)
 	if (lr_unlikely(x->pool != q->rx_pool || !RTE_MBUF_DIRECT(x)))
 		return hdr_foreign(q, x);
 	h = RTE_HDR(x);
+	RTE_HDR_HINT(x) = h; /* it may have been another's (RTE_HDR) */
 #if LR_MEMPOOL_DEBUG
 	/* handed out: what lr_mempool_get() would have marked */
 	((struct lr_mempool_objhdr *)h - 1)->cookie = LR_MEMPOOL_COOKIE_INUSE;
@@ -836,6 +847,8 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 			(f & (RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT))))
 			break;
 		h = *RTE_MBUF_DYNFIELD(xi, off, struct lr_mbuf **);
+		if (lr_unlikely(h->buf_addr != xi->buf_addr))
+			break; /* another's header: see RTE_HDR */
 #if LR_MEMPOOL_DEBUG
 		((struct lr_mempool_objhdr *)h - 1)->cookie =
 		    LR_MEMPOOL_COOKIE_INUSE;
@@ -1253,7 +1266,8 @@ pools_create(struct lr_eth_dev *dev, struct dpdk_private *p)
 	}
 	snprintf(pn, sizeof(pn), "lr_rx_%u", dev->data->port_id);
 	p->rx_pool =
-	    port_pool(name, pn, n, 0, RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	    port_pool(name, pn, n, RX_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE,
+		      socket);
 	if (p->rx_pool == NULL)
 		goto fail;
 	snprintf(pn, sizeof(pn), "lr_ext_%u", dev->data->port_id);

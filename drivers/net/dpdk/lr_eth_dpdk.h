@@ -69,8 +69,11 @@
  *    50 with --no-huge). When linerate's memory runs short, or DPDK has
  *    hugepages (dpdk-args, PCI), DPDK's rte_pktmbuf_pool_create().
  *  - receive: each mbuf of the port's DPDK receive pool has a linerate
- *    mbuf header bound to it for the pool's life (a DPDK dynamic mbuf
- *    field points to it, its private area back), which holds the mbuf's
+ *    mbuf header bound to it for the pool's life (the DPDK mbuf's
+ *    private area, one cache line, points to it, and a dynamic field as
+ *    a hint the receive path checks against the header's buffer, since
+ *    rte_pktmbuf_attach() and _copy() copy dynamic fields into other
+ *    mbufs; the header's private area points back), which holds the mbuf's
  *    buffer address, IOVA and length from binding on, so the header comes
  *    with the DPDK mbuf: a direct one-segment mbuf of that pool (the
  *    forwarding case) costs its header two 16-byte stores, rearm word and
