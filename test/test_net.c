@@ -679,10 +679,134 @@ test_vnet(void)
 	return 0;
 }
 
+/* lr_net_cksum_partial_mark() on frame f of layout L (cut every seg
+ * bytes): whether it marks it; when it does, the checksum completed by
+ * lr_net_cksum_offload() checks out by the reference. */
+static int
+mark_one(const struct flay *L, int udp, uint32_t seg, int *marked)
+{
+	struct lr_mbuf *m = load(frame, L->len, seg);
+
+	LR_TEST_ASSERT(m != NULL, "load");
+	m->ol_flags = LR_MBUF_F_RX_VLAN;
+	*marked = lr_net_cksum_partial_mark(m);
+	if (*marked) {
+		LR_TEST_ASSERT_EQ(m->ol_flags, LR_MBUF_F_RX_VLAN |
+						   LR_MBUF_F_RX_L4_CKSUM_PARTIAL);
+		LR_TEST_ASSERT_EQ(m->csum_start, L->l2 + L->l3);
+		LR_TEST_ASSERT_EQ(m->csum_offset, udp ? 6 : 16);
+		LR_TEST_ASSERT_EQ(lr_net_cksum_offload(m), 0);
+		LR_TEST_ASSERT_EQ(lr_pktmbuf_copy_out(m, flat), L->len);
+		if (ref_check(flat, L, udp)) {
+			lr_pktmbuf_free(m);
+			return -1;
+		}
+	} else {
+		LR_TEST_ASSERT_EQ(m->ol_flags, LR_MBUF_F_RX_VLAN);
+		LR_TEST_ASSERT_EQ(lr_pktmbuf_copy_out(m, flat), L->len);
+		LR_TEST_ASSERT(memcmp(flat, frame, L->len) == 0, "changed");
+	}
+	lr_pktmbuf_free(m);
+	return 0;
+}
+
+/* Partial checksums found in frames nothing says it of (AF_XDP): IPv4 and
+ * IPv6, TCP and UDP, with VLAN tags and options, any segmentation, are
+ * marked and complete right; complete checksums are not marked, nor a
+ * UDP frame without checksum, a truncated frame or one that is not IP;
+ * a complete checksum that happens to equal the pseudo-header sum is
+ * marked and completed to the same value. */
+static int
+test_cksum_partial_mark(void)
+{
+	struct fopt o = {0};
+	int marked;
+
+	for (int kind = 0; kind < 8; kind++) {
+		o.v6 = kind & 1;
+		o.udp = (kind >> 1) & 1;
+		o.vlans = kind >= 4 ? 2 : 0;
+		o.ip_opts = kind >= 4 ? 12 : 0;
+		o.v6_ext = kind >= 4 ? 16 : 0;
+		o.tcp_opts = kind >= 4 ? 12 : 0;
+		for (unsigned p = 0; p < LR_DIM(payloads) - 1; p++) {
+			struct flay L;
+			uint32_t len, l4, field, ps, seg = splits[p % 4];
+
+			o.payload = payloads[p];
+			len = build(frame, &o, &L, p);
+			l4 = L.l2 + L.l3;
+			field = l4 + (o.udp ? 6 : 16);
+			ps = ref_pseudo(frame + L.l2, o.udp ? 17 : 6, len - l4);
+			/* partial: marked, completed right */
+			wr16(frame + field, ps);
+			if (mark_one(&L, o.udp, seg, &marked))
+				return -1;
+			LR_TEST_ASSERT(marked, "partial kind %d payload %u "
+					       "not marked", kind, o.payload);
+			/* complete: left alone */
+			wr16(frame + field, 0);
+			wr16(frame + field,
+			     ~ref_sum(frame + l4, len - l4, ps) & 0xffff);
+			if (ref_check(frame, &L, o.udp) ||
+			    mark_one(&L, o.udp, seg, &marked))
+				return -1;
+			LR_TEST_ASSERT(!marked, "complete kind %d payload %u "
+						"marked", kind, o.payload);
+			/* truncated inside the L4 header: left alone */
+			wr16(frame + field, ps);
+			L.len = l4 + 4;
+			if (mark_one(&L, o.udp, seg, &marked))
+				return -1;
+			LR_TEST_ASSERT(!marked, "truncated frame marked");
+		}
+	}
+	/* UDP over IPv4 without checksum (0), not IP (ARP). */
+	o = (struct fopt){.udp = 1, .payload = 50};
+	struct flay L;
+
+	build(frame, &o, &L, 1);
+	wr16(frame + L.l2 + L.l3 + 6, 0);
+	if (mark_one(&L, 1, 2048, &marked))
+		return -1;
+	LR_TEST_ASSERT(!marked, "UDP without checksum marked");
+	wr16(frame + 12, 0x0806);
+	if (mark_one(&L, 1, 2048, &marked))
+		return -1;
+	LR_TEST_ASSERT(!marked, "ARP frame marked");
+
+	/* A complete TCP checksum equal to the pseudo-header sum: two payload
+	 * bytes chosen so (x + w = target in ones' complement, w = target +
+	 * ~x). Marked, and completed to the same, right, value. */
+	o = (struct fopt){.payload = 64};
+	build(frame, &o, &L, 5);
+	uint32_t l4 = L.l2 + L.l3, field = l4 + 16, w, ps, x;
+
+	ps = ref_pseudo(frame + L.l2, 6, L.len - l4);
+	wr16(frame + field, 0);
+	wr16(frame + L.len - 2, 0);
+	/* sum of pseudo-header and segment (w and the field 0) must be ~ps
+	 * for the checksum, ~sum, to equal ps */
+	x = ref_sum(frame + l4, L.len - l4, ps);
+	w = ref_sum((const uint8_t[]){(uint8_t)(~ps >> 8), (uint8_t)~ps,
+				      (uint8_t)(~x >> 8), (uint8_t)~x},
+		    4, 0);
+	wr16(frame + L.len - 2, w);
+	wr16(frame + field, ps);
+	if (ref_check(frame, &L, 0) || mark_one(&L, 0, 2048, &marked))
+		return -1;
+	LR_TEST_ASSERT(marked, "the coincidence not marked");
+	LR_TEST_ASSERT(memcmp(flat, frame, L.len) == 0,
+		       "a good frame changed by its completion");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
     {"cksum_range", test_cksum_range},
     {"cksum_partial", test_cksum_partial},
     {"cksum_lengths", test_cksum_lengths},
+    {"cksum_partial_mark", test_cksum_partial_mark},
     {"parse", test_parse},
     {"truncated", test_truncated},
     {"tso_64k", test_tso_64k},

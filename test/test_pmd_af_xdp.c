@@ -1082,6 +1082,9 @@ test_bad_devargs(void)
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,shared_umem=2", if_f0);
 	if (expect_fail(a, -EINVAL, "shared_umem: bad value '2'"))
 		return -1;
+	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,partial_csum=yes", if_f0);
+	if (expect_fail(a, -EINVAL, "partial_csum: bad value 'yes'"))
+		return -1;
 	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=17", if_f0);
 	return expect_fail(a, -EINVAL, "queue_count");
 }

@@ -161,6 +161,16 @@ uint16_t lr_net_pseudo_sum(const void *ip_hdr, uint8_t proto, uint32_t l4_len);
 int lr_net_cksum_complete(struct lr_mbuf *m, uint32_t csum_start,
 			  uint32_t csum_offset);
 
+/** Mark frame m LR_MBUF_F_RX_L4_CKSUM_PARTIAL (csum_start, csum_offset)
+ *  when its TCP or UDP checksum field holds the pseudo-header sum alone,
+ *  as a frame the Linux stack left to checksum offload does, for a port
+ *  whose receive path says nothing of it (AF_XDP on veth or tap): 1 if
+ *  marked, else 0 (not IP TCP/UDP, a fragment, truncated, a UDP frame
+ *  without checksum, or any other field value). Safe on good frames: one
+ *  whose complete checksum equals that sum (1 in 65536) is completed to
+ *  the same value. */
+int lr_net_cksum_partial_mark(struct lr_mbuf *m);
+
 /** Compute the TCP or UDP checksum of frame m from scratch (pseudo-header
  *  from its IP header) with the headers h found; 0 or -errno. */
 int lr_net_l4_cksum_set(struct lr_mbuf *m, const struct lr_net_hdrs *h);

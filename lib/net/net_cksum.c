@@ -149,6 +149,35 @@ lr_net_cksum_complete(struct lr_mbuf *m, uint32_t csum_start,
 }
 
 int
+lr_net_cksum_partial_mark(struct lr_mbuf *m)
+{
+	struct lr_net_hdrs h;
+	uint8_t ipbuf[40], fbuf[2];
+	const uint8_t *ip, *f;
+	uint32_t l4_off, field;
+	uint16_t v;
+
+	if (lr_net_parse(m, &h) != 0)
+		return 0;
+	l4_off = (uint32_t)h.l2_len + h.l3_len;
+	field = l4_off + (h.l4_proto == LR_NET_PROTO_TCP ? 16 : 6);
+	if (h.l3_end < field + 2 || h.l3_end > m->pkt_len)
+		return 0;
+	f = lr_pktmbuf_read(m, field, 2, fbuf);
+	ip = lr_pktmbuf_read(m, h.l2_len, h.ip_version == 4 ? 20 : 40, ipbuf);
+	if (f == NULL || ip == NULL)
+		return 0;
+	memcpy(&v, f, 2);
+	if (v == 0 || /* UDP over IPv4 without checksum */
+	    v != lr_net_pseudo_sum(ip, h.l4_proto, h.l3_end - l4_off))
+		return 0;
+	m->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
+	m->csum_start = (uint16_t)l4_off;
+	m->csum_offset = (uint16_t)(field - l4_off);
+	return 1;
+}
+
+int
 lr_net_l4_cksum_set(struct lr_mbuf *m, const struct lr_net_hdrs *h)
 {
 	uint8_t ipbuf[40];

@@ -82,7 +82,8 @@ LR_BUILD_BUG_ON(FRAME != 1 << FRAME_SHIFT);
 
 static const char *const afxdp_keys[] = {
     "iface",	   "start_queue", "queue_count", "mode",
-    "busy_budget", "xdp_prog",	  "shared_umem", NULL,
+    "busy_budget", "xdp_prog",	  "shared_umem", "partial_csum",
+    NULL,
 };
 
 enum xdp_mode { MODE_AUTO, MODE_SKB, MODE_DRV };
@@ -144,6 +145,7 @@ struct axq {
 	uint64_t *rx_held;     /* bit per frame: in the fill/rx rings */
 	uint16_t buf_off;      /* frame start -> buf_addr */
 	uint16_t port;
+	uint8_t partial; /* partial_csum: look for partial checksums */
 	uint32_t refill_due; /* frames received, not yet replaced */
 	int fd;
 	/* BUSY_*: does a recvfrom() on an empty rx drive NAPI? Stored with
@@ -155,6 +157,7 @@ struct axq {
 	uint64_t refill_fail; /* refills the pool could not serve */
 	uint64_t rx_bad_desc; /* descriptors of frames not given */
 	uint64_t rx_runts;    /* frames shorter than an Ethernet header */
+	uint64_t rx_partial;  /* frames found with a partial checksum */
 
 	/* tx side: written by the tx poller only */
 	struct xsk_ring_prod tx __lr_cache_aligned;
@@ -204,6 +207,7 @@ struct axp {
 	unsigned busy_budget;
 	enum xdp_mode mode;
 	unsigned shared; /* shared_umem=1 */
+	unsigned partial; /* partial_csum= on (auto resolved at probe) */
 	char xdp_prog[PATH_MAX];
 	struct xdp_program *prog; /* xdp_prog= loaded at start */
 	int xsks_map_fd;
@@ -301,6 +305,19 @@ rx_runt(struct axq *q, struct lr_mbuf *m)
 	lr_pktmbuf_free(m);
 }
 
+/* partial_csum: mark the frames whose TCP/UDP checksum field holds only
+ * the pseudo-header sum (XDP says nothing of checksum state). */
+static __lr_cold __attribute__((noinline)) void
+rx_partial_mark(struct axq *q, struct lr_mbuf **pkts, uint32_t n)
+{
+	uint64_t found = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		found += (uint64_t)lr_net_cksum_partial_mark(pkts[i]);
+	if (found != 0)
+		lr_counter_add(&q->rx_partial, found);
+}
+
 static uint16_t
 afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -336,6 +353,8 @@ afxdp_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		pkts[k++] = m;
 	}
 	xsk_ring_cons__release(&q->rx, got);
+	if (q->partial)
+		rx_partial_mark(q, pkts, k);
 	lr_counter_add(&q->rxc.packets, k);
 	lr_counter_add(&q->rxc.bytes, bytes);
 	q->refill_due += got;
@@ -736,6 +755,8 @@ queue_bind_mem(struct lr_eth_dev *dev, struct axq *q, char *base, size_t len,
 	q->tx_room =
 	    (uint16_t)(lr_pktmbuf_data_room_size(mp) - LR_PKTMBUF_HEADROOM);
 	q->port = dev->data->port_id;
+	q->partial =
+	    (uint8_t)((const struct axp *)dev->data->dev_private)->partial;
 	q->dev = dev;
 	return 0;
 }
@@ -1669,6 +1690,8 @@ afxdp_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	info->tx_offload_capa =
 	    LR_ETH_TX_OFFLOAD_IPV4_CKSUM | LR_ETH_TX_OFFLOAD_TCP_CKSUM |
 	    LR_ETH_TX_OFFLOAD_UDP_CKSUM | LR_ETH_TX_OFFLOAD_CKSUM_PARTIAL;
+	if (((const struct axp *)dev->data->dev_private)->partial)
+		info->rx_offload_capa = LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL;
 	return 0;
 }
 
@@ -1936,6 +1959,7 @@ static const char *const afxdp_xstat_names[] = {
     "rx_busy_poll_queues",
     "rx_runts",
     "tx_offload_errors",
+    "rx_partial_csum",
 };
 
 static int
@@ -1964,6 +1988,7 @@ afxdp_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[12] += __atomic_load_n(&q->busy, __ATOMIC_RELAXED) == BUSY_ON;
 		v[13] += lr_counter_read(&q->rx_runts);
 		v[14] += lr_counter_read(&q->tx_offload_errors);
+		v[15] += lr_counter_read(&q->rx_partial);
 	}
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
@@ -2102,6 +2127,7 @@ struct axp_cfg {
 	const char *iface, *prog;
 	uint64_t sq, qc, budget, shared;
 	int mode;
+	int partial; /* partial_csum: 0, 1, or -1 (auto) */
 };
 
 /* Read the mode devarg into c->mode; 0 or -EINVAL after logging. */
@@ -2125,6 +2151,50 @@ mode_arg(const char *name, const struct lr_devargs *args, struct axp_cfg *c)
 	}
 	c->mode = m;
 	return 0;
+}
+
+/* Read the partial_csum devarg (auto, 0 or 1) into c->partial; 0 or
+ * -EINVAL after logging. */
+static int
+partial_arg(const char *name, const struct lr_devargs *args,
+	    struct axp_cfg *c)
+{
+	const char *v = lr_devargs_get(args, "partial_csum");
+
+	c->partial = -1;
+	if (v == NULL || strcmp(v, "auto") == 0)
+		return 0;
+	if (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) {
+		c->partial = v[0] - '0';
+		return 0;
+	}
+	LR_LOG(ERR, PMD,
+	       "%s: partial_csum: bad value '%s' (expected auto, 0 or 1)\n",
+	       name, v);
+	return -EINVAL;
+}
+
+/* Whether interface ifname is a virtual one whose frames may come from the
+ * local stack with partial checksums: veth, tun/tap, or no device behind
+ * it (no bus); a NIC's frames come from the wire, complete. */
+static int
+iface_virtual(const char *ifname)
+{
+	struct ethtool_drvinfo di = {.cmd = ETHTOOL_GDRVINFO};
+	struct ifreq ifr;
+	int fd, ret = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (void *)&di;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) == 0)
+		ret = strcmp(di.driver, "veth") == 0 ||
+		      strcmp(di.driver, "tun") == 0 || di.bus_info[0] == '\0';
+	close(fd);
+	return ret;
 }
 
 /* Read and check the devargs into c; 0 or -errno after logging. */
@@ -2158,6 +2228,8 @@ afxdp_parse_args(const char *name, const struct lr_devargs *args,
 	if (ret < 0)
 		return ret;
 	ret = mode_arg(name, args, c);
+	if (ret == 0)
+		ret = partial_arg(name, args, c);
 	if (ret < 0)
 		return ret;
 	c->prog = lr_devargs_get(args, "xdp_prog");
@@ -2237,6 +2309,8 @@ afxdp_port_new(const struct axp_cfg *c)
 	p->queue_count = (unsigned)c->qc;
 	p->busy_budget = (unsigned)c->budget;
 	p->shared = (unsigned)c->shared;
+	p->partial = c->partial >= 0 ? (unsigned)c->partial
+				     : (unsigned)iface_virtual(c->iface);
 	p->mode = (enum xdp_mode)c->mode;
 	p->xsks_map_fd = -1;
 	if (c->prog != NULL)
@@ -2264,11 +2338,12 @@ afxdp_port_register(struct lr_eth_dev *dev, struct axp *p, unsigned nq)
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
 	LR_LOG(INFO, PMD,
-	       "%s: iface %s (index %d) queues %u..%u of %u, mode %s%s%s%s\n",
+	       "%s: iface %s (index %d) queues %u..%u of %u, mode %s%s%s%s%s\n",
 	       dev->data->name, p->iface, p->ifindex, p->start_queue,
 	       p->start_queue + p->queue_count - 1, nq, mode_names[p->mode],
 	       prog ? ", xdp_prog " : "", prog ? prog : "",
-	       p->shared ? ", shared UMEM per mempool" : "");
+	       p->shared ? ", shared UMEM per mempool" : "",
+	       p->partial ? ", partial checksums looked for" : "");
 }
 
 /* Create a port from devargs: parse them, check the interface and the
@@ -2302,6 +2377,7 @@ static struct lr_eth_driver afxdp_driver = {
     .keys = afxdp_keys,
     .usage = "iface=<if> [start_queue=<q>] [queue_count=<n>] "
 	     "[mode=auto|skb|drv] [busy_budget=<n>] [xdp_prog=<file.o>] "
+	     "[partial_csum=auto|0|1] "
 	     "[shared_umem=0|1]",
     .probe = afxdp_probe,
 };

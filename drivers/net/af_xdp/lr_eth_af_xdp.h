@@ -4,7 +4,7 @@
  *
  *   net_af_xdp0,iface=IF[,start_queue=Q][,queue_count=N]
  *              [,mode=auto|skb|drv][,busy_budget=B][,xdp_prog=FILE]
- *              [,shared_umem=0|1]
+ *              [,shared_umem=0|1][,partial_csum=auto|0|1]
  *
  * Port queue q is an XSK socket bound to queue start_queue + q of IF. Each
  * socket has its own UMEM (unless shared_umem=1, below): one block of
@@ -37,6 +37,22 @@
  * The fill ring has twice the slots of the rx ring but holds only rx-ring
  * many frames: the kernel publishes how far it read the fill ring late, so
  * the spare slots let a refill replace every frame that arrived.
+ *
+ * partial_csum: XDP hands out a frame without the kernel's checksum
+ * state, and the Linux stack behind a veth or tap leaves TCP and UDP
+ * checksums to offload (the field holds only the pseudo-header sum), so a
+ * forwarder would send them on broken and TCP through it would never
+ * connect. With partial_csum=1 each received TCP/UDP frame whose checksum
+ * field holds exactly its pseudo-header sum is marked
+ * LR_MBUF_F_RX_L4_CKSUM_PARTIAL (lr_net_cksum_partial_mark()), and the
+ * egress port completes it (in software here and on net_pcap, by the
+ * kernel on net_af_packet and net_tap); a good frame whose checksum
+ * happens to be that sum (1 in 65536) is completed to the same value.
+ * Cost: the headers parsed and the pseudo-header summed, about 60
+ * instructions a frame (rx_offload_capa says CKSUM_PARTIAL; xstat
+ * rx_partial_csum counts the frames marked). auto (the default): 1 on
+ * veth, tun/tap and interfaces with no bus (the stack's own frames), 0
+ * on a NIC, whose frames come from the wire complete.
  *
  * busy_budget=B (default 0: off) sets SO_PREFER_BUSY_POLL with budget B: a
  * recvfrom() on an empty rx ring then runs the queue's NAPI on the polling
