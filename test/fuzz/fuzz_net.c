@@ -12,7 +12,9 @@
  * control bytes (lr_net_vnet_rx(): byte 1's bit 0 NEEDS_CSUM, bits 1-2
  * the GSO type none/TCPv4/UDP/TCPv6, bit 7 ECN) is taken or refused with
  * the mbuf as it was, and lr_net_vnet_tx() gives back a header that fits
- * the frame; every mbuf goes back to the pool.
+ * the frame; lr_net_cksum_partial_mark() marks only frames that parse, at
+ * their L4 checksum field, and changes no byte; every mbuf goes back to
+ * the pool.
  */
 #include <errno.h>
 #include <string.h>
@@ -97,6 +99,33 @@ check_cksum(struct lr_mbuf *m, uint8_t ask, uint16_t where)
 	} else {
 		FUZZ_CHECK(!(m->ol_flags & LR_MBUF_F_L4_CKSUM_MASK));
 	}
+}
+
+/* lr_net_cksum_partial_mark(): marks only a frame that parses, with
+ * csum_start/csum_offset on its L4 checksum field; data untouched. */
+static void
+check_partial_mark(struct lr_mbuf *m)
+{
+	struct lr_net_hdrs h;
+	int ret;
+
+	m->ol_flags = 0;
+	lr_pktmbuf_copy_out(m, before);
+	ret = lr_net_cksum_partial_mark(m);
+	FUZZ_CHECK(ret == 0 || ret == 1);
+	lr_pktmbuf_copy_out(m, after);
+	FUZZ_CHECK(memcmp(before, after, m->pkt_len) == 0);
+	if (ret == 0) {
+		FUZZ_CHECK(m->ol_flags == 0);
+		return;
+	}
+	FUZZ_CHECK(m->ol_flags == LR_MBUF_F_RX_L4_CKSUM_PARTIAL);
+	FUZZ_CHECK(lr_net_parse(m, &h) == 0);
+	FUZZ_CHECK(m->csum_start == h.l2_len + h.l3_len);
+	FUZZ_CHECK(m->csum_offset ==
+		   (h.l4_proto == LR_NET_PROTO_TCP ? 16 : 6));
+	FUZZ_CHECK((uint32_t)m->csum_start + m->csum_offset + 2 <= h.l3_end);
+	m->ol_flags = 0;
 }
 
 static void
@@ -191,6 +220,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	m = load(data + 6, (uint32_t)(size - 6), data[0]);
 	check_parse(m);
+	check_partial_mark(m);
 	m->tso_segsz = (uint16_t)(data[4] << 8 | data[5]);
 	check_tso(m);
 	check_vnet(m, data[1], (uint16_t)(data[2] | data[3] << 8));
