@@ -3,6 +3,8 @@
 # joined through namespace ${P}fwd by
 #   - a kernel bridge (ip link add type bridge) over veths g0-f0, g1-f1,
 #   - lr-l2fwd on net_af_packet ports f0 <-> f1 (same veths),
+#   - lr-l2fwd on net_af_xdp ports f0 <-> f1 (partial checksums found by
+#     the port: partial_csum, on by default over veth),
 #   - lr-l2fwd on two net_tap ports, each tap moved into a host,
 #   - DPDK's testpmd (io) on its net_af_packet ports f0 <-> f1, when
 #     dpdk-testpmd is installed (Debian's dpdk package),
@@ -16,7 +18,7 @@
 #   scripts/bench-stack.sh [BUILD_DIR] [SECONDS] [PINGS] [ROUNDS]
 #
 # Defaults 10 s, 20 pings, 3 rounds (every path measured once a round,
-# medians over the rounds): about six minutes. Run it on an idle
+# medians over the rounds): about eight minutes. Run it on an idle
 # machine; its `summary|...` lines (lr-l2fwd beside testpmd on
 # af_packet) go to the opening table of BENCHMARKS.md (scripts/bench.sh).
 set -euo pipefail
@@ -137,6 +139,14 @@ path_lr_af_packet() {
 		-- -p 0x3 --no-mac-updating -T 0
 }
 
+path_lr_af_xdp() {
+	fwd "$TMP/fwd.out" "Forwarding on" 10.79.0.1 \
+		"$L2FWD" --no-huge -m 256 -l $FWD_L --file-prefix "${P}x" \
+		--vdev "net_af_xdp0,iface=$LR_IF_F0" \
+		--vdev "net_af_xdp1,iface=$LR_IF_F1" \
+		-- -p 0x3 --no-mac-updating -T 0
+}
+
 # lr-l2fwd on net_tap: the taps are made in fwd, then moved to the hosts
 # (and die with the forwarder).
 path_lr_tap() {
@@ -168,10 +178,11 @@ path_testpmd_af_packet() {
 		stdbuf -oL "$TESTPMD" --file-prefix "${P}d" "${TP_ARGS[@]}"
 }
 
-ROWS=(bridge lr-af_packet lr-tap)
+ROWS=(bridge lr-af_packet lr-af_xdp lr-tap)
 declare -A CMD=(
 	[bridge]="ip link add br type bridge; f0, f1 master br"
 	[lr-af_packet]="lr-l2fwd -l $FWD_L --vdev net_af_packet0,iface=f0 --vdev net_af_packet1,iface=f1 -- -p 0x3 --no-mac-updating"
+	[lr-af_xdp]="lr-l2fwd -l $FWD_L --vdev net_af_xdp0,iface=f0 --vdev net_af_xdp1,iface=f1 -- -p 0x3 --no-mac-updating"
 	[lr-tap]="lr-l2fwd -l $FWD_L --vdev net_tap0,iface=t0 --vdev net_tap1,iface=t1 -- -p 0x3 --no-mac-updating; t0, t1 moved to the hosts"
 )
 if command -v "$TESTPMD" >/dev/null; then
@@ -227,7 +238,7 @@ for r in "${ROWS[@]}"; do
 	echo "| $r | ${TCP[$r]} | $(ratio "${TCP[$r]}" "${TCP[bridge]}") | ${RTT[$r]} | $(ratio "${RTT[$r]}" "${RTT[bridge]}") | ${MEAN[$r]} | $(ratio "${MEAN[$r]}" "${MEAN[bridge]}") | \`${CMD[$r]}\` |"
 done
 echo
-echo "goals (issue 16): TCP through lr-l2fwd >= 50% of the bridge's; ping RTT within 2x of the bridge's"
+echo "goals (issue 16): TCP through lr-l2fwd (af_packet, tap) >= 50% of the bridge's; ping RTT within 2x of the bridge's"
 # For the opening table of BENCHMARKS.md (scripts/bench.sh): linerate's
 # af_packet forwarder beside testpmd's, the bridge in the table above.
 tp() { if [ -n "${TCP[testpmd-af_packet]:-}" ]; then echo "$1"; else echo -; fi; }
