@@ -131,21 +131,15 @@ fwd() {
 	fwd_stop >/dev/null 2>&1 || true
 }
 
-path_lr_af_packet() {
+# lr-l2fwd on two ports of driver $1 over the veths f0, f1.
+fwd_veths() {
 	fwd "$TMP/fwd.out" "Forwarding on" 10.79.0.1 \
 		"$L2FWD" --no-huge -m 256 -l $FWD_L --file-prefix "${P}f" \
-		--vdev "net_af_packet0,iface=$LR_IF_F0" \
-		--vdev "net_af_packet1,iface=$LR_IF_F1" \
+		--vdev "${1}0,iface=$LR_IF_F0" --vdev "${1}1,iface=$LR_IF_F1" \
 		-- -p 0x3 --no-mac-updating -T 0
 }
-
-path_lr_af_xdp() {
-	fwd "$TMP/fwd.out" "Forwarding on" 10.79.0.1 \
-		"$L2FWD" --no-huge -m 256 -l $FWD_L --file-prefix "${P}x" \
-		--vdev "net_af_xdp0,iface=$LR_IF_F0" \
-		--vdev "net_af_xdp1,iface=$LR_IF_F1" \
-		-- -p 0x3 --no-mac-updating -T 0
-}
+path_lr_af_packet() { fwd_veths net_af_packet; }
+path_lr_af_xdp() { fwd_veths net_af_xdp; }
 
 # lr-l2fwd on net_tap: the taps are made in fwd, then moved to the hosts
 # (and die with the forwarder).

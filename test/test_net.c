@@ -197,6 +197,21 @@ fail:
 static const uint32_t payloads[] = {0, 1, 7, 100, 1000, 1461, 8999};
 static const uint32_t splits[] = {2048, 1, 7, 13, 64, 999};
 
+/* Frame kinds: IPv4/IPv6 x TCP/UDP, then the same with VLAN tags and
+ * options everywhere. */
+#define KINDS 8
+
+static void
+frame_kind(struct fopt *o, int kind)
+{
+	o->v6 = kind & 1;
+	o->udp = (kind >> 1) & 1;
+	o->vlans = kind >= 4 ? 2 : 0;
+	o->ip_opts = kind >= 4 ? 12 : 0;
+	o->v6_ext = kind >= 4 ? 16 : 0;
+	o->tcp_opts = kind >= 4 ? 12 : 0;
+}
+
 /* One frame's checksum completed by the library from mbufs cut every seg
  * bytes: partial (virtio-net) or from the header lengths. */
 static int
@@ -246,14 +261,8 @@ cksum_all(int partial)
 {
 	struct fopt o = {0};
 
-	for (int kind = 0; kind < 8; kind++) {
-		o.v6 = kind & 1;
-		o.udp = (kind >> 1) & 1;
-		/* The second half: VLAN tags and options everywhere. */
-		o.vlans = kind >= 4 ? 2 : 0;
-		o.ip_opts = kind >= 4 ? 12 : 0;
-		o.v6_ext = kind >= 4 ? 16 : 0;
-		o.tcp_opts = kind >= 4 ? 12 : 0;
+	for (int kind = 0; kind < KINDS; kind++) {
+		frame_kind(&o, kind);
 		for (unsigned p = 0; p < LR_DIM(payloads); p++) {
 			o.payload = payloads[p];
 			for (unsigned s = 0; s < LR_DIM(splits); s++) {
@@ -722,13 +731,8 @@ test_cksum_partial_mark(void)
 	struct fopt o = {0};
 	int marked;
 
-	for (int kind = 0; kind < 8; kind++) {
-		o.v6 = kind & 1;
-		o.udp = (kind >> 1) & 1;
-		o.vlans = kind >= 4 ? 2 : 0;
-		o.ip_opts = kind >= 4 ? 12 : 0;
-		o.v6_ext = kind >= 4 ? 16 : 0;
-		o.tcp_opts = kind >= 4 ? 12 : 0;
+	for (int kind = 0; kind < KINDS; kind++) {
+		frame_kind(&o, kind);
 		for (unsigned p = 0; p < LR_DIM(payloads) - 1; p++) {
 			struct flay L;
 			uint32_t len, l4, field, ps, seg = splits[p % 4];

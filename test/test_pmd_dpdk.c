@@ -791,6 +791,41 @@ bound_tx_child(void)
 	return down();
 }
 
+/* A net_dpdk port (devargs extra) over a DPDK ring port t_ring_<tag>
+ * made of two rings; *in: the ring it receives from, *rxp: its DPDK
+ * receive pool. The port id, or -1 after saying why. */
+static int
+ring_port(const char *tag, const char *extra, struct rte_ring **in,
+	  struct rte_mempool **rxp)
+{
+	char name[RTE_MEMPOOL_NAMESIZE], dev[96];
+	struct rte_ring *ro;
+	int p;
+
+	snprintf(name, sizeof(name), "t_%s_in", tag);
+	*in = rte_ring_create(name, 64, SOCKET_ID_ANY, 0);
+	snprintf(name, sizeof(name), "t_%s_out", tag);
+	ro = rte_ring_create(name, 64, SOCKET_ID_ANY, RING_F_EXACT_SZ);
+	snprintf(name, sizeof(name), "t_ring_%s", tag);
+	if (*in == NULL || ro == NULL ||
+	    rte_eth_from_rings(name, in, 1, &ro, 1, 0) < 0) {
+		fprintf(stderr, "DPDK ring port %s: %s\n", name,
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	snprintf(dev, sizeof(dev), "net_dpdk0,dev=net_ring_%s%s", name, extra);
+	p = port_up(dev, 1);
+	if (p < 0)
+		return -1;
+	snprintf(name, sizeof(name), "lr_rx_%d", p);
+	*rxp = rte_mempool_lookup(name);
+	if (*rxp == NULL) {
+		fprintf(stderr, "no DPDK pool %s\n", name);
+		return -1;
+	}
+	return p;
+}
+
 /* --- attached_rx --- */
 
 static int ext_freed; /* the external buffer's free callback ran */
@@ -812,24 +847,15 @@ attached_rx_child(void)
 {
 	static uint8_t ext[2048] __attribute__((aligned(64)));
 	struct rte_mbuf_ext_shared_info sh = {.free_cb = ext_buf_free};
-	struct rte_ring *in, *ro;
+	struct rte_ring *in;
 	struct rte_mempool *rxp;
 	struct rte_mbuf *x, *f;
 	struct lr_mbuf *rx[4];
-	char name[RTE_MEMPOOL_NAMESIZE];
-	int d, p;
+	int p;
 
 	LR_TEST_ASSERT(up("test_pmd_dpdk_att") == 0, "EAL");
-	in = rte_ring_create("t_a_in", 64, SOCKET_ID_ANY, 0);
-	ro = rte_ring_create("t_a_out", 64, SOCKET_ID_ANY, RING_F_EXACT_SZ);
-	LR_TEST_ASSERT(in && ro, "rings");
-	d = rte_eth_from_rings("t_ring_a", &in, 1, &ro, 1, 0);
-	LR_TEST_ASSERT(d >= 0, "DPDK ring port");
-	p = port_up("net_dpdk0,dev=net_ring_t_ring_a", 1);
+	p = ring_port("a", "", &in, &rxp);
 	LR_TEST_ASSERT(p >= 0, "port");
-	snprintf(name, sizeof(name), "lr_rx_%d", p);
-	rxp = rte_mempool_lookup(name);
-	LR_TEST_ASSERT(rxp != NULL, "no DPDK pool %s", name);
 
 	/* round 0: x over the external buffer; 1: x direct */
 	for (int round = 0; round < 2; round++) {
@@ -903,24 +929,15 @@ take_back(struct rte_mempool *mp, struct rte_mbuf *a, struct rte_mbuf *b)
 static int
 indirect_rx_child(void)
 {
-	struct rte_ring *in, *ro;
+	struct rte_ring *in;
 	struct rte_mempool *rxp;
 	struct rte_mbuf *a, *b, *f;
 	struct lr_mbuf *rx[4];
-	char name[RTE_MEMPOOL_NAMESIZE];
-	int d, p;
+	int p;
 
 	LR_TEST_ASSERT(up("test_pmd_dpdk_ind") == 0, "EAL");
-	in = rte_ring_create("t_i_in", 64, SOCKET_ID_ANY, 0);
-	ro = rte_ring_create("t_i_out", 64, SOCKET_ID_ANY, RING_F_EXACT_SZ);
-	LR_TEST_ASSERT(in && ro, "rings");
-	d = rte_eth_from_rings("t_ring_i", &in, 1, &ro, 1, 0);
-	LR_TEST_ASSERT(d >= 0, "DPDK ring port");
-	p = port_up("net_dpdk0,dev=net_ring_t_ring_i,mbufs=512", 1);
+	p = ring_port("i", ",mbufs=512", &in, &rxp);
 	LR_TEST_ASSERT(p >= 0, "port");
-	snprintf(name, sizeof(name), "lr_rx_%d", p);
-	rxp = rte_mempool_lookup(name);
-	LR_TEST_ASSERT(rxp != NULL, "no DPDK pool %s", name);
 
 	a = rte_pktmbuf_alloc(rxp);
 	b = rte_pktmbuf_alloc(rxp);
