@@ -79,6 +79,7 @@
 #include "lr_eth_memif.h"
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
+#include "lr_memory.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
@@ -521,6 +522,232 @@ out:
 	lr_test_memif_shut(cp);
 	lr_test_memif_shut(sp);
 	LR_TEST_ASSERT(ret == 0, "close with a held mbuf");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+static int log_has(const char *text);
+static int wait_log(const char *text);
+
+/* The headers' pool of server zero-copy receive, from a packet. */
+static int
+zrx_pool_of(const struct lr_mbuf *m)
+{
+	return strncmp(m->pool->name, "memif_zrx_", 10) == 0;
+}
+
+/* A zero-copy server (receive in the client's buffers) with a copying
+ * client (chains above 2048 bytes) and with a zero-copy one: every frame
+ * intact, each segment a header of the server's queue over the client's
+ * memory (never linerate's), counters agree, every header back after. */
+static int
+test_zrx_pair(void)
+{
+	char s[256], c[256], sock[128];
+	int sp = -1, cp = -1, ret = -1;
+	const unsigned n = 20000;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/zrx.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif75,role=server,socket=%s,socket-abstract=no,"
+		 "zero-copy=yes",
+		 sock);
+	for (int zc = 0; zc < 2; zc++) {
+		struct lr_mbuf *m[BURST];
+		uint16_t k = 0;
+
+		sp = port_open(s, 1);
+		snprintf(c, sizeof(c),
+			 "net_memif76,role=client,socket=%s,socket-abstract=no,"
+			 "rsize=8%s",
+			 sock, zc ? ",zero-copy=yes" : "");
+		cp = port_open(c, 1);
+		if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+			goto out;
+		/* one frame first, to see what carries it */
+		m[0] = frame_mbuf(75, 0);
+		if (m[0] == NULL || lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 1)
+			goto out;
+		for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+		     k == 0 && lr_get_tsc_cycles() < end;)
+			k = lr_eth_rx_burst((uint16_t)sp, 0, m, BURST);
+		if (k != 1 || check_frame(m[0], 75, 0) != 0 ||
+		    !zrx_pool_of(m[0]) || lr_mbuf_validate(m[0]) != 0 ||
+		    lr_memseg_find(m[0]->buf_addr) != NULL ||
+		    xstat(sp, "rx_zc_held") != 1) {
+			fprintf(stderr,
+				"zero-copy receive: %u frames, pool '%s', "
+				"held %llu\n",
+				k, k ? m[0]->pool->name : "-",
+				(unsigned long long)xstat(sp, "rx_zc_held"));
+			if (k)
+				lr_pktmbuf_free(m[0]);
+			goto out;
+		}
+		lr_pktmbuf_free(m[0]);
+		rx_expect = NULL;
+		if (xfer(cp, 0, sp, 0, 76, n) != 0 ||
+		    xfer(sp, 0, cp, 0, 77, n) != 0 ||
+		    counters_agree(sp, cp, n + 1, n) != 0 ||
+		    xstat(sp, "rx_zc_held") != 0)
+			goto out;
+		lr_test_memif_shut(cp);
+		lr_test_memif_shut(sp);
+		cp = sp = -1;
+	}
+	ret = 0;
+out:
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "zero-copy server pair failed");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* Receive on port p until n packets are held in m[] (up to 20 s); the
+ * count held. */
+static unsigned
+rx_hold(int p, struct lr_mbuf **m, unsigned n)
+{
+	unsigned got = 0;
+
+	for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	     got < n && lr_get_tsc_cycles() < end;)
+		got += lr_eth_rx_burst((uint16_t)p, 0, m + got,
+				       (uint16_t)LR_MIN(BURST, n - got));
+	return got;
+}
+
+/* A zero-copy server whose application holds what it received: the
+ * client's ring fills (its tx refuses), and frees give the slots back;
+ * the client goes away while a frame is held: the peer's memory stays
+ * mapped (the frame readable and writable), the next connection copies
+ * and the one after it takes no copy again once the frame was freed; the
+ * port closed while a frame is held: said, the frame stays valid. */
+static int
+test_zrx_held(void)
+{
+	enum { SLOTS = 256 };
+	static struct lr_mbuf *held[SLOTS + BURST];
+	char s[256], c[256], sock[128];
+	int sp = -1, cp = -1, ret = -1;
+	unsigned sent = 0, got;
+	struct lr_mbuf *m[BURST];
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	snprintf(sock, sizeof(sock), "%s/zrxh.sock", dir);
+	snprintf(s, sizeof(s),
+		 "net_memif77,role=server,socket=%s,socket-abstract=no,"
+		 "zero-copy=yes",
+		 sock);
+	snprintf(c, sizeof(c),
+		 "net_memif78,role=client,socket=%s,socket-abstract=no,"
+		 "rsize=8",
+		 sock);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	lr_test_log_begin();
+	/* fill: the server holds every frame, the client's ring runs out */
+	size_cap = 64;
+	for (unsigned tries = 0; tries < 100000 && sent < SLOTS + BURST;
+	     tries++) {
+		m[0] = frame_mbuf(78, sent);
+		if (m[0] == NULL)
+			goto out;
+		if (lr_eth_tx_burst((uint16_t)cp, 0, m, 1) == 1)
+			sent++;
+		else
+			lr_pktmbuf_free(m[0]);
+		if (xstat(cp, "tx_ring_full") != 0)
+			break;
+	}
+	got = rx_hold(sp, held, sent);
+	if (sent != SLOTS || got != SLOTS || xstat(sp, "rx_zc_held") != SLOTS) {
+		fprintf(stderr,
+			"ring of %u slots: %u sent, %u held, rx_zc_held %llu, "
+			"tx_ring_full %llu\n",
+			SLOTS, sent, got,
+			(unsigned long long)xstat(sp, "rx_zc_held"),
+			(unsigned long long)xstat(cp, "tx_ring_full"));
+		lr_pktmbuf_free_bulk(held, got);
+		goto out;
+	}
+	for (unsigned i = 0; i < got; i++)
+		if (check_frame(held[i], 78, i) != 0) {
+			lr_pktmbuf_free_bulk(held, got);
+			goto out;
+		}
+	/* freed out of order: the slots go back once the first is back */
+	lr_pktmbuf_free_bulk(held + 1, got - 1);
+	m[0] = frame_mbuf(79, 0);
+	if (m[0] == NULL || lr_eth_rx_burst((uint16_t)sp, 0, m + 1, 1) != 0 ||
+	    lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 0) {
+		fprintf(stderr, "ring not full with its first slot held\n");
+		lr_pktmbuf_free(held[0]);
+		goto out;
+	}
+	lr_pktmbuf_free(m[0]);
+	lr_pktmbuf_free(held[0]);
+	lr_eth_rx_burst((uint16_t)sp, 0, m, 1); /* gives the slots back */
+	size_cap = MAXF;
+	if (xfer(cp, 0, sp, 0, 80, 2000) != 0)
+		goto out;
+	/* the client goes while a frame is held */
+	m[0] = frame_mbuf(81, 0);
+	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 1 ||
+	    rx_hold(sp, held, 1) != 1)
+		goto out;
+	lr_test_memif_shut(cp);
+	cp = -1;
+	if (wait_log("the application holds 1 mbufs received with zero "
+		     "copy") != 0 ||
+	    check_frame(held[0], 81, 0) != 0) {
+		lr_pktmbuf_free(held[0]);
+		goto out;
+	}
+	memset(lr_pktmbuf_mtod(held[0], uint8_t *), 0x5a, held[0]->data_len);
+	cp = port_open(c, 1);
+	if (cp < 0 || wait_link(sp, cp, 1) != 0 ||
+	    wait_log("receiving by copy on this connection") != 0 ||
+	    xfer(cp, 0, sp, 0, 82, 2000) != 0) {
+		lr_pktmbuf_free(held[0]);
+		goto out;
+	}
+	lr_pktmbuf_free(held[0]);
+	if (wait_log("gave back its last zero-copy mbuf") != 0)
+		goto out;
+	lr_test_memif_shut(cp);
+	cp = port_open(c, 1);
+	if (cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	m[0] = frame_mbuf(83, 0);
+	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 1 ||
+	    rx_hold(sp, held, 1) != 1)
+		goto out;
+	if (!zrx_pool_of(held[0]) || check_frame(held[0], 83, 0) != 0) {
+		fprintf(stderr, "no zero copy again after the frees\n");
+		lr_pktmbuf_free(held[0]);
+		goto out;
+	}
+	/* the server closed under a held frame */
+	lr_test_memif_shut(sp);
+	sp = -1;
+	if (!log_has("closed while the application holds 1 mbufs") ||
+	    check_frame(held[0], 83, 0) != 0) {
+		lr_pktmbuf_free(held[0]);
+		goto out;
+	}
+	lr_pktmbuf_free(held[0]);
+	ret = 0;
+out:
+	size_cap = MAXF;
+	lr_test_log_end();
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "zero-copy server with held frames");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
 }
@@ -1596,10 +1823,8 @@ test_bad_devargs(void)
 	    {"net_memif50,mac=02:00:00:00:zz:01", "mac: bad value"},
 	    {"net_memif50,secret=0123456789012345678901234",
 	     "secret: bad value"},
-	    {"net_memif50,zero-copy=yes",
-	     "zero-copy: bad value 'yes' for a server"},
-	    {"net_memif50,role=server,zero-copy=yes",
-	     "zero-copy: bad value 'yes' for a server"},
+	    {"net_memif50,role=server,zero-copy=maybe",
+	     "zero-copy: bad value 'maybe'"},
 	    {"net_memif50,role=client,zero-copy=maybe",
 	     "zero-copy: bad value 'maybe'"},
 	    {"net_memif50,role=client,zero-copy=yes,bsize=65400",
@@ -1914,8 +2139,10 @@ test_dpdk_server_zc(void)
 	return dpdk_server_run(62, 1);
 }
 
+/* testpmd (io) as the client of our server port (zrx: zero-copy
+ * receive), frames sent to it come back intact. */
 static int
-test_dpdk_client(void)
+dpdk_client_run(unsigned tag, int zrx)
 {
 	char s[256], sock[128];
 	int sp, ret = -1;
@@ -1928,12 +2155,17 @@ test_dpdk_client(void)
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
 	snprintf(sock, sizeof(sock), "%s/dpdk-client.sock", dir);
 	snprintf(s, sizeof(s),
-		 "net_memif61,role=server,socket=%s,socket-abstract=no", sock);
+		 "net_memif%u,role=server,socket=%s,socket-abstract=no%s", tag,
+		 sock, zrx ? ",zero-copy=yes" : "");
 	sp = port_open(s, 1);
 	LR_TEST_ASSERT(sp >= 0, "server port");
 	if (testpmd_start("client", sock) == 0 && wait_link(sp, -1, 1) == 0 &&
 	    testpmd_wait_line("client", "Press enter to exit") == 0)
-		ret = dpdk_roundtrip(sp, 61);
+		ret = dpdk_roundtrip(sp, tag);
+	/* zero-copy receive: every frame came in the client's buffers and
+	 * every header went back */
+	if (ret == 0 && zrx && xstat(sp, "rx_zc_held") != 0)
+		ret = -1;
 	testpmd_stop();
 	if (ret == 0 && wait_link(sp, -1, 0) != 0)
 		ret = -1; /* testpmd gone: link down */
@@ -1943,6 +2175,20 @@ test_dpdk_client(void)
 	LR_TEST_ASSERT(ret == 0, "testpmd as client");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
+}
+
+static int
+test_dpdk_client(void)
+{
+	return dpdk_client_run(61, 0);
+}
+
+/* testpmd as client of a zero-copy server: frames received in DPDK's
+ * buffers, byte for byte. */
+static int
+test_dpdk_client_zrx(void)
+{
+	return dpdk_client_run(63, 1);
 }
 
 /* Client frames of one full buffer (bsize=1024) followed by an empty
@@ -2206,6 +2452,8 @@ static const struct lr_test_case cases[] = {
     {"tx_offloads", test_tx_offloads},
     {"zc_pair", test_zc_pair},
     {"zc_close_held", test_zc_close_held},
+    {"zrx_pair", test_zrx_pair},
+    {"zrx_held", test_zrx_held},
     {"empty_segment", test_empty_segment},
     {"two_queues", test_two_queues},
     {"zc_two_queues", test_zc_two_queues},
@@ -2221,6 +2469,7 @@ static const struct lr_test_case cases[] = {
     {"dpdk_server", test_dpdk_server},
     {"dpdk_server_zc", test_dpdk_server_zc},
     {"dpdk_client", test_dpdk_client},
+    {"dpdk_client_zrx", test_dpdk_client_zrx},
 };
 
 int

@@ -19,8 +19,10 @@
  *   rsize=N                 log2 of the ring size, 1..14 (10)
  *   mac=xx:xx:xx:xx:xx:xx   the port's MAC address (default: generated)
  *   secret=TEXT             up to 24 characters the client must present
- *   zero-copy=yes|no        client only: packets live in the port's
- *                           buffers, shared with the peer (default no)
+ *   zero-copy=yes|no        client: packets live in the port's
+ *                           buffers, shared with the peer; server:
+ *                           packets are received in the client's
+ *                           buffers (default no)
  * Queue counts come from lr_eth_dev_configure(), as in DPDK (which has no
  * devarg for them): the client creates min(its tx queues, what the server
  * allows) C2S rings and min(its rx queues, ...) S2C rings; a server's rx
@@ -137,8 +139,32 @@
  *    the pool and unmaps region 1, unless the application still holds
  *    mbufs of it: then a warning names how many, and pool and region stay
  *    (never unmapped under an mbuf in use).
- * A server cannot lend memory (the protocol gives it to the client):
- * zero-copy=yes on a server is a devargs error.
+ * A server cannot lend memory (the protocol gives it to the client), but
+ * it can receive in the client's:
+ *
+ * Buffers, zero-copy=yes on a server: receive only. Each rx queue has a
+ * header pool of 1 << rsize mbuf headers (struct mif_zrx), header i bound
+ * to slot i of the C2S ring for the queue's life; a burst checks each
+ * descriptor (region, offset + length inside the client's regions, length
+ * <= 65535), points the slot's header at the buffer it names (data_off 0,
+ * buf_len the length: no headroom, no tailroom) and hands it up; the
+ * slot is not given back yet. The pool's store (zrx_ops, no cache) takes
+ * a header put back from any thread by marking its slot freed (a release
+ * store and one atomic decrement per put batch); the next burst moves the
+ * ring's tail over the freed slots, in ring order, up to the first one
+ * still held. Why headers bound to slots and not an mbuf pool: a slot can
+ * be handed up again only after its header came back (the tail cannot
+ * pass it), so the binding needs no allocation on the hot path and no
+ * search on the way back. Cost: per packet the descriptor read and
+ * checked, one header's first line written, one byte stored when it comes
+ * back and one loaded and cleared when its slot goes back; no copy and no
+ * read of the payload. Lifetime: the client's regions stay mapped after a
+ * disconnect while the application holds headers over them (a kept
+ * entry, unmapped by the control thread once the last came back, logged);
+ * a connection made meanwhile, or one whose rings are larger than rsize,
+ * is received by copy; a port closed under held headers leaves them, and
+ * the mappings, valid until freed (logged). xstat rx_zc_held: headers the
+ * application holds. The server's tx always copies.
  *
  * Datapath: every descriptor the peer wrote is read once into locals and
  * checked (server: region index, offset + length inside the region;

@@ -82,6 +82,39 @@ struct mif_zc {
 	struct mif_zc *next; /* in ctl.zcs while its port holds it */
 };
 
+/* Server zero-copy receive (zero-copy=yes on a server), per rx queue: a
+ * header bound to each slot of the C2S ring, handed up over the peer's
+ * buffer in that slot; a header put back marks its slot freed (the pool's
+ * store, zrx_ops), and the next burst gives the slots back (tail) up to
+ * the first one still held. Made at configure, kept until close, and
+ * after close until the application put back the last header it held. */
+struct mif_zrx {
+	struct lr_mempool *mp;	/* the headers */
+	struct lr_mbuf **hdr;	/* slot -> its header */
+	_Atomic uint8_t *freed; /* slot's header back, slot not given back */
+	_Atomic uint32_t out;	/* headers the application holds */
+	unsigned n;		/* slots of the largest ring (1 << rsize) */
+	int orphan;		/* its port closed: freed with its last header */
+};
+
+/* What a server zero-copy header's private area holds. */
+struct zrx_priv {
+	struct mif_zrx *z;
+	uint32_t slot;
+};
+
+/* The peer's regions of a connection that ended while the application
+ * held zero-copy headers over them: mapped until every header of zrx[]
+ * came back (kept_reap()). */
+struct mif_kept {
+	struct mif_region_map reg[MIF_MAX_REGIONS];
+	unsigned nreg;
+	struct mif_zrx *zrx[MIF_MAXQ];
+	unsigned nzrx;
+	const char *name; /* of the port, for the log; NULL once closed */
+	struct mif_kept *next;
+};
+
 /* Another port's zero-copy pool, announced to our peer as region
  * `region`: its mbufs are sent with no copy. */
 struct mif_xzc {
@@ -142,6 +175,11 @@ struct mif_queue {
 	const struct mif_xzc *xzc; /* tx: other pools the peer maps */
 	unsigned nxzc;
 	uint16_t done; /* tx: first slot whose mbuf is not freed */
+	/* server zero-copy rx: the headers, whether this connection uses
+	 * them, and the first slot not given back (the ring's tail) */
+	struct mif_zrx *zrx;
+	uint8_t zr_on;
+	uint16_t rel;
 	uint16_t port_id;
 	uint16_t qid;
 	struct mif_port *p;
@@ -176,6 +214,7 @@ struct mif_port {
 	struct mif_region_map zc_reg;
 	int zc_fd;
 	unsigned zc_nq[2]; /* rx, tx queues with slot arrays */
+	int zrx; /* server zero-copy receive (zero-copy=yes on a server) */
 	/* while connected: other ports' pools announced as regions 2.. */
 	struct mif_zc *xzc_hold[MIF_MAX_REGIONS - 2];
 	struct mif_xzc xzc[MIF_MAX_REGIONS - 2];
@@ -222,6 +261,7 @@ static struct {
 	struct mif_listener *dead_listeners;
 	unsigned nports;
 	unsigned nb_zc_pools; /* zero-copy pools made (their names) */
+	struct mif_kept *kept; /* peer regions under held headers */
 	struct mif_zc *zcs;   /* the zero-copy pools of open ports */
 } ctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
 
@@ -426,7 +466,124 @@ stop:
 	return got;
 }
 
-/* Server rx: a C2S ring; read up to head, give back by moving tail. */
+/* Server zero-copy rx: hand up the headers of slots [q->last, end) over
+ * the peer's buffers the descriptors name (checked against its regions; a
+ * chain of descriptors as a chain of headers), at most n packets; moves
+ * q->last, counts the headers out. */
+static inline uint16_t
+zrx_take(struct mif_queue *q, struct mif_zrx *z, struct lr_mbuf **pkts,
+	 uint16_t n, uint16_t end, uint64_t *bytes_out)
+{
+	uint64_t w = lr_mbuf_rearm_word(0, q->port_id);
+	uint16_t cur = q->last, got = 0;
+	uint32_t segs = 0;
+	uint64_t bytes = 0;
+
+	while (got < n && cur != end) {
+		struct lr_mbuf *first = NULL, *prev = NULL;
+		uint16_t start = cur, nseg = 0, flags;
+		uint32_t plen = 0;
+
+		do {
+			const volatile struct mif_desc *d =
+			    &q->ring->desc[cur & q->mask];
+			struct lr_mbuf *m;
+			const uint8_t *src;
+			uint32_t len;
+
+			if (lr_unlikely(cur == end)) {
+				q_bad(q,
+				      "rx queue %u: descriptor %u: chain "
+				      "runs past the published index",
+				      q->qid, (uint16_t)(cur - 1) & q->mask);
+				goto bad;
+			}
+			flags = d->flags;
+			len = d->length;
+			if (lr_unlikely(len > UINT16_MAX)) {
+				q_bad(q,
+				      "rx queue %u: descriptor %u: length %u "
+				      "> 65535",
+				      q->qid, cur & q->mask, len);
+				goto bad;
+			}
+			src = rx_desc_src(q, d, cur, len, 1);
+			if (lr_unlikely(src == NULL))
+				goto bad;
+			m = z->hdr[cur & q->mask];
+#if LR_MEMPOOL_DEBUG
+			/* handed out: what lr_mempool_get() would mark */
+			((struct lr_mempool_objhdr *)m - 1)->cookie =
+			    LR_MEMPOOL_COOKIE_INUSE;
+#endif
+			m->buf_addr = (void *)(uintptr_t)src;
+			m->buf_iova = (uint64_t)(uintptr_t)src;
+			m->buf_len = (uint16_t)len;
+			lr_pktmbuf_rearm(m, w, len);
+			if (prev != NULL)
+				prev->next = m;
+			else
+				first = m;
+			prev = m;
+			nseg++;
+			plen += len;
+			cur++;
+		} while (flags & MIF_DESC_FLAG_NEXT);
+		first->nb_segs = nseg;
+		first->pkt_len = plen;
+		pkts[got++] = first;
+		bytes += plen;
+		segs += nseg;
+		continue;
+	bad:
+		for (uint16_t s = start; s != cur; s++)
+			z->hdr[s & q->mask]->next = NULL;
+		cur = start;
+		break;
+	}
+	if (segs != 0)
+		atomic_fetch_add_explicit(&z->out, segs, memory_order_relaxed);
+	q->last = cur;
+	*bytes_out = bytes;
+	return got;
+}
+
+/* Server rx, zero-copy (q entered): give back the slots whose headers
+ * came back, in ring order up to the first still held, then hand up what
+ * the client published. */
+static __lr_always_inline uint16_t
+rx_server_zc(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct mif_zrx *z = q->zrx;
+	uint16_t rel = q->rel, head, got;
+	uint64_t bytes;
+
+	while (rel != q->last &&
+	       atomic_load_explicit(&z->freed[rel & q->mask],
+				    memory_order_acquire)) {
+		atomic_store_explicit(&z->freed[rel & q->mask], 0,
+				      memory_order_relaxed);
+		rel++;
+	}
+	if (rel != q->rel) {
+		atomic_store_explicit(&q->ring->tail, rel,
+				      memory_order_release);
+		q->rel = rel;
+	}
+	head = atomic_load_explicit(&q->ring->head, memory_order_acquire);
+	if (lr_unlikely((uint16_t)(head - rel) > q->size ||
+			(uint16_t)(head - q->last) > q->size)) {
+		q_bad(q, "rx queue %u: head %u more than %u slots past tail %u",
+		      q->qid, head, q->size, rel);
+		q_leave(q);
+		return 0;
+	}
+	got = zrx_take(q, z, pkts, n, head, &bytes);
+	return burst_done(q, got, bytes);
+}
+
+/* Server rx: a C2S ring; read up to head, give back by moving tail
+ * (copying), or hand the buffers up (zero-copy, rx_server_zc). */
 static uint16_t
 memif_rx_server(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -436,6 +593,8 @@ memif_rx_server(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 
 	if (lr_unlikely(!q_enter(q)))
 		return 0;
+	if (q->zr_on)
+		return rx_server_zc(q, pkts, n);
 	head = atomic_load_explicit(&q->ring->head, memory_order_acquire);
 	if (lr_unlikely((uint16_t)(head - q->last) > q->size)) {
 		q_bad(q, "rx queue %u: head %u more than %u slots past tail %u",
@@ -1072,6 +1231,257 @@ conn_close(struct mif_conn *c)
 	c->port = NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Server zero-copy receive: the headers' store. A header comes only with
+ * its slot (zrx_take), so the store hands out nothing; a header put back
+ * (from any thread) marks its slot freed for the rx burst to give back. */
+
+#define ZRX_OPS_NAME "net_memif_zrx"
+
+static int
+zrx_store_alloc(struct lr_mempool *mp)
+{
+	mp->pool_data = NULL; /* the queue's mif_zrx, set once made */
+	return 0;
+}
+
+static void
+zrx_store_free(struct lr_mempool *mp)
+{
+	(void)mp;
+}
+
+static int
+zrx_store_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
+{
+	struct mif_zrx *z = mp->pool_data;
+
+	if (z == NULL) /* the pool filling its store at creation */
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct zrx_priv *pv = lr_mbuf_to_priv(objs[i]);
+
+		atomic_store_explicit(&z->freed[pv->slot], 1,
+				      memory_order_release);
+	}
+	atomic_fetch_sub_explicit(&z->out, n, memory_order_release);
+	return 0;
+}
+
+static int
+zrx_store_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
+{
+	(void)mp;
+	(void)objs;
+	(void)n;
+	return -ENOENT;
+}
+
+static unsigned
+zrx_store_count(const struct lr_mempool *mp)
+{
+	const struct mif_zrx *z = mp->pool_data;
+
+	return z == NULL ? mp->size
+			 : mp->size - atomic_load_explicit(
+					  &((struct mif_zrx *)z)->out,
+					  memory_order_relaxed);
+}
+
+static const struct lr_mempool_ops zrx_ops = {
+    .name = ZRX_OPS_NAME,
+    .alloc = zrx_store_alloc,
+    .free = zrx_store_free,
+    .enqueue = zrx_store_enqueue,
+    .dequeue = zrx_store_dequeue,
+    .get_count = zrx_store_count,
+};
+
+static void
+zrx_hdr_init(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
+{
+	struct mif_zrx *z = opaque;
+	struct lr_mbuf *m = obj;
+	struct zrx_priv *pv;
+
+	memset(m, 0, sizeof(*m) + sizeof(*pv));
+	m->priv_size = sizeof(*pv);
+	m->pool = mp;
+	pv = lr_mbuf_to_priv(m);
+	pv->z = z;
+	pv->slot = idx;
+	z->hdr[idx] = m;
+}
+
+/* Free z; the caller checked that no header is out. */
+static void
+zrx_free(struct mif_zrx *z)
+{
+	if (z->mp != NULL)
+		lr_mempool_free(z->mp);
+	free(z->hdr);
+	free((void *)z->freed);
+	free(z);
+}
+
+/* The headers of rx queue qid of server p: one for each of 1 << p->log2
+ * slots; NULL (logged) when out of memory. */
+static struct mif_zrx *
+zrx_new(struct mif_port *p, uint16_t port_id, unsigned qid)
+{
+	struct lr_pktmbuf_pool_private pp = {
+	    .mbuf_data_room_size = 0,
+	    .mbuf_priv_size = sizeof(struct zrx_priv),
+	    .flags = LR_PKTMBUF_POOL_F_ATTACHED,
+	};
+	char name[LR_MEMPOOL_NAMESIZE];
+	struct mif_zrx *z = calloc(1, sizeof(*z));
+	unsigned n = 1u << p->log2;
+
+	if (z == NULL)
+		goto fail;
+	z->n = n;
+	z->hdr = calloc(n, sizeof(*z->hdr));
+	z->freed = calloc(n, sizeof(*z->freed));
+	if (z->hdr == NULL || z->freed == NULL)
+		goto fail;
+	/* unique: headers left behind at close keep their pool's name */
+	snprintf(name, sizeof(name), "memif_zrx_p%u_%u_%u", port_id, qid,
+		 ++ctl.nb_zc_pools);
+	z->mp = lr_mempool_create_ops(
+	    name, n, sizeof(struct lr_mbuf) + sizeof(struct zrx_priv), 0,
+	    sizeof(pp), zrx_hdr_init, z,
+	    p->dev != NULL ? p->dev->data->socket_id : LR_SOCKET_ID_ANY, 0,
+	    ZRX_OPS_NAME);
+	if (z->mp == NULL)
+		goto fail;
+	memcpy(lr_mempool_get_priv(z->mp), &pp, sizeof(pp));
+	z->mp->pool_data = z;
+	return z;
+fail:
+	LR_LOG(ERR, PMD,
+	       "%s: zero-copy receive: cannot make the %u headers of rx queue "
+	       "%u: %s\n",
+	       p->name, n, qid, lr_strerror(z && !z->mp ? lr_errno : ENOMEM));
+	if (z != NULL)
+		zrx_free(z);
+	return NULL;
+}
+
+/* Unmap the regions of kept entries whose headers all came back, and free
+ * the headers of closed ports among them (ctl.lock held). */
+static void
+kept_reap(void)
+{
+	for (struct mif_kept **pk = &ctl.kept; *pk != NULL;) {
+		struct mif_kept *k = *pk;
+		unsigned held = 0;
+
+		for (unsigned i = 0; i < k->nzrx; i++)
+			held += atomic_load_explicit(&k->zrx[i]->out,
+						     memory_order_acquire);
+		if (held != 0) {
+			pk = &k->next;
+			continue;
+		}
+		for (unsigned i = 0; i < k->nreg; i++)
+			munmap(k->reg[i].addr, k->reg[i].size);
+		for (unsigned i = 0; i < k->nzrx; i++)
+			if (k->zrx[i]->orphan)
+				zrx_free(k->zrx[i]);
+		if (k->name != NULL)
+			LR_LOG(NOTICE, PMD,
+			       "%s: the application gave back its last "
+			       "zero-copy mbuf of the last connection: its "
+			       "peer's memory is unmapped\n",
+			       k->name);
+		*pk = k->next;
+		free(k);
+	}
+}
+
+/* Server zero-copy rx at disconnect (queues quiesced): 1 when headers of
+ * this connection are still out, the regions then kept mapped for them
+ * (a kept entry; 0: unmap them now). */
+static int
+zrx_keep_regions(struct mif_port *p)
+{
+	struct mif_kept *k = NULL;
+
+	for (unsigned q = 0; q < MIF_MAXQ; q++) {
+		struct mif_queue *rq = &p->rxq[q];
+		uint32_t out;
+
+		if (!rq->zr_on)
+			continue;
+		rq->zr_on = 0;
+		out = atomic_load_explicit(&rq->zrx->out, memory_order_acquire);
+		if (out == 0)
+			continue;
+		if (k == NULL && (k = calloc(1, sizeof(*k))) == NULL)
+			return 1; /* never unmapped: no memory to remember */
+		k->zrx[k->nzrx++] = rq->zrx;
+		LR_LOG(WARNING, PMD,
+		       "%s: rx queue %u: the application holds %u mbufs "
+		       "received with zero copy: the peer's memory stays "
+		       "mapped until they are freed\n",
+		       p->name, q, out);
+	}
+	if (k == NULL)
+		return 0;
+	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
+		if (p->reg_mapped[i])
+			k->reg[k->nreg++] = p->reg[i];
+	k->name = p->name;
+	k->next = ctl.kept;
+	ctl.kept = k;
+	return 1;
+}
+
+/* Server zero-copy rx at close: free each queue's headers, or leave them
+ * to the kept entry that holds them (reported), freed with the last. */
+static void
+zrx_teardown(struct mif_port *p)
+{
+	for (struct mif_kept *k = ctl.kept; k != NULL; k = k->next)
+		if (k->name == p->name)
+			k->name = NULL;
+	for (unsigned q = 0; q < MIF_MAXQ; q++) {
+		struct mif_zrx *z = p->rxq[q].zrx;
+		uint32_t out;
+
+		if (z == NULL)
+			continue;
+		p->rxq[q].zrx = NULL;
+		out = atomic_load_explicit(&z->out, memory_order_acquire);
+		if (out == 0) {
+			zrx_free(z);
+			continue;
+		}
+		z->orphan = 1;
+		LR_LOG(WARNING, PMD,
+		       "%s: closed while the application holds %u mbufs of rx "
+		       "queue %u received with zero copy: they and the peer's "
+		       "memory under them stay until freed\n",
+		       p->name, out, q);
+	}
+}
+
+/* Server zero-copy rx: headers for nrx rx queues (made at the first
+ * configure, kept after). 0 or -errno (logged). */
+static int
+zrx_setup(struct mif_port *p, uint16_t port_id, unsigned nrx)
+{
+	for (unsigned q = 0; q < nrx; q++) {
+		if (p->rxq[q].zrx != NULL)
+			continue;
+		p->rxq[q].zrx = zrx_new(p, port_id, q);
+		if (p->rxq[q].zrx == NULL)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Wait until no burst uses q, with q marked down. */
 static void
 quiesce_queue(struct mif_queue *q)
@@ -1160,6 +1570,7 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 {
 	int peer_said = by == BY_PEER;
 	int was_up = p->up;
+	int keep;
 
 	/* logged first: a peer that got our DISCONNECT finds the line */
 	/* a client refused again for the same reason says it once */
@@ -1189,8 +1600,9 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 		p->rxq[q].nxzc = p->txq[q].nxzc = 0;
 		p->rxq[q].kick_fd = p->txq[q].kick_fd = -1;
 	}
+	keep = p->server && zrx_keep_regions(p);
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
-		if (p->reg_mapped[i])
+		if (p->reg_mapped[i] && !keep)
 			munmap(p->reg[i].addr, p->reg[i].size);
 		p->reg_mapped[i] = 0;
 		p->reg[i].addr = NULL;
@@ -1245,6 +1657,33 @@ port_up(struct mif_port *p)
 	       1u << p->run_log2);
 }
 
+/* Server zero-copy rx: whether rx queue q takes this connection's packets
+ * with no copy: when its headers cover the ring and all came back from
+ * the last connection (else it copies, said once). */
+static void
+zrx_attach(struct mif_port *p, struct mif_queue *q)
+{
+	struct mif_zrx *z = q->zrx;
+	uint32_t out;
+
+	kept_reap();
+	out = atomic_load_explicit(&z->out, memory_order_acquire);
+	q->zr_on = 0;
+	if (out != 0 || q->size > z->n) {
+		LR_LOG(WARNING, PMD,
+		       "%s: rx queue %u: receiving by copy on this connection "
+		       "(%s)\n",
+		       p->name, q->qid,
+		       out != 0 ? "the application still holds zero-copy "
+				  "mbufs of the last one"
+				: "ring larger than rsize");
+		return;
+	}
+	for (unsigned s = 0; s < z->n; s++)
+		atomic_store_explicit(&z->freed[s], 0, memory_order_relaxed);
+	q->zr_on = 1;
+}
+
 /* Attach queue q to ring r (C2S or S2C index i) for its role. */
 static void
 queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
@@ -1260,6 +1699,9 @@ queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
 	q->p = p;
 	if (p->server) {
 		q->last = atomic_load_explicit(&r->tail, memory_order_acquire);
+		q->rel = q->last;
+		if (dir == C2S && q->zrx != NULL)
+			zrx_attach(p, q);
 	} else if (p->zc) {
 		q->zc_mp = p->zc_mp;
 		q->zc_base = p->zc_reg.addr;
@@ -2091,6 +2533,8 @@ ctl_thread(void *arg)
 
 		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next)
 			port_poll(p, now);
+		if (ctl.kept != NULL)
+			kept_reap();
 		for (struct mif_listener *l = ctl.listeners; l != NULL;
 		     l = l->next)
 			listener_check(l, now);
@@ -2542,6 +2986,8 @@ memif_configure(struct lr_eth_dev *dev)
 	if (p->zc)
 		ret = zc_setup(p, dev->data->port_id, dev->data->nb_rx_queues,
 			       dev->data->nb_tx_queues);
+	if (p->zrx)
+		ret = zrx_setup(p, dev->data->port_id, dev->data->nb_rx_queues);
 	pthread_mutex_unlock(&ctl.lock);
 	return ret;
 }
@@ -2751,6 +3197,8 @@ memif_close(struct lr_eth_dev *dev)
 	if (--ctl.nports == 0)
 		ctl_stop();
 	zc_teardown(p);
+	kept_reap();
+	zrx_teardown(p);
 	pthread_mutex_unlock(&ctl.lock);
 	free(p);
 	dev->data->dev_private = NULL;
@@ -2785,6 +3233,7 @@ static const char *const memif_xstat_names[] = {
     "rx_bursts",	  "tx_bursts",	"tx_ring_full",
     "tx_link_down_drops", "connects",	"disconnects",
     "tx_zc_copies",	  "tx_zc_sent", "tx_offload_errors",
+    "rx_zc_held",
 };
 
 static int
@@ -2803,6 +3252,9 @@ memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[6] += lr_counter_read(&tx->zc_copies);
 		v[7] += lr_counter_read(&tx->zc_sent);
 		v[8] += lr_counter_read(&tx->offload_errors);
+		if (rx->zrx != NULL)
+			v[9] += atomic_load_explicit(&rx->zrx->out,
+						     memory_order_relaxed);
 	}
 	pthread_mutex_lock(&ctl.lock);
 	v[4] = p->nb_connects;
@@ -2908,15 +3360,8 @@ memif_parse_args(const char *name, const struct lr_devargs *args,
 	    (ret = lr_devargs_get_bool(args, "zero-copy", 0, &a->zc)) < 0 ||
 	    (ret = socket_mode_get(name, args, a)) < 0)
 		return ret;
-	if (a->zc && (a->role == NULL || strcmp(a->role, "client") != 0)) {
-		LR_LOG(ERR, PMD,
-		       "%s: zero-copy: bad value 'yes' for a server (the "
-		       "client owns the shared memory: only role=client can "
-		       "lend its buffers)\n",
-		       name);
-		return -EINVAL;
-	}
-	if (a->zc && LR_ALIGN_CEIL(LR_PKTMBUF_HEADROOM + a->bsize,
+	if (a->zc && (a->role != NULL && strcmp(a->role, "client") == 0) &&
+	    LR_ALIGN_CEIL(LR_PKTMBUF_HEADROOM + a->bsize,
 				   LR_CACHE_LINE_SIZE) > UINT16_MAX) {
 		LR_LOG(ERR, PMD,
 		       "%s: bsize: bad value '%llu' with zero-copy=yes (an "
@@ -2963,7 +3408,10 @@ memif_port_init(struct mif_port *p, const char *name,
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
 		p->reg_fd[i] = -1;
 	p->zc_fd = -1;
-	p->zc = a->zc;
+	/* zero-copy: a client lends its buffers, a server receives in the
+	 * client's */
+	p->zc = p->server ? 0 : a->zc;
+	p->zrx = p->server ? a->zc : 0;
 	for (unsigned d = 0; d < 2; d++)
 		for (unsigned i = 0; i < MIF_MAXQ; i++)
 			p->ring_fd[d][i] = -1;
@@ -2986,6 +3434,16 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ret = memif_parse_args(name, args, &a);
 	if (ret < 0)
 		return ret;
+	if (a.zc && (a.role == NULL || strcmp(a.role, "server") == 0) &&
+	    lr_mempool_ops_lookup(ZRX_OPS_NAME) == NULL) {
+		ret = lr_mempool_register_ops(&zrx_ops);
+		if (ret < 0 && ret != -EEXIST) {
+			LR_LOG(ERR, PMD,
+			       "%s: cannot register mempool ops '%s': %s\n",
+			       name, ZRX_OPS_NAME, lr_strerror(-ret));
+			return ret;
+		}
+	}
 	p = aligned_alloc(LR_CACHE_LINE_SIZE,
 			  LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
 	if (p == NULL)
