@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "fuzz_common.h"
+#include "lr_eth_memif.h"
 #include "lr_ethdev.h"
 #include "lr_log.h"
 #include "memif_fuzz.h"
@@ -73,6 +74,7 @@ struct fz {
 	char secret[MIF_SECRET_SZ + 1];
 	uint16_t nb_q[2]; /* server rx queues (C2S rings), tx (S2C) */
 	int bound, up, disjoint;
+	int zrx; /* the server receives with no copy */
 	unsigned nreg;
 	struct fz_region reg[MIF_MAX_REGIONS];
 	struct fz_region pending; /* the region of the message in flight */
@@ -458,6 +460,14 @@ struct rx_res {
 	uint64_t bytes; /* copied */
 };
 
+/* Whether the server receives this connection's frames with no copy: its
+ * headers cover rings up to the default rsize. */
+static int
+zrx_on(const struct fz *z)
+{
+	return z->zrx && z->log2 <= LR_ETH_MEMIF_DEFAULT_LOG2_RING;
+}
+
 /* The model of an rx burst; with pkts (got of them), also checks every
  * packet's bytes against the region bytes its descriptors name. */
 static struct rx_res
@@ -479,7 +489,8 @@ rx_model(const struct fz *z, struct mif_ring *r, uint16_t size, uint16_t tail,
 		for (;;) {
 			struct mif_desc d = r->desc[cur & mask];
 
-			if (!desc_in(z, d.region, d.offset, d.length)) {
+			if (!desc_in(z, d.region, d.offset, d.length) ||
+			    (zrx_on(z) && d.length > UINT16_MAX)) {
 				x.bad = 1;
 				cur = start;
 				goto stop;
@@ -545,8 +556,21 @@ fz_rx(struct fz *z, const uint8_t *b)
 	got = lr_memif_fuzz_rx_(z->p, q, pkts, (uint16_t)n);
 	FUZZ_CHECK(got == x.got);
 	rx_model(z, r, size, tail, head, n, pkts, got);
-	FUZZ_CHECK(atomic_load(&r->tail) == x.tail);
+	if (!zrx_on(z)) {
+		FUZZ_CHECK(atomic_load(&r->tail) == x.tail);
+	} else {
+		/* zero copy: each segment a header over the client's buffer;
+		 * the slots go back at the next burst once freed */
+		FUZZ_CHECK(atomic_load(&r->tail) == tail);
+		for (unsigned i = 0; i < got; i++)
+			FUZZ_CHECK(pkts[i]->pool != z->mp &&
+				   lr_mbuf_validate(pkts[i]) == 0);
+	}
 	lr_pktmbuf_free_bulk(pkts, got);
+	if (zrx_on(z) && !x.bad) {
+		FUZZ_CHECK(lr_memif_fuzz_rx_(z->p, q, pkts, 0) == 0);
+		FUZZ_CHECK(atomic_load(&r->tail) == x.tail);
+	}
 	after_burst(z, x.bad);
 }
 
@@ -798,8 +822,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(z.secret, sizeof(z.secret), "%s", "fuzz-secret");
 	z.nb_q[C2S] = (uint16_t)(1 + ((data[0] >> 1) & 1));
 	z.nb_q[S2C] = (uint16_t)(1 + ((data[0] >> 2) & 1));
+	z.zrx = (data[0] >> 3) & 1;
 	z.p = lr_memif_fuzz_port_new_(FZ_ID, z.secret, z.nb_q[C2S], z.nb_q[S2C],
-				      mp);
+				      mp, z.zrx);
 	FUZZ_CHECK(z.p != NULL);
 	z.c = lr_memif_fuzz_accept_(z.p);
 	FUZZ_CHECK(z.c != NULL);

@@ -3516,9 +3516,10 @@ lr_eth_memif_pool(uint16_t port_id)
 
 struct mif_port *
 lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
-			uint16_t nb_txq, struct lr_mempool *mp)
+			uint16_t nb_txq, struct lr_mempool *mp, int zrx)
 {
 	struct memif_args a = {.sock = "fuzz",
+			       .zc = zrx,
 			       .secret = secret,
 			       .id = id,
 			       .bsize = LR_ETH_MEMIF_DEFAULT_BSIZE,
@@ -3547,7 +3548,20 @@ lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
 		p->rxq[q].mp = mp;
 	p->lis = l;
 	p->started = 1;
+	if (zrx && lr_mempool_ops_lookup(ZRX_OPS_NAME) == NULL &&
+	    lr_mempool_register_ops(&zrx_ops) < 0) {
+		free(l);
+		free(p);
+		return NULL;
+	}
 	pthread_mutex_lock(&ctl.lock);
+	if (zrx && zrx_setup(p, 0, p->nb_rxq) != 0) {
+		zrx_teardown(p);
+		pthread_mutex_unlock(&ctl.lock);
+		free(l);
+		free(p);
+		return NULL;
+	}
 	p->next = ctl.ports;
 	ctl.ports = p;
 	pthread_mutex_unlock(&ctl.lock);
@@ -3567,6 +3581,8 @@ lr_memif_fuzz_port_free_(struct mif_port *p)
 		}
 	}
 	zc_teardown(p);
+	kept_reap();
+	zrx_teardown(p);
 	pthread_mutex_unlock(&ctl.lock);
 	free(p->lis);
 	free(p);

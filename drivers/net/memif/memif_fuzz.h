@@ -26,11 +26,11 @@ struct mif_port;
 struct mif_conn;
 
 /* A started server port (id, secret or NULL, queue counts; rx mbufs from
- * mp) with default bsize and rsize, on a listener of its own; NULL if out
- * of memory. */
+ * mp; zrx: zero-copy receive) with default bsize and rsize, on a listener
+ * of its own; NULL if out of memory. */
 struct mif_port *lr_memif_fuzz_port_new_(uint32_t id, const char *secret,
 					 uint16_t nb_rxq, uint16_t nb_txq,
-					 struct lr_mempool *mp);
+					 struct lr_mempool *mp, int zrx);
 
 /* Disconnect p (no message), and free it (a client's zero-copy pool and
  * region 1 too). */
