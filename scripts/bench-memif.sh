@@ -43,9 +43,9 @@
 # and the testpmd forwarder, also the native build of scripts/dpdk-native.sh
 # when it is there (rows "testpmd-native"; DPDK_NATIVE=no leaves them out).
 #
-# Env: LR_GEN_ROLE (memif role of the generator in the linerate pair:
-# server, the default, or client), MIXED_LR_ROLE (role of the linerate side
-# in the mixed pairs: client by default), FWD_ROLE (the forwarders' roles,
+# Env: GEN_ROLE (memif role of the generator in the linerate and the
+# mixed pairs, the receiver taking the other: client, the default, as in
+# the DPDK pair, or server), FWD_ROLE (the forwarders' roles,
 # port 0 / port 1: client, the default: both clients; server: both
 # servers; mixed: server / client; lr-pktgen's port takes the other role of
 # its link), FWD_ZC=yes|no (zero-copy on lr-l2fwd's client ports too; yes
@@ -143,8 +143,7 @@ WARM=${WARM:-1}
 SIZES=${SIZES:-64 1518}
 ROWS=${ROWS:-lr_lr dpdk_dpdk ndpdk_ndpdk lr_dpdk dpdk_lr fwd_lr fwd_dpdk fwd_ndpdk}
 DPDK_NATIVE=${DPDK_NATIVE:-auto}
-LR_GEN_ROLE=${LR_GEN_ROLE:-server}
-MIXED_LR_ROLE=${MIXED_LR_ROLE:-client}
+GEN_ROLE=${GEN_ROLE:-client}
 FWD_ROLE=${FWD_ROLE:-client}
 LR_ZC=${LR_ZC:-auto}
 # lr-l2fwd's client ports zero-copy (see "The forwarder rows" above).
@@ -163,7 +162,7 @@ REF=bench/reference/dpdk-22.11-memif.tsv
 READY_S=60
 
 die() { echo "bench-memif: $*" >&2; exit 1; }
-for r in "$LR_GEN_ROLE" "$MIXED_LR_ROLE"; do
+for r in "$GEN_ROLE"; do
 	case $r in server|client) ;; *) die "role '$r': server or client" ;; esac
 done
 case $FWD_ROLE in server|client|mixed) ;; *) die "FWD_ROLE '$FWD_ROLE': server, client or mixed" ;; esac
@@ -727,7 +726,7 @@ busy_cycles() {
 
 # Row names, what runs, and with which roles and modes.
 declare -A TITLE ROLES
-mr=$MIXED_LR_ROLE
+gr=$GEN_ROLE
 TITLE[lr_lr]="lr-pktgen -> lr-pktgen"
 TITLE[dpdk_dpdk]="testpmd txonly -> testpmd rxonly"
 TITLE[ndpdk_ndpdk]="testpmd-native txonly -> rxonly"
@@ -736,11 +735,11 @@ TITLE[dpdk_lr]="testpmd txonly -> lr-pktgen"
 TITLE[fwd_lr]="lr-pktgen -> lr-l2fwd -> lr-pktgen"
 TITLE[fwd_dpdk]="lr-pktgen -> testpmd io -> lr-pktgen"
 TITLE[fwd_ndpdk]="lr-pktgen -> testpmd-native io -> back"
-ROLES[lr_lr]="generator $LR_GEN_ROLE ($(mode "$LR_GEN_ROLE" lr | sed 's/zero-copy rx/copy/')), receiver $(other "$LR_GEN_ROLE") ($(mode "$(other "$LR_GEN_ROLE")" lr zrx))"
+ROLES[lr_lr]="generator $gr ($(mode "$gr" lr | sed 's/zero-copy rx/copy/')), receiver $(other "$gr") ($(mode "$(other "$gr")" lr zrx))"
 ROLES[dpdk_dpdk]="txonly client (copy), rxonly server (copy), as issue 14's reference"
 ROLES[ndpdk_ndpdk]=${ROLES[dpdk_dpdk]}
-ROLES[lr_dpdk]="lr-pktgen $mr ($(mode "$mr" lr | sed 's/zero-copy rx/copy/')), testpmd $(other "$mr") (copy)"
-ROLES[dpdk_lr]="testpmd $(other "$mr") (copy), lr-pktgen $mr ($(mode "$mr" lr zrx))"
+ROLES[lr_dpdk]="lr-pktgen $gr ($(mode "$gr" lr | sed 's/zero-copy rx/copy/')), testpmd $(other "$gr") (copy)"
+ROLES[dpdk_lr]="testpmd $gr (copy), lr-pktgen $(other "$gr") ($(mode "$(other "$gr")" lr zrx))"
 # fwd_roles KIND: the forwarder's ports and lr-pktgen's, role and mode.
 fwd_roles() {
 	local f0 f1 z=
@@ -778,10 +777,10 @@ run_row() {
 	TP_BIN=$TESTPMD
 	case $row in *ndpdk*) TP_BIN=$TESTPMD_NATIVE ;; esac
 	case $row in
-	lr_lr) pair "$row" "$size" lr "$LR_GEN_ROLE" lr "$(other "$LR_GEN_ROLE")" ;;
+	lr_lr) pair "$row" "$size" lr "$gr" lr "$(other "$gr")" ;;
 	dpdk_dpdk|ndpdk_ndpdk) pair "$row" "$size" tp client tp server ;;
-	lr_dpdk) pair "$row" "$size" lr "$mr" tp "$(other "$mr")" ;;
-	dpdk_lr) pair "$row" "$size" tp "$(other "$mr")" lr "$mr" ;;
+	lr_dpdk) pair "$row" "$size" lr "$gr" tp "$(other "$gr")" ;;
+	dpdk_lr) pair "$row" "$size" tp "$gr" lr "$(other "$gr")" ;;
 	fwd_lr) fwd "$row" "$size" lr ;;
 	fwd_dpdk|fwd_ndpdk) fwd "$row" "$size" tp ;;
 	esac
