@@ -142,7 +142,7 @@ fi
 if [ -x scripts/bench-memif.sh ] && [ -x $b/pktgen/lr-pktgen ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 	section "Over memif (drivers/net/memif): linerate and DPDK testpmd"
 	run "64 and 1518-byte frames over one memif link (generator -> receiver: lr-pktgen and testpmd txonly/rxonly, and the mixed pairs) and through a forwarder (lr-pktgen -> lr-l2fwd or testpmd io -> lr-pktgen), each process on its own CPU, rows alternating; Mpps and cycles per packet on each side over the same window." \
-		scripts/bench-memif.sh $bdir 3 5
+		scripts/bench-memif.sh $bdir 2 9
 fi
 if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth.sh ]; then
 	section "Over veth pairs between network namespaces"
