@@ -204,8 +204,10 @@
  *
  * Cost on the hot path: one seq_cst store and one load per burst, one
  * acquire load and one release store per burst, and per packet one
- * descriptor read or write plus the copy (zero-copy: plus a mempool get
- * and put through the lcore's cache instead of the copy).
+ * descriptor read or write plus the copy (zero-copy client: plus a
+ * mempool get and put through the lcore's cache instead of the copy;
+ * zero-copy server receive: a header's first line written and a byte
+ * stored and cleared per segment instead of the copy).
  */
 #ifndef LR_ETH_MEMIF_H
 #define LR_ETH_MEMIF_H
