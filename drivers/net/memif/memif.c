@@ -466,30 +466,60 @@ stop:
 	return got;
 }
 
-/* Server zero-copy rx: hand up the headers of slots [q->last, end) over
- * the peer's buffers the descriptors name (checked against its regions; a
- * chain of descriptors as a chain of headers), at most n packets; moves
- * q->last, counts the headers out. */
-static inline uint16_t
-zrx_take(struct mif_queue *q, struct mif_zrx *z, struct lr_mbuf **pkts,
-	 uint16_t n, uint16_t end, uint64_t *bytes_out)
+static __lr_always_inline struct lr_mbuf *
+zc_rx_seg(struct mif_queue *q, uint16_t cur, uint32_t len, uint64_t w);
+
+/* Server zero-copy rx: the header of slot cur made a segment of len bytes
+ * over the peer's buffer the descriptor names (checked against its
+ * regions); NULL after reporting a bad descriptor. */
+static __lr_always_inline struct lr_mbuf *
+zrx_seg(struct mif_queue *q, uint16_t cur, uint32_t len, uint64_t w)
 {
-	uint64_t w = lr_mbuf_rearm_word(0, q->port_id);
+	const volatile struct mif_desc *d = &q->ring->desc[cur & q->mask];
+	struct lr_mbuf *m;
+	const uint8_t *src;
+
+	if (lr_unlikely(len > UINT16_MAX)) {
+		q_bad(q, "rx queue %u: descriptor %u: length %u > 65535",
+		      q->qid, cur & q->mask, len);
+		return NULL;
+	}
+	src = rx_desc_src(q, d, cur, len, 1);
+	if (lr_unlikely(src == NULL))
+		return NULL;
+	m = q->zrx->hdr[cur & q->mask];
+#if LR_MEMPOOL_DEBUG
+	/* handed out: what lr_mempool_get() would mark */
+	((struct lr_mempool_objhdr *)m - 1)->cookie = LR_MEMPOOL_COOKIE_INUSE;
+#endif
+	m->buf_addr = (void *)(uintptr_t)src;
+	m->buf_iova = (uint64_t)(uintptr_t)src;
+	m->buf_len = (uint16_t)len;
+	lr_pktmbuf_rearm(m, w, len);
+	return m;
+}
+
+/* Zero-copy rx, client (zrx 0: the pool mbuf each slot holds) or server
+ * (zrx 1: the header bound to each slot): hand the mbufs of slots
+ * [q->last, end) up as packets, a descriptor chain as an mbuf chain, at
+ * most n; moves q->last. slots[]: each slot's mbuf; w: the rearm word;
+ * the server's headers handed up are counted out. */
+static __lr_always_inline uint16_t
+zc_take(struct mif_queue *q, struct lr_mbuf **slots, struct lr_mbuf **pkts,
+	uint16_t n, uint16_t end, uint64_t w, int zrx, uint64_t *bytes_out)
+{
 	uint16_t cur = q->last, got = 0;
 	uint32_t segs = 0;
 	uint64_t bytes = 0;
 
 	while (got < n && cur != end) {
-		struct lr_mbuf *first = NULL, *prev = NULL;
+		struct lr_mbuf *first = NULL, *prev = NULL, *m;
 		uint16_t start = cur, nseg = 0, flags;
 		uint32_t plen = 0;
 
 		do {
 			const volatile struct mif_desc *d =
 			    &q->ring->desc[cur & q->mask];
-			struct lr_mbuf *m;
-			const uint8_t *src;
-			uint32_t len;
 
 			if (lr_unlikely(cur == end)) {
 				q_bad(q,
@@ -499,34 +529,17 @@ zrx_take(struct mif_queue *q, struct mif_zrx *z, struct lr_mbuf **pkts,
 				goto bad;
 			}
 			flags = d->flags;
-			len = d->length;
-			if (lr_unlikely(len > UINT16_MAX)) {
-				q_bad(q,
-				      "rx queue %u: descriptor %u: length %u "
-				      "> 65535",
-				      q->qid, cur & q->mask, len);
+			m = zrx ? zrx_seg(q, cur, d->length, w)
+				: zc_rx_seg(q, cur, d->length, w);
+			if (lr_unlikely(m == NULL))
 				goto bad;
-			}
-			src = rx_desc_src(q, d, cur, len, 1);
-			if (lr_unlikely(src == NULL))
-				goto bad;
-			m = z->hdr[cur & q->mask];
-#if LR_MEMPOOL_DEBUG
-			/* handed out: what lr_mempool_get() would mark */
-			((struct lr_mempool_objhdr *)m - 1)->cookie =
-			    LR_MEMPOOL_COOKIE_INUSE;
-#endif
-			m->buf_addr = (void *)(uintptr_t)src;
-			m->buf_iova = (uint64_t)(uintptr_t)src;
-			m->buf_len = (uint16_t)len;
-			lr_pktmbuf_rearm(m, w, len);
 			if (prev != NULL)
 				prev->next = m;
 			else
 				first = m;
 			prev = m;
 			nseg++;
-			plen += len;
+			plen += m->data_len;
 			cur++;
 		} while (flags & MIF_DESC_FLAG_NEXT);
 		first->nb_segs = nseg;
@@ -536,13 +549,15 @@ zrx_take(struct mif_queue *q, struct mif_zrx *z, struct lr_mbuf **pkts,
 		segs += nseg;
 		continue;
 	bad:
+		/* the slots keep their mbufs, unlinked; the queue is down */
 		for (uint16_t s = start; s != cur; s++)
-			z->hdr[s & q->mask]->next = NULL;
+			slots[s & q->mask]->next = NULL;
 		cur = start;
 		break;
 	}
-	if (segs != 0)
-		atomic_fetch_add_explicit(&z->out, segs, memory_order_relaxed);
+	if (zrx && segs != 0)
+		atomic_fetch_add_explicit(&q->zrx->out, segs,
+					  memory_order_relaxed);
 	q->last = cur;
 	*bytes_out = bytes;
 	return got;
@@ -578,7 +593,8 @@ rx_server_zc(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
 		q_leave(q);
 		return 0;
 	}
-	got = zrx_take(q, z, pkts, n, head, &bytes);
+	got = zc_take(q, z->hdr, pkts, n, head,
+		      lr_mbuf_rearm_word(0, q->port_id), 1, &bytes);
 	return burst_done(q, got, bytes);
 }
 
@@ -834,62 +850,6 @@ zc_rx_seg(struct mif_queue *q, uint16_t cur, uint32_t len, uint64_t w)
 	return m;
 }
 
-/* Client zc rx: hand the mbufs of slots [q->last, end) up as packets
- * (a descriptor chain becomes an mbuf chain), at most n; moves q->last. */
-static inline uint16_t
-zc_rx_take(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
-	   uint64_t *bytes_out)
-{
-	uint64_t w = lr_mbuf_rearm_word(LR_PKTMBUF_HEADROOM, q->port_id);
-	uint16_t cur = q->last, got = 0;
-	uint64_t bytes = 0;
-
-	while (got < n && cur != end) {
-		struct lr_mbuf *first = NULL, *prev = NULL, *m;
-		uint16_t start = cur, nseg = 0, flags;
-		uint32_t plen = 0;
-
-		do {
-			const volatile struct mif_desc *d =
-			    &q->ring->desc[cur & q->mask];
-
-			if (lr_unlikely(cur == end)) {
-				q_bad(q,
-				      "rx queue %u: descriptor %u: chain "
-				      "runs past the published index",
-				      q->qid, (uint16_t)(cur - 1) & q->mask);
-				goto bad;
-			}
-			flags = d->flags;
-			m = zc_rx_seg(q, cur, d->length, w);
-			if (lr_unlikely(m == NULL))
-				goto bad;
-			if (prev != NULL)
-				prev->next = m;
-			else
-				first = m;
-			prev = m;
-			nseg++;
-			plen += m->data_len;
-			cur++;
-		} while (flags & MIF_DESC_FLAG_NEXT);
-		first->nb_segs = nseg;
-		first->pkt_len = plen;
-		pkts[got++] = first;
-		bytes += plen;
-		continue;
-	bad:
-		/* the slots keep their mbufs, unlinked; the queue is down */
-		for (uint16_t s = start; s != cur; s++)
-			q->slot_mb[s & q->mask]->next = NULL;
-		cur = start;
-		break;
-	}
-	q->last = cur;
-	*bytes_out = bytes;
-	return got;
-}
-
 /* Client rx, zero-copy: an S2C ring; the mbufs of the slots the server
  * filled go up as they are, fresh ones take their slots. */
 static uint16_t
@@ -909,7 +869,9 @@ memif_rx_client_zc(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		q_leave(q);
 		return 0;
 	}
-	got = zc_rx_take(q, pkts, n, tail, &bytes);
+	got = zc_take(q, q->slot_mb, pkts, n, tail,
+		      lr_mbuf_rearm_word(LR_PKTMBUF_HEADROOM, q->port_id), 0,
+		      &bytes);
 	head = zc_rx_fill(q, (uint16_t)(q->last + q->size));
 	if (head != q->head) {
 		atomic_store_explicit(&q->ring->head, head,
