@@ -250,7 +250,6 @@ struct pg_counters {
 	_Atomic uint64_t tx_nombuf; /**< bursts skipped: pool empty */
 	_Atomic uint64_t tx_behind; /**< frames behind the rate's schedule */
 	_Atomic uint64_t rx_pkts;   /**< every frame the port delivered */
-	_Atomic uint64_t rx_bytes;
 	_Atomic uint64_t rx_own; /**< frames of this run's streams */
 	_Atomic uint64_t rx_own_bytes;
 } __lr_cache_aligned;
