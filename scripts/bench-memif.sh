@@ -50,7 +50,10 @@
 # servers; mixed: server / client; lr-pktgen's port takes the other role of
 # its link), FWD_ZC=yes|no (zero-copy on lr-l2fwd's client ports too; yes
 # by default), FWD_STAMP=yes|no (stamped frames from lr-pktgen in the
-# forwarder rows; no by default), LR_ZC=auto|yes|no (zero-copy=yes on
+# forwarder rows; no by default), PAIR_STAMP=yes|no (stamped frames,
+# checked on receipt, in the generator -> receiver rows; no by default:
+# both receivers then count and free without reading a frame, as testpmd
+# rxonly does), LR_ZC=auto|yes|no (zero-copy=yes on
 # linerate clients, and on lr-pktgen's server ports, which then receive in
 # the client's buffers: auto tries whether net_memif accepts it), KEEP=1 (keep every program's output
 # and the samples in the scratch folder, named at exit), WARM (seconds),
@@ -154,6 +157,12 @@ FWD_ZC=${FWD_ZC:-yes}
 # 64 B (mixed roles), which would make lr-pktgen bind both rows; the rows
 # count frames with the ports' counters either way.
 FWD_STAMP=${FWD_STAMP:-no}
+# The generator -> receiver pairs: lr-pktgen stamps nothing and its
+# receiver reads no frame (--no-stamp on both sides) unless
+# PAIR_STAMP=yes, so that both receivers do what testpmd rxonly does
+# (count and free, no read of the payload) and both generators what
+# txonly does (write every frame from a template).
+PAIR_STAMP=${PAIR_STAMP:-no}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 REF=bench/reference/dpdk-22.11-memif.tsv
@@ -169,6 +178,7 @@ case $FWD_ROLE in server|client|mixed) ;; *) die "FWD_ROLE '$FWD_ROLE': server, 
 case $LR_ZC in auto|yes|no) ;; *) die "LR_ZC '$LR_ZC': auto, yes or no" ;; esac
 case $FWD_ZC in yes|no) ;; *) die "FWD_ZC '$FWD_ZC': yes or no" ;; esac
 case $FWD_STAMP in yes) GEN_STAMP= ;; no) GEN_STAMP=" --no-stamp" ;; *) die "FWD_STAMP '$FWD_STAMP': yes or no" ;; esac
+case $PAIR_STAMP in yes) PSTAMP= ;; no) PSTAMP=" --no-stamp" ;; *) die "PAIR_STAMP '$PAIR_STAMP': yes or no" ;; esac
 [[ $SECS =~ ^[0-9]+$ && $SECS -ge 1 ]] || die "SECONDS '$SECS': a whole number >= 1"
 [[ $RUNS =~ ^[0-9]+$ && $RUNS -ge 1 ]] || die "RUNS '$RUNS': a whole number >= 1"
 [ -x "$PKTGEN" ] || die "no $PKTGEN (build first)"
@@ -299,6 +309,7 @@ echo "- DPDK: $([ $have_dpdk = 1 ] && echo "$dpdk_version" || echo "rows skipped
 echo "- DPDK native (testpmd-native rows): $native_note"
 echo "- CPUs: generator on CPU $CPU_GEN, receiver or forwarder on CPU $CPU_PEER$([ "$ncpu" -lt 2 ] && echo ' (one CPU only: they share it, figures are not comparable with a 2-CPU run)')"
 echo "- linerate clients: $zc_note; DPDK ports copy (net_memif's default zero-copy=no; its zero-copy=yes regions are unsealed memfds, which linerate's server refuses: see the script's header)"
+echo "- generator -> receiver rows: PAIR_STAMP=$PAIR_STAMP (lr-pktgen$([ "$PAIR_STAMP" = no ] && echo ' --no-stamp on both sides: frames from a template, not read on receipt, as testpmd txonly/rxonly' || echo ' stamps every frame and checks each on receipt'))"
 echo "- forwarder rows: FWD_ROLE=$FWD_ROLE, FWD_ZC=$FWD_ZC, FWD_STAMP=$FWD_STAMP (each forwarder row names its ports' roles and modes; copies per frame in the header)"
 echo "- window: ${SECS} s after ${WARM} s of traffic on every side; $RUNS run(s), rows alternating"
 echo
@@ -637,9 +648,9 @@ start_side() {
 	local name=$1 kind=$2 cpu=$3 size=$5 dev=$6
 	if [ "$kind" = lr ]; then
 		if [ "$name" = gen ]; then
-			lr_pktgen "$name" "$cpu" "--tx-only --size $size" "$dev"
+			lr_pktgen "$name" "$cpu" "--tx-only --size $size$PSTAMP" "$dev"
 		else
-			lr_pktgen "$name" "$cpu" "--rx-only" "$dev"
+			lr_pktgen "$name" "$cpu" "--rx-only$PSTAMP" "$dev"
 		fi
 	elif [ "$name" = gen ]; then
 		testpmd "$name" "$cpu" txonly "--txpkts=$((size - 4))" "$dev"
