@@ -171,9 +171,7 @@ REF=bench/reference/dpdk-22.11-memif.tsv
 READY_S=60
 
 die() { echo "bench-memif: $*" >&2; exit 1; }
-for r in "$GEN_ROLE"; do
-	case $r in server|client) ;; *) die "role '$r': server or client" ;; esac
-done
+case $GEN_ROLE in server|client) ;; *) die "GEN_ROLE '$GEN_ROLE': server or client" ;; esac
 case $FWD_ROLE in server|client|mixed) ;; *) die "FWD_ROLE '$FWD_ROLE': server, client or mixed" ;; esac
 case $LR_ZC in auto|yes|no) ;; *) die "LR_ZC '$LR_ZC': auto, yes or no" ;; esac
 case $FWD_ZC in yes|no) ;; *) die "FWD_ZC '$FWD_ZC': yes or no" ;; esac
