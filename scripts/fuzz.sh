@@ -8,7 +8,7 @@
 # in <build>/fuzz-run/<target>/ and replayed once with its messages shown.
 # A longer run: scripts/fuzz.sh 3600. Extra libFuzzer flags: LR_FUZZ_FLAGS.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 secs=${1:-30}
 if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then

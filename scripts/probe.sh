@@ -22,7 +22,7 @@
 #                         hugepage files or network namespaces behind
 #   todo "TESTS"          not wired yet: the tests that will cover the item
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 . scripts/test-env.sh
 
 b=''

@@ -24,7 +24,7 @@
 # (/var/run/linerate/*, /tmp/linerate-*), hugepage files no process maps or
 # network namespaces behind that were not there before.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 out=${LR_TEST_BUILD_ROOT:-$top/build-test}
 
