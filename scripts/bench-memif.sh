@@ -833,7 +833,7 @@ for size in $SIZES; do
 			*) printf '   run %d %-38s gen %7s Mpps %6s cyc/pkt (cpu %s%%) | recv %7s Mpps %6s cyc/pkt (cpu %s%%) | gap %s%%\n' \
 				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
 			esac
-			echo "$size $row $gm $pm $gc $pc $busy $gu $pu" >>"$TMP/results"
+			echo "$size $row $gm $pm $gc $pc $busy $gu $pu $r" >>"$TMP/results"
 		done
 	done
 	echo
@@ -849,19 +849,35 @@ summ() {
 			if (NR == 1) printf "%g\n", m; else printf "%g (%g-%g)\n", m, a[1], a[NR] }'
 }
 med() { summ "$@" | cut -d' ' -f1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (a == "NA" || b == "NA" || b + 0 <= 0) print "-"; else printf "%.2f\n", a / b}'; }
+# pratio SIZE ROW REF COL INV: the median over the runs that measured
+# both rows of ROW's column COL over REF's (INV 1: REF's over ROW's), each
+# run's two rows taken close in time: a phase of the machine that slows
+# every row alike (this VM's vCPUs run two- to fourfold slower for
+# minutes at a time) weighs on both sides of each ratio, where a ratio of
+# medians would compare whichever runs fell in which phase.
+pratio() {
+	awk -v s="$1" -v r="$2" -v f="$3" -v c="$4" -v inv="$5" '
+		$1 == s && $c != "NA" && $c + 0 > 0 {
+			if ($2 == r) a[$10] = $c
+			else if ($2 == f) b[$10] = $c
+		}
+		END { for (k in a) if (k in b) print (inv ? b[k] / a[k] : a[k] / b[k]) }' \
+		"$TMP/results" | sort -g | awk '{v[NR] = $1} END {
+			if (NR == 0) {print "-"; exit}
+			printf "%.2f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 echo "== summary: medians (min-max) of $RUNS run(s) of ${SECS} s windows; Mpps and TSC cycles per packet on each side over the same window"
-echo "   lr/DPDK Mpps: received (forwarded) Mpps of the row / of the DPDK row of this run: testpmd txonly -> rxonly (for lr-l2fwd: testpmd io), Debian's build, and the native one when measured"
-echo "   DPDK/lr cycles: cycles per packet of that DPDK row / of this row, on the generator and receiver (forwarder) side: above 1, linerate spends fewer"
+echo "   lr/DPDK Mpps: received (forwarded) Mpps of the row / of the DPDK row, the median over the runs of each run's ratio (the two rows a few seconds apart): testpmd txonly -> rxonly (for lr-l2fwd: testpmd io), Debian's build, and the native one when measured"
+echo "   DPDK/lr cycles: cycles per packet of that DPDK row / of this row (median of each run's ratio), on the generator and receiver (forwarder) side: above 1, linerate spends fewer"
 # ratios ROW SIZE REF: the two ratios against row REF.
 ratios() {
 	local row=$1 size=$2 ref=$3
-	RT=$(ratio "$(med "$size" "$row" 4)" "$(med "$size" "$ref" 4)")
+	RT=$(pratio "$size" "$row" "$ref" 4 0)
 	if [ "$row" = fwd_lr ]; then
-		RC="forwarder $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)"), busy $(ratio "$(med "$size" "$ref" 7)" "$(med "$size" "$row" 7)")"
+		RC="forwarder $(pratio "$size" "$row" "$ref" 6 1), busy $(pratio "$size" "$row" "$ref" 7 1)"
 	else
-		RC="gen $(ratio "$(med "$size" "$ref" 5)" "$(med "$size" "$row" 5)"), rx $(ratio "$(med "$size" "$ref" 6)" "$(med "$size" "$row" 6)")"
+		RC="gen $(pratio "$size" "$row" "$ref" 5 1), rx $(pratio "$size" "$row" "$ref" 6 1)"
 	fi
 }
 for size in $SIZES; do
