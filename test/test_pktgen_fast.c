@@ -2195,6 +2195,39 @@ test_no_stamp(void)
 	return 0;
 }
 
+/* --record-core-cycles: the busy cycles of the passes that moved frames,
+ * a frame, over every frame sent or received (1000 each way); a run
+ * without the option prints no such line. */
+static int
+test_record_cycles(void)
+{
+	const char *l;
+	double c, busy, frames;
+	int rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
+			 "--tx-ports 0 --rx-ports 1 --quiet --count 1000 "
+			 "--drain-ms 2000 --record-core-cycles");
+
+	CHECK_RUN(rc);
+	l = strstr(out, "CPU cycles/packet=");
+	LR_TEST_ASSERT(l != NULL &&
+			   sscanf(l,
+				  "CPU cycles/packet=%lf (busy cycles=%lf / "
+				  "frames sent or received=%lf)",
+				  &c, &busy, &frames) == 3,
+		       "no busy cycles line:\n%s", out);
+	LR_TEST_ASSERT(frames == 2000 && busy > 0 && c > 0 &&
+			   fabs(c - busy / frames) < 0.01,
+		       "busy cycles %g over %g frames, %g a frame:\n%s",
+		       busy, frames, c, out);
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
+		     "--tx-ports 0 --rx-ports 1 --quiet --count 1000 "
+		     "--drain-ms 2000");
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT(strstr(out, "CPU cycles/packet=") == NULL,
+		       "busy cycles without the option:\n%s", out);
+	return 0;
+}
+
 static void
 remove_tmpdir(void)
 {
@@ -3048,6 +3081,7 @@ CASE(ctl_start_stop)
 CASE(ctl_stream_rate)
 CASE(live_screen)
 CASE(no_stamp)
+CASE(record_cycles)
 CASE(l3_ring)
 CASE(l3_errors)
 CASE(l3_answers)
@@ -3092,6 +3126,7 @@ static const struct lr_test_case cases[] = {
     {"ctl_stream_rate", case_ctl_stream_rate},
     {"live_screen", case_live_screen},
     {"no_stamp", case_no_stamp},
+    {"record_cycles", case_record_cycles},
     {"l3_parse", test_l3_parse},
     {"l3_frames", test_l3_frames},
     {"l3_ring", case_l3_ring},

@@ -243,8 +243,9 @@ is_own(const struct lr_mbuf *m)
 	return own_stamp(m) != 0;
 }
 
-/* Hand n built frames to the port; keep what it refuses for later. */
-static inline void
+/* Hand n built frames to the port; keep what it refuses for later. The
+ * frames the port took. */
+static inline unsigned
 tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
 	uint64_t own, uint64_t now)
 {
@@ -272,10 +273,11 @@ tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
 		cnt_add(&q->scnt.tx_bytes, bytes);
 		cnt_add(&q->scnt.tx_own, own);
 	}
+	return sent;
 }
 
-/* Try again with the frames the port refused. */
-static __lr_cold void
+/* Try again with the frames the port refused; the frames it took. */
+static __lr_cold unsigned
 tx_retry(struct pg_txq *q, uint64_t now)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
@@ -288,7 +290,7 @@ tx_retry(struct pg_txq *q, uint64_t now)
 		own += (uint64_t)is_own(pkts[i]);
 	}
 	q->npending = 0;
-	tx_send(q, pkts, n, bytes, own, now);
+	return tx_send(q, pkts, n, bytes, own, now);
 }
 
 static __lr_always_inline uint32_t
@@ -303,8 +305,8 @@ build_one(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 	return build_pcap(q, m, tsc);
 }
 
-/* As fast as possible: one full burst per call. */
-static inline void
+/* As fast as possible: one full burst per call; the frames sent. */
+static inline unsigned
 tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
@@ -316,7 +318,7 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 	/* Raw get: every field alloc would reset is written below. */
 	if (lr_unlikely(lr_mempool_get_bulk(q->pool, (void **)pkts, n) != 0)) {
 		cnt_add(&q->cnt->tx_nombuf, 1);
-		return;
+		return 0;
 	}
 	/* The buffers may have been read last by the peer's CPU (a
 	 * zero-copy port hands them back once it has): ask for every data
@@ -344,7 +346,7 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 		}
 	}
 	q->quota -= n;
-	tx_send(q, pkts, n, bytes, own, now);
+	return tx_send(q, pkts, n, bytes, own, now);
 }
 
 /* The queue's first poll starts its schedule (an lcore that starts late
@@ -409,8 +411,9 @@ tx_new_rate(struct pg_txq *q)
 	q->rate_seen = gen;
 }
 
-/* Paced: as many frames as the bucket allows, at most one burst. */
-static inline void
+/* Paced: as many frames as the bucket allows, at most one burst; the
+ * frames sent. */
+static inline unsigned
 tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
@@ -425,7 +428,7 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 	if (lr_unlikely(!q->started))
 		tx_sched_start(q, now_fp);
 	if (now_fp < q->next_fp)
-		return;
+		return 0;
 	if (lr_unlikely(q->next_fp + q->depth_fp < now_fp))
 		tx_fall_behind(q, now_fp);
 	end_fp = q->end_fp ? q->end_fp : UINT64_MAX;
@@ -437,7 +440,7 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 			q->nstash += need;
 		else if (q->nstash == 0) {
 			cnt_add(&q->cnt->tx_nombuf, 1);
-			return;
+			return 0;
 		}
 	}
 	while (n < q->nstash && n < q->quota && q->next_fp <= now_fp &&
@@ -471,7 +474,7 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 	}
 	q->nstash -= n;
 	q->quota -= n;
-	tx_send(q, pkts, n, bytes, own, now);
+	return tx_send(q, pkts, n, bytes, own, now);
 }
 
 static __lr_always_inline void
@@ -486,7 +489,8 @@ lat_add(struct pg_lat *l, uint64_t c)
 	l->hist[pg_lat_bucket(c)]++;
 }
 
-static inline void
+/* Receive a burst on r and account for it; the frames received. */
+static inline unsigned
 rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
@@ -495,7 +499,7 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 	unsigned nchk;
 
 	if (n == 0)
-		return;
+		return 0;
 	/* The capture gets the frames as they came, before the stamps are
 	 * wiped below. */
 	if (lr_unlikely(pg.capture) && pg_capture_write(pkts, n) != 0)
@@ -549,6 +553,7 @@ rx_poll(struct pg_lcore *lc, struct pg_rxq *r, unsigned burst)
 	cnt_add(&r->cnt->rx_pkts, n);
 	cnt_add(&r->cnt->rx_own, own);
 	cnt_add(&r->cnt->rx_own_bytes, own_bytes);
+	return n;
 }
 
 void
@@ -627,6 +632,7 @@ pg_lcore_loop(void *arg)
 	const unsigned burst = pg.o.burst;
 	const uint64_t end = pg.end_tsc;
 	bool tx_busy = lc->ntx > 0;
+	const bool rec = pg.o.record_cycles;
 	uint64_t next_flush = 0;
 
 	struct timespec c0, c1, w0, w1;
@@ -639,10 +645,13 @@ pg_lcore_loop(void *arg)
 		atomic_store_explicit(&lc->tx_done, 1, memory_order_release);
 	for (;;) {
 		int st = atomic_load_explicit(&pg.state, memory_order_relaxed);
-		uint64_t now;
+		uint64_t now, pass0 = 0;
+		unsigned moved = 0;
 
 		if (lr_unlikely(st == PG_STOP))
 			break;
+		if (lr_unlikely(rec))
+			pass0 = lr_get_tsc_cycles();
 		if (lr_unlikely(atomic_load_explicit(&lc->snap_req,
 						     memory_order_relaxed) !=
 				lc->snap_seen))
@@ -670,7 +679,7 @@ pg_lcore_loop(void *arg)
 						pg_txq_release(q);
 						continue;
 					}
-					tx_retry(q, now);
+					moved += tx_retry(q, now);
 					busy = true;
 					moving = true;
 					continue;
@@ -693,9 +702,9 @@ pg_lcore_loop(void *arg)
 				}
 				busy = true;
 				if (q->paced)
-					tx_paced(q, burst, now);
+					moved += tx_paced(q, burst, now);
 				else
-					tx_max(q, burst, now);
+					moved += tx_max(q, burst, now);
 			}
 			if (lr_unlikely(!busy)) {
 				tx_busy = false;
@@ -719,7 +728,13 @@ pg_lcore_loop(void *arg)
 						lc->tx[i]->queue, NULL, 0);
 		}
 		for (unsigned i = 0; i < lc->nrx; i++)
-			rx_poll(lc, &lc->rx[i], burst);
+			moved += rx_poll(lc, &lc->rx[i], burst);
+		/* As testpmd's --record-core-cycles: the passes that moved
+		 * frames, from their start to their end. */
+		if (lr_unlikely(rec) && moved != 0) {
+			lc->busy_tsc += lr_get_tsc_cycles() - pass0;
+			lc->busy_frames += moved;
+		}
 	}
 	for (unsigned i = 0; i < lc->ntx; i++)
 		pg_txq_release(lc->tx[i]);

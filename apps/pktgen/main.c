@@ -1289,6 +1289,7 @@ struct totals {
 	uint64_t lost;
 	double secs;
 	double cpu_s, wall_s; /* datapath lcores, summed */
+	uint64_t busy_tsc, busy_frames; /* --record-core-cycles, summed */
 	struct pg_lat lat;
 };
 
@@ -1337,6 +1338,8 @@ compute_totals(struct totals *t)
 		t->foreign += lc->rx_foreign_stream;
 		t->cpu_s += (double)lc->cpu_ns / 1e9;
 		t->wall_s += (double)lc->wall_ns / 1e9;
+		t->busy_tsc += lc->busy_tsc;
+		t->busy_frames += lc->busy_frames;
 		pg_lat_merge(&t->lat, &lc->lat);
 	}
 	/* Sending time: from the first burst that left to the last one (a
@@ -1483,6 +1486,16 @@ print_summary(const struct totals *t, unsigned leaked)
 	       t->wall_s > 0 ? 100 * t->cpu_s / t->wall_s : 0,
 	       t->cpu_s > 0 ? (double)t->tx / t->cpu_s / 1e6 : 0,
 	       t->tx > 0 ? t->cpu_s * (double)pg.hz / (double)t->tx : 0);
+	/* testpmd's words, so that one parser reads both. */
+	if (pg.o.record_cycles)
+		printf("CPU cycles/packet=%.2f (busy cycles=%llu / frames sent "
+		       "or received=%llu) at %llu MHz\n",
+		       t->busy_frames ? (double)t->busy_tsc /
+					    (double)t->busy_frames
+				      : 0.0,
+		       (unsigned long long)t->busy_tsc,
+		       (unsigned long long)t->busy_frames,
+		       (unsigned long long)(pg.hz / 1000000));
 	if (t->tx_drop || t->tx_nombuf || t->foreign)
 		printf("frames refused by ports at exit %llu, bursts without "
 		       "mbufs %llu, frames of unknown streams %llu\n",

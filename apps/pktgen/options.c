@@ -136,6 +136,10 @@ pg_usage(FILE *f, const char *prog)
 "  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
 "  --xstats              print every port's counters and non-zero extended\n"
 "                        stats at the end\n"
+"  --record-core-cycles  count the TSC cycles of the datapath's loop passes\n"
+"                        that sent or received frames; print them a frame\n"
+"                        at the end (as testpmd's option: one more TSC\n"
+"                        read a pass)\n"
 "Resources:\n"
 "  --rxd N, --txd N      descriptors per queue (default 1024)\n"
 "  --mbufs MIN-MAX       elastic mbuf pool: MIN mbufs at start, growing up\n"
@@ -404,6 +408,7 @@ enum {
 	O_QUIET,
 	O_STATS_PERIOD,
 	O_XSTATS,
+	O_RECORD_CYCLES,
 	O_JSON,
 	O_CAPTURE,
 	O_CAPTURE_MODE,
@@ -464,6 +469,7 @@ static const struct option longopts[] = {
     {"quiet", no_argument, NULL, O_QUIET},
     {"stats-period", required_argument, NULL, O_STATS_PERIOD},
     {"xstats", no_argument, NULL, O_XSTATS},
+    {"record-core-cycles", no_argument, NULL, O_RECORD_CYCLES},
     {"json", no_argument, NULL, O_JSON},
     {"stats-json", required_argument, NULL, O_STATS_JSON},
     {"proto", required_argument, NULL, O_PROTO},
@@ -893,6 +899,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_NO_STAMP:
 			o->no_stamp = true;
+			break;
+		case O_RECORD_CYCLES:
+			o->record_cycles = true;
 			break;
 		case O_NO_SCREEN:
 			o->no_screen = true;

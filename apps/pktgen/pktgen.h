@@ -221,6 +221,7 @@ struct pg_opts {
 	bool no_stamp;	/**< --no-stamp: frames without a stamp, no
 			     per-stream statistics */
 	bool no_screen; /**< --no-screen: live lines on a terminal too */
+	bool record_cycles; /**< --record-core-cycles: count busy_tsc */
 	/* L3 mode (l3.h): addresses and gateways per port, resolution. */
 	struct pg_l3_conf l3[LR_MAX_ETHPORTS]; /**< --ip, --gateway */
 	unsigned resolve_tries;		       /**< --resolve-tries */
@@ -385,6 +386,9 @@ struct pg_lcore {
 	uint64_t rx_foreign_stream; /**< this run's id, no such stream */
 	uint64_t cpu_ns;	    /**< CPU time the loop used */
 	uint64_t wall_ns;	    /**< wall time it ran */
+	uint64_t busy_tsc;    /**< TSC cycles of loop passes that moved frames
+			       (--record-core-cycles) */
+	uint64_t busy_frames; /**< frames sent or received in those passes */
 	_Atomic int tx_done;
 	/* Set (release) while sending is stopped and this lcore's queues
 	 * stand still, no frame of theirs still to go: "stopped". */
