@@ -638,6 +638,8 @@ pair() {
 	fi
 	if [ "$gr" = server ]; then stop gen recv; else stop recv gen; fi
 	rm -f "$sock"
+	busy_cycles recv >>"$TMP/row.out"
+	busy_cycles gen >>"$TMP/row.out"
 }
 
 # start_side NAME KIND CPU ROLE SIZE VDEV: a generator (NAME gen) or a
@@ -646,14 +648,14 @@ start_side() {
 	local name=$1 kind=$2 cpu=$3 size=$5 dev=$6
 	if [ "$kind" = lr ]; then
 		if [ "$name" = gen ]; then
-			lr_pktgen "$name" "$cpu" "--tx-only --size $size$PSTAMP" "$dev"
+			lr_pktgen "$name" "$cpu" "--tx-only --size $size$PSTAMP --record-core-cycles" "$dev"
 		else
-			lr_pktgen "$name" "$cpu" "--rx-only$PSTAMP" "$dev"
+			lr_pktgen "$name" "$cpu" "--rx-only$PSTAMP --record-core-cycles" "$dev"
 		fi
 	elif [ "$name" = gen ]; then
-		testpmd "$name" "$cpu" txonly "--txpkts=$((size - 4))" "$dev"
+		testpmd "$name" "$cpu" txonly "--txpkts=$((size - 4)) --record-core-cycles" "$dev"
 	else
-		testpmd "$name" "$cpu" rxonly "" "$dev"
+		testpmd "$name" "$cpu" rxonly "--record-core-cycles" "$dev"
 	fi
 }
 
@@ -717,19 +719,21 @@ fwd() {
 	# the servers' side first (stop() ends any testpmd first anyway)
 	if [ "$f1" = server ]; then stop fwd gen; else stop gen fwd; fi
 	rm -f "$a" "$b"
-	busy_cycles >>"$TMP/row.out"
+	busy_cycles fwd >>"$TMP/row.out"
 }
 
-# busy_cycles: the forwarder's "CPU cycles/packet=X" of its exit report,
-# or NA. Both forwarders count the same way (--record-core-cycles): TSC
-# cycles of the polls that received something, over the frames received,
-# for the whole run. Unlike the window's cycles per packet (CPU time over
-# frames), this leaves out the empty polls of a forwarder waiting for a
-# generator that cannot feed it (one process per CPU here): it is the
-# forwarder's own cost per frame, whoever is the bottleneck.
+# busy_cycles NAME: the "CPU cycles/packet=X" of program NAME's exit
+# report (fwd, gen or recv), or NA. Every program counts the same way
+# (--record-core-cycles): TSC cycles of the polls or loop passes that moved
+# frames, over those frames, for the whole run. Unlike the window's cycles
+# per packet (CPU time over frames), this leaves out the empty polls of a
+# side waiting for the other (one process per CPU here): it is the side's
+# own cost per frame, whoever is the bottleneck. The exception is testpmd
+# txonly, which builds a burst, frees what the full ring refused and counts
+# every pass: its busy cycles are all its cycles.
 busy_cycles() {
 	local v
-	v=$(sed -n 's/.*CPU cycles\/packet=\([0-9.]*\).*/\1/p' "$TMP/fwd.log" | tail -1)
+	v=$(sed -n 's/.*CPU cycles\/packet=\([0-9.]*\).*/\1/p' "$TMP/$1.log" 2>/dev/null | tail -1)
 	echo "${v:-NA}"
 }
 
@@ -820,9 +824,11 @@ for size in $SIZES; do
 			CMDS=()
 			run_row "$row" "$size"
 			read -r gm pm gc pc gu pu gap <"$TMP/row.out"
-			busy=NA
-			[[ $row != fwd_* ]] || busy=$(sed -n 2p "$TMP/row.out")
+			busy=$(sed -n 2p "$TMP/row.out")
 			busy=${busy:-NA}
+			gbusy=NA
+			[[ $row == fwd_* ]] || gbusy=$(sed -n 3p "$TMP/row.out")
+			gbusy=${gbusy:-NA}
 			if [ "$r" = 1 ]; then
 				echo "-- ${TITLE[$row]}: ${ROLES[$row]}"
 				for c in "${CMDS[@]}"; do echo "   \$ $c"; done
@@ -830,10 +836,10 @@ for size in $SIZES; do
 			case $row in
 			fwd_*) printf '   run %d %-38s sent %7s Mpps %6s cyc/pkt (cpu %s%%) | forwarded %7s Mpps, forwarder %6s cyc/pkt (cpu %s%%), busy %s cyc/pkt | not back %s%%\n' \
 				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$busy" "$gap" ;;
-			*) printf '   run %d %-38s gen %7s Mpps %6s cyc/pkt (cpu %s%%) | recv %7s Mpps %6s cyc/pkt (cpu %s%%) | gap %s%%\n' \
-				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" ;;
+			*) printf '   run %d %-38s gen %7s Mpps %6s cyc/pkt (cpu %s%%) | recv %7s Mpps %6s cyc/pkt (cpu %s%%) | gap %s%% | busy gen %s, recv %s cyc/pkt\n' \
+				"$r" "${TITLE[$row]}" "$gm" "$gc" "$gu" "$pm" "$pc" "$pu" "$gap" "$gbusy" "$busy" ;;
 			esac
-			echo "$size $row $gm $pm $gc $pc $busy $gu $pu $r" >>"$TMP/results"
+			echo "$size $row $gm $pm $gc $pc $busy $gu $pu $r $gbusy" >>"$TMP/results"
 		done
 	done
 	echo
@@ -917,6 +923,30 @@ done
 # the forwarder's busy share at the forwarded rate (busy cycles x
 # packets / TSC cycles): near 100% the forwarder is the bottleneck, well
 # below it waits for a generator that cannot feed it faster.
+# The same for the pairs: each side's busy share (its busy cycles x the
+# rate / TSC): the side near 100% sets the pace; the other waits on it.
+pair_rows=()
+for row in "${rows[@]}"; do [[ $row == fwd_* ]] || pair_rows+=("$row"); done
+if [ ${#pair_rows[@]} -gt 0 ]; then
+	echo
+	echo "where the cycles go (generator -> receiver rows, medians): each side's busy cycles a frame (--record-core-cycles: the passes that moved frames; testpmd txonly counts all of its) and busy share = busy cycles x rate / TSC"
+	for size in $SIZES; do
+		for row in "${pair_rows[@]}"; do
+			awk -v t="${TITLE[$row]}" -v s="$size" -v hz="$TSC_HZ" \
+				-v gm="$(med "$size" "$row" 3)" -v pm="$(med "$size" "$row" 4)" \
+				-v gb="$(med "$size" "$row" 11)" -v rb="$(med "$size" "$row" 7)" 'BEGIN {
+				gs = (gm != "NA" && gb != "NA") ? 100 * gb * gm * 1e6 / hz : -1
+				rs = (pm != "NA" && rb != "NA") ? 100 * rb * pm * 1e6 / hz : -1
+				who = "-"
+				if (gs >= 0 && rs >= 0)
+					who = (gs >= rs) ? "the generator" : "the receiver"
+				printf "  %4s B %-38s | generator busy %s cyc/pkt = %s | receiver busy %s cyc/pkt = %s | paced by %s\n",
+					s, t, gb, (gs >= 0 ? sprintf("%.0f%%", gs) : "NA"),
+					rb, (rs >= 0 ? sprintf("%.0f%%", rs) : "NA"), who
+			}'
+		done
+	done
+fi
 fwd_rows=()
 for row in "${rows[@]}"; do [[ $row != fwd_* ]] || fwd_rows+=("$row"); done
 if [ ${#fwd_rows[@]} -gt 0 ]; then
