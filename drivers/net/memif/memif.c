@@ -1029,6 +1029,36 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	return burst_done(q, i, bytes);
 }
 
+/* Server tx of one-segment packet m into slot (offered by the client):
+ * 1 when copied and described, 0 when it does not fit the slot's buffer
+ * (the general path then takes it), -1 after reporting a bad descriptor.
+ * The descriptor is read once; a short frame is copied as one 64-byte
+ * move when both buffers hold 64 bytes (the bytes past the frame are
+ * the client's buffer's, never read as the frame). */
+static __lr_always_inline int
+tx_server_one(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m)
+{
+	volatile struct mif_desc *d = &q->ring->desc[slot & q->mask];
+	uint16_t region = d->region;
+	uint32_t off = d->offset, len = d->length, dlen = m->data_len;
+	const uint8_t *src = lr_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t *dst;
+
+	if (lr_unlikely(dlen > len || dlen == 0))
+		return 0;
+	dst = tx_desc_dst(q, slot, region, off, len);
+	if (lr_unlikely(dst == NULL))
+		return -1;
+	if (dlen <= 64 && len >= 64 &&
+	    (uint32_t)m->buf_len - m->data_off >= 64)
+		memcpy(dst, src, 64);
+	else
+		memcpy(dst, src, dlen);
+	d->length = dlen;
+	d->flags = 0;
+	return 1;
+}
+
 /* Server tx: an S2C ring; fill the buffers the client offered from tail
  * up to head, publish tail. A packet longer than its first buffer is
  * placed only if the offered buffers hold it (checked before writing). */
@@ -1057,6 +1087,18 @@ memif_tx_server(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		uint32_t soff = 0, cap = 0, done = 0;
 		uint16_t k, pstart = slot;
 
+		if (lr_likely(m->nb_segs == 1 && nfree != 0)) {
+			int r1 = tx_server_one(q, slot, m);
+
+			if (lr_likely(r1 > 0)) {
+				slot++;
+				nfree--;
+				bytes += m->data_len;
+				continue;
+			}
+			if (r1 < 0)
+				goto out;
+		}
 		/* The buffers this packet takes, before writing any. */
 		for (k = 0; k < nfree && cap < m->pkt_len; k++)
 			cap += ((volatile struct mif_desc *)&r
