@@ -207,7 +207,9 @@
  * descriptor read or write plus the copy (zero-copy client: plus a
  * mempool get and put through the lcore's cache instead of the copy;
  * zero-copy server receive: a header's first line written and a byte
- * stored and cleared per segment instead of the copy).
+ * stored and cleared per segment instead of the copy). A server's send
+ * of a one-segment packet that fits its slot reads the descriptor once
+ * and copies a frame of up to 64 bytes as one 64-byte move.
  */
 #ifndef LR_ETH_MEMIF_H
 #define LR_ETH_MEMIF_H
