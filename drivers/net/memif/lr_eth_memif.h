@@ -209,7 +209,7 @@
  * zero-copy server receive: a header's first line written and a byte
  * stored and cleared per segment instead of the copy). A server's send
  * of a one-segment packet that fits its slot reads the descriptor once
- * and copies a frame of up to 64 bytes as one 64-byte move.
+ * and copies a frame of 32 to 64 bytes as two 32-byte moves.
  */
 #ifndef LR_ETH_MEMIF_H
 #define LR_ETH_MEMIF_H

@@ -1029,12 +1029,24 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	return burst_done(q, i, bytes);
 }
 
+/* Copy len bytes from src to dst, a frame of 32 to 64 bytes as two
+ * 32-byte moves that overlap (no call, not a byte outside either frame
+ * read or written: the peer's buffer holds nothing of ours past it). */
+static __lr_always_inline void
+copy_frame(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len >= 32 && len <= 64) {
+		memcpy(dst, src, 32);
+		memcpy(dst + len - 32, src + len - 32, 32);
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
 /* Server tx of one-segment packet m into slot (offered by the client):
  * 1 when copied and described, 0 when it does not fit the slot's buffer
  * (the general path then takes it), -1 after reporting a bad descriptor.
- * The descriptor is read once; a short frame is copied as one 64-byte
- * move when both buffers hold 64 bytes (the bytes past the frame are
- * the client's buffer's, never read as the frame). */
+ * The descriptor is read once (copy_frame: the copy). */
 static __lr_always_inline int
 tx_server_one(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m)
 {
@@ -1049,11 +1061,7 @@ tx_server_one(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m)
 	dst = tx_desc_dst(q, slot, region, off, len);
 	if (lr_unlikely(dst == NULL))
 		return -1;
-	if (dlen <= 64 && len >= 64 &&
-	    (uint32_t)m->buf_len - m->data_off >= 64)
-		memcpy(dst, src, 64);
-	else
-		memcpy(dst, src, dlen);
+	copy_frame(dst, src, dlen);
 	d->length = dlen;
 	d->flags = 0;
 	return 1;
