@@ -350,6 +350,8 @@ kick(struct mif_queue *q)
 	}
 }
 
+/* Copy one descriptor's data of len bytes at src to the end of packet m
+ * (the first into m itself, more chained from the pool). 0 or -1. */
 /* Copy len bytes from src to dst, a frame of 32 to 64 bytes as two
  * 32-byte moves that overlap (no call, not a byte outside either frame
  * read or written: the peer's buffer holds nothing of ours past it). */
@@ -364,8 +366,6 @@ copy_frame(uint8_t *dst, const uint8_t *src, uint32_t len)
 	}
 }
 
-/* Copy one descriptor's data of len bytes at src to the end of packet m
- * (the first into m itself, more chained from the pool). 0 or -1. */
 static inline int
 rx_append(struct lr_mbuf *m, struct lr_mempool *mp, const uint8_t *src,
 	  uint32_t len)
