@@ -352,26 +352,12 @@ kick(struct mif_queue *q)
 
 /* Copy one descriptor's data of len bytes at src to the end of packet m
  * (the first into m itself, more chained from the pool). 0 or -1. */
-/* Copy len bytes from src to dst, a frame of 32 to 64 bytes as two
- * 32-byte moves that overlap (no call, not a byte outside either frame
- * read or written: the peer's buffer holds nothing of ours past it). */
-static __lr_always_inline void
-copy_frame(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	if (len >= 32 && len <= 64) {
-		memcpy(dst, src, 32);
-		memcpy(dst + len - 32, src + len - 32, 32);
-	} else {
-		memcpy(dst, src, len);
-	}
-}
-
 static inline int
 rx_append(struct lr_mbuf *m, struct lr_mempool *mp, const uint8_t *src,
 	  uint32_t len)
 {
 	if (lr_likely(m->pkt_len == 0 && len <= lr_pktmbuf_tailroom(m))) {
-		copy_frame(lr_pktmbuf_mtod(m, uint8_t *), src, len);
+		memcpy(lr_pktmbuf_mtod(m, uint8_t *), src, len);
 		m->data_len = (uint16_t)len;
 		m->pkt_len = len;
 		return 0;
@@ -705,27 +691,6 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		struct lr_mbuf *m = pkts[i], *seg = m;
 		uint32_t soff = 0, done = 0;
 		unsigned need = 1;
-
-		/* One segment that fits the slot's buffer: one copy, one
-		 * descriptor; the loop below for chains and spans. */
-		if (lr_likely(m->nb_segs == 1 && m->data_len <= q->bsize)) {
-			struct mif_desc *d = &r->desc[slot & q->mask];
-			uint32_t at = (uint32_t)(slot & q->mask) * q->bsize;
-
-			if (nfree == 0)
-				break;
-			copy_frame(q->buf_base + at,
-				   lr_pktmbuf_mtod(m, const uint8_t *),
-				   m->data_len);
-			d->region = 0;
-			d->offset = q->buf_off + at;
-			d->length = m->data_len;
-			d->flags = 0;
-			slot++;
-			nfree--;
-			bytes += m->pkt_len;
-			continue;
-		}
 
 		if (lr_unlikely(m->pkt_len > q->bsize))
 			need = (m->pkt_len + q->bsize - 1) / q->bsize;
@@ -1062,6 +1027,20 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		lr_counter_add(&q->ring_full, 1);
 	lr_counter_add(&q->zc_sent, nzc);
 	return burst_done(q, i, bytes);
+}
+
+/* Copy len bytes from src to dst, a frame of 32 to 64 bytes as two
+ * 32-byte moves that overlap (no call, not a byte outside either frame
+ * read or written: the peer's buffer holds nothing of ours past it). */
+static __lr_always_inline void
+copy_frame(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len >= 32 && len <= 64) {
+		memcpy(dst, src, 32);
+		memcpy(dst + len - 32, src + len - 32, 32);
+	} else {
+		memcpy(dst, src, len);
+	}
 }
 
 /* Server tx of one-segment packet m into slot (offered by the client):
