@@ -846,13 +846,18 @@ for size in $SIZES; do
 done
 
 # ---- summary ----
+# midrange: of the numbers on stdin, one a line, "median min max count",
+# or nothing when there are none.
+midrange() {
+	sort -g | awk '{a[NR] = $1} END {
+		if (NR == 0) exit
+		print ((NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2), a[1], a[NR], NR }'
+}
 # summ SIZE ROW COL: "median (min-max)" over the runs, or NA.
 summ() {
 	awk -v s="$1" -v r="$2" -v c="$3" '$1 == s && $2 == r && $c != "NA" {print $c}' "$TMP/results" |
-		sort -g | awk '{a[NR] = $1} END {
-			if (NR == 0) {print "NA"; exit}
-			m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-			if (NR == 1) printf "%g\n", m; else printf "%g (%g-%g)\n", m, a[1], a[NR] }'
+		midrange | awk 'END { if (NR == 0) print "NA"
+			else if ($4 == 1) printf "%g\n", $1; else printf "%g (%g-%g)\n", $1, $2, $3 }'
 }
 med() { summ "$@" | cut -d' ' -f1; }
 # pratio SIZE ROW REF COL INV: the median over the runs that measured
@@ -868,9 +873,7 @@ pratio() {
 			else if ($2 == f) b[$10] = $c
 		}
 		END { for (k in a) if (k in b) print (inv ? b[k] / a[k] : a[k] / b[k]) }' \
-		"$TMP/results" | sort -g | awk '{v[NR] = $1} END {
-			if (NR == 0) {print "-"; exit}
-			printf "%.2f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		"$TMP/results" | midrange | awk 'END { if (NR == 0) print "-"; else printf "%.2f\n", $1 }'
 }
 
 echo "== summary: medians (min-max) of $RUNS run(s) of ${SECS} s windows; Mpps and TSC cycles per packet on each side over the same window"
