@@ -350,6 +350,41 @@ kick(struct mif_queue *q)
 	}
 }
 
+/* Copy len bytes from src to dst, a frame of 32 to 64 bytes as two
+ * 32-byte moves that overlap (no call, not a byte outside either frame
+ * read or written: the peer's buffer holds nothing of ours past it). */
+static __lr_always_inline void
+copy_frame(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	if (len >= 32 && len <= 64) {
+		memcpy(dst, src, 32);
+		memcpy(dst + len - 32, src + len - 32, 32);
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
+/* Copy up to len bytes of the segments from *seg at *soff to dst, moving
+ * *seg and *soff past them; the bytes copied. */
+static __lr_always_inline uint32_t
+tx_copy_segs(uint8_t *dst, uint32_t len, struct lr_mbuf **seg, uint32_t *soff)
+{
+	uint32_t dlen = 0;
+
+	while (*seg != NULL && dlen < len) {
+		uint32_t c = LR_MIN((*seg)->data_len - *soff, len - dlen);
+
+		memcpy(dst + dlen, lr_pktmbuf_mtod(*seg, uint8_t *) + *soff, c);
+		dlen += c;
+		*soff += c;
+		if (*soff == (*seg)->data_len) {
+			*seg = (*seg)->next;
+			*soff = 0;
+		}
+	}
+	return dlen;
+}
+
 /* Copy one descriptor's data of len bytes at src to the end of packet m
  * (the first into m itself, more chained from the pool). 0 or -1. */
 static inline int
@@ -357,7 +392,7 @@ rx_append(struct lr_mbuf *m, struct lr_mempool *mp, const uint8_t *src,
 	  uint32_t len)
 {
 	if (lr_likely(m->pkt_len == 0 && len <= lr_pktmbuf_tailroom(m))) {
-		memcpy(lr_pktmbuf_mtod(m, uint8_t *), src, len);
+		copy_frame(lr_pktmbuf_mtod(m, uint8_t *), src, len);
 		m->data_len = (uint16_t)len;
 		m->pkt_len = len;
 		return 0;
@@ -666,6 +701,22 @@ memif_rx_client(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	return burst_done(q, got, bytes);
 }
 
+/* Client tx of one-segment packet m that fits a buffer into our slot:
+ * one copy (copy_frame), one descriptor. */
+static __lr_always_inline void
+tx_client_one(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m)
+{
+	struct mif_desc *d = &q->ring->desc[slot & q->mask];
+	uint32_t at = (uint32_t)(slot & q->mask) * q->bsize;
+
+	copy_frame(q->buf_base + at, lr_pktmbuf_mtod(m, const uint8_t *),
+		   m->data_len);
+	d->region = 0;
+	d->offset = q->buf_off + at;
+	d->length = m->data_len;
+	d->flags = 0;
+}
+
 /* Client tx: a C2S ring; fill our buffers from head, publish head. */
 static uint16_t
 memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
@@ -692,6 +743,14 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		uint32_t soff = 0, done = 0;
 		unsigned need = 1;
 
+		if (lr_likely(m->nb_segs == 1 && m->data_len <= q->bsize)) {
+			if (nfree == 0)
+				break;
+			tx_client_one(q, slot++, m);
+			nfree--;
+			bytes += m->data_len;
+			continue;
+		}
 		if (lr_unlikely(m->pkt_len > q->bsize))
 			need = (m->pkt_len + q->bsize - 1) / q->bsize;
 		if (need > nfree)
@@ -699,29 +758,15 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		nfree -= need;
 		do {
 			struct mif_desc *d = &r->desc[slot & q->mask];
-			uint8_t *dst =
-			    q->buf_base + (size_t)(slot & q->mask) * q->bsize;
-			uint32_t dlen = 0;
+			uint32_t at = (uint32_t)(slot & q->mask) * q->bsize;
+			uint32_t dlen =
+			    tx_copy_segs(q->buf_base + at, q->bsize, &seg, &soff);
 
-			while (seg != NULL && dlen < q->bsize) {
-				uint32_t k = LR_MIN(seg->data_len - soff,
-						    q->bsize - dlen);
-
-				memcpy(dst + dlen,
-				       lr_pktmbuf_mtod(seg, uint8_t *) + soff,
-				       k);
-				dlen += k;
-				soff += k;
-				if (soff == seg->data_len) {
-					seg = seg->next;
-					soff = 0;
-				}
-			}
 			/* the bytes left say whether more follow: a chain
 			 * may end in empty segments */
 			done += dlen;
 			d->region = 0;
-			d->offset = q->buf_off + (slot & q->mask) * q->bsize;
+			d->offset = q->buf_off + at;
 			d->length = dlen;
 			d->flags = done < m->pkt_len ? MIF_DESC_FLAG_NEXT : 0;
 			slot++;
@@ -754,27 +799,6 @@ tx_desc_dst(struct mif_queue *q, uint16_t slot, uint16_t region, uint32_t off,
 		return NULL;
 	}
 	return q->reg[region].addr + off;
-}
-
-/* Copy up to len bytes of the segments from *seg at *soff to dst, moving
- * *seg and *soff past them; the bytes copied. */
-static __lr_always_inline uint32_t
-tx_copy_segs(uint8_t *dst, uint32_t len, struct lr_mbuf **seg, uint32_t *soff)
-{
-	uint32_t dlen = 0;
-
-	while (*seg != NULL && dlen < len) {
-		uint32_t c = LR_MIN((*seg)->data_len - *soff, len - dlen);
-
-		memcpy(dst + dlen, lr_pktmbuf_mtod(*seg, uint8_t *) + *soff, c);
-		dlen += c;
-		*soff += c;
-		if (*soff == (*seg)->data_len) {
-			*seg = (*seg)->next;
-			*soff = 0;
-		}
-	}
-	return dlen;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1027,20 +1051,6 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		lr_counter_add(&q->ring_full, 1);
 	lr_counter_add(&q->zc_sent, nzc);
 	return burst_done(q, i, bytes);
-}
-
-/* Copy len bytes from src to dst, a frame of 32 to 64 bytes as two
- * 32-byte moves that overlap (no call, not a byte outside either frame
- * read or written: the peer's buffer holds nothing of ours past it). */
-static __lr_always_inline void
-copy_frame(uint8_t *dst, const uint8_t *src, uint32_t len)
-{
-	if (len >= 32 && len <= 64) {
-		memcpy(dst, src, 32);
-		memcpy(dst + len - 32, src + len - 32, 32);
-	} else {
-		memcpy(dst, src, len);
-	}
 }
 
 /* Server tx of one-segment packet m into slot (offered by the client):
