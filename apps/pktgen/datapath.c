@@ -118,18 +118,22 @@ fgen_next(struct pg_txq *q, struct pg_fgen *g, bool *carry)
 }
 
 /* --no-stamp, nothing varies: the template alone (a short frame in one
- * 64-byte copy, as mbuf data rooms are at least that). */
+ * 64-byte copy, as mbuf data rooms are at least that; no copy when the
+ * queue's buffers hold it already: q->prebuilt). */
 static __lr_always_inline uint32_t
 build_plain(struct pg_txq *q, struct lr_mbuf *m)
 {
 	const struct pg_tmpl *t = q->tmpl;
-	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
 	uint32_t len = t->len;
 
-	if (lr_likely(len <= 64))
-		memcpy(d, t->data, 64);
-	else
-		memcpy(d, t->data, len);
+	if (!q->prebuilt) {
+		uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+
+		if (lr_likely(len <= 64))
+			memcpy(d, t->data, 64);
+		else
+			memcpy(d, t->data, len);
+	}
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return len;
@@ -319,6 +323,14 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 	if (lr_unlikely(lr_mempool_get_bulk(q->pool, (void **)pkts, n) != 0)) {
 		cnt_add(&q->cnt->tx_nombuf, 1);
 		return 0;
+	}
+	if (lr_likely(q->prebuilt)) {
+		uint32_t len = q->tmpl->len;
+
+		for (unsigned i = 0; i < n; i++)
+			lr_pktmbuf_rearm(pkts[i], q->rearm, len);
+		q->quota -= n;
+		return tx_send(q, pkts, n, (uint64_t)n * len, 0, now);
 	}
 	/* The buffers may have been read last by the peer's CPU (a
 	 * zero-copy port hands them back once it has): ask for every data

@@ -400,6 +400,101 @@ setup_tx_pools(const struct pg_opts *o, unsigned max_len)
 	return 0;
 }
 
+/* Write t's frame into every mbuf of mp, and leave them all in its common
+ * store (none in this lcore's cache, which a datapath lcore could not
+ * reach); 0 or -1 (reported). */
+static int
+prebuild(struct lr_mempool *mp, const struct pg_tmpl *t)
+{
+	unsigned n = lr_mempool_avail_count(mp);
+	struct lr_mbuf **all = calloc(n, sizeof(*all));
+
+	if (all == NULL || lr_mempool_get_bulk(mp, (void **)all, n) != 0) {
+		free(all);
+		return pg_fail("mbuf pool '%s': cannot take its %u mbufs",
+			       mp->name, n);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		lr_pktmbuf_reset(all[i]);
+		memcpy(lr_pktmbuf_mtod(all[i], void *), t->data, t->len);
+	}
+	lr_mempool_put_bulk(mp, (void *const *)all, n);
+	lr_mempool_cache_flush(mp, lr_lcore_id());
+	free(all);
+	return 0;
+}
+
+/* A queue that sends one frame, always the same (--no-stamp, nothing
+ * varies), from pg.pool gets a pool of its own whose buffers all hold
+ * the frame, written once here; its datapath writes the lengths only, as
+ * pktgen-dpdk's per-port transmit pools of prebuilt frames. Nothing else
+ * writes those buffers: a port does not rewrite the frames it sends
+ * (software offloads act only on frames whose flags ask for them), the
+ * receive queues have their own pool, and L3 mode, which answers in
+ * received buffers, keeps the shared pool. */
+static int
+setup_prebuilt(const struct pg_opts *o)
+{
+	unsigned n = o->nb_txd + 4 * o->burst + 2 * 384 + 1024;
+
+	if (pg.l3)
+		return 0;
+	for (unsigned i = 0; i < ntxqs; i++) {
+		struct pg_txq *q = txqs[i];
+		char name[32];
+
+		if (q->kind != PG_K_PLAIN || q->pool != pg.pool)
+			continue;
+		snprintf(name, sizeof(name), "pktgen_tx%u", i);
+		q->own_pool = lr_pktmbuf_pool_create(
+		    name, n, 256, 0, lr_pktmbuf_data_room_size(pg.pool),
+		    LR_SOCKET_ID_ANY);
+		if (q->own_pool == NULL)
+			return pg_fail("mbuf pool '%s' of %u mbufs: %s", name,
+				       n, lr_strerror(lr_errno));
+		if (prebuild(q->own_pool, q->tmpl) != 0 ||
+		    pool_rearm(q->own_pool, &q->rearm) != 0)
+			return -1;
+		q->pool = q->own_pool;
+		q->prebuilt = true;
+		if (!o->quiet)
+			printf("port %u (%s) queue %u: tx frames prebuilt in "
+			       "pool '%s' (%u mbufs)\n",
+			       q->port, ports[q->port].name, q->queue, name, n);
+	}
+	return 0;
+}
+
+/* Check the queues' own pools at exit: their mbufs not back are added
+ * to *leaked and reported, a pool fully back and valid is freed; 0, or
+ * -1 when one is not. */
+static int
+tx_pools_fini(unsigned *leaked)
+{
+	int ret = 0;
+
+	for (unsigned i = 0; i < ntxqs; i++) {
+		struct lr_mempool *mp = txqs[i]->own_pool;
+		unsigned n;
+
+		if (mp == NULL)
+			continue;
+		txqs[i]->own_pool = NULL;
+		n = lr_mempool_in_use_count(mp);
+		if (n) {
+			*leaked += n;
+			ret = pg_fail("%u mbufs not back in pool '%s' at exit",
+				      n, mp->name);
+		} else if (lr_mempool_validate(mp) != 0) {
+			ret = pg_fail("pool '%s' fails validation at exit",
+				      mp->name);
+		} else {
+			lr_mempool_free(mp);
+		}
+	}
+	return ret;
+}
+
 /* Number of used ports whose link is down (reported down or unknown). */
 static unsigned
 links_down(uint16_t *first)
@@ -2137,6 +2232,8 @@ main(int argc, char **argv)
 		goto close_ports;
 	if (o->no_stamp)
 		unstamp_all();
+	if (setup_prebuilt(o) != 0)
+		goto close_ports;
 	if (o->ctl_path) {
 		if (pg_ctl_open(o->ctl_path) != 0)
 			goto close_ports;
@@ -2238,6 +2335,8 @@ close_ports:
 			status = 1;
 		}
 	}
+	if (tx_pools_fini(&leaked) != 0)
+		status = 1;
 	if (pg.rx_pool) {
 		rx_leaked = lr_mempool_in_use_count(pg.rx_pool);
 		if (rx_leaked) {

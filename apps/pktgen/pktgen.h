@@ -336,6 +336,10 @@ struct pg_txq {
 	 * fresh mbuf of it. */
 	struct lr_mempool *pool;
 	uint64_t rearm;
+	/* PG_K_PLAIN from a pool of its own (own_pool, else NULL) whose every
+	 * buffer holds the frame: only the lengths are written per frame. */
+	bool prebuilt;
+	struct lr_mempool *own_pool;
 };
 
 /** Sequence state of one stream as seen by one receiving lcore, with its
