@@ -426,7 +426,8 @@ prebuild(struct lr_mempool *mp, const struct pg_tmpl *t)
 
 /* A queue that sends one frame, always the same (--no-stamp, nothing
  * varies), from pg.pool gets a pool of its own whose buffers all hold
- * the frame, written once here; its datapath writes the lengths only, as
+ * the frame, written once here (when the memory allows it, else it keeps
+ * pg.pool); its datapath writes the lengths only, as
  * pktgen-dpdk's per-port transmit pools of prebuilt frames. Nothing else
  * writes those buffers: a port does not rewrite the frames it sends
  * (software offloads act only on frames whose flags ask for them), the
@@ -449,9 +450,17 @@ setup_prebuilt(const struct pg_opts *o)
 		q->own_pool = lr_pktmbuf_pool_create(
 		    name, n, 256, 0, lr_pktmbuf_data_room_size(pg.pool),
 		    LR_SOCKET_ID_ANY);
-		if (q->own_pool == NULL)
-			return pg_fail("mbuf pool '%s' of %u mbufs: %s", name,
-				       n, lr_strerror(lr_errno));
+		if (q->own_pool == NULL) {
+			/* Not enough memory for it (-m): the shared pool,
+			 * building each frame, as without --no-stamp. */
+			if (!o->quiet)
+				printf("port %u (%s) queue %u: no pool '%s' of "
+				       "%u mbufs (%s): frames built from the "
+				       "shared pool\n",
+				       q->port, ports[q->port].name, q->queue,
+				       name, n, lr_strerror(lr_errno));
+			continue;
+		}
 		if (prebuild(q->own_pool, q->tmpl) != 0 ||
 		    pool_rearm(q->own_pool, &q->rearm) != 0)
 			return -1;
