@@ -114,7 +114,11 @@
 # lr-pktgen writes every frame from its template (a full-length memcpy,
 # as testpmd txonly does) on top of the copies above, and a stamped
 # frame's receive (rx_poll, sequence and jitter accounting) costs about
-# 205 instructions at any size: hence FWD_STAMP=no.
+# 205 instructions at any size: hence FWD_STAMP=no. Since 31f02be an
+# unstamped frame that never varies is written once, not per frame, when
+# lr-pktgen sends from its own pool (its server ports: the forwarder
+# rows), whose buffers hold it prebuilt; a zero-copy client (the pairs'
+# generator) still writes each frame into the port's pool.
 # Instructions understate a copy: on the quiet run of ee5e380 (FWD_ROLE=
 # client, copy: two copies on each CPU, both CPUs saturated) a 1518-byte
 # frame took about 870 cycles on each side against 130-180 at 64 B, i.e.
@@ -954,7 +958,7 @@ fwd_rows=()
 for row in "${rows[@]}"; do [[ $row != fwd_* ]] || fwd_rows+=("$row"); done
 if [ ${#fwd_rows[@]} -gt 0 ]; then
 	echo
-	echo "where the cycles go (forwarder rows, medians): copies of each frame on each CPU (lr-pktgen also writes each frame from its template); CPU share each side got; forwarder busy share = busy cycles x forwarded rate / TSC"
+	echo "where the cycles go (forwarder rows, medians): copies of each frame on each CPU (with FWD_STAMP=yes lr-pktgen also writes each frame from its template; unstamped, its frames are prebuilt); CPU share each side got; forwarder busy share = busy cycles x forwarded rate / TSC"
 	for size in $SIZES; do
 		for row in "${fwd_rows[@]}"; do
 			fk=lr
