@@ -324,21 +324,14 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 		cnt_add(&q->cnt->tx_nombuf, 1);
 		return 0;
 	}
-	if (lr_likely(q->prebuilt)) {
-		uint32_t len = q->tmpl->len;
-
-		for (unsigned i = 0; i < n; i++)
-			lr_pktmbuf_rearm(pkts[i], q->rearm, len);
-		q->quota -= n;
-		return tx_send(q, pkts, n, (uint64_t)n * len, 0, now);
-	}
 	/* The buffers may have been read last by the peer's CPU (a
 	 * zero-copy port hands them back once it has): ask for every data
 	 * line at once, rather than stall the template writes below on one
 	 * line after the other. */
 	for (unsigned i = 0; i < n; i++) {
 		lr_pktmbuf_rearm(pkts[i], q->rearm, 0);
-		__builtin_prefetch(lr_pktmbuf_mtod(pkts[i], void *), 1);
+		if (!q->prebuilt) /* prebuilt: the data is not written */
+			__builtin_prefetch(lr_pktmbuf_mtod(pkts[i], void *), 1);
 	}
 	if (lr_likely(q->kind == PG_K_FAST)) {
 		for (unsigned i = 0; i < n; i++)

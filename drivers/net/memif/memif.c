@@ -701,20 +701,30 @@ memif_rx_client(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	return burst_done(q, got, bytes);
 }
 
+/* Client tx: describe our slot's buffer (at bytes into the buffers),
+ * holding len bytes. */
+static __lr_always_inline void
+tx_client_desc(struct mif_queue *q, uint16_t slot, uint32_t at, uint32_t len,
+	       uint16_t flags)
+{
+	struct mif_desc *d = &q->ring->desc[slot & q->mask];
+
+	d->region = 0;
+	d->offset = q->buf_off + at;
+	d->length = len;
+	d->flags = flags;
+}
+
 /* Client tx of one-segment packet m that fits a buffer into our slot:
  * one copy (copy_frame), one descriptor. */
 static __lr_always_inline void
 tx_client_one(struct mif_queue *q, uint16_t slot, struct lr_mbuf *m)
 {
-	struct mif_desc *d = &q->ring->desc[slot & q->mask];
 	uint32_t at = (uint32_t)(slot & q->mask) * q->bsize;
 
 	copy_frame(q->buf_base + at, lr_pktmbuf_mtod(m, const uint8_t *),
 		   m->data_len);
-	d->region = 0;
-	d->offset = q->buf_off + at;
-	d->length = m->data_len;
-	d->flags = 0;
+	tx_client_desc(q, slot, at, m->data_len, 0);
 }
 
 /* Client tx: a C2S ring; fill our buffers from head, publish head. */
@@ -757,7 +767,6 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 			break;
 		nfree -= need;
 		do {
-			struct mif_desc *d = &r->desc[slot & q->mask];
 			uint32_t at = (uint32_t)(slot & q->mask) * q->bsize;
 			uint32_t dlen =
 			    tx_copy_segs(q->buf_base + at, q->bsize, &seg, &soff);
@@ -765,10 +774,9 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 			/* the bytes left say whether more follow: a chain
 			 * may end in empty segments */
 			done += dlen;
-			d->region = 0;
-			d->offset = q->buf_off + at;
-			d->length = dlen;
-			d->flags = done < m->pkt_len ? MIF_DESC_FLAG_NEXT : 0;
+			tx_client_desc(q, slot, at, dlen,
+				       done < m->pkt_len ? MIF_DESC_FLAG_NEXT
+							 : 0);
 			slot++;
 		} while (done < m->pkt_len && seg != NULL);
 		bytes += m->pkt_len;
