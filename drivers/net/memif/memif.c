@@ -548,10 +548,27 @@ zc_take(struct mif_queue *q, struct lr_mbuf **slots, struct lr_mbuf **pkts,
 	uint64_t bytes = 0;
 
 	while (got < n && cur != end) {
+		const volatile struct mif_desc *d0 =
+		    &q->ring->desc[cur & q->mask];
 		struct lr_mbuf *first = NULL, *prev = NULL, *m;
-		uint16_t start = cur, nseg = 0, flags;
+		uint16_t start = cur, nseg = 0, flags = d0->flags;
 		uint32_t plen = 0;
 
+		/* One descriptor, one packet: the segment is a whole packet
+		 * already (nb_segs 1, pkt_len set by the rearm). */
+		if (lr_likely(!(flags & MIF_DESC_FLAG_NEXT))) {
+			uint32_t len = d0->length;
+
+			m = zrx ? zrx_seg(q, cur, len, w)
+				: zc_rx_seg(q, cur, len, w);
+			if (lr_unlikely(m == NULL))
+				break;
+			pkts[got++] = m;
+			bytes += len;
+			segs++;
+			cur++;
+			continue;
+		}
 		do {
 			const volatile struct mif_desc *d =
 			    &q->ring->desc[cur & q->mask];
@@ -828,6 +845,7 @@ static inline uint16_t
 zc_rx_fill(struct mif_queue *q, uint16_t upto)
 {
 	struct lr_mbuf *mb[ZC_FILL];
+	const struct mif_desc t = {.region = ZC_REGION, .length = q->bsize};
 	uint16_t head = q->head;
 
 	while (head != upto) {
@@ -842,9 +860,8 @@ zc_rx_fill(struct mif_queue *q, uint16_t upto)
 			struct mif_desc *d = &q->ring->desc[head & q->mask];
 
 			q->slot_mb[head & q->mask] = mb[j];
-			d->flags = 0;
-			d->region = ZC_REGION;
-			d->length = q->bsize;
+			/* flags, region and length as one 8-byte store */
+			memcpy(d, &t, 8);
 			d->offset = zc_off(q, (uint8_t *)mb[j]->buf_addr +
 						  LR_PKTMBUF_HEADROOM);
 		}
@@ -964,6 +981,31 @@ zc_region_of(const struct mif_queue *q, const struct lr_mbuf *m,
 	return 0;
 }
 
+/* The last pool zc_region_of() found, for a burst (a forwarder's burst
+ * is all another port's mbufs: one compare per packet instead of the
+ * scan). */
+struct zc_hit {
+	const struct lr_mempool *mp;
+	const uint8_t *base;
+	uint16_t region;
+};
+
+/* zc_region_of() through the burst's entry c; the base in c->base. */
+static __lr_always_inline uint16_t
+zc_region_hit(const struct mif_queue *q, const struct lr_mbuf *m,
+	      struct zc_hit *c)
+{
+	const uint8_t *base;
+	uint16_t r;
+
+	if (lr_likely(m->pool == c->mp))
+		return c->region;
+	r = zc_region_of(q, m, &base);
+	if (r != 0)
+		*c = (struct zc_hit){m->pool, base, r};
+	return r;
+}
+
 /* Client zc tx of a packet m that is not one segment of our pool: copy
  * it into pool mbufs (bsize bytes each) from slot on, at most nfree
  * slots. The slots used, 0 when they or the pool's mbufs are lacking. */
@@ -1008,8 +1050,8 @@ static uint16_t
 memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct mif_queue *q = txq;
+	struct zc_hit hit = {q->zc_mp, q->zc_base, ZC_REGION};
 	uint16_t tail, slot, nfree, i, k, region, nzc = 0;
-	const uint8_t *base;
 	uint64_t bytes = 0;
 
 	if (lr_unlikely(!q_enter(q)))
@@ -1030,12 +1072,12 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		uint32_t len = m->pkt_len;
 
 		if (lr_likely(m->nb_segs == 1 &&
-			      (region = zc_region_of(q, m, &base)) != 0)) {
+			      (region = zc_region_hit(q, m, &hit)) != 0)) {
 			if (nfree == 0)
 				break;
 			zc_tx_desc(
 			    q, slot, m, region,
-			    (uint32_t)(lr_pktmbuf_mtod(m, uint8_t *) - base),
+			    (uint32_t)(lr_pktmbuf_mtod(m, uint8_t *) - hit.base),
 			    m->data_len, 0);
 			k = 1;
 			nzc++;
