@@ -221,7 +221,13 @@
  * zero-copy server receive: a header's first line written and a byte
  * stored and cleared per segment instead of the copy). A server's send
  * of a one-segment packet that fits its slot reads the descriptor once
- * and copies a frame of 32 to 64 bytes as two 32-byte moves.
+ * and copies a frame of 32 to 64 bytes as two 32-byte moves. Each burst
+ * first prefetches the descriptor lines it will go through (for writing
+ * where it writes them): the peer's CPU wrote them last, and asked for
+ * together they cross between the CPUs at once instead of one after
+ * another as the loop reaches each (lr-pktgen -> lr-l2fwd -> lr-pktgen
+ * over zero-copy memif, 64 B, six alternated runs: 70.5 -> 82 Mpps
+ * median, lr-l2fwd 27-28 -> 22-23 busy cycles a frame).
  */
 #ifndef LR_ETH_MEMIF_H
 #define LR_ETH_MEMIF_H

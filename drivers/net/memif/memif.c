@@ -501,6 +501,32 @@ stop:
 	return got;
 }
 
+/* Descriptors per cache line. */
+#define MIF_DESC_PER_LINE (LR_CACHE_LINE_SIZE / sizeof(struct mif_desc))
+
+/* Prefetch the descriptor lines of slots [from, from + k), k <= the ring's
+ * size, for reading (desc_prefetch) or for writing (desc_prefetchw: the
+ * burst writes them): the peer wrote them last, and fetched together at
+ * the start of a burst they cross between the CPUs at once instead of one
+ * after another as the loop reaches each. */
+#define MIF_DESC_PREFETCH(name, rw)                                            \
+	static __lr_always_inline void name(const struct mif_queue *q,         \
+					    uint16_t from, unsigned k)         \
+	{                                                                      \
+		for (unsigned i = 0; i < k; i += MIF_DESC_PER_LINE)            \
+			__builtin_prefetch(                                    \
+			    (const void *)&q->ring                             \
+				->desc[(uint16_t)(from + i) & q->mask],        \
+			    rw);                                               \
+		if (k != 0)                                                    \
+			__builtin_prefetch(                                    \
+			    (const void *)&q->ring                             \
+				->desc[(uint16_t)(from + k - 1) & q->mask],    \
+			    rw);                                               \
+	}
+MIF_DESC_PREFETCH(desc_prefetch, 0)
+MIF_DESC_PREFETCH(desc_prefetchw, 1)
+
 static __lr_always_inline struct lr_mbuf *
 zc_rx_seg(struct mif_queue *q, uint16_t cur, uint32_t len, uint64_t w);
 
@@ -645,6 +671,7 @@ rx_server_zc(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
 		q_leave(q);
 		return 0;
 	}
+	desc_prefetch(q, q->last, LR_MIN((uint16_t)(head - q->last), n));
 	got = zc_take(q, z->hdr, pkts, n, head,
 		      lr_mbuf_rearm_word(0, q->port_id), 1, &bytes);
 	return burst_done(q, got, bytes);
@@ -670,6 +697,7 @@ memif_rx_server(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		q_leave(q);
 		return 0;
 	}
+	desc_prefetch(q, q->last, LR_MIN((uint16_t)(head - q->last), n));
 	got = rx_copy(q, pkts, n, head, 1, &cur, &bytes);
 	if (cur != q->last) {
 		atomic_store_explicit(&q->ring->tail, cur,
@@ -699,6 +727,7 @@ memif_rx_client(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		q_leave(q);
 		return 0;
 	}
+	desc_prefetchw(q, q->last, LR_MIN((uint16_t)(tail - q->last), n));
 	got = rx_copy(q, pkts, n, tail, 0, &cur, &bytes);
 	q->last = cur;
 	/* Offer every slot read back, with its own buffer. */
@@ -765,6 +794,7 @@ memif_tx_client(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	}
 	nfree = q->size - (uint16_t)(q->last - tail);
 	slot = q->last;
+	desc_prefetchw(q, slot, LR_MIN(nfree, n));
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i], *seg = m;
 		uint32_t soff = 0, done = 0;
@@ -918,6 +948,7 @@ memif_rx_client_zc(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 		q_leave(q);
 		return 0;
 	}
+	desc_prefetchw(q, q->last, LR_MIN((uint16_t)(tail - q->last), n));
 	got = zc_take(q, q->slot_mb, pkts, n, tail,
 		      lr_mbuf_rearm_word(LR_PKTMBUF_HEADROOM, q->port_id), 0,
 		      &bytes);
@@ -1067,6 +1098,7 @@ memif_tx_client_zc(void *txq, struct lr_mbuf **pkts, uint16_t n)
 	zc_tx_reclaim(q, tail);
 	nfree = q->size - (uint16_t)(q->last - tail);
 	slot = q->last;
+	desc_prefetchw(q, slot, LR_MIN(nfree, n));
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i];
 		uint32_t len = m->pkt_len;
@@ -1150,6 +1182,7 @@ memif_tx_server(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		return tx_link_down(q, pkts, n);
 	}
 	slot = q->last;
+	desc_prefetchw(q, slot, LR_MIN(nfree, n));
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i], *seg = m;
 		uint32_t soff = 0, cap = 0, done = 0;
