@@ -49,7 +49,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "lr_common.h"
 #include "lr_mempool.h"
@@ -125,11 +124,16 @@ struct lr_mbuf {
 		};
 	};
 	uint64_t ol_flags;	 /**< LR_MBUF_F_* */
-	uint32_t packet_type;	 /**< L2/L3/L4 type, driver-defined */
-	uint32_t pkt_len;	 /**< bytes in all segments */
-	uint16_t data_len;	 /**< bytes in this segment */
-	uint16_t vlan_tci;	 /**< VLAN tag (LR_MBUF_F_RX_VLAN) */
-	uint32_t hash_rss;	 /**< RSS hash (LR_MBUF_F_RX_RSS_HASH) */
+	union {
+		uint64_t rx_words[2]; /**< the five fields below as two words */
+		struct {
+			uint32_t packet_type; /**< L2/L3/L4 type, driver-defined */
+			uint32_t pkt_len;     /**< bytes in all segments */
+			uint16_t data_len;    /**< bytes in this segment */
+			uint16_t vlan_tci; /**< VLAN tag (LR_MBUF_F_RX_VLAN) */
+			uint32_t hash_rss; /**< RSS hash (LR_MBUF_F_RX_RSS_HASH) */
+		};
+	};
 	uint16_t buf_len;	 /**< buffer bytes */
 	uint16_t vlan_tci_outer; /**< outer VLAN tag */
 	uint16_t priv_size;	 /**< private area after the mbuf */
@@ -393,7 +397,9 @@ static __lr_always_inline void
 lr_pktmbuf_rearm(struct lr_mbuf *m, uint64_t w, uint32_t len)
 {
 	/* packet_type 0 and pkt_len, then data_len, vlan_tci 0 and
-	 * hash_rss 0, as two 8-byte words: four stores instead of seven */
+	 * hash_rss 0, as the two words of rx_words: four stores instead of
+	 * seven, typed (a memcpy would make the compiler reload what the
+	 * caller keeps in registers) */
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	uint64_t a = (uint64_t)len << 32, b = (uint16_t)len;
 #else
@@ -402,8 +408,8 @@ lr_pktmbuf_rearm(struct lr_mbuf *m, uint64_t w, uint32_t len)
 
 	m->rearm_data = w;
 	m->ol_flags = 0;
-	memcpy(&m->packet_type, &a, 8);
-	memcpy(&m->data_len, &b, 8);
+	m->rx_words[0] = a;
+	m->rx_words[1] = b;
 }
 
 /* Reset the first-line fields of an mbuf fresh from its pool: default
