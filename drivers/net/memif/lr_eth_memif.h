@@ -111,14 +111,14 @@
  *    pool mbufs (chained descriptors above bsize) and freed at once
  *    (xstats tx_zc_sent and tx_zc_copies count the two). The freed mbufs
     go to this lcore's cache, so the next burst reuses the buffers last
-    sent, warm in our cache. Measured against putting them in the pool's
-    store oldest first (a copying port's reuse, a ring lap later): with
-    testpmd rxonly reading 1518-byte frames, lr-pktgen's busy cycles a
-    frame fell from about 125 to 30-57 (it no longer took back lines the
-    reader held) but the pair's rate, set by testpmd, moved by 3%; with a
-    receiver that does not read the payload (lr-pktgen -> lr-pktgen at
-    1518 bytes) it lost 13%, and lr-l2fwd's busy cycles rose. Kept: the
-    cache.
+ *    sent, warm in our cache. Measured against putting them in the pool's
+ *    store oldest first (a copying port's reuse, a ring lap later): with
+ *    testpmd rxonly reading 1518-byte frames, lr-pktgen's busy cycles a
+ *    frame fell from about 125 to 30-57 (it no longer took back lines the
+ *    reader held) but the pair's rate, set by testpmd, moved by 3%; with a
+ *    receiver that does not read the payload (lr-pktgen -> lr-pktgen at
+ *    1518 bytes) it lost 13%, and lr-l2fwd's busy cycles rose. Kept: the
+ *    cache.
  *    lr_eth_memif_pool() gives applications the pool, so that a
  *    generator sends with no copy.
  *  - the pools the peer maps: ours as region 1, and, as DPDK's memif
