@@ -682,11 +682,28 @@ test_flat_copies(void)
 	 * flags, type, VLAN and hash cleared. */
 	struct lr_mbuf *r = rest[0];
 
+	uint16_t buf_len = r->buf_len;
+	struct lr_mempool *rpool = r->pool;
+
 	r->ol_flags = 1;
 	r->packet_type = 2;
 	r->vlan_tci = 3;
 	r->hash_rss = 4;
+	r->vlan_tci_outer = 5;
 	lr_pktmbuf_rearm(r, lr_mbuf_rearm_word(64, 7), 60);
+	/* rx_words overlays packet_type..hash_rss; the fields after them
+	 * are left alone */
+	uint64_t w[2];
+
+	memcpy(w, &r->packet_type, 16);
+	LR_TEST_ASSERT(r->rx_words[0] == w[0] && r->rx_words[1] == w[1] &&
+			   offsetof(struct lr_mbuf, rx_words) ==
+			       offsetof(struct lr_mbuf, packet_type),
+		       "rx_words does not overlay packet_type..hash_rss");
+	LR_TEST_ASSERT(r->buf_len == buf_len && r->vlan_tci_outer == 5 &&
+			   r->pool == rpool && r->next == NULL,
+		       "rearm wrote past hash_rss");
+	r->vlan_tci_outer = 0;
 	LR_TEST_ASSERT(r->data_off == 64 && r->port == 7 && r->nb_segs == 1 &&
 			   lr_mbuf_refcnt_read(r) == 1 && r->pkt_len == 60 &&
 			   r->data_len == 60 && r->ol_flags == 0 &&

@@ -928,6 +928,8 @@ out:
  * mbufs come back to a's pool once sb has read them. Then a (and sa)
  * close while b's ring holds a's last mbufs: the pool stays until b
  * lets go of it. */
+static int mixed_pools_burst(int b, int sb, struct lr_mempool *pa);
+
 static int
 test_zc_forward(void)
 {
@@ -1004,6 +1006,8 @@ test_zc_forward(void)
 			(unsigned long long)xstat(b, "tx_zc_copies"));
 		goto out;
 	}
+	if (mixed_pools_burst(b, sb, pa) != 0)
+		goto out;
 	/* a's last frames are still on b's ring: a goes, its pool stays */
 	if (lr_mempool_in_use_count(pa) == 0) {
 		fprintf(stderr, "b's ring holds none of a's mbufs\n");
@@ -1038,6 +1042,58 @@ out:
 	lr_test_memif_shut(sa);
 	LR_TEST_ASSERT(ret == 0, "zero-copy forwarding");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* One burst through zero-copy client b whose mbufs alternate between
+ * three pools: pa (another zero-copy port's, which b announced), b's own
+ * and the shared pool (which b's peer does not map). The first two go
+ * out as they are, each at the region and offset of its own pool (the
+ * send keeps the last pool it found: it must follow every change), the
+ * third is copied; server sb gets them all intact and in order. 0 when
+ * so. */
+static int
+mixed_pools_burst(int b, int sb, struct lr_mempool *pa)
+{
+	struct lr_mempool *mps[3] = {pa, lr_eth_memif_pool((uint16_t)b), NULL};
+	uint64_t zs = xstat(b, "tx_zc_sent"), zc = xstat(b, "tx_zc_copies");
+	struct lr_mbuf *m[12];
+	unsigned got = 0;
+	uint16_t t;
+	uint64_t end;
+
+	for (unsigned j = 0; j < 12; j++) {
+		tx_pool = mps[j % 3];
+		m[j] = frame_mbuf(94, j);
+		tx_pool = NULL;
+		if (m[j] == NULL) {
+			lr_pktmbuf_free_bulk(m, j);
+			return -1;
+		}
+	}
+	t = lr_eth_tx_burst((uint16_t)b, 0, m, 12);
+	lr_pktmbuf_free_bulk(m + t, 12u - t);
+	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	while (t == 12 && got < 12 && lr_get_tsc_cycles() < end) {
+		uint16_t r = lr_eth_rx_burst((uint16_t)sb, 0, m, 12);
+
+		for (uint16_t j = 0; j < r; j++, got++) {
+			if (check_frame(m[j], 94, got) != 0) {
+				lr_pktmbuf_free_bulk(m, r);
+				return -1;
+			}
+		}
+		lr_pktmbuf_free_bulk(m, r);
+	}
+	if (t != 12 || got != 12 || xstat(b, "tx_zc_sent") - zs != 8 ||
+	    xstat(b, "tx_zc_copies") - zc != 4) {
+		fprintf(stderr,
+			"mixed pools: sent %u, received %u of 12, %llu as they "
+			"were (8 expected), %llu copied (4)\n",
+			t, got, (unsigned long long)(xstat(b, "tx_zc_sent") - zs),
+			(unsigned long long)(xstat(b, "tx_zc_copies") - zc));
+		return -1;
+	}
 	return 0;
 }
 
