@@ -118,7 +118,11 @@
 # unstamped frame that never varies is written once, not per frame, when
 # lr-pktgen sends from its own pool (its server ports: the forwarder
 # rows), whose buffers hold it prebuilt; a zero-copy client (the pairs'
-# generator) still writes each frame into the port's pool.
+# generator) does the same since lr_eth_memif_pool_create(): its own
+# pool is shared memory that the port announces to the receiver, so the
+# frame is sent with no write and no copy (pktgen-dpdk's prebuilt
+# transmit pools); txonly writes its headers into every mbuf, and its
+# memif port copies every frame into the shared buffers.
 # Instructions understate a copy: on the quiet run of ee5e380 (FWD_ROLE=
 # client, copy: two copies on each CPU, both CPUs saturated) a 1518-byte
 # frame took about 870 cycles on each side against 130-180 at 64 B, i.e.
@@ -164,8 +168,10 @@ FWD_STAMP=${FWD_STAMP:-no}
 # The generator -> receiver pairs: lr-pktgen stamps nothing and its
 # receiver reads no frame (--no-stamp on both sides) unless
 # PAIR_STAMP=yes, so that both receivers do what testpmd rxonly does
-# (count and free, no read of the payload) and both generators what
-# txonly does (write every frame from a template).
+# (count and free, no read of the payload); the generators send one
+# frame over and over, which lr-pktgen writes once (above) and txonly
+# (with its port's copy) every time. PAIR_STAMP=yes: lr-pktgen writes every frame too
+# (its stamp), and its receiver checks each.
 PAIR_STAMP=${PAIR_STAMP:-no}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd

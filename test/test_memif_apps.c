@@ -28,7 +28,11 @@
  *    with a log line, this process goes on polling (never touching
  *    unmapped memory: a killed client owned the shared memory), and a new
  *    lr-pktgen on the same socket brings the link up again and gets back
- *    every one of its frames once. */
+ *    every one of its frames once;
+ *  - prebuilt_zc: lr-pktgen --no-stamp on a zero-copy client writes its
+ *    frame once into a pool its port announces, and sends every frame
+ *    with no copy; all arrive the same while lr-pktgen's port receives
+ *    other frames into its own pool. */
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -330,6 +334,117 @@ test_link_wait(void)
 	return 0;
 }
 
+/* --- lr-pktgen's prebuilt frames over a zero-copy client --- */
+
+static int eal_up(void);
+
+/* Receive on port until count frames came or child c exited: each the
+ * same len bytes as the first (*first filled then); every burst answered
+ * with as many frames of 0xab bytes, which c receives into its port's
+ * own pool. The frames received, or -1 after a message. */
+static long
+rx_same(uint16_t port, struct lr_test_child *c, unsigned count, uint32_t len,
+	uint8_t *first)
+{
+	static uint8_t got[2048];
+	double end = lr_test_now() + BOUND_S;
+	struct lr_mbuf *m[BURST];
+	unsigned n = 0;
+
+	while (n < count && lr_test_now() < end) {
+		uint16_t r = lr_eth_rx_burst(port, 0, m, BURST), k;
+		siginfo_t si = {0};
+
+		for (uint16_t j = 0; j < r; j++, n++) {
+			if (m[j]->pkt_len != len) {
+				fprintf(stderr, "frame %u: %u bytes, not %u\n",
+					n, m[j]->pkt_len, len);
+				lr_pktmbuf_free_bulk(m, r);
+				return -1;
+			}
+			lr_pktmbuf_copy_out(m[j], n == 0 ? first : got);
+			if (n != 0 && memcmp(got, first, len) != 0) {
+				fprintf(stderr, "frame %u differs from the "
+						"first\n", n);
+				lr_pktmbuf_free_bulk(m, r);
+				return -1;
+			}
+		}
+		/* the same mbufs back, overwritten: another frame */
+		for (uint16_t j = 0; j < r; j++)
+			memset(lr_pktmbuf_mtod(m[j], uint8_t *), 0xab,
+			       m[j]->data_len);
+		k = lr_eth_tx_burst(port, 0, m, r);
+		lr_pktmbuf_free_bulk(m + k, r - k);
+		if (r == 0 &&
+		    (waitid(P_PID, (id_t)c->pid, &si,
+			    WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		     si.si_pid != 0))
+			break;
+		lr_test_child_read(c, 0);
+	}
+	return n;
+}
+
+/* lr-pktgen --no-stamp on a zero-copy client: its frames are written
+ * once, into a pool its port announces to the server (it says so), and
+ * go out with no copy (tx_zc_sent, no tx_zc_copies); every frame we get
+ * is the same, although we answer each with frames that lr-pktgen's
+ * port receives into its own pool meanwhile (a frame overwritten there
+ * would show). */
+static int
+test_prebuilt_zc(void)
+{
+	enum { COUNT = 20000, LEN = 1514 };
+	static uint8_t first[2048];
+	char devargs[256];
+	struct lr_test_child c;
+	long got;
+	int port, r;
+
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	snprintf(devargs, sizeof(devargs),
+		 "net_memif82,role=server,socket=%s/pre.sock,"
+		 "socket-abstract=no",
+		 dir);
+	port = lr_test_memif_open(devargs, 1, pool);
+	LR_TEST_ASSERT(port >= 0, "cannot open %s", devargs);
+	if (spawn(&c, pktgen_bin, gen_out, "tma_pre",
+		  "-l 0 --no-huge -m 256 --vdev "
+		  "net_memif0,role=client,socket=%s/pre.sock,"
+		  "socket-abstract=no,zero-copy=yes -- --no-stamp --size %u "
+		  "--count %u --link-wait %d --drain-ms 600000 --xstats",
+		  dir, LEN + 4, COUNT, BOUND_S) != 0) {
+		lr_test_memif_shut(port);
+		return -1;
+	}
+	got = rx_same((uint16_t)port, &c, COUNT, LEN, first);
+	/* A stop signal before its drain started would start the drain
+	 * (the first one ends the sending); one during it ends it. */
+	if (got == COUNT)
+		lr_test_child_wait_for(&c, "sending done", BOUND_S);
+	kill(c.pid, SIGINT);
+	r = lr_test_child_finish(&c, BOUND_S);
+	lr_test_memif_shut(port);
+	LR_TEST_ASSERT(got == COUNT, "%ld frames of %u:\n%s", got, COUNT,
+		       gen_out);
+	LR_TEST_ASSERT(r == 0, "lr-pktgen exit %d:\n%s", r, gen_out);
+	LR_TEST_ASSERT(first[0] != 0xab && first[LEN - 1] != 0xab,
+		       "the first frame is one of ours");
+	LR_TEST_ASSERT(strstr(gen_out, "tx frames prebuilt in pool "
+				       "'pktgen_tx0'") &&
+			   strstr(gen_out, ", zero-copy)"),
+		       "no prebuilt zero-copy pool:\n%s", gen_out);
+	LR_TEST_ASSERT(field(gen_out, "pktgen total:", "tx") == COUNT &&
+			   xstat(gen_out, 0, "tx_zc_sent") == COUNT &&
+			   xstat(gen_out, 0, "tx_zc_copies") <= 0,
+		       "lr-pktgen:\n%s", gen_out);
+	LR_TEST_ASSERT(strstr(gen_out, "mbufs in use after stop: 0\n"),
+		       "lr-pktgen's mbufs:\n%s", gen_out);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
 /* --- SIGKILL of a peer process --- */
 
 static int
@@ -525,6 +640,7 @@ static const struct lr_test_case cases[] = {
     {"link_wait", test_link_wait},     {"pipeline", test_pipeline},
     {"pipeline_zc", test_pipeline_zc}, {"pipeline_mixed", test_pipeline_mixed},
     {"kill_client", test_kill_client}, {"kill_server", test_kill_server},
+    {"prebuilt_zc", test_prebuilt_zc},
 };
 
 int

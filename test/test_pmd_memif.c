@@ -19,6 +19,9 @@
  *    since it announced the first one's pool to its peer, and arrive
  *    intact; the first port closed while the second's ring holds its
  *    mbufs leaves the pool to the second until it lets go;
+ *  - zc_app_pool: a pool of lr_eth_memif_pool_create() goes out of a
+ *    zero-copy client with no copy once a connection announced it
+ *    (copied before), frames intact; bad arguments and frees refused;
  *  - zc_close_held: a zero-copy client closed while the application
  *    holds one of its mbufs warns, and the mbuf stays usable;
  *  - zc_two_queues: a zero-copy client with two queue pairs;
@@ -1094,6 +1097,147 @@ mixed_pools_burst(int b, int sb, struct lr_mempool *pa)
 			(unsigned long long)(xstat(b, "tx_zc_copies") - zc));
 		return -1;
 	}
+	return 0;
+}
+
+/* k frames (k <= BURST) of tag from pool mp through client c to server
+ * s, all received intact and in order; how many c sent as they were
+ * into *zs, how many it copied into *zc. 0 when so. */
+static int
+pool_burst(int c, int s, struct lr_mempool *mp, unsigned tag, unsigned k,
+	   uint64_t *zs, uint64_t *zc)
+{
+	uint64_t zs0 = xstat(c, "tx_zc_sent"), zc0 = xstat(c, "tx_zc_copies");
+	struct lr_mbuf *m[BURST];
+	unsigned got = 0;
+	uint16_t t;
+	uint64_t end;
+
+	tx_pool = mp;
+	for (unsigned j = 0; j < k; j++) {
+		m[j] = frame_mbuf(tag, j);
+		if (m[j] == NULL) {
+			tx_pool = NULL;
+			lr_pktmbuf_free_bulk(m, j);
+			return -1;
+		}
+	}
+	tx_pool = NULL;
+	t = lr_eth_tx_burst((uint16_t)c, 0, m, (uint16_t)k);
+	lr_pktmbuf_free_bulk(m + t, k - t);
+	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	while (t == k && got < k && lr_get_tsc_cycles() < end) {
+		uint16_t r = lr_eth_rx_burst((uint16_t)s, 0, m, BURST);
+
+		for (uint16_t j = 0; j < r; j++, got++) {
+			if (check_frame(m[j], tag, got) != 0) {
+				lr_pktmbuf_free_bulk(m, r);
+				return -1;
+			}
+		}
+		lr_pktmbuf_free_bulk(m, r);
+	}
+	*zs = xstat(c, "tx_zc_sent") - zs0;
+	*zc = xstat(c, "tx_zc_copies") - zc0;
+	if (t != k || got != k) {
+		fprintf(stderr, "pool '%s': sent %u, received %u of %u\n",
+			mp->name, t, got, k);
+		return -1;
+	}
+	return 0;
+}
+
+/* Pools of lr_eth_memif_pool_create() from a zero-copy client: one made
+ * before the client connects is announced to the server (its mbufs go
+ * out as they are), one made while connected is copied until the next
+ * connection, then announced too; frames intact either way. Refused: a
+ * pool of no mbuf, a data room no larger than the headroom, a name
+ * taken, and freeing a pool that is not one (the shared pool, the port's
+ * own, one freed already). */
+static int
+test_zc_app_pool(void)
+{
+	const uint16_t room = LR_PKTMBUF_HEADROOM + 2048;
+	char s[256], c[256];
+	struct lr_mempool *early, *late = NULL;
+	int sp = -1, cp = -1, ret = -1;
+	uint64_t zs = 0, zc = 0;
+
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	LR_TEST_ASSERT(lr_eth_memif_pool_create("memif_app_bad", 0, 0, room,
+						LR_SOCKET_ID_ANY) == NULL &&
+			   lr_errno == EINVAL,
+		       "a pool of no mbuf");
+	LR_TEST_ASSERT(lr_eth_memif_pool_create("memif_app_bad", 64, 0,
+						LR_PKTMBUF_HEADROOM,
+						LR_SOCKET_ID_ANY) == NULL &&
+			   lr_errno == EINVAL,
+		       "no room past the headroom");
+	early = lr_eth_memif_pool_create("memif_app_early", 256, 0, room,
+					 LR_SOCKET_ID_ANY);
+	LR_TEST_ASSERT(early != NULL, "pool: %s", lr_strerror(lr_errno));
+	LR_TEST_ASSERT(lr_eth_memif_pool_create("memif_app_early", 64, 0, room,
+						LR_SOCKET_ID_ANY) == NULL,
+		       "a second pool under a name taken");
+	LR_TEST_ASSERT_EQ(lr_eth_memif_pool_free(pool), -EINVAL);
+	snprintf(s, sizeof(s), "net_memif96,role=server,socket=%s/apppool",
+		 dir);
+	snprintf(c, sizeof(c),
+		 "net_memif97,role=client,socket=%s/apppool,zero-copy=yes,"
+		 "rsize=8",
+		 dir);
+	sp = port_open(s, 1);
+	cp = port_open(c, 1);
+	size_cap = 2048; /* one buffer: sent as it is */
+	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		goto out;
+	if (lr_eth_memif_pool_free(lr_eth_memif_pool((uint16_t)cp)) !=
+	    -EINVAL) {
+		fprintf(stderr, "the port's own pool freed\n");
+		goto out;
+	}
+	late = lr_eth_memif_pool_create("memif_app_late", 256, 0, room,
+					LR_SOCKET_ID_ANY);
+	if (late == NULL || pool_burst(cp, sp, early, 98, 24, &zs, &zc) != 0 ||
+	    zs != 24 || zc != 0) {
+		fprintf(stderr, "announced pool: %llu sent as they were, %llu "
+				"copied (24, 0 expected)\n",
+			(unsigned long long)zs, (unsigned long long)zc);
+		goto out;
+	}
+	if (pool_burst(cp, sp, late, 99, 24, &zs, &zc) != 0 || zs != 0 ||
+	    zc != 24) {
+		fprintf(stderr, "pool made after the connection: %llu sent "
+				"as they were, %llu copied (0, 24 expected)\n",
+			(unsigned long long)zs, (unsigned long long)zc);
+		goto out;
+	}
+	/* the next connection announces it */
+	lr_eth_dev_stop((uint16_t)cp);
+	if (wait_link(sp, -1, 0) != 0 || lr_eth_dev_start((uint16_t)cp) != 0 ||
+	    wait_link(sp, cp, 1) != 0)
+		goto out;
+	if (pool_burst(cp, sp, late, 100, 24, &zs, &zc) != 0 || zs != 24 ||
+	    zc != 0) {
+		fprintf(stderr, "after reconnecting: %llu sent as they were, "
+				"%llu copied (24, 0 expected)\n",
+			(unsigned long long)zs, (unsigned long long)zc);
+		goto out;
+	}
+	ret = 0;
+out:
+	size_cap = MAXF;
+	lr_test_memif_shut(cp);
+	lr_test_memif_shut(sp);
+	LR_TEST_ASSERT(ret == 0, "application pools over zero-copy memif");
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(early), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_memif_pool_free(early), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_memif_pool_free(early), -EINVAL);
+	if (late != NULL) {
+		LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(late), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_memif_pool_free(late), 0);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
 }
 
@@ -2514,6 +2658,7 @@ static const struct lr_test_case cases[] = {
     {"two_queues", test_two_queues},
     {"zc_two_queues", test_zc_two_queues},
     {"zc_forward", test_zc_forward},
+    {"zc_app_pool", test_zc_app_pool},
     {"reconnect", test_reconnect},
     {"zc_reconnect", test_zc_reconnect},
     {"secret", test_secret},

@@ -302,6 +302,8 @@ setup_rx_pool(const struct pg_opts *o, unsigned max_len)
 	return 0;
 }
 
+/* Configure the used ports and their queues (start_ports() starts
+ * them). */
 static int
 setup_ports(const struct pg_opts *o)
 {
@@ -350,12 +352,6 @@ setup_ports(const struct pg_opts *o)
 				return pg_fail("port %u (%s): queue %u: %s", p,
 					       pi->name, q, lr_strerror(-rc));
 		}
-		rc = lr_eth_dev_start(p);
-		if (rc < 0)
-			return pg_fail("port %u (%s): start: %s", p, pi->name,
-				       lr_strerror(-rc));
-		lr_eth_promiscuous_enable(p);
-		lr_eth_stats_reset(p);
 	}
 	/* Point every queue at its counters. */
 	for (unsigned i = 0; i < n_dp; i++) {
@@ -367,6 +363,27 @@ setup_ports(const struct pg_opts *o)
 		for (unsigned k = 0; k < lc->nrx; k++)
 			lc->rx[k].cnt =
 			    &ports[lc->rx[k].port].cnt[lc->rx[k].queue];
+	}
+	return 0;
+}
+
+/* Start the configured ports (after the transmit pools are made: a
+ * zero-copy memif client announces the pools it may send from when it
+ * connects). */
+static int
+start_ports(void)
+{
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		int rc;
+
+		if (!ports[p].used)
+			continue;
+		rc = lr_eth_dev_start(p);
+		if (rc < 0)
+			return pg_fail("port %u (%s): start: %s", p,
+				       ports[p].name, lr_strerror(-rc));
+		lr_eth_promiscuous_enable(p);
+		lr_eth_stats_reset(p);
 	}
 	return 0;
 }
@@ -424,39 +441,72 @@ prebuild(struct lr_mempool *mp, const struct pg_tmpl *t)
 	return 0;
 }
 
+/* Whether a port has an address (--ip): L3 mode answers in received
+ * buffers and patches the templates once the next hops are known. */
+static bool
+l3_wanted(const struct pg_opts *o)
+{
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		if (ports[p].used && (o->l3[p].has4 || o->l3[p].has6))
+			return true;
+	return false;
+}
+
+/* The pool of n mbufs for queue q's prebuilt frames: linerate memory, or,
+ * when q sends from a zero-copy memif port's pool, shared memory the
+ * port announces to its peer (the port must not have connected yet), as
+ * many mbufs as half the port's pool (its rings' slots and more), so
+ * that the frames still go out with no copy; NULL when there is no
+ * memory for it. */
+static struct lr_mempool *
+prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
+{
+#ifdef PG_HAVE_MEMIF
+	if (q->pool != pg.pool) {
+		q->own_memif = true;
+		return lr_eth_memif_pool_create(
+		    name, LR_MAX(n, q->pool->size / 2), 256,
+		    lr_pktmbuf_data_room_size(q->pool), LR_SOCKET_ID_ANY);
+	}
+#endif
+	q->own_memif = false;
+	return lr_pktmbuf_pool_create(name, n, 256, 0,
+				      lr_pktmbuf_data_room_size(pg.pool),
+				      LR_SOCKET_ID_ANY);
+}
+
 /* A queue that sends one frame, always the same (--no-stamp, nothing
- * varies), from pg.pool gets a pool of its own whose buffers all hold
- * the frame, written once here (when the memory allows it, else it keeps
- * pg.pool); its datapath writes the lengths only, as
- * pktgen-dpdk's per-port transmit pools of prebuilt frames. Nothing else
- * writes those buffers: a port does not rewrite the frames it sends
- * (software offloads act only on frames whose flags ask for them), the
- * receive queues have their own pool, and L3 mode, which answers in
- * received buffers, keeps the shared pool. */
+ * varies) gets a pool of its own whose buffers all hold the frame,
+ * written once here, before the ports start (when the memory allows it,
+ * else it keeps its pool and builds each frame); its datapath writes the
+ * lengths only, as pktgen-dpdk's per-port transmit pools of prebuilt
+ * frames. Nothing else writes those buffers: a port does not rewrite the
+ * frames it sends (software offloads act only on frames whose flags ask
+ * for them), the receive queues have their own pool (a zero-copy memif
+ * port its own), and L3 mode, which answers in received buffers, keeps
+ * the shared pool. */
 static int
 setup_prebuilt(const struct pg_opts *o)
 {
 	unsigned n = o->nb_txd + 4 * o->burst + 2 * 384 + 1024;
 
-	if (pg.l3)
+	if (l3_wanted(o))
 		return 0;
 	for (unsigned i = 0; i < ntxqs; i++) {
 		struct pg_txq *q = txqs[i];
 		char name[32];
 
-		if (q->kind != PG_K_PLAIN || q->pool != pg.pool)
+		if (q->kind != PG_K_PLAIN)
 			continue;
 		snprintf(name, sizeof(name), "pktgen_tx%u", i);
-		q->own_pool = lr_pktmbuf_pool_create(
-		    name, n, 256, 0, lr_pktmbuf_data_room_size(pg.pool),
-		    LR_SOCKET_ID_ANY);
+		q->own_pool = prebuilt_pool(q, name, n);
 		if (q->own_pool == NULL) {
-			/* Not enough memory for it (-m): the shared pool,
+			/* Not enough memory for it (-m): its pool,
 			 * building each frame, as without --no-stamp. */
 			if (!o->quiet)
 				printf("port %u (%s) queue %u: no pool '%s' of "
-				       "%u mbufs (%s): frames built from the "
-				       "shared pool\n",
+				       "%u mbufs (%s): frames built from "
+				       "its pool\n",
 				       q->port, ports[q->port].name, q->queue,
 				       name, n, lr_strerror(lr_errno));
 			continue;
@@ -468,8 +518,10 @@ setup_prebuilt(const struct pg_opts *o)
 		q->prebuilt = true;
 		if (!o->quiet)
 			printf("port %u (%s) queue %u: tx frames prebuilt in "
-			       "pool '%s' (%u mbufs)\n",
-			       q->port, ports[q->port].name, q->queue, name, n);
+			       "pool '%s' (%u mbufs%s)\n",
+			       q->port, ports[q->port].name, q->queue, name,
+			       q->pool->size,
+			       q->own_memif ? ", zero-copy" : "");
 	}
 	return 0;
 }
@@ -497,6 +549,10 @@ tx_pools_fini(unsigned *leaked)
 		} else if (lr_mempool_validate(mp) != 0) {
 			ret = pg_fail("pool '%s' fails validation at exit",
 				      mp->name);
+		} else if (txqs[i]->own_memif) {
+#ifdef PG_HAVE_MEMIF
+			lr_eth_memif_pool_free(mp);
+#endif
 		} else {
 			lr_mempool_free(mp);
 		}
@@ -2237,12 +2293,21 @@ main(int argc, char **argv)
 	if (setup_pool(o, max_len) != 0 || setup_rx_pool(o, max_len) != 0)
 		goto close_ports;
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
-	    setup_streams(o) != 0 || wait_links(o) != 0 || setup_l3() != 0)
+	    setup_streams(o) != 0)
 		goto close_ports;
-	if (o->no_stamp)
+	/* L3 mode patches the templates once the links are up (setup_l3),
+	 * the stamps go after that; else the frames are final here, and
+	 * prebuilt before the ports start. */
+	if (!l3_wanted(o)) {
+		if (o->no_stamp)
+			unstamp_all();
+		if (setup_prebuilt(o) != 0)
+			goto close_ports;
+	}
+	if (start_ports() != 0 || wait_links(o) != 0 || setup_l3() != 0)
+		goto close_ports;
+	if (l3_wanted(o) && o->no_stamp)
 		unstamp_all();
-	if (setup_prebuilt(o) != 0)
-		goto close_ports;
 	if (o->ctl_path) {
 		if (pg_ctl_open(o->ctl_path) != 0)
 			goto close_ports;

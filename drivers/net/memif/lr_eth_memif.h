@@ -123,8 +123,11 @@
  *    generator sends with no copy.
  *  - the pools the peer maps: ours as region 1, and, as DPDK's memif
  *    announces all its memory, the pool of every other zero-copy port of
- *    the process as regions 2.. (struct mif_zc), so that a forwarder
- *    between two zero-copy ports sends what it received with no copy.
+ *    the process and every pool of lr_eth_memif_pool_create() as regions
+ *    2.. (struct mif_zc), so that a forwarder between two zero-copy ports
+ *    sends what it received with no copy, and a generator sends frames it
+ *    wrote once into a pool of its own (no other writer: the port's
+ *    receive fills its own pool) with no write at all per frame.
  *    The protocol bounds this: regions are announced only during the
  *    handshake (ADD_REGION before CONNECT; none can be added to a live
  *    connection), and at most the server's max_region + 1 of them (ours
@@ -251,6 +254,23 @@ struct lr_mempool;
  *  (configured); NULL with lr_errno ENODEV (not a memif port) or EINVAL
  *  (no zero-copy). Its one-segment mbufs are sent with no copy. */
 struct lr_mempool *lr_eth_memif_pool(uint16_t port_id);
+
+/** A pool of n mbufs of data_room bytes (headroom included) over shared
+ *  memory that every zero-copy memif client of the process announces to
+ *  its peer from its next connection on, so that its one-segment mbufs
+ *  go out of those ports with no copy (a generator's prebuilt frames);
+ *  cache_size as lr_pktmbuf_pool_create(). NULL with lr_errno EINVAL (n
+ *  0, data_room not above LR_PKTMBUF_HEADROOM or above 65472), ENOMEM, or
+ *  the pool's (EEXIST: the name is taken). */
+struct lr_mempool *lr_eth_memif_pool_create(const char *name, unsigned n,
+					    unsigned cache_size,
+					    uint16_t data_room, int socket_id);
+
+/** Free pool mp of lr_eth_memif_pool_create(): no port announces it
+ *  any more; a connection that did keeps it until it ends, and while the
+ *  application holds mbufs of it, it stays (logged). 0, or -EINVAL when
+ *  mp is not such a pool. */
+int lr_eth_memif_pool_free(struct lr_mempool *mp);
 
 LR_END_DECLS
 

@@ -79,7 +79,8 @@ struct mif_zc {
 	struct mif_region_map reg;
 	int fd;
 	unsigned refs;
-	struct mif_zc *next; /* in ctl.zcs while its port holds it */
+	int app;	     /* made by lr_eth_memif_pool_create(), no port's */
+	struct mif_zc *next; /* in ctl.zcs while its port (or app) holds it */
 };
 
 /* Server zero-copy receive (zero-copy=yes on a server), per rx queue: a
@@ -262,7 +263,8 @@ static struct {
 	unsigned nports;
 	unsigned nb_zc_pools; /* zero-copy pools made (their names) */
 	struct mif_kept *kept; /* peer regions under held headers */
-	struct mif_zc *zcs;   /* the zero-copy pools of open ports */
+	struct mif_zc *zcs;   /* the zero-copy pools of open ports, and the
+			       * application's (lr_eth_memif_pool_create) */
 } ctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
 
 /* ------------------------------------------------------------------ */
@@ -3614,6 +3616,80 @@ lr_eth_memif_pool(uint16_t port_id)
 		return NULL;
 	}
 	return p->zc_mp;
+}
+
+struct lr_mempool *
+lr_eth_memif_pool_create(const char *name, unsigned n, unsigned cache_size,
+			 uint16_t data_room, int socket_id)
+{
+	unsigned stride = LR_ALIGN_CEIL((unsigned)data_room, LR_CACHE_LINE_SIZE);
+	char why[192];
+	struct mif_zc *z;
+	int err;
+
+	if (name == NULL || n == 0 || data_room <= LR_PKTMBUF_HEADROOM ||
+	    stride > UINT16_MAX) {
+		LR_LOG(ERR, PMD,
+		       "memif pool '%s': %u mbufs of %u bytes: needs at least "
+		       "one mbuf, and a data room above the headroom (%u) "
+		       "and at most %u\n",
+		       name ? name : "(null)", n, data_room,
+		       LR_PKTMBUF_HEADROOM,
+		       LR_ALIGN_FLOOR(UINT16_MAX, LR_CACHE_LINE_SIZE));
+		lr_errno = EINVAL;
+		return NULL;
+	}
+	z = calloc(1, sizeof(*z));
+	if (z == NULL) {
+		lr_errno = ENOMEM;
+		return NULL;
+	}
+	if (region_create("memif_region_app", (uint64_t)n * stride, &z->reg,
+			  &z->fd, why, sizeof(why)) != 0) {
+		LR_LOG(ERR, PMD, "memif pool '%s': %s\n", name, why);
+		free(z);
+		lr_errno = ENOMEM;
+		return NULL;
+	}
+	z->mp = lr_pktmbuf_pool_create_extbuf(name, n, cache_size, 0,
+					      z->reg.addr, (uint16_t)stride,
+					      socket_id);
+	if (z->mp == NULL) {
+		err = lr_errno;
+		LR_LOG(ERR, PMD, "memif pool '%s' of %u mbufs: %s\n", name, n,
+		       lr_strerror(err));
+		munmap(z->reg.addr, z->reg.size);
+		close_fd(&z->fd);
+		free(z);
+		lr_errno = err;
+		return NULL;
+	}
+	z->refs = 1;
+	z->app = 1;
+	pthread_mutex_lock(&ctl.lock);
+	z->next = ctl.zcs;
+	ctl.zcs = z;
+	pthread_mutex_unlock(&ctl.lock);
+	return z->mp;
+}
+
+int
+lr_eth_memif_pool_free(struct lr_mempool *mp)
+{
+	pthread_mutex_lock(&ctl.lock);
+	for (struct mif_zc **pz = &ctl.zcs; *pz != NULL; pz = &(*pz)->next) {
+		struct mif_zc *z = *pz;
+
+		if (z->mp != mp || !z->app)
+			continue;
+		*pz = z->next;
+		/* connections that announced it hold it until they end */
+		zc_put(z, mp->name);
+		pthread_mutex_unlock(&ctl.lock);
+		return 0;
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return -EINVAL;
 }
 
 /* ------------------------------------------------------------------ */
