@@ -1147,6 +1147,25 @@ pool_burst(int c, int s, struct lr_mempool *mp, unsigned tag, unsigned k,
 	return 0;
 }
 
+/* pool_burst() of 24 frames from mp (case what): all sent as they are
+ * (zc), or all copied; 0 when so. */
+static int
+app_burst(int c, int s, struct lr_mempool *mp, unsigned tag, int zc,
+	  const char *what)
+{
+	uint64_t sent = 0, copied = 0;
+
+	if (pool_burst(c, s, mp, tag, 24, &sent, &copied) == 0 &&
+	    sent == (zc ? 24u : 0u) && copied == (zc ? 0u : 24u))
+		return 0;
+	fprintf(stderr,
+		"pool %s: %llu sent as they were, %llu copied (%u, %u "
+		"expected)\n",
+		what, (unsigned long long)sent, (unsigned long long)copied,
+		zc ? 24u : 0u, zc ? 0u : 24u);
+	return -1;
+}
+
 /* Pools of lr_eth_memif_pool_create() from a zero-copy client: one made
  * before the client connects is announced to the server (its mbufs go
  * out as they are), one made while connected is copied until the next
@@ -1161,7 +1180,6 @@ test_zc_app_pool(void)
 	char s[256], c[256];
 	struct lr_mempool *early, *late = NULL;
 	int sp = -1, cp = -1, ret = -1;
-	uint64_t zs = 0, zc = 0;
 
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
 	LR_TEST_ASSERT(lr_eth_memif_pool_create("memif_app_bad", 0, 0, room,
@@ -1198,32 +1216,15 @@ test_zc_app_pool(void)
 	}
 	late = lr_eth_memif_pool_create("memif_app_late", 256, 0, room,
 					LR_SOCKET_ID_ANY);
-	if (late == NULL || pool_burst(cp, sp, early, 98, 24, &zs, &zc) != 0 ||
-	    zs != 24 || zc != 0) {
-		fprintf(stderr, "announced pool: %llu sent as they were, %llu "
-				"copied (24, 0 expected)\n",
-			(unsigned long long)zs, (unsigned long long)zc);
+	if (late == NULL || app_burst(cp, sp, early, 98, 1, "announced") ||
+	    app_burst(cp, sp, late, 99, 0, "made after the connection"))
 		goto out;
-	}
-	if (pool_burst(cp, sp, late, 99, 24, &zs, &zc) != 0 || zs != 0 ||
-	    zc != 24) {
-		fprintf(stderr, "pool made after the connection: %llu sent "
-				"as they were, %llu copied (0, 24 expected)\n",
-			(unsigned long long)zs, (unsigned long long)zc);
-		goto out;
-	}
 	/* the next connection announces it */
 	lr_eth_dev_stop((uint16_t)cp);
 	if (wait_link(sp, -1, 0) != 0 || lr_eth_dev_start((uint16_t)cp) != 0 ||
-	    wait_link(sp, cp, 1) != 0)
+	    wait_link(sp, cp, 1) != 0 ||
+	    app_burst(cp, sp, late, 100, 1, "after reconnecting"))
 		goto out;
-	if (pool_burst(cp, sp, late, 100, 24, &zs, &zc) != 0 || zs != 24 ||
-	    zc != 0) {
-		fprintf(stderr, "after reconnecting: %llu sent as they were, "
-				"%llu copied (24, 0 expected)\n",
-			(unsigned long long)zs, (unsigned long long)zc);
-		goto out;
-	}
 	ret = 0;
 out:
 	size_cap = MAXF;
