@@ -454,8 +454,7 @@ l3_wanted(const struct pg_opts *o)
 
 /* The pool of n mbufs for queue q's prebuilt frames: linerate memory, or,
  * when q sends from a zero-copy memif port's pool, shared memory the
- * port announces to its peer (the port must not have connected yet), as
- * many mbufs as half the port's pool (its rings' slots and more), so
+ * port announces to its peer (the port must not have connected yet), so
  * that the frames still go out with no copy; NULL when there is no
  * memory for it. */
 static struct lr_mempool *
@@ -465,8 +464,8 @@ prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
 	if (q->pool != pg.pool) {
 		q->own_memif = true;
 		return lr_eth_memif_pool_create(
-		    name, LR_MAX(n, q->pool->size / 2), 256,
-		    lr_pktmbuf_data_room_size(q->pool), LR_SOCKET_ID_ANY);
+		    name, n, 256, lr_pktmbuf_data_room_size(q->pool),
+		    LR_SOCKET_ID_ANY);
 	}
 #endif
 	q->own_memif = false;
@@ -488,16 +487,19 @@ prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
 static int
 setup_prebuilt(const struct pg_opts *o)
 {
-	unsigned n = o->nb_txd + 4 * o->burst + 2 * 384 + 1024;
-
 	if (l3_wanted(o))
 		return 0;
 	for (unsigned i = 0; i < ntxqs; i++) {
 		struct pg_txq *q = txqs[i];
+		unsigned n = o->nb_txd + 4 * o->burst + 2 * 384 + 1024;
 		char name[32];
 
 		if (q->kind != PG_K_PLAIN)
 			continue;
+		/* a zero-copy port's sent mbufs wait on its ring: half its
+		 * pool (the rings' slots and more) */
+		if (q->pool != pg.pool)
+			n = LR_MAX(n, q->pool->size / 2);
 		snprintf(name, sizeof(name), "pktgen_tx%u", i);
 		q->own_pool = prebuilt_pool(q, name, n);
 		if (q->own_pool == NULL) {
