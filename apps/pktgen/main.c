@@ -461,14 +461,11 @@ static struct lr_mempool *
 prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
 {
 #ifdef PG_HAVE_MEMIF
-	if (q->pool != pg.pool) {
-		q->own_memif = true;
+	if (q->pool != pg.pool)
 		return lr_eth_memif_pool_create(
 		    name, n, 256, lr_pktmbuf_data_room_size(q->pool),
 		    LR_SOCKET_ID_ANY);
-	}
 #endif
-	q->own_memif = false;
 	return lr_pktmbuf_pool_create(name, n, 256, 0,
 				      lr_pktmbuf_data_room_size(pg.pool),
 				      LR_SOCKET_ID_ANY);
@@ -492,13 +489,14 @@ setup_prebuilt(const struct pg_opts *o)
 	for (unsigned i = 0; i < ntxqs; i++) {
 		struct pg_txq *q = txqs[i];
 		unsigned n = o->nb_txd + 4 * o->burst + 2 * 384 + 1024;
+		bool zc = q->pool != pg.pool; /* a zero-copy port's pool */
 		char name[32];
 
 		if (q->kind != PG_K_PLAIN)
 			continue;
 		/* a zero-copy port's sent mbufs wait on its ring: half its
 		 * pool (the rings' slots and more) */
-		if (q->pool != pg.pool)
+		if (zc)
 			n = LR_MAX(n, q->pool->size / 2);
 		snprintf(name, sizeof(name), "pktgen_tx%u", i);
 		q->own_pool = prebuilt_pool(q, name, n);
@@ -521,9 +519,8 @@ setup_prebuilt(const struct pg_opts *o)
 		if (!o->quiet)
 			printf("port %u (%s) queue %u: tx frames prebuilt in "
 			       "pool '%s' (%u mbufs%s)\n",
-			       q->port, ports[q->port].name, q->queue, name,
-			       q->pool->size,
-			       q->own_memif ? ", zero-copy" : "");
+			       q->port, ports[q->port].name, q->queue, name, n,
+			       zc ? ", zero-copy" : "");
 	}
 	return 0;
 }
@@ -551,11 +548,12 @@ tx_pools_fini(unsigned *leaked)
 		} else if (lr_mempool_validate(mp) != 0) {
 			ret = pg_fail("pool '%s' fails validation at exit",
 				      mp->name);
-		} else if (txqs[i]->own_memif) {
-#ifdef PG_HAVE_MEMIF
-			lr_eth_memif_pool_free(mp);
-#endif
 		} else {
+#ifdef PG_HAVE_MEMIF
+			/* -EINVAL: not a memif pool */
+			if (lr_eth_memif_pool_free(mp) == 0)
+				continue;
+#endif
 			lr_mempool_free(mp);
 		}
 	}

@@ -337,11 +337,10 @@ struct pg_txq {
 	struct lr_mempool *pool;
 	uint64_t rearm;
 	/* PG_K_PLAIN from a pool of its own (own_pool, else NULL) whose every
-	 * buffer holds the frame: only the lengths are written per frame.
-	 * own_memif: own_pool is shared memory that the port's peer maps
-	 * (lr_eth_memif_pool_create()), for a zero-copy memif port. */
+	 * buffer holds the frame: only the lengths are written per frame
+	 * (on a zero-copy memif port, shared memory that the port's peer
+	 * maps: lr_eth_memif_pool_create()). */
 	bool prebuilt;
-	bool own_memif;
 	struct lr_mempool *own_pool;
 };
 

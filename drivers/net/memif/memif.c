@@ -3009,6 +3009,44 @@ zc_teardown(struct mif_port *p)
 	p->zc_reg.size = 0;
 }
 
+/* A zero-copy pool: n mbufs of cache_size per-lcore caches over a new
+ * shared region of n buffers of stride bytes, one hold, in no list;
+ * NULL with why and lr_errno set. */
+static struct mif_zc *
+zc_new(const char *name, unsigned n, unsigned cache_size, unsigned stride,
+       int socket_id, char *why, size_t whylen)
+{
+	struct mif_zc *z = calloc(1, sizeof(*z));
+	int err;
+
+	if (z == NULL) {
+		snprintf(why, whylen, "out of memory");
+		lr_errno = ENOMEM;
+		return NULL;
+	}
+	if (region_create(name, (uint64_t)n * stride, &z->reg, &z->fd, why,
+			  whylen) != 0) {
+		free(z);
+		lr_errno = ENOMEM;
+		return NULL;
+	}
+	z->mp = lr_pktmbuf_pool_create_extbuf(name, n, cache_size, 0,
+					      z->reg.addr, (uint16_t)stride,
+					      socket_id);
+	if (z->mp == NULL) {
+		err = lr_errno;
+		snprintf(why, whylen, "pool '%s' of %u mbufs: %s", name, n,
+			 lr_strerror(err));
+		munmap(z->reg.addr, z->reg.size);
+		close_fd(&z->fd);
+		free(z);
+		lr_errno = err;
+		return NULL;
+	}
+	z->refs = 1;
+	return z;
+}
+
 /* Client zero-copy: region 1 and the pool of mbufs over its buffers, for
  * nrx rx and ntx tx queues: a buffer for every slot of every ring, as
  * many again for the application, and the lcores' caches; slot arrays
@@ -3033,31 +3071,22 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 		return -EBUSY;
 	}
 	zc_teardown(p);
-	z = calloc(1, sizeof(*z));
+	/* unique: a pool left behind at close (held mbufs) keeps its name */
+	snprintf(name, sizeof(name), "memif_zc_p%u_%u", port_id,
+		 ++ctl.nb_zc_pools);
+	z = zc_new(name, n, ZC_CACHE, stride,
+		   p->dev != NULL ? p->dev->data->socket_id : LR_SOCKET_ID_ANY,
+		   why, sizeof(why));
 	if (z == NULL) {
-		LR_LOG(ERR, PMD, "%s: zero-copy: out of memory\n", p->name);
-		return -ENOMEM;
-	}
-	if (region_create("memif_region_1", (uint64_t)n * stride, &z->reg,
-			  &z->fd, why, sizeof(why)) != 0) {
 		LR_LOG(ERR, PMD, "%s: zero-copy: %s\n", p->name, why);
-		free(z);
 		return -ENOMEM;
 	}
-	z->refs = 1;
 	z->next = ctl.zcs;
 	ctl.zcs = z;
 	p->zcp = z;
 	p->zc_reg = z->reg;
 	p->zc_fd = z->fd;
-	/* unique: a pool left behind at close (held mbufs) keeps its name */
-	snprintf(name, sizeof(name), "memif_zc_p%u_%u", port_id,
-		 ++ctl.nb_zc_pools);
-	z->mp = p->zc_mp = lr_pktmbuf_pool_create_extbuf(
-	    name, n, ZC_CACHE, 0, p->zc_reg.addr, (uint16_t)stride,
-	    p->dev != NULL ? p->dev->data->socket_id : LR_SOCKET_ID_ANY);
-	if (p->zc_mp == NULL)
-		goto fail;
+	p->zc_mp = z->mp;
 	for (unsigned q = 0; q < nrx || q < ntx; q++) {
 		if ((q < nrx &&
 		     !(p->rxq[q].slot_mb = calloc(slots, sizeof(void *)))) ||
@@ -3069,8 +3098,8 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 	p->zc_nq[1] = ntx;
 	return 0;
 fail:
-	LR_LOG(ERR, PMD, "%s: zero-copy pool of %u mbufs: %s\n", p->name, n,
-	       lr_strerror(p->zc_mp ? ENOMEM : lr_errno));
+	LR_LOG(ERR, PMD, "%s: zero-copy: slots of %u rx, %u tx queues: %s\n",
+	       p->name, nrx, ntx, lr_strerror(ENOMEM));
 	zc_teardown(p);
 	return -ENOMEM;
 }
@@ -3625,7 +3654,6 @@ lr_eth_memif_pool_create(const char *name, unsigned n, unsigned cache_size,
 	unsigned stride = LR_ALIGN_CEIL((unsigned)data_room, LR_CACHE_LINE_SIZE);
 	char why[192];
 	struct mif_zc *z;
-	int err;
 
 	if (name == NULL || n == 0 || data_room <= LR_PKTMBUF_HEADROOM ||
 	    stride > UINT16_MAX) {
@@ -3639,32 +3667,11 @@ lr_eth_memif_pool_create(const char *name, unsigned n, unsigned cache_size,
 		lr_errno = EINVAL;
 		return NULL;
 	}
-	z = calloc(1, sizeof(*z));
+	z = zc_new(name, n, cache_size, stride, socket_id, why, sizeof(why));
 	if (z == NULL) {
-		lr_errno = ENOMEM;
-		return NULL;
-	}
-	if (region_create("memif_region_app", (uint64_t)n * stride, &z->reg,
-			  &z->fd, why, sizeof(why)) != 0) {
 		LR_LOG(ERR, PMD, "memif pool '%s': %s\n", name, why);
-		free(z);
-		lr_errno = ENOMEM;
 		return NULL;
 	}
-	z->mp = lr_pktmbuf_pool_create_extbuf(name, n, cache_size, 0,
-					      z->reg.addr, (uint16_t)stride,
-					      socket_id);
-	if (z->mp == NULL) {
-		err = lr_errno;
-		LR_LOG(ERR, PMD, "memif pool '%s' of %u mbufs: %s\n", name, n,
-		       lr_strerror(err));
-		munmap(z->reg.addr, z->reg.size);
-		close_fd(&z->fd);
-		free(z);
-		lr_errno = err;
-		return NULL;
-	}
-	z->refs = 1;
 	z->app = 1;
 	pthread_mutex_lock(&ctl.lock);
 	z->next = ctl.zcs;
