@@ -4,7 +4,11 @@
 #     forwarding lcore: lr-l2fwd over net_dpdk (DPDK's net_null under
 #     linerate ports), lr-l2fwd on linerate's own net_null, DPDK's l2fwd
 #     example on DPDK's net_null (when scripts/bench-l2fwd.sh built it, or
-#     it can be built here) and dpdk-testpmd io on net_null;
+#     it can be built here) and dpdk-testpmd io on net_null; then, when
+#     scripts/dpdk-native.sh's build is there (the same DPDK version),
+#     lr-l2fwd over net_dpdk on that build's shared libraries and drivers
+#     against its own l2fwd: both sides -O3 -march=native, the comparison
+#     issue 19 sets its goal on;
 #  2. dpdk-testpmd io on net_null with its mbuf pool on the "linerate"
 #     mempool ops (liblinerate_dpdk_mempool.so) against DPDK's ring_mp_mc.
 # Never fails on speed; the DPDK parts need dpdk/dpdk-dev.
@@ -18,7 +22,7 @@
 # load). RUNS alternating rounds, median [range].
 #
 # Env: LR_BUILD (default build), WARMUP (default 3), DURATION (default 4),
-# RUNS (default 3). About 2 minutes with the defaults.
+# RUNS (default 3). About 3 minutes with the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${LR_BUILD:-build}
@@ -75,8 +79,9 @@ if [ ! -x "$dl2fwd" ] && pkg-config --exists libdpdk 2>/dev/null; then
 		break
 	done
 fi
+# DPDK's l2fwd binary $1 on DPDK's net_null: its window rate.
 dpdk_l2fwd_rate() {
-	{ timeout -s INT $((warm + dur + 2)) "$dl2fwd" -l 0 "${mem[@]}" --no-pci \
+	{ timeout -s INT $((warm + dur + 2)) "$1" -l 0 "${mem[@]}" --no-pci \
 		--file-prefix=bench_bridge_dl2fwd --log-level='*:error' \
 		"${null_vdevs[@]}" -- -p 0x3 -q 2 -T 1 2>&1 || true; } | window_rate
 }
@@ -127,7 +132,9 @@ run_one() {
 	case $1 in
 	bridge) lr_rate "${bridge_vdevs[@]}" ;;
 	null) lr_rate "${null_vdevs[@]}" ;;
-	dl2fwd) dpdk_l2fwd_rate ;;
+	bridge_nat) LD_LIBRARY_PATH=$nat_lib lr_rate "${bridge_vdevs[@]}" ;;
+	dl2fwd) dpdk_l2fwd_rate "$dl2fwd" ;;
+	dl2fwd_nat) dpdk_l2fwd_rate "$nat_l2fwd" ;;
 	testpmd) testpmd_rate ;;
 	esac
 }
@@ -141,6 +148,25 @@ fi
 if command -v dpdk-testpmd >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	names+=("dpdk-testpmd io on DPDK's net_null (lcores 0,1)")
 	fns+=(testpmd)
+fi
+# The same pair on scripts/dpdk-native.sh's build (-O3 -march=native, as
+# build-bench): the bridge runs on its shared librte_* and drivers
+# (LD_LIBRARY_PATH; same DPDK version, so the same ABI the plugin was
+# built for), DPDK's l2fwd is its static one.
+nat_lib="" nat_l2fwd=""
+if nat=$(scripts/dpdk-native.sh --print 2>/dev/null); then
+	nat_pc=$(echo "$nat" | sed -n 's/^pkgconfig: //p')
+	nat_l2fwd=$(echo "$nat" | sed -n 's/^l2fwd: //p')
+	nat_ver=$(PKG_CONFIG_PATH=$nat_pc pkg-config --modversion libdpdk 2>/dev/null || true)
+	deb_ver=$(pkg-config --modversion libdpdk 2>/dev/null || true)
+	if [ -x "$nat_l2fwd" ] && [ -n "$nat_ver" ] && [ "$nat_ver" = "$deb_ver" ]; then
+		nat_lib=$(dirname "$nat_pc")
+		names+=("lr-l2fwd over net_dpdk(net_null), native DPDK $nat_ver"
+			"DPDK $nat_ver l2fwd on DPDK's net_null, native build")
+		fns+=(bridge_nat dl2fwd_nat)
+	else
+		echo "native pair skipped: DPDK native '$nat_ver' and Debian '$deb_ver' differ, or no native l2fwd"
+	fi
 fi
 
 echo "== forwarding, 2 x net_null (size=64, copy=0), one forwarding lcore, $memtxt"
@@ -161,10 +187,19 @@ for i in "${!fns[@]}"; do
 	med[$i]=${s%% *}
 	echo "[$i] ${names[$i]}: median [range] $s Mpps"
 done
+# Ratios: the bridge on Debian's DPDK against every program on Debian's
+# DPDK, and the bridge on the native build against the native l2fwd.
 for i in "${!fns[@]}"; do
-	[ "$i" -gt 0 ] || continue
+	case ${fns[$i]} in
+	bridge | *_nat) continue ;;
+	esac
 	awk -v a="${med[0]}" -v d="${med[$i]}" -v n="${names[$i]}" \
 		'BEGIN { if (a > 0 && d > 0) printf "ratio bridge / %s: %.2f\n", n, a / d }'
+done
+for i in "${!fns[@]}"; do
+	[ "${fns[$i]}" = bridge_nat ] || continue
+	awk -v a="${med[$i]}" -v d="${med[$((i + 1))]}" -v n="${names[$((i + 1))]}" \
+		'BEGIN { if (a > 0 && d > 0) printf "ratio bridge (native DPDK) / %s: %.2f\n", n, a / d }'
 done
 
 echo
