@@ -8,7 +8,9 @@
 #     scripts/dpdk-native.sh's build is there (the same DPDK version),
 #     lr-l2fwd over net_dpdk on that build's shared libraries and drivers
 #     against its own l2fwd: both sides -O3 -march=native, the comparison
-#     issue 19 sets its goal on;
+#     issue 19 sets its goal on; on both DPDK builds, the floor of any
+#     bridge: lr-l2fwd over net_dpdk's benchmark-only build
+#     (drivers/plugins/floor), which hands DPDK's mbufs over as they are;
 #  2. dpdk-testpmd io on net_null with its mbuf pool on the "linerate"
 #     mempool ops (liblinerate_dpdk_mempool.so) against DPDK's ring_mp_mc.
 # Never fails on speed; the DPDK parts need dpdk/dpdk-dev.
@@ -22,7 +24,7 @@
 # load). RUNS alternating rounds, median [range].
 #
 # Env: LR_BUILD (default build), WARMUP (default 3), DURATION (default 4),
-# RUNS (default 3). About 3 minutes with the defaults.
+# RUNS (default 3). About 4 minutes with the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 b=${LR_BUILD:-build}
@@ -34,6 +36,7 @@ runs=${RUNS:-3}
 ninja -C "$b" >/dev/null
 l2fwd=$b/apps/l2fwd/lr-l2fwd
 plugin=$b/drivers/mempool/dpdk/liblinerate_dpdk_mempool.so
+floor=$b/drivers/plugins/floor
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp" /var/run/dpdk/bench_bridge_*' EXIT
 
@@ -133,6 +136,8 @@ run_one() {
 	bridge) lr_rate "${bridge_vdevs[@]}" ;;
 	null) lr_rate "${null_vdevs[@]}" ;;
 	bridge_nat) LD_LIBRARY_PATH=$nat_lib lr_rate "${bridge_vdevs[@]}" ;;
+	floor) lr_rate -d "$floor" "${bridge_vdevs[@]}" ;;
+	floor_nat) LD_LIBRARY_PATH=$nat_lib lr_rate -d "$floor" "${bridge_vdevs[@]}" ;;
 	dl2fwd) dpdk_l2fwd_rate "$dl2fwd" ;;
 	dl2fwd_nat) dpdk_l2fwd_rate "$nat_l2fwd" ;;
 	testpmd) testpmd_rate ;;
@@ -149,7 +154,13 @@ if command -v dpdk-testpmd >/dev/null && [ "$(nproc)" -ge 2 ]; then
 	names+=("dpdk-testpmd io on DPDK's net_null (lcores 0,1)")
 	fns+=(testpmd)
 fi
-# The same pair on scripts/dpdk-native.sh's build (-O3 -march=native, as
+# The floor of any bridge: net_dpdk's benchmark-only build
+# (drivers/plugins/floor, -d), which hands DPDK's mbufs over as they are.
+if [ -f "$floor/liblinerate_net_dpdk.so" ]; then
+	names+=("lr-l2fwd over net_dpdk's floor build (no per-packet work)")
+	fns+=(floor)
+fi
+# The same on scripts/dpdk-native.sh's build (-O3 -march=native, as
 # build-bench): the bridge runs on its shared librte_* and drivers
 # (LD_LIBRARY_PATH; same DPDK version, so the same ABI the plugin was
 # built for), DPDK's l2fwd is its static one.
@@ -161,11 +172,16 @@ if nat=$(scripts/dpdk-native.sh --print 2>/dev/null); then
 	deb_ver=$(pkg-config --modversion libdpdk 2>/dev/null || true)
 	if [ -x "$nat_l2fwd" ] && [ -n "$nat_ver" ] && [ "$nat_ver" = "$deb_ver" ]; then
 		nat_lib=$(dirname "$nat_pc")
-		names+=("lr-l2fwd over net_dpdk(net_null), native DPDK $nat_ver"
-			"DPDK $nat_ver l2fwd on DPDK's net_null, native build")
-		fns+=(bridge_nat dl2fwd_nat)
+		names+=("lr-l2fwd over net_dpdk(net_null), native DPDK $nat_ver")
+		fns+=(bridge_nat)
+		if [ -f "$floor/liblinerate_net_dpdk.so" ]; then
+			names+=("lr-l2fwd over net_dpdk's floor build, native DPDK $nat_ver")
+			fns+=(floor_nat)
+		fi
+		names+=("DPDK $nat_ver l2fwd on DPDK's net_null, native build")
+		fns+=(dl2fwd_nat)
 	else
-		echo "native pair skipped: DPDK native '$nat_ver' and Debian '$deb_ver' differ, or no native l2fwd"
+		echo "native rows skipped: DPDK native '$nat_ver' and Debian '$deb_ver' differ, or no native l2fwd"
 	fi
 fi
 
@@ -181,26 +197,26 @@ for r in $(seq "$runs"); do
 	done
 	echo "$line"
 done
-declare -A med
+declare -A med idx
 for i in "${!fns[@]}"; do
 	s=$(echo "${rates[$i]}" | tr ' ' '\n' | grep . | stats)
 	med[$i]=${s%% *}
+	idx[${fns[$i]}]=$i
 	echo "[$i] ${names[$i]}: median [range] $s Mpps"
 done
-# Ratios: the bridge on Debian's DPDK against every program on Debian's
-# DPDK, and the bridge on the native build against the native l2fwd.
-for i in "${!fns[@]}"; do
-	case ${fns[$i]} in
-	bridge | *_nat) continue ;;
-	esac
-	awk -v a="${med[0]}" -v d="${med[$i]}" -v n="${names[$i]}" \
-		'BEGIN { if (a > 0 && d > 0) printf "ratio bridge / %s: %.2f\n", n, a / d }'
-done
-for i in "${!fns[@]}"; do
-	[ "${fns[$i]}" = bridge_nat ] || continue
-	awk -v a="${med[$i]}" -v d="${med[$((i + 1))]}" -v n="${names[$((i + 1))]}" \
-		'BEGIN { if (a > 0 && d > 0) printf "ratio bridge (native DPDK) / %s: %.2f\n", n, a / d }'
-done
+# ratio A B: the median of kind A over the median of kind B, when both ran.
+ratio() {
+	[ -n "${idx[$1]:-}" ] && [ -n "${idx[$2]:-}" ] || return 0
+	awk -v a="${med[${idx[$1]}]}" -v d="${med[${idx[$2]}]}" \
+		-v n="[${idx[$1]}] / [${idx[$2]}] ${names[${idx[$1]}]} / ${names[${idx[$2]}]}" \
+		'BEGIN { if (a > 0 && d > 0) printf "ratio %s: %.2f\n", n, a / d }'
+}
+ratio bridge null
+ratio bridge dl2fwd
+ratio bridge testpmd
+ratio floor dl2fwd
+ratio bridge_nat dl2fwd_nat
+ratio floor_nat dl2fwd_nat
 
 echo
 echo "== dpdk-testpmd io on 2 x net_null, mbuf pool ops: linerate vs ring_mp_mc"

@@ -2,16 +2,19 @@
 # net_dpdk as a plugin (lr_eal.h "Plugins", lr_eth_dpdk.h), through the
 # real lr-l2fwd (driver suite):
 #
-#   test_plugin.sh load   L2FWD PLUGIN
+#   test_plugin.sh load   L2FWD PLUGIN [FLOOR]
 #   test_plugin.sh absent L2FWD PLUGIN
 #
-# PLUGIN is the build tree's liblinerate_net_dpdk.so.
+# PLUGIN is the build tree's liblinerate_net_dpdk.so; FLOOR its
+# benchmark-only build (drivers/plugins/floor/liblinerate_net_dpdk.so).
 # load: where the plugin is looked for and in which order: -d FILE loads
 #   it at EAL init; an LR_PLUGIN_PATH folder holding a broken copy is taken
 #   before the build tree's folder, and a -d folder before LR_PLUGIN_PATH
 #   (each failure names the port, the file and the loader's reason, exits
 #   1); a folder without it falls through to the build tree's; a -d path
-#   that does not exist and an unknown driver are clear errors.
+#   that does not exist and an unknown driver are clear errors. The
+#   benchmark-only build, taken from its -d folder, forwards and leaves no
+#   mbuf behind (scripts/bench-dpdk-bridge.sh runs it).
 # absent: DPDK's runtime missing, for real: in a private mount namespace
 #   (unshare -m) librte_eal.so.<abi> (every path ldconfig -p gives for the
 #   soname the plugin needs) is hidden under /dev/null; lr-l2fwd on
@@ -25,6 +28,7 @@ set -u
 mode=${1:?usage: test_plugin.sh load|absent L2FWD PLUGIN}
 l2fwd=${2:?L2FWD}
 plugin=${3:?PLUGIN}
+floor=${4:-}
 
 skip() {
 	echo "SKIP: $*"
@@ -110,6 +114,14 @@ load() {
 		-- -d "$tmp/broken"
 	refused "-d FOLDER before LR_PLUGIN_PATH" \
 		"net_dpdk0: driver net_dpdk is a plugin that cannot be loaded: $tmp/broken/$file:"
+
+	if [ -n "$floor" ]; then
+		l2fwd "${dpdk_ports[@]}" -- -d "$(dirname "$floor")"
+		forwarded "benchmark-only build"
+		grep -qF "net_dpdk0: driver net_dpdk loaded from $floor" <<<"$out" ||
+			fail "benchmark-only build: not loaded from $floor"
+		echo "ok: the benchmark-only build forwards from its -d folder"
+	fi
 
 	l2fwd net_null0 net_null1 -- -d "$tmp/none"
 	refused "-d missing" "-d '$tmp/none': No such file or directory"

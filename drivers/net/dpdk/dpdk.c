@@ -817,6 +817,38 @@ rx_rest(struct dpdk_rxq *q, struct rte_mbuf **x, uint16_t i, uint16_t nb,
 	return out;
 }
 
+#ifdef LR_DPDK_BENCH_FLOOR
+/* The benchmark-only build (drivers/plugins/floor, never installed; see
+ * "What a forwarded packet costs" in lr_eth_dpdk.h): DPDK's mbufs handed
+ * over as they are, no per-packet work at all. Only a program that reads
+ * the fields both layouts share (buffer, data_off, lengths) and sends
+ * every packet on a net_dpdk port may run on it: lr-l2fwd on net_null. */
+static uint16_t
+rx_floor(struct dpdk_rxq *q, struct lr_mbuf **pkts, uint16_t n)
+{
+	uint16_t nb = rte_eth_rx_burst(q->pid, q->qid,
+				       (struct rte_mbuf **)pkts,
+				       LR_MIN(n, DPDK_BURST));
+
+	lr_counter_add(&q->c.packets, nb);
+	return nb;
+}
+
+/* Transmit of the benchmark-only build: what DPDK did not take is freed
+ * here, so the program never frees a DPDK mbuf as its own. */
+static uint16_t
+tx_floor(struct dpdk_txq *q, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf **x = (struct rte_mbuf **)pkts;
+	uint16_t sent = rte_eth_tx_burst(q->pid, q->qid, x, n);
+
+	if (sent < n)
+		rte_pktmbuf_free_bulk(x + sent, n - sent);
+	lr_counter_add(&q->c.packets, sent);
+	return n;
+}
+#endif
+
 static uint16_t
 dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -830,6 +862,9 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	uint16_t nb, i;
 
 	thread_check();
+#ifdef LR_DPDK_BENCH_FLOOR
+	return rx_floor(q, pkts, n);
+#endif
 	nb = rte_eth_rx_burst(q->pid, q->qid, x, LR_MIN(n, DPDK_BURST));
 	/* The forwarding case: direct one-segment packets of the port's own
 	 * pool, each under its bound header, which has their buffer already
@@ -1116,6 +1151,9 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 
 	thread_check();
 	n = LR_MIN(n, DPDK_BURST);
+#ifdef LR_DPDK_BENCH_FLOOR
+	return tx_floor(q, pkts, n);
+#endif
 	/* The forwarding case: headers bound to their DPDK mbufs, whole,
 	 * unshared, no offload asked; anything else from there on takes
 	 * tx_mixed(). */

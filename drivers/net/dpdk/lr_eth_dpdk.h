@@ -103,23 +103,28 @@
  *    free callback frees the linerate segment when DPDK is done with it:
  *    one DPDK mbuf get and put and about ten stores per segment.
  * What a forwarded packet costs (lr-l2fwd over two net_dpdk(net_null,
- * size=64,copy=0) ports, 64-byte frames, one lcore, hugepages; TSC at
- * 2.1 GHz; runs alternated with DPDK 22.11's l2fwd on the same DPDK
- * ports): about 25 TSC cycles (83-86 Mpps; DPDK's l2fwd: 20, 102-108
- * Mpps; lr-l2fwd on linerate's own net_null: 10). In instructions
- * (callgrind, -Dplatform=generic): 193 a packet, of which DPDK's net_null
- * receive and transmit with its mempool (the same in both) are 123,
- * lr-l2fwd's own loop 18, the bridge's receive 25.5 and transmit 23, the
- * burst calls 4; DPDK's l2fwd: 157.5 (123 + its own loop, 35). Level
- * with it is out of reach by design on this device: that would leave the
- * bridge and its burst calls about 16 instructions a packet, and the
- * bridge's floor (the header found and filled, the pool, chain and buffer
- * checked, the kind of each packet to send checked and its DPDK mbuf's
- * lengths written back, two loops) is about 35. The cycles follow the
- * instructions (about 1.25 times DPDK's l2fwd's in both; DPDK's per-lcore cache
- * recycles the same few dozen mbufs, so misses do not add up); on a NIC,
- * whose driver costs more than net_null, the bridge's 48 instructions
- * are a smaller share.
+ * size=64,copy=0) ports, 64-byte frames, one lcore, hugepages; runs
+ * alternated with DPDK 22.11's l2fwd on the same DPDK ports,
+ * scripts/bench-dpdk-bridge.sh, figures in BENCHMARKS.md): about 26 TSC
+ * cycles at 2.6 GHz (95-105 Mpps), on Debian's DPDK and on a native
+ * build alike; DPDK's l2fwd: 23 on Debian's (110-120 Mpps), 18 on the
+ * native build (136-150 Mpps); lr-l2fwd on linerate's own net_null: 11.
+ * In instructions (callgrind, -Dplatform=generic): 193 a packet, of
+ * which DPDK's net_null receive and transmit with its mempool (the same
+ * in both) are 123, lr-l2fwd's own loop 18, the bridge's receive 25.5
+ * and transmit 23, the burst calls 4; DPDK's l2fwd: 157.5 (123 + its own
+ * loop, 35). Level with DPDK's l2fwd is out of reach by design on this
+ * device, measured: a benchmark-only build of this driver
+ * (drivers/plugins/floor, -DLR_DPDK_BENCH_FLOOR, never installed) that
+ * does no per-packet work at all, DPDK's mbufs handed to lr-l2fwd and
+ * back as they are, runs at about 1.15 times Debian's l2fwd and 0.95
+ * times the native one. Every correct bridge does more: each received
+ * mbuf's pool, chain and attach kind checked and its port and flags made
+ * linerate's, each packet to send checked for being a DPDK mbuf, whole
+ * and unshared, its lengths written back: about 30 instructions however
+ * the two mbufs are laid out, where level leaves 16 against Debian's
+ * DPDK and none against the native build. On a NIC, whose driver costs
+ * more than net_null, the bridge's 48 instructions are a smaller share.
  * Chains, RSS hash, VLAN tags, checksum flags (good/bad on receive; IPv4,
  * TCP and UDP checksum and TSO on transmit, when the DPDK port offers them,
  * through rte_eth_tx_prepare()) carry across both ways.
