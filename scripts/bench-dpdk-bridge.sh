@@ -225,9 +225,15 @@ if ! command -v dpdk-testpmd >/dev/null || [ ! -f "$plugin" ] || [ "$(nproc)" -l
 	exit 0
 fi
 declare -A ops
+# Which goes first alternates from round to round.
 for r in $(seq "$runs"); do
-	a=$(testpmd_rate -d "$plugin" --mbuf-pool-ops-name=linerate)
-	c=$(testpmd_rate --mbuf-pool-ops-name=ring_mp_mc)
+	if [ $((r % 2)) -eq 1 ]; then
+		a=$(testpmd_rate -d "$plugin" --mbuf-pool-ops-name=linerate)
+		c=$(testpmd_rate --mbuf-pool-ops-name=ring_mp_mc)
+	else
+		c=$(testpmd_rate --mbuf-pool-ops-name=ring_mp_mc)
+		a=$(testpmd_rate -d "$plugin" --mbuf-pool-ops-name=linerate)
+	fi
 	ops[linerate]+="$a "
 	ops[ring]+="$c "
 	echo "  round $r: linerate=$a ring_mp_mc=$c"
