@@ -117,14 +117,16 @@
  * device, measured: a benchmark-only build of this driver
  * (drivers/plugins/floor, -DLR_DPDK_BENCH_FLOOR, never installed) that
  * does no per-packet work at all, DPDK's mbufs handed to lr-l2fwd and
- * back as they are, runs at about 1.15 times Debian's l2fwd and 0.95
- * times the native one. Every correct bridge does more: each received
- * mbuf's pool, chain and attach kind checked and its port and flags made
- * linerate's, each packet to send checked for being a DPDK mbuf, whole
- * and unshared, its lengths written back: about 30 instructions however
- * the two mbufs are laid out, where level leaves 16 against Debian's
- * DPDK and none against the native build. On a NIC, whose driver costs
- * more than net_null, the bridge's 48 instructions are a smaller share.
+ * back as they are, runs at 1.09-1.18 times Debian's l2fwd and
+ * 0.95-1.05 times the native one (four runs of 1-5 rounds): level leaves
+ * a bridge one or two TSC cycles a packet. Every correct one does more:
+ * each received mbuf's pool, chain and attach kind checked and its port
+ * and flags made linerate's, each packet to send checked for being a
+ * DPDK mbuf, whole and unshared, its lengths written back: about 30
+ * instructions however the two mbufs are laid out, where level leaves
+ * about 16 against Debian's DPDK and almost none against the native
+ * build. On a NIC, whose driver costs more than net_null, the bridge's 48
+ * instructions are a smaller share.
  * Chains, RSS hash, VLAN tags, checksum flags (good/bad on receive; IPv4,
  * TCP and UDP checksum and TSO on transmit, when the DPDK port offers them,
  * through rte_eth_tx_prepare()) carry across both ways.
