@@ -162,7 +162,7 @@ if [ "$(id -u)" = 0 ] && [ -x scripts/bench-stack.sh ] && command -v iperf3 >/de
 fi
 if [ -x scripts/bench-dpdk-bridge.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 	section "NICs through DPDK's drivers (drivers/net/dpdk, the linerate mempool ops)"
-	run "The bridge's cost: lr-l2fwd over net_dpdk ports (DPDK's net_null under linerate ports) beside lr-l2fwd on linerate's net_null, DPDK's l2fwd and testpmd io on DPDK's net_null; then testpmd io with its mbuf pool on the \"linerate\" mempool ops against ring_mp_mc. Rounds alternating, the same window for each." \
+	run "The bridge's cost: lr-l2fwd over net_dpdk ports (DPDK's net_null under linerate ports) beside lr-l2fwd on linerate's net_null, DPDK's l2fwd and testpmd io on DPDK's net_null, and the floor of any bridge (lr-l2fwd over net_dpdk's benchmark-only build, drivers/plugins/floor, which hands DPDK's mbufs over as they are); the bridge and its floor again on scripts/dpdk-native.sh's build (its shared libraries) against that build's l2fwd, the comparison issue 19 sets its goal on; then testpmd io with its mbuf pool on the \"linerate\" mempool ops against ring_mp_mc. Rounds alternating, the same window for each." \
 		env LR_BUILD=$bdir RUNS=3 scripts/bench-dpdk-bridge.sh
 fi
 
