@@ -49,22 +49,18 @@ static const char *const dpdk_keys[] = {"dev", "dpdk-args", "mbufs", NULL};
 
 /* The DPDK mbuf a linerate header carries (its private area), or NULL. */
 #define HDR_RTE(m) (*(struct rte_mbuf **)lr_mbuf_to_priv(m))
-/* Name of the DPDK mbuf field that holds a receive mbuf's bound header. */
-#define BOUND_FIELD_NAME "linerate_net_dpdk_header"
-/* Offset of the bound-header field in DPDK mbufs (registered at the
- * first pool creation; -1 before). */
-static int bound_off = -1;
-/* Where mbuf x of a net_dpdk receive pool keeps its bound header: the
- * dynamic field, in the line the receive path reads anyway, is a hint;
- * the private area (one cache line, so that buffers stay line-aligned) is
- * the truth. rte_pktmbuf_attach() and rte_pktmbuf_copy() copy dynamic
- * fields, so a receive mbuf that was attached to another (a clone, a
- * driver that shares receive buffers) or filled by a copy can carry
- * another's header there; that header's buffer is not the mbuf's, which
- * the receive path checks (hdr_of puts the hint right). */
+/* Where mbuf x of a net_dpdk receive pool keeps its bound header: its
+ * private area (one cache line, so that buffers stay line-aligned), which
+ * no DPDK function copies into another mbuf (rte_pktmbuf_attach() and
+ * rte_pktmbuf_copy() copy the dynamic fields, not the private area). */
 #define RX_PRIV_SIZE RTE_CACHE_LINE_SIZE
-#define RTE_HDR_HINT(x) (*RTE_MBUF_DYNFIELD(x, bound_off, struct lr_mbuf **))
 #define RTE_HDR(x) (*(struct lr_mbuf **)rte_mbuf_to_priv(x))
+/* The DPDK mbuf of bound header h, from its buffer (bind_headers() checks
+ * that the buffer follows the mbuf and its private area): the transmit
+ * path reads no line of the header but its first. */
+#define BOUND_RTE(h)                                                           \
+	((struct rte_mbuf *)((char *)(h)->buf_addr - sizeof(struct rte_mbuf) - \
+			     RX_PRIV_SIZE))
 
 /* rx flags whose bits are the same on both sides. */
 LR_BUILD_BUG_ON(RTE_MBUF_F_RX_VLAN != LR_MBUF_F_RX_VLAN);
@@ -626,14 +622,13 @@ bind_headers(struct lr_mempool *bound, struct rte_mempool *rx, unsigned n)
 		struct rte_mbuf *xm = x.objs[i];
 
 		if (!RTE_MBUF_DIRECT(xm) ||
-		    xm->buf_addr !=
-			(char *)xm + sizeof(*xm) + rte_pktmbuf_priv_size(rx))
+		    rte_pktmbuf_priv_size(rx) != RX_PRIV_SIZE ||
+		    xm->buf_addr != (char *)xm + sizeof(*xm) + RX_PRIV_SIZE)
 			goto out;
 		HDR_RTE(hd) = xm;
 		RTE_HDR(xm) = hd;
-		RTE_HDR_HINT(xm) = hd;
 		/* Its own buffer for good: dpdk_rx() takes only direct
-		 * mbufs of the pool the fast way. */
+		 * mbufs of the pool the fast way; BOUND_RTE() holds. */
 		hd->buf_addr = xm->buf_addr;
 		hd->buf_iova = xm->buf_iova;
 		hd->buf_len = xm->buf_len;
@@ -739,7 +734,6 @@ hdr_of(struct dpdk_rxq *q, struct rte_mbuf *x)
 	if (lr_unlikely(x->pool != q->rx_pool || !RTE_MBUF_DIRECT(x)))
 		return hdr_foreign(q, x);
 	h = RTE_HDR(x);
-	RTE_HDR_HINT(x) = h; /* it may have been another's (RTE_HDR) */
 #if LR_MEMPOOL_DEBUG
 	/* handed out: what lr_mempool_get() would have marked */
 	((struct lr_mempool_objhdr *)h - 1)->cookie = LR_MEMPOOL_COOKIE_INUSE;
@@ -857,7 +851,6 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 	/* Kept in registers: the stores to the headers may alias them. */
 	const struct rte_mempool *pool = q->rx_pool;
 	const v2u64 keep = q->keep, set = q->set;
-	const int off = bound_off;
 	uint64_t bytes = 0;
 	uint16_t nb, i;
 
@@ -881,9 +874,7 @@ dpdk_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
 			xi->pool != pool || xi->next != NULL ||
 			(f & (RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT))))
 			break;
-		h = *RTE_MBUF_DYNFIELD(xi, off, struct lr_mbuf **);
-		if (lr_unlikely(h->buf_addr != xi->buf_addr))
-			break; /* another's header: see RTE_HDR */
+		h = RTE_HDR(xi);
 #if LR_MEMPOOL_DEBUG
 		((struct lr_mempool_objhdr *)h - 1)->cookie =
 		    LR_MEMPOOL_COOKIE_INUSE;
@@ -1167,7 +1158,7 @@ dpdk_tx(void *txq, struct lr_mbuf **pkts, uint16_t n)
 				(m->ol_flags &
 				 (LR_MBUF_F_OFFLOAD_MASK | LR_MBUF_F_TX_VLAN))))
 			break;
-		r = HDR_RTE(m);
+		r = BOUND_RTE(m);
 		r->data_off = m->data_off;
 		memcpy(&r->pkt_len, &m->pkt_len, 8);
 		x[k] = r;
@@ -1278,11 +1269,6 @@ pools_create(struct lr_eth_dev *dev, struct dpdk_private *p)
 			 : 4096u * LR_MAX(dev->data->nb_rx_queues, 1) + 1024u;
 	int socket = rte_eth_dev_socket_id(p->pid);
 	char pn[RTE_MEMPOOL_NAMESIZE], bn[LR_MEMPOOL_NAMESIZE];
-	const struct rte_mbuf_dynfield field = {
-	    .name = BOUND_FIELD_NAME,
-	    .size = sizeof(struct lr_mbuf *),
-	    .align = __alignof__(struct lr_mbuf *),
-	};
 	struct lr_pktmbuf_pool_private pp = {
 	    .mbuf_data_room_size = RTE_MBUF_DEFAULT_BUF_SIZE,
 	    .mbuf_priv_size = sizeof(void *),
@@ -1293,15 +1279,6 @@ pools_create(struct lr_eth_dev *dev, struct dpdk_private *p)
 		return 0;
 	if (socket < 0)
 		socket = SOCKET_ID_ANY;
-	if (bound_off < 0) {
-		bound_off = rte_mbuf_dynfield_register(&field);
-		if (bound_off < 0) {
-			LR_LOG(ERR, PMD,
-			       "%s: cannot register DPDK mbuf field '%s': %s\n",
-			       name, BOUND_FIELD_NAME, rte_strerror(rte_errno));
-			return -ENOMEM;
-		}
-	}
 	snprintf(pn, sizeof(pn), "lr_rx_%u", dev->data->port_id);
 	p->rx_pool =
 	    port_pool(name, pn, n, RX_PRIV_SIZE, RTE_MBUF_DEFAULT_BUF_SIZE,

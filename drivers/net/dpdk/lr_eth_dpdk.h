@@ -70,32 +70,33 @@
  *    hugepages (dpdk-args, PCI), DPDK's rte_pktmbuf_pool_create().
  *  - receive: each mbuf of the port's DPDK receive pool has a linerate
  *    mbuf header bound to it for the pool's life (the DPDK mbuf's
- *    private area, one cache line, points to it, and a dynamic field as
- *    a hint the receive path checks against the header's buffer, since
- *    rte_pktmbuf_attach() and _copy() copy dynamic fields into other
- *    mbufs; the header's private area points back), which holds the mbuf's
- *    buffer address, IOVA and length from binding on, so the header comes
- *    with the DPDK mbuf: a direct one-segment mbuf of that pool (the
- *    forwarding case) costs its header two 16-byte stores, rearm word and
- *    flags (loaded, masked, merged: data_off and the VLAN/RSS flags kept,
- *    refcnt, segments and port ours; checksum flags translated when there
- *    are some) and the descriptor fields (packet_type, lengths, VLAN, RSS
- *    hash: the fields lie at the same offsets on both sides); the DPDK
- *    mbuf's first line and its next/field line read, which the DPDK
- *    driver just wrote, one line of the header written; no pool taken
- *    from, and header and DPDK mbuf stay as hot as DPDK's per-lcore cache
- *    keeps its mbufs. Freeing the linerate mbuf frees its DPDK mbuf (the
- *    store of the bound headers: rte_pktmbuf_free_bulk per freed batch),
- *    which takes its header along. A DPDK mbuf of another pool (a
- *    net_ring peer's, say), or of the pool but over another buffer (a
- *    driver that attaches its receive mbufs), gets a header from a second
- *    pool (a ring, no cache) whose store frees that DPDK mbuf when the
- *    header goes back; chains take the general path too.
+ *    private area, one cache line, points to it: no DPDK function copies
+ *    a private area into another mbuf, as rte_pktmbuf_attach() and
+ *    _copy() do dynamic fields; the header's private area points back),
+ *    which holds the mbuf's buffer address, IOVA and length from binding
+ *    on, so the header comes with the DPDK mbuf: a direct one-segment
+ *    mbuf of that pool (the forwarding case) costs its header two 16-byte
+ *    stores, rearm word and flags (loaded, masked, merged: data_off and
+ *    the VLAN/RSS flags kept, refcnt, segments and port ours; checksum
+ *    flags translated when there are some) and the descriptor fields
+ *    (packet_type, lengths, VLAN, RSS hash: the fields lie at the same
+ *    offsets on both sides); the DPDK mbuf's first two lines read, which
+ *    the DPDK driver just wrote, and its private area's, one line of the
+ *    header written; no pool taken from, and header and DPDK mbuf stay as
+ *    hot as DPDK's per-lcore cache keeps its mbufs. Freeing the linerate
+ *    mbuf frees its DPDK mbuf (the store of the bound headers:
+ *    rte_pktmbuf_free_bulk per freed batch), which takes its header
+ *    along. A DPDK mbuf of another pool (a net_ring peer's, say), or of
+ *    the pool but over another buffer (a driver that attaches its receive
+ *    mbufs), gets a header from a second pool (a ring, no cache) whose
+ *    store frees that DPDK mbuf when the header goes back; chains take
+ *    the general path too.
  *  - transmit of a packet received on a net_dpdk port (the forwarding
- *    case): its own DPDK mbuf goes out, with data_off and lengths (one
- *    2-byte and one 8-byte store; offload fields when asked) written
- *    back; a bound header goes with it and nothing returns to any pool on
- *    our side.
+ *    case): its own DPDK mbuf (found from the header's buffer address,
+ *    which lies a fixed distance after it: the header's first line is the
+ *    only one read) goes out, with data_off and lengths (one 2-byte and
+ *    one 8-byte store; offload fields when asked) written back; a bound
+ *    header goes with it and nothing returns to any pool on our side.
  *  - transmit of any other linerate mbuf: a DPDK header mbuf (pool of
  *    data-less mbufs) per segment, attached to the linerate buffer as an
  *    external buffer (rte_pktmbuf_attach_extbuf, IOVA from linerate's
@@ -109,10 +110,10 @@
  * cycles at 2.6 GHz (95-105 Mpps), on Debian's DPDK and on a native
  * build alike; DPDK's l2fwd: 23 on Debian's (110-120 Mpps), 18 on the
  * native build (136-150 Mpps); lr-l2fwd on linerate's own net_null: 11.
- * In instructions (callgrind, -Dplatform=generic): 193 a packet, of
+ * In instructions (callgrind, -Dplatform=generic): 191 a packet, of
  * which DPDK's net_null receive and transmit with its mempool (the same
- * in both) are 123, lr-l2fwd's own loop 18, the bridge's receive 25.5
- * and transmit 23, the burst calls 4; DPDK's l2fwd: 157.5 (123 + its own
+ * in both) are 123, lr-l2fwd's own loop 18, the bridge's receive 22.5
+ * and transmit 24, the burst calls 4; DPDK's l2fwd: 157.5 (123 + its own
  * loop, 35). Level with DPDK's l2fwd is out of reach by design on this
  * device, measured: a benchmark-only build of this driver
  * (drivers/plugins/floor, -DLR_DPDK_BENCH_FLOOR, never installed) that
@@ -125,7 +126,7 @@
  * DPDK mbuf, whole and unshared, its lengths written back: about 30
  * instructions however the two mbufs are laid out, where level leaves
  * about 16 against Debian's DPDK and almost none against the native
- * build. On a NIC, whose driver costs more than net_null, the bridge's 48
+ * build. On a NIC, whose driver costs more than net_null, the bridge's 46
  * instructions are a smaller share.
  * Chains, RSS hash, VLAN tags, checksum flags (good/bad on receive; IPv4,
  * TCP and UDP checksum and TSO on transmit, when the DPDK port offers them,
