@@ -107,7 +107,7 @@
  * size=64,copy=0) ports, 64-byte frames, one lcore, hugepages; runs
  * alternated with DPDK 22.11's l2fwd on the same DPDK ports,
  * scripts/bench-dpdk-bridge.sh, figures in BENCHMARKS.md): about 26 TSC
- * cycles at 2.6 GHz (95-105 Mpps), on Debian's DPDK and on a native
+ * cycles at 2.6 GHz (95-110 Mpps), on Debian's DPDK and on a native
  * build alike; DPDK's l2fwd: 23 on Debian's (110-120 Mpps), 18 on the
  * native build (136-150 Mpps); lr-l2fwd on linerate's own net_null: 11.
  * In instructions (callgrind, -Dplatform=generic): 191 a packet, of
@@ -120,7 +120,8 @@
  * does no per-packet work at all, DPDK's mbufs handed to lr-l2fwd and
  * back as they are, runs at 1.09-1.18 times Debian's l2fwd and
  * 0.95-1.05 times the native one (four runs of 1-5 rounds): level leaves
- * a bridge one or two TSC cycles a packet. Every correct one does more:
+ * a bridge about two TSC cycles a packet against Debian's build and
+ * about none against the native one. Every correct bridge does more:
  * each received mbuf's pool, chain and attach kind checked and its port
  * and flags made linerate's, each packet to send checked for being a
  * DPDK mbuf, whole and unshared, its lengths written back: about 30
