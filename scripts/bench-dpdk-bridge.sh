@@ -217,6 +217,14 @@ ratio bridge testpmd
 ratio floor dl2fwd
 ratio bridge_nat dl2fwd_nat
 ratio floor_nat dl2fwd_nat
+# For BENCHMARKS.md's opening table (scripts/bench.sh):
+# "summary|what|unit|better|linerate|DPDK Debian|DPDK native", the bridge
+# against DPDK's l2fwd on the same DPDK build, one row per build.
+kmed() { [ -n "${idx[$1]:-}" ] && echo "${med[${idx[$1]}]}" || echo -; }
+echo "summary|l2fwd over net_dpdk(net_null), Debian's DPDK under both|Mpps|higher|$(kmed bridge)|$(kmed dl2fwd)|-"
+if [ -n "${idx[bridge_nat]:-}" ]; then
+	echo "summary|l2fwd over net_dpdk(net_null), native DPDK under both|Mpps|higher|$(kmed bridge_nat)|-|$(kmed dl2fwd_nat)"
+fi
 
 echo
 echo "== dpdk-testpmd io on 2 x net_null, mbuf pool ops: linerate vs ring_mp_mc"
@@ -244,3 +252,4 @@ echo "linerate ops: median [range] $la Mpps"
 echo "ring_mp_mc:   median [range] $ra Mpps"
 awk -v a="${la%% *}" -v d="${ra%% *}" \
 	'BEGIN { if (a > 0 && d > 0) printf "ratio linerate / ring_mp_mc: %.2f\n", a / d }'
+echo "summary|testpmd io on net_null, mempool ops \"linerate\" (DPDK: ring_mp_mc)|Mpps|higher|${la%% *}|${ra%% *}|-"
