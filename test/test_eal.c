@@ -18,6 +18,7 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "lr_eal.h"
@@ -398,6 +399,18 @@ test_hugepages(void)
 
 	snprintf(path, sizeof(path), "%s", s->path);
 	LR_TEST_ASSERT(path[0] && access(path, F_OK) == 0, "no file %s", path);
+	/* What DPDK's EAL (and any sweeper of stale "*map_*" files) does
+	 * before removing a file: an exclusive lock must be refused while
+	 * the segment lives. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	LR_TEST_ASSERT(fd >= 0, "open %s: %s", path, strerror(errno));
+	int locked = flock(fd, LOCK_EX | LOCK_NB);
+
+	close(fd);
+	LR_TEST_ASSERT(locked != 0 && errno == EWOULDBLOCK,
+		       "%s: a sweeper could lock (and remove) the live file",
+		       path);
 	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
 	LR_TEST_ASSERT(access(path, F_OK) != 0, "file %s left behind", path);
 	return 0;

@@ -42,6 +42,13 @@ static struct lr_memseg memsegs[LR_MAX_MEMSEG];
 static _Atomic unsigned nb_memsegs;
 static pthread_mutex_t memseg_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum lr_iova_mode iova_mode = LR_IOVA_VA;
+/* Each node's hugepage file stays open with a shared flock() for the life
+ * of its segment, as DPDK holds its own: a DPDK process (or another
+ * linerate one) clearing stale files of a hugetlbfs mount removes only the
+ * files it can lock exclusively, so it never removes ours ("*map_*" is
+ * DPDK's pattern: it matches "<prefix>map_<node>"). lock_fd + 1, so that
+ * the zeroed array means "none". */
+static int huge_lock_fd1[LR_MAX_NUMA_NODES];
 
 unsigned
 lr_memseg_count(void)
@@ -420,7 +427,12 @@ map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
 	} else {
 		snprintf(path, sizeof(path), "%s/%smap_%d", dir,
 			 lr_eal_cfg_.file_prefix, node);
-		fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+		fd = open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0600);
+		/* Locked at once: a cleaner that finds it unlocked removes
+		 * it (huge_lock_fd1). */
+		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0)
+			LR_LOG(WARNING, EAL, "node %d: flock %s: %s\n", node,
+			       path, strerror(errno));
 	}
 	if (fd < 0) {
 		LR_LOG(ERR, EAL, "node %d: cannot create hugepage file %s: %s\n",
@@ -450,7 +462,10 @@ map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
 		       strerror(errno));
 	else
 		seg->flags |= LR_MEMSEG_F_LOCKED;
-	close(fd);
+	if (path[0] && huge_lock_fd1[node] == 0)
+		huge_lock_fd1[node] = fd + 1;
+	else
+		close(fd);
 	seg->addr = addr;
 	seg->len = len;
 	seg->page_sz = hugesz;
@@ -500,9 +515,20 @@ clean_stale_files(const char *dir)
 		if (!is_own_hugepage_file(e->d_name))
 			continue;
 		char path[PATH_MAX];
+		int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC);
 
+		/* Still locked: some process maps it (a prefix is ours alone,
+		 * but a file is removed only when nobody holds it). */
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			if (fd >= 0)
+				close(fd);
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (unlinkat(dirfd(d), e->d_name, 0) == 0)
+		int rc = unlinkat(dirfd(d), e->d_name, 0);
+
+		close(fd);
+		if (rc == 0)
 			LR_LOG(INFO, EAL, "removed stale hugepage file %s\n",
 			       path);
 	}
@@ -771,6 +797,11 @@ lr_eal_memory_cleanup_(void)
 		free(s->iova);
 		memset(s, 0, sizeof(*s));
 	}
+	for (unsigned n = 0; n < LR_MAX_NUMA_NODES; n++)
+		if (huge_lock_fd1[n] != 0) {
+			close(huge_lock_fd1[n] - 1);
+			huge_lock_fd1[n] = 0;
+		}
 	atomic_store_explicit(&nb_memsegs, 0, memory_order_release);
 	iova_mode = LR_IOVA_VA;
 	pthread_mutex_unlock(&memseg_lock);
