@@ -1,21 +1,54 @@
 #!/usr/bin/env bash
 # Install what linerate needs on Debian 12 and reserve hugepages.
-#   scripts/setup.sh           build and run dependencies
-#   scripts/setup.sh --tests   also what the test command needs (ppc64le
-#                              cross toolchain, qemu-user, tcpdump, clang
-#                              for the fuzz targets, g++ for the headers'
-#                              and the embedding test's C++, ...)
-# Idempotent; needs root for apt and hugepages (without root it only checks).
-set -euo pipefail
+#   scripts/setup.sh [--tests] [--status FILE] [--no-hugepages]
+#     (none)        build and run dependencies
+#     --tests       also what the test command needs, in groups: test
+#                   tools (tcpdump, tshark, g++, ...), DPDK (the peer of
+#                   the interop tests), clang (fuzz targets), the ppc64le
+#                   cross toolchain with qemu-user
+#     --status FILE one line per step that could not be done,
+#                   "skip GROUP: REASON", for scripts/test.sh to skip
+#                   that group's tests with the reason
+#     --no-hugepages  leave the hugepage reservation as it is
+#
+# Every step is named in what it prints. apt steps are tried 3 times (a
+# mirror in sync, a lock held by another apt), with `apt-get update` again
+# between tries; a failed `apt-get update` is not fatal by itself (an index
+# of a foreign source may be broken while the packages needed are still
+# installable): only a package that cannot be installed is. The build
+# group failing ends setup with status 1; a test group failing is reported
+# and written to the status file, and setup goes on (status 0). The ppc64le
+# build needs no multiarch (:ppc64el) packages: the cross compiler and its
+# libc are ordinary amd64 packages (config/ppc/ppc64le-linux-gcc).
+# Idempotent; needs root for apt and hugepages (without root it only
+# checks, and reports what is missing).
+set -uo pipefail
 
-want_tests=0
-[ "${1:-}" = "--tests" ] && want_tests=1
+want_tests=0 status_file=/dev/null hugepages=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tests) want_tests=1 ;;
+	--status) status_file=$2; shift ;;
+	--no-hugepages) hugepages=0 ;;
+	*) echo "setup: unknown argument '$1' (--tests, --status FILE, --no-hugepages)" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+: >"$status_file" || exit 1
+# Seconds before try n+1 is n times this (LR_SETUP_RETRY_DELAY=0 in tests).
+delay=${LR_SETUP_RETRY_DELAY:-5}
+tries=3
 
-pkgs=(meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev
-      libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2)
-test_pkgs=(gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static
-           tcpdump tshark iperf3 iputils-ping clang g++ dpdk dpdk-dev)
-cross_pkgs=(libnuma-dev:ppc64el libpcap-dev:ppc64el libjansson-dev:ppc64el)
+# group: packages (the build group first; the others only with --tests)
+groups=(build tools dpdk fuzz ppc64le)
+declare -A group_pkgs=(
+	[build]="meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2"
+	[tools]="tcpdump tshark iperf3 iputils-ping g++ groff-base"
+	[dpdk]="dpdk dpdk-dev"
+	[fuzz]="clang"
+	[ppc64le]="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static"
+)
 
 missing() {
 	local p out=()
@@ -26,37 +59,88 @@ missing() {
 	echo "${out[@]}"
 }
 
-list=("${pkgs[@]}")
-[ $want_tests = 1 ] && list+=("${test_pkgs[@]}")
-need=$(missing "${list[@]}")
-need_cross=""
-[ $want_tests = 1 ] && need_cross=$(missing "${cross_pkgs[@]}")
+log=$(mktemp) || exit 1
+trap 'rm -f "$log"' EXIT
 
-if [ -n "$need$need_cross" ]; then
+# The last error lines apt printed (E: and W: lines), on one line.
+apt_why() {
+	grep -E '^(E|W|Err):' "$log" | tail -n 2 | tr '\n' ' ' | cut -c1-300
+}
+
+export DEBIAN_FRONTEND=noninteractive
+apt_opts=(-q -o DPkg::Lock::Timeout=120 -o Acquire::Retries=3)
+
+updated=0
+# apt-get update, 3 tries; its failure is a warning, never the end.
+apt_update() {
+	local i
+	for i in $(seq $tries); do
+		if apt-get "${apt_opts[@]}" update >"$log" 2>&1; then
+			updated=1
+			return 0
+		fi
+		echo "setup: apt-get update failed (try $i of $tries): $(apt_why)"
+		[ "$i" -lt $tries ] && sleep $((i * delay))
+	done
+	echo "setup: apt-get update: going on with the package lists there are"
+	return 1
+}
+
+# Install group NAME's missing packages: 0, or 1 after writing why.
+install_group() {
+	local name=$1 need i
+	# shellcheck disable=SC2086
+	need=$(missing ${group_pkgs[$name]})
+	[ -z "$need" ] && return 0
 	if [ "$(id -u)" != 0 ]; then
-		echo "setup: missing packages: $need $need_cross (run as root to install)" >&2
+		reason="missing $need (run setup as root to install)"
+		echo "setup: packages ($name): $reason" >&2
+		echo "skip $name: $reason" >>"$status_file"
+		return 1
+	fi
+	[ $updated = 0 ] && apt_update
+	for i in $(seq $tries); do
+		echo "setup: packages ($name): installing $need"
+		# shellcheck disable=SC2086
+		if apt-get "${apt_opts[@]}" install -y --no-install-recommends \
+			$need >"$log" 2>&1; then
+			return 0
+		fi
+		echo "setup: packages ($name): apt-get install failed (try $i of $tries): $(apt_why)"
+		if [ "$i" -lt $tries ]; then
+			sleep $((i * delay))
+			apt_update
+		fi
+	done
+	# shellcheck disable=SC2086
+	need=$(missing ${group_pkgs[$name]})
+	reason="cannot install $need: $(apt_why)"
+	echo "setup: packages ($name): FAILED: $reason" >&2
+	echo "skip $name: $reason" >>"$status_file"
+	return 1
+}
+
+for g in "${groups[@]}"; do
+	[ "$g" != build ] && [ $want_tests = 0 ] && continue
+	if ! install_group "$g" && [ "$g" = build ]; then
+		echo "setup: the build group is needed by everything: stopping" >&2
 		exit 1
 	fi
-	export DEBIAN_FRONTEND=noninteractive
-	if [ -n "$need_cross" ] && ! dpkg --print-foreign-architectures | grep -qx ppc64el; then
-		dpkg --add-architecture ppc64el
-	fi
-	echo "setup: installing $need $need_cross"
-	apt-get update -q >/dev/null
-	# shellcheck disable=SC2086
-	apt-get install -y -q --no-install-recommends $need $need_cross >/dev/null
-fi
+done
 
 # Hugepages: 2 MiB pages, 1 GiB in all, mounted at /dev/hugepages. Without
 # root (or if the kernel refuses) linerate runs on ordinary memory.
-if [ "$(id -u)" = 0 ]; then
+if [ $hugepages = 1 ] && [ "$(id -u)" = 0 ]; then
 	nr=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
 	if [ -w $nr ] && [ "$(cat $nr)" -lt 512 ]; then
-		echo 512 > $nr || true
+		echo 512 >$nr 2>/dev/null ||
+			echo "setup: hugepages: the kernel refused 512 pages"
 	fi
 	if ! grep -q '^[^ ]* [^ ]* hugetlbfs ' /proc/mounts; then
 		mkdir -p /dev/hugepages
-		mount -t hugetlbfs -o pagesize=2M nodev /dev/hugepages || true
+		mount -t hugetlbfs -o pagesize=2M nodev /dev/hugepages ||
+			echo "setup: hugepages: cannot mount hugetlbfs on /dev/hugepages"
 	fi
-	echo "setup: $(cat $nr 2>/dev/null || echo 0) hugepages of 2 MiB reserved"
+	echo "setup: hugepages: $(cat $nr 2>/dev/null || echo 0) of 2 MiB reserved"
 fi
+exit 0

@@ -15,22 +15,62 @@
 #   6. clang libFuzzer build: each fuzz target of test/fuzz/ for
 #      LR_TEST_FUZZ_SECONDS (default 15) seconds (scripts/fuzz.sh), one
 #      test per target
-# and prints one closing line "N passed, N failed, N skipped".
+# and prints one closing line "N passed, N failed, N skipped in M min S s"
+# (the stages skipped named above it with their reason), whatever happens:
+# a setup that fails is a failure counted there too.
+#
+# Setup (scripts/setup.sh --tests) installs in groups; a group it cannot
+# install is written to build-test/setup-status and the stages that need
+# it skip, saying why (ppc64le without the cross toolchain or qemu-user,
+# fuzz without clang): a stage is never failed by a compiler not found.
 #
 # For the whole run another linerate instance holds the default file prefix
 # "linerate" (test/hold_prefix.c, started from the first native build), as
 # on a machine where linerate already runs: a test that takes the default
 # prefix fails. At the end the run fails if a test left runtime folders
 # (/var/run/linerate/*, /tmp/linerate-*), hugepage files no process maps or
-# network namespaces behind that were not there before.
+# network namespaces behind that were not there before. Two runs may share
+# the machine (two checkouts at once): each holds a shared lock on
+# /tmp/lr-test-run.lock for its whole run, and the leftovers check waits, while another
+# run holds it, for what it finds to go (another run's test between two
+# steps) before it counts anything as left behind.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 out=${LR_TEST_BUILD_ROOT:-$top/build-test}
+start=$(date +%s)
 
-scripts/setup.sh --tests || exit 1
+passed=0 failed=0 skipped=0 broken=() skips=()
 
-passed=0 failed=0 skipped=0 broken=()
+summary() {
+	local t=$(($(date +%s) - start))
+	echo
+	[ ${#skips[@]} -gt 0 ] && printf 'skipped: %s\n' "${skips[@]}"
+	[ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]}"
+	echo "$passed passed, $failed failed, $skipped skipped in $((t / 60)) min $((t % 60)) s"
+}
+
+mkdir -p "$out"
+if ! scripts/setup.sh --tests --status "$out/setup-status"; then
+	broken+=("setup")
+	failed=$((failed + 1))
+	summary
+	exit 1
+fi
+# Why group G (ppc64le, fuzz, ...) could not be set up, or "".
+setup_skip() {
+	sed -n "s/^skip $1: //p" "$out/setup-status" | head -n 1
+}
+# skip_stage NAME REASON
+skip_stage() {
+	echo "=== $1: SKIPPED: $2"
+	skips+=("$1 ($2)")
+	skipped=$((skipped + 1))
+}
+
+lock=/tmp/lr-test-run.lock
+exec 9>>"$lock"
+flock -s 9
 
 . scripts/test-env.sh
 
@@ -62,7 +102,6 @@ release_default_prefix() {
 }
 trap '[ -n "$LR_HOLD_PID" ] && kill -TERM "$LR_HOLD_PID" 2>/dev/null' EXIT
 
-mkdir -p "$out"
 lr_leftovers | sort >"$out/leftovers-before.txt"
 
 # run NAME SETUP-ARGS -- TEST-ARGS
@@ -119,8 +158,19 @@ if [ -f "$out/tsan/meson-logs/testlog.txt" ] &&
 	broken+=("tsan (report)")
 	failed=$((failed + 1))
 fi
-LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" -Dpage_shift=16 \
-	-- --suite fast --timeout-multiplier 10
+why=$(setup_skip ppc64le)
+if [ -z "$why" ] && ! command -v powerpc64le-linux-gnu-gcc >/dev/null; then
+	why="powerpc64le-linux-gnu-gcc not installed (Debian gcc-powerpc64le-linux-gnu)"
+fi
+if [ -z "$why" ] && ! command -v qemu-ppc64le-static >/dev/null; then
+	why="qemu-ppc64le-static not installed (Debian qemu-user-static)"
+fi
+if [ -n "$why" ]; then
+	skip_stage ppc64le "$why"
+else
+	LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" \
+		-Dpage_shift=16 -- --suite fast --timeout-multiplier 10
+fi
 
 # 6. Fuzzing: scripts/fuzz.sh prints "fuzz_<target>: N execs in S s: ok"
 # or "...: FAILED ..." per target; anything else that fails is the build.
@@ -140,13 +190,31 @@ fuzz() {
 	failed=$((failed + fail))
 	[ "$fail" -gt 0 ] && broken+=("fuzz")
 }
-fuzz
+why=$(setup_skip fuzz)
+if [ -z "$why" ] && ! command -v clang >/dev/null; then
+	why="clang not installed (Debian clang)"
+fi
+if [ -n "$why" ]; then
+	skip_stage fuzz "$why"
+else
+	fuzz
+fi
 
 release_default_prefix
 
-# What the tests left behind.
-lr_leftovers | sort >"$out/leftovers-after.txt"
-left=$(comm -13 "$out/leftovers-before.txt" "$out/leftovers-after.txt")
+# What the tests left behind. While another run holds the lock, what is
+# new may be its own (a namespace between two steps of its test): wait
+# until it goes or that run ends, polling, before counting it.
+left_now() {
+	lr_leftovers | sort >"$out/leftovers-after.txt"
+	comm -13 "$out/leftovers-before.txt" "$out/leftovers-after.txt"
+}
+exec 9>&-
+left=$(left_now)
+while [ -n "$left" ] && ! flock -x -n "$lock" true; do
+	sleep 2
+	left=$(left_now)
+done
 if [ -n "$left" ]; then
 	echo "=== left behind by the run:"
 	echo "$left"
@@ -154,7 +222,5 @@ if [ -n "$left" ]; then
 	failed=$((failed + 1))
 fi
 
-echo
-[ ${#broken[@]} -gt 0 ] && echo "failing: ${broken[*]}"
-echo "$passed passed, $failed failed, $skipped skipped"
+summary
 [ "$failed" -eq 0 ]
