@@ -1178,13 +1178,23 @@ test_rate_missed(void)
 			   strstr(out, " of 1e+04 Mpps (") == NULL &&
 			   strstr(out, " of 10000 Mpps ("),
 		       "missed rate not reported:\n%s", out);
-	rc = run(EAL " -l 0 --vdev net_null0 -- --tx-only --quiet "
-		     "--rate-pps 1k --count 100");
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT(strstr(out, " of 0.001 Mpps, on schedule") &&
-			   field("tx_behind") == 0,
-		       "%s", out);
-	return 0;
+	/* A rate it reaches is on schedule: a sender descheduled for tens of
+	 * milliseconds (a loaded machine) falls behind for real, so three
+	 * tries, as pacing_low_rate does. */
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		rc = run(EAL " -l 0 --vdev net_null0 -- --tx-only --quiet "
+			     "--rate-pps 1k --count 100");
+		CHECK_RUN(rc);
+		if (field("tx_behind") == 0) {
+			LR_TEST_ASSERT(strstr(out, " of 0.001 Mpps, on schedule"),
+				       "%s", out);
+			return 0;
+		}
+		printf("attempt %d: tx_behind %.0f\n", attempt,
+		       field("tx_behind"));
+	}
+	LR_TEST_ASSERT(0, "behind the schedule three times:\n%s", out);
+	return -1;
 }
 
 /* Integer at a path of dot-separated keys in j; -1 if missing. */
