@@ -45,7 +45,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-eval "$("$NETNS" create "$P")" || { echo "FAIL: netns.sh create"; exit 1; }
+ns_env=$("$NETNS" create "$P") || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
+eval "$ns_env"
 
 failed=0
 pass() { echo "PASS: $*"; }

@@ -46,7 +46,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-eval "$("$NETNS" create "$P" g0:f0)" || { echo "FAIL: netns.sh create"; exit 1; }
+ns_env=$("$NETNS" create "$P" g0:f0) || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
+eval "$ns_env"
 
 failed=0
 pass() { echo "PASS: $*"; }
