@@ -46,7 +46,7 @@ declare -A group_pkgs=(
 	[build]="meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2"
 	[tools]="tcpdump tshark iperf3 iputils-ping g++ groff-base"
 	[dpdk]="dpdk dpdk-dev"
-	[fuzz]="clang"
+	[fuzz]="clang libclang-rt-14-dev"
 	[ppc64le]="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static"
 )
 

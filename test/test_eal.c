@@ -416,6 +416,43 @@ test_hugepages(void)
 	return 0;
 }
 
+/* The same prefix under another runtime folder (another container over
+ * the same hugetlbfs mount): its live hugepage file, locked by its holder,
+ * is refused with a clear error, never truncated or taken. */
+static int
+test_hugefile_in_use(void)
+{
+	const char *args[] = { "-l", "0", "-m", "2", PREFIX "_busy" };
+	const char *mnt = hugetlbfs_mount();
+	char name[96], path[PATH_MAX], out[4096];
+	struct stat st;
+
+	if (mnt == NULL || !have_free_hugepages(2) || !lr_numa_available()) {
+		printf("skip: no writable hugetlbfs mount with free hugepages\n");
+		return LR_TEST_SKIP;
+	}
+	lr_test_prefix_arg(name, sizeof(name), "test_eal_busy");
+	snprintf(path, sizeof(path), "%s/%smap_0", mnt, name + 14);
+	int fd = open(path, O_CREAT | O_EXCL | O_RDWR, 0600);
+
+	LR_TEST_ASSERT(fd >= 0, "create %s: %s", path, strerror(errno));
+	int ok = flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		 fallocate(fd, 0, 0, 2UL << 20) == 0;
+	int rc = ok ? init_in_child(5, args, out, sizeof(out)) : -1;
+	int kept = fstat(fd, &st) == 0 && st.st_size == (2L << 20) &&
+		   access(path, F_OK) == 0;
+
+	unlink(path);
+	close(fd);
+	LR_TEST_ASSERT(ok, "lock and fill %s: %s", path, strerror(errno));
+	LR_TEST_ASSERT(rc != 0, "init took a prefix whose file is in use");
+	LR_TEST_ASSERT(strstr(out, "is in use by another linerate process") &&
+			   strstr(out, path),
+		       "message: %s", out);
+	LR_TEST_ASSERT(kept, "%s was truncated or removed", path);
+	return 0;
+}
+
 static int
 test_prefix_lock(void)
 {
@@ -1073,6 +1110,7 @@ static const struct lr_test_case cases[] = {
 	{ "memory_limits", test_memory_limits },
 	{ "no_huge", test_no_huge },
 	{ "hugepages", test_hugepages },
+	{ "hugefile_in_use", test_hugefile_in_use },
 	{ "prefix_lock", test_prefix_lock },
 	{ "assert", test_assert },
 	{ "runtime_dir_foreign", test_runtime_dir_foreign },

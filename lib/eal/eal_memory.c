@@ -42,8 +42,8 @@ static struct lr_memseg memsegs[LR_MAX_MEMSEG];
 static _Atomic unsigned nb_memsegs;
 static pthread_mutex_t memseg_lock = PTHREAD_MUTEX_INITIALIZER;
 static enum lr_iova_mode iova_mode = LR_IOVA_VA;
-/* Each node's hugepage file stays open with a shared flock() for the life
- * of its segment, as DPDK holds its own: a DPDK process (or another
+/* Each node's hugepage file stays open with an exclusive flock() for the
+ * life of its segment (DPDK holds its own with a shared one): a DPDK process (or another
  * linerate one) clearing stale files of a hugetlbfs mount removes only the
  * files it can lock exclusively, so it never removes ours ("*map_*" is
  * DPDK's pattern: it matches "<prefix>map_<node>"). lock_fd + 1, so that
@@ -407,6 +407,39 @@ reset_mempolicy(void)
 #endif
 }
 
+/* Open (creating) the hugepage file path and lock it exclusively for the
+ * life of its segment (huge_lock_fd1), before it is truncated: a file
+ * another process holds is the same prefix in another runtime folder
+ * (another container, another XDG_RUNTIME_DIR) over the same hugetlbfs
+ * mount, and truncating it would take that process's memory away: -EBUSY,
+ * said. The fd, or -1 with errno. */
+static int
+open_huge_file(const char *path, int node)
+{
+	int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		LR_LOG(ERR, EAL,
+		       "node %d: hugepage file %s is in use by another "
+		       "linerate process (the same --file-prefix under another "
+		       "runtime folder: another container or user over the "
+		       "same hugetlbfs mount); give another --file-prefix\n",
+		       node, path);
+		close(fd);
+		return -EBUSY;
+	}
+	if (ftruncate(fd, 0) != 0) { /* what a dead process left */
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 /* One hugepage segment of len bytes on node: a file under dir (or a memfd
  * with --in-memory), preallocated, mapped, locked. */
 static int
@@ -427,12 +460,9 @@ map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
 	} else {
 		snprintf(path, sizeof(path), "%s/%smap_%d", dir,
 			 lr_eal_cfg_.file_prefix, node);
-		fd = open(path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0600);
-		/* Locked at once: a cleaner that finds it unlocked removes
-		 * it (huge_lock_fd1). */
-		if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0)
-			LR_LOG(WARNING, EAL, "node %d: flock %s: %s\n", node,
-			       path, strerror(errno));
+		fd = open_huge_file(path, node);
+		if (fd == -EBUSY)
+			return -EBUSY;
 	}
 	if (fd < 0) {
 		LR_LOG(ERR, EAL, "node %d: cannot create hugepage file %s: %s\n",
@@ -681,6 +711,7 @@ map_node(struct lr_memseg *seg, unsigned n, size_t want, const char *dir,
 	const char *hd = lr_eal_cfg_.huge_dir;
 	char opt[48];
 	long nfree = -1;
+	int rc;
 
 	if (hugesz) {
 		size_t need = LR_ALIGN_CEIL(want, hugesz) / hugesz;
@@ -699,8 +730,11 @@ map_node(struct lr_memseg *seg, unsigned n, size_t want, const char *dir,
 			       "node %u: %ld free hugepages of %zu kB, %zu "
 			       "needed: using ordinary memory\n",
 			       n, nfree, hugesz >> 10, need);
-		} else if (map_huge(seg, dir, hugesz, want, (int)n) == 0) {
+		} else if ((rc = map_huge(seg, dir, hugesz, want, (int)n)) ==
+			   0) {
 			return 0;
+		} else if (rc == -EBUSY) {
+			return rc; /* a clash of prefixes: said, never hidden */
 		} else if (hd[0]) {
 			LR_LOG(ERR, EAL,
 			       "--huge-dir '%s': node %u: cannot get %zu "
