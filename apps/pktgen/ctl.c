@@ -23,9 +23,21 @@
  * the unit it has). An error is {"ok": false, "error": "..."}. At most
  * PG_CTL_CONNS clients at once; a request line longer than PG_CTL_LINE
  * bytes closes its connection.
+ *
+ * Who may use it: the socket file is 0600 (--ctl-group GROUP: 0660 and
+ * that group) from the moment it exists, whatever the umask (see
+ * bind_private()); so only root, the run's user (and the group's members)
+ * can connect. On top of the file's mode, each client's credentials when
+ * it connected (SO_PEERCRED) are checked: root, the run's effective uid,
+ * or with --ctl-group a member of the group (its gid, its supplementary
+ * groups (SO_PEERGROUPS), or those the group database gives its user
+ * (getgrouplist)). Anyone else is answered {"ok": false, "error":
+ * "permission denied: uid N ..."} and closed, before any request is read.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,57 +50,109 @@
 
 #include "pktgen.h"
 
-#define PG_CTL_CONNS 8
-#define PG_CTL_LINE  4096
+#define PG_CTL_CONNS   8
+#define PG_CTL_LINE    4096
+#define PG_CTL_BACKLOG 256
 /* The requests, as errors list them. */
 #define CMDS "stats, start, stop, rate, quit"
 
 static int lfd = -1;
 static const char *lpath;
+static uid_t euid;	/* ours: its clients are let in */
+static bool have_group; /* --ctl-group: */
+static gid_t group;	/* its members are let in too */
 static struct {
 	int fd;
 	size_t len;
 	char buf[PG_CTL_LINE];
 } conn[PG_CTL_CONNS];
 
-int
-pg_ctl_open(const char *path)
+/* Bind fd to path with mode (and group gid unless it is -1) from the first
+ * moment path names it, whatever the umask: the socket is bound inside a
+ * private directory made beside path (mkdtemp: 0700, ours, so no one else
+ * reaches it there), given its mode and group, then renamed onto path
+ * (atomic; a socket left by an earlier run is replaced). Not umask()
+ * around bind(): the umask is the process's, and by now the EAL's lcores
+ * and the drivers' threads run; a file one of them created meanwhile would
+ * get our umask. 0, or -1 after a message. */
+static int
+bind_private(int fd, const char *path, mode_t mode, gid_t gid)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	const char *slash = strrchr(path, '/');
+	int dlen = slash ? (int)(slash - path) + 1 : 0;
+	char dir[sizeof(a.sun_path) - 2]; /* room for "/s" */
+	const char *what = NULL;
+
+	/* "<dir of path>/.ctl-XXXXXX/s" */
+	if (snprintf(dir, sizeof(dir), "%.*s.ctl-XXXXXX", dlen, path) >=
+	    (int)sizeof(dir))
+		return pg_fail("--ctl '%s': its directory's name is longer "
+			       "than %zu bytes (the socket is made in a "
+			       "private directory there first)",
+			       path, sizeof(a.sun_path) - 14);
+	if (mkdtemp(dir) == NULL)
+		return pg_fail("--ctl '%s': %s", path, strerror(errno));
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s/s", dir);
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		what = "bind";
+	else if (chmod(a.sun_path, mode) != 0)
+		what = "chmod";
+	else if (gid != (gid_t)-1 && chown(a.sun_path, (uid_t)-1, gid) != 0)
+		what = "chown";
+	else if (rename(a.sun_path, path) != 0)
+		what = "rename";
+	if (what != NULL) {
+		int err = errno;
+
+		unlink(a.sun_path);
+		rmdir(dir);
+		if (strcmp(what, "chown") == 0)
+			return pg_fail("--ctl-group '%s': cannot give the "
+				       "socket group %u: %s",
+				       pg.o.ctl_group, (unsigned)gid,
+				       strerror(err));
+		return pg_fail("--ctl '%s': %s: %s", path, what, strerror(err));
+	}
+	rmdir(dir);
+	return 0;
+}
+
+int
+pg_ctl_open(const struct pg_opts *o)
+{
+	const char *path = o->ctl_path;
+	struct sockaddr_un a;
 	struct stat st;
 
 	for (int i = 0; i < PG_CTL_CONNS; i++)
 		conn[i].fd = -1;
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		fprintf(stderr,
-			"lr-pktgen: --ctl '%s': longer than %zu bytes\n", path,
-			sizeof(a.sun_path) - 1);
-		return -1;
-	}
+	euid = geteuid();
+	have_group = o->ctl_group != NULL;
+	group = o->ctl_gid;
+	if (strlen(path) >= sizeof(a.sun_path))
+		return pg_fail("--ctl '%s': longer than %zu bytes", path,
+			       sizeof(a.sun_path) - 1);
 	/* A socket left by an earlier run goes; anything else stays. */
-	if (lstat(path, &st) == 0) {
-		if (!S_ISSOCK(st.st_mode)) {
-			fprintf(stderr,
-				"lr-pktgen: --ctl '%s': exists and is not a "
-				"socket\n",
-				path);
-			return -1;
-		}
-		unlink(path);
-	}
-	strcpy(a.sun_path, path);
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode))
+		return pg_fail("--ctl '%s': exists and is not a socket", path);
 	lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    listen(lfd, PG_CTL_CONNS) != 0) {
-		fprintf(stderr, "lr-pktgen: --ctl '%s': %s\n", path,
-			strerror(errno));
-		if (lfd >= 0)
-			close(lfd);
-		lfd = -1;
-		return -1;
+	if (lfd < 0)
+		return pg_fail("--ctl '%s': %s", path, strerror(errno));
+	if (bind_private(lfd, path, have_group ? 0660 : 0600,
+			 have_group ? group : (gid_t)-1) != 0)
+		goto close_lfd;
+	if (listen(lfd, PG_CTL_BACKLOG) != 0) {
+		pg_fail("--ctl '%s': listen: %s", path, strerror(errno));
+		unlink(path);
+		goto close_lfd;
 	}
 	lpath = path;
 	return 0;
+close_lfd:
+	close(lfd);
+	lfd = -1;
+	return -1;
 }
 
 void
@@ -104,6 +168,94 @@ pg_ctl_close(void)
 		unlink(lpath);
 		lfd = -1;
 	}
+}
+
+#ifdef SO_PEERGROUPS
+/* Whether the client on fd had group among its supplementary groups when
+ * it connected (SO_PEERGROUPS, Linux 4.13). */
+static bool
+peer_groups_have(int fd, gid_t g)
+{
+	gid_t few[64], *gs = few;
+	socklen_t len = sizeof(few);
+	bool found = false;
+	int r = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gs, &len);
+
+	if (r != 0 && errno == ERANGE && (gs = malloc(len)) != NULL)
+		r = getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, gs, &len);
+	for (size_t i = 0; r == 0 && i < len / sizeof(gid_t); i++)
+		found |= gs[i] == g;
+	if (gs != few)
+		free(gs);
+	return found;
+}
+#else
+static bool
+peer_groups_have(int fd, gid_t g)
+{
+	(void)fd;
+	(void)g;
+	return false;
+}
+#endif
+
+/* Whether the group database makes user uid (primary group gid) a member
+ * of group g (getgrouplist). */
+static bool
+user_groups_have(uid_t uid, gid_t gid, gid_t g)
+{
+	struct passwd pw, *p = NULL;
+	char buf[4096];
+	gid_t few[64], *gs = few;
+	int n = 64, r;
+	bool found = false;
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p) != 0 || p == NULL)
+		return false;
+	r = getgrouplist(p->pw_name, gid, gs, &n);
+	if (r < 0 && n > 64 && (gs = malloc((size_t)n * sizeof(*gs))))
+		r = getgrouplist(p->pw_name, gid, gs, &n);
+	for (int i = 0; r >= 0 && i < n; i++)
+		found |= gs[i] == g;
+	if (gs != few)
+		free(gs);
+	return found;
+}
+
+/* Whether the client on fd may use the socket, by its credentials when it
+ * connected (SO_PEERCRED): root, our uid, or with --ctl-group a member of
+ * that group (its gid, its supplementary groups or the group database's
+ * for its user). Else false with the answer it gets in err. */
+static bool
+peer_allowed(int fd, char *err, size_t n)
+{
+	struct ucred c;
+	socklen_t len = sizeof(c);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &len) != 0) {
+		snprintf(err, n,
+			 "permission denied: the client's credentials are "
+			 "unknown (%s)",
+			 strerror(errno));
+		return false;
+	}
+	if (c.uid == 0 || c.uid == euid)
+		return true;
+	if (have_group && (c.gid == group || peer_groups_have(fd, group) ||
+			   user_groups_have(c.uid, c.gid, group)))
+		return true;
+	if (have_group)
+		snprintf(err, n,
+			 "permission denied: uid %u is not root, the run's "
+			 "user (uid %u) or a member of group %.64s (gid %u)",
+			 (unsigned)c.uid, (unsigned)euid, pg.o.ctl_group,
+			 (unsigned)group);
+	else
+		snprintf(err, n,
+			 "permission denied: uid %u is not root or the run's "
+			 "user (uid %u)",
+			 (unsigned)c.uid, (unsigned)euid);
+	return false;
 }
 
 /* The stream definition a request names in "stream" (an id or a name):
@@ -137,6 +289,27 @@ req_stream(const json_t *req, char *err, size_t n)
 	return -2;
 }
 
+/* Send resp (taken) and a newline on fd, never waiting and never raising
+ * SIGPIPE (a stop signal for lr-pktgen): 0 when all of it went, else -1. */
+static int
+send_line(int fd, json_t *resp)
+{
+	char *text =
+	    resp ? json_dumps(resp, JSON_COMPACT | JSON_REAL_PRECISION(10))
+		 : NULL;
+	size_t n;
+	ssize_t r;
+
+	json_decref(resp);
+	if (text == NULL)
+		return -1;
+	n = strlen(text);
+	text[n] = '\n'; /* over the NUL: the line is sent by its length */
+	r = send(fd, text, n + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(text);
+	return r == (ssize_t)(n + 1) ? 0 : -1;
+}
+
 /* Answer one request line; *quit set by "quit". */
 static void
 handle(int fd, const char *line, bool *quit)
@@ -145,7 +318,6 @@ handle(int fd, const char *line, bool *quit)
 	json_t *req = json_loads(line, 0, &e), *resp = NULL;
 	const char *cmd;
 	char err[256] = "";
-	char *text;
 
 	cmd = json_string_value(json_object_get(req, "cmd"));
 	if (req == NULL) {
@@ -186,17 +358,7 @@ handle(int fd, const char *line, bool *quit)
 		resp = json_pack("{s:b, s:s}", "ok", 0, "error", err);
 	else
 		json_object_set_new(resp, "ok", json_true());
-	text = json_dumps(resp, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	if (text != NULL) {
-		size_t n = strlen(text);
-
-		text[n] = '\n';
-		if (write(fd, text, n + 1) < 0) {
-			/* the client went: its connection closes on read */
-		}
-		free(text);
-	}
-	json_decref(resp);
+	send_line(fd, resp);
 	json_decref(req);
 }
 
@@ -210,8 +372,17 @@ pg_ctl_poll(void)
 		return false;
 	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >=
 	       0) {
+		char err[256];
 		int i = 0;
 
+		if (!peer_allowed(fd, err, sizeof(err))) {
+			json_t *resp =
+			    json_pack("{s:b, s:s}", "ok", 0, "error", err);
+
+			send_line(fd, resp);
+			close(fd);
+			continue;
+		}
 		while (i < PG_CTL_CONNS && conn[i].fd >= 0)
 			i++;
 		if (i == PG_CTL_CONNS) {
