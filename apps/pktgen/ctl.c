@@ -20,9 +20,23 @@
  * started with (--rate-*), and sets the rate the streams without one of
  * their own share; with "stream" (its id, from 0 in the order of the
  * profile, or its name) it sets that stream's own rate ("pps" or "mbps",
- * the unit it has). An error is {"ok": false, "error": "..."}. At most
- * PG_CTL_CONNS clients at once; a request line longer than PG_CTL_LINE
- * bytes closes its connection.
+ * the unit it has). An error is {"ok": false, "error": "..."}.
+ *
+ * Limits: at most PG_CTL_CONNS (64) clients at once; one more is accepted,
+ * answered {"ok":false,"error":"busy: 64 clients connected (limit 64)"}
+ * and closed. A client without a complete request line for --ctl-timeout
+ * seconds (default 5; since it connected or since its last request) is
+ * answered {"ok":false,"error":"timeout: no complete request in 5 s"} and
+ * closed, so clients that connect and say nothing never lock others out.
+ * A request line is at most PG_CTL_LINE (4096) bytes before its newline: a
+ * longer one is answered "request longer than 4096 bytes" and closed.
+ *
+ * It never holds up the run: the control thread calls pg_ctl_poll() a
+ * tick (5 ms), which polls the sockets without waiting (poll(), timeout
+ * 0), reads each ready one once, answers up to PG_CTL_BURST requests of a
+ * client and returns. Every socket is non-blocking; an answer is sent
+ * whole at once or, when the client does not read its answers (EAGAIN),
+ * the client is dropped: never a wait for it.
  *
  * Who may use it: the socket file is 0600 (--ctl-group GROUP: 0660 and
  * that group) from the moment it exists, whatever the umask (see
@@ -36,7 +50,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <grp.h>
+#include <poll.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,28 +60,40 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
 #include "pktgen.h"
 
-#define PG_CTL_CONNS   8
-#define PG_CTL_LINE    4096
+/* Clients served at once; one more is answered busy and closed. */
+#define PG_CTL_CONNS 64
+/* Bytes of a request line before its newline, at most. */
+#define PG_CTL_LINE 4096
+/* Connections the kernel queues until a tick accepts them: the 5 ms
+ * tick's accept loop takes them all, so this only has to outlast one. */
 #define PG_CTL_BACKLOG 256
+/* Requests of one client answered a tick, at most: a client that sends
+ * many at once waits for the next tick, the others do not wait for it. */
+#define PG_CTL_BURST 16
 /* The requests, as errors list them. */
 #define CMDS "stats, start, stop, rate, quit"
 
 static int lfd = -1;
 static const char *lpath;
-static uid_t euid;	/* ours: its clients are let in */
-static bool have_group; /* --ctl-group: */
-static gid_t group;	/* its members are let in too */
-static struct {
-	int fd;
-	size_t len;
-	char buf[PG_CTL_LINE];
+static uid_t euid;	 /* ours: its clients are let in */
+static bool have_group;	 /* --ctl-group: */
+static gid_t group;	 /* its members are let in too */
+static double timeout_s; /* --ctl-timeout */
+static unsigned nconn;	 /* clients in conn[] */
+static struct conn {
+	int fd;	      /* -1: a free slot */
+	size_t len;   /* bytes in buf: the start of the next request(s) */
+	double since; /* when it connected or its last request came */
+	char buf[PG_CTL_LINE + 1]; /* a line of PG_CTL_LINE and its '\n' */
 } conn[PG_CTL_CONNS];
+static struct pollfd pfd[1 + PG_CTL_CONNS]; /* the listener, conn[] */
 
 /* Bind fd to path with mode (and group gid unless it is -1) from the first
  * moment path names it, whatever the umask: the socket is bound inside a
@@ -127,6 +155,8 @@ pg_ctl_open(const struct pg_opts *o)
 
 	for (int i = 0; i < PG_CTL_CONNS; i++)
 		conn[i].fd = -1;
+	nconn = 0;
+	timeout_s = o->ctl_timeout;
 	euid = geteuid();
 	have_group = o->ctl_group != NULL;
 	group = o->ctl_gid;
@@ -163,11 +193,22 @@ pg_ctl_close(void)
 			close(conn[i].fd);
 			conn[i].fd = -1;
 		}
+	nconn = 0;
 	if (lfd >= 0) {
 		close(lfd);
 		unlink(lpath);
 		lfd = -1;
 	}
+}
+
+/* Seconds on the monotonic clock. */
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 #ifdef SO_PEERGROUPS
@@ -310,15 +351,43 @@ send_line(int fd, json_t *resp)
 	return r == (ssize_t)(n + 1) ? 0 : -1;
 }
 
-/* Answer one request line; *quit set by "quit". */
+/* Close client i's connection. */
 static void
-handle(int fd, const char *line, bool *quit)
+drop(unsigned i)
+{
+	LR_ASSERT(i < PG_CTL_CONNS && conn[i].fd >= 0 && nconn > 0);
+	close(conn[i].fd);
+	conn[i].fd = -1;
+	nconn--;
+}
+
+/* Answer client i {"ok": false, "error": the message} and close it. */
+static void __attribute__((format(printf, 2, 3)))
+drop_with(unsigned i, const char *fmt, ...)
+{
+	char err[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, sizeof(err), fmt, ap);
+	va_end(ap);
+	send_line(conn[i].fd, json_pack("{s:b, s:s}", "ok", 0, "error", err));
+	drop(i);
+}
+
+/* Answer client i's request line (len bytes, its '\n' after them); *quit
+ * set by "quit". 0, or -1 when the answer could not be sent whole: the
+ * client is dropped then. */
+static int
+handle(unsigned i, char *line, size_t len, bool *quit)
 {
 	json_error_t e;
-	json_t *req = json_loads(line, 0, &e), *resp = NULL;
+	json_t *req, *resp = NULL;
 	const char *cmd;
 	char err[256] = "";
 
+	line[len] = '\0'; /* over its '\n' */
+	req = json_loads(line, 0, &e);
 	cmd = json_string_value(json_object_get(req, "cmd"));
 	if (req == NULL) {
 		snprintf(err, sizeof(err), "not JSON: %s", e.text);
@@ -358,66 +427,113 @@ handle(int fd, const char *line, bool *quit)
 		resp = json_pack("{s:b, s:s}", "ok", 0, "error", err);
 	else
 		json_object_set_new(resp, "ok", json_true());
-	send_line(fd, resp);
 	json_decref(req);
+	if (send_line(conn[i].fd, resp) != 0) {
+		drop(i);
+		return -1;
+	}
+	return 0;
 }
 
+/* Take every connection waiting: a client that may not use the socket is
+ * answered why, one over PG_CTL_CONNS that it is busy; both are closed. */
+static void
+accept_all(double now)
+{
+	char err[256];
+	int fd;
+
+	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >=
+	       0) {
+		unsigned i = 0;
+
+		if (!peer_allowed(fd, err, sizeof(err))) {
+		} else if (nconn == PG_CTL_CONNS) {
+			snprintf(err, sizeof(err),
+				 "busy: %u clients connected (limit %u)", nconn,
+				 PG_CTL_CONNS);
+		} else {
+			while (conn[i].fd >= 0)
+				i++;
+			conn[i].fd = fd;
+			conn[i].len = 0;
+			conn[i].since = now;
+			nconn++;
+			continue;
+		}
+		send_line(fd, json_pack("{s:b, s:s}", "ok", 0, "error", err));
+		close(fd);
+	}
+}
+
+/* Serve client i: read what poll() says is there (revents), answer up to
+ * PG_CTL_BURST complete lines (every one after its end of file), drop it
+ * at its end, on an error, after a line too long or when it has been idle
+ * for --ctl-timeout. */
+static void
+serve(unsigned i, short revents, double now, bool *quit)
+{
+	struct conn *c = &conn[i];
+	bool eof = false;
+	char *nl;
+
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) &&
+	    c->len < sizeof(c->buf)) {
+		ssize_t r = recv(c->fd, c->buf + c->len,
+				 sizeof(c->buf) - c->len, MSG_DONTWAIT);
+
+		if (r > 0)
+			c->len += (size_t)r;
+		else if (r == 0)
+			eof = true;
+		else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			 errno != EINTR) {
+			drop(i);
+			return;
+		}
+	}
+	for (unsigned k = 0; (eof || k < PG_CTL_BURST) &&
+			     (nl = memchr(c->buf, '\n', c->len)) != NULL;
+	     k++) {
+		size_t n = (size_t)(nl - c->buf);
+
+		if (handle(i, c->buf, n, quit) != 0)
+			return; /* dropped */
+		c->since = now;
+		c->len -= n + 1;
+		memmove(c->buf, nl + 1, c->len);
+	}
+	if (eof)
+		drop(i);
+	else if (c->len == sizeof(c->buf) &&
+		 memchr(c->buf, '\n', c->len) == NULL)
+		drop_with(i, "request longer than %u bytes", PG_CTL_LINE);
+	else if (now - c->since >= timeout_s)
+		drop_with(i, "timeout: no complete request in %g s", timeout_s);
+}
+
+/* Never waits: poll() with no timeout says which sockets have something;
+ * every reply is sent whole at once or its client is dropped. */
 bool
 pg_ctl_poll(void)
 {
 	bool quit = false;
-	int fd;
+	double now;
 
 	if (lfd < 0)
 		return false;
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >=
-	       0) {
-		char err[256];
-		int i = 0;
-
-		if (!peer_allowed(fd, err, sizeof(err))) {
-			json_t *resp =
-			    json_pack("{s:b, s:s}", "ok", 0, "error", err);
-
-			send_line(fd, resp);
-			close(fd);
-			continue;
-		}
-		while (i < PG_CTL_CONNS && conn[i].fd >= 0)
-			i++;
-		if (i == PG_CTL_CONNS) {
-			close(fd); /* too many at once */
-			continue;
-		}
-		conn[i].fd = fd;
-		conn[i].len = 0;
-	}
-	for (int i = 0; i < PG_CTL_CONNS; i++) {
-		ssize_t r;
-		char *nl;
-
-		if (conn[i].fd < 0)
-			continue;
-		r = read(conn[i].fd, conn[i].buf + conn[i].len,
-			 sizeof(conn[i].buf) - 1 - conn[i].len);
-		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR)) {
-			close(conn[i].fd);
-			conn[i].fd = -1;
-			continue;
-		}
-		if (r > 0)
-			conn[i].len += (size_t)r;
-		conn[i].buf[conn[i].len] = '\0';
-		while ((nl = strchr(conn[i].buf, '\n')) != NULL) {
-			*nl = '\0';
-			handle(conn[i].fd, conn[i].buf, &quit);
-			conn[i].len -= (size_t)(nl + 1 - conn[i].buf);
-			memmove(conn[i].buf, nl + 1, conn[i].len + 1);
-		}
-		if (conn[i].len == sizeof(conn[i].buf) - 1) {
-			close(conn[i].fd); /* a line too long */
-			conn[i].fd = -1;
-		}
-	}
+	pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
+	for (unsigned i = 0; i < PG_CTL_CONNS; i++)
+		pfd[1 + i] =
+		    (struct pollfd){.fd = conn[i].fd, .events = POLLIN};
+	if (poll(pfd, 1 + PG_CTL_CONNS, 0) < 0)
+		return false;
+	now = now_s();
+	for (unsigned i = 0; i < PG_CTL_CONNS; i++)
+		if (conn[i].fd >= 0)
+			serve(i, pfd[1 + i].revents, now, &quit);
+	/* After the clients: the new ones' slots had no fd in pfd[]. */
+	if (pfd[0].revents & POLLIN)
+		accept_all(now);
 	return quit;
 }

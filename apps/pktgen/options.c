@@ -135,6 +135,10 @@ pg_usage(FILE *f, const char *prog)
 "                        user (checked on connect)\n"
 "  --ctl-group GROUP     the socket 0660 with group GROUP (a name or a\n"
 "                        gid): its members may use it too\n"
+"  --ctl-timeout S       a client that sends no complete request for S\n"
+"                        seconds is answered a timeout error and closed\n"
+"                        (default 5); at most 64 clients at once, one more\n"
+"                        is answered a busy error and closed\n"
 "  --idle                send nothing until a \"start\" request (needs\n"
 "                        --ctl); --duration counts the sending time only\n"
 "  --capture FILE        write every received frame to a pcap file\n"
@@ -474,6 +478,7 @@ enum {
 	O_SPEED,
 	O_CTL,
 	O_CTL_GROUP,
+	O_CTL_TIMEOUT,
 	O_IDLE,
 	O_NO_STAMP,
 	O_NO_SCREEN,
@@ -526,6 +531,7 @@ static const struct option longopts[] = {
     {"speed", required_argument, NULL, O_SPEED},
     {"ctl", required_argument, NULL, O_CTL},
     {"ctl-group", required_argument, NULL, O_CTL_GROUP},
+    {"ctl-timeout", required_argument, NULL, O_CTL_TIMEOUT},
     {"idle", no_argument, NULL, O_IDLE},
     {"no-stamp", no_argument, NULL, O_NO_STAMP},
     {"no-screen", no_argument, NULL, O_NO_SCREEN},
@@ -579,6 +585,7 @@ set_defaults(struct pg_opts *o)
 	o->speed = 1;
 	o->resolve_tries = 5;
 	o->resolve_interval = 1;
+	o->ctl_timeout = 5;
 }
 
 int
@@ -687,7 +694,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	uint64_t v, size_step = 0;
 	int c, nrate = 0, capture_mode = 0;
 	const char *stream_opt = NULL; /* first option about the frames */
-	int speed = 0, gateway = 0, l3 = 0;
+	int speed = 0, gateway = 0, l3 = 0, ctl_timeout = 0;
 	const char *resolve = NULL; /* a --resolve-* option given */
 	static char optname[40], stream_name[40];
 	int li = -1;
@@ -945,6 +952,12 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			if (parse_group(o, optarg) != 0)
 				return -1;
 			break;
+		case O_CTL_TIMEOUT:
+			if (parse_double("--ctl-timeout", optarg, 0.01, 86400,
+					 &o->ctl_timeout))
+				return -1;
+			ctl_timeout = 1;
+			break;
 		case O_IDLE:
 			o->idle = true;
 			break;
@@ -1088,6 +1101,9 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	if (o->ctl_group && !o->ctl_path)
 		return pg_fail("--ctl-group is the control socket's group: it "
 			       "needs --ctl PATH");
+	if (ctl_timeout && !o->ctl_path)
+		return pg_fail("--ctl-timeout is for the control socket's "
+			       "clients: it needs --ctl PATH");
 	if (o->idle && o->rx_only)
 		return pg_fail("--idle and --rx-only: an --rx-only run sends "
 			       "nothing to start");
