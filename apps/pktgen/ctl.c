@@ -20,7 +20,19 @@
  * started with (--rate-*), and sets the rate the streams without one of
  * their own share; with "stream" (its id, from 0 in the order of the
  * profile, or its name) it sets that stream's own rate ("pps" or "mbps",
- * the unit it has). An error is {"ok": false, "error": "..."}.
+ * the unit it has). Answers come in the order of the requests, and the
+ * connection stays open for more; a last request without its newline is
+ * answered too when the client shuts its sending side.
+ *
+ * Errors: {"ok": false, "error": "..."}, a text that names what is wrong,
+ * and the connection goes on: a NUL byte in the line ("request has a NUL
+ * byte at offset N"), not JSON (jansson's text, "(line L, column C)"), a
+ * key twice ("duplicate key \"cmd\" ..."; at any depth), not an object
+ * ("request is an array, not a JSON object"), no "cmd" or one not known,
+ * a key the command does not take ("stats: unknown key 'x' ..."), a bad
+ * value (rate: "pps", "mbps" or "pct", one, a number, in the run's unit;
+ * "stream" an id or a name that exists). The answers below end the
+ * connection after them.
  *
  * Limits: at most PG_CTL_CONNS (64) clients at once; one more is accepted,
  * answered {"ok":false,"error":"busy: 64 clients connected (limit 64)"}
@@ -36,7 +48,8 @@
  * 0), reads each ready one once, answers up to PG_CTL_BURST requests of a
  * client and returns. Every socket is non-blocking; an answer is sent
  * whole at once or, when the client does not read its answers (EAGAIN),
- * the client is dropped: never a wait for it.
+ * the client is dropped: never a wait for it. Answers go with
+ * MSG_NOSIGNAL: a client gone never raises SIGPIPE (a stop signal here).
  *
  * Who may use it: the socket file is 0600 (--ctl-group GROUP: 0660 and
  * that group) from the moment it exists, whatever the umask (see
@@ -50,10 +63,10 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +364,23 @@ send_line(int fd, json_t *resp)
 	return r == (ssize_t)(n + 1) ? 0 : -1;
 }
 
+/* {"ok": false, "error": err}. A message that is not UTF-8 (bytes of a
+ * request quoted, a name cut inside a character) has every byte above
+ * 0x7f made '?' first: jansson takes only UTF-8, and an error must go. */
+static json_t *
+error_json(char *err)
+{
+	json_t *s = json_string(err);
+
+	if (s == NULL) {
+		for (char *p = err; *p != '\0'; p++)
+			if ((unsigned char)*p > 0x7f)
+				*p = '?';
+		s = json_string(err);
+	}
+	return json_pack("{s:b, s:o}", "ok", 0, "error", s);
+}
+
 /* Close client i's connection. */
 static void
 drop(unsigned i)
@@ -371,63 +401,203 @@ drop_with(unsigned i, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, sizeof(err), fmt, ap);
 	va_end(ap);
-	send_line(conn[i].fd, json_pack("{s:b, s:s}", "ok", 0, "error", err));
+	send_line(conn[i].fd, error_json(err));
 	drop(i);
 }
 
-/* Answer client i's request line (len bytes, its '\n' after them); *quit
+/* A request's command: its name, what runs it (the answer without "ok",
+ * or NULL with the reason in err) and the keys it takes besides "cmd". */
+struct ctl_cmd {
+	const char *name;
+	json_t *(*fn)(const char *cmd, json_t *req, char *err, size_t n,
+		      bool *quit);
+	const char *keys[5];
+};
+
+static json_t *
+cmd_stats(const char *cmd, json_t *req, char *err, size_t n, bool *quit)
+{
+	json_t *r = pg_ctl_stats();
+
+	(void)cmd, (void)req, (void)quit;
+	if (r == NULL)
+		snprintf(err, n, "stats: out of memory");
+	return r;
+}
+
+static json_t *
+cmd_sending(const char *cmd, json_t *req, char *err, size_t n, bool *quit)
+{
+	(void)req, (void)err, (void)n, (void)quit;
+	pg_ctl_set_sending(strcmp(cmd, "start") == 0);
+	return json_pack("{s:b}", "sending", pg_sending());
+}
+
+static json_t *
+cmd_quit(const char *cmd, json_t *req, char *err, size_t n, bool *quit)
+{
+	(void)cmd, (void)req, (void)err, (void)n;
+	*quit = true;
+	return json_object();
+}
+
+static json_t *
+cmd_rate(const char *cmd, json_t *req, char *err, size_t n, bool *quit)
+{
+	static const char *const units[] = {"pps", "mbps", "pct"};
+	json_t *v = NULL;
+	int u = 0, nu = 0, k = req_stream(req, err, n);
+
+	(void)cmd, (void)quit;
+	for (int j = 2; j >= 0; j--)
+		if (json_object_get(req, units[j]) != NULL) {
+			v = json_object_get(req, units[j]);
+			u = j;
+			nu++;
+		}
+	if (k == -2)
+		return NULL; /* err says why */
+	if (nu > 1) {
+		snprintf(err, n,
+			 "rate: give one of \"pps\", \"mbps\" or \"pct\", not "
+			 "%d",
+			 nu);
+		return NULL;
+	}
+	if (v == NULL || !json_is_number(v)) {
+		snprintf(err, n,
+			 "rate: give \"pps\", \"mbps\" or \"pct\" with a "
+			 "number");
+		return NULL;
+	}
+	if (pg_ctl_set_rate(u + 1, json_number_value(v), k, err, n) != 0)
+		return NULL;
+	return json_pack("{s:f}", "rate", json_number_value(v));
+}
+
+/* The commands, in the order of CMDS. */
+static const struct ctl_cmd cmds[] = {
+    {"stats", cmd_stats, {NULL}},
+    {"start", cmd_sending, {NULL}},
+    {"stop", cmd_sending, {NULL}},
+    {"rate", cmd_rate, {"pps", "mbps", "pct", "stream", NULL}},
+    {"quit", cmd_quit, {NULL}},
+};
+
+/* 0 when every key of req is "cmd" or one that c takes; else -1 with the
+ * first other one named in err. */
+static int
+check_keys(const struct ctl_cmd *c, json_t *req, char *err, size_t n)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach(req, key, v)
+	{
+		char takes[64] = "\"cmd\"";
+		bool ok = strcmp(key, "cmd") == 0;
+
+		for (unsigned k = 0; !ok && c->keys[k] != NULL; k++)
+			ok = strcmp(key, c->keys[k]) == 0;
+		if (ok)
+			continue;
+		for (unsigned k = 0; c->keys[k] != NULL; k++)
+			snprintf(takes + strlen(takes),
+				 sizeof(takes) - strlen(takes), ", \"%s\"",
+				 c->keys[k]);
+		snprintf(err, n, "%s: unknown key '%.64s' (it takes %s%s)",
+			 c->name, key, takes, c->keys[0] ? "" : " only");
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the command req names: its answer (without "ok"), or NULL with the
+ * reason in err. */
+static json_t *
+dispatch(json_t *req, char *err, size_t n, bool *quit)
+{
+	const json_t *jc = json_object_get(req, "cmd");
+	const char *cmd = json_string_value(jc);
+
+	if (jc == NULL) {
+		snprintf(err, n, "no \"cmd\" (" CMDS ")");
+		return NULL;
+	}
+	if (cmd == NULL) {
+		snprintf(err, n, "\"cmd\" is not a string (" CMDS ")");
+		return NULL;
+	}
+	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++) {
+		if (strcmp(cmd, cmds[k].name) != 0)
+			continue;
+		if (check_keys(&cmds[k], req, err, n) != 0)
+			return NULL;
+		return cmds[k].fn(cmd, req, err, n, quit);
+	}
+	snprintf(err, n, "unknown cmd '%.64s' (" CMDS ")", cmd);
+	return NULL;
+}
+
+/* The request in line (len bytes, no newline) as a JSON object, or NULL
+ * with what is wrong with it in err: a NUL byte, not JSON (jansson's
+ * words, line and column), a duplicate key, not an object. */
+static json_t *
+parse_request(const char *line, size_t len, char *err, size_t n)
+{
+	static const char *const kind[] = {
+	    [JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+	    [JSON_STRING] = "a string",	 [JSON_INTEGER] = "a number",
+	    [JSON_REAL] = "a number",	 [JSON_TRUE] = "true",
+	    [JSON_FALSE] = "false",	 [JSON_NULL] = "null",
+	};
+	const char *nul = memchr(line, '\0', len), *near;
+	json_error_t e;
+	json_t *req;
+
+	if (nul != NULL) {
+		snprintf(err, n, "request has a NUL byte at offset %zu",
+			 (size_t)(nul - line));
+		return NULL;
+	}
+	req =
+	    json_loadb(line, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &e);
+	if (req == NULL) {
+		near = strstr(e.text, "near '"); /* near '"key"' */
+		if (json_error_code(&e) == json_error_duplicate_key && near)
+			snprintf(err, n,
+				 "duplicate key %.*s (line %d, column %d)",
+				 (int)strlen(near + 6) - 1, near + 6, e.line,
+				 e.column);
+		else
+			snprintf(err, n, "not JSON: %s (line %d, column %d)",
+				 e.text, e.line, e.column);
+		return NULL;
+	}
+	if (!json_is_object(req)) {
+		snprintf(err, n, "request is %s, not a JSON object",
+			 kind[json_typeof(req)]);
+		json_decref(req);
+		return NULL;
+	}
+	return req;
+}
+
+/* Answer client i's request line (len bytes, without its '\n'); *quit
  * set by "quit". 0, or -1 when the answer could not be sent whole: the
  * client is dropped then. */
 static int
-handle(unsigned i, char *line, size_t len, bool *quit)
+handle(unsigned i, const char *line, size_t len, bool *quit)
 {
-	json_error_t e;
-	json_t *req, *resp = NULL;
-	const char *cmd;
-	char err[256] = "";
+	char err[256] = "out of memory";
+	json_t *req = parse_request(line, len, err, sizeof(err));
+	json_t *resp = req ? dispatch(req, err, sizeof(err), quit) : NULL;
 
-	line[len] = '\0'; /* over its '\n' */
-	req = json_loads(line, 0, &e);
-	cmd = json_string_value(json_object_get(req, "cmd"));
-	if (req == NULL) {
-		snprintf(err, sizeof(err), "not JSON: %s", e.text);
-	} else if (cmd == NULL) {
-		snprintf(err, sizeof(err), "no \"cmd\" (" CMDS ")");
-	} else if (strcmp(cmd, "stats") == 0) {
-		resp = pg_ctl_stats();
-	} else if (strcmp(cmd, "start") == 0 || strcmp(cmd, "stop") == 0) {
-		pg_ctl_set_sending(strcmp(cmd, "start") == 0);
-		resp = json_pack("{s:b}", "sending", pg_sending());
-	} else if (strcmp(cmd, "quit") == 0) {
-		*quit = true;
-		resp = json_object();
-	} else if (strcmp(cmd, "rate") == 0) {
-		static const char *const units[] = {"pps", "mbps", "pct"};
-		json_t *v = NULL;
-		int u, k = req_stream(req, err, sizeof(err));
-
-		for (u = 0; u < 3; u++)
-			if ((v = json_object_get(req, units[u])) != NULL)
-				break;
-		if (k == -2) {
-			/* err says why */
-		} else if (v == NULL || !json_is_number(v)) {
-			snprintf(err, sizeof(err),
-				 "rate: give \"pps\", \"mbps\" or \"pct\" "
-				 "with a number");
-		} else if (pg_ctl_set_rate(u + 1, json_number_value(v), k, err,
-					   sizeof(err)) == 0) {
-			resp = json_pack("{s:f}", "rate", json_number_value(v));
-		}
-	} else {
-		snprintf(err, sizeof(err), "unknown cmd '%.64s' (" CMDS ")",
-			 cmd);
-	}
-	if (resp == NULL)
-		resp = json_pack("{s:b, s:s}", "ok", 0, "error", err);
-	else
-		json_object_set_new(resp, "ok", json_true());
 	json_decref(req);
+	if (resp != NULL)
+		json_object_set_new(resp, "ok", json_true());
+	else
+		resp = error_json(err);
 	if (send_line(conn[i].fd, resp) != 0) {
 		drop(i);
 		return -1;
@@ -461,7 +631,7 @@ accept_all(double now)
 			nconn++;
 			continue;
 		}
-		send_line(fd, json_pack("{s:b, s:s}", "ok", 0, "error", err));
+		send_line(fd, error_json(err));
 		close(fd);
 	}
 }
@@ -503,11 +673,12 @@ serve(unsigned i, short revents, double now, bool *quit)
 		c->len -= n + 1;
 		memmove(c->buf, nl + 1, c->len);
 	}
-	if (eof)
-		drop(i);
-	else if (c->len == sizeof(c->buf) &&
-		 memchr(c->buf, '\n', c->len) == NULL)
+	if (c->len == sizeof(c->buf) && memchr(c->buf, '\n', c->len) == NULL)
 		drop_with(i, "request longer than %u bytes", PG_CTL_LINE);
+	else if (eof && c->len > 0 && handle(i, c->buf, c->len, quit) != 0)
+		return; /* dropped */
+	else if (eof)
+		drop(i);
 	else if (now - c->since >= timeout_s)
 		drop_with(i, "timeout: no complete request in %g s", timeout_s);
 }
