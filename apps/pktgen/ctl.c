@@ -57,9 +57,12 @@
  * can connect. On top of the file's mode, each client's credentials when
  * it connected (SO_PEERCRED) are checked: root, the run's effective uid,
  * or with --ctl-group a member of the group (its gid, its supplementary
- * groups (SO_PEERGROUPS), or those the group database gives its user
- * (getgrouplist)). Anyone else is answered {"ok": false, "error":
- * "permission denied: uid N ..."} and closed, before any request is read.
+ * groups (SO_PEERGROUPS), or its user's primary group and the groups that
+ * list it in the databases (getpwuid, getgrouplist)). Anyone else is
+ * answered {"ok": false, "error": "permission denied: uid N ..."} and
+ * closed, before any request is read. (systemd's and Docker's sockets
+ * rely on the file's mode alone; the check also holds when the mode was
+ * loosened by hand.)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -253,10 +256,10 @@ peer_groups_have(int fd, gid_t g)
 }
 #endif
 
-/* Whether the group database makes user uid (primary group gid) a member
- * of group g (getgrouplist). */
+/* Whether the user database makes user uid a member of group g: its
+ * primary group (passwd) or one that lists it (getgrouplist). */
 static bool
-user_groups_have(uid_t uid, gid_t gid, gid_t g)
+user_groups_have(uid_t uid, gid_t g)
 {
 	struct passwd pw, *p = NULL;
 	char buf[4096];
@@ -266,9 +269,9 @@ user_groups_have(uid_t uid, gid_t gid, gid_t g)
 
 	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p) != 0 || p == NULL)
 		return false;
-	r = getgrouplist(p->pw_name, gid, gs, &n);
+	r = getgrouplist(p->pw_name, p->pw_gid, gs, &n);
 	if (r < 0 && n > 64 && (gs = malloc((size_t)n * sizeof(*gs))))
-		r = getgrouplist(p->pw_name, gid, gs, &n);
+		r = getgrouplist(p->pw_name, p->pw_gid, gs, &n);
 	for (int i = 0; r >= 0 && i < n; i++)
 		found |= gs[i] == g;
 	if (gs != few)
@@ -296,7 +299,7 @@ peer_allowed(int fd, char *err, size_t n)
 	if (c.uid == 0 || c.uid == euid)
 		return true;
 	if (have_group && (c.gid == group || peer_groups_have(fd, group) ||
-			   user_groups_have(c.uid, c.gid, group)))
+			   user_groups_have(c.uid, group)))
 		return true;
 	if (have_group)
 		snprintf(err, n,
