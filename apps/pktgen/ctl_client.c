@@ -28,6 +28,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+/* sun_path, for its size (sizeof does not evaluate it). */
+#define SUN_PATH (((struct sockaddr_un *)0)->sun_path)
+
 static int
 usage(void)
 {
@@ -59,15 +62,54 @@ stream_json(const char *s, char *buf, size_t n)
 	return 0;
 }
 
-int
-main(int argc, char **argv)
+/* Send req to the socket at path and print the answer: the exit status. */
+static int
+ask(const char *path, const char *req)
 {
 	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	char req[4096 + 2], resp[65536];
+	char resp[65536];
 	size_t got = 0;
 	int fd, send_errno = 0;
 
-	if (argc < 3 || strlen(argv[1]) >= sizeof(a.sun_path))
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	/* A server that refused us may have answered why and closed: the
+	 * answer is read even when the request could not go. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
+		send_errno = errno;
+	while (got < sizeof(resp) - 1 && memchr(resp, '\n', got) == NULL) {
+		ssize_t r = read(fd, resp + got, sizeof(resp) - 1 - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	resp[got] = '\0';
+	if (got == 0 && send_errno != 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': cannot send: %s\n", path,
+			strerror(send_errno));
+		return 1;
+	}
+	if (got == 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': no answer\n", path);
+		return 1;
+	}
+	fputs(resp, stdout);
+	return strstr(resp, "\"ok\":true") != NULL ? 0 : 1;
+}
+
+int
+main(int argc, char **argv)
+{
+	char req[4096 + 2];
+
+	if (argc < 3 || strlen(argv[1]) >= sizeof(SUN_PATH))
 		return usage();
 	if (argv[2][0] == '{' && argc == 3) {
 		if (strlen(argv[2]) > sizeof(req) - 2 ||
@@ -121,35 +163,5 @@ main(int argc, char **argv)
 	} else {
 		return usage();
 	}
-	strcpy(a.sun_path, argv[1]);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		fprintf(stderr, "lr-pktgen-ctl: '%s': %s\n", argv[1],
-			strerror(errno));
-		return 1;
-	}
-	/* A server that refused us may have answered why and closed: the
-	 * answer is read even when the request could not go. */
-	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
-		send_errno = errno;
-	while (got < sizeof(resp) - 1 && memchr(resp, '\n', got) == NULL) {
-		ssize_t r = read(fd, resp + got, sizeof(resp) - 1 - got);
-
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	resp[got] = '\0';
-	if (got == 0 && send_errno != 0) {
-		fprintf(stderr, "lr-pktgen-ctl: '%s': cannot send: %s\n",
-			argv[1], strerror(send_errno));
-		return 1;
-	}
-	if (got == 0) {
-		fprintf(stderr, "lr-pktgen-ctl: '%s': no answer\n", argv[1]);
-		return 1;
-	}
-	fputs(resp, stdout);
-	return strstr(resp, "\"ok\":true") != NULL ? 0 : 1;
+	return ask(argv[1], req);
 }
