@@ -116,9 +116,10 @@ static struct pollfd pfd[1 + PG_CTL_CONNS]; /* the listener, conn[] */
  * private directory made beside path (mkdtemp: 0700, ours, so no one else
  * reaches it there), given its mode and group, then renamed onto path
  * (atomic; a socket left by an earlier run is replaced). Not umask()
- * around bind(): the umask is the process's, and by now the EAL's lcores
- * and the drivers' threads run; a file one of them created meanwhile would
- * get our umask. 0, or -1 after a message. */
+ * around bind(): the umask is the process's, and by now the EAL has
+ * started its lcores' threads and drivers may have their own; a file one
+ * of them created meanwhile would get our umask. 0, or -1 after a
+ * message. */
 static int
 bind_private(int fd, const char *path, mode_t mode, gid_t gid)
 {
@@ -281,8 +282,8 @@ user_groups_have(uid_t uid, gid_t g)
 
 /* Whether the client on fd may use the socket, by its credentials when it
  * connected (SO_PEERCRED): root, our uid, or with --ctl-group a member of
- * that group (its gid, its supplementary groups or the group database's
- * for its user). Else false with the answer it gets in err. */
+ * that group (its gid, its supplementary groups, its user's groups in the
+ * databases). Else false with the answer it gets in err. */
 static bool
 peer_allowed(int fd, char *err, size_t n)
 {
