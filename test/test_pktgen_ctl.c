@@ -6,7 +6,8 @@
  * credentials (as root); idle clients that do not lock others out and get a
  * timeout error; 80 clients at once, each answered or told it is busy;
  * every malformed request answered with a JSON error that names the fault;
- * and a run's counters the same with and without a flood of clients.
+ * a client that does not read its answers dropped, not waited for; and a
+ * run's counters the same with and without a flood of clients.
  *
  * Each case runs the lr-pktgen binary of this build tree with its own
  * --file-prefix (pgctl_<case>_<pid>) and waits for the line that says the
@@ -786,6 +787,103 @@ test_malformed(void)
 	return quit_run(&c);
 }
 
+/* Send n stats requests on fd as fast as it takes them, reading nothing:
+ * how many went before the server closed it (or all n). */
+static unsigned
+send_unread(int fd, unsigned n)
+{
+	static const char req[] = "{\"cmd\":\"stats\"}\n";
+	double end = lr_test_now() + HANG_S;
+	unsigned sent = 0;
+	size_t off = 0;
+
+	while (sent < n && lr_test_now() < end) {
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
+		ssize_t r;
+
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		r = send(fd, req + off, sizeof(req) - 1 - off,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (r < 0 && errno != EAGAIN && errno != EINTR)
+			break; /* closed by the server */
+		off += r > 0 ? (size_t)r : 0;
+		if (off == sizeof(req) - 1) {
+			sent++;
+			off = 0;
+		}
+	}
+	return sent;
+}
+
+/* Read fd into buf (cap bytes, NUL-terminated) until its end (0 or a
+ * reset), waiting at most gap_s for more each time: the bytes read, and in
+ * *end whether it ended. */
+static size_t
+read_to_end(int fd, char *buf, size_t cap, double gap_s, bool *end)
+{
+	size_t got = 0;
+
+	*end = false;
+	while (got + 1 < cap) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t r;
+
+		if (poll(&p, 1, (int)(gap_s * 1000)) <= 0)
+			break;
+		r = read(fd, buf + got, cap - 1 - got);
+		if (r == 0 || (r < 0 && errno == ECONNRESET)) {
+			*end = true;
+			break;
+		}
+		if (r < 0 && errno != EINTR && errno != EAGAIN)
+			break;
+		got += r > 0 ? (size_t)r : 0;
+	}
+	buf[got] = '\0';
+	return got;
+}
+
+/* A client that asks and never reads its answers is dropped once an
+ * answer no longer fits in its socket, never waited for: what it can read
+ * then is whole stats answers, fewer than it asked for, and the end (well
+ * before --ctl-timeout 5 would end it); another client is answered
+ * meanwhile. */
+static int
+test_slow_reader(void)
+{
+	static char buf[1 << 20];
+	struct lr_test_child c;
+	char state[16], *p, *nl;
+	unsigned sent, lines = 0;
+	bool end;
+	int fd;
+
+	if (start_null(&c, "slow", "") != 0)
+		return -1;
+	fd = cl_connect();
+	CHECK(&c, fd >= 0, "connect: %s", strerror(errno));
+	sent = send_unread(fd, 20000);
+	CHECK(&c, run_state(state) && strcmp(state, "sending") == 0,
+	      "another client: state '%s'", state);
+	read_to_end(fd, buf, sizeof(buf), 3, &end);
+	close(fd);
+	for (p = buf; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+		char one[ANS];
+
+		snprintf(one, sizeof(one), "%.*s", (int)(nl + 1 - p), p);
+		CHECK(&c, is_stats(one, NULL), "answer %u", lines);
+		lines++;
+	}
+	printf("%u requests sent, %u answers read, then %s\n", sent, lines,
+	       end ? "the end" : "nothing more");
+	CHECK(&c, end && *p == '\0', "not closed, or a partial answer: '%s'",
+	      p);
+	CHECK(&c, lines > 0 && lines < sent, "%u answers to %u requests", lines,
+	      sent);
+	return quit_run(&c);
+}
+
 /* The flood: FLOOD clients that ask for stats again as soon as answered,
  * and RUDE clients a round that send a request (or garbage) and close at
  * once without reading. Every answer must be a stats answer. */
@@ -961,13 +1059,22 @@ CASE(group_members)
 CASE(idle_clients)
 CASE(many_clients)
 CASE(malformed)
+CASE(slow_reader)
 CASE(flood_counts)
 
+/* One case a line, in the order they run. */
+/* clang-format off */
 static const struct lr_test_case cases[] = {
-    {"mode_umask0", case_mode_umask0},	 {"mode_group", case_mode_group},
-    {"peer_refused", case_peer_refused}, {"group_members", case_group_members},
-    {"idle_clients", case_idle_clients}, {"many_clients", case_many_clients},
-    {"malformed", case_malformed},	 {"flood_counts", case_flood_counts},
+    {"mode_umask0", case_mode_umask0},
+    {"mode_group", case_mode_group},
+    {"peer_refused", case_peer_refused},
+    {"group_members", case_group_members},
+    {"idle_clients", case_idle_clients},
+    {"many_clients", case_many_clients},
+    {"malformed", case_malformed},
+    {"slow_reader", case_slow_reader},
+    {"flood_counts", case_flood_counts},
 };
+/* clang-format on */
 
 LR_TEST_MAIN("pktgen_ctl", cases)
