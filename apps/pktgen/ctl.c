@@ -87,8 +87,8 @@
 #define PG_CTL_CONNS 64
 /* Bytes of a request line before its newline, at most. */
 #define PG_CTL_LINE 4096
-/* Connections the kernel queues until a tick accepts them: the 5 ms
- * tick's accept loop takes them all, so this only has to outlast one. */
+/* Connections the kernel queues until a tick (5 ms) accepts them, and the
+ * most a tick accepts: a burst of clients this large waits one tick. */
 #define PG_CTL_BACKLOG 256
 /* Requests of one client answered a tick, at most: a client that sends
  * many at once waits for the next tick, the others do not wait for it. */
@@ -609,7 +609,7 @@ handle(unsigned i, const char *line, size_t len, bool *quit)
 	return 0;
 }
 
-/* Take every connection waiting: a client that may not use the socket is
+/* Take the connections waiting: a client that may not use the socket is
  * answered why, one over PG_CTL_CONNS that it is busy; both are closed. */
 static void
 accept_all(double now)
@@ -617,11 +617,16 @@ accept_all(double now)
 	char err[256];
 	int fd;
 
-	while ((fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >=
-	       0) {
+	/* At most a backlog's worth a tick: clients that keep connecting
+	 * cannot hold the control thread here. */
+	for (unsigned k = 0;
+	     k < PG_CTL_BACKLOG &&
+	     (fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;
+	     k++) {
 		unsigned i = 0;
 
 		if (!peer_allowed(fd, err, sizeof(err))) {
+			/* err says why */
 		} else if (nconn == PG_CTL_CONNS) {
 			snprintf(err, sizeof(err),
 				 "busy: %u clients connected (limit %u)", nconn,
