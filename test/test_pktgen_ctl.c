@@ -295,12 +295,13 @@ quit_run(struct lr_test_child *c)
 	return 0;
 }
 
-/* Kill a run a case gave up on. */
+/* End a run a case gave up on: SIGTERM, after which lr-pktgen cleans up
+ * (its runtime folder), and SIGKILL if it does not end in HANG_S. */
 static int
 kill_run(struct lr_test_child *c)
 {
-	kill(c->pid, SIGKILL);
-	lr_test_child_finish(c, READY_S);
+	kill(c->pid, SIGTERM);
+	lr_test_child_finish(c, HANG_S);
 	return -1;
 }
 
