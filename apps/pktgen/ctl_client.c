@@ -9,8 +9,16 @@
  *   lr-pktgen-ctl PATH quit                    (ends the run)
  *   lr-pktgen-ctl PATH '{"cmd": "stats"}'      (a request as it is)
  *
- * Exit status: 0 when the answer says "ok": true, 1 when it does not or
- * no answer came, 2 for bad arguments.
+ * The answer, one JSON line, is printed as it came, errors too: the
+ * server answers {"ok": false, "error": "..."} to a request it refuses (a
+ * bad value, a malformed request) and before it closes a connection it
+ * does not serve ("permission denied: uid N ...", "busy: 64 clients
+ * connected (limit 64)", "timeout: ..."). A raw request is one line of at
+ * most 4096 bytes (the server's limit), else refused here.
+ *
+ * Exit status: 0 when the answer says "ok": true, 1 when it does not (its
+ * "error" says why) or no answer came (stderr says why), 2 for bad
+ * arguments.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +27,9 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+/* sun_path, for its size (sizeof does not evaluate it). */
+#define SUN_PATH (((struct sockaddr_un *)0)->sun_path)
 
 static int
 usage(void)
@@ -51,17 +62,64 @@ stream_json(const char *s, char *buf, size_t n)
 	return 0;
 }
 
+/* Send req to the socket at path and print the answer: the exit status. */
+static int
+ask(const char *path, const char *req)
+{
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	char resp[65536];
+	size_t got = 0;
+	int fd, send_errno = 0;
+
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	/* A server that refused us may have answered why and closed: the
+	 * answer is read even when the request could not go. */
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req))
+		send_errno = errno;
+	while (got < sizeof(resp) - 1 && memchr(resp, '\n', got) == NULL) {
+		ssize_t r = read(fd, resp + got, sizeof(resp) - 1 - got);
+
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	resp[got] = '\0';
+	if (got == 0 && send_errno != 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': cannot send: %s\n", path,
+			strerror(send_errno));
+		return 1;
+	}
+	if (got == 0) {
+		fprintf(stderr, "lr-pktgen-ctl: '%s': no answer\n", path);
+		return 1;
+	}
+	fputs(resp, stdout);
+	return strstr(resp, "\"ok\":true") != NULL ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct sockaddr_un a = {.sun_family = AF_UNIX};
-	char req[512], resp[65536];
-	size_t got = 0;
-	int fd;
+	char req[4096 + 2];
 
-	if (argc < 3 || strlen(argv[1]) >= sizeof(a.sun_path))
+	if (argc < 3 || strlen(argv[1]) >= sizeof(SUN_PATH))
 		return usage();
 	if (argv[2][0] == '{' && argc == 3) {
+		if (strlen(argv[2]) > sizeof(req) - 2 ||
+		    strchr(argv[2], '\n') != NULL) {
+			fprintf(stderr,
+				"lr-pktgen-ctl: a request is one line of at "
+				"most %zu bytes\n",
+				sizeof(req) - 2);
+			return 2;
+		}
 		snprintf(req, sizeof(req), "%s\n", argv[2]);
 	} else if (strcmp(argv[2], "stats") == 0 && argc == 3) {
 		snprintf(req, sizeof(req), "{\"cmd\": \"stats\"}\n");
@@ -105,31 +163,5 @@ main(int argc, char **argv)
 	} else {
 		return usage();
 	}
-	strcpy(a.sun_path, argv[1]);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		fprintf(stderr, "lr-pktgen-ctl: '%s': %s\n", argv[1],
-			strerror(errno));
-		return 1;
-	}
-	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
-		fprintf(stderr, "lr-pktgen-ctl: '%s': cannot send: %s\n",
-			argv[1], strerror(errno));
-		return 1;
-	}
-	while (got < sizeof(resp) - 1 && memchr(resp, '\n', got) == NULL) {
-		ssize_t r = read(fd, resp + got, sizeof(resp) - 1 - got);
-
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	resp[got] = '\0';
-	if (got == 0) {
-		fprintf(stderr, "lr-pktgen-ctl: '%s': no answer\n", argv[1]);
-		return 1;
-	}
-	fputs(resp, stdout);
-	return strstr(resp, "\"ok\":true") != NULL ? 0 : 1;
+	return ask(argv[1], req);
 }

@@ -2309,7 +2309,7 @@ main(int argc, char **argv)
 	if (l3_wanted(o) && o->no_stamp)
 		unstamp_all();
 	if (o->ctl_path) {
-		if (pg_ctl_open(o->ctl_path) != 0)
+		if (pg_ctl_open(o) != 0)
 			goto close_ports;
 		printf("lr-pktgen: control socket %s\n", o->ctl_path);
 		fflush(stdout);

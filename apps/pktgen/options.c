@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,7 +130,15 @@ pg_usage(FILE *f, const char *prog)
 "                        stream's own rate); \"stop\" stops the sending,\n"
 "                        \"start\" resumes it, \"quit\" ends the run; the\n"
 "                        client: lr-pktgen-ctl PATH stats|start|stop|quit|\n"
-"                        rate U N [stream S]\n"
+"                        rate U N [stream S]; the socket is made 0600\n"
+"                        whatever the umask and serves root and the run's\n"
+"                        user (checked on connect)\n"
+"  --ctl-group GROUP     the socket 0660 with group GROUP (a name or a\n"
+"                        gid): its members may use it too\n"
+"  --ctl-timeout S       a client that sends no complete request for S\n"
+"                        seconds is answered a timeout error and closed\n"
+"                        (default 5); at most 64 clients at once, one more\n"
+"                        is answered a busy error and closed\n"
 "  --idle                send nothing until a \"start\" request (needs\n"
 "                        --ctl); --duration counts the sending time only\n"
 "  --capture FILE        write every received frame to a pcap file\n"
@@ -378,6 +387,46 @@ parse_field_range(const char *opt, const char *s, enum pg_field f,
 	return 0;
 }
 
+/* --ctl-group: a group name, else a gid (digits), as chown(1) takes them:
+ * 0, or -1 after a message naming the text. */
+static int
+parse_group(struct pg_opts *o, const char *s)
+{
+	struct group gr, *g = NULL;
+	size_t len = 1024;
+	char *buf = NULL, *end;
+	unsigned long v;
+	int err;
+
+	do { /* a group of many members needs a larger buffer: ERANGE */
+		free(buf);
+		len *= 4;
+		buf = malloc(len);
+		err = buf ? getgrnam_r(s, &gr, buf, len, &g) : ENOMEM;
+	} while (err == ERANGE && len < (1u << 24));
+	if (g != NULL)
+		o->ctl_gid = g->gr_gid;
+	free(buf);
+	if (g != NULL) {
+		o->ctl_group = s;
+		return 0;
+	}
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && *end == '\0' && errno == 0 &&
+	    v < (gid_t)-1) {
+		o->ctl_gid = (gid_t)v;
+		o->ctl_group = s;
+		return 0;
+	}
+	if (err != 0)
+		return pg_fail("--ctl-group '%s': cannot look it up: %s", s,
+			       strerror(err));
+	return pg_fail("--ctl-group '%s': no such group (a group name or a "
+		       "gid)",
+		       s);
+}
+
 enum {
 	O_PORTS = 256,
 	O_TX_PORTS,
@@ -428,6 +477,8 @@ enum {
 	O_REPLAY,
 	O_SPEED,
 	O_CTL,
+	O_CTL_GROUP,
+	O_CTL_TIMEOUT,
 	O_IDLE,
 	O_NO_STAMP,
 	O_NO_SCREEN,
@@ -479,6 +530,8 @@ static const struct option longopts[] = {
     {"replay", required_argument, NULL, O_REPLAY},
     {"speed", required_argument, NULL, O_SPEED},
     {"ctl", required_argument, NULL, O_CTL},
+    {"ctl-group", required_argument, NULL, O_CTL_GROUP},
+    {"ctl-timeout", required_argument, NULL, O_CTL_TIMEOUT},
     {"idle", no_argument, NULL, O_IDLE},
     {"no-stamp", no_argument, NULL, O_NO_STAMP},
     {"no-screen", no_argument, NULL, O_NO_SCREEN},
@@ -532,6 +585,7 @@ set_defaults(struct pg_opts *o)
 	o->speed = 1;
 	o->resolve_tries = 5;
 	o->resolve_interval = 1;
+	o->ctl_timeout = 5;
 }
 
 int
@@ -640,7 +694,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	uint64_t v, size_step = 0;
 	int c, nrate = 0, capture_mode = 0;
 	const char *stream_opt = NULL; /* first option about the frames */
-	int speed = 0, gateway = 0, l3 = 0;
+	int speed = 0, gateway = 0, l3 = 0, ctl_timeout = 0;
 	const char *resolve = NULL; /* a --resolve-* option given */
 	static char optname[40], stream_name[40];
 	int li = -1;
@@ -894,6 +948,16 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_CTL:
 			o->ctl_path = optarg;
 			break;
+		case O_CTL_GROUP:
+			if (parse_group(o, optarg) != 0)
+				return -1;
+			break;
+		case O_CTL_TIMEOUT:
+			if (parse_double("--ctl-timeout", optarg, 0.01, 86400,
+					 &o->ctl_timeout))
+				return -1;
+			ctl_timeout = 1;
+			break;
 		case O_IDLE:
 			o->idle = true;
 			break;
@@ -1034,6 +1098,12 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	if (o->idle && !o->ctl_path)
 		return pg_fail("--idle waits for a \"start\" request: it needs "
 			       "--ctl PATH");
+	if (o->ctl_group && !o->ctl_path)
+		return pg_fail("--ctl-group is the control socket's group: it "
+			       "needs --ctl PATH");
+	if (ctl_timeout && !o->ctl_path)
+		return pg_fail("--ctl-timeout is for the control socket's "
+			       "clients: it needs --ctl PATH");
 	if (o->idle && o->rx_only)
 		return pg_fail("--idle and --rx-only: an --rx-only run sends "
 			       "nothing to start");

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "lr_cycles.h"
 #include "lr_ethdev.h"
@@ -217,10 +218,13 @@ struct pg_opts {
 	bool quiet, json, xstats;
 	const char *stats_json_file; /**< --stats-json: a line a second */
 	const char *ctl_path;	     /**< --ctl: the control socket */
-	bool idle;	/**< --idle: nothing sent until a "start" request */
-	bool no_stamp;	/**< --no-stamp: frames without a stamp, no
-			     per-stream statistics */
-	bool no_screen; /**< --no-screen: live lines on a terminal too */
+	const char *ctl_group; /**< --ctl-group as given; NULL: none (0600) */
+	gid_t ctl_gid;	       /**< that group's id */
+	double ctl_timeout;    /**< --ctl-timeout: seconds a client may idle */
+	bool idle;	    /**< --idle: nothing sent until a "start" request */
+	bool no_stamp;	    /**< --no-stamp: frames without a stamp, no
+				 per-stream statistics */
+	bool no_screen;	    /**< --no-screen: live lines on a terminal too */
 	bool record_cycles; /**< --record-core-cycles: count busy_tsc */
 	/* L3 mode (l3.h): addresses and gateways per port, resolution. */
 	struct pg_l3_conf l3[LR_MAX_ETHPORTS]; /**< --ip, --gateway */
@@ -560,8 +564,9 @@ int pg_capture_close(void);
 
 /* ctl.c (and main.c for what it reports and changes) */
 struct json_t;
-/** Open the control socket at path; 0 or -1 after printing why. */
-int pg_ctl_open(const char *path);
+/** Open the control socket o->ctl_path (mode, group and timeout from o);
+ *  0 or -1 after printing why. */
+int pg_ctl_open(const struct pg_opts *o);
 /** Serve the control socket's clients (control thread); true if one
  *  asked to end the run ("quit"). */
 bool pg_ctl_poll(void);

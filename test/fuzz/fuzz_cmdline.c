@@ -61,6 +61,8 @@ check_pktgen(const struct pg_opts *o)
 	FUZZ_CHECK(o->profile ||
 		   pg_sdef_max_len(&o->cli) + PG_FCS >=
 		       pg_sdef_hdr_len(&o->cli) + PG_PAYLOAD_LEN + PG_FCS);
+	FUZZ_CHECK(o->ctl_timeout >= 0.01 && o->ctl_timeout <= 86400);
+	FUZZ_CHECK(o->ctl_path || (!o->ctl_group && o->ctl_timeout == 5));
 }
 
 static void
