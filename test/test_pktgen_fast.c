@@ -1066,26 +1066,88 @@ test_stats_period(void)
 	return 0;
 }
 
-/* A port that stops taking frames (net_ring0 alone: nobody reads its tx
- * ring) must not keep the generator from ending: a second after the run
- * is over it counts what the port refused and exits. */
-static int
-test_refusing_port(void)
+static long long jint(json_t *j, const char *path);
+
+/* Seconds since t0. */
+static double
+since(const struct timespec *t0)
 {
-	struct timespec t0, t1;
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Run lr-pktgen on net_ring0 alone (it takes 1,024 frames, then refuses
+ * every one: nobody reads its ring) with the options opts; it must end
+ * within max_s, exit 1 and name the port that stopped taking frames. */
+static int
+stall_run(const char *opts, double max_s)
+{
+	struct timespec t0;
+	double secs;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/* Before the fix this never ended (the suite's timeout fails it). */
-	rc = run(EAL " -l 0 --vdev net_ring0 -- --tx-only --duration 0.3");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT((t1.tv_sec - t0.tv_sec) < 5,
-		       "took %ld s to end on a refusing port",
-		       (long)(t1.tv_sec - t0.tv_sec));
-	LR_TEST_ASSERT(strstr(out, "frames refused by ports at exit") != NULL,
-		       "no refused frames reported:\n%s", out);
-	LR_TEST_ASSERT(field("tx") > 0, "%s", out);
+	rc = run(EAL " -l 0 --vdev net_ring0 -- --drain-ms 0 %s", opts);
+	secs = since(&t0);
+	printf("%s: exit %d after %.2f s\n", opts, rc, secs);
+	LR_TEST_ASSERT(secs < max_s, "%s: took %.2f s to end (at most %.1f)",
+		       opts, secs, max_s);
+	LR_TEST_ASSERT(rc == 1 && final_line_is_last() && field("tx") == 1024,
+		       "%s: exit %d (want 1), output:\n%s", opts, rc, out);
+	LR_TEST_ASSERT(strstr(out, "port 0 (net_ring0): transmit refused "
+				   "every frame for ") &&
+			   strstr(out, ": the port stopped taking frames\n"),
+		       "%s: the stall is not said:\n%s", opts, out);
+	return 0;
+}
+
+/* A port that stops taking frames (net_ring0 alone) must not keep the
+ * generator from ending: --duration ends on time, paced or not, a --count
+ * it cannot reach ends a second (PG_STALL_MS) after the port stopped;
+ * the run fails (exit 1) naming the port, since when and for how long it
+ * refused; the JSON says so and its counts stay positive. Before: a paced
+ * run ignored --duration for ever, its instance count was -1026. */
+static int
+test_refusing_port(void)
+{
+	char jpath[PATH_MAX + 64];
+	json_error_t e;
+	json_t *doc, *inst, *st;
+	double refused;
+	int rc;
+
+	if (stall_run("--tx-only --duration 0.3", 3) != 0 ||
+	    stall_run("--rate-pps 50k --count 1M", 3.5) != 0)
+		return -1;
+	snprintf(jpath, sizeof(jpath), "%s/stall.json", tmpdir);
+	rc = run_split(jpath,
+		       EAL " -l 0 --vdev net_ring0 -- --drain-ms 0 --json "
+			   "--rate-pps 50k --duration 0.6");
+	LR_TEST_ASSERT(rc == 1 && strstr(out, "the port stopped taking frames"),
+		       "exit %d:\n%s", rc, out);
+	doc = json_load_file(jpath, 0, &e);
+	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jpath, e.line, e.text);
+	inst = json_object_get(
+	    json_array_get(
+		json_object_get(json_object_get(doc, "config"), "streams"), 0),
+	    "instances");
+	st = json_array_get(
+	    json_object_get(json_object_get(doc, "results"), "stalls"), 0);
+	refused = json_number_value(json_object_get(st, "refused_s"));
+	LR_TEST_ASSERT(
+	    jint(json_array_get(inst, 0), "count") == 0 &&
+		jint(doc, "results.tx") == 1024 && jint(st, "port") == 0 &&
+		refused > 0.5 && refused < 0.7 &&
+		json_number_value(json_object_get(st, "since_s")) < 0.1 &&
+		json_is_true(json_object_get(json_object_get(doc, "results"),
+					     "rate_missed")),
+	    "JSON: count %lld, tx %lld, stall port %lld for %.3f s",
+	    jint(json_array_get(inst, 0), "count"), jint(doc, "results.tx"),
+	    jint(st, "port"), refused);
+	json_decref(doc);
 	return 0;
 }
 

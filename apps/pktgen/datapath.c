@@ -607,6 +607,48 @@ tx_resume(struct pg_txq *q, uint64_t now)
 		q->end_fp += d_fp;
 }
 
+/* The queue's sending time is over: the run stopped, its count is built,
+ * or its time ran out (paced: the schedule's end passed in real time too,
+ * for a schedule held up by frames the port refuses moves no more). */
+static __lr_cold bool
+tx_time_over(const struct pg_txq *q, int st, uint64_t end, uint64_t now)
+{
+	if (st != PG_RUN || q->quota == 0)
+		return true;
+	if (q->paced)
+		return q->end_fp != 0 &&
+		       (q->next_fp >= q->end_fp ||
+			(now - pg.t0) << PG_FP_SHIFT >= q->end_fp);
+	return end && now >= end + q->paused_tsc;
+}
+
+/* The port has refused every frame of q for too long: PG_STALL_MS while
+ * q still has frames to send, PG_STALL_END_MS once its time is over (a
+ * port that works takes a full ring in milliseconds). */
+static __lr_cold bool
+tx_stalled(const struct pg_txq *q, int st, uint64_t end, uint64_t now)
+{
+	uint64_t refused = now - q->refused_tsc;
+
+	if (q->refused_tsc == 0)
+		return false;
+	if (refused >= pg.hz / 1000 * PG_STALL_MS)
+		return true;
+	return refused >= pg.hz / 1000 * PG_STALL_END_MS &&
+	       tx_time_over(q, st, end, now);
+}
+
+/* Give up on a stalled port: since when and for how long it refused every
+ * frame kept for the report; the frames it refused dropped (tx_drop). */
+static __lr_cold void
+tx_give_up(struct pg_txq *q, uint64_t now)
+{
+	q->stall_since = q->refused_tsc;
+	q->stall_tsc = now - q->refused_tsc;
+	q->done = true;
+	pg_txq_release(q);
+}
+
 /* The acquire orders the copy after the control thread's reading of the
  * last one; the release publishes it. */
 __lr_cold void
@@ -672,16 +714,11 @@ pg_lcore_loop(void *arg)
 				struct pg_txq *q = lc->tx[i];
 
 				if (lr_unlikely(q->npending != 0)) {
-					/* The run is over and the port has
-					 * refused everything for a second:
-					 * count the rest as dropped, stop. */
-					if (lr_unlikely(tx_over(q, st, q->paced,
-								end, now) &&
-							q->refused_tsc != 0 &&
-							now - q->refused_tsc >
-							    pg.hz)) {
-						q->done = true;
-						pg_txq_release(q);
+					/* The port stopped taking frames:
+					 * the queue gives up (reported). */
+					if (lr_unlikely(
+						tx_stalled(q, st, end, now))) {
+						tx_give_up(q, now);
 						continue;
 					}
 					moved += tx_retry(q, now);

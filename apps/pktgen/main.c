@@ -717,6 +717,8 @@ setup_streams(const struct pg_opts *o)
 			if (q->burst_len == 0)
 				q->quota = 0;
 		}
+		/* What it is to send (the quota counts down as it sends). */
+		q->count = q->quota == UINT64_MAX ? 0 : q->quota;
 		if (d->rate_mode == PG_RATE_PPS)
 			pps = d->rate / n;
 		else if (d->rate_mode == PG_RATE_MBPS)
@@ -1447,6 +1449,7 @@ struct totals {
 	uint64_t rx_all, rx_other, behind;
 	uint64_t unique, reordered, dup, late, foreign;
 	uint64_t lost;
+	unsigned stalled; /* queues whose port stopped taking frames */
 	double secs;
 	double cpu_s, wall_s; /* datapath lcores, summed */
 	uint64_t busy_tsc, busy_frames; /* --record-core-cycles, summed */
@@ -1479,6 +1482,7 @@ compute_totals(struct totals *t)
 		}
 	}
 	for (unsigned i = 0; i < ntxqs; i++) {
+		t->stalled += txqs[i]->stall_tsc != 0;
 		if (txqs[i]->first_tsc == 0)
 			continue;
 		if (first == 0 || txqs[i]->first_tsc < first)
@@ -1564,6 +1568,67 @@ sdef_stats(unsigned k)
 	return &ss;
 }
 
+/* Whether a queue of port p gave up on it (the port stopped taking
+ * frames); the earliest time into the run its refusal began and the
+ * longest it lasted, in seconds. */
+static bool
+port_stall(uint16_t p, double *since, double *secs)
+{
+	bool any = false;
+
+	*since = *secs = 0;
+	for (unsigned i = 0; i < ntxqs; i++) {
+		const struct pg_txq *q = txqs[i];
+		double s, d;
+
+		if (q->port != p || q->stall_tsc == 0)
+			continue;
+		s = (double)(q->stall_since - pg.t0) / (double)pg.hz;
+		d = (double)q->stall_tsc / (double)pg.hz;
+		if (!any || s < *since)
+			*since = s;
+		*secs = LR_MAX(*secs, d);
+		any = true;
+	}
+	return any;
+}
+
+/* A line for every port that stopped taking frames; how many. */
+static unsigned
+print_stalls(void)
+{
+	unsigned n = 0;
+	double since, secs;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+		if (!ports[p].used || !port_stall(p, &since, &secs))
+			continue;
+		printf("port %u (%s): transmit refused every frame for %.2f s "
+		       "(from %.3f s into the run): the port stopped taking "
+		       "frames\n",
+		       p, ports[p].name, secs, since);
+		n++;
+	}
+	fflush(stdout);
+	return n;
+}
+
+/* The ports that stopped taking frames, for the JSON results. */
+static json_t *
+json_stalls(void)
+{
+	json_t *a = json_array();
+	double since, secs;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		if (ports[p].used && port_stall(p, &since, &secs))
+			json_array_append_new(
+			    a, json_pack("{s:i, s:s, s:f, s:f}", "port", p,
+					 "name", ports[p].name, "since_s",
+					 since, "refused_s", secs));
+	return a;
+}
+
 static void
 print_summary(const struct totals *t, unsigned leaked)
 {
@@ -1602,6 +1667,10 @@ print_summary(const struct totals *t, unsigned leaked)
 			printf("rate missed: %s (%llu frames behind the "
 			       "schedule)\n",
 			       r, (unsigned long long)t->behind);
+		else if (t->stalled)
+			printf("rate missed: %s until a port stopped taking "
+			       "frames\n",
+			       r);
 		else
 			printf("rate: %s, on schedule\n", r);
 	}
@@ -1724,9 +1793,7 @@ json_sdef(unsigned k)
 			    json_pack("{s:i, s:i, s:i, s:I}", "id",
 				      txqs[i]->stream, "port", txqs[i]->port,
 				      "queue", txqs[i]->queue, "count",
-				      (json_int_t)(txqs[i]->quota == UINT64_MAX
-						       ? 0
-						       : txqs[i]->quota)));
+				      (json_int_t)txqs[i]->count));
 	for (int f = 0; f < PG_FV_COUNT; f++)
 		if (d->v[f].lo != d->v[f].hi)
 			json_array_append_new(
@@ -1900,12 +1967,13 @@ print_json(const struct totals *t, unsigned leaked)
 	    "tx_mpps", (double)t->tx / t->secs / 1e6, "rx_mpps",
 	    (double)t->rx / t->secs / 1e6, "tx_gbps",
 	    wire_gbps(t->tx, t->txb, t->secs), "rx_gbps",
-	    wire_gbps(t->rx, t->rxb, t->secs), "rate_missed", t->behind != 0,
-	    "mbufs_leaked", leaked, "cpu_s", t->cpu_s, "lcore_wall_s",
-	    t->wall_s);
+	    wire_gbps(t->rx, t->rxb, t->secs), "rate_missed",
+	    t->behind != 0 || t->stalled, "mbufs_leaked", leaked, "cpu_s",
+	    t->cpu_s, "lcore_wall_s", t->wall_s);
 	json_object_set_new(res, "ports", jp);
 	json_object_set_new(res, "latency_us", json_latency(&t->lat));
 	json_object_set_new(res, "streams", json_streams());
+	json_object_set_new(res, "stalls", json_stalls());
 	if (pg.l3)
 		json_object_set_new(res, "l3", pg_l3_json());
 	doc = json_pack("{s:o, s:o}", "config", json_config(), "results", res);
@@ -2435,6 +2503,8 @@ close_ports:
 		} else {
 			print_summary(&tot, leaked + rx_leaked);
 		}
+		if (print_stalls() != 0)
+			status = 1;
 		print_final(&tot);
 	} else {
 		status = 1;

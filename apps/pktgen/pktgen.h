@@ -88,6 +88,12 @@ pg_fail(const char *fmt, ...)
 /** Latency histogram: sub-buckets per power of two (2^PG_LAT_SUB_BITS). */
 #define PG_LAT_SUB_BITS 4
 #define PG_LAT_BUCKETS	(64 << PG_LAT_SUB_BITS)
+/** A port that refuses every frame of a queue this long has stopped
+ *  taking frames: while the queue has frames to send, and once its
+ *  sending time is over (a port that works takes a full ring in
+ *  milliseconds). The queue then gives up, and the run fails. */
+#define PG_STALL_MS	1000
+#define PG_STALL_END_MS 250
 /** Fixed-point shift of the rate limiter's cycle arithmetic. */
 #define PG_FP_SHIFT 16
 
@@ -334,6 +340,10 @@ struct pg_txq {
 	struct lr_mbuf *stash[PG_MAX_BURST];
 	uint64_t first_tsc, last_tsc;
 	uint64_t refused_tsc; /* since when the port refuses every frame */
+	/* The port stopped taking frames (tx_stalled()): since when (TSC)
+	 * and for how long (cycles) it refused every frame; 0: it did not. */
+	uint64_t stall_since, stall_tsc;
+	uint64_t count; /**< frames it was to send; 0: no limit */
 	struct pg_counters *cnt;
 	/* Where its mbufs come from: pg.pool, or the port's own pool (a
 	 * zero-copy memif port: sent with no copy); the rearm word of a
