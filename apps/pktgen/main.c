@@ -222,6 +222,10 @@ assign_queues(void)
 	pg.inst_sdef = calloc(LR_MAX(ntxqs, 1u), sizeof(*pg.inst_sdef));
 	if (pg.inst_sdef == NULL)
 		return pg_fail("out of memory");
+	pg.txq = txqs;
+	pg.nlcs = n_dp;
+	for (unsigned i = 0; i < n_dp; i++)
+		pg.lcs[i] = lcores[dp_lcores[i]];
 	for (unsigned i = 0; i < ntxqs; i++)
 		pg.inst_sdef[i] = (uint16_t)txqs[i]->sdef;
 	return 0;
@@ -1420,9 +1424,39 @@ control_thread(void *arg)
 	return NULL;
 }
 
-/* Give every mbuf a port still holds back to the pool. */
-static void
-drain_ports(void)
+void
+pg_run_lcores(void)
+{
+	const struct pg_opts *o = &pg.o;
+	bool ctl_thread = false;
+	pthread_t ctl;
+
+	pg.t0 = lr_get_tsc_cycles();
+	pg.end_tsc = o->duration > 0
+			 ? pg.t0 + (uint64_t)(o->duration * (double)pg.hz)
+			 : 0;
+	atomic_store(&pg.go, 1);
+	if (dp_lcores[0] != lr_get_main_lcore()) {
+		for (unsigned i = 0; i < n_dp; i++)
+			lr_eal_remote_launch(
+			    pg_lcore_loop, lcores[dp_lcores[i]], dp_lcores[i]);
+		control_loop();
+		lr_eal_mp_wait_lcore();
+		return;
+	}
+	if (pthread_create(&ctl, NULL, control_thread, NULL) != 0) {
+		pg_fail("cannot start the control thread");
+		atomic_store(&pg.state, PG_STOP);
+	} else {
+		ctl_thread = true;
+	}
+	pg_lcore_loop(lcores[dp_lcores[0]]);
+	if (ctl_thread)
+		pthread_join(ctl, NULL);
+}
+
+void
+pg_drain_ports(void)
 {
 	struct lr_mbuf *pkts[PG_MAX_BURST];
 
@@ -2278,9 +2312,7 @@ main(int argc, char **argv)
 	struct pg_opts *o = &pg.o;
 	struct totals tot;
 	unsigned leaked = 0, rx_leaked = 0, max_len;
-	pthread_t ctl;
 	int ret, status = 1;
-	bool ctl_thread = false;
 
 	/* Before anything is taken: every stop signal (INT, TERM, HUP, PIPE,
 	 * QUIT, USR1, USR2) ends in the clean exit below, during EAL init and
@@ -2415,29 +2447,7 @@ main(int argc, char **argv)
 	if (screen_on && screen_setup() != 0)
 		goto close_ports;
 
-	/* Start. */
-	pg.t0 = lr_get_tsc_cycles();
-	pg.end_tsc = o->duration > 0
-			 ? pg.t0 + (uint64_t)(o->duration * (double)pg.hz)
-			 : 0;
-	atomic_store(&pg.go, 1);
-	if (dp_lcores[0] == lr_get_main_lcore()) {
-		if (pthread_create(&ctl, NULL, control_thread, NULL) != 0) {
-			pg_fail("cannot start the control thread");
-			atomic_store(&pg.state, PG_STOP);
-		} else {
-			ctl_thread = true;
-		}
-		pg_lcore_loop(lcores[dp_lcores[0]]);
-		if (ctl_thread)
-			pthread_join(ctl, NULL);
-	} else {
-		for (unsigned i = 0; i < n_dp; i++)
-			lr_eal_remote_launch(
-			    pg_lcore_loop, lcores[dp_lcores[i]], dp_lcores[i]);
-		control_loop();
-		lr_eal_mp_wait_lcore();
-	}
+	pg_run_lcores();
 	if (screen_on)
 		screen_final();
 	else if (!o->quiet && t_stop - last_print > pg.hz / 4)
@@ -2451,7 +2461,7 @@ main(int argc, char **argv)
 		print_pool_xstats();
 	}
 	/* Stop: every mbuf back, ports closed, then the figures. */
-	drain_ports();
+	pg_drain_ports();
 	for (unsigned i = 0; i < ntxqs; i++)
 		pg_txq_release(txqs[i]);
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)

@@ -443,6 +443,9 @@ struct pg_run {
 	_Atomic int go;	    /**< lcores start when set */
 	_Atomic int state;  /**< PG_RUN, PG_TX_STOP, PG_STOP */
 	_Atomic int paused; /**< sending stopped ("stop", --idle) */
+	struct pg_txq **txq;		    /**< [nstreams]: every instance */
+	struct pg_lcore *lcs[LR_MAX_LCORE]; /**< the datapath lcores */
+	unsigned nlcs;
 };
 
 enum { PG_RUN, PG_TX_STOP, PG_STOP };
@@ -514,6 +517,57 @@ int pg_lcore_loop(void *arg);
 void pg_lcore_snap(struct pg_lcore *lc);
 /** Free the frames a queue still holds (pending ones count as tx_drop). */
 void pg_txq_release(struct pg_txq *q);
+
+/* main.c: the run, for the trials */
+/** Start the datapath lcores and the control loop (which ends the sending
+ *  at --duration, --count or a stop, drains --drain-ms, stops them); back
+ *  once every lcore has returned. */
+void pg_run_lcores(void);
+/** Give every mbuf a port still holds back to its pool. */
+void pg_drain_ports(void);
+
+/* trial.c: one trial of a search */
+/** Latency figures of a trial, in microseconds (see PG_TQ_*). */
+enum {
+	PG_TQ_MIN,
+	PG_TQ_P50,
+	PG_TQ_P90,
+	PG_TQ_P99,
+	PG_TQ_P999,
+	PG_TQ_P9999,
+	PG_TQ_MAX,
+	PG_TQ_COUNT,
+};
+/** What one stream definition sent and got back in a trial (frames of
+ *  ours: stamped with this trial's run id). */
+struct pg_trial_stream {
+	uint64_t tx, rx, lost, reordered, dup;
+	uint64_t lat_n;
+	double lat_us[PG_TQ_COUNT];
+};
+/** A trial: pps frames/s over every stream for secs seconds, then the
+ *  drain; its figures and its verdict. */
+struct pg_trial {
+	double pps, secs;  /**< asked */
+	uint64_t expected; /**< frames the schedule holds */
+	uint64_t tx, tx_own, rx, lost, reordered, dup;
+	uint64_t behind, tx_nombuf, rx_nombuf, imissed;
+	double tx_pps;		    /**< achieved: tx / secs */
+	double loss;		    /**< lost / tx_own */
+	bool valid;		    /**< the generator sent what it was asked */
+	bool stalled;		    /**< a port stopped taking frames */
+	char reason[256];	    /**< why it is invalid */
+	struct pg_trial_stream all; /**< every stream together */
+	struct pg_trial_stream *st; /**< [pg.nsdefs], the caller's */
+};
+/** Run trial t (t->pps, t->secs and t->st set): templates rebuilt with a
+ *  fresh run id, counters cleared, the lcores run, the figures and the
+ *  verdict filled in. 0, or -1 when it could not run (out of memory,
+ *  said) or a stop signal ended it. */
+int pg_trial_run(struct pg_trial *t);
+/** Set the size of every stream definition: size bytes with FCS, or 0
+ *  for IMIX; 0, or -1 after saying which stream cannot hold it. */
+int pg_trial_set_size(unsigned size);
 
 /* options.c */
 /** Parse program options into o: 0; 1 after printing the usage for
