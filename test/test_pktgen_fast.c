@@ -866,6 +866,27 @@ test_bad_options(void)
 	    {"--idle --count 1", 2,
 	     "--idle waits for a \"start\" request: it needs --ctl PATH"},
 	    {"--idle --ctl x.sock --rx-only", 2, "--idle and --rx-only"},
+	    {"--rfc2544 latency", 2,
+	     "--rfc2544 'latency': the search lr-pktgen runs is: throughput"},
+	    {"--pdr-loss 1", 2, "--pdr-loss needs --rfc2544 throughput"},
+	    {"--rfc2544 throughput --duration 1", 2,
+	     "--duration does not apply"},
+	    {"--rfc2544 throughput --rate-pps 1k", 2,
+	     "--rate-pps/--rate-mbps/--rate-pct does not apply"},
+	    {"--rfc2544 throughput --rfc2544-sizes 63,imix", 2,
+	     "--rfc2544-sizes '63,imix': expected frame sizes 64..9018"},
+	    {"--rfc2544 throughput --max-rate fast", 2,
+	     "--max-rate 'fast': expected a rate above 0"},
+	    {"--rfc2544 throughput --min-rate 2k --max-rate 1k", 2,
+	     "--min-rate 2000 is above --max-rate 1000: no rate to search"},
+	    {"--rfc2544 throughput --max-rate 1k --min-rate 5%", 2,
+	     "--min-rate 5% (744048 frames/s at 64 B) is above --max-rate "
+	     "1000 (1000 frames/s at 64 B): no rate to search"},
+	    {"--rfc2544 throughput --max-rate 20M", 2,
+	     "--max-rate 20000000 (20000000 frames/s at 64 B) is above the "
+	     "line rate of the sending ports at 64 B: 14880952 frames/s"},
+	    {"--rfc2544 throughput --ipv6 --rfc2544-sizes 64", 2,
+	     "at least 84 bytes"},
 	};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -1151,6 +1172,103 @@ test_refusing_port(void)
 	return 0;
 }
 
+/* --rfc2544 throughput on a net_ring pair (nothing lost): every size's
+ * NDR and PDR are the max rate, said to be held back by it; the JSON
+ * document holds them, the latency percentiles at the NDR per stream, and
+ * every trial with its verdict. */
+static int
+test_rfc2544(void)
+{
+	char jpath[PATH_MAX + 64];
+	json_error_t e;
+	json_t *doc, *sizes;
+	int rc;
+
+	snprintf(jpath, sizeof(jpath), "%s/rfc.json", tmpdir);
+	rc =
+	    run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		    "--rx-ports 1 --rfc2544 throughput --rfc2544-sizes 64,imix "
+		    "--max-rate 20k --trial-s 0.05 --final-trial-s 0.1 "
+		    "--drain-ms 50 --json %s",
+		jpath);
+	LR_TEST_ASSERT(rc == 0 && strstr(out, "=== RFC 2544 throughput") &&
+			   strstr(out, "\n64 B           20000 ") &&
+			   strstr(out, "\nIMIX           20000 ") &&
+			   strstr(out,
+				  "64 B: NDR 20000 frames/s, within 0 of the "
+				  "max rate (--max-rate or the line rate)"),
+		       "exit %d:\n%s", rc, out);
+	doc = json_load_file(jpath, 0, &e);
+	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jpath, e.line, e.text);
+	sizes = json_object_get(json_object_get(doc, "rfc2544"), "sizes");
+	LR_TEST_ASSERT(json_array_size(sizes) == 2, "sizes");
+	for (size_t i = 0; i < 2; i++) {
+		json_t *z = json_array_get(sizes, i);
+		json_t *tr = json_object_get(z, "trials");
+		json_t *lat = json_object_get(
+		    json_array_get(json_object_get(z, "latency_at_ndr_us"), 0),
+		    "latency_us");
+		json_t *t0 = json_array_get(tr, 0);
+
+		LR_TEST_ASSERT(
+		    jint(z, "ndr.pps") == 20000 &&
+			jint(z, "pdr.pps") == 20000 &&
+			jint(z, "line_rate_pps") > 0 &&
+			json_is_string(json_object_get(
+			    json_object_get(z, "ndr"), "limited_by")) &&
+			json_array_size(tr) >= 2 &&
+			jint(t0, "rate_pps") == 20000 &&
+			jint(t0, "tx") == 1000 && jint(t0, "rx") == 1000 &&
+			jint(t0, "lost") == 0 &&
+			strcmp(
+			    json_string_value(json_object_get(t0, "verdict")),
+			    "valid") == 0 &&
+			strcmp(json_string_value(json_object_get(t0, "ndr")),
+			       "pass") == 0 &&
+			jint(lat, "n") > 0 && jint(lat, "p9999") >= 0 &&
+			json_number_value(json_object_get(lat, "min")) <=
+			    json_number_value(json_object_get(lat, "p50")) &&
+			json_number_value(json_object_get(lat, "p50")) <=
+			    json_number_value(json_object_get(lat, "max")),
+		    "size %zu in the JSON document", i);
+	}
+	json_decref(doc);
+	return 0;
+}
+
+/* --rfc2544 against a device that forwards nothing (net_null: what it
+ * hands back is not ours): NDR 0, said, exit 1, in few trials; against a
+ * port that stops taking frames (net_ring0 alone): the search stops on
+ * time, naming the port, exit 1. */
+static int
+test_rfc2544_fail(void)
+{
+	struct timespec t0;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = run(EAL " -l 0 --vdev net_null0 -- --rfc2544 throughput "
+		     "--rfc2544-sizes 64 --max-rate 10k --trial-s 0.05 "
+		     "--final-trial-s 0.1 --drain-ms 10");
+	LR_TEST_ASSERT(rc == 1 &&
+			   strstr(out,
+				  "64 B: NDR 0: every trial lost frames, "
+				  "down to the min rate of 200 frames/s") &&
+			   strstr(out, "\n64 B               0 "),
+		       "drops everything: exit %d:\n%s", rc, out);
+	LR_TEST_ASSERT(strstr(out, "trial 3 ") == NULL,
+		       "more than 2 trials:\n%s", out);
+	rc = run(EAL " -l 0 --vdev net_ring0 -- --rfc2544 throughput "
+		     "--rfc2544-sizes 64 --max-rate 50k --trial-s 0.2");
+	LR_TEST_ASSERT(rc == 1 &&
+			   strstr(out, "port 0 (net_ring0): transmit refused "
+				       "every frame for ") &&
+			   strstr(out, "the port stopped taking frames"),
+		       "stall: exit %d:\n%s", rc, out);
+	LR_TEST_ASSERT(since(&t0) < 5, "took %.1f s", since(&t0));
+	return 0;
+}
+
 /* net_null's receive hands back the generator's own buffers with their
  * old contents: none of them counts as received, duplicated or late
  * (before the run id, the check value and the receive pool of its own:
@@ -1348,6 +1466,16 @@ test_json_output(void)
 	fclose(f);
 	LR_TEST_ASSERT(nlines >= 2 && last_tx == 1000,
 		       "%u stats lines, last tx %.0f", nlines, last_tx);
+	/* --json FILE: the document into FILE, the summary on stdout. */
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --json %s "
+		     "--count 10 --quiet",
+		 jpath);
+	CHECK_RUN(rc);
+	doc = json_load_file(jpath, 0, &e);
+	LR_TEST_ASSERT(doc != NULL && jint(doc, "results.tx") == 10 &&
+			   strstr(out, "=== lr-pktgen summary"),
+		       "--json FILE:\n%s", out);
+	json_decref(doc);
 	return 0;
 }
 
@@ -3168,6 +3296,8 @@ CASE(capture_disk_full)
 CASE(bad_options)
 CASE(sigint)
 CASE(refusing_port)
+CASE(rfc2544)
+CASE(rfc2544_fail)
 CASE(stop_during_drain)
 CASE(stop_signals)
 CASE(json_and_live)
@@ -3214,6 +3344,8 @@ static const struct lr_test_case cases[] = {
     {"bad_options", case_bad_options},
     {"sigint", case_sigint},
     {"refusing_port", case_refusing_port},
+    {"rfc2544", case_rfc2544},
+    {"rfc2544_fail", case_rfc2544_fail},
     {"stop_during_drain", case_stop_during_drain},
     {"stop_signals", case_stop_signals},
     {"json_and_live", case_json_and_live},

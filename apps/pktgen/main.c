@@ -1398,7 +1398,7 @@ control_loop(void)
 		}
 		if (screen_on)
 			screen_tick(now);
-		else if (!o->quiet && now - last_print >= pg.hz)
+		else if (!o->quiet && !o->rfc2544 && now - last_print >= pg.hz)
 			print_live(now);
 		if (stats_json && now - last_sjson >= pg.hz) {
 			stats_json_line(now);
@@ -2015,7 +2015,8 @@ print_json(const struct totals *t, unsigned leaked)
 	    json_dumpf(doc, json_out,
 		       JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0 ||
 	    fputc('\n', json_out) == EOF || fflush(json_out) != 0)
-		pg_fail("--json: cannot write the JSON document to stdout");
+		pg_fail("--json: cannot write the JSON document to %s",
+			pg.o.json_file ? pg.o.json_file : "stdout");
 	json_decref(doc);
 }
 
@@ -2261,6 +2262,42 @@ print_final(const struct totals *t)
 	fflush(stdout);
 }
 
+/* --json: the document alone on stdout (everything else, the EAL's and
+ * the drivers' lines too, goes to stderr), or --json FILE into FILE; 0, or
+ * -1 after saying why not. */
+static int
+json_open(const struct pg_opts *o)
+{
+	int fd;
+
+	if (o->json_file) {
+		json_out = fopen(o->json_file, "w");
+		if (json_out == NULL)
+			return pg_fail("--json '%s': cannot create: %s",
+				       o->json_file, strerror(errno));
+		return 0;
+	}
+	fd = dup(STDOUT_FILENO);
+	fflush(stdout);
+	json_out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (json_out == NULL || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return pg_fail("--json: cannot set stdout aside: %s",
+			       strerror(errno));
+	return 0;
+}
+
+FILE *
+pg_json_stream(void)
+{
+	return json_out;
+}
+
+json_t *
+pg_json_config(void)
+{
+	return json_config();
+}
+
 static void
 describe_run(const struct pg_opts *o)
 {
@@ -2334,20 +2371,9 @@ main(int argc, char **argv)
 		lr_eal_cleanup();
 		return ret > 0 ? 0 : 2;
 	}
-	/* --json: the document alone on stdout; everything else, the EAL's
-	 * and the drivers' lines too, goes to stderr. */
-	if (o->json) {
-		int fd = dup(STDOUT_FILENO);
-
-		fflush(stdout);
-		json_out = fd < 0 ? NULL : fdopen(fd, "w");
-		if (json_out == NULL ||
-		    dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
-			pg_fail("--json: cannot set stdout aside: %s",
-				strerror(errno));
-			lr_eal_cleanup();
-			return 1;
-		}
+	if (o->json && json_open(o) != 0) {
+		lr_eal_cleanup();
+		return 1;
 	}
 	pg.hz = lr_get_tsc_hz();
 	/* The run's identity in every stamp. */
@@ -2390,6 +2416,8 @@ main(int argc, char **argv)
 		for (unsigned i = 0; i < pcap_n; i++)
 			max_len = LR_MAX(max_len, pcap_tmpl[i].len);
 	}
+	if (o->rfc2544)
+		max_len = LR_MAX(max_len, pg_rfc2544_max_len());
 	if (setup_pool(o, max_len) != 0 || setup_rx_pool(o, max_len) != 0)
 		goto close_ports;
 	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
@@ -2427,7 +2455,7 @@ main(int argc, char **argv)
 			goto close_ports;
 		pg.capture = true;
 	}
-	if (!o->quiet)
+	if (!o->quiet && !o->rfc2544)
 		describe_run(o);
 	if (o->stats_period > 0) {
 		printf("stats period_s=%g tsc_hz=%llu\n", o->stats_period,
@@ -2447,6 +2475,10 @@ main(int argc, char **argv)
 	if (screen_on && screen_setup() != 0)
 		goto close_ports;
 
+	if (o->rfc2544) {
+		status = pg_rfc2544_run();
+		goto close_ports;
+	}
 	pg_run_lcores();
 	if (screen_on)
 		screen_final();
@@ -2502,17 +2534,19 @@ close_ports:
 			status = 1;
 		}
 	}
-	if (pg.go) {
+	if (o->rfc2544) {
+		/* the search printed its results */
+	} else if (pg.go) {
 		compute_totals(&tot);
 		if (stats_json && !stats_json_failed)
 			stats_json_line(t_stop);
-		if (o->json) {
+		if (o->json)
 			print_json(&tot, leaked + rx_leaked);
+		if (o->json && !o->json_file)
 			printf("mbufs in use after stop: %u\n",
 			       leaked + rx_leaked);
-		} else {
+		else
 			print_summary(&tot, leaked + rx_leaked);
-		}
 		if (print_stalls() != 0)
 			status = 1;
 		print_final(&tot);
@@ -2546,8 +2580,11 @@ close_ports:
 				o->stats_json_file, strerror(errno));
 		status = 1;
 	}
-	if (json_out)
-		fclose(json_out);
+	if (json_out && fclose(json_out) != 0 && o->json_file) {
+		pg_fail("--json '%s': cannot write: %s", o->json_file,
+			strerror(errno));
+		status = 1;
+	}
 	if (pg.pool && !leaked)
 		lr_mempool_free(pg.pool);
 	if (pg.rx_pool && !rx_leaked)

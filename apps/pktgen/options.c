@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pktgen.h"
 
@@ -486,6 +487,15 @@ enum {
 	O_GATEWAY,
 	O_RESOLVE_TRIES,
 	O_RESOLVE_INTERVAL,
+	O_RFC2544,
+	O_RFC_SIZES,
+	O_PDR_LOSS,
+	O_TRIAL_S,
+	O_FINAL_S,
+	O_REPEAT,
+	O_MIN_RATE,
+	O_MAX_RATE,
+	O_PRECISION,
 };
 
 static const struct option longopts[] = {
@@ -548,6 +558,15 @@ static const struct option longopts[] = {
     {"queues", required_argument, NULL, O_QUEUES},
     {"drain-all", no_argument, NULL, O_DRAIN_ALL},
     {"link-wait", required_argument, NULL, O_LINK_WAIT},
+    {"rfc2544", required_argument, NULL, O_RFC2544},
+    {"rfc2544-sizes", required_argument, NULL, O_RFC_SIZES},
+    {"pdr-loss", required_argument, NULL, O_PDR_LOSS},
+    {"trial-s", required_argument, NULL, O_TRIAL_S},
+    {"final-trial-s", required_argument, NULL, O_FINAL_S},
+    {"repeat", required_argument, NULL, O_REPEAT},
+    {"min-rate", required_argument, NULL, O_MIN_RATE},
+    {"max-rate", required_argument, NULL, O_MAX_RATE},
+    {"precision", required_argument, NULL, O_PRECISION},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -586,6 +605,174 @@ set_defaults(struct pg_opts *o)
 	o->resolve_tries = 5;
 	o->resolve_interval = 1;
 	o->ctl_timeout = 5;
+	o->rfc_nsizes = 8;
+	memcpy(o->rfc_sizes,
+	       (const uint16_t[]){64, 128, 256, 512, 1024, 1280, 1518, 0},
+	       8 * sizeof(o->rfc_sizes[0]));
+	o->pdr_loss = 0.5;
+	o->trial_s = 1;
+	o->final_s = 10;
+	o->repeat = 1;
+	o->precision = 0.5;
+	o->min_rate.unit = o->max_rate.unit = PG_RATE_MAX;
+}
+
+/* --rfc2544-sizes "64,128,imix": frame sizes with FCS (IMIX as 0); 0 or
+ * -1 after a message naming the text. */
+static int
+parse_sizes(struct pg_opts *o, const char *s)
+{
+	const char *p = s;
+
+	o->rfc_nsizes = 0;
+	while (*p) {
+		char *end;
+		unsigned long v;
+
+		if (o->rfc_nsizes == PG_RFC_MAX_SIZES)
+			return pg_fail("--rfc2544-sizes '%s': at most %d sizes",
+				       s, PG_RFC_MAX_SIZES);
+		if (strncasecmp(p, "imix", 4) == 0) {
+			v = 0;
+			end = (char *)p + 4;
+		} else {
+			errno = 0;
+			v = strtoul(p, &end, 10);
+			if (*p < '0' || *p > '9' || errno || v < PG_MIN_SIZE ||
+			    v > PG_MAX_SIZE)
+				return pg_fail("--rfc2544-sizes '%s': expected "
+					       "frame sizes %d..%d (FCS "
+					       "included) or imix, e.g. "
+					       "64,1518,imix",
+					       s, PG_MIN_SIZE, PG_MAX_SIZE);
+		}
+		if (*end != ',' && *end != '\0')
+			return pg_fail("--rfc2544-sizes '%s': expected sizes "
+				       "separated by commas, e.g. 64,1518,imix",
+				       s);
+		o->rfc_sizes[o->rfc_nsizes++] = (uint16_t)v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (o->rfc_nsizes == 0)
+		return pg_fail("--rfc2544-sizes: no size given");
+	return 0;
+}
+
+/* --min-rate, --max-rate: N frames/s (k, M, G; "pps" may follow), N%% of
+ * the line rate, or Nbps on the wire (k, M, G before it): 0 or -1. */
+static int
+parse_rate_bound(const char *opt, const char *s, struct pg_rate_bound *b)
+{
+	char *end;
+	double x, mul = 1;
+
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno == 0 && end != s && isfinite(x) && x > 0) {
+		if (*end == 'k' || *end == 'K')
+			mul = 1e3, end++;
+		else if (*end == 'm' || *end == 'M')
+			mul = 1e6, end++;
+		else if (*end == 'g' || *end == 'G')
+			mul = 1e9, end++;
+		b->v = x * mul;
+		b->unit = PG_RATE_PPS;
+		if (strcmp(end, "%") == 0 && mul == 1 && x <= 100) {
+			b->unit = PG_RATE_PCT;
+			return 0;
+		}
+		if (strcasecmp(end, "bps") == 0) {
+			b->v /= 1e6;
+			b->unit = PG_RATE_MBPS;
+			return 0;
+		}
+		if (*end == '\0' || strcasecmp(end, "pps") == 0)
+			return 0;
+	}
+	return pg_fail("%s '%s': expected a rate above 0: frames/s (100k, "
+		       "100kpps), percent of the line rate (50%%, at most "
+		       "100) or bits/s on the wire (120Mbps, 1Gbps)",
+		       opt, s);
+}
+
+/* An option of the RFC 2544 search; 0 or -1. */
+static int
+parse_rfc(struct pg_opts *o, int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case O_RFC2544:
+		if (strcmp(arg, "throughput") != 0)
+			return pg_fail("--rfc2544 '%s': the search lr-pktgen "
+				       "runs is: throughput",
+				       arg);
+		o->rfc2544 = true;
+		return 0;
+	case O_RFC_SIZES:
+		return parse_sizes(o, arg);
+	case O_PDR_LOSS:
+		return parse_double("--pdr-loss", arg, 0, 99, &o->pdr_loss);
+	case O_TRIAL_S:
+		return parse_double("--trial-s", arg, 0.01, 3600, &o->trial_s);
+	case O_FINAL_S:
+		return parse_double("--final-trial-s", arg, 0.01, 86400,
+				    &o->final_s);
+	case O_REPEAT:
+		if (parse_u64("--repeat", arg, 1, 100, &v))
+			return -1;
+		o->repeat = (unsigned)v;
+		return 0;
+	case O_MIN_RATE:
+		return parse_rate_bound("--min-rate", arg, &o->min_rate);
+	case O_MAX_RATE:
+		return parse_rate_bound("--max-rate", arg, &o->max_rate);
+	default:
+		return parse_double("--precision", arg, 0.001, 50,
+				    &o->precision);
+	}
+}
+
+/* What --rfc2544 cannot be combined with (the search sets the rate, the
+ * length and the sizes of every trial, and counts stamped frames); 0, or
+ * -1 after naming the option. rfc_opt: the first of its options given. */
+static int
+check_rfc(struct pg_opts *o, int nrate, const char *rfc_opt)
+{
+	const char *bad = NULL;
+
+	if (!o->rfc2544)
+		return rfc_opt
+			   ? pg_fail("%s needs --rfc2544 throughput", rfc_opt)
+			   : 0;
+	bad = o->count		    ? "--count"
+	      : o->duration > 0	    ? "--duration"
+	      : nrate		    ? "--rate-pps/--rate-mbps/--rate-pct"
+	      : o->pcap_file	    ? "--pcap/--replay"
+	      : o->no_stamp	    ? "--no-stamp"
+	      : o->tx_only	    ? "--tx-only"
+	      : o->rx_only	    ? "--rx-only"
+	      : o->idle		    ? "--idle"
+	      : o->ctl_path	    ? "--ctl"
+	      : o->stats_json_file  ? "--stats-json"
+	      : o->stats_period > 0 ? "--stats-period"
+				    : NULL;
+	for (unsigned p = 0; bad == NULL && p < LR_MAX_ETHPORTS; p++)
+		if (o->l3[p].has4 || o->l3[p].has6)
+			bad = "--ip";
+	if (bad)
+		return pg_fail("--rfc2544 sets the rate, length and sizes of "
+			       "its trials and counts the frames that come "
+			       "back: %s does not apply",
+			       bad);
+	if (o->min_rate.unit == o->max_rate.unit &&
+	    o->min_rate.unit != PG_RATE_MAX && o->min_rate.v > o->max_rate.v)
+		return pg_fail("--min-rate %.10g is above --max-rate %.10g: no "
+			       "rate to search",
+			       o->min_rate.v, o->max_rate.v);
+	o->drain_all = true;
+	o->no_screen = true;
+	return 0;
 }
 
 int
@@ -696,7 +883,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 	const char *stream_opt = NULL; /* first option about the frames */
 	int speed = 0, gateway = 0, l3 = 0, ctl_timeout = 0;
 	const char *resolve = NULL; /* a --resolve-* option given */
-	static char optname[40], stream_name[40];
+	static char optname[40], stream_name[40], rfc_name[40];
+	const char *rfc_opt = NULL; /* first option of the RFC 2544 search */
 	int li = -1;
 	const char *prog = argc > 0 ? argv[0] : PROG;
 
@@ -941,6 +1129,23 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			break;
 		case O_JSON:
 			o->json = true;
+			/* --json FILE: an argument that is no option */
+			if (optind < argc && argv[optind][0] != '-')
+				o->json_file = argv[optind++];
+			break;
+		case O_RFC2544:
+		case O_RFC_SIZES:
+		case O_PDR_LOSS:
+		case O_TRIAL_S:
+		case O_FINAL_S:
+		case O_REPEAT:
+		case O_MIN_RATE:
+		case O_MAX_RATE:
+		case O_PRECISION:
+			if (parse_rfc(o, c, optarg) != 0)
+				return -1;
+			if (c != O_RFC2544 && !rfc_opt)
+				rfc_opt = strcpy(rfc_name, name);
 			break;
 		case O_STATS_JSON:
 			o->stats_json_file = optarg;
@@ -1122,6 +1327,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		    "NDP and ping)");
 	if (capture_mode && !o->capture_file)
 		return pg_fail("--capture-mode needs --capture FILE");
+	if (check_rfc(o, nrate, rfc_opt) != 0)
+		return -1;
 	if (o->pcap_file && !pg_have_pcap())
 		return pg_fail(
 		    "--pcap: this lr-pktgen was built without libpcap");

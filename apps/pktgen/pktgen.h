@@ -182,6 +182,15 @@ struct pg_sdef {
 	uint64_t count; /**< 0: --count's share, or no limit */
 };
 
+/** Most frame sizes of an RFC 2544 search. */
+#define PG_RFC_MAX_SIZES 32
+/** A rate bound of the search: frames/s, wire Mbit/s or percent of the
+ *  line rate (enum pg_rate_mode; PG_RATE_MAX: not given). */
+struct pg_rate_bound {
+	double v;
+	uint8_t unit;
+};
+
 /** Everything the command line sets. */
 struct pg_opts {
 	uint32_t ports;	   /**< bit per port id; 0 = every port */
@@ -236,6 +245,16 @@ struct pg_opts {
 	struct pg_l3_conf l3[LR_MAX_ETHPORTS]; /**< --ip, --gateway */
 	unsigned resolve_tries;		       /**< --resolve-tries */
 	double resolve_interval; /**< --resolve-interval, seconds */
+	const char *json_file;	 /**< --json FILE; NULL: stdout */
+	/* --rfc2544 throughput (rfc2544.c). */
+	bool rfc2544;
+	unsigned rfc_nsizes;
+	uint16_t rfc_sizes[PG_RFC_MAX_SIZES]; /**< with FCS; 0: IMIX */
+	double pdr_loss;		      /**< --pdr-loss, percent */
+	double trial_s, final_s;	      /**< --trial-s, --final-trial-s */
+	unsigned repeat;		      /**< --repeat */
+	struct pg_rate_bound min_rate, max_rate;
+	double precision; /**< --precision, percent of the max rate */
 };
 
 /** One frame to send: bytes, length without FCS, payload-header flag. */
@@ -525,6 +544,10 @@ void pg_txq_release(struct pg_txq *q);
 void pg_run_lcores(void);
 /** Give every mbuf a port still holds back to its pool. */
 void pg_drain_ports(void);
+/** Where --json writes its document (stdout set aside, or FILE). */
+FILE *pg_json_stream(void);
+/** The run's configuration as a JSON object (ports, rate, streams). */
+struct json_t *pg_json_config(void);
 
 /* trial.c: one trial of a search */
 /** Latency figures of a trial, in microseconds (see PG_TQ_*). */
@@ -568,6 +591,14 @@ int pg_trial_run(struct pg_trial *t);
 /** Set the size of every stream definition: size bytes with FCS, or 0
  *  for IMIX; 0, or -1 after saying which stream cannot hold it. */
 int pg_trial_set_size(unsigned size);
+
+/* rfc2544.c */
+/** Largest frame (without FCS) of the search's sizes. */
+unsigned pg_rfc2544_max_len(void);
+/** The search of --rfc2544 throughput over the started ports: its table
+ *  and document printed; the exit status (0, 1 run-time failure or NDR 0,
+ *  2 impossible bounds). */
+int pg_rfc2544_run(void);
 
 /* options.c */
 /** Parse program options into o: 0; 1 after printing the usage for
