@@ -26,7 +26,9 @@
  *      failed.
  * Every trial counts for both rates. A rate that failed a short trial is
  * taken to fail a longer one too (loss only adds up); a pass counts only
- * at the length of its phase. An invalid trial (trial.c: the generator did
+ * at the length of its phase. A rate that failed below one that passed
+ * (a moment of the host's, not the device's) is run once more, and the
+ * later result holds. An invalid trial (trial.c: the generator did
  * not send what it was asked, or lost frames of its own) counts neither
  * way: it is run again, and invalid every time it lowers the max, so that
  * the search never reports a rate the generator could not send; where the
@@ -61,6 +63,7 @@
 
 enum { NDR, PDR, NTGT };
 static const char *const tgt_name[NTGT] = {"NDR", "PDR"};
+static const char *const again[NTGT] = {"NDR, again", "PDR, again"};
 
 /* One of the two rates searched, in one repetition. */
 struct tgt {
@@ -71,6 +74,7 @@ struct tgt {
 	bool ub_failed; /* ub failed a trial (else it is the max) */
 	double w;	/* the next step outward */
 	double guess;	/* the first rate of the phase; 0: none */
+	bool fwd_last;	/* the last trial went where fwd_guess() said */
 	/* The result. */
 	double rate; /* 0: none passed */
 	double prec; /* the lowest rate that failed above it, minus it */
@@ -486,6 +490,53 @@ trial_at(struct search *s, double rate, double secs, const char *purpose)
 
 /* ---- The search ---- */
 
+/* Valid trials of the search at rate pps. */
+static unsigned
+valid_at(const struct search *s, double pps)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->nrecs; i++)
+		n += s->recs[i].valid && s->recs[i].pps == pps;
+	return n;
+}
+
+/* Whether trial i counts: valid, and no later valid trial at its rate
+ * (which was run again: the later result holds). */
+static bool
+counts(const struct search *s, unsigned i)
+{
+	if (!s->recs[i].valid)
+		return false;
+	for (unsigned j = i + 1; j < s->nrecs; j++)
+		if (s->recs[j].valid && s->recs[j].pps == s->recs[i].pps)
+			return false;
+	return true;
+}
+
+/* A rate that failed target g below one that passed (at the failure's
+ * length or longer): a result of the host rather than of the device (a
+ * moment off the CPU, a burst) may be at work; such a rate is run once
+ * more, and the later result holds. The rate, or -1. */
+static double
+recheck(const struct search *s, int g)
+{
+	for (unsigned i = 0; i < s->nrecs; i++) {
+		const struct rec *f = &s->recs[i];
+
+		if (!counts(s, i) || f->pass[g] || valid_at(s, f->pps) > 1)
+			continue;
+		for (unsigned j = 0; j < s->nrecs; j++) {
+			const struct rec *p = &s->recs[j];
+
+			if (counts(s, j) && p->pass[g] && p->pps > f->pps &&
+			    (p->final || !f->final))
+				return f->pps;
+		}
+	}
+	return -1;
+}
+
 /* Target g's bounds from the search's trials (see the top). */
 static void
 bounds(struct search *s, int g)
@@ -499,7 +550,7 @@ bounds(struct search *s, int g)
 	for (unsigned i = 0; i < s->nrecs; i++) {
 		const struct rec *r = &s->recs[i];
 
-		if (r->valid && !r->pass[g] && r->pps <= t->ub) {
+		if (counts(s, i) && !r->pass[g] && r->pps <= t->ub) {
 			t->ub = r->pps;
 			t->ub_failed = true;
 		}
@@ -507,7 +558,7 @@ bounds(struct search *s, int g)
 	for (unsigned i = 0; i < s->nrecs; i++) {
 		const struct rec *r = &s->recs[i];
 
-		if (!r->valid || !r->pass[g] || r->final != s->final ||
+		if (!counts(s, i) || !r->pass[g] || r->final != s->final ||
 		    r->pps > t->ub || (t->ub_failed && r->pps >= t->ub))
 			continue;
 		if (!t->lb_ok || r->pps > t->lb) {
@@ -524,6 +575,8 @@ settled(struct search *s, int g)
 	struct tgt *t = &s->t[g];
 
 	bounds(s, g);
+	if (recheck(s, g) >= 0)
+		return false;
 	if (t->lb_ok)
 		return t->ub - t->lb <= pg.o.precision / 100 * s->max;
 	/* Nothing passed, the min failed: none. */
@@ -541,23 +594,31 @@ fwd_guess(const struct search *s, int g)
 	for (unsigned i = 0; i < s->nrecs; i++) {
 		const struct rec *r = &s->recs[i];
 
-		if (r->valid && !r->pass[g] && r->pps == t->ub)
+		if (counts(s, i) && !r->pass[g] && r->pps == t->ub)
 			return r->fwd / (1 - t->loss);
 	}
 	return -1;
 }
 
-/* The next rate to try for target g (not settled): the phase's guess;
- * else where the device's forwarding rate at the upper bound points, when
- * that is inside the interval by the precision; else a step out from the
- * lower bound or down from the upper one, doubling; else the middle. */
+/* The next rate to try for target g (not settled): a rate to run again
+ * (recheck()); the phase's guess; else, but never twice in a row (a device
+ * that loses a few frames at any rate would have it creep), where the
+ * device's forwarding rate at the upper bound points, kept half the
+ * precision inside the interval; else a step down from the upper bound
+ * (nothing passed yet) or up from the lower one, the precision first,
+ * doubling, at most to the middle. */
 static double
 next_rate(struct search *s, int g)
 {
 	struct tgt *t = &s->t[g];
 	double prec = pg.o.precision / 100 * s->max;
 	double f = t->ub_failed ? fwd_guess(s, g) : -1, r;
+	double mid = (t->lb + t->ub) / 2;
+	bool fwd_ok = !t->fwd_last;
 
+	if (recheck(s, g) >= 0)
+		return recheck(s, g);
+	t->fwd_last = false;
 	if (t->guess > 0 &&
 	    (t->guess < t->ub || (!t->ub_failed && t->guess <= t->ub))) {
 		r = t->guess;
@@ -567,19 +628,20 @@ next_rate(struct search *s, int g)
 	t->guess = 0;
 	if (!t->lb_ok) {
 		r = t->ub - t->w;
-		if (f >= 0 && f < r)
+		t->fwd_last = fwd_ok && f >= 0 && f < r;
+		if (t->fwd_last)
 			return LR_MAX(f, s->min);
 		t->w *= 2;
 		return LR_MAX(r, s->min);
 	}
-	if (f >= t->lb + prec && f <= t->ub - prec)
-		return f;
+	t->fwd_last = fwd_ok && f > t->lb && t->ub - t->lb > prec;
+	if (t->fwd_last)
+		return LR_MIN(LR_MAX(f, t->lb + prec / 2), t->ub - prec / 2);
 	r = t->lb + t->w;
-	if (r < (t->lb + t->ub) / 2) {
-		t->w *= 2;
-		return r;
-	}
-	return (t->lb + t->ub) / 2;
+	if (r >= mid)
+		return mid;
+	t->w *= 2;
+	return r;
 }
 
 /* Search until both targets settle, with trials of the phase's length;
@@ -602,7 +664,8 @@ phase(struct search *s)
 				    "(results that change from one trial to "
 				    "the next?)",
 				    MAX_PHASE_TRIALS);
-		rc = trial_at(s, next_rate(s, g), secs, tgt_name[g]);
+		rc = trial_at(s, next_rate(s, g), secs,
+			      recheck(s, g) >= 0 ? again[g] : tgt_name[g]);
 		if (rc < 0)
 			return -1;
 	}
@@ -630,6 +693,7 @@ max_trial(struct search *s)
 	for (int g = 0; g < NTGT; g++) {
 		s->t[g].w = prec;
 		s->t[g].guess = 0;
+		s->t[g].fwd_last = false;
 	}
 	return 0;
 }
@@ -665,6 +729,7 @@ search(struct search *s)
 		bounds(s, g);
 		t->guess = t->lb_ok ? t->lb : 0;
 		t->w = pg.o.precision / 100 * s->max;
+		t->fwd_last = false;
 	}
 	s->final = true;
 	if (phase(s) != 0)
