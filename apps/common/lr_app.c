@@ -38,8 +38,12 @@ lr_app_cmdline_status(int err)
 int
 lr_app_eal_init(const struct lr_app *app, int argc, char **argv, int *status)
 {
-	int ret = lr_eal_init(argc, argv);
+	int ret;
 
+	/* What was printed before an error comes before it where stdout and
+	 * stderr are one stream (2>&1 into a pipe or file). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = lr_eal_init(argc, argv);
 	*status = LR_EXIT_OK;
 	if (ret == 0 && lr_eal_version_asked()) {
 		lr_app_version(app->name);

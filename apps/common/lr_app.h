@@ -59,8 +59,10 @@ void lr_app_version(const char *prog);
  *  -EEXIST (a port name given twice), else LR_EXIT_FAILURE. */
 int lr_app_cmdline_status(int err);
 
-/** lr_eal_init() for program app: the arguments it consumed (the program
- *  goes on at argv[ret], called app->name), or -1 with *status set: to
+/** lr_eal_init() for program app, stdout made line-buffered first (what
+ *  was printed before an error comes before it in a merged stream): the
+ *  arguments it consumed (the program goes on at argv[ret], called
+ *  app->name), or -1 with *status set: to
  *  LR_EXIT_OK after -h (the EAL's usage and app->usage printed) or -V
  *  (the version printed), else to lr_app_cmdline_status() after the
  *  message. */
