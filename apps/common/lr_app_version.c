@@ -14,9 +14,8 @@ lr_app_version_print(const char *prog, const char *drivers)
 {
 	printf("%s %s\n"
 	       "git: %s\n"
-	       "DPDK compatibility: EAL options in DPDK's syntax (the subset "
-	       "--help lists), devargs as DPDK's (--vdev NAME,KEY=VALUE,...); "
-	       "%s\n"
+	       "DPDK compatibility: EAL options of DPDK's (a subset, the same "
+	       "syntax), devargs in DPDK's form (NAME,KEY=VALUE,...); %s\n"
 	       "drivers: %s\n",
 	       prog, LR_APP_VERSION, LR_APP_GIT, LR_APP_DPDK, drivers);
 	fflush(stdout);
