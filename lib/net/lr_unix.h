@@ -110,8 +110,8 @@ int lr_unix_send(int sock, const void *buf, size_t len, const int *fds,
  * -EMSGSIZE (the message was longer than len), -ETOOMANYREFS (more than
  * max_fds descriptors, or more than could be received), -EBADMSG (a
  * control message of another kind or length), -EAGAIN (nothing there).
- * On -EMSGSIZE and -ETOOMANYREFS buf holds the first bytes of the
- * message, for the caller's log.
+ * On -EMSGSIZE, -ETOOMANYREFS and -EBADMSG buf holds the first bytes of
+ * the message, for the caller's log.
  */
 ssize_t lr_unix_recv(int sock, void *buf, size_t len, int *fds,
 		     unsigned max_fds, unsigned *nfds);

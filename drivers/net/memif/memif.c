@@ -35,7 +35,6 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,16 +44,17 @@
 #include "lr_ethdev_driver.h"
 #include "lr_memory.h"
 #include "lr_net.h"
+#include "lr_shm.h"
+#include "lr_unix.h"
 #include "memif_fuzz.h"
 #include "memif_proto.h"
 
-#define MIF_MAXQ	 LR_MAX_QUEUES_PER_PORT
-#define MIF_RETRY_NS	 (100ull * 1000 * 1000)
-#define MIF_APP_NAME	 "linerate"
-#define MIF_SUN_PATH_MAX ((int)sizeof(((struct sockaddr_un *)0)->sun_path))
-#define ZC_REGION	 1   /* client zero-copy: the buffers' region */
-#define ZC_CACHE	 256 /* per-lcore cache of the zero-copy pool */
-#define ZC_FILL		 32  /* mbufs taken in one bulk to refill rx slots */
+#define MIF_MAXQ     LR_MAX_QUEUES_PER_PORT
+#define MIF_RETRY_NS (100ull * 1000 * 1000)
+#define MIF_APP_NAME "linerate"
+#define ZC_REGION    1	 /* client zero-copy: the buffers' region */
+#define ZC_CACHE     256 /* per-lcore cache of the zero-copy pool */
+#define ZC_FILL	     32	 /* mbufs taken in one bulk to refill rx slots */
 
 static const char *const memif_keys[] = {
     "role",  "id",  "socket", "socket-abstract", "socket-mode", "bsize",
@@ -76,8 +76,7 @@ struct mif_port;
  * it can send the pool's mbufs with no copy); freed with the last hold. */
 struct mif_zc {
 	struct lr_mempool *mp;
-	struct mif_region_map reg;
-	int fd;
+	struct lr_shm shm; /* region 1 of a connection that announces it */
 	unsigned refs;
 	int app;	     /* made by lr_eth_memif_pool_create(), no port's */
 	struct mif_zc *next; /* in ctl.zcs while its port (or app) holds it */
@@ -108,7 +107,7 @@ struct zrx_priv {
  * held zero-copy headers over them: mapped until every header of zrx[]
  * came back (kept_reap()). */
 struct mif_kept {
-	struct mif_region_map reg[MIF_MAX_REGIONS];
+	struct lr_shm reg[MIF_MAX_REGIONS]; /* their mappings, fds closed */
 	unsigned nreg;
 	struct mif_zrx *zrx[MIF_MAXQ];
 	unsigned nzrx;
@@ -132,7 +131,7 @@ struct mif_listener {
 	int dead; /* closed; freed at the end of the event batch */
 	unsigned refs;
 	unsigned mode; /* of the socket file */
-	char path[MIF_SUN_PATH_MAX];
+	char path[LR_UNIX_PATH_MAX];
 	/* a socket file: which file is ours (removed or replaced when the
 	 * path names another), checked every MIF_RETRY_NS */
 	dev_t dev;
@@ -206,14 +205,12 @@ struct mif_port {
 	unsigned sock_mode; /* of a socket file we create */
 	uint32_t bsize;
 	unsigned log2;
-	char path[MIF_SUN_PATH_MAX];
+	char path[LR_UNIX_PATH_MAX];
 	char secret[MIF_SECRET_SZ + 1];
 	/* client zero-copy: region 1 and the pool over it, configure..close */
 	int zc;
-	struct mif_zc *zcp; /* ours; zc_mp, zc_reg, zc_fd: its fields */
+	struct mif_zc *zcp; /* ours; zc_mp: its pool */
 	struct lr_mempool *zc_mp;
-	struct mif_region_map zc_reg;
-	int zc_fd;
 	unsigned zc_nq[2]; /* rx, tx queues with slot arrays */
 	int zrx; /* server zero-copy receive (zero-copy=yes on a server) */
 	/* while connected: other ports' pools announced as regions 2.. */
@@ -231,9 +228,8 @@ struct mif_port {
 	unsigned sent;	    /* client: handshake messages sent */
 	unsigned n_ring[2];
 	unsigned run_log2;
-	struct mif_region_map reg[MIF_MAX_REGIONS];
-	int reg_fd[MIF_MAX_REGIONS];
-	int reg_mapped[MIF_MAX_REGIONS];
+	struct mif_region_map reg[MIF_MAX_REGIONS]; /* the queues' view */
+	struct lr_shm shm[MIF_MAX_REGIONS]; /* a server's: fd once announced */
 	unsigned nreg;
 	int ring_fd[2][MIF_MAXQ];
 	uint32_t ring_off[2][MIF_MAXQ];
@@ -1257,23 +1253,6 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Fill a socket address for path; its length. */
-static socklen_t
-make_addr(struct sockaddr_un *sa, const char *path, int abstract)
-{
-	size_t len = strlen(path);
-
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	if (abstract) {
-		memcpy(sa->sun_path + 1, path, len);
-		return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-				   len);
-	}
-	memcpy(sa->sun_path, path, len);
-	return (socklen_t)sizeof(*sa);
-}
-
 static void
 close_fd(int *fd)
 {
@@ -1286,30 +1265,7 @@ close_fd(int *fd)
 static int
 msg_send(int sock, const struct mif_msg *m, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = (void *)m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	ssize_t r;
-
-	if (fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	r = sendmsg(sock, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
-	if (r < 0)
-		return -errno;
-	return r == (ssize_t)sizeof(*m) ? 0 : -EMSGSIZE;
+	return lr_unix_send(sock, m, sizeof(*m), &fd, fd >= 0 ? 1 : 0);
 }
 
 static void
@@ -1492,7 +1448,7 @@ kept_reap(void)
 			continue;
 		}
 		for (unsigned i = 0; i < k->nreg; i++)
-			munmap(k->reg[i].addr, k->reg[i].size);
+			lr_shm_unmap(&k->reg[i]);
 		for (unsigned i = 0; i < k->nzrx; i++)
 			if (k->zrx[i]->orphan)
 				zrx_free(k->zrx[i]);
@@ -1536,9 +1492,13 @@ zrx_keep_regions(struct mif_port *p)
 	}
 	if (k == NULL)
 		return 0;
-	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
-		if (p->reg_mapped[i])
-			k->reg[k->nreg++] = p->reg[i];
+	/* the mappings move to k (port_disconnect() forgets them) */
+	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
+		if (p->shm[i].map != NULL) {
+			k->reg[k->nreg] = p->shm[i];
+			k->reg[k->nreg++].fd = -1;
+		}
+	}
 	k->name = p->name;
 	k->next = ctl.kept;
 	ctl.kept = k;
@@ -1640,9 +1600,9 @@ zc_put(struct mif_zc *z, const char *name)
 	} else {
 		if (z->mp != NULL)
 			lr_mempool_free(z->mp);
-		munmap(z->reg.addr, z->reg.size);
+		lr_shm_unmap(&z->shm);
 	}
-	close_fd(&z->fd); /* the mapping, if kept, outlives it */
+	lr_shm_close(&z->shm); /* the mapping, if kept, outlives it */
 	free(z);
 }
 
@@ -1660,7 +1620,7 @@ zc_hold_others(struct mif_port *p, unsigned max)
 		z->refs++;
 		p->xzc_hold[p->nxzc] = z;
 		p->xzc[p->nxzc].mp = z->mp;
-		p->xzc[p->nxzc].base = z->reg.addr;
+		p->xzc[p->nxzc].base = z->shm.addr;
 		p->xzc[p->nxzc].region = (uint16_t)(ZC_REGION + 1 + p->nxzc);
 		p->nxzc++;
 	}
@@ -1709,12 +1669,11 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 	}
 	keep = p->server && zrx_keep_regions(p);
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
-		if (p->reg_mapped[i] && !keep)
-			munmap(p->reg[i].addr, p->reg[i].size);
-		p->reg_mapped[i] = 0;
+		if (keep) /* kept mapped for the headers still out */
+			p->shm[i].map = p->shm[i].addr = NULL;
+		lr_shm_free(&p->shm[i]);
 		p->reg[i].addr = NULL;
 		p->reg[i].size = 0;
-		close_fd(&p->reg_fd[i]);
 	}
 	p->nreg = 0;
 	/* the rings gave their mbufs back: the other pools can go */
@@ -1811,7 +1770,7 @@ queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
 			zrx_attach(p, q);
 	} else if (p->zc) {
 		q->zc_mp = p->zc_mp;
-		q->zc_base = p->zc_reg.addr;
+		q->zc_base = p->zcp->shm.addr;
 		q->xzc = p->xzc;
 		q->nxzc = p->nxzc;
 		q->last = q->head = q->done = 0;
@@ -1828,23 +1787,6 @@ queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
 		q->last = 0;
 		q->head = dir == S2C ? q->size : 0;
 	}
-}
-
-/* The default hugepage size from /proc/meminfo, or 0. */
-static size_t
-huge_page_size(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	size_t kb = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Hugepagesize: %zu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb * 1024;
 }
 
 /* Client: make ring k of the nr in region 0 at a (rings of rbytes first,
@@ -1893,16 +1835,15 @@ client_make_ring(struct mif_port *p, unsigned k, unsigned nr, size_t rbytes,
 	return 0;
 }
 
-/* A memfd region of at least size bytes named name, sealed against
- * shrinking, mapped into map (its size rounded up to whole hugepages when
- * the EAL has hugepages and free ones remain, else ordinary pages), its
- * fd in *fd; 0 or -1 with why. */
+/* A memfd region r of at least size bytes named name for the peer,
+ * sealed against shrinking as the protocol asks (its size rounded up to
+ * whole hugepages when the EAL has hugepages and free ones remain, else
+ * ordinary pages); 0 or -1 with why. */
 static int
-region_create(const char *name, uint64_t size, struct mif_region_map *map,
-	      int *fd, char *why, size_t whylen)
+region_create(const char *name, uint64_t size, struct lr_shm *r, char *why,
+	      size_t whylen)
 {
-	size_t hp = lr_eal_has_hugepages() ? huge_page_size() : 0;
-	void *a;
+	int ret;
 
 	if (size > UINT32_MAX) {
 		snprintf(why, whylen,
@@ -1911,39 +1852,14 @@ region_create(const char *name, uint64_t size, struct mif_region_map *map,
 			 name, (unsigned long long)size);
 		return -1;
 	}
-	if (hp != 0) {
-		uint64_t hsize = LR_ALIGN_CEIL(size, hp);
-
-		*fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING |
-					     MFD_HUGETLB);
-		if (*fd >= 0 && ftruncate(*fd, (off_t)hsize) == 0) {
-			a = mmap(NULL, hsize, PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_POPULATE, *fd, 0);
-			if (a != MAP_FAILED) {
-				size = hsize;
-				goto mapped;
-			}
-		}
-		close_fd(fd); /* no free hugepages: ordinary memory */
-	}
-	*fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (*fd < 0 || ftruncate(*fd, (off_t)size) != 0) {
+	ret = lr_shm_create(r, name, size,
+			    lr_eal_has_hugepages() ? LR_SHM_HUGETLB : 0,
+			    LR_SHM_SEAL_SHRINK);
+	if (ret != 0) {
 		snprintf(why, whylen, "%s of %llu bytes: %s", name,
-			 (unsigned long long)size, strerror(errno));
-		close_fd(fd);
+			 (unsigned long long)size, strerror(-ret));
 		return -1;
 	}
-	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-	if (a == MAP_FAILED) {
-		snprintf(why, whylen, "mmap of %s of %llu bytes: %s", name,
-			 (unsigned long long)size, strerror(errno));
-		close_fd(fd);
-		return -1;
-	}
-mapped:
-	(void)fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK);
-	map->addr = a;
-	map->size = size;
 	return 0;
 }
 
@@ -1958,10 +1874,10 @@ client_make_region(struct mif_port *p, char *why, size_t whylen)
 
 	if (!p->zc)
 		size += (uint64_t)nr * (1u << p->run_log2) * p->bsize;
-	if (region_create("memif_region_0", size, &p->reg[0], &p->reg_fd[0],
-			  why, whylen) != 0)
+	if (region_create("memif_region_0", size, &p->shm[0], why, whylen) != 0)
 		return -1;
-	p->reg_mapped[0] = 1;
+	p->reg[0].addr = p->shm[0].addr;
+	p->reg[0].size = p->shm[0].size;
 	p->nreg = 1;
 	for (unsigned k = 0; k < nr; k++)
 		if (client_make_ring(p, k, nr, rbytes, p->reg[0].addr, why,
@@ -1992,13 +1908,14 @@ client_send_next(struct mif_port *p, char *why, size_t whylen)
 			 MIF_APP_NAME);
 	} else if (k < 1 + nreg) {
 		const struct mif_zc *x = k > 2 ? p->xzc_hold[k - 3] : NULL;
+		const struct lr_shm *r = k == 1 ? &p->shm[0]
+					 : x	? &x->shm
+						: &p->zcp->shm;
 
 		m.type = MIF_MSG_ADD_REGION;
 		m.add_region.index = (uint16_t)(k - 1);
-		m.add_region.size = k == 1 ? p->reg[0].size
-				    : x	   ? x->reg.size
-					   : p->zc_reg.size;
-		fd = k == 1 ? p->reg_fd[0] : x ? x->fd : p->zc_fd;
+		m.add_region.size = r->size;
+		fd = r->fd;
 	} else if (k < 1 + nreg + nr) {
 		unsigned r = k - 1 - nreg;
 		int dir = r < p->n_ring[C2S] ? C2S : S2C;
@@ -2096,34 +2013,29 @@ client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
 static int
 server_map_region(struct mif_port *p, unsigned i, char *why, size_t whylen)
 {
-	struct stat st;
-	int seals = fcntl(p->reg_fd[i], F_GET_SEALS);
-	void *a;
+	struct lr_shm *r = &p->shm[i];
+	int ret =
+	    lr_shm_attach(r, r->fd, 0, p->reg[i].size, LR_SHM_SEAL_SHRINK);
 
-	if (fstat(p->reg_fd[i], &st) != 0 ||
-	    (uint64_t)st.st_size < p->reg[i].size) {
-		snprintf(why, whylen,
-			 "region %u: file of %lld bytes, announced %llu", i,
-			 (long long)st.st_size,
+	if (ret == -ENODEV || ret == -ERANGE) {
+		snprintf(why, whylen, "region %u: %s the %llu bytes announced",
+			 i,
+			 ret == -ENODEV ? "not a file of" : "file shorter than",
 			 (unsigned long long)p->reg[i].size);
 		return -1;
 	}
-	if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+	if (ret == -EPERM) {
 		snprintf(why, whylen,
 			 "region %u: not sealed against shrinking "
 			 "(F_SEAL_SHRINK)",
 			 i);
 		return -1;
 	}
-	a = mmap(NULL, p->reg[i].size, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 p->reg_fd[i], 0);
-	if (a == MAP_FAILED) {
-		snprintf(why, whylen, "region %u: mmap: %s", i,
-			 strerror(errno));
+	if (ret != 0) {
+		snprintf(why, whylen, "region %u: mmap: %s", i, strerror(-ret));
 		return -1;
 	}
-	p->reg[i].addr = a;
-	p->reg_mapped[i] = 1;
+	p->reg[i].addr = r->addr;
 	return 0;
 }
 
@@ -2257,7 +2169,7 @@ server_add_region(struct mif_port *p, const struct mif_msg *m, int *fd,
 			 p->nreg);
 		return -1;
 	}
-	p->reg_fd[i] = *fd;
+	p->shm[i].fd = *fd;
 	*fd = -1;
 	p->reg[i].size = m->add_region.size;
 	p->nreg++;
@@ -2353,50 +2265,25 @@ server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd,
 	return 0;
 }
 
-/* Receive one message from c: its length (0: peer closed, <0: error),
- * the fds that came with it in fds[] (*nfds; -1 if truncated). */
+/* Receive one message from sock: its length (0: peer closed, <0: error;
+ * MIF_MSG_SZ + 1: longer than a message), the fds that came with it in
+ * fds[] (*nfds; -1: refused by lr_unix_recv(), closed: more than
+ * MIF_FDS_MAX, or a control message other than SCM_RIGHTS). */
 static ssize_t
 msg_recv(int sock, struct mif_msg *m, int *fds, int *nfds)
 {
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf)};
+	unsigned n;
 	ssize_t r;
 
-	*nfds = 0;
 	memset(m, 0, sizeof(*m));
-	r = recvmsg(sock, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (r < 0)
-		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL;
-	     c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		for (size_t i = 0; i < n; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (*nfds < 4)
-				fds[(*nfds)++] = fd;
-			else
-				close(fd);
-		}
-	}
-	if (mh.msg_flags & MSG_CTRUNC) {
-		for (int i = 0; i < *nfds; i++)
-			close(fds[i]);
+	r = lr_unix_recv(sock, m, sizeof(*m), fds, MIF_FDS_MAX, &n);
+	*nfds = (int)n;
+	if (r == -EMSGSIZE)
+		return MIF_MSG_SZ + 1;
+	if (r == -ETOOMANYREFS || r == -EBADMSG) {
 		*nfds = -1;
+		return MIF_MSG_SZ;
 	}
-	if (mh.msg_flags & MSG_TRUNC)
-		return (ssize_t)sizeof(*m) + 1; /* longer than a message */
 	return r;
 }
 
@@ -2488,7 +2375,7 @@ conn_event(struct mif_conn *c)
 {
 	char why[192];
 	struct mif_msg m, reply;
-	int fds[4], nfds, peer_said;
+	int fds[MIF_FDS_MAX], nfds, peer_said;
 	ssize_t r;
 
 	while (!c->dead) {
@@ -2537,25 +2424,17 @@ conn_new(int fd, struct mif_listener *l, struct mif_port *p)
 static void
 client_try(struct mif_port *p)
 {
-	struct sockaddr_un sa;
-	socklen_t len = make_addr(&sa, p->path, p->abstract);
-	int fd =
-	    socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = lr_unix_connect(p->path, p->abstract ? LR_UNIX_ABSTRACT : 0);
 
 	p->retry_at = now_ns() + MIF_RETRY_NS;
-	if (fd < 0)
-		return;
-	if (connect(fd, (struct sockaddr *)&sa, len) != 0) {
-		int err = errno;
-
+	if (fd < 0) {
 		/* said again when the reason changes (the path vanished) */
-		if (p->waiting_logged != err)
+		if (p->waiting_logged != -fd)
 			LR_LOG(NOTICE, PMD,
 			       "%s: waiting for a server on %s%s (%s)\n",
 			       p->name, p->abstract ? "@" : "", p->path,
-			       strerror(err));
-		p->waiting_logged = err;
-		close(fd);
+			       strerror(-fd));
+		p->waiting_logged = -fd;
 		return;
 	}
 	p->waiting_logged = 0;
@@ -2747,40 +2626,20 @@ listener_share(struct mif_port *p, struct mif_listener *l)
 	return 0;
 }
 
-/* A socket bound to sa (len bytes), p's address, replacing a stale socket
- * file; or -errno (logged when bind fails). */
+/* A socket listening at p's address (a socket file made with p's mode,
+ * replacing a stale one: a process gone left it), or -errno (logged). */
 static int
-listener_bind(struct mif_port *p, const struct sockaddr_un *sa, socklen_t len)
+listener_open(struct mif_port *p)
 {
-	int fd, ret;
+	int fd = lr_unix_listen(
+	    p->path, p->abstract ? LR_UNIX_ABSTRACT : LR_UNIX_REPLACE_STALE,
+	    (int)p->sock_mode, 16);
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
-	if (bind(fd, (const struct sockaddr *)sa, len) == 0)
-		return fd;
-	ret = -errno;
-	if (ret == -EADDRINUSE && !p->abstract) {
-		/* A socket file left by a process gone is replaced; one with a
-		 * server behind it is not. */
-		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		struct stat st;
-		int stale =
-		    probe >= 0 &&
-		    connect(probe, (const struct sockaddr *)sa, len) != 0 &&
-		    errno == ECONNREFUSED && lstat(p->path, &st) == 0 &&
-		    S_ISSOCK(st.st_mode);
-
-		close_fd(&probe);
-		if (stale && unlink(p->path) == 0 &&
-		    bind(fd, (const struct sockaddr *)sa, len) == 0)
-			return fd;
-	}
-	LR_LOG(ERR, PMD, "%s: socket %s%s: cannot listen: %s%s\n", p->name,
-	       p->abstract ? "@" : "", p->path, strerror(-ret),
-	       ret == -EADDRINUSE ? " (another server uses it)" : "");
-	close(fd);
-	return ret;
+		LR_LOG(ERR, PMD, "%s: socket %s%s: cannot listen: %s%s\n",
+		       p->name, p->abstract ? "@" : "", p->path, strerror(-fd),
+		       fd == -EADDRINUSE ? " (another server uses it)" : "");
+	return fd;
 }
 
 /* Remember which file l's socket is (just bound at l->path). */
@@ -2828,20 +2687,12 @@ static int
 listener_rebind(struct mif_listener *l)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = l};
-	struct sockaddr_un sa;
-	socklen_t len = make_addr(&sa, l->path, 0);
 	int fd, ret;
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	fd = lr_unix_listen(l->path, 0, (int)l->mode, 16);
 	if (fd < 0)
-		return -errno;
-	if (bind(fd, (const struct sockaddr *)&sa, len) != 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	if (chmod(l->path, l->mode) != 0 || listen(fd, 16) != 0 ||
-	    epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		return fd;
+	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		ret = -errno;
 		unlink(l->path);
 		close(fd);
@@ -2895,8 +2746,6 @@ listener_get(struct mif_port *p)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct mif_listener *l;
-	struct sockaddr_un sa;
-	socklen_t len;
 	int fd, ret;
 
 	for (l = ctl.listeners; l != NULL; l = l->next) {
@@ -2905,15 +2754,9 @@ listener_get(struct mif_port *p)
 	}
 	if (l != NULL)
 		return listener_share(p, l);
-	len = make_addr(&sa, p->path, p->abstract);
-	fd = listener_bind(p, &sa, len);
+	fd = listener_open(p);
 	if (fd < 0)
 		return fd;
-	/* Not connectable before listen(): the mode is set in time. */
-	if (!p->abstract && chmod(p->path, p->sock_mode) != 0)
-		goto unlink_close;
-	if (listen(fd, 16) != 0)
-		goto unlink_close;
 	l = calloc(1, sizeof(*l));
 	if (l == NULL) {
 		errno = ENOMEM;
@@ -3003,10 +2846,7 @@ zc_teardown(struct mif_port *p)
 	 * last hold */
 	zc_put(p->zcp, p->name);
 	p->zcp = NULL;
-	p->zc_fd = -1;
 	p->zc_mp = NULL;
-	p->zc_reg.addr = NULL;
-	p->zc_reg.size = 0;
 }
 
 /* A zero-copy pool: n mbufs of cache_size per-lcore caches over a new
@@ -3024,21 +2864,19 @@ zc_new(const char *name, unsigned n, unsigned cache_size, unsigned stride,
 		lr_errno = ENOMEM;
 		return NULL;
 	}
-	if (region_create(name, (uint64_t)n * stride, &z->reg, &z->fd, why,
-			  whylen) != 0) {
+	if (region_create(name, (uint64_t)n * stride, &z->shm, why, whylen) !=
+	    0) {
 		free(z);
 		lr_errno = ENOMEM;
 		return NULL;
 	}
-	z->mp = lr_pktmbuf_pool_create_extbuf(name, n, cache_size, 0,
-					      z->reg.addr, (uint16_t)stride,
-					      socket_id);
+	z->mp = lr_pktmbuf_pool_create_extbuf(
+	    name, n, cache_size, 0, z->shm.addr, (uint16_t)stride, socket_id);
 	if (z->mp == NULL) {
 		err = lr_errno;
 		snprintf(why, whylen, "pool '%s' of %u mbufs: %s", name, n,
 			 lr_strerror(err));
-		munmap(z->reg.addr, z->reg.size);
-		close_fd(&z->fd);
+		lr_shm_free(&z->shm);
 		free(z);
 		lr_errno = err;
 		return NULL;
@@ -3084,8 +2922,6 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 	z->next = ctl.zcs;
 	ctl.zcs = z;
 	p->zcp = z;
-	p->zc_reg = z->reg;
-	p->zc_fd = z->fd;
 	p->zc_mp = z->mp;
 	for (unsigned q = 0; q < nrx || q < ntx; q++) {
 		if ((q < nrx &&
@@ -3508,13 +3344,14 @@ memif_parse_args(const char *name, const struct lr_devargs *args,
 	}
 	if (a->sock == NULL)
 		a->sock = LR_ETH_MEMIF_DEFAULT_SOCKET;
-	if (a->sock[0] == '\0' || strlen(a->sock) + 1 + (a->abstract ? 1 : 0) >
-				      (size_t)MIF_SUN_PATH_MAX) {
+	if (a->sock[0] == '\0' ||
+	    strlen(a->sock) >
+		lr_unix_path_max(a->abstract ? LR_UNIX_ABSTRACT : 0)) {
 		LR_LOG(ERR, PMD,
-		       "%s: socket: bad value '%s' (expected a path of 1..%d "
+		       "%s: socket: bad value '%s' (expected a path of 1..%zu "
 		       "characters)\n",
 		       name, a->sock,
-		       MIF_SUN_PATH_MAX - 1 - (a->abstract ? 1 : 0));
+		       lr_unix_path_max(a->abstract ? LR_UNIX_ABSTRACT : 0));
 		return -EINVAL;
 	}
 	if (a->secret != NULL && strlen(a->secret) > MIF_SECRET_SZ) {
@@ -3542,8 +3379,7 @@ memif_port_init(struct mif_port *p, const char *name,
 	snprintf(p->secret, sizeof(p->secret), "%s",
 		 a->secret ? a->secret : "");
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
-		p->reg_fd[i] = -1;
-	p->zc_fd = -1;
+		lr_shm_init(&p->shm[i]);
 	/* zero-copy: a client lends its buffers, a server receives in the
 	 * client's */
 	p->zc = p->server ? 0 : a->zc;

@@ -121,14 +121,21 @@ lr_memif_msg_check_(const struct mif_msg *m, size_t len, int nfds, char *why,
 {
 	int want_fd = 0;
 
+	if (len > MIF_MSG_SZ) {
+		snprintf(why, whylen, "message longer than %d bytes",
+			 MIF_MSG_SZ);
+		return -1;
+	}
 	if (len != MIF_MSG_SZ) {
 		snprintf(why, whylen, "message of %zu bytes (expected %d)", len,
 			 MIF_MSG_SZ);
 		return -1;
 	}
 	if (nfds < 0) {
-		snprintf(why, whylen, "%s: file descriptors truncated",
-			 lr_memif_msg_type_name_(m->type));
+		snprintf(why, whylen,
+			 "%s: file descriptors refused (more than %d, or not "
+			 "SCM_RIGHTS)",
+			 lr_memif_msg_type_name_(m->type), MIF_FDS_MAX);
 		return -1;
 	}
 	switch (m->type) {

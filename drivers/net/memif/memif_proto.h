@@ -38,6 +38,7 @@
 #define MIF_MSG_SZ	  128
 #define MIF_MAX_LOG2_RING 14
 #define MIF_MAX_REGIONS	  16 /* regions we accept from a peer */
+#define MIF_FDS_MAX	  4  /* fds a message may bring (one is used) */
 
 enum mif_msg_type {
 	MIF_MSG_NONE,
@@ -151,9 +152,11 @@ const char *lr_memif_msg_type_name_(unsigned type);
 
 /*
  * Check one received control message in isolation: its datagram length
- * (len), its type, the fds that came with it (nfds) and the fields that
- * need no connection state (strings terminated, sizes and indexes in the
- * protocol's ranges). 0, or -1 with a reason written into why.
+ * (len; above MIF_MSG_SZ: longer than a message), its type, the fds that
+ * came with it (nfds; negative: refused by the receive, more than
+ * MIF_FDS_MAX or not SCM_RIGHTS) and the fields that need no connection
+ * state (strings terminated, sizes and indexes in the protocol's ranges).
+ * 0, or -1 with a reason written into why.
  */
 int lr_memif_msg_check_(const struct mif_msg *m, size_t len, int nfds,
 			char *why, size_t whylen);
