@@ -147,6 +147,7 @@ struct mif_conn {
 	struct mif_ep ep;
 	int fd;
 	int dead; /* closed; freed at the end of the event batch */
+	struct mif_why why; /* why it ends (conn_fail()) */
 	struct mif_listener *lis;
 	struct mif_port *port;
 	struct mif_conn *next;
@@ -1790,10 +1791,11 @@ queue_attach(struct mif_port *p, struct mif_queue *q, int dir, unsigned i,
 }
 
 /* Client: make ring k of the nr in region 0 at a (rings of rbytes first,
- * then the buffers), with its eventfd; attach it to its queue. */
+ * then the buffers), with its eventfd; attach it to its queue. 0 or
+ * -errno with w's reason. */
 static int
 client_make_ring(struct mif_port *p, unsigned k, unsigned nr, size_t rbytes,
-		 void *a, char *why, size_t whylen)
+		 void *a, struct mif_why *w)
 {
 	int dir = k < p->n_ring[C2S] ? C2S : S2C;
 	unsigned i = dir == C2S ? k : k - p->n_ring[C2S];
@@ -1804,10 +1806,8 @@ client_make_ring(struct mif_port *p, unsigned k, unsigned nr, size_t rbytes,
 	    (uint32_t)((size_t)nr * rbytes + (size_t)k * rs * p->bsize);
 
 	p->ring_fd[dir][i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (p->ring_fd[dir][i] < 0) {
-		snprintf(why, whylen, "eventfd: %s", strerror(errno));
-		return -1;
-	}
+	if (p->ring_fd[dir][i] < 0)
+		return mif_refuse(w, -errno, "eventfd: %s", strerror(errno));
 	p->ring_off[dir][i] = (uint32_t)(k * rbytes);
 	p->ring_reg[dir][i] = 0;
 	p->ring_log2[dir][i] = (uint8_t)p->run_log2;
@@ -1838,237 +1838,276 @@ client_make_ring(struct mif_port *p, unsigned k, unsigned nr, size_t rbytes,
 /* A memfd region r of at least size bytes named name for the peer,
  * sealed against shrinking as the protocol asks (its size rounded up to
  * whole hugepages when the EAL has hugepages and free ones remain, else
- * ordinary pages); 0 or -1 with why. */
+ * ordinary pages); 0 or -errno with w's reason. */
 static int
-region_create(const char *name, uint64_t size, struct lr_shm *r, char *why,
-	      size_t whylen)
+region_create(const char *name, uint64_t size, struct lr_shm *r,
+	      struct mif_why *w)
 {
 	int ret;
 
-	if (size > UINT32_MAX) {
-		snprintf(why, whylen,
-			 "%s of %llu bytes: offsets are 32-bit (lower bsize "
-			 "or rsize)",
-			 name, (unsigned long long)size);
-		return -1;
-	}
+	if (size > UINT32_MAX)
+		return mif_refuse(w, -EFBIG,
+				  "%s of %llu bytes: offsets are 32-bit "
+				  "(lower bsize or rsize)",
+				  name, (unsigned long long)size);
 	ret = lr_shm_create(r, name, size,
 			    lr_eal_has_hugepages() ? LR_SHM_HUGETLB : 0,
 			    LR_SHM_SEAL_SHRINK);
-	if (ret != 0) {
-		snprintf(why, whylen, "%s of %llu bytes: %s", name,
-			 (unsigned long long)size, strerror(-ret));
-		return -1;
-	}
+	if (ret != 0)
+		return mif_refuse(w, ret, "%s of %llu bytes: %s", name,
+				  (unsigned long long)size, strerror(-ret));
 	return 0;
 }
 
 /* Client: create region 0 (rings, then buffers; zero-copy: the rings
- * alone), the ring eventfds and the rings; 0 or -1 with why. */
+ * alone), the ring eventfds and the rings; 0 or -errno with w's reason. */
 static int
-client_make_region(struct mif_port *p, char *why, size_t whylen)
+client_make_region(struct mif_port *p, struct mif_why *w)
 {
 	unsigned nr = p->n_ring[C2S] + p->n_ring[S2C];
 	size_t rbytes = mif_ring_bytes(p->run_log2);
 	uint64_t size = (uint64_t)nr * rbytes;
+	int ret;
 
 	if (!p->zc)
 		size += (uint64_t)nr * (1u << p->run_log2) * p->bsize;
-	if (region_create("memif_region_0", size, &p->shm[0], why, whylen) != 0)
-		return -1;
+	ret = region_create("memif_region_0", size, &p->shm[0], w);
+	if (ret != 0)
+		return ret;
 	p->reg[0].addr = p->shm[0].addr;
 	p->reg[0].size = p->shm[0].size;
 	p->nreg = 1;
-	for (unsigned k = 0; k < nr; k++)
-		if (client_make_ring(p, k, nr, rbytes, p->reg[0].addr, why,
-				     whylen) != 0)
-			return -1;
+	for (unsigned k = 0; k < nr; k++) {
+		ret = client_make_ring(p, k, nr, rbytes, p->reg[0].addr, w);
+		if (ret != 0)
+			return ret;
+	}
 	return 0;
 }
 
-/* Client: send handshake message number p->sent (INIT, ADD_REGION,
- * ADD_RINGs, CONNECT); 1 when CONNECT went out, 0, or -1. */
-static int
-client_send_next(struct mif_port *p, char *why, size_t whylen)
+/* ------------------------------------------------------------------ */
+/* Control messages: what each side sends, then one handler for each
+ * message each side receives. A handler runs after lr_memif_msg_check_()
+ * has checked the message's size, fds and the fields that need no state;
+ * it checks the rest against the connection's state before using any of
+ * it, and returns 0 or a negative errno with the reason in c->why (which
+ * ends the connection: conn_fail()). */
+
+/* The client's INIT into m. */
+static void
+client_msg_init(const struct mif_port *p, struct mif_msg *m)
 {
-	unsigned k = p->sent, nr = p->n_ring[C2S] + p->n_ring[S2C];
-	/* zero-copy: our buffers in region 1, other ports' in 2.. */
+	m->type = MIF_MSG_INIT;
+	m->init.version = MIF_VERSION;
+	m->init.id = p->id;
+	m->init.mode = 0;
+	memcpy(m->init.secret, p->secret, strlen(p->secret));
+	snprintf((char *)m->init.name, sizeof(m->init.name), "%s",
+		 MIF_APP_NAME);
+}
+
+/* The client's ADD_REGION of region i into m, its memfd in *fd: 0 the
+ * rings (and copy mode's buffers), 1 our zero-copy pool's buffers, 2..
+ * other zero-copy ports' pools. */
+static void
+client_msg_add_region(const struct mif_port *p, unsigned i, struct mif_msg *m,
+		      int *fd)
+{
+	const struct lr_shm *r = i == 0	  ? &p->shm[0]
+				 : i == 1 ? &p->zcp->shm
+					  : &p->xzc_hold[i - 2]->shm;
+
+	m->type = MIF_MSG_ADD_REGION;
+	m->add_region.index = (uint16_t)i;
+	m->add_region.size = r->size;
+	*fd = r->fd;
+}
+
+/* The client's ADD_RING of ring k (C2S rings first) into m, its eventfd
+ * in *fd. */
+static void
+client_msg_add_ring(const struct mif_port *p, unsigned k, struct mif_msg *m,
+		    int *fd)
+{
+	int dir = k < p->n_ring[C2S] ? C2S : S2C;
+	unsigned i = dir == C2S ? k : k - p->n_ring[C2S];
+
+	m->type = MIF_MSG_ADD_RING;
+	m->add_ring.flags = dir == C2S ? MIF_ADD_RING_FLAG_C2S : 0;
+	m->add_ring.index = (uint16_t)i;
+	m->add_ring.region = p->ring_reg[dir][i];
+	m->add_ring.offset = p->ring_off[dir][i];
+	m->add_ring.log2_ring_size = p->ring_log2[dir][i];
+	*fd = p->ring_fd[dir][i];
+}
+
+/* Handshake messages the client sends: INIT, the ADD_REGIONs (zero-copy:
+ * our buffers in region 1, other ports' in 2..), the ADD_RINGs, CONNECT. */
+static unsigned
+client_msgs(const struct mif_port *p)
+{
 	unsigned nreg = p->zc ? 2 + p->nxzc : 1;
+
+	return 2 + nreg + p->n_ring[C2S] + p->n_ring[S2C];
+}
+
+/* Client: send handshake message number p->sent on c; 0 or -errno with
+ * c's reason. */
+static int
+client_send_next(struct mif_conn *c)
+{
+	struct mif_port *p = c->port;
+	unsigned k = p->sent, nreg = p->zc ? 2 + p->nxzc : 1;
 	struct mif_msg m;
 	int fd = -1, ret;
 
 	memset(&m, 0, sizeof(m));
 	if (k == 0) {
-		m.type = MIF_MSG_INIT;
-		m.init.version = MIF_VERSION;
-		m.init.id = p->id;
-		m.init.mode = 0;
-		memcpy(m.init.secret, p->secret, strlen(p->secret));
-		snprintf((char *)m.init.name, sizeof(m.init.name), "%s",
-			 MIF_APP_NAME);
+		client_msg_init(p, &m);
 	} else if (k < 1 + nreg) {
-		const struct mif_zc *x = k > 2 ? p->xzc_hold[k - 3] : NULL;
-		const struct lr_shm *r = k == 1 ? &p->shm[0]
-					 : x	? &x->shm
-						: &p->zcp->shm;
-
-		m.type = MIF_MSG_ADD_REGION;
-		m.add_region.index = (uint16_t)(k - 1);
-		m.add_region.size = r->size;
-		fd = r->fd;
-	} else if (k < 1 + nreg + nr) {
-		unsigned r = k - 1 - nreg;
-		int dir = r < p->n_ring[C2S] ? C2S : S2C;
-		unsigned i = dir == C2S ? r : r - p->n_ring[C2S];
-
-		m.type = MIF_MSG_ADD_RING;
-		m.add_ring.flags = dir == C2S ? MIF_ADD_RING_FLAG_C2S : 0;
-		m.add_ring.index = (uint16_t)i;
-		m.add_ring.region = p->ring_reg[dir][i];
-		m.add_ring.offset = p->ring_off[dir][i];
-		m.add_ring.log2_ring_size = p->ring_log2[dir][i];
-		fd = p->ring_fd[dir][i];
-	} else if (k == 1 + nreg + nr) {
+		client_msg_add_region(p, k - 1, &m, &fd);
+	} else if (k < client_msgs(p) - 1) {
+		client_msg_add_ring(p, k - 1 - nreg, &m, &fd);
+	} else {
 		m.type = MIF_MSG_CONNECT;
 		snprintf((char *)m.connect.if_name, sizeof(m.connect.if_name),
 			 "%s", p->name);
-	} else {
-		snprintf(why, whylen, "unexpected ACK after CONNECT");
-		return -1;
 	}
-	ret = msg_send(p->conn->fd, &m, fd);
-	if (ret < 0) {
-		snprintf(why, whylen, "sending %s: %s",
-			 lr_memif_msg_type_name_(m.type), strerror(-ret));
-		return -1;
-	}
+	ret = msg_send(c->fd, &m, fd);
+	if (ret < 0)
+		return mif_refuse(&c->why, ret, "sending %s: %s",
+				  lr_memif_msg_type_name_(m.type),
+				  strerror(-ret));
 	p->sent++;
-	return m.type == MIF_MSG_CONNECT;
+	return 0;
 }
 
-/* Client: a message from the server. 0, or -1 with why. */
+/* Client: m does not fit the handshake where it stands. */
 static int
-client_handle(struct mif_port *p, const struct mif_msg *m, char *why,
-	      size_t whylen)
+client_unexpected(struct mif_conn *c, const struct mif_msg *m)
 {
-	/* INIT, ADD_REGIONs, ADD_RINGs, CONNECT */
-	unsigned last =
-	    2 + (p->zc ? 2 + p->nxzc : 1) + p->n_ring[C2S] + p->n_ring[S2C];
-
-	switch (m->type) {
-	case MIF_MSG_HELLO:
-		if (p->sent != 0 || p->nreg != 0)
-			break;
-		if (p->zc && m->hello.max_region < ZC_REGION) {
-			snprintf(why, whylen,
-				 "zero-copy needs 2 regions, the server takes "
-				 "%u",
-				 m->hello.max_region + 1);
-			return -1;
-		}
-		if (m->hello.min_version > MIF_VERSION ||
-		    m->hello.max_version < MIF_VERSION) {
-			snprintf(why, whylen,
-				 "incompatible memif version: server speaks "
-				 "0x%x..0x%x, we 0x%x",
-				 m->hello.min_version, m->hello.max_version,
-				 MIF_VERSION);
-			return -1;
-		}
-		memcpy(p->peer_name, m->hello.name, MIF_NAME_SZ);
-		p->peer_name[MIF_NAME_SZ] = '\0';
-		p->n_ring[C2S] =
-		    LR_MIN((unsigned)m->hello.max_c2s_ring + 1, p->nb_txq);
-		p->n_ring[S2C] =
-		    LR_MIN((unsigned)m->hello.max_s2c_ring + 1, p->nb_rxq);
-		p->run_log2 = LR_MIN(m->hello.max_log2_ring_size, p->log2);
-		if (p->zc)
-			zc_hold_others(p, LR_MIN(MIF_MAX_REGIONS - 2u,
-						 m->hello.max_region - 1u));
-		if (client_make_region(p, why, whylen) != 0)
-			return -1;
-		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
-	case MIF_MSG_ACK:
-		if (p->sent == 0 || p->sent >= last)
-			break;
-		return client_send_next(p, why, whylen) < 0 ? -1 : 0;
-	case MIF_MSG_CONNECTED:
-		if (p->sent != last || p->up)
-			break;
-		if (p->peer_name[0] == '\0') {
-			memcpy(p->peer_name, m->connected.if_name, MIF_NAME_SZ);
-			p->peer_name[MIF_NAME_SZ] = '\0';
-		}
-		port_up(p);
-		return 0;
-	default:
-		break;
-	}
-	snprintf(why, whylen, "unexpected %s (after %u handshake messages)",
-		 lr_memif_msg_type_name_(m->type), p->sent);
-	return -1;
+	return mif_refuse(&c->why, -EPROTO,
+			  "unexpected %s (after %u handshake messages)",
+			  lr_memif_msg_type_name_(m->type), c->port->sent);
 }
 
-/* Server: check and map region i the client sent to p; 0 or -1. */
+/* Client, HELLO: the server's limits (name, versions, the highest region,
+ * ring indexes and ring size it takes) size our rings and region; then
+ * INIT goes out. */
 static int
-server_map_region(struct mif_port *p, unsigned i, char *why, size_t whylen)
+client_on_hello(struct mif_conn *c, const struct mif_msg *m, int *fd,
+		struct mif_msg *reply)
+{
+	const struct mif_msg_hello *h = &m->hello;
+	struct mif_port *p = c->port;
+	int ret;
+
+	if (p->sent != 0 || p->nreg != 0)
+		return client_unexpected(c, m);
+	if (p->zc && h->max_region < ZC_REGION)
+		return mif_refuse(&c->why, -EPROTO,
+				  "zero-copy needs 2 regions, the server "
+				  "takes %u",
+				  h->max_region + 1);
+	if (h->min_version > MIF_VERSION || h->max_version < MIF_VERSION)
+		return mif_refuse(&c->why, -EPROTONOSUPPORT,
+				  "incompatible memif version: server speaks "
+				  "0x%x..0x%x, we 0x%x",
+				  h->min_version, h->max_version, MIF_VERSION);
+	memcpy(p->peer_name, h->name, MIF_NAME_SZ);
+	p->peer_name[MIF_NAME_SZ] = '\0';
+	p->n_ring[C2S] = LR_MIN((unsigned)h->max_c2s_ring + 1, p->nb_txq);
+	p->n_ring[S2C] = LR_MIN((unsigned)h->max_s2c_ring + 1, p->nb_rxq);
+	p->run_log2 = LR_MIN(h->max_log2_ring_size, p->log2);
+	if (p->zc)
+		zc_hold_others(
+		    p, LR_MIN(MIF_MAX_REGIONS - 2u, h->max_region - 1u));
+	ret = client_make_region(p, &c->why);
+	return ret != 0 ? ret : client_send_next(c);
+}
+
+/* Client, ACK: the server took our last message; the next goes out. */
+static int
+client_on_ack(struct mif_conn *c, const struct mif_msg *m, int *fd,
+	      struct mif_msg *reply)
+{
+	struct mif_port *p = c->port;
+
+	if (p->sent == 0 || p->sent >= client_msgs(p))
+		return client_unexpected(c, m);
+	return client_send_next(c);
+}
+
+/* Client, CONNECTED (after our CONNECT, once): the link is up. */
+static int
+client_on_connected(struct mif_conn *c, const struct mif_msg *m, int *fd,
+		    struct mif_msg *reply)
+{
+	struct mif_port *p = c->port;
+
+	if (p->sent != client_msgs(p) || p->up)
+		return client_unexpected(c, m);
+	if (p->peer_name[0] == '\0') {
+		memcpy(p->peer_name, m->connected.if_name, MIF_NAME_SZ);
+		p->peer_name[MIF_NAME_SZ] = '\0';
+	}
+	port_up(p);
+	return 0;
+}
+
+/* Server: map region i the client sent to p, checking its file against
+ * the size announced and its seal. 0 or -errno with w's reason. */
+static int
+server_map_region(struct mif_port *p, unsigned i, struct mif_why *w)
 {
 	struct lr_shm *r = &p->shm[i];
-	int ret =
-	    lr_shm_attach(r, r->fd, 0, p->reg[i].size, LR_SHM_SEAL_SHRINK);
+	unsigned long long size = p->reg[i].size;
+	int ret = lr_shm_attach(r, r->fd, 0, size, LR_SHM_SEAL_SHRINK);
 
-	if (ret == -ENODEV || ret == -ERANGE) {
-		snprintf(why, whylen, "region %u: %s the %llu bytes announced",
-			 i,
-			 ret == -ENODEV ? "not a file of" : "file shorter than",
-			 (unsigned long long)p->reg[i].size);
-		return -1;
-	}
-	if (ret == -EPERM) {
-		snprintf(why, whylen,
-			 "region %u: not sealed against shrinking "
-			 "(F_SEAL_SHRINK)",
-			 i);
-		return -1;
-	}
-	if (ret != 0) {
-		snprintf(why, whylen, "region %u: mmap: %s", i, strerror(-ret));
-		return -1;
-	}
+	if (ret == -ENODEV || ret == -ERANGE)
+		return mif_refuse(
+		    w, ret, "region %u: %s the %llu bytes announced", i,
+		    ret == -ENODEV ? "not a file of" : "file shorter than",
+		    size);
+	if (ret == -EPERM)
+		return mif_refuse(w, ret,
+				  "region %u: not sealed against shrinking "
+				  "(F_SEAL_SHRINK)",
+				  i);
+	if (ret != 0)
+		return mif_refuse(w, ret, "region %u: mmap: %s", i,
+				  strerror(-ret));
 	p->reg[i].addr = r->addr;
 	return 0;
 }
 
-/* Server: check ring i of direction dir of p and attach it to its queue. */
+/* Server: check ring i of direction dir of p (its eventfd came, it lies
+ * inside its region, its cookie) and attach it to its queue. 0 or -errno
+ * with w's reason. */
 static int
-server_attach_ring(struct mif_port *p, int dir, unsigned i, char *why,
-		   size_t whylen)
+server_attach_ring(struct mif_port *p, int dir, unsigned i, struct mif_why *w)
 {
+	const char *dname = dir == C2S ? "C2S" : "S2C";
 	unsigned reg = p->ring_reg[dir][i];
 	unsigned log2 = p->ring_log2[dir][i];
 	uint64_t off = p->ring_off[dir][i];
 	struct mif_ring *r;
 
-	if (p->ring_fd[dir][i] < 0) {
-		snprintf(why, whylen,
-			 "%s ring %u missing (rings %u..%u announced)",
-			 dir == C2S ? "C2S" : "S2C", i, 0, p->n_ring[dir] - 1);
-		return -1;
-	}
-	if (reg >= p->nreg || off + mif_ring_bytes(log2) > p->reg[reg].size) {
-		snprintf(why, whylen,
-			 "%s ring %u: region %u offset %llu size %zu outside "
-			 "the regions",
-			 dir == C2S ? "C2S" : "S2C", i, reg,
-			 (unsigned long long)off, mif_ring_bytes(log2));
-		return -1;
-	}
+	if (p->ring_fd[dir][i] < 0)
+		return mif_refuse(w, -EPROTO,
+				  "%s ring %u missing (rings %u..%u announced)",
+				  dname, i, 0, p->n_ring[dir] - 1);
+	if (reg >= p->nreg || off + mif_ring_bytes(log2) > p->reg[reg].size)
+		return mif_refuse(w, -ERANGE,
+				  "%s ring %u: region %u offset %llu size %zu "
+				  "outside the regions",
+				  dname, i, reg, (unsigned long long)off,
+				  mif_ring_bytes(log2));
 	r = (struct mif_ring *)(p->reg[reg].addr + off);
-	if (r->cookie != MIF_COOKIE) {
-		snprintf(why, whylen, "%s ring %u: cookie 0x%x (expected 0x%x)",
-			 dir == C2S ? "C2S" : "S2C", i, r->cookie, MIF_COOKIE);
-		return -1;
-	}
+	if (r->cookie != MIF_COOKIE)
+		return mif_refuse(w, -EINVAL,
+				  "%s ring %u: cookie 0x%x (expected 0x%x)",
+				  dname, i, r->cookie, MIF_COOKIE);
 	p->run_log2 = log2;
 	if (dir == C2S) {
 		r->flags = MIF_RING_FLAG_MASK_INT; /* we poll */
@@ -2076,28 +2115,6 @@ server_attach_ring(struct mif_port *p, int dir, unsigned i, char *why,
 	} else {
 		queue_attach(p, &p->txq[i], dir, i, r, log2);
 	}
-	return 0;
-}
-
-/* Server: map the regions and check the rings named by ADD_RING; then
- * attach the queues. 0 or -1 with why. */
-static int
-server_connect(struct mif_port *p, char *why, size_t whylen)
-{
-	if (p->nreg == 0 || p->n_ring[C2S] == 0 || p->n_ring[S2C] == 0) {
-		snprintf(why, whylen,
-			 "CONNECT before regions and rings (%u regions, %u "
-			 "C2S, %u S2C rings)",
-			 p->nreg, p->n_ring[C2S], p->n_ring[S2C]);
-		return -1;
-	}
-	for (unsigned i = 0; i < p->nreg; i++)
-		if (server_map_region(p, i, why, whylen) != 0)
-			return -1;
-	for (int dir = 0; dir < 2; dir++)
-		for (unsigned i = 0; i < p->n_ring[dir]; i++)
-			if (server_attach_ring(p, dir, i, why, whylen) != 0)
-				return -1;
 	return 0;
 }
 
@@ -2111,64 +2128,56 @@ server_find(struct mif_listener *l, uint32_t id)
 	return NULL;
 }
 
-/* Server: INIT m on a new connection c binds it to its port; 0 or -1. */
+/* Server, INIT on a new connection: its version, the id of the port it
+ * wants (started on this socket, not connected) and that port's secret;
+ * then c is bound to the port. */
 static int
-server_init(struct mif_conn *c, const struct mif_msg *m, char *why,
-	    size_t whylen)
+server_on_init(struct mif_conn *c, const struct mif_msg *m, int *fd,
+	       struct mif_msg *reply)
 {
-	struct mif_port *p;
+	const struct mif_msg_init *in = &m->init;
 	char secret[MIF_SECRET_SZ + 1];
+	struct mif_port *p;
 
-	if (m->type != MIF_MSG_INIT) {
-		snprintf(why, whylen, "%s before INIT",
-			 lr_memif_msg_type_name_(m->type));
-		return -1;
-	}
-	if (m->init.version != MIF_VERSION) {
-		snprintf(why, whylen,
-			 "incompatible memif version 0x%x (we speak 0x%x)",
-			 m->init.version, MIF_VERSION);
-		return -1;
-	}
-	p = server_find(c->lis, m->init.id);
-	if (p == NULL) {
-		snprintf(why, whylen, "no interface with id %u", m->init.id);
-		return -1;
-	}
-	if (p->conn != NULL) {
-		snprintf(why, whylen, "id %u already connected", m->init.id);
-		return -1;
-	}
-	memcpy(secret, m->init.secret, MIF_SECRET_SZ);
+	if (in->version != MIF_VERSION)
+		return mif_refuse(&c->why, -EPROTONOSUPPORT,
+				  "incompatible memif version 0x%x (we speak "
+				  "0x%x)",
+				  in->version, MIF_VERSION);
+	p = server_find(c->lis, in->id);
+	if (p == NULL)
+		return mif_refuse(&c->why, -ENODEV, "no interface with id %u",
+				  in->id);
+	if (p->conn != NULL)
+		return mif_refuse(&c->why, -EBUSY, "id %u already connected",
+				  in->id);
+	memcpy(secret, in->secret, MIF_SECRET_SZ);
 	secret[MIF_SECRET_SZ] = '\0';
-	if (strcmp(secret, p->secret) != 0) {
-		snprintf(why, whylen,
-			 p->secret[0] == '\0' ? "unexpected secret"
-			 : secret[0] == '\0'  ? "secret required"
-					      : "incorrect secret");
-		/* DPDK ignores a secret it does not require */
-		if (p->secret[0] != '\0')
-			return -1;
-	}
-	memcpy(p->peer_name, m->init.name, MIF_NAME_SZ);
+	/* DPDK ignores a secret it does not require */
+	if (p->secret[0] != '\0' && strcmp(secret, p->secret) != 0)
+		return mif_refuse(&c->why, -EACCES,
+				  secret[0] == '\0' ? "secret required"
+						    : "incorrect secret");
+	memcpy(p->peer_name, in->name, MIF_NAME_SZ);
 	p->peer_name[MIF_NAME_SZ] = '\0';
 	c->port = p;
 	p->conn = c;
 	return 0;
 }
 
-/* Server: ADD_REGION m for p, taking over *fd; 0 or -1 with why. */
+/* Server, ADD_REGION: the next region in index order, its memfd taken
+ * over (mapped and checked at CONNECT). */
 static int
-server_add_region(struct mif_port *p, const struct mif_msg *m, int *fd,
-		  char *why, size_t whylen)
+server_on_add_region(struct mif_conn *c, const struct mif_msg *m, int *fd,
+		     struct mif_msg *reply)
 {
+	struct mif_port *p = c->port;
 	unsigned i = m->add_region.index;
 
-	if (i != p->nreg) {
-		snprintf(why, whylen, "ADD_REGION: index %u (expected %u)", i,
-			 p->nreg);
-		return -1;
-	}
+	if (i != p->nreg)
+		return mif_refuse(&c->why, -EINVAL,
+				  "ADD_REGION: index %u (expected %u)", i,
+				  p->nreg);
 	p->shm[i].fd = *fd;
 	*fd = -1;
 	p->reg[i].size = m->add_region.size;
@@ -2176,31 +2185,31 @@ server_add_region(struct mif_port *p, const struct mif_msg *m, int *fd,
 	return 0;
 }
 
-/* Server: ADD_RING m for p, taking over *fd; 0 or -1 with why. */
+/* Server, ADD_RING: the next ring of its direction in index order, one of
+ * our queues, of the size of the rings before it; its eventfd taken over
+ * (region and offset checked at CONNECT). */
 static int
-server_add_ring(struct mif_port *p, const struct mif_msg *m, int *fd, char *why,
-		size_t whylen)
+server_on_add_ring(struct mif_conn *c, const struct mif_msg *m, int *fd,
+		   struct mif_msg *reply)
 {
 	const struct mif_msg_add_ring *a = &m->add_ring;
+	struct mif_port *p = c->port;
 	int dir = (a->flags & MIF_ADD_RING_FLAG_C2S) ? C2S : S2C;
 	/* C2S rings feed our rx queues, S2C rings our tx queues */
 	unsigned nq = dir == C2S ? p->nb_rxq : p->nb_txq;
 
-	if (a->index >= nq || a->index != p->n_ring[dir]) {
-		snprintf(why, whylen,
-			 "ADD_RING: %s ring index %u (expected %u, "
-			 "we have %u %s queues)",
-			 dir == C2S ? "C2S" : "S2C", a->index, p->n_ring[dir],
-			 nq, dir == C2S ? "rx" : "tx");
-		return -1;
-	}
+	if (a->index >= nq || a->index != p->n_ring[dir])
+		return mif_refuse(&c->why, -EINVAL,
+				  "ADD_RING: %s ring index %u (expected %u, "
+				  "we have %u %s queues)",
+				  dir == C2S ? "C2S" : "S2C", a->index,
+				  p->n_ring[dir], nq, dir == C2S ? "rx" : "tx");
 	if (p->n_ring[C2S] + p->n_ring[S2C] > 0 &&
-	    a->log2_ring_size != p->run_log2) {
-		snprintf(why, whylen,
-			 "ADD_RING: log2 ring size %u (earlier rings %u)",
-			 a->log2_ring_size, p->run_log2);
-		return -1;
-	}
+	    a->log2_ring_size != p->run_log2)
+		return mif_refuse(&c->why, -EINVAL,
+				  "ADD_RING: log2 ring size %u (earlier rings "
+				  "%u)",
+				  a->log2_ring_size, p->run_log2);
 	p->run_log2 = a->log2_ring_size;
 	p->ring_fd[dir][a->index] = *fd;
 	*fd = -1;
@@ -2211,14 +2220,28 @@ server_add_ring(struct mif_port *p, const struct mif_msg *m, int *fd, char *why,
 	return 0;
 }
 
-/* Server: CONNECT m maps p's rings; *reply is CONNECTED (the port comes
- * up just before it is sent: conn_answer()). 0 or -1 with why. */
+/* Server, CONNECT: a region and a ring each way announced; every region
+ * mapped and every ring checked and attached; *reply is CONNECTED (the
+ * port comes up just before it is sent: conn_answer()). */
 static int
-server_on_connect(struct mif_port *p, const struct mif_msg *m,
-		  struct mif_msg *reply, char *why, size_t whylen)
+server_on_connect(struct mif_conn *c, const struct mif_msg *m, int *fd,
+		  struct mif_msg *reply)
 {
-	if (server_connect(p, why, whylen) != 0)
-		return -1;
+	struct mif_port *p = c->port;
+	int ret;
+
+	if (p->nreg == 0 || p->n_ring[C2S] == 0 || p->n_ring[S2C] == 0)
+		return mif_refuse(&c->why, -EPROTO,
+				  "CONNECT before regions and rings (%u "
+				  "regions, %u C2S, %u S2C rings)",
+				  p->nreg, p->n_ring[C2S], p->n_ring[S2C]);
+	for (unsigned i = 0; i < p->nreg; i++)
+		if ((ret = server_map_region(p, i, &c->why)) != 0)
+			return ret;
+	for (int dir = 0; dir < 2; dir++)
+		for (unsigned i = 0; i < p->n_ring[dir]; i++)
+			if ((ret = server_attach_ring(p, dir, i, &c->why)) != 0)
+				return ret;
 	if (p->peer_name[0] == '\0') {
 		memcpy(p->peer_name, m->connect.if_name, MIF_NAME_SZ);
 		p->peer_name[MIF_NAME_SZ] = '\0';
@@ -2229,40 +2252,62 @@ server_on_connect(struct mif_port *p, const struct mif_msg *m,
 	return 0;
 }
 
-/* Server: a message on connection c; 0 with *reply the answer (ACK or
- * CONNECTED), or -1 with why. fd: the one that came with it (taken over on
- * success, closed by the caller otherwise). */
+/* Either side, DISCONNECT: the peer ends the connection with its code and
+ * reason (a string that need not be terminated). */
 static int
-server_handle(struct mif_conn *c, const struct mif_msg *m, int *fd,
-	      struct mif_msg *reply, char *why, size_t whylen)
+on_disconnect(struct mif_conn *c, const struct mif_msg *m, int *fd,
+	      struct mif_msg *reply)
 {
+	char reason[MIF_REASON_SZ + 1];
+
+	memcpy(reason, m->disconnect.string, MIF_REASON_SZ);
+	reason[MIF_REASON_SZ] = '\0';
+	mif_refuse(&c->why, -ECONNRESET, "%s (code %u)", reason,
+		   m->disconnect.code);
+	c->why.peer = 1;
+	return -ECONNRESET;
+}
+
+typedef int (*mif_msg_fn)(struct mif_conn *c, const struct mif_msg *m, int *fd,
+			  struct mif_msg *reply);
+
+/* What each side does with each message it may receive once a connection
+ * is bound to its port (a server's INIT binds it: server_dispatch()). */
+static const mif_msg_fn client_msgs_in[MIF_MSG_NB_TYPES] = {
+    [MIF_MSG_HELLO] = client_on_hello,
+    [MIF_MSG_ACK] = client_on_ack,
+    [MIF_MSG_CONNECTED] = client_on_connected,
+    [MIF_MSG_DISCONNECT] = on_disconnect,
+};
+static const mif_msg_fn server_msgs_in[MIF_MSG_NB_TYPES] = {
+    [MIF_MSG_ADD_REGION] = server_on_add_region,
+    [MIF_MSG_ADD_RING] = server_on_add_ring,
+    [MIF_MSG_CONNECT] = server_on_connect,
+    [MIF_MSG_DISCONNECT] = on_disconnect,
+};
+
+/* Server: the handler of m on c, by where the handshake stands: INIT
+ * first, nothing while connected but DISCONNECT. */
+static int
+server_dispatch(struct mif_conn *c, const struct mif_msg *m, int *fd,
+		struct mif_msg *reply)
+{
+	const char *name = lr_memif_msg_type_name_(m->type);
 	struct mif_port *p = c->port;
 
 	reply->type = MIF_MSG_ACK;
+	if (m->type == MIF_MSG_DISCONNECT)
+		return on_disconnect(c, m, fd, reply);
+	if (p == NULL && m->type == MIF_MSG_INIT)
+		return server_on_init(c, m, fd, reply);
 	if (p == NULL)
-		return server_init(c, m, why, whylen);
-	if (p->up) {
-		snprintf(why, whylen, "%s while connected",
-			 lr_memif_msg_type_name_(m->type));
-		return -1;
-	}
-	switch (m->type) {
-	case MIF_MSG_ADD_REGION:
-		if (server_add_region(p, m, fd, why, whylen) != 0)
-			return -1;
-		break;
-	case MIF_MSG_ADD_RING:
-		if (server_add_ring(p, m, fd, why, whylen) != 0)
-			return -1;
-		break;
-	case MIF_MSG_CONNECT:
-		return server_on_connect(p, m, reply, why, whylen);
-	default:
-		snprintf(why, whylen, "unexpected %s during the handshake",
-			 lr_memif_msg_type_name_(m->type));
-		return -1;
-	}
-	return 0;
+		return mif_refuse(&c->why, -EPROTO, "%s before INIT", name);
+	if (p->up)
+		return mif_refuse(&c->why, -EPROTO, "%s while connected", name);
+	if (server_msgs_in[m->type] == NULL)
+		return mif_refuse(&c->why, -EPROTO,
+				  "unexpected %s during the handshake", name);
+	return server_msgs_in[m->type](c, m, fd, reply);
 }
 
 /* Receive one message from sock: its length (0: peer closed, <0: error;
@@ -2287,68 +2332,59 @@ msg_recv(int sock, struct mif_msg *m, int *fds, int *nfds)
 	return r;
 }
 
-/* Fail connection c (and its port, if any) with reason why. */
+/* End connection c (and its port's connection, if bound) for the reason
+ * in c->why: by us (a DISCONNECT tells the peer why) or by the peer. */
 static void
-conn_fail(struct mif_conn *c, const char *why, int peer_said)
+conn_fail(struct mif_conn *c)
 {
 	if (c->port != NULL) {
-		port_disconnect(c->port, why, peer_said);
+		port_disconnect(c->port, c->why.text,
+				c->why.peer ? BY_PEER : BY_US);
 		return;
 	}
 	LR_LOG(ERR, PMD, "net_memif: socket %s%s: connection refused: %s\n",
 	       c->lis != NULL && c->lis->abstract ? "@" : "",
-	       c->lis != NULL ? c->lis->path : "?", why);
-	if (!peer_said)
-		send_disconnect(c->fd, why);
+	       c->lis != NULL ? c->lis->path : "?", c->why.text);
+	if (!c->why.peer)
+		send_disconnect(c->fd, c->why.text);
 	conn_close(c);
 }
 
 /*
- * Act on message m (len bytes, nfds fds in fds[]; nfds -1: truncated) that
- * arrived on c: checked (memif_proto.c), then handled by the role's state
- * machine. 0 with *reply the answer to send (type NONE: none; a client
- * sends its own), or -1 with why and *peer_said (a DISCONNECT). The fds
- * are taken over or closed either way. No socket call: the fuzz target
+ * Act on message m (len bytes, nfds fds in fds[]; nfds -1: refused by the
+ * receive) that arrived on c: checked (memif_proto.c), then handled by
+ * the role's handler. 0 with *reply the answer to send (type NONE: none;
+ * a client sends its own), or -errno with c->why. The fds are taken over
+ * or closed either way. No socket call: the fuzz target
  * (test/fuzz/fuzz_memif.c) drives a connection with it.
  */
 static int
 conn_msg(struct mif_conn *c, const struct mif_msg *m, size_t len, int *fds,
-	 int nfds, struct mif_msg *reply, char *why, size_t whylen,
-	 int *peer_said)
+	 int nfds, struct mif_msg *reply)
 {
 	int fd, ret;
 
-	*peer_said = 0;
 	memset(reply, 0, sizeof(*reply));
-	if (lr_memif_msg_check_(m, len, nfds, why, whylen) != 0) {
-		for (int i = 0; i < nfds; i++)
-			close(fds[i]);
-		return -1;
-	}
-	if (m->type == MIF_MSG_DISCONNECT) {
-		char reason[MIF_REASON_SZ + 1];
-
-		memcpy(reason, m->disconnect.string, MIF_REASON_SZ);
-		reason[MIF_REASON_SZ] = '\0';
-		snprintf(why, whylen, "%s (code %u)", reason,
-			 m->disconnect.code);
-		*peer_said = 1;
-		return -1;
+	ret = lr_memif_msg_check_(m, len, nfds, &c->why);
+	if (ret != 0) {
+		lr_unix_close_fds(fds, nfds > 0 ? (unsigned)nfds : 0);
+		return ret;
 	}
 	fd = nfds == 1 ? fds[0] : -1;
 	if (c->lis != NULL)
-		ret = server_handle(c, m, &fd, reply, why, whylen);
+		ret = server_dispatch(c, m, &fd, reply);
+	else if (client_msgs_in[m->type] != NULL)
+		ret = client_msgs_in[m->type](c, m, &fd, reply);
 	else
-		ret = client_handle(c->port, m, why, whylen);
+		ret = client_unexpected(c, m);
 	close_fd(&fd);
 	return ret;
 }
 
-/* Send reply (conn_msg()) on c; a CONNECTED brings the port up. 0 or -1
- * with why. */
+/* Send reply (conn_msg()) on c; a CONNECTED brings the port up. 0 or
+ * -errno with c->why. */
 static int
-conn_answer(struct mif_conn *c, const struct mif_msg *reply, char *why,
-	    size_t whylen)
+conn_answer(struct mif_conn *c, const struct mif_msg *reply)
 {
 	int ret;
 
@@ -2361,11 +2397,10 @@ conn_answer(struct mif_conn *c, const struct mif_msg *reply, char *why,
 	if (reply->type == MIF_MSG_CONNECTED)
 		port_up(c->port);
 	ret = msg_send(c->fd, reply, -1);
-	if (ret != 0) {
-		snprintf(why, whylen, "sending %s: %s",
-			 lr_memif_msg_type_name_(reply->type), strerror(-ret));
-		return -1;
-	}
+	if (ret != 0)
+		return mif_refuse(&c->why, ret, "sending %s: %s",
+				  lr_memif_msg_type_name_(reply->type),
+				  strerror(-ret));
 	return 0;
 }
 
@@ -2373,9 +2408,8 @@ conn_answer(struct mif_conn *c, const struct mif_msg *reply, char *why,
 static void
 conn_event(struct mif_conn *c)
 {
-	char why[192];
 	struct mif_msg m, reply;
-	int fds[MIF_FDS_MAX], nfds, peer_said;
+	int fds[MIF_FDS_MAX], nfds;
 	ssize_t r;
 
 	while (!c->dead) {
@@ -2383,16 +2417,16 @@ conn_event(struct mif_conn *c)
 		if (r == -EAGAIN || r == -EINTR)
 			return;
 		if (r <= 0) {
-			conn_fail(c,
-				  r == 0 ? "peer closed the connection"
-					 : strerror((int)-r),
-				  1);
+			mif_refuse(&c->why, r == 0 ? -ECONNRESET : (int)r, "%s",
+				   r == 0 ? "peer closed the connection"
+					  : strerror((int)-r));
+			c->why.peer = 1;
+			conn_fail(c);
 			return;
 		}
-		if (conn_msg(c, &m, (size_t)r, fds, nfds, &reply, why,
-			     sizeof(why), &peer_said) != 0 ||
-		    conn_answer(c, &reply, why, sizeof(why)) != 0) {
-			conn_fail(c, why, peer_said);
+		if (conn_msg(c, &m, (size_t)r, fds, nfds, &reply) != 0 ||
+		    conn_answer(c, &reply) != 0) {
+			conn_fail(c);
 			return;
 		}
 	}
@@ -2851,38 +2885,36 @@ zc_teardown(struct mif_port *p)
 
 /* A zero-copy pool: n mbufs of cache_size per-lcore caches over a new
  * shared region of n buffers of stride bytes, one hold, in no list;
- * NULL with why and lr_errno set. */
+ * NULL with lr_errno set and w's reason. */
 static struct mif_zc *
 zc_new(const char *name, unsigned n, unsigned cache_size, unsigned stride,
-       int socket_id, char *why, size_t whylen)
+       int socket_id, struct mif_why *w)
 {
 	struct mif_zc *z = calloc(1, sizeof(*z));
 	int err;
 
 	if (z == NULL) {
-		snprintf(why, whylen, "out of memory");
-		lr_errno = ENOMEM;
+		lr_errno = -mif_refuse(w, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (region_create(name, (uint64_t)n * stride, &z->shm, why, whylen) !=
-	    0) {
-		free(z);
-		lr_errno = ENOMEM;
-		return NULL;
-	}
+	err = region_create(name, (uint64_t)n * stride, &z->shm, w);
+	if (err != 0)
+		goto free_z;
 	z->mp = lr_pktmbuf_pool_create_extbuf(
 	    name, n, cache_size, 0, z->shm.addr, (uint16_t)stride, socket_id);
 	if (z->mp == NULL) {
-		err = lr_errno;
-		snprintf(why, whylen, "pool '%s' of %u mbufs: %s", name, n,
-			 lr_strerror(err));
-		lr_shm_free(&z->shm);
-		free(z);
-		lr_errno = err;
-		return NULL;
+		err = mif_refuse(w, -lr_errno, "pool '%s' of %u mbufs: %s",
+				 name, n, lr_strerror(lr_errno));
+		goto free_region;
 	}
 	z->refs = 1;
 	return z;
+free_region:
+	lr_shm_free(&z->shm);
+free_z:
+	free(z);
+	lr_errno = -err;
+	return NULL;
 }
 
 /* Client zero-copy: region 1 and the pool of mbufs over its buffers, for
@@ -2896,7 +2928,8 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 	unsigned stride =
 	    LR_ALIGN_CEIL(LR_PKTMBUF_HEADROOM + p->bsize, LR_CACHE_LINE_SIZE);
 	unsigned n = 2 * (nrx + ntx) * slots + 4 * ZC_CACHE;
-	char name[LR_MEMPOOL_NAMESIZE], why[192];
+	char name[LR_MEMPOOL_NAMESIZE];
+	struct mif_why why;
 	struct mif_zc *z;
 
 	if (p->zc_mp != NULL && nrx <= p->zc_nq[0] && ntx <= p->zc_nq[1])
@@ -2914,9 +2947,9 @@ zc_setup(struct mif_port *p, uint16_t port_id, unsigned nrx, unsigned ntx)
 		 ++ctl.nb_zc_pools);
 	z = zc_new(name, n, ZC_CACHE, stride,
 		   p->dev != NULL ? p->dev->data->socket_id : LR_SOCKET_ID_ANY,
-		   why, sizeof(why));
+		   &why);
 	if (z == NULL) {
-		LR_LOG(ERR, PMD, "%s: zero-copy: %s\n", p->name, why);
+		LR_LOG(ERR, PMD, "%s: zero-copy: %s\n", p->name, why.text);
 		return -ENOMEM;
 	}
 	z->next = ctl.zcs;
@@ -3488,7 +3521,7 @@ lr_eth_memif_pool_create(const char *name, unsigned n, unsigned cache_size,
 			 uint16_t data_room, int socket_id)
 {
 	unsigned stride = LR_ALIGN_CEIL((unsigned)data_room, LR_CACHE_LINE_SIZE);
-	char why[192];
+	struct mif_why why;
 	struct mif_zc *z;
 
 	if (name == NULL || n == 0 || data_room <= LR_PKTMBUF_HEADROOM ||
@@ -3503,9 +3536,9 @@ lr_eth_memif_pool_create(const char *name, unsigned n, unsigned cache_size,
 		lr_errno = EINVAL;
 		return NULL;
 	}
-	z = zc_new(name, n, cache_size, stride, socket_id, why, sizeof(why));
+	z = zc_new(name, n, cache_size, stride, socket_id, &why);
 	if (z == NULL) {
-		LR_LOG(ERR, PMD, "memif pool '%s': %s\n", name, why);
+		LR_LOG(ERR, PMD, "memif pool '%s': %s\n", name, why.text);
 		return NULL;
 	}
 	z->app = 1;
@@ -3729,21 +3762,19 @@ lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
 		   int *fds, int nfds, struct mif_msg *reply, char *why,
 		   size_t whylen)
 {
-	int peer_said, ret = -1;
+	int ret;
 
 	pthread_mutex_lock(&ctl.lock);
 	if (c->dead) {
-		for (int i = 0; i < nfds; i++)
-			close(fds[i]);
+		lr_unix_close_fds(fds, nfds > 0 ? (unsigned)nfds : 0);
 		snprintf(why, whylen, "connection closed");
-	} else if (conn_msg(c, m, len, fds, nfds, reply, why, whylen,
-			    &peer_said) != 0) {
-		conn_fail(c, why, peer_said);
-	} else {
+		ret = -ENOTCONN;
+	} else if ((ret = conn_msg(c, m, len, fds, nfds, reply)) != 0) {
+		snprintf(why, whylen, "%s", c->why.text);
+		conn_fail(c);
+	} else if (reply->type == MIF_MSG_CONNECTED) {
 		/* conn_answer() without the socket: the answer is sent */
-		if (reply->type == MIF_MSG_CONNECTED)
-			port_up(c->port);
-		ret = 0;
+		port_up(c->port);
 	}
 	pthread_mutex_unlock(&ctl.lock);
 	return ret;
@@ -3753,8 +3784,11 @@ void
 lr_memif_fuzz_conn_free_(struct mif_conn *c)
 {
 	pthread_mutex_lock(&ctl.lock);
-	if (!c->dead)
-		conn_fail(c, "peer closed the connection", BY_PEER);
+	if (!c->dead) {
+		mif_refuse(&c->why, -ECONNRESET, "peer closed the connection");
+		c->why.peer = 1;
+		conn_fail(c);
+	}
 	pthread_mutex_unlock(&ctl.lock);
 	free(c);
 }

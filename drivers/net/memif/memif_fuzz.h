@@ -42,9 +42,10 @@ struct mif_conn *lr_memif_fuzz_accept_(struct mif_port *p);
 
 /*
  * Message m of len bytes from the client on c, with nfds fds in fds[]
- * (taken over; -1: truncated): 0 when accepted, *reply the answer (ACK or
- * CONNECTED); -1 when it ended the connection (the port disconnected,
- * why says why; c is dead: only lr_memif_fuzz_conn_free_() is left).
+ * (taken over; -1: refused by the receive): 0 when accepted, *reply the
+ * answer (ACK or CONNECTED); a negative errno when it ended the
+ * connection (the port disconnected, why says why; c is dead: only
+ * lr_memif_fuzz_conn_free_() is left).
  */
 int lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
 		       int *fds, int nfds, struct mif_msg *reply, char *why,
