@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * memif_private.h - what the files of net_memif share (never installed):
+ * the port, its queues, connections and listeners, the zero-copy pools,
+ * and the functions one file calls in another. The files, one concern
+ * each (DPDK's drivers/net/memif is split the same way):
+ *   memif_rx_tx.c    the datapath: burst functions and the software
+ *                    offloads on transmit; it never touches the socket
+ *                    (a kick is an eventfd write, a fault is handed to
+ *                    the control thread through the port's `bad` flag);
+ *   memif.c          everything else, until it is split further.
+ *
+ * Roles of the ring indexes (both ends agree, DPDK's net_memif included):
+ *   C2S ring: the client writes packets at head and publishes head; the
+ *             server reads up to head and returns the slots by moving tail.
+ *   S2C ring: the client offers empty buffers by moving head; the server
+ *             fills slots from tail up to head and publishes tail; the
+ *             client reads up to tail and offers the slots again.
+ * Each index is published with a release store after the descriptors and
+ * data it covers, and read with an acquire load before them (C11 atomics:
+ * lwsync on ppc64le, plain moves on x86).
+ *
+ * Locking: one mutex (ctl.lock) guards every port's control state, the
+ * listeners and the connections; the control thread holds it while it
+ * handles events, lifecycle calls hold it briefly. Burst functions never
+ * take it: they see a queue's `up` flag and mark themselves `busy` (see
+ * q_enter()); the control thread clears `up` and waits for `busy` to drop
+ * before it unmaps anything (lr_memif_queue_quiesce_()).
+ *
+ * Functions shared between the files are hidden (the library is built
+ * with -fvisibility=hidden and they are declared outside LR_BEGIN_DECLS)
+ * and named lr_memif_*_ (a static archive's globals all carry lr_: see
+ * test/check_exports.sh); everything else is static to its file. Errors:
+ * 0 or a negative errno; creators NULL with lr_errno set.
+ */
+#ifndef MEMIF_PRIVATE_H
+#define MEMIF_PRIVATE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_shm.h"
+#include "lr_unix.h"
+#include "memif_proto.h"
+
+#define MIF_MAXQ     LR_MAX_QUEUES_PER_PORT
+#define MIF_RETRY_NS (100ull * 1000 * 1000)
+#define MIF_APP_NAME "linerate"
+#define ZC_REGION    1	 /* client zero-copy: the buffers' region */
+#define ZC_CACHE     256 /* per-lcore cache of the zero-copy pool */
+#define ZC_FILL	     32	 /* mbufs taken in one bulk to refill rx slots */
+
+/* What a watched object is (struct mif_ep). */
+enum { EP_WAKE, EP_LISTEN, EP_CONN };
+
+/* What epoll hands back: the first member of each watched object. */
+struct mif_ep {
+	int kind;
+};
+
+struct mif_port;
+
+/* A zero-copy client's buffers: region 1 and the mbuf pool over it. Held
+ * by its port from configure to close, and by every connected zero-copy
+ * client that announced it to its peer as a region of its own (so that
+ * it can send the pool's mbufs with no copy); freed with the last hold. */
+struct mif_zc {
+	struct lr_mempool *mp;
+	struct lr_shm shm; /* region 1 of a connection that announces it */
+	unsigned refs;
+	int app;	     /* made by lr_eth_memif_pool_create(), no port's */
+	struct mif_zc *next; /* in ctl.zcs while its port (or app) holds it */
+};
+
+/* Server zero-copy receive (zero-copy=yes on a server), per rx queue: a
+ * header bound to each slot of the C2S ring, handed up over the peer's
+ * buffer in that slot; a header put back marks its slot freed (the pool's
+ * store, zrx_ops), and the next burst gives the slots back (tail) up to
+ * the first one still held. Made at configure, kept until close, and
+ * after close until the application put back the last header it held. */
+struct mif_zrx {
+	struct lr_mempool *mp;	/* the headers */
+	struct lr_mbuf **hdr;	/* slot -> its header */
+	_Atomic uint8_t *freed; /* slot's header back, slot not given back */
+	_Atomic uint32_t out;	/* headers the application holds */
+	unsigned n;		/* slots of the largest ring (1 << rsize) */
+	int orphan; /* its port closed: freed with its last header */
+};
+
+/* What a server zero-copy header's private area holds. */
+struct zrx_priv {
+	struct mif_zrx *z;
+	uint32_t slot;
+};
+
+/* The peer's regions of a connection that ended while the application
+ * held zero-copy headers over them: mapped until every header of zrx[]
+ * came back (kept_reap()). */
+struct mif_kept {
+	struct lr_shm reg[MIF_MAX_REGIONS]; /* their mappings, fds closed */
+	unsigned nreg;
+	struct mif_zrx *zrx[MIF_MAXQ];
+	unsigned nzrx;
+	const char *name; /* of the port, for the log; NULL once closed */
+	struct mif_kept *next;
+};
+
+/* Another port's zero-copy pool, announced to our peer as region
+ * `region`: its mbufs are sent with no copy. */
+struct mif_xzc {
+	const struct lr_mempool *mp;
+	uint8_t *base;
+	uint16_t region;
+};
+
+/* A server socket; shared by the started server ports of one address. */
+struct mif_listener {
+	struct mif_ep ep;
+	int fd;
+	int abstract;
+	int dead; /* closed; freed at the end of the event batch */
+	unsigned refs;
+	unsigned mode; /* of the socket file */
+	char path[LR_UNIX_PATH_MAX];
+	/* a socket file: which file is ours (removed or replaced when the
+	 * path names another), checked every MIF_RETRY_NS */
+	dev_t dev;
+	ino_t ino;
+	int gone; /* 1: ours is not at the path (reported once) */
+	uint64_t check_at;
+	struct mif_listener *next;
+};
+
+/* A control connection: a client port's, or one accepted by a listener
+ * (bound to a server port once its INIT named one). */
+struct mif_conn {
+	struct mif_ep ep;
+	int fd;
+	int dead;	    /* closed; freed at the end of the event batch */
+	struct mif_why why; /* why it ends (conn_fail()) */
+	struct mif_listener *lis;
+	struct mif_port *port;
+	struct mif_conn *next;
+};
+
+/* One queue; datapath fields first. */
+struct mif_queue {
+	_Atomic int busy; /* a burst is running (written by the poller) */
+	_Atomic int up;	  /* ring attached (written by the control thread) */
+	struct mif_ring *ring;
+	uint16_t mask;
+	uint16_t size;
+	uint16_t last;	   /* our private cursor (see rx/tx functions) */
+	uint16_t head;	   /* client rx: head we published last */
+	uint32_t bsize;	   /* client: bytes per buffer */
+	uint8_t *buf_base; /* client: buffer of slot 0 of this ring */
+	uint32_t buf_off;  /* client: its offset in region 0 */
+	const struct mif_region_map *reg;
+	unsigned nreg;
+	int kick_fd; /* the ring's eventfd (peer may want a kick) */
+	struct lr_mempool *mp;
+	/* client zero-copy: the mbuf of every slot, private to us */
+	struct lr_mbuf **slot_mb;
+	struct lr_mempool *zc_mp;  /* the port's pool over region 1 */
+	uint8_t *zc_base;	   /* region 1 */
+	const struct mif_xzc *xzc; /* tx: other pools the peer maps */
+	unsigned nxzc;
+	uint16_t done; /* tx: first slot whose mbuf is not freed */
+	/* server zero-copy rx: the headers, whether this connection uses
+	 * them, and the first slot not given back (the ring's tail) */
+	struct mif_zrx *zrx;
+	uint8_t zr_on;
+	uint16_t rel;
+	uint16_t port_id;
+	uint16_t qid;
+	struct mif_port *p;
+	struct lr_eth_queue_counters c;
+	uint64_t bursts;
+	uint64_t ring_full;
+	uint64_t link_down;
+	uint64_t zc_copies; /* zero-copy tx: packets copied into the pool */
+	uint64_t zc_sent;   /* zero-copy tx: packets sent as they were */
+	uint64_t offload_errors; /* tx: offloads asked that could not be done */
+} __lr_cache_aligned;
+
+enum mif_dir { C2S = 0, S2C = 1 };
+
+struct mif_port {
+	struct mif_queue rxq[MIF_MAXQ];
+	struct mif_queue txq[MIF_MAXQ];
+	struct lr_eth_dev *dev;
+	const char *name;
+	int server;
+	uint32_t id;
+	int abstract;
+	unsigned sock_mode; /* of a socket file we create */
+	uint32_t bsize;
+	unsigned log2;
+	char path[LR_UNIX_PATH_MAX];
+	char secret[MIF_SECRET_SZ + 1];
+	/* client zero-copy: region 1 and the pool over it, configure..close */
+	int zc;
+	struct mif_zc *zcp; /* ours; zc_mp: its pool */
+	struct lr_mempool *zc_mp;
+	unsigned zc_nq[2]; /* rx, tx queues with slot arrays */
+	int zrx; /* server zero-copy receive (zero-copy=yes on a server) */
+	/* while connected: other ports' pools announced as regions 2.. */
+	struct mif_zc *xzc_hold[MIF_MAX_REGIONS - 2];
+	struct mif_xzc xzc[MIF_MAX_REGIONS - 2];
+	unsigned nxzc;
+	/* control state, under ctl.lock */
+	int started;
+	int up;
+	uint16_t nb_rxq, nb_txq;
+	struct mif_listener *lis;
+	struct mif_conn *conn;
+	uint64_t retry_at;
+	int waiting_logged; /* errno of the connect last logged, or 0 */
+	unsigned sent;	    /* client: handshake messages sent */
+	unsigned n_ring[2];
+	unsigned run_log2;
+	struct mif_region_map reg[MIF_MAX_REGIONS]; /* the queues' view */
+	struct lr_shm shm[MIF_MAX_REGIONS]; /* a server's: fd once announced */
+	unsigned nreg;
+	int ring_fd[2][MIF_MAXQ];
+	uint32_t ring_off[2][MIF_MAXQ];
+	uint16_t ring_reg[2][MIF_MAXQ];
+	uint8_t ring_log2[2][MIF_MAXQ];
+	char peer_name[MIF_NAME_SZ + 1];
+	_Atomic int bad; /* the datapath found a bad ring or descriptor */
+	char bad_why[160];
+	char last_reason[192]; /* of the last disconnect */
+	uint64_t nb_connects;
+	uint64_t nb_disconnects;
+	struct mif_port *next;
+};
+
+/* Who ended a connection (port_disconnect()). */
+enum { BY_US = 0, BY_PEER = 1, BY_STOP = 2 };
+
+/* ------------------------------------------------------------------ */
+/* memif_rx_tx.c: the datapath. */
+
+/*
+ * The rx and tx burst functions of p's role and mode, into *rx and *tx
+ * (chosen once, at probe and start): with offloads, tx does the software
+ * offloads its frames ask for (ports); without, the bare burst (the fuzz
+ * targets').
+ */
+void lr_memif_bursts_(const struct mif_port *p, int offloads,
+		      lr_eth_rx_burst_t *rx, lr_eth_tx_burst_t *tx);
+
+/* Client zero-copy rx: give slots [q->head, upto) fresh mbufs of the pool
+ * and offer their buffers; the new head (short when the pool ran dry). */
+uint16_t lr_memif_zc_rx_fill_(struct mif_queue *q, uint16_t upto);
+
+/* Wait until no burst uses q, with q marked down. */
+void lr_memif_queue_quiesce_(struct mif_queue *q);
+
+/* Client zero-copy: give back the mbufs the slots of q's ring hold, q
+ * quiesced: rx slots offered and not read (rx), tx slots not yet freed. */
+void lr_memif_zc_release_(struct mif_queue *q, int rx);
+
+/* ------------------------------------------------------------------ */
+/* memif.c: the control plane. */
+
+/* Wake the control thread (a queue found its peer at fault). */
+void lr_memif_ctl_wake_(void);
+
+#endif /* MEMIF_PRIVATE_H */
