@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * net_memif: the control plane (control thread, sockets, messages), the
- * zero-copy pools, the ethdev operations, probe and the fuzz target's
- * hooks; the datapath is memif_rx_tx.c (memif_private.h has the ring
- * roles and the locking, lr_eth_memif.h the design, memif_proto.h the
- * wire format).
+ * net_memif: the control messages, the zero-copy pools, the ethdev
+ * operations, probe and the fuzz target's hooks (memif_private.h says
+ * which file does what).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -41,54 +38,17 @@ static const char *const memif_keys[] = {
     "rsize", "mac", "secret", "zero-copy",	 NULL,
 };
 
-/* The control plane of all memif ports of the process. */
+/* The zero-copy pools and peer regions of all memif ports (under
+ * lr_memif_lock_). */
 static struct {
-	pthread_mutex_t lock;
-	int running;
-	pthread_t thread;
-	int epfd;
-	int wakefd;
-	struct mif_ep wake_ep;
-	struct mif_port *ports;
-	struct mif_listener *listeners;
-	struct mif_conn *conns;
-	struct mif_listener *dead_listeners;
-	unsigned nports;
 	unsigned nb_zc_pools; /* zero-copy pools made (their names) */
 	struct mif_kept *kept; /* peer regions under held headers */
 	struct mif_zc *zcs;   /* the zero-copy pools of open ports, and the
 			       * application's (lr_eth_memif_pool_create) */
-} ctl = {.lock = PTHREAD_MUTEX_INITIALIZER, .epfd = -1, .wakefd = -1};
+} ctl;
 
 /* ------------------------------------------------------------------ */
-/* Control plane (under ctl.lock). */
-
-void
-lr_memif_ctl_wake_(void)
-{
-	uint64_t one = 1;
-
-	if (write(ctl.wakefd, &one, sizeof(one)) < 0) {
-		/* counter saturated: a wake-up is pending anyway */
-	}
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
+/* Control plane (under lr_memif_lock_). */
 
 /* Send m with an optional fd (-1: none); 0 or -errno. */
 static int
@@ -108,19 +68,6 @@ send_disconnect(int sock, const char *reason)
 	memcpy(m.disconnect.string, reason,
 	       strnlen(reason, sizeof(m.disconnect.string) - 1));
 	(void)msg_send(sock, &m, -1);
-}
-
-static void
-conn_close(struct mif_conn *c)
-{
-	if (c->dead)
-		return;
-	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close_fd(&c->fd);
-	c->dead = 1;
-	if (c->port != NULL && c->port->conn == c)
-		c->port->conn = NULL;
-	c->port = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -261,9 +208,9 @@ fail:
 }
 
 /* Unmap the regions of kept entries whose headers all came back, and free
- * the headers of closed ports among them (ctl.lock held). */
-static void
-kept_reap(void)
+ * the headers of closed ports among them (lr_memif_lock_ held). */
+void
+lr_memif_kept_reap_(void)
 {
 	for (struct mif_kept **pk = &ctl.kept; *pk != NULL;) {
 		struct mif_kept *k = *pk;
@@ -321,7 +268,7 @@ zrx_keep_regions(struct mif_port *p)
 	}
 	if (k == NULL)
 		return 0;
-	/* the mappings move to k (port_disconnect() forgets them) */
+	/* the mappings move to k (lr_memif_port_disconnect_() forgets them) */
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
 		if (p->shm[i].map != NULL) {
 			k->reg[k->nreg] = p->shm[i];
@@ -429,8 +376,8 @@ zc_hold_others(struct mif_port *p, unsigned max)
  * fds closed. Sends DISCONNECT with reason when a connection is open and
  * the peer did not end it (by != BY_PEER); logs why: an error when we
  * found the peer at fault (BY_US), a notice otherwise. */
-static void
-port_disconnect(struct mif_port *p, const char *reason, int by)
+void
+lr_memif_port_disconnect_(struct mif_port *p, const char *reason, int by)
 {
 	int peer_said = by == BY_PEER;
 	int was_up = p->up;
@@ -452,7 +399,7 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 	if (p->conn != NULL) {
 		if (reason != NULL && !peer_said)
 			send_disconnect(p->conn->fd, reason);
-		conn_close(p->conn);
+		lr_memif_conn_close_(p->conn);
 	}
 	for (unsigned q = 0; q < MIF_MAXQ; q++) {
 		lr_memif_queue_quiesce_(&p->rxq[q]);
@@ -479,7 +426,7 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 	p->nxzc = 0;
 	for (unsigned d = 0; d < 2; d++) {
 		for (unsigned i = 0; i < MIF_MAXQ; i++)
-			close_fd(&p->ring_fd[d][i]);
+			lr_unix_close_fds(&p->ring_fd[d][i], 1);
 		p->n_ring[d] = 0;
 	}
 	p->sent = 0;
@@ -488,7 +435,7 @@ port_disconnect(struct mif_port *p, const char *reason, int by)
 	if (was_up)
 		p->nb_disconnects++;
 	if (!p->server)
-		p->retry_at = now_ns() + MIF_RETRY_NS;
+		p->retry_at = lr_memif_now_ns_() + MIF_RETRY_NS;
 }
 
 /* Mark the queues whose rings exist up: the link is up. */
@@ -529,7 +476,7 @@ zrx_attach(struct mif_port *p, struct mif_queue *q)
 	struct mif_zrx *z = q->zrx;
 	uint32_t out;
 
-	kept_reap();
+	lr_memif_kept_reap_();
 	out = atomic_load_explicit(&z->out, memory_order_acquire);
 	q->zr_on = 0;
 	if (out != 0 || q->size > z->n) {
@@ -914,16 +861,6 @@ server_attach_ring(struct mif_port *p, int dir, unsigned i, struct mif_why *w)
 	return 0;
 }
 
-/* Server: find the started server port with this id on listener l. */
-static struct mif_port *
-server_find(struct mif_listener *l, uint32_t id)
-{
-	for (struct mif_port *p = ctl.ports; p != NULL; p = p->next)
-		if (p->server && p->started && p->lis == l && p->id == id)
-			return p;
-	return NULL;
-}
-
 /* Server, INIT on a new connection: its version, the id of the port it
  * wants (started on this socket, not connected) and that port's secret;
  * then c is bound to the port. */
@@ -940,7 +877,7 @@ server_on_init(struct mif_conn *c, const struct mif_msg *m, int *fd,
 				  "incompatible memif version 0x%x (we speak "
 				  "0x%x)",
 				  in->version, MIF_VERSION);
-	p = server_find(c->lis, in->id);
+	p = lr_memif_server_find_(c->lis, in->id);
 	if (p == NULL)
 		return mif_refuse(&c->why, -ENODEV, "no interface with id %u",
 				  in->id);
@@ -1048,6 +985,26 @@ server_on_connect(struct mif_conn *c, const struct mif_msg *m, int *fd,
 	return 0;
 }
 
+/* Server: HELLO, our limits, on connection fd just accepted; 0 or
+ * -errno. */
+int
+lr_memif_send_hello_(int fd)
+{
+	struct mif_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = MIF_MSG_HELLO;
+	snprintf((char *)m.hello.name, sizeof(m.hello.name), "%s",
+		 MIF_APP_NAME);
+	m.hello.min_version = MIF_VERSION;
+	m.hello.max_version = MIF_VERSION;
+	m.hello.max_region = MIF_MAX_REGIONS - 1;
+	m.hello.max_c2s_ring = MIF_MAXQ - 1;
+	m.hello.max_s2c_ring = MIF_MAXQ - 1;
+	m.hello.max_log2_ring_size = MIF_MAX_LOG2_RING;
+	return msg_send(fd, &m, -1);
+}
+
 /* Either side, DISCONNECT: the peer ends the connection with its code and
  * reason (a string that need not be terminated). */
 static int
@@ -1134,8 +1091,8 @@ static void
 conn_fail(struct mif_conn *c)
 {
 	if (c->port != NULL) {
-		port_disconnect(c->port, c->why.text,
-				c->why.peer ? BY_PEER : BY_US);
+		lr_memif_port_disconnect_(c->port, c->why.text,
+					  c->why.peer ? BY_PEER : BY_US);
 		return;
 	}
 	LR_LOG(ERR, PMD, "net_memif: socket %s%s: connection refused: %s\n",
@@ -1143,7 +1100,7 @@ conn_fail(struct mif_conn *c)
 	       c->lis != NULL ? c->lis->path : "?", c->why.text);
 	if (!c->why.peer)
 		send_disconnect(c->fd, c->why.text);
-	conn_close(c);
+	lr_memif_conn_close_(c);
 }
 
 /*
@@ -1173,7 +1130,7 @@ conn_msg(struct mif_conn *c, const struct mif_msg *m, size_t len, int *fds,
 		ret = client_msgs_in[m->type](c, m, &fd, reply);
 	else
 		ret = client_unexpected(c, m);
-	close_fd(&fd);
+	lr_unix_close_fds(&fd, 1);
 	return ret;
 }
 
@@ -1201,8 +1158,8 @@ conn_answer(struct mif_conn *c, const struct mif_msg *reply)
 }
 
 /* Handle what arrived on connection c. */
-static void
-conn_event(struct mif_conn *c)
+void
+lr_memif_conn_event_(struct mif_conn *c)
 {
 	struct mif_msg m, reply;
 	int fds[MIF_FDS_MAX], nfds;
@@ -1226,427 +1183,6 @@ conn_event(struct mif_conn *c)
 			return;
 		}
 	}
-}
-
-static struct mif_conn *
-conn_new(int fd, struct mif_listener *l, struct mif_port *p)
-{
-	struct mif_conn *c = calloc(1, sizeof(*c));
-	struct epoll_event ev = {.events = EPOLLIN};
-
-	if (c == NULL)
-		return NULL;
-	c->ep.kind = EP_CONN;
-	c->fd = fd;
-	c->lis = l;
-	c->port = p;
-	ev.data.ptr = c;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		free(c);
-		return NULL;
-	}
-	c->next = ctl.conns;
-	ctl.conns = c;
-	return c;
-}
-
-/* A client connects to its server: HELLO tells the rest. */
-static void
-client_try(struct mif_port *p)
-{
-	int fd = lr_unix_connect(p->path, p->abstract ? LR_UNIX_ABSTRACT : 0);
-
-	p->retry_at = now_ns() + MIF_RETRY_NS;
-	if (fd < 0) {
-		/* said again when the reason changes (the path vanished) */
-		if (p->waiting_logged != -fd)
-			LR_LOG(NOTICE, PMD,
-			       "%s: waiting for a server on %s%s (%s)\n",
-			       p->name, p->abstract ? "@" : "", p->path,
-			       strerror(-fd));
-		p->waiting_logged = -fd;
-		return;
-	}
-	p->waiting_logged = 0;
-	p->conn = conn_new(fd, NULL, p);
-	if (p->conn == NULL)
-		close(fd);
-}
-
-static void
-listener_event(struct mif_listener *l)
-{
-	struct mif_msg m;
-	struct mif_conn *c;
-	int fd;
-
-	while (!l->dead && (fd = accept4(l->fd, NULL, NULL,
-					 SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		c = conn_new(fd, l, NULL);
-		if (c == NULL) {
-			close(fd);
-			continue;
-		}
-		memset(&m, 0, sizeof(m));
-		m.type = MIF_MSG_HELLO;
-		snprintf((char *)m.hello.name, sizeof(m.hello.name), "%s",
-			 MIF_APP_NAME);
-		m.hello.min_version = MIF_VERSION;
-		m.hello.max_version = MIF_VERSION;
-		m.hello.max_region = MIF_MAX_REGIONS - 1;
-		m.hello.max_c2s_ring = MIF_MAXQ - 1;
-		m.hello.max_s2c_ring = MIF_MAXQ - 1;
-		m.hello.max_log2_ring_size = MIF_MAX_LOG2_RING;
-		if (msg_send(fd, &m, -1) != 0)
-			conn_close(c);
-	}
-}
-
-/* What the control thread does for port p after each round of events: end
- * the connection the datapath found at fault, retry a client's connect. */
-static void
-port_poll(struct mif_port *p, uint64_t now)
-{
-	if (atomic_load_explicit(&p->bad, memory_order_acquire) == 2)
-		port_disconnect(p, p->bad_why, BY_US);
-	if (!p->server && p->started && p->conn == NULL && now >= p->retry_at)
-		client_try(p);
-}
-
-static void listener_check(struct mif_listener *l, uint64_t now);
-
-static void *
-ctl_thread(void *arg)
-{
-	struct epoll_event ev[16];
-
-	(void)arg;
-	pthread_mutex_lock(&ctl.lock);
-	while (ctl.running) {
-		int n;
-
-		pthread_mutex_unlock(&ctl.lock);
-		n = epoll_wait(ctl.epfd, ev, LR_DIM(ev), 50);
-		pthread_mutex_lock(&ctl.lock);
-		if (!ctl.running)
-			break;
-		for (int i = 0; i < n; i++) {
-			struct mif_ep *e = ev[i].data.ptr;
-
-			if (e->kind == EP_WAKE) {
-				uint64_t v;
-
-				if (read(ctl.wakefd, &v, sizeof(v)) < 0) {
-					/* nothing pending */
-				}
-			} else if (e->kind == EP_LISTEN) {
-				listener_event((struct mif_listener *)e);
-			} else {
-				conn_event((struct mif_conn *)e);
-			}
-		}
-		uint64_t now = now_ns();
-
-		for (struct mif_port *p = ctl.ports; p != NULL; p = p->next)
-			port_poll(p, now);
-		if (ctl.kept != NULL)
-			kept_reap();
-		for (struct mif_listener *l = ctl.listeners; l != NULL;
-		     l = l->next)
-			listener_check(l, now);
-		while (ctl.dead_listeners != NULL) {
-			struct mif_listener *l = ctl.dead_listeners;
-
-			ctl.dead_listeners = l->next;
-			free(l);
-		}
-		/* free the connections closed in this round */
-		for (struct mif_conn **pc = &ctl.conns; *pc != NULL;) {
-			struct mif_conn *c = *pc;
-
-			if (c->dead) {
-				*pc = c->next;
-				free(c);
-			} else {
-				pc = &c->next;
-			}
-		}
-	}
-	pthread_mutex_unlock(&ctl.lock);
-	return NULL;
-}
-
-/* Start the control thread with the first port (ctl.lock held). */
-static int
-ctl_start(void)
-{
-	struct epoll_event ev = {.events = EPOLLIN};
-
-	if (ctl.running)
-		return 0;
-	ctl.epfd = epoll_create1(EPOLL_CLOEXEC);
-	ctl.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ctl.epfd < 0 || ctl.wakefd < 0)
-		goto fail;
-	ctl.wake_ep.kind = EP_WAKE;
-	ev.data.ptr = &ctl.wake_ep;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, ctl.wakefd, &ev) != 0)
-		goto fail;
-	ctl.running = 1;
-	if (pthread_create(&ctl.thread, NULL, ctl_thread, NULL) != 0) {
-		ctl.running = 0;
-		goto fail;
-	}
-	return 0;
-fail:
-	close_fd(&ctl.epfd);
-	close_fd(&ctl.wakefd);
-	return -ENOMEM;
-}
-
-/* Stop the control thread after the last port (ctl.lock held; dropped
- * and taken again around the join). */
-static void
-ctl_stop(void)
-{
-	if (!ctl.running)
-		return;
-	ctl.running = 0;
-	lr_memif_ctl_wake_();
-	pthread_mutex_unlock(&ctl.lock);
-	pthread_join(ctl.thread, NULL);
-	pthread_mutex_lock(&ctl.lock);
-	for (struct mif_conn *c = ctl.conns, *n; c != NULL; c = n) {
-		n = c->next;
-		conn_close(c);
-		free(c);
-	}
-	ctl.conns = NULL;
-	while (ctl.dead_listeners != NULL) {
-		struct mif_listener *l = ctl.dead_listeners;
-
-		ctl.dead_listeners = l->next;
-		free(l);
-	}
-	close_fd(&ctl.epfd);
-	close_fd(&ctl.wakefd);
-}
-
-/* Share the existing listener l with p, unless p's id is taken on it. */
-static int
-listener_share(struct mif_port *p, struct mif_listener *l)
-{
-	if (!l->abstract && l->mode != p->sock_mode) {
-		LR_LOG(ERR, PMD,
-		       "%s: socket-mode: %04o, but socket %s was created %04o "
-		       "by another port\n",
-		       p->name, p->sock_mode, p->path, l->mode);
-		return -EINVAL;
-	}
-	for (struct mif_port *o = ctl.ports; o != NULL; o = o->next) {
-		if (o != p && o->lis == l && o->id == p->id) {
-			LR_LOG(ERR, PMD,
-			       "%s: id %u: already used by %s on socket %s\n",
-			       p->name, p->id, o->name, p->path);
-			return -EEXIST;
-		}
-	}
-	l->refs++;
-	p->lis = l;
-	return 0;
-}
-
-/* A socket listening at p's address (a socket file made with p's mode,
- * replacing a stale one: a process gone left it), or -errno (logged). */
-static int
-listener_open(struct mif_port *p)
-{
-	int fd = lr_unix_listen(
-	    p->path, p->abstract ? LR_UNIX_ABSTRACT : LR_UNIX_REPLACE_STALE,
-	    (int)p->sock_mode, 16);
-
-	if (fd < 0)
-		LR_LOG(ERR, PMD, "%s: socket %s%s: cannot listen: %s%s\n",
-		       p->name, p->abstract ? "@" : "", p->path, strerror(-fd),
-		       fd == -EADDRINUSE ? " (another server uses it)" : "");
-	return fd;
-}
-
-/* Remember which file l's socket is (just bound at l->path). */
-static void
-listener_note_file(struct mif_listener *l)
-{
-	struct stat st;
-
-	if (lstat(l->path, &st) == 0) {
-		l->dev = st.st_dev;
-		l->ino = st.st_ino;
-	}
-}
-
-/* The file at l's path is l's own socket: 1, else 0 (removed, or another
- * file in its place). */
-static int
-listener_file_ours(const struct mif_listener *l)
-{
-	struct stat st;
-
-	return lstat(l->path, &st) == 0 && S_ISSOCK(st.st_mode) &&
-	       st.st_dev == l->dev && st.st_ino == l->ino;
-}
-
-/* Log what happened to l's socket file, once for each port on it. */
-static void __attribute__((format(printf, 2, 3)))
-listener_log(const struct mif_listener *l, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	for (const struct mif_port *p = ctl.ports; p != NULL; p = p->next)
-		if (p->lis == l)
-			LR_LOG(WARNING, PMD, "%s: socket %s %s\n", p->name,
-			       l->path, what);
-}
-
-/* l's socket file was removed: take the clients already waiting on the
- * old socket, then listen on a new one bound at the path. 0 or -errno. */
-static int
-listener_rebind(struct mif_listener *l)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = l};
-	int fd, ret;
-
-	fd = lr_unix_listen(l->path, 0, (int)l->mode, 16);
-	if (fd < 0)
-		return fd;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		ret = -errno;
-		unlink(l->path);
-		close(fd);
-		return ret;
-	}
-	listener_event(l);
-	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, l->fd, NULL);
-	close(l->fd);
-	l->fd = fd;
-	listener_note_file(l);
-	return 0;
-}
-
-/* The control thread's check of a socket file, every MIF_RETRY_NS: one
- * removed is bound again (connections made through it are not affected);
- * another file in its place is left alone. Each change is logged once. */
-static void
-listener_check(struct mif_listener *l, uint64_t now)
-{
-	int ret;
-
-	if (l->abstract || l->dead || l->fd < 0 || now < l->check_at)
-		return;
-	l->check_at = now + MIF_RETRY_NS;
-	if (listener_file_ours(l))
-		return;
-	if (access(l->path, F_OK) == 0 || errno != ENOENT) {
-		if (l->gone != 2)
-			listener_log(l, "replaced by another file: left alone, "
-					"no new client reaches this port "
-					"(connected ones stay connected)");
-		l->gone = 2;
-		return;
-	}
-	ret = listener_rebind(l);
-	if (ret == 0)
-		listener_log(l, "removed: listening on it again (connected "
-				"clients stay connected)");
-	else if (l->gone != 1)
-		listener_log(l,
-			     "removed: cannot listen on it again: %s (retrying "
-			     "every %llu ms; connected clients stay connected)",
-			     strerror(-ret),
-			     (unsigned long long)(MIF_RETRY_NS / 1000000));
-	l->gone = ret == 0 ? 0 : 1;
-}
-
-/* Get (or create) the listener for p's address; 0 or -errno (logged). */
-static int
-listener_get(struct mif_port *p)
-{
-	struct epoll_event ev = {.events = EPOLLIN};
-	struct mif_listener *l;
-	int fd, ret;
-
-	for (l = ctl.listeners; l != NULL; l = l->next) {
-		if (l->abstract == p->abstract && strcmp(l->path, p->path) == 0)
-			break;
-	}
-	if (l != NULL)
-		return listener_share(p, l);
-	fd = listener_open(p);
-	if (fd < 0)
-		return fd;
-	l = calloc(1, sizeof(*l));
-	if (l == NULL) {
-		errno = ENOMEM;
-		goto unlink_close;
-	}
-	l->ep.kind = EP_LISTEN;
-	l->fd = fd;
-	l->abstract = p->abstract;
-	l->refs = 1;
-	l->mode = p->sock_mode;
-	snprintf(l->path, sizeof(l->path), "%s", p->path);
-	if (!l->abstract)
-		listener_note_file(l);
-	ev.data.ptr = l;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		free(l);
-		goto unlink_close;
-	}
-	l->next = ctl.listeners;
-	ctl.listeners = l;
-	p->lis = l;
-	return 0;
-unlink_close:
-	ret = -errno;
-	LR_LOG(ERR, PMD, "%s: socket %s: %s\n", p->name, p->path,
-	       strerror(-ret));
-	if (!p->abstract)
-		unlink(p->path);
-	close(fd);
-	return ret;
-}
-
-static void
-listener_put(struct mif_port *p)
-{
-	struct mif_listener *l = p->lis;
-
-	p->lis = NULL;
-	if (l == NULL || --l->refs > 0)
-		return;
-	/* refuse the connections still waiting on it */
-	for (struct mif_conn *c = ctl.conns; c != NULL; c = c->next)
-		if (c->lis == l && !c->dead)
-			conn_close(c);
-	for (struct mif_listener **pl = &ctl.listeners; *pl != NULL;
-	     pl = &(*pl)->next) {
-		if (*pl == l) {
-			*pl = l->next;
-			break;
-		}
-	}
-	epoll_ctl(ctl.epfd, EPOLL_CTL_DEL, l->fd, NULL);
-	/* only our own socket file: another's may stand at the path now */
-	if (!l->abstract && listener_file_ours(l))
-		unlink(l->path);
-	close_fd(&l->fd);
-	/* an event of it may be in the control thread's hands: freed there */
-	l->dead = 1;
-	l->next = ctl.dead_listeners;
-	ctl.dead_listeners = l;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1783,13 +1319,13 @@ memif_configure(struct lr_eth_dev *dev)
 		       dev->data->nb_tx_queues);
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (p->zc)
 		ret = zc_setup(p, dev->data->port_id, dev->data->nb_rx_queues,
 			       dev->data->nb_tx_queues);
 	if (p->zrx)
 		ret = zrx_setup(p, dev->data->port_id, dev->data->nb_rx_queues);
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return ret;
 }
 
@@ -1859,12 +1395,12 @@ memif_start(struct lr_eth_dev *dev)
 	struct mif_port *p = dev->data->dev_private;
 	int ret = 0;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	p->nb_rxq = dev->data->nb_rx_queues;
 	p->nb_txq = dev->data->nb_tx_queues;
-	ret = ctl_start();
+	ret = lr_memif_ctl_start_();
 	if (ret == 0 && p->server)
-		ret = listener_get(p);
+		ret = lr_memif_listener_get_(p);
 	if (ret == 0) {
 		p->started = 1;
 		p->retry_at = 0;
@@ -1872,7 +1408,7 @@ memif_start(struct lr_eth_dev *dev)
 		memif_set_bursts(dev, p);
 		lr_memif_ctl_wake_();
 	}
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return ret;
 }
 
@@ -1881,15 +1417,15 @@ memif_stop(struct lr_eth_dev *dev)
 {
 	struct mif_port *p = dev->data->dev_private;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (p->started) {
-		port_disconnect(p, p->conn != NULL ? "interface stopped" : NULL,
-				BY_STOP);
+		lr_memif_port_disconnect_(
+		    p, p->conn != NULL ? "interface stopped" : NULL, BY_STOP);
 		if (p->server)
-			listener_put(p);
+			lr_memif_listener_put_(p);
 		p->started = 0;
 	}
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return 0;
 }
 
@@ -1899,20 +1435,12 @@ memif_close(struct lr_eth_dev *dev)
 	struct mif_port *p = dev->data->dev_private;
 
 	memif_stop(dev);
-	pthread_mutex_lock(&ctl.lock);
-	for (struct mif_port **pp = &ctl.ports; *pp != NULL;
-	     pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
-	if (--ctl.nports == 0)
-		ctl_stop();
+	pthread_mutex_lock(&lr_memif_lock_);
+	lr_memif_port_remove_(p);
 	zc_teardown(p);
-	kept_reap();
+	lr_memif_kept_reap_();
 	zrx_teardown(p);
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	free(p);
 	dev->data->dev_private = NULL;
 	return 0;
@@ -1923,9 +1451,9 @@ memif_link_update(struct lr_eth_dev *dev, int wait)
 {
 	struct mif_port *p = dev->data->dev_private;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	dev->data->link.link_status = (uint8_t)(p->started && p->up);
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
 	dev->data->link.link_autoneg = 0;
@@ -1969,10 +1497,10 @@ memif_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 			v[9] += atomic_load_explicit(&rx->zrx->out,
 						     memory_order_relaxed);
 	}
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	v[4] = p->nb_connects;
 	v[5] = p->nb_disconnects;
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return lr_eth_xstats_values_fill(values, n, v, LR_DIM(v));
 }
 
@@ -2182,11 +1710,9 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	memif_set_bursts(dev, p);
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
-	pthread_mutex_lock(&ctl.lock);
-	p->next = ctl.ports;
-	ctl.ports = p;
-	ctl.nports++;
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
+	lr_memif_port_add_(p);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	LR_LOG(INFO, PMD,
 	       "%s: role=%s id=%u socket=%s%s bsize=%u rsize=%u%s%s\n", name,
 	       p->server ? "server" : "client", p->id, p->abstract ? "@" : "",
@@ -2250,17 +1776,17 @@ lr_eth_memif_pool_create(const char *name, unsigned n, unsigned cache_size,
 		return NULL;
 	}
 	z->app = 1;
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	z->next = ctl.zcs;
 	ctl.zcs = z;
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return z->mp;
 }
 
 int
 lr_eth_memif_pool_free(struct lr_mempool *mp)
 {
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	for (struct mif_zc **pz = &ctl.zcs; *pz != NULL; pz = &(*pz)->next) {
 		struct mif_zc *z = *pz;
 
@@ -2269,10 +1795,10 @@ lr_eth_memif_pool_free(struct lr_mempool *mp)
 		*pz = z->next;
 		/* connections that announced it hold it until they end */
 		zc_put(z, mp->name);
-		pthread_mutex_unlock(&ctl.lock);
+		pthread_mutex_unlock(&lr_memif_lock_);
 		return 0;
 	}
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return -EINVAL;
 }
 
@@ -2342,36 +1868,29 @@ lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
 		free(p);
 		return NULL;
 	}
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (zrx && zrx_setup(p, 0, p->nb_rxq) != 0) {
 		zrx_teardown(p);
-		pthread_mutex_unlock(&ctl.lock);
+		pthread_mutex_unlock(&lr_memif_lock_);
 		free(l);
 		free(p);
 		return NULL;
 	}
-	p->next = ctl.ports;
-	ctl.ports = p;
-	pthread_mutex_unlock(&ctl.lock);
+	lr_memif_port_add_(p);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return p;
 }
 
 void
 lr_memif_fuzz_port_free_(struct mif_port *p)
 {
-	pthread_mutex_lock(&ctl.lock);
-	port_disconnect(p, NULL, BY_STOP);
-	for (struct mif_port **pp = &ctl.ports; *pp != NULL;
-	     pp = &(*pp)->next) {
-		if (*pp == p) {
-			*pp = p->next;
-			break;
-		}
-	}
+	pthread_mutex_lock(&lr_memif_lock_);
+	lr_memif_port_disconnect_(p, NULL, BY_STOP);
+	lr_memif_port_remove_(p);
 	zc_teardown(p);
-	kept_reap();
+	lr_memif_kept_reap_();
 	zrx_teardown(p);
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	free(p->lis);
 	free(p);
 }
@@ -2400,14 +1919,12 @@ lr_memif_fuzz_client_new_(int zc, uint16_t nb_rxq, uint16_t nb_txq,
 	for (unsigned q = 0; q < p->nb_rxq; q++)
 		p->rxq[q].mp = mp;
 	/* not started: the control round never connects it by itself */
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (zc)
 		ret = zc_setup(p, 0, p->nb_rxq, p->nb_txq);
-	if (ret == 0) {
-		p->next = ctl.ports;
-		ctl.ports = p;
-	}
-	pthread_mutex_unlock(&ctl.lock);
+	if (ret == 0)
+		lr_memif_port_add_(p);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	if (ret != 0) {
 		free(p);
 		return NULL;
@@ -2432,19 +1949,19 @@ lr_memif_fuzz_client_connect_(struct mif_port *p, int *server_fd)
 	c->fd = sv[0];
 	c->port = p;
 	*server_fd = sv[1];
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	p->conn = c;
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return c;
 }
 
 void
 lr_memif_fuzz_client_event_(struct mif_conn *c)
 {
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (!c->dead)
-		conn_event(c);
-	pthread_mutex_unlock(&ctl.lock);
+		lr_memif_conn_event_(c);
+	pthread_mutex_unlock(&lr_memif_lock_);
 }
 
 const char *
@@ -2493,7 +2010,7 @@ lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
 {
 	int ret;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (c->dead) {
 		lr_unix_close_fds(fds, nfds > 0 ? (unsigned)nfds : 0);
 		snprintf(why, whylen, "connection closed");
@@ -2505,20 +2022,20 @@ lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
 		/* conn_answer() without the socket: the answer is sent */
 		port_up(c->port);
 	}
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return ret;
 }
 
 void
 lr_memif_fuzz_conn_free_(struct mif_conn *c)
 {
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	if (!c->dead) {
 		mif_refuse(&c->why, -ECONNRESET, "peer closed the connection");
 		c->why.peer = 1;
 		conn_fail(c);
 	}
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	free(c);
 }
 
@@ -2527,18 +2044,18 @@ lr_memif_fuzz_up_(struct mif_port *p)
 {
 	int up;
 
-	pthread_mutex_lock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
 	up = p->up;
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_unlock(&lr_memif_lock_);
 	return up;
 }
 
 void
 lr_memif_fuzz_poll_(struct mif_port *p)
 {
-	pthread_mutex_lock(&ctl.lock);
-	port_poll(p, now_ns());
-	pthread_mutex_unlock(&ctl.lock);
+	pthread_mutex_lock(&lr_memif_lock_);
+	lr_memif_port_poll_(p, lr_memif_now_ns_());
+	pthread_mutex_unlock(&lr_memif_lock_);
 }
 
 uint16_t

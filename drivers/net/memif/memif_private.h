@@ -8,6 +8,8 @@
  *                    offloads on transmit; it never touches the socket
  *                    (a kick is an eventfd write, a fault is handed to
  *                    the control thread through the port's `bad` flag);
+ *   memif_socket.c   the control thread, its listening sockets and
+ *                    connections, a client's connect retries;
  *   memif.c          everything else, until it is split further.
  *
  * Roles of the ring indexes (both ends agree, DPDK's net_memif included):
@@ -36,6 +38,7 @@
 #ifndef MEMIF_PRIVATE_H
 #define MEMIF_PRIVATE_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -265,9 +268,64 @@ void lr_memif_queue_quiesce_(struct mif_queue *q);
 void lr_memif_zc_release_(struct mif_queue *q, int rx);
 
 /* ------------------------------------------------------------------ */
-/* memif.c: the control plane. */
+/* memif_socket.c: the control thread, its sockets and connections. */
 
-/* Wake the control thread (a queue found its peer at fault). */
+/* Guards every port's control state, the listeners, the connections and
+ * the zero-copy pools; the control thread holds it while it works. */
+extern pthread_mutex_t lr_memif_lock_;
+
+/* Wake the control thread (a queue found its peer at fault, a port
+ * started). Any thread. */
 void lr_memif_ctl_wake_(void);
+
+/* Start the control thread if it is not running; 0 or -ENOMEM. */
+int lr_memif_ctl_start_(void);
+
+/* Make p one of the ports the control thread serves. */
+void lr_memif_port_add_(struct mif_port *p);
+
+/* p is no longer served; after the last port the control thread is
+ * stopped (the lock is dropped and taken again around the join). */
+void lr_memif_port_remove_(struct mif_port *p);
+
+/* The control thread's round for p: end the connection its datapath
+ * found at fault, retry a client's connect when it is time. */
+void lr_memif_port_poll_(struct mif_port *p, uint64_t now);
+
+/* The monotonic clock in nanoseconds. */
+uint64_t lr_memif_now_ns_(void);
+
+/* Listen on p's socket address, or share the listener another server
+ * port made there; 0 or -errno (logged). */
+int lr_memif_listener_get_(struct mif_port *p);
+
+/* p stops listening; the last port of a listener closes it (and removes
+ * its socket file, if it is still ours). */
+void lr_memif_listener_put_(struct mif_port *p);
+
+/* The started server port with this id on listener l, or NULL. */
+struct mif_port *lr_memif_server_find_(struct mif_listener *l, uint32_t id);
+
+/* Close connection c (freed after the control thread's round). */
+void lr_memif_conn_close_(struct mif_conn *c);
+
+/* ------------------------------------------------------------------ */
+/* memif.c: the control messages, zero-copy pools, ops and probe. */
+
+/* Handle what arrived on connection c (its messages, in turn). */
+void lr_memif_conn_event_(struct mif_conn *c);
+
+/* Server: send HELLO on connection fd just accepted; 0 or -errno. */
+int lr_memif_send_hello_(int fd);
+
+/*
+ * Tear down p's connection: queues stopped, memory unmapped, fds closed;
+ * a DISCONNECT with reason unless the peer ended it (by BY_PEER), logged
+ * as an error when we found the peer at fault (BY_US), else a notice.
+ */
+void lr_memif_port_disconnect_(struct mif_port *p, const char *reason, int by);
+
+/* Unmap the kept peer regions whose zero-copy headers all came back. */
+void lr_memif_kept_reap_(void);
 
 #endif /* MEMIF_PRIVATE_H */
