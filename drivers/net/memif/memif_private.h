@@ -10,6 +10,8 @@
  *                    the control thread through the port's `bad` flag);
  *   memif_socket.c   the control thread, its listening sockets and
  *                    connections, a client's connect retries;
+ *   memif_zc.c       zero-copy memory: the client's pools over shared
+ *                    regions, the server's receive headers;
  *   memif.c          everything else, until it is split further.
  *
  * Roles of the ring indexes (both ends agree, DPDK's net_memif included):
@@ -325,7 +327,57 @@ int lr_memif_send_hello_(int fd);
  */
 void lr_memif_port_disconnect_(struct mif_port *p, const char *reason, int by);
 
+/*
+ * A memfd region r of at least size bytes named name for the peer, sealed
+ * against shrinking (on hugepages when the EAL has them and free ones
+ * remain); 0 or -errno with w's reason.
+ */
+int lr_memif_region_create_(const char *name, uint64_t size, struct lr_shm *r,
+			    struct mif_why *w);
+
+/* ------------------------------------------------------------------ */
+/* memif_zc.c: zero-copy pools (client) and headers (server rx). */
+
+/* The mempool ops of the server's zero-copy headers (their store). */
+#define MIF_ZRX_OPS_NAME "net_memif_zrx"
+
+/* Register MIF_ZRX_OPS_NAME unless it is; 0 or -errno. */
+int lr_memif_zrx_register_(void);
+
+/* Server zero-copy rx: headers for nrx rx queues of p (made at the first
+ * configure, kept after); 0 or -errno (logged). */
+int lr_memif_zrx_setup_(struct mif_port *p, uint16_t port_id, unsigned nrx);
+
+/* Server zero-copy rx at close: free each queue's headers, or leave them
+ * to the kept entry that holds them (reported). */
+void lr_memif_zrx_teardown_(struct mif_port *p);
+
+/* Server zero-copy rx at attach: whether rx queue q takes this
+ * connection's packets with no copy. */
+void lr_memif_zrx_attach_(struct mif_port *p, struct mif_queue *q);
+
+/* Server zero-copy rx at disconnect (queues quiesced): 1 when headers of
+ * this connection are still out and p's regions are kept mapped for them
+ * (they move to a kept entry), 0 when they can be unmapped now. */
+int lr_memif_zrx_keep_regions_(struct mif_port *p);
+
 /* Unmap the kept peer regions whose zero-copy headers all came back. */
 void lr_memif_kept_reap_(void);
+
+/* Client zero-copy: region 1 and the pool over it, and slot arrays, for
+ * nrx rx and ntx tx queues of p; 0 or -errno (logged). */
+int lr_memif_zc_setup_(struct mif_port *p, uint16_t port_id, unsigned nrx,
+		       unsigned ntx);
+
+/* Client zero-copy at close: drop p's pool (kept, reported, while the
+ * application holds its mbufs) and free the slot arrays. */
+void lr_memif_zc_teardown_(struct mif_port *p);
+
+/* Client zero-copy at HELLO: hold the other zero-copy pools (at most
+ * max), to be announced as regions 2.. */
+void lr_memif_zc_hold_others_(struct mif_port *p, unsigned max);
+
+/* Drop a hold of pool z (name: who drops it, for the log). */
+void lr_memif_zc_put_(struct mif_zc *z, const char *name);
 
 #endif /* MEMIF_PRIVATE_H */
