@@ -127,8 +127,8 @@ lr_memif_port_disconnect_(struct mif_port *p, const char *reason, int by)
 }
 
 /* Mark the queues whose rings exist up: the link is up. */
-static void
-port_up(struct mif_port *p)
+void
+lr_memif_port_up_(struct mif_port *p)
 {
 	struct mif_queue *rx = p->rxq, *tx = p->txq;
 	/* client: tx = C2S, rx = S2C; server: rx = C2S, tx = S2C */
@@ -295,7 +295,7 @@ client_make_region(struct mif_port *p, struct mif_why *w)
  * has checked the message's size, fds and the fields that need no state;
  * it checks the rest against the connection's state before using any of
  * it, and returns 0 or a negative errno with the reason in c->why (which
- * ends the connection: conn_fail()). */
+ * ends the connection: lr_memif_conn_fail_()). */
 
 /* The client's INIT into m. */
 static void
@@ -455,7 +455,7 @@ client_on_connected(struct mif_conn *c, const struct mif_msg *m, int *fd,
 		memcpy(p->peer_name, m->connected.if_name, MIF_NAME_SZ);
 		p->peer_name[MIF_NAME_SZ] = '\0';
 	}
-	port_up(p);
+	lr_memif_port_up_(p);
 	return 0;
 }
 
@@ -748,8 +748,8 @@ msg_recv(int sock, struct mif_msg *m, int *fds, int *nfds)
 
 /* End connection c (and its port's connection, if bound) for the reason
  * in c->why: by us (a DISCONNECT tells the peer why) or by the peer. */
-static void
-conn_fail(struct mif_conn *c)
+void
+lr_memif_conn_fail_(struct mif_conn *c)
 {
 	if (c->port != NULL) {
 		lr_memif_port_disconnect_(c->port, c->why.text,
@@ -772,9 +772,9 @@ conn_fail(struct mif_conn *c)
  * or closed either way. No socket call: the fuzz target
  * (test/fuzz/fuzz_memif.c) drives a connection with it.
  */
-static int
-conn_msg(struct mif_conn *c, const struct mif_msg *m, size_t len, int *fds,
-	 int nfds, struct mif_msg *reply)
+int
+lr_memif_conn_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
+		   int *fds, int nfds, struct mif_msg *reply)
 {
 	int fd, ret;
 
@@ -795,7 +795,7 @@ conn_msg(struct mif_conn *c, const struct mif_msg *m, size_t len, int *fds,
 	return ret;
 }
 
-/* Send reply (conn_msg()) on c; a CONNECTED brings the port up. 0 or
+/* Send reply (lr_memif_conn_msg_()) on c; a CONNECTED brings the port up. 0 or
  * -errno with c->why. */
 static int
 conn_answer(struct mif_conn *c, const struct mif_msg *reply)
@@ -809,7 +809,7 @@ conn_answer(struct mif_conn *c, const struct mif_msg *reply)
 	 * link is up never meets a server that is not (and a failed send
 	 * takes the port down again with the connection). */
 	if (reply->type == MIF_MSG_CONNECTED)
-		port_up(c->port);
+		lr_memif_port_up_(c->port);
 	ret = msg_send(c->fd, reply, -1);
 	if (ret != 0)
 		return mif_refuse(&c->why, ret, "sending %s: %s",
@@ -835,12 +835,13 @@ lr_memif_conn_event_(struct mif_conn *c)
 				   r == 0 ? "peer closed the connection"
 					  : strerror((int)-r));
 			c->why.peer = 1;
-			conn_fail(c);
+			lr_memif_conn_fail_(c);
 			return;
 		}
-		if (conn_msg(c, &m, (size_t)r, fds, nfds, &reply) != 0 ||
+		if (lr_memif_conn_msg_(c, &m, (size_t)r, fds, nfds, &reply) !=
+			0 ||
 		    conn_answer(c, &reply) != 0) {
-			conn_fail(c);
+			lr_memif_conn_fail_(c);
 			return;
 		}
 	}
@@ -1084,14 +1085,6 @@ parse_mac(const char *s, struct lr_ether_addr *mac)
 	return 0;
 }
 
-/* The devargs of a memif port, parsed. */
-struct memif_args {
-	const char *role, *sock, *mac, *secret;
-	uint64_t id, bsize, rsize;
-	int abstract, zc;
-	unsigned sock_mode;
-};
-
 /* Read socket-mode (octal permission bits of the socket file a server
  * creates) into a->sock_mode; 0 or -EINVAL (logged). */
 static int
@@ -1179,9 +1172,9 @@ memif_parse_args(const char *name, const struct lr_devargs *args,
 }
 
 /* Fill the new port p named name from a, with no descriptors yet. */
-static void
-memif_port_init(struct mif_port *p, const char *name,
-		const struct memif_args *a)
+void
+lr_memif_port_init_(struct mif_port *p, const char *name,
+		    const struct memif_args *a)
 {
 	p->name = name;
 	p->server = a->role == NULL || strcmp(a->role, "server") == 0;
@@ -1248,7 +1241,7 @@ memif_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 		lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id,
 				  0x4d49);
 	}
-	memif_port_init(p, name, &a);
+	lr_memif_port_init_(p, name, &a);
 	p->dev = dev;
 	dev->data->dev_private = p;
 	dev->dev_ops = &memif_ops;
@@ -1293,273 +1286,4 @@ lr_eth_memif_pool(uint16_t port_id)
 		return NULL;
 	}
 	return p->zc_mp;
-}
-
-/* ------------------------------------------------------------------ */
-/* Hooks of the fuzz target (memif_fuzz.h). */
-
-/* p's rx burst of its role and mode on queue q (no offloads). */
-static uint16_t
-fuzz_rx(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts, uint16_t n)
-{
-	lr_eth_rx_burst_t rx;
-	lr_eth_tx_burst_t tx;
-
-	lr_memif_bursts_(p, 0, &rx, &tx);
-	return rx(&p->rxq[q], pkts, n);
-}
-
-/* p's tx burst of its role and mode on queue q, without the software
- * offloads (the target's frames ask for none). */
-static uint16_t
-fuzz_tx(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts, uint16_t n)
-{
-	lr_eth_rx_burst_t rx;
-	lr_eth_tx_burst_t tx;
-
-	lr_memif_bursts_(p, 0, &rx, &tx);
-	return tx(&p->txq[q], pkts, n);
-}
-
-struct mif_port *
-lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
-			uint16_t nb_txq, struct lr_mempool *mp, int zrx)
-{
-	struct memif_args a = {.sock = "fuzz",
-			       .zc = zrx,
-			       .secret = secret,
-			       .id = id,
-			       .bsize = LR_ETH_MEMIF_DEFAULT_BSIZE,
-			       .rsize = LR_ETH_MEMIF_DEFAULT_LOG2_RING,
-			       .abstract = 1,
-			       .sock_mode = LR_ETH_MEMIF_DEFAULT_SOCKET_MODE};
-	struct mif_listener *l = calloc(1, sizeof(*l));
-	struct mif_port *p = aligned_alloc(
-	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
-
-	if (l == NULL || p == NULL) {
-		free(l);
-		free(p);
-		return NULL;
-	}
-	memset(p, 0, sizeof(*p));
-	memif_port_init(p, "net_memif_fuzz", &a);
-	l->ep.kind = EP_LISTEN;
-	l->fd = -1;
-	l->abstract = 1;
-	l->refs = 1;
-	snprintf(l->path, sizeof(l->path), "%s", a.sock);
-	p->nb_rxq = LR_MIN(nb_rxq, MIF_MAXQ);
-	p->nb_txq = LR_MIN(nb_txq, MIF_MAXQ);
-	for (unsigned q = 0; q < p->nb_rxq; q++)
-		p->rxq[q].mp = mp;
-	p->lis = l;
-	p->started = 1;
-	if (zrx && lr_memif_zrx_register_() < 0) {
-		free(l);
-		free(p);
-		return NULL;
-	}
-	pthread_mutex_lock(&lr_memif_lock_);
-	if (zrx && lr_memif_zrx_setup_(p, 0, p->nb_rxq) != 0) {
-		lr_memif_zrx_teardown_(p);
-		pthread_mutex_unlock(&lr_memif_lock_);
-		free(l);
-		free(p);
-		return NULL;
-	}
-	lr_memif_port_add_(p);
-	pthread_mutex_unlock(&lr_memif_lock_);
-	return p;
-}
-
-void
-lr_memif_fuzz_port_free_(struct mif_port *p)
-{
-	pthread_mutex_lock(&lr_memif_lock_);
-	lr_memif_port_disconnect_(p, NULL, BY_STOP);
-	lr_memif_port_remove_(p);
-	lr_memif_zc_teardown_(p);
-	lr_memif_kept_reap_();
-	lr_memif_zrx_teardown_(p);
-	pthread_mutex_unlock(&lr_memif_lock_);
-	free(p->lis);
-	free(p);
-}
-
-struct mif_port *
-lr_memif_fuzz_client_new_(int zc, uint16_t nb_rxq, uint16_t nb_txq,
-			  unsigned log2, uint32_t bsize, struct lr_mempool *mp)
-{
-	struct memif_args a = {.sock = "fuzz-client",
-			       .id = 0,
-			       .bsize = bsize,
-			       .rsize = log2,
-			       .abstract = 1,
-			       .zc = zc,
-			       .role = "client"};
-	struct mif_port *p = aligned_alloc(
-	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
-	int ret = 0;
-
-	if (p == NULL)
-		return NULL;
-	memset(p, 0, sizeof(*p));
-	memif_port_init(p, "net_memif_fuzz_client", &a);
-	p->nb_rxq = LR_MIN(nb_rxq, MIF_MAXQ);
-	p->nb_txq = LR_MIN(nb_txq, MIF_MAXQ);
-	for (unsigned q = 0; q < p->nb_rxq; q++)
-		p->rxq[q].mp = mp;
-	/* not started: the control round never connects it by itself */
-	pthread_mutex_lock(&lr_memif_lock_);
-	if (zc)
-		ret = lr_memif_zc_setup_(p, 0, p->nb_rxq, p->nb_txq);
-	if (ret == 0)
-		lr_memif_port_add_(p);
-	pthread_mutex_unlock(&lr_memif_lock_);
-	if (ret != 0) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-struct mif_conn *
-lr_memif_fuzz_client_connect_(struct mif_port *p, int *server_fd)
-{
-	struct mif_conn *c = calloc(1, sizeof(*c));
-	int sv[2];
-
-	if (c == NULL)
-		return NULL;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK,
-		       0, sv) != 0) {
-		free(c);
-		return NULL;
-	}
-	c->ep.kind = EP_CONN;
-	c->fd = sv[0];
-	c->port = p;
-	*server_fd = sv[1];
-	pthread_mutex_lock(&lr_memif_lock_);
-	p->conn = c;
-	pthread_mutex_unlock(&lr_memif_lock_);
-	return c;
-}
-
-void
-lr_memif_fuzz_client_event_(struct mif_conn *c)
-{
-	pthread_mutex_lock(&lr_memif_lock_);
-	if (!c->dead)
-		lr_memif_conn_event_(c);
-	pthread_mutex_unlock(&lr_memif_lock_);
-}
-
-const char *
-lr_memif_fuzz_reason_(struct mif_port *p)
-{
-	return p->last_reason;
-}
-
-struct lr_mempool *
-lr_memif_fuzz_zc_pool_(struct mif_port *p)
-{
-	return p->zc_mp;
-}
-
-uint16_t
-lr_memif_fuzz_client_rx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
-			 uint16_t n)
-{
-	return fuzz_rx(p, q, pkts, n);
-}
-
-uint16_t
-lr_memif_fuzz_client_tx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
-			 uint16_t n)
-{
-	return fuzz_tx(p, q, pkts, n);
-}
-
-struct mif_conn *
-lr_memif_fuzz_accept_(struct mif_port *p)
-{
-	struct mif_conn *c = calloc(1, sizeof(*c));
-
-	if (c == NULL)
-		return NULL;
-	c->ep.kind = EP_CONN;
-	c->fd = -1;
-	c->lis = p->lis;
-	return c;
-}
-
-int
-lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
-		   int *fds, int nfds, struct mif_msg *reply, char *why,
-		   size_t whylen)
-{
-	int ret;
-
-	pthread_mutex_lock(&lr_memif_lock_);
-	if (c->dead) {
-		lr_unix_close_fds(fds, nfds > 0 ? (unsigned)nfds : 0);
-		snprintf(why, whylen, "connection closed");
-		ret = -ENOTCONN;
-	} else if ((ret = conn_msg(c, m, len, fds, nfds, reply)) != 0) {
-		snprintf(why, whylen, "%s", c->why.text);
-		conn_fail(c);
-	} else if (reply->type == MIF_MSG_CONNECTED) {
-		/* conn_answer() without the socket: the answer is sent */
-		port_up(c->port);
-	}
-	pthread_mutex_unlock(&lr_memif_lock_);
-	return ret;
-}
-
-void
-lr_memif_fuzz_conn_free_(struct mif_conn *c)
-{
-	pthread_mutex_lock(&lr_memif_lock_);
-	if (!c->dead) {
-		mif_refuse(&c->why, -ECONNRESET, "peer closed the connection");
-		c->why.peer = 1;
-		conn_fail(c);
-	}
-	pthread_mutex_unlock(&lr_memif_lock_);
-	free(c);
-}
-
-int
-lr_memif_fuzz_up_(struct mif_port *p)
-{
-	int up;
-
-	pthread_mutex_lock(&lr_memif_lock_);
-	up = p->up;
-	pthread_mutex_unlock(&lr_memif_lock_);
-	return up;
-}
-
-void
-lr_memif_fuzz_poll_(struct mif_port *p)
-{
-	pthread_mutex_lock(&lr_memif_lock_);
-	lr_memif_port_poll_(p, lr_memif_now_ns_());
-	pthread_mutex_unlock(&lr_memif_lock_);
-}
-
-uint16_t
-lr_memif_fuzz_rx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
-		  uint16_t n)
-{
-	return fuzz_rx(p, q, pkts, n);
-}
-
-uint16_t
-lr_memif_fuzz_tx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
-		  uint16_t n)
-{
-	return fuzz_tx(p, q, pkts, n);
 }

@@ -12,6 +12,7 @@
  *                    connections, a client's connect retries;
  *   memif_zc.c       zero-copy memory: the client's pools over shared
  *                    regions, the server's receive headers;
+ *   memif_fuzz.c     the fuzz targets' hooks (memif_fuzz.h);
  *   memif.c          everything else, until it is split further.
  *
  * Roles of the ring indexes (both ends agree, DPDK's net_memif included):
@@ -246,6 +247,14 @@ struct mif_port {
 /* Who ended a connection (port_disconnect()). */
 enum { BY_US = 0, BY_PEER = 1, BY_STOP = 2 };
 
+/* The devargs of a memif port, parsed. */
+struct memif_args {
+	const char *role, *sock, *mac, *secret;
+	uint64_t id, bsize, rsize;
+	int abstract, zc;
+	unsigned sock_mode;
+};
+
 /* ------------------------------------------------------------------ */
 /* memif_rx_tx.c: the datapath. */
 
@@ -319,6 +328,26 @@ void lr_memif_conn_event_(struct mif_conn *c);
 
 /* Server: send HELLO on connection fd just accepted; 0 or -errno. */
 int lr_memif_send_hello_(int fd);
+
+/*
+ * Act on message m (len bytes; above MIF_MSG_SZ: longer) with nfds fds in
+ * fds[] (-1: refused by the receive; taken over or closed either way)
+ * that arrived on c: checked, then handled by the role's handler. 0 with
+ * *reply the answer to send (type NONE: none), or -errno with c->why.
+ */
+int lr_memif_conn_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
+		       int *fds, int nfds, struct mif_msg *reply);
+
+/* End connection c for the reason in c->why (a DISCONNECT tells the peer
+ * why, unless it ended it). */
+void lr_memif_conn_fail_(struct mif_conn *c);
+
+/* p's link comes up: the queues whose rings exist are marked up. */
+void lr_memif_port_up_(struct mif_port *p);
+
+/* Fill new port p named name from a (no descriptors yet). */
+void lr_memif_port_init_(struct mif_port *p, const char *name,
+			 const struct memif_args *a);
 
 /*
  * Tear down p's connection: queues stopped, memory unmapped, fds closed;
