@@ -56,16 +56,15 @@ lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
 			       .abstract = 1,
 			       .sock_mode = LR_ETH_MEMIF_DEFAULT_SOCKET_MODE};
 	struct mif_listener *l = calloc(1, sizeof(*l));
-	struct mif_port *p = aligned_alloc(
-	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
+	struct mif_port *p;
 
-	if (l == NULL || p == NULL) {
-		free(l);
-		free(p);
+	if (l == NULL)
 		return NULL;
-	}
-	memset(p, 0, sizeof(*p));
-	lr_memif_port_init_(p, "net_memif_fuzz", &a);
+	if (zrx && lr_memif_zrx_register_() < 0)
+		goto free_l;
+	p = lr_memif_port_new_("net_memif_fuzz", &a);
+	if (p == NULL)
+		goto free_l;
 	l->ep.kind = EP_LISTEN;
 	l->fd = -1;
 	l->abstract = 1;
@@ -77,36 +76,32 @@ lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
 		p->rxq[q].mp = mp;
 	p->lis = l;
 	p->started = 1;
-	if (zrx && lr_memif_zrx_register_() < 0) {
-		free(l);
-		free(p);
-		return NULL;
-	}
 	pthread_mutex_lock(&lr_memif_lock_);
 	if (zrx && lr_memif_zrx_setup_(p, 0, p->nb_rxq) != 0) {
 		lr_memif_zrx_teardown_(p);
 		pthread_mutex_unlock(&lr_memif_lock_);
-		free(l);
-		free(p);
-		return NULL;
+		goto free_p;
 	}
 	lr_memif_port_add_(p);
 	pthread_mutex_unlock(&lr_memif_lock_);
 	return p;
+free_p:
+	free(p);
+free_l:
+	free(l);
+	return NULL;
 }
 
 void
 lr_memif_fuzz_port_free_(struct mif_port *p)
 {
+	struct mif_listener *l = p->lis;
+
 	pthread_mutex_lock(&lr_memif_lock_);
 	lr_memif_port_disconnect_(p, NULL, BY_STOP);
-	lr_memif_port_remove_(p);
-	lr_memif_zc_teardown_(p);
-	lr_memif_kept_reap_();
-	lr_memif_zrx_teardown_(p);
 	pthread_mutex_unlock(&lr_memif_lock_);
-	free(p->lis);
-	free(p);
+	lr_memif_port_free_(p);
+	free(l);
 }
 
 struct mif_port *
@@ -120,14 +115,11 @@ lr_memif_fuzz_client_new_(int zc, uint16_t nb_rxq, uint16_t nb_txq,
 			       .abstract = 1,
 			       .zc = zc,
 			       .role = "client"};
-	struct mif_port *p = aligned_alloc(
-	    LR_CACHE_LINE_SIZE, LR_ALIGN_CEIL(sizeof(*p), LR_CACHE_LINE_SIZE));
+	struct mif_port *p = lr_memif_port_new_("net_memif_fuzz_client", &a);
 	int ret = 0;
 
 	if (p == NULL)
 		return NULL;
-	memset(p, 0, sizeof(*p));
-	lr_memif_port_init_(p, "net_memif_fuzz_client", &a);
 	p->nb_rxq = LR_MIN(nb_rxq, MIF_MAXQ);
 	p->nb_txq = LR_MIN(nb_txq, MIF_MAXQ);
 	for (unsigned q = 0; q < p->nb_rxq; q++)

@@ -12,6 +12,7 @@
  *                    connections, a client's connect retries;
  *   memif_zc.c       zero-copy memory: the client's pools over shared
  *                    regions, the server's receive headers;
+ *   memif_probe.c    devargs, probe, the driver;
  *   memif_fuzz.c     the fuzz targets' hooks (memif_fuzz.h);
  *   memif.c          everything else, until it is split further.
  *
@@ -345,9 +346,22 @@ void lr_memif_conn_fail_(struct mif_conn *c);
 /* p's link comes up: the queues whose rings exist are marked up. */
 void lr_memif_port_up_(struct mif_port *p);
 
-/* Fill new port p named name from a (no descriptors yet). */
-void lr_memif_port_init_(struct mif_port *p, const char *name,
-			 const struct memif_args *a);
+/* The ethdev operations of a memif port. */
+extern const struct lr_eth_dev_ops lr_memif_ops_;
+
+/* ------------------------------------------------------------------ */
+/* memif_probe.c: devargs, probe, the driver. */
+
+/* A new port named name as a says (no descriptors yet, in no list), or
+ * NULL (out of memory). */
+struct mif_port *lr_memif_port_new_(const char *name,
+				    const struct memif_args *a);
+
+/* Free port p, its connection torn down: it leaves the control thread's
+ * ports (the last one stops the thread), its zero-copy pools and headers
+ * are given back (or left, reported, under the mbufs the application
+ * holds). Takes lr_memif_lock_. */
+void lr_memif_port_free_(struct mif_port *p);
 
 /*
  * Tear down p's connection: queues stopped, memory unmapped, fds closed;
