@@ -8,13 +8,21 @@
  *                    offloads on transmit; it never touches the socket
  *                    (a kick is an eventfd write, a fault is handed to
  *                    the control thread through the port's `bad` flag);
+ *   memif_control.c  the control channel: one function per message each
+ *                    side sends or receives, every field checked before
+ *                    use; regions mapped, rings attached, link up/down;
  *   memif_socket.c   the control thread, its listening sockets and
  *                    connections, a client's connect retries;
  *   memif_zc.c       zero-copy memory: the client's pools over shared
  *                    regions, the server's receive headers;
- *   memif_probe.c    devargs, probe, the driver;
- *   memif_fuzz.c     the fuzz targets' hooks (memif_fuzz.h);
- *   memif.c          everything else, until it is split further.
+ *   memif_ops.c      the ethdev operations (configure, start, stop,
+ *                    close, link, stats, xstats);
+ *   memif_probe.c    devargs, probe, the driver; a port made and freed;
+ *   memif_proto.c    the checks of a message that need no state (the
+ *                    wire format is memif_proto.h);
+ *   memif_fuzz.c     the fuzz targets' hooks (memif_fuzz.h).
+ * Descriptor passing and shared-memory regions come from lib/net
+ * (lr_unix.h, lr_shm.h), which vhost-user shares.
  *
  * Roles of the ring indexes (both ends agree, DPDK's net_memif included):
  *   C2S ring: the client writes packets at head and publishes head; the
@@ -26,12 +34,12 @@
  * data it covers, and read with an acquire load before them (C11 atomics:
  * lwsync on ppc64le, plain moves on x86).
  *
- * Locking: one mutex (ctl.lock) guards every port's control state, the
- * listeners and the connections; the control thread holds it while it
- * handles events, lifecycle calls hold it briefly. Burst functions never
- * take it: they see a queue's `up` flag and mark themselves `busy` (see
- * q_enter()); the control thread clears `up` and waits for `busy` to drop
- * before it unmaps anything (lr_memif_queue_quiesce_()).
+ * Locking: one mutex (lr_memif_lock_) guards every port's control state,
+ * the listeners, the connections and the zero-copy pools; the control thread
+ * holds it while it handles events, lifecycle calls hold it briefly. Burst
+ * functions never take it: they see a queue's `up` flag and mark themselves
+ * `busy` (see q_enter()); the control thread clears `up` and waits for `busy`
+ * to drop before it unmaps anything (lr_memif_queue_quiesce_()).
  *
  * Functions shared between the files are hidden (the library is built
  * with -fvisibility=hidden and they are declared outside LR_BEGIN_DECLS)
@@ -322,7 +330,7 @@ struct mif_port *lr_memif_server_find_(struct mif_listener *l, uint32_t id);
 void lr_memif_conn_close_(struct mif_conn *c);
 
 /* ------------------------------------------------------------------ */
-/* memif.c: the control messages, zero-copy pools, ops and probe. */
+/* memif_control.c: the control messages and the connection's state. */
 
 /* Handle what arrived on connection c (its messages, in turn). */
 void lr_memif_conn_event_(struct mif_conn *c);
@@ -345,23 +353,6 @@ void lr_memif_conn_fail_(struct mif_conn *c);
 
 /* p's link comes up: the queues whose rings exist are marked up. */
 void lr_memif_port_up_(struct mif_port *p);
-
-/* The ethdev operations of a memif port. */
-extern const struct lr_eth_dev_ops lr_memif_ops_;
-
-/* ------------------------------------------------------------------ */
-/* memif_probe.c: devargs, probe, the driver. */
-
-/* A new port named name as a says (no descriptors yet, in no list), or
- * NULL (out of memory). */
-struct mif_port *lr_memif_port_new_(const char *name,
-				    const struct memif_args *a);
-
-/* Free port p, its connection torn down: it leaves the control thread's
- * ports (the last one stops the thread), its zero-copy pools and headers
- * are given back (or left, reported, under the mbufs the application
- * holds). Takes lr_memif_lock_. */
-void lr_memif_port_free_(struct mif_port *p);
 
 /*
  * Tear down p's connection: queues stopped, memory unmapped, fds closed;
@@ -422,5 +413,25 @@ void lr_memif_zc_hold_others_(struct mif_port *p, unsigned max);
 
 /* Drop a hold of pool z (name: who drops it, for the log). */
 void lr_memif_zc_put_(struct mif_zc *z, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* memif_ops.c: the ethdev operations. */
+
+/* The ethdev operations of a memif port. */
+extern const struct lr_eth_dev_ops lr_memif_ops_;
+
+/* ------------------------------------------------------------------ */
+/* memif_probe.c: devargs, probe, the driver. */
+
+/* A new port named name as a says (no descriptors yet, in no list), or
+ * NULL (out of memory). */
+struct mif_port *lr_memif_port_new_(const char *name,
+				    const struct memif_args *a);
+
+/* Free port p, its connection torn down: it leaves the control thread's
+ * ports (the last one stops the thread), its zero-copy pools and headers
+ * are given back (or left, reported, under the mbufs the application
+ * holds). Takes lr_memif_lock_. */
+void lr_memif_port_free_(struct mif_port *p);
 
 #endif /* MEMIF_PRIVATE_H */
