@@ -439,8 +439,8 @@ fc_rx(struct fc *z, const uint8_t *b)
 	int bad = 0;
 
 	if (!z->up || q >= z->nring[S2C]) {
-		FUZZ_CHECK(lr_memif_fuzz_client_rx_(z->p, (uint16_t)q, pkts,
-						    FC_BURST) == 0);
+		FUZZ_CHECK(
+		    lr_memif_fuzz_rx_(z->p, (uint16_t)q, pkts, FC_BURST) == 0);
 		return;
 	}
 	size = (uint16_t)(1u << z->run_log2);
@@ -450,7 +450,7 @@ fc_rx(struct fc *z, const uint8_t *b)
 	head = atomic_load(&r->head);
 	end = fill_s2c(z, q, b, salt, wrote);
 	atomic_store_explicit(&r->tail, end, memory_order_release);
-	got = lr_memif_fuzz_client_rx_(z->p, (uint16_t)q, pkts, (uint16_t)n);
+	got = lr_memif_fuzz_rx_(z->p, (uint16_t)q, pkts, (uint16_t)n);
 	/* the model: packets from tail while descriptors are good */
 	cur = tail;
 	if ((uint16_t)(end - tail) > (uint16_t)(head - tail))
@@ -553,8 +553,8 @@ fc_tx(struct fc *z, const uint8_t *b)
 	}
 	if (!z->up || q >= z->nring[C2S]) {
 		/* down: dropped */
-		FUZZ_CHECK(lr_memif_fuzz_client_tx_(z->p, (uint16_t)q, pkts,
-						    (uint16_t)npk) == npk);
+		FUZZ_CHECK(lr_memif_fuzz_tx_(z->p, (uint16_t)q, pkts,
+					     (uint16_t)npk) == npk);
 		return;
 	}
 	size = (uint16_t)(1u << z->run_log2);
@@ -569,7 +569,7 @@ fc_tx(struct fc *z, const uint8_t *b)
 	 * last, so the tail may not go back past that */
 	bad = (uint16_t)(head - tail) >
 	      (uint16_t)(head - (z->zc ? z->c2s_tail[q] : head - size));
-	sent = lr_memif_fuzz_client_tx_(z->p, (uint16_t)q, pkts, (uint16_t)npk);
+	sent = lr_memif_fuzz_tx_(z->p, (uint16_t)q, pkts, (uint16_t)npk);
 	if (bad) {
 		FUZZ_CHECK(sent == npk);
 		after_burst(z, 1);

@@ -20,29 +20,6 @@
 #include "memif_fuzz.h"
 #include "memif_private.h"
 
-/* p's rx burst of its role and mode on queue q (no offloads). */
-static uint16_t
-fuzz_rx(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts, uint16_t n)
-{
-	lr_eth_rx_burst_t rx;
-	lr_eth_tx_burst_t tx;
-
-	lr_memif_bursts_(p, 0, &rx, &tx);
-	return rx(&p->rxq[q], pkts, n);
-}
-
-/* p's tx burst of its role and mode on queue q, without the software
- * offloads (the target's frames ask for none). */
-static uint16_t
-fuzz_tx(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts, uint16_t n)
-{
-	lr_eth_rx_burst_t rx;
-	lr_eth_tx_burst_t tx;
-
-	lr_memif_bursts_(p, 0, &rx, &tx);
-	return tx(&p->txq[q], pkts, n);
-}
-
 struct mif_port *
 lr_memif_fuzz_port_new_(uint32_t id, const char *secret, uint16_t nb_rxq,
 			uint16_t nb_txq, struct lr_mempool *mp, int zrx)
@@ -182,20 +159,6 @@ lr_memif_fuzz_zc_pool_(struct mif_port *p)
 	return p->zc_mp;
 }
 
-uint16_t
-lr_memif_fuzz_client_rx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
-			 uint16_t n)
-{
-	return fuzz_rx(p, q, pkts, n);
-}
-
-uint16_t
-lr_memif_fuzz_client_tx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
-			 uint16_t n)
-{
-	return fuzz_tx(p, q, pkts, n);
-}
-
 struct mif_conn *
 lr_memif_fuzz_accept_(struct mif_port *p)
 {
@@ -265,16 +228,28 @@ lr_memif_fuzz_poll_(struct mif_port *p)
 	pthread_mutex_unlock(&lr_memif_lock_);
 }
 
+/* p's rx (rx 1) or tx burst of its role and mode, without the software
+ * offloads (the targets' frames ask for none); the two types are one. */
+static lr_eth_rx_burst_t
+fuzz_burst(const struct mif_port *p, int rx)
+{
+	lr_eth_rx_burst_t r;
+	lr_eth_tx_burst_t t;
+
+	lr_memif_bursts_(p, 0, &r, &t);
+	return rx ? r : t;
+}
+
 uint16_t
 lr_memif_fuzz_rx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
 		  uint16_t n)
 {
-	return fuzz_rx(p, q, pkts, n);
+	return fuzz_burst(p, 1)(&p->rxq[q], pkts, n);
 }
 
 uint16_t
 lr_memif_fuzz_tx_(struct mif_port *p, uint16_t q, struct lr_mbuf **pkts,
 		  uint16_t n)
 {
-	return fuzz_tx(p, q, pkts, n);
+	return fuzz_burst(p, 0)(&p->txq[q], pkts, n);
 }

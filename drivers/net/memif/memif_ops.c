@@ -53,18 +53,25 @@ memif_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	return 0;
 }
 
+/* Queue q, number qid of dev's port, told who it is; q. */
+static struct mif_queue *
+queue_setup(struct lr_eth_dev *dev, struct mif_queue *q, uint16_t qid)
+{
+	q->port_id = dev->data->port_id;
+	q->qid = qid;
+	q->p = dev->data->dev_private;
+	return q;
+}
+
 static int
 memif_rx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		     int socket_id, const struct lr_eth_rxconf *conf,
 		     struct lr_mempool *mp)
 {
 	struct mif_port *p = dev->data->dev_private;
-	struct mif_queue *q = &p->rxq[qid];
+	struct mif_queue *q = queue_setup(dev, &p->rxq[qid], qid);
 
 	q->mp = mp;
-	q->port_id = dev->data->port_id;
-	q->qid = qid;
-	q->p = p;
 	dev->data->rx_queues[qid] = q;
 	return 0;
 }
@@ -74,12 +81,8 @@ memif_tx_queue_setup(struct lr_eth_dev *dev, uint16_t qid, uint16_t nb_desc,
 		     int socket_id, const struct lr_eth_txconf *conf)
 {
 	struct mif_port *p = dev->data->dev_private;
-	struct mif_queue *q = &p->txq[qid];
 
-	q->port_id = dev->data->port_id;
-	q->qid = qid;
-	q->p = p;
-	dev->data->tx_queues[qid] = q;
+	dev->data->tx_queues[qid] = queue_setup(dev, &p->txq[qid], qid);
 	return 0;
 }
 

@@ -87,7 +87,7 @@ struct mif_zc {
 	struct lr_shm shm; /* region 1 of a connection that announces it */
 	unsigned refs;
 	int app;	     /* made by lr_eth_memif_pool_create(), no port's */
-	struct mif_zc *next; /* in ctl.zcs while its port (or app) holds it */
+	struct mif_zc *next; /* in memif_zc.c's list while held */
 };
 
 /* Server zero-copy receive (zero-copy=yes on a server), per rx queue: a
@@ -113,7 +113,7 @@ struct zrx_priv {
 
 /* The peer's regions of a connection that ended while the application
  * held zero-copy headers over them: mapped until every header of zrx[]
- * came back (kept_reap()). */
+ * came back (lr_memif_kept_reap_()). */
 struct mif_kept {
 	struct lr_shm reg[MIF_MAX_REGIONS]; /* their mappings, fds closed */
 	unsigned nreg;
@@ -226,7 +226,7 @@ struct mif_port {
 	struct mif_zc *xzc_hold[MIF_MAX_REGIONS - 2];
 	struct mif_xzc xzc[MIF_MAX_REGIONS - 2];
 	unsigned nxzc;
-	/* control state, under ctl.lock */
+	/* control state, under lr_memif_lock_ */
 	int started;
 	int up;
 	uint16_t nb_rxq, nb_txq;
@@ -253,7 +253,7 @@ struct mif_port {
 	struct mif_port *next;
 };
 
-/* Who ended a connection (port_disconnect()). */
+/* Who ended a connection (lr_memif_port_disconnect_()). */
 enum { BY_US = 0, BY_PEER = 1, BY_STOP = 2 };
 
 /* The devargs of a memif port, parsed. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Checks of memif control messages that need no connection state; the
- * driver (memif.c) and the fuzz target call them on every message a peer
- * sends before looking at any field.
+ * driver (memif_control.c) and the fuzz target call them on every message
+ * a peer sends before looking at any field.
  */
 #include <errno.h>
 #include <stdio.h>

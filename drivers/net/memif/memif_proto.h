@@ -127,7 +127,8 @@ struct __attribute__((packed)) mif_desc {
 _Static_assert(sizeof(struct mif_desc) == 16, "memif descriptor size");
 
 /* A ring header: head written by the ring's producer of descriptors, tail
- * by its consumer (see memif.c for who is which), each on its own line. */
+ * by its consumer (memif_private.h says who is which), each on its own
+ * line. */
 struct mif_ring {
 	uint32_t cookie;
 	uint16_t flags;

@@ -49,6 +49,28 @@ static struct {
 	unsigned nports;
 } ctl = {.epfd = -1, .wakefd = -1};
 
+/* Watch fd for input on the control thread's epoll set, e (the first
+ * member of the watched object) handed back; 0 or -errno. */
+static int
+watch(int fd, struct mif_ep *e)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = e};
+
+	return epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) == 0 ? 0 : -errno;
+}
+
+/* Free the listeners closed since the last round. */
+static void
+free_dead_listeners(void)
+{
+	while (ctl.dead_listeners != NULL) {
+		struct mif_listener *l = ctl.dead_listeners;
+
+		ctl.dead_listeners = l->next;
+		free(l);
+	}
+}
+
 void
 lr_memif_ctl_wake_(void)
 {
@@ -95,7 +117,6 @@ static struct mif_conn *
 conn_new(int fd, struct mif_listener *l, struct mif_port *p)
 {
 	struct mif_conn *c = calloc(1, sizeof(*c));
-	struct epoll_event ev = {.events = EPOLLIN};
 
 	if (c == NULL)
 		return NULL;
@@ -103,8 +124,7 @@ conn_new(int fd, struct mif_listener *l, struct mif_port *p)
 	c->fd = fd;
 	c->lis = l;
 	c->port = p;
-	ev.data.ptr = c;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+	if (watch(fd, &c->ep) != 0) {
 		free(c);
 		return NULL;
 	}
@@ -205,12 +225,7 @@ ctl_thread(void *arg)
 		for (struct mif_listener *l = ctl.listeners; l != NULL;
 		     l = l->next)
 			listener_check(l, now);
-		while (ctl.dead_listeners != NULL) {
-			struct mif_listener *l = ctl.dead_listeners;
-
-			ctl.dead_listeners = l->next;
-			free(l);
-		}
+		free_dead_listeners();
 		/* free the connections closed in this round */
 		for (struct mif_conn **pc = &ctl.conns; *pc != NULL;) {
 			struct mif_conn *c = *pc;
@@ -231,8 +246,6 @@ ctl_thread(void *arg)
 int
 lr_memif_ctl_start_(void)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
-
 	if (ctl.running)
 		return 0;
 	ctl.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -240,8 +253,7 @@ lr_memif_ctl_start_(void)
 	if (ctl.epfd < 0 || ctl.wakefd < 0)
 		goto fail;
 	ctl.wake_ep.kind = EP_WAKE;
-	ev.data.ptr = &ctl.wake_ep;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, ctl.wakefd, &ev) != 0)
+	if (watch(ctl.wakefd, &ctl.wake_ep) != 0)
 		goto fail;
 	ctl.running = 1;
 	if (pthread_create(&ctl.thread, NULL, ctl_thread, NULL) != 0) {
@@ -273,12 +285,7 @@ ctl_stop(void)
 		free(c);
 	}
 	ctl.conns = NULL;
-	while (ctl.dead_listeners != NULL) {
-		struct mif_listener *l = ctl.dead_listeners;
-
-		ctl.dead_listeners = l->next;
-		free(l);
-	}
+	free_dead_listeners();
 	lr_unix_close_fds(&ctl.epfd, 1);
 	lr_unix_close_fds(&ctl.wakefd, 1);
 }
@@ -367,14 +374,13 @@ listener_log(const struct mif_listener *l, const char *fmt, ...)
 static int
 listener_rebind(struct mif_listener *l)
 {
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = l};
 	int fd, ret;
 
 	fd = lr_unix_listen(l->path, 0, (int)l->mode, 16);
 	if (fd < 0)
 		return fd;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		ret = -errno;
+	ret = watch(fd, &l->ep);
+	if (ret != 0) {
 		unlink(l->path);
 		close(fd);
 		return ret;
@@ -425,7 +431,6 @@ listener_check(struct mif_listener *l, uint64_t now)
 int
 lr_memif_listener_get_(struct mif_port *p)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
 	struct mif_listener *l;
 	int fd, ret;
 
@@ -440,7 +445,7 @@ lr_memif_listener_get_(struct mif_port *p)
 		return fd;
 	l = calloc(1, sizeof(*l));
 	if (l == NULL) {
-		errno = ENOMEM;
+		ret = -ENOMEM;
 		goto unlink_close;
 	}
 	l->ep.kind = EP_LISTEN;
@@ -451,8 +456,8 @@ lr_memif_listener_get_(struct mif_port *p)
 	snprintf(l->path, sizeof(l->path), "%s", p->path);
 	if (!l->abstract)
 		listener_note_file(l);
-	ev.data.ptr = l;
-	if (epoll_ctl(ctl.epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+	ret = watch(fd, &l->ep);
+	if (ret != 0) {
 		free(l);
 		goto unlink_close;
 	}
@@ -461,7 +466,6 @@ lr_memif_listener_get_(struct mif_port *p)
 	p->lis = l;
 	return 0;
 unlink_close:
-	ret = -errno;
 	LR_LOG(ERR, PMD, "%s: socket %s: %s\n", p->name, p->path,
 	       strerror(-ret));
 	if (!p->abstract)
