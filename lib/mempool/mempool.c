@@ -148,7 +148,7 @@ lr_mempool_put_slow_(struct lr_mempool *mp, struct lr_mempool_cache *c,
 {
 	unsigned k;
 
-	LR_ASSERT(c->len <= c->flushthresh && c->size * 2 <= c->capacity);
+	LR_ASSERT(c->len <= c->flushthresh);
 	if (c->count_calls) {
 		c->stats.put_bulk++;
 		c->stats.put_objs += n;
@@ -530,7 +530,8 @@ check_args(const char *name, unsigned n, unsigned elt_size, unsigned cache_size,
 }
 
 /* Bytes from one lcore's cache to the next: the header and 2 x
- * cache_size slots, whole cache lines. */
+ * cache_size slots (the cache's capacity; it holds at most flushthresh,
+ * 1.5 x cache_size), whole cache lines. */
 static size_t
 cache_stride(unsigned cache_size)
 {
@@ -551,7 +552,6 @@ init_caches(struct lr_mempool *mp)
 
 		c->size = mp->cache_size;
 		c->flushthresh = mp->cache_size * 3 / 2;
-		c->capacity = mp->cache_size * 2;
 		c->count_calls = (uint32_t)count;
 		c->fast_get_min = count ? UINT32_MAX : 0;
 		c->fast_put_lim = count ? 0 : c->flushthresh;
@@ -1102,10 +1102,11 @@ validate_elastic_caches(const struct lr_mempool *mp, uint64_t *cached)
 		const struct lr_mempool_cache *c =
 		    lr_mempool_lcore_cache(mp, i);
 
-		if (c->len > c->capacity) {
+		if (c->len > c->flushthresh) {
 			LR_LOG(ERR, MEMPOOL,
-			       "mempool '%s': lcore %u cache holds %u > %u\n",
-			       mp->name, i, c->len, c->capacity);
+			       "mempool '%s': lcore %u cache holds %u > its "
+			       "threshold %u\n",
+			       mp->name, i, c->len, c->flushthresh);
 			return -EINVAL;
 		}
 		*cached += c->len;
@@ -1141,10 +1142,11 @@ validate_fixed_caches(const struct lr_mempool *mp, uint64_t *cached)
 		const struct lr_mempool_cache *c =
 		    lr_mempool_lcore_cache(mp, i);
 
-		if (c->len > c->capacity) {
+		if (c->len > c->flushthresh) {
 			LR_LOG(ERR, MEMPOOL,
-			       "mempool '%s': lcore %u cache holds %u > %u\n",
-			       mp->name, i, c->len, c->capacity);
+			       "mempool '%s': lcore %u cache holds %u > its "
+			       "threshold %u\n",
+			       mp->name, i, c->len, c->flushthresh);
 			rc = -EINVAL;
 			break;
 		}
