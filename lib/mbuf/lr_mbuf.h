@@ -544,6 +544,11 @@ lr_pktmbuf_free_bulk(struct lr_mbuf **mbufs, unsigned n)
 	struct lr_mempool *mp = NULL;
 	unsigned np = 0;
 
+	if (__builtin_constant_p(n) && n == 1) {
+		/* One packet: the single free, no batching to set up. */
+		lr_pktmbuf_free(mbufs[0]);
+		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_mbuf *m = mbufs[i];
 
