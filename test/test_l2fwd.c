@@ -732,18 +732,8 @@ static char l2fwd_path[4096];
 static int
 find_binary(void)
 {
-	ssize_t n =
-	    readlink("/proc/self/exe", l2fwd_path, sizeof(l2fwd_path) - 64);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	l2fwd_path[n] = '\0';
-	slash = strrchr(l2fwd_path, '/');
-	if (slash == NULL)
-		return -1;
-	strcpy(slash, "/../apps/l2fwd/lr-l2fwd");
-	return access(l2fwd_path, X_OK);
+	return lr_test_build_path(l2fwd_path, sizeof(l2fwd_path),
+				  "apps/l2fwd/lr-l2fwd");
 }
 
 /* Run lr-l2fwd with args (a --file-prefix=NAME gets "_<pid>" added: every

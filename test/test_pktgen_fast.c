@@ -48,20 +48,8 @@ static char tmpdir[PATH_MAX];
 static int
 find_binary(void)
 {
-	char self[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL)
-		return -1;
-	*slash = '\0';
-	snprintf(pktgen_bin, sizeof(pktgen_bin), "%s/../apps/pktgen/lr-pktgen",
-		 self);
-	return access(pktgen_bin, X_OK);
+	return lr_test_build_path(pktgen_bin, sizeof(pktgen_bin),
+				  "apps/pktgen/lr-pktgen");
 }
 
 /* Split args at spaces into argv, after argv[0] = bin: at most max - 1
