@@ -171,12 +171,21 @@ test_fds_refused(void)
 	LR_TEST_ASSERT_EQ(n, 0);
 	LR_TEST_ASSERT(in[0] == 'm', "the message's bytes not in the buffer");
 	LR_TEST_ASSERT_EQ(count_fds(), before + 26);
-	/* 24: more than any receive takes (MSG_CTRUNC) */
-	LR_TEST_ASSERT(raw_send(sv[0], msg, 64, fds, 24) == 0, "sendmsg");
-	LR_TEST_ASSERT_EQ(
-	    lr_unix_recv(sv[1], in, sizeof(in), got, LR_UNIX_FDS_MAX, &n),
-	    -ETOOMANYREFS);
-	LR_TEST_ASSERT_EQ(count_fds(), before + 26);
+	/* 24: more than any receive takes (MSG_CTRUNC). Not under qemu-user
+	 * (the cross build's tests, LR_EXE_WRAPPER set): qemu 7.2 receives
+	 * into a larger buffer of its own and copies what fits into ours
+	 * without MSG_CTRUNC, so the kernel's truncation never shows. */
+	if (getenv("LR_EXE_WRAPPER") != NULL) {
+		printf("qemu-user: the MSG_CTRUNC case is not emulated: "
+		       "left out\n");
+	} else {
+		LR_TEST_ASSERT(raw_send(sv[0], msg, 64, fds, 24) == 0,
+			       "sendmsg");
+		LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got,
+					       LR_UNIX_FDS_MAX, &n),
+				  -ETOOMANYREFS);
+		LR_TEST_ASSERT_EQ(count_fds(), before + 26);
+	}
 	/* 200 bytes into 128: MSG_TRUNC, its descriptor closed */
 	LR_TEST_ASSERT_EQ(lr_unix_send(sv[0], msg, sizeof(msg), fds, 1), 0);
 	LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got, 4, &n),
