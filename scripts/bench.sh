@@ -165,6 +165,11 @@ if [ -x scripts/bench-dpdk-bridge.sh ] && [ -x $b/l2fwd/lr-l2fwd ]; then
 	run "The bridge's cost: lr-l2fwd over net_dpdk ports (DPDK's net_null under linerate ports) beside lr-l2fwd on linerate's net_null, DPDK's l2fwd and testpmd io on DPDK's net_null, and the floor of any bridge (lr-l2fwd over net_dpdk's benchmark-only build, drivers/plugins/floor, which hands DPDK's mbufs over as they are); the bridge and its floor again on scripts/dpdk-native.sh's build (its shared libraries) against that build's l2fwd, the comparison issue 19 sets its goal on; then testpmd io with its mbuf pool on the \"linerate\" mempool ops against ring_mp_mc. Rounds alternating, the same window for each." \
 		env LR_BUILD=$bdir RUNS=3 scripts/bench-dpdk-bridge.sh
 fi
+if [ "$(id -u)" = 0 ]; then
+	section "Test suite (scripts/test.sh)"
+	run "The README's test command as CI runs it, packages already installed: its stages, what it skipped and why, and its closing line with the wall-clock time." \
+		bash -c 'scripts/test.sh 2>&1 | grep -E "^(=== [a-z0-9-]+: (meson test|SKIPPED)|skipped:|failing:|[0-9]+ passed)"'
+fi
 
 # The table, and its charts when scripts/plot.sh can draw them (gnuplot).
 summary_table >"$tmp.table"

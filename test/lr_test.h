@@ -70,6 +70,33 @@ lr_test_execv(const char *path, char *const argv[])
 	return execvp(wrap, wargv);
 }
 
+/**
+ * The path of a program of the build tree, rel from the build root (e.g.
+ * "apps/l2fwd/lr-l2fwd"), found beside this test binary (<build>/test/)
+ * into buf: 0 if it is there and executable, else -1.
+ */
+static inline int
+lr_test_build_path(char *buf, size_t len, const char *rel)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	if (slash == NULL)
+		return -1;
+	*slash = '\0';
+	if (strlen(self) + strlen(rel) + 5 > len)
+		return -1;
+	strcpy(buf, self);
+	strcat(buf, "/../");
+	strcat(buf, rel);
+	return access(buf, X_OK);
+}
+
 /* The pid of the process that runs the cases (set by lr_test_run()), so
  * that its forked children name the same prefixes; 0 before. */
 static inline int *

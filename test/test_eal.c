@@ -996,8 +996,45 @@ test_init_after_stopped_group(void)
 	fflush(stdout);
 	/* Help is not an error: 0, nothing set up, lr_eal_help_shown(). */
 	LR_TEST_ASSERT_EQ(eal_init_args(1, help), 0);
-	LR_TEST_ASSERT(lr_eal_help_shown() && !lr_eal_initialized(), "help");
+	LR_TEST_ASSERT(lr_eal_help_shown() && !lr_eal_version_asked() &&
+			   !lr_eal_initialized(),
+		       "help");
 	LR_TEST_ASSERT_EQ(eal_init_args(6, good), 6);
+	LR_TEST_ASSERT(!lr_eal_help_shown() && !lr_eal_version_asked(),
+		       "flags left from the last init");
+	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
+	return 0;
+}
+
+/* -V and --version are not errors either: 0, nothing set up, nothing
+ * printed (the program prints its version), lr_eal_version_asked(); the
+ * options before them are still checked. */
+static int
+test_version(void)
+{
+	const char *v_short[] = { "-V" };
+	const char *v_long[] = { "--no-huge", "--version" };
+	const char *bad[] = { "--bogus", "--version" };
+	const char *good[] = { "-l", "0", "-m", "8", "--no-huge",
+			       PREFIX "_version" };
+	const char *t;
+
+	lr_test_log_begin();
+	LR_TEST_ASSERT_EQ(eal_init_args(1, v_short), 0);
+	LR_TEST_ASSERT(lr_eal_version_asked() && !lr_eal_help_shown() &&
+			   !lr_eal_initialized(),
+		       "-V");
+	LR_TEST_ASSERT_EQ(eal_init_args(2, v_long), 0);
+	LR_TEST_ASSERT(lr_eal_version_asked() && !lr_eal_initialized(),
+		       "--version");
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(t[0] == '\0', "log '%s'", t);
+	lr_test_log_begin();
+	LR_TEST_ASSERT_EQ(eal_init_args(2, bad), -EINVAL);
+	lr_test_log_end();
+	LR_TEST_ASSERT(!lr_eal_version_asked(), "version after a bad option");
+	LR_TEST_ASSERT_EQ(eal_init_args(6, good), 6);
+	LR_TEST_ASSERT(!lr_eal_version_asked(), "version left");
 	LR_TEST_ASSERT_EQ(lr_eal_cleanup(), 0);
 	return 0;
 }
@@ -1106,6 +1143,7 @@ static const struct lr_test_case cases[] = {
 	{ "bad_options", test_bad_options },
 	{ "plugin_path", test_plugin_path },
 	{ "init_after_stopped_group", test_init_after_stopped_group },
+	{ "version", test_version },
 	{ "missing_huge_dir", test_missing_huge_dir },
 	{ "memory_limits", test_memory_limits },
 	{ "no_huge", test_no_huge },

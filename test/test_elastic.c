@@ -585,7 +585,9 @@ test_two_lcores(void)
 
 /* A put of an object that is already free, and of another pool's
  * object, is dropped with a log at the store (release builds; debug
- * builds abort on the object's cookie first: test_mempool covers it). */
+ * builds abort first: on the object's cookie with pagealloc_debug, on
+ * the put path's assert for a foreign object with asserts on;
+ * test_mempool covers both). */
 static int
 test_bad_puts(void)
 {
@@ -611,6 +613,17 @@ test_bad_puts(void)
 	LR_TEST_ASSERT(strstr(log, "mempool 'el_bad_put': put of") &&
 			   strstr(log, "already in the pool (double put)"),
 		       "log: %s", log);
+	if (LR_ENABLE_ASSERT) {
+		/* The put path's assert aborts on a foreign object first
+		 * (test_mempool's assert_foreign_put). */
+		printf("  asserts on: the foreign put is not tried\n");
+		LR_TEST_ASSERT_EQ(estats(mp).bad_puts, 1);
+		LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+		lr_mempool_put(other, f);
+		lr_mempool_free(other);
+		lr_mempool_free(mp);
+		return 0;
+	}
 	lr_test_log_begin();
 	lr_mempool_put(mp, f);
 	log = lr_test_log_end();

@@ -919,6 +919,44 @@ dup_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	return -EINVAL;
 }
 
+/* The registered drivers (net_null and net_regtest among them) sorted,
+ * and the text of lr_eth_driver_list(): the same names, then the plugin
+ * of LR_PLUGIN_PATH's folder (an empty liblinerate_net_fake.so, not
+ * loaded); a short buffer gets a cut text and the whole length. */
+static int
+check_driver_list(void)
+{
+	const char *names[64];
+	unsigned n = lr_eth_driver_names(names, LR_DIM(names));
+	char text[1024], cut[8];
+	size_t at = 0;
+	int len;
+
+	LR_TEST_ASSERT(n >= 2 && n <= LR_DIM(names), "%u drivers", n);
+	LR_TEST_ASSERT_EQ(lr_eth_driver_names(NULL, 0), n);
+	for (unsigned i = 0; i + 1 < n; i++)
+		LR_TEST_ASSERT(strcmp(names[i], names[i + 1]) < 0,
+			       "not sorted: %s, %s", names[i], names[i + 1]);
+	len = lr_eth_driver_list(text, sizeof(text));
+	LR_TEST_ASSERT(len > 0 && (size_t)len == strlen(text), "len %d", len);
+	for (unsigned i = 0; i < n; i++) {
+		size_t l = strlen(names[i]);
+
+		LR_TEST_ASSERT(strncmp(text + at, names[i], l) == 0,
+			       "'%s' at %zu of '%s'", names[i], at, text);
+		at += l + 1;
+	}
+	LR_TEST_ASSERT(strstr(text, "; plugins: ") && strstr(text, "net_fake"),
+		       "no plugin net_fake in '%s'", text);
+	LR_TEST_ASSERT(strstr(text, "net_null ") && strstr(text, "net_regtest"),
+		       "'%s'", text);
+	LR_TEST_ASSERT_EQ(lr_eth_driver_list(cut, sizeof(cut)), len);
+	LR_TEST_ASSERT(strlen(cut) == sizeof(cut) - 1 &&
+			   strncmp(cut, text, sizeof(cut) - 1) == 0,
+		       "cut '%s'", cut);
+	return 0;
+}
+
 /* The registry keeps the first driver of a name (a plugin of a built-in
  * driver loaded with -d is left out); a port name whose driver is a
  * plugin that does not load fails with the port, the file and the reason;
@@ -957,6 +995,8 @@ test_driver_registry(void)
 	LR_TEST_ASSERT(f != NULL, "%s", path);
 	fclose(f);
 	setenv("LR_PLUGIN_PATH", dir, 1);
+	if (check_driver_list() != 0)
+		return -1;
 	lr_test_log_begin();
 	r = lr_eth_dev_create("net_fake7,a=1");
 	t = lr_test_log_end();
@@ -973,7 +1013,10 @@ test_driver_registry(void)
 	r = lr_eth_dev_create("net_nosuch3");
 	t = lr_test_log_end();
 	LR_TEST_ASSERT_EQ(r, -ENOENT);
-	LR_TEST_ASSERT(strstr(t, "net_nosuch3: no driver for this port name"),
+	LR_TEST_ASSERT(strstr(t,
+			      "net_nosuch3: no driver 'net_nosuch' (drivers: "
+			      "net_") &&
+			   strstr(t, "net_null ") && strstr(t, "net_regtest"),
 		       "log '%s'", t);
 	return 0;
 }

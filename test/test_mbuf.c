@@ -619,7 +619,7 @@ test_cross_lcore(void)
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), 0);
 	/* The worker's cache holds at most its threshold. */
 	LR_TEST_ASSERT(lr_mempool_cache_count(mp, worker) <=
-			   mp->cache[worker]->flushthresh,
+			   lr_mempool_lcore_cache(mp, worker)->flushthresh,
 		       "worker cache %u", lr_mempool_cache_count(mp, worker));
 	lr_mempool_free(mp);
 	return 0;

@@ -62,22 +62,10 @@ static struct lr_mempool *pool;
 static int
 find_apps(void)
 {
-	char self[2048];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL)
-		return -1;
-	*slash = '\0';
-	snprintf(l2fwd_bin, sizeof(l2fwd_bin), "%s/../apps/l2fwd/lr-l2fwd",
-		 self);
-	snprintf(pktgen_bin, sizeof(pktgen_bin), "%s/../apps/pktgen/lr-pktgen",
-		 self);
-	return access(l2fwd_bin, X_OK) == 0 && access(pktgen_bin, X_OK) == 0
+	return lr_test_build_path(l2fwd_bin, sizeof(l2fwd_bin),
+				  "apps/l2fwd/lr-l2fwd") == 0 &&
+		       lr_test_build_path(pktgen_bin, sizeof(pktgen_bin),
+					  "apps/pktgen/lr-pktgen") == 0
 		   ? 0
 		   : -1;
 }

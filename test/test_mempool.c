@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Mempool: creation and bad input, object layout, all-or-nothing bulk,
- * cache refill/flush boundaries, leak report, accounting invariants after
- * random workloads on two EAL lcores and on registered pthreads.
+ * cache refill/flush boundaries and the single-object path (each with
+ * the pool counting its calls, out of line, and not, inline), leak
+ * report, accounting invariants after random mixes of single and bulk
+ * calls on two EAL lcores and on registered pthreads, the debug build's
+ * asserts and cookies.
  * LR_TEST_SCALE (< 1) shortens the random workloads. */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -46,6 +49,34 @@ static struct lr_mempool_cache *
 my_cache(struct lr_mempool *mp)
 {
 	return lr_mempool_default_cache(mp);
+}
+
+/* A pool that counts its lcores' calls (LR_MEMPOOL_F_STATS: every call
+ * goes out of line), or one that does not, whatever LR_MEMPOOL_STATS
+ * (which the test suites set) says: the inline paths serve its calls. */
+static struct lr_mempool *
+create_counted(const char *name, unsigned n, unsigned cache, const char *ops,
+	       int counted)
+{
+	const char *env = getenv("LR_MEMPOOL_STATS");
+	char *saved = env != NULL ? strdup(env) : NULL;
+	struct lr_mempool *mp;
+
+	if (!counted)
+		unsetenv("LR_MEMPOOL_STATS");
+	mp = lr_mempool_create_ops(name, n, 64, cache, 0, NULL, NULL,
+				   LR_SOCKET_ID_ANY,
+				   counted ? LR_MEMPOOL_F_STATS : 0, ops);
+	if (saved != NULL)
+		setenv("LR_MEMPOOL_STATS", saved, 1);
+	free(saved);
+	if (mp != NULL && !!(mp->flags & LR_MEMPOOL_F_STATS) != counted) {
+		printf("pool '%s': counting %s\n", name,
+		       counted ? "off" : "on");
+		lr_mempool_free(mp);
+		return NULL;
+	}
+	return mp;
 }
 
 /* ------------------------------------------------------------------ */
@@ -408,8 +439,9 @@ alternate(struct lr_mempool *mp, void **held, int put_first, unsigned k)
 	return changes;
 }
 
+/* The boundaries, counted (every call out of line) or not (inline). */
 static int
-test_cache_boundaries(void)
+cache_boundaries(int counted)
 {
 	enum { N = 1024, C = 32, T = C * 3 / 2 };
 	void *held[N], *o;
@@ -417,8 +449,7 @@ test_cache_boundaries(void)
 	struct lr_mempool_cache *c;
 	unsigned store;
 
-	mp = lr_mempool_create("mp_edges", N, 64, C, 0, NULL, NULL,
-			       LR_SOCKET_ID_ANY, 0);
+	mp = create_counted("mp_edges", N, C, NULL, counted);
 	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
 	c = my_cache(mp);
 	LR_TEST_ASSERT(c != NULL, "main thread has no cache");
@@ -500,6 +531,94 @@ test_cache_boundaries(void)
 	return 0;
 }
 
+static int
+test_cache_boundaries(void)
+{
+	if (cache_boundaries(0) != 0 || cache_boundaries(1) != 0)
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The single-object path.                                              */
+
+/* lr_mempool_get()/put() one object at a time, counted (out of line) or
+ * not (inline): an empty pool refuses with nothing changed, puts stay in
+ * the cache up to the threshold, the one past it flushes the coldest,
+ * gets take the hottest. */
+static int
+single_path(int counted)
+{
+	enum { N = 64, C = 16, T = C * 3 / 2 };
+	void *held[N], *o, *const sentinel = (void *)&o;
+	struct lr_mempool_stats st;
+	struct lr_mempool_cache *c;
+	struct lr_mempool *mp;
+
+	mp = create_counted("mp_single", N, C, NULL, counted);
+	LR_TEST_ASSERT(mp != NULL, "create: %s", lr_strerror(lr_errno));
+	c = my_cache(mp);
+	LR_TEST_ASSERT_EQ(lr_mempool_get_bulk(mp, held, N), 0);
+	LR_TEST_ASSERT_EQ(c->len, 0);
+
+	/* Empty: -ENOENT, *obj untouched, no count moves but the failure. */
+	o = sentinel;
+	LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), -ENOENT);
+	LR_TEST_ASSERT(o == sentinel, "failed get wrote %p", o);
+	LR_TEST_ASSERT_EQ(c->len, 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(mp), N);
+	lr_mempool_stats_get(mp, &st);
+	LR_TEST_ASSERT(st.get_fail_bulk == 1 && st.get_fail_objs == 1,
+		       "failures %llu/%llu",
+		       (unsigned long long)st.get_fail_bulk,
+		       (unsigned long long)st.get_fail_objs);
+	LR_TEST_ASSERT_EQ(st.get_success_objs, counted ? N : 0);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+
+	/* Up to the threshold: the cache keeps them, the store sees none. */
+	for (unsigned i = 0; i < T; i++) {
+		lr_mempool_put(mp, held[i]);
+		LR_TEST_ASSERT_EQ(c->len, i + 1);
+		LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), 0);
+	}
+	/* Past it: the T + 1 - C coldest go down, the C hottest stay. */
+	lr_mempool_put(mp, held[T]);
+	LR_TEST_ASSERT_EQ(c->len, C);
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), T + 1 - C);
+	LR_TEST_ASSERT(c->objs[C - 1] == held[T], "hottest not on top");
+	LR_TEST_ASSERT(c->objs[0] == held[T + 1 - C], "coldest kept");
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+
+	/* Gets take the hottest first, without the store. */
+	for (unsigned i = 0; i < 3; i++) {
+		LR_TEST_ASSERT_EQ(lr_mempool_get(mp, &o), 0);
+		LR_TEST_ASSERT(o == held[T - i], "get %u: %p", i, o);
+		LR_TEST_ASSERT_EQ(c->len, C - 1 - i);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_store_count(mp), T + 1 - C);
+	for (unsigned i = 0; i < 3; i++)
+		lr_mempool_put(mp, held[T - 2 + i]);
+	lr_mempool_put_bulk(mp, &held[T + 1], N - T - 1);
+	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), N);
+	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
+	lr_mempool_stats_get(mp, &st);
+	LR_TEST_ASSERT_EQ(st.put_objs, counted ? N + 3 : 0);
+	LR_TEST_ASSERT_EQ(st.put_bulk, counted ? T + 1 + 3 + 1 : 0);
+	LR_TEST_ASSERT_EQ(st.get_success_bulk, counted ? 1 + 3 : 0);
+	LR_TEST_ASSERT(st.store_put_bulk >= 1, "flush not counted");
+	lr_mempool_free(mp);
+	return 0;
+}
+
+static int
+test_single(void)
+{
+	if (single_path(0) != 0 || single_path(1) != 0)
+		return -1;
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Leak report.                                                         */
 
@@ -563,7 +682,10 @@ workload(void *arg)
 		unsigned k = 1 + (unsigned)(r >> 32) % ((r & 0x300) ? 8 : 100);
 
 		if ((r & 1) && w->held + k <= HOLD_MAX) {
-			if (lr_mempool_get_bulk(w->mp, tmp, k) != 0) {
+			int rc = k == 1 ? lr_mempool_get(w->mp, tmp)
+					: lr_mempool_get_bulk(w->mp, tmp, k);
+
+			if (rc != 0) {
 				w->fails++;
 				continue;
 			}
@@ -603,14 +725,15 @@ release_all(struct worker *w)
 }
 
 static int
-run_lcores(const char *ops)
+run_lcores(const char *ops, int counted)
 {
 	struct lr_mempool *mp;
 	static struct worker w[2];
 	unsigned worker_id = lr_get_next_lcore(-1, 1, 0);
 
-	mp = lr_mempool_create_ops("mp_rand2", 2048, 64, 64, 0, NULL, NULL,
-				   LR_SOCKET_ID_ANY, 0, ops);
+	/* Counted, validate checks the equation; not, the inline paths
+	 * serve the calls and validate checks what it can. */
+	mp = create_counted("mp_rand2", 2048, 64, ops, counted);
 	LR_TEST_ASSERT(mp != NULL, "%s: %s", ops, lr_strerror(lr_errno));
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < 2; i++) {
@@ -635,7 +758,7 @@ run_lcores(const char *ops)
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
 	LR_TEST_ASSERT_EQ(lr_mempool_avail_count(mp), mp->size);
 	LR_TEST_ASSERT(lr_mempool_cache_count(mp, worker_id) <=
-			   mp->cache[worker_id]->flushthresh,
+			   lr_mempool_lcore_cache(mp, worker_id)->flushthresh,
 		       "worker cache %u",
 		       lr_mempool_cache_count(mp, worker_id));
 	lr_mempool_cache_flush(mp, LR_LCORE_ID_ANY);
@@ -652,8 +775,11 @@ test_random_two_lcores(void)
 		       "covers concurrency\n");
 		return LR_TEST_SKIP;
 	}
-	if (run_lcores("ring_mp_mc") || run_lcores("stack"))
-		return -1;
+	/* Single and bulk calls mixed at random on both lcores. */
+	for (int counted = 0; counted <= 1; counted++)
+		if (run_lcores("ring_mp_mc", counted) ||
+		    run_lcores("stack", counted))
+			return -1;
 	return 0;
 }
 
@@ -804,7 +930,7 @@ test_validate_and_dump(void)
 	LR_TEST_ASSERT(strstr(msg, "cached twice"), "message: %s", msg);
 	c->len--;
 	/* A foreign pointer in the cache. */
-	c->objs[c->len++] = (char *)mp->cache[0]->objs[0] + 8;
+	c->objs[c->len++] = (char *)lr_mempool_lcore_cache(mp, 0)->objs[0] + 8;
 	lr_test_log_begin();
 	rc = lr_mempool_validate(mp);
 	msg = lr_test_log_end();
@@ -887,6 +1013,22 @@ expect_abort(int wrong_pool, const char *want, const char *why)
 	return 0;
 }
 
+/* Debug and sanitizer builds: the put path's assert catches an object
+ * of another pool (pagealloc-debug builds: the cookie check, first). */
+static int
+test_assert_foreign_put(void)
+{
+	if (!LR_ENABLE_ASSERT) {
+		printf("asserts exist in debug and sanitizer builds only\n");
+		return LR_TEST_SKIP;
+	}
+	if (LR_MEMPOOL_DEBUG)
+		return expect_abort(1, "mempool 'mp_dbg_b': put of object",
+				    "object of another pool");
+	return expect_abort(1, "assertion 'lr_mempool_from_obj(objs[i]) == mp'",
+			    "lr_mempool.h");
+}
+
 static int
 test_debug_cookies(void)
 {
@@ -946,12 +1088,14 @@ static const struct lr_test_case cases[] = {
     {"page_owner", test_page_owner},
     {"bulk_all_or_nothing", test_bulk_all_or_nothing},
     {"cache_boundaries", test_cache_boundaries},
+    {"single", test_single},
     {"leak_report", test_leak_report},
     {"random_single", test_random_single},
     {"random_two_lcores", test_random_two_lcores},
     {"random_pthreads", test_random_pthreads},
     {"validate_and_dump", test_validate_and_dump},
     {"debug_cookies", test_debug_cookies},
+    {"assert_foreign_put", test_assert_foreign_put},
     {"eal_cleanup", test_eal_cleanup},
 };
 

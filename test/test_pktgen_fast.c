@@ -48,20 +48,8 @@ static char tmpdir[PATH_MAX];
 static int
 find_binary(void)
 {
-	char self[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL)
-		return -1;
-	*slash = '\0';
-	snprintf(pktgen_bin, sizeof(pktgen_bin), "%s/../apps/pktgen/lr-pktgen",
-		 self);
-	return access(pktgen_bin, X_OK);
+	return lr_test_build_path(pktgen_bin, sizeof(pktgen_bin),
+				  "apps/pktgen/lr-pktgen");
 }
 
 /* Split args at spaces into argv, after argv[0] = bin: at most max - 1
@@ -662,7 +650,7 @@ test_pcap_replay(void)
 	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
 		     "--rx-ports 1 --quiet --count 1 --pcap %s",
 		 in);
-	LR_TEST_ASSERT(rc == 1 && strstr(out, "link type unknown (4242)"),
+	LR_TEST_ASSERT(rc == 2 && strstr(out, "link type unknown (4242)"),
 		       "link type 4242: exit %d:\n%s", rc, out);
 	return 0;
 }
@@ -722,7 +710,7 @@ test_pcap_cut_and_corrupt(void)
 	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
 		     "--rx-ports 1 --quiet --count 5 --pcap %s",
 		 in);
-	LR_TEST_ASSERT(rc == 1 && strstr(out, "corrupt.pcap': record 2 is "
+	LR_TEST_ASSERT(rc == 2 && strstr(out, "corrupt.pcap': record 2 is "
 					      "corrupt ("),
 		       "corrupt file: exit %d, output:\n%s", rc, out);
 	return 0;
@@ -830,9 +818,9 @@ test_bad_options(void)
 	    {"--tx-only --rx-only", 2, "give one"},
 	    {"--imix --size 64", 2, "--size and --imix"},
 	    {"--size-step 4", 2, "--size-step needs a size range"},
-	    {"--ports 3", 1, "port 3: no such port"},
+	    {"--ports 3", 2, "port 3: no such port"},
 	    {"--portmask zz", 2, "--portmask 'zz'"},
-	    {"--pcap /nonexistent/x.pcap", 1, "--pcap '/nonexistent/x.pcap'"},
+	    {"--pcap /nonexistent/x.pcap", 2, "--pcap '/nonexistent/x.pcap'"},
 	    {"--capture-mode 0999", 2,
 	     "--capture-mode '0999': expected octal permission bits"},
 	    {"--capture-mode 1777", 2, "--capture-mode '1777'"},
@@ -856,7 +844,8 @@ test_bad_options(void)
 	    {"--ipv6 --size 64", 2, "at least 84 bytes"},
 	    {"--profile x.json --size 100", 2,
 	     "--profile defines the streams: --size does not apply"},
-	    {"--profile /nonexistent.json", 1, "--profile '/nonexistent.json'"},
+	    {"--profile /nonexistent.json", 2,
+	     "--profile '/nonexistent.json': cannot open: No such file"},
 	    {"--speed 2", 2, "--speed needs --replay FILE"},
 	    {"--replay x.pcap --rate-pps 5", 2,
 	     "--replay sends at the capture's timing"},
@@ -899,7 +888,7 @@ test_bad_options(void)
 	}
 	int rc = run(EAL " -l 0 -- --count 5");
 
-	LR_TEST_ASSERT(rc == 1 && strstr(out, "no ports") != NULL,
+	LR_TEST_ASSERT(rc == 2 && strstr(out, "no ports") != NULL,
 		       "no --vdev: exit %d:\n%s", rc, out);
 	return 0;
 }
@@ -1301,7 +1290,7 @@ test_other_run(void)
 	rc = run(EAL " -l 0 --vdev net_pcap0,rx_pcap=%s,tx_pcap=%s/o.pcap -- "
 		     "--quiet --count 10",
 		 cap_path("other"), tmpdir);
-	if (strstr(out, "no driver for this port name") != NULL) {
+	if (strstr(out, "no driver 'net_pcap'") != NULL) {
 		printf("net_pcap not built: skipping\n");
 		return LR_TEST_SKIP;
 	}
@@ -1822,49 +1811,86 @@ test_profile_bursts(void)
 	return 0;
 }
 
-/* Bad profiles: the file, the stream and the key are named; exit 1. */
+/* Bad profiles: a usage error (exit 2) whose message places it in the
+ * file (FILE:LINE:COLUMN of the bad value, or of its stream for what the
+ * stream as a whole breaks) and names the field's JSON path, the stream
+ * and the value; a syntax error has jansson's position; a file that cannot
+ * be read says why, never a position it does not have. */
 static int
 test_profile_errors(void)
 {
 	static const struct {
-		const char *text, *msg;
+		const char *text, *pos, *msg;
 	} cases[] = {
 	    {"{\"streams\": [{\"nmae\": \"x\"}]}",
-	     "stream 0 ('0'): nmae: unknown key"},
+	     ":1:23: ", "streams[0].nmae (stream '0'): unknown key"},
 	    {"{\"streams\": [{\"name\": \"a\", \"src_ip\": \"10.0.0.300\"}]}",
-	     "stream 0 ('a'): src_ip: expected an IPv4 address"},
-	    {"{\"streams\": [{}, {\"name\": \"b\", \"size\": 63}]}",
-	     "stream 1 ('b'): size: 63: below 64"},
+	     ":1:38: ",
+	     "streams[0].src_ip (stream 'a'): expected an IPv4 "
+	     "address"},
+	    {"{\"streams\": [{},\n {\"name\": \"b\",\n  \"size\": 63}]}",
+	     ":3:11: ", "streams[1].size (stream 'b'): 63: below 64"},
 	    {"{\"streams\": [{\"name\": \"c\", \"ipv6\": true, \"size\": 64}]}",
-	     "stream 'c': frames of 64 bytes cannot hold its headers and "
-	     "stamp: at least 84 bytes"},
+	     ":1:14: ",
+	     "streams[0]: stream 'c': frames of 64 bytes cannot hold its "
+	     "headers and stamp: at least 84 bytes"},
 	    {"{\"streams\": [{\"dst_port\": {\"from\": 1, \"to\": 2, "
 	     "\"mode\": \"up\"}}]}",
-	     "dst_port: mode \"up\": expected"},
-	    {"{\"streams\": [{\"rate_pps\": 5, \"share\": 2}]}", "give one"},
-	    {"{\"streams\": [{\"gap_us\": 5}]}", "need \"burst\""},
-	    {"{\"streams\": []}", "with 1 to 64 streams"},
+	     ":1:27: ",
+	     "streams[0].dst_port (stream '0'): mode \"up\": expected"},
+	    {"{\"streams\": [{\"rate_pps\": 5, \"share\": 2}]}", ":1:27: ",
+	     "streams[0] (stream '0'): rate_pps/rate_mbps/share: give one"},
+	    {"{\"streams\": [{\"gap_us\": 5}]}", ":1:25: ", "need \"burst\""},
+	    {"{\"streams\": []}", ":1:13: ", "with 1 to 64 streams"},
+	    {"{\"streamz\": []}", ":1:1: ", "with 1 to 64 streams"},
+	    {"{\"streams\": [7]}", ":1:14: ", "streams[0]: expected an object"},
+	    /* A key spelled with escapes is found as jansson reads it. */
+	    {"{\"streams\": [{\"n\\u0061me\": \"e\", \"s\\u0069ze\": 1}]}",
+	     ":1:46: ", "streams[0].size (stream 'e'): 1: below 64"},
 	    /* Found by fuzz_profile: a long range cut before its dash. */
 	    {"{\"streams\": [{\"name\": \"d\", \"size\": "
 	     "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	     "a"
 	     "76-1518\"}]}",
-	     "stream 0 ('d'): size: \"aaaa"},
-	    {"{\"streams\": [", "line 1 column"},
+	     ":1:36: ", "streams[0].size (stream 'd'): \"aaaa"},
+	    /* Syntax: jansson's position. */
+	    {"{\"streams\": [", ":1:13: ", "']' expected near end of file"},
+	    {"{\"streams\": [{}],\n \"streams\": 1}",
+	     ":2:10: ", "duplicate object key"},
+	    {"", ":1:1: ", "'[' or '{' expected"},
 	};
+	char want[PATH_MAX + 96];
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *p = write_text("bad.json", cases[i].text);
 		int rc;
 
 		LR_TEST_ASSERT(p != NULL, "writing bad.json");
+		snprintf(want, sizeof(want), "lr-pktgen: --profile %s%s", p,
+			 cases[i].pos);
 		rc = run(EAL " -l 0 --vdev net_null0 -- --count 1 --profile %s",
 			 p);
-		LR_TEST_ASSERT(rc == 1 && strstr(out, "--profile '") &&
+		LR_TEST_ASSERT(rc == 2 && strstr(out, want) &&
 				   strstr(out, cases[i].msg),
-			       "'%s': exit %d, want '%s' in:\n%s",
-			       cases[i].text, rc, cases[i].msg, out);
+			       "'%s': exit %d, want '%s' and '%s' in:\n%s",
+			       cases[i].text, rc, want, cases[i].msg, out);
 	}
+	/* No file, or one that is not a file: why, and no position. */
+	int rc = run(EAL " -l 0 --vdev net_null0 -- --count 1 --profile "
+			 "%s/none.json",
+		     tmpdir);
+
+	snprintf(want, sizeof(want),
+		 "lr-pktgen: --profile '%s/none.json': cannot open: No such "
+		 "file or directory",
+		 tmpdir);
+	LR_TEST_ASSERT(rc == 2 && strstr(out, want) && !strstr(out, "line"),
+		       "missing file: exit %d, want '%s' in:\n%s", rc, want,
+		       out);
+	rc =
+	    run(EAL " -l 0 --vdev net_null0 -- --count 1 --profile %s", tmpdir);
+	LR_TEST_ASSERT(rc == 2 && strstr(out, "': cannot read: Is a directory"),
+		       "a folder: exit %d:\n%s", rc, out);
 	return 0;
 }
 
@@ -3255,7 +3281,7 @@ test_memif_zc_pool(void)
 			 "--tx-only --count 20000 --size 1518 --link-wait 0",
 		     tmpdir);
 
-	if (strstr(out, "no driver for this port name") != NULL) {
+	if (strstr(out, "no driver 'net_pcap'") != NULL) {
 		printf("net_memif not built: skipping\n");
 		return LR_TEST_SKIP;
 	}

@@ -12,7 +12,8 @@
 #   before the build tree's folder, and a -d folder before LR_PLUGIN_PATH
 #   (each failure names the port, the file and the loader's reason, exits
 #   1); a folder without it falls through to the build tree's; a -d path
-#   that does not exist and an unknown driver are clear errors. The
+#   that does not exist and an unknown driver are clear usage errors (exit
+#   2; the unknown driver's lists the drivers and plugins there are). The
 #   benchmark-only build, taken from its -d folder, forwards and leaves no
 #   mbuf behind (scripts/bench-dpdk-bridge.sh runs it).
 # absent: DPDK's runtime missing, for real: in a private mount namespace
@@ -73,11 +74,12 @@ forwarded() {
 		fail "$1: mbufs left"
 }
 
-# refused WHAT TEXT...: the run exited 1 (not a crash) saying each TEXT.
+# refused WHAT TEXT...: the run exited $refused (default 1: a run-time
+# failure; 2: a usage error), not a crash, saying each TEXT.
 refused() {
-	local what=$1 t
+	local what=$1 want=${refused:-1} t
 	shift
-	[ "$rc" -eq 1 ] || fail "$what: lr-l2fwd exit $rc (expected 1)"
+	[ "$rc" -eq "$want" ] || fail "$what: lr-l2fwd exit $rc (expected $want)"
 	for t in "$@"; do
 		grep -qF -- "$t" <<<"$out" || fail "$what: no '$t' in the output"
 	done
@@ -124,10 +126,12 @@ load() {
 	fi
 
 	l2fwd net_null0 net_null1 -- -d "$tmp/none"
-	refused "-d missing" "-d '$tmp/none': No such file or directory"
+	refused=2 refused "-d missing" "-d '$tmp/none': No such file or directory"
 
 	l2fwd net_bogus0 net_null1
-	refused "unknown driver" "net_bogus0: no driver for this port name"
+	refused=2 refused "unknown driver" \
+		"--vdev 'net_bogus0': no driver 'net_bogus' (drivers: " \
+		" net_null " "; plugins: net_dpdk)"
 }
 
 absent() {

@@ -87,6 +87,7 @@
 #include "lr_mbuf.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
+#include "lr_unix.h"
 
 #define BURST 32
 #define MAXF  3000
@@ -1481,28 +1482,11 @@ raw_connect(const char *path)
 	return fd;
 }
 
+/* Send len bytes of m with fd (-1: none); 0 or -1. */
 static int
 raw_send(int s, const void *m, size_t len, int fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = (void *)m, .iov_len = len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = sizeof(u.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(s, &mh, 0) == (ssize_t)len ? 0 : -1;
+	return lr_unix_send(s, m, len, &fd, fd >= 0 ? 1 : 0) == 0 ? 0 : -1;
 }
 
 /* Receive one message (waiting up to 20 s); its type or -1. */
@@ -1769,27 +1753,17 @@ test_bad_peer(void)
 static int
 raw_recv_fd(int s, struct raw_msg *m, int *fd)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf)};
 	struct pollfd pfd = {.fd = s, .events = POLLIN};
-	struct cmsghdr *c;
+	unsigned n;
 
 	*fd = -1;
 	if (poll(&pfd, 1, 20000) != 1)
 		return -1;
 	memset(m, 0, sizeof(*m));
-	if (recvmsg(s, &mh, 0) != (ssize_t)sizeof(*m))
+	if (lr_unix_recv(s, m, sizeof(*m), fd, 1, &n) != (ssize_t)sizeof(*m))
 		return -1;
-	c = CMSG_FIRSTHDR(&mh);
-	if (c != NULL && c->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
+	if (n == 0)
+		*fd = -1;
 	return m->type;
 }
 

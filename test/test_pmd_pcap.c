@@ -342,23 +342,11 @@ test_loop_ns(void)
 	return loop_case(1);
 }
 
-/* The directory of this test binary, to find lr-l2fwd beside it. */
+/* lr-l2fwd, beside this test in the build tree, into buf. */
 static int
 l2fwd_path(char *buf, size_t len)
 {
-	char self[512];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (slash == NULL)
-		return -1;
-	*slash = '\0';
-	snprintf(buf, len, "%s/../apps/l2fwd/lr-l2fwd", self);
-	return access(buf, X_OK);
+	return lr_test_build_path(buf, len, "apps/l2fwd/lr-l2fwd");
 }
 
 /* Run a program; its exit status, or -1. Output goes to stderr. */

@@ -22,8 +22,8 @@
  * The last lines: `elastic-bench pool=... sent=N received=N
  * drops_nombuf=N drops_ring_full=N held_peak_MiB=X held_avg_MiB=X
  * held_end_MiB=X growths=N shrinks=N seconds=X` and `mbufs in use after
- * stop: N` (exit 1 if not 0). Bad options: a message naming the option,
- * exit 2.
+ * stop: N`. Exit status (lr_app.h): 0 done; 1 a run-time failure (the
+ * pool or the ports, an mbuf not back, frames lost); 2 a usage error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
@@ -54,23 +55,25 @@ struct run {
 };
 
 static void
-usage(const char *prog)
+usage(FILE *f, const char *prog)
 {
-	printf("%s [EAL options] -- --mbufs MIN-MAX|N [--bursts K] "
-	       "[--burst-frames B]\n"
-	       "    [--period-ms P] [--drain-per-ms R] [--idle-ms MS] "
-	       "[--tail-ms T]\n"
-	       "  --mbufs MIN-MAX   elastic pool; N: fixed pool of N\n"
-	       "  --bursts K        bursts sent (default 10)\n"
-	       "  --burst-frames B  frames per burst, 1..%u (default 20000)\n"
-	       "  --period-ms P     one burst every P ms (default 200)\n"
-	       "  --drain-per-ms R  frames the consumer takes per ms (default "
-	       "1000)\n"
-	       "  --idle-ms MS      elastic pool's idle time before blocks go "
-	       "(default 100)\n"
-	       "  --tail-ms T       run on after the last burst (default "
-	       "1000)\n",
-	       prog, RING_DESC);
+	fprintf(f,
+		"usage: %s [EAL options] -- --mbufs MIN-MAX|N [--bursts K] "
+		"[--burst-frames B]\n"
+		"    [--period-ms P] [--drain-per-ms R] [--idle-ms MS] "
+		"[--tail-ms T]\n"
+		"  --mbufs MIN-MAX   elastic pool; N: fixed pool of N\n"
+		"  --bursts K        bursts sent (default 10)\n"
+		"  --burst-frames B  frames per burst, 1..%u (default 20000)\n"
+		"  --period-ms P     one burst every P ms (default 200)\n"
+		"  --drain-per-ms R  frames the consumer takes per ms (default "
+		"1000)\n"
+		"  --idle-ms MS      elastic pool's idle time before blocks go "
+		"(default 100)\n"
+		"  --tail-ms T       run on after the last burst (default "
+		"1000)\n"
+		"  -h, --help        this text\n",
+		prog, RING_DESC);
 }
 
 /* An unsigned of 0..max for option name; 0, or -1 after a message. */
@@ -141,7 +144,7 @@ parse_args(int argc, char **argv, struct opts *o)
 	optind = 0;
 	opterr = 0;
 	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	       (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			rc = parse_mbufs(o, optarg);
@@ -170,12 +173,10 @@ parse_args(int argc, char **argv, struct opts *o)
 				       &o->tail_ms);
 			break;
 		case 'h':
-			usage(argv[0]);
+			usage(stdout, argv[0]);
 			return 1;
 		default:
-			fprintf(stderr,
-				"unknown option or missing value: '%s'\n",
-				argv[optind - 1]);
+			lr_app_bad_option(argv[0], c, argv);
 			return -1;
 		}
 	}
@@ -348,6 +349,7 @@ finish(const struct opts *o, struct lr_mempool *mp, uint16_t rx, struct run *r,
 int
 main(int argc, char **argv)
 {
+	static const struct lr_app app = {"lr-elastic-bench", usage};
 	struct lr_mempool *mp = NULL;
 	struct run r = {0};
 	struct opts o;
@@ -355,19 +357,17 @@ main(int argc, char **argv)
 	uint64_t t0;
 	int ret, rc = 1;
 
-	ret = lr_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "lr-elastic-bench: EAL init failed: %s\n",
-			lr_strerror(-ret));
-		return 1;
-	}
+	ret = lr_app_eal_init(&app, argc, argv, &rc);
+	if (ret < 0)
+		return rc;
+	rc = LR_EXIT_FAILURE;
 	argc -= ret;
 	argv += ret;
 	argv[0] = "lr-elastic-bench";
 	ret = parse_args(argc, argv, &o);
 	if (ret != 0) {
 		lr_eal_cleanup();
-		return ret > 0 ? 0 : 2;
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
 	}
 	mp = make_pool(&o);
 	if (mp == NULL || lr_eth_dev_create("net_ring0") < 0 ||
@@ -385,7 +385,7 @@ main(int argc, char **argv)
 	run_profile(&o, mp, p0, p1, &r);
 	if (finish(&o, mp, p1, &r,
 		   (double)(lr_get_tsc_cycles() - t0) / lr_get_tsc_hz()) == 0)
-		rc = 0;
+		rc = LR_EXIT_OK;
 close:
 	for (uint16_t p = 0; p < 2; p++) {
 		uint16_t port = p ? p1 : p0;

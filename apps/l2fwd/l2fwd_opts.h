@@ -9,6 +9,7 @@
 #define L2FWD_OPTS_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lr_ethdev.h"
 
@@ -36,10 +37,11 @@ struct l2fwd_opts {
 };
 
 /** Parse argv into o (defaults first): 0; 1 after printing the usage for
- *  -h/--help; -1 after printing what was wrong. */
+ *  -h/--help; -1 after printing what was wrong (on stderr, and the line
+ *  that points at -h). */
 int l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o);
 
-/** Print the usage of lr-l2fwd (prog is argv[0]) to stdout. */
-void l2fwd_usage(const char *prog);
+/** Print the usage of lr-l2fwd's own options (prog is argv[0]) to f. */
+void l2fwd_usage(FILE *f, const char *prog);
 
 #endif /* L2FWD_OPTS_H */

@@ -20,11 +20,19 @@
  * A stop signal (INT, TERM, HUP, PIPE, QUIT, USR1, USR2) or --duration
  * ends it: final stats, ports stopped and
  * closed, and the check that every mbuf is back in its pool; the last lines
- * are `l2fwd total: ...` and `mbufs in use after stop: N` (exit 1 if N != 0).
+ * are `l2fwd total: ...`, `mbufs in use after stop: N` and `Bye...`.
+ *
+ * Exit status (lr_app.h): 0 done; 1 a run-time failure (the pool, a port
+ * that does not configure or start, an mbuf not back in the pool); 2 a
+ * usage error (options, --vdev devargs or driver, a port mask that names
+ * no port or an odd number, --portmap, --queues beyond a port, too few
+ * lcores). A fatal error is the last thing printed: the ports are closed
+ * quietly and nothing follows but lr-l2fwd's line pointing at -h.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +40,7 @@
 
 #include "l2fwd.h"
 #include "l2fwd_opts.h"
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #ifdef L2FWD_HAVE_MEMIF
@@ -453,6 +462,7 @@ start_timer(unsigned n)
 		timer.end_tsc = timer.start_tsc +
 				(uint64_t)(opt.duration * (double)timer.hz);
 	fwd.tick = tick;
+	printf("MAC updating %s\n", opt.mac_updating ? "enabled" : "disabled");
 	printf("Forwarding on %u lcore(s), %u port(s), %u queue(s) each%s\n",
 	       lr_lcore_count(), n, opt.queues,
 	       opt.duration > 0 ? "" : "; Ctrl-C to stop");
@@ -500,24 +510,29 @@ print_totals(const uint16_t *ports, unsigned n)
 }
 
 /* Stop and close every port, then check that every mbuf is back in pool
- * (NULL: none made) and free it: 0, or -1 when some are missing. */
+ * (NULL: none made) and free it: 0, or -1 when some are missing. After a
+ * fatal error (quiet) it says nothing unless mbufs are missing (stderr). */
 static int
-close_ports(void)
+close_ports(bool quiet)
 {
 	uint16_t p;
 	unsigned in_use;
 
 	LR_ETH_FOREACH_DEV(p)
 	{
-		printf("Closing port %u...", p);
+		if (!quiet)
+			printf("Closing port %u...", p);
 		lr_eth_dev_stop(p);
 		lr_eth_dev_close(p);
-		printf(" Done\n");
+		if (!quiet)
+			printf(" Done\n");
 	}
 	if (pool == NULL)
 		return 0;
 	in_use = lr_mempool_in_use_count(pool);
-	printf("mbufs in use after stop: %u\n", in_use);
+	if (!quiet || in_use != 0)
+		fprintf(quiet ? stderr : stdout,
+			"mbufs in use after stop: %u\n", in_use);
 	if (in_use != 0)
 		return -1;
 	lr_mempool_free(pool);
@@ -525,80 +540,94 @@ close_ports(void)
 	return 0;
 }
 
+/* The ports of --vdev, paired, their queues checked and spread over the
+ * lcores: 0, or the exit status after a message (a usage error but where
+ * the EAL or a driver says otherwise). */
+static int
+setup_ports(uint16_t *ports, unsigned *n)
+{
+	int ret = lr_eth_dev_probe_eal_vdevs();
+
+	if (ret < 0)
+		return lr_app_cmdline_status(ret);
+	if (lr_eth_dev_count_avail() == 0) {
+		fprintf(stderr, "no ports: give some with --vdev (e.g. --vdev "
+				"net_null0)\n");
+		return LR_EXIT_USAGE;
+	}
+	if (pair_ports(ports, n) < 0 || check_queues(ports, *n) < 0 ||
+	    assign_lcores(ports, *n) < 0)
+		return LR_EXIT_USAGE;
+	return 0;
+}
+
+/* The mbuf pool, then the n ports configured, given their queues and
+ * started: 0, or -1 after a message. */
+static int
+start_ports(const uint16_t *ports, unsigned n)
+{
+	pool = create_pool(n);
+	if (pool == NULL)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (configure_port(ports[i]) < 0)
+			return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (setup_queues(ports[i], rx_pool_of(ports[i], pool)) < 0)
+			return -1;
+	for (unsigned i = 0; i < n; i++)
+		if (setup_port(ports[i]) < 0)
+			return -1;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	static const struct lr_app app = {"lr-l2fwd", l2fwd_usage};
 	uint16_t ports[LR_MAX_ETHPORTS];
 	unsigned n = 0;
-	int ret, rc = 1;
+	int ret, status;
 
 	/* Before anything is taken: every stop signal ends in the clean exit
 	 * below, during EAL init and setup too (lr_eal.h). */
 	ret = lr_eal_stop_handler_install(on_stop);
-	if (ret == 0)
-		ret = lr_eal_init(argc, argv);
-	if (ret == 0 && lr_eal_help_shown()) {
-		l2fwd_usage("lr-l2fwd");
-		return 0;
-	}
 	if (ret < 0) {
-		fprintf(stderr, "lr-l2fwd: EAL init failed: %s\n",
+		fprintf(stderr, "lr-l2fwd: cannot handle stop signals: %s\n",
 			lr_strerror(-ret));
-		return 1;
+		return LR_EXIT_FAILURE;
 	}
+	ret = lr_app_eal_init(&app, argc, argv, &status);
+	if (ret < 0)
+		return status;
 	argc -= ret;
 	argv += ret;
 	argv[0] = "lr-l2fwd";
 	l2fwd_init(&fwd, 1);
 	ret = l2fwd_parse_args(argc, argv, &opt);
-	if (ret > 0) { /* --help: usage printed */
+	if (ret != 0) { /* > 0: --help, usage printed */
 		lr_eal_cleanup();
-		return 0;
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
 	}
-	if (ret < 0)
-		goto cleanup_eal;
 	fwd.mac_updating = opt.mac_updating;
 	fwd.record_cycles = opt.record_cycles;
-	printf("MAC updating %s\n", opt.mac_updating ? "enabled" : "disabled");
-
-	ret = lr_eth_dev_probe_eal_vdevs();
-	if (ret < 0)
-		goto cleanup_eal;
-	if (lr_eth_dev_count_avail() == 0) {
-		fprintf(stderr, "no ports: give some with --vdev (e.g. --vdev "
-				"net_null0)\n");
-		goto close_ports;
+	status = setup_ports(ports, &n);
+	if (status == 0 && start_ports(ports, n) < 0)
+		status = LR_EXIT_FAILURE;
+	if (status != 0) {
+		close_ports(true);
+		lr_eal_cleanup();
+		return status;
 	}
-	if (pair_ports(ports, &n) < 0 || check_queues(ports, n) < 0 ||
-	    assign_lcores(ports, n) < 0)
-		goto close_ports;
-
-	pool = create_pool(n);
-	if (pool == NULL)
-		goto close_ports;
-	for (unsigned i = 0; i < n; i++)
-		if (configure_port(ports[i]) < 0)
-			goto close_ports;
-	for (unsigned i = 0; i < n; i++)
-		if (setup_queues(ports[i], rx_pool_of(ports[i], pool)) < 0)
-			goto close_ports;
-	for (unsigned i = 0; i < n; i++)
-		if (setup_port(ports[i]) < 0)
-			goto close_ports;
 
 	start_timer(n);
 	lr_eal_mp_remote_launch(l2fwd_main_loop, &fwd, 1);
 	lr_eal_mp_wait_lcore();
 	timer.stop_tsc = lr_get_tsc_cycles();
-	rc = 0;
-
 	print_totals(ports, n);
-
-close_ports:
-	if (close_ports() != 0)
-		rc = 1;
-cleanup_eal:
+	status = close_ports(false) == 0 ? LR_EXIT_OK : LR_EXIT_FAILURE;
 	lr_eal_cleanup();
-	printf("Bye...\n");
-	return rc;
+	if (status == LR_EXIT_OK)
+		printf("Bye...\n");
+	return status;
 }

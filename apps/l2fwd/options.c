@@ -13,9 +13,10 @@
 #include "l2fwd_opts.h"
 
 void
-l2fwd_usage(const char *prog)
+l2fwd_usage(FILE *f, const char *prog)
 {
-	printf(
+	fprintf(
+	    f,
 	    "%s [EAL options] -- -p PORTMASK [-q NQ] [-Q N] [-T PERIOD]\n"
 	    "       [--no-mac-updating] [--portmap=(a,b)[,(c,d)]] [--duration "
 	    "S]\n"
@@ -315,7 +316,7 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 	while ((c = getopt_long(argc, argv, "p:q:Q:T:h", longopts, NULL)) !=
 	       -1) {
 		if (c == 'h') {
-			l2fwd_usage(argv[0]);
+			l2fwd_usage(stdout, argv[0]);
 			return 1;
 		}
 		if (c <= 0 || strchr("pqQTCXNMPDBI", c) == NULL) {
@@ -330,8 +331,10 @@ l2fwd_parse_args(int argc, char **argv, struct l2fwd_opts *o)
 		return -1;
 	}
 	if (o->portmask == 0) {
-		fprintf(stderr, "-p PORTMASK is required\n");
-		l2fwd_usage(argv[0]);
+		fprintf(stderr,
+			"-p PORTMASK is required\nrun '%s -- -h' for the "
+			"options\n",
+			argv[0]);
 		return -1;
 	}
 	return 0;

@@ -23,17 +23,20 @@
  * figure then includes the generator's own (small) work.
  *
  * Last lines: `ring-fwd total: forwarded=... seconds=... Mpps=...
- * cpu_seconds=... Mpps_per_cpu=...` and `mbufs in use after stop: N`
- * (exit 1 if not 0).
+ * cpu_seconds=... Mpps_per_cpu=...` and `mbufs in use after stop: N`.
+ * Exit status (lr_app.h): 0 done; 1 a run-time failure (the pool, the
+ * rings or ports, an mbuf not back); 2 a usage error.
  */
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "l2fwd.h"
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_eth_ring.h"
 #include "lr_ethdev.h"
@@ -43,6 +46,18 @@
 #define RING_SLOTS 4096
 
 static struct l2fwd fwd;
+
+/* The command line (after the EAL's). */
+static struct {
+	double duration;
+	unsigned inflight;
+	int mac_updating, one_lcore;
+} opt = {5, 512, 1, 0};
+
+/* The rings each port is made of, the ports, their pool. */
+static struct lr_ring *to_port[2], *from_port[2];
+static int ports[2] = {-1, -1};
+static struct lr_mempool *pool;
 
 static int
 build_frames(struct lr_mempool *pool, struct lr_ring *r, unsigned n)
@@ -106,136 +121,173 @@ drain_ring(struct lr_ring *r)
 		lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
 }
 
-int
-main(int argc, char **argv)
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s -l 0-1 [EAL options] -- [--duration S] "
+		"[--no-mac-updating]\n"
+		"       [--inflight N] [--one-lcore]\n"
+		"  --duration S       forward for S seconds (default 5)\n"
+		"  --no-mac-updating  forward frames unchanged (default: MACs "
+		"rewritten)\n"
+		"  --inflight N       frames in flight per port, 32..%d "
+		"(default 512)\n"
+		"  --one-lcore        generator and forwarder on one lcore "
+		"(the default\n"
+		"                     with a single lcore)\n"
+		"  -h, --help         this text\n",
+		prog, RING_SLOTS / 2 - 1);
+}
+
+/* One option c with its value arg: 0, or -1 after a message. */
+static int
+apply_option(int c, const char *arg)
+{
+	char *end;
+
+	switch (c) {
+	case 'D':
+		opt.duration = strtod(arg, &end);
+		if (*end || !(opt.duration > 0)) {
+			fprintf(stderr,
+				"--duration '%s': expected seconds > 0\n", arg);
+			return -1;
+		}
+		return 0;
+	case 'N':
+		opt.mac_updating = 0;
+		return 0;
+	case 'O':
+		opt.one_lcore = 1;
+		return 0;
+	case 'I':
+		opt.inflight = (unsigned)strtoul(arg, &end, 10);
+		if (*end || opt.inflight < 32 ||
+		    opt.inflight >= RING_SLOTS / 2) {
+			fprintf(stderr, "--inflight '%s': expected 32..%d\n",
+				arg, RING_SLOTS / 2 - 1);
+			return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
+static int
+parse_args(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"duration", required_argument, NULL, 'D'},
 	    {"no-mac-updating", no_argument, NULL, 'N'},
 	    {"inflight", required_argument, NULL, 'I'},
 	    {"one-lcore", no_argument, NULL, 'O'},
+	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct lr_ring *to_port[2] = {NULL}, *from_port[2] = {NULL};
-	struct lr_mempool *pool = NULL;
-	double duration = 5;
-	unsigned inflight = 512, worker, in_use;
-	int mac_updating = 1, one_lcore = 0, ports[2] = {-1, -1}, ret, c,
-	    rc = 1;
-	char name[32];
+	int c;
 
-	ret = lr_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "lr-l2fwd-ring-bench: EAL init failed: %s\n",
-			lr_strerror(-ret));
-		return 1;
-	}
-	argc -= ret;
-	argv += ret;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		char *end;
-
-		switch (c) {
-		case 'D':
-			duration = strtod(optarg, &end);
-			if (*end || !(duration > 0)) {
-				fprintf(
-				    stderr,
-				    "--duration '%s': expected seconds > 0\n",
-				    optarg);
-				goto cleanup_eal;
-			}
-			break;
-		case 'N':
-			mac_updating = 0;
-			break;
-		case 'O':
-			one_lcore = 1;
-			break;
-		case 'I':
-			inflight = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || inflight < 32 ||
-			    inflight >= RING_SLOTS / 2) {
-				fprintf(stderr,
-					"--inflight '%s': expected 32..%d\n",
-					optarg, RING_SLOTS / 2 - 1);
-				goto cleanup_eal;
-			}
-			break;
-		default:
-			fprintf(
-			    stderr,
-			    "usage: lr-l2fwd-ring-bench -l 0-1 [EAL options] "
-			    "-- [--duration S] [--no-mac-updating] [--inflight "
-			    "N] [--one-lcore]\n");
-			goto cleanup_eal;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		if (c == 'h') {
+			usage(stdout, argv[0]);
+			return 1;
 		}
+		if (c == '?' || c == ':') {
+			lr_app_bad_option(argv[0], c, argv);
+			return -1;
+		}
+		if (apply_option(c, optarg) != 0)
+			return -1;
 	}
-	worker = lr_get_next_lcore(-1, 1, 0);
-	if (worker >= LR_MAX_LCORE)
-		one_lcore = 1;
-	if (one_lcore)
-		worker = lr_lcore_id();
+	if (optind < argc) {
+		fprintf(stderr,
+			"lr-l2fwd-ring-bench: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
 
+/* The pool, port i's two rings, the port over them, started, and its
+ * frames: 0, or -1 after a message. */
+static int
+setup_port(int i)
+{
+	char name[32];
+	uint16_t p;
+
+	snprintf(name, sizeof(name), "rb_to_port%d", i);
+	to_port[i] = lr_ring_create(name, RING_SLOTS, lr_socket_id(),
+				    LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
+	snprintf(name, sizeof(name), "rb_from_port%d", i);
+	from_port[i] = lr_ring_create(name, RING_SLOTS, lr_socket_id(),
+				      LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
+	if (!to_port[i] || !from_port[i]) {
+		fprintf(stderr, "ring: %s\n", lr_strerror(lr_errno));
+		return -1;
+	}
+	snprintf(name, sizeof(name), "ring_port%d", i);
+	ports[i] = lr_eth_from_rings(name, &to_port[i], 1, &from_port[i], 1,
+				     lr_socket_id());
+	if (ports[i] < 0)
+		return -1;
+	p = (uint16_t)ports[i];
+	if (lr_eth_dev_configure(p, 1, 1, NULL) ||
+	    lr_eth_rx_queue_setup(p, 0, 1024, -1, NULL, pool) ||
+	    lr_eth_tx_queue_setup(p, 0, 1024, -1, NULL) || lr_eth_dev_start(p))
+		return -1;
+	if (build_frames(pool, to_port[i], opt.inflight) < 0) {
+		fprintf(stderr, "cannot build %u frames\n", opt.inflight);
+		return -1;
+	}
+	return 0;
+}
+
+/* The pool, both ports, the forwarder on lcore worker: 0, or -1 after a
+ * message. */
+static int
+setup(unsigned worker)
+{
 	pool = lr_pktmbuf_pool_create("ringbench_pool", 8192, 256, 0,
 				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
 	if (pool == NULL) {
 		fprintf(stderr, "mbuf pool: %s\n", lr_strerror(lr_errno));
-		goto cleanup_eal;
+		return -1;
 	}
-	for (int i = 0; i < 2; i++) {
-		snprintf(name, sizeof(name), "rb_to_port%d", i);
-		to_port[i] =
-		    lr_ring_create(name, RING_SLOTS, lr_socket_id(),
-				   LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
-		snprintf(name, sizeof(name), "rb_from_port%d", i);
-		from_port[i] =
-		    lr_ring_create(name, RING_SLOTS, lr_socket_id(),
-				   LR_RING_F_SP_ENQ | LR_RING_F_SC_DEQ);
-		if (!to_port[i] || !from_port[i]) {
-			fprintf(stderr, "ring: %s\n", lr_strerror(lr_errno));
-			goto free_all;
-		}
-		snprintf(name, sizeof(name), "ring_port%d", i);
-		ports[i] = lr_eth_from_rings(name, &to_port[i], 1,
-					     &from_port[i], 1, lr_socket_id());
-		if (ports[i] < 0)
-			goto free_all;
-		uint16_t p = (uint16_t)ports[i];
-
-		if (lr_eth_dev_configure(p, 1, 1, NULL) ||
-		    lr_eth_rx_queue_setup(p, 0, 1024, -1, NULL, pool) ||
-		    lr_eth_tx_queue_setup(p, 0, 1024, -1, NULL) ||
-		    lr_eth_dev_start(p))
-			goto free_all;
-		if (build_frames(pool, to_port[i], inflight) < 0) {
-			fprintf(stderr, "cannot build %u frames\n", inflight);
-			goto free_all;
-		}
-	}
-	l2fwd_init(&fwd, mac_updating);
+	for (int i = 0; i < 2; i++)
+		if (setup_port(i) != 0)
+			return -1;
+	l2fwd_init(&fwd, opt.mac_updating);
 	if (l2fwd_pair(&fwd, (uint16_t)ports[0], (uint16_t)ports[1]) ||
 	    l2fwd_assign(&fwd, worker, (uint16_t)ports[0]) ||
 	    l2fwd_assign(&fwd, worker, (uint16_t)ports[1]))
-		goto free_all;
-	if (one_lcore)
+		return -1;
+	if (opt.one_lcore)
 		printf("forwarder and generator both on lcore %u; %u packets "
 		       "in flight per port; mac updating %s\n",
-		       worker, inflight, mac_updating ? "on" : "off");
+		       worker, opt.inflight, opt.mac_updating ? "on" : "off");
 	else
 		printf("forwarder on lcore %u, generator on lcore %u; %u "
 		       "packets in flight per port; mac updating %s\n",
-		       worker, lr_lcore_id(), inflight,
-		       mac_updating ? "on" : "off");
+		       worker, lr_lcore_id(), opt.inflight,
+		       opt.mac_updating ? "on" : "off");
 	fflush(stdout);
+	return 0;
+}
 
+/* Forward for the duration, the generator beside; print the figures. */
+static void
+run(unsigned worker)
+{
 	uint64_t hz = lr_get_tsc_hz(), t0 = lr_get_tsc_cycles();
-	uint64_t end = t0 + (uint64_t)(duration * (double)hz), now = 0;
+	uint64_t end = t0 + (uint64_t)(opt.duration * (double)hz), now = 0;
 	double cpu0 = thread_cpu_seconds(), cpu;
 	unsigned iter = 0;
 
-	if (one_lcore) {
+	if (opt.one_lcore) {
 		while (now < end) {
 			l2fwd_poll_once(&fwd, worker);
 			generator_step(from_port, to_port);
@@ -269,9 +321,16 @@ main(int argc, char **argv)
 	       a.tx + b.tx, a.dropped + b.dropped, secs,
 	       (double)(a.tx + b.tx) / secs / 1e6, cpu,
 	       cpu > 0 ? (double)(a.tx + b.tx) / cpu / 1e6 : 0.0);
-	rc = 0;
+}
 
-free_all:
+/* Close the ports, free the rings and check the pool: 0, or -1 when
+ * mbufs are missing (said on stdout after a run, on stderr after a
+ * failure: quiet). */
+static int
+teardown(bool quiet)
+{
+	unsigned in_use;
+
 	for (int i = 0; i < 2; i++) {
 		if (ports[i] >= 0)
 			lr_eth_dev_close((uint16_t)ports[i]);
@@ -284,15 +343,48 @@ free_all:
 			lr_ring_free(from_port[i]);
 		}
 	}
-	if (pool) {
-		in_use = lr_mempool_in_use_count(pool);
-		printf("mbufs in use after stop: %u\n", in_use);
-		if (in_use)
-			rc = 1;
-		else
-			lr_mempool_free(pool);
+	if (pool == NULL)
+		return 0;
+	in_use = lr_mempool_in_use_count(pool);
+	if (!quiet || in_use != 0)
+		fprintf(quiet ? stderr : stdout,
+			"mbufs in use after stop: %u\n", in_use);
+	if (in_use != 0)
+		return -1;
+	lr_mempool_free(pool);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lr_app app = {"lr-l2fwd-ring-bench", usage};
+	unsigned worker;
+	int ret, status;
+
+	ret = lr_app_eal_init(&app, argc, argv, &status);
+	if (ret < 0)
+		return status;
+	argc -= ret;
+	argv += ret;
+	argv[0] = "lr-l2fwd-ring-bench";
+	ret = parse_args(argc, argv);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
 	}
-cleanup_eal:
+	worker = lr_get_next_lcore(-1, 1, 0);
+	if (worker >= LR_MAX_LCORE)
+		opt.one_lcore = 1;
+	if (opt.one_lcore)
+		worker = lr_lcore_id();
+	if (setup(worker) != 0) {
+		teardown(true);
+		lr_eal_cleanup();
+		return LR_EXIT_FAILURE;
+	}
+	run(worker);
+	status = teardown(false) == 0 ? LR_EXIT_OK : LR_EXIT_FAILURE;
 	lr_eal_cleanup();
-	return rc;
+	return status;
 }

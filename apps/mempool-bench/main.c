@@ -14,12 +14,16 @@
  * fenced TSC reads. Short runs and the minimum keep out most of what other
  * processes on a shared machine cost; still compare figures from one run,
  * not across runs. Rows: "name | bulk 1 | bulk 8 | bulk 32 | bulk 128".
+ * Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_mbuf.h"
 #include "lr_mempool.h"
@@ -171,16 +175,41 @@ bench_mbuf(void)
 }
 
 static void
-usage(const char *prog)
+usage(FILE *f, const char *prog)
 {
-	printf("usage: %s [EAL options] -- [--objs N] [--reps R]\n"
-	       "  --objs N  objects per timed run (default %lu)\n"
-	       "  --reps R  timed runs per figure, minimum kept (default %u)\n",
-	       prog, objs_per_run, reps);
+	fprintf(f,
+		"usage: %s [EAL options] -- [--objs N] [--reps R]\n"
+		"  --objs N    objects per timed run, at least 128 (default "
+		"%lu)\n"
+		"  --reps R    timed runs per figure, minimum kept (default "
+		"%u)\n"
+		"  -h, --help  this text\n",
+		prog, objs_per_run, reps);
 }
 
-int
-main(int argc, char **argv)
+/* A number of at least min for option opt into *v: 0, or -1 after a
+ * message. */
+static int
+parse_num(const char *opt, const char *s, unsigned long min, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v < min ||
+	    *v > UINT32_MAX) {
+		fprintf(stderr,
+			"lr-mempool-bench: %s '%s': expected a number "
+			"from %lu\n",
+			opt, s, min);
+		return -1;
+	}
+	return 0;
+}
+
+/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
+static int
+parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"objs", required_argument, NULL, 'o'},
@@ -188,29 +217,53 @@ main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int ret = lr_eal_init(argc, argv), c;
+	unsigned long v;
+	int c;
 
-	if (ret < 0)
-		return 1;
-	argc -= ret;
-	argv += ret;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			objs_per_run = strtoul(optarg, NULL, 0);
+			if (parse_num("--objs", optarg, 128, &objs_per_run))
+				return -1;
 			break;
 		case 'r':
-			reps = (unsigned)strtoul(optarg, NULL, 0);
+			if (parse_num("--reps", optarg, 1, &v))
+				return -1;
+			reps = (unsigned)v;
 			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			return 1;
 		default:
-			usage(argv[0]);
-			return c == 'h' ? 0 : 1;
+			lr_app_bad_option(argv[0], c, argv);
+			return -1;
 		}
 	}
-	if (objs_per_run < 128 || reps == 0) {
-		fprintf(stderr, "--objs must be >= 128 and --reps >= 1\n");
-		return 1;
+	if (optind < argc) {
+		fprintf(stderr, "lr-mempool-bench: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lr_app app = {"lr-mempool-bench", usage};
+	int status, ret = lr_app_eal_init(&app, argc, argv, &status);
+
+	if (ret < 0)
+		return status;
+	argc -= ret;
+	argv += ret;
+	argv[0] = "lr-mempool-bench";
+	ret = parse_args(argc, argv);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
 	}
 
 	printf("# lr-mempool-bench: cycles per object (get+put, or "
@@ -227,8 +280,10 @@ main(int argc, char **argv)
 	    bench_mempool("mempool, no cache, ring_mp_mc", 0, "ring_mp_mc") ||
 	    bench_mempool("mempool, no cache, ring_sp_sc", 0, "ring_sp_sc") ||
 	    bench_mempool("mempool, no cache, stack", 0, "stack") ||
-	    bench_mbuf())
-		return 1;
+	    bench_mbuf()) {
+		lr_eal_cleanup();
+		return LR_EXIT_FAILURE;
+	}
 	lr_eal_cleanup();
-	return 0;
+	return LR_EXIT_OK;
 }

@@ -15,14 +15,19 @@
  * lr-pagealloc-bench does: on a shared machine a whole-run figure mostly
  * measures the other processes. The two-thread paths time each side's
  * pool calls per burst and report the median burst.
+ * Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
+#include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_page_pool.h"
 #include "lr_ring.h"
@@ -300,63 +305,12 @@ bench_slow(unsigned pool_size)
 	return r;
 }
 
+/* Run every path and print its row. */
 static void
-usage(void)
+print_figures(void)
 {
-	fprintf(stderr,
-		"usage: lr-page-pool-bench [EAL options] [-- -n PAGES -r "
-		"REPEATS]\n");
-}
-
-int
-main(int argc, char **argv)
-{
-	char *defargs[] = {argv[0],
-			   "--no-huge",
-			   "-m",
-			   "256",
-			   "-l",
-			   "0-1",
-			   "--file-prefix=pp_bench",
-			   NULL};
-	int ret, opt;
 	static const unsigned xbulk[] = {0, 8, 32};
 	double fast, ring1, ring32, xa[3], xp[3], slow, slow1;
-
-	if (argc == 1) {
-		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-			defargs[5] = "0";
-		argc = 7;
-		argv = defargs;
-	}
-	ret = lr_eal_init(argc, argv);
-	if (ret < 0) {
-		fprintf(stderr, "lr-page-pool-bench: EAL init failed: %s\n",
-			lr_strerror(-ret));
-		usage();
-		return 1;
-	}
-	argc -= ret;
-	argv += ret;
-	optind = 1;
-	while ((opt = getopt(argc, argv, "n:r:h")) != -1) {
-		switch (opt) {
-		case 'n':
-			npages = strtoul(optarg, NULL, 0);
-			break;
-		case 'r':
-			repeats = (unsigned)strtoul(optarg, NULL, 0);
-			break;
-		default:
-			usage();
-			return opt == 'h' ? 0 : 1;
-		}
-	}
-	if (npages < 4 * WINDOW || repeats == 0) {
-		fprintf(stderr, "lr-page-pool-bench: -n >= %d and -r >= 1\n",
-			4 * WINDOW);
-		return 1;
-	}
 
 	fast = bench_fast();
 	ring1 = bench_ring_local(1);
@@ -405,6 +359,117 @@ main(int argc, char **argv)
 	printf("%-44s %10.1f %10s %8s\n",
 	       "slow: pool_size 1, every alloc from allocator", slow1, "-",
 	       "-");
-	lr_eal_cleanup();
+}
+
+static void
+usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s [EAL options] [-- [-n PAGES] [-r REPEATS]]\n"
+		"  (no EAL options: --no-huge -m 256 -l 0-1 "
+		"--file-prefix=pp_bench)\n"
+		"  -n, --pages PAGES      pages per timed run, at least %d "
+		"(default %lu)\n"
+		"  -r, --repeats REPEATS  timed runs per figure (default %u)\n"
+		"  -h, --help             this text\n",
+		prog, 4 * WINDOW, npages, repeats);
+}
+
+/* A number of at least min for option opt into *v: 0, or -1 after a
+ * message. */
+static int
+parse_num(const char *opt, const char *s, unsigned long min, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v < min ||
+	    *v > UINT32_MAX) {
+		fprintf(stderr,
+			"lr-page-pool-bench: %s '%s': expected a number from "
+			"%lu\n",
+			opt, s, min);
+		return -1;
+	}
 	return 0;
+}
+
+/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"pages", required_argument, NULL, 'n'},
+	    {"repeats", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	unsigned long v;
+	int opt;
+
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":n:r:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			if (parse_num("-n", optarg, 4 * WINDOW, &npages))
+				return -1;
+			break;
+		case 'r':
+			if (parse_num("-r", optarg, 1, &v))
+				return -1;
+			repeats = (unsigned)v;
+			break;
+		case 'h':
+			usage(stdout, argv[0]);
+			return 1;
+		default:
+			lr_app_bad_option(argv[0], opt, argv);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr,
+			"lr-page-pool-bench: unexpected argument '%s'\n",
+			argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lr_app app = {"lr-page-pool-bench", usage};
+	char *defargs[] = {argv[0],
+			   "--no-huge",
+			   "-m",
+			   "256",
+			   "-l",
+			   "0-1",
+			   "--file-prefix=pp_bench",
+			   NULL};
+	int ret, status;
+
+	if (argc == 1) {
+		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+			defargs[5] = "0";
+		argc = 7;
+		argv = defargs;
+	}
+	ret = lr_app_eal_init(&app, argc, argv, &status);
+	if (ret < 0)
+		return status;
+	argc -= ret;
+	argv += ret;
+	argv[0] = "lr-page-pool-bench";
+	ret = parse_args(argc, argv);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
+	}
+	print_figures();
+	lr_eal_cleanup();
+	return LR_EXIT_OK;
 }

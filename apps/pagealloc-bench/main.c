@@ -11,6 +11,8 @@
  *
  *   lr-pagealloc-bench [EAL options] -- [--bulk] [--orders 0-4]
  *       [--max-batch N] [--window-ms N] [--runs N] [--reference FILE]
+ *
+ * Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_pagealloc.h"
 
@@ -61,7 +64,8 @@ usage(FILE *f, const char *prog)
 	    "                    and range (default %d)\n"
 	    "  --reference FILE  the kernel's figures (default: %s in the "
 	    "source\n"
-	    "                    tree, then in the installed data dir)\n",
+	    "                    tree, then in the installed data dir)\n"
+	    "  -h, --help        this text\n",
 	    prog, DEFAULT_WINDOW_MS, MAX_RUNS, DEFAULT_RUNS, REF_NAME);
 }
 
@@ -113,6 +117,7 @@ parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
 	return 0;
 }
 
+/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
 static int
 parse_args(int argc, char **argv)
 {
@@ -130,7 +135,8 @@ parse_args(int argc, char **argv)
 	char *end;
 
 	optind = 1; /* the EAL parsed its own options with getopt too */
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			opt.bulk = true;
@@ -174,9 +180,9 @@ parse_args(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout, argv[0]);
-			exit(0);
+			return 1;
 		default:
-			usage(stderr, argv[0]);
+			lr_app_bad_option(argv[0], c, argv);
 			return -1;
 		}
 	}
@@ -502,25 +508,31 @@ print_row(const char *name, struct stat3 s, double kv)
 int
 main(int argc, char **argv)
 {
-	int ret = lr_eal_init(argc, argv);
+	static const struct lr_app app = {"lr-pagealloc-bench", usage};
 	static struct stat3 res[T_KINDS][5][MAX_BATCH_LOG + 1];
+	int status, ret = lr_app_eal_init(&app, argc, argv, &status);
 
-	if (ret < 0) {
-		fprintf(stderr, "lr-pagealloc-bench: EAL init failed: %s\n",
-			lr_strerror(-ret));
-		lr_eal_usage(stderr);
-		return 1;
+	if (ret < 0)
+		return status;
+	argc -= ret;
+	argv += ret;
+	argv[0] = "lr-pagealloc-bench";
+	ret = parse_args(argc, argv);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
 	}
-	if (parse_args(argc - ret, argv + ret) < 0)
-		return 1;
 	if (lr_pagealloc_init() < 0) {
 		fprintf(stderr, "lr-pagealloc-bench: page allocator: %s\n",
 			lr_strerror(lr_errno));
-		return 1;
+		lr_eal_cleanup();
+		return LR_EXIT_FAILURE;
 	}
 	pages = calloc(1UL << MAX_BATCH_LOG, sizeof(*pages));
-	if (pages == NULL)
-		return 1;
+	if (pages == NULL) {
+		lr_eal_cleanup();
+		return LR_EXIT_FAILURE;
+	}
 	window_cycles = lr_get_tsc_hz() / 1000 * opt.window_ms;
 	print_header(load_reference() == 0);
 	for (unsigned order = 0; order < 5; order++) {
@@ -533,7 +545,7 @@ main(int argc, char **argv)
 			struct stat3 out[T_KINDS];
 
 			if (run_row(order, 1UL << b, out) < 0)
-				return 1;
+				return LR_EXIT_FAILURE;
 			for (int k = 0; k < T_KINDS; k++)
 				res[k][order][b] = out[k];
 		}
@@ -555,5 +567,5 @@ main(int argc, char **argv)
 		       "E5-1650 v4, Jesper Brouer's measurements)\n");
 	free(pages);
 	lr_eal_cleanup();
-	return 0;
+	return LR_EXIT_OK;
 }

@@ -15,8 +15,12 @@
  * (count, duration, signal, "quit"), lets in-flight frames drain, and prints
  * the summary and the final `pktgen total:` line.
  *
- * Exit status: 0 done, 1 runtime failure (including mbufs not back in the
- * pool at exit), 2 bad options.
+ * Exit status (lr_app.h): 0 done; 1 a run-time failure (a pool, a port
+ * that does not start or whose link stays down, the control socket or an
+ * output file, mbufs not back in the pool at exit); 2 a usage error (an
+ * option, --vdev devargs or driver, ports or queues the options name that
+ * are not there, a --profile or --pcap file that is missing or invalid).
+ * A start-up failure is the last thing printed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +35,7 @@
 
 #include <jansson.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
@@ -132,19 +137,13 @@ select_ports(const struct pg_opts *o)
 	return 0;
 }
 
-/* Spread (port, queue) pairs over the datapath lcores: with at least as
- * many lcores as ports each lcore takes one queue of one port (ports get
- * as many queues as lcores land on them); with fewer, an lcore takes
- * queue 0 of several ports. */
+/* The datapath lcores (the workers, else the main lcore), each its
+ * state: 0, or -1 after a message. */
 static int
-assign_queues(void)
+alloc_lcores(void)
 {
-	uint16_t plist[LR_MAX_ETHPORTS];
-	unsigned np = 0, l;
+	unsigned l;
 
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
-		if (ports[p].used)
-			plist[np++] = p;
 	if (lr_lcore_count() > 1) {
 		LR_LCORE_FOREACH_WORKER(l)
 		dp_lcores[n_dp++] = l;
@@ -161,67 +160,66 @@ assign_queues(void)
 		lcores[dp_lcores[i]]->lcore_id = dp_lcores[i];
 		lcores[dp_lcores[i]]->lat.min = UINT64_MAX;
 	}
-	/* (port, queue, lcore) triples. */
-	unsigned pairs = pg.o.queues ? np * pg.o.queues : LR_MAX(n_dp, np);
+	return 0;
+}
 
-	for (unsigned i = 0; i < pairs; i++) {
-		uint16_t p =
-		    pg.o.queues ? plist[i / pg.o.queues] : plist[i % np];
-		struct pg_lcore *lc = lcores[dp_lcores[i % n_dp]];
-		uint16_t q = ports[p].nq++;
+/* An instance of every stream port p sends, on its queue q, polled by lc:
+ * 0, or the exit status after a message (too many instances: a usage
+ * error). */
+static int
+add_instances(uint16_t p, uint16_t q, struct pg_lcore *lc)
+{
+	for (unsigned k = 0; k < pg.nsdefs; k++) {
+		struct pg_txq *t;
 
-		if (q >= LR_MAX_QUEUES_PER_PORT)
-			return pg_fail("port %u: %u lcores need more than %d "
-				       "queues",
-				       p, n_dp, LR_MAX_QUEUES_PER_PORT);
-		if (ports[p].tx) {
-			/* One instance of every stream sent on the port. */
-			for (unsigned k = 0; k < pg.nsdefs; k++) {
-				struct pg_txq *t;
-
-				if (pg.sdefs[k].ports &&
-				    !(pg.sdefs[k].ports >> p & 1))
-					continue;
-				if (ntxqs == PG_MAX_STREAMS)
-					return pg_fail("more than %d stream "
-						       "instances (streams x "
-						       "queues)",
-						       PG_MAX_STREAMS);
-				t = aligned_alloc(
-				    LR_CACHE_LINE_SIZE,
-				    LR_ALIGN_CEIL(sizeof(*t),
-						  LR_CACHE_LINE_SIZE));
-				if (t == NULL)
-					return pg_fail("out of memory");
-				memset(t, 0, sizeof(*t));
-				t->port = p;
-				t->queue = q;
-				t->sdef = k;
-				t->stream = (uint16_t)ntxqs;
-				txqs[ntxqs++] = t;
-				lc->tx[lc->ntx++] = t;
-				ports[p].ntxq++;
-			}
+		if (pg.sdefs[k].ports && !(pg.sdefs[k].ports >> p & 1))
+			continue;
+		if (ntxqs == PG_MAX_STREAMS) {
+			pg_fail("more than %d stream instances (streams x "
+				"queues)",
+				PG_MAX_STREAMS);
+			return LR_EXIT_USAGE;
 		}
-		if (ports[p].rx) {
-			lc->rx[lc->nrx].port = p;
-			lc->rx[lc->nrx].queue = q;
-			lc->nrx++;
+		t = aligned_alloc(
+		    LR_CACHE_LINE_SIZE,
+		    LR_ALIGN_CEIL(sizeof(*t), LR_CACHE_LINE_SIZE));
+		if (t == NULL) {
+			pg_fail("out of memory");
+			return LR_EXIT_FAILURE;
 		}
+		memset(t, 0, sizeof(*t));
+		t->port = p;
+		t->queue = q;
+		t->sdef = k;
+		t->stream = (uint16_t)ntxqs;
+		txqs[ntxqs++] = t;
+		lc->tx[lc->ntx++] = t;
+		ports[p].ntxq++;
 	}
-	pg.nstreams = ntxqs;
+	return 0;
+}
+
+/* Every stream sent somewhere, and the instances' streams: 0, or the exit
+ * status after a message. */
+static int
+check_instances(void)
+{
 	for (unsigned k = 0; k < pg.nsdefs; k++) {
 		bool used = false;
 
 		for (unsigned i = 0; i < ntxqs; i++)
 			used |= txqs[i]->sdef == k;
-		if (!used && ntxqs)
-			return pg_fail("stream '%s': none of its ports sends",
-				       pg.sdefs[k].name);
+		if (!used && ntxqs) {
+			pg_fail("stream '%s': none of its ports sends",
+				pg.sdefs[k].name);
+			return LR_EXIT_USAGE;
+		}
 	}
 	pg.inst_sdef = calloc(LR_MAX(ntxqs, 1u), sizeof(*pg.inst_sdef));
-	if (pg.inst_sdef == NULL)
-		return pg_fail("out of memory");
+	if (pg.inst_sdef == NULL) {
+		pg_fail("out of memory");
+		return LR_EXIT_FAILURE;
+	}
 	pg.txq = txqs;
 	pg.nlcs = n_dp;
 	for (unsigned i = 0; i < n_dp; i++)
@@ -229,6 +227,49 @@ assign_queues(void)
 	for (unsigned i = 0; i < ntxqs; i++)
 		pg.inst_sdef[i] = (uint16_t)txqs[i]->sdef;
 	return 0;
+}
+
+/* Spread (port, queue) pairs over the datapath lcores: with at least as
+ * many lcores as ports each lcore takes one queue of one port (ports get
+ * as many queues as lcores land on them); with fewer, an lcore takes
+ * queue 0 of several ports. 0, or the exit status after a message (a
+ * usage error: more queues or stream instances than there can be; a
+ * run-time failure: memory). */
+static int
+assign_queues(void)
+{
+	uint16_t plist[LR_MAX_ETHPORTS];
+	unsigned np = 0, pairs;
+	int ret;
+
+	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
+		if (ports[p].used)
+			plist[np++] = p;
+	if (alloc_lcores() != 0)
+		return LR_EXIT_FAILURE;
+	/* (port, queue, lcore) triples. */
+	pairs = pg.o.queues ? np * pg.o.queues : LR_MAX(n_dp, np);
+	for (unsigned i = 0; i < pairs; i++) {
+		uint16_t p =
+		    pg.o.queues ? plist[i / pg.o.queues] : plist[i % np];
+		struct pg_lcore *lc = lcores[dp_lcores[i % n_dp]];
+		uint16_t q = ports[p].nq++;
+
+		if (q >= LR_MAX_QUEUES_PER_PORT) {
+			pg_fail("port %u: %u lcores need more than %d queues",
+				p, n_dp, LR_MAX_QUEUES_PER_PORT);
+			return LR_EXIT_USAGE;
+		}
+		if (ports[p].tx && (ret = add_instances(p, q, lc)) != 0)
+			return ret;
+		if (ports[p].rx) {
+			lc->rx[lc->nrx].port = p;
+			lc->rx[lc->nrx].queue = q;
+			lc->nrx++;
+		}
+	}
+	pg.nstreams = ntxqs;
+	return check_instances();
 }
 
 /* The rearm word of a fresh mbuf of mp, into *w; 0 or -1 (reported). */
@@ -2262,42 +2303,6 @@ print_final(const struct totals *t)
 	fflush(stdout);
 }
 
-/* --json: the document alone on stdout (everything else, the EAL's and
- * the drivers' lines too, goes to stderr), or --json FILE into FILE; 0, or
- * -1 after saying why not. */
-static int
-json_open(const struct pg_opts *o)
-{
-	int fd;
-
-	if (o->json_file) {
-		json_out = fopen(o->json_file, "w");
-		if (json_out == NULL)
-			return pg_fail("--json '%s': cannot create: %s",
-				       o->json_file, strerror(errno));
-		return 0;
-	}
-	fd = dup(STDOUT_FILENO);
-	fflush(stdout);
-	json_out = fd < 0 ? NULL : fdopen(fd, "w");
-	if (json_out == NULL || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-		return pg_fail("--json: cannot set stdout aside: %s",
-			       strerror(errno));
-	return 0;
-}
-
-FILE *
-pg_json_stream(void)
-{
-	return json_out;
-}
-
-json_t *
-pg_json_config(void)
-{
-	return json_config();
-}
-
 static void
 describe_run(const struct pg_opts *o)
 {
@@ -2343,86 +2348,132 @@ describe_run(const struct pg_opts *o)
 	fflush(stdout);
 }
 
-int
-main(int argc, char **argv)
+/* --json: the document alone on stdout (everything else, the EAL's and
+ * the drivers' lines too, goes to stderr), or --json FILE into FILE; 0, or
+ * -1 after saying why not. */
+static int
+json_open(const struct pg_opts *o)
 {
-	struct pg_opts *o = &pg.o;
-	struct totals tot;
-	unsigned leaked = 0, rx_leaked = 0, max_len;
-	int ret, status = 1;
+	int fd;
 
-	/* Before anything is taken: every stop signal (INT, TERM, HUP, PIPE,
-	 * QUIT, USR1, USR2) ends in the clean exit below, during EAL init and
-	 * setup too; control_loop() polls it (lr_eal.h). */
-	ret = lr_eal_stop_handler_install(NULL);
-	if (ret == 0)
-		ret = lr_eal_init(argc, argv);
-	if (ret == 0 && lr_eal_help_shown()) {
-		pg_usage(stdout, "lr-pktgen");
+	if (o->json_file) {
+		json_out = fopen(o->json_file, "w");
+		if (json_out == NULL)
+			return pg_fail("--json '%s': cannot create: %s",
+				       o->json_file, strerror(errno));
 		return 0;
 	}
-	if (ret < 0) {
-		fprintf(stderr, "lr-pktgen: EAL init failed: %s\n",
-			lr_strerror(-ret));
-		return 2;
+	fd = dup(STDOUT_FILENO);
+	fflush(stdout);
+	json_out = fd < 0 ? NULL : fdopen(fd, "w");
+	if (json_out == NULL || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return pg_fail("--json: cannot set stdout aside: %s",
+			       strerror(errno));
+	return 0;
+}
+
+FILE *
+pg_json_stream(void)
+{
+	return json_out;
+}
+
+json_t *
+pg_json_config(void)
+{
+	return json_config();
+}
+
+/* --pcap/--replay: the frames of the file and their send times; the
+ * longest into *max_len. 0 or -1 after a message. */
+static int
+load_pcap(const struct pg_opts *o, unsigned *max_len)
+{
+	int ret = pg_pcap_load(o->pcap_file, &pcap_tmpl, PG_MAX_SIZE - PG_FCS);
+
+	if (ret < 0)
+		return -1;
+	pcap_n = (unsigned)ret;
+	*max_len = 0;
+	for (unsigned i = 0; i < pcap_n; i++) {
+		pcap_tmpl[i].t_fp =
+		    (uint64_t)((double)pcap_tmpl[i].t_us * 1e-6 / o->speed *
+			       (double)pg.hz * (double)(1u << PG_FP_SHIFT));
+		*max_len = LR_MAX(*max_len, pcap_tmpl[i].len);
 	}
-	ret = pg_parse_args(argc - ret, argv + ret, o);
-	if (ret != 0) { /* 1: --help, usage printed */
-		lr_eal_cleanup();
-		return ret > 0 ? 0 : 2;
-	}
-	if (o->json && json_open(o) != 0) {
-		lr_eal_cleanup();
-		return 1;
-	}
-	pg.hz = lr_get_tsc_hz();
-	/* The run's identity in every stamp. */
-	if (getrandom(&pg.run_id, sizeof(pg.run_id), 0) !=
-	    (ssize_t)sizeof(pg.run_id))
-		pg.run_id =
-		    (uint32_t)(lr_get_tsc_cycles() ^ (uint64_t)getpid() << 16);
-	ret = lr_eth_dev_probe_eal_vdevs();
-	if (ret < 0) {
-		pg_fail("creating ports from --vdev failed: %s",
-			lr_strerror(-ret));
-		goto cleanup_eal;
-	}
+	return 0;
+}
+
+/* What the command line names: the ports of --vdev, the streams
+ * (--profile or the frame options), the ports and queues they use,
+ * --pcap's frames; the longest frame into *max_len. 0, or the exit status
+ * after a message: a usage error, but where the EAL, a driver or memory
+ * says otherwise. */
+static int
+setup_inputs(struct pg_opts *o, unsigned *max_len)
+{
+	int ret = lr_eth_dev_probe_eal_vdevs();
+
+	if (ret < 0)
+		return lr_app_cmdline_status(ret);
 	if (o->profile) {
 		ret = pg_profile_load(o->profile, &pg.sdefs);
 		if (ret < 0)
-			goto close_ports;
+			return ret == -ENOMEM ? LR_EXIT_FAILURE : LR_EXIT_USAGE;
 		pg.nsdefs = (unsigned)ret;
 	} else {
 		pg.sdefs = &o->cli;
 		pg.nsdefs = 1;
 	}
-	if (select_ports(o) != 0 || assign_queues() != 0)
-		goto close_ports;
-	max_len = 0;
+	if (select_ports(o) != 0)
+		return LR_EXIT_USAGE;
+	ret = assign_queues();
+	if (ret != 0)
+		return ret;
+	*max_len = 0;
 	for (unsigned k = 0; k < pg.nsdefs; k++)
-		max_len = LR_MAX(max_len, pg_sdef_max_len(&pg.sdefs[k]));
-	if (o->pcap_file) {
-		ret = pg_pcap_load(o->pcap_file, &pcap_tmpl,
-				   PG_MAX_SIZE - PG_FCS);
-		if (ret < 0)
-			goto close_ports;
-		pcap_n = (unsigned)ret;
-		for (unsigned i = 0; i < pcap_n; i++)
-			pcap_tmpl[i].t_fp =
-			    (uint64_t)((double)pcap_tmpl[i].t_us * 1e-6 /
-				       o->speed * (double)pg.hz *
-				       (double)(1u << PG_FP_SHIFT));
-		max_len = 0;
-		for (unsigned i = 0; i < pcap_n; i++)
-			max_len = LR_MAX(max_len, pcap_tmpl[i].len);
-	}
+		*max_len = LR_MAX(*max_len, pg_sdef_max_len(&pg.sdefs[k]));
+	if (o->pcap_file && load_pcap(o, max_len) != 0)
+		return LR_EXIT_USAGE;
 	if (o->rfc2544)
-		max_len = LR_MAX(max_len, pg_rfc2544_max_len());
-	if (setup_pool(o, max_len) != 0 || setup_rx_pool(o, max_len) != 0)
-		goto close_ports;
-	if (setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
+		*max_len = LR_MAX(*max_len, pg_rfc2544_max_len());
+	return 0;
+}
+
+/* --ctl, --stats-json, --capture: 0 or -1 after a message. */
+static int
+setup_outputs(const struct pg_opts *o)
+{
+	if (o->ctl_path) {
+		if (pg_ctl_open(o) != 0)
+			return -1;
+		printf("lr-pktgen: control socket %s\n", o->ctl_path);
+		fflush(stdout);
+	}
+	if (o->stats_json_file) {
+		stats_json = fopen(o->stats_json_file, "w");
+		if (stats_json == NULL)
+			return pg_fail("--stats-json '%s': cannot create: %s",
+				       o->stats_json_file, strerror(errno));
+	}
+	if (o->capture_file) {
+		if (pg_capture_open(o->capture_file, o->capture_mode) != 0)
+			return -1;
+		pg.capture = true;
+	}
+	return 0;
+}
+
+/* The pools, the ports and their queues, the streams and their frames,
+ * the links, L3 mode and the outputs: 0, or -1 after a message (a
+ * run-time failure). */
+static int
+setup_run(const struct pg_opts *o, unsigned max_len)
+{
+	if (setup_pool(o, max_len) != 0 || setup_rx_pool(o, max_len) != 0 ||
+	    setup_ports(o) != 0 || setup_tx_pools(o, max_len) != 0 ||
 	    setup_streams(o) != 0)
-		goto close_ports;
+		return -1;
 	/* L3 mode patches the templates once the links are up (setup_l3),
 	 * the stamps go after that; else the frames are final here, and
 	 * prebuilt before the ports start. */
@@ -2430,31 +2481,20 @@ main(int argc, char **argv)
 		if (o->no_stamp)
 			unstamp_all();
 		if (setup_prebuilt(o) != 0)
-			goto close_ports;
+			return -1;
 	}
 	if (start_ports() != 0 || wait_links(o) != 0 || setup_l3() != 0)
-		goto close_ports;
+		return -1;
 	if (l3_wanted(o) && o->no_stamp)
 		unstamp_all();
-	if (o->ctl_path) {
-		if (pg_ctl_open(o) != 0)
-			goto close_ports;
-		printf("lr-pktgen: control socket %s\n", o->ctl_path);
-		fflush(stdout);
-	}
-	if (o->stats_json_file) {
-		stats_json = fopen(o->stats_json_file, "w");
-		if (stats_json == NULL) {
-			pg_fail("--stats-json '%s': cannot create: %s",
-				o->stats_json_file, strerror(errno));
-			goto close_ports;
-		}
-	}
-	if (o->capture_file) {
-		if (pg_capture_open(o->capture_file, o->capture_mode) != 0)
-			goto close_ports;
-		pg.capture = true;
-	}
+	return setup_outputs(o);
+}
+
+/* Say what runs (unless --quiet) and set the screen up: 0 or -1 after a
+ * message. */
+static int
+announce(const struct pg_opts *o)
+{
 	if (!o->quiet && !o->rfc2544)
 		describe_run(o);
 	if (o->stats_period > 0) {
@@ -2473,18 +2513,20 @@ main(int argc, char **argv)
 	}
 	screen_on = pg_screen_wanted(o);
 	if (screen_on && screen_setup() != 0)
-		goto close_ports;
+		return -1;
+	return 0;
+}
 
-	if (o->rfc2544) {
-		status = pg_rfc2544_run();
-		goto close_ports;
-	}
+/* Send and receive until the run ends (count, duration, signal, "quit"),
+ * then drain: every mbuf back, the ports' own counters read. */
+static void
+run(const struct pg_opts *o)
+{
 	pg_run_lcores();
 	if (screen_on)
 		screen_final();
 	else if (!o->quiet && t_stop - last_print > pg.hz / 4)
 		print_live(t_stop);
-
 	/* The ports' own view of the run, before draining adds to it. */
 	if (o->xstats) {
 		for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
@@ -2499,60 +2541,81 @@ main(int argc, char **argv)
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		if (ports[p].used)
 			lr_eth_stats_get(p, &ports[p].stats);
-	status = 0;
-close_ports:
+}
+
+/* Mbufs not back at exit: in the shared pool, the queues' own pools, the
+ * receive pool. */
+static unsigned pool_leaked, tx_leaked, rx_leaked;
+
+/* Pool mp (NULL: none) at exit, named name: *n its mbufs not back; 0 when
+ * they all are and its accounting holds, else -1 after a message. */
+static int
+pool_check(struct lr_mempool *mp, const char *name, unsigned *n)
+{
+	*n = mp != NULL ? lr_mempool_in_use_count(mp) : 0;
+	if (mp == NULL)
+		return 0;
+	if (*n != 0)
+		return pg_fail("%u mbufs not back in pool '%s' at exit", *n,
+			       name);
+	if (lr_mempool_validate(mp) != 0)
+		return pg_fail("pool '%s' fails validation at exit", name);
+	return 0;
+}
+
+/* Close the ports, the control socket and the capture file; check the
+ * pools: 0, or -1 after a message. */
+static int
+close_all(void)
+{
+	int ret = 0;
+
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++)
 		if (lr_eth_dev_is_valid_port(p))
 			lr_eth_dev_close(p);
 	pg_ctl_close();
 	if (pg_capture_close() != 0)
-		status = 1;
-	if (pg.pool) {
-		leaked = lr_mempool_in_use_count(pg.pool);
-		if (leaked) {
-			pg_fail(
-			    "%u mbufs not back in pool 'pktgen_pool' at exit",
-			    leaked);
-			status = 1;
-		} else if (lr_mempool_validate(pg.pool) != 0) {
-			pg_fail("pool 'pktgen_pool' fails validation at exit");
-			status = 1;
-		}
-	}
-	if (tx_pools_fini(&leaked) != 0)
-		status = 1;
-	if (pg.rx_pool) {
-		rx_leaked = lr_mempool_in_use_count(pg.rx_pool);
-		if (rx_leaked) {
-			pg_fail("%u mbufs not back in pool 'pktgen_rx_pool' at "
-				"exit",
-				rx_leaked);
-			status = 1;
-		} else if (lr_mempool_validate(pg.rx_pool) != 0) {
-			pg_fail(
-			    "pool 'pktgen_rx_pool' fails validation at exit");
-			status = 1;
-		}
-	}
-	if (o->rfc2544) {
-		/* the search printed its results */
-	} else if (pg.go) {
-		compute_totals(&tot);
-		if (stats_json && !stats_json_failed)
-			stats_json_line(t_stop);
-		if (o->json)
-			print_json(&tot, leaked + rx_leaked);
-		if (o->json && !o->json_file)
-			printf("mbufs in use after stop: %u\n",
-			       leaked + rx_leaked);
-		else
-			print_summary(&tot, leaked + rx_leaked);
-		if (print_stalls() != 0)
-			status = 1;
-		print_final(&tot);
-	} else {
-		status = 1;
-	}
+		ret = -1;
+	if (pool_check(pg.pool, "pktgen_pool", &pool_leaked) != 0)
+		ret = -1;
+	if (tx_pools_fini(&tx_leaked) != 0)
+		ret = -1;
+	if (pool_check(pg.rx_pool, "pktgen_rx_pool", &rx_leaked) != 0)
+		ret = -1;
+	return ret;
+}
+
+/* The figures of a run that started: the summary (or the --json
+ * document), the ports that stopped taking frames and the final `pktgen
+ * total:` line. 0, or -1 when a port stopped taking frames. */
+static int
+report(const struct pg_opts *o)
+{
+	unsigned leaked = pool_leaked + tx_leaked + rx_leaked;
+	struct totals tot;
+	bool stalled;
+
+	compute_totals(&tot);
+	if (stats_json && !stats_json_failed)
+		stats_json_line(t_stop);
+	if (o->json)
+		print_json(&tot, leaked);
+	if (o->json && !o->json_file)
+		printf("mbufs in use after stop: %u\n", leaked);
+	else
+		print_summary(&tot, leaked);
+	stalled = print_stalls() != 0;
+	print_final(&tot);
+	return stalled ? -1 : 0;
+}
+
+/* Free what the run held: 0, or -1 after a message when --stats-json's
+ * file cannot be closed. */
+static int
+free_all(const struct pg_opts *o)
+{
+	int ret = 0;
+
 	for (unsigned i = 0; i < ntxqs; i++) {
 		pg_stream_fini(txqs[i]);
 		free(txqs[i]);
@@ -2578,18 +2641,71 @@ close_ports:
 		if (!stats_json_failed)
 			pg_fail("--stats-json '%s': cannot close: %s",
 				o->stats_json_file, strerror(errno));
-		status = 1;
+		ret = -1;
 	}
 	if (json_out && fclose(json_out) != 0 && o->json_file) {
 		pg_fail("--json '%s': cannot write: %s", o->json_file,
 			strerror(errno));
-		status = 1;
+		ret = -1;
 	}
-	if (pg.pool && !leaked)
+	if (pg.pool && !pool_leaked)
 		lr_mempool_free(pg.pool);
 	if (pg.rx_pool && !rx_leaked)
 		lr_mempool_free(pg.rx_pool);
-cleanup_eal:
+	return ret;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct lr_app app = {"lr-pktgen", pg_usage};
+	struct pg_opts *o = &pg.o;
+	unsigned max_len = 0;
+	int ret, status;
+
+	/* Before anything is taken: every stop signal (INT, TERM, HUP, PIPE,
+	 * QUIT, USR1, USR2) ends in the clean exit below, during EAL init and
+	 * setup too; control_loop() polls it (lr_eal.h). */
+	ret = lr_eal_stop_handler_install(NULL);
+	if (ret < 0) {
+		pg_fail("cannot handle stop signals: %s", lr_strerror(-ret));
+		return LR_EXIT_FAILURE;
+	}
+	ret = lr_app_eal_init(&app, argc, argv, &status);
+	if (ret < 0)
+		return status;
+	ret = pg_parse_args(argc - ret, argv + ret, o);
+	if (ret != 0) { /* 1: --help, usage printed */
+		lr_eal_cleanup();
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
+	}
+	if (o->json && json_open(o) != 0) {
+		lr_eal_cleanup();
+		return LR_EXIT_FAILURE;
+	}
+	pg.hz = lr_get_tsc_hz();
+	/* The run's identity in every stamp. */
+	if (getrandom(&pg.run_id, sizeof(pg.run_id), 0) !=
+	    (ssize_t)sizeof(pg.run_id))
+		pg.run_id =
+		    (uint32_t)(lr_get_tsc_cycles() ^ (uint64_t)getpid() << 16);
+	status = setup_inputs(o, &max_len);
+	if (status == 0 && (setup_run(o, max_len) != 0 || announce(o) != 0))
+		status = LR_EXIT_FAILURE;
+	if (status == 0 && o->rfc2544)
+		status = pg_rfc2544_run();
+	else if (status == 0)
+		run(o);
+	if (close_all() != 0 && status == 0)
+		status = LR_EXIT_FAILURE;
+	if (pg.go && !o->rfc2544) {
+		if (report(o) != 0 && status == 0)
+			status = LR_EXIT_FAILURE;
+	} else if (!pg.go && status == 0) {
+		status = LR_EXIT_FAILURE;
+	}
+	if (free_all(o) != 0 && status == 0)
+		status = LR_EXIT_FAILURE;
 	lr_eal_cleanup();
 	return status;
 }

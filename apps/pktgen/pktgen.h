@@ -706,8 +706,10 @@ void pg_screen_show(void);
 void pg_screen_end(void);
 
 /* profile.c */
-/** Load the streams of a JSON profile: count, or -1 after printing what is
- *  wrong (file, stream, key, value). */
+/** Load the streams of a JSON profile: count, or after printing what is
+ *  wrong (file, line and column, the field's JSON path, the stream, the
+ *  value) -EINVAL (the file is missing, unreadable or invalid) or
+ *  -ENOMEM. */
 int pg_profile_load(const char *path, struct pg_sdef **out);
 
 /* stats.c */

@@ -9,7 +9,18 @@
  * Every key of a stream is optional; an unknown key is an error (a typo
  * must not pass silently). A ranged value is "A-B" (increment) or
  * {"from": A, "to": B, "step": S, "mode": "inc"|"dec"|"random"}.
- * Every error names the file, the stream, the key and the value.
+ *
+ * Every error names the file, where in it (line and column) and what:
+ *   lr-pktgen: --profile p.json:3:15: streams[1].size (stream 'b'): 63:
+ *   below 64, the smallest frame
+ * A syntax error has jansson's position. jansson keeps no position for the
+ * values it parsed, so an error found after parsing is placed by walking
+ * the file's text (which jansson accepted) along the field's JSON path;
+ * where the text does not show the key as written in the message (a key
+ * spelled with \u escapes of non-ASCII characters) the position is its
+ * stream's, and the message says so. A file that cannot be read is named
+ * with the reason (`--profile 'x.json': cannot open: No such file or
+ * directory`).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,20 +32,224 @@
 
 #include "pktgen.h"
 
+/** Largest profile read (a profile is a few kB). */
+#define PROFILE_MAX (16u << 20)
+/** Room for "--profile PATH:LINE:COLUMN". */
+#define POS_MAX 4200
+
 struct ctx {
 	const char *path;
+	const char *text; /* the file jansson parsed, len bytes */
+	size_t len;
 	unsigned idx;
 	const char *name;
 };
 
+/* Positions in the text: the text is JSON that jansson accepted, so the
+ * walk below only follows its structure; it stops at len whatever it
+ * meets. NOT_FOUND: the path is not in the text as asked. */
+#define NOT_FOUND ((size_t)-1)
+
+static size_t
+skip_ws(const char *t, size_t len, size_t i)
+{
+	while (i < len &&
+	       (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* t[i] is a '"': the index after the string. */
+static size_t
+skip_string(const char *t, size_t len, size_t i)
+{
+	for (i++; i < len; i++) {
+		if (t[i] == '\\')
+			i++;
+		else if (t[i] == '"')
+			return i + 1;
+	}
+	return len;
+}
+
+/* The index after the value that begins at t[i]. */
+static size_t
+skip_value(const char *t, size_t len, size_t i)
+{
+	unsigned depth = 0;
+
+	if (i < len && t[i] == '"')
+		return skip_string(t, len, i);
+	if (i < len && t[i] != '{' && t[i] != '[') {
+		while (i < len && t[i] != '\0' && !strchr(",}] \t\r\n", t[i]))
+			i++;
+		return i;
+	}
+	for (; i < len; i++) {
+		if (t[i] == '"')
+			i = skip_string(t, len, i) - 1;
+		else if (t[i] == '{' || t[i] == '[')
+			depth++;
+		else if ((t[i] == '}' || t[i] == ']') && --depth == 0)
+			return i + 1;
+	}
+	return len;
+}
+
+/* The string at t[i] (a '"') holds exactly key (ASCII): its escapes
+ * decoded, \uXXXX only below 0x80. */
+static bool
+key_is(const char *t, size_t len, size_t i, const char *key)
+{
+	static const char esc[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+
+	for (i++; i < len && t[i] != '"'; i++, key++) {
+		char c = t[i];
+
+		if (c == '\\' && i + 1 < len && t[i + 1] == 'u') {
+			unsigned v;
+
+			if (i + 5 >= len || sscanf(t + i + 2, "%4x", &v) != 1 ||
+			    v >= 0x80)
+				return false;
+			c = (char)v;
+			i += 5;
+		} else if (c == '\\' && i + 1 < len) {
+			const char *e = strchr(esc, t[++i]);
+
+			if (e == NULL || (e - esc) % 2 != 0)
+				return false;
+			c = e[1];
+		}
+		if (*key != c)
+			return false;
+	}
+	return i < len && *key == '\0';
+}
+
+/* t[i] is a '{': where the value of its member key begins. */
+static size_t
+member(const char *t, size_t len, size_t i, const char *key)
+{
+	if (i >= len || t[i] != '{')
+		return NOT_FOUND;
+	for (i = skip_ws(t, len, i + 1); i < len && t[i] == '"';) {
+		bool hit = key_is(t, len, i, key);
+
+		i = skip_ws(t, len, skip_string(t, len, i));
+		if (i >= len || t[i] != ':')
+			return NOT_FOUND;
+		i = skip_ws(t, len, i + 1);
+		if (hit)
+			return i;
+		i = skip_ws(t, len, skip_value(t, len, i));
+		if (i >= len || t[i] != ',')
+			return NOT_FOUND;
+		i = skip_ws(t, len, i + 1);
+	}
+	return NOT_FOUND;
+}
+
+/* t[i] is a '[': where its element n begins. */
+static size_t
+element(const char *t, size_t len, size_t i, unsigned n)
+{
+	if (i >= len || t[i] != '[')
+		return NOT_FOUND;
+	i = skip_ws(t, len, i + 1);
+	for (unsigned k = 0; i < len && t[i] != ']'; k++) {
+		if (k == n)
+			return i;
+		i = skip_ws(t, len, skip_value(t, len, i));
+		if (i >= len || t[i] != ',')
+			return NOT_FOUND;
+		i = skip_ws(t, len, i + 1);
+	}
+	return NOT_FOUND;
+}
+
+/* The offset of the value at streams[idx] (idx < 0: of "streams"
+ * itself), then of its member key (NULL: the stream). NOT_FOUND when the
+ * text does not show it. */
+static size_t
+locate(const char *t, size_t len, int idx, const char *key)
+{
+	size_t i = member(t, len, skip_ws(t, len, 0), "streams");
+
+	if (i == NOT_FOUND || idx < 0)
+		return i;
+	i = element(t, len, i, (unsigned)idx);
+	if (i == NOT_FOUND || key == NULL)
+		return i;
+	return member(t, len, i, key);
+}
+
+/* "--profile FILE:LINE:COLUMN" of offset at in the text (the column in
+ * characters, as jansson counts them), or "--profile 'FILE'" when at is
+ * NOT_FOUND; into buf. */
+static const char *
+where(const struct ctx *c, size_t at, char *buf, size_t n)
+{
+	unsigned line = 1, col = 1;
+
+	if (at == NOT_FOUND) {
+		snprintf(buf, n, "--profile '%s'", c->path);
+		return buf;
+	}
+	for (size_t i = 0; i < at && i < c->len; i++) {
+		if (c->text[i] == '\n') {
+			line++;
+			col = 1;
+		} else if (((unsigned char)c->text[i] & 0xc0) != 0x80) {
+			col++;
+		}
+	}
+	snprintf(buf, n, "--profile %s:%u:%u", c->path, line, col);
+	return buf;
+}
+
+/* Where the value of one of keys ("a" or "a/b/c": the first the stream
+ * has) of the current stream begins, NOT_FOUND if the text shows none. */
+static size_t
+locate_key(const struct ctx *c, const char *keys)
+{
+	char one[64];
+	size_t at = NOT_FOUND;
+
+	while (at == NOT_FOUND && *keys != '\0') {
+		size_t n = strcspn(keys, "/");
+
+		snprintf(one, sizeof(one), "%.*s", (int)n, keys);
+		at = locate(c->text, c->len, (int)c->idx, one);
+		keys += n + (keys[n] == '/');
+	}
+	return at;
+}
+
+/* An error about key (or keys "a/b": their combination) of the current
+ * stream: the file and position of the key's value (of the first of keys
+ * the stream has; the stream's when the text does not show the key
+ * plainly, said so), the field's JSON path, the stream's name, then the
+ * message. */
 static int __attribute__((format(printf, 3, 4)))
 perr(const struct ctx *c, const char *key, const char *fmt, ...)
 {
+	bool one = strchr(key, '/') == NULL;
+	size_t at = locate_key(c, key);
+	bool plain = at != NOT_FOUND || !one;
+	char pos[POS_MAX];
 	va_list ap;
 
-	fprintf(stderr,
-		"lr-pktgen: --profile '%s': stream %u ('%s'): %s: ", c->path,
-		c->idx, c->name, key);
+	if (at == NOT_FOUND)
+		at = locate(c->text, c->len, (int)c->idx, NULL);
+	fprintf(stderr, "lr-pktgen: %s: streams[%u]%s%s (stream '%s'%s): ",
+		where(c, at, pos, sizeof(pos)), c->idx, one ? "." : "",
+		one ? key : "", c->name,
+		plain ? ""
+		      : "; the position is the stream's: its key is not "
+			"written plainly");
+	if (!one)
+		fprintf(stderr, "%s: ", key);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
@@ -572,81 +787,157 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	return 0;
 }
 
+/* The file at path, whole, into *text (NUL-terminated, *len bytes): 0,
+ * -EINVAL after a message saying why it cannot be read, -ENOMEM. */
+static int
+read_file(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 0, n = 0;
+	char *buf = NULL, *more;
+	int ret = 0;
+
+	if (f == NULL) {
+		pg_fail("--profile '%s': cannot open: %s", path,
+			strerror(errno));
+		return -EINVAL;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			cap = cap ? 2 * cap : 4096;
+			more =
+			    cap <= PROFILE_MAX + 1 ? realloc(buf, cap) : NULL;
+			if (more == NULL) {
+				ret = cap <= PROFILE_MAX + 1 ? -ENOMEM : -EFBIG;
+				break;
+			}
+			buf = more;
+		}
+		size_t got = fread(buf + n, 1, cap - 1 - n, f);
+
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ret == 0 && ferror(f))
+		ret = -EIO;
+	if (ret == -EIO)
+		pg_fail("--profile '%s': cannot read: %s", path,
+			strerror(errno));
+	else if (ret == -EFBIG)
+		pg_fail("--profile '%s': larger than %u MiB", path,
+			PROFILE_MAX >> 20);
+	else if (ret == -ENOMEM)
+		pg_fail("--profile '%s': out of memory", path);
+	fclose(f);
+	if (ret != 0) {
+		free(buf);
+		return ret == -ENOMEM ? -ENOMEM : -EINVAL;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* The "streams" array of root, checked: its size, or -EINVAL after a
+ * message placing what is wrong. */
+static int
+streams_of(const struct ctx *c, json_t *root, json_t **streams)
+{
+	char pos[POS_MAX];
+	size_t at;
+
+	*streams = json_object_get(root, "streams");
+	if (json_is_object(root) && json_is_array(*streams) &&
+	    json_array_size(*streams) > 0 &&
+	    json_array_size(*streams) <= PG_MAX_SDEFS)
+		return (int)json_array_size(*streams);
+	at = locate(c->text, c->len, -1, NULL);
+	if (at == NOT_FOUND) /* no "streams": the document itself */
+		at = skip_ws(c->text, c->len, 0);
+	pg_fail("%s: expected {\"streams\": [...]} with 1 to %d streams",
+		where(c, at, pos, sizeof(pos)), PG_MAX_SDEFS);
+	return -EINVAL;
+}
+
+/* Stream c->idx of the profile, js, into d: 0 or -1 after a message. */
+static int
+load_stream(struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	char pos[POS_MAX], what[POS_MAX + 32];
+	json_t *jn;
+
+	pg_sdef_defaults(d);
+	snprintf(d->name, sizeof(d->name), "%u", c->idx);
+	c->name = d->name;
+	if (!json_is_object(js))
+		return pg_fail("%s: streams[%u]: expected an object",
+			       where(c,
+				     locate(c->text, c->len, (int)c->idx, NULL),
+				     pos, sizeof(pos)),
+			       c->idx);
+	jn = json_object_get(js, "name");
+	if (jn && (!json_is_string(jn) || json_string_length(jn) == 0 ||
+		   json_string_length(jn) >= PG_NAME_MAX))
+		return perr(c, "name", "a string of 1 to %d characters",
+			    PG_NAME_MAX - 1);
+	if (jn)
+		snprintf(d->name, sizeof(d->name), "%s", json_string_value(jn));
+	if (parse_stream(c, js, d) != 0)
+		return -1;
+	/* What the stream as a whole must satisfy: placed at the stream. */
+	snprintf(what, sizeof(what), "%s: streams[%u]",
+		 where(c, locate(c->text, c->len, (int)c->idx, NULL), pos,
+		       sizeof(pos)),
+		 c->idx);
+	return pg_sdef_check(d, what);
+}
+
 int
 pg_profile_load(const char *path, struct pg_sdef **out)
 {
-	json_error_t e;
-	json_t *root, *streams;
+	struct ctx c = {.path = path};
 	struct pg_sdef *d = NULL;
-	unsigned n = 0;
-	char what[4200];
+	json_t *root, *streams;
+	json_error_t e;
+	char *text;
+	int n, ret;
 
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &e);
+	ret = read_file(path, &text, &c.len);
+	if (ret < 0)
+		return ret;
+	c.text = text;
+	root = json_loadb(text, c.len, JSON_REJECT_DUPLICATES, &e);
 	if (root == NULL) {
-		fprintf(stderr,
-			"lr-pktgen: --profile '%s': line %d column %d: "
-			"%s\n",
-			path, e.line, e.column, e.text);
-		return -1;
+		/* (At the end of an empty file jansson says column 0.) */
+		if (e.line > 0)
+			pg_fail("--profile %s:%d:%d: %s", path, e.line,
+				e.column > 0 ? e.column : 1, e.text);
+		else /* jansson gave no position */
+			pg_fail("--profile '%s': %s", path, e.text);
+		free(text);
+		return -EINVAL;
 	}
-	streams = json_object_get(root, "streams");
-	if (!json_is_object(root) || !json_is_array(streams) ||
-	    json_array_size(streams) == 0 ||
-	    json_array_size(streams) > PG_MAX_SDEFS) {
-		fprintf(stderr,
-			"lr-pktgen: --profile '%s': expected {\"streams\": "
-			"[...]} with 1 to %d streams\n",
-			path, PG_MAX_SDEFS);
-		goto fail;
+	n = streams_of(&c, root, &streams);
+	if (n > 0 && (d = calloc((size_t)n, sizeof(*d))) == NULL) {
+		pg_fail("--profile '%s': out of memory", path);
+		n = -ENOMEM;
 	}
-	n = (unsigned)json_array_size(streams);
-	d = calloc(n, sizeof(*d));
-	if (d == NULL) {
-		fprintf(stderr, "lr-pktgen: --profile '%s': out of memory\n",
-			path);
-		goto fail;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		json_t *js = json_array_get(streams, i), *jn;
-		struct ctx c = {path, i, ""};
-
-		pg_sdef_defaults(&d[i]);
-		snprintf(d[i].name, sizeof(d[i].name), "%u", i);
-		if (!json_is_object(js)) {
-			fprintf(stderr,
-				"lr-pktgen: --profile '%s': stream %u: "
-				"expected an object\n",
-				path, i);
-			goto fail_streams;
+	for (int i = 0; d != NULL && i < n; i++) {
+		c.idx = (unsigned)i;
+		if (load_stream(&c, json_array_get(streams, (size_t)i),
+				&d[i]) != 0) {
+			for (int k = 0; k <= i; k++)
+				pg_sdef_fini(&d[k]);
+			free(d);
+			d = NULL;
+			n = -EINVAL;
 		}
-		jn = json_object_get(js, "name");
-		if (jn && (!json_is_string(jn) ||
-			   json_string_length(jn) >= PG_NAME_MAX ||
-			   json_string_length(jn) == 0)) {
-			fprintf(stderr,
-				"lr-pktgen: --profile '%s': stream %u: "
-				"name: a string of 1 to %d characters\n",
-				path, i, PG_NAME_MAX - 1);
-			goto fail_streams;
-		}
-		if (jn)
-			snprintf(d[i].name, sizeof(d[i].name), "%s",
-				 json_string_value(jn));
-		c.name = d[i].name;
-		snprintf(what, sizeof(what), "--profile '%s'", path);
-		if (parse_stream(&c, js, &d[i]) != 0 ||
-		    pg_sdef_check(&d[i], what) != 0)
-			goto fail_streams;
 	}
 	json_decref(root);
-	*out = d;
-	return (int)n;
-
-fail_streams:
-	for (unsigned i = 0; i < n; i++)
-		pg_sdef_fini(&d[i]);
-	free(d);
-fail:
-	json_decref(root);
-	return -1;
+	free(text);
+	if (n > 0)
+		*out = d;
+	return n;
 }

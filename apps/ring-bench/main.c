@@ -14,7 +14,7 @@
  *     consumes, each spinning on a full/empty ring; prints cycles per item
  *     on each side, minimum and median of R runs of N/8 items.
  * The bulk size is a run-time value: nothing is specialised for a constant
- * n.
+ * n. Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
 #include <getopt.h>
 #include <stdatomic.h>
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ring.h"
 
@@ -223,7 +224,8 @@ bench_two_lcores(struct lr_ring *r)
 {
 	unsigned worker = lr_get_next_lcore(lr_lcore_id(), 1, 1);
 	double vp[MAX_RUNS], vc[MAX_RUNS];
-	/* short runs: on a shared machine some run with both lcores undisturbed */
+	/* short runs: on a shared machine some run with both lcores undisturbed
+	 */
 	unsigned long items = LR_MAX(iterations / 8, 1024ul);
 
 	if (lr_lcore_count() < 2 || worker >= LR_MAX_LCORE) {
@@ -273,18 +275,23 @@ bench_two_lcores(struct lr_ring *r)
 }
 
 static void
-usage(const char *prog)
+usage(FILE *f, const char *prog)
 {
-	printf("usage: %s [EAL options] -- [--iterations N] [--runs R]\n"
-	       "  --iterations N  call pairs per figure on one lcore, timed in "
-	       "samples of %d\n"
-	       "                  (default %lu); each two-lcore run moves N/8 "
-	       "items\n"
-	       "  --runs R        two-lcore runs per figure, 1..%d (default "
-	       "%u)\n",
-	       prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
+	fprintf(
+	    f,
+	    "usage: %s [EAL options] -- [--iterations N] [--runs R]\n"
+	    "  --iterations N  call pairs per figure on one lcore, timed in "
+	    "samples of %d\n"
+	    "                  (default %lu); each two-lcore run moves N/8 "
+	    "items\n"
+	    "  --runs R        two-lcore runs per figure, 1..%d (default "
+	    "%u)\n"
+	    "  -h, --help      this text\n",
+	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
 }
 
+/* The options after the EAL's: 0, 1 after --help, -EINVAL after a
+ * message. */
 static int
 parse_args(int argc, char **argv)
 {
@@ -298,7 +305,8 @@ parse_args(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			iterations = strtoul(optarg, &end, 0);
@@ -324,10 +332,10 @@ parse_args(int argc, char **argv)
 			break;
 		}
 		case 'h':
-			usage(argv[0]);
+			usage(stdout, argv[0]);
 			return 1;
 		default:
-			usage(argv[0]);
+			lr_app_bad_option(argv[0], c, argv);
 			return -EINVAL;
 		}
 	}
@@ -342,30 +350,26 @@ parse_args(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
+	static const struct lr_app app = {"lr-ring-bench", usage};
 	struct lr_ring *r;
-	int ret = lr_eal_init(argc, argv);
+	int status, ret = lr_app_eal_init(&app, argc, argv, &status);
 
-	if (ret == 0 && lr_eal_help_shown())
-		return 0;
-	if (ret < 0) {
-		fprintf(stderr, "lr-ring-bench: EAL init failed: %s\n",
-			lr_strerror(-ret));
-		lr_eal_usage(stderr);
-		return 1;
-	}
+	if (ret < 0)
+		return status;
 	argc -= ret;
 	argv += ret;
+	argv[0] = "lr-ring-bench";
 	ret = parse_args(argc, argv);
 	if (ret != 0) {
 		lr_eal_cleanup();
-		return ret > 0 ? 0 : 1;
+		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
 	}
 	nb_samples = (unsigned)LR_MAX(iterations / SAMPLE_PAIRS, 1ul);
 	samples = malloc(sizeof(*samples) * LR_MAX(nb_samples, MAX_RUNS));
 	if (samples == NULL) {
 		fprintf(stderr, "lr-ring-bench: out of memory\n");
 		lr_eal_cleanup();
-		return 1;
+		return LR_EXIT_FAILURE;
 	}
 	for (unsigned i = 0; i < MAX_BULK; i++)
 		objs_in[i] = (void *)(uintptr_t)(0x1000 + 64 * i);
@@ -375,7 +379,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "lr-ring-bench: ring: %s\n",
 			lr_strerror(lr_errno));
 		lr_eal_cleanup();
-		return 1;
+		return LR_EXIT_FAILURE;
 	}
 	printf("lr-ring-bench: ring of %u slots, %s, TSC %.2f GHz, "
 	       "cache line %d\n",
@@ -386,5 +390,5 @@ main(int argc, char **argv)
 	lr_ring_free(r);
 	free(samples);
 	lr_eal_cleanup();
-	return ret < 0 ? 1 : 0;
+	return ret < 0 ? LR_EXIT_FAILURE : LR_EXIT_OK;
 }

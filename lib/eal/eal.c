@@ -11,6 +11,7 @@
 static atomic_int eal_state; /* 0: not initialised, 1: running, 2: in init */
 static bool atexit_done;
 static bool help_shown;
+static bool version_asked;
 
 #define MAX_CLEANUP_FN 16
 static void (*cleanup_fns[MAX_CLEANUP_FN])(void);
@@ -74,6 +75,12 @@ lr_eal_help_shown(void)
 	return help_shown;
 }
 
+int
+lr_eal_version_asked(void)
+{
+	return version_asked;
+}
+
 /* -EINTR after a message once a stop signal came (lr_eal.h), else 0. */
 static int
 stop_check(void)
@@ -115,9 +122,13 @@ lr_eal_init(int argc, char **argv)
 		return -EALREADY;
 	}
 	help_shown = false;
+	version_asked = false;
 	rc = lr_eal_parse_args_(argc, argv);
-	if (rc == 0) { /* -h: usage printed, nothing set up */
-		help_shown = true;
+	/* -h: the usage printed; -V: the program prints its version; nothing
+	 * set up either way. */
+	if (rc == 0) {
+		version_asked = lr_eal_cfg_.version;
+		help_shown = !version_asked;
 		atomic_store(&eal_state, 0);
 		return 0;
 	}

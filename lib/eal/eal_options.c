@@ -35,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "vdev", required_argument, NULL, OPT_VDEV },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -56,7 +57,8 @@ lr_eal_usage(FILE *f)
 		"  -d PATH                a driver plugin: a file, loaded now, or a folder,\n"
 		"                         searched first for drivers not built in\n"
 		"      --log-level LEVEL  level for all logs, or TYPE:LEVEL (pagealloc:debug)\n"
-		"  -h, --help             this text\n");
+		"  -h, --help             this text\n"
+		"  -V, --version          the program's version, its build and drivers\n");
 }
 
 void
@@ -249,7 +251,8 @@ add_vdev(const char *arg)
 }
 
 /* One option getopt returned (argv for the name of a bad one): 0, 1 after
- * printing the help, or a negative errno after logging. */
+ * printing the help or on -V (parsing stops there), or a negative errno
+ * after logging. */
 static int
 apply_option(int opt, char **argv)
 {
@@ -301,6 +304,9 @@ apply_option(int opt, char **argv)
 	case 'h':
 		lr_eal_usage(stdout);
 		return 1;
+	case 'V':
+		lr_eal_cfg_.version = true;
+		return 1;
 	case ':':
 		LR_LOG(ERR, EAL, "option '%s' needs a value\n",
 		       argv[optind - 1]);
@@ -322,13 +328,13 @@ lr_eal_parse_args_(int argc, char **argv)
 	 * short options of an earlier parse (a failed init's argv). */
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:l:m:d:h", long_opts, &idx)) !=
+	while ((opt = getopt_long(argc, argv, "+:l:m:d:hV", long_opts, &idx)) !=
 	       -1) {
 		rc = apply_option(opt, argv);
 		if (rc < 0)
 			return rc;
 		if (rc > 0)
-			return 0; /* help: see lr_eal_init() */
+			return 0; /* help or version: see lr_eal_init() */
 	}
 	if (lr_eal_cfg_.mem_total && lr_eal_cfg_.numa_mem_set) {
 		LR_LOG(ERR, EAL, "-m and --numa-mem: give one or the other\n");

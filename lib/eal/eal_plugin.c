@@ -94,44 +94,72 @@ is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* path = dir/file if that exists: 0, else -ENOENT (-ENAMETOOLONG). */
-static int
-try_dir(const char *dir, size_t dir_len, const char *file, char *path,
-	size_t len)
+int
+lr_eal_plugin_dir_foreach(int (*fn)(const char *dir, void *arg), void *arg)
 {
-	int n;
+	const char *env = getenv("LR_PLUGIN_PATH");
+	char dir[PATH_MAX];
+	int rc;
 
-	if (dir_len == 0)
-		return -ENOENT;
-	n = snprintf(path, len, "%.*s/%s", (int)dir_len, dir, file);
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	return access(path, F_OK) == 0 ? 0 : -ENOENT;
+	if (fn == NULL)
+		return -EINVAL;
+	for (unsigned i = 0; i < lr_eal_cfg_.nb_plugin_path; i++) {
+		const char *d = lr_eal_cfg_.plugin_path[i];
+
+		if (is_dir(d) && (rc = fn(d, arg)) != 0)
+			return rc;
+	}
+	while (env != NULL && *env != '\0') {
+		const char *end = strchrnul(env, ':');
+		size_t n = (size_t)(end - env);
+
+		/* An empty entry names no folder; one too long none either. */
+		if (n > 0 && n < sizeof(dir)) {
+			memcpy(dir, env, n);
+			dir[n] = '\0';
+			if ((rc = fn(dir, arg)) != 0)
+				return rc;
+		}
+		env = *end == ':' ? end + 1 : NULL;
+	}
+	return fn(lr_eal_plugin_default_dir(), arg);
+}
+
+struct find_arg {
+	const char *file;
+	char *path;
+	size_t len;
+	bool too_long; /* a folder whose dir/file did not fit path */
+};
+
+/* lr_eal_plugin_dir_foreach() callback: 1 once dir/file exists (its path
+ * in f->path), else 0 to go on. */
+static int
+find_in(const char *dir, void *arg)
+{
+	struct find_arg *f = arg;
+	int n = snprintf(f->path, f->len, "%s/%s", dir, f->file);
+
+	if (n < 0 || (size_t)n >= f->len) {
+		f->too_long = true;
+		return 0;
+	}
+	return access(f->path, F_OK) == 0 ? 1 : 0;
 }
 
 int
 lr_eal_plugin_find(const char *file, char *path, size_t len)
 {
-	const char *env = getenv("LR_PLUGIN_PATH");
+	struct find_arg f = {file, path, len, false};
+	int rc;
 
 	if (file == NULL || file[0] == '\0' || strchr(file, '/') != NULL ||
 	    path == NULL || len == 0)
 		return -EINVAL;
-	for (unsigned i = 0; i < lr_eal_cfg_.nb_plugin_path; i++) {
-		const char *d = lr_eal_cfg_.plugin_path[i];
-
-		if (is_dir(d) && try_dir(d, strlen(d), file, path, len) == 0)
-			return 0;
-	}
-	while (env != NULL && *env != '\0') {
-		const char *end = strchrnul(env, ':');
-
-		if (try_dir(env, (size_t)(end - env), file, path, len) == 0)
-			return 0;
-		env = *end == ':' ? end + 1 : NULL;
-	}
-	env = lr_eal_plugin_default_dir();
-	return try_dir(env, strlen(env), file, path, len);
+	rc = lr_eal_plugin_dir_foreach(find_in, &f);
+	if (rc > 0)
+		return 0;
+	return f.too_long ? -ENAMETOOLONG : -ENOENT;
 }
 
 int

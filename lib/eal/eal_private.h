@@ -26,12 +26,13 @@ struct eal_config {
 	char *vdev[LR_EAL_MAX_VDEV];
 	unsigned nb_plugin_path;
 	char *plugin_path[LR_EAL_MAX_PLUGIN_PATH]; /* -d, in order */
+	bool version;				   /* -V, --version */
 };
 
 extern struct eal_config lr_eal_cfg_;
 
-/* eal_options.c; returns optind, 0 after printing the usage (-h), or
- * -errno after a message. */
+/* eal_options.c; returns optind, 0 after printing the usage (-h) or on
+ * -V (lr_eal_cfg_.version set), or -errno after a message. */
 int lr_eal_parse_args_(int argc, char **argv);
 void lr_eal_options_reset_(void);
 

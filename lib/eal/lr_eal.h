@@ -10,7 +10,18 @@
  * naming the bad option. Call it once, from the main thread. Help is not
  * an error: with -h/--help it prints the EAL options, sets nothing up and
  * returns 0 with lr_eal_help_shown() true (print the program's own usage
+ * and exit 0). Nor is -V/--version: it prints nothing, sets nothing up and
+ * returns 0 with lr_eal_version_asked() true (print the program's version
  * and exit 0).
+ *
+ * What a failure of lr_eal_init() means for a program's exit status:
+ * -EINVAL is a command line that is wrong (an unknown option, a missing or
+ * bad value, options that exclude each other, an lcore or node that does
+ * not exist), as is -ENOENT (a -d path that does not exist): a usage
+ * error. Any other errno is the environment refusing (-ENOMEM: memory,
+ * -LR_E_SECONDARY: the prefix in use by another process, -ELIBACC: a
+ * plugin that cannot be loaded, -EINTR: a stop signal during init): a
+ * run-time failure.
  *
  * Signals (the stop contract): a program calls
  * lr_eal_stop_handler_install() first thing, before lr_eal_init(), so that
@@ -93,6 +104,10 @@ int lr_eal_init(int argc, char **argv);
  *  nothing up. */
 int lr_eal_help_shown(void);
 
+/** Non-zero if the last lr_eal_init() met -V/--version and set nothing
+ *  up (the program prints its version). */
+int lr_eal_version_asked(void);
+
 /** Make SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1 and SIGUSR2 stop
  *  requests (see above); on_stop (NULL: none) runs in the handler with the
  *  signal number and must be async-signal-safe. 0 or -errno. */
@@ -128,6 +143,11 @@ const char *lr_eal_vdev(unsigned i);
  *  (see "Plugins" above): 0 with its path in path (len bytes), -ENOENT
  *  if no folder has it, -EINVAL, -ENAMETOOLONG. */
 int lr_eal_plugin_find(const char *file, char *path, size_t len);
+
+/** Call fn(dir, arg) for each folder of the plugin search path, in the
+ *  order searched (see "Plugins" above), until fn returns non-zero: that
+ *  value, or 0 (-EINVAL without fn). */
+int lr_eal_plugin_dir_foreach(int (*fn)(const char *dir, void *arg), void *arg);
 
 /** The plugin folder searched last: the build tree's or the installed
  *  one (see "Plugins" above). */

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,30 @@ lr_eth_driver_find(const char *name)
 			break;
 	pthread_mutex_unlock(&ethdev_lock);
 	return d;
+}
+
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+unsigned
+lr_eth_driver_names(const char **names, unsigned n)
+{
+	const struct lr_eth_driver *d;
+	unsigned count = 0;
+
+	pthread_mutex_lock(&ethdev_lock);
+	for (d = driver_list; d; d = d->next) {
+		if (count < n)
+			names[count] = d->name;
+		count++;
+	}
+	pthread_mutex_unlock(&ethdev_lock);
+	if (names != NULL)
+		qsort(names, LR_MIN(count, n), sizeof(*names), cmp_names);
+	return count;
 }
 
 /* The driver whose name is the longest prefix of a port name. */
@@ -339,12 +364,60 @@ port_or_log(uint16_t port_id, const char *what)
 			return -ENODEV;                                        \
 	} while (0)
 
-int
-lr_eth_dev_create(const char *devargs)
+/* No driver for port name: say so, naming the driver the name asks for
+ * and the drivers there are (built in or loaded, and the plugins that can
+ * be), after who ("--vdev 'net_x0'") or the name. */
+static void
+no_driver(const char *name, const char *who)
+{
+	char drv[LR_ETH_NAME_MAX_LEN], list[1024];
+
+	plugin_driver_name(name, drv, sizeof(drv));
+	lr_eth_driver_list(list, sizeof(list));
+	if (drv[0] != '\0')
+		LR_LOG(ERR, ETHDEV, "%s: no driver '%s' (drivers: %s)\n",
+		       who != NULL ? who : name, drv, list);
+	else
+		LR_LOG(ERR, ETHDEV,
+		       "%s: no driver for port name '%s' (drivers: %s)\n",
+		       who != NULL ? who : name, name, list);
+}
+
+/* The driver of the port da names, loading its plugin when it is one (and
+ * then reading devargs again with the keys it takes bare): 0 with *drv,
+ * -ENOENT after no_driver(), or -errno after a message. */
+static int
+driver_of(struct lr_devargs *da, const char *devargs, const char *who,
+	  const struct lr_eth_driver **drv)
+{
+	int ret;
+
+	*drv = driver_for_port(da->name);
+	if (*drv != NULL)
+		return 0;
+	ret = plugin_load_for(da->name);
+	if (ret < 0)
+		return ret;
+	*drv = ret > 0 ? driver_for_port(da->name) : NULL;
+	if (*drv == NULL) {
+		no_driver(da->name, who);
+		return -ENOENT;
+	}
+	if ((*drv)->flag_keys != NULL)
+		return lr_devargs_parse_flags(da, devargs, (*drv)->flag_keys);
+	return 0;
+}
+
+/* lr_eth_dev_create(), with who ("--vdev 'DEVARGS'", or NULL) naming where
+ * devargs came from: then every failure ends with a line that begins with
+ * it. */
+static int
+dev_create(const char *devargs, const char *who)
 {
 	struct lr_devargs *da;
 	const struct lr_eth_driver *drv;
 	struct lr_eth_dev *dev;
+	bool said = false; /* a line beginning with who was logged */
 	int ret;
 
 	da = malloc(sizeof(*da));
@@ -357,28 +430,10 @@ lr_eth_dev_create(const char *devargs)
 				     drv != NULL ? drv->flag_keys : NULL);
 	if (ret < 0)
 		goto free_args;
-	drv = driver_for_port(da->name);
-	if (drv == NULL) {
-		/* A plugin driver: loaded, then the devargs read again with
-		 * the keys it takes bare. */
-		ret = plugin_load_for(da->name);
-		if (ret < 0)
-			goto free_args;
-		drv = ret > 0 ? driver_for_port(da->name) : NULL;
-		if (drv != NULL && drv->flag_keys != NULL) {
-			ret =
-			    lr_devargs_parse_flags(da, devargs, drv->flag_keys);
-			if (ret < 0)
-				goto free_args;
-		}
-	}
-	if (drv == NULL) {
-		LR_LOG(ERR, ETHDEV,
-		       "%s: no driver for this port name (devargs '%s')\n",
-		       da->name, devargs);
-		ret = -ENOENT;
+	ret = driver_of(da, devargs, who, &drv);
+	said = ret == -ENOENT;
+	if (ret < 0)
 		goto free_args;
-	}
 	ret = lr_devargs_check_keys(da, drv->keys);
 	if (ret < 0)
 		goto free_args;
@@ -388,16 +443,17 @@ lr_eth_dev_create(const char *devargs)
 		goto free_args;
 	}
 	ret = drv->probe(dev, da);
-	if (ret < 0) {
-		LR_LOG(ERR, ETHDEV,
-		       "%s: driver %s could not create the port: %s\n",
-		       da->name, drv->name, lr_strerror(-ret));
-		goto release_port;
-	}
-	if (dev->dev_ops == NULL) {
-		LR_LOG(ERR, ETHDEV, "%s: driver %s set no operations\n",
-		       da->name, drv->name);
-		ret = -EINVAL;
+	if (ret < 0 || dev->dev_ops == NULL) {
+		if (ret < 0)
+			LR_LOG(ERR, ETHDEV,
+			       "%s: driver %s could not create the port: %s\n",
+			       who != NULL ? who : da->name, drv->name,
+			       lr_strerror(-ret));
+		else
+			LR_LOG(ERR, ETHDEV, "%s: driver %s set no operations\n",
+			       who != NULL ? who : da->name, drv->name);
+		ret = ret < 0 ? ret : -EINVAL;
+		said = true;
 		goto release_port;
 	}
 	lr_eth_dev_probing_finish(dev);
@@ -411,7 +467,15 @@ release_port:
 	lr_eth_dev_release_port(dev);
 free_args:
 	free(da);
+	if (who != NULL && !said)
+		LR_LOG(ERR, ETHDEV, "%s: %s\n", who, lr_strerror(-ret));
 	return ret;
+}
+
+int
+lr_eth_dev_create(const char *devargs)
+{
+	return dev_create(devargs, NULL);
 }
 
 int
@@ -419,13 +483,14 @@ lr_eth_dev_probe_eal_vdevs(void)
 {
 	unsigned n = lr_eal_vdev_count();
 	int ports[LR_EAL_MAX_VDEV];
+	char who[1024];
 
 	for (unsigned i = 0; i < n; i++) {
-		int ret = lr_eth_dev_create(lr_eal_vdev(i));
+		int ret;
 
+		snprintf(who, sizeof(who), "--vdev '%s'", lr_eal_vdev(i));
+		ret = dev_create(lr_eal_vdev(i), who);
 		if (ret < 0) {
-			LR_LOG(ERR, ETHDEV, "--vdev '%s': %s\n", lr_eal_vdev(i),
-			       lr_strerror(-ret));
 			while (i-- > 0)
 				lr_eth_dev_close((uint16_t)ports[i]);
 			return ret;

@@ -236,8 +236,21 @@ int lr_eth_dev_create(const char *devargs);
 
 /** Create a port for every --vdev given to lr_eal_init(), in order; the
  *  number created, or the first negative errno (ports created by this call
- *  before the failure are closed again). */
+ *  before the failure are closed again; the last message begins with
+ *  "--vdev 'DEVARGS'"). */
 int lr_eth_dev_probe_eal_vdevs(void);
+
+/** The names of the registered drivers (built in, or plugins loaded),
+ *  sorted, into names (up to n of them; NULL with n 0 to count); returns
+ *  how many drivers there are. */
+unsigned lr_eth_driver_names(const char **names, unsigned n);
+
+/** The drivers a port may name, as text into buf (len bytes): the
+ *  registered ones, space separated, then "; plugins: " and the drivers
+ *  of the plugin files on the plugin search path not loaded yet, if any
+ *  ("net_null net_ring; plugins: net_dpdk"). Returns the text's length,
+ *  as snprintf() (buf holds all of it if that is below len). */
+int lr_eth_driver_list(char *buf, size_t len);
 
 /** Number of ports that exist. */
 unsigned lr_eth_dev_count_avail(void);

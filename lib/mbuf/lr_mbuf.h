@@ -234,7 +234,10 @@ struct lr_mempool *lr_pktmbuf_pool_create(const char *name, unsigned n,
  * empty fixed pool does: drivers count it in rx_nombuf.
  *
  * Cost: alloc and free are the fixed pool's (the same per-lcore cache,
- * inline, unaware of elasticity); a cache refill or flush that reaches
+ * inline, unaware of elasticity: lr-l2fwd on two net_null ports runs the
+ * same instructions per forwarded packet with either pool and reaches
+ * the store once in millions of packets, scripts/callgrind-elastic.sh);
+ * a cache refill or flush that reaches
  * the store costs a mutex round trip and a link and counter update per
  * object instead of a ring copy; a growth costs one bulk page allocation
  * and the carving of its mbufs. Other arguments as
@@ -544,6 +547,11 @@ lr_pktmbuf_free_bulk(struct lr_mbuf **mbufs, unsigned n)
 	struct lr_mempool *mp = NULL;
 	unsigned np = 0;
 
+	if (__builtin_constant_p(n) && n == 1) {
+		/* One packet: the single free, no batching to set up. */
+		lr_pktmbuf_free(mbufs[0]);
+		return;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		struct lr_mbuf *m = mbufs[i];
 

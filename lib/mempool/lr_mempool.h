@@ -42,23 +42,38 @@
  * unregisters has its cache flushed back to the store. Create, free,
  * lookup and iteration take a global lock.
  *
- * Cost on the hot path (x86-64, cache hit): one thread-local load, one load
- * of the cache pointer, a compare, the copy of n pointers, a length update
- * and one predictable test of the stats flag (LR_MEMPOOL_F_STATS adds two
- * counter increments on the cache's first line); no lock, no atomic, no
- * division, no call through a pointer. A refill or flush is one bulk operation
- * on the store (the ring inline for the ring stores, an ops call for the
- * others); without a cache, get and put are that operation, inline.
+ * Cost on the hot path (x86-64, cache hit): one thread-local load (the
+ * lcore id) and a compare; the cache's address from the id and the
+ * pool's first line (the caches follow the pool's structure, one every
+ * cache_stride bytes: one multiply, no load that waits on the id); one
+ * load of the length and one compare against a bound in the cache's
+ * first line that also stands for the statistics flag (a pool that counts
+ * every call, LR_MEMPOOL_F_STATS, has bounds no call passes, so its calls
+ * take the out-of-line path that counts them); the copy of n pointers
+ * (one load or store for n == 1, unrolled for a constant n) and the new
+ * length. No lock, no atomic, no division, no call through a pointer; the
+ * statistics are not on this path. Counted by callgrind
+ * (scripts/callgrind-mempool.sh): 21 instructions per get+put pair in
+ * lr-mempool-bench's bulk-1 loop, the loop's own 3 and its round trip of
+ * the object through the stack included (DPDK 22.11's rte_mempool in the
+ * same loop: 35). A refill or
+ * flush is one bulk operation on the store (the ring inline for the ring
+ * stores, an ops call for the others); without a cache, get and put are
+ * that operation, inline.
  *
  * Invariant (at a quiescent point, every lcore's counters included):
  *
  *   sum over lcores(cache len) + store count + in use == size
  *   in use == sum(get_success_objs) - sum(put_objs)
- *   0 <= cache len <= 2 x cache_size for every lcore
+ *   0 <= cache len <= flushthresh (1.5 x cache_size) <= capacity
+ *     (2 x cache_size) for every lcore
  *
  * lr_mempool_validate() checks these (the second only for pools that count
- * every call, LR_MEMPOOL_F_STATS) and that no object sits in two cache
- * slots (and, in debug builds, that every cached object is marked free).
+ * every call, LR_MEMPOOL_F_STATS; the cache length against capacity) and
+ * that no object sits in two cache slots (and, in debug builds, that every
+ * cached object is marked free). Debug and sanitizer builds also assert
+ * on every get and put that the cache length is within its threshold and
+ * on every put that each object's header names this pool.
  * lr_mempool_in_use_count() is the pool's objects (size, or the current
  * count of an elastic pool) minus what caches and store hold.
  *
@@ -77,11 +92,11 @@
  *   the first pushed back by a "color" of 0, 1, 2... cache lines in turn
  *   from block to block, within the block's slack (as the kernel's slab
  *   does: blocks are aligned alike, and without it the n-th objects of all
- *   blocks would compete for the same cache sets); the order is the smallest of 0..LR_PCP_ORDERS-1 that wastes at
- *   most 1/8 of the block (the per-lcore page lists serve those orders
- *   without a lock), or the smallest that holds one object. A 2 KiB mbuf
- *   (2368 bytes with headers) takes order-3 blocks of 13 mbufs.
- *   Each block's IOVA is read once, when it joins the pool (the page pool
+ *   blocks would compete for the same cache sets); the order is the smallest of
+ * 0..LR_PCP_ORDERS-1 that wastes at most 1/8 of the block (the per-lcore page
+ * lists serve those orders without a lock), or the smallest that holds one
+ * object. A 2 KiB mbuf (2368 bytes with headers) takes order-3 blocks of 13
+ * mbufs. Each block's IOVA is read once, when it joins the pool (the page pool
  *   maps it: dma_addr); lr_mempool_obj_iova() derives an object's from it.
  *
  *   Store. Each block keeps its free objects on a list linked through the
@@ -154,10 +169,12 @@ LR_BEGIN_DECLS
  *  the accounting equation. Off by default, as DPDK builds: the four
  *  counter updates per get+put pair are a store-to-load chain from one
  *  call to the next, the largest cost of a bulk-1 pair after the copy
- *  (BENCHMARKS.md has the measured figures). Failures, refills, flushes and store calls
- *  are always counted, and so is everything threads without an lcore id
- *  do. The environment variable LR_MEMPOOL_STATS=1 sets it on every pool
- *  (the test suites run that way). */
+ *  (BENCHMARKS.md has the measured figures); with it every get and put
+ *  of an lcore takes the out-of-line path, and the inline one never
+ *  tests the flag. Failures, refills, flushes and store calls are always
+ *  counted, and so is everything threads without an lcore id do. The
+ *  environment variable LR_MEMPOOL_STATS=1 sets it on every pool (the
+ *  test suites run that way). */
 #define LR_MEMPOOL_F_STATS 0x10
 #define LR_MEMPOOL_F_ALL   0x1f
 /** Set by lr_mempool_create_elastic() (never given by a caller): the
@@ -208,17 +225,31 @@ struct lr_mempool_shared_stats {
 	LR_ATOMIC(uint64_t) store_get_bulk;
 };
 
-/** Per-lcore cache: header and hot counters on the first line, then the
- *  object stack objs[0 .. len) with objs[len - 1] the hottest. */
+/** Per-lcore cache: header and counters on the first line, then the
+ *  object stack objs[0 .. len) with objs[len - 1] the hottest. The two
+ *  bounds the inline paths compare against fold the statistics flag in:
+ *  a pool that counts every call (LR_MEMPOOL_F_STATS) has bounds no call
+ *  passes, so its calls take the out-of-line path, which counts them. */
 struct lr_mempool_cache {
-	uint32_t len;		       /**< objects held now */
-	uint32_t size;		       /**< level after a flush or refill */
-	uint32_t flushthresh;	       /**< a put that would pass it flushes */
-	uint32_t capacity;	       /**< slots in objs (2 x size) */
-	uint32_t count_calls;	       /**< pool has LR_MEMPOOL_F_STATS */
+	uint32_t len;	       /**< objects held now */
+	uint32_t fast_get_min; /**< inline get of n while n + this <= len:
+				    0, or UINT32_MAX when counting calls */
+	uint32_t fast_put_lim; /**< inline put of n (>= 1) while len + n <=
+				    this: flushthresh, or 0 when counting */
+	uint32_t size;	       /**< level after a flush or refill */
+	uint32_t flushthresh;  /**< a put that would pass it flushes */
+	uint32_t count_calls;  /**< pool has LR_MEMPOOL_F_STATS */
 	struct lr_mempool_stats stats; /**< this lcore's counters */
-	void *objs[];		       /**< the object stack */
+	void *objs[];		       /**< the object stack, 2 x size slots */
 } __lr_cache_aligned;
+
+/* The object stack starts 8 bytes past a 16-byte boundary (offset 88).
+ * Measured in lr-mempool-bench, same runs, every process (EPYC, Zen 5):
+ * at offset 96 or 128 the get+put pairs of bulk 8, 32 and 128 took 6-13%
+ * more cycles for the same instructions, whatever the cache's page offset
+ * (scanned in steps of 128 bytes). A field added before objs must keep
+ * it there or measure again. */
+LR_BUILD_BUG_ON(offsetof(struct lr_mempool_cache, objs) % 16 != 8);
 
 /**
  * A backing store. Every function gets the pool; the store keeps its state
@@ -246,11 +277,16 @@ struct lr_mempool_ops {
 typedef void(lr_mempool_obj_cb_t)(struct lr_mempool *mp, void *opaque,
 				  void *obj, unsigned obj_idx);
 
-/** A pool. Fields are read-only after creation except where noted. */
+/** A pool. Fields are read-only after creation except where noted. The
+ *  per-lcore caches follow the structure in the same allocation, one every
+ *  cache_stride bytes (lr_mempool_lcore_cache()): the get and put paths
+ *  find theirs from the lcore id and this first line, with no load that
+ *  waits on the id. */
 struct lr_mempool {
 	/* First line: what the get/put paths read. */
 	struct lr_ring *store_ring;	  /**< ring store, or NULL: use ops */
 	uint32_t store_ring_flags;	  /**< its LR_RING_F_SP_ENQ / _SC_DEQ */
+	uint32_t cache_stride;		  /**< bytes from a cache to the next */
 	const struct lr_mempool_ops *ops; /**< the backing store's ops */
 	void *pool_data;		  /**< the store's state */
 	uint32_t cache_size;		  /**< per-lcore cache size (0: none) */
@@ -266,14 +302,26 @@ struct lr_mempool {
 	void *priv;			/**< private area, or NULL */
 	unsigned block_order;		/**< page order of the blocks */
 	unsigned nb_blocks;		/**< blocks of objects */
-	void *impl;		 /**< blocks and cache memory (private) */
-	struct lr_mempool *next; /**< named-pool list (private) */
+	void *impl;			/**< blocks and raw memory (private) */
+	struct lr_mempool *next;	/**< named-pool list (private) */
 
 	/** Counters of threads without an lcore id. */
 	struct lr_mempool_shared_stats shared_stats __lr_cache_aligned;
-	/** Per-lcore caches (always present: they hold the counters). */
-	struct lr_mempool_cache *cache[LR_MAX_LCORE] __lr_cache_aligned;
+	/* LR_MAX_LCORE caches follow (always present: they hold the
+	 * counters), the first at the next cache line. */
 };
+
+/** The cache of lcore lcore_id (< LR_MAX_LCORE) in mp: an address computed
+ *  from the id, never NULL. */
+static __lr_always_inline struct lr_mempool_cache *
+lr_mempool_lcore_cache(const struct lr_mempool *mp, unsigned lcore_id)
+{
+	/* A 32-bit product (below LR_MAX_LCORE x 8.3 KiB): one multiply
+	 * by a memory operand, zero-extended for free. */
+	uint32_t off = lcore_id * mp->cache_stride;
+
+	return (struct lr_mempool_cache *)((uintptr_t)(mp + 1) + off);
+}
 
 /* ------------------------------------------------------------------ */
 /* Creation and control (slow path).                                   */
@@ -354,7 +402,7 @@ struct lr_mempool_elastic_stats {
 	uint64_t shrunk_blocks;	 /**< blocks given back */
 	uint64_t grow_fail_max;	 /**< gets refused: at max */
 	uint64_t grow_fail_nomem; /**< gets refused: no pages to grow */
-	uint64_t bad_puts;	 /**< double or foreign puts dropped */
+	uint64_t bad_puts;	  /**< double or foreign puts dropped */
 };
 
 /** Fill *st for an elastic pool; 0, or -EINVAL for a fixed pool. */
@@ -464,11 +512,12 @@ lr_mempool_from_obj(const void *obj)
 /* ------------------------------------------------------------------ */
 /* Hot path internals; callers use lr_mempool_get*()/put*() below.     */
 
-/* Out of line: the store, refill and flush paths and the shared path. */
-int lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
-			   void **objs, unsigned n);
-void lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
-			   void *const *objs, unsigned n);
+/* Out of line: the cache paths the inline bounds send away (refill,
+ * flush, counted calls), the shared path and the debug checks. */
+int lr_mempool_get_slow_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+			 void **objs, unsigned n);
+void lr_mempool_put_slow_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+			  void *const *objs, unsigned n);
 int lr_mempool_get_shared_(struct lr_mempool *mp, void **objs, unsigned n);
 void lr_mempool_put_shared_(struct lr_mempool *mp, void *const *objs,
 			    unsigned n);
@@ -548,59 +597,90 @@ lr_mempool_default_cache(struct lr_mempool *mp)
 {
 	unsigned id = lr_lcore_id();
 
-	return lr_likely(id < LR_MAX_LCORE) ? mp->cache[id] : NULL;
+	return lr_likely(id < LR_MAX_LCORE) ? lr_mempool_lcore_cache(mp, id)
+					    : NULL;
 }
 
-/** Put n objects through cache c (NULL: straight to the store). */
+/* Debug and sanitizer builds (LR_ENABLE_ASSERT): the invariants the inline
+ * paths rely on, checked on every put; nothing in release builds. The
+ * cache never holds more than its flush threshold (a put that would pass
+ * it flushes; a refill or flush leaves size <= flushthresh), and a put
+ * gives back objects of this pool (their header names it). The cookies
+ * of pagealloc-debug builds are checked first: their message says more. */
 static __lr_always_inline void
-lr_mempool_generic_put(struct lr_mempool *mp, void *const *objs, unsigned n,
-		       struct lr_mempool_cache *c)
+lr_mempool_assert_put_(const struct lr_mempool *mp,
+		       const struct lr_mempool_cache *c, void *const *objs,
+		       unsigned n)
 {
 #if LR_MEMPOOL_DEBUG
 	lr_mempool_check_cookies_(mp, objs, n, 0);
 #endif
-	if (lr_unlikely(c == NULL)) {
-		lr_mempool_put_shared_(mp, objs, n);
+#if LR_ENABLE_ASSERT
+	LR_ASSERT(c == NULL || c->len <= c->flushthresh);
+	for (unsigned i = 0; i < n; i++)
+		LR_ASSERT(lr_mempool_from_obj(objs[i]) == mp);
+#else
+	(void)mp;
+	(void)c;
+	(void)objs;
+	(void)n;
+#endif
+}
+
+/* Put n objects through lcore cache c. Inline: one bound that also stands
+ * for the statistics flag, the copy, the new length. */
+static __lr_always_inline void
+lr_mempool_cache_put_(struct lr_mempool *mp, void *const *objs, unsigned n,
+		      struct lr_mempool_cache *c)
+{
+	uint32_t len = c->len;
+
+	lr_mempool_assert_put_(mp, c, objs, n);
+	/* len + n <= fast_put_lim for n >= 1 (a constant n: as written);
+	 * n == 0 goes out of line when the cache is empty, so that a pool
+	 * that counts calls sees it. */
+	if (lr_likely(__builtin_constant_p(n) && n >= 1
+			  ? len + n <= c->fast_put_lim
+			  : len + n - 1 < c->fast_put_lim)) {
+		lr_mempool_copy_(&c->objs[len], objs, n);
+		c->len = len + n;
 		return;
 	}
-	if (c->count_calls) {
-		c->stats.put_bulk++;
-		c->stats.put_objs += n;
-	}
-	if (lr_likely(c->len + n <= c->flushthresh)) {
-		lr_mempool_copy_(&c->objs[c->len], objs, n);
-		c->len += n;
-		return;
-	}
-	if (n > c->size) {
-		/* Larger than the cache (every put of a pool without one):
-		 * straight to the store. */
+	if (n > c->size && len + n > c->flushthresh) {
+		/* Larger than the cache and does not fit (every put of a
+		 * pool without one): straight to the store. */
+		if (c->count_calls) {
+			c->stats.put_bulk++;
+			c->stats.put_objs += n;
+		}
 		c->stats.store_put_bulk++;
 		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
 			lr_mempool_store_overflow_(mp, n);
 		return;
 	}
-	lr_mempool_put_flush_(mp, c, objs, n);
+	lr_mempool_put_slow_(mp, c, objs, n);
 }
 
-/** Get n objects through cache c (NULL: from the store); 0 or -ENOENT. */
+/* Get n objects through lcore cache c; 0 or -ENOENT. Inline: one bound
+ * that also stands for the statistics flag, the new length, the copy. */
 static __lr_always_inline int
-lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
-		       struct lr_mempool_cache *c)
+lr_mempool_cache_get_(struct lr_mempool *mp, void **objs, unsigned n,
+		      struct lr_mempool_cache *c)
 {
+	uint32_t len = c->len;
 	int rc;
 
-	if (lr_unlikely(c == NULL)) {
-		rc = lr_mempool_get_shared_(mp, objs, n);
-	} else if (lr_likely(n <= c->len)) {
-		c->len -= n;
-		lr_mempool_copy_(objs, &c->objs[c->len], n);
-		if (c->count_calls) {
-			c->stats.get_success_bulk++;
-			c->stats.get_success_objs += n;
-		}
+	LR_ASSERT(len <= c->flushthresh);
+	/* n + fast_get_min <= len, in 64 bits (no wrap); for a constant 1
+	 * one compare (the compiler keeps the add otherwise). */
+	if (lr_likely(__builtin_constant_p(n) && n == 1
+			  ? len > c->fast_get_min
+			  : (uint64_t)n + c->fast_get_min <= len)) {
+		len -= n;
+		c->len = len;
+		lr_mempool_copy_(objs, &c->objs[len], n);
 		rc = 0;
-	} else if (c->len == 0 && n > c->size) {
+	} else if (len == 0 && n > c->size) {
 		/* Nothing cached and larger than the cache (every get of a
 		 * pool without one): straight from the store. */
 		rc = lr_mempool_store_dequeue_(mp, objs, n);
@@ -615,8 +695,38 @@ lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
 			c->stats.get_fail_objs += n;
 		}
 	} else {
-		rc = lr_mempool_get_refill_(mp, c, objs, n);
+		rc = lr_mempool_get_slow_(mp, c, objs, n);
 	}
+#if LR_MEMPOOL_DEBUG
+	if (rc == 0)
+		lr_mempool_check_cookies_(mp, objs, n, 1);
+#endif
+	return rc;
+}
+
+/** Put n objects through cache c (NULL: straight to the store). */
+static __lr_always_inline void
+lr_mempool_generic_put(struct lr_mempool *mp, void *const *objs, unsigned n,
+		       struct lr_mempool_cache *c)
+{
+	if (lr_unlikely(c == NULL)) {
+		lr_mempool_assert_put_(mp, NULL, objs, n);
+		lr_mempool_put_shared_(mp, objs, n);
+		return;
+	}
+	lr_mempool_cache_put_(mp, objs, n, c);
+}
+
+/** Get n objects through cache c (NULL: from the store); 0 or -ENOENT. */
+static __lr_always_inline int
+lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
+		       struct lr_mempool_cache *c)
+{
+	int rc;
+
+	if (lr_likely(c != NULL))
+		return lr_mempool_cache_get_(mp, objs, n, c);
+	rc = lr_mempool_get_shared_(mp, objs, n);
 #if LR_MEMPOOL_DEBUG
 	if (rc == 0)
 		lr_mempool_check_cookies_(mp, objs, n, 1);
@@ -631,7 +741,14 @@ lr_mempool_generic_get(struct lr_mempool *mp, void **objs, unsigned n,
 static __lr_always_inline void
 lr_mempool_put_bulk(struct lr_mempool *mp, void *const *objs, unsigned n)
 {
-	lr_mempool_generic_put(mp, objs, n, lr_mempool_default_cache(mp));
+	unsigned id = lr_lcore_id();
+
+	if (lr_likely(id < LR_MAX_LCORE)) {
+		lr_mempool_cache_put_(mp, objs, n,
+				      lr_mempool_lcore_cache(mp, id));
+		return;
+	}
+	lr_mempool_generic_put(mp, objs, n, NULL);
 }
 
 /** Put one object back into its pool mp. */
@@ -645,11 +762,15 @@ lr_mempool_put(struct lr_mempool *mp, void *obj)
 static __lr_always_inline int
 lr_mempool_get_bulk(struct lr_mempool *mp, void **objs, unsigned n)
 {
-	return lr_mempool_generic_get(mp, objs, n,
-				      lr_mempool_default_cache(mp));
+	unsigned id = lr_lcore_id();
+
+	if (lr_likely(id < LR_MAX_LCORE))
+		return lr_mempool_cache_get_(mp, objs, n,
+					     lr_mempool_lcore_cache(mp, id));
+	return lr_mempool_generic_get(mp, objs, n, NULL);
 }
 
-/** Get one object into *obj; 0 or -ENOENT. */
+/** Get one object into *obj; 0 or -ENOENT (*obj untouched). */
 static __lr_always_inline int
 lr_mempool_get(struct lr_mempool *mp, void **obj)
 {

@@ -42,8 +42,8 @@ struct mp_block {
 struct mp_impl {
 	struct mp_block *blocks;
 	unsigned nb_blocks;
-	unsigned lead;	 /* offset of the first object in a unit */
-	void *cache_mem; /* raw allocation holding every cache */
+	unsigned lead; /* offset of the first object in a unit */
+	void *mem;     /* raw allocation: the pool, then its caches */
 };
 
 /* Caller-provided memory of lr_mempool_create_xmem(). */
@@ -91,13 +91,22 @@ lr_mempool_store_overflow_(const struct lr_mempool *mp, unsigned n)
 /* ------------------------------------------------------------------ */
 /* Hot-path helpers kept out of line.                                   */
 
+/* A get the inline bound sent here: the pool counts calls (the cache may
+ * hold the n objects), or the cache holds fewer than n: it hands out what
+ * it has (the hottest) and refills from the store. */
 int
-lr_mempool_get_refill_(struct lr_mempool *mp, struct lr_mempool_cache *c,
-		       void **objs, unsigned n)
+lr_mempool_get_slow_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+		     void **objs, unsigned n)
 {
-	unsigned len = c->len; /* < n */
+	unsigned len = c->len;
 
-	LR_ASSERT(len < n && c->len <= c->capacity && c->size <= c->capacity);
+	LR_ASSERT(c->len <= c->flushthresh && c->size <= c->flushthresh);
+	if (n <= len) {
+		/* Served by the cache: only counting brought it here. */
+		c->len = len - n;
+		lr_mempool_copy_(objs, &c->objs[len - n], n);
+		goto success;
+	}
 	/* The cache's objects are the hottest: the caller gets them. */
 	lr_mempool_copy_(objs, c->objs, len);
 	if (n <= c->size) {
@@ -130,23 +139,30 @@ success:
 	return 0;
 }
 
+/* A put the inline bound sent here: the pool counts calls (the objects
+ * may fit), or the cache would pass its threshold (n <= size): the
+ * coldest objects go to the store so that exactly size remain. */
 void
-lr_mempool_put_flush_(struct lr_mempool *mp, struct lr_mempool_cache *c,
-		      void *const *objs, unsigned n)
+lr_mempool_put_slow_(struct lr_mempool *mp, struct lr_mempool_cache *c,
+		     void *const *objs, unsigned n)
 {
 	unsigned k;
 
-	LR_ASSERT(c->len <= c->capacity && c->size * 2 <= c->capacity);
-	LR_ASSERT(n > c->size || c->len + n > c->flushthresh);
-	c->stats.store_put_bulk++;
-	if (n > c->size) {
-		if (lr_unlikely(lr_mempool_store_enqueue_(mp, objs, n) != 0))
-			lr_mempool_store_overflow_(mp, n);
+	LR_ASSERT(c->len <= c->flushthresh);
+	if (c->count_calls) {
+		c->stats.put_bulk++;
+		c->stats.put_objs += n;
+	}
+	if (c->len + n <= c->flushthresh) {
+		lr_mempool_copy_(&c->objs[c->len], objs, n);
+		c->len += n;
 		return;
 	}
+	LR_ASSERT(n <= c->size);
 	/* len + n > flushthresh >= size and n <= size: 0 < k <= len. Send
 	 * the k coldest (the bottom) down, keep the rest, add the new ones
 	 * on top: the cache ends at exactly size. */
+	c->stats.store_put_bulk++;
 	k = c->len + n - c->size;
 	if (lr_unlikely(lr_mempool_store_enqueue_(mp, c->objs, k) != 0))
 		lr_mempool_store_overflow_(mp, k);
@@ -513,35 +529,45 @@ check_args(const char *name, unsigned n, unsigned elt_size, unsigned cache_size,
 	return 0;
 }
 
-static int
-alloc_caches(struct lr_mempool *mp, struct mp_impl *im)
+/* Bytes from one lcore's cache to the next: the header and 2 x
+ * cache_size slots (the cache's capacity; it holds at most flushthresh,
+ * 1.5 x cache_size), whole cache lines. */
+static size_t
+cache_stride(unsigned cache_size)
 {
-	unsigned cap = mp->cache_size * 2;
-	size_t stride = LR_ALIGN_CEIL(sizeof(struct lr_mempool_cache) +
-					  cap * sizeof(void *),
-				      (size_t)LR_CACHE_LINE_SIZE);
-	char *mem;
+	return LR_ALIGN_CEIL(offsetof(struct lr_mempool_cache, objs) +
+				 (size_t)cache_size * 2 * sizeof(void *),
+			     (size_t)LR_CACHE_LINE_SIZE);
+}
 
-	/* calloc: large areas come zeroed from mmap, untouched until an
-	 * lcore uses its cache. */
-	im->cache_mem = calloc(1, stride * LR_MAX_LCORE + LR_CACHE_LINE_SIZE);
-	if (im->cache_mem == NULL) {
-		LR_LOG(ERR, MEMPOOL, "mempool '%s': no memory for %d caches\n",
-		       mp->name, LR_MAX_LCORE);
-		return -ENOMEM;
-	}
-	mem = (char *)LR_ALIGN_CEIL((uintptr_t)im->cache_mem,
-				    (uintptr_t)LR_CACHE_LINE_SIZE);
+/* Set up the LR_MAX_LCORE empty caches after the pool's structure. The
+ * inline bounds of a pool that counts its calls pass no call. */
+static void
+init_caches(struct lr_mempool *mp)
+{
+	int count = !!(mp->flags & LR_MEMPOOL_F_STATS);
+
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		struct lr_mempool_cache *c = (void *)(mem + i * stride);
+		struct lr_mempool_cache *c = lr_mempool_lcore_cache(mp, i);
 
 		c->size = mp->cache_size;
 		c->flushthresh = mp->cache_size * 3 / 2;
-		c->capacity = cap;
-		c->count_calls = !!(mp->flags & LR_MEMPOOL_F_STATS);
-		mp->cache[i] = c;
+		c->count_calls = (uint32_t)count;
+		c->fast_get_min = count ? UINT32_MAX : 0;
+		c->fast_put_lim = count ? 0 : c->flushthresh;
 	}
-	return 0;
+}
+
+/* Give back the pool's structure, caches, private area and state. */
+static void
+pool_release(struct lr_mempool *mp)
+{
+	struct mp_impl *im = mp->impl;
+	void *mem = im->mem;
+
+	free(mp->priv);
+	free(im);
+	free(mem); /* mp and its caches */
 }
 
 struct init_arg {
@@ -565,29 +591,40 @@ init_one(struct lr_mempool *mp, void *opaque, void *obj, unsigned idx)
 	ia->objs[idx] = obj;
 }
 
-/* The pool's descriptor and private state, sized for n objects of
- * elt_size (x: carved from caller memory); NULL after ENOMEM. */
+/* The pool's descriptor, caches and private state, sized for n objects
+ * of elt_size (x: carved from caller memory); NULL after ENOMEM. */
 static struct lr_mempool *
-pool_new(const char *name, unsigned n, unsigned elt_size,
-	 unsigned cache_size, unsigned private_data_size, int socket_id,
-	 unsigned flags, const struct lr_mempool_ops *ops,
-	 const struct mp_xmem *x)
+pool_new(const char *name, unsigned n, unsigned elt_size, unsigned cache_size,
+	 unsigned private_data_size, int socket_id, unsigned flags,
+	 const struct lr_mempool_ops *ops, const struct mp_xmem *x)
 {
+	size_t stride = cache_stride(cache_size);
 	struct lr_mempool *mp;
 	struct mp_impl *im;
 	unsigned align;
+	void *mem;
 
-	mp = aligned_alloc(
-	    LR_CACHE_LINE_SIZE,
-	    LR_ALIGN_CEIL(sizeof(*mp), (size_t)LR_CACHE_LINE_SIZE));
+	/* calloc: an area this large comes zeroed from mmap, its pages
+	 * untouched until an lcore uses its cache. */
+	mem =
+	    calloc(1, sizeof(*mp) + stride * LR_MAX_LCORE + LR_CACHE_LINE_SIZE);
 	im = calloc(1, sizeof(*im));
-	if (mp == NULL || im == NULL)
-		goto free_mp;
-	memset(mp, 0, sizeof(*mp));
+	if (mem == NULL || im == NULL) {
+		LR_LOG(ERR, MEMPOOL,
+		       "mempool '%s': no memory for the pool and %d caches\n",
+		       name, LR_MAX_LCORE);
+		free(im);
+		free(mem);
+		return NULL;
+	}
+	mp = (struct lr_mempool *)LR_ALIGN_CEIL((uintptr_t)mem,
+						(uintptr_t)LR_CACHE_LINE_SIZE);
+	im->mem = mem;
 	snprintf(mp->name, sizeof(mp->name), "%s", name);
 	mp->size = n;
 	mp->elt_size = elt_size;
 	mp->cache_size = cache_size;
+	mp->cache_stride = (uint32_t)stride;
 	mp->flags = flags | (stats_from_env() ? LR_MEMPOOL_F_STATS : 0);
 	mp->socket_id = socket_id;
 	mp->private_data_size = private_data_size;
@@ -599,17 +636,15 @@ pool_new(const char *name, unsigned n, unsigned elt_size,
 	    x != NULL ? x->stride
 		      : LR_ALIGN_CEIL(mp->header_size + elt_size, align);
 	im->lead = LR_ALIGN_CEIL(mp->header_size, align);
+	init_caches(mp);
 	if (private_data_size != 0) {
 		mp->priv = calloc(1, private_data_size);
-		if (mp->priv == NULL)
-			goto free_mp;
+		if (mp->priv == NULL) {
+			pool_release(mp);
+			return NULL;
+		}
 	}
 	return mp;
-
-free_mp:
-	free(im);
-	free(mp);
-	return NULL;
 }
 
 /* Initialise every object, then fill the store in index order; 0 or a
@@ -679,13 +714,9 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 		return NULL;
 	}
 	im = mp->impl;
-	if (alloc_caches(mp, im) != 0) {
-		rc = ENOMEM;
-		goto free_mp;
-	}
 	rc = -ops->alloc(mp);
 	if (rc != 0)
-		goto free_caches;
+		goto free_mp;
 	if (x != NULL)
 		rc = -populate_xmem(mp, im, x);
 	else
@@ -708,12 +739,8 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 free_blocks:
 	free_blocks(mp, im);
 	ops->free(mp);
-free_caches:
-	free(im->cache_mem);
 free_mp:
-	free(mp->priv);
-	free(im);
-	free(mp);
+	pool_release(mp);
 	lr_errno = rc;
 	return NULL;
 }
@@ -815,9 +842,7 @@ lr_mempool_create_elastic(const char *name, unsigned min, unsigned max,
 	rc = lr_mp_elastic_setup_(mp, min, max, obj_init, obj_init_arg);
 	if (rc != 0)
 		goto free_mp;
-	rc = alloc_caches(mp, mp->impl) ? ENOMEM : 0;
-	if (rc == 0)
-		rc = register_pool(mp);
+	rc = register_pool(mp);
 	if (rc != 0)
 		goto free_store;
 	LR_LOG(DEBUG, MEMPOOL,
@@ -828,12 +853,9 @@ lr_mempool_create_elastic(const char *name, unsigned min, unsigned max,
 	return mp;
 
 free_store:
-	free(((struct mp_impl *)mp->impl)->cache_mem);
 	mp->ops->free(mp);
 free_mp:
-	free(mp->priv);
-	free(mp->impl);
-	free(mp);
+	pool_release(mp);
 	lr_errno = rc;
 	return NULL;
 }
@@ -855,10 +877,7 @@ destroy(struct lr_mempool *mp)
 		       lr_mempool_objs_count(mp));
 	free_blocks(mp, im);
 	mp->ops->free(mp);
-	free(im->cache_mem);
-	free(mp->priv);
-	free(im);
-	free(mp);
+	pool_release(mp);
 }
 
 void
@@ -938,7 +957,8 @@ lr_mempool_cache_count(const struct lr_mempool *mp, unsigned lcore_id)
 {
 	if (lcore_id >= LR_MAX_LCORE)
 		return 0;
-	return __atomic_load_n(&mp->cache[lcore_id]->len, __ATOMIC_RELAXED);
+	return __atomic_load_n(&lr_mempool_lcore_cache(mp, lcore_id)->len,
+			       __ATOMIC_RELAXED);
 }
 
 unsigned
@@ -1003,7 +1023,7 @@ lr_mempool_cache_flush(struct lr_mempool *mp, unsigned lcore_id)
 		return;
 	}
 	for (unsigned i = first; i <= last; i++) {
-		struct lr_mempool_cache *c = mp->cache[i];
+		struct lr_mempool_cache *c = lr_mempool_lcore_cache(mp, i);
 
 		if (c->len == 0)
 			continue;
@@ -1028,7 +1048,8 @@ lr_mempool_stats_get(const struct lr_mempool *mp, struct lr_mempool_stats *st)
 	st->store_put_bulk = atomic_load(&sh->store_put_bulk);
 	st->store_get_bulk = atomic_load(&sh->store_get_bulk);
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		const struct lr_mempool_stats *s = &mp->cache[i]->stats;
+		const struct lr_mempool_stats *s =
+		    &lr_mempool_lcore_cache(mp, i)->stats;
 
 		st->put_bulk += s->put_bulk;
 		st->put_objs += s->put_objs;
@@ -1078,22 +1099,27 @@ validate_elastic_caches(const struct lr_mempool *mp, uint64_t *cached)
 
 	*cached = 0;
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		if (mp->cache[i]->len > mp->cache[i]->capacity) {
+		const struct lr_mempool_cache *c =
+		    lr_mempool_lcore_cache(mp, i);
+
+		if (c->len > c->flushthresh) {
 			LR_LOG(ERR, MEMPOOL,
-			       "mempool '%s': lcore %u cache holds %u > %u\n",
-			       mp->name, i, mp->cache[i]->len,
-			       mp->cache[i]->capacity);
+			       "mempool '%s': lcore %u cache holds %u > its "
+			       "threshold %u\n",
+			       mp->name, i, c->len, c->flushthresh);
 			return -EINVAL;
 		}
-		*cached += mp->cache[i]->len;
+		*cached += c->len;
 	}
 	all = malloc((size_t)(*cached + 1) * sizeof(*all));
 	if (all == NULL)
 		return -ENOMEM;
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		memcpy(&all[n], mp->cache[i]->objs,
-		       mp->cache[i]->len * sizeof(*all));
-		n += mp->cache[i]->len;
+		const struct lr_mempool_cache *c =
+		    lr_mempool_lcore_cache(mp, i);
+
+		memcpy(&all[n], c->objs, c->len * sizeof(*all));
+		n += c->len;
 	}
 	rc = lr_mp_elastic_validate_(mp, all, n);
 	free(all);
@@ -1113,12 +1139,14 @@ validate_fixed_caches(const struct lr_mempool *mp, uint64_t *cached)
 	if (seen == NULL)
 		return -ENOMEM;
 	for (unsigned i = 0; i < LR_MAX_LCORE && rc == 0; i++) {
-		const struct lr_mempool_cache *c = mp->cache[i];
+		const struct lr_mempool_cache *c =
+		    lr_mempool_lcore_cache(mp, i);
 
-		if (c->len > c->capacity) {
+		if (c->len > c->flushthresh) {
 			LR_LOG(ERR, MEMPOOL,
-			       "mempool '%s': lcore %u cache holds %u > %u\n",
-			       mp->name, i, c->len, c->capacity);
+			       "mempool '%s': lcore %u cache holds %u > its "
+			       "threshold %u\n",
+			       mp->name, i, c->len, c->flushthresh);
 			rc = -EINVAL;
 			break;
 		}
@@ -1262,11 +1290,12 @@ lr_mempool_dump(FILE *f, const struct lr_mempool *mp)
 		mp->block_order,
 		im->nb_blocks ? (void *)im->blocks[0].addr : NULL);
 	fprintf(f, "  cache_size %u, flush threshold %u\n", mp->cache_size,
-		mp->cache[0]->flushthresh);
+		lr_mempool_lcore_cache(mp, 0)->flushthresh);
 	if (mp->flags & LR_MEMPOOL_F_ELASTIC)
 		lr_mp_elastic_dump_(f, mp);
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		const struct lr_mempool_cache *c = mp->cache[i];
+		const struct lr_mempool_cache *c =
+		    lr_mempool_lcore_cache(mp, i);
 		const struct lr_mempool_stats *s = &c->stats;
 
 		cached += c->len;

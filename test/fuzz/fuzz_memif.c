@@ -9,7 +9,7 @@
  * ring; bit 4: the region's memfd not sealed against shrinking; bit 5: the
  * memfd one byte shorter than announced, or no ring header written for an
  * ADD_RING; bit 6: a datagram of 64 (bit 0 set) or 129 bytes). It goes
- * through memif.c's own handling (lr_memif_fuzz_msg_(): the checks of
+ * through the driver's own handling (lr_memif_fuzz_msg_(): the checks of
  * memif_proto.c, then the server's state machine, without a socket).
  * A record with bit 7 set is an action: (ctl & 3) 0: the client closes and
  * connects again; 1: it posts descriptors on a C2S ring and the server's rx

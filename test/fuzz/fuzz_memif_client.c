@@ -37,6 +37,7 @@
  *  - after each input no fd is left open, every mbuf is back in its pool
  *    (the zero-copy pool too).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -49,6 +50,7 @@
 
 #include "fuzz_common.h"
 #include "lr_log.h"
+#include "lr_unix.h"
 #include "memif_fuzz.h"
 #include "memif_proto.h"
 
@@ -121,30 +123,16 @@ buf_ok(const struct fc *z, unsigned r, uint64_t off, uint64_t len)
 static int
 srv_recv(struct fc *z, struct mif_msg *m, int *fd)
 {
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {.iov_base = m, .iov_len = sizeof(*m)};
-	struct msghdr mh = {.msg_iov = &iov,
-			    .msg_iovlen = 1,
-			    .msg_control = u.buf,
-			    .msg_controllen = sizeof(u.buf)};
-	ssize_t r = recvmsg(z->sfd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	int n = 0;
+	unsigned n;
+	ssize_t r = lr_unix_recv(z->sfd, m, sizeof(*m), fd, 1, &n);
 
-	*fd = -1;
+	/* longer than a message, more than one fd, or not SCM_RIGHTS */
+	FUZZ_CHECK(r != -EMSGSIZE && r != -ETOOMANYREFS && r != -EBADMSG);
+	if (n == 0)
+		*fd = -1;
 	if (r <= 0)
 		return 0;
-	FUZZ_CHECK(r == MIF_MSG_SZ &&
-		   !(mh.msg_flags & (MSG_TRUNC | MSG_CTRUNC)));
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c != NULL;
-	     c = CMSG_NXTHDR(&mh, c)) {
-		FUZZ_CHECK(c->cmsg_type == SCM_RIGHTS);
-		n += (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-		FUZZ_CHECK(n == 1);
-		memcpy(fd, CMSG_DATA(c), sizeof(int));
-	}
+	FUZZ_CHECK(r == MIF_MSG_SZ);
 	z->sent++;
 	return 1;
 }
@@ -337,38 +325,21 @@ note_offers(struct fc *z, unsigned i, uint16_t from)
 static void
 fc_msg(struct fc *z, uint8_t ctl, const uint8_t *rec)
 {
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
 	struct mif_msg m;
 	size_t len =
 	    (ctl & 0x40) ? ((ctl & 1) ? 64 : MIF_MSG_SZ + 1) : MIF_MSG_SZ;
 	int n = (ctl >> 1) & 3, fds[5], nfds = n == 3 ? 5 : n;
-	struct iovec iov = {.iov_base = scratch, .iov_len = len};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	int expect, peer_said;
 
 	memcpy(&m, rec, sizeof(m));
 	memset(scratch, 0, len);
 	memcpy(scratch, rec, LR_MIN(len, sizeof(m)));
-	if (nfds > 0) {
-		struct cmsghdr *c;
-
-		for (int i = 0; i < nfds; i++) {
-			fds[i] = eventfd(0, EFD_CLOEXEC);
-			FUZZ_CHECK(fds[i] >= 0);
-		}
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.buf;
-		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, (size_t)nfds * sizeof(int));
+	for (int i = 0; i < nfds; i++) {
+		fds[i] = eventfd(0, EFD_CLOEXEC);
+		FUZZ_CHECK(fds[i] >= 0);
 	}
-	FUZZ_CHECK(sendmsg(z->sfd, &mh, MSG_DONTWAIT) == (ssize_t)len);
+	FUZZ_CHECK(lr_unix_send(z->sfd, scratch, len, fds, (unsigned)nfds) ==
+		   0);
 	for (int i = 0; i < nfds; i++)
 		close(fds[i]);
 	expect = model_accepts(z, &m, len, nfds);
@@ -468,8 +439,8 @@ fc_rx(struct fc *z, const uint8_t *b)
 	int bad = 0;
 
 	if (!z->up || q >= z->nring[S2C]) {
-		FUZZ_CHECK(lr_memif_fuzz_client_rx_(z->p, (uint16_t)q, pkts,
-						    FC_BURST) == 0);
+		FUZZ_CHECK(
+		    lr_memif_fuzz_rx_(z->p, (uint16_t)q, pkts, FC_BURST) == 0);
 		return;
 	}
 	size = (uint16_t)(1u << z->run_log2);
@@ -479,7 +450,7 @@ fc_rx(struct fc *z, const uint8_t *b)
 	head = atomic_load(&r->head);
 	end = fill_s2c(z, q, b, salt, wrote);
 	atomic_store_explicit(&r->tail, end, memory_order_release);
-	got = lr_memif_fuzz_client_rx_(z->p, (uint16_t)q, pkts, (uint16_t)n);
+	got = lr_memif_fuzz_rx_(z->p, (uint16_t)q, pkts, (uint16_t)n);
 	/* the model: packets from tail while descriptors are good */
 	cur = tail;
 	if ((uint16_t)(end - tail) > (uint16_t)(head - tail))
@@ -582,8 +553,8 @@ fc_tx(struct fc *z, const uint8_t *b)
 	}
 	if (!z->up || q >= z->nring[C2S]) {
 		/* down: dropped */
-		FUZZ_CHECK(lr_memif_fuzz_client_tx_(z->p, (uint16_t)q, pkts,
-						    (uint16_t)npk) == npk);
+		FUZZ_CHECK(lr_memif_fuzz_tx_(z->p, (uint16_t)q, pkts,
+					     (uint16_t)npk) == npk);
 		return;
 	}
 	size = (uint16_t)(1u << z->run_log2);
@@ -598,7 +569,7 @@ fc_tx(struct fc *z, const uint8_t *b)
 	 * last, so the tail may not go back past that */
 	bad = (uint16_t)(head - tail) >
 	      (uint16_t)(head - (z->zc ? z->c2s_tail[q] : head - size));
-	sent = lr_memif_fuzz_client_tx_(z->p, (uint16_t)q, pkts, (uint16_t)npk);
+	sent = lr_memif_fuzz_tx_(z->p, (uint16_t)q, pkts, (uint16_t)npk);
 	if (bad) {
 		FUZZ_CHECK(sent == npk);
 		after_burst(z, 1);

@@ -6,6 +6,7 @@
  * the largest frame, at most two tags, sizes of its table within bounds;
  * one it refuses leaves nothing allocated (LeakSanitizer).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -59,7 +60,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	n = pg_profile_load(path, &d);
-	FUZZ_CHECK(n == -1 || (n >= 1 && n <= PG_MAX_SDEFS && d != NULL));
+	FUZZ_CHECK(n == -EINVAL || n == -ENOMEM ||
+		   (n >= 1 && n <= PG_MAX_SDEFS && d != NULL));
 	for (int i = 0; i < n; i++) {
 		check(&d[i]);
 		pg_sdef_fini(&d[i]);

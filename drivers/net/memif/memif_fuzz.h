@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * memif_fuzz.h - hooks of memif.c for test/fuzz/fuzz_memif.c (private to
- * drivers/net/memif and the fuzz target; never installed, hidden in the
- * shared library).
+ * memif_fuzz.h - hooks of net_memif (memif_fuzz.c) for the fuzz targets
+ * of test/fuzz/ (private to drivers/net/memif and those targets; never
+ * installed, hidden in the shared library).
  *
  * A server port on a listener that has no socket, connections to it that
  * have none either, and the port's bursts: a message goes through the
@@ -42,9 +42,10 @@ struct mif_conn *lr_memif_fuzz_accept_(struct mif_port *p);
 
 /*
  * Message m of len bytes from the client on c, with nfds fds in fds[]
- * (taken over; -1: truncated): 0 when accepted, *reply the answer (ACK or
- * CONNECTED); -1 when it ended the connection (the port disconnected,
- * why says why; c is dead: only lr_memif_fuzz_conn_free_() is left).
+ * (taken over; -1: refused by the receive): 0 when accepted, *reply the
+ * answer (ACK or CONNECTED); a negative errno when it ended the
+ * connection (the port disconnected, why says why; c is dead: only
+ * lr_memif_fuzz_conn_free_() is left).
  */
 int lr_memif_fuzz_msg_(struct mif_conn *c, const struct mif_msg *m, size_t len,
 		       int *fds, int nfds, struct mif_msg *reply, char *why,
@@ -60,11 +61,13 @@ int lr_memif_fuzz_up_(struct mif_port *p);
  * fault ends here. */
 void lr_memif_fuzz_poll_(struct mif_port *p);
 
-/* p's rx burst on queue q (reads C2S ring q). */
+/* p's rx burst on queue q, the one of its role and mode (a server reads
+ * C2S ring q, a client S2C ring q). */
 uint16_t lr_memif_fuzz_rx_(struct mif_port *p, uint16_t q,
 			   struct lr_mbuf **pkts, uint16_t n);
 
-/* p's tx burst on queue q (fills S2C ring q). */
+/* p's tx burst on queue q, the one of its role and mode without the
+ * software offloads (a server fills S2C ring q, a client C2S ring q). */
 uint16_t lr_memif_fuzz_tx_(struct mif_port *p, uint16_t q,
 			   struct lr_mbuf **pkts, uint16_t n);
 
@@ -97,12 +100,6 @@ const char *lr_memif_fuzz_reason_(struct mif_port *p);
 /* The zero-copy pool of client p, or NULL. */
 struct lr_mempool *lr_memif_fuzz_zc_pool_(struct mif_port *p);
 
-/* Client p's rx burst on queue q (reads S2C ring q). */
-uint16_t lr_memif_fuzz_client_rx_(struct mif_port *p, uint16_t q,
-				  struct lr_mbuf **pkts, uint16_t n);
-
-/* Client p's tx burst on queue q (fills C2S ring q). */
-uint16_t lr_memif_fuzz_client_tx_(struct mif_port *p, uint16_t q,
-				  struct lr_mbuf **pkts, uint16_t n);
+/* A client's bursts are lr_memif_fuzz_rx_() and lr_memif_fuzz_tx_(). */
 
 #endif /* MEMIF_FUZZ_H */

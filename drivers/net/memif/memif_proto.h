@@ -24,9 +24,11 @@
 #ifndef MEMIF_PROTO_H
 #define MEMIF_PROTO_H
 
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lr_common.h"
 
@@ -38,6 +40,7 @@
 #define MIF_MSG_SZ	  128
 #define MIF_MAX_LOG2_RING 14
 #define MIF_MAX_REGIONS	  16 /* regions we accept from a peer */
+#define MIF_FDS_MAX	  4  /* fds a message may bring (one is used) */
 
 enum mif_msg_type {
 	MIF_MSG_NONE,
@@ -124,7 +127,8 @@ struct __attribute__((packed)) mif_desc {
 _Static_assert(sizeof(struct mif_desc) == 16, "memif descriptor size");
 
 /* A ring header: head written by the ring's producer of descriptors, tail
- * by its consumer (see memif.c for who is which), each on its own line. */
+ * by its consumer (memif_private.h says who is which), each on its own
+ * line. */
 struct mif_ring {
 	uint32_t cookie;
 	uint16_t flags;
@@ -146,17 +150,45 @@ mif_ring_bytes(unsigned log2)
 	return sizeof(struct mif_ring) + sizeof(struct mif_desc) * (1u << log2);
 }
 
-/* Name of a message type for logs ("type 77" style for unknown ones). */
+/* Name of a message type for logs ("unknown" for others). */
 const char *lr_memif_msg_type_name_(unsigned type);
 
 /*
+ * Why a connection is refused or ended: the reason its DISCONNECT carries
+ * (cut to fit MIF_REASON_SZ) and the port's log line shows in full. It
+ * names the message and the field at fault, and the value when it is one
+ * ("ADD_RING: log2 ring size 15 (expected 1..14)"); the log line adds the
+ * port's name.
+ */
+struct mif_why {
+	char text[192];
+	int peer; /* 1: the peer ended it (its DISCONNECT, or it closed) */
+};
+
+/* Write the reason fmt says into w (by us) and return err, a negative
+ * errno: a check reads `return mif_refuse(w, -EINVAL, "...", ...)`. */
+static inline int __attribute__((format(printf, 3, 4)))
+mif_refuse(struct mif_why *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->text, sizeof(w->text), fmt, ap);
+	va_end(ap);
+	w->peer = 0;
+	return err;
+}
+
+/*
  * Check one received control message in isolation: its datagram length
- * (len), its type, the fds that came with it (nfds) and the fields that
- * need no connection state (strings terminated, sizes and indexes in the
- * protocol's ranges). 0, or -1 with a reason written into why.
+ * (len; above MIF_MSG_SZ: longer than a message), its type, the fds that
+ * came with it (nfds; negative: refused by the receive, more than
+ * MIF_FDS_MAX or not SCM_RIGHTS) and the fields that need no connection
+ * state (sizes and indexes in the protocol's ranges). 0, or -EMSGSIZE
+ * (length), -EBADMSG (type, fds) or -EINVAL (a field) with w's reason.
  */
 int lr_memif_msg_check_(const struct mif_msg *m, size_t len, int nfds,
-			char *why, size_t whylen);
+			struct mif_why *w);
 
 /* A region as mapped: where and how big. */
 struct mif_region_map {

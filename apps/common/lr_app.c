@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The start of every program that runs the EAL (lr_app.h): lr_eal_init()
+ * with -h and -V handled, the exit status of command-line errors, the
+ * message for an option getopt refused.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lr_app.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+
+void
+lr_app_version(const char *prog)
+{
+	char drivers[1024];
+
+	lr_eth_driver_list(drivers, sizeof(drivers));
+	lr_app_version_print(prog, drivers);
+}
+
+int
+lr_app_cmdline_status(int err)
+{
+	switch (-err) {
+	case EINVAL:
+	case ENOENT:
+	case EEXIST:
+		return LR_EXIT_USAGE;
+	default:
+		return LR_EXIT_FAILURE;
+	}
+}
+
+int
+lr_app_eal_init(const struct lr_app *app, int argc, char **argv, int *status)
+{
+	int ret;
+
+	/* What was printed before an error comes before it where stdout and
+	 * stderr are one stream (2>&1 into a pipe or file). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ret = lr_eal_init(argc, argv);
+	*status = LR_EXIT_OK;
+	if (ret == 0 && lr_eal_version_asked()) {
+		lr_app_version(app->name);
+		return -1;
+	}
+	if (ret == 0 && lr_eal_help_shown()) {
+		if (app->usage != NULL) {
+			printf("\n");
+			app->usage(stdout, app->name);
+		}
+		return -1;
+	}
+	if (ret < 0) {
+		*status = lr_app_cmdline_status(ret);
+		if (*status == LR_EXIT_USAGE)
+			fprintf(stderr,
+				"%s: EAL init failed: %s (%s --help lists the "
+				"options)\n",
+				app->name, lr_strerror(-ret), app->name);
+		else
+			fprintf(stderr, "%s: EAL init failed: %s\n", app->name,
+				lr_strerror(-ret));
+		return -1;
+	}
+	return ret;
+}
+
+int
+lr_app_bad_option(const char *prog, int c, char *const *argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+
+	/* An unknown long option leaves optopt 0; a long one missing its
+	 * value is the last argument getopt took. */
+	if ((c == '?' && optopt == 0) ||
+	    (c == ':' && strncmp(arg, "--", 2) == 0))
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="),
+			 arg);
+	else
+		snprintf(name, sizeof(name), "-%c", optopt);
+	if (c == ':')
+		fprintf(stderr, "%s: option '%s' needs a value\n", prog, name);
+	else
+		fprintf(stderr,
+			"%s: unknown option '%s' (%s --help lists "
+			"them)\n",
+			prog, name, prog);
+	return LR_EXIT_USAGE;
+}

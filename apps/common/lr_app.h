@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_app.h - what every linerate program (apps/, installed as lr-<name>)
+ * shares: its exit status, its --version and its start (the EAL's
+ * options, -h and -V). Internal to apps/: never installed.
+ *
+ * Exit status, the same in every program and in every man page's EXIT
+ * STATUS:
+ *   0  LR_EXIT_OK       done (also after --help and --version)
+ *   1  LR_EXIT_FAILURE  a run-time failure: the command line was right but
+ *                       the run failed (memory, a port that does not
+ *                       start or whose link stays down, an mbuf not back
+ *                       in its pool, a control socket that does not
+ *                       answer, an output file that cannot be written, a
+ *                       stop signal during start-up)
+ *   2  LR_EXIT_USAGE    a usage error: an unknown option, a missing or bad
+ *                       value, options that exclude each other, bad
+ *                       devargs, an unknown driver, a port or lcore that
+ *                       does not exist, a missing or invalid input file
+ *                       (lr-pktgen's --profile and --pcap)
+ * A program prints the error on stderr, naming what was wrong, and
+ * nothing after it (lr-l2fwd adds the line pointing at its usage).
+ *
+ * --version (and -V) prints four lines on stdout and exits 0:
+ *   lr-<name> <project version>
+ *   git: <git describe --always --dirty of the build, or "unknown">
+ *   DPDK compatibility: <EAL options, devargs, the DPDK of net_dpdk>
+ *   drivers: <registered drivers>[; plugins: <loadable plugin drivers>]
+ *
+ * For main() only, before it starts threads: not thread-safe.
+ */
+#ifndef LR_APP_H
+#define LR_APP_H
+
+#include <stdio.h>
+
+#define LR_EXIT_OK	0
+#define LR_EXIT_FAILURE 1
+#define LR_EXIT_USAGE	2
+
+/** A program: its installed name, and its own options' usage (printed
+ *  after the EAL's for -h; NULL: none). */
+struct lr_app {
+	const char *name;
+	void (*usage)(FILE *f, const char *prog);
+};
+
+/** Print the four --version lines of program prog to stdout, the last
+ *  one "drivers: " and the text drivers. */
+void lr_app_version_print(const char *prog, const char *drivers);
+
+/** lr_app_version_print() with the drivers this program can name: the
+ *  built-in ones and the plugins on the plugin search path. */
+void lr_app_version(const char *prog);
+
+/** The exit status for a negative errno of a step that reads the command
+ *  line (lr_eal_init(), lr_eth_dev_probe_eal_vdevs()): LR_EXIT_USAGE for
+ *  -EINVAL (a bad option or value), -ENOENT (no such driver or file) and
+ *  -EEXIST (a port name given twice), else LR_EXIT_FAILURE. */
+int lr_app_cmdline_status(int err);
+
+/** lr_eal_init() for program app, stdout made line-buffered first (what
+ *  was printed before an error comes before it in a merged stream): the
+ *  arguments it consumed (the program goes on at argv[ret], called
+ *  app->name), or -1 with *status set: to
+ *  LR_EXIT_OK after -h (the EAL's usage and app->usage printed) or -V
+ *  (the version printed), else to lr_app_cmdline_status() after the
+ *  message. */
+int lr_app_eal_init(const struct lr_app *app, int argc, char **argv,
+		    int *status);
+
+/** Say on stderr which option getopt refused: c is what getopt returned
+ *  ('?': unknown, ':': its value missing; the optstring begins with ':'),
+ *  argv what it was given. Returns LR_EXIT_USAGE. */
+int lr_app_bad_option(const char *prog, int c, char *const *argv);
+
+#endif /* LR_APP_H */
