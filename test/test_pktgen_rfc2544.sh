@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lr-pktgen --rfc2544 throughput against ground truth no one here wrote: the
+# lr-pktgen --rfc2544 (its four tests) against ground truth no one here wrote: the
 # kernel's token bucket filter (driver suite; root). Network namespaces and
 # veth pairs from scripts/netns.sh, a kernel bridge in the middle one:
 #
@@ -20,6 +20,12 @@
 #   - an offered load of 2R for 3 s: loss (load - R) / load = 50%, within 2
 #     points (the bucket and the queue let 0.4 points more through), and
 #     the latency of the full queue L / R (19.7 ms), its median within 20%;
+#   - --rfc2544 latency: no percentile at 10/50/100% of the NDR above L / R
+#     (+5 ms), the median below R under a tenth of it (an empty queue);
+#   - --rfc2544 frame-loss from 2R down: each load's loss (load - R) / load
+#     within 3 points, ending on two loads without loss;
+#   - --rfc2544 back-to-back at 2R: the longest burst without loss
+#     2 (B + L) / len frames, within 15%;
 #   - a device that drops everything (pfifo limit 0 in place of tbf): NDR 0
 #     said, exit 1, on time;
 #   - a port that never comes up (its peer down): --link-wait's error,
@@ -212,6 +218,72 @@ if [ "$rc" = 0 ] && [ "${behind:-1}" = 0 ] && [ -n "$tx" ]; then
 else
 	fail "loss_2r: exit $rc, tx_behind ${behind:-?}"
 	tail -5 "$TMP/load.out"
+fi
+
+# --- --rfc2544 latency (64 B): the search, then final trials at 10, 50 and
+# 100% of the NDR. Ground truth: tbf delays a frame by at most its queue,
+# L / R, so no latency percentile may exceed that (plus 5 ms of the host's
+# scheduling); below R the queue stays empty, so the median at 10% and 50%
+# of the NDR is under a tenth of L / R.
+for attempt in 1 2; do
+	gen --rfc2544 latency --rfc2544-sizes 64 --latency-loads 10,50,100 \
+		--trial-s 0.5 --final-trial-s 1 --max-rate 20Mbps --drain-ms 300 \
+		--json "$TMP/lat.json" >"$TMP/lat.out" 2>&1
+	rc=$?
+	check=$(jget "$TMP/lat.json" "'ok' if all(l['valid'] and l['streams'][0]['latency_us']['max'] <= $qdelay + 5000 and (l['pct_of_ndr'] == 100 or l['streams'][0]['latency_us']['p50'] < $qdelay / 10) for l in d['rfc2544']['sizes'][0]['latency_at_loads']) and len(d['rfc2544']['sizes'][0]['latency_at_loads']) == 3 else 'bad'")
+	detail=$(jget "$TMP/lat.json" "' '.join('%g%%:%s p50 %.0f max %.0f us' % (l['pct_of_ndr'], 'valid' if l['valid'] else 'invalid', l['streams'][0]['latency_us'].get('p50', -1), l['streams'][0]['latency_us'].get('max', -1)) for l in d['rfc2544']['sizes'][0]['latency_at_loads'])")
+	echo "latency attempt $attempt: exit $rc, $check: $detail"
+	[ "$rc" = 0 ] && [ "$check" = ok ] && break
+done
+if [ "$rc" = 0 ] && [ "$check" = ok ]; then
+	pass "latency: every percentile at 10/50/100% of the NDR within L / R = $qdelay us (+5 ms), the median below R under $((qdelay / 10)) us"
+	sed -n '/=== RFC 2544 latency/,/resolution/p' "$TMP/lat.out"
+else
+	fail "latency: exit $rc, $check"
+	tail -15 "$TMP/lat.out"
+fi
+
+# --- --rfc2544 frame-loss (64 B) from 2R down by 20%: the loss of each load
+# is (load - R) / load (0 at and below R) within 3 points (the bucket and
+# the queue let (B + L) / 2 s more through in a 2 s trial); it ends after
+# two loads in a row that lose nothing.
+for attempt in 1 2; do
+	gen --rfc2544 frame-loss --rfc2544-sizes 64 --loss-step 20 \
+		--trial-s 0.5 --final-trial-s 2 --max-rate "$(calc "round(2 * ${RFPS[64]})")" \
+		--drain-ms 300 --json "$TMP/loss.json" >"$TMP/loss.out" 2>&1
+	rc=$?
+	check=$(jget "$TMP/loss.json" "' '.join('%g%%:%.1f/%.1f' % (l['pct_of_max'], l['loss_pct'], max(0, 100 * (l['rate_pps'] - ${RFPS[64]}) / l['rate_pps'])) for l in d['rfc2544']['sizes'][0]['loads'] if l['measured'] and l['valid'])")
+	verdict=$(jget "$TMP/loss.json" "'ok' if all(l['measured'] and l['valid'] and abs(l['loss_pct'] - max(0, 100 * (l['rate_pps'] - ${RFPS[64]}) / l['rate_pps'])) <= 3 for l in d['rfc2544']['sizes'][0]['loads']) and [l['lost'] for l in d['rfc2544']['sizes'][0]['loads']][-2:] == [0, 0] else 'bad'")
+	echo "frame-loss attempt $attempt: exit $rc, measured/want: $check"
+	[ "$rc" = 0 ] && [ "$verdict" = ok ] && break
+done
+if [ "$rc" = 0 ] && [ "$verdict" = ok ]; then
+	pass "frame_loss: each load's loss within 3 points of (load - R) / load, ending on two loads without loss: $check"
+else
+	fail "frame_loss: exit $rc, $verdict"
+	tail -15 "$TMP/loss.out"
+fi
+
+# --- --rfc2544 back-to-back (64 B) at 2R: tbf passes its bucket B and
+# fills its queue L while it drains at R, so the longest burst without loss
+# is (B + L) / (len * (1 - R / 2R)) = 2 (B + L) / len frames: within 15%
+# (the kernel counts its queue in its own units; the bisection stops at
+# 0.1% of the first burst).
+want=$(calc "round(2 * ($B + $L) / ${LEN[64]})")
+for attempt in 1 2; do
+	gen --rfc2544 back-to-back --rfc2544-sizes 64 --trial-s 0.5 \
+		--precision 0.1 --max-rate "$(calc "round(2 * ${RFPS[64]})")" \
+		--drain-ms 300 --json "$TMP/b2b.json" >"$TMP/b2b.out" 2>&1
+	rc=$?
+	got=$(jget "$TMP/b2b.json" "d['rfc2544']['sizes'][0]['burst']['frames_mean']")
+	echo "back-to-back attempt $attempt: exit $rc, burst ${got:-none} frames for $want"
+	[ "$rc" = 0 ] && [ -n "$got" ] && within "$got" "$want" 15 && break
+done
+if [ "$rc" = 0 ] && [ -n "$got" ] && within "$got" "$want" 15; then
+	pass "back_to_back: the longest burst without loss $got frames for 2 (B + L) / len = $want"
+else
+	fail "back_to_back: exit $rc, burst ${got:-none} frames for $want"
+	tail -15 "$TMP/b2b.out"
 fi
 
 # --- A device that drops everything: NDR 0, exit 1, on time.

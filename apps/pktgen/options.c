@@ -110,11 +110,19 @@ pg_usage(FILE *f, const char *prog)
 "  --link-wait S         before sending, wait up to S seconds for the link\n"
 "                        of every used port to be up, else fail (default\n"
 "                        10; 0: send at once)\n"
-"RFC 2544 throughput search (doc/pktgen.md; each trial sends at a rate for\n"
-"a time, drains, and counts only when the generator sent what it was asked):\n"
+"RFC 2544 tests (doc/pktgen.md; each trial sends at a rate for a time,\n"
+"drains, and counts only when the generator sent what it was asked):\n"
 "  --rfc2544 throughput  search the non-drop rate (NDR: nothing lost) and the\n"
 "                        partial-drop rate (PDR) per frame size, then print\n"
 "                        a table (--json: one document with every trial)\n"
+"  --rfc2544 latency     the same search, then final trials at loads of\n"
+"                        each size's NDR: latency percentiles per stream\n"
+"  --rfc2544 frame-loss  final trials from the max rate down by --loss-step\n"
+"                        until two in a row lose nothing: loss per load\n"
+"  --rfc2544 back-to-back  the longest burst at the max rate that loses\n"
+"                        nothing, searched from --trial-s of frames down\n"
+"  --latency-loads LIST  percent of the NDR (default 10,50,90,100)\n"
+"  --loss-step PCT       frame-loss: the step down (default 10)\n"
 "  --rfc2544-sizes LIST  frame sizes with FCS, and imix (default\n"
 "                        64,128,256,512,1024,1280,1518,imix)\n"
 "  --pdr-loss PCT        loss the PDR allows (default 0.5)\n"
@@ -516,6 +524,8 @@ enum {
 	O_MIN_RATE,
 	O_MAX_RATE,
 	O_PRECISION,
+	O_LAT_LOADS,
+	O_LOSS_STEP,
 };
 
 static const struct option longopts[] = {
@@ -587,6 +597,8 @@ static const struct option longopts[] = {
     {"min-rate", required_argument, NULL, O_MIN_RATE},
     {"max-rate", required_argument, NULL, O_MAX_RATE},
     {"precision", required_argument, NULL, O_PRECISION},
+    {"latency-loads", required_argument, NULL, O_LAT_LOADS},
+    {"loss-step", required_argument, NULL, O_LOSS_STEP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -633,6 +645,12 @@ set_defaults(struct pg_opts *o)
 	o->trial_s = 1;
 	o->final_s = 10;
 	o->repeat = 1;
+	o->rfc_nloads = 4;
+	o->rfc_loads[0] = 10;
+	o->rfc_loads[1] = 50;
+	o->rfc_loads[2] = 90;
+	o->rfc_loads[3] = 100;
+	o->loss_step = 10;
 	o->precision = 0.5;
 	o->min_rate.unit = o->max_rate.unit = PG_RATE_MAX;
 }
@@ -715,6 +733,62 @@ parse_rate_bound(const char *opt, const char *s, struct pg_rate_bound *b)
 		       opt, s);
 }
 
+/* Whether the options of one mode were given (check_rfc()). */
+static bool lat_loads_given, loss_step_given;
+
+/* --rfc2544 MODE; 0 or -1 after naming the modes. */
+static int
+parse_mode(struct pg_opts *o, const char *arg)
+{
+	static const char *const name[] = {
+	    [PG_RFC_THROUGHPUT] = "throughput",
+	    [PG_RFC_LATENCY] = "latency",
+	    [PG_RFC_FRAME_LOSS] = "frame-loss",
+	    [PG_RFC_BACK_TO_BACK] = "back-to-back",
+	};
+
+	for (unsigned m = 0; m < LR_DIM(name); m++)
+		if (strcmp(arg, name[m]) == 0) {
+			o->rfc2544 = true;
+			o->rfc_mode = (uint8_t)m;
+			return 0;
+		}
+	return pg_fail("--rfc2544 '%s': expected throughput, latency, "
+		       "frame-loss or back-to-back",
+		       arg);
+}
+
+/* --latency-loads "10,50,90,100": percent of the NDR, each above 0 and at
+ * most 100; 0 or -1 after a message naming the text. */
+static int
+parse_loads(struct pg_opts *o, const char *s)
+{
+	const char *p = s;
+
+	o->rfc_nloads = 0;
+	while (*p) {
+		char *end;
+		double v;
+
+		errno = 0;
+		v = strtod(p, &end);
+		if (end == p || errno || !(v > 0 && v <= 100) ||
+		    (*end != ',' && *end != '\0'))
+			return pg_fail("--latency-loads '%s': expected percent "
+				       "of the NDR above 0 and at most 100, "
+				       "separated by commas, e.g. 10,50,90,100",
+				       s);
+		if (o->rfc_nloads == PG_RFC_MAX_LOADS)
+			return pg_fail("--latency-loads '%s': at most %d loads",
+				       s, PG_RFC_MAX_LOADS);
+		o->rfc_loads[o->rfc_nloads++] = v;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (o->rfc_nloads == 0)
+		return pg_fail("--latency-loads: no load given");
+	return 0;
+}
+
 /* An option of the RFC 2544 search; 0 or -1. */
 static int
 parse_rfc(struct pg_opts *o, int c, const char *arg)
@@ -723,12 +797,13 @@ parse_rfc(struct pg_opts *o, int c, const char *arg)
 
 	switch (c) {
 	case O_RFC2544:
-		if (strcmp(arg, "throughput") != 0)
-			return pg_fail("--rfc2544 '%s': the search lr-pktgen "
-				       "runs is: throughput",
-				       arg);
-		o->rfc2544 = true;
-		return 0;
+		return parse_mode(o, arg);
+	case O_LAT_LOADS:
+		lat_loads_given = true;
+		return parse_loads(o, arg);
+	case O_LOSS_STEP:
+		loss_step_given = true;
+		return parse_double("--loss-step", arg, 0.1, 50, &o->loss_step);
 	case O_RFC_SIZES:
 		return parse_sizes(o, arg);
 	case O_PDR_LOSS:
@@ -763,7 +838,9 @@ check_rfc(struct pg_opts *o, int nrate, const char *rfc_opt)
 
 	if (!o->rfc2544)
 		return rfc_opt
-			   ? pg_fail("%s needs --rfc2544 throughput", rfc_opt)
+			   ? pg_fail("%s needs --rfc2544 (throughput, latency, "
+				     "frame-loss or back-to-back)",
+				     rfc_opt)
 			   : 0;
 	bad = o->count		    ? "--count"
 	      : o->duration > 0	    ? "--duration"
@@ -785,6 +862,10 @@ check_rfc(struct pg_opts *o, int nrate, const char *rfc_opt)
 			       "its trials and counts the frames that come "
 			       "back: %s does not apply",
 			       bad);
+	if (o->rfc_mode != PG_RFC_LATENCY && lat_loads_given)
+		return pg_fail("--latency-loads applies to --rfc2544 latency");
+	if (o->rfc_mode != PG_RFC_FRAME_LOSS && loss_step_given)
+		return pg_fail("--loss-step applies to --rfc2544 frame-loss");
 	if (o->min_rate.unit == o->max_rate.unit &&
 	    o->min_rate.unit != PG_RATE_MAX && o->min_rate.v > o->max_rate.v)
 		return pg_fail("--min-rate %.10g is above --max-rate %.10g: no "
@@ -1162,6 +1243,8 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_MIN_RATE:
 		case O_MAX_RATE:
 		case O_PRECISION:
+		case O_LAT_LOADS:
+		case O_LOSS_STEP:
 			if (parse_rfc(o, c, optarg) != 0)
 				return -1;
 			if (c != O_RFC2544 && !rfc_opt)

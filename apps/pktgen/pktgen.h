@@ -184,6 +184,15 @@ struct pg_sdef {
 
 /** Most frame sizes of an RFC 2544 search. */
 #define PG_RFC_MAX_SIZES 32
+/** Most loads of --latency-loads. */
+#define PG_RFC_MAX_LOADS 16
+/** The RFC 2544 test of --rfc2544 (its section 26.x). */
+enum pg_rfc_mode {
+	PG_RFC_THROUGHPUT,   /**< 26.1: NDR and PDR searched */
+	PG_RFC_LATENCY,	     /**< 26.2: latency at loads of the NDR */
+	PG_RFC_FRAME_LOSS,   /**< 26.3: loss at falling loads */
+	PG_RFC_BACK_TO_BACK, /**< 26.4: the longest burst with no loss */
+};
 /** A rate bound of the search: frames/s, wire Mbit/s or percent of the
  *  line rate (enum pg_rate_mode; PG_RATE_MAX: not given). */
 struct pg_rate_bound {
@@ -248,6 +257,10 @@ struct pg_opts {
 	const char *json_file;	 /**< --json FILE; NULL: stdout */
 	/* --rfc2544 throughput (rfc2544.c). */
 	bool rfc2544;
+	uint8_t rfc_mode; /**< enum pg_rfc_mode */
+	unsigned rfc_nloads;
+	double rfc_loads[PG_RFC_MAX_LOADS]; /**< --latency-loads, % of NDR */
+	double loss_step; /**< --loss-step, percent of the max rate */
 	unsigned rfc_nsizes;
 	uint16_t rfc_sizes[PG_RFC_MAX_SIZES]; /**< with FCS; 0: IMIX */
 	double pdr_loss;		      /**< --pdr-loss, percent */
@@ -280,7 +293,7 @@ struct pg_counters {
 	_Atomic uint64_t tx_nombuf; /**< bursts skipped: pool empty */
 	_Atomic uint64_t tx_behind; /**< frames behind the rate's schedule */
 	_Atomic uint64_t rx_pkts;   /**< every frame the port delivered */
-	_Atomic uint64_t rx_own; /**< frames of this run's streams */
+	_Atomic uint64_t rx_own;    /**< frames of this run's streams */
 	_Atomic uint64_t rx_own_bytes;
 } __lr_cache_aligned;
 
@@ -458,11 +471,11 @@ struct pg_run {
 	uint16_t *inst_sdef; /**< [nstreams]: definition of an instance */
 	unsigned nstreams;   /**< instances: a definition on a queue */
 	bool capture;
-	bool l3;	    /**< a port answers ARP, NDP and ping (l3.c) */
-	_Atomic int go;	    /**< lcores start when set */
-	_Atomic int state;  /**< PG_RUN, PG_TX_STOP, PG_STOP */
-	_Atomic int paused; /**< sending stopped ("stop", --idle) */
-	struct pg_txq **txq;		    /**< [nstreams]: every instance */
+	bool l3;	     /**< a port answers ARP, NDP and ping (l3.c) */
+	_Atomic int go;	     /**< lcores start when set */
+	_Atomic int state;   /**< PG_RUN, PG_TX_STOP, PG_STOP */
+	_Atomic int paused;  /**< sending stopped ("stop", --idle) */
+	struct pg_txq **txq; /**< [nstreams]: every instance */
 	struct pg_lcore *lcs[LR_MAX_LCORE]; /**< the datapath lcores */
 	unsigned nlcs;
 };

@@ -49,6 +49,7 @@
 
 #include "lr_eal.h"
 #include "pktgen.h"
+#include "rfc2544.h"
 
 /* Most trials of a search phase (a safeguard: the bounds close long
  * before). */
@@ -61,58 +62,14 @@
 /* IMIX's mean frame size (7 x 64, 4 x 570, 1 x 1518). */
 #define IMIX_MEAN (4246.0 / 12)
 
-enum { NDR, PDR, NTGT };
 static const char *const tgt_name[NTGT] = {"NDR", "PDR"};
 static const char *const again[NTGT] = {"NDR, again", "PDR, again"};
 
-/* One of the two rates searched, in one repetition. */
-struct tgt {
-	double loss; /* loss ratio allowed */
-	/* The current phase's bounds (bounds()). */
-	double lb, ub;
-	bool lb_ok;	/* lb passed a trial of the phase's length */
-	bool ub_failed; /* ub failed a trial (else it is the max) */
-	double w;	/* the next step outward */
-	double guess;	/* the first rate of the phase; 0: none */
-	bool fwd_last;	/* the last trial went where fwd_guess() said */
-	/* The result. */
-	double rate; /* 0: none passed */
-	double prec; /* the lowest rate that failed above it, minus it */
-	bool capped; /* no rate above it failed: the max held it back */
-	const struct rec *at; /* the trial that confirmed it */
-};
-
-/* A trial as the search keeps it. */
-struct rec {
-	double pps;
-	bool final;
-	bool valid;
-	bool pass[NTGT];
-	double fwd;		    /* frames/s the device forwarded */
-	struct pg_trial_stream all; /* its figures and latency */
-	json_t *streams;	    /* per stream, latency included */
-};
-
-/* One search: a size, a repetition. */
-struct search {
-	unsigned size;		/* with FCS; 0: IMIX */
-	double line, max0, min; /* frames/s */
-	double max;		/* lowered where the generator falls short */
-	bool final;		/* the phase: trials of --final-trial-s */
-	struct tgt t[NTGT];
-	struct rec *recs;
-	unsigned nrecs, cap;
-	unsigned phase_trials;
-	json_t *trials; /* the size's, every repetition's */
-	json_t *notes;
-	unsigned rep;
-};
-
-static unsigned ntrials;      /* over the whole run */
+unsigned rfc_ntrials;
 static char why_stopped[512]; /* what ended the search early */
 
 /* Say why the search stops (also kept for the JSON document); -1. */
-static int __attribute__((format(printf, 1, 2))) stop(const char *fmt, ...)
+int __attribute__((format(printf, 1, 2))) rfc_stop(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -123,17 +80,17 @@ static int __attribute__((format(printf, 1, 2))) stop(const char *fmt, ...)
 }
 
 /* Mean frame size (with FCS) of size (0: IMIX). */
-static double
-mean_size(unsigned size)
+double
+rfc_mean_size(unsigned size)
 {
 	return size ? (double)size : IMIX_MEAN;
 }
 
 /* Wire bits of a frame of size: frame, preamble and gap. */
-static double
-wire_bits(unsigned size)
+double
+rfc_wire_bits(unsigned size)
 {
-	return (mean_size(size) + PG_WIRE_GAP) * 8;
+	return (rfc_mean_size(size) + PG_WIRE_GAP) * 8;
 }
 
 unsigned
@@ -146,8 +103,8 @@ pg_rfc2544_max_len(void)
 	return m - PG_FCS;
 }
 
-static const char *
-size_name(unsigned size, char *buf, size_t n)
+const char *
+rfc_size_name(unsigned size, char *buf, size_t n)
 {
 	if (size == 0)
 		snprintf(buf, n, "IMIX");
@@ -157,8 +114,8 @@ size_name(unsigned size, char *buf, size_t n)
 }
 
 /* A line said during the search: printed, and kept in the size's notes. */
-static void __attribute__((format(printf, 2, 3)))
-say(struct search *s, const char *fmt, ...)
+void __attribute__((format(printf, 2, 3)))
+rfc_say(struct search *s, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -174,8 +131,8 @@ say(struct search *s, const char *fmt, ...)
 /* ---- Bounds and line rate (before any trial) ---- */
 
 /* Sum of the sending ports' link speeds in bits/s. */
-static double
-line_bps(void)
+double
+rfc_line_bps(void)
 {
 	uint32_t tx = 0;
 	double bps = 0;
@@ -202,7 +159,7 @@ bound_pps(const struct pg_rate_bound *b, unsigned size, double line)
 	if (b->unit == PG_RATE_PCT)
 		return line * b->v / 100;
 	if (b->unit == PG_RATE_MBPS)
-		return b->v * 1e6 / wire_bits(size);
+		return b->v * 1e6 / rfc_wire_bits(size);
 	return b->v;
 }
 
@@ -215,20 +172,20 @@ bound_str(const char *opt, const struct pg_rate_bound *b, double pps,
 	char sz[16];
 
 	snprintf(buf, n, "%s %.10g%s (%.0f frames/s at %s)", opt, b->v,
-		 unit[b->unit], pps, size_name(size, sz, sizeof(sz)));
+		 unit[b->unit], pps, rfc_size_name(size, sz, sizeof(sz)));
 	return buf;
 }
 
 /* The max and min rates at size (frames/s) into s; 0, or -1 after saying
  * which bound is impossible. */
-static int
-set_bounds(struct search *s, unsigned size, double bps)
+int
+rfc_set_bounds(struct search *s, unsigned size, double bps)
 {
 	const struct pg_opts *o = &pg.o;
 	char a[128], b[128], sz[16];
 
 	s->size = size;
-	s->line = bps / wire_bits(size);
+	s->line = bps / rfc_wire_bits(size);
 	s->max0 = s->line;
 	if (o->max_rate.unit != PG_RATE_MAX)
 		s->max0 = bound_pps(&o->max_rate, size, s->line);
@@ -247,7 +204,7 @@ set_bounds(struct search *s, unsigned size, double bps)
 			       "ports at %s: %.0f frames/s (%.0f Mbit/s)",
 			       bound_str("--max-rate", &o->max_rate, s->max0,
 					 size, a, sizeof(a)),
-			       size_name(size, sz, sizeof(sz)), s->line,
+			       rfc_size_name(size, sz, sizeof(sz)), s->line,
 			       bps / 1e6);
 	if (s->min > s->max0)
 		return pg_fail("%s is above %s: no rate to search",
@@ -267,7 +224,7 @@ static int
 check_all(void)
 {
 	struct search s;
-	double bps = line_bps();
+	double bps = rfc_line_bps();
 
 	for (unsigned k = 0; k < pg.nsdefs; k++) {
 		const struct pg_sdef *d = &pg.sdefs[k];
@@ -281,7 +238,7 @@ check_all(void)
 	}
 	for (unsigned i = 0; i < pg.o.rfc_nsizes; i++) {
 		memset(&s, 0, sizeof(s));
-		if (set_bounds(&s, pg.o.rfc_sizes[i], bps) != 0 ||
+		if (rfc_set_bounds(&s, pg.o.rfc_sizes[i], bps) != 0 ||
 		    pg_trial_set_size(pg.o.rfc_sizes[i]) != 0)
 			return -1;
 	}
@@ -305,8 +262,8 @@ json_lat(const struct pg_trial_stream *s)
 }
 
 /* Per stream figures of a trial (lat: their latency too). */
-static json_t *
-json_streams(const struct pg_trial_stream *st, bool lat)
+json_t *
+rfc_json_streams(const struct pg_trial_stream *st, bool lat)
 {
 	json_t *a = json_array();
 
@@ -340,9 +297,9 @@ json_trial(const struct search *s, const struct pg_trial *t,
 	json_t *j = json_pack(
 	    "{s:i, s:i, s:s, s:b, s:f, s:f, s:I, s:I, s:I, s:I, s:f, s:I, "
 	    "s:I, s:f, s:s, s:o, s:o, s:o}",
-	    "n", ntrials, "repetition", s->rep + 1, "purpose", purpose, "final",
-	    r->final, "rate_pps", t->pps, "duration_s", t->secs, "expected",
-	    (json_int_t)t->expected, "tx", (json_int_t)t->tx, "rx",
+	    "n", rfc_ntrials, "repetition", s->rep + 1, "purpose", purpose,
+	    "final", r->final, "rate_pps", t->pps, "duration_s", t->secs,
+	    "expected", (json_int_t)t->expected, "tx", (json_int_t)t->tx, "rx",
 	    (json_int_t)t->rx, "lost", (json_int_t)t->lost, "loss_ratio",
 	    t->loss, "reordered", (json_int_t)t->reordered, "dup",
 	    (json_int_t)t->dup, "achieved_pps", t->tx_pps, "verdict",
@@ -367,7 +324,7 @@ print_trial(const struct search *s, const struct pg_trial *t,
 		return;
 	printf("trial %u (%s, %s%s): %.0f frames/s for %g s: tx %llu rx "
 	       "%llu lost %llu (%.4g%%)",
-	       ntrials, size_name(s->size, sz, sizeof(sz)), purpose,
+	       rfc_ntrials, rfc_size_name(s->size, sz, sizeof(sz)), purpose,
 	       r->final ? ", final" : "", t->pps, t->secs,
 	       (unsigned long long)t->tx, (unsigned long long)t->rx,
 	       (unsigned long long)t->lost, 100 * t->loss);
@@ -402,9 +359,9 @@ record(struct search *s, const struct pg_trial *t, const char *purpose)
 		r->pass[g] = t->valid && (g == NDR ? t->lost == 0
 						   : t->loss <= s->t[g].loss);
 	r->all = t->all;
-	r->streams = json_streams(t->st, true);
+	r->streams = rfc_json_streams(t->st, true);
 	r->fwd = (double)(t->tx_own - t->lost) / t->secs;
-	ntrials++;
+	rfc_ntrials++;
 	print_trial(s, t, r, purpose);
 	json_array_append_new(s->trials, json_trial(s, t, r, purpose));
 	return 0;
@@ -434,18 +391,21 @@ lower_max(struct search *s, const struct pg_trial *t, double rate)
 	char sz[16];
 
 	m = LR_MIN(m, rate - prec);
-	size_name(s->size, sz, sizeof(sz));
+	rfc_size_name(s->size, sz, sizeof(sz));
 	if (valid_top(s) >= rate)
-		return stop("%s: %d trials in a row at %.0f frames/s were "
-			    "invalid (the last: %s), though one at %.0f "
-			    "frames/s was valid: the host is too busy to "
-			    "measure",
-			    sz, MAX_ATTEMPTS, rate, t->reason, valid_top(s));
+		return rfc_stop("%s: %d trials in a row at %.0f frames/s were "
+				"invalid (the last: %s), though one at %.0f "
+				"frames/s was valid: the host is too busy to "
+				"measure",
+				sz, MAX_ATTEMPTS, rate, t->reason,
+				valid_top(s));
 	if (m < s->min)
-		return stop("%s: the generator cannot send even the min rate "
-			    "of %.0f frames/s here (%s)",
-			    sz, s->min, t->reason);
-	say(s,
+		return rfc_stop(
+		    "%s: the generator cannot send even the min rate "
+		    "of %.0f frames/s here (%s)",
+		    sz, s->min, t->reason);
+	rfc_say(
+	    s,
 	    "%s: the generator cannot keep up with %.0f frames/s here (%d "
 	    "trials invalid, the last: %s): the max rate is lowered to %.0f "
 	    "frames/s",
@@ -457,8 +417,8 @@ lower_max(struct search *s, const struct pg_trial *t, double rate)
 /* A trial at rate for secs, again while invalid (MAX_ATTEMPTS in all).
  * 0 valid, 1 invalid every time (the max lowered), -1 the search stops (a
  * port stalled, a stop signal, the generator cannot send the min rate). */
-static int
-trial_at(struct search *s, double rate, double secs, const char *purpose)
+int
+rfc_trial_at(struct search *s, double rate, double secs, const char *purpose)
 {
 	struct pg_trial t;
 	int rc = 0;
@@ -474,7 +434,7 @@ trial_at(struct search *s, double rate, double secs, const char *purpose)
 		if (rc == 0)
 			rc = record(s, &t, purpose);
 		if (rc == 0 && t.stalled)
-			rc = stop("%s", t.reason);
+			rc = rfc_stop("%s", t.reason);
 		if (rc != 0 || t.valid)
 			break;
 		rc = 1;
@@ -482,7 +442,7 @@ trial_at(struct search *s, double rate, double secs, const char *purpose)
 	if (rc == 1)
 		rc = lower_max(s, &t, rate) == 0 ? 1 : -1;
 	if (rc < 0 && lr_eal_stop_requested())
-		stop("stopped by a signal: the search did not end");
+		rfc_stop("stopped by a signal: the search did not end");
 	free(t.st);
 	s->phase_trials++;
 	return rc;
@@ -660,12 +620,13 @@ phase(struct search *s)
 		if (g == NTGT)
 			return 0;
 		if (s->phase_trials >= MAX_PHASE_TRIALS)
-			return stop("the search did not settle in %d trials "
-				    "(results that change from one trial to "
-				    "the next?)",
-				    MAX_PHASE_TRIALS);
-		rc = trial_at(s, next_rate(s, g), secs,
-			      recheck(s, g) >= 0 ? again[g] : tgt_name[g]);
+			return rfc_stop(
+			    "the search did not settle in %d trials "
+			    "(results that change from one trial to "
+			    "the next?)",
+			    MAX_PHASE_TRIALS);
+		rc = rfc_trial_at(s, next_rate(s, g), secs,
+				  recheck(s, g) >= 0 ? again[g] : tgt_name[g]);
 		if (rc < 0)
 			return -1;
 	}
@@ -673,20 +634,21 @@ phase(struct search *s)
 
 /* Step 1: a short trial at the max rate, lowered while the generator
  * cannot keep up with it. 0 or -1. */
-static int
-max_trial(struct search *s)
+int
+rfc_max_trial(struct search *s)
 {
 	double prec;
 	unsigned n = 0;
 	int rc;
 
 	do {
-		rc = trial_at(s, s->max, pg.o.trial_s, "max");
+		rc = rfc_trial_at(s, s->max, pg.o.trial_s, "max");
 	} while (rc == 1 && ++n < MAX_LOWERINGS);
 	if (rc == 1)
-		return stop("the generator's limit lowered the max %d times: "
-			    "giving up",
-			    MAX_LOWERINGS);
+		return rfc_stop(
+		    "the generator's limit lowered the max %d times: "
+		    "giving up",
+		    MAX_LOWERINGS);
 	if (rc != 0)
 		return -1;
 	prec = pg.o.precision / 100 * s->max;
@@ -720,7 +682,7 @@ search(struct search *s)
 	for (int g = 0; g < NTGT; g++)
 		s->t[g].loss = g == NDR ? 0 : pg.o.pdr_loss / 100;
 	s->final = false;
-	if (max_trial(s) != 0 || phase(s) != 0)
+	if (rfc_max_trial(s) != 0 || phase(s) != 0)
 		return -1;
 	/* Step 3: confirm each lower bound with final-length trials. */
 	for (int g = 0; g < NTGT; g++) {
@@ -759,6 +721,10 @@ struct result {
 	json_t *trials, *notes, *reps;
 	unsigned ntrials;
 	bool done;
+	/* --rfc2544 latency: a trial at each load of the NDR. */
+	struct pg_trial_stream at_load[PG_RFC_MAX_LOADS];
+	bool load_valid[PG_RFC_MAX_LOADS];
+	json_t *loads;
 };
 
 /* Fold repetition s into the size's result. */
@@ -791,8 +757,8 @@ fold(struct result *res, const struct search *s)
 				 s->t[PDR].prec, "max_rate_pps", s->max));
 }
 
-static void
-free_recs(struct search *s)
+void
+rfc_free_recs(struct search *s)
 {
 	for (unsigned i = 0; i < s->nrecs; i++)
 		json_decref(s->recs[i].streams);
@@ -805,14 +771,14 @@ free_recs(struct search *s)
 static int
 run_size(struct result *res, double bps)
 {
-	unsigned n0 = ntrials;
+	unsigned n0 = rfc_ntrials;
 	int rc = 0;
 
 	for (unsigned rep = 0; rep < pg.o.repeat && rc == 0; rep++) {
 		struct search s;
 
 		memset(&s, 0, sizeof(s));
-		if (set_bounds(&s, res->size, bps) != 0)
+		if (rfc_set_bounds(&s, res->size, bps) != 0)
 			return -1; /* checked before: not reached */
 		s.trials = res->trials;
 		s.notes = res->notes;
@@ -820,18 +786,110 @@ run_size(struct result *res, double bps)
 		rc = search(&s);
 		if (rc == 0)
 			fold(res, &s);
-		free_recs(&s);
+		rfc_free_recs(&s);
 	}
-	res->ntrials = ntrials - n0;
+	res->ntrials = rfc_ntrials - n0;
 	res->done = rc == 0;
 	return rc;
+}
+
+/* --rfc2544 latency: a final trial at each load of res's NDR (RFC 2544
+ * 26.2 measures at the throughput rate; loads below it show the latency
+ * of a device that is not full), its figures kept with the per stream
+ * latency. 0 or -1 (the test stops). */
+static int
+latency_loads(struct result *res, double bps)
+{
+	const struct pg_opts *o = &pg.o;
+	struct search s;
+	char sz[16], purpose[48];
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	if (rfc_set_bounds(&s, res->size, bps) != 0)
+		return -1; /* checked before: not reached */
+	s.trials = res->trials;
+	s.notes = res->notes;
+	s.final = true;
+	if (res->rate[NDR] == 0) {
+		rfc_say(&s, "%s: no latency trials: the NDR is 0",
+			rfc_size_name(res->size, sz, sizeof(sz)));
+		return 0;
+	}
+	for (unsigned i = 0; i < o->rfc_nloads && rc >= 0; i++) {
+		double pps = res->rate[NDR] * o->rfc_loads[i] / 100;
+		const struct rec *r;
+
+		snprintf(purpose, sizeof(purpose), "latency at %g%% of the NDR",
+			 o->rfc_loads[i]);
+		rc = rfc_trial_at(&s, LR_MAX(pps, s.min), o->final_s, purpose);
+		if (rc < 0)
+			break;
+		r = &s.recs[s.nrecs - 1];
+		res->at_load[i] = r->all;
+		res->load_valid[i] = r->valid;
+		json_array_append_new(
+		    res->loads,
+		    json_pack("{s:f, s:f, s:b, s:I, s:I, s:I, s:I, s:O}",
+			      "pct_of_ndr", o->rfc_loads[i], "rate_pps", r->pps,
+			      "valid", r->valid, "tx", (json_int_t)r->all.tx,
+			      "lost", (json_int_t)r->all.lost, "reordered",
+			      (json_int_t)r->all.reordered, "dup",
+			      (json_int_t)r->all.dup, "streams", r->streams));
+	}
+	res->ntrials += s.nrecs;
+	rfc_free_recs(&s);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The latency table: a row per size and load. */
+static void
+print_latency(const struct result *res, unsigned n)
+{
+	const struct pg_opts *o = &pg.o;
+	char sz[16];
+
+	printf("\n=== RFC 2544 latency: final trials of %g s at loads of the "
+	       "NDR, every stream (per stream: --json) ===\n",
+	       o->final_s);
+	printf("%-6s %6s %13s %9s %9s %9s %9s %9s %9s %8s\n", "size", "load",
+	       "frames/s", "min", "p50", "p90", "p99", "p99.9", "max", "lost");
+	for (unsigned i = 0; i < n; i++) {
+		if (!res[i].done || res[i].rate[NDR] == 0)
+			continue;
+		for (unsigned k = 0; k < o->rfc_nloads; k++) {
+			const struct pg_trial_stream *a = &res[i].at_load[k];
+			const double *l = a->lat_us;
+
+			if (!res[i].load_valid[k]) {
+				printf(
+				    "%-6s %5g%% %13.0f  invalid: the "
+				    "generator fell short (see the trial)\n",
+				    rfc_size_name(res[i].size, sz, sizeof(sz)),
+				    o->rfc_loads[k],
+				    res[i].rate[NDR] * o->rfc_loads[k] / 100);
+				continue;
+			}
+			printf("%-6s %5g%% %13.0f %9.1f %9.1f %9.1f %9.1f "
+			       "%9.1f %9.1f %8llu\n",
+			       rfc_size_name(res[i].size, sz, sizeof(sz)),
+			       o->rfc_loads[k],
+			       res[i].rate[NDR] * o->rfc_loads[k] / 100,
+			       l[PG_TQ_MIN], l[PG_TQ_P50], l[PG_TQ_P90],
+			       l[PG_TQ_P99], l[PG_TQ_P999], l[PG_TQ_MAX],
+			       (unsigned long long)a->lost);
+		}
+	}
+	printf("(latency in us, from a histogram of %.2g%% resolution)\n",
+	       100.0 / (1 << PG_LAT_SUB_BITS));
+	fflush(stdout);
 }
 
 /* Wire Mbit/s and percent of the line rate of pps at the size. */
 static double
 mbps(const struct result *r, double pps)
 {
-	return pps * wire_bits(r->size) / 1e6;
+	return pps * rfc_wire_bits(r->size) / 1e6;
 }
 
 static double
@@ -853,7 +911,7 @@ print_row(const struct result *r)
 	else
 		snprintf(lat, sizeof(lat), "-");
 	printf("%-6s %13.0f %9.3f %7.3f %13.0f %9.3f %7.3f  %-24s %6u\n",
-	       size_name(r->size, sz, sizeof(sz)), r->rate[NDR],
+	       rfc_size_name(r->size, sz, sizeof(sz)), r->rate[NDR],
 	       mbps(r, r->rate[NDR]), pct(r, r->rate[NDR]), r->rate[PDR],
 	       mbps(r, r->rate[PDR]), pct(r, r->rate[PDR]), lat, r->ntrials);
 }
@@ -865,7 +923,7 @@ print_precision(const struct result *r)
 {
 	char sz[16];
 
-	size_name(r->size, sz, sizeof(sz));
+	rfc_size_name(r->size, sz, sizeof(sz));
 	for (int g = 0; g < NTGT; g++) {
 		if (r->rate[g] == 0) {
 			printf("%s: %s 0: no rate passed, down to the min rate "
@@ -925,10 +983,10 @@ json_rate(const struct result *r, int g)
 	double pps = r->rate[g];
 
 	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:b, s:s?}", "pps", pps,
-			 "bps", pps * wire_bits(r->size), "bps_l2",
-			 pps * mean_size(r->size) * 8, "pct_line", pct(r, pps),
-			 "precision_pps", r->prec[g], "found", pps > 0,
-			 "limited_by",
+			 "bps", pps * rfc_wire_bits(r->size), "bps_l2",
+			 pps * rfc_mean_size(r->size) * 8, "pct_line",
+			 pct(r, pps), "precision_pps", r->prec[g], "found",
+			 pps > 0, "limited_by",
 			 !r->capped[g]	    ? NULL
 			 : r->max < r->max0 ? "generator"
 					    : "max_rate");
@@ -938,11 +996,11 @@ static json_t *
 json_size(const struct result *r)
 {
 	json_t *j = json_pack("{s:f, s:f, s:f, s:f, s:f, s:i, s:O, s:O, s:O}",
-			      "mean_size", mean_size(r->size), "line_rate_pps",
-			      r->line, "max_rate_pps", r->max0, "min_rate_pps",
-			      r->min, "generator_max_pps", r->max,
-			      "trial_count", r->ntrials, "repetitions", r->reps,
-			      "notes", r->notes, "trials", r->trials);
+			      "mean_size", rfc_mean_size(r->size),
+			      "line_rate_pps", r->line, "max_rate_pps", r->max0,
+			      "min_rate_pps", r->min, "generator_max_pps",
+			      r->max, "trial_count", r->ntrials, "repetitions",
+			      r->reps, "notes", r->notes, "trials", r->trials);
 
 	json_object_set_new(
 	    j, "size", r->size ? json_integer(r->size) : json_string("imix"));
@@ -956,6 +1014,9 @@ json_size(const struct result *r)
 	json_object_set_new(j, "latency_at_pdr_us",
 			    r->lat[PDR] ? json_incref(r->lat[PDR])
 					: json_array());
+	if (pg.o.rfc_mode == PG_RFC_LATENCY)
+		json_object_set_new(j, "latency_at_loads",
+				    json_incref(r->loads));
 	return j;
 }
 
@@ -964,14 +1025,14 @@ static void
 write_json(const struct result *res, unsigned n, int status)
 {
 	const struct pg_opts *o = &pg.o;
-	FILE *f = pg_json_stream();
 	json_t *sizes = json_array(), *doc;
 
 	for (unsigned i = 0; i < n; i++)
 		json_array_append_new(sizes, json_size(&res[i]));
 	doc = json_pack(
 	    "{s:o, s:{s:s, s:f, s:f, s:f, s:f, s:i, s:f, s:s, s:o}, s:s}",
-	    "config", pg_json_config(), "rfc2544", "mode", "throughput",
+	    "config", pg_json_config(), "rfc2544", "mode",
+	    o->rfc_mode == PG_RFC_LATENCY ? "latency" : "throughput",
 	    "pdr_loss_pct", o->pdr_loss, "trial_s", o->trial_s, "final_trial_s",
 	    o->final_s, "precision_pct", o->precision, "repeat", o->repeat,
 	    "latency_resolution_pct", 100.0 / (1 << PG_LAT_SUB_BITS),
@@ -979,6 +1040,15 @@ write_json(const struct result *res, unsigned n, int status)
 	    "frames/s over every stream; bps on the wire (frame + 20), "
 	    "bps_l2 the frames (FCS included)",
 	    "sizes", sizes, "status", status == 0 ? "ok" : "failed");
+	rfc_write_json(doc);
+}
+
+void
+rfc_write_json(json_t *doc)
+{
+	const struct pg_opts *o = &pg.o;
+	FILE *f = pg_json_stream();
+
 	if (doc != NULL && why_stopped[0])
 		json_object_set_new(doc, "error", json_string(why_stopped));
 	if (doc == NULL || f == NULL ||
@@ -995,19 +1065,20 @@ describe(double bps)
 	const struct pg_opts *o = &pg.o;
 	char sz[16];
 
-	printf("lr-pktgen: RFC 2544 throughput over %u size(s), %u "
+	printf("lr-pktgen: RFC 2544 %s over %u size(s), %u "
 	       "stream(s) on %u queue(s), line rate %.0f Mbit/s: trials of "
 	       "%g s, final %g s, PDR at most %g%% lost, precision %g%% of "
 	       "the max rate, %u repetition(s)\n",
+	       o->rfc_mode == PG_RFC_LATENCY ? "latency" : "throughput",
 	       o->rfc_nsizes, pg.nsdefs, pg.nstreams, bps / 1e6, o->trial_s,
 	       o->final_s, o->pdr_loss, o->precision, o->repeat);
 	for (unsigned i = 0; i < o->rfc_nsizes; i++) {
 		struct search s;
 
 		memset(&s, 0, sizeof(s));
-		set_bounds(&s, o->rfc_sizes[i], bps);
+		rfc_set_bounds(&s, o->rfc_sizes[i], bps);
 		printf("  %s: rates %.0f to %.0f frames/s (line rate %.0f)\n",
-		       size_name(s.size, sz, sizeof(sz)), s.min, s.max0,
+		       rfc_size_name(s.size, sz, sizeof(sz)), s.min, s.max0,
 		       s.line);
 	}
 	fflush(stdout);
@@ -1021,7 +1092,7 @@ results_init(struct result *res, unsigned n, double bps)
 		struct search s;
 
 		memset(&s, 0, sizeof(s));
-		set_bounds(&s, pg.o.rfc_sizes[i], bps);
+		rfc_set_bounds(&s, pg.o.rfc_sizes[i], bps);
 		res[i].size = s.size;
 		res[i].line = s.line;
 		res[i].min = s.min;
@@ -1029,7 +1100,9 @@ results_init(struct result *res, unsigned n, double bps)
 		res[i].trials = json_array();
 		res[i].notes = json_array();
 		res[i].reps = json_array();
-		if (!res[i].trials || !res[i].notes || !res[i].reps)
+		res[i].loads = json_array();
+		if (!res[i].trials || !res[i].notes || !res[i].reps ||
+		    !res[i].loads)
 			return pg_fail("out of memory");
 	}
 	return 0;
@@ -1042,6 +1115,7 @@ results_fini(struct result *res, unsigned n)
 		json_decref(res[i].trials);
 		json_decref(res[i].notes);
 		json_decref(res[i].reps);
+		json_decref(res[i].loads);
 		for (int g = 0; g < NTGT; g++)
 			json_decref(res[i].lat[g]);
 	}
@@ -1060,7 +1134,7 @@ any_ndr_zero(const struct result *res, unsigned n)
 			continue;
 		pg_fail("%s: NDR 0: every trial lost frames, down to the min "
 			"rate of %.0f frames/s",
-			size_name(res[i].size, sz, sizeof(sz)), res[i].min);
+			rfc_size_name(res[i].size, sz, sizeof(sz)), res[i].min);
 		rc = 1;
 	}
 	return rc;
@@ -1076,7 +1150,11 @@ pg_rfc2544_run(void)
 
 	if (check_all() != 0)
 		return 2;
-	bps = line_bps();
+	bps = rfc_line_bps();
+	if (pg.o.rfc_mode == PG_RFC_FRAME_LOSS)
+		return rfc_frame_loss_run(bps);
+	if (pg.o.rfc_mode == PG_RFC_BACK_TO_BACK)
+		return rfc_back_to_back_run(bps);
 	res = calloc(n, sizeof(*res));
 	if (res == NULL || results_init(res, n, bps) != 0) {
 		if (res)
@@ -1088,9 +1166,13 @@ pg_rfc2544_run(void)
 		describe(bps);
 	for (unsigned i = 0; i < n && status == 0; i++)
 		if (pg_trial_set_size(res[i].size) != 0 ||
-		    run_size(&res[i], bps) != 0)
+		    run_size(&res[i], bps) != 0 ||
+		    (pg.o.rfc_mode == PG_RFC_LATENCY &&
+		     latency_loads(&res[i], bps) != 0))
 			status = 1;
 	print_table(res, n);
+	if (pg.o.rfc_mode == PG_RFC_LATENCY)
+		print_latency(res, n);
 	if (status == 0)
 		status = any_ndr_zero(res, n);
 	if (pg.o.json)
