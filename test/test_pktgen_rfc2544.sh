@@ -305,6 +305,13 @@ tbf
 
 # --- A port that never comes up: its peer is down.
 fwd ip link set "$LR_IF_F1" down
+# The kernel tells g1 that its carrier is gone through its linkwatch work,
+# which it may put off (a second, more on a busy host): wait for it.
+for _ in $(seq 100); do
+	state=$(ip netns exec "$LR_NS_GEN" cat "/sys/class/net/$LR_IF_G1/operstate")
+	[ "$state" != up ] && break
+	sleep 0.1
+done
 start=$SECONDS
 gen --rfc2544 throughput --rfc2544-sizes 64 --link-wait 1 >"$TMP/link.out" 2>&1
 rc=$?
