@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# lr-pktgen counts duplicates and reordering as such, never as loss (driver
+# suite; root). A forwarder of ours with faults (test/fault_fwd.c) sits in
+# the middle namespace between two veth pairs (scripts/netns.sh):
+#
+#   ns gen: g0 (lr-pktgen port 0, sends) --> f0 (lr-test-fault-fwd port 0)
+#   ns gen: g1 (lr-pktgen port 1, receives) <-- f1 (lr-test-fault-fwd port 1)
+#
+# The forwarder sends every 7th UDP frame twice and swaps every 11th with
+# the one after it, and says how many it duplicated and swapped. Cases:
+#   - a run of 30,000 frames at 10 kframes/s: lr-pktgen's dup equals the
+#     forwarder's, its reordered equals the swaps (a swap puts one frame
+#     behind one that left after it), lost is 0 (the forwarder dropped
+#     nothing), in the summary and in the JSON per stream;
+#   - an --rfc2544 throughput search over the same path at most 10
+#     kframes/s: the NDR is the max (duplicates and reordering are not
+#     loss), and its trials count the duplicates.
+#
+#   test_pktgen_faults.sh SOURCE_DIR BUILD_DIR
+# Exit 0 all passed, 1 a case failed, 77 skipped (with the reason).
+set -u
+
+SRC=${1:?usage: test_pktgen_faults.sh SOURCE_DIR BUILD_DIR}
+BUILD=${2:?usage: test_pktgen_faults.sh SOURCE_DIR BUILD_DIR}
+PKTGEN=$BUILD/apps/pktgen/lr-pktgen
+FWD=$BUILD/test/lr-test-fault-fwd
+NETNS=$SRC/scripts/netns.sh
+
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
+command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
+[ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
+[ -x "$FWD" ] || skip "lr-test-fault-fwd not built ($FWD)"
+
+P=fa$(($$ % 100000))
+TMP=$(mktemp -d)
+fwd_pid=
+cleanup() {
+	[ -n "$fwd_pid" ] && kill "$fwd_pid" 2>/dev/null && wait "$fwd_pid" 2>/dev/null
+	"$NETNS" destroy "$P"
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+ns_env=$("$NETNS" create "$P") || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
+eval "$ns_env"
+
+failed=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+
+# jget FILE EXPR: EXPR over d, the JSON document in FILE.
+jget() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
+}
+
+# The forwarder polls on a CPU of its own where there is one (lr-pktgen
+# polls on CPU 0: two pollers on one CPU take turns of a scheduler tick,
+# longer than the rings last).
+FWD_CPU=0
+[ "$(nproc)" -gt 1 ] && FWD_CPU=1
+
+# fwd_start: the forwarder in the fwd namespace, until it says it forwards
+# (or exits).
+fwd_start() {
+	ip netns exec "$LR_NS_FWD" nice -n -20 "$FWD" --no-huge -m 128 -l "$FWD_CPU" \
+		--file-prefix "${P}f" \
+		--vdev "net_af_packet0,iface=$LR_IF_F0,vnet=0,framecnt=8192" \
+		--vdev "net_af_packet1,iface=$LR_IF_F1,vnet=0,framecnt=8192" \
+		-- --dup 7 --swap 11 >"$TMP/fwd.out" 2>&1 &
+	fwd_pid=$!
+	while kill -0 "$fwd_pid" 2>/dev/null; do
+		grep -q '^fault_fwd: forwarding' "$TMP/fwd.out" && return 0
+		sleep 0.05
+	done
+	echo "FAIL: lr-test-fault-fwd exited before forwarding:"
+	cat "$TMP/fwd.out"
+	exit 1
+}
+
+# fwd_stop: stop it; its counters into FWD_DUP, FWD_SWAP, FWD_DROP.
+fwd_stop() {
+	kill -TERM "$fwd_pid"
+	wait "$fwd_pid"
+	fwd_pid=
+	line=$(grep '^fault_fwd: rx=' "$TMP/fwd.out")
+	FWD_DUP=$(sed -n 's/.* dup=\([0-9]*\).*/\1/p' <<<"$line")
+	FWD_SWAP=$(sed -n 's/.* swapped=\([0-9]*\).*/\1/p' <<<"$line")
+	FWD_DROP=$(sed -n 's/.* dropped=\([0-9]*\).*/\1/p' <<<"$line")
+	FWD_RX=$(sed -n 's/.* rx=\([0-9]*\).*/\1/p' <<<"$line")
+}
+
+gen() {
+	ip netns exec "$LR_NS_GEN" nice -n -20 "$PKTGEN" --no-huge -m 256 -l 0 \
+		--file-prefix "${P}g" \
+		--vdev "net_af_packet0,iface=$LR_IF_G0,vnet=0,framecnt=4096" \
+		--vdev "net_af_packet1,iface=$LR_IF_G1,vnet=0,framecnt=8192" \
+		-- --tx-ports 0 --rx-ports 1 "$@"
+}
+
+# --- A run: dup and reordered as the forwarder made them, no loss.
+for attempt in 1 2 3; do
+	fwd_start
+	gen --count 30000 --rate-pps 10k --drain-ms 500 --quiet \
+		--json "$TMP/run.json" >"$TMP/run.out" 2>&1
+	rc=$?
+	fwd_stop
+	grep -q "no driver for this port name" "$TMP/run.out" &&
+		skip "net_af_packet is not in this build"
+	dup=$(jget "$TMP/run.json" "d['results']['streams'][0]['dup']")
+	reo=$(jget "$TMP/run.json" "d['results']['streams'][0]['reordered']")
+	lost=$(jget "$TMP/run.json" "d['results']['streams'][0]['lost']")
+	echo "attempt $attempt: exit $rc; lr-pktgen dup ${dup:-?} reordered ${reo:-?} lost ${lost:-?};" \
+		"the forwarder received $FWD_RX, duplicated $FWD_DUP, swapped $FWD_SWAP, dropped $FWD_DROP"
+	# A frame the forwarder or a ring dropped (a busy host) is a loss
+	# of the path, not a fault of the count: run again.
+	[ "$FWD_DROP" = 0 ] && [ "${lost:-x}" = 0 ] && break
+done
+if [ "$rc" = 0 ] && [ "$dup" = "$FWD_DUP" ] && [ "$reo" = "$FWD_SWAP" ] &&
+	[ "$lost" = 0 ] && [ "$FWD_DUP" -gt 3000 ] && [ "$FWD_SWAP" -gt 2000 ]; then
+	pass "run: $dup duplicates and $reo reordered frames counted as the forwarder made them, none lost"
+	grep -E '^(stream|pktgen total)' "$TMP/run.out" | head -5
+else
+	fail "run: exit $rc, dup ${dup:-?} for $FWD_DUP, reordered ${reo:-?} for $FWD_SWAP, lost ${lost:-?}"
+	tail -20 "$TMP/run.out"
+fi
+
+# --- A search: duplicates and reordering are no loss.
+for attempt in 1 2; do
+	fwd_start
+	gen --rfc2544 throughput --rfc2544-sizes 64 --trial-s 0.5 \
+		--final-trial-s 1 --max-rate 10k --drain-ms 300 \
+		--json "$TMP/rfc.json" >"$TMP/rfc.out" 2>&1
+	rc=$?
+	fwd_stop
+	ndr=$(jget "$TMP/rfc.json" "d['rfc2544']['sizes'][0]['ndr']['pps']")
+	tdup=$(jget "$TMP/rfc.json" "min(t['dup'] for t in d['rfc2544']['sizes'][0]['trials'] if t['verdict'] == 'valid')")
+	echo "search attempt $attempt: exit $rc, NDR ${ndr:-none}, fewest duplicates in a valid trial ${tdup:-?}, forwarder dropped $FWD_DROP"
+	[ "$rc" = 0 ] && [ "$FWD_DROP" = 0 ] && break
+done
+if [ "$rc" = 0 ] && python3 -c "import sys; sys.exit(not ($ndr >= 10000 * 0.995 and $tdup > 0))"; then
+	pass "search: NDR $ndr frames/s, the max: duplicates ($tdup and more a trial) and reordering are no loss"
+else
+	fail "search: exit $rc, NDR ${ndr:-none}, duplicates ${tdup:-?}"
+	tail -20 "$TMP/rfc.out"
+fi
+
+exit $failed
