@@ -24,8 +24,11 @@
 #     (+5 ms), the median below R under a tenth of it (an empty queue);
 #   - --rfc2544 frame-loss from 2R down: each load's loss (load - R) / load
 #     within 3 points, ending on two loads without loss;
-#   - --rfc2544 back-to-back at 2R: the longest burst without loss
-#     2 (B + L) / len frames, within 15%;
+#   - --rfc2544 back-to-back at 2R: the longest burst without loss between
+#     (B + L) / len (a burst all at once) and 2 (B + L) / len (spread
+#     evenly), within 3%;
+#   - where the kernel has netem (this machine's has not: said, skipped):
+#     2% loss, 1% duplicates, 5 ms delay counted as such;
 #   - a device that drops everything (pfifo limit 0 in place of tbf): NDR 0
 #     said, exit 1, on time;
 #   - a port that never comes up (its peer down): --link-wait's error,
@@ -265,25 +268,57 @@ else
 fi
 
 # --- --rfc2544 back-to-back (64 B) at 2R: tbf passes its bucket B and
-# fills its queue L while it drains at R, so the longest burst without loss
-# is (B + L) / (len * (1 - R / 2R)) = 2 (B + L) / len frames: within 15%
-# (the kernel counts its queue in its own units; the bisection stops at
-# 0.1% of the first burst).
-want=$(calc "round(2 * ($B + $L) / ${LEN[64]})")
+# fills its queue L while it drains at R, so a burst spread evenly at 2R
+# loses nothing up to (B + L) / (len * (1 - R / 2R)) = 2 (B + L) / len
+# frames, and a burst sent all at once up to (B + L) / len: a generator's
+# burst lies between the two, by how evenly its frames leave at the scale
+# of tens of microseconds (a busy host clumps them). Within 3% of that
+# range (the bisection stops at 0.1% of the first burst).
+hi=$(calc "round(2 * ($B + $L) / ${LEN[64]})")
+lo=$(calc "round(($B + $L) / ${LEN[64]})")
+inrange() { python3 -c "import sys; sys.exit(not ($lo * 0.97 <= $1 <= $hi * 1.03))"; }
 for attempt in 1 2; do
 	gen --rfc2544 back-to-back --rfc2544-sizes 64 --trial-s 0.5 \
 		--precision 0.1 --max-rate "$(calc "round(2 * ${RFPS[64]})")" \
 		--drain-ms 300 --json "$TMP/b2b.json" >"$TMP/b2b.out" 2>&1
 	rc=$?
 	got=$(jget "$TMP/b2b.json" "d['rfc2544']['sizes'][0]['burst']['frames_mean']")
-	echo "back-to-back attempt $attempt: exit $rc, burst ${got:-none} frames for $want"
-	[ "$rc" = 0 ] && [ -n "$got" ] && within "$got" "$want" 15 && break
+	echo "back-to-back attempt $attempt: exit $rc, burst ${got:-none} frames: (B + L) / len = $lo to 2 (B + L) / len = $hi"
+	[ "$rc" = 0 ] && [ -n "$got" ] && inrange "$got" && break
 done
-if [ "$rc" = 0 ] && [ -n "$got" ] && within "$got" "$want" 15; then
-	pass "back_to_back: the longest burst without loss $got frames for 2 (B + L) / len = $want"
+if [ "$rc" = 0 ] && [ -n "$got" ] && inrange "$got"; then
+	pass "back_to_back: the longest burst without loss $got frames, between (B + L) / len = $lo and 2 (B + L) / len = $hi"
 else
-	fail "back_to_back: exit $rc, burst ${got:-none} frames for $want"
+	fail "back_to_back: exit $rc, burst ${got:-none} frames, not within $lo to $hi (+-3%)"
 	tail -15 "$TMP/b2b.out"
+fi
+
+# --- netem, where the kernel has it (this one's may not: said, and the
+# case skipped): 2% loss, 1% duplicates and 5 ms of delay on the bridge's
+# way out, 20,000 frames at 5 kframes/s (below R): the loss within 0.6
+# points of 2%, the duplicates within 0.4 of 1% (four standard deviations
+# of 20,000 draws), the median latency within 20% of 5 ms.
+if fwd tc qdisc replace dev "$LR_IF_F1" root netem delay 5ms loss 2% \
+	duplicate 1% limit 10000 2>"$TMP/netem.err"; then
+	for attempt in 1 2; do
+		gen --count 20000 --rate-pps 5k --drain-ms 500 --quiet \
+			--json "$TMP/netem.json" >"$TMP/netem.out" 2>&1
+		rc=$?
+		got=$(jget "$TMP/netem.json" "'%.3f %.3f %.1f' % (100 * d['results']['streams'][0]['lost'] / 20000, 100 * d['results']['streams'][0]['dup'] / 20000, d['results']['latency_us']['p50'])")
+		read -r loss dupp p50 <<<"${got:-x x x}"
+		echo "netem attempt $attempt: exit $rc, loss ${loss}%, duplicates ${dupp}%, latency p50 ${p50} us"
+		[ "$rc" = 0 ] && near "$loss" 2 0.6 && near "$dupp" 1 0.4 &&
+			within "$p50" 5000 20 && break
+	done
+	if [ "$rc" = 0 ] && near "$loss" 2 0.6 && near "$dupp" 1 0.4 && within "$p50" 5000 20; then
+		pass "netem: loss ${loss}% for 2%, duplicates ${dupp}% for 1%, latency p50 ${p50} us for 5 ms"
+	else
+		fail "netem: exit $rc, loss ${loss}% (2 +- 0.6), duplicates ${dupp}% (1 +- 0.4), p50 ${p50} us (5000 +- 20%)"
+		tail -5 "$TMP/netem.out"
+	fi
+	tbf
+else
+	echo "SKIP netem: no netem qdisc in this kernel ($(head -1 "$TMP/netem.err"))"
 fi
 
 # --- A device that drops everything: NDR 0, exit 1, on time.
