@@ -45,6 +45,9 @@ PROGS="$A/eal-demo/lr-eal-demo $A/mempool-bench/lr-mempool-bench
 	$A/page-pool-bench/lr-page-pool-bench $A/elastic-bench/lr-elastic-bench
 	$A/ring-bench/lr-ring-bench $L2FWD $A/l2fwd/lr-l2fwd-ring-bench
 	$CTL"
+# lr-pktgen-plot: a python3 script, not run through the cross build's
+# emulator.
+[ -z "${LR_EXE_WRAPPER:-}" ] && PROGS="$PROGS $A/pktgen/lr-pktgen-plot"
 if [ "$HAVE_PKTGEN" = pktgen ]; then
 	PROGS="$PROGS $PKTGEN"
 else
@@ -140,7 +143,7 @@ check_unknown() {
 	name=$(basename "$p")
 	run "$p" --bogus-option
 	unknown_ok "$name" --bogus-option || return
-	if [ "$name" != lr-pktgen-ctl ]; then
+	if [ "$name" != lr-pktgen-ctl ] && [ "$name" != lr-pktgen-plot ]; then
 		# shellcheck disable=SC2046
 		run "$p" $(eal_args) -l 0 -- --bogus-option
 		unknown_ok "$name" --bogus-option || return

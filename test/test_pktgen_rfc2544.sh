@@ -293,6 +293,39 @@ else
 	tail -15 "$TMP/b2b.out"
 fi
 
+# --- lr-pktgen-plot over the four documents: an SVG each, with the titles
+# and series of its mode (needs gnuplot: said and skipped without).
+PLOT=$BUILD/apps/pktgen/lr-pktgen-plot
+if command -v gnuplot >/dev/null && [ -x "$PLOT" ]; then
+	plot_ok=1
+	for m in rfc:'RFC 2544 throughput|NDR|PDR|latency at the NDR|p99.9' \
+		lat:'latency against the load|64 B p50|64 B max' \
+		loss:'RFC 2544 frame loss rate|64 B|loss %' \
+		b2b:'RFC 2544 back-to-back frames|min-max'; do
+		f=${m%%:*} want=${m#*:}
+		if ! "$PLOT" "$TMP/$f.json" "$TMP/$f.svg" 2>"$TMP/plot.err"; then
+			echo "plot $f.json: $(cat "$TMP/plot.err")"
+			plot_ok=0
+			continue
+		fi
+		IFS='|' read -ra words <<<"$want"
+		for w in "${words[@]}"; do
+			grep -qF -- "$w" "$TMP/$f.svg" || { echo "plot $f.svg: no '$w'"; plot_ok=0; }
+		done
+		grep -q '<path' "$TMP/$f.svg" || { echo "plot $f.svg: no curve"; plot_ok=0; }
+	done
+	"$PLOT" "$TMP/rfc.out" "$TMP/x.svg" 2>"$TMP/plot.err"
+	prc=$?
+	grep -q "not JSON" "$TMP/plot.err" && [ $prc = 2 ] || { echo "plot of a text file: exit $prc, $(cat "$TMP/plot.err")"; plot_ok=0; }
+	if [ $plot_ok = 1 ]; then
+		pass "plot: an SVG of each mode's document with its titles and series; a file that is no JSON refused (exit 2)"
+	else
+		fail "plot (see above)"
+	fi
+else
+	echo "SKIP plot: no gnuplot (Debian: gnuplot-nox) or no $PLOT"
+fi
+
 # --- netem, where the kernel has it (this one's may not: said, and the
 # case skipped): 2% loss, 1% duplicates and 5 ms of delay on the bridge's
 # way out, 20,000 frames at 5 kframes/s (below R): the loss within 0.6
