@@ -247,25 +247,11 @@ is_own(const struct lr_mbuf *m)
 	return own_stamp(m) != 0;
 }
 
-/* Hand n built frames to the port; keep what it refuses for later. The
- * frames the port took. */
+/* Count the sent frames the port took (bytes and own: theirs); sent. */
 static inline unsigned
-tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
-	uint64_t own, uint64_t now)
+tx_count(struct pg_txq *q, unsigned sent, uint64_t bytes, uint64_t own,
+	 uint64_t now)
 {
-	uint16_t sent = lr_eth_tx_burst(q->port, q->queue, pkts, (uint16_t)n);
-
-	if (sent != 0)
-		q->refused_tsc = 0;
-	else if (q->refused_tsc == 0)
-		q->refused_tsc = now;
-	if (lr_unlikely(sent < n)) {
-		for (unsigned i = sent; i < n; i++) {
-			bytes -= pkts[i]->data_len;
-			own -= (uint64_t)is_own(pkts[i]);
-			q->pending[q->npending++] = pkts[i];
-		}
-	}
 	if (sent) {
 		if (lr_unlikely(q->first_tsc == 0))
 			q->first_tsc = now;
@@ -278,6 +264,55 @@ tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
 		cnt_add(&q->scnt.tx_own, own);
 	}
 	return sent;
+}
+
+/* --tx-full drop: the n frames at pkts that the port refused (its ring
+ * full: a device that did not take them) freed and counted (tx_full), the
+ * sent before them counted as sent; the frames the port took. */
+static __lr_cold unsigned
+tx_refused(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n,
+	   unsigned sent, uint64_t bytes, uint64_t own, uint64_t now)
+{
+	uint64_t own_full = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		bytes -= pkts[i]->data_len;
+		own_full += (uint64_t)is_own(pkts[i]);
+	}
+	own -= own_full;
+	cnt_add(&q->cnt->tx_full, n);
+	cnt_add(&q->cnt->tx_full_own, own_full);
+	cnt_add(&q->scnt.tx_full, n);
+	cnt_add(&q->scnt.tx_full_own, own_full);
+	lr_pktmbuf_free_bulk(pkts, n);
+	/* Refused, not stalled: the ring drains as the device reads. */
+	q->refused_tsc = 0;
+	return tx_count(q, sent, bytes, own, now);
+}
+
+/* Hand n built frames to the port; keep what it refuses for later (or
+ * drop it: tx_refused()). The frames the port took. */
+static inline unsigned
+tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
+	uint64_t own, uint64_t now)
+{
+	uint16_t sent = lr_eth_tx_burst(q->port, q->queue, pkts, (uint16_t)n);
+
+	if (sent != 0)
+		q->refused_tsc = 0;
+	else if (q->refused_tsc == 0)
+		q->refused_tsc = now;
+	if (lr_unlikely(sent < n)) {
+		if (q->drop_full)
+			return tx_refused(q, pkts + sent, n - sent, sent, bytes,
+					  own, now);
+		for (unsigned i = sent; i < n; i++) {
+			bytes -= pkts[i]->data_len;
+			own -= (uint64_t)is_own(pkts[i]);
+			q->pending[q->npending++] = pkts[i];
+		}
+	}
+	return tx_count(q, sent, bytes, own, now);
 }
 
 /* Try again with the frames the port refused; the frames it took. */

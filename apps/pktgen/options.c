@@ -95,7 +95,9 @@ pg_usage(FILE *f, const char *prog)
 "                        share it by their \"share\" (default 1 each)\n"
 "  --rate-mbps N         Mbit/s on the wire over all streams\n"
 "  --rate-pct P          percent of --line-rate-gbps per transmitting port\n"
-"  --line-rate-gbps G    line rate for --rate-pct (default 10)\n"
+"  --line-rate-gbps G    line rate for --rate-pct (default 10); given, the\n"
+"                        line rate of every port for --rfc2544 (else a\n"
+"                        port's link speed)\n"
 "  --burst N             frames per tx/rx burst (default 32, max %d)\n"
 "  --bucket-ms MS        rate credit kept after a stall (default 100): a\n"
 "                        longer stall is reported as 'rate missed' with\n"
@@ -123,6 +125,10 @@ pg_usage(FILE *f, const char *prog)
 "                        nothing, searched from --trial-s of frames down\n"
 "  --latency-loads LIST  percent of the NDR (default 10,50,90,100)\n"
 "  --loss-step PCT       frame-loss: the step down (default 10)\n"
+"  --tx-full drop|wait   a frame a port refuses (its ring full): dropped and\n"
+"                        counted lost, or sent again (the generator falls\n"
+"                        behind); default: drop on memif (its ring is the\n"
+"                        device's input), wait elsewhere\n"
 "  --rfc2544-sizes LIST  frame sizes with FCS, and imix (default\n"
 "                        64,128,256,512,1024,1280,1518,imix)\n"
 "  --pdr-loss PCT        loss the PDR allows (default 0.5)\n"
@@ -526,6 +532,7 @@ enum {
 	O_PRECISION,
 	O_LAT_LOADS,
 	O_LOSS_STEP,
+	O_TX_FULL,
 };
 
 static const struct option longopts[] = {
@@ -599,6 +606,7 @@ static const struct option longopts[] = {
     {"precision", required_argument, NULL, O_PRECISION},
     {"latency-loads", required_argument, NULL, O_LAT_LOADS},
     {"loss-step", required_argument, NULL, O_LOSS_STEP},
+    {"tx-full", required_argument, NULL, O_TX_FULL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -651,6 +659,7 @@ set_defaults(struct pg_opts *o)
 	o->rfc_loads[2] = 90;
 	o->rfc_loads[3] = 100;
 	o->loss_step = 10;
+	o->tx_full = -1;
 	o->precision = 0.5;
 	o->min_rate.unit = o->max_rate.unit = PG_RATE_MAX;
 }
@@ -801,6 +810,12 @@ parse_rfc(struct pg_opts *o, int c, const char *arg)
 	case O_LAT_LOADS:
 		lat_loads_given = true;
 		return parse_loads(o, arg);
+	case O_TX_FULL:
+		if (strcmp(arg, "drop") != 0 && strcmp(arg, "wait") != 0)
+			return pg_fail("--tx-full '%s': expected drop or wait",
+				       arg);
+		o->tx_full = arg[0] == 'd';
+		return 0;
 	case O_LOSS_STEP:
 		loss_step_given = true;
 		return parse_double("--loss-step", arg, 0.1, 50, &o->loss_step);
@@ -1183,6 +1198,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			if (parse_double("--line-rate-gbps", optarg, 0.001, 1e4,
 					 &o->line_rate_gbps))
 				return -1;
+			o->line_rate_set = true;
 			break;
 		case O_BURST:
 			if (parse_u64("--burst", optarg, 1, PG_MAX_BURST, &v))
@@ -1245,6 +1261,7 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		case O_PRECISION:
 		case O_LAT_LOADS:
 		case O_LOSS_STEP:
+		case O_TX_FULL:
 			if (parse_rfc(o, c, optarg) != 0)
 				return -1;
 			if (c != O_RFC2544 && !rfc_opt)

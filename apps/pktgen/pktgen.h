@@ -225,6 +225,7 @@ struct pg_opts {
 	enum pg_rate_mode rate_mode;
 	double rate; /**< pps, Mbit/s or percent */
 	double line_rate_gbps;
+	bool line_rate_set; /**< --line-rate-gbps given: over the ports' */
 	unsigned burst;
 	uint64_t count;	     /**< 0 = no limit */
 	double duration;     /**< seconds; 0 = no limit */
@@ -261,6 +262,7 @@ struct pg_opts {
 	unsigned rfc_nloads;
 	double rfc_loads[PG_RFC_MAX_LOADS]; /**< --latency-loads, % of NDR */
 	double loss_step; /**< --loss-step, percent of the max rate */
+	int8_t tx_full;	  /**< --tx-full: 1 drop, 0 wait, -1 by driver */
 	unsigned rfc_nsizes;
 	uint16_t rfc_sizes[PG_RFC_MAX_SIZES]; /**< with FCS; 0: IMIX */
 	double pdr_loss;		      /**< --pdr-loss, percent */
@@ -292,6 +294,8 @@ struct pg_counters {
 	_Atomic uint64_t tx_own;    /**< sent frames carrying a stamp */
 	_Atomic uint64_t tx_nombuf; /**< bursts skipped: pool empty */
 	_Atomic uint64_t tx_behind; /**< frames behind the rate's schedule */
+	_Atomic uint64_t tx_full;   /**< refused (ring full) and dropped */
+	_Atomic uint64_t tx_full_own; /**< of them, stamped */
 	_Atomic uint64_t rx_pkts;   /**< every frame the port delivered */
 	_Atomic uint64_t rx_own;    /**< frames of this run's streams */
 	_Atomic uint64_t rx_own_bytes;
@@ -335,6 +339,9 @@ struct pg_txq {
 	/* The stream it is an instance of, its burst pattern. */
 	unsigned sdef;
 	bool paced;
+	/* A frame the port refuses is dropped and counted (tx_full: the
+	 * device's loss, --tx-full drop), not kept for later. */
+	bool drop_full;
 	uint64_t burst_len, burst_left; /**< frames of a burst, still to go */
 	uint64_t gap_fp;		/**< gap after a burst */
 	struct pg_counters scnt;	/**< this instance's tx counters */
@@ -588,6 +595,7 @@ struct pg_trial {
 	uint64_t expected; /**< frames the schedule holds */
 	uint64_t tx, tx_own, rx, lost, reordered, dup;
 	uint64_t behind, tx_nombuf, rx_nombuf, imissed;
+	uint64_t refused; /**< dropped for a full ring (--tx-full drop) */
 	double tx_pps;		    /**< achieved: tx / secs */
 	double loss;		    /**< lost / tx_own */
 	bool valid;		    /**< the generator sent what it was asked */

@@ -38,7 +38,8 @@
  *
  * Rates are frames/s over every stream, split by their shares (as
  * --rate-pps); the line rate is the sum of the sending ports' link speeds
- * (--line-rate-gbps where a port does not know its speed), in frames/s of
+ * (--line-rate-gbps where a port does not know its speed, or over every
+ * port's when given), in frames/s of
  * the size on the wire (frame + 20 bytes of preamble and gap).
  */
 #include <errno.h>
@@ -144,7 +145,8 @@ rfc_line_bps(void)
 
 		if (!(tx >> p & 1))
 			continue;
-		if (lr_eth_link_get_nowait(p, &l) == 0 && l.link_speed != 0)
+		if (!pg.o.line_rate_set && lr_eth_link_get_nowait(p, &l) == 0 &&
+		    l.link_speed != 0)
 			bps += (double)l.link_speed * 1e6;
 		else
 			bps += pg.o.line_rate_gbps * 1e9;
@@ -310,6 +312,8 @@ json_trial(const struct search *s, const struct pg_trial *t,
 			    t->valid ? json_null() : json_string(t->reason));
 	json_object_set_new(j, "tx_behind",
 			    json_integer((json_int_t)t->behind));
+	json_object_set_new(j, "refused_ring_full",
+			    json_integer((json_int_t)t->refused));
 	return j;
 }
 
@@ -328,6 +332,9 @@ print_trial(const struct search *s, const struct pg_trial *t,
 	       r->final ? ", final" : "", t->pps, t->secs,
 	       (unsigned long long)t->tx, (unsigned long long)t->rx,
 	       (unsigned long long)t->lost, 100 * t->loss);
+	if (t->refused)
+		printf(" (%llu refused: ring full)",
+		       (unsigned long long)t->refused);
 	if (t->valid)
 		printf(": NDR %s, PDR %s\n", r->pass[NDR] ? "pass" : "fail",
 		       r->pass[PDR] ? "pass" : "fail");
@@ -380,9 +387,12 @@ valid_top(const struct search *s)
 }
 
 /* Every trial at rate was invalid, the last one t: the generator cannot
- * keep up with it, and the max goes below what it sent; 0. But where a
- * trial at that rate or above was valid, the host is too busy to measure;
- * and where the new max is below the min, nothing can be measured: -1. */
+ * keep up with it, and the max goes below what it sent; 0. Where a trial
+ * at that rate or above was valid before, the generator's speed varies
+ * (with the host's load, or with the device: a port that drops what its
+ * full ring refuses sends faster than one that copies): said so, and the
+ * max lowered all the same. Where the new max is below the min, nothing
+ * can be measured: -1. */
 static int
 lower_max(struct search *s, const struct pg_trial *t, double rate)
 {
@@ -393,12 +403,12 @@ lower_max(struct search *s, const struct pg_trial *t, double rate)
 	m = LR_MIN(m, rate - prec);
 	rfc_size_name(s->size, sz, sizeof(sz));
 	if (valid_top(s) >= rate)
-		return rfc_stop("%s: %d trials in a row at %.0f frames/s were "
-				"invalid (the last: %s), though one at %.0f "
-				"frames/s was valid: the host is too busy to "
-				"measure",
-				sz, MAX_ATTEMPTS, rate, t->reason,
-				valid_top(s));
+		rfc_say(s,
+			"%s: %d trials in a row at %.0f frames/s were invalid, "
+			"though one at %.0f frames/s was valid before: the "
+			"generator's speed varies here (the host's load, or "
+			"the device's)",
+			sz, MAX_ATTEMPTS, rate, valid_top(s));
 	if (m < s->min)
 		return rfc_stop(
 		    "%s: the generator cannot send even the min rate "
@@ -1122,6 +1132,35 @@ results_fini(struct result *res, unsigned n)
 	free(res);
 }
 
+/* --tx-full: whether each queue drops the frames its port refuses for a
+ * full ring (drop), sends them again (wait), or by its driver: drop on
+ * memif, whose ring is the device's own input (a frame it has no room
+ * for is the device's loss), wait elsewhere (a full transmit ring is the
+ * generator's own limit). Said, once per port that drops. */
+static void
+set_tx_full(void)
+{
+	uint32_t said = 0;
+
+	for (unsigned i = 0; i < pg.nstreams; i++) {
+		struct pg_txq *q = pg.txq[i];
+		struct lr_eth_dev_info info;
+		bool memif = lr_eth_dev_info_get(q->port, &info) == 0 &&
+			     info.driver_name != NULL &&
+			     strcmp(info.driver_name, "net_memif") == 0;
+
+		q->drop_full = pg.o.tx_full == 1 || (pg.o.tx_full < 0 && memif);
+		if (!q->drop_full || pg.o.quiet || (said >> q->port & 1))
+			continue;
+		said |= 1u << q->port;
+		printf("port %u (%s): a frame its ring has no room for is "
+		       "dropped and counted lost (--tx-full drop%s)\n",
+		       q->port, lr_eth_dev_name(q->port),
+		       pg.o.tx_full < 0 ? ": memif's ring is the device's input"
+					: "");
+	}
+}
+
 /* 1 when a size has no NDR (said), else 0. */
 static int
 any_ndr_zero(const struct result *res, unsigned n)
@@ -1150,6 +1189,7 @@ pg_rfc2544_run(void)
 
 	if (check_all() != 0)
 		return 2;
+	set_tx_full();
 	bps = rfc_line_bps();
 	if (pg.o.rfc_mode == PG_RFC_FRAME_LOSS)
 		return rfc_frame_loss_run(bps);

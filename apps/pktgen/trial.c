@@ -23,6 +23,10 @@
  *     dropped nothing for want of mbufs (rx_nombuf) or a full ring
  *     (imissed: frames the port could not hand over to us);
  *   - no port stopped taking frames (the search then stops: exit 1).
+ * With --tx-full drop (memif ports by default: their ring is the
+ * device's own input), a frame the port refuses because its ring is full
+ * is dropped and counted as sent and lost: the device did not take it.
+ * Otherwise it is kept and sent again, and the generator falls behind.
  * Otherwise the trial is marked invalid with every reason that holds.
  *
  * Threading: runs on the main thread between runs of the lcores, which
@@ -47,6 +51,8 @@ cnt_zero(struct pg_counters *c)
 	atomic_store_explicit(&c->tx_own, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->tx_nombuf, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->tx_behind, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->tx_full, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->tx_full_own, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->rx_pkts, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->rx_own, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->rx_own_bytes, 0, memory_order_relaxed);
@@ -234,7 +240,10 @@ stream_figures(unsigned k, struct pg_trial_stream *s)
 
 		if (q->sdef != k)
 			continue;
-		s->tx += cnt_get(&q->scnt.tx_own);
+		/* Refused by a full ring and dropped (--tx-full drop): sent
+		 * to a device that did not take them, so lost. */
+		s->tx += cnt_get(&q->scnt.tx_own) +
+			 cnt_get(&q->scnt.tx_full_own);
 		for (unsigned c = 0; c < pg.nlcs; c++) {
 			const struct pg_seqwin *w = &pg.lcs[c]->win[q->stream];
 
@@ -270,6 +279,7 @@ collect(struct pg_trial *t)
 	memset(&all, 0, sizeof(all));
 	all.min = UINT64_MAX;
 	t->tx = t->tx_own = t->rx = t->lost = t->reordered = t->dup = 0;
+	t->refused = 0;
 	t->behind = t->tx_nombuf = t->rx_nombuf = t->imissed = 0;
 	for (unsigned k = 0; k < pg.nsdefs; k++) {
 		stream_figures(k, &t->st[k]);
@@ -282,7 +292,8 @@ collect(struct pg_trial *t)
 	for (unsigned i = 0; i < pg.nstreams; i++) {
 		struct pg_txq *q = pg.txq[i];
 
-		t->tx += cnt_get(&q->scnt.tx_pkts);
+		t->tx += cnt_get(&q->scnt.tx_pkts) + cnt_get(&q->scnt.tx_full);
+		t->refused += cnt_get(&q->scnt.tx_full);
 		if (!first_on_cnt(i))
 			continue;
 		t->behind += cnt_get(&q->cnt->tx_behind);
