@@ -9,10 +9,12 @@
 # pool, no stamp written, nothing counted per stream), and a
 # loop net_ring0 -> net_ring1 on the same one lcore (every frame stamped,
 # received, checked and counted: sequence window, latency histogram,
-# jitter) with and without --no-stamp, each with its cycles of CPU time a
+# jitter) with and without --no-stamp; one stream with the field testpmd's
+# --txonly-multi-flow varies (the IPv4 source address) and one with four
+# ranged fields (addresses and ports), each with its cycles of CPU time a
 # frame (lr-pktgen's own "datapath:" line: the datapath lcore's CPU time
 # over the frames sent, the whole run); beside DPDK 22.11's testpmd txonly
-# generator
+# generator (plain, and with --txonly-multi-flow)
 # on net_null run the same way: Debian's dpdk-testpmd (package dpdk-dev)
 # and the native build of scripts/dpdk-native.sh when it is there.
 #
@@ -93,12 +95,12 @@ ts_lines() {
 		case $l in *TX-packets:*) echo "$EPOCHREALTIME $l" ;; esac
 	done
 }
-# testpmd_run BIN MEMOPTS: prints the window rate in Mpps.
+# testpmd_run BIN MEMOPTS [TXONLY_OPTS]: prints the window rate in Mpps.
 testpmd_run() {
 	# Line-buffered, so that each stats line is timed when it is printed.
 	# shellcheck disable=SC2086
 	stdbuf -oL "$1" $2 $LC --no-pci --vdev net_null0 --file-prefix "btp$$" \
-		--log-level='*:error' -- --forward-mode=txonly \
+		--log-level='*:error' -- --forward-mode=txonly ${3:-} \
 		--total-num-mbufs=16384 --stats-period 1 -a \
 		> >(ts_lines >"$TMP/tp.out") 2>&1 </dev/null &
 	TP_PID=$!
@@ -125,20 +127,32 @@ testpmd_run() {
 # The lr-pktgen rows: name, ports, options (the first NPG rows).
 NULL="--vdev net_null0"
 LOOP="--vdev net_ring0 --vdev net_ring1"
-names=(lr-pktgen lr-pktgen-16x4 lr-pktgen-nostamp lr-pktgen-loop lr-pktgen-loop-nostamp)
-vdevs=("$NULL" "$NULL" "$NULL" "$LOOP" "$LOOP")
+# Varying fields, one stream: the field testpmd's --txonly-multi-flow
+# varies in DPDK 22.11 (the IPv4 source address, its checksum computed
+# again: 198.18.X.2+lcore), and four ranged fields (source and
+# destination address and port) against plain txonly.
+MFLOW="--src-ip 198.18.0.3-198.18.255.3"
+F4="--src-ip 10.0.0.1-10.0.0.4 --dst-ip 10.1.0.1-10.1.0.4 --src-port 1000-1003 --dst-port 2000-2003"
+names=(lr-pktgen lr-pktgen-16x4 lr-pktgen-nostamp lr-pktgen-loop lr-pktgen-loop-nostamp
+	lr-pktgen-mflow lr-pktgen-4f)
+vdevs=("$NULL" "$NULL" "$NULL" "$LOOP" "$LOOP" "$NULL" "$NULL")
 extra=("--tx-only" "--tx-only --profile $TMP/p16.json" "--tx-only --no-stamp"
-	"--tx-ports 0 --rx-ports 1 --drain-ms 0" "--tx-ports 0 --rx-ports 1 --drain-ms 0 --no-stamp")
+	"--tx-ports 0 --rx-ports 1 --drain-ms 0" "--tx-ports 0 --rx-ports 1 --drain-ms 0 --no-stamp"
+	"--tx-only $MFLOW" "--tx-only $F4")
 NPG=${#names[@]}
-bins=(); for _ in "${names[@]}"; do bins+=("$PKTGEN"); done
+bins=(); tpx=(); for _ in "${names[@]}"; do bins+=("$PKTGEN"); tpx+=(""); done
 notes=()
 if command -v dpdk-testpmd >/dev/null; then
-	names+=("testpmd-debian"); bins+=("$(command -v dpdk-testpmd)")
+	names+=("testpmd-debian" "testpmd-debian-mflow")
+	bins+=("$(command -v dpdk-testpmd)" "$(command -v dpdk-testpmd)")
+	tpx+=("" "--txonly-multi-flow")
 else
 	notes+=("testpmd (Debian): no peer (apt install dpdk-dev)")
 fi
 if nat=$(scripts/dpdk-native.sh --print 2>/dev/null); then
-	names+=("testpmd-native"); bins+=("$(echo "$nat" | sed -n 's/^testpmd: //p')")
+	tp=$(echo "$nat" | sed -n 's/^testpmd: //p')
+	names+=("testpmd-native" "testpmd-native-mflow"); bins+=("$tp" "$tp")
+	tpx+=("" "--txonly-multi-flow")
 	notes+=("testpmd-native: DPDK 22.11 built $(echo "$nat" | sed -n 's/^cflags: //p') by scripts/dpdk-native.sh")
 else
 	notes+=("testpmd (native): no peer (no build from scripts/dpdk-native.sh)")
@@ -151,7 +165,7 @@ for i in "${!bins[@]}"; do
 	if [ "$i" -lt "$NPG" ]; then
 		echo "${names[$i]}: $PKTGEN $LC MEM ${vdevs[$i]} -- --duration $((WARM + SECS + 1)) ${extra[$i]}"
 	else
-		echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly --total-num-mbufs=16384 --stats-period 1 -a"
+		echo "${names[$i]}: ${bins[$i]} $LC MEM --no-pci --vdev net_null0 -- --forward-mode=txonly ${tpx[$i]} --total-num-mbufs=16384 --stats-period 1 -a"
 	fi
 done
 echo "P16: 16 streams, 4 ranged fields each: $(head -c 120 "$TMP/p16.json")..."
@@ -173,7 +187,7 @@ for mem in huge nohuge; do
 				pktgen_run "$MEM" "${vdevs[$i]}" "${extra[$i]}" \
 					"$TMP/c.$mem.$i" >>"$TMP/r.$mem.$i"
 			else
-				testpmd_run "${bins[$i]}" "$MEM" >>"$TMP/r.$mem.$i"
+				testpmd_run "${bins[$i]}" "$MEM" "${tpx[$i]}" >>"$TMP/r.$mem.$i"
 			fi
 		done
 	done
@@ -189,7 +203,7 @@ for mem in huge nohuge; do
 			"$cyc" "$(tr '\n' ' ' <"$TMP/r.$mem.$i")"
 		echo "${s%% *}" >"$TMP/m.$mem.$i"
 	done
-	for l in 0 1 2; do
+	for l in 0 1 2 5 6; do
 		for i in "${!bins[@]}"; do
 			[ "$i" -ge "$NPG" ] || continue
 			awk -v a="$(cat "$TMP/m.$mem.$l")" -v b="$(cat "$TMP/m.$mem.$i")" \
@@ -215,14 +229,18 @@ for mem in huge nohuge; do
 
 	# For the opening table of scripts/bench.sh:
 	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
-	sd=-; sn=-
+	sd=-; sn=-; sdm=-; snm=-
 	for i in "${!bins[@]}"; do
 		case ${names[$i]} in
 		testpmd-debian) sd=$(cat "$TMP/m.$mem.$i") ;;
 		testpmd-native) sn=$(cat "$TMP/m.$mem.$i") ;;
+		testpmd-debian-mflow) sdm=$(cat "$TMP/m.$mem.$i") ;;
+		testpmd-native-mflow) snm=$(cat "$TMP/m.$mem.$i") ;;
 		esac
 	done
 	echo "summary|pktgen vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.0")|$sd|$sn"
 	echo "summary|pktgen 16 streams x 4 ranged fields vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.1")|$sd|$sn"
 	echo "summary|pktgen without stamps (--no-stamp) vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.2")|$sd|$sn"
+	echo "summary|pktgen source IP varying vs testpmd --txonly-multi-flow, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.5")|$sdm|$snm"
+	echo "summary|pktgen 4 ranged fields vs testpmd txonly, net_null, $mem|Mpps|higher|$(cat "$TMP/m.$mem.6")|$sd|$sn"
 done

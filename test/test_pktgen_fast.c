@@ -604,6 +604,25 @@ test_fields(void)
 	LR_TEST_ASSERT(seen_sip == 7 && seen_sport == 31,
 		       "random values do not cover the ranges: %x %x", seen_sip,
 		       seen_sport);
+	/* Addresses over their whole range (every carry of the checksum's
+	 * update from the template's, and 0.0.0.0, 255.255.255.255), at 64
+	 * and 1000 bytes: the IPv4 checksum of each frame holds. */
+	for (int k = 0; k < 2; k++) {
+		rc = RING_CAPTURE("wfields", 2000,
+				  k ? "--src-ip 0.0.0.0-255.255.255.255 "
+				      "--dst-ip 255.255.0.0-255.255.255.255 "
+				      "--src-port 0-65535 --random --size 1000"
+				    : "--src-ip 0.0.0.0-255.255.255.255 "
+				      "--dst-ip 255.255.255.0-255.255.255.255 "
+				      "--dst-port 0-65535 --random");
+		CHECK_RUN(rc);
+		LR_TEST_ASSERT_EQ(read_pcap(cap_path("wfields"), 3000), 2000);
+		for (unsigned i = 0; i < nframes; i++) {
+			if (check_frame(i, 0, &size))
+				return -1;
+			LR_TEST_ASSERT_EQ(size, k ? 1000 : 64);
+		}
+	}
 	return 0;
 }
 

@@ -151,6 +151,30 @@ build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 	return len;
 }
 
+/* Write the value v of generator g into frame d. */
+static __lr_always_inline void
+fgen_write(const struct pg_fgen *g, uint8_t *d, uint64_t v)
+{
+	uint8_t *p = d + g->off;
+
+	switch (g->width) {
+	case 8:
+		wr_be32(p, (uint32_t)(v >> 32));
+		wr_be32(p + 4, (uint32_t)v);
+		break;
+	case 6:
+		wr_be16(p, (uint16_t)(v >> 32));
+		wr_be32(p + 2, (uint32_t)v);
+		break;
+	case 4:
+		wr_be32(p, (uint32_t)v);
+		break;
+	default:
+		wr_be16(p, (uint16_t)v);
+		break;
+	}
+}
+
 /* Sizes or fields vary, or a checksum covers the stamp. */
 static inline uint32_t
 build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
@@ -173,28 +197,64 @@ build_general(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 		struct pg_fgen *g = &q->fgen[gi];
 		uint64_t v =
 		    g->keep | (g->lo + fgen_next(q, g, &carry) * g->step);
-		uint8_t *p = d + g->off;
 
-		switch (g->width) {
-		case 8:
-			wr_be32(p, (uint32_t)(v >> 32));
-			wr_be32(p + 4, (uint32_t)v);
-			break;
-		case 6:
-			wr_be16(p, (uint16_t)(v >> 32));
-			wr_be32(p + 2, (uint32_t)v);
-			break;
-		case 4:
-			wr_be32(p, (uint32_t)v);
-			break;
-		default:
-			wr_be16(p, (uint16_t)v);
-			break;
-		}
+		fgen_write(g, d, v);
 	}
 	if (lr_likely(t->stamped))
 		stamp(q, d + t->stamp_off, q->seq++, tsc);
 	pg_stream_fix(q, d, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	return len;
+}
+
+/* PG_K_FIELDS: fields vary over a fixed size, IPv4, no L4 checksum (a
+ * flows test): the template in one constant copy when it fits 64 bytes,
+ * the fields, the IPv4 checksum from the template's with only the address
+ * words that changed (RFC 1624: ~(~HC + ~m + m')), the stamp. No length
+ * to write: the template's hold. */
+static __lr_always_inline uint32_t
+build_fields(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
+{
+	const struct pg_tmpl *t = q->tmpl;
+	uint8_t *d = lr_pktmbuf_mtod(m, uint8_t *);
+	uint32_t len = t->len;
+	uint64_t ck = q->ck_base;
+	bool carry = true;
+
+	if (lr_likely(len <= 64))
+		memcpy(d, t->data, 64);
+	else
+		memcpy(d, t->data, len);
+	for (unsigned gi = 0; gi < q->nfgen; gi++) {
+		struct pg_fgen *g = &q->fgen[gi];
+		uint64_t v;
+
+		if (lr_unlikely(g->mode == PG_V_RANDOM)) {
+			v = g->keep | (g->lo + fgen_next(q, g, &carry) * g->step);
+		} else {
+			/* The cartesian product: a field moves on when the
+			 * one before it went round (carry). */
+			v = g->val;
+			if (carry) {
+				if (++g->cur == g->span) {
+					g->cur = 0;
+					g->val = g->first;
+				} else {
+					g->val += g->dstep;
+					carry = false;
+				}
+			}
+		}
+		fgen_write(g, d, v);
+		if (g->in_ip)
+			ck += (v >> 16 & 0xffff) + (v & 0xffff);
+	}
+	ck = (ck & 0xffff) + (ck >> 16);
+	ck = (ck & 0xffff) + (ck >> 16);
+	wr_be16(d + q->l3_off + 10, (uint16_t)~ck);
+	if (lr_likely(t->stamped))
+		stamp(q, d + t->stamp_off, q->seq++, tsc);
 	m->data_len = (uint16_t)len;
 	m->pkt_len = len;
 	return len;
@@ -337,6 +397,8 @@ build_one(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 {
 	if (q->kind == PG_K_FAST)
 		return build_fast(q, m, tsc);
+	if (q->kind == PG_K_FIELDS)
+		return build_fields(q, m, tsc);
 	if (q->kind == PG_K_GENERAL)
 		return build_general(q, m, tsc);
 	if (q->kind == PG_K_PLAIN)
@@ -372,6 +434,10 @@ tx_max(struct pg_txq *q, unsigned burst, uint64_t now)
 		for (unsigned i = 0; i < n; i++)
 			bytes += build_fast(q, pkts[i], now);
 		own = n;
+	} else if (q->kind == PG_K_FIELDS) {
+		for (unsigned i = 0; i < n; i++)
+			bytes += build_fields(q, pkts[i], now);
+		own = q->tmpl->stamped ? n : 0;
 	} else if (q->kind == PG_K_GENERAL) {
 		for (unsigned i = 0; i < n; i++)
 			bytes += build_general(q, pkts[i], now);

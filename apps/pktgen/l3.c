@@ -371,7 +371,7 @@ patch(struct pg_txq *q, int hop)
 		else
 			memcpy(t + q->l3_off + 12, c->ip4, 4);
 	}
-	pg_stream_fix(q, t, q->own_tmpl->len);
+	pg_stream_tmpl_fix(q);
 }
 
 /* The ports of --ip: their MACs and counters. 0, 1 when there are none,

@@ -283,8 +283,10 @@ struct pg_tmpl {
 };
 
 /** How a stream builds frames (chosen once, at setup); PG_K_PLAIN: the
- *  template as it is (--no-stamp, nothing varies). */
-enum { PG_K_FAST, PG_K_GENERAL, PG_K_PCAP, PG_K_PLAIN };
+ *  template as it is (--no-stamp, nothing varies); PG_K_FIELDS: fields
+ *  vary over a fixed size, IPv4 with no L4 checksum (the IPv4 checksum
+ *  updated from the template's). */
+enum { PG_K_FAST, PG_K_GENERAL, PG_K_PCAP, PG_K_PLAIN, PG_K_FIELDS };
 
 /** Counters of one queue, read by the control thread. */
 struct pg_counters {
@@ -306,11 +308,15 @@ struct pg_fgen {
 	uint16_t off;  /**< byte offset in the frame (not for size) */
 	uint8_t width; /**< bytes, 2 to 8, big-endian */
 	uint8_t mode;  /**< enum pg_vmode */
+	bool in_ip;    /**< an IPv4 address: in the header's checksum */
 	uint64_t lo;
 	uint64_t step;
 	uint64_t span; /**< number of values */
 	uint64_t cur;  /**< index of the value of the next frame */
 	uint64_t keep; /**< bits of the field outside the value (VLAN) */
+	/* PG_K_FIELDS, sequential modes: the field of the next frame
+	 * (keep included), the first one, and what moves it on. */
+	uint64_t val, first, dstep;
 };
 
 /** Transmit state of one queue (one stream). Owned by one lcore. */
@@ -330,6 +336,10 @@ struct pg_txq {
 	bool ipv6;
 	bool l4_cksum; /**< the L4 checksum is computed per frame */
 	uint16_t l3_off, l4_off;
+	/* PG_K_FIELDS: ~(the template's IPv4 checksum) + ~(each word of the
+	 * template's addresses that vary), in ones' complement (RFC 1624):
+	 * a frame's checksum is ~fold(ck_base + its address words). */
+	uint64_t ck_base;
 	unsigned nfgen;
 	struct pg_fgen fgen[PG_FV_COUNT];
 	bool vary_size;
@@ -656,6 +666,10 @@ int pg_stream_init(struct pg_txq *q, const struct pg_sdef *d, uint64_t port_mac,
 /** Write the lengths and checksums of frame d of len bytes of txq (after
  *  its fields, size and stamp were written). */
 void pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len);
+/** pg_stream_fix() of q's own template after it was written (set up,
+ *  patched by L3 mode, unstamped), and what PG_K_FIELDS derives from it
+ *  (the IPv4 checksum base). */
+void pg_stream_tmpl_fix(struct pg_txq *q);
 /** --no-stamp: the pattern in place of the stamp of txq's template
  *  (built from d), which then goes out as it is. */
 void pg_stream_unstamp(struct pg_txq *q, const struct pg_sdef *d);

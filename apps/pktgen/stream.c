@@ -235,6 +235,40 @@ pg_stream_fix(struct pg_txq *q, uint8_t *d, unsigned len)
 	memcpy(d + at, &ck, 2);
 }
 
+/* Ones' complement of the 16-bit word at p, as a number. */
+static inline uint64_t
+not16(const uint8_t *p)
+{
+	return (uint64_t)(uint16_t)~(p[0] << 8 | p[1]);
+}
+
+/* PG_K_FIELDS: the checksum base from template d (whose checksum is set)
+ * and the addresses that vary. */
+static void
+fields_base(struct pg_txq *q, const uint8_t *d)
+{
+	unsigned l3 = q->l3_off;
+
+	q->ck_base = not16(d + l3 + 10);
+	for (unsigned i = 0; i < q->nfgen; i++) {
+		struct pg_fgen *g = &q->fgen[i];
+
+		g->in_ip = g->off >= l3 && g->off < l3 + 20;
+		if (g->in_ip)
+			q->ck_base += not16(d + g->off) + not16(d + g->off + 2);
+	}
+}
+
+void
+pg_stream_tmpl_fix(struct pg_txq *q)
+{
+	struct pg_tmpl *t = q->own_tmpl;
+
+	pg_stream_fix(q, t->data, t->len);
+	if (q->kind == PG_K_FIELDS)
+		fields_base(q, t->data);
+}
+
 int
 pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 	       uint64_t seed, uint32_t run_id)
@@ -356,6 +390,11 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 		g->step = v->step;
 		g->span = (v->hi - v->lo) / v->step + 1;
 		g->cur = 0;
+		g->first = g->keep | (g->mode == PG_V_DEC
+					  ? g->lo + (g->span - 1) * g->step
+					  : g->lo);
+		g->dstep = g->mode == PG_V_DEC ? -g->step : g->step;
+		g->val = g->first;
 	}
 	/* Sizes. */
 	memset(&q->sgen, 0, sizeof(q->sgen));
@@ -370,7 +409,9 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 	q->kind = q->nfgen == 0 && !q->vary_size && !q->l4_cksum ? PG_K_FAST
 								 : PG_K_GENERAL;
 	q->rnd = (seed * 0x9e3779b97f4a7c15ULL + q->stream) | 1;
-	pg_stream_fix(q, d, len);
+	if (q->nfgen && !q->vary_size && !q->l4_cksum && !q->ipv6)
+		q->kind = PG_K_FIELDS;
+	pg_stream_tmpl_fix(q);
 	return 0;
 }
 
@@ -386,7 +427,7 @@ pg_stream_unstamp(struct pg_txq *q, const struct pg_sdef *sd)
 	t->stamped = false;
 	if (q->kind == PG_K_FAST)
 		q->kind = PG_K_PLAIN;
-	pg_stream_fix(q, t->data, t->len);
+	pg_stream_tmpl_fix(q);
 }
 
 void
