@@ -144,6 +144,11 @@ if [ -x scripts/bench-memif.sh ] && [ -x $b/pktgen/lr-pktgen ] && [ -x $b/l2fwd/
 	run "64 and 1518-byte frames over one memif link (generator -> receiver: lr-pktgen and testpmd txonly/rxonly, and the mixed pairs) and through a forwarder (lr-pktgen -> lr-l2fwd or testpmd io -> lr-pktgen), each process on its own CPU, rows alternating; Mpps and cycles per packet on each side over the same window." \
 		scripts/bench-memif.sh $bdir 2 9
 fi
+if [ -x scripts/bench-rfc2544-memif.sh ] && [ -x $b/pktgen/lr-pktgen ] && [ -x $b/l2fwd/lr-l2fwd ]; then
+	section "RFC 2544 over memif: NDR and PDR of lr-l2fwd and DPDK's forwarders found by lr-pktgen"
+	run "lr-pktgen --rfc2544 throughput (servers on CPU 0) against each forwarder in turn (clients on CPU 1): lr-l2fwd, testpmd io, DPDK's l2fwd example when its source is there; 64 and 1518 B, 3 rounds, medians with the range." \
+		scripts/bench-rfc2544-memif.sh $bdir 3
+fi
 if [ "$(id -u)" = 0 ] && [ -x scripts/bench-veth.sh ]; then
 	section "Over veth pairs between network namespaces"
 	run "lr-pktgen -> veth -> lr-l2fwd -> veth -> lr-pktgen: generator alone, maximum, highest zero-loss rate (af_packet, and af_xdp when built)." \
