@@ -1337,6 +1337,19 @@ test_rfc2544_fail(void)
 			   strstr(out, "the port stopped taking frames"),
 		       "stall: exit %d:\n%s", rc, out);
 	LR_TEST_ASSERT(since(&t0) < 5, "took %.1f s", since(&t0));
+	/* The same port where a frame it refuses is the device's loss
+	 * (--tx-full drop): refusing every frame for a second is still a
+	 * port that stopped taking frames, not a loss rate. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = run(EAL " -l 0 --vdev net_ring0 -- --rfc2544 throughput "
+		     "--rfc2544-sizes 64 --max-rate 50k --trial-s 1.5 "
+		     "--tx-full drop");
+	LR_TEST_ASSERT(rc == 1 &&
+			   strstr(out, "(--tx-full drop)") &&
+			   strstr(out, "refused: ring full") &&
+			   strstr(out, "the port stopped taking frames"),
+		       "stall with --tx-full drop: exit %d:\n%s", rc, out);
+	LR_TEST_ASSERT(since(&t0) < 5, "took %.1f s", since(&t0));
 	return 0;
 }
 

@@ -345,8 +345,16 @@ tx_refused(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n,
 	cnt_add(&q->scnt.tx_full, n);
 	cnt_add(&q->scnt.tx_full_own, own_full);
 	lr_pktmbuf_free_bulk(pkts, n);
-	/* Refused, not stalled: the ring drains as the device reads. */
-	q->refused_tsc = 0;
+	/* A ring that drains refuses some frames now and then; one that
+	 * refused every frame for PG_STALL_MS is a port that stopped taking
+	 * frames (a peer gone): the queue gives up, reported, as when it
+	 * waits (tx_stalled()). */
+	if (sent == 0 && q->refused_tsc != 0 &&
+	    now - q->refused_tsc >= pg.hz / 1000 * PG_STALL_MS) {
+		q->stall_since = q->refused_tsc;
+		q->stall_tsc = now - q->refused_tsc;
+		q->done = true;
+	}
 	return tx_count(q, sent, bytes, own, now);
 }
 
