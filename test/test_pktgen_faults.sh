@@ -13,8 +13,9 @@
 #     behind one that left after it), lost is 0 (the forwarder dropped
 #     nothing), in the summary and in the JSON per stream;
 #   - an --rfc2544 throughput search over the same path at most 10
-#     kframes/s: the NDR is the max (duplicates and reordering are not
-#     loss), and its trials count the duplicates.
+#     kframes/s: an NDR is found, confirmed by a trial that had duplicates
+#     and reordered frames and lost none (counted as loss, no trial
+#     would pass).
 #
 #   test_pktgen_faults.sh SOURCE_DIR BUILD_DIR
 # Exit 0 all passed, 1 a case failed, 77 skipped (with the reason).
@@ -128,7 +129,11 @@ else
 	tail -20 "$TMP/run.out"
 fi
 
-# --- A search: duplicates and reordering are no loss.
+# --- A search: duplicates and reordering are no loss. The NDR is found
+# (above 0) and the trial that confirmed it had duplicates and reordered
+# frames and lost none: were they counted as loss, no trial would pass.
+# (Frames the path loses on a busy host, in the kernel's rings, lower the
+# NDR: its value is the host's; that it exists is the count's.)
 for attempt in 1 2; do
 	fwd_start
 	gen --rfc2544 throughput --rfc2544-sizes 64 --trial-s 0.5 \
@@ -137,14 +142,15 @@ for attempt in 1 2; do
 	rc=$?
 	fwd_stop
 	ndr=$(jget "$TMP/rfc.json" "d['rfc2544']['sizes'][0]['ndr']['pps']")
-	tdup=$(jget "$TMP/rfc.json" "min(t['dup'] for t in d['rfc2544']['sizes'][0]['trials'] if t['verdict'] == 'valid')")
-	echo "search attempt $attempt: exit $rc, NDR ${ndr:-none}, fewest duplicates in a valid trial ${tdup:-?}, forwarder dropped $FWD_DROP"
-	[ "$rc" = 0 ] && [ "$FWD_DROP" = 0 ] && break
+	conf=$(jget "$TMP/rfc.json" "' '.join('%d/%d/%d' % (t['dup'], t['reordered'], t['lost']) for t in d['rfc2544']['sizes'][0]['trials'] if t['final'] and t['ndr'] == 'pass' and t['rate_pps'] == d['rfc2544']['sizes'][0]['ndr']['pps'])")
+	ok=$(jget "$TMP/rfc.json" "any(t['final'] and t['ndr'] == 'pass' and t['dup'] > 0 and t['reordered'] > 0 and t['lost'] == 0 and t['rate_pps'] == d['rfc2544']['sizes'][0]['ndr']['pps'] for t in d['rfc2544']['sizes'][0]['trials'])")
+	echo "search attempt $attempt: exit $rc, NDR ${ndr:-none}, confirmed by a trial with dup/reordered/lost ${conf:-none}"
+	[ "$rc" = 0 ] && [ "$ok" = True ] && break
 done
-if [ "$rc" = 0 ] && python3 -c "import sys; sys.exit(not ($ndr >= 10000 * 0.995 and $tdup > 0))"; then
-	pass "search: NDR $ndr frames/s, the max: duplicates ($tdup and more a trial) and reordering are no loss"
+if [ "$rc" = 0 ] && [ "$ok" = True ]; then
+	pass "search: NDR $ndr frames/s, confirmed by a trial with duplicates and reordering and no loss ($conf)"
 else
-	fail "search: exit $rc, NDR ${ndr:-none}, duplicates ${tdup:-?}"
+	fail "search: exit $rc, NDR ${ndr:-none}, confirming trial ${conf:-none}"
 	tail -20 "$TMP/rfc.out"
 fi
 
