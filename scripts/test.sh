@@ -145,8 +145,10 @@ run() {
 
 run native -- --suite fast --suite driver
 run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast
+# The RFC 2544 searches against the kernel's tbf and over memif (suite
+# 'search', minutes of trials) run in the native stage only.
 LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
-	-Dbuildtype=debug -- --suite fast --suite driver
+	-Dbuildtype=debug -- --suite fast --suite driver --no-suite search
 LR_TEST_SCALE=0.1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/test/tsan.supp" \
 	run tsan -Db_sanitize=thread -Dbuildtype=debug -- eal pagealloc ring \
 	page_pool mempool mbuf elastic ethdev l2fwd pktgen_fast pktgen_ctl pmd_memif --timeout-multiplier 3
