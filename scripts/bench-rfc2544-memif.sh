@@ -79,6 +79,11 @@ else
 	notes+=("DPDK l2fwd: no peer (needs libdpdk-dev and the example's source: apt install dpdk-doc)")
 fi
 
+# A forwarder's standard input stays open for the run: testpmd without -i
+# ends at the first line or end of file it reads ("Press enter to exit").
+mkfifo "$TMP/in"
+exec 3<>"$TMP/in"
+
 # run_one I R: forwarder I under lr-pktgen's search; its figures appended
 # to $TMP/f.I.SIZE ("NDR PDR" in Mframes/s, "nan nan" when it failed).
 run_one() {
@@ -93,7 +98,7 @@ run_one() {
 		>"$TMP/pg.out" 2>&1 &
 	local pg=$!
 	# shellcheck disable=SC2086
-	taskset -c 1 ${fwds[$i]} >"$TMP/fwd.out" 2>&1 </dev/null &
+	taskset -c 1 ${fwds[$i]} >"$TMP/fwd.out" 2>&1 <&3 &
 	FWD=$!
 	wait "$pg" && rc=0 || rc=$?
 	kill -INT "$FWD" 2>/dev/null || true
