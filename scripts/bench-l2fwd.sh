@@ -56,32 +56,16 @@ window_rate() {
 			END {if (NR < w + d || w < 1) print "nan"; else printf "%.2f\n", (v[w + d] - v[w]) / d / 1e6}'
 }
 
-# DPDK's l2fwd example as Debian ships it: the example's source (dpdk-doc's
-# copy, else the one in the source package scripts/dpdk-native.sh fetched)
-# built against Debian's libdpdk with the example's own Makefile (-O3 and
-# libdpdk.pc's flags).
+# DPDK's l2fwd example as Debian ships it (scripts/dpdk-l2fwd-example.sh).
+# shellcheck source=scripts/dpdk-l2fwd-example.sh
+. scripts/dpdk-l2fwd-example.sh
 names=(lr-l2fwd); labels=(lr-l2fwd); cmds=("$l2fwd"); notes=()
-exdir=""
-for d in /usr/share/dpdk/examples/l2fwd \
-	"${LR_DPDK_NATIVE_DIR:-/var/cache/linerate/dpdk-native}"/src/dpdk-22.11*/examples/l2fwd; do
-	[ -f "$d/main.c" ] && { exdir=$d; break; }
-done
-if pkg-config --exists libdpdk 2>/dev/null && [ -n "$exdir" ]; then
-	ddir=$b/dpdk-l2fwd
-	if [ ! -x "$ddir/build/l2fwd" ]; then
-		rm -rf "$ddir"
-		cp -r "$exdir" "$ddir"
-		make -s -C "$ddir" >"$b/dpdk-l2fwd.log" 2>&1 || true
-	fi
-	if [ -x "$ddir/build/l2fwd" ]; then
-		names+=("DPDK $(pkg-config --modversion libdpdk) l2fwd (Debian)")
-		cmds+=("$ddir/build/l2fwd")
-		labels+=(dpdk-debian)
-	else
-		notes+=("DPDK l2fwd (Debian): build failed, see $b/dpdk-l2fwd.log")
-	fi
+if ex=$(dpdk_l2fwd_example "$b"); then
+	names+=("DPDK $(pkg-config --modversion libdpdk) l2fwd (Debian)")
+	cmds+=("$ex")
+	labels+=(dpdk-debian)
 else
-	notes+=("DPDK l2fwd (Debian): no peer (needs libdpdk-dev and the l2fwd example source: dpdk-doc or scripts/dpdk-native.sh's source)")
+	notes+=("DPDK l2fwd (Debian): $ex")
 fi
 if nat=$(scripts/dpdk-native.sh --print 2>/dev/null); then
 	names+=("DPDK l2fwd (native: $(echo "$nat" | sed -n 's/^cflags: //p'))")

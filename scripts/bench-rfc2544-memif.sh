@@ -56,27 +56,15 @@ if tp=$(command -v dpdk-testpmd); then
 else
 	notes+=("testpmd io: no peer (apt install dpdk)")
 fi
-exdir=""
-for d in /usr/share/dpdk/examples/l2fwd \
-	"${LR_DPDK_NATIVE_DIR:-/var/cache/linerate/dpdk-native}"/src/dpdk-22.11*/examples/l2fwd; do
-	[ -f "$d/main.c" ] && { exdir=$d; break; }
-done
-if pkg-config --exists libdpdk 2>/dev/null && [ -n "$exdir" ]; then
-	ddir=$BUILD/dpdk-l2fwd
-	if [ ! -x "$ddir/build/l2fwd" ]; then
-		rm -rf "$ddir"
-		cp -r "$exdir" "$ddir"
-		make -s -C "$ddir" >"$BUILD/dpdk-l2fwd.log" 2>&1 || true
-	fi
-	if [ -x "$ddir/build/l2fwd" ]; then
-		names+=("dpdk-l2fwd")
-		fwds+=("$(realpath "$ddir/build/l2fwd") -l 1 --no-huge -m 256 \
---file-prefix brm_d --log-level=*:error \
+# shellcheck source=scripts/dpdk-l2fwd-example.sh
+. scripts/dpdk-l2fwd-example.sh
+if ex=$(dpdk_l2fwd_example "$BUILD"); then
+	names+=("dpdk-l2fwd")
+	fwds+=("$ex -l 1 --no-huge -m 256 --file-prefix brm_d --log-level=*:error \
 --vdev net_memif0,role=client,socket=$TMP/a.sock,$O \
 --vdev net_memif1,role=client,socket=$TMP/b.sock,$O -- -p 0x3 -T 0")
-	fi
 else
-	notes+=("DPDK l2fwd: no peer (needs libdpdk-dev and the example's source: apt install dpdk-doc)")
+	notes+=("DPDK l2fwd: $ex")
 fi
 
 # A forwarder's standard input stays open for the run: testpmd without -i
