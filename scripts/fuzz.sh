@@ -6,6 +6,7 @@
 # target (executions, result) and exits non-zero if any target crashed,
 # leaked, hung or failed one of its checks; the input that did it is kept
 # in <build>/fuzz-run/<target>/ and replayed once with its messages shown.
+# Targets run side by side, one per CPU (LR_FUZZ_JOBS).
 # A longer run: scripts/fuzz.sh 3600. Extra libFuzzer flags: LR_FUZZ_FLAGS.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -47,9 +48,10 @@ if ! ninja -C "$dir" >"$dir/fuzz-build.log" 2>&1; then
 	exit 1
 fi
 
-passed=0 failed=0
-for exe in "$dir"/test/fuzz/fuzz_*; do
-	[ -x "$exe" ] && [ -f "$exe" ] || continue
+# fuzz_one EXE: run one target; its lines go to <run>/result, whose first
+# word is "ok" or "FAILED".
+fuzz_one() {
+	local exe=$1 name run seeds rc execs art
 	name=$(basename "$exe")
 	seeds=$top/test/fuzz/corpus/${name#fuzz_}
 	run=$dir/fuzz-run/$name
@@ -68,20 +70,47 @@ for exe in "$dir"/test/fuzz/fuzz_*; do
 	art=$(ls "$run"/crash-* "$run"/leak-* "$run"/timeout-* \
 		"$run"/oom-* 2>/dev/null | head -n 1)
 	if [ $rc -eq 0 ] && [ -z "$art" ]; then
-		echo "$name: ${execs:-?} execs in ${secs} s: ok"
+		echo "ok $name: ${execs:-?} execs in ${secs} s: ok" >"$run/result"
+		return
+	fi
+	{
+		echo "FAILED $name: ${execs:-?} execs in ${secs} s: FAILED" \
+			"(exit $rc)" "${art:+input $art}"
+		grep -E 'ERROR|SUMMARY|check failed|runtime error' "$run/log" |
+			head -n 5 | sed 's/^/    /'
+		if [ -n "$art" ]; then
+			echo "    replay: $exe $art"
+			"$exe" "$art" 2>&1 | grep -vE '^(INFO|MS:|Running)' |
+				head -n 30 | sed 's/^/    /'
+		fi
+	} >"$run/result"
+}
+
+# The targets run LR_FUZZ_JOBS at a time (default: one per CPU), each for
+# the whole SECONDS; results print in the targets' order.
+jobs=${LR_FUZZ_JOBS:-$(nproc)}
+targets=()
+for exe in "$dir"/test/fuzz/fuzz_*; do
+	[ -x "$exe" ] && [ -f "$exe" ] && targets+=("$exe")
+done
+for exe in "${targets[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+		wait -n
+	done
+	fuzz_one "$exe" &
+done
+wait
+passed=0 failed=0
+for exe in "${targets[@]}"; do
+	res=$dir/fuzz-run/$(basename "$exe")/result
+	if [ -f "$res" ] && [ "$(head -c 3 "$res")" = "ok " ]; then
+		cut -d' ' -f2- "$res"
 		passed=$((passed + 1))
-		continue
+	else
+		[ -f "$res" ] && sed '1s/^FAILED //' "$res" ||
+			echo "$(basename "$exe"): FAILED (no result)"
+		failed=$((failed + 1))
 	fi
-	echo "$name: ${execs:-?} execs in ${secs} s: FAILED (exit $rc)" \
-		"${art:+input $art}"
-	grep -E 'ERROR|SUMMARY|check failed|runtime error' "$run/log" |
-		head -n 5 | sed 's/^/    /'
-	if [ -n "$art" ]; then
-		echo "    replay: $exe $art"
-		"$exe" "$art" 2>&1 | grep -vE '^(INFO|MS:|Running)' |
-			head -n 30 | sed 's/^/    /'
-	fi
-	failed=$((failed + 1))
 done
 
 if [ $((passed + failed)) -eq 0 ]; then

@@ -222,7 +222,7 @@ check 6 "a non-root clean exit leaves no empty /tmp/linerate-<uid>" \
 
 # 7. Data races.
 check 7 "ThreadSanitizer clean on the multi-lcore tests and both apps" \
-	tsan pagealloc page_pool mempool ring l2fwd pktgen_fast
+	tsan pagealloc page_pool mempool ring l2fwd pktgen_fast_1of2 pktgen_fast_2of2
 
 # 8. Tests on a busy machine.
 check 8 "pktgen and l2fwd signal tests wait for readiness (CPUs busy)" \

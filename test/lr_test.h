@@ -3,8 +3,10 @@
  * lr_test.h - the unit-test harness: cases are functions returning 0
  * (pass), LR_TEST_SKIP or -1 (fail); LR_TEST_MAIN runs them in order, prints
  * one line per case and a closing "N passed, N failed, N skipped" line, and
- * exits non-zero if any failed. A case name given on the command line runs
- * only that case.
+ * exits non-zero if any failed. Case names given on the command line run
+ * only those cases; --part=K/N runs the K-th of N interleaved shares of
+ * them (case i when i % N == K - 1), so that meson can run one long test
+ * program as N tests side by side.
  */
 #ifndef LR_TEST_H
 #define LR_TEST_H
@@ -415,21 +417,49 @@ struct lr_test_case {
 	int (*fn)(void);
 };
 
+/* Whether name is one of the arguments argv[1..argc-1]. */
+static inline int
+lr_test_named(const char *name, int argc, char **argv)
+{
+	for (int a = 1; a < argc; a++)
+		if (strcmp(argv[a], name) == 0)
+			return 1;
+	return 0;
+}
+
 /** Run cases (see the header comment); returns the process exit code. */
 static inline int
 lr_test_run(const char *suite, const struct lr_test_case *cases, int n,
 	    int argc, char **argv)
 {
-	int passed = 0, failed = 0, skipped = 0;
-	const char *only = argc > 1 ? argv[argc - 1] : NULL;
+	int passed = 0, failed = 0, skipped = 0, named = 0;
+	unsigned part = 1, parts = 1;
 
 	*lr_test_main_pid() = (int)getpid();
+	for (int a = 1; a < argc; a++) {
+		if (strncmp(argv[a], "--part=", 7) == 0) {
+			if (sscanf(argv[a] + 7, "%u/%u", &part, &parts) != 2 ||
+			    parts == 0 || part == 0 || part > parts) {
+				fprintf(stderr, "%s: bad %s (want --part=K/N, "
+					"1 <= K <= N)\n", suite, argv[a]);
+				return 2;
+			}
+		} else if (argv[a][0] != '-') {
+			named++;
+		}
+	}
 
 	for (int i = 0; i < n; i++) {
-		if (only && only[0] != '-' && strcmp(only, cases[i].name))
+		if (named && !lr_test_named(cases[i].name, argc, argv))
 			continue;
+		if ((unsigned)i % parts != part - 1)
+			continue;
+		struct timespec t0, t1;
+
 		fprintf(stderr, "[ RUN  ] %s.%s\n", suite, cases[i].name);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		int r = cases[i].fn();
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		const char *what = r == 0 ? "  OK  " :
 				   r == LR_TEST_SKIP ? " SKIP " : " FAIL ";
 		if (r == 0)
@@ -438,7 +468,9 @@ lr_test_run(const char *suite, const struct lr_test_case *cases, int n,
 			skipped++;
 		else
 			failed++;
-		fprintf(stderr, "[%s] %s.%s\n", what, suite, cases[i].name);
+		fprintf(stderr, "[%s] %s.%s (%.2f s)\n", what, suite,
+			cases[i].name, (double)(t1.tv_sec - t0.tv_sec) +
+			(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	}
 	printf("%s: %d passed, %d failed, %d skipped\n", suite, passed, failed,
 	       skipped);
