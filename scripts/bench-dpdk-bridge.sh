@@ -217,7 +217,7 @@ ratio bridge testpmd
 ratio floor dl2fwd
 ratio bridge_nat dl2fwd_nat
 ratio floor_nat dl2fwd_nat
-# For BENCHMARKS.md's opening table (scripts/bench.sh):
+# For BENCHMARKS.md's opening table (bench/run):
 # "summary|what|unit|better|linerate|DPDK Debian|DPDK native", the bridge
 # against DPDK's l2fwd on the same DPDK build, one row per build.
 kmed() { [ -n "${idx[$1]:-}" ] && echo "${med[${idx[$1]}]}" || echo -; }

@@ -116,7 +116,7 @@ for i in "${!cmds[@]}"; do
 	awk -v a="${med[0]}" -v d="${med[$i]}" -v n="${names[$i]}" \
 		'BEGIN { if (a > 0 && d > 0) printf "ratio lr-l2fwd / %s: %.2f\n", n, a / d }'
 done
-# For the opening table of scripts/bench.sh:
+# For the opening table of bench/run:
 # "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
 sd=-; sn=-
 for i in "${!cmds[@]}"; do

@@ -991,7 +991,7 @@ if [ -f "$REF" ]; then
 	sed -n 's/^# */  source: /p' "$REF"
 	awk -F'\t' '!/^#/ && NR > 1 && $1 != "build" {printf "  %s, %s-byte frames: %s Mpps\n", $1, $2, $3}' "$REF"
 fi
-# For the opening table of scripts/bench.sh:
+# For the opening table of bench/run:
 # "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
 # sv SIZE ROW COL: the median, "-" when that row did not run or failed.
 sv() {

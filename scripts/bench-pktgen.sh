@@ -227,7 +227,7 @@ for mem in huge nohuge; do
 					m, w, ca - cb, ca, cb, ma, mb }'
 	done
 
-	# For the opening table of scripts/bench.sh:
+	# For the opening table of bench/run:
 	# "summary|what|unit|better|linerate|DPDK Debian|DPDK native".
 	sd=-; sn=-; sdm=-; snm=-
 	for i in "${!bins[@]}"; do

@@ -16,7 +16,7 @@
 #
 # RUNS (default 3) rounds, each running every forwarder once in turn; each
 # figure is the median of its runs with the range. Prints
-# "summary|..." lines for scripts/bench.sh's table (lr-l2fwd against
+# "summary|..." lines for bench/run's table (lr-l2fwd against
 # testpmd io and DPDK l2fwd).
 set -euo pipefail
 
@@ -140,7 +140,7 @@ for size in 64 1518; do
 			"$(med "$TMP/f.$i.$size" 1)" "$(med "$TMP/f.$i.$size" 2)"
 	done
 done
-# For scripts/bench.sh's table (linerate | DPDK Debian | DPDK native):
+# For bench/run's table (linerate | DPDK Debian | DPDK native):
 # lr-l2fwd against testpmd io, and against DPDK's l2fwd example, both
 # Debian's DPDK.
 col() {

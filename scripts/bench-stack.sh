@@ -20,7 +20,7 @@
 # Defaults 10 s, 20 pings, 3 rounds (every path measured once a round,
 # medians over the rounds): about eight minutes. Run it on an idle
 # machine; its `summary|...` lines (lr-l2fwd beside testpmd on
-# af_packet) go to the opening table of BENCHMARKS.md (scripts/bench.sh).
+# af_packet) go to the opening table of BENCHMARKS.md (bench/run).
 set -euo pipefail
 
 BUILD=${1:-build}
@@ -233,7 +233,7 @@ for r in "${ROWS[@]}"; do
 done
 echo
 echo "goals (issue 16): TCP through lr-l2fwd (af_packet, tap) >= 50% of the bridge's; ping RTT within 2x of the bridge's"
-# For the opening table of BENCHMARKS.md (scripts/bench.sh): linerate's
+# For the opening table of BENCHMARKS.md (bench/run): linerate's
 # af_packet forwarder beside testpmd's, the bridge in the table above.
 tp() { if [ -n "${TCP[testpmd-af_packet]:-}" ]; then echo "$1"; else echo -; fi; }
 echo "summary|iperf3 TCP through the forwarder, af_packet, veth defaults|Gbit/s|higher|${TCP[lr-af_packet]}|$(tp "${TCP[testpmd-af_packet]:-}")|-"

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every comparison, in the order of BENCHMARKS.md."""
+import os
+
+from .legacy import script_entry
+
+
+def is_root(ctx):
+    """None as root, else why not (network namespaces need root)."""
+    return None if os.geteuid() == 0 else 'needs root (network namespaces)'
+
+
+def registry():
+    """The comparisons, in BENCHMARKS.md's order."""
+    from . import ring, mempool, pagealloc, suite
+    return [
+        ring.COMPARISON,
+        pagealloc.COMPARISON,
+        pagealloc.BULK,
+        mempool.COMPARISON,
+        pagealloc.PAGE_POOL,
+        script_entry(
+            'l2fwd', 'Forwarding (lr-l2fwd)',
+            'lr-l2fwd on net_null and net_ring ports, one forwarding '
+            'lcore, 64-byte packets; DPDK\'s l2fwd (Debian\'s package, '
+            'and scripts/dpdk-native.sh\'s build when present) alternating '
+            'in the same run, the same steady-state window for every '
+            'program.',
+            ['scripts/bench-l2fwd.sh'], env={'LR_BUILD': '{build}'}),
+        script_entry(
+            'elastic', 'Elastic mbuf pools (lib/mbuf over the page '
+            'allocator)',
+            'lr-l2fwd on net_null with its default elastic pool against a '
+            'fixed pool of the size it computes, alternating; then bursts '
+            'into a net_ring port behind a slow consumer '
+            '(lr-elastic-bench): memory held and frames dropped for a '
+            'fixed pool at DPDK\'s usual formula, a fixed pool sized for '
+            'the worst burst, and the elastic pool; and DPDK\'s fixed '
+            'rte_mempool at both sizes in the same setup.',
+            ['scripts/bench-elastic.sh'], env={'LR_BUILD': '{build}'}),
+        script_entry(
+            'pktgen', 'Traffic generation (lr-pktgen on net_null)',
+            'lr-pktgen, one datapath lcore, 64-byte frames, with and '
+            'without hugepages; DPDK testpmd txonly alternating in the '
+            'same run, the same steady-state window for every program.',
+            ['scripts/bench-pktgen.sh', '{build}', '4', '3']),
+        script_entry(
+            'memif', 'Over memif: linerate and DPDK testpmd',
+            '64 and 1518-byte frames over one memif link (generator -> '
+            'receiver: lr-pktgen and testpmd txonly/rxonly, and the mixed '
+            'pairs) and through a forwarder (lr-pktgen -> lr-l2fwd or '
+            'testpmd io -> lr-pktgen), each process on its own CPU, rows '
+            'alternating; Mpps and cycles per packet on each side over the '
+            'same window.',
+            ['scripts/bench-memif.sh', '{build}', '2', '9']),
+        script_entry(
+            'rfc2544_memif', 'RFC 2544 over memif: NDR and PDR of '
+            'lr-l2fwd and DPDK\'s forwarders found by lr-pktgen',
+            'lr-pktgen --rfc2544 throughput (servers on CPU 0) against each '
+            'forwarder in turn (clients on CPU 1): lr-l2fwd, testpmd io, '
+            'DPDK\'s l2fwd example when its source is there; 64 and 1518 '
+            'B, 3 rounds, medians with the range.',
+            ['scripts/bench-rfc2544-memif.sh', '{build}', '3']),
+        script_entry(
+            'veth', 'Over veth pairs between network namespaces',
+            'lr-pktgen -> veth -> lr-l2fwd -> veth -> lr-pktgen: generator '
+            'alone, maximum, highest zero-loss rate (af_packet, and af_xdp '
+            'when built).',
+            ['scripts/bench-veth.sh', '{build}'], needs=is_root),
+        script_entry(
+            'veth_afxdp', 'Forwarders over veth: af_xdp, af_packet and '
+            'DPDK',
+            'Forwarders alternated over the same topology: lr-l2fwd on '
+            'af_xdp, lr-l2fwd on af_packet, DPDK testpmd io on net_af_xdp '
+            '(when installed).',
+            ['scripts/bench-veth-afxdp.sh'],
+            env={'LR_BUILD': '{build}', 'RUNS': '5', 'DURATION': '4',
+                 'RATE': '50000'}, needs=is_root),
+        script_entry(
+            'stack', 'Linux stacks as peers (veth and tap, default '
+            'offloads)',
+            'iperf3 TCP and ping RTT between two namespaces through a '
+            'kernel bridge, lr-l2fwd on net_af_packet, lr-l2fwd on '
+            'net_tap, and DPDK testpmd io on its net_af_packet (when '
+            'installed), every interface with its default offloads.',
+            ['scripts/bench-stack.sh', '{build}', '10', '20'],
+            needs=is_root),
+        script_entry(
+            'dpdk_bridge', 'NICs through DPDK\'s drivers (drivers/net/dpdk, '
+            'the linerate mempool ops)',
+            'The bridge\'s cost: lr-l2fwd over net_dpdk ports (DPDK\'s '
+            'net_null under linerate ports) beside lr-l2fwd on linerate\'s '
+            'net_null, DPDK\'s l2fwd and testpmd io on DPDK\'s net_null, '
+            'and the floor of any bridge (drivers/plugins/floor); then '
+            'testpmd io with its mbuf pool on the "linerate" mempool ops '
+            'against ring_mp_mc. Rounds alternating, the same window for '
+            'each.',
+            ['scripts/bench-dpdk-bridge.sh'],
+            env={'LR_BUILD': '{build}', 'RUNS': '3'}),
+        suite.COMPARISON,
+    ]

@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of the benchmark harness (bench/harness, bench/comparisons):
+its statistics, the parsers of the programs' output, the rounds
+alternating and a failing side noted, and BENCHMARKS.md written from
+results (summary rows, ratios, no absolute paths).
+
+    test_bench_harness.py SOURCE_ROOT
+"""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else
+                      os.path.join(os.path.dirname(__file__), '..'))
+sys.path.insert(0, os.path.join(TOP, 'bench'))
+
+from harness import core, report, stats  # noqa: E402
+from comparisons import legacy, mempool, pagealloc, registry, ring  # noqa
+from comparisons import suite  # noqa: E402
+
+
+class Stats(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(stats.median([3, 1, 2]), 2)
+        self.assertEqual(stats.median([4, 1, 3, 2]), 2.5)
+        self.assertRaises(ValueError, stats.median, [])
+
+    def test_ratio(self):
+        self.assertAlmostEqual(stats.ratio(2, 4), 0.5)
+        self.assertIsNone(stats.ratio(None, 4))
+        self.assertIsNone(stats.ratio(2, 0))
+
+    def test_cell(self):
+        s = stats.summarize([5.0, 1.0, 3.0])
+        self.assertEqual((s['median'], s['min'], s['max'], s['n']),
+                         (3.0, 1.0, 5.0, 3))
+        self.assertEqual(stats.cell(s), '3.00 [1.00-5.00]')
+        self.assertEqual(stats.cell(None), '-')
+        self.assertIsNone(stats.summarize([]))
+
+
+RING_OUT = '''lr-ring-bench: ring of 1024 slots
+(a) one lcore (lcore 0), enqueue then dequeue; 5 samples
+mode   n          cycles per call pair     cycles per item
+SP/SC  single         8.6 / 9.0            4.30 / 4.50
+SP/SC  bulk 8        31.4 / 32.0           1.96 / 2.00
+
+(b) two lcores: producer lcore 0 (CPU 0), consumer lcore 1 (CPU 1)
+mode   n      producer cycles/item     consumer cycles/item
+MP/MC  bulk 32        6.3 / 6.5            6.26 / 6.40
+'''
+
+MEMPOOL_OUT = '''# lr-mempool-bench: cycles per object
+# bulk                             |      1 |      8 |     32 |    128
+mempool, cache 256, ring_mp_mc     |   3.32 |   1.59 |   0.45 |      -
+mbuf alloc_bulk+free_bulk, c512    |   8.93 |   fail |   6.34 |   7.20
+'''
+
+
+class Parsers(unittest.TestCase):
+    def test_ring(self):
+        f = ring.parse(RING_OUT)
+        self.assertEqual(f['(a) one lcore, per item: SP/SC single'], 4.30)
+        self.assertEqual(f['(a) one lcore, per item: SP/SC bulk 8'], 1.96)
+        self.assertEqual(f['(b) two lcores, producer: MP/MC bulk 32'], 6.3)
+        self.assertEqual(f['(b) two lcores, consumer: MP/MC bulk 32'], 6.26)
+        self.assertEqual(len(f), 4)
+        self.assertEqual(ring.parse('garbage\n(a)\nSP/SC bulk x\n'), {})
+
+    def test_mempool(self):
+        f = mempool.parse(MEMPOOL_OUT)
+        self.assertEqual(f['mempool, cache 256, ring_mp_mc bulk 1'], 3.32)
+        self.assertNotIn('mempool, cache 256, ring_mp_mc bulk 128', f)
+        self.assertNotIn('mbuf alloc_bulk+free_bulk, c512 bulk 8', f)
+        self.assertEqual(f['mbuf alloc_bulk+free_bulk, c512 bulk 128'], 7.2)
+        for row in mempool.summary_rows():
+            self.assertTrue(row.startswith('mempool, cache 256') or
+                            row.startswith('mbuf alloc_bulk'), row)
+
+    def test_pagealloc(self):
+        out = ('test   cycles  [min-max]  kernel-2016  ratio\n'
+               'alloc-odr0-1   64.20   [63.98-67.97]   316.00   4.9x\n'
+               'free-odr3-8    12.00   [11.00-13.00]        -      -\n')
+        f = pagealloc.parse_pagealloc(out)
+        self.assertEqual(f['alloc-odr0-1'],
+                         {'linerate': 64.2, pagealloc.KERNEL: 316.0})
+        self.assertEqual(f['free-odr3-8'], {'linerate': 12.0})
+
+    def test_page_pool(self):
+        out = ('lr-page-pool-bench: 2000000 pages\n'
+               'path (cycles per alloc+put)        linerate  kernel  target\n'
+               'fast: direct recycle                    2.3   19-22   <= 10\n'
+               'ring: same lcore, burst 32             22.0   54-60   <= 40\n'
+               '  of which put (other thread)          52.5\n')
+        f = pagealloc.parse_page_pool(out)
+        self.assertEqual(f, {'fast: direct recycle': 2.3,
+                             'ring: same lcore, burst 32': 22.0,
+                             'of which put (other thread)': 52.5})
+
+    def test_suite(self):
+        f = suite.parse('=== native: meson test\n'
+                        '139 passed, 0 failed, 4 skipped in 13 min 43 s\n')
+        self.assertAlmostEqual(f['wall-clock time'], 13 + 43 / 60)
+        self.assertEqual(f['tests passed'], 139)
+        self.assertEqual(suite.parse('setup failed\n'), {})
+
+    def test_legacy_summary(self):
+        rows = legacy.parse_summary(
+            'x\nsummary|l2fwd, 2 x net_null|Mpps|higher|212.21|104.30|-\n')
+        self.assertEqual(rows, [('l2fwd, 2 x net_null', 'Mpps', 'higher',
+                                 {'linerate': 212.21,
+                                  'DPDK Debian': 104.3})])
+
+
+class Rounds(unittest.TestCase):
+    """Rounds alternate between sides; a failing process is a note."""
+
+    def test_alternation_and_failure(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            order = os.path.join(tmp, 'order')
+            prog = ('import sys; open(%r, "a").write(sys.argv[1] + "\\n"); '
+                    'print("row a |", sys.argv[2]); '
+                    'sys.exit(int(sys.argv[3]))') % order
+
+            def sides(ctx):
+                return [core.Side('linerate',
+                                  [sys.executable, '-c', prog, 'ours', '2',
+                                   '0']),
+                        core.Side('DPDK Debian',
+                                  [sys.executable, '-c', prog, 'peer', '4',
+                                   '1'])]
+
+            def parse(out):
+                v = out.split('|')[1].strip()
+                return {'a': float(v)}
+            comp = core.Comparison('t', 'T', 'text', sides=sides,
+                                   parse=parse, rounds=3)
+            ctx = core.Context(tmp, 'build')
+            rows, s, notes, first = comp.measure(ctx, lambda m: None)
+            with open(order) as f:
+                self.assertEqual(f.read().split(),
+                                 ['ours', 'peer'] * 3)
+            table = dict(rows.table())
+            self.assertEqual(table['a']['linerate']['n'], 3)
+            self.assertNotIn('DPDK Debian', table['a'])
+            self.assertEqual(len(notes), 3)
+            self.assertIn('DPDK Debian round 1: exit 1', notes[0])
+
+
+class Report(unittest.TestCase):
+    def result(self):
+        return {
+            'name': 'mempool', 'title': 'Mempool', 'text': 'what',
+            'commit': 'abc1234', 'date': '2026-12-06 07:00 UTC',
+            'rounds': 3,
+            'commands': [core.sanitize(
+                '/work/x/build-bench/apps/b -l 0 --file-prefix=/tmp/foo.1',
+                '/work/x')],
+            'labels': ['linerate', 'DPDK 22.11.11 Debian'],
+            'notes': [], 'summary': ['r1'], 'digits': 2,
+            'rows': [{'row': 'r1', 'unit': 'cycles', 'better': 'lower',
+                      'cells': {'linerate': stats.summarize([1, 2, 3]),
+                                'DPDK 22.11.11 Debian':
+                                    stats.summarize([4, 4, 5])}}]}
+
+    def test_section_and_summary(self):
+        res = self.result()
+        self.assertEqual(res['commands'][0],
+                         'build-bench/apps/b -l 0 --file-prefix=$TMP')
+        text = '\n'.join(report.section(res))
+        self.assertIn('| r1 | cycles | 2.00 [1.00-3.00] | '
+                      '4.00 [4.00-5.00] (0.50) |', text)
+        rows = report.summary_table([res])
+        self.assertIn('| mempool: r1 | cycles (lower is better) | '
+                      '2.00 [1.00-3.00] | 4.00 [4.00-5.00] | - | 0.50 | - |',
+                      rows)
+
+    def test_write_round_trip(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = self.result()
+            report.save(tmp, res)
+            self.assertEqual(report.load(tmp, 'mempool'), res)
+            self.assertIsNone(report.load(tmp, 'nosuch'))
+            out = os.path.join(tmp, 'B.md')
+            report.write(out, [('machine', 'm')], [res])
+            text = open(out).read()
+            self.assertTrue(text.startswith('# linerate benchmarks'))
+            self.assertNotIn('/work/', text)
+            self.assertLess(text.index('## Summary'), text.index('## Mempool'))
+
+
+class Registry(unittest.TestCase):
+    def test_names_unique_and_stored_results_valid(self):
+        names = [c.name for c in registry()]
+        self.assertEqual(len(names), len(set(names)))
+        rdir = os.path.join(TOP, 'bench', 'results')
+        for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
+            with open(os.path.join(rdir, f)) as fp:
+                res = json.load(fp)
+            self.assertIn(res['name'], names, f)
+            self.assertNotIn('/work/', json.dumps(res), f)
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=1)
