@@ -3,7 +3,7 @@
 #  1. forwarding on two net_null ports, 64-byte frames, mac updating, one
 #     forwarding lcore: lr-l2fwd over net_dpdk (DPDK's net_null under
 #     linerate ports), lr-l2fwd on linerate's own net_null, DPDK's l2fwd
-#     example on DPDK's net_null (when scripts/bench-l2fwd.sh built it, or
+#     example on DPDK's net_null (when bench/run l2fwd built it, or
 #     it can be built here) and dpdk-testpmd io on net_null; then, when
 #     scripts/dpdk-native.sh's build is there (the same DPDK version),
 #     lr-l2fwd over net_dpdk on that build's shared libraries and drivers
@@ -17,7 +17,7 @@
 #
 # Rates: lr-l2fwd and DPDK l2fwd: the growth of "Total packets sent"
 # between their stats line at WARMUP seconds and the one DURATION seconds
-# later (as scripts/bench-l2fwd.sh). testpmd (interactive, on lcores 0,1:
+# later (as bench/run l2fwd). testpmd (interactive, on lcores 0,1:
 # main + one forwarding lcore): its TX total over the time between its
 # `start` and `stop` replies, after WARMUP seconds forwarding before a
 # `clear port stats all` (testpmd's own Tx-pps lines skip periods under
@@ -70,7 +70,7 @@ lr_rate() {
 		-- -p 0x3 -T 1 --duration $((warm + dur + 1)) 2>&1 | window_rate
 }
 
-# DPDK's l2fwd example (scripts/bench-l2fwd.sh builds it in $b/dpdk-l2fwd).
+# DPDK's l2fwd example (bench/run l2fwd builds it in $b/dpdk-l2fwd).
 dl2fwd=$b/dpdk-l2fwd/build/l2fwd
 if [ ! -x "$dl2fwd" ] && pkg-config --exists libdpdk 2>/dev/null; then
 	for d in /usr/share/dpdk/examples/l2fwd \

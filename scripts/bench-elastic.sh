@@ -6,7 +6,7 @@
 #    of the size lr-l2fwd computes (--mbufs N), alternating, RUNS rounds;
 #    a run's rate is the growth of its "Total packets sent" between its
 #    stats line at WARMUP seconds and the one DURATION seconds later (as
-#    scripts/bench-l2fwd.sh measures). Median [range] of each, and the
+#    bench/run l2fwd measures). Median [range] of each, and the
 #    ratio elastic / fixed.
 # 2. Memory and drops under bursts: lr-elastic-bench (bursts of
 #    BURST_FRAMES frames every PERIOD_MS ms into a net_ring port drained at

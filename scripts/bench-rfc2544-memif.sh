@@ -2,7 +2,7 @@
 # NDR and PDR over memif found by lr-pktgen --rfc2544 throughput, of
 # lr-l2fwd and of DPDK 22.11 forwarders side by side: testpmd io (Debian's
 # dpdk-testpmd) and DPDK's l2fwd example (built against Debian's libdpdk
-# from the example's source, as scripts/bench-l2fwd.sh does, when that
+# from the example's source, as bench/run l2fwd does, when that
 # source is there). The same search, the same generator, the same window
 # for every forwarder: lr-pktgen's two memif ports are servers on CPU 0,
 # the forwarder's two ports clients on CPU 1 (port 0 -> port 1), 64 and

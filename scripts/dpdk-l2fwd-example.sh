@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by the benchmarks that run DPDK's l2fwd example beside linerate
-# (scripts/bench-l2fwd.sh, scripts/bench-rfc2544-memif.sh).
+# (bench/run l2fwd, scripts/bench-rfc2544-memif.sh).
 #
 #   dpdk_l2fwd_example BUILD_DIR
 #       DPDK's l2fwd example as Debian ships it: the example's source

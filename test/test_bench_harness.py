@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(TOP, 'bench'))
 
 from harness import core, report, stats  # noqa: E402
 from comparisons import legacy, mempool, pagealloc, registry, ring  # noqa
-from comparisons import suite  # noqa: E402
+from comparisons import l2fwd, suite  # noqa: E402
 
 
 class Stats(unittest.TestCase):
@@ -106,6 +106,20 @@ class Parsers(unittest.TestCase):
         self.assertAlmostEqual(f['wall-clock time'], 13 + 43 / 60)
         self.assertEqual(f['tests passed'], 139)
         self.assertEqual(suite.parse('setup failed\n'), {})
+
+    def test_window_rate(self):
+        out = ''.join(f'\x1b[2JTotal packets sent: {n * 10**6}\n'
+                      for n in (0, 5, 15, 25, 35, 45, 55))
+        # lines 2 and 4 (1-based): (25 - 5) Mpkt over 2 s
+        self.assertEqual(core.window_rate(out, l2fwd.SENT, 2, 2), 10.0)
+        self.assertIsNone(core.window_rate(out, l2fwd.SENT, 4, 4))
+        self.assertIsNone(core.window_rate(out, l2fwd.SENT, 0, 2))
+
+    def test_ring_fwd(self):
+        self.assertEqual(l2fwd.parse_ring(
+            'x\nring-fwd total: forwarded=8 dropped=0 seconds=1.002 '
+            'Mpps=89.31 cpu_seconds=0.4\n'),
+            {'forwarded, 2 x net_ring': 89.31})
 
     def test_legacy_summary(self):
         rows = legacy.parse_summary(

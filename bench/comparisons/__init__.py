@@ -12,21 +12,15 @@ def is_root(ctx):
 
 def registry():
     """The comparisons, in BENCHMARKS.md's order."""
-    from . import ring, mempool, pagealloc, suite
+    from . import l2fwd, mempool, pagealloc, ring, suite
     return [
         ring.COMPARISON,
         pagealloc.COMPARISON,
         pagealloc.BULK,
         mempool.COMPARISON,
         pagealloc.PAGE_POOL,
-        script_entry(
-            'l2fwd', 'Forwarding (lr-l2fwd)',
-            'lr-l2fwd on net_null and net_ring ports, one forwarding '
-            'lcore, 64-byte packets; DPDK\'s l2fwd (Debian\'s package, '
-            'and scripts/dpdk-native.sh\'s build when present) alternating '
-            'in the same run, the same steady-state window for every '
-            'program.',
-            ['scripts/bench-l2fwd.sh'], env={'LR_BUILD': '{build}'}),
+        l2fwd.COMPARISON,
+        l2fwd.RING,
         script_entry(
             'elastic', 'Elastic mbuf pools (lib/mbuf over the page '
             'allocator)',

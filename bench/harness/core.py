@@ -17,6 +17,7 @@ returns the same rows; it never computes statistics itself.
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -27,12 +28,16 @@ from . import stats
 class Side:
     """One program of a comparison: a label, its argv and environment."""
 
-    def __init__(self, label, argv, env=None, note=None, timeout=300):
+    def __init__(self, label, argv, env=None, note=None, timeout=300,
+                 stop_after=None):
         self.label = label
         self.argv = [str(a) for a in argv]
         self.env = env or {}
         self.note = note
         self.timeout = timeout
+        # A program without a duration of its own (DPDK's l2fwd, testpmd)
+        # gets SIGINT after stop_after seconds, as a user's ^C.
+        self.stop_after = stop_after
 
     def command(self):
         """The command line as a user types it (relative paths)."""
@@ -139,6 +144,19 @@ class Comparison:
         return rows, sides, notes, first
 
 
+def window_rate(out, pattern, warm, dur):
+    """Mpps over a steady-state window of a program's per-second lines:
+    the growth of the counter pattern captures (group 1) between its
+    line number warm and the one dur lines later, / dur / 1e6; None when
+    the output has fewer lines."""
+    vals = [int(m.group(1)) for m in
+            (re.search(pattern, line) for line in
+             out.replace('\x1b', '').splitlines()) if m]
+    if warm < 1 or len(vals) < warm + dur:
+        return None
+    return (vals[warm + dur - 1] - vals[warm - 1]) / dur / 1e6
+
+
 def last_line(text):
     """The last non-empty line of text (for a failure note)."""
     lines = [x for x in text.splitlines() if x.strip()]
@@ -185,17 +203,28 @@ class Context:
         env.update(side.env)
         log(f'$ {side.command()}')
         t0 = time.monotonic()
+        p = subprocess.Popen(side.argv, cwd=self.top, env=env,
+                             stdin=stdin or subprocess.DEVNULL,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT)
+        limit = side.stop_after or side.timeout
         try:
-            p = subprocess.run(side.argv, cwd=self.top, env=env,
-                               stdin=stdin or subprocess.DEVNULL,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               timeout=side.timeout)
-            out, rc = p.stdout.decode(errors='replace'), p.returncode
-        except subprocess.TimeoutExpired as e:
-            out = (e.stdout or b'').decode(errors='replace')
-            out += f'\n(stopped after {side.timeout} s)'
-            rc = -1
+            out, _ = p.communicate(timeout=limit)
+            rc = p.returncode
+        except subprocess.TimeoutExpired:
+            p.send_signal(signal.SIGINT)
+            try:
+                out, _ = p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                out, _ = p.communicate()
+            rc = p.returncode
+            if side.stop_after is None:
+                out += f'\n(stopped after {side.timeout} s)'.encode()
+                rc = -1
+            elif rc in (0, -signal.SIGINT, 128 + signal.SIGINT):
+                rc = 0
+        out = out.decode(errors='replace')
         log(f'  ({time.monotonic() - t0:.1f} s, exit {rc})')
         return out, rc
 

@@ -10,6 +10,7 @@ A peer that is not there gives a note instead. A binary is rebuilt when
 its source is newer.
 """
 import os
+import shutil
 import subprocess
 
 # The flags of linerate's release build, for the peers' own source.
@@ -110,3 +111,44 @@ def build(ctx, src, out, driver_libs=()):
                     'DPDK native: no peer (run scripts/dpdk-native.sh once, '
                     'about 17 minutes)'))
     return res
+
+
+def l2fwd_example(ctx):
+    """(binary, None) of DPDK's l2fwd example as Debian ships it, built once
+    into <build>/dpdk-l2fwd with the example's own Makefile (-O3 and
+    libdpdk.pc's flags) from dpdk-doc's copy of its source, else from the
+    source package scripts/dpdk-native.sh fetched; (None, why) when there
+    is none."""
+    cache = os.environ.get('LR_DPDK_NATIVE_DIR',
+                           '/var/cache/linerate/dpdk-native')
+    dirs = ['/usr/share/dpdk/examples/l2fwd']
+    src = os.path.join(cache, 'src')
+    if os.path.isdir(src):
+        dirs += [os.path.join(src, d, 'examples/l2fwd')
+                 for d in sorted(os.listdir(src)) if d.startswith('dpdk-22.11')]
+    exdir = next((d for d in dirs
+                  if os.path.isfile(os.path.join(d, 'main.c'))), None)
+    if pkg_config(['--exists', 'libdpdk']) is None or exdir is None:
+        return None, ('no peer (needs libdpdk-dev and the l2fwd example '
+                      'source: dpdk-doc or scripts/dpdk-native.sh\'s source)')
+    ddir = os.path.join(ctx.top, ctx.build, 'dpdk-l2fwd')
+    exe = os.path.join(ddir, 'build', 'l2fwd')
+    if not os.access(exe, os.X_OK):
+        shutil.rmtree(ddir, ignore_errors=True)
+        shutil.copytree(exdir, ddir)
+        with open(os.path.join(ctx.top, ctx.build, 'dpdk-l2fwd.log'),
+                  'w') as log:
+            subprocess.run(['make', '-s', '-C', ddir], stdout=log,
+                           stderr=subprocess.STDOUT)
+    if not os.access(exe, os.X_OK):
+        return None, f'build failed, see {ctx.build}/dpdk-l2fwd.log'
+    return os.path.relpath(exe, ctx.top), None
+
+
+def native_program(ctx, key):
+    """(path, cflags) of a program of scripts/dpdk-native.sh's build
+    ('l2fwd', 'testpmd', ... as its --print names them), or (None, None)."""
+    nat = native_build(ctx)
+    if not nat or not nat.get(key):
+        return None, None
+    return nat[key], nat.get('cflags', '?')
