@@ -67,8 +67,10 @@ nb_sockets(const struct lr_eth_dev *dev)
 #define XSK_DEF_PROG "xsk_def_prog"
 
 static int afxdp_start(struct lr_eth_dev *dev);
+static int afxdp_start_op(struct lr_eth_dev *dev);
 
-/* Another started port of this process on ifindex? */
+/* Another started port of this process on ifindex? (An af_xdp port is
+ * known by its ops table's start function, afxdp_start_op.) */
 static int
 iface_used_here(const struct lr_eth_dev *self, int ifindex)
 {
@@ -77,7 +79,8 @@ iface_used_here(const struct lr_eth_dev *self, int ifindex)
 		const struct lr_eth_dev *d = lr_eth_dev_get(i);
 
 		if (d != NULL && d != self && d->dev_ops != NULL &&
-		    d->dev_ops->dev_start == afxdp_start && d->data->started &&
+		    d->dev_ops->dev_start == afxdp_start_op &&
+		    d->data->started &&
 		    ((const struct axp *)d->data->dev_private)->ifindex ==
 			ifindex)
 			return 1;

@@ -510,8 +510,11 @@ dpdk_xstats_names(struct lr_eth_dev *dev, struct lr_eth_xstat_name *names,
 		return -ENOMEM;
 	if (rte_eth_xstats_get_names(p->pid, dn, (unsigned)nd) == nd)
 		for (int i = 0; i < nd && own + (unsigned)i < n; i++)
+			/* "dpdk_" + DPDK's name, cut to our name's size */
 			snprintf(names[own + i].name, sizeof(names[0].name),
-				 "dpdk_%s", dn[i].name);
+				 "dpdk_%.*s",
+				 (int)(sizeof(names[0].name) - sizeof("dpdk_")),
+				 dn[i].name);
 	free(dn);
 	return (int)own + nd;
 }
