@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.join(TOP, 'bench'))
 from harness import core, report, stats  # noqa: E402
 from comparisons import legacy, mempool, pagealloc, registry, ring  # noqa
 from comparisons import l2fwd, suite  # noqa: E402
+from comparisons import elastic, pktgen  # noqa: E402
+from harness import proc  # noqa: E402
 
 
 class Stats(unittest.TestCase):
@@ -217,6 +219,154 @@ class Registry(unittest.TestCase):
             self.assertIn(res['name'], names, f)
             self.assertNotIn('/work/', json.dumps(res), f)
 
+
+
+# lr-pktgen's per-second lines (its printf) and its closing line.
+PKTGEN_OUT = 'lr-pktgen: 1 datapath lcore(s), port 0 (net_null0)\n' + ''.join(
+    f'[{t:7.1f}s] port 0: tx {r:8.3f} Mpps {r * 0.672:7.3f} Gb/s | rx '
+    '   0.000 Mpps   0.000 Gb/s | drops 0\n' for t, r in
+    enumerate((120, 160.29, 163, 165, 161, 163, 10), 1)) + (
+    'datapath: 1 lcore(s) ran 7.001 s, on a CPU 6.995 s (100%): 163.210 '
+    'Mpps tx per CPU-second, 16.0 cycles of CPU time a frame sent\n')
+
+# testpmd's --stats-period lines as proc.run_timed gives them (seconds
+# since the start first), one block a second.
+TESTPMD_OUT = '''0.412 EAL: Detected CPU lcores: 2
+0.950 Port 0: 00:00:00:00:00:00
+1.001   ############ NIC statistics for port 0  ############
+1.001   RX-packets: 0          RX-missed: 0          RX-bytes:  0
+1.001   TX-packets: 0          TX-errors: 0          TX-bytes:  0
+2.003   TX-packets: 60000000   TX-errors: 0          TX-bytes:  3840000000
+3.004   TX-packets: 125000000  TX-errors: 0          TX-bytes:  8000000000
+4.005   TX-packets: 190000000  TX-errors: 0          TX-bytes:  12160000000
+5.006   TX-packets: 255000000  TX-errors: 0          TX-bytes:  16320000000
+6.007   TX-packets: 320000000  TX-errors: 0          TX-bytes:  20480000000
+7.008   TX-packets: 385000000  TX-errors: 0          TX-bytes:  24640000000
+8.009   TX-packets: 450000000  TX-errors: 0          TX-bytes:  28800000000
+9.010   TX-packets: 515000000  TX-errors: 0          TX-bytes:  32960000000
+14.200   TX-packets: 800000000  TX-dropped: 0  TX-total: 800000000
+'''
+
+ELASTIC_OUT = (
+    'elastic-bench: 20 bursts of 24000 frames every 250 ms, drained at '
+    '1000 frames a ms\n'
+    'elastic-bench pool=elastic mbufs=1024-65536 sent=480000 '
+    'received=480000 drops_nombuf=0 drops_ring_full=0 held_peak_MiB=56.8 '
+    'held_avg_MiB=3.4 held_end_MiB=2.5 growths=14 shrinks=4 '
+    'seconds=7.001\n'
+    'mbufs in use after stop: 0\n')
+DPDK_ELASTIC_OUT = (
+    'elastic-bench pool=dpdk-fixed mbufs=8192-8192 sent=464192 '
+    'received=464192 drops_nombuf=15008 drops_ring_full=800 '
+    'held_peak_MiB=18.5 held_avg_MiB=18.5 held_end_MiB=18.5 growths=0 '
+    'shrinks=0 seconds=7.012\n'
+    'mbufs in use after stop: 0\n')
+
+
+class PktgenElastic(unittest.TestCase):
+    """The pktgen and elastic entries: their parsers on canned output,
+    proc.run_timed and proc.alternate."""
+
+    def test_pktgen(self):
+        what, short = pktgen.VARIANTS[0].what, pktgen.VARIANTS[0].short
+        f = pktgen.parse_pktgen(PKTGEN_OUT, what, short, 'huge')
+        # Seconds 3-6 of the per-second lines (WARM 2, SECS 4).
+        self.assertAlmostEqual(
+            f['pktgen vs testpmd txonly, net_null, huge'], 163.0)
+        self.assertEqual(
+            f['lr-pktgen cycles a frame, one stream, huge'], 16.0)
+        short_out = '\n'.join(PKTGEN_OUT.splitlines()[:4])
+        self.assertEqual(pktgen.parse_pktgen(short_out, what, short, 'huge'),
+                         {})
+        self.assertEqual(pktgen.unit_of(
+            'lr-pktgen cycles a frame, ring loop, huge'), 'cycles/frame')
+        self.assertEqual(pktgen.better_of(
+            'pktgen vs testpmd txonly, net_null, huge'), 'higher')
+
+    def test_pktgen_summary_and_profile(self):
+        self.assertEqual(len(pktgen.COMPARISON.summary), 10)
+        self.assertIn('pktgen source IP varying vs testpmd '
+                      '--txonly-multi-flow, net_null, nohuge',
+                      pktgen.COMPARISON.summary)
+        p = pktgen.profile16()['streams']
+        self.assertEqual(len(p), 16)
+        self.assertEqual(p[3]['src_ip'], '10.0.3.1-10.0.3.4')
+
+    def test_testpmd(self):
+        # First traffic at 2.003; window from 4.005 (2 s on) to the last
+        # line by 8.505: 8.009; (450 - 190) Mpkt over 4.004 s.
+        r = pktgen.testpmd_rate(TESTPMD_OUT)
+        self.assertAlmostEqual(r, 260 / 4.004)
+        rows = ['a', 'b']
+        self.assertEqual(pktgen.parse_testpmd(TESTPMD_OUT, rows),
+                         {'a': r, 'b': r})
+        idle = '1.0   TX-packets: 0   TX-errors: 0\n' * 3
+        self.assertIsNone(pktgen.testpmd_rate(idle))
+        self.assertEqual(pktgen.parse_testpmd(idle, rows), {})
+        early = '\n'.join(TESTPMD_OUT.splitlines()[:6])
+        self.assertIsNone(pktgen.testpmd_rate(early))
+
+    def test_elastic(self):
+        f = elastic.parse_burst(ELASTIC_OUT)
+        self.assertEqual(f['bursts: peak memory the pool holds'], 56.8)
+        self.assertEqual(f['bursts: memory the pool holds at the end'], 2.5)
+        self.assertEqual(f['bursts: pool growths'], 14)
+        d = elastic.parse_burst(DPDK_ELASTIC_OUT)
+        self.assertEqual(d['bursts: frames dropped (no mbuf, ring full)'],
+                         15808)
+        self.assertEqual(elastic.parse_burst('mbufs in use: 0\n'), {})
+        self.assertEqual(elastic.unit_of('bursts: pool shrinks'), 'shrinks')
+        self.assertEqual(elastic.better_of(elastic.fwd_row(True)), 'higher')
+        self.assertEqual(elastic.parse_need(
+            'mbuf pool: the ports need 16384 mbufs (a fixed pool\'s size); '
+            'elastic from a quarter to twice that\n'), 16384)
+        self.assertIsNone(elastic.parse_need('nothing\n'))
+        out = ''.join(f'Total packets sent: {n * 10**6}\n'
+                      for n in range(0, 100, 10))
+        self.assertEqual(elastic.parse_fwd('r')(out), {'r': 10.0})
+        self.assertEqual(elastic.parse_fwd('r')('x\n'), {})
+
+    def test_run_timed(self):
+        side = core.Side('linerate', ['sh', '-c', 'echo start; while :; do '
+                                      'echo tick; sleep 0.05; done'])
+        ctx = core.Context(TOP, 'build')
+        out, rc = proc.run_timed(ctx, side, '^start', 0.3, lambda m: None)
+        self.assertEqual(rc, 0)
+        lines = out.splitlines()
+        self.assertRegex(lines[0], r'^[0-9]+\.[0-9]{3} start$')
+        self.assertGreater(len(lines), 2)
+        self.assertLess(float(lines[-1].split()[0]), 5)
+        self.assertEqual(proc.timed_lines('1.5 n=3\n2.5 x\n', r'n=(\d+)'),
+                         [(1.5, 3)])
+
+    def test_alternate(self):
+        ctx = core.Context(TOP, 'build')
+        order = []
+
+        def run(rc):
+            def f(ctx, side, log):
+                order.append(side.label)
+                return f'v {len(order)}\n', rc
+            return f
+        todo = [('a', core.Side('ours', ['x']),
+                 lambda o: {'row': float(o.split()[1])}, run(0)),
+                ('b', core.Side('peer', ['y']), lambda o: {'row': 1},
+                 run(1))]
+        rows, notes, first = core.Rows(), [], {}
+        proc.alternate(ctx, todo, 2, rows, notes, first, lambda m: None)
+        self.assertEqual(order, ['ours', 'peer'] * 2)
+        self.assertEqual(rows.values['row'], {'ours': [1.0, 3.0]})
+        self.assertEqual(len(notes), 2)
+        self.assertIn('b round 2: exit 1', notes[1])
+        self.assertEqual(first['peer'], 'v 2\n')
+
+    def test_registered(self):
+        comps = {c.name: c for c in registry()}
+        self.assertIs(comps['elastic'], elastic.COMPARISON)
+        self.assertIs(comps['pktgen'], pktgen.COMPARISON)
+        names = list(comps)
+        self.assertEqual(names.index('pktgen'), names.index('elastic') + 1)
+        self.assertEqual(elastic.COMPARISON.rounds, 5)
 
 if __name__ == '__main__':
     unittest.main(verbosity=1)

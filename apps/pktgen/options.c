@@ -51,7 +51,7 @@ pg_usage(FILE *f, const char *prog)
 "                        TCP and ICMP always have theirs)\n"
 "  --no-stamp            frames without the stamp, no per-stream statistics\n"
 "                        (nothing counts as received of ours: no loss, no\n"
-"                        latency); scripts/bench-pktgen.sh gives their cost\n"
+"                        latency); bench/run pktgen gives their cost\n"
 "  --proto udp|tcp|icmp  transport header (default udp; icmp: echo\n"
 "                        requests, --src-port sets their id)\n"
 "  --vlan ID             an 802.1Q tag; twice for QinQ (outer first,\n"

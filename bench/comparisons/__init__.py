@@ -12,7 +12,7 @@ def is_root(ctx):
 
 def registry():
     """The comparisons, in BENCHMARKS.md's order."""
-    from . import l2fwd, mempool, pagealloc, ring, suite
+    from . import elastic, l2fwd, mempool, pagealloc, pktgen, ring, suite
     return [
         ring.COMPARISON,
         pagealloc.COMPARISON,
@@ -21,23 +21,8 @@ def registry():
         pagealloc.PAGE_POOL,
         l2fwd.COMPARISON,
         l2fwd.RING,
-        script_entry(
-            'elastic', 'Elastic mbuf pools (lib/mbuf over the page '
-            'allocator)',
-            'lr-l2fwd on net_null with its default elastic pool against a '
-            'fixed pool of the size it computes, alternating; then bursts '
-            'into a net_ring port behind a slow consumer '
-            '(lr-elastic-bench): memory held and frames dropped for a '
-            'fixed pool at DPDK\'s usual formula, a fixed pool sized for '
-            'the worst burst, and the elastic pool; and DPDK\'s fixed '
-            'rte_mempool at both sizes in the same setup.',
-            ['scripts/bench-elastic.sh'], env={'LR_BUILD': '{build}'}),
-        script_entry(
-            'pktgen', 'Traffic generation (lr-pktgen on net_null)',
-            'lr-pktgen, one datapath lcore, 64-byte frames, with and '
-            'without hugepages; DPDK testpmd txonly alternating in the '
-            'same run, the same steady-state window for every program.',
-            ['scripts/bench-pktgen.sh', '{build}', '4', '3']),
+        elastic.COMPARISON,
+        pktgen.COMPARISON,
         script_entry(
             'memif', 'Over memif: linerate and DPDK testpmd',
             '64 and 1518-byte frames over one memif link (generator -> '

@@ -157,6 +157,19 @@ def window_rate(out, pattern, warm, dur):
     return (vals[warm + dur - 1] - vals[warm - 1]) / dur / 1e6
 
 
+def window_mean(out, pattern, warm, dur):
+    """A rate over a steady-state window of a program's per-second rate
+    lines (each the rate of its own second): the mean of the values
+    pattern captures (group 1) on lines warm+1 .. warm+dur (about the
+    frames of those seconds over their time); None when the output has
+    fewer lines."""
+    vals = [float(m.group(1)) for m in
+            (re.search(pattern, line) for line in out.splitlines()) if m]
+    if len(vals) < warm + dur or dur < 1:
+        return None
+    return sum(vals[warm:warm + dur]) / dur
+
+
 def last_line(text):
     """The last non-empty line of text (for a failure note)."""
     lines = [x for x in text.splitlines() if x.strip()]
