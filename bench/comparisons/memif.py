@@ -392,8 +392,10 @@ class Bench:
              '--duration', '0.1', '--link-wait', '0'])
         self.zc = rc == 0
         if self.zc:
-            return 'zero-copy=yes: net_memif accepts it, linerate clients use it'
-        return f'zero-copy=yes refused ({core.last_line(out)}): linerate copies'
+            return ('zero-copy=yes: net_memif accepts it, linerate clients '
+                    'use it')
+        return (f'zero-copy=yes refused ({core.last_line(out)}): linerate '
+                'copies')
 
     @property
     def fzc(self):

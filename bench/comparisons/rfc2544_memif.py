@@ -223,4 +223,4 @@ COMPARISON = core.Comparison(
     'every forwarder once; 3 rounds, medians with the range. lr-l2fwd\'s '
     'figures appear in a row beside each peer.',
     measure=measure, needs=needs, rounds=3, unit='Mframes/s',
-    better='higher', summary=summary_rows())
+    better='higher', summary=summary_rows(), digits=3)
