@@ -21,6 +21,7 @@ from harness import core, report, stats  # noqa: E402
 from comparisons import legacy, mempool, pagealloc, registry, ring  # noqa
 from comparisons import l2fwd, suite  # noqa: E402
 from comparisons import elastic, pktgen  # noqa: E402
+from comparisons import memif, rfc2544_memif  # noqa: E402
 from harness import proc  # noqa: E402
 
 
@@ -367,6 +368,115 @@ class PktgenElastic(unittest.TestCase):
         names = list(comps)
         self.assertEqual(names.index('pktgen'), names.index('elastic') + 1)
         self.assertEqual(elastic.COMPARISON.rounds, 5)
+
+
+class Memif(unittest.TestCase):
+    """bench/comparisons/memif.py and rfc2544_memif.py: the counter lines,
+    the window, roles and copies, the search's JSON."""
+
+    def test_lr_counters(self):
+        feed = memif.lr_counters()
+        self.assertEqual(feed(
+            'stats t=1733461223.512345 port=1 ipackets=1200345 '
+            'opackets=0 ibytes=76822080 obytes=0 imissed=0 ierrors=0 '
+            'oerrors=0 rx_nombuf=0'), (1, 1200345, 0))
+        self.assertIsNone(feed('stats period_s=1 tsc_hz=2596000000'))
+        self.assertEqual(memif.tsc_hz(
+            'EAL: x\nstats period_s=1 tsc_hz=2596000000\n'), 2596000000)
+
+    def test_testpmd_counters(self):
+        feed = memif.testpmd_counters()
+        block = [
+            '\x1b[2J\x1b[1;1H',
+            'Port statistics ====================================',
+            '  ######################## NIC statistics for port 0  '
+            '########################',
+            '  RX-packets: 18762010   RX-missed: 0          RX-bytes:  '
+            '1125720600',
+            '  RX-errors: 0',
+            '  RX-nombuf:  0         ',
+            '  TX-packets: 0          TX-errors: 0          TX-bytes:  0',
+            '',
+            '  Throughput (since last show)',
+            '  Rx-pps:     18762010          Rx-bps:   9005764800',
+            '  Tx-pps:            0          Tx-bps:            0',
+            '  #########################################################'
+            '###################']
+        got = [r for r in map(feed, block) if r]
+        self.assertEqual(got, [(0, 18762010, 0)])
+        self.assertIsNone(feed('  TX-packets: 5'))
+
+    def test_busy_cycles(self):
+        out = ('l2fwd total: rx=10 tx=10 dropped=0 seconds=1.000 Mpps=0.00\n'
+               'CPU cycles/packet=24.68 (busy cycles=100 / rx packets=4) '
+               'at 2596 MHz\n')
+        self.assertEqual(memif.busy_cycles(out), 24.68)
+        self.assertIsNone(memif.busy_cycles('nothing'))
+
+    def test_window(self):
+        # (time, counter, cpu_ns): 10 Mpps, the thread on its CPU half
+        # the time.
+        s = [(t, int(t * 10e6), int(t * 0.5e9)) for t in (0, 1, 2, 3, 4)]
+        s[0] = (0, 0, 0)
+        self.assertEqual(memif.first_traffic(s), 1)
+        dt, n, ns = memif.window(s, 1.5, 3.5)
+        self.assertAlmostEqual(dt, 2)
+        self.assertAlmostEqual(n, 20e6)
+        self.assertAlmostEqual(ns, 1e9)
+        self.assertIsNone(memif.window(s, 3.5, 4.5))
+        f = memif.figures((2, 20e6, 1e9), (2, 19.8e6, 2e9), 2e9)
+        self.assertAlmostEqual(f['gen_mpps'], 10)
+        self.assertAlmostEqual(f['peer_mpps'], 9.9)
+        self.assertAlmostEqual(f['gen_cyc'], 100)
+        self.assertAlmostEqual(f['gen_cpu'], 50)
+        self.assertAlmostEqual(f['peer_cpu'], 100)
+        self.assertAlmostEqual(f['gap'], 1)
+        rows = core.Rows()
+        f['peer_busy'], f['gen_busy'] = 100.0, None
+        memif.add_figures(rows, 'fwd_lr', 64, 'linerate', f, 2e9)
+        t = dict(rows.table())
+        self.assertAlmostEqual(
+            t['through a forwarder, 64 B: forwarded']['linerate']['median'],
+            9.9)
+        self.assertAlmostEqual(t['through a forwarder, 64 B: forwarder busy '
+                                 'share']['linerate']['median'], 49.5)
+        self.assertEqual(memif.unit_of('through a forwarder, 64 B: '
+                                       'not back'), '%')
+        self.assertEqual(memif.better_of('generator -> receiver, 64 B: '
+                                         'received'), 'higher')
+        for r in memif.summary_rows(memif.SIZES):
+            self.assertIn(memif.unit_of(r), ('Mpps', 'cycles/packet'))
+
+    def test_options_roles_copies(self):
+        o, why = memif.options({})
+        self.assertIsNone(why)
+        self.assertEqual(o['ROWS'], list(memif.KINDS))
+        self.assertIsNotNone(memif.options({'MEMIF_FWD_ROLE': 'x'})[1])
+        self.assertIsNotNone(memif.options({'MEMIF_ROWS': 'lr_lr x'})[1])
+        # Defaults: lr-l2fwd's zero-copy clients forward with no copy,
+        # testpmd with two; lr-pktgen copies once (its server's send).
+        self.assertEqual(memif.fwd_copies(o, 'lr', True, True), (1, 0))
+        self.assertEqual(memif.fwd_copies(o, 'tp', True, True), (1, 2))
+        m, _ = memif.options({'MEMIF_FWD_ROLE': 'mixed'})
+        self.assertEqual(memif.fwd_copies(m, 'lr', True, True), (0, 1))
+        self.assertEqual(memif.vdev(0, 'server', '/s', True, True),
+                         'net_memif0,role=server,socket=/s,'
+                         'socket-abstract=no,zero-copy=yes')
+        self.assertEqual(memif.vdev(1, 'server', '/s', True),
+                         'net_memif1,role=server,socket=/s,'
+                         'socket-abstract=no')
+        self.assertIn('receiver lr-pktgen server (zero-copy rx)',
+                      memif.roles_text('lr_lr', o, True, True))
+
+    def test_rfc2544_json(self):
+        doc = {'rfc2544': {'mode': 'throughput', 'sizes': [
+            {'size': 64, 'ndr': {'pps': 275101.0, 'found': True},
+             'pdr': {'pps': 6693807.0, 'found': True}},
+            {'size': 1518, 'notes': ['not done']}]}, 'status': 'ok'}
+        self.assertEqual(rfc2544_memif.parse(json.dumps(doc)),
+                         {64: {'NDR': 0.275101, 'PDR': 6.693807}})
+        self.assertEqual(rfc2544_memif.parse('not json'), {})
+        self.assertEqual(len(rfc2544_memif.summary_rows()), 8)
 
 if __name__ == '__main__':
     unittest.main(verbosity=1)

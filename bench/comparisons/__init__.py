@@ -12,7 +12,8 @@ def is_root(ctx):
 
 def registry():
     """The comparisons, in BENCHMARKS.md's order."""
-    from . import elastic, l2fwd, mempool, pagealloc, pktgen, ring, suite
+    from . import (elastic, l2fwd, memif, mempool, pagealloc, pktgen,
+                   rfc2544_memif, ring, suite)
     return [
         ring.COMPARISON,
         pagealloc.COMPARISON,
@@ -23,23 +24,8 @@ def registry():
         l2fwd.RING,
         elastic.COMPARISON,
         pktgen.COMPARISON,
-        script_entry(
-            'memif', 'Over memif: linerate and DPDK testpmd',
-            '64 and 1518-byte frames over one memif link (generator -> '
-            'receiver: lr-pktgen and testpmd txonly/rxonly, and the mixed '
-            'pairs) and through a forwarder (lr-pktgen -> lr-l2fwd or '
-            'testpmd io -> lr-pktgen), each process on its own CPU, rows '
-            'alternating; Mpps and cycles per packet on each side over the '
-            'same window.',
-            ['scripts/bench-memif.sh', '{build}', '2', '9']),
-        script_entry(
-            'rfc2544_memif', 'RFC 2544 over memif: NDR and PDR of '
-            'lr-l2fwd and DPDK\'s forwarders found by lr-pktgen',
-            'lr-pktgen --rfc2544 throughput (servers on CPU 0) against each '
-            'forwarder in turn (clients on CPU 1): lr-l2fwd, testpmd io, '
-            'DPDK\'s l2fwd example when its source is there; 64 and 1518 '
-            'B, 3 rounds, medians with the range.',
-            ['scripts/bench-rfc2544-memif.sh', '{build}', '3']),
+        memif.COMPARISON,
+        rfc2544_memif.COMPARISON,
         script_entry(
             'veth', 'Over veth pairs between network namespaces',
             'lr-pktgen -> veth -> lr-l2fwd -> veth -> lr-pktgen: generator '
