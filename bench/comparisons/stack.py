@@ -193,6 +193,7 @@ def measure(ctx, comp, log):
                     rows.add(row, label, v)
     finally:
         net.destroy()
+        proc.remove_dpdk_runtime(net.prefix)
     shown = display_names('bench_stack_')
     sides = [core.Side(label_of('lr_af_packet'),
                        lr_argv(ctx, shown, 'net_af_packet', 'f0', 'f1',

@@ -331,6 +331,7 @@ def measure_veth(ctx, comp, log):
                 veth_forwarder(ctx, n, fwd, gd, label, rows, notes, log)
     finally:
         net.destroy()
+        proc.remove_dpdk_runtime(net.prefix)
     sides = [veth_gen(ctx, shown, gd, ['--duration', SECS, '--drain-ms',
                                        '500'])]
     sides[0].note = (f'generator lr-pktgen on {gd}, lcore 0; forwarders '
@@ -552,6 +553,7 @@ def afxdp_measure(napi_defer, kinds):
                     afxdp_one(ctx, n, k, lr_busy, rows, notes, log)
         finally:
             net.destroy()
+            proc.remove_dpdk_runtime(net.prefix)
         shown = display_names('bench_vx_')
         sides = [core.Side(afxdp_label(k), afxdp_fwd(ctx, shown, k,
                                                      lr_busy)[0])

@@ -8,6 +8,7 @@ waits and stops with these, and parses the outputs itself.
 """
 import os
 import re
+import shutil
 import signal
 import subprocess
 import threading
@@ -169,3 +170,14 @@ class Netns:
             subprocess.run(['ip', 'netns', 'del', ns], capture_output=True)
         subprocess.run([os.path.join(self.top, 'scripts', 'netns.sh'),
                         'destroy', self.prefix], capture_output=True)
+
+
+def remove_dpdk_runtime(prefix):
+    """Remove the runtime folders DPDK's programs left for file prefixes
+    starting with prefix (/var/run/dpdk/PREFIX*; never raises)."""
+    base = '/var/run/dpdk'
+    if not prefix or not os.path.isdir(base):
+        return
+    for d in os.listdir(base):
+        if d.startswith(prefix):
+            shutil.rmtree(os.path.join(base, d), ignore_errors=True)
