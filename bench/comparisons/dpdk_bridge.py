@@ -124,6 +124,8 @@ def native_lib(ctx, notes):
     is there and the same DPDK version as Debian's, else None."""
     nat = peers.native_build(ctx)
     if not nat:
+        notes.append('native rows: not run (no build from '
+                     'scripts/dpdk-native.sh)')
         return None
     exe = nat.get('l2fwd', '')
     nver = ' '.join(peers.pkg_config(['--modversion', 'libdpdk'],
