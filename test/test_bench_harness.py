@@ -18,10 +18,11 @@ TOP = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else
 sys.path.insert(0, os.path.join(TOP, 'bench'))
 
 from harness import core, report, stats  # noqa: E402
-from comparisons import legacy, mempool, pagealloc, registry, ring  # noqa
+from comparisons import mempool, pagealloc, registry, ring  # noqa: E402
 from comparisons import l2fwd, suite  # noqa: E402
 from comparisons import elastic, pktgen  # noqa: E402
 from comparisons import memif, rfc2544_memif  # noqa: E402
+from comparisons import dpdk_bridge, stack, veth  # noqa: E402
 from harness import proc  # noqa: E402
 
 
@@ -123,14 +124,6 @@ class Parsers(unittest.TestCase):
             'x\nring-fwd total: forwarded=8 dropped=0 seconds=1.002 '
             'Mpps=89.31 cpu_seconds=0.4\n'),
             {'forwarded, 2 x net_ring': 89.31})
-
-    def test_legacy_summary(self):
-        rows = legacy.parse_summary(
-            'x\nsummary|l2fwd, 2 x net_null|Mpps|higher|212.21|104.30|-\n')
-        self.assertEqual(rows, [('l2fwd, 2 x net_null', 'Mpps', 'higher',
-                                 {'linerate': 212.21,
-                                  'DPDK Debian': 104.3})])
-
 
 class Rounds(unittest.TestCase):
     """Rounds alternate between sides; a failing process is a note."""
@@ -477,6 +470,129 @@ class Memif(unittest.TestCase):
                          {64: {'NDR': 0.275101, 'PDR': 6.693807}})
         self.assertEqual(rfc2544_memif.parse('not json'), {})
         self.assertEqual(len(rfc2544_memif.summary_rows()), 8)
+
+
+PKTGEN_TOTAL = (
+    'pktgen: 2 ports\n'
+    'pktgen total: tx=2466000 rx=1753000 rx_own=1753000 rx_other=0 '
+    'lost=713000 reordered=0 dup=0 tx_behind=0 tx_mpps=1.2337 '
+    'rx_mpps=0.8767 tx_gbps=0.8291 rx_gbps=0.5891 lat_min_us=2.100 '
+    'lat_avg_us=6.000 lat_p50_us=5.740 lat_p99_us=51.786 '
+    'lat_p999_us=80.000 lat_max_us=99.000 elapsed_s=2.0000 cpu_s=1.6700\n')
+
+TESTPMD_STATS = '''
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 0          RX-missed: 0          RX-bytes:  0
+  TX-packets: 1440000    TX-errors: 0          TX-bytes:  92160000
+
+  Throughput (since last show)
+  Rx-pps:            0          Rx-bps:            0
+  Tx-pps:      1440000          Tx-bps:    737280000
+  ############################################################################
+'''
+
+TESTPMD_END = '''Telling cores to stop...
+  ---------------------- Forward statistics for port 0  ----------------------
+  RX-packets: 0              RX-dropped: 0             RX-total: 0
+  TX-packets: 4320000        TX-dropped: 0             TX-total: 4320000
+  ----------------------------------------------------------------------------
+
+  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++
+  RX-packets: 4300000        RX-dropped: 0             RX-total: 4300000
+  TX-packets: 4320000        TX-dropped: 0             TX-total: 4320000
+  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++
+
+CPU cycles/packet=1784.24 (busy cycles=7700000000 / total io packets=4320000)
+Done.
+'''
+
+PING_OUT = '''PING 10.79.0.1 (10.79.0.1) 56(84) bytes of data.
+64 bytes from 10.79.0.1: icmp_seq=1 ttl=64 time=0.108 ms
+64 bytes from 10.79.0.1: icmp_seq=2 ttl=64 time=0.085 ms
+64 bytes from 10.79.0.1: icmp_seq=3 ttl=64 time=0.160 ms
+64 bytes from 10.79.0.1: icmp_seq=4 ttl=64 time=1.900 ms
+
+--- 10.79.0.1 ping statistics ---
+4 packets transmitted, 4 received, 0% packet loss, time 601ms
+rtt min/avg/max/mdev = 0.085/0.563/1.900/0.772 ms
+'''
+
+IPERF3_OUT = '''Connecting to host 10.79.0.1, port 5210
+[  5]   0.00-10.00  sec  10.2 GBytes  8.78 Gbits/sec    0             sender
+[  5]   0.00-10.04  sec  10.2 GBytes  8.74 Gbits/sec                  receiver
+
+iperf Done.
+'''
+
+
+class NetParsers(unittest.TestCase):
+    """The parsers of veth, veth_afxdp, stack and dpdk_bridge."""
+
+    def test_pktgen_total(self):
+        f = veth.pktgen_total(PKTGEN_TOTAL)
+        self.assertEqual(f['tx_mpps'], 1.2337)
+        self.assertEqual(f['rx_own'], 1753000)
+        self.assertEqual(f['lost'], 713000)
+        self.assertEqual(f['lat_p99_us'], 51.786)
+        self.assertEqual(veth.pktgen_total('lr-pktgen: error\n'), {})
+
+    def test_forwarder_cycles(self):
+        self.assertEqual(veth.forwarder_cycles(TESTPMD_END), 1784.24)
+        self.assertEqual(veth.forwarder_cycles(
+            'l2fwd total: rx=1 tx=1\nCPU cycles/packet=82.86 (busy '
+            'cycles=1 / rx packets=1) at 2400 MHz\n'), 82.86)
+        self.assertIsNone(veth.forwarder_cycles('Forwarding on 1\n'))
+
+    def test_txonly_rate(self):
+        n0 = veth.last_int(veth.TX_PACKETS, TESTPMD_STATS)
+        self.assertEqual(n0, 1440000)
+        # (4320000 - 1440000) frames over 2 s
+        self.assertAlmostEqual(veth.txonly_rate(TESTPMD_STATS + TESTPMD_END,
+                                                n0, 2.0), 1.44)
+        self.assertIsNone(veth.txonly_rate(TESTPMD_STATS, n0, 2.0))
+
+    def test_bisections(self):
+        limit = 300000
+
+        def paced(pps):
+            return pps / 1e6, 0 if pps <= limit else 5
+        best = veth.zero_loss_bisect(paced, 1.0)
+        self.assertLessEqual(best, limit / 1e6)
+        self.assertGreater(best, 0.25)
+        self.assertEqual(veth.zero_loss_bisect(lambda pps: (0.02, 3), 1.0),
+                         0.0)
+        best = veth.zero_loss_search(paced, 50000, 1.0, 5)
+        self.assertLessEqual(best, limit / 1e6)
+        self.assertGreater(best, 0.25)
+        self.assertEqual(veth.zero_loss_search(paced, 50000, 0.04, 5), 0.0)
+
+    def test_ping_and_iperf3(self):
+        f = stack.parse_ping(PING_OUT)
+        self.assertAlmostEqual(f[stack.P50], (108 + 160) / 2)
+        self.assertAlmostEqual(f[stack.AVG], 563)
+        self.assertEqual(stack.parse_ping('connect: Network is '
+                                          'unreachable\n'), {})
+        self.assertEqual(stack.parse_iperf3(IPERF3_OUT), 8.74)
+        self.assertIsNone(stack.parse_iperf3(
+            'iperf3: error - unable to connect to server\n'))
+
+    def test_bridge_testpmd(self):
+        self.assertEqual(dpdk_bridge.testpmd_tx(
+            'testpmd> stop\n' + TESTPMD_END), 4320000)
+        self.assertIsNone(dpdk_bridge.testpmd_tx(TESTPMD_STATS))
+        out = ''.join(f'Total packets sent: {n * 10**6}\n'
+                      for n in range(0, 100, 10))
+        # lines 3 and 7: (60 - 20) Mpkt over 4 s
+        self.assertEqual(dpdk_bridge.window(out), 10.0)
+
+    def test_units(self):
+        self.assertEqual(veth.VETH.unit_of(
+            'through the forwarder on net_af_xdp: loss at max'), '%')
+        self.assertEqual(veth.VETH.better_of(
+            'generator alone on net_af_packet: tx rate'), 'higher')
+        self.assertEqual(veth.AFXDP_BUSY.unit_of('zero-loss rate'), 'Mpps')
+        self.assertEqual(stack.COMPARISON.unit_of(stack.TCP), 'Gbit/s')
+
 
 if __name__ == '__main__':
     unittest.main(verbosity=1)
