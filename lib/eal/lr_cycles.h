@@ -5,6 +5,9 @@
  * latency (about 25-40 cycles on x86); lr_get_tsc_hz() is calibrated once.
  * lr_get_tsc_cycles_fenced() is the read to put around timed code: it is
  * not overlapped with the code before or after it.
+ *
+ * Error model: none of these can fail; lr_get_tsc_hz() is calibrated once
+ * (on first use when the EAL did not) and is never 0.
  */
 #ifndef LR_CYCLES_H
 #define LR_CYCLES_H

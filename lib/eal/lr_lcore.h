@@ -9,6 +9,10 @@
  * LR_LCORE_ID_ANY and takes the shared, locked paths.
  *
  * Cost: lr_lcore_id() is one thread-local load.
+ *
+ * Error model: queries of an lcore id that is not enabled return -1 (or 0
+ * for a NUMA node when NUMA is unavailable); lr_thread_register() returns
+ * the id or -ENOSPC; nothing here sets lr_errno.
  */
 #ifndef LR_LCORE_H
 #define LR_LCORE_H

@@ -5,6 +5,11 @@
  *
  * Threading: logging is thread-safe (one fprintf per message). Levels may
  * be changed at any time; readers see the change eventually.
+ *
+ * Error model: setters and parsers return 0 (or a count or id) or a
+ * negative errno (-EINVAL for an unknown level or type, -ENOSPC when the
+ * type table is full); logging itself never fails (a message that cannot
+ * be written is dropped).
  */
 #ifndef LR_LOG_H
 #define LR_LOG_H

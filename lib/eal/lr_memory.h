@@ -12,6 +12,10 @@
  *
  * Threading: lr_memseg_reserve() takes a lock; readers of the list need
  * none (segments are published with release stores and never move).
+ *
+ * Error model: lookups return NULL when nothing matches; lr_memseg_reserve()
+ * returns NULL and sets lr_errno (ENOMEM, EINVAL); setters return 0 or a
+ * negative errno (-EINVAL, -EBUSY).
  */
 #ifndef LR_MEMORY_H
 #define LR_MEMORY_H

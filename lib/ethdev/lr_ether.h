@@ -5,6 +5,9 @@
  *
  * Header only. Copying an address is one 6-byte move; formatting is for
  * slow paths only.
+ *
+ * Error model: none of these can fail; predicates return 0 or 1, and
+ * formatting truncates to the size given, always NUL-terminated.
  */
 #ifndef LR_ETHER_H
 #define LR_ETHER_H

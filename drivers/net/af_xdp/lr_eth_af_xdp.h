@@ -108,11 +108,13 @@
  * shared frame space and gives it back when that socket closes (parked
  * frames when the registration closes).
  *
- * Errors at probe name the interface and what to change: interface
- * missing (-ENODEV), queue out of range (-EINVAL), no permission (-EPERM:
- * needs CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF or CAP_SYS_ADMIN), UMEM
- * larger than RLIMIT_MEMLOCK without CAP_IPC_LOCK (-ENOBUFS, after trying
- * to raise the limit).
+ * Error model: as lib/ethdev (a negative errno after a message); probe's
+ * messages name the interface and what to change: interface missing
+ * (-ENODEV), queue out of range (-EINVAL), no permission (-EPERM: needs
+ * CAP_NET_RAW, CAP_NET_ADMIN and CAP_BPF or CAP_SYS_ADMIN), UMEM larger
+ * than RLIMIT_MEMLOCK without CAP_IPC_LOCK (-ENOBUFS, after trying to
+ * raise the limit). The two functions below return NULL with lr_errno, or
+ * a negative errno.
  *
  * Threading: as lib/ethdev; the rx side (rx and fill rings) of queue q and
  * its tx side (tx and completion rings) may be polled by two threads. The
