@@ -214,9 +214,9 @@ check 5 "net_af_packet drops and counts runts (not injectable here)" \
 
 # 6. Leftovers.
 check 6 "net_af_xdp gives the interface its promiscuous state back" \
-	tcase test_pmd_af_xdp promisc_restore
+	tcase test_pmd_af_xdp_setup promisc_restore
 check 6 "an XDP program a killed process left is named with its removal" \
-	tcase test_pmd_af_xdp stale_prog
+	tcase test_pmd_af_xdp_setup stale_prog
 check 6 "a non-root clean exit leaves no empty /tmp/linerate-<uid>" \
 	tcase test_eal runtime_dir_removed
 
@@ -235,7 +235,7 @@ check 8 "mempool.eal_cleanup keeps its own prefix (default prefix held)" \
 check 8 "no fast test takes the default prefix (held, CPUs busy)" \
 	held loaded suite fast
 check 8 "driver tests leave no runtime folder behind" \
-	clean mtest pmd_af_packet pmd_af_xdp pmd_pcap
+	clean mtest pmd_af_packet pmd_af_xdp pmd_af_xdp_setup pmd_pcap
 
 # 9. The stress and perf suites hold tests (short runs here; the suites
 # run them in full).

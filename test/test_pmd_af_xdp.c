@@ -1,24 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* net_af_xdp over veth pairs between two network namespaces of this run
- * (scripts/netns.sh's topology: ${P}g0-${P}f0 and ${P}g1-${P}f1, ports in
- * ${P}fwd, raw sockets in ${P}gen; plus ${P}m0-${P}n0 with two queues):
+/* net_af_xdp's datapath over veth pairs between two network namespaces of
+ * this run (lr_test_af_xdp.h's topology):
  *  - frames sent by a raw socket on g0 arrive through the port on f0 byte
  *    for byte, in order, as mbufs of the UMEM pool (no copy);
  *  - frames the port sends arrive at g0: UMEM mbufs (by address), mbufs of
- *    another pool and chains (copied);
+ *    another pool and chains (copied); checksums asked of the port are
+ *    done, a full tx ring and busy polling behave, runts are dropped and
+ *    counted;
  *  - a long run through lr-l2fwd (10^7 frames, or what a fixed time
  *    allows here) ends with every UMEM frame accounted for;
  *  - stop gives every frame back, and the port restarts and receives;
  *  - two queues polled by two lcores both receive, nothing lost;
- *  - with a bpffs mounted (private mount namespace) libxdp tries its
- *    dispatcher, and the port reports which program serves it and works
- *    either way (without one: the single program, as in every other case);
  *  - two ports with shared_umem=1 and one pool share one UMEM: frames
  *    forwarded from one to the other go out with no copy, every frame is
  *    accounted for; the sharer that registered it stops (and cannot
- *    restart yet) and closes while the other keeps receiving;
- *  - bad devargs, a missing interface, a queue out of range, missing
- *    capabilities and a too small RLIMIT_MEMLOCK give clear errors.
+ *    restart yet) and closes while the other keeps receiving.
  * Every case ends with the UMEM pools' invariant (lr_mempool_validate, no
  * frame in use). Needs root; the parent creates the namespaces, runs the
  * cases in a child and removes the namespaces whatever the child did.
@@ -54,192 +50,15 @@
 #include "lr_mbuf.h"
 #include "lr_test.h"
 #include "lr_test_netns.h"
+#include "lr_test_af_xdp.h"
 
-#if !__has_include("lr_eth_af_xdp.h")
+#ifndef LR_TEST_HAVE_AF_XDP
 int
 main(void)
 {
-	printf("skip: net_af_xdp is not built in (libxdp/libbpf missing or "
-	       "-Ddisable_drivers)\n");
-	return LR_TEST_SKIP;
+	return lr_test_af_xdp_absent();
 }
 #else
-#include "lr_eth_af_xdp.h"
-
-#ifndef PACKET_QDISC_BYPASS
-#define PACKET_QDISC_BYPASS 20
-#endif
-
-#define BURST 32
-#define MAXF  1514
-
-static struct lr_test_netns net; /* prefix lrx<pid> */
-static char if_g0[IFNAMSIZ], if_g1[IFNAMSIZ], if_f0[IFNAMSIZ], if_f1[IFNAMSIZ];
-static char if_m0[IFNAMSIZ], if_n0[IFNAMSIZ];
-static struct lr_mempool *pool;
-static char self_dir[512];
-static int two_lcores;
-
-/* ------------------------------------------------------------------ */
-/* Topology. */
-
-/* scripts/netns.sh's two pairs plus one with two queues. */
-static const char *const pairs[] = {"g0:f0", "g1:f1", "m0:n0:2", NULL};
-
-/* A raw socket on ifname in the generator namespace (the calling thread
- * comes back to the forwarder namespace); fd or -1. proto 0: send only. */
-static int
-gen_socket(const char *ifname, int proto)
-{
-	return lr_test_netns_raw_socket(&net, ifname, proto, 1);
-}
-
-/* ------------------------------------------------------------------ */
-/* Frames. */
-
-/* Frame i of len bytes, flow `flow` (UDP source port): Ethernet to a
- * unicast address nobody has, IPv4, UDP, payload from i. */
-static void
-make_frame(uint8_t *d, unsigned i, uint32_t len, unsigned flow)
-{
-	static const uint8_t hdr[] = {
-	    0x02, 0,	0,    0, 0, 0x0a, 0x02, 0, 0, 0, 0,  0x0b,
-	    0x08, 0x00, 0x45, 0, 0, 0,	  0,	0, 0, 0, 64, 17,
-	    0,	  0,	10,   0, 0, 1,	  10,	0, 0, 2,
-	};
-	uint16_t tot = htons((uint16_t)(len - 14));
-
-	memcpy(d, hdr, sizeof(hdr));
-	memcpy(d + 16, &tot, 2);
-	d[34] = (uint8_t)((2000 + flow) >> 8);
-	d[35] = (uint8_t)(2000 + flow);
-	d[36] = 0x10;
-	d[37] = 0xe1;
-	for (uint32_t k = 38; k < len; k++)
-		d[k] = (uint8_t)(i * 7 + k);
-	if (len >= 42) {
-		memcpy(d + 38, &i, 4);
-	}
-}
-
-static uint32_t
-size_of(unsigned i)
-{
-	static const uint32_t sizes[] = {60, 64, 99, 128, 256, 512, 1000, 1514};
-
-	return sizes[i % LR_DIM(sizes)];
-}
-
-/* Send n frames (sizes cycling, flows 0..nflows-1) on raw socket fd. */
-static int
-send_frames(int fd, unsigned first, unsigned n, unsigned nflows)
-{
-	uint8_t buf[MAXF];
-
-	for (unsigned i = first; i < first + n; i++) {
-		uint32_t len = size_of(i);
-
-		make_frame(buf, i, len, i % nflows);
-		if (send(fd, buf, len, 0) != (ssize_t)len)
-			return -1;
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Ports. */
-
-/* Create, configure with nq queues and start; port id or negative. */
-static int
-port_up(const char *args, uint16_t nq)
-{
-	int port = lr_eth_dev_create(args), ret;
-
-	if (port < 0)
-		return port;
-	ret = lr_eth_dev_configure((uint16_t)port, nq, nq, NULL);
-	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
-		ret = lr_eth_rx_queue_setup((uint16_t)port, q, 512,
-					    lr_socket_id(), NULL, pool);
-		if (ret == 0)
-			ret = lr_eth_tx_queue_setup((uint16_t)port, q, 512,
-						    lr_socket_id(), NULL);
-	}
-	if (ret == 0)
-		ret = lr_eth_dev_start((uint16_t)port);
-	if (ret != 0) {
-		lr_eth_dev_close((uint16_t)port);
-		return ret;
-	}
-	return port;
-}
-
-/* After stop: every frame of every UMEM pool of the port is free and the
- * pool's invariant holds. */
-static int
-check_umem(uint16_t port, uint16_t nq)
-{
-	for (uint16_t q = 0; q < nq; q++) {
-		struct lr_mempool *mp = lr_eth_af_xdp_umem_pool(port, q);
-
-		LR_TEST_ASSERT(mp != NULL, "port %u queue %u: no UMEM pool",
-			       port, q);
-		LR_TEST_ASSERT_EQ(lr_mempool_validate(mp), 0);
-		LR_TEST_ASSERT_EQ(lr_eth_af_xdp_kernel_frames(port, q), 0);
-		LR_TEST_ASSERT(lr_mempool_in_use_count(mp) == 0,
-			       "port %u queue %u: %u frames in use", port, q,
-			       lr_mempool_in_use_count(mp));
-	}
-	return 0;
-}
-
-static int
-port_down(uint16_t port, uint16_t nq)
-{
-	LR_TEST_ASSERT_EQ(lr_eth_dev_stop(port), 0);
-	if (check_umem(port, nq) != 0)
-		return -1;
-	LR_TEST_ASSERT_EQ(lr_eth_dev_close(port), 0);
-	return 0;
-}
-
-/* A started one-queue port `name` on f0, its UMEM pool into *umem and a
- * raw socket on g0 that receives everything into *fd; the port id, or a
- * negative errno (nothing left open). */
-static int
-f0_port_g0_socket(const char *name, struct lr_mempool **umem, int *fd)
-{
-	char args[96];
-	int port;
-
-	snprintf(args, sizeof(args), "%s,iface=%s", name, if_f0);
-	port = port_up(args, 1);
-	if (port < 0)
-		return port;
-	*umem = lr_eth_af_xdp_umem_pool((uint16_t)port, 0);
-	*fd = gen_socket(if_g0, ETH_P_ALL);
-	if (*fd < 0) {
-		lr_eth_dev_stop((uint16_t)port);
-		lr_eth_dev_close((uint16_t)port);
-		return -EIO;
-	}
-	return port;
-}
-
-/* Poll queue q of port until want frames came or 2 s passed; how many. */
-static unsigned
-poll_rx(uint16_t port, uint16_t q, struct lr_mbuf **out, unsigned want)
-{
-	uint64_t end = lr_get_tsc_cycles() + 2 * lr_get_tsc_hz();
-	unsigned got = 0;
-
-	while (got < want && lr_get_tsc_cycles() < end) {
-		unsigned k = LR_MIN(want - got, (unsigned)BURST);
-
-		got += lr_eth_rx_burst(port, q, out + got, (uint16_t)k);
-	}
-	return got;
-}
 
 /* ------------------------------------------------------------------ */
 /* Cases. */
@@ -948,221 +767,6 @@ test_two_queues(void)
 	return port_down((uint16_t)port, 2);
 }
 
-/* In a private mount namespace with a bpffs, libxdp loads its dispatcher;
- * frames still arrive. */
-static int
-test_dispatcher(void)
-{
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-
-	if (pid == 0) {
-		struct lr_mbuf *m[64];
-		char args[96];
-		const char *t;
-		int port, fd, ok;
-
-		if (unshare(CLONE_NEWNS) != 0 ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-		    mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL) != 0) {
-			printf("skip: cannot mount a bpffs in a private mount "
-			       "namespace: %s\n",
-			       strerror(errno));
-			_exit(LR_TEST_SKIP);
-		}
-		snprintf(args, sizeof(args), "net_af_xdp14,iface=%s", if_f0);
-		lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
-		lr_test_log_begin();
-		port = port_up(args, 1);
-		t = lr_test_log_end();
-		/* The dispatcher needs more than a bpffs (kernel support
-		 * for freplace programs); either way the port must say which
-		 * it got and work. */
-		if (port < 0 || (strstr(t, "program: libxdp redirect (libxdp "
-					   "dispatcher)") == NULL &&
-				 strstr(t, "program: libxdp redirect (single "
-					   "program") == NULL))
-			_exit(1);
-		printf("dispatcher: with a bpffs: %s\n",
-		       strstr(t, "(libxdp dispatcher)") ? "libxdp dispatcher"
-							: "single program");
-		fflush(stdout);
-		fd = gen_socket(if_g0, 0);
-		ok = fd >= 0 && send_frames(fd, 0, 40, 1) == 0 &&
-		     poll_rx((uint16_t)port, 0, m, 40) == 40;
-		lr_pktmbuf_free_bulk(m, 40);
-		_exit(ok && port_down((uint16_t)port, 1) == 0 ? 0 : 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	if (WIFEXITED(st) && WEXITSTATUS(st) == LR_TEST_SKIP)
-		return LR_TEST_SKIP;
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
-}
-
-/* Devargs that must fail with err and a log line containing msg. */
-static int
-expect_fail(const char *args, int err, const char *msg)
-{
-	const char *t;
-	int r;
-
-	lr_test_log_begin();
-	r = lr_eth_dev_create(args);
-	t = lr_test_log_end();
-	LR_TEST_ASSERT(r == err, "'%s': got %d (%s), want %d", args, r,
-		       r < 0 ? lr_strerror(-r) : "created", err);
-	LR_TEST_ASSERT(strstr(t, msg) != NULL, "'%s': log lacks '%s'", args,
-		       msg);
-	return 0;
-}
-
-/* An xdp_prog that is not an ELF object: the start fails with -EINVAL
- * and libbpf's own words, not "Unknown error 4001". */
-static int
-bad_prog_file(void)
-{
-	char a[256], path[] = "/tmp/lr_test_xdp_prog_XXXXXX";
-	const char *t;
-	int fd = mkstemp(path), r;
-
-	LR_TEST_ASSERT(fd >= 0 && write(fd, "\177ELF garbage", 12) == 12,
-		       "temporary file %s", path);
-	close(fd);
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,xdp_prog=%s", if_f0,
-		 path);
-	lr_test_log_begin();
-	r = port_up(a, 1);
-	t = lr_test_log_end();
-	unlink(path);
-	LR_TEST_ASSERT(r == -EINVAL, "'%s': got %d, want -EINVAL", a, r);
-	LR_TEST_ASSERT(strstr(t, "cannot open: BPF object format invalid") &&
-			   !strstr(t, "Unknown error"),
-		       "'%s': log:\n%s", a, t);
-	return 0;
-}
-
-static int
-test_bad_devargs(void)
-{
-	char a[256], msg[256];
-
-	if (expect_fail("net_af_xdp20", -EINVAL,
-			"net_af_xdp20: iface: missing") ||
-	    expect_fail(
-		"net_af_xdp20,iface=lrt_none_x", -ENODEV,
-		"no interface 'lrt_none_x' in this network namespace") ||
-	    expect_fail("net_af_xdp20,iface=lo,colour=red", -EINVAL, "colour"))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,start_queue=1", if_f0);
-	snprintf(msg, sizeof(msg),
-		 "queues 1..1 out of range: '%s' has 1 receive queue(s)",
-		 if_f0);
-	if (expect_fail(a, -EINVAL, msg))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=3", if_n0);
-	snprintf(msg, sizeof(msg),
-		 "queues 0..2 out of range: '%s' has 2 receive queue(s)",
-		 if_n0);
-	if (expect_fail(a, -EINVAL, msg))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,mode=fast", if_f0);
-	if (expect_fail(a, -EINVAL, "mode: bad value 'fast'"))
-		return -1;
-	snprintf(a, sizeof(a),
-		 "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0);
-	if (expect_fail(a, -EINVAL, "xdp_prog: cannot read '/nonexistent/x.o'"))
-		return -1;
-	if (bad_prog_file() != 0)
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,shared_umem=2", if_f0);
-	if (expect_fail(a, -EINVAL, "shared_umem: bad value '2'"))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,partial_csum=yes", if_f0);
-	if (expect_fail(a, -EINVAL, "partial_csum: bad value 'yes'"))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=17", if_f0);
-	return expect_fail(a, -EINVAL, "queue_count");
-}
-
-/* Drop capabilities caps (bit mask of the low 32) from the effective and
- * permitted sets of this process. */
-static int
-drop_caps(uint32_t caps_lo, uint32_t caps_hi)
-{
-	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d) != 0)
-		return -1;
-	d[0].effective &= ~caps_lo;
-	d[0].permitted &= ~caps_lo;
-	d[1].effective &= ~caps_hi;
-	d[1].permitted &= ~caps_hi;
-	return (int)syscall(SYS_capset, &h, d);
-}
-
-static int
-test_no_permission(void)
-{
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-
-	if (pid == 0) {
-		char a[96];
-
-		if (drop_caps(1u << CAP_NET_RAW, 0) != 0)
-			_exit(2);
-		snprintf(a, sizeof(a), "net_af_xdp21,iface=%s", if_f0);
-		_exit(expect_fail(a, -EPERM,
-				  "net_af_xdp21: no permission for AF_XDP: "
-				  "missing CAP_NET_RAW") == 0
-			  ? 0
-			  : 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
-}
-
-static int
-test_memlock(void)
-{
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-
-	if (pid == 0) {
-		struct rlimit rl = {64 << 10, 64 << 10};
-		char a[96];
-
-		if (drop_caps((1u << CAP_IPC_LOCK) | (1u << CAP_SYS_RESOURCE),
-			      0) != 0 ||
-		    setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
-			_exit(2);
-		snprintf(a, sizeof(a), "net_af_xdp22,iface=%s", if_f0);
-		_exit(expect_fail(a, -ENOBUFS,
-				  "RLIMIT_MEMLOCK is 64 KiB and cannot be "
-				  "raised: raise it (ulimit -l") == 0
-			  ? 0
-			  : 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
-}
-
 /* ---- shared UMEM ------------------------------------------------- */
 
 /* Ports on f0 and f1 with shared_umem=1 and the test pool: one UMEM. */
@@ -1410,285 +1014,35 @@ close_rx:
 	return rc;
 }
 
-/* The kernel's promiscuity count of ifname (`ip -d link`: every user,
- * IFF_PROMISC set by hand or a packet socket's membership) and whether
- * IFF_PROMISC is set; count or -1. */
-static int
-promiscuity(const char *ifname, int *flag)
-{
-	char cmd[128], line[512];
-	int count = -1;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "ip -d link show dev %s 2>&1", ifname);
-	f = popen(cmd, "r");
-	if (f == NULL)
-		return -1;
-	*flag = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		const char *p = strstr(line, "promiscuity ");
-
-		if (strstr(line, "<") && strstr(line, "PROMISC"))
-			*flag = 1;
-		if (p != NULL)
-			count = atoi(p + strlen("promiscuity "));
-	}
-	pclose(f);
-	return count;
-}
-
-/* Promiscuous mode on a port is given back when the port turns it off or
- * closes: the interface's own state (off, or on as the administrator set
- * it) is what it was before. */
-static int
-test_promisc_restore(void)
-{
-	char args[96], cmd[96];
-	int port, flag, c0, c1, c2, c3, f3, c4, f4;
-
-	snprintf(args, sizeof(args), "net_af_xdp10,iface=%s", if_f0);
-	c0 = promiscuity(if_f0, &flag);
-	LR_TEST_ASSERT(c0 == 0 && !flag, "%s: promiscuity %d before", if_f0,
-		       c0);
-	port = port_up(args, 1);
-	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	LR_TEST_ASSERT_EQ(lr_eth_promiscuous_enable((uint16_t)port), 0);
-	c1 = promiscuity(if_f0, &flag);
-	LR_TEST_ASSERT_EQ(lr_eth_promiscuous_disable((uint16_t)port), 0);
-	c2 = promiscuity(if_f0, &flag);
-	LR_TEST_ASSERT_EQ(lr_eth_promiscuous_enable((uint16_t)port), 0);
-	if (port_down((uint16_t)port, 1) != 0)
-		return -1;
-	c3 = promiscuity(if_f0, &f3);
-	LR_TEST_ASSERT_EQ(c1, 1);
-	LR_TEST_ASSERT_EQ(c2, 0);
-	LR_TEST_ASSERT(c3 == 0 && !f3,
-		       "after close: promiscuity %d, IFF_PROMISC %d", c3, f3);
-
-	/* Set by hand before: still set after the port. */
-	snprintf(cmd, sizeof(cmd), "ip link set dev %s promisc on", if_f0);
-	LR_TEST_ASSERT(system(cmd) == 0, "%s", cmd);
-	port = port_up(args, 1);
-	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	LR_TEST_ASSERT_EQ(lr_eth_promiscuous_enable((uint16_t)port), 0);
-	if (port_down((uint16_t)port, 1) != 0)
-		return -1;
-	c4 = promiscuity(if_f0, &f4);
-	snprintf(cmd, sizeof(cmd), "ip link set dev %s promisc off", if_f0);
-	LR_TEST_ASSERT(system(cmd) == 0, "%s", cmd);
-	LR_TEST_ASSERT(c4 == 1 && f4,
-		       "set by hand: promiscuity %d, IFF_PROMISC %d after "
-		       "close",
-		       c4, f4);
-	return 0;
-}
-
-/* The XDP program attached to ifname in this namespace, by name, into
- * name (len bytes; "" when none); 0, or -1 if `ip` failed. */
-static int
-xdp_prog_on(const char *ifname, char *name, size_t len)
-{
-	char cmd[128], line[512];
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "ip link show dev %s 2>&1", ifname);
-	name[0] = '\0';
-	f = popen(cmd, "r");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		const char *p = strstr(line, " name ");
-
-		if (strstr(line, "prog/xdp") && p != NULL)
-			sscanf(p + 6, "%63s", name);
-	}
-	return pclose(f) == 0 ? 0 : -1;
-}
-
-/* A process killed with SIGKILL leaves libxdp's program attached; the
- * next port on that interface says so and how to remove it, and the
- * command it gives does remove it (after which a port's clean close
- * leaves nothing). */
-static int
-test_stale_prog(void)
-{
-	char exe[600], pfx[64], a0[96], a1[96], out[16384], cmd[256];
-	char prog[64], args[96];
-	char *argv[] = {exe,
-			"-l",
-			"0",
-			"--no-huge",
-			"-m",
-			"128",
-			pfx,
-			"--vdev",
-			a0,
-			"--vdev",
-			a1,
-			"--",
-			"-p",
-			"3",
-			"-T",
-			"0",
-			"--no-mac-updating",
-			NULL};
-	struct lr_test_child c;
-	const char *t, *q, *e;
-	int port;
-
-	snprintf(exe, sizeof(exe), "%s/../apps/l2fwd/lr-l2fwd", self_dir);
-	if (access(exe, X_OK) != 0) {
-		printf("skip: %s not built\n", exe);
-		return LR_TEST_SKIP;
-	}
-	lr_test_prefix_arg(pfx, sizeof(pfx), "test_afxdp_stale");
-	snprintf(a0, sizeof(a0), "net_af_xdp0,iface=%s", if_f0);
-	snprintf(a1, sizeof(a1), "net_af_xdp1,iface=%s", if_f1);
-	LR_TEST_ASSERT(lr_test_spawn(&c, exe, argv, out, sizeof(out)) == 0,
-		       "spawn %s", exe);
-	if (lr_test_child_wait_for(&c, "Forwarding on", 120) != 0) {
-		kill(c.pid, SIGKILL);
-		lr_test_child_finish(&c, 30);
-		fprintf(stderr, "lr-l2fwd did not start:\n%s\n", out);
-		return -1;
-	}
-	kill(c.pid, SIGKILL);
-	lr_test_child_finish(&c, 30);
-	/* What the killed process leaves of its own (runtime folder). */
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/linerate/%s",
-		 strchr(pfx, '=') + 1);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot run '%s'\n", cmd);
-	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&
-			   strcmp(prog, "xsk_def_prog") == 0,
-		       "%s: program '%s' after SIGKILL, want xsk_def_prog",
-		       if_f1, prog);
-
-	snprintf(args, sizeof(args), "net_af_xdp12,iface=%s", if_f1);
-	lr_test_log_begin();
-	port = port_up(args, 1);
-	t = lr_test_log_end();
-	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	if (port_down((uint16_t)port, 1) != 0)
-		return -1;
-	LR_TEST_ASSERT(strstr(t, "net_af_xdp12: ") &&
-			   strstr(t, "libxdp's AF_XDP program (xsk_def_prog, "
-				     "id ") &&
-			   strstr(t, "is already attached"),
-		       "no word of the program left attached:\n%s", t);
-	/* Run the ip command the message gives. */
-	q = strstr(t, "'ip link set dev ");
-	e = q ? strchr(q + 1, '\'') : NULL;
-	LR_TEST_ASSERT(q && e && e - q < 100, "no ip command in:\n%s", t);
-	snprintf(cmd, sizeof(cmd), "%.*s", (int)(e - q - 1), q + 1);
-	LR_TEST_ASSERT(system(cmd) == 0, "'%s' failed", cmd);
-	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&
-			   prog[0] == '\0',
-		       "%s: '%s' left program '%s'", if_f1, cmd, prog);
-	snprintf(cmd, sizeof(cmd), "ip link set dev %s xdp off", if_f0);
-	LR_TEST_ASSERT(system(cmd) == 0, "'%s' failed", cmd);
-
-	/* Now a port's own program, removed at its close: no warning. */
-	lr_test_log_begin();
-	port = port_up(args, 1);
-	t = lr_test_log_end();
-	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	if (port_down((uint16_t)port, 1) != 0)
-		return -1;
-	LR_TEST_ASSERT(strstr(t, "already attached") == NULL,
-		       "warning for the port's own program:\n%s", t);
-	LR_TEST_ASSERT(
-	    xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 && prog[0] == '\0',
-	    "%s: program '%s' left after a clean close", if_f1, prog);
-	return 0;
-}
-
 static const struct lr_test_case cases[] = {
     {"kernel_to_driver", test_kernel_to_driver},
     {"driver_to_kernel", test_driver_to_kernel},
     {"tx_cksum", test_tx_cksum},
     {"runts", test_runts},
-    {"promisc_restore", test_promisc_restore},
-    {"stale_prog", test_stale_prog},
     {"tx_ring_full", test_tx_ring_full},
     {"busy_poll", test_busy_poll},
     {"stop_start", test_stop_start},
     {"two_queues", test_two_queues},
-    {"dispatcher", test_dispatcher},
-    {"bad_devargs", test_bad_devargs},
-    {"no_permission", test_no_permission},
-    {"memlock", test_memlock},
     {"l2fwd_long", test_l2fwd_long},
     {"shared_forward", test_shared_forward},
     {"shared_stop_one", test_shared_stop_one},
 };
 
+/* The cases, in the forwarder namespace of the topology (a child). */
 static int
 run_cases(int argc, char **argv)
 {
-	char pfx[64];
-	char *eal_argv[] = {
-	    argv[0],
-	    "-l",
-	    "0-1",
-	    "--no-huge",
-	    "-m",
-	    "256",
-	    lr_test_prefix_arg(pfx, sizeof(pfx), "test_pmd_af_xdp"),
-	    NULL};
-	int rc;
+	int rc = lr_test_af_xdp_eal(argv[0], "test_pmd_af_xdp");
 
-	if (lr_eal_init(7, eal_argv) < 0) {
-		eal_argv[2] = "0";
-		if (lr_eal_init(7, eal_argv) < 0) {
-			fprintf(stderr, "lr_eal_init failed\n");
-			return 1;
-		}
-	}
-	two_lcores = lr_lcore_count() >= 2;
-	pool = lr_pktmbuf_pool_create("afxdp_test", 4096, 64, 0,
-				      LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
-	if (pool == NULL) {
-		fprintf(stderr, "pool: %s\n", lr_strerror(lr_errno));
-		return 1;
-	}
+	if (rc != 0)
+		return rc;
 	rc = lr_test_run("pmd_af_xdp", cases, (int)LR_DIM(cases), argc, argv);
-	if (lr_mempool_in_use_count(pool) != 0) {
-		fprintf(stderr, "test pool: %u mbufs in use at the end\n",
-			lr_mempool_in_use_count(pool));
-		rc = 1;
-	}
-	lr_mempool_free(pool);
-	lr_eal_cleanup();
-	return rc;
+	return lr_test_af_xdp_end(rc);
 }
 
 int
 main(int argc, char **argv)
 {
-	ssize_t n;
-	int r;
-
-	r = lr_test_netns_check();
-	if (r != 0)
-		return r;
-	if (lr_eth_driver_find("net_af_xdp") == NULL) {
-		printf(
-		    "skip: net_af_xdp is not built in (-Ddisable_drivers)\n");
-		return LR_TEST_SKIP;
-	}
-	n = readlink("/proc/self/exe", self_dir, sizeof(self_dir) - 1);
-	if (n > 0) {
-		self_dir[n] = '\0';
-		*strrchr(self_dir, '/') = '\0';
-	}
-	lr_test_netns_init(&net, "lrx");
-	lr_test_netns_ifname(&net, "g0", if_g0);
-	lr_test_netns_ifname(&net, "g1", if_g1);
-	lr_test_netns_ifname(&net, "f0", if_f0);
-	lr_test_netns_ifname(&net, "f1", if_f1);
-	lr_test_netns_ifname(&net, "m0", if_m0);
-	lr_test_netns_ifname(&net, "n0", if_n0);
-	return lr_test_netns_run(&net, pairs, run_cases, argc, argv);
+	return lr_test_af_xdp_main("lrx", run_cases, argc, argv);
 }
-#endif /* lr_eth_af_xdp.h */
+#endif /* LR_TEST_HAVE_AF_XDP */
