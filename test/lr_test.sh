@@ -8,6 +8,8 @@
 #   pass MSG...          "PASS: MSG"
 #   fail MSG...          "FAIL: MSG" and failed=1: the script ends with
 #                        `exit $failed`
+#   lr_need_netns        skip unless root with `ip` (to create network
+#                        namespaces)
 #   lr_cleanup_traps FN  run FN at exit; SIGINT and SIGTERM exit 1 (so FN
 #                        runs then too)
 #   lr_netns_create NETNS P [PAIR...]
@@ -34,6 +36,11 @@
 skip() { echo "SKIP: $*"; exit 77; }
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failed=1; }
+
+lr_need_netns() {
+	[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
+	command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+}
 
 lr_cleanup_traps() {
 	# shellcheck disable=SC2064

@@ -28,8 +28,7 @@ NETNS=$SRC/scripts/netns.sh
 . "$SRC/scripts/l2fwd-bg.sh"
 RATE=${PKTGEN_TEST_RATE:-20000}
 
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$L2FWD" ] || skip "lr-l2fwd not built ($L2FWD)"
 [ -x "$NETNS" ] || skip "no $NETNS"

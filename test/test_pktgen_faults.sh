@@ -29,8 +29,7 @@ NETNS=$SRC/scripts/netns.sh
 # shellcheck source=test/lr_test.sh
 . "$(dirname "$0")/lr_test.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$FWD" ] || skip "lr-test-fault-fwd not built ($FWD)"

@@ -31,8 +31,7 @@ N=200
 # shellcheck source=test/lr_test.sh
 . "$(dirname "$0")/lr_test.sh"
 
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$NETNS" ] || skip "no $NETNS"
