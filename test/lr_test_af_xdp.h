@@ -5,13 +5,14 @@
  * behind) share, in lr_test_af_xdp.c: scripts/netns.sh's topology
  * (${P}g0-${P}f0 and ${P}g1-${P}f1, plus ${P}m0-${P}n0 with two queues;
  * ports in ${P}fwd, raw sockets in ${P}gen), numbered frames, ports with
- * their UMEM pools checked, and the program's frame: a test program's
- * main() calls lr_test_af_xdp_main() with its run_cases(), which starts
- * the EAL (lr_test_af_xdp_eal()), runs its cases with lr_test_run() and
- * ends with lr_test_af_xdp_end().
+ * their UMEM pools checked, and the program's frame (LR_TEST_AF_XDP_MAIN):
+ * main() calls lr_test_af_xdp_main() with the program's run_cases(), which
+ * starts the EAL (lr_test_af_xdp_eal()), runs the cases with
+ * lr_test_run() and ends with lr_test_af_xdp_end().
  *
- * Without the driver (LR_TEST_HAVE_AF_XDP undefined) only
- * lr_test_af_xdp_absent() is there: main() returns it. The short names
+ * A program's cases stand inside #ifdef LR_TEST_HAVE_AF_XDP; after them,
+ * LR_TEST_AF_XDP_MAIN() gives its main(), which without the driver says
+ * so and skips. The short names
  * belong to these test programs only. Needs root (lr_test_netns.h).
  */
 #ifndef LR_TEST_AF_XDP_H
@@ -79,6 +80,32 @@ int lr_test_af_xdp_end(int rc);
  *  it, run run_cases(argc, argv) in it, remove it; the cases' status. */
 int lr_test_af_xdp_main(const char *tag, int (*run_cases)(int, char **),
 			int argc, char **argv);
+
+/** run_cases() and main() of a net_af_xdp program test_<suite>: the
+ *  topology named tag, the EAL, the array cases (lr_test_run()). */
+#define LR_TEST_AF_XDP_MAIN(suite, tag, cases)                                 \
+	static int run_cases(int argc, char **argv)                            \
+	{                                                                      \
+		int rc = lr_test_af_xdp_eal(argv[0], "test_" suite);           \
+                                                                               \
+		if (rc != 0)                                                   \
+			return rc;                                             \
+		rc =                                                           \
+		    lr_test_run(suite, cases, (int)LR_DIM(cases), argc, argv); \
+		return lr_test_af_xdp_end(rc);                                 \
+	}                                                                      \
+                                                                               \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		return lr_test_af_xdp_main(tag, run_cases, argc, argv);        \
+	}
+#else
+/* Without the driver: main() says so and skips; the cases are not built. */
+#define LR_TEST_AF_XDP_MAIN(suite, tag, cases)                                 \
+	int main(void)                                                         \
+	{                                                                      \
+		return lr_test_af_xdp_absent();                                \
+	}
 #endif /* lr_eth_af_xdp.h */
 
 #endif /* LR_TEST_AF_XDP_H */

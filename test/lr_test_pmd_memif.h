@@ -104,4 +104,18 @@ wait_log(const char *text)
 	return -1;
 }
 
+/** main() of a net_memif program test_<suite>: its private folder
+ *  (lr_test_memif_setup(): skips without net_memif), then the array cases
+ *  (lr_test_run()). */
+#define LR_TEST_PMD_MEMIF_MAIN(suite, cases)                                   \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		int ret = lr_test_memif_setup("test_" suite, &dir);            \
+                                                                               \
+		if (ret != 0)                                                  \
+			return ret;                                            \
+		return lr_test_run(suite, cases, (int)LR_DIM(cases), argc,     \
+				   argv);                                      \
+	}
+
 #endif /* LR_TEST_PMD_MEMIF_H */

@@ -52,13 +52,7 @@
 #include "lr_test_netns.h"
 #include "lr_test_af_xdp.h"
 
-#ifndef LR_TEST_HAVE_AF_XDP
-int
-main(void)
-{
-	return lr_test_af_xdp_absent();
-}
-#else
+#ifdef LR_TEST_HAVE_AF_XDP
 
 /* ------------------------------------------------------------------ */
 /* Cases. */
@@ -1028,21 +1022,6 @@ static const struct lr_test_case cases[] = {
     {"shared_stop_one", test_shared_stop_one},
 };
 
-/* The cases, in the forwarder namespace of the topology (a child). */
-static int
-run_cases(int argc, char **argv)
-{
-	int rc = lr_test_af_xdp_eal(argv[0], "test_pmd_af_xdp");
-
-	if (rc != 0)
-		return rc;
-	rc = lr_test_run("pmd_af_xdp", cases, (int)LR_DIM(cases), argc, argv);
-	return lr_test_af_xdp_end(rc);
-}
-
-int
-main(int argc, char **argv)
-{
-	return lr_test_af_xdp_main("lrx", run_cases, argc, argv);
-}
 #endif /* LR_TEST_HAVE_AF_XDP */
+
+LR_TEST_AF_XDP_MAIN("pmd_af_xdp", "lrx", cases)

@@ -801,12 +801,4 @@ static const struct lr_test_case cases[] = {
     {"dpdk_client_zrx", test_dpdk_client_zrx},
 };
 
-int
-main(int argc, char **argv)
-{
-	int ret = lr_test_memif_setup("test_pmd_memif", &dir);
-
-	if (ret != 0)
-		return ret;
-	return lr_test_run("pmd_memif", cases, (int)LR_DIM(cases), argc, argv);
-}
+LR_TEST_PMD_MEMIF_MAIN("pmd_memif", cases)

@@ -850,13 +850,4 @@ static const struct lr_test_case cases[] = {
     {"bad_devargs", test_bad_devargs},
 };
 
-int
-main(int argc, char **argv)
-{
-	int ret = lr_test_memif_setup("test_pmd_memif_ctl", &dir);
-
-	if (ret != 0)
-		return ret;
-	return lr_test_run("pmd_memif_ctl", cases, (int)LR_DIM(cases), argc,
-			   argv);
-}
+LR_TEST_PMD_MEMIF_MAIN("pmd_memif_ctl", cases)

@@ -816,13 +816,4 @@ static const struct lr_test_case cases[] = {
     {"zc_app_pool", test_zc_app_pool},
 };
 
-int
-main(int argc, char **argv)
-{
-	int ret = lr_test_memif_setup("test_pmd_memif_zc", &dir);
-
-	if (ret != 0)
-		return ret;
-	return lr_test_run("pmd_memif_zc", cases, (int)LR_DIM(cases), argc,
-			   argv);
-}
+LR_TEST_PMD_MEMIF_MAIN("pmd_memif_zc", cases)
