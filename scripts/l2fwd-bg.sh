@@ -12,19 +12,16 @@
 #   fwd_stop
 #       SIGINT, wait; its exit status (0 if none runs).
 
+# The background start and its wait: bg_start.
+# shellcheck source=test/lr_test.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../test/lr_test.sh"
+
 fwd_start() {
 	local out=$1 ready=$2
 	shift 2
-	ip netns exec "$LR_NS_FWD" "$@" >"$out" 2>&1 </dev/null &
-	FWD_PID=$!
-	for _ in $(seq 1200); do
-		grep -q "$ready" "$out" && return 0
-		kill -0 "$FWD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$FWD_PID" 2>/dev/null
-	wait "$FWD_PID" 2>/dev/null
-	FWD_PID=
+	bg_start "$out" "$ready" ip netns exec "$LR_NS_FWD" "$@"
+	FWD_PID=$BG
+	[ -n "$FWD_PID" ] && return 0
 	tail -20 "$out"
 	return 1
 }

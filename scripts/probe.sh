@@ -187,9 +187,9 @@ check 2 "lr-l2fwd: INT TERM HUP PIPE QUIT USR1 USR2 and a closed pipe end clean"
 check 2 "a signal during EAL init gives back what it took" \
 	tcase test_l2fwd stop_during_init
 check 2 "lr-pktgen: every stop signal ends clean" \
-	tcase test_pktgen_fast stop_signals
+	tcase test_pktgen_config stop_signals
 check 2 "a second signal during lr-pktgen's drain ends it at once" \
-	tcase test_pktgen_fast stop_during_drain
+	tcase test_pktgen_config stop_during_drain
 
 # 3. Limits.
 check 3 "-m beyond what the machine can back, --huge-dir short of hugepages: refused" \
@@ -202,7 +202,7 @@ check 4 "a capture cut mid-record is read up to its last whole record" \
 	tcase test_pmd_pcap truncated_last_record
 check 4 "capture files 0600 unless asked" tcase test_pmd_pcap tx_mode
 check 4 "lr-pktgen --capture: full disk, cut files, file mode" \
-	tcase test_pktgen_fast capture_disk_full pcap_cut_and_corrupt capture_mode
+	tcase test_pktgen_output capture_disk_full pcap_cut_and_corrupt capture_mode
 
 # 5. Runt frames.
 check 5 "net_pcap drops and counts runts" tcase test_pmd_pcap runts
@@ -214,19 +214,20 @@ check 5 "net_af_packet drops and counts runts (not injectable here)" \
 
 # 6. Leftovers.
 check 6 "net_af_xdp gives the interface its promiscuous state back" \
-	tcase test_pmd_af_xdp promisc_restore
+	tcase test_pmd_af_xdp_setup promisc_restore
 check 6 "an XDP program a killed process left is named with its removal" \
-	tcase test_pmd_af_xdp stale_prog
+	tcase test_pmd_af_xdp_setup stale_prog
 check 6 "a non-root clean exit leaves no empty /tmp/linerate-<uid>" \
 	tcase test_eal runtime_dir_removed
 
 # 7. Data races.
 check 7 "ThreadSanitizer clean on the multi-lcore tests and both apps" \
-	tsan pagealloc page_pool mempool ring l2fwd pktgen_fast_1of2 pktgen_fast_2of2
+	tsan pagealloc page_pool mempool ring l2fwd pktgen_send \
+		pktgen_output pktgen_config
 
 # 8. Tests on a busy machine.
 check 8 "pktgen and l2fwd signal tests wait for readiness (CPUs busy)" \
-	loaded tcase test_pktgen_fast sigint
+	loaded tcase test_pktgen_config sigint
 check 8 "l2fwd signal test waits for readiness (CPUs busy)" \
 	loaded tcase test_l2fwd sigint
 check 8 "mempool.eal_cleanup keeps its own prefix (default prefix held)" \
@@ -234,7 +235,7 @@ check 8 "mempool.eal_cleanup keeps its own prefix (default prefix held)" \
 check 8 "no fast test takes the default prefix (held, CPUs busy)" \
 	held loaded suite fast
 check 8 "driver tests leave no runtime folder behind" \
-	clean mtest pmd_af_packet pmd_af_xdp pmd_pcap
+	clean mtest pmd_af_packet pmd_af_xdp pmd_af_xdp_setup pmd_pcap
 
 # 9. The stress and perf suites hold tests (short runs here; the suites
 # run them in full).

@@ -19,6 +19,10 @@
 #       SIGTERM and wait; 0 if it was still running and ended cleanly (its
 #       hugepage files were still there, it released the prefix).
 
+# The wait for a line of a program in the background: lr_wait_line.
+# shellcheck source=test/lr_test.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../test/lr_test.sh"
+
 lr_leftovers() {
 	local d f ino mapped
 	for d in /var/run/linerate/* /tmp/linerate-*/* \
@@ -54,11 +58,8 @@ lr_hold_start() {
 	"$exe" -l 0 -m 2 >"$LR_HOLD_LOG" 2>&1 </dev/null &
 	LR_HOLD_PID=$!
 	# Ready once it says so; a bound only for a hang.
-	for _ in $(seq 600); do
-		grep -q '^holding file prefix' "$LR_HOLD_LOG" && return 0
-		kill -0 "$LR_HOLD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	lr_wait_line "$LR_HOLD_LOG" '^holding file prefix' "$LR_HOLD_PID" 600 &&
+		return 0
 	grep -q '^holding file prefix' "$LR_HOLD_LOG" && return 0
 	kill -KILL "$LR_HOLD_PID" 2>/dev/null
 	wait "$LR_HOLD_PID" 2>/dev/null

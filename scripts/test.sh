@@ -151,7 +151,9 @@ LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
 	-Dbuildtype=debug -- --suite fast --suite driver --no-suite search
 LR_TEST_SCALE=0.1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/test/tsan.supp" \
 	run tsan -Db_sanitize=thread -Dbuildtype=debug -- eal pagealloc ring \
-	page_pool mempool mbuf elastic ethdev l2fwd pktgen_fast_1of2 pktgen_fast_2of2 pktgen_ctl pmd_memif --timeout-multiplier 3
+	page_pool mempool mbuf elastic ethdev l2fwd pktgen_send pktgen_output \
+	pktgen_config pktgen_ctl pmd_memif pmd_memif_zc pmd_memif_ctl \
+	--timeout-multiplier 3
 # A report that reached the log without failing a test fails the stage.
 if [ -f "$out/tsan/meson-logs/testlog.txt" ] &&
 	grep -q "WARNING: ThreadSanitizer" "$out/tsan/meson-logs/testlog.txt"; then

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lr_test_memif.h - what the net_memif tests (test_pmd_memif.c,
+ * lr_test_memif.h - what the net_memif tests (test_pmd_memif*.c,
  * test_memif_apps.c) share: a private folder for their socket files,
  * removed at exit; the EAL and an mbuf pool; ports created, configured and
  * started in one call; link state.

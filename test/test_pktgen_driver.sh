@@ -22,13 +22,13 @@ BUILD=${2:?usage: test_pktgen_driver.sh SOURCE_DIR BUILD_DIR}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 NETNS=$SRC/scripts/netns.sh
+# shellcheck source=test/lr_test.sh
+. "$(dirname "$0")/lr_test.sh"
 # shellcheck source=scripts/l2fwd-bg.sh
 . "$SRC/scripts/l2fwd-bg.sh"
 RATE=${PKTGEN_TEST_RATE:-20000}
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$L2FWD" ] || skip "lr-l2fwd not built ($L2FWD)"
 [ -x "$NETNS" ] || skip "no $NETNS"
@@ -45,17 +45,8 @@ cleanup() {
 	"$NETNS" destroy "$P"
 	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-ns_env=$("$NETNS" create "$P") || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
-eval "$ns_env"
-
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-
-# field KEY FILE: value of KEY= on the final line.
-field() { sed -n "s/^pktgen total:.* $1=\([^ ]*\).*/\1/p" "$2" | tail -1; }
+lr_cleanup_traps cleanup
+lr_netns_create "$NETNS" "$P"
 
 # gen DRIVER ARGS...: lr-pktgen in the gen namespace, g0 sends, g1 receives.
 gen() {
@@ -173,15 +164,6 @@ fwd_drops() {
 	echo $((missed + ${dropped:-0}))
 }
 
-# jget FILE EXPR: EXPR over r, the results of lr-pktgen's --json document
-# in FILE (python3: meson's own interpreter, so always there); empty if the
-# file is not one JSON document.
-jget() {
-	python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
-
 loss_case() {
 	local drv=$1 name=$2 ok=0 attempt tx own lost dup rc v0 v1 gmiss counted
 	for attempt in 1 2 3; do
@@ -260,4 +242,4 @@ else
 	echo "af_xdp: no net_af_xdp driver in this build: not tested"
 fi
 
-exit $failed
+exit "$failed"

@@ -26,10 +26,10 @@ BUILD=${2:?usage: test_pktgen_faults.sh SOURCE_DIR BUILD_DIR}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 FWD=$BUILD/test/lr-test-fault-fwd
 NETNS=$SRC/scripts/netns.sh
+# shellcheck source=test/lr_test.sh
+. "$(dirname "$0")/lr_test.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$FWD" ] || skip "lr-test-fault-fwd not built ($FWD)"
@@ -42,21 +42,8 @@ cleanup() {
 	"$NETNS" destroy "$P"
 	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-ns_env=$("$NETNS" create "$P") || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
-eval "$ns_env"
-
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-
-# jget FILE EXPR: EXPR over d, the JSON document in FILE.
-jget() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
+lr_cleanup_traps cleanup
+lr_netns_create "$NETNS" "$P"
 
 # The forwarder polls on a CPU of its own where there is one (lr-pktgen
 # polls on CPU 0: two pollers on one CPU take turns of a scheduler tick,
@@ -73,10 +60,8 @@ fwd_start() {
 		--vdev "net_af_packet1,iface=$LR_IF_F1,vnet=0,framecnt=8192" \
 		-- --dup 7 --swap 11 >"$TMP/fwd.out" 2>&1 &
 	fwd_pid=$!
-	while kill -0 "$fwd_pid" 2>/dev/null; do
-		grep -q '^fault_fwd: forwarding' "$TMP/fwd.out" && return 0
-		sleep 0.05
-	done
+	lr_wait_line "$TMP/fwd.out" '^fault_fwd: forwarding' "$fwd_pid" &&
+		return 0
 	echo "FAIL: lr-test-fault-fwd exited before forwarding:"
 	cat "$TMP/fwd.out"
 	exit 1
@@ -154,4 +139,4 @@ else
 	tail -20 "$TMP/rfc.out"
 fi
 
-exit $failed
+exit "$failed"

@@ -28,10 +28,10 @@ BUILD=${2:?usage: test_pktgen_l3.sh SOURCE_DIR BUILD_DIR}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 NETNS=$SRC/scripts/netns.sh
 N=200
+# shellcheck source=test/lr_test.sh
+. "$(dirname "$0")/lr_test.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$NETNS" ] || skip "no $NETNS"
@@ -44,14 +44,8 @@ cleanup() {
 	"$NETNS" destroy "$P"
 	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-ns_env=$("$NETNS" create "$P" g0:f0) || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
-eval "$ns_env"
-
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
+lr_cleanup_traps cleanup
+lr_netns_create "$NETNS" "$P" g0:f0
 
 # The kernel's end: IPv6 and multicast on (neighbour discovery needs
 # them), an address of each family (no duplicate address detection).
@@ -86,14 +80,7 @@ noports6() { ip netns exec "$K" awk '$1 == "Udp6NoPorts" { print $2 }' /proc/net
 
 # wait_for FILE TEXT: 0 once FILE holds TEXT; 1 if lr-pktgen exited or
 # 120 s passed (a hang).
-wait_for() {
-	for _ in $(seq 1200); do
-		grep -q "$2" "$1" && return 0
-		kill -0 "$GEN_PID" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
+wait_for() { lr_wait_line "$1" "$2" "$GEN_PID"; }
 
 # wait_count FN WANT: 0 once FN prints WANT (the kernel may still be
 # taking frames from its backlog); 1 after 30 s.
@@ -105,12 +92,8 @@ wait_count() {
 	return 1
 }
 
-# jget EXPR: EXPR over r, the results of the --json document.
-jget() {
-	python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print(eval(sys.argv[2]))' "$TMP/run.json" "$1" 2>/dev/null
-}
+# rget EXPR: EXPR over r, the results of the --json document.
+rget() { jget "$TMP/run.json" "$1"; }
 
 # --- resolve and answer: two streams (IPv4, IPv6) of N frames each at a
 # modest rate (N frames fit the kernel's backlog however slowly it runs);
@@ -157,13 +140,13 @@ kill -INT "$GEN_PID"
 wait "$GEN_PID"
 rc=$?
 GEN_PID=
-arp=$(jget 'r["l3"][0]["arp_answered"]')
-nd=$(jget 'r["l3"][0]["nd_answered"]')
-echo_n=$(jget 'r["l3"][0]["echo_answered"]')
-dropped=$(jget 'r["l3"][0]["answers_dropped"]')
-hops=$(jget '" ".join(sorted(h["mac"] for h in r["l3"][0]["next_hops"]))')
-tx=$(jget 'r["tx"]')
-own=$(jget 'r["rx_own"]')
+arp=$(rget 'r["l3"][0]["arp_answered"]')
+nd=$(rget 'r["l3"][0]["nd_answered"]')
+echo_n=$(rget 'r["l3"][0]["echo_answered"]')
+dropped=$(rget 'r["l3"][0]["answers_dropped"]')
+hops=$(rget '" ".join(sorted(h["mac"] for h in r["l3"][0]["next_hops"]))')
+tx=$(rget 'r["tx"]')
+own=$(rget 'r["rx_own"]')
 if [ $p4 -eq 0 ] && [ $p6 -eq 0 ] && grep -q " 3 received" "$TMP/ping4" &&
 	grep -q " 3 received" "$TMP/ping6" && [ $rc -eq 0 ] &&
 	[ "${arp:-0}" -ge 1 ] && [ "${nd:-0}" -ge 1 ] &&
@@ -204,4 +187,4 @@ else
 	cat "$TMP/gw.out"
 fi
 
-exit $failed
+exit "$failed"

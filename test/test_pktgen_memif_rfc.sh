@@ -27,8 +27,9 @@ BUILD=${2:?usage: test_pktgen_memif_rfc.sh SOURCE_DIR BUILD_DIR}
 PKTGEN=$BUILD/apps/pktgen/lr-pktgen
 L2FWD=$BUILD/apps/l2fwd/lr-l2fwd
 : "$SRC"
+# shellcheck source=test/lr_test.sh
+. "$(dirname "$0")/lr_test.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
 command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$L2FWD" ] || skip "lr-l2fwd not built ($L2FWD)"
@@ -41,45 +42,9 @@ cleanup() {
 	[ -n "$BG" ] && kill -KILL "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
 	rm -rf "$TMP" "/var/run/dpdk/${P}t" 2>/dev/null
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+lr_cleanup_traps cleanup
 O="socket-abstract=no"
 
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
-
-jget() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
-}
-
-# bg_start OUT READY CMD ARGS...: CMD in the background until OUT has READY.
-bg_start() {
-	local out=$1 ready=$2
-	shift 2
-	"$@" >"$out" 2>&1 </dev/null &
-	BG=$!
-	for _ in $(seq 1200); do
-		grep -q "$ready" "$out" && return 0
-		kill -0 "$BG" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "FAIL: $1 did not start:"
-	tail -20 "$out"
-	exit 1
-}
-
-# bg_stop SIGNAL: stop it, its exit status.
-bg_stop() {
-	local rc
-	kill "-$1" "$BG" 2>/dev/null
-	wait "$BG"
-	rc=$?
-	BG=
-	return $rc
-}
 
 # check NAME JSON OUT RC SECS: the search ended (exit 0, or exit 1 with
 # NDR 0 said), every repetition's precision at most --precision of its
@@ -112,7 +77,8 @@ bg_start "$TMP/fwd.out" "Forwarding on" "$L2FWD" -l 1 --no-huge -m 256 \
 	--file-prefix "${P}f" \
 	--vdev "net_memif0,role=client,socket=$TMP/a.sock,$O" \
 	--vdev "net_memif1,role=client,socket=$TMP/b.sock,$O" \
-	-- -p 0x3 -T 0
+	-- -p 0x3 -T 0 ||
+	{ echo "FAIL: $L2FWD did not start:"; tail -20 "$TMP/fwd.out"; exit 1; }
 start=$SECONDS
 # shellcheck disable=SC2086
 timeout 300 "$PKTGEN" -l 0 --no-huge -m 256 --file-prefix "${P}g" \
@@ -140,11 +106,7 @@ else
 		-- --forward-mode=io -a --nb-cores=1 --total-num-mbufs=8192 \
 		<"$TMP/tp.in" >"$TMP/tp.out" 2>&1 &
 	BG=$!
-	for _ in $(seq 1200); do
-		grep -q "Press enter to exit" "$TMP/tp.out" && break
-		kill -0 "$BG" 2>/dev/null || break
-		sleep 0.1
-	done
+	lr_wait_line "$TMP/tp.out" "Press enter to exit" "$BG" || true
 	start=$SECONDS
 	# shellcheck disable=SC2086
 	timeout 300 "$PKTGEN" -l 0 --no-huge -m 256 --file-prefix "${P}g" \
@@ -163,4 +125,4 @@ else
 	check testpmd "$TMP/tp.json" "$TMP/tpg.out" $rc $secs
 fi
 
-exit $failed
+exit "$failed"

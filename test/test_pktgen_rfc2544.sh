@@ -51,10 +51,10 @@ NETNS=$SRC/scripts/netns.sh
 R_BIT=10000000 # tbf rate, bits/s
 B=8192 L=24576 # tbf burst and limit, bytes
 PDR=10         # --pdr-loss
+# shellcheck source=test/lr_test.sh
+. "$(dirname "$0")/lr_test.sh"
 
-skip() { echo "SKIP: $*"; exit 77; }
-[ "$(id -u)" = 0 ] || skip "needs root (creates network namespaces)"
-command -v ip >/dev/null || skip "no 'ip' command (iproute2)"
+lr_need_netns
 command -v tc >/dev/null || skip "no 'tc' command (iproute2)"
 command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
@@ -66,10 +66,8 @@ cleanup() {
 	"$NETNS" destroy "$P"
 	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-ns_env=$("$NETNS" create "$P") || { echo "FAIL: netns.sh create $P failed (see above)"; exit 1; }
-eval "$ns_env"
+lr_cleanup_traps cleanup
+lr_netns_create "$NETNS" "$P"
 
 fwd() { ip netns exec "$LR_NS_FWD" "$@"; }
 
@@ -88,9 +86,6 @@ tbf() {
 }
 tbf 2>"$TMP/tbf.err" || skip "no tbf qdisc in this kernel: $(cat "$TMP/tbf.err")"
 
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
 
 # gen ARGS...: lr-pktgen in the gen namespace, g0 sends, g1 receives.
 gen() {
@@ -99,16 +94,6 @@ gen() {
 		--vdev "net_af_packet0,iface=$LR_IF_G0,vnet=0,framecnt=4096" \
 		--vdev "net_af_packet1,iface=$LR_IF_G1,vnet=0,framecnt=8192" \
 		-- --tx-ports 0 --rx-ports 1 "$@"
-}
-
-# field KEY FILE: value of KEY= on the final line.
-field() { sed -n "s/^pktgen total:.* $1=\([^ ]*\).*/\1/p" "$2" | tail -1; }
-
-# jget FILE EXPR: EXPR over d, the JSON document in FILE.
-jget() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-print(eval(sys.argv[2]))' "$1" "$2" 2>/dev/null
 }
 
 # calc EXPR: a float expression (python3).
@@ -396,4 +381,4 @@ else
 fi
 fwd ip link set "$LR_IF_F1" up
 
-exit $failed
+exit "$failed"

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lr_test_pmd_memif.h - what the net_memif driver tests (test_pmd_memif.c:
+ * copying datapath, links and DPDK interop; test_pmd_memif_zc.c: zero-copy;
+ * test_pmd_memif_ctl.c: control channel, socket files, devargs) share, in
+ * lr_test_pmd_memif.c: the EAL and the tests' pool, ports, links, frames
+ * numbered by stream and checked byte for byte, xstats, zero-copy pools
+ * given back. The log's helpers are inline here: lr_test.h's log capture
+ * is a state of each file that includes it, and the cases begin it.
+ *
+ * The names are short because every case uses them; they belong to these
+ * test programs only. One case at a time, on the main thread.
+ */
+#ifndef LR_TEST_PMD_MEMIF_H
+#define LR_TEST_PMD_MEMIF_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+
+/** Frames a burst; the longest frame sent. */
+#define BURST 32
+#define MAXF  3000
+
+/** The private folder of the socket files (lr_test_memif_setup()). */
+extern const char *dir;
+/** Longest frame sent (MAXF; less for peers that cannot chain). */
+extern uint32_t size_cap;
+/** The tests' mbuf pool (init_eal()). */
+extern struct lr_mempool *pool;
+/** Zero-copy cases: the pool frames are built in (NULL: pool), and the
+ *  one every received segment must be of (NULL: any). */
+extern struct lr_mempool *tx_pool, *rx_expect;
+
+/** The EAL and the tests' pool, once; 0 or -1. */
+int init_eal(void);
+/** Create, configure with nq queue pairs and start the port; id or -1. */
+int port_open(const char *devargs, uint16_t nq);
+/** Wait (up to 20 s) until the links of a and b (b < 0: a only) are up. */
+int wait_link(int a, int b, int up);
+/** Size of frame i (capped at size_cap). */
+uint32_t size_of(unsigned i);
+/** Frame i of stream tag into d (len bytes). */
+void make_frame(uint8_t *d, unsigned tag, unsigned i, uint32_t len);
+/** An mbuf of tx_pool (or pool) holding frame i of tag, or NULL. */
+struct lr_mbuf *frame_mbuf(unsigned tag, unsigned i);
+/** Check packet m against frame i of tag; 0 or -1 (printed). */
+int check_frame(struct lr_mbuf *m, unsigned tag, unsigned i);
+/** Send n frames of tag from (tx, txq), receive them on (rx, rxq). */
+int xfer(int tx, uint16_t txq, int rx, uint16_t rxq, unsigned tag, unsigned n);
+/** The port's xstat name (0 if it has none). */
+uint64_t xstat(int port, const char *name);
+/** Zero-copy client cp: every mbuf of its pool back; 0 or -1. */
+int zc_pool_back(int cp);
+
+/* The captured log holds text: 1, else 0. Read with pread() beside the
+ * stream, never through it: the control thread writes to that stream at
+ * any time (under the log's lock, which we do not hold), and moving its
+ * position (rewind, fread, fseek back) would make such a write land over
+ * earlier lines, or be overwritten by the next; a line looked for could
+ * vanish that way, more likely the busier the machine. */
+static inline int
+log_has(const char *text)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+	int fd = fileno(st->f);
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	int found;
+
+	fflush(st->f); /* takes the stream's own lock */
+	if (fstat(fd, &sb) != 0)
+		return 0;
+	buf = malloc((size_t)sb.st_size + 1);
+	if (buf == NULL)
+		return 0;
+	n = pread(fd, buf, (size_t)sb.st_size, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	found = strstr(buf, text) != NULL;
+	free(buf);
+	return found;
+}
+
+/* Wait (up to 20 s) until the captured log holds text. */
+static inline int
+wait_log(const char *text)
+{
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (log_has(text))
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "no log line with '%s' after 20 s\n", text);
+	return -1;
+}
+
+/** main() of a net_memif program test_<suite>: its private folder
+ *  (lr_test_memif_setup(): skips without net_memif), then the array cases
+ *  (lr_test_run()). */
+#define LR_TEST_PMD_MEMIF_MAIN(suite, cases)                                   \
+	int main(int argc, char **argv)                                        \
+	{                                                                      \
+		int ret = lr_test_memif_setup("test_" suite, &dir);            \
+                                                                               \
+		if (ret != 0)                                                  \
+			return ret;                                            \
+		return lr_test_run(suite, cases, (int)LR_DIM(cases), argc,     \
+				   argv);                                      \
+	}
+
+#endif /* LR_TEST_PMD_MEMIF_H */
