@@ -362,6 +362,37 @@ xdp_prog_on(const char *ifname, char *name, size_t len)
  * next port on that interface says so and how to remove it, and the
  * command it gives does remove it (after which a port's clean close
  * leaves nothing). */
+/* Two ports of this process on queues 0 and 1 of one interface: the
+ * second finds the program the first attached and says nothing of a
+ * stale one; both close, and no program is left. */
+static int
+two_ports_one_iface(void)
+{
+	char a0[96], a1[96], prog[64];
+	const char *t;
+	int p0, p1;
+
+	snprintf(a0, sizeof(a0), "net_af_xdp13,iface=%s,start_queue=0", if_n0);
+	snprintf(a1, sizeof(a1), "net_af_xdp14,iface=%s,start_queue=1", if_n0);
+	p0 = port_up(a0, 1);
+	LR_TEST_ASSERT(p0 >= 0, "port on %s queue 0: %s", if_n0,
+		       lr_strerror(-p0));
+	lr_test_log_begin();
+	p1 = port_up(a1, 1);
+	t = lr_test_log_end();
+	LR_TEST_ASSERT(p1 >= 0, "port on %s queue 1: %s", if_n0,
+		       lr_strerror(-p1));
+	LR_TEST_ASSERT(strstr(t, "already attached") == NULL,
+		       "warning for this process's own program:\n%s", t);
+	if (port_down((uint16_t)p1, 1) != 0 ||
+	    port_down((uint16_t)p0, 1) != 0)
+		return -1;
+	LR_TEST_ASSERT(
+	    xdp_prog_on(if_n0, prog, sizeof(prog)) == 0 && prog[0] == '\0',
+	    "%s: program '%s' left after both ports closed", if_n0, prog);
+	return 0;
+}
+
 static int
 test_stale_prog(void)
 {
@@ -453,7 +484,7 @@ test_stale_prog(void)
 	LR_TEST_ASSERT(
 	    xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 && prog[0] == '\0',
 	    "%s: program '%s' left after a clean close", if_f1, prog);
-	return 0;
+	return two_ports_one_iface();
 }
 
 static const struct lr_test_case cases[] = {
