@@ -208,12 +208,11 @@ json_stalls(void)
 	return a;
 }
 
+/* A line a port: its frames and bytes, of ours and not, and its own
+ * counters. */
 static void
-print_summary(const struct totals *t, unsigned leaked)
+summary_ports(void)
 {
-	const struct pg_lat *l = &t->lat;
-
-	printf("\n=== lr-pktgen summary (%.3f s sending) ===\n", t->secs);
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		const struct pg_port *pi = &pg_app.ports[p];
 		uint64_t tx, txb, rx, rxb, other;
@@ -233,6 +232,12 @@ print_summary(const struct totals *t, unsigned leaked)
 		       (unsigned long long)pi->stats.oerrors,
 		       (unsigned long long)pi->stats.rx_nombuf);
 	}
+}
+
+/* The rates reached, and against their target. */
+static void
+summary_rate(const struct totals *t)
+{
 	printf("rate: tx %.3f Mpps %.3f Gb/s, rx %.3f Mpps %.3f Gb/s of ours "
 	       "(wire bits: frame + 4 FCS + 20 preamble/gap)\n",
 	       (double)t->tx / t->secs / 1e6,
@@ -258,6 +263,12 @@ print_summary(const struct totals *t, unsigned leaked)
 		printf("frames not ours: %llu (another run or generator, or "
 		       "a port's own frames)\n",
 		       (unsigned long long)t->rx_other);
+}
+
+/* The own frames over all streams, then a line a stream definition. */
+static void
+summary_streams(const struct totals *t)
+{
 	printf("streams: %u; own frames sent %llu, received %llu (unique "
 	       "%llu), lost %llu, reordered %llu (of which below the window "
 	       "%llu), duplicates %llu\n",
@@ -288,6 +299,13 @@ print_summary(const struct totals *t, unsigned leaked)
 			       us(pg_lat_quantile(sl, 0.999)),
 			       us((double)sl->max), us(ss->jitter));
 	}
+}
+
+/* The datapath lcores' time and CPU time, --record-core-cycles' cycles a
+ * frame, frames lost at exit. */
+static void
+summary_cpu(const struct totals *t)
+{
 	printf("datapath: %u lcore(s) ran %.3f s, on a CPU %.3f s (%.0f%%): "
 	       "%.3f Mpps tx per CPU-second, %.1f cycles of CPU time a frame "
 	       "sent\n",
@@ -311,11 +329,44 @@ print_summary(const struct totals *t, unsigned leaked)
 		       (unsigned long long)t->tx_drop,
 		       (unsigned long long)t->tx_nombuf,
 		       (unsigned long long)t->foreign);
+}
+
+/* The latency histogram of l (with samples), a line a power of two of
+ * microseconds that has some. */
+static void
+latency_histogram(const struct pg_lat *l)
+{
+	uint64_t coarse[65] = {0};
+
+	for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
+		uint64_t lo = pg_lat_bucket_lo(b);
+
+		coarse[lo ? 64 - __builtin_clzll(lo) : 0] += l->hist[b];
+	}
+	printf("latency histogram (us):\n");
+	for (unsigned e = 0; e < 65; e++) {
+		double lo = e ? (double)(1ULL << (e - 1)) : 0;
+		double hi =
+		    (double)(1ULL << (e < 64 ? e : 63)) * (e < 64 ? 1 : 2);
+		double pct = 100.0 * (double)coarse[e] / (double)l->n;
+
+		if (coarse[e] == 0)
+			continue;
+		printf("  %11.3f .. %11.3f  %12llu  %5.1f%% ", us(lo), us(hi),
+		       (unsigned long long)coarse[e], pct);
+		for (int k = 0; k < (int)(pct / 2); k++)
+			putchar('#');
+		putchar('\n');
+	}
+}
+
+/* The latency over every frame of ours that came back. */
+static void
+summary_latency(const struct pg_lat *l)
+{
 	if (l->n == 0) {
 		printf("latency: no frames of ours came back\n");
 	} else {
-		uint64_t coarse[65] = {0};
-
 		printf("latency (us) over %llu frames: min %.3f avg %.3f max "
 		       "%.3f p50 %.3f p99 %.3f p99.9 %.3f\n",
 		       (unsigned long long)l->n, us((double)l->min),
@@ -323,27 +374,20 @@ print_summary(const struct totals *t, unsigned leaked)
 		       us(pg_lat_quantile(l, 0.5)),
 		       us(pg_lat_quantile(l, 0.99)),
 		       us(pg_lat_quantile(l, 0.999)));
-		for (unsigned b = 0; b < PG_LAT_BUCKETS; b++) {
-			uint64_t lo = pg_lat_bucket_lo(b);
-
-			coarse[lo ? 64 - __builtin_clzll(lo) : 0] += l->hist[b];
-		}
-		printf("latency histogram (us):\n");
-		for (unsigned e = 0; e < 65; e++) {
-			double lo = e ? (double)(1ULL << (e - 1)) : 0;
-			double hi = (double)(1ULL << (e < 64 ? e : 63)) *
-				    (e < 64 ? 1 : 2);
-			double pct = 100.0 * (double)coarse[e] / (double)l->n;
-
-			if (coarse[e] == 0)
-				continue;
-			printf("  %11.3f .. %11.3f  %12llu  %5.1f%% ", us(lo),
-			       us(hi), (unsigned long long)coarse[e], pct);
-			for (int k = 0; k < (int)(pct / 2); k++)
-				putchar('#');
-			putchar('\n');
-		}
+		latency_histogram(l);
 	}
+}
+
+/* The summary at the end of a run (leaked: mbufs not back). */
+static void
+print_summary(const struct totals *t, unsigned leaked)
+{
+	printf("\n=== lr-pktgen summary (%.3f s sending) ===\n", t->secs);
+	summary_ports();
+	summary_rate(t);
+	summary_streams(t);
+	summary_cpu(t);
+	summary_latency(&t->lat);
 	pg_l3_print(stdout);
 	printf("mbufs in use after stop: %u\n", leaked);
 }

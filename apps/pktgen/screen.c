@@ -331,20 +331,16 @@ fmt_us(char *buf, size_t n, double cycles, bool have)
 	return buf;
 }
 
+/* The title (state, rate, streams, queues, lcores) and the ports'
+ * heading. */
 static void
-screen_draw(uint64_t now, bool final)
+draw_title(uint64_t now, bool final)
 {
 	static const char *const unit[] = {"", "frames/s", "Mbit/s",
 					   "% of line rate"};
 	const struct pg_opts *o = &pg.o;
-	double dt = (double)(now - pg_app.last_print) / (double)pg.hz;
-	uint64_t all_tx = 0, all_txb = 0, behind = pg_behind_sum();
-	struct lr_mempool_elastic_stats ps;
-	char rate[64], c[4][24];
-	unsigned shown = 0;
+	char rate[64];
 
-	if (dt <= 0)
-		dt = 1e-9;
 	if (o->rate_mode == PG_RATE_MAX)
 		snprintf(rate, sizeof(rate), "rate max");
 	else
@@ -360,6 +356,16 @@ screen_draw(uint64_t now, bool final)
 	pg_screen_printf("%-4s %-12s %9s %9s %9s %9s %10s %10s", "port", "name",
 			 "tx Mpps", "tx Gb/s", "rx Mpps", "rx Gb/s", "drops",
 			 "behind");
+}
+
+/* A line a port: its rates over the last dt seconds, drops, frames
+ * behind the schedule; the frames and bytes sent over all ports into
+ * *all_tx and *all_txb. */
+static void
+draw_ports(double dt, uint64_t *all_tx, uint64_t *all_txb)
+{
+	char c[2][24];
+
 	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
 		struct pg_port *pi = &pg_app.ports[p];
 		uint64_t tx, txb, rx, rxb, other, pb = 0;
@@ -382,9 +388,19 @@ screen_draw(uint64_t now, bool final)
 		pi->l_txb = txb;
 		pi->l_rx = rx;
 		pi->l_rxb = rxb;
-		all_tx += tx;
-		all_txb += txb;
+		*all_tx += tx;
+		*all_txb += txb;
 	}
+}
+
+/* The rate reached against its target over the last dt seconds (all_tx
+ * frames and all_txb bytes sent so far, behind frames behind the
+ * schedule), and the mbuf pool. */
+static void
+draw_rate(double dt, uint64_t all_tx, uint64_t all_txb, uint64_t behind)
+{
+	struct lr_mempool_elastic_stats ps;
+
 	if (pg_app.any_paced) {
 		char r[96];
 
@@ -406,6 +422,16 @@ screen_draw(uint64_t now, bool final)
 		pg_screen_printf("mbuf pool: %u mbufs (elastic %u-%u, peak %u)",
 				 ps.objs, ps.min_objs, ps.max_objs,
 				 ps.peak_objs);
+}
+
+/* A line a stream, as many as the screen holds: its rate over the last dt
+ * seconds, frames sent, received and lost, latency, jitter. */
+static void
+draw_streams(double dt)
+{
+	char c[3][24];
+	unsigned shown = 0;
+
 	pg_screen_printf("%s", "");
 	pg_screen_printf("%-12s %8s %10s %10s %8s %8s %8s %7s", "stream",
 			 "tx Mpps", "tx", "rx", "lost", "p50 us", "p99 us",
@@ -443,6 +469,22 @@ screen_draw(uint64_t now, bool final)
 		pg_screen_printf("... %u more stream(s): all of them in the "
 				 "summary at the end",
 				 pg.nsdefs - shown);
+}
+
+/* A frame of the screen at now (final: the run's last). */
+static void
+screen_draw(uint64_t now, bool final)
+{
+	const struct pg_opts *o = &pg.o;
+	double dt = (double)(now - pg_app.last_print) / (double)pg.hz;
+	uint64_t all_tx = 0, all_txb = 0, behind = pg_behind_sum();
+
+	if (dt <= 0)
+		dt = 1e-9;
+	draw_title(now, final);
+	draw_ports(dt, &all_tx, &all_txb);
+	draw_rate(dt, all_tx, all_txb, behind);
+	draw_streams(dt);
 	pg_screen_printf("%s", "");
 	if (screen_note[0])
 		pg_screen_printf("%s", screen_note);

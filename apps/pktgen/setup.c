@@ -655,15 +655,11 @@ pg_sdef_instances(unsigned k, const struct pg_txq *q, unsigned *idx)
 	return n;
 }
 
-/* Templates, quotas, rates and burst patterns of every instance. A
- * stream's count, own rate and burst length are split over its instances;
- * --rate-* over the instances of the streams without a rate of their own,
- * by their shares (per port for --rate-pct). */
-static int
-setup_streams(const struct pg_opts *o)
+/* The share weights of the streams without a rate of their own (--rate-*
+ * is split by them), over all instances and per port. */
+static void
+share_weights(void)
 {
-	double hz = (double)pg.hz;
-
 	for (unsigned i = 0; i < pg_app.ntxqs; i++) {
 		const struct pg_sdef *d = &pg.sdefs[pg_app.txqs[i]->sdef];
 		unsigned idx = 0, n = pg_sdef_instances(pg_app.txqs[i]->sdef,
@@ -674,94 +670,126 @@ setup_streams(const struct pg_opts *o)
 			pg_app.wport[pg_app.txqs[i]->port] += d->share / n;
 		}
 	}
-	for (unsigned i = 0; i < pg_app.ntxqs; i++) {
-		struct pg_txq *q = pg_app.txqs[i];
-		const struct pg_sdef *d = &pg.sdefs[q->sdef];
-		unsigned idx = 0, n = pg_sdef_instances(q->sdef, q, &idx);
-		double pps = 0, bps = 0, c1, w = d->share / n;
-		unsigned len0;
+}
 
-		if (o->pcap_file) {
-			q->tmpl = pg_app.pcap_tmpl;
-			q->ntmpl = pg_app.pcap_n;
-			q->kind = PG_K_PCAP;
-		} else {
-			struct lr_ether_addr mac;
+/* Instance i, the idx-th of the n of its stream: its template (the
+ * capture's frames, or its own), and the frames it sends (its part of
+ * the stream's count or of --count, of the stream's bursts). 0, or -1
+ * after a message. */
+static int
+instance_frames(const struct pg_opts *o, unsigned i, unsigned idx, unsigned n)
+{
+	struct pg_txq *q = pg_app.txqs[i];
+	const struct pg_sdef *d = &pg.sdefs[q->sdef];
+	double hz = (double)pg.hz;
 
-			lr_eth_macaddr_get(q->port, &mac);
-			if (pg_stream_init(q, d, mac_u64(&mac), o->seed,
-					   pg.run_id) != 0)
-				return pg_fail("stream %u: out of memory", i);
-		}
-		q->quota = UINT64_MAX;
-		if (d->count)
-			q->quota = d->count / n + (idx < d->count % n);
-		else if (o->count)
-			q->quota = o->count / pg_app.ntxqs +
-				   (i < o->count % pg_app.ntxqs);
-		if (d->burst) {
-			q->burst_len = d->burst / n + (idx < d->burst % n);
-			q->burst_left = q->burst_len;
-			q->gap_fp = (uint64_t)(d->gap_us * 1e-6 * hz *
-					       (1 << PG_FP_SHIFT));
-			if (d->bursts)
-				q->quota =
-				    LR_MIN(q->quota, q->burst_len * d->bursts);
-			if (q->burst_len == 0)
-				q->quota = 0;
-		}
-		/* What it is to send (the quota counts down as it sends). */
-		q->count = q->quota == UINT64_MAX ? 0 : q->quota;
-		if (d->rate_mode == PG_RATE_PPS)
-			pps = d->rate / n;
-		else if (d->rate_mode == PG_RATE_MBPS)
-			bps = d->rate * 1e6 / n;
-		else if (o->rate_mode == PG_RATE_PPS)
-			pps = o->rate * w / pg_app.wsum;
-		else if (o->rate_mode == PG_RATE_MBPS)
-			bps = o->rate * 1e6 * w / pg_app.wsum;
-		else if (o->rate_mode == PG_RATE_PCT)
-			bps = o->line_rate_gbps * 1e9 * o->rate / 100 * w /
-			      pg_app.wport[q->port];
-		q->paced = pps > 0 || bps > 0 || (d->burst && d->gap_us > 0);
-		if (o->replay) {
-			/* The file's own timing, scaled by --speed; a loop
-			 * of it lasts up to its last frame and one mean gap
-			 * more. */
-			uint64_t last =
-			    pg_app.pcap_tmpl[pg_app.pcap_n - 1].t_fp;
+	if (o->pcap_file) {
+		q->tmpl = pg_app.pcap_tmpl;
+		q->ntmpl = pg_app.pcap_n;
+		q->kind = PG_K_PCAP;
+	} else {
+		struct lr_ether_addr mac;
 
-			q->paced = q->timed = true;
-			q->loop_fp =
-			    last + (pg_app.pcap_n > 1
-					? last / (pg_app.pcap_n - 1)
-					: (uint64_t)(hz / 1000) << PG_FP_SHIFT);
-			if (q->loop_fp == 0)
-				q->loop_fp = 1;
-		}
-		pg_app.any_paced |= q->paced;
-		if (!(d->burst && d->gap_us > 0)) {
-			pg_app.target_pps += pps;
-			pg_app.target_bps += bps;
-		}
-		pg_app.inst_pps[i] = pps;
-		pg_app.inst_bps[i] = bps;
-		q->pkt_cost_fp =
-		    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5)
-			    : 0;
-		q->byte_cost_fp =
-		    bps > 0
-			? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5)
-			: 0;
-		len0 = q->tmpl[0].len;
-		c1 = (double)q->pkt_cost_fp +
-		     (double)(len0 + PG_FCS + PG_WIRE_GAP) *
-			 (double)q->byte_cost_fp;
-		q->depth_fp =
-		    (uint64_t)LR_MAX(c1 * o->burst, o->bucket_ms / 1000 * hz *
-							(1 << PG_FP_SHIFT));
-		q->frame_cost_fp = (uint64_t)c1;
+		lr_eth_macaddr_get(q->port, &mac);
+		if (pg_stream_init(q, d, mac_u64(&mac), o->seed, pg.run_id) !=
+		    0)
+			return pg_fail("stream %u: out of memory", i);
 	}
+	q->quota = UINT64_MAX;
+	if (d->count)
+		q->quota = d->count / n + (idx < d->count % n);
+	else if (o->count)
+		q->quota =
+		    o->count / pg_app.ntxqs + (i < o->count % pg_app.ntxqs);
+	if (d->burst) {
+		q->burst_len = d->burst / n + (idx < d->burst % n);
+		q->burst_left = q->burst_len;
+		q->gap_fp =
+		    (uint64_t)(d->gap_us * 1e-6 * hz * (1 << PG_FP_SHIFT));
+		if (d->bursts)
+			q->quota = LR_MIN(q->quota, q->burst_len * d->bursts);
+		if (q->burst_len == 0)
+			q->quota = 0;
+	}
+	/* What it is to send (the quota counts down as it sends). */
+	q->count = q->quota == UINT64_MAX ? 0 : q->quota;
+	return 0;
+}
+
+/* The rate of instance i, one of the n of its stream, into *pps or *bps
+ * (both 0: as fast as it can): its part of its stream's own rate, else
+ * its share of --rate-* (per port for --rate-pct). */
+static void
+instance_rate(const struct pg_opts *o, unsigned i, unsigned n, double *pps,
+	      double *bps)
+{
+	const struct pg_txq *q = pg_app.txqs[i];
+	const struct pg_sdef *d = &pg.sdefs[q->sdef];
+	double w = d->share / n;
+
+	*pps = *bps = 0;
+	if (d->rate_mode == PG_RATE_PPS)
+		*pps = d->rate / n;
+	else if (d->rate_mode == PG_RATE_MBPS)
+		*bps = d->rate * 1e6 / n;
+	else if (o->rate_mode == PG_RATE_PPS)
+		*pps = o->rate * w / pg_app.wsum;
+	else if (o->rate_mode == PG_RATE_MBPS)
+		*bps = o->rate * 1e6 * w / pg_app.wsum;
+	else if (o->rate_mode == PG_RATE_PCT)
+		*bps = o->line_rate_gbps * 1e9 * o->rate / 100 * w /
+		       pg_app.wport[q->port];
+}
+
+/* Pace instance i at pps frames/s or bps bits/s (0: not by that), by its
+ * bursts' gaps or by the capture's own timing (--replay): its costs in
+ * cycles of a frame and of a byte, its credit, the run's targets. */
+static void
+instance_pace(const struct pg_opts *o, unsigned i, double pps, double bps)
+{
+	struct pg_txq *q = pg_app.txqs[i];
+	const struct pg_sdef *d = &pg.sdefs[q->sdef];
+	double hz = (double)pg.hz, c1;
+	unsigned len0;
+
+	q->paced = pps > 0 || bps > 0 || (d->burst && d->gap_us > 0);
+	if (o->replay) {
+		/* The file's own timing, scaled by --speed; a loop of it
+		 * lasts up to its last frame and one mean gap more. */
+		uint64_t last = pg_app.pcap_tmpl[pg_app.pcap_n - 1].t_fp;
+
+		q->paced = q->timed = true;
+		q->loop_fp =
+		    last + (pg_app.pcap_n > 1
+				? last / (pg_app.pcap_n - 1)
+				: (uint64_t)(hz / 1000) << PG_FP_SHIFT);
+		if (q->loop_fp == 0)
+			q->loop_fp = 1;
+	}
+	pg_app.any_paced |= q->paced;
+	if (!(d->burst && d->gap_us > 0)) {
+		pg_app.target_pps += pps;
+		pg_app.target_bps += bps;
+	}
+	pg_app.inst_pps[i] = pps;
+	pg_app.inst_bps[i] = bps;
+	q->pkt_cost_fp =
+	    pps > 0 ? (uint64_t)(hz * (1 << PG_FP_SHIFT) / pps + 0.5) : 0;
+	q->byte_cost_fp =
+	    bps > 0 ? (uint64_t)(hz * 8 * (1 << PG_FP_SHIFT) / bps + 0.5) : 0;
+	len0 = q->tmpl[0].len;
+	c1 = (double)q->pkt_cost_fp +
+	     (double)(len0 + PG_FCS + PG_WIRE_GAP) * (double)q->byte_cost_fp;
+	q->depth_fp = (uint64_t)LR_MAX(c1 * o->burst, o->bucket_ms / 1000 * hz *
+							  (1 << PG_FP_SHIFT));
+	q->frame_cost_fp = (uint64_t)c1;
+}
+
+/* Each datapath lcore's receive statistics: a sequence window a stream
+ * instance, latency a stream. 0, or -1 after a message. */
+static int
+lcore_stats_alloc(void)
+{
 	for (unsigned i = 0; i < pg_app.n_dp; i++) {
 		struct pg_lcore *lc = pg_dp_lcore(i);
 
@@ -773,6 +801,27 @@ setup_streams(const struct pg_opts *o)
 			lc->slat[k].min = UINT64_MAX;
 	}
 	return 0;
+}
+
+/* Templates, quotas, rates and burst patterns of every instance. A
+ * stream's count, own rate and burst length are split over its instances;
+ * --rate-* over the instances of the streams without a rate of their own,
+ * by their shares (per port for --rate-pct). */
+static int
+setup_streams(const struct pg_opts *o)
+{
+	share_weights();
+	for (unsigned i = 0; i < pg_app.ntxqs; i++) {
+		struct pg_txq *q = pg_app.txqs[i];
+		unsigned idx = 0, n = pg_sdef_instances(q->sdef, q, &idx);
+		double pps, bps;
+
+		if (instance_frames(o, i, idx, n) != 0)
+			return -1;
+		instance_rate(o, i, n, &pps, &bps);
+		instance_pace(o, i, pps, bps);
+	}
+	return lcore_stats_alloc();
 }
 
 /* --pcap/--replay: the frames of the file and their send times; the
