@@ -748,14 +748,16 @@ int pg_rfc2544_run(void);
 /** Parse program options into o: 0; 1 after printing the usage for
  *  -h/--help; -1 after printing the error. */
 int pg_parse_args(int argc, char **argv, struct pg_opts *o);
-/** Print the program's usage to f. */
-void pg_usage(FILE *f, const char *prog);
 /** Parse a MAC "aa:bb:cc:dd:ee:ff" into a 48-bit value; 0 or -1. */
 int pg_parse_mac(const char *s, uint64_t *v);
 /** Parse an IPv4 or IPv6 address or range "A-B" into lo..hi (IPv6: the
  *  low 64 bits; the high ones, equal at both ends, in *hi6); 0 or -1. */
 int pg_parse_ip_range(const char *s, bool v6, uint64_t *lo, uint64_t *hi,
 		      uint64_t *hi6);
+
+/* usage.c */
+/** Print the program's usage to f. */
+void pg_usage(FILE *f, const char *prog);
 
 /* stream.c */
 /** IMIX slot sizes, PG_IMIX_SLOTS of them (7:4:1 of 64/570/1518). */
