@@ -10,7 +10,7 @@
 # AVX-512, which -march=native enables on this machine, so configure it
 # with  meson setup build-cg -Dc_args=-mno-avx512f  (everything else as the
 # default build). DPDK's side is compiled here with the same flags as
-# scripts/dpdk-peers.sh plus -mno-avx512f, against Debian's libdpdk.
+# bench/harness/peers.py plus -mno-avx512f, against Debian's libdpdk.
 #
 # Each timed function (mp_run_N, mbuf_run_N, mbuf_run_single) is counted
 # inclusively (the out-of-line refill and flush paths included) over its

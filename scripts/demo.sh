@@ -22,8 +22,9 @@ if [ -x build/apps/ring-bench/lr-ring-bench ]; then
 	echo "== lock-free ring: cycles per item"
 	build/apps/ring-bench/lr-ring-bench "${eal[@]}"
 fi
-if [ -x build/apps/l2fwd/lr-l2fwd ] && [ -x scripts/bench-l2fwd.sh ]; then
+if [ -x build/apps/l2fwd/lr-l2fwd ]; then
 	echo
 	echo "== the forwarder: lr-l2fwd on net_null and net_ring ports (Mpps)"
-	LR_BUILD=build DURATION=${DURATION:-5} RUNS=${RUNS:-1} scripts/bench-l2fwd.sh
+	echo "   (beside DPDK's l2fwd example when dpdk-dev and dpdk-doc are there)"
+	bench/run --build build --no-setup --rounds "${RUNS:-1}" l2fwd l2fwd_ring
 fi

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
-# Sourced by the veth scripts (benchmarks and test/test_pktgen_driver.sh):
+# Sourced by test/test_pktgen_driver.sh (bench/run's veth entries do the
+# same in Python, bench/harness/proc.py):
 # lr-l2fwd (or any forwarder that prints a start line) in the background in
 # namespace $LR_NS_FWD of scripts/netns.sh.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Test topology of network namespaces joined by veth pairs, for the driver
 # tests (scripts, and the C tests through test/lr_test_netns.c) and the veth
-# benchmarks. Names carry a per-run prefix so parallel or crashed runs never
+# benchmarks (bench/run veth, veth_afxdp, stack: bench/harness/proc.py). Names carry a per-run prefix so parallel or crashed runs never
 # collide; everything is removed on exit, also on failure.
 #
 #   scripts/netns.sh run [PREFIX] -- CMD ARGS...

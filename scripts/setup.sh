@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Install what linerate needs on Debian 12 and reserve hugepages.
-#   scripts/setup.sh [--tests] [--status FILE] [--no-hugepages]
+#   scripts/setup.sh [--tests] [--bench] [--status FILE] [--no-hugepages]
 #     (none)        build and run dependencies
 #     --tests       also what the test command needs, in groups: test
 #                   tools (tcpdump, tshark, g++, ...), DPDK (the peer of
 #                   the interop tests), clang (fuzz targets), the ppc64le
 #                   cross toolchain with qemu-user
+#     --bench       what bench/run's comparisons need: the test tools,
+#                   DPDK, and DPDK's example sources (dpdk-doc: its l2fwd)
 #     --status FILE one line per step that could not be done,
 #                   "skip GROUP: REASON", for scripts/test.sh to skip
 #                   that group's tests with the reason
@@ -24,13 +26,14 @@
 # checks, and reports what is missing).
 set -uo pipefail
 
-want_tests=0 status_file=/dev/null hugepages=1
+want_tests=0 want_bench=0 status_file=/dev/null hugepages=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tests) want_tests=1 ;;
+	--bench) want_bench=1 ;;
 	--status) status_file=$2; shift ;;
 	--no-hugepages) hugepages=0 ;;
-	*) echo "setup: unknown argument '$1' (--tests, --status FILE, --no-hugepages)" >&2
+	*) echo "setup: unknown argument '$1' (--tests, --bench, --status FILE, --no-hugepages)" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -40,15 +43,19 @@ done
 delay=${LR_SETUP_RETRY_DELAY:-5}
 tries=3
 
-# group: packages (the build group first; the others only with --tests)
-groups=(build tools dpdk fuzz ppc64le)
+# group: packages (the build group first; the others only with --tests,
+# or --bench for tools, dpdk and bench)
+groups=(build tools dpdk fuzz ppc64le bench)
 declare -A group_pkgs=(
 	[build]="meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2"
 	[tools]="tcpdump tshark iperf3 iputils-ping g++ groff-base gnuplot-nox"
 	[dpdk]="dpdk dpdk-dev"
 	[fuzz]="clang libclang-rt-14-dev"
 	[ppc64le]="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static"
+	[bench]="dpdk-doc"
 )
+# The groups bench/run needs.
+declare -A bench_groups=([build]=1 [tools]=1 [dpdk]=1 [bench]=1)
 
 missing() {
 	local p out=()
@@ -121,7 +128,12 @@ install_group() {
 }
 
 for g in "${groups[@]}"; do
-	[ "$g" != build ] && [ $want_tests = 0 ] && continue
+	case $g in
+	build) ;;
+	bench) [ $want_bench = 1 ] || continue ;;
+	*) [ $want_tests = 1 ] || { [ $want_bench = 1 ] &&
+		[ -n "${bench_groups[$g]:-}" ]; } || continue ;;
+	esac
 	if ! install_group "$g" && [ "$g" = build ]; then
 		echo "setup: the build group is needed by everything: stopping" >&2
 		exit 1

@@ -15,7 +15,7 @@
 #   that does not exist and an unknown driver are clear usage errors (exit
 #   2; the unknown driver's lists the drivers and plugins there are). The
 #   benchmark-only build, taken from its -d folder, forwards and leaves no
-#   mbuf behind (scripts/bench-dpdk-bridge.sh runs it).
+#   mbuf behind (bench/run dpdk_bridge runs it).
 # absent: DPDK's runtime missing, for real: in a private mount namespace
 #   (unshare -m) librte_eal.so.<abi> (every path ldconfig -p gives for the
 #   soname the plugin needs) is hidden under /dev/null; lr-l2fwd on

@@ -2,7 +2,7 @@
 /*
  * lr-mempool-bench: cycles per object for mempool get+put and for mbuf
  * alloc+free on one lcore. It prints linerate's figures only: DPDK's are
- * measured in the same run by scripts/bench-mempool.sh, which runs the same
+ * measured in the same run by bench/run mempool, which runs the same
  * loops written against rte_mempool (bench/dpdk/mempool_perf.c, same rows
  * and format) in processes alternating with this one.
  *
@@ -268,7 +268,7 @@ main(int argc, char **argv)
 
 	printf("# lr-mempool-bench: cycles per object (get+put, or "
 	       "alloc+free), one lcore,\n# minimum of %u runs of %lu objects; "
-	       "no peer figures here: scripts/bench-mempool.sh\n# runs "
+	       "no peer figures here: bench/run mempool\n# runs "
 	       "DPDK's code beside it in the same run\n",
 	       reps, objs_per_run);
 	printf("%-34s | %6s | %6s | %6s | %6s\n", "# bulk", "1", "8", "32",

@@ -37,7 +37,7 @@ static const char *const usage_lines[] = {
 "                        TCP and ICMP always have theirs)",
 "  --no-stamp            frames without the stamp, no per-stream statistics",
 "                        (nothing counts as received of ours: no loss, no",
-"                        latency); scripts/bench-pktgen.sh gives their cost",
+"                        latency); bench/run pktgen gives their cost",
 "  --proto udp|tcp|icmp  transport header (default udp; icmp: echo",
 "                        requests, --src-port sets their id)",
 "  --vlan ID             an 802.1Q tag; twice for QinQ (outer first,",

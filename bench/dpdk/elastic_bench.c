@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpdk-elastic-bench: lr-elastic-bench's burst profile (apps/elastic-bench)
- * run with DPDK's own pieces, so that scripts/bench-elastic.sh can show
- * what DPDK's fixed mempool holds and drops in the same setup. Built by
- * that script against libdpdk (pkg-config, see scripts/dpdk-peers.sh),
- * once for Debian's package and once for scripts/dpdk-native.sh's build;
- * not part of the meson build.
+ * run with DPDK's own pieces, so that bench/run elastic can show what
+ * DPDK's fixed mempool holds and drops in the same setup. Built by the
+ * harness against libdpdk (pkg-config, bench/harness/peers.py, with
+ * -lrte_net_ring for the shared link), once for Debian's package and once
+ * for scripts/dpdk-native.sh's build; not part of the meson build.
  *
  *   dpdk-elastic-bench -l 0 [EAL options] -- --mbufs N [--bursts K]
  *       [--burst-frames B] [--period-ms P] [--drain-per-ms R]

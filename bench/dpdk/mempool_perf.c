@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpdk-mempool-perf: lr-mempool-bench's loops, written against DPDK's
- * rte_mempool and rte_pktmbuf, so that scripts/bench-mempool.sh can run
+ * rte_mempool and rte_pktmbuf, so that bench/run mempool can run
  * DPDK's code path beside linerate's in the same run, measured the same
  * way. Built by that script against libdpdk (pkg-config), once for
  * Debian's package and once for scripts/dpdk-native.sh's build; not part

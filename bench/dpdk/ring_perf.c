@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * dpdk-ring-perf: lr-ring-bench's loops, written against DPDK's rte_ring,
- * so that scripts/bench-ring.sh can run DPDK's code path beside linerate's
+ * so that bench/run ring can run DPDK's code path beside linerate's
  * in the same run, measured the same way. Built by that script against
  * libdpdk (pkg-config), once for Debian's package and once for
  * scripts/dpdk-native.sh's build; not part of the meson build.

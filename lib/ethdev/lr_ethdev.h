@@ -203,12 +203,17 @@ lr_eth_rx_burst(uint16_t port_id, uint16_t queue_id, struct lr_mbuf **rx_pkts,
 		uint16_t nb_pkts)
 {
 	const struct lr_eth_fp_rxq *e;
+	uint16_t n;
 
 	if (lr_unlikely(port_id >= LR_MAX_ETHPORTS ||
 			queue_id >= LR_MAX_QUEUES_PER_PORT))
 		return 0;
 	e = &lr_eth_fp_ops[port_id].rx[queue_id];
-	return e->fn(e->q, rx_pkts, nb_pkts);
+	LR_ASSERT(e->fn != NULL);
+	n = e->fn(e->q, rx_pkts, nb_pkts);
+	/* a driver never hands over more than it was asked for */
+	LR_ASSERT(n <= nb_pkts);
+	return n;
 }
 
 /**
@@ -221,12 +226,17 @@ lr_eth_tx_burst(uint16_t port_id, uint16_t queue_id, struct lr_mbuf **tx_pkts,
 		uint16_t nb_pkts)
 {
 	const struct lr_eth_fp_txq *e;
+	uint16_t n;
 
 	if (lr_unlikely(port_id >= LR_MAX_ETHPORTS ||
 			queue_id >= LR_MAX_QUEUES_PER_PORT))
 		return 0;
 	e = &lr_eth_fp_ops[port_id].tx[queue_id];
-	return e->fn(e->q, tx_pkts, nb_pkts);
+	LR_ASSERT(e->fn != NULL);
+	n = e->fn(e->q, tx_pkts, nb_pkts);
+	/* a driver never takes more than it was given */
+	LR_ASSERT(n <= nb_pkts);
+	return n;
 }
 
 /** Create a port from a devargs string; its port id or a negative errno

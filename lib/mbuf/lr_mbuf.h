@@ -446,6 +446,10 @@ lr_pktmbuf_alloc(struct lr_mempool *mp)
 
 	if (lr_unlikely(lr_mempool_get(mp, &obj) != 0))
 		return NULL;
+	/* the pool invariant: its own, one unshared segment, no next */
+	LR_ASSERT(((struct lr_mbuf *)obj)->pool == mp &&
+		  ((struct lr_mbuf *)obj)->next == NULL &&
+		  ((struct lr_mbuf *)obj)->refcnt == 1);
 	lr_pktmbuf_reset_line0_((struct lr_mbuf *)obj);
 	return (struct lr_mbuf *)obj;
 }
@@ -456,8 +460,10 @@ lr_pktmbuf_alloc_bulk(struct lr_mempool *mp, struct lr_mbuf **mbufs, unsigned n)
 {
 	if (lr_unlikely(lr_mempool_get_bulk(mp, (void **)mbufs, n) != 0))
 		return -ENOENT;
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		LR_ASSERT(mbufs[i]->pool == mp && mbufs[i]->next == NULL);
 		lr_pktmbuf_reset_line0_(mbufs[i]);
+	}
 	return 0;
 }
 
@@ -495,6 +501,7 @@ lr_pktmbuf_refcnt_update(struct lr_mbuf *m, int16_t v)
 static __lr_always_inline struct lr_mbuf *
 lr_pktmbuf_prefree_seg_(struct lr_mbuf *m)
 {
+	LR_ASSERT(m->pool != NULL && lr_mbuf_refcnt_read(m) >= 1);
 	if (lr_likely(lr_mbuf_refcnt_read(m) == 1)) {
 		/* Sole owner: nobody else can see the count change. */
 	} else if (__atomic_sub_fetch(&m->refcnt, 1, __ATOMIC_ACQ_REL) != 0) {
@@ -513,13 +520,17 @@ lr_pktmbuf_prefree_seg_(struct lr_mbuf *m)
 static __lr_always_inline void
 lr_pktmbuf_free(struct lr_mbuf *m)
 {
+	unsigned segs, walked = 0;
+
 	if (m == NULL)
 		return;
 	if (lr_likely(m->nb_segs == 1 && lr_mbuf_refcnt_read(m) == 1)) {
 		/* One unshared segment: next is NULL already. */
+		LR_ASSERT(m->next == NULL && m->pool != NULL);
 		lr_mempool_put(m->pool, m);
 		return;
 	}
+	segs = m->nb_segs;
 	while (m != NULL) {
 		struct lr_mbuf *next = m->next, *seg;
 
@@ -527,7 +538,12 @@ lr_pktmbuf_free(struct lr_mbuf *m)
 		if (seg != NULL)
 			lr_mempool_put(seg->pool, seg);
 		m = next;
+		walked++;
 	}
+	/* the chain is as long as its head says */
+	LR_ASSERT(walked == segs);
+	(void)segs;
+	(void)walked;
 }
 
 /* Put the pending mbufs of one pool back. */

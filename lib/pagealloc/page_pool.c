@@ -60,6 +60,8 @@ page_bytes(const struct lr_page_pool *pool)
 static inline void
 count_set(struct lr_page_pool *pool, unsigned n)
 {
+	/* invariant: 0 <= count <= LR_PP_CACHE_SIZE */
+	LR_ASSERT(n <= LR_PP_CACHE_SIZE);
 	__atomic_store_n(&pool->count, n, __ATOMIC_RELAXED);
 }
 
@@ -273,6 +275,7 @@ reserve(struct lr_page_pool *pool, unsigned want)
 	long r = atomic_load_explicit(&pool->refs, memory_order_relaxed);
 	long room, n;
 
+	LR_ASSERT(want > 0);
 	do {
 		room = (long)pool->pool_size - (r - 1);
 		if (room <= 0)
@@ -293,6 +296,9 @@ static void put_ring(struct lr_page_pool *pool, struct lr_page *const *pages,
 static void
 unref(struct lr_page_pool *pool, long n)
 {
+	/* invariant: refs = 1 (the creator's, until destroy) + pages alive */
+	LR_ASSERT(n > 0 && atomic_load_explicit(&pool->refs,
+						 memory_order_relaxed) >= n);
 	if (atomic_fetch_sub_explicit(&pool->refs, n, memory_order_acq_rel) ==
 	    n)
 		free_pool(pool);
@@ -306,6 +312,8 @@ enter(struct lr_page_pool *pool, struct lr_page *page)
 {
 	uint64_t dma = lr_page_iova(page);
 
+	/* a page enters once: fresh from the allocator, nobody's yet */
+	LR_ASSERT(page != NULL && page->owner == NULL);
 	if ((pool->flags & LR_PP_FLAG_DMA_MAP) && pool->p.map != NULL) {
 		int ret = pool->p.map(pool->p.cb_arg, page, pool->order,
 				      pool->p.dma_dir, &dma);
@@ -339,7 +347,10 @@ enter(struct lr_page_pool *pool, struct lr_page *page)
 static void
 release(struct lr_page_pool *pool, struct lr_page *page)
 {
-	int foreign = is_foreign(pool, page);
+	int foreign;
+
+	LR_ASSERT(is_pool_page(pool, page));
+	foreign = is_foreign(pool, page);
 
 	if ((pool->flags & LR_PP_FLAG_DMA_MAP) && pool->p.unmap != NULL)
 		pool->p.unmap(pool->p.cb_arg, page, pool->order, page->dma_addr,
@@ -414,6 +425,8 @@ refill_from_allocator(struct lr_page_pool *pool)
 	struct lr_page *pages[LR_PP_REFILL];
 	unsigned want, got, k = 0;
 
+	/* the batch fits the cache above what it holds */
+	LR_ASSERT(pool->count + LR_PP_REFILL <= LR_PP_CACHE_SIZE);
 	want = reserve(pool, LR_PP_REFILL);
 	if (want == 0) {
 		unsigned n;

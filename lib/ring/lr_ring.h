@@ -305,6 +305,8 @@ lr_ring_prod_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 		atomic_store_explicit(&r->prod.opp_tail, ct,
 				      memory_order_relaxed);
 	}
+	/* invariant: 0 <= prod.head - cons.tail <= capacity */
+	LR_ASSERT(free <= cap && n <= free);
 	*old_head = head;
 	*free_space = free - n;
 	return n;
@@ -364,6 +366,8 @@ lr_ring_cons_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 		atomic_store_explicit(&r->cons.opp_tail, pt,
 				      memory_order_relaxed);
 	}
+	/* invariant: 0 <= prod.tail - cons.head <= capacity */
+	LR_ASSERT(avail <= cap && n <= avail);
 	*old_head = head;
 	*available = avail - n;
 	return n;
@@ -389,7 +393,10 @@ lr_ring_do_enqueue_(struct lr_ring *r, void *const *objs, unsigned n, int bulk,
 	uint32_t head;
 	unsigned fs;
 
+	unsigned want = n;
+
 	n = lr_ring_prod_reserve_(r, n, bulk, single, &head, &fs);
+	LR_ASSERT(n <= want && (!bulk || n == 0 || n == want));
 	if (n != 0) {
 		lr_ring_copy_in_(r, head, objs, n);
 		lr_ring_publish_(&r->prod, head, n, single);
@@ -406,7 +413,10 @@ lr_ring_do_dequeue_(struct lr_ring *r, void **objs, unsigned n, int bulk,
 	uint32_t head;
 	unsigned av;
 
+	unsigned want = n;
+
 	n = lr_ring_cons_reserve_(r, n, bulk, single, &head, &av);
+	LR_ASSERT(n <= want && (!bulk || n == 0 || n == want));
 	if (n != 0) {
 		lr_ring_copy_out_(r, head, objs, n);
 		lr_ring_publish_(&r->cons, head, n, single);

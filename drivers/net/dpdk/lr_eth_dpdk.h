@@ -106,7 +106,7 @@
  * What a forwarded packet costs (lr-l2fwd over two net_dpdk(net_null,
  * size=64,copy=0) ports, 64-byte frames, one lcore, hugepages; runs
  * alternated with DPDK 22.11's l2fwd on the same DPDK ports,
- * scripts/bench-dpdk-bridge.sh, figures in BENCHMARKS.md): about 26 TSC
+ * bench/run dpdk_bridge, figures in BENCHMARKS.md): about 26 TSC
  * cycles at 2.6 GHz (95-110 Mpps), on Debian's DPDK and on a native
  * build alike; DPDK's l2fwd: 23 on Debian's (110-120 Mpps), 18 on the
  * native build (136-150 Mpps); lr-l2fwd on linerate's own net_null: 11.

@@ -1,0 +1,191 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Results on disk (bench/results/NAME.json) and BENCHMARKS.md from them.
+
+A result holds what one comparison measured: its commands, its rows (per
+side: median, range, every value), its notes, the machine and the commit
+and date of the run. BENCHMARKS.md is written whole from the results, in
+the registry's order: the machine header, the summary table (one row a
+summary row of a comparison: ours, each peer, ratios, with spreads), then
+one section a comparison. Plots are drawn from the same results.
+"""
+import json
+import os
+import subprocess
+
+from . import stats
+
+
+def result_path(top, name):
+    """Where the result of comparison name is kept."""
+    return os.path.join(top, 'bench', 'results', name + '.json')
+
+
+def save(top, res):
+    """Write a result (a dict) as bench/results/<name>.json."""
+    p = result_path(top, res['name'])
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, 'w') as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write('\n')
+
+
+def load(top, name):
+    """The stored result of name, or None."""
+    try:
+        with open(result_path(top, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def peer_kind(label):
+    """'ours', 'debian', 'native' or 'other' for a side label."""
+    if label == 'linerate' or label.startswith('linerate'):
+        return 'ours'
+    if 'Debian' in label:
+        return 'debian'
+    if 'native' in label:
+        return 'native'
+    return 'other'
+
+
+def by_kind(cells):
+    """{kind: summary} from {label: summary} (first label of each kind)."""
+    out = {}
+    for label, s in cells.items():
+        out.setdefault(peer_kind(label), s)
+    return out
+
+
+def summary_rows(res):
+    """[(what, unit, better, ours, debian, native)] of one result, each
+    figure a stats.summarize() dict or None."""
+    out = []
+    rows = {r['row']: r for r in res.get('rows', [])}
+    for what in res.get('summary', []):
+        r = rows.get(what)
+        if r is None:
+            continue
+        k = by_kind(r['cells'])
+        out.append((f"{res['name']}: {what}", r['unit'], r['better'],
+                    k.get('ours'), k.get('debian'), k.get('native')))
+    return out
+
+
+def ratio_text(ours, peer):
+    """The ratio of two medians as text, '-' when one is missing."""
+    if ours is None or peer is None:
+        return '-'
+    return stats.fmt(stats.ratio(ours['median'], peer['median']))
+
+
+def summary_table(results):
+    """The opening table of BENCHMARKS.md, as lines."""
+    lines = [
+        '## Summary: linerate beside DPDK 22.11, same run',
+        '',
+        'One row a figure: the median over the rounds of each side, with its '
+        'range [min-max]; the',
+        'rounds alternate between the programs in one run, measured the same '
+        'way. Ratio = linerate /',
+        'DPDK (above 1 is better for rates, below 1 for cycles). "-": that '
+        'side was not there.',
+        '',
+        '| comparison | unit | linerate | DPDK (Debian) | DPDK (native) '
+        '| / Debian | / native |',
+        '|---|---|---|---|---|---|---|',
+    ]
+    for res in results:
+        for what, unit, better, o, d, n in summary_rows(res):
+            lines.append(
+                f'| {what} | {unit} ({better} is better) | {stats.cell(o)} '
+                f'| {stats.cell(d)} | {stats.cell(n)} | {ratio_text(o, d)} '
+                f'| {ratio_text(o, n)} |')
+    lines.append('')
+    return lines
+
+
+def section(res):
+    """One comparison's section of BENCHMARKS.md, as lines."""
+    if res.get('body_md'):
+        # Measured before this harness (its script's own text and
+        # output), until the entry is rerun.
+        return [f"## {res['title']}", '',
+                f"Measured by {res['via']} at {res['commit']}, "
+                f"{res['date']}; `bench/run --write {res['name']}` reruns "
+                'it.', '', res['body_md'], '']
+    lines = [f"## {res['title']}", '',
+             f"`bench/run {res['name']}` at {res['commit']}, {res['date']}.",
+             '', res['text'], '']
+    lines += ['Commands (one process a round, rounds alternating, '
+              f"{res['rounds']} rounds):", '', '```']
+    lines += [f'$ {c}' for c in res['commands']]
+    lines += ['```', '']
+    for n in res.get('notes', []):
+        lines.append(f'- {n}')
+    if res.get('notes'):
+        lines.append('')
+    if res.get('rows'):
+        labels = res['labels']
+        ours = labels[0]
+        head = '| row | unit | ' + ' | '.join(
+            lab + (' (ratio)' if i else '') for i, lab in
+            enumerate(labels)) + ' |'
+        lines += [head, '|' + '---|' * (len(labels) + 2)]
+        for r in res['rows']:
+            o = r['cells'].get(ours)
+            cells = []
+            for i, lab in enumerate(labels):
+                s = r['cells'].get(lab)
+                c = stats.cell(s, res.get('digits', 2))
+                if i and s is not None and o is not None:
+                    c += f' ({ratio_text(o, s)})'
+                cells.append(c)
+            lines.append(f"| {r['row']} | {r['unit']} | " +
+                         ' | '.join(cells) + ' |')
+        lines.append('')
+    if res.get('output'):
+        lines += ['Output of the first round, ours:', '', '```']
+        lines += res['output'].rstrip('\n').split('\n')
+        lines += ['```', '']
+    return lines
+
+
+def header(machine):
+    """The opening block: what produced the file, on what machine."""
+    lines = ['# linerate benchmarks', '',
+             'Written whole by `bench/run --write` from the results in '
+             '`bench/results/` (one file a',
+             'comparison, rerun with `bench/run --write NAME`); each section '
+             'gives the commit and date',
+             'of its run. Benchmarks print figures; nothing here fails on '
+             'speed.', '']
+    for k, v in machine:
+        lines.append(f'- {k}: {v}')
+    lines += ['',
+              'The machine is a shared 2-vCPU VM: figures move about ±10% '
+              'between runs; compare',
+              'figures taken in the same run (one section). Cycles are TSC '
+              'cycles.', '']
+    return lines
+
+
+def write(path, machine, results, plots=()):
+    """Write BENCHMARKS.md whole."""
+    lines = header(machine) + summary_table(results)
+    for p in plots:
+        lines += [f'![{os.path.basename(p)}]({p})', '']
+    for res in results:
+        lines += section(res)
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines).rstrip('\n') + '\n')
+
+
+def git(top, *args):
+    """Output of a git command in the tree, '' when it fails."""
+    try:
+        return subprocess.run(['git'] + list(args), cwd=top,
+                              capture_output=True,
+                              text=True).stdout.strip()
+    except OSError:
+        return ''

@@ -1,0 +1,598 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of the benchmark harness (bench/harness, bench/comparisons):
+its statistics, the parsers of the programs' output, the rounds
+alternating and a failing side noted, and BENCHMARKS.md written from
+results (summary rows, ratios, no absolute paths).
+
+    test_bench_harness.py SOURCE_ROOT
+"""
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else
+                      os.path.join(os.path.dirname(__file__), '..'))
+sys.path.insert(0, os.path.join(TOP, 'bench'))
+
+from harness import core, report, stats  # noqa: E402
+from comparisons import mempool, pagealloc, registry, ring  # noqa: E402
+from comparisons import l2fwd, suite  # noqa: E402
+from comparisons import elastic, pktgen  # noqa: E402
+from comparisons import memif, rfc2544_memif  # noqa: E402
+from comparisons import dpdk_bridge, stack, veth  # noqa: E402
+from harness import proc  # noqa: E402
+
+
+class Stats(unittest.TestCase):
+    def test_median(self):
+        self.assertEqual(stats.median([3, 1, 2]), 2)
+        self.assertEqual(stats.median([4, 1, 3, 2]), 2.5)
+        self.assertRaises(ValueError, stats.median, [])
+
+    def test_ratio(self):
+        self.assertAlmostEqual(stats.ratio(2, 4), 0.5)
+        self.assertIsNone(stats.ratio(None, 4))
+        self.assertIsNone(stats.ratio(2, 0))
+
+    def test_cell(self):
+        s = stats.summarize([5.0, 1.0, 3.0])
+        self.assertEqual((s['median'], s['min'], s['max'], s['n']),
+                         (3.0, 1.0, 5.0, 3))
+        self.assertEqual(stats.cell(s), '3.00 [1.00-5.00]')
+        self.assertEqual(stats.cell(None), '-')
+        self.assertIsNone(stats.summarize([]))
+
+
+RING_OUT = '''lr-ring-bench: ring of 1024 slots
+(a) one lcore (lcore 0), enqueue then dequeue; 5 samples
+mode   n          cycles per call pair     cycles per item
+SP/SC  single         8.6 / 9.0            4.30 / 4.50
+SP/SC  bulk 8        31.4 / 32.0           1.96 / 2.00
+
+(b) two lcores: producer lcore 0 (CPU 0), consumer lcore 1 (CPU 1)
+mode   n      producer cycles/item     consumer cycles/item
+MP/MC  bulk 32        6.3 / 6.5            6.26 / 6.40
+'''
+
+MEMPOOL_OUT = '''# lr-mempool-bench: cycles per object
+# bulk                             |      1 |      8 |     32 |    128
+mempool, cache 256, ring_mp_mc     |   3.32 |   1.59 |   0.45 |      -
+mbuf alloc_bulk+free_bulk, c512    |   8.93 |   fail |   6.34 |   7.20
+'''
+
+
+class Parsers(unittest.TestCase):
+    def test_ring(self):
+        f = ring.parse(RING_OUT)
+        self.assertEqual(f['(a) one lcore, per item: SP/SC single'], 4.30)
+        self.assertEqual(f['(a) one lcore, per item: SP/SC bulk 8'], 1.96)
+        self.assertEqual(f['(b) two lcores, producer: MP/MC bulk 32'], 6.3)
+        self.assertEqual(f['(b) two lcores, consumer: MP/MC bulk 32'], 6.26)
+        self.assertEqual(len(f), 4)
+        self.assertEqual(ring.parse('garbage\n(a)\nSP/SC bulk x\n'), {})
+
+    def test_mempool(self):
+        f = mempool.parse(MEMPOOL_OUT)
+        self.assertEqual(f['mempool, cache 256, ring_mp_mc bulk 1'], 3.32)
+        self.assertNotIn('mempool, cache 256, ring_mp_mc bulk 128', f)
+        self.assertNotIn('mbuf alloc_bulk+free_bulk, c512 bulk 8', f)
+        self.assertEqual(f['mbuf alloc_bulk+free_bulk, c512 bulk 128'], 7.2)
+        for row in mempool.summary_rows():
+            self.assertTrue(row.startswith('mempool, cache 256') or
+                            row.startswith('mbuf alloc_bulk'), row)
+
+    def test_pagealloc(self):
+        out = ('test   cycles  [min-max]  kernel-2016  ratio\n'
+               'alloc-odr0-1   64.20   [63.98-67.97]   316.00   4.9x\n'
+               'free-odr3-8    12.00   [11.00-13.00]        -      -\n')
+        f = pagealloc.parse_pagealloc(out)
+        self.assertEqual(f['alloc-odr0-1'],
+                         {'linerate': 64.2, pagealloc.KERNEL: 316.0})
+        self.assertEqual(f['free-odr3-8'], {'linerate': 12.0})
+
+    def test_page_pool(self):
+        out = ('lr-page-pool-bench: 2000000 pages\n'
+               'path (cycles per alloc+put)        linerate  kernel  target\n'
+               'fast: direct recycle                    2.3   19-22   <= 10\n'
+               'ring: same lcore, burst 32             22.0   54-60   <= 40\n'
+               '  of which put (other thread)          52.5\n')
+        f = pagealloc.parse_page_pool(out)
+        self.assertEqual(f, {'fast: direct recycle': 2.3,
+                             'ring: same lcore, burst 32': 22.0,
+                             'of which put (other thread)': 52.5})
+
+    def test_suite(self):
+        f = suite.parse('=== native: meson test\n'
+                        '139 passed, 0 failed, 4 skipped in 13 min 43 s\n')
+        self.assertAlmostEqual(f['wall-clock time'], 13 + 43 / 60)
+        self.assertEqual(f['tests passed'], 139)
+        self.assertEqual(suite.parse('setup failed\n'), {})
+
+    def test_window_rate(self):
+        out = ''.join(f'\x1b[2JTotal packets sent: {n * 10**6}\n'
+                      for n in (0, 5, 15, 25, 35, 45, 55))
+        # lines 2 and 4 (1-based): (25 - 5) Mpkt over 2 s
+        self.assertEqual(core.window_rate(out, l2fwd.SENT, 2, 2), 10.0)
+        self.assertIsNone(core.window_rate(out, l2fwd.SENT, 4, 4))
+        self.assertIsNone(core.window_rate(out, l2fwd.SENT, 0, 2))
+
+    def test_ring_fwd(self):
+        self.assertEqual(l2fwd.parse_ring(
+            'x\nring-fwd total: forwarded=8 dropped=0 seconds=1.002 '
+            'Mpps=89.31 cpu_seconds=0.4\n'),
+            {'forwarded, 2 x net_ring': 89.31})
+
+class Rounds(unittest.TestCase):
+    """Rounds alternate between sides; a failing process is a note."""
+
+    def test_alternation_and_failure(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            order = os.path.join(tmp, 'order')
+            prog = ('import sys; open(%r, "a").write(sys.argv[1] + "\\n"); '
+                    'print("row a |", sys.argv[2]); '
+                    'sys.exit(int(sys.argv[3]))') % order
+
+            def sides(ctx):
+                return [core.Side('linerate',
+                                  [sys.executable, '-c', prog, 'ours', '2',
+                                   '0']),
+                        core.Side('DPDK Debian',
+                                  [sys.executable, '-c', prog, 'peer', '4',
+                                   '1'])]
+
+            def parse(out):
+                v = out.split('|')[1].strip()
+                return {'a': float(v)}
+            comp = core.Comparison('t', 'T', 'text', sides=sides,
+                                   parse=parse, rounds=3)
+            ctx = core.Context(tmp, 'build')
+            rows, s, notes, first = comp.measure(ctx, lambda m: None)
+            with open(order) as f:
+                self.assertEqual(f.read().split(),
+                                 ['ours', 'peer'] * 3)
+            table = dict(rows.table())
+            self.assertEqual(table['a']['linerate']['n'], 3)
+            self.assertNotIn('DPDK Debian', table['a'])
+            self.assertEqual(len(notes), 3)
+            self.assertIn('DPDK Debian round 1: exit 1', notes[0])
+
+
+class Report(unittest.TestCase):
+    def result(self):
+        return {
+            'name': 'mempool', 'title': 'Mempool', 'text': 'what',
+            'commit': 'abc1234', 'date': '2026-12-06 07:00 UTC',
+            'rounds': 3,
+            'commands': [core.sanitize(
+                '/work/x/build-bench/apps/b -l 0 --file-prefix=/tmp/foo.1',
+                '/work/x')],
+            'labels': ['linerate', 'DPDK 22.11.11 Debian'],
+            'notes': [], 'summary': ['r1'], 'digits': 2,
+            'rows': [{'row': 'r1', 'unit': 'cycles', 'better': 'lower',
+                      'cells': {'linerate': stats.summarize([1, 2, 3]),
+                                'DPDK 22.11.11 Debian':
+                                    stats.summarize([4, 4, 5])}}]}
+
+    def test_section_and_summary(self):
+        res = self.result()
+        self.assertEqual(res['commands'][0],
+                         'build-bench/apps/b -l 0 --file-prefix=$TMP')
+        text = '\n'.join(report.section(res))
+        self.assertIn('| r1 | cycles | 2.00 [1.00-3.00] | '
+                      '4.00 [4.00-5.00] (0.50) |', text)
+        rows = report.summary_table([res])
+        self.assertIn('| mempool: r1 | cycles (lower is better) | '
+                      '2.00 [1.00-3.00] | 4.00 [4.00-5.00] | - | 0.50 | - |',
+                      rows)
+
+    def test_write_round_trip(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = self.result()
+            report.save(tmp, res)
+            self.assertEqual(report.load(tmp, 'mempool'), res)
+            self.assertIsNone(report.load(tmp, 'nosuch'))
+            out = os.path.join(tmp, 'B.md')
+            report.write(out, [('machine', 'm')], [res])
+            text = open(out).read()
+            self.assertTrue(text.startswith('# linerate benchmarks'))
+            self.assertNotIn('/work/', text)
+            self.assertLess(text.index('## Summary'), text.index('## Mempool'))
+
+
+class Registry(unittest.TestCase):
+    def test_names_unique_and_stored_results_valid(self):
+        names = [c.name for c in registry()]
+        self.assertEqual(len(names), len(set(names)))
+        rdir = os.path.join(TOP, 'bench', 'results')
+        for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
+            with open(os.path.join(rdir, f)) as fp:
+                res = json.load(fp)
+            self.assertIn(res['name'], names, f)
+            self.assertNotIn('/work/', json.dumps(res), f)
+
+
+
+# lr-pktgen's per-second lines (its printf) and its closing line.
+PKTGEN_OUT = 'lr-pktgen: 1 datapath lcore(s), port 0 (net_null0)\n' + ''.join(
+    f'[{t:7.1f}s] port 0: tx {r:8.3f} Mpps {r * 0.672:7.3f} Gb/s | rx '
+    '   0.000 Mpps   0.000 Gb/s | drops 0\n' for t, r in
+    enumerate((120, 160.29, 163, 165, 161, 163, 10), 1)) + (
+    'datapath: 1 lcore(s) ran 7.001 s, on a CPU 6.995 s (100%): 163.210 '
+    'Mpps tx per CPU-second, 16.0 cycles of CPU time a frame sent\n')
+
+# testpmd's --stats-period lines as proc.run_timed gives them (seconds
+# since the start first), one block a second.
+TESTPMD_OUT = '''0.412 EAL: Detected CPU lcores: 2
+0.950 Port 0: 00:00:00:00:00:00
+1.001   ############ NIC statistics for port 0  ############
+1.001   RX-packets: 0          RX-missed: 0          RX-bytes:  0
+1.001   TX-packets: 0          TX-errors: 0          TX-bytes:  0
+2.003   TX-packets: 60000000   TX-errors: 0          TX-bytes:  3840000000
+3.004   TX-packets: 125000000  TX-errors: 0          TX-bytes:  8000000000
+4.005   TX-packets: 190000000  TX-errors: 0          TX-bytes:  12160000000
+5.006   TX-packets: 255000000  TX-errors: 0          TX-bytes:  16320000000
+6.007   TX-packets: 320000000  TX-errors: 0          TX-bytes:  20480000000
+7.008   TX-packets: 385000000  TX-errors: 0          TX-bytes:  24640000000
+8.009   TX-packets: 450000000  TX-errors: 0          TX-bytes:  28800000000
+9.010   TX-packets: 515000000  TX-errors: 0          TX-bytes:  32960000000
+14.200   TX-packets: 800000000  TX-dropped: 0  TX-total: 800000000
+'''
+
+ELASTIC_OUT = (
+    'elastic-bench: 20 bursts of 24000 frames every 250 ms, drained at '
+    '1000 frames a ms\n'
+    'elastic-bench pool=elastic mbufs=1024-65536 sent=480000 '
+    'received=480000 drops_nombuf=0 drops_ring_full=0 held_peak_MiB=56.8 '
+    'held_avg_MiB=3.4 held_end_MiB=2.5 growths=14 shrinks=4 '
+    'seconds=7.001\n'
+    'mbufs in use after stop: 0\n')
+DPDK_ELASTIC_OUT = (
+    'elastic-bench pool=dpdk-fixed mbufs=8192-8192 sent=464192 '
+    'received=464192 drops_nombuf=15008 drops_ring_full=800 '
+    'held_peak_MiB=18.5 held_avg_MiB=18.5 held_end_MiB=18.5 growths=0 '
+    'shrinks=0 seconds=7.012\n'
+    'mbufs in use after stop: 0\n')
+
+
+class PktgenElastic(unittest.TestCase):
+    """The pktgen and elastic entries: their parsers on canned output,
+    proc.run_timed and proc.alternate."""
+
+    def test_pktgen(self):
+        what, short = pktgen.VARIANTS[0].what, pktgen.VARIANTS[0].short
+        f = pktgen.parse_pktgen(PKTGEN_OUT, what, short, 'huge')
+        # Seconds 3-6 of the per-second lines (WARM 2, SECS 4).
+        self.assertAlmostEqual(
+            f['pktgen vs testpmd txonly, net_null, huge'], 163.0)
+        self.assertEqual(
+            f['lr-pktgen cycles a frame, one stream, huge'], 16.0)
+        short_out = '\n'.join(PKTGEN_OUT.splitlines()[:4])
+        self.assertEqual(pktgen.parse_pktgen(short_out, what, short, 'huge'),
+                         {})
+        self.assertEqual(pktgen.unit_of(
+            'lr-pktgen cycles a frame, ring loop, huge'), 'cycles/frame')
+        self.assertEqual(pktgen.better_of(
+            'pktgen vs testpmd txonly, net_null, huge'), 'higher')
+
+    def test_pktgen_summary_and_profile(self):
+        self.assertEqual(len(pktgen.COMPARISON.summary), 10)
+        self.assertIn('pktgen source IP varying vs testpmd '
+                      '--txonly-multi-flow, net_null, nohuge',
+                      pktgen.COMPARISON.summary)
+        p = pktgen.profile16()['streams']
+        self.assertEqual(len(p), 16)
+        self.assertEqual(p[3]['src_ip'], '10.0.3.1-10.0.3.4')
+
+    def test_testpmd(self):
+        # First traffic at 2.003; window from 4.005 (2 s on) to the last
+        # line by 8.505: 8.009; (450 - 190) Mpkt over 4.004 s.
+        r = pktgen.testpmd_rate(TESTPMD_OUT)
+        self.assertAlmostEqual(r, 260 / 4.004)
+        rows = ['a', 'b']
+        self.assertEqual(pktgen.parse_testpmd(TESTPMD_OUT, rows),
+                         {'a': r, 'b': r})
+        idle = '1.0   TX-packets: 0   TX-errors: 0\n' * 3
+        self.assertIsNone(pktgen.testpmd_rate(idle))
+        self.assertEqual(pktgen.parse_testpmd(idle, rows), {})
+        early = '\n'.join(TESTPMD_OUT.splitlines()[:6])
+        self.assertIsNone(pktgen.testpmd_rate(early))
+
+    def test_elastic(self):
+        f = elastic.parse_burst(ELASTIC_OUT)
+        self.assertEqual(f['bursts: peak memory the pool holds'], 56.8)
+        self.assertEqual(f['bursts: memory the pool holds at the end'], 2.5)
+        self.assertEqual(f['bursts: pool growths'], 14)
+        d = elastic.parse_burst(DPDK_ELASTIC_OUT)
+        self.assertEqual(d['bursts: frames dropped (no mbuf, ring full)'],
+                         15808)
+        self.assertEqual(elastic.parse_burst('mbufs in use: 0\n'), {})
+        self.assertEqual(elastic.unit_of('bursts: pool shrinks'), 'shrinks')
+        self.assertEqual(elastic.better_of(elastic.fwd_row(True)), 'higher')
+        self.assertEqual(elastic.parse_need(
+            'mbuf pool: the ports need 16384 mbufs (a fixed pool\'s size); '
+            'elastic from a quarter to twice that\n'), 16384)
+        self.assertIsNone(elastic.parse_need('nothing\n'))
+        out = ''.join(f'Total packets sent: {n * 10**6}\n'
+                      for n in range(0, 100, 10))
+        self.assertEqual(elastic.parse_fwd('r')(out), {'r': 10.0})
+        self.assertEqual(elastic.parse_fwd('r')('x\n'), {})
+
+    def test_run_timed(self):
+        side = core.Side('linerate', ['sh', '-c', 'echo start; while :; do '
+                                      'echo tick; sleep 0.05; done'])
+        ctx = core.Context(TOP, 'build')
+        out, rc = proc.run_timed(ctx, side, '^start', 0.3, lambda m: None)
+        self.assertEqual(rc, 0)
+        lines = out.splitlines()
+        self.assertRegex(lines[0], r'^[0-9]+\.[0-9]{3} start$')
+        self.assertGreater(len(lines), 2)
+        self.assertLess(float(lines[-1].split()[0]), 5)
+        self.assertEqual(proc.timed_lines('1.5 n=3\n2.5 x\n', r'n=(\d+)'),
+                         [(1.5, 3)])
+
+    def test_alternate(self):
+        ctx = core.Context(TOP, 'build')
+        order = []
+
+        def run(rc):
+            def f(ctx, side, log):
+                order.append(side.label)
+                return f'v {len(order)}\n', rc
+            return f
+        todo = [('a', core.Side('ours', ['x']),
+                 lambda o: {'row': float(o.split()[1])}, run(0)),
+                ('b', core.Side('peer', ['y']), lambda o: {'row': 1},
+                 run(1))]
+        rows, notes, first = core.Rows(), [], {}
+        proc.alternate(ctx, todo, 2, rows, notes, first, lambda m: None)
+        self.assertEqual(order, ['ours', 'peer'] * 2)
+        self.assertEqual(rows.values['row'], {'ours': [1.0, 3.0]})
+        self.assertEqual(len(notes), 2)
+        self.assertIn('b round 2: exit 1', notes[1])
+        self.assertEqual(first['peer'], 'v 2\n')
+
+    def test_registered(self):
+        comps = {c.name: c for c in registry()}
+        self.assertIs(comps['elastic'], elastic.COMPARISON)
+        self.assertIs(comps['pktgen'], pktgen.COMPARISON)
+        names = list(comps)
+        self.assertEqual(names.index('pktgen'), names.index('elastic') + 1)
+        self.assertEqual(elastic.COMPARISON.rounds, 5)
+
+
+class Memif(unittest.TestCase):
+    """bench/comparisons/memif.py and rfc2544_memif.py: the counter lines,
+    the window, roles and copies, the search's JSON."""
+
+    def test_lr_counters(self):
+        feed = memif.lr_counters()
+        self.assertEqual(feed(
+            'stats t=1733461223.512345 port=1 ipackets=1200345 '
+            'opackets=0 ibytes=76822080 obytes=0 imissed=0 ierrors=0 '
+            'oerrors=0 rx_nombuf=0'), (1, 1200345, 0))
+        self.assertIsNone(feed('stats period_s=1 tsc_hz=2596000000'))
+        self.assertEqual(memif.tsc_hz(
+            'EAL: x\nstats period_s=1 tsc_hz=2596000000\n'), 2596000000)
+
+    def test_testpmd_counters(self):
+        feed = memif.testpmd_counters()
+        block = [
+            '\x1b[2J\x1b[1;1H',
+            'Port statistics ====================================',
+            '  ######################## NIC statistics for port 0  '
+            '########################',
+            '  RX-packets: 18762010   RX-missed: 0          RX-bytes:  '
+            '1125720600',
+            '  RX-errors: 0',
+            '  RX-nombuf:  0         ',
+            '  TX-packets: 0          TX-errors: 0          TX-bytes:  0',
+            '',
+            '  Throughput (since last show)',
+            '  Rx-pps:     18762010          Rx-bps:   9005764800',
+            '  Tx-pps:            0          Tx-bps:            0',
+            '  #########################################################'
+            '###################']
+        got = [r for r in map(feed, block) if r]
+        self.assertEqual(got, [(0, 18762010, 0)])
+        self.assertIsNone(feed('  TX-packets: 5'))
+
+    def test_busy_cycles(self):
+        out = ('l2fwd total: rx=10 tx=10 dropped=0 seconds=1.000 Mpps=0.00\n'
+               'CPU cycles/packet=24.68 (busy cycles=100 / rx packets=4) '
+               'at 2596 MHz\n')
+        self.assertEqual(memif.busy_cycles(out), 24.68)
+        self.assertIsNone(memif.busy_cycles('nothing'))
+
+    def test_window(self):
+        # (time, counter, cpu_ns): 10 Mpps, the thread on its CPU half
+        # the time.
+        s = [(t, int(t * 10e6), int(t * 0.5e9)) for t in (0, 1, 2, 3, 4)]
+        s[0] = (0, 0, 0)
+        self.assertEqual(memif.first_traffic(s), 1)
+        dt, n, ns = memif.window(s, 1.5, 3.5)
+        self.assertAlmostEqual(dt, 2)
+        self.assertAlmostEqual(n, 20e6)
+        self.assertAlmostEqual(ns, 1e9)
+        self.assertIsNone(memif.window(s, 3.5, 4.5))
+        f = memif.figures((2, 20e6, 1e9), (2, 19.8e6, 2e9), 2e9)
+        self.assertAlmostEqual(f['gen_mpps'], 10)
+        self.assertAlmostEqual(f['peer_mpps'], 9.9)
+        self.assertAlmostEqual(f['gen_cyc'], 100)
+        self.assertAlmostEqual(f['gen_cpu'], 50)
+        self.assertAlmostEqual(f['peer_cpu'], 100)
+        self.assertAlmostEqual(f['gap'], 1)
+        rows = core.Rows()
+        f['peer_busy'], f['gen_busy'] = 100.0, None
+        memif.add_figures(rows, 'fwd_lr', 64, 'linerate', f, 2e9)
+        t = dict(rows.table())
+        self.assertAlmostEqual(
+            t['through a forwarder, 64 B: forwarded']['linerate']['median'],
+            9.9)
+        self.assertAlmostEqual(t['through a forwarder, 64 B: forwarder busy '
+                                 'share']['linerate']['median'], 49.5)
+        self.assertEqual(memif.unit_of('through a forwarder, 64 B: '
+                                       'not back'), '%')
+        self.assertEqual(memif.better_of('generator -> receiver, 64 B: '
+                                         'received'), 'higher')
+        for r in memif.summary_rows(memif.SIZES):
+            self.assertIn(memif.unit_of(r), ('Mpps', 'cycles/packet'))
+
+    def test_options_roles_copies(self):
+        o, why = memif.options({})
+        self.assertIsNone(why)
+        self.assertEqual(o['ROWS'], list(memif.KINDS))
+        self.assertIsNotNone(memif.options({'MEMIF_FWD_ROLE': 'x'})[1])
+        self.assertIsNotNone(memif.options({'MEMIF_ROWS': 'lr_lr x'})[1])
+        # Defaults: lr-l2fwd's zero-copy clients forward with no copy,
+        # testpmd with two; lr-pktgen copies once (its server's send).
+        self.assertEqual(memif.fwd_copies(o, 'lr', True, True), (1, 0))
+        self.assertEqual(memif.fwd_copies(o, 'tp', True, True), (1, 2))
+        m, _ = memif.options({'MEMIF_FWD_ROLE': 'mixed'})
+        self.assertEqual(memif.fwd_copies(m, 'lr', True, True), (0, 1))
+        self.assertEqual(memif.vdev(0, 'server', '/s', True, True),
+                         'net_memif0,role=server,socket=/s,'
+                         'socket-abstract=no,zero-copy=yes')
+        self.assertEqual(memif.vdev(1, 'server', '/s', True),
+                         'net_memif1,role=server,socket=/s,'
+                         'socket-abstract=no')
+        self.assertIn('receiver lr-pktgen server (zero-copy rx)',
+                      memif.roles_text('lr_lr', o, True, True))
+
+    def test_rfc2544_json(self):
+        doc = {'rfc2544': {'mode': 'throughput', 'sizes': [
+            {'size': 64, 'ndr': {'pps': 275101.0, 'found': True},
+             'pdr': {'pps': 6693807.0, 'found': True}},
+            {'size': 1518, 'notes': ['not done']}]}, 'status': 'ok'}
+        self.assertEqual(rfc2544_memif.parse(json.dumps(doc)),
+                         {64: {'NDR': 0.275101, 'PDR': 6.693807}})
+        self.assertEqual(rfc2544_memif.parse('not json'), {})
+        self.assertEqual(len(rfc2544_memif.summary_rows()), 8)
+
+
+PKTGEN_TOTAL = (
+    'pktgen: 2 ports\n'
+    'pktgen total: tx=2466000 rx=1753000 rx_own=1753000 rx_other=0 '
+    'lost=713000 reordered=0 dup=0 tx_behind=0 tx_mpps=1.2337 '
+    'rx_mpps=0.8767 tx_gbps=0.8291 rx_gbps=0.5891 lat_min_us=2.100 '
+    'lat_avg_us=6.000 lat_p50_us=5.740 lat_p99_us=51.786 '
+    'lat_p999_us=80.000 lat_max_us=99.000 elapsed_s=2.0000 cpu_s=1.6700\n')
+
+TESTPMD_STATS = '''
+  ######################## NIC statistics for port 0  ########################
+  RX-packets: 0          RX-missed: 0          RX-bytes:  0
+  TX-packets: 1440000    TX-errors: 0          TX-bytes:  92160000
+
+  Throughput (since last show)
+  Rx-pps:            0          Rx-bps:            0
+  Tx-pps:      1440000          Tx-bps:    737280000
+  ############################################################################
+'''
+
+TESTPMD_END = '''Telling cores to stop...
+  ---------------------- Forward statistics for port 0  ----------------------
+  RX-packets: 0              RX-dropped: 0             RX-total: 0
+  TX-packets: 4320000        TX-dropped: 0             TX-total: 4320000
+  ----------------------------------------------------------------------------
+
+  +++++++++++++++ Accumulated forward statistics for all ports+++++++++++++++
+  RX-packets: 4300000        RX-dropped: 0             RX-total: 4300000
+  TX-packets: 4320000        TX-dropped: 0             TX-total: 4320000
+  ++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++++
+
+CPU cycles/packet=1784.24 (busy cycles=7700000000 / total io packets=4320000)
+Done.
+'''
+
+PING_OUT = '''PING 10.79.0.1 (10.79.0.1) 56(84) bytes of data.
+64 bytes from 10.79.0.1: icmp_seq=1 ttl=64 time=0.108 ms
+64 bytes from 10.79.0.1: icmp_seq=2 ttl=64 time=0.085 ms
+64 bytes from 10.79.0.1: icmp_seq=3 ttl=64 time=0.160 ms
+64 bytes from 10.79.0.1: icmp_seq=4 ttl=64 time=1.900 ms
+
+--- 10.79.0.1 ping statistics ---
+4 packets transmitted, 4 received, 0% packet loss, time 601ms
+rtt min/avg/max/mdev = 0.085/0.563/1.900/0.772 ms
+'''
+
+IPERF3_OUT = '''Connecting to host 10.79.0.1, port 5210
+[  5]   0.00-10.00  sec  10.2 GBytes  8.78 Gbits/sec    0             sender
+[  5]   0.00-10.04  sec  10.2 GBytes  8.74 Gbits/sec                  receiver
+
+iperf Done.
+'''
+
+
+class NetParsers(unittest.TestCase):
+    """The parsers of veth, veth_afxdp, stack and dpdk_bridge."""
+
+    def test_pktgen_total(self):
+        f = veth.pktgen_total(PKTGEN_TOTAL)
+        self.assertEqual(f['tx_mpps'], 1.2337)
+        self.assertEqual(f['rx_own'], 1753000)
+        self.assertEqual(f['lost'], 713000)
+        self.assertEqual(f['lat_p99_us'], 51.786)
+        self.assertEqual(veth.pktgen_total('lr-pktgen: error\n'), {})
+
+    def test_forwarder_cycles(self):
+        self.assertEqual(veth.forwarder_cycles(TESTPMD_END), 1784.24)
+        self.assertEqual(veth.forwarder_cycles(
+            'l2fwd total: rx=1 tx=1\nCPU cycles/packet=82.86 (busy '
+            'cycles=1 / rx packets=1) at 2400 MHz\n'), 82.86)
+        self.assertIsNone(veth.forwarder_cycles('Forwarding on 1\n'))
+
+    def test_txonly_rate(self):
+        n0 = veth.last_int(veth.TX_PACKETS, TESTPMD_STATS)
+        self.assertEqual(n0, 1440000)
+        # (4320000 - 1440000) frames over 2 s
+        self.assertAlmostEqual(veth.txonly_rate(TESTPMD_STATS + TESTPMD_END,
+                                                n0, 2.0), 1.44)
+        self.assertIsNone(veth.txonly_rate(TESTPMD_STATS, n0, 2.0))
+
+    def test_bisections(self):
+        limit = 300000
+
+        def paced(pps):
+            return pps / 1e6, 0 if pps <= limit else 5
+        best = veth.zero_loss_bisect(paced, 1.0)
+        self.assertLessEqual(best, limit / 1e6)
+        self.assertGreater(best, 0.25)
+        self.assertEqual(veth.zero_loss_bisect(lambda pps: (0.02, 3), 1.0),
+                         0.0)
+        best = veth.zero_loss_search(paced, 50000, 1.0, 5)
+        self.assertLessEqual(best, limit / 1e6)
+        self.assertGreater(best, 0.25)
+        self.assertEqual(veth.zero_loss_search(paced, 50000, 0.04, 5), 0.0)
+
+    def test_ping_and_iperf3(self):
+        f = stack.parse_ping(PING_OUT)
+        self.assertAlmostEqual(f[stack.P50], (108 + 160) / 2)
+        self.assertAlmostEqual(f[stack.AVG], 563)
+        self.assertEqual(stack.parse_ping('connect: Network is '
+                                          'unreachable\n'), {})
+        self.assertEqual(stack.parse_iperf3(IPERF3_OUT), 8.74)
+        self.assertIsNone(stack.parse_iperf3(
+            'iperf3: error - unable to connect to server\n'))
+
+    def test_bridge_testpmd(self):
+        self.assertEqual(dpdk_bridge.testpmd_tx(
+            'testpmd> stop\n' + TESTPMD_END), 4320000)
+        self.assertIsNone(dpdk_bridge.testpmd_tx(TESTPMD_STATS))
+        out = ''.join(f'Total packets sent: {n * 10**6}\n'
+                      for n in range(0, 100, 10))
+        # lines 3 and 7: (60 - 20) Mpkt over 4 s
+        self.assertEqual(dpdk_bridge.window(out), 10.0)
+
+    def test_units(self):
+        self.assertEqual(veth.VETH.unit_of(
+            'through the forwarder on net_af_xdp: loss at max'), '%')
+        self.assertEqual(veth.VETH.better_of(
+            'generator alone on net_af_packet: tx rate'), 'higher')
+        self.assertEqual(veth.AFXDP_BUSY.unit_of('zero-loss rate'), 'Mpps')
+        self.assertEqual(stack.COMPARISON.unit_of(stack.TCP), 'Gbit/s')
+
+
+if __name__ == '__main__':
+    unittest.main(verbosity=1)
