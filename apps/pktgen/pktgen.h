@@ -569,8 +569,9 @@ void pg_txq_release(struct pg_txq *q);
 
 /* The control thread's side of the run (main.c wires it: setup.c builds
  * it, live.c watches it, screen.c and report.c show it, ctl_handlers.c
- * changes it). Written by the control thread only; the lcores never read
- * it. */
+ * changes it). Written at setup and then by the control thread only; the
+ * lcores never read pg_app itself, only the lcore and queue states it
+ * points to (theirs). */
 
 /** A port the run uses: its role, its queues' counters, snapshots for
  *  rates. */
