@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fail on functions in lib/ and drivers/ longer than MAX lines.
+"""Fail on functions in the DIRs (lib/, drivers/, apps/) longer than MAX lines.
 
 A function definition in this tree's style starts with its name at the
 beginning of a line and its body between a '{' and a '}' alone at the

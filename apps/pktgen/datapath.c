@@ -781,6 +781,94 @@ pg_lcore_snap(struct pg_lcore *lc)
 	atomic_store_explicit(&lc->snap_done, g, memory_order_release);
 }
 
+/* One pass over the lcore's transmit queues at state st: each sends a
+ * burst (paced or as fast as it can), retries what its port refused,
+ * stands still while sending is stopped or gives up on a port that
+ * stopped taking frames. Once no queue has frames left, *tx_busy goes
+ * false and tx_done is said. Frames moved. Inline: the body of the
+ * loop, a function only to name it. */
+static __lr_always_inline unsigned
+tx_pass(struct pg_lcore *lc, int st, unsigned burst, uint64_t end,
+	bool *tx_busy)
+{
+	bool busy = false, moving = false;
+	/* "stop" (--idle): the queues stand still; a stop of the run ends
+	 * them all the same. */
+	bool paused = st == PG_RUN && !pg_sending();
+	uint64_t now = lr_get_tsc_cycles();
+	unsigned moved = 0;
+
+	for (unsigned i = 0; i < lc->ntx; i++) {
+		struct pg_txq *q = lc->tx[i];
+
+		if (lr_unlikely(q->npending != 0)) {
+			/* The port stopped taking frames: the queue gives
+			 * up (reported). */
+			if (lr_unlikely(tx_stalled(q, st, end, now))) {
+				tx_give_up(q, now);
+				continue;
+			}
+			moved += tx_retry(q, now);
+			busy = true;
+			moving = true;
+			continue;
+		}
+		if (lr_unlikely(q->done))
+			continue;
+		if (lr_unlikely(paused)) {
+			if (q->paused_at == 0)
+				q->paused_at = now;
+			busy = true;
+			continue;
+		}
+		if (lr_unlikely(q->paused_at != 0))
+			tx_resume(q, now);
+		if (lr_unlikely(tx_over(q, st, q->paced, end, now))) {
+			q->done = true;
+			pg_txq_release(q);
+			continue;
+		}
+		busy = true;
+		if (q->paced)
+			moved += tx_paced(q, burst, now);
+		else
+			moved += tx_max(q, burst, now);
+	}
+	if (lr_unlikely(!busy)) {
+		*tx_busy = false;
+		atomic_store_explicit(&lc->tx_done, 1, memory_order_release);
+	}
+	if (lr_unlikely(lc->still != (paused && !moving))) {
+		lc->still = paused && !moving;
+		atomic_store_explicit(&lc->tx_still, lc->still,
+				      memory_order_release);
+	}
+	return moved;
+}
+
+/* Sending is over: every millisecond (*next_flush), let ports push out
+ * what they accepted and still hold (a kernel that refused a kick leaves
+ * frames on an AF_XDP tx ring). */
+static __lr_always_inline void
+tx_flush(const struct pg_lcore *lc, uint64_t *next_flush)
+{
+	uint64_t now = lr_get_tsc_cycles();
+
+	if (now < *next_flush)
+		return;
+	*next_flush = now + pg.hz / 1000;
+	for (unsigned i = 0; i < lc->ntx; i++)
+		lr_eth_tx_burst(lc->tx[i]->port, lc->tx[i]->queue, NULL, 0);
+}
+
+/* The nanoseconds from a to b. */
+static uint64_t
+ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (uint64_t)((b->tv_sec - a->tv_sec) * 1000000000LL +
+			  (b->tv_nsec - a->tv_nsec));
+}
+
 int
 pg_lcore_loop(void *arg)
 {
@@ -801,7 +889,7 @@ pg_lcore_loop(void *arg)
 		atomic_store_explicit(&lc->tx_done, 1, memory_order_release);
 	for (;;) {
 		int st = atomic_load_explicit(&pg.state, memory_order_relaxed);
-		uint64_t now, pass0 = 0;
+		uint64_t pass0 = 0;
 		unsigned moved = 0;
 
 		if (lr_unlikely(st == PG_STOP))
@@ -812,72 +900,10 @@ pg_lcore_loop(void *arg)
 						     memory_order_relaxed) !=
 				lc->snap_seen))
 			pg_lcore_snap(lc);
-		if (tx_busy) {
-			bool busy = false, moving = false;
-			/* "stop" (--idle): the queues stand still; a stop of
-			 * the run ends them all the same. */
-			bool paused = st == PG_RUN && !pg_sending();
-
-			now = lr_get_tsc_cycles();
-			for (unsigned i = 0; i < lc->ntx; i++) {
-				struct pg_txq *q = lc->tx[i];
-
-				if (lr_unlikely(q->npending != 0)) {
-					/* The port stopped taking frames:
-					 * the queue gives up (reported). */
-					if (lr_unlikely(
-						tx_stalled(q, st, end, now))) {
-						tx_give_up(q, now);
-						continue;
-					}
-					moved += tx_retry(q, now);
-					busy = true;
-					moving = true;
-					continue;
-				}
-				if (lr_unlikely(q->done))
-					continue;
-				if (lr_unlikely(paused)) {
-					if (q->paused_at == 0)
-						q->paused_at = now;
-					busy = true;
-					continue;
-				}
-				if (lr_unlikely(q->paused_at != 0))
-					tx_resume(q, now);
-				if (lr_unlikely(
-					tx_over(q, st, q->paced, end, now))) {
-					q->done = true;
-					pg_txq_release(q);
-					continue;
-				}
-				busy = true;
-				if (q->paced)
-					moved += tx_paced(q, burst, now);
-				else
-					moved += tx_max(q, burst, now);
-			}
-			if (lr_unlikely(!busy)) {
-				tx_busy = false;
-				atomic_store_explicit(&lc->tx_done, 1,
-						      memory_order_release);
-			}
-			if (lr_unlikely(lc->still != (paused && !moving))) {
-				lc->still = paused && !moving;
-				atomic_store_explicit(&lc->tx_still, lc->still,
-						      memory_order_release);
-			}
-		} else if (lc->ntx != 0 &&
-			   (now = lr_get_tsc_cycles()) >= next_flush) {
-			/* Sending is over: every millisecond, let ports push
-			 * out what they accepted and still hold (a kernel
-			 * that refused a kick leaves frames on an AF_XDP tx
-			 * ring). */
-			next_flush = now + pg.hz / 1000;
-			for (unsigned i = 0; i < lc->ntx; i++)
-				lr_eth_tx_burst(lc->tx[i]->port,
-						lc->tx[i]->queue, NULL, 0);
-		}
+		if (tx_busy)
+			moved += tx_pass(lc, st, burst, end, &tx_busy);
+		else if (lc->ntx != 0)
+			tx_flush(lc, &next_flush);
 		for (unsigned i = 0; i < lc->nrx; i++)
 			moved += rx_poll(lc, &lc->rx[i], burst);
 		/* As testpmd's --record-core-cycles: the passes that moved
@@ -891,9 +917,7 @@ pg_lcore_loop(void *arg)
 		pg_txq_release(lc->tx[i]);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	clock_gettime(CLOCK_MONOTONIC, &w1);
-	lc->cpu_ns = (uint64_t)((c1.tv_sec - c0.tv_sec) * 1000000000LL +
-				(c1.tv_nsec - c0.tv_nsec));
-	lc->wall_ns = (uint64_t)((w1.tv_sec - w0.tv_sec) * 1000000000LL +
-				 (w1.tv_nsec - w0.tv_nsec));
+	lc->cpu_ns = ns_between(&c0, &c1);
+	lc->wall_ns = ns_between(&w0, &w1);
 	return 0;
 }

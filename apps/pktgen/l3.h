@@ -103,7 +103,8 @@ enum pg_l3_kind pg_l3_classify(const struct pg_l3_if *ifc, const uint8_t *in,
 /** Write addr (4 or 16 bytes) as text into buf; buf. */
 const char *pg_l3_ntop(const uint8_t *addr, bool v6, char *buf, size_t n);
 
-/* l3.c (the ports' state; main.c and datapath.c call it) */
+/* l3.c (the ports' state; setup.c, report.c, main.c and datapath.c call
+ * it) */
 struct pg_txq;
 struct lr_mbuf;
 struct json_t;

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <grp.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,189 +18,6 @@
 #include "pktgen.h"
 
 #define PROG "lr-pktgen"
-
-/* The usage text is laid out as printed. */
-/* clang-format off */
-void
-pg_usage(FILE *f, const char *prog)
-{
-	fprintf(f,
-"usage: %s [EAL options] -- [options]\n"
-"Generate Ethernet traffic (VLAN/QinQ, IPv4/IPv6, UDP/TCP/ICMP) on linerate\n"
-"ports and measure what comes back (loss, reordering, duplicates, latency,\n"
-"jitter), per stream.\n"
-"\n"
-"Ports (ports come from --vdev EAL options):\n"
-"  --ports LIST          port ids to use, e.g. 0,1 or 0-3 (default: all)\n"
-"  -p, --portmask MASK   the same as a hex mask, e.g. 0x3\n"
-"  --tx-ports LIST       ports that transmit (default: all used ports)\n"
-"  --rx-ports LIST       ports that receive (default: all used ports)\n"
-"  --tx-only, --rx-only  transmit only / receive only\n"
-"Frames (sizes include the 4-byte FCS; --size 64 puts 60 bytes in an mbuf):\n"
-"  --size N | N-M        frame size, fixed or a range (default 64)\n"
-"  --size-step S         step through a size range by S (default 1)\n"
-"  --imix                sizes 64/570/1518 in the ratio 7:4:1\n"
-"  --src-mac M[-M]       source MAC (default: the port's address)\n"
-"  --dst-mac M[-M]       destination MAC (default 02:00:00:00:00:02)\n"
-"  --src-ip A[-A]        source IP address (default 10.0.0.1)\n"
-"  --dst-ip A[-A]        destination IP address (default 10.0.0.2)\n"
-"  --src-port N[-N]      UDP/TCP source port (default 1234)\n"
-"  --dst-port N[-N]      UDP/TCP destination port (default 5678)\n"
-"  --random              random values within ranges (default: increment)\n"
-"  --seed N              seed of --random (default 1)\n"
-"  --udp-cksum           correct UDP checksums (default 0 = none; IPv6,\n"
-"                        TCP and ICMP always have theirs)\n"
-"  --no-stamp            frames without the stamp, no per-stream statistics\n"
-"                        (nothing counts as received of ours: no loss, no\n"
-"                        latency); bench/run pktgen gives their cost\n"
-"  --proto udp|tcp|icmp  transport header (default udp; icmp: echo\n"
-"                        requests, --src-port sets their id)\n"
-"  --vlan ID             an 802.1Q tag; twice for QinQ (outer first,\n"
-"                        TPID 0x88a8)\n"
-"  --ipv6                IPv6 (default addresses fd00::1 -> fd00::2;\n"
-"                        --src-ip/--dst-ip take IPv6 addresses, ranges\n"
-"                        over the low 64 bits)\n"
-"  Ranged fields vary independently: all their combinations are sent\n"
-"  (the source MAC varies fastest, then destination MAC, source IP,\n"
-"  destination IP, source port, destination port).\n"
-"Streams:\n"
-"  --profile FILE.json   the streams of a JSON profile (several streams,\n"
-"                        each with its headers, field engine, sizes, rate\n"
-"                        or rate share, burst pattern; see README.md);\n"
-"                        the frame options above do not apply then\n"
-"  --pcap FILE           replay the frames of FILE, looped, at --rate-* or\n"
-"                        as fast as possible\n"
-"  --replay FILE         the same at the capture's own timing (each queue\n"
-"                        replays it; a loop lasts the capture and one\n"
-"                        mean gap more)\n"
-"  --speed X             --replay X times faster (default 1; 0.5: half)\n"
-"L3 mode (stand in front of a kernel stack or a router):\n"
-"  --ip PORT:ADDR/LEN    the port's own address, IPv4 and/or IPv6 (once\n"
-"                        each a port), e.g. 0:10.0.0.1/24, 0:fd00::1/64;\n"
-"                        the port answers ARP requests, neighbour\n"
-"                        solicitations and echo requests (ping) for it\n"
-"                        while it receives, and its streams' destination\n"
-"                        MAC is resolved by ARP/NDP before sending: the\n"
-"                        destination itself when it is one address on the\n"
-"                        port's subnet, else the gateway; their source\n"
-"                        address defaults to the port's (a stream's own\n"
-"                        dst-mac or src-ip stay; untagged streams only)\n"
-"  --gateway PORT:ADDR   the port's next hop of that family (on its subnet,\n"
-"                        or an IPv6 link-local address)\n"
-"  --resolve-tries N     requests sent before giving up (default 5): no\n"
-"                        answer is an error naming the port and address\n"
-"  --resolve-interval S  seconds between them (default 1)\n"
-"Rate (default: as fast as possible; wire size = frame + 20):\n"
-"  --rate-pps N          frames per second over all streams (k, M suffixes);\n"
-"                        a profile's streams without a rate of their own\n"
-"                        share it by their \"share\" (default 1 each)\n"
-"  --rate-mbps N         Mbit/s on the wire over all streams\n"
-"  --rate-pct P          percent of --line-rate-gbps per transmitting port\n"
-"  --line-rate-gbps G    line rate for --rate-pct (default 10); given, the\n"
-"                        line rate of every port for --rfc2544 (else a\n"
-"                        port's link speed)\n"
-"  --burst N             frames per tx/rx burst (default 32, max %d)\n"
-"  --bucket-ms MS        rate credit kept after a stall (default 100): a\n"
-"                        longer stall is reported as 'rate missed' with\n"
-"                        the frames behind the schedule\n"
-"Limits:\n"
-"  --count N             frames to send in total (k, M, G suffixes)\n"
-"  --duration S          seconds to send\n"
-"  --drain-ms N          receive for N ms after sending ends (default 200)\n"
-"  --drain-all           end that as soon as every frame of ours sent came\n"
-"                        back (with a long --drain-ms: a loop test that\n"
-"                        never depends on speed)\n"
-"  --link-wait S         before sending, wait up to S seconds for the link\n"
-"                        of every used port to be up, else fail (default\n"
-"                        10; 0: send at once)\n"
-"RFC 2544 tests (doc/pktgen.md; each trial sends at a rate for a time,\n"
-"drains, and counts only when the generator sent what it was asked):\n"
-"  --rfc2544 throughput  search the non-drop rate (NDR: nothing lost) and the\n"
-"                        partial-drop rate (PDR) per frame size, then print\n"
-"                        a table (--json: one document with every trial)\n"
-"  --rfc2544 latency     the same search, then final trials at loads of\n"
-"                        each size's NDR: latency percentiles per stream\n"
-"  --rfc2544 frame-loss  final trials from the max rate down by --loss-step\n"
-"                        until two in a row lose nothing: loss per load\n"
-"  --rfc2544 back-to-back  the longest burst at the max rate that loses\n"
-"                        nothing, searched from --trial-s of frames down\n"
-"  --latency-loads LIST  percent of the NDR (default 10,50,90,100)\n"
-"  --loss-step PCT       frame-loss: the step down (default 10)\n"
-"  --tx-full drop|wait   a frame a port refuses (its ring full): dropped and\n"
-"                        counted lost, or sent again (the generator falls\n"
-"                        behind); default: drop on memif (its ring is the\n"
-"                        device's input), wait elsewhere\n"
-"  --rfc2544-sizes LIST  frame sizes with FCS, and imix (default\n"
-"                        64,128,256,512,1024,1280,1518,imix)\n"
-"  --pdr-loss PCT        loss the PDR allows (default 0.5)\n"
-"  --trial-s S           short trials of the search (default 1)\n"
-"  --final-trial-s S     the trial that confirms a rate (default 10)\n"
-"  --repeat N            search each size N times; the lowest is reported\n"
-"  --min-rate R, --max-rate R  bounds: frames/s (100k), percent of the\n"
-"                        line rate (50%%) or wire bits/s (120Mbps); default\n"
-"                        max: the line rate of the sending ports (lowered\n"
-"                        where the generator cannot keep up), min: max/1000\n"
-"                        and 10 frames a short trial at least\n"
-"  --precision PCT       stop when the bounds are PCT%% of the max apart\n"
-"                        (default 0.5)\n"
-"Output:\n"
-"  --quiet               no per-second lines\n"
-"  --no-screen           per-second lines on a terminal too (default there:\n"
-"                        a screen refreshed in place, a block of lines per\n"
-"                        port and a line per stream; elsewhere lines)\n"
-"  --stats-period S      every S seconds (0.01..3600), also with --quiet, one\n"
-"                        line per port of the port's cumulative counters:\n"
-"                        'stats t=SECONDS port=P ipackets=N opackets=N ...'\n"
-"                        (t: CLOCK_MONOTONIC_RAW), after a first line\n"
-"                        'stats period_s=S tsc_hz=HZ'\n"
-"  --json [FILE]         the configuration and the results as one JSON\n"
-"                        document on stdout (every other line on stderr),\n"
-"                        or into FILE (the summary stays on stdout)\n"
-"  --stats-json FILE     one JSON line a second to FILE: every port's\n"
-"                        counters so far and rates since the last line\n"
-"  --ctl PATH            a control socket at PATH: JSON requests a line,\n"
-"                        {\"cmd\": \"stats\"|\"start\"|\"stop\"|\"quit\"} or\n"
-"                        {\"cmd\": \"rate\", \"pps\"|\"mbps\"|\"pct\": N} (the\n"
-"                        unit of --rate-*; with \"stream\": ID or NAME, that\n"
-"                        stream's own rate); \"stop\" stops the sending,\n"
-"                        \"start\" resumes it, \"quit\" ends the run; the\n"
-"                        client: lr-pktgen-ctl PATH stats|start|stop|quit|\n"
-"                        rate U N [stream S]; the socket is made 0600\n"
-"                        whatever the umask and serves root and the run's\n"
-"                        user (checked on connect)\n"
-"  --ctl-group GROUP     the socket 0660 with group GROUP (a name or a\n"
-"                        gid): its members may use it too\n"
-"  --ctl-timeout S       a client that sends no complete request for S\n"
-"                        seconds is answered a timeout error and closed\n"
-"                        (default 5); at most 64 clients at once, one more\n"
-"                        is answered a busy error and closed\n"
-"  --idle                send nothing until a \"start\" request (needs\n"
-"                        --ctl); --duration counts the sending time only\n"
-"  --capture FILE        write every received frame to a pcap file\n"
-"  --capture-mode MODE   permission bits of that file (octal, default 0600)\n"
-"  --xstats              print every port's counters and non-zero extended\n"
-"                        stats at the end\n"
-"  --record-core-cycles  count the TSC cycles of the datapath's loop passes\n"
-"                        that sent or received frames; print them a frame\n"
-"                        at the end (as testpmd's option: one more TSC\n"
-"                        read a pass)\n"
-"Resources:\n"
-"  --rxd N, --txd N      descriptors per queue (default 1024)\n"
-"  --mbufs MIN-MAX       elastic mbuf pool: MIN mbufs at start, growing up\n"
-"                        to MAX, giving idle blocks back (default: a quarter\n"
-"                        to twice the size the queues need); --mbufs N: a\n"
-"                        fixed pool of N\n"
-"  --mbufs-idle MS       an elastic pool gives back blocks idle for MS ms\n"
-"                        (default 1000; 0: only under memory pressure)\n"
-"  --queues N            queues per port, spread over the lcores (default:\n"
-"                        as many as lcores that land on the port)\n"
-"The last line is always 'pktgen total: tx=N rx=N ...' (but with --rfc2544):\n"
-"rx counts the frames of this run that came back (each stamped with a random\n"
-"run id, stream, sequence number, time and check value), rx_other every\n"
-"other frame.\n",
-		prog, PG_MAX_BURST);
-}
-/* clang-format on */
 
 /* --mbufs N (a fixed pool) or MIN-MAX (elastic), each 64..2^24 with
  * MIN <= MAX: 0, or -1 after a message naming the text. */
@@ -462,8 +280,11 @@ parse_group(struct pg_opts *o, const char *s)
 		       s);
 }
 
+/* The options, in the order of their table (opts[], below) and as
+ * getopt_long() matched them before. */
 enum {
-	O_PORTS = 256,
+	O_PORTS,
+	O_PORTMASK,
 	O_TX_PORTS,
 	O_RX_PORTS,
 	O_TX_ONLY,
@@ -486,6 +307,7 @@ enum {
 	O_RATE_PCT,
 	O_LINE_RATE,
 	O_BURST,
+	O_BUCKET,
 	O_COUNT,
 	O_DURATION,
 	O_DRAIN,
@@ -494,16 +316,6 @@ enum {
 	O_XSTATS,
 	O_RECORD_CYCLES,
 	O_JSON,
-	O_CAPTURE,
-	O_CAPTURE_MODE,
-	O_RXD,
-	O_TXD,
-	O_MBUFS,
-	O_MBUFS_IDLE,
-	O_QUEUES,
-	O_DRAIN_ALL,
-	O_LINK_WAIT,
-	O_BUCKET,
 	O_STATS_JSON,
 	O_PROTO,
 	O_VLAN,
@@ -521,6 +333,15 @@ enum {
 	O_GATEWAY,
 	O_RESOLVE_TRIES,
 	O_RESOLVE_INTERVAL,
+	O_CAPTURE,
+	O_CAPTURE_MODE,
+	O_RXD,
+	O_TXD,
+	O_MBUFS,
+	O_MBUFS_IDLE,
+	O_QUEUES,
+	O_DRAIN_ALL,
+	O_LINK_WAIT,
 	O_RFC2544,
 	O_RFC_SIZES,
 	O_PDR_LOSS,
@@ -533,82 +354,8 @@ enum {
 	O_LAT_LOADS,
 	O_LOSS_STEP,
 	O_TX_FULL,
-};
-
-static const struct option longopts[] = {
-    {"ports", required_argument, NULL, O_PORTS},
-    {"portmask", required_argument, NULL, 'p'},
-    {"tx-ports", required_argument, NULL, O_TX_PORTS},
-    {"rx-ports", required_argument, NULL, O_RX_PORTS},
-    {"tx-only", no_argument, NULL, O_TX_ONLY},
-    {"rx-only", no_argument, NULL, O_RX_ONLY},
-    {"size", required_argument, NULL, O_SIZE},
-    {"size-step", required_argument, NULL, O_SIZE_STEP},
-    {"imix", no_argument, NULL, O_IMIX},
-    {"src-mac", required_argument, NULL, O_SRC_MAC},
-    {"dst-mac", required_argument, NULL, O_DST_MAC},
-    {"src-ip", required_argument, NULL, O_SRC_IP},
-    {"dst-ip", required_argument, NULL, O_DST_IP},
-    {"src-port", required_argument, NULL, O_SRC_PORT},
-    {"dst-port", required_argument, NULL, O_DST_PORT},
-    {"random", no_argument, NULL, O_RANDOM},
-    {"seed", required_argument, NULL, O_SEED},
-    {"udp-cksum", no_argument, NULL, O_UDP_CKSUM},
-    {"pcap", required_argument, NULL, O_PCAP},
-    {"rate-pps", required_argument, NULL, O_RATE_PPS},
-    {"rate-mbps", required_argument, NULL, O_RATE_MBPS},
-    {"rate-pct", required_argument, NULL, O_RATE_PCT},
-    {"line-rate-gbps", required_argument, NULL, O_LINE_RATE},
-    {"burst", required_argument, NULL, O_BURST},
-    {"bucket-ms", required_argument, NULL, O_BUCKET},
-    {"count", required_argument, NULL, O_COUNT},
-    {"duration", required_argument, NULL, O_DURATION},
-    {"drain-ms", required_argument, NULL, O_DRAIN},
-    {"quiet", no_argument, NULL, O_QUIET},
-    {"stats-period", required_argument, NULL, O_STATS_PERIOD},
-    {"xstats", no_argument, NULL, O_XSTATS},
-    {"record-core-cycles", no_argument, NULL, O_RECORD_CYCLES},
-    {"json", no_argument, NULL, O_JSON},
-    {"stats-json", required_argument, NULL, O_STATS_JSON},
-    {"proto", required_argument, NULL, O_PROTO},
-    {"vlan", required_argument, NULL, O_VLAN},
-    {"ipv6", no_argument, NULL, O_IPV6},
-    {"profile", required_argument, NULL, O_PROFILE},
-    {"replay", required_argument, NULL, O_REPLAY},
-    {"speed", required_argument, NULL, O_SPEED},
-    {"ctl", required_argument, NULL, O_CTL},
-    {"ctl-group", required_argument, NULL, O_CTL_GROUP},
-    {"ctl-timeout", required_argument, NULL, O_CTL_TIMEOUT},
-    {"idle", no_argument, NULL, O_IDLE},
-    {"no-stamp", no_argument, NULL, O_NO_STAMP},
-    {"no-screen", no_argument, NULL, O_NO_SCREEN},
-    {"ip", required_argument, NULL, O_IP},
-    {"gateway", required_argument, NULL, O_GATEWAY},
-    {"resolve-tries", required_argument, NULL, O_RESOLVE_TRIES},
-    {"resolve-interval", required_argument, NULL, O_RESOLVE_INTERVAL},
-    {"capture", required_argument, NULL, O_CAPTURE},
-    {"capture-mode", required_argument, NULL, O_CAPTURE_MODE},
-    {"rxd", required_argument, NULL, O_RXD},
-    {"txd", required_argument, NULL, O_TXD},
-    {"mbufs", required_argument, NULL, O_MBUFS},
-    {"mbufs-idle", required_argument, NULL, O_MBUFS_IDLE},
-    {"queues", required_argument, NULL, O_QUEUES},
-    {"drain-all", no_argument, NULL, O_DRAIN_ALL},
-    {"link-wait", required_argument, NULL, O_LINK_WAIT},
-    {"rfc2544", required_argument, NULL, O_RFC2544},
-    {"rfc2544-sizes", required_argument, NULL, O_RFC_SIZES},
-    {"pdr-loss", required_argument, NULL, O_PDR_LOSS},
-    {"trial-s", required_argument, NULL, O_TRIAL_S},
-    {"final-trial-s", required_argument, NULL, O_FINAL_S},
-    {"repeat", required_argument, NULL, O_REPEAT},
-    {"min-rate", required_argument, NULL, O_MIN_RATE},
-    {"max-rate", required_argument, NULL, O_MAX_RATE},
-    {"precision", required_argument, NULL, O_PRECISION},
-    {"latency-loads", required_argument, NULL, O_LAT_LOADS},
-    {"loss-step", required_argument, NULL, O_LOSS_STEP},
-    {"tx-full", required_argument, NULL, O_TX_FULL},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+	O_HELP,
+	O_NUM, /* how many */
 };
 
 static const char *const field_opt[PG_F_COUNT] = {
@@ -991,371 +738,467 @@ cli_stream(struct pg_opts *o)
 	return 0;
 }
 
-int
-pg_parse_args(int argc, char **argv, struct pg_opts *o)
+/* ---- The options as a table that the parse walks ---- */
+
+/* A parse: the options being filled, and what the checks at the end need
+ * (which options were given, and how they were named). */
+struct args {
+	struct pg_opts *o;
+	int argc;
+	char **argv;
+	const char *prog;
+	unsigned given[O_NUM]; /* times each option was taken */
+	uint64_t size_step;
+	const char *stream_opt; /* first option about the frames */
+	const char *rfc_opt;	/* first option of the RFC 2544 search */
+	const char *resolve;	/* the last --resolve-* option */
+	char optname[40], stream_name[40], rfc_name[40];
+};
+
+struct opt_def;
+/* Take an option's value arg (NULL: it has none): 0, 1 after printing
+ * the usage (--help), or -1 after a message naming the option. */
+typedef int opt_take(struct args *a, const struct opt_def *d, const char *arg);
+
+/* What an option is besides its value (struct opt_def's flags). */
+enum {
+	OPT_STREAM = 1,	 /* about the frames: --profile does not take it */
+	OPT_RFC = 2,	 /* of the RFC 2544 search: needs --rfc2544 */
+	OPT_RESOLVE = 4, /* of L3 mode's resolution: needs --ip */
+};
+
+/* An option: its name ("--" and its long name), whether it takes a
+ * value, its short name (0: none), its OPT_* flags, the function that
+ * takes it and what that function needs: where the value goes in struct
+ * pg_opts (or which field, mode or file it is), its range. */
+struct opt_def {
+	const char *name;
+	int has_arg;
+	char short_name;
+	uint8_t flags;
+	opt_take *take;
+	size_t at;
+	double lo, hi;
+};
+
+/* The offset of member m of struct pg_opts, which must be of type t (a
+ * table entry that names the wrong member does not compile). */
+/* clang-format off */
+#define AT(m, t)							\
+	(offsetof(struct pg_opts, m) +					\
+	 0 * sizeof(char[_Generic(((struct pg_opts *)0)->m,		\
+				  t: 1, default: -1)]))
+/* clang-format on */
+
+/* The member of a's options at offset at, of type t. */
+#define MEMBER(a, at, t) ((t *)(void *)((char *)(a)->o + (at)))
+
+static int
+opt_flag(struct args *a, const struct opt_def *d, const char *arg)
 {
-	uint64_t v, size_step = 0;
-	int c, nrate = 0, capture_mode = 0;
-	const char *stream_opt = NULL; /* first option about the frames */
-	int speed = 0, gateway = 0, l3 = 0, ctl_timeout = 0;
-	const char *resolve = NULL; /* a --resolve-* option given */
-	static char optname[40], stream_name[40], rfc_name[40];
-	const char *rfc_opt = NULL; /* first option of the RFC 2544 search */
-	int li = -1;
-	const char *prog = argc > 0 ? argv[0] : PROG;
+	(void)arg;
+	*MEMBER(a, d->at, bool) = true;
+	return 0;
+}
 
-	set_defaults(o);
-	optind = 0; /* the EAL used getopt before: start over */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:h", longopts, &li)) != -1) {
-		const char *name =
-		    optind > 0 && optind <= argc ? argv[optind - 1] : "";
+static int
+opt_text(struct args *a, const struct opt_def *d, const char *arg)
+{
+	*MEMBER(a, d->at, const char *) = arg;
+	return 0;
+}
 
-		if (c >= O_PORTS && li >= 0) {
-			snprintf(optname, sizeof(optname), "--%s",
-				 longopts[li].name);
-			name = optname;
-		}
-		li = -1;
-		enum pg_field f = PG_F_COUNT;
+static int
+opt_real(struct args *a, const struct opt_def *d, const char *arg)
+{
+	return parse_double(d->name, arg, d->lo, d->hi,
+			    MEMBER(a, d->at, double));
+}
 
-		switch (c) {
-		case 'h':
-			pg_usage(stdout, prog);
-			return 1;
-		case '?':
-			return pg_fail("unknown option '%s' (see --help)",
-				       name);
-		case ':':
-			return pg_fail("option '%s' needs a value", name);
-		case O_PORTS:
-			if (parse_port_list("--ports", optarg, &o->ports))
-				return -1;
-			break;
-		case 'p': {
-			char *end;
-			unsigned long m;
+static int
+opt_uint(struct args *a, const struct opt_def *d, const char *arg)
+{
+	uint64_t v;
 
-			errno = 0;
-			m = strtoul(optarg, &end, 16);
-			if (errno || end == optarg || *end || m == 0 ||
-			    m >> LR_MAX_ETHPORTS)
-				return pg_fail(
-				    "--portmask '%s': expected a non-zero"
-				    " hex mask of ports 0..%d",
-				    optarg, LR_MAX_ETHPORTS - 1);
-			o->ports = (uint32_t)m;
-			break;
-		}
-		case O_TX_PORTS:
-			if (parse_port_list("--tx-ports", optarg, &o->tx_ports))
-				return -1;
-			break;
-		case O_RX_PORTS:
-			if (parse_port_list("--rx-ports", optarg, &o->rx_ports))
-				return -1;
-			break;
-		case O_TX_ONLY:
-			o->tx_only = true;
-			break;
-		case O_RX_ONLY:
-			o->rx_only = true;
-			break;
-		case O_SIZE:
-			f = PG_F_SIZE;
-			if (o->size_mode == PG_SIZE_IMIX)
-				return pg_fail("--size and --imix: give one");
-			break;
-		case O_SIZE_STEP:
-			if (parse_u64("--size-step", optarg, 1, PG_MAX_SIZE,
-				      &size_step))
-				return -1;
-			break;
-		case O_IMIX:
-			if (o->f[PG_F_SIZE].set)
-				return pg_fail("--size and --imix: give one");
-			o->size_mode = PG_SIZE_IMIX;
-			break;
-		case O_SRC_MAC:
-			f = PG_F_SRC_MAC;
-			break;
-		case O_DST_MAC:
-			f = PG_F_DST_MAC;
-			break;
-		case O_SRC_IP:
-		case O_DST_IP:
-			/* Parsed at the end: --ipv6 may come later. */
-			o->ip[c == O_DST_IP] = optarg;
-			if (!stream_opt)
-				stream_opt = strcpy(stream_name, name);
-			break;
-		case O_PROTO:
-			if (strcmp(optarg, "udp") == 0)
-				o->l4 = PG_L4_UDP;
-			else if (strcmp(optarg, "tcp") == 0)
-				o->l4 = PG_L4_TCP;
-			else if (strcmp(optarg, "icmp") == 0)
-				o->l4 = PG_L4_ICMP;
-			else
-				return pg_fail(
-				    "--proto '%s': expected udp, tcp or "
-				    "icmp",
-				    optarg);
-			if (!stream_opt)
-				stream_opt = strcpy(stream_name, name);
-			break;
-		case O_VLAN:
-			if (o->nvlan == 2)
-				return pg_fail("--vlan '%s': at most two tags "
-					       "(QinQ)",
-					       optarg);
-			if (parse_u64("--vlan", optarg, 0, 4095, &v))
-				return -1;
-			o->vlan[o->nvlan++] = (uint16_t)v;
-			if (!stream_opt)
-				stream_opt = strcpy(stream_name, name);
-			break;
-		case O_IPV6:
-			o->ipv6 = true;
-			if (!stream_opt)
-				stream_opt = strcpy(stream_name, name);
-			break;
-		case O_PROFILE:
-			o->profile = optarg;
-			break;
-		case O_SRC_PORT:
-			f = PG_F_SRC_PORT;
-			break;
-		case O_DST_PORT:
-			f = PG_F_DST_PORT;
-			break;
-		case O_RANDOM:
-			o->random = true;
-			break;
-		case O_SEED:
-			if (parse_u64("--seed", optarg, 0, UINT64_MAX,
-				      &o->seed))
-				return -1;
-			break;
-		case O_UDP_CKSUM:
-			o->udp_cksum = true;
-			break;
-		case O_PCAP:
-		case O_REPLAY:
-			if (o->pcap_file)
-				return pg_fail("--pcap and --replay: give one "
-					       "file");
-			o->pcap_file = optarg;
-			o->replay = c == O_REPLAY;
-			break;
-		case O_SPEED:
-			if (parse_double("--speed", optarg, 1e-6, 1e6,
-					 &o->speed))
-				return -1;
-			speed = 1;
-			break;
-		case O_CAPTURE:
-			o->capture_file = optarg;
-			break;
-		case O_CAPTURE_MODE: {
-			char *end;
-			unsigned long m;
+	if (parse_u64(d->name, arg, (uint64_t)d->lo, (uint64_t)d->hi, &v))
+		return -1;
+	*MEMBER(a, d->at, unsigned) = (unsigned)v;
+	return 0;
+}
 
-			errno = 0;
-			m = strtoul(optarg, &end, 8);
-			if (optarg[0] < '0' || optarg[0] > '7' || *end ||
-			    errno || m > 0777)
-				return pg_fail("--capture-mode '%s': expected "
-					       "octal permission bits such as "
-					       "0600 or 0644",
-					       optarg);
-			o->capture_mode = (unsigned)m;
-			capture_mode = 1;
-			break;
-		}
-		case O_RATE_PPS:
-			nrate++;
-			o->rate_mode = PG_RATE_PPS;
-			if (parse_double("--rate-pps", optarg, 1, 1e10,
-					 &o->rate))
-				return -1;
-			break;
-		case O_RATE_MBPS:
-			nrate++;
-			o->rate_mode = PG_RATE_MBPS;
-			if (parse_double("--rate-mbps", optarg, 0.001, 1e7,
-					 &o->rate))
-				return -1;
-			break;
-		case O_RATE_PCT:
-			nrate++;
-			o->rate_mode = PG_RATE_PCT;
-			if (parse_double("--rate-pct", optarg, 0.0001, 100,
-					 &o->rate))
-				return -1;
-			break;
-		case O_LINE_RATE:
-			if (parse_double("--line-rate-gbps", optarg, 0.001, 1e4,
-					 &o->line_rate_gbps))
-				return -1;
-			o->line_rate_set = true;
-			break;
-		case O_BURST:
-			if (parse_u64("--burst", optarg, 1, PG_MAX_BURST, &v))
-				return -1;
-			o->burst = (unsigned)v;
-			break;
-		case O_BUCKET:
-			if (parse_double("--bucket-ms", optarg, 0, 10000,
-					 &o->bucket_ms))
-				return -1;
-			break;
-		case O_COUNT:
-			if (parse_u64("--count", optarg, 1, UINT64_MAX / 2,
-				      &o->count))
-				return -1;
-			break;
-		case O_DURATION:
-			if (parse_double("--duration", optarg, 0.001, 1e7,
-					 &o->duration))
-				return -1;
-			break;
-		case O_DRAIN:
-			if (parse_u64("--drain-ms", optarg, 0, 600000, &v))
-				return -1;
-			o->drain_ms = (unsigned)v;
-			break;
-		case O_DRAIN_ALL:
-			o->drain_all = true;
-			break;
-		case O_LINK_WAIT:
-			if (parse_double("--link-wait", optarg, 0, 3600,
-					 &o->link_wait))
-				return -1;
-			break;
-		case O_QUIET:
-			o->quiet = true;
-			break;
-		case O_STATS_PERIOD:
-			if (parse_double("--stats-period", optarg, 0.01, 3600,
-					 &o->stats_period))
-				return -1;
-			break;
-		case O_XSTATS:
-			o->xstats = true;
-			break;
-		case O_JSON:
-			o->json = true;
-			/* --json FILE: an argument that is no option */
-			if (optind < argc && argv[optind][0] != '-')
-				o->json_file = argv[optind++];
-			break;
-		case O_RFC2544:
-		case O_RFC_SIZES:
-		case O_PDR_LOSS:
-		case O_TRIAL_S:
-		case O_FINAL_S:
-		case O_REPEAT:
-		case O_MIN_RATE:
-		case O_MAX_RATE:
-		case O_PRECISION:
-		case O_LAT_LOADS:
-		case O_LOSS_STEP:
-		case O_TX_FULL:
-			if (parse_rfc(o, c, optarg) != 0)
-				return -1;
-			if (c != O_RFC2544 && !rfc_opt)
-				rfc_opt = strcpy(rfc_name, name);
-			break;
-		case O_STATS_JSON:
-			o->stats_json_file = optarg;
-			break;
-		case O_CTL:
-			o->ctl_path = optarg;
-			break;
-		case O_CTL_GROUP:
-			if (parse_group(o, optarg) != 0)
-				return -1;
-			break;
-		case O_CTL_TIMEOUT:
-			if (parse_double("--ctl-timeout", optarg, 0.01, 86400,
-					 &o->ctl_timeout))
-				return -1;
-			ctl_timeout = 1;
-			break;
-		case O_IDLE:
-			o->idle = true;
-			break;
-		case O_NO_STAMP:
-			o->no_stamp = true;
-			break;
-		case O_RECORD_CYCLES:
-			o->record_cycles = true;
-			break;
-		case O_NO_SCREEN:
-			o->no_screen = true;
-			break;
-		case O_IP:
-			if (pg_l3_parse_ip(optarg, o->l3, LR_MAX_ETHPORTS))
-				return -1;
-			break;
-		case O_GATEWAY:
-			if (pg_l3_parse_gateway(optarg, o->l3, LR_MAX_ETHPORTS))
-				return -1;
-			gateway = 1;
-			break;
-		case O_RESOLVE_TRIES:
-			if (parse_u64("--resolve-tries", optarg, 1, 1000, &v))
-				return -1;
-			o->resolve_tries = (unsigned)v;
-			resolve = "--resolve-tries";
-			break;
-		case O_RESOLVE_INTERVAL:
-			if (parse_double("--resolve-interval", optarg, 0.001,
-					 60, &o->resolve_interval))
-				return -1;
-			resolve = "--resolve-interval";
-			break;
-		case O_RXD:
-		case O_TXD:
-			if (parse_u64(c == O_RXD ? "--rxd" : "--txd", optarg,
-				      16, 16384, &v))
-				return -1;
-			*(c == O_RXD ? &o->nb_rxd : &o->nb_txd) = (unsigned)v;
-			break;
-		case O_QUEUES:
-			if (parse_u64("--queues", optarg, 1,
-				      LR_MAX_QUEUES_PER_PORT, &v))
-				return -1;
-			o->queues = (unsigned)v;
-			break;
-		case O_MBUFS:
-			if (parse_mbufs(o, optarg))
-				return -1;
-			break;
-		case O_MBUFS_IDLE:
-			if (parse_u64("--mbufs-idle", optarg, 0, 3600000, &v))
-				return -1;
-			o->idle_ms = (unsigned)v;
-			break;
-		default:
-			return pg_fail("unknown option '%s' (see --help)",
-				       name);
-		}
-		if (f != PG_F_COUNT &&
-		    parse_field_range(field_opt[f], optarg, f, &o->f[f]))
-			return -1;
-		if (f != PG_F_COUNT || c == O_IMIX || c == O_UDP_CKSUM ||
-		    c == O_RANDOM || c == O_SIZE_STEP)
-			if (!stream_opt)
-				stream_opt = strcpy(stream_name, name);
+static int
+opt_help(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	(void)arg;
+	pg_usage(stdout, a->prog);
+	return 1;
+}
+
+static int
+opt_port_list(struct args *a, const struct opt_def *d, const char *arg)
+{
+	return parse_port_list(d->name, arg, MEMBER(a, d->at, uint32_t));
+}
+
+static int
+opt_portmask(struct args *a, const struct opt_def *d, const char *arg)
+{
+	char *end;
+	unsigned long m;
+
+	(void)d;
+	errno = 0;
+	m = strtoul(arg, &end, 16);
+	if (errno || end == arg || *end || m == 0 || m >> LR_MAX_ETHPORTS)
+		return pg_fail("--portmask '%s': expected a non-zero"
+			       " hex mask of ports 0..%d",
+			       arg, LR_MAX_ETHPORTS - 1);
+	a->o->ports = (uint32_t)m;
+	return 0;
+}
+
+/* --size, --src-mac, --dst-mac, --src-port, --dst-port: field d->at. */
+static int
+opt_field(struct args *a, const struct opt_def *d, const char *arg)
+{
+	enum pg_field f = (enum pg_field)d->at;
+
+	if (f == PG_F_SIZE && a->o->size_mode == PG_SIZE_IMIX)
+		return pg_fail("--size and --imix: give one");
+	return parse_field_range(field_opt[f], arg, f, &a->o->f[f]);
+}
+
+static int
+opt_size_step(struct args *a, const struct opt_def *d, const char *arg)
+{
+	return parse_u64(d->name, arg, 1, PG_MAX_SIZE, &a->size_step);
+}
+
+static int
+opt_imix(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	(void)arg;
+	if (a->o->f[PG_F_SIZE].set)
+		return pg_fail("--size and --imix: give one");
+	a->o->size_mode = PG_SIZE_IMIX;
+	return 0;
+}
+
+/* --src-ip (d->at 0), --dst-ip (1): parsed at the end, for --ipv6 may
+ * come later. */
+static int
+opt_ip(struct args *a, const struct opt_def *d, const char *arg)
+{
+	a->o->ip[d->at] = arg;
+	return 0;
+}
+
+static int
+opt_proto(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	if (strcmp(arg, "udp") == 0)
+		a->o->l4 = PG_L4_UDP;
+	else if (strcmp(arg, "tcp") == 0)
+		a->o->l4 = PG_L4_TCP;
+	else if (strcmp(arg, "icmp") == 0)
+		a->o->l4 = PG_L4_ICMP;
+	else
+		return pg_fail("--proto '%s': expected udp, tcp or icmp", arg);
+	return 0;
+}
+
+static int
+opt_vlan(struct args *a, const struct opt_def *d, const char *arg)
+{
+	uint64_t v;
+
+	if (a->o->nvlan == 2)
+		return pg_fail("--vlan '%s': at most two tags (QinQ)", arg);
+	if (parse_u64(d->name, arg, 0, 4095, &v))
+		return -1;
+	a->o->vlan[a->o->nvlan++] = (uint16_t)v;
+	return 0;
+}
+
+static int
+opt_seed(struct args *a, const struct opt_def *d, const char *arg)
+{
+	return parse_u64(d->name, arg, 0, UINT64_MAX, &a->o->seed);
+}
+
+static int
+opt_count(struct args *a, const struct opt_def *d, const char *arg)
+{
+	return parse_u64(d->name, arg, 1, UINT64_MAX / 2, &a->o->count);
+}
+
+/* --pcap (d->at 0), --replay (1). */
+static int
+opt_pcap(struct args *a, const struct opt_def *d, const char *arg)
+{
+	if (a->o->pcap_file)
+		return pg_fail("--pcap and --replay: give one file");
+	a->o->pcap_file = arg;
+	a->o->replay = d->at == 1;
+	return 0;
+}
+
+static int
+opt_capture_mode(struct args *a, const struct opt_def *d, const char *arg)
+{
+	char *end;
+	unsigned long m;
+
+	(void)d;
+	errno = 0;
+	m = strtoul(arg, &end, 8);
+	if (arg[0] < '0' || arg[0] > '7' || *end || errno || m > 0777)
+		return pg_fail("--capture-mode '%s': expected octal permission "
+			       "bits such as 0600 or 0644",
+			       arg);
+	a->o->capture_mode = (unsigned)m;
+	return 0;
+}
+
+/* --rate-pps, --rate-mbps, --rate-pct: rate mode d->at. */
+static int
+opt_rate(struct args *a, const struct opt_def *d, const char *arg)
+{
+	a->o->rate_mode = (enum pg_rate_mode)d->at;
+	return parse_double(d->name, arg, d->lo, d->hi, &a->o->rate);
+}
+
+static int
+opt_line_rate(struct args *a, const struct opt_def *d, const char *arg)
+{
+	if (opt_real(a, d, arg) != 0)
+		return -1;
+	a->o->line_rate_set = true;
+	return 0;
+}
+
+/* --json [FILE]: FILE an argument that is no option. */
+static int
+opt_json(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	(void)arg;
+	a->o->json = true;
+	if (optind < a->argc && a->argv[optind][0] != '-')
+		a->o->json_file = a->argv[optind++];
+	return 0;
+}
+
+static int
+opt_ctl_group(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	return parse_group(a->o, arg);
+}
+
+static int
+opt_l3_ip(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	return pg_l3_parse_ip(arg, a->o->l3, LR_MAX_ETHPORTS) ? -1 : 0;
+}
+
+static int
+opt_gateway(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	return pg_l3_parse_gateway(arg, a->o->l3, LR_MAX_ETHPORTS) ? -1 : 0;
+}
+
+static int
+opt_mbufs(struct args *a, const struct opt_def *d, const char *arg)
+{
+	(void)d;
+	return parse_mbufs(a->o, arg);
+}
+
+/* The options of --rfc2544 (parse_rfc() knows them by their O_*). */
+static int opt_rfc(struct args *a, const struct opt_def *d, const char *arg);
+
+/* Entries of the table: an option without a value that sets a bool; one
+ * whose value is kept as given; a number in lo..hi; another kind. */
+/* clang-format off */
+#define FLAG(n, m, fl)	{n, no_argument, 0, fl, opt_flag, AT(m, bool), 0, 0}
+#define TEXT(n, m)							\
+	{n, required_argument, 0, 0, opt_text, AT(m, const char *), 0, 0}
+#define REAL(n, m, lo, hi, fl)						\
+	{n, required_argument, 0, fl, opt_real, AT(m, double), lo, hi}
+#define UINT(n, m, lo, hi, fl)						\
+	{n, required_argument, 0, fl, opt_uint, AT(m, unsigned), lo, hi}
+#define WITH(n, take, at, fl) {n, required_argument, 0, fl, take, at, 0, 0}
+
+static const struct opt_def opts[O_NUM] = {
+	[O_PORTS] = WITH("--ports", opt_port_list, AT(ports, uint32_t), 0),
+	[O_PORTMASK] = {"--portmask", required_argument, 'p', 0, opt_portmask,
+			0, 0, 0},
+	[O_TX_PORTS] = WITH("--tx-ports", opt_port_list,
+			    AT(tx_ports, uint32_t), 0),
+	[O_RX_PORTS] = WITH("--rx-ports", opt_port_list,
+			    AT(rx_ports, uint32_t), 0),
+	[O_TX_ONLY] = FLAG("--tx-only", tx_only, 0),
+	[O_RX_ONLY] = FLAG("--rx-only", rx_only, 0),
+	[O_SIZE] = WITH("--size", opt_field, PG_F_SIZE, OPT_STREAM),
+	[O_SIZE_STEP] = WITH("--size-step", opt_size_step, 0, OPT_STREAM),
+	[O_IMIX] = {"--imix", no_argument, 0, OPT_STREAM, opt_imix, 0, 0, 0},
+	[O_SRC_MAC] = WITH("--src-mac", opt_field, PG_F_SRC_MAC, OPT_STREAM),
+	[O_DST_MAC] = WITH("--dst-mac", opt_field, PG_F_DST_MAC, OPT_STREAM),
+	[O_SRC_IP] = WITH("--src-ip", opt_ip, 0, OPT_STREAM),
+	[O_DST_IP] = WITH("--dst-ip", opt_ip, 1, OPT_STREAM),
+	[O_SRC_PORT] = WITH("--src-port", opt_field, PG_F_SRC_PORT,
+			    OPT_STREAM),
+	[O_DST_PORT] = WITH("--dst-port", opt_field, PG_F_DST_PORT,
+			    OPT_STREAM),
+	[O_RANDOM] = FLAG("--random", random, OPT_STREAM),
+	[O_SEED] = WITH("--seed", opt_seed, 0, 0),
+	[O_UDP_CKSUM] = FLAG("--udp-cksum", udp_cksum, OPT_STREAM),
+	[O_PCAP] = WITH("--pcap", opt_pcap, 0, 0),
+	[O_RATE_PPS] = {"--rate-pps", required_argument, 0, 0, opt_rate,
+			PG_RATE_PPS, 1, 1e10},
+	[O_RATE_MBPS] = {"--rate-mbps", required_argument, 0, 0, opt_rate,
+			 PG_RATE_MBPS, 0.001, 1e7},
+	[O_RATE_PCT] = {"--rate-pct", required_argument, 0, 0, opt_rate,
+			PG_RATE_PCT, 0.0001, 100},
+	[O_LINE_RATE] = {"--line-rate-gbps", required_argument, 0, 0,
+			 opt_line_rate, AT(line_rate_gbps, double), 0.001, 1e4},
+	[O_BURST] = UINT("--burst", burst, 1, PG_MAX_BURST, 0),
+	[O_BUCKET] = REAL("--bucket-ms", bucket_ms, 0, 10000, 0),
+	[O_COUNT] = WITH("--count", opt_count, 0, 0),
+	[O_DURATION] = REAL("--duration", duration, 0.001, 1e7, 0),
+	[O_DRAIN] = UINT("--drain-ms", drain_ms, 0, 600000, 0),
+	[O_QUIET] = FLAG("--quiet", quiet, 0),
+	[O_STATS_PERIOD] = REAL("--stats-period", stats_period, 0.01, 3600, 0),
+	[O_XSTATS] = FLAG("--xstats", xstats, 0),
+	[O_RECORD_CYCLES] = FLAG("--record-core-cycles", record_cycles, 0),
+	[O_JSON] = {"--json", no_argument, 0, 0, opt_json, 0, 0, 0},
+	[O_STATS_JSON] = TEXT("--stats-json", stats_json_file),
+	[O_PROTO] = WITH("--proto", opt_proto, 0, OPT_STREAM),
+	[O_VLAN] = WITH("--vlan", opt_vlan, 0, OPT_STREAM),
+	[O_IPV6] = FLAG("--ipv6", ipv6, OPT_STREAM),
+	[O_PROFILE] = TEXT("--profile", profile),
+	[O_REPLAY] = WITH("--replay", opt_pcap, 1, 0),
+	[O_SPEED] = REAL("--speed", speed, 1e-6, 1e6, 0),
+	[O_CTL] = TEXT("--ctl", ctl_path),
+	[O_CTL_GROUP] = WITH("--ctl-group", opt_ctl_group, 0, 0),
+	[O_CTL_TIMEOUT] = REAL("--ctl-timeout", ctl_timeout, 0.01, 86400, 0),
+	[O_IDLE] = FLAG("--idle", idle, 0),
+	[O_NO_STAMP] = FLAG("--no-stamp", no_stamp, 0),
+	[O_NO_SCREEN] = FLAG("--no-screen", no_screen, 0),
+	[O_IP] = WITH("--ip", opt_l3_ip, 0, 0),
+	[O_GATEWAY] = WITH("--gateway", opt_gateway, 0, 0),
+	[O_RESOLVE_TRIES] = UINT("--resolve-tries", resolve_tries, 1, 1000,
+				 OPT_RESOLVE),
+	[O_RESOLVE_INTERVAL] = REAL("--resolve-interval", resolve_interval,
+				    0.001, 60, OPT_RESOLVE),
+	[O_CAPTURE] = TEXT("--capture", capture_file),
+	[O_CAPTURE_MODE] = WITH("--capture-mode", opt_capture_mode, 0, 0),
+	[O_RXD] = UINT("--rxd", nb_rxd, 16, 16384, 0),
+	[O_TXD] = UINT("--txd", nb_txd, 16, 16384, 0),
+	[O_MBUFS] = WITH("--mbufs", opt_mbufs, 0, 0),
+	[O_MBUFS_IDLE] = UINT("--mbufs-idle", idle_ms, 0, 3600000, 0),
+	[O_QUEUES] = UINT("--queues", queues, 1, LR_MAX_QUEUES_PER_PORT, 0),
+	[O_DRAIN_ALL] = FLAG("--drain-all", drain_all, 0),
+	[O_LINK_WAIT] = REAL("--link-wait", link_wait, 0, 3600, 0),
+	[O_RFC2544] = WITH("--rfc2544", opt_rfc, 0, 0),
+	[O_RFC_SIZES] = WITH("--rfc2544-sizes", opt_rfc, 0, OPT_RFC),
+	[O_PDR_LOSS] = WITH("--pdr-loss", opt_rfc, 0, OPT_RFC),
+	[O_TRIAL_S] = WITH("--trial-s", opt_rfc, 0, OPT_RFC),
+	[O_FINAL_S] = WITH("--final-trial-s", opt_rfc, 0, OPT_RFC),
+	[O_REPEAT] = WITH("--repeat", opt_rfc, 0, OPT_RFC),
+	[O_MIN_RATE] = WITH("--min-rate", opt_rfc, 0, OPT_RFC),
+	[O_MAX_RATE] = WITH("--max-rate", opt_rfc, 0, OPT_RFC),
+	[O_PRECISION] = WITH("--precision", opt_rfc, 0, OPT_RFC),
+	[O_LAT_LOADS] = WITH("--latency-loads", opt_rfc, 0, OPT_RFC),
+	[O_LOSS_STEP] = WITH("--loss-step", opt_rfc, 0, OPT_RFC),
+	[O_TX_FULL] = WITH("--tx-full", opt_rfc, 0, OPT_RFC),
+	[O_HELP] = {"--help", no_argument, 'h', 0, opt_help, 0, 0, 0},
+};
+/* clang-format on */
+
+static int
+opt_rfc(struct args *a, const struct opt_def *d, const char *arg)
+{
+	return parse_rfc(a->o, (int)(d - opts), arg);
+}
+
+/* getopt_long() returns a long option's index plus this, or its short
+ * name. */
+#define OPT_VAL0 256
+
+/* getopt_long()'s view of opts[]. */
+static void
+build_longopts(struct option *lo)
+{
+	for (unsigned i = 0; i < O_NUM; i++) {
+		lo[i].name = opts[i].name + 2;
+		lo[i].has_arg = opts[i].has_arg;
+		lo[i].flag = NULL;
+		lo[i].val =
+		    opts[i].short_name ? opts[i].short_name : OPT_VAL0 + (int)i;
 	}
-	if (optind < argc)
-		return pg_fail(
-		    "unexpected argument '%s' (options start with --)",
-		    argv[optind]);
+	lo[O_NUM] = (struct option){NULL, 0, NULL, 0};
+}
 
-	/* Combinations. */
+/* The option getopt_long() returned as c, or NULL. */
+static const struct opt_def *
+opt_of(int c)
+{
+	if (c >= OPT_VAL0 && c < OPT_VAL0 + O_NUM)
+		return &opts[c - OPT_VAL0];
+	for (unsigned i = 0; i < O_NUM; i++)
+		if (opts[i].short_name != 0 && opts[i].short_name == c)
+			return &opts[i];
+	return NULL;
+}
+
+/* Take option c as getopt_long() returned it (li: its index when it was
+ * given by its long name, else -1): 0, 1 after printing the usage, or -1
+ * after a message that names the option as given. */
+static int
+take_option(struct args *a, int c, int li)
+{
+	const char *name =
+	    optind > 0 && optind <= a->argc ? a->argv[optind - 1] : "";
+	const struct opt_def *d;
+	int ret;
+
+	if (c >= OPT_VAL0 && li >= 0) {
+		snprintf(a->optname, sizeof(a->optname), "%s", opts[li].name);
+		name = a->optname;
+	}
+	if (c == '?')
+		return pg_fail("unknown option '%s' (see --help)", name);
+	if (c == ':')
+		return pg_fail("option '%s' needs a value", name);
+	d = opt_of(c);
+	if (d == NULL)
+		return pg_fail("unknown option '%s' (see --help)", name);
+	ret = d->take(a, d, optarg);
+	if (ret != 0)
+		return ret;
+	a->given[d - opts]++;
+	if ((d->flags & OPT_STREAM) && !a->stream_opt)
+		a->stream_opt = strcpy(a->stream_name, name);
+	if ((d->flags & OPT_RFC) && !a->rfc_opt)
+		a->rfc_opt = strcpy(a->rfc_name, name);
+	if (d->flags & OPT_RESOLVE)
+		a->resolve = d->name;
+	return 0;
+}
+
+/* ---- What the options say together ---- */
+
+/* --src-ip and --dst-ip, now that --ipv6 is known; 0 or -1. */
+static int
+parse_ips(struct pg_opts *o)
+{
 	for (int i = 0; i < 2; i++) {
 		uint64_t lo, hi, hi6;
 
@@ -1374,59 +1217,96 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 		o->f[PG_F_SRC_IP + i].set = true;
 		o->cli.hi6[i] = hi6;
 	}
-	if (nrate > 1)
+	return 0;
+}
+
+/* --rate-* options given. */
+static unsigned
+nrate(const struct args *a)
+{
+	return a->given[O_RATE_PPS] + a->given[O_RATE_MBPS] +
+	       a->given[O_RATE_PCT];
+}
+
+/* What --pcap does not take of the frame options; 0 or -1. */
+static int
+check_pcap_frames(const struct args *a)
+{
+	const struct pg_opts *o = a->o;
+
+	if (!o->pcap_file)
+		return 0;
+	if (o->f[PG_F_SIZE].set || o->size_mode == PG_SIZE_IMIX || a->size_step)
+		return pg_fail("--pcap sends the file's frames: --size, "
+			       "--size-step and --imix do not apply");
+	for (int i = PG_F_SRC_MAC; i < PG_F_COUNT; i++)
+		if (o->f[i].set)
+			return pg_fail("--pcap sends the file's frames: "
+				       "%s does not apply",
+				       field_opt[i]);
+	if (o->udp_cksum)
+		return pg_fail("--pcap sends the file's frames: "
+			       "--udp-cksum does not apply");
+	return 0;
+}
+
+/* The directions, the rate, the frames and where they come from; the size
+ * range and its step set. 0 or -1. */
+static int
+check_frames(const struct args *a)
+{
+	struct pg_opts *o = a->o;
+
+	if (nrate(a) > 1)
 		return pg_fail(
 		    "--rate-pps, --rate-mbps and --rate-pct: give one");
 	if (o->tx_only && o->rx_only)
 		return pg_fail("--tx-only and --rx-only: give one");
-	if (o->rx_only && (o->count || nrate || o->pcap_file))
+	if (o->rx_only && (o->count || nrate(a) || o->pcap_file))
 		return pg_fail("--rx-only sends nothing: --count, --rate-* and "
 			       "--pcap need transmitting");
-	if (o->pcap_file &&
-	    (o->f[PG_F_SIZE].set || o->size_mode == PG_SIZE_IMIX || size_step))
-		return pg_fail("--pcap sends the file's frames: --size, "
-			       "--size-step and --imix do not apply");
-	if (o->pcap_file) {
-		for (int i = PG_F_SRC_MAC; i < PG_F_COUNT; i++)
-			if (o->f[i].set)
-				return pg_fail(
-				    "--pcap sends the file's frames: "
-				    "%s does not apply",
-				    field_opt[i]);
-		if (o->udp_cksum)
-			return pg_fail("--pcap sends the file's frames: "
-				       "--udp-cksum does not apply");
-	}
+	if (check_pcap_frames(a) != 0)
+		return -1;
 	if (o->f[PG_F_SIZE].lo != o->f[PG_F_SIZE].hi)
 		o->size_mode = PG_SIZE_RANGE;
-	if (size_step) {
+	if (a->size_step) {
 		if (o->size_mode != PG_SIZE_RANGE)
 			return pg_fail("--size-step needs a size range (--size "
 				       "N-M)");
-		o->f[PG_F_SIZE].step = size_step;
+		o->f[PG_F_SIZE].step = a->size_step;
 	}
-	if (speed && !o->replay)
+	if (a->given[O_SPEED] && !o->replay)
 		return pg_fail("--speed needs --replay FILE");
-	if (o->replay && nrate)
+	if (o->replay && nrate(a))
 		return pg_fail(
 		    "--replay sends at the capture's timing: --rate-* "
 		    "does not apply (--pcap FILE --rate-* sends the file "
 		    "at a set rate)");
-	if (o->profile && (stream_opt || o->pcap_file))
+	if (o->profile && (a->stream_opt || o->pcap_file))
 		return pg_fail(
 		    "--profile defines the streams: %s does not apply",
-		    o->pcap_file ? "--pcap" : stream_opt);
+		    o->pcap_file ? "--pcap" : a->stream_opt);
 	if (o->pcap_file && (o->l4 || o->nvlan || o->ipv6))
 		return pg_fail(
 		    "--pcap sends the file's frames: --proto, --vlan "
 		    "and --ipv6 do not apply");
+	return 0;
+}
+
+/* The control socket's options, L3 mode's and --capture-mode; 0 or -1. */
+static int
+check_ctl_l3(const struct args *a)
+{
+	const struct pg_opts *o = a->o;
+	int l3 = 0;
+
 	if (o->idle && !o->ctl_path)
 		return pg_fail("--idle waits for a \"start\" request: it needs "
 			       "--ctl PATH");
 	if (o->ctl_group && !o->ctl_path)
 		return pg_fail("--ctl-group is the control socket's group: it "
 			       "needs --ctl PATH");
-	if (ctl_timeout && !o->ctl_path)
+	if (a->given[O_CTL_TIMEOUT] && !o->ctl_path)
 		return pg_fail("--ctl-timeout is for the control socket's "
 			       "clients: it needs --ctl PATH");
 	if (o->idle && o->rx_only)
@@ -1437,17 +1317,44 @@ pg_parse_args(int argc, char **argv, struct pg_opts *o)
 			return -1;
 		l3 |= o->l3[p].has4 || o->l3[p].has6;
 	}
-	if (resolve && !l3)
+	if (a->resolve && !l3)
 		return pg_fail("%s needs --ip PORT:ADDRESS/PREFIX (L3 mode)",
-			       resolve);
-	if (gateway && o->pcap_file)
+			       a->resolve);
+	if (a->given[O_GATEWAY] && o->pcap_file)
 		return pg_fail(
 		    "--pcap sends the file's frames as they are: "
 		    "--gateway does not apply (--ip alone answers ARP, "
 		    "NDP and ping)");
-	if (capture_mode && !o->capture_file)
+	if (a->given[O_CAPTURE_MODE] && !o->capture_file)
 		return pg_fail("--capture-mode needs --capture FILE");
-	if (check_rfc(o, nrate, rfc_opt) != 0)
+	return 0;
+}
+
+int
+pg_parse_args(int argc, char **argv, struct pg_opts *o)
+{
+	struct args a = {.o = o, .argc = argc, .argv = argv};
+	struct option longopts[O_NUM + 1];
+	int c, li = -1, ret;
+
+	a.prog = argc > 0 ? argv[0] : PROG;
+	set_defaults(o);
+	build_longopts(longopts);
+	optind = 0; /* the EAL used getopt before: start over */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:h", longopts, &li)) != -1) {
+		ret = take_option(&a, c, li);
+		li = -1;
+		if (ret != 0)
+			return ret;
+	}
+	if (optind < argc)
+		return pg_fail(
+		    "unexpected argument '%s' (options start with --)",
+		    argv[optind]);
+	if (parse_ips(o) != 0 || check_frames(&a) != 0 ||
+	    check_ctl_l3(&a) != 0 ||
+	    check_rfc(o, (int)nrate(&a), a.rfc_opt) != 0)
 		return -1;
 	if (o->pcap_file && !pg_have_pcap())
 		return pg_fail(

@@ -567,17 +567,131 @@ void pg_lcore_snap(struct pg_lcore *lc);
 /** Free the frames a queue still holds (pending ones count as tx_drop). */
 void pg_txq_release(struct pg_txq *q);
 
-/* main.c: the run, for the trials */
+/* The control thread's side of the run (main.c wires it: setup.c builds
+ * it, live.c watches it, screen.c and report.c show it, ctl_handlers.c
+ * changes it). Written at setup and then by the control thread only; the
+ * lcores never read pg_app itself, only the lcore and queue states it
+ * points to (theirs). */
+
+/** A port the run uses: its role, its queues' counters, snapshots for
+ *  rates. */
+struct pg_port {
+	bool used, tx, rx;
+	uint16_t nq;   /**< queues (rx = tx) */
+	uint16_t ntxq; /**< streams on it */
+	char name[LR_ETH_NAME_MAX_LEN];
+	struct pg_counters *cnt;   /**< [nq] */
+	struct lr_eth_stats stats; /**< at the end, before close */
+	uint64_t l_tx, l_txb, l_rx, l_rxb, l_drops; /**< last live line */
+	uint64_t l_other;			    /**< frames not ours */
+};
+
+/** What setup builds beside pg, and the live output's last figures. */
+struct pg_app {
+	struct pg_port ports[LR_MAX_ETHPORTS];
+	struct pg_lcore *lcores[LR_MAX_LCORE]; /**< by lcore id */
+	unsigned dp_lcores[LR_MAX_LCORE];      /**< the datapath lcores' ids */
+	unsigned n_dp;
+	struct pg_txq *txqs[PG_MAX_STREAMS]; /**< every stream instance */
+	unsigned ntxqs;
+	struct pg_tmpl *pcap_tmpl; /**< --pcap's frames */
+	unsigned pcap_n;
+	uint64_t t_stop;     /**< TSC when the run ended */
+	uint64_t last_print; /**< TSC of the last live line or screen */
+	uint64_t l_behind, l_all_tx, l_all_txb; /**< at the last of them */
+	/** Sum of the rates of the paced streams without gaps (their
+	 *  targets). */
+	double target_pps, target_bps;
+	/** Each instance's rate (its target), and the share weights of the
+	 *  streams without a rate of their own, over all and per port: a rate
+	 *  set through the control socket is split as --rate-* was. */
+	double inst_pps[PG_MAX_STREAMS], inst_bps[PG_MAX_STREAMS];
+	double wsum, wport[LR_MAX_ETHPORTS];
+	bool any_paced;
+};
+
+extern struct pg_app pg_app;
+
+/** The i-th datapath lcore's state. */
+static inline struct pg_lcore *
+pg_dp_lcore(unsigned i)
+{
+	return pg_app.lcores[pg_app.dp_lcores[i]];
+}
+
+/* setup.c: ports, lcores, queues, pools, streams */
+/** What the command line names: the ports of --vdev, the streams, the
+ *  ports and queues they use, --pcap's frames; the longest frame into
+ *  *max_len. 0, or the exit status after a message. */
+int pg_setup_inputs(struct pg_opts *o, unsigned *max_len);
+/** The pools, the ports and their queues, the streams and their frames,
+ *  the links and L3 mode: 0, or -1 after a message. */
+int pg_setup_run(const struct pg_opts *o, unsigned max_len);
+/** Instances of stream definition k, and the index of instance q among
+ *  them into *idx. */
+unsigned pg_sdef_instances(unsigned k, const struct pg_txq *q, unsigned *idx);
+/** Check and free the queues' own pools at exit (their mbufs not back
+ *  added to *leaked); 0, or -1 after a message. */
+int pg_tx_pools_fini(unsigned *leaked);
+
+/* live.c: the control thread while the run goes on */
 /** Start the datapath lcores and the control loop (which ends the sending
  *  at --duration, --count or a stop, drains --drain-ms, stops them); back
  *  once every lcore has returned. */
 void pg_run_lcores(void);
 /** Give every mbuf a port still holds back to its pool. */
 void pg_drain_ports(void);
+/** Gbit/s on the wire of pkts frames of bytes in all over secs. */
+double pg_wire_gbps(uint64_t pkts, uint64_t bytes, double secs);
+/** Sums of port p's queue counters: rx and rxb count the frames of ours,
+ *  other the rest. */
+void pg_port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx,
+		  uint64_t *rxb, uint64_t *other);
+/** Frames port p dropped or could not take (its own counters). */
+uint64_t pg_port_drops(uint16_t p);
+/** Frames behind the rate's schedule, over every queue. */
+uint64_t pg_behind_sum(void);
+/** "X of Y UNIT": the rate reached against the continuous streams'
+ *  targets, into buf. */
+void pg_rate_vs_target(char *buf, size_t len, uint64_t pkts, uint64_t bytes,
+		       double secs);
+/** "sending", "stopping", "stopped" or "done". */
+const char *pg_send_state(void);
+/** A line a port of the last second (and the mbuf pool's). */
+void pg_print_live(uint64_t now);
+/** --xstats: the mbuf pool's counters. */
+void pg_print_pool_xstats(void);
+/** --stats-json: create the file; 0 or -1 after a message. */
+int pg_stats_json_open(const struct pg_opts *o);
+/** --stats-json: its last line, at the end of the run (unless a write
+ *  failed). */
+void pg_stats_json_last(void);
+/** --stats-json: close the file; 0, or -1 when a write or the close
+ *  failed (said). */
+int pg_stats_json_close(const struct pg_opts *o);
+
+/* report.c: what is printed about the run */
+/** Names and units of enum pg_rate_mode, as the JSON output and the
+ *  control socket write them. */
+extern const char *const pg_rate_mode_name[];
+extern const char *const pg_rate_mode_unit[];
+/** The line that says what runs. */
+void pg_describe_run(const struct pg_opts *o);
+/** --json: set stdout aside for the document (or create --json FILE); 0,
+ *  or -1 after a message. */
+int pg_json_open(const struct pg_opts *o);
 /** Where --json writes its document (stdout set aside, or FILE). */
 FILE *pg_json_stream(void);
 /** The run's configuration as a JSON object (ports, rate, streams). */
 struct json_t *pg_json_config(void);
+/** Close --json's stream; 0, or -1 after a message when --json FILE
+ *  cannot be written. */
+int pg_json_close(const struct pg_opts *o);
+/** The figures of a run that started (leaked: mbufs not back): the
+ *  summary or the --json document, the ports that stopped taking frames,
+ *  the final `pktgen total:` line. 0, or -1 when a port stopped taking
+ *  frames. */
+int pg_report(const struct pg_opts *o, unsigned leaked);
 
 /* trial.c: one trial of a search */
 /** Latency figures of a trial, in microseconds (see PG_TQ_*). */
@@ -635,14 +749,16 @@ int pg_rfc2544_run(void);
 /** Parse program options into o: 0; 1 after printing the usage for
  *  -h/--help; -1 after printing the error. */
 int pg_parse_args(int argc, char **argv, struct pg_opts *o);
-/** Print the program's usage to f. */
-void pg_usage(FILE *f, const char *prog);
 /** Parse a MAC "aa:bb:cc:dd:ee:ff" into a 48-bit value; 0 or -1. */
 int pg_parse_mac(const char *s, uint64_t *v);
 /** Parse an IPv4 or IPv6 address or range "A-B" into lo..hi (IPv6: the
  *  low 64 bits; the high ones, equal at both ends, in *hi6); 0 or -1. */
 int pg_parse_ip_range(const char *s, bool v6, uint64_t *lo, uint64_t *hi,
 		      uint64_t *hi6);
+
+/* usage.c */
+/** Print the program's usage to f. */
+void pg_usage(FILE *f, const char *prog);
 
 /* stream.c */
 /** IMIX slot sizes, PG_IMIX_SLOTS of them (7:4:1 of 64/570/1518). */
@@ -692,7 +808,7 @@ int pg_capture_write(struct lr_mbuf **pkts, unsigned n);
  *  the close failed (printed). */
 int pg_capture_close(void);
 
-/* ctl.c (and main.c for what it reports and changes) */
+/* ctl.c (and ctl_handlers.c for what it reports and changes) */
 struct json_t;
 /** Open the control socket o->ctl_path (mode, group and timeout from o);
  *  0 or -1 after printing why. */
@@ -702,14 +818,15 @@ int pg_ctl_open(const struct pg_opts *o);
 bool pg_ctl_poll(void);
 /** Close the control socket and remove its file. */
 void pg_ctl_close(void);
-/** The counters so far as a JSON object (main.c). */
+/** The counters so far as a JSON object (ctl_handlers.c). */
 struct json_t *pg_ctl_stats(void);
 /** Set the rate to v in mode (enum pg_rate_mode): stream -1, the rate the
  *  streams without one of their own share; else stream definition
- *  stream's own rate. 0, or -1 with the reason in err (main.c). */
+ *  stream's own rate. 0, or -1 with the reason in err
+ *  (ctl_handlers.c). */
 int pg_ctl_set_rate(int mode, double v, int stream, char *err, size_t n);
 /** Start (on) or stop the sending of every stream; the run goes on
- *  (main.c). */
+ *  (ctl_handlers.c). */
 void pg_ctl_set_sending(bool on);
 /** Whether the streams are sending (not stopped by "stop" or --idle). */
 static inline bool
@@ -719,7 +836,23 @@ pg_sending(void)
 }
 
 /* screen.c: the live screen (a terminal refreshed in place with ANSI
- * sequences); main.c fills it. */
+ * sequences), and the control thread's messages on it. */
+/** A message of the control thread: a line of its own, or on the
+ *  screen. */
+void pg_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/** The live screen when pg_screen_wanted(o): the lcores' copies of their
+ *  statistics made, the terminal taken; 0 or -1 (out of memory). */
+int pg_screen_start(const struct pg_opts *o);
+/** Whether the live output is the screen (pg_screen_start()). */
+bool pg_screen_on(void);
+/** Each tick of the control loop: ask the lcores for their statistics,
+ *  take them, draw once a second. */
+void pg_screen_tick(uint64_t now);
+/** The last frame, from the lcores' own statistics, and the terminal
+ *  given back. */
+void pg_screen_final(void);
+/** Free what pg_screen_start() took. */
+void pg_screen_free(void);
 /** Whether the live output is a screen: stdout a terminal that is not
  *  "dumb", and no --quiet, --json, --stats-period or --no-screen. */
 bool pg_screen_wanted(const struct pg_opts *o);

@@ -323,6 +323,90 @@ kind_max(enum vkind k)
 	}
 }
 
+/* "mode" of a ranged value at key: "inc", "dec" or "random" into v. */
+static int
+val_mode(const struct ctx *c, const char *key, json_t *m, struct pg_val *v)
+{
+	const char *ms = json_is_string(m) ? json_string_value(m) : "";
+	char buf[160];
+
+	if (strcmp(ms, "inc") == 0)
+		v->mode = PG_V_INC;
+	else if (strcmp(ms, "dec") == 0)
+		v->mode = PG_V_DEC;
+	else if (strcmp(ms, "random") == 0)
+		v->mode = PG_V_RANDOM;
+	else
+		return perr(c, key,
+			    "mode %s: expected \"inc\", \"dec\" or \"random\"",
+			    jtext(m, buf, sizeof(buf)));
+	return 0;
+}
+
+/* A value at key as an object {"from", "to", "step", "mode"} of kind k
+ * (what: what its ends must be) into v, the ends' IPv6 high bits into
+ * *h0 and *h1. */
+static int
+val_object(const struct ctx *c, const char *key, json_t *j, enum vkind k,
+	   bool v6, const char *what, struct pg_val *v, uint64_t *h0,
+	   uint64_t *h1)
+{
+	json_t *m = json_object_get(j, "mode");
+	json_t *st = json_object_get(j, "step");
+	const char *k2;
+	char buf[160];
+	json_t *x;
+
+	json_object_foreach(j, k2, x)
+	{
+		if (strcmp(k2, "from") && strcmp(k2, "to") &&
+		    strcmp(k2, "step") && strcmp(k2, "mode"))
+			return perr(c, key,
+				    "unknown key '%s' (from, to, step, "
+				    "mode)",
+				    k2);
+	}
+	if (one_value(json_object_get(j, "from"), k, v6, &v->lo, h0) ||
+	    one_value(json_object_get(j, "to"), k, v6, &v->hi, h1))
+		return perr(c, key, "'from' and 'to' must be %s, in %s", what,
+			    jtext(j, buf, sizeof(buf)));
+	if (st && (!json_is_integer(st) || json_integer_value(st) < 1))
+		return perr(c, key, "'step' must be a number >= 1");
+	if (st)
+		v->step = (uint64_t)json_integer_value(st);
+	if (m)
+		return val_mode(c, key, m, v);
+	return 0;
+}
+
+/* A value at key as text "A-B" of kind k (not an IP address: those have
+ * their own notation of ranges) into v, the ends' IPv6 high bits into *h0
+ * and *h1. */
+static int
+val_range_text(const struct ctx *c, const char *key, json_t *j, enum vkind k,
+	       bool v6, const char *what, struct pg_val *v, uint64_t *h0,
+	       uint64_t *h1)
+{
+	char a[64], *dash, buf[160];
+
+	if (json_string_length(j) >= sizeof(a))
+		return perr(c, key, "%s: longer than %zu characters",
+			    jtext(j, buf, sizeof(buf)), sizeof(a) - 1);
+	snprintf(a, sizeof(a), "%s", json_string_value(j));
+	dash = strchr(a, '-');
+	*dash = '\0';
+	json_t *ja = json_string(a), *jb = json_string(dash + 1);
+	int bad = one_value(ja, k, v6, &v->lo, h0) ||
+		  one_value(jb, k, v6, &v->hi, h1);
+
+	json_decref(ja);
+	json_decref(jb);
+	if (bad)
+		return perr(c, key, "expected %s or a range A-B, not %s", what,
+			    jtext(j, buf, sizeof(buf)));
+	return 0;
+}
+
 /* A fixed or ranged value of kind k at key into v (IPv6: high bits into
  * *hi6). */
 static int
@@ -339,65 +423,12 @@ get_val(const struct ctx *c, const char *key, json_t *j, enum vkind k, bool v6,
 	v->step = 1;
 	v->mode = PG_V_INC;
 	if (json_is_object(j)) {
-		json_t *m = json_object_get(j, "mode");
-		json_t *st = json_object_get(j, "step");
-		const char *k2;
-		json_t *x;
-
-		json_object_foreach(j, k2, x)
-		{
-			if (strcmp(k2, "from") && strcmp(k2, "to") &&
-			    strcmp(k2, "step") && strcmp(k2, "mode"))
-				return perr(c, key,
-					    "unknown key '%s' (from, to, step, "
-					    "mode)",
-					    k2);
-		}
-		if (one_value(json_object_get(j, "from"), k, v6, &v->lo, &h0) ||
-		    one_value(json_object_get(j, "to"), k, v6, &v->hi, &h1))
-			return perr(c, key, "'from' and 'to' must be %s, in %s",
-				    what, jtext(j, buf, sizeof(buf)));
-		if (st && (!json_is_integer(st) || json_integer_value(st) < 1))
-			return perr(c, key, "'step' must be a number >= 1");
-		if (st)
-			v->step = (uint64_t)json_integer_value(st);
-		if (m) {
-			const char *ms =
-			    json_is_string(m) ? json_string_value(m) : "";
-
-			if (strcmp(ms, "inc") == 0)
-				v->mode = PG_V_INC;
-			else if (strcmp(ms, "dec") == 0)
-				v->mode = PG_V_DEC;
-			else if (strcmp(ms, "random") == 0)
-				v->mode = PG_V_RANDOM;
-			else
-				return perr(
-				    c, key,
-				    "mode %s: expected \"inc\", \"dec\" "
-				    "or \"random\"",
-				    jtext(m, buf, sizeof(buf)));
-		}
+		if (val_object(c, key, j, k, v6, what, v, &h0, &h1) != 0)
+			return -1;
 	} else if (json_is_string(j) && k != K_IP &&
 		   strchr(json_string_value(j), '-') != NULL) {
-		char a[64], *dash;
-
-		if (json_string_length(j) >= sizeof(a))
-			return perr(c, key, "%s: longer than %zu characters",
-				    jtext(j, buf, sizeof(buf)), sizeof(a) - 1);
-		snprintf(a, sizeof(a), "%s", json_string_value(j));
-		dash = strchr(a, '-');
-		*dash = '\0';
-		json_t *ja = json_string(a), *jb = json_string(dash + 1);
-		int bad = one_value(ja, k, v6, &v->lo, &h0) ||
-			  one_value(jb, k, v6, &v->hi, &h1);
-
-		json_decref(ja);
-		json_decref(jb);
-		if (bad)
-			return perr(c, key,
-				    "expected %s or a range A-B, not %s", what,
-				    jtext(j, buf, sizeof(buf)));
+		if (val_range_text(c, key, j, k, v6, what, v, &h0, &h1) != 0)
+			return -1;
 	} else if (json_is_string(j) && k == K_IP) {
 		if (pg_parse_ip_range(json_string_value(j), v6, &v->lo, &v->hi,
 				      &h0) != 0)
@@ -616,10 +647,9 @@ get_vlan(const struct ctx *c, json_t *j, struct pg_sdef *d)
 	return 0;
 }
 
-/* A key's handler, in the order they are applied (ipv6 before the
- * addresses). */
+/* Every key of stream js is one that a stream has. */
 static int
-parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
+stream_keys(const struct ctx *c, json_t *js)
 {
 	static const char *const known[] = {
 	    "name",	 "ports",	 "ipv6",      "dst_mac",
@@ -629,14 +659,8 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	    "icmp_code", "udp_checksum", "payload",   "size",
 	    "rate_pps",	 "rate_mbps",	 "share",     "count",
 	    "burst",	 "gap_us",	 "bursts",    NULL};
-	static const char *const fkey[PG_FV_COUNT] = {
-	    "src_mac", "dst_mac",  "vlan",    "src_ip",
-	    "dst_ip",  "src_port", "dst_port"};
 	const char *key;
-	char buf[160];
 	json_t *v;
-	double x;
-	int nrate = 0;
 
 	json_object_foreach(js, key, v)
 	{
@@ -649,6 +673,16 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 				    "unknown key (see README.md, "
 				    "\"lr-pktgen profiles\")");
 	}
+	return 0;
+}
+
+/* "ipv6", "proto" and "ports" of stream js into d. */
+static int
+stream_kind(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	char buf[160];
+	json_t *v;
+
 	if ((v = json_object_get(js, "ipv6")) != NULL) {
 		if (!json_is_boolean(v))
 			return perr(c, "ipv6", "expected true or false");
@@ -685,6 +719,20 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 			d->ports |= 1u << json_integer_value(e);
 		}
 	}
+	return 0;
+}
+
+/* The VLAN tags and the fields that may vary (addresses, ports) of
+ * stream js into d: after "ipv6", which says what the addresses are. */
+static int
+stream_fields(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	static const char *const fkey[PG_FV_COUNT] = {
+	    "src_mac", "dst_mac",  "vlan",    "src_ip",
+	    "dst_ip",  "src_port", "dst_port"};
+	json_t *v;
+	double x;
+
 	if ((v = json_object_get(js, "vlan")) != NULL && get_vlan(c, v, d) != 0)
 		return -1;
 	if ((v = json_object_get(js, "vlan_pcp")) != NULL) {
@@ -707,6 +755,17 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 						: NULL) != 0)
 			return -1;
 	}
+	return 0;
+}
+
+/* The other header bytes (TTL, TOS, TCP flags, ICMP type and code, the
+ * UDP checksum) and the payload of stream js into d. */
+static int
+stream_bytes(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	json_t *v;
+	double x;
+
 	if ((v = json_object_get(js, "ttl")) != NULL) {
 		if (get_num(c, "ttl", v, 0, 255, &x) != 0)
 			return -1;
@@ -739,6 +798,17 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	if ((v = json_object_get(js, "payload")) != NULL &&
 	    get_payload(c, v, d) != 0)
 		return -1;
+	return 0;
+}
+
+/* The sizes and the rate (its own, or its share of --rate-*) of stream
+ * js into d. */
+static int
+stream_rate(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	json_t *v;
+	int nrate = 0;
+
 	if ((v = json_object_get(js, "size")) != NULL && get_size(c, v, d) != 0)
 		return -1;
 	if ((v = json_object_get(js, "rate_pps")) != NULL) {
@@ -760,6 +830,16 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	}
 	if (nrate > 1)
 		return perr(c, "rate_pps/rate_mbps/share", "give one");
+	return 0;
+}
+
+/* The count and the burst pattern of stream js into d. */
+static int
+stream_bursts(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	json_t *v;
+	double x;
+
 	if ((v = json_object_get(js, "count")) != NULL) {
 		if (get_num(c, "count", v, 1, 9e18, &x) != 0)
 			return -1;
@@ -784,6 +864,17 @@ parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	    d->burst == 0)
 		return perr(c, "bursts/gap_us",
 			    "need \"burst\" (frames a burst)");
+	return 0;
+}
+
+/* A stream's keys, applied in this order (ipv6 before the addresses). */
+static int
+parse_stream(const struct ctx *c, json_t *js, struct pg_sdef *d)
+{
+	if (stream_keys(c, js) != 0 || stream_kind(c, js, d) != 0 ||
+	    stream_fields(c, js, d) != 0 || stream_bytes(c, js, d) != 0 ||
+	    stream_rate(c, js, d) != 0 || stream_bursts(c, js, d) != 0)
+		return -1;
 	return 0;
 }
 

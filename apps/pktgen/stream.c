@@ -269,31 +269,13 @@ pg_stream_tmpl_fix(struct pg_txq *q)
 		fields_base(q, t->data);
 }
 
-int
-pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
-	       uint64_t seed, uint32_t run_id)
+/* The Ethernet header and VLAN tags of definition sd into d (the source
+ * port_mac unless sd sets one); the offset of the IP header. */
+static unsigned
+put_eth(uint8_t *d, const struct pg_sdef *sd, uint64_t port_mac)
 {
-	unsigned max_len = pg_sdef_max_len(sd), len, off, l3, l4;
-	struct pg_tmpl *t;
-	uint8_t *d;
+	unsigned off;
 
-	t = calloc(1, sizeof(*t));
-	if (t == NULL)
-		return -1;
-	/* 64 bytes of slack: the fast path copies 64 bytes at least. */
-	d = calloc(1, max_len + 64);
-	if (d == NULL) {
-		free(t);
-		return -1;
-	}
-	len = (sd->slots ? sd->slots[0] : (unsigned)sd->size.lo) - PG_FCS;
-	if (sd->size.mode == PG_V_DEC && sd->slots == NULL)
-		len = (unsigned)(sd->size.lo + (sd->size.hi - sd->size.lo) /
-						   sd->size.step *
-						   sd->size.step) -
-		      PG_FCS;
-
-	/* Ethernet and tags. */
 	put_be(d + 0, sd->v[PG_FV_DST_MAC].lo, 6);
 	put_be(d + 6,
 	       sd->v[PG_FV_SRC_MAC].set ? sd->v[PG_FV_SRC_MAC].lo : port_mac,
@@ -309,8 +291,14 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 		off += 4;
 	}
 	put_be(d + off, sd->ipv6 ? 0x86dd : 0x0800, 2);
-	l3 = off + 2;
-	/* IP. */
+	return off + 2;
+}
+
+/* The IPv4 or IPv6 header of sd at d + l3 (lengths and checksum left to
+ * pg_stream_fix()); the offset of the transport header. */
+static unsigned
+put_ip(uint8_t *d, unsigned l3, const struct pg_sdef *sd)
+{
 	if (sd->ipv6) {
 		put_be(d + l3, 0x60000000u | (uint32_t)sd->tos << 20, 4);
 		d[l3 + 6] = sd->l4 == PG_L4_UDP	  ? 17
@@ -321,59 +309,45 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 		put_be(d + l3 + 16, sd->v[PG_FV_SRC_IP].lo, 8);
 		put_be(d + l3 + 24, sd->hi6[1], 8);
 		put_be(d + l3 + 32, sd->v[PG_FV_DST_IP].lo, 8);
-		l4 = l3 + 40;
-	} else {
-		d[l3] = 0x45;
-		d[l3 + 1] = sd->tos;
-		put_be(d + l3 + 6, 0x4000, 2); /* DF */
-		d[l3 + 8] = sd->ttl;
-		d[l3 + 9] = sd->l4 == PG_L4_UDP	  ? 17
-			    : sd->l4 == PG_L4_TCP ? 6
-						  : 1;
-		put_be(d + l3 + 12, sd->v[PG_FV_SRC_IP].lo, 4);
-		put_be(d + l3 + 16, sd->v[PG_FV_DST_IP].lo, 4);
-		l4 = l3 + 20;
+		return l3 + 40;
 	}
-	/* Transport. */
+	d[l3] = 0x45;
+	d[l3 + 1] = sd->tos;
+	put_be(d + l3 + 6, 0x4000, 2); /* DF */
+	d[l3 + 8] = sd->ttl;
+	d[l3 + 9] = sd->l4 == PG_L4_UDP ? 17 : sd->l4 == PG_L4_TCP ? 6 : 1;
+	put_be(d + l3 + 12, sd->v[PG_FV_SRC_IP].lo, 4);
+	put_be(d + l3 + 16, sd->v[PG_FV_DST_IP].lo, 4);
+	return l3 + 20;
+}
+
+/* The UDP, TCP or ICMP header of sd at d + l4 (length and checksum left
+ * to pg_stream_fix()). */
+static void
+put_l4(uint8_t *d, unsigned l4, const struct pg_sdef *sd)
+{
 	if (sd->l4 == PG_L4_ICMP) {
 		d[l4] = sd->icmp_type;
 		d[l4 + 1] = sd->icmp_code;
 		put_be(d + l4 + 4, sd->v[PG_FV_SRC_PORT].lo, 2); /* id */
-	} else {
-		put_be(d + l4, sd->v[PG_FV_SRC_PORT].lo, 2);
-		put_be(d + l4 + 2, sd->v[PG_FV_DST_PORT].lo, 2);
-		if (sd->l4 == PG_L4_TCP) {
-			put_be(d + l4 + 4, 1, 4); /* seq */
-			d[l4 + 12] = 5 << 4;
-			d[l4 + 13] = sd->tcp_flags;
-			put_be(d + l4 + 14, 65535, 2);
-		}
+		return;
 	}
-	off = pg_sdef_hdr_len(sd);
-	/* Stamp, then the pattern. */
-	put_be(d + off + PG_ST_RUN, run_id, 4);
-	put_be(d + off + PG_ST_STREAM, q->stream, 2);
-	for (unsigned i = off + PG_PAYLOAD_LEN; i < max_len; i++)
-		d[i] = sd->patlen
-			   ? sd->pat[(i - off - PG_PAYLOAD_LEN) % sd->patlen]
-			   : (uint8_t)i;
+	put_be(d + l4, sd->v[PG_FV_SRC_PORT].lo, 2);
+	put_be(d + l4 + 2, sd->v[PG_FV_DST_PORT].lo, 2);
+	if (sd->l4 == PG_L4_TCP) {
+		put_be(d + l4 + 4, 1, 4); /* seq */
+		d[l4 + 12] = 5 << 4;
+		d[l4 + 13] = sd->tcp_flags;
+		put_be(d + l4 + 14, 65535, 2);
+	}
+}
 
-	t->data = d;
-	t->len = len;
-	t->stamped = true;
-	t->stamp_off = (uint16_t)off;
-	q->tmpl = t;
-	q->own_tmpl = t;
-	q->ntmpl = 1;
-	q->tmpl_idx = 0;
-	q->l3_off = (uint16_t)l3;
-	q->l4_off = (uint16_t)l4;
-	q->l4 = sd->l4;
-	q->ipv6 = sd->ipv6;
-	/* UDP over IPv4 may go without; IPv6 and the others may not. */
-	q->l4_cksum = sd->l4 != PG_L4_UDP || sd->ipv6 || sd->udp_cksum;
-
-	/* The field engine. */
+/* The field engine of q: a generator for every field of sd that varies
+ * (the outer VLAN id only when there is a tag). */
+static void
+fields_init(struct pg_txq *q, const struct pg_sdef *sd, unsigned l3,
+	    unsigned l4)
+{
 	q->nfgen = 0;
 	for (int f = 0; f < PG_FV_COUNT; f++) {
 		const struct pg_val *v = &sd->v[f];
@@ -396,7 +370,12 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 		g->dstep = g->mode == PG_V_DEC ? -g->step : g->step;
 		g->val = g->first;
 	}
-	/* Sizes. */
+}
+
+/* q's sizes (a range or a table of sd), and how it builds its frames. */
+static void
+sizes_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t seed)
+{
 	memset(&q->sgen, 0, sizeof(q->sgen));
 	q->slots = sd->slots;
 	q->vary_size = sd->slots != NULL || sd->size.lo != sd->size.hi;
@@ -411,6 +390,69 @@ pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
 	q->rnd = (seed * 0x9e3779b97f4a7c15ULL + q->stream) | 1;
 	if (q->nfgen && !q->vary_size && !q->l4_cksum && !q->ipv6)
 		q->kind = PG_K_FIELDS;
+}
+
+/* The length (without FCS) of sd's first frame: the first size of its
+ * table or range (the last one of a falling range). */
+static unsigned
+first_len(const struct pg_sdef *sd)
+{
+	unsigned len =
+	    (sd->slots ? sd->slots[0] : (unsigned)sd->size.lo) - PG_FCS;
+
+	if (sd->size.mode == PG_V_DEC && sd->slots == NULL)
+		len = (unsigned)(sd->size.lo + (sd->size.hi - sd->size.lo) /
+						   sd->size.step *
+						   sd->size.step) -
+		      PG_FCS;
+	return len;
+}
+
+int
+pg_stream_init(struct pg_txq *q, const struct pg_sdef *sd, uint64_t port_mac,
+	       uint64_t seed, uint32_t run_id)
+{
+	unsigned max_len = pg_sdef_max_len(sd), off, l3, l4;
+	struct pg_tmpl *t;
+	uint8_t *d;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return -1;
+	/* 64 bytes of slack: the fast path copies 64 bytes at least. */
+	d = calloc(1, max_len + 64);
+	if (d == NULL) {
+		free(t);
+		return -1;
+	}
+	l3 = put_eth(d, sd, port_mac);
+	l4 = put_ip(d, l3, sd);
+	put_l4(d, l4, sd);
+	off = pg_sdef_hdr_len(sd);
+	/* Stamp, then the pattern. */
+	put_be(d + off + PG_ST_RUN, run_id, 4);
+	put_be(d + off + PG_ST_STREAM, q->stream, 2);
+	for (unsigned i = off + PG_PAYLOAD_LEN; i < max_len; i++)
+		d[i] = sd->patlen
+			   ? sd->pat[(i - off - PG_PAYLOAD_LEN) % sd->patlen]
+			   : (uint8_t)i;
+
+	t->data = d;
+	t->len = first_len(sd);
+	t->stamped = true;
+	t->stamp_off = (uint16_t)off;
+	q->tmpl = t;
+	q->own_tmpl = t;
+	q->ntmpl = 1;
+	q->tmpl_idx = 0;
+	q->l3_off = (uint16_t)l3;
+	q->l4_off = (uint16_t)l4;
+	q->l4 = sd->l4;
+	q->ipv6 = sd->ipv6;
+	/* UDP over IPv4 may go without; IPv6 and the others may not. */
+	q->l4_cksum = sd->l4 != PG_L4_UDP || sd->ipv6 || sd->udp_cksum;
+	fields_init(q, sd, l3, l4);
+	sizes_init(q, sd, seed);
 	pg_stream_tmpl_fix(q);
 	return 0;
 }
@@ -490,6 +532,92 @@ stamped_at(const uint8_t *d, unsigned len)
 	return off;
 }
 
+/* Room for one more template in *t, of *cap (doubled); 0, or -1 out of
+ * memory (*t kept). */
+static int
+grow(struct pg_tmpl **t, unsigned *cap)
+{
+	unsigned n = *cap ? *cap * 2 : 64;
+	struct pg_tmpl *nt = realloc(*t, n * sizeof(**t));
+
+	if (nt == NULL)
+		return -1;
+	*t = nt;
+	*cap = n;
+	return 0;
+}
+
+/* Frame h, data (its len bytes, an Ethernet header at least) as
+ * template t: padded to the shortest frame, its capture time after the
+ * first frame's (*t0_us, set by frame 0, the n-th), its stamp found. 0,
+ * or -1 out of memory. */
+static int
+pcap_frame(struct pg_tmpl *t, unsigned n, const struct pcap_pkthdr *h,
+	   const u_char *data, uint64_t *t0_us)
+{
+	unsigned len = h->caplen;
+	uint64_t us =
+	    (uint64_t)h->ts.tv_sec * 1000000 + (uint64_t)h->ts.tv_usec;
+
+	/* Short frames are padded as a port pads them on the wire. */
+	t[n].len = LR_MAX(len, (unsigned)LR_ETHER_MIN_LEN);
+	/* Capture times after the first frame's, never going back. */
+	if (n == 0)
+		*t0_us = us;
+	t[n].t_us = us > *t0_us ? us - *t0_us : 0;
+	if (n > 0 && t[n].t_us < t[n - 1].t_us)
+		t[n].t_us = t[n - 1].t_us;
+	t[n].data = calloc(1, t[n].len + 64);
+	if (t[n].data == NULL)
+		return -1;
+	memcpy(t[n].data, data, len);
+	t[n].stamp_off = (uint16_t)stamped_at(t[n].data, t[n].len);
+	t[n].stamped = t[n].stamp_off != 0;
+	if (t[n].stamped)
+		/* Its old UDP checksum would be wrong after new stamps: send
+		 * without one. */
+		memset(t[n].data + t[n].stamp_off - 2, 0, 2);
+	return 0;
+}
+
+/* The reading of p stopped on an error after n frames kept and skipped
+ * others: a file cut short (a killed capture) keeps its whole records
+ * (0, after a warning); anything else is corruption (-1, said). */
+static int
+pcap_cut(pcap_t *p, const char *path, unsigned n, unsigned skipped)
+{
+	FILE *f = pcap_file(p);
+
+	if (f == NULL || !feof(f) || ferror(f)) {
+		fprintf(stderr,
+			"lr-pktgen: --pcap '%s': record %u is corrupt (%s)\n",
+			path, n + skipped + 1, pcap_geterr(p));
+		return -1;
+	}
+	fprintf(stderr,
+		"lr-pktgen: --pcap '%s': warning: the last record (%u) is "
+		"truncated (%s); using the %u records before it\n",
+		path, n + skipped + 1, pcap_geterr(p), n + skipped);
+	return 0;
+}
+
+/* Whether p holds Ethernet frames (else said). */
+static bool
+pcap_ethernet(pcap_t *p, const char *path)
+{
+	int lt = pcap_datalink(p);
+	const char *name;
+
+	if (lt == DLT_EN10MB)
+		return true;
+	name = pcap_datalink_val_to_name(lt);
+	fprintf(stderr,
+		"lr-pktgen: --pcap '%s': link type %s (%d), not Ethernet "
+		"(EN10MB)\n",
+		path, name ? name : "unknown", lt);
+	return false;
+}
+
 int
 pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 {
@@ -507,16 +635,8 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 		fprintf(stderr, "lr-pktgen: --pcap '%s': %s\n", path, err);
 		return -1;
 	}
-	if (pcap_datalink(p) != DLT_EN10MB) {
-		int lt = pcap_datalink(p);
-		const char *name = pcap_datalink_val_to_name(lt);
-
-		fprintf(stderr,
-			"lr-pktgen: --pcap '%s': link type %s (%d), not "
-			"Ethernet (EN10MB)\n",
-			path, name ? name : "unknown", lt);
+	if (!pcap_ethernet(p, path))
 		goto close_file;
-	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		unsigned len = h->caplen;
 
@@ -531,58 +651,13 @@ pg_pcap_load(const char *path, struct pg_tmpl **out, unsigned max_len)
 				path, n + skipped + 1, len, max_len);
 			goto free_frames;
 		}
-		if (n == cap) {
-			struct pg_tmpl *nt;
-
-			cap = cap ? cap * 2 : 64;
-			nt = realloc(t, cap * sizeof(*t));
-			if (nt == NULL)
-				goto no_memory;
-			t = nt;
-		}
-		/* Short frames are padded as a port pads them on the wire. */
-		t[n].len = LR_MAX(len, (unsigned)LR_ETHER_MIN_LEN);
-		/* Capture times after the first frame's, never going back. */
-		{
-			uint64_t us = (uint64_t)h->ts.tv_sec * 1000000 +
-				      (uint64_t)h->ts.tv_usec;
-
-			if (n == 0)
-				t0_us = us;
-			t[n].t_us = us > t0_us ? us - t0_us : 0;
-			if (n > 0 && t[n].t_us < t[n - 1].t_us)
-				t[n].t_us = t[n - 1].t_us;
-		}
-		t[n].data = calloc(1, t[n].len + 64);
-		if (t[n].data == NULL)
+		if ((n == cap && grow(&t, &cap) != 0) ||
+		    pcap_frame(t, n, h, data, &t0_us) != 0)
 			goto no_memory;
-		memcpy(t[n].data, data, len);
-		t[n].stamp_off = (uint16_t)stamped_at(t[n].data, t[n].len);
-		t[n].stamped = t[n].stamp_off != 0;
-		if (t[n].stamped)
-			/* Its old UDP checksum would be wrong after new
-			 * stamps: send without one. */
-			memset(t[n].data + t[n].stamp_off - 2, 0, 2);
 		n++;
 	}
-	if (rc == -1) {
-		FILE *f = pcap_file(p);
-
-		/* Cut short by the end of the file (a killed capture): keep
-		 * the whole records; anything else is corruption. */
-		if (f == NULL || !feof(f) || ferror(f)) {
-			fprintf(stderr,
-				"lr-pktgen: --pcap '%s': record %u is corrupt "
-				"(%s)\n",
-				path, n + skipped + 1, pcap_geterr(p));
-			goto free_frames;
-		}
-		fprintf(stderr,
-			"lr-pktgen: --pcap '%s': warning: the last record "
-			"(%u) is truncated (%s); using the %u records before "
-			"it\n",
-			path, n + skipped + 1, pcap_geterr(p), n + skipped);
-	}
+	if (rc == -1 && pcap_cut(p, path, n, skipped) != 0)
+		goto free_frames;
 	if (n == 0) {
 		fprintf(stderr, "lr-pktgen: --pcap '%s': no Ethernet frames\n",
 			path);
