@@ -736,10 +736,11 @@ class Callgrind(unittest.TestCase):
         o, why = callgrind.options({})
         self.assertIsNone(why)
         self.assertEqual(o, callgrind.DEFAULTS)
-        self.assertIsNone(callgrind.options_note(o))
+        self.assertIsNone(callgrind.options_note(o, list(o)))
         o, why = callgrind.options({'CG_OBJS': '1024'})
-        self.assertEqual(callgrind.options_note(o),
+        self.assertEqual(callgrind.options_note(o, ('OBJS', 'REPS')),
                          'sizes changed from the defaults: CG_OBJS=1024')
+        self.assertIsNone(callgrind.options_note(o, ('SECONDS',)))
         self.assertIn('at least 128', callgrind.options({'CG_OBJS': '12'})[1])
         self.assertIn('whole number', callgrind.options(
             {'CG_SECONDS': 'x'})[1])

@@ -97,9 +97,10 @@ def options(env=None):
     return o, None
 
 
-def options_note(o):
-    """A note naming the sizes that are not the defaults, or None."""
-    changed = [f'CG_{k}={v}' for k, v in o.items() if v != DEFAULTS[k]]
+def options_note(o, keys):
+    """A note naming the sizes of keys (those an entry uses) that are not
+    the defaults, or None."""
+    changed = [f'CG_{k}={o[k]}' for k in keys if o[k] != DEFAULTS[k]]
     return ('sizes changed from the defaults: ' + ' '.join(changed)
             if changed else None)
 
@@ -303,7 +304,7 @@ def measure_mempool(ctx, comp, log):
         notes.append('DPDK native: not run (scripts/dpdk-native.sh builds '
                      'its static libraries -march=native, AVX-512 '
                      'included, which valgrind 3.19 cannot run)')
-        extra = options_note(o)
+        extra = options_note(o, ('OBJS', 'REPS'))
         if extra:
             notes.append(extra)
         proc.alternate(ctx, todo, ctx.rounds or comp.rounds, rows, notes,
@@ -434,7 +435,7 @@ def measure_elastic(ctx, comp, log):
                 side.command(),
                 ' '.join(ANNOTATE + [out_file]) + '   # l2fwd_main_loop',
                 f'# and the calls of {", ".join(counted)} in {out_file}']))
-        extra = options_note(o)
+        extra = options_note(o, ('SECONDS',))
         if extra:
             notes.append(extra)
         proc.alternate(ctx, todo, ctx.rounds or comp.rounds, rows, notes,
