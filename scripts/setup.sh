@@ -7,7 +7,8 @@
 #                   the interop tests), clang (fuzz targets), the ppc64le
 #                   cross toolchain with qemu-user
 #     --bench       what bench/run's comparisons need: the test tools,
-#                   DPDK, and DPDK's example sources (dpdk-doc: its l2fwd)
+#                   DPDK, DPDK's example sources (dpdk-doc: its l2fwd) and
+#                   valgrind (callgrind: the *_instructions comparisons)
 #     --status FILE one line per step that could not be done,
 #                   "skip GROUP: REASON", for scripts/test.sh to skip
 #                   that group's tests with the reason
@@ -52,7 +53,7 @@ declare -A group_pkgs=(
 	[dpdk]="dpdk dpdk-dev"
 	[fuzz]="clang libclang-rt-14-dev"
 	[ppc64le]="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static"
-	[bench]="dpdk-doc"
+	[bench]="dpdk-doc valgrind"
 )
 # The groups bench/run needs.
 declare -A bench_groups=([build]=1 [tools]=1 [dpdk]=1 [bench]=1)

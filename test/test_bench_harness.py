@@ -23,6 +23,7 @@ from comparisons import l2fwd, suite  # noqa: E402
 from comparisons import elastic, pktgen  # noqa: E402
 from comparisons import memif, rfc2544_memif  # noqa: E402
 from comparisons import dpdk_bridge, stack, veth  # noqa: E402
+from comparisons import callgrind  # noqa: E402
 from harness import proc  # noqa: E402
 
 
@@ -359,7 +360,8 @@ class PktgenElastic(unittest.TestCase):
         self.assertIs(comps['elastic'], elastic.COMPARISON)
         self.assertIs(comps['pktgen'], pktgen.COMPARISON)
         names = list(comps)
-        self.assertEqual(names.index('pktgen'), names.index('elastic') + 1)
+        # elastic, its callgrind count, then pktgen
+        self.assertEqual(names.index('pktgen'), names.index('elastic') + 2)
         self.assertEqual(elastic.COMPARISON.rounds, 5)
 
 
@@ -593,6 +595,165 @@ class NetParsers(unittest.TestCase):
         self.assertEqual(veth.AFXDP_BUSY.unit_of('zero-loss rate'), 'Mpps')
         self.assertEqual(stack.COMPARISON.unit_of(stack.TCP), 'Gbit/s')
 
+
+# callgrind_annotate --inclusive=yes of part 1 of a profile of mp_run_1
+# (lr-mempool-bench --objs 1024 --reps 1: 2048 objects), cut.
+ANNOTATE_MP = '''\
+----------------------------------------
+Ir
+----------------------------------------
+43,637 (100.0%)  PROGRAM TOTALS
+
+----------------------------------------
+Ir               file:function
+----------------------------------------
+43,637 (100.0%)  ./csu/../csu/libc-start.c:__libc_start_main@@GLIBC_2.34 \
+[/usr/lib/x86_64-linux-gnu/libc.so.6]
+43,637 (100.0%)  ???:bench_mempool [/w/build-cg/apps/mempool-bench/\
+lr-mempool-bench]
+43,637 (100.0%)  ???:mp_run_1 [/w/build-cg/apps/mempool-bench/\
+lr-mempool-bench]
+   522 ( 1.20%)  ???:lr_mempool_get_slow_ [/w/build-cg/apps/mempool-bench/\
+lr-mempool-bench]
+'''
+
+# Part of a callgrind out file of lr-l2fwd (--toggle-collect=
+# l2fwd_main_loop): names compressed, "(id) name" once, then "(id)".
+PROFILE_L2FWD = '''# callgrind format
+events: Ir
+summary: 279476010
+
+fn=(2592) lr_mempool_get_slow_
+0 132
+cfn=(2594) ep_dequeue
+calls=1 0
+0 6395
+0 2
+
+fn=(2586) tick
+cfn=(1982) lr_eal_stop_requested
+calls=7414 0
+0 14828
+
+fn=(2600) lr_mempool_put_slow_
+cfn=(2594)
+calls=2 0
+0 900
+cfn=(2610) ep_enqueue
+calls=3 0
+0 700
+'''
+
+# A profiled lr-l2fwd run as callgrind.profiled() gives it: the
+# program's lines, callgrind_annotate's listing, the call counts.
+L2FWD_PROFILED = (
+    'mbuf pool: the ports need 16384 mbufs (a fixed pool\'s size); '
+    'elastic from a quarter to twice that\n'
+    'l2fwd total: rx=3649792 tx=3649792 dropped=0 seconds=2.002 '
+    'Mpps=1.82 cpu_seconds=0.769 Mpps_per_cpu=4.75\n'
+    'mbuf pool: 4108 mbufs (elastic 4096-32773, peak 4108), growths 0, '
+    'shrinks 0, refused 0\n'
+    '== callgrind_annotate last\n'
+    '279,476,010 (100.0%)  ???:l2fwd_main_loop [/w/build-cg/apps/l2fwd/'
+    'lr-l2fwd]\n'
+    'callgrind calls lr_mempool_get_slow_ 1\n'
+    'callgrind calls lr_mempool_put_slow_ 0\n'
+    'callgrind calls ep_dequeue 1\n'
+    'callgrind calls ep_enqueue 0\n')
+
+
+class Callgrind(unittest.TestCase):
+    """The callgrind entries' parsers (mempool_instructions,
+    elastic_instructions)."""
+
+    def test_inclusive(self):
+        self.assertEqual(callgrind.inclusive(ANNOTATE_MP, 'mp_run_1'),
+                         43637)
+        self.assertEqual(callgrind.inclusive(ANNOTATE_MP,
+                                             'lr_mempool_get_slow_'), 522)
+        self.assertIsNone(callgrind.inclusive(ANNOTATE_MP, 'mp_run_8'))
+        self.assertIsNone(callgrind.inclusive(ANNOTATE_MP, 'TOTALS'))
+
+    def test_mempool_parts(self):
+        funcs = {f: (b, p) for f, b, p in callgrind.timed_functions()}
+        self.assertEqual(len(funcs), 9)
+        bulk, parts = funcs['mp_run_1']
+        out = ('lr-mempool-bench output\n== callgrind_annotate 1\n' +
+               ANNOTATE_MP + '== callgrind_annotate 2\n' +
+               ANNOTATE_MP.replace('43,637', '40,960'))
+        figs = callgrind.parse_loop('mp_run_1', bulk, parts, 1024, 1)(out)
+        self.assertEqual(sorted(figs), [
+            'mempool, cache 256, ring_mp_mc bulk 1',
+            'mempool, cache 512, ring_mp_mc bulk 1'])
+        self.assertAlmostEqual(
+            figs['mempool, cache 256, ring_mp_mc bulk 1'], 43637 / 2048)
+        self.assertEqual(figs['mempool, cache 512, ring_mp_mc bulk 1'], 20)
+        # bulk 128 of 1000 objects: 7 whole bulks a run, 4 runs
+        bulk, parts = funcs['mbuf_run_128']
+        out = '== callgrind_annotate last\n' + ANNOTATE_MP.replace(
+            'mp_run_1', 'mbuf_run_128')
+        figs = callgrind.parse_loop('mbuf_run_128', bulk, parts, 1000,
+                                    3)(out)
+        self.assertAlmostEqual(
+            figs['mbuf alloc_bulk+free_bulk, c512 bulk 128'],
+            43637 / (896 * 4))
+        self.assertEqual(callgrind.parse_loop('mp_run_8', 8, [('1', 'r')],
+                                              1024, 1)(out), {})
+        order = callgrind.row_order()
+        self.assertEqual(order[:2], ['mempool, cache 256, ring_mp_mc bulk 1',
+                                     'mempool, cache 256, ring_mp_mc bulk 8'])
+        self.assertEqual(len(order), 25)
+        self.assertTrue(set(mempool.summary_rows()) <= set(order))
+        self.assertTrue(set(callgrind.mempool_summary()) <= set(order))
+
+    def test_calls(self):
+        self.assertEqual(callgrind.calls(PROFILE_L2FWD, 'ep_dequeue'), 3)
+        self.assertEqual(callgrind.calls(PROFILE_L2FWD, 'ep_enqueue'), 3)
+        self.assertEqual(callgrind.calls(PROFILE_L2FWD,
+                                         'lr_eal_stop_requested'), 7414)
+        # fn= lines name the caller, never a call
+        self.assertEqual(callgrind.calls(PROFILE_L2FWD,
+                                         'lr_mempool_get_slow_'), 0)
+        self.assertEqual(callgrind.calls('cfn=foo\ncalls=5 0\n', 'foo'), 5)
+
+    def test_forwarding(self):
+        figs = callgrind.parse_forwarding(True)(L2FWD_PROFILED)
+        self.assertAlmostEqual(figs[callgrind.FWD_ROW],
+                               279476010 / 3649792)
+        self.assertEqual(figs[callgrind.PACKETS_ROW], 3649792)
+        self.assertEqual(figs['elastic store gets: ep_dequeue calls'], 1)
+        self.assertEqual(figs['cache flushes: lr_mempool_put_slow_ calls'],
+                         0)
+        fixed = callgrind.parse_forwarding(False)(L2FWD_PROFILED)
+        self.assertNotIn('elastic store gets: ep_dequeue calls', fixed)
+        self.assertEqual(callgrind.parse_forwarding(True)(
+            'l2fwd total: rx=0 tx=0\n'), {})
+        self.assertEqual(callgrind.pool_of(L2FWD_PROFILED),
+                         '4108 mbufs (elastic 4096-32773, peak 4108)')
+        self.assertEqual(elastic.parse_need(L2FWD_PROFILED), 16384)
+
+    def test_options(self):
+        o, why = callgrind.options({})
+        self.assertIsNone(why)
+        self.assertEqual(o, callgrind.DEFAULTS)
+        self.assertIsNone(callgrind.options_note(o, list(o)))
+        o, why = callgrind.options({'CG_OBJS': '1024'})
+        self.assertEqual(callgrind.options_note(o, ('OBJS', 'REPS')),
+                         'sizes changed from the defaults: CG_OBJS=1024')
+        self.assertIsNone(callgrind.options_note(o, ('SECONDS',)))
+        self.assertIn('at least 128', callgrind.options({'CG_OBJS': '12'})[1])
+        self.assertIn('whole number', callgrind.options(
+            {'CG_SECONDS': 'x'})[1])
+
+    def test_registered(self):
+        names = [c.name for c in registry()]
+        self.assertEqual(names.index('mempool_instructions'),
+                         names.index('mempool') + 1)
+        self.assertEqual(names.index('elastic_instructions'),
+                         names.index('elastic') + 1)
+        self.assertEqual(callgrind.MEMPOOL.unit, 'instructions/object')
+        self.assertEqual(callgrind.ELASTIC.unit_of(callgrind.FWD_ROW),
+                         'instructions/packet')
 
 if __name__ == '__main__':
     unittest.main(verbosity=1)

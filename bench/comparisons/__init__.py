@@ -10,17 +10,20 @@ def is_root(ctx):
 
 def registry():
     """The comparisons, in BENCHMARKS.md's order."""
-    from . import (dpdk_bridge, elastic, l2fwd, memif, mempool, pagealloc,
-                   pktgen, rfc2544_memif, ring, stack, suite, veth)
+    from . import (callgrind, dpdk_bridge, elastic, l2fwd, memif, mempool,
+                   pagealloc, pktgen, rfc2544_memif, ring, stack, suite,
+                   veth)
     return [
         ring.COMPARISON,
         pagealloc.COMPARISON,
         pagealloc.BULK,
         mempool.COMPARISON,
+        callgrind.MEMPOOL,
         pagealloc.PAGE_POOL,
         l2fwd.COMPARISON,
         l2fwd.RING,
         elastic.COMPARISON,
+        callgrind.ELASTIC,
         pktgen.COMPARISON,
         memif.COMPARISON,
         rfc2544_memif.COMPARISON,

@@ -60,6 +60,11 @@ class Rows:
             self.order.append(row)
         self.values[row].setdefault(label, []).append(float(value))
 
+    def sort(self, key):
+        """Put the rows in the order key(row) gives (for an entry whose
+        runs give its rows in another order than its table's)."""
+        self.order.sort(key=key)
+
     def labels(self):
         """Every side label seen, in first-seen order."""
         out = []

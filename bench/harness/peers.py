@@ -47,8 +47,10 @@ def native_build(ctx):
     return info if 'pkgconfig' in info else None
 
 
-def compile_peer(ctx, src, out, pcdir=None, static=False, driver_libs=()):
-    """Build out from src; None on success, else why it failed."""
+def compile_peer(ctx, src, out, pcdir=None, static=False, driver_libs=(),
+                 cflags=None):
+    """Build out from src (with cflags, CFLAGS by default); None on
+    success, else why it failed."""
     srcp = os.path.join(ctx.top, src)
     outp = os.path.join(ctx.top, out)
     if (os.path.exists(outp) and
@@ -68,7 +70,7 @@ def compile_peer(ctx, src, out, pcdir=None, static=False, driver_libs=()):
         lf = [f for f in lf if f not in private - shared]
     else:
         lf += list(driver_libs)
-    cmd = ['cc'] + CFLAGS + cf + [srcp, '-o', outp] + lf
+    cmd = ['cc'] + list(cflags or CFLAGS) + cf + [srcp, '-o', outp] + lf
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         with open(outp + '.log', 'w') as f:
@@ -77,23 +79,28 @@ def compile_peer(ctx, src, out, pcdir=None, static=False, driver_libs=()):
     return None
 
 
+def debian(ctx, src, out, driver_libs=(), cflags=None):
+    """(label, binary, note) of src built as out against Debian's libdpdk
+    (with cflags, CFLAGS by default); binary None and a note saying why
+    when it cannot be."""
+    if pkg_config(['--exists', 'libdpdk']) is None:
+        return ('DPDK Debian', None,
+                'DPDK Debian: no peer (needs libdpdk-dev)')
+    flags = list(cflags or CFLAGS)
+    why = compile_peer(ctx, src, out, driver_libs=driver_libs,
+                       cflags=flags)
+    ver = ' '.join(pkg_config(['--modversion', 'libdpdk']) or ['?'])
+    if why is not None:
+        return (f'DPDK {ver} Debian', None, why)
+    return (f'DPDK {ver} Debian', out,
+            f'DPDK {ver} Debian: shared libraries of libdpdk-dev; {src} '
+            f'built cc {" ".join(flags)}')
+
+
 def build(ctx, src, out, driver_libs=()):
     """[(label, binary, note)] for each DPDK there is; a missing one has
     binary None and a note saying why."""
-    res = []
-    if pkg_config(['--exists', 'libdpdk']) is not None:
-        why = compile_peer(ctx, src, out + '-debian',
-                           driver_libs=driver_libs)
-        ver = ' '.join(pkg_config(['--modversion', 'libdpdk']) or ['?'])
-        if why is None:
-            res.append((f'DPDK {ver} Debian', out + '-debian',
-                        f'DPDK {ver} Debian: shared libraries of '
-                        f'libdpdk-dev; {src} built cc {" ".join(CFLAGS)}'))
-        else:
-            res.append((f'DPDK {ver} Debian', None, why))
-    else:
-        res.append(('DPDK Debian', None,
-                    'DPDK Debian: no peer (needs libdpdk-dev)'))
+    res = [debian(ctx, src, out + '-debian', driver_libs)]
     nat = native_build(ctx)
     if nat:
         why = compile_peer(ctx, src, out + '-native', nat['pkgconfig'],

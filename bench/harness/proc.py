@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Process helpers for comparisons whose runs need more than "one process
 to its end" (Context.run): a program whose output lines are timed as they
-arrive and which is stopped a while after a line it prints, and the
-leftovers a DPDK program may leave behind."""
+arrive and which is stopped a while after a line it prints, the
+leftovers a DPDK program may leave behind, and a meson tree of its own
+(a build with other options than build-bench's)."""
 import glob
 import os
 import re
@@ -130,3 +131,20 @@ def alternate(ctx, todo, rounds, rows, notes, first, log):
                              f'{core.last_line(out)}')
             for row, v in figs.items():
                 rows.add(row, side.label, v)
+
+
+def meson_tree(top, bdir, options, log):
+    """Set up the meson tree bdir under top with options (meson setup, once:
+    an existing tree keeps its own) and build it (ninja); None when built,
+    else the end of what meson or ninja printed."""
+    if not os.path.exists(os.path.join(top, bdir, 'build.ninja')):
+        log('meson setup ' + ' '.join([bdir] + list(options)))
+        p = subprocess.run(['meson', 'setup', bdir] + list(options),
+                           cwd=top, capture_output=True, text=True)
+        if p.returncode != 0:
+            return (p.stdout + p.stderr)[-3000:]
+    p = subprocess.run(['ninja', '-C', bdir], cwd=top, capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        return (p.stdout + p.stderr)[-3000:]
+    return None

@@ -236,7 +236,7 @@ struct lr_mempool *lr_pktmbuf_pool_create(const char *name, unsigned n,
  * Cost: alloc and free are the fixed pool's (the same per-lcore cache,
  * inline, unaware of elasticity: lr-l2fwd on two net_null ports runs the
  * same instructions per forwarded packet with either pool and reaches
- * the store once in millions of packets, scripts/callgrind-elastic.sh);
+ * the store once in millions of packets, bench/run elastic_instructions);
  * a cache refill or flush that reaches
  * the store costs a mutex round trip and a link and counter update per
  * object instead of a ring copy; a growth costs one bulk page allocation

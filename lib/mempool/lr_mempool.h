@@ -53,7 +53,7 @@
  * (one load or store for n == 1, unrolled for a constant n) and the new
  * length. No lock, no atomic, no division, no call through a pointer; the
  * statistics are not on this path. Counted by callgrind
- * (scripts/callgrind-mempool.sh): 21 instructions per get+put pair in
+ * (bench/run mempool_instructions): 21 instructions per get+put pair in
  * lr-mempool-bench's bulk-1 loop, the loop's own 3 and its round trip of
  * the object through the stack included (DPDK 22.11's rte_mempool in the
  * same loop: 35). A refill or
