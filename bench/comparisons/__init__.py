@@ -26,6 +26,7 @@ def registry():
         callgrind.ELASTIC,
         pktgen.COMPARISON,
         memif.COMPARISON,
+        memif.DEFAULT,
         rfc2544_memif.COMPARISON,
         veth.VETH,
         veth.AFXDP_PLAIN,

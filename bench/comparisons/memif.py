@@ -871,3 +871,41 @@ COMPARISON = core.Comparison(
     'lr-pktgen\'s the servers; unstamped frames (notes: roles and copies).',
     measure=measure, needs=needs, rounds=9, unit_of=unit_of,
     better_of=better_of, summary=summary_rows(SIZES))
+
+
+# The mixed pair as a new user types it: lr-pktgen's defaults (stamped
+# frames, no zero-copy devarg) into testpmd rxonly, beside testpmd txonly
+# into the same receiver; the tuned pair (unstamped, zero-copy) is the
+# memif entry's.
+DEFAULT_INVOCATION = {'MEMIF_PAIR_STAMP': 'yes', 'MEMIF_LR_ZC': 'no',
+                      'MEMIF_ROWS': 'lr_lr dpdk_dpdk ndpdk_ndpdk lr_dpdk'}
+
+
+def measure_default(ctx, comp, log):
+    """The memif measure with DEFAULT_INVOCATION's options (an option the
+    user set in the environment is not overridden)."""
+    saved = {k: os.environ.get(k) for k in DEFAULT_INVOCATION}
+    for k, v in DEFAULT_INVOCATION.items():
+        os.environ.setdefault(k, v)
+    try:
+        return measure(ctx, comp, log)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+DEFAULT = core.Comparison(
+    'memif_default', 'Over memif, lr-pktgen as a new user runs it',
+    'The generator -> receiver pairs of the memif entry with lr-pktgen as a '
+    'user types it by default: stamped frames (no --no-stamp) and no '
+    'zero-copy devarg (MEMIF_PAIR_STAMP=yes MEMIF_LR_ZC=no): lr-pktgen '
+    '--tx-only into testpmd rxonly (the mixed column) beside testpmd '
+    'txonly into the same receiver (the DPDK columns), and two linerate '
+    'processes; measured as the memif entry measures, rows alternating, '
+    '5 rounds. The tuned invocation is the memif entry\'s.',
+    measure=measure_default, needs=needs, rounds=5, unit_of=unit_of,
+    better_of=better_of,
+    summary=[f'generator -> receiver, {s} B: received' for s in SIZES])
