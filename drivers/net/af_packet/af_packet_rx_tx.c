@@ -27,6 +27,8 @@
 static __lr_always_inline void
 rx_block_done(struct afp_rxq *rxq, struct tpacket_block_desc *bd)
 {
+	/* the block handed back is the one we read */
+	LR_ASSERT(rxq->cur < rxq->nb_blocks);
 	__atomic_store_n(&bd->hdr.bh1.block_status, TP_STATUS_KERNEL,
 			 __ATOMIC_RELEASE);
 	if (++rxq->cur == rxq->nb_blocks)
@@ -250,6 +252,7 @@ lr_af_packet_rx_burst_v2_(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint64_t bytes = 0;
 	uint16_t n = 0;
 
+	LR_ASSERT(rxq->cur < rxq->nb_frames);
 	while (n < nb_pkts) {
 		struct tpacket2_hdr *h =
 		    (struct tpacket2_hdr *)rxq->frames[rxq->cur];

@@ -48,6 +48,10 @@ refill(struct axq *q, unsigned n)
 			uint64_t off = (uint64_t)((char *)objs[i] - q->umem_mb);
 			unsigned f = (unsigned)(off >> FRAME_SHIFT);
 
+			/* a frame from the pool is in none of the kernel's
+			 * rings: pool avail + held + the application's ==
+			 * frames */
+			LR_ASSERT(!(q->rx_held[f >> 6] & (1ULL << (f & 63))));
 			q->rx_held[f >> 6] |= 1ULL << (f & 63);
 			*xsk_ring_prod__fill_addr(&q->fq, idx + i) = off;
 		}
@@ -277,6 +281,8 @@ lr_af_xdp_tx_(void *txq, struct lr_mbuf **pkts, uint16_t n)
 		off = (uint64_t)((char *)m->buf_addr + m->data_off -
 				 q->tx_umem_base);
 		f = (unsigned)(off >> FRAME_SHIFT);
+		/* a frame goes to the tx ring once until it completes */
+		LR_ASSERT(!(q->tx_held[f >> 6] & (1ULL << (f & 63))));
 		q->tx_held[f >> 6] |= 1ULL << (f & 63);
 		d = xsk_ring_prod__tx_desc(&q->tx, idx0 + k);
 		d->addr = off;

@@ -400,6 +400,8 @@ rx_server_zc(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
 	uint16_t rel = q->rel, head, got;
 	uint64_t bytes;
 
+	/* ours: given back (rel) <= handed up (last), at most a ring apart */
+	LR_ASSERT((uint16_t)(q->last - rel) <= q->size);
 	while (rel != q->last && atomic_load_explicit(&z->freed[rel & q->mask],
 						      memory_order_acquire)) {
 		atomic_store_explicit(&z->freed[rel & q->mask], 0,
@@ -422,6 +424,7 @@ rx_server_zc(struct mif_queue *q, struct lr_mbuf **pkts, uint16_t n)
 	desc_prefetch(q, q->last, LR_MIN((uint16_t)(head - q->last), n));
 	got = zc_take(q, z->hdr, pkts, n, head,
 		      lr_mbuf_rearm_word(0, q->port_id), 1, &bytes);
+	LR_ASSERT(got <= n && (uint16_t)(q->last - q->rel) <= q->size);
 	return burst_done(q, got, bytes);
 }
 
