@@ -107,13 +107,6 @@ def summary_table(results):
 
 def section(res):
     """One comparison's section of BENCHMARKS.md, as lines."""
-    if res.get('body_md'):
-        # Measured before this harness (its script's own text and
-        # output), until the entry is rerun.
-        return [f"## {res['title']}", '',
-                f"Measured by {res['via']} at {res['commit']}, "
-                f"{res['date']}; `bench/run --write {res['name']}` reruns "
-                'it.', '', res['body_md'], '']
     lines = [f"## {res['title']}", '',
              f"`bench/run {res['name']}` at {res['commit']}, {res['date']}.",
              '', res['text'], '']

@@ -542,8 +542,6 @@ lr_pktmbuf_free(struct lr_mbuf *m)
 	}
 	/* the chain is as long as its head says */
 	LR_ASSERT(walked == segs);
-	(void)segs;
-	(void)walked;
 }
 
 /* Put the pending mbufs of one pool back. */
