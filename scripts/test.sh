@@ -3,6 +3,9 @@
 # scratch in build-test/, and runs in order
 #   1. native x86-64 build: suites fast and driver
 #   2. page allocator debug build (-Dpagealloc_debug=true): suite fast
+#      but for lr-pktgen's own tests (suite pktgen: its sending, output and
+#      options, 80 s of CPU that exercise the allocator no differently from
+#      l2fwd and the library tests)
 #   3. AddressSanitizer + UBSan build: suites fast and driver
 #   4. ThreadSanitizer build (-Db_sanitize=thread): the tests that run
 #      several lcores or start lr-l2fwd and lr-pktgen (2 lcores, net_null
@@ -144,7 +147,8 @@ run() {
 }
 
 run native -- --suite fast --suite driver
-run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast
+run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast \
+	--no-suite pktgen
 # The RFC 2544 searches against the kernel's tbf and over memif (suite
 # 'search', minutes of trials) run in the native stage only.
 LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
