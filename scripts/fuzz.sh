@@ -8,12 +8,18 @@
 # in <build>/fuzz-run/<target>/ and replayed once with its messages shown.
 # Targets run side by side, one per CPU (LR_FUZZ_JOBS).
 # A longer run: scripts/fuzz.sh 3600. Extra libFuzzer flags: LR_FUZZ_FLAGS.
+# scripts/fuzz.sh --build-only: set up and build, run nothing.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 top=$PWD
+build_only=''
+if [ "${1:-}" = --build-only ]; then
+	build_only=yes
+	shift
+fi
 secs=${1:-30}
 if ! [[ $secs =~ ^[1-9][0-9]*$ ]]; then
-	echo "usage: scripts/fuzz.sh [SECONDS]  (whole seconds per target)" >&2
+	echo "usage: scripts/fuzz.sh [--build-only] [SECONDS]  (whole seconds per target)" >&2
 	exit 2
 fi
 if [ -n "${LR_TEST_BUILD_ROOT:-}" ]; then
@@ -47,6 +53,7 @@ if ! ninja -C "$dir" >"$dir/fuzz-build.log" 2>&1; then
 	echo "fuzz: BUILD FAILED"
 	exit 1
 fi
+[ -n "$build_only" ] && exit 0
 
 # fuzz_one EXE: run one target; its lines go to <run>/result, whose first
 # word is "ok" or "FAILED".

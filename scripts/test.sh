@@ -18,6 +18,9 @@
 #   6. clang libFuzzer build: each fuzz target of test/fuzz/ for
 #      LR_TEST_FUZZ_SECONDS (default 15) seconds (scripts/fuzz.sh), one
 #      test per target
+# Stages 2-6 are built one after the other at idle priority (SCHED_IDLE,
+# nice 19) while stage 1 and the next stages test, each stage's tests
+# starting once its own build is done.
 # and prints one closing line "N passed, N failed, N skipped in M min S s"
 # (the stages skipped named above it with their reason), whatever happens:
 # a setup that fails is a failure counted there too.
@@ -103,22 +106,95 @@ release_default_prefix() {
 		failed=$((failed + 1))
 	fi
 }
-trap '[ -n "$LR_HOLD_PID" ] && kill -TERM "$LR_HOLD_PID" 2>/dev/null' EXIT
+prebuild_pid=''
+stop_children() {
+	[ -n "$LR_HOLD_PID" ] && kill -TERM "$LR_HOLD_PID" 2>/dev/null
+	if [ -n "$prebuild_pid" ]; then
+		pkill -TERM -P "$prebuild_pid" 2>/dev/null
+		kill -TERM "$prebuild_pid" 2>/dev/null
+	fi
+}
+trap stop_children EXIT
 
 lr_leftovers | sort >"$out/leftovers-before.txt"
 
-# run NAME SETUP-ARGS -- TEST-ARGS
+# The stages' meson options.
+A_NATIVE=()
+A_DEBUG=(-Dpagealloc_debug=true -Dbuildtype=debugoptimized)
+A_ASAN=(-Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug)
+A_TSAN=(-Db_sanitize=thread -Dbuildtype=debug)
+A_PPC=(--cross-file "$top/config/ppc/ppc64le-linux-gcc" -Dpage_shift=16)
+
+# Why the ppc64le and fuzz stages cannot run here, or "".
+ppc_why=$(setup_skip ppc64le)
+if [ -z "$ppc_why" ] && ! command -v powerpc64le-linux-gnu-gcc >/dev/null; then
+	ppc_why="powerpc64le-linux-gnu-gcc not installed (Debian gcc-powerpc64le-linux-gnu)"
+fi
+if [ -z "$ppc_why" ] && ! command -v qemu-ppc64le-static >/dev/null; then
+	ppc_why="qemu-ppc64le-static not installed (Debian qemu-user-static)"
+fi
+fuzz_why=$(setup_skip fuzz)
+if [ -z "$fuzz_why" ] && ! command -v clang >/dev/null; then
+	fuzz_why="clang not installed (Debian clang)"
+fi
+
+# build NAME SETUP-ARGS...: a fresh meson setup and ninja build of stage
+# NAME in $out/NAME; its status (0 or 1) is written to $out/NAME.built.
+build() {
+	local name=$1 rc=0; shift
+	rm -rf "${out:?}/$name" "$out/$name.built"
+	meson setup "$out/$name" "$@" >"$out/$name-setup.log" 2>&1 &&
+		ninja -C "$out/$name" >"$out/$name-build.log" 2>&1 || rc=1
+	echo "$rc" >"$out/$name.built"
+}
+
+# The later stages build while the earlier ones test, at idle priority
+# (SCHED_IDLE, nice 19): a compiler gets only the CPU time no test wants,
+# so the tests run as they would alone and the builds (5 of the run's 15
+# minutes when done in turn) mostly disappear into the tests' waits.
+prebuild() {
+	(
+		chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1
+		renice -n 19 -p "$BASHPID" >/dev/null 2>&1
+		build pagealloc-debug "${A_DEBUG[@]}"
+		build asan "${A_ASAN[@]}"
+		build tsan "${A_TSAN[@]}"
+		[ -z "$ppc_why" ] && build ppc64le "${A_PPC[@]}"
+		if [ -z "$fuzz_why" ]; then
+			rm -rf "$out/fuzz"
+			LR_TEST_BUILD_ROOT=$out scripts/fuzz.sh --build-only \
+				>"$out/fuzz-build.log" 2>&1
+			echo $? >"$out/fuzz.built"
+		fi
+	) &
+	prebuild_pid=$!
+}
+
+# wait_built NAME: wait for the idle-priority build of stage NAME; fails if
+# it failed or its builder ended without a word.
+wait_built() {
+	while [ ! -f "$out/$1.built" ] && kill -0 "$prebuild_pid" 2>/dev/null; do
+		sleep 1
+	done
+	[ "$(cat "$out/$1.built" 2>/dev/null)" = 0 ]
+}
+
+# run NAME -- TEST-ARGS: test stage NAME, built by prebuild (native: built
+# here first, then the other builds start).
 run() {
 	local name=$1; shift
-	local setup=() targs=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do setup+=("$1"); shift; done
-	[ $# -gt 0 ] && shift
-	targs=("$@")
-	local dir=$out/$name
-	echo "=== $name: meson setup ${setup[*]}"
-	rm -rf "$dir"
-	if ! meson setup "$dir" "${setup[@]}" >"$out/$name-setup.log" 2>&1 ||
-	   ! ninja -C "$dir" >"$out/$name-build.log" 2>&1; then
+	[ "${1:-}" = -- ] && shift
+	local targs=("$@") dir=$out/$name built=yes
+	if [ "$name" = native ]; then
+		echo "=== native: meson setup ${A_NATIVE[*]}"
+		build native "${A_NATIVE[@]}"
+		[ "$(cat "$out/native.built")" = 0 ] || built=''
+		prebuild
+	else
+		echo "=== $name: built at idle priority beside the earlier stages"
+		wait_built "$name" || built=''
+	fi
+	if [ -z "$built" ]; then
 		echo "=== $name: BUILD FAILED"
 		tail -n 40 "$out/$name-setup.log" "$out/$name-build.log"
 		broken+=("$name (build)")
@@ -126,12 +202,12 @@ run() {
 		return
 	fi
 	# The first native build starts the default-prefix instance.
-	if [ -z "$holder_started" ] &&
-		! grep -q cross-file <<<"${setup[*]}"; then
+	if [ -z "$holder_started" ] && [ "$name" = native ]; then
 		hold_default_prefix "$dir"
 	fi
 	echo "=== $name: meson test ${targs[*]}"
-	meson test -C "$dir" --print-errorlogs "${targs[@]}" 2>&1 | tee "$out/$name-test.log" |
+	meson test -C "$dir" --no-rebuild --print-errorlogs "${targs[@]}" 2>&1 |
+		tee "$out/$name-test.log" |
 		grep -vE '^ *[0-9]+/[0-9]+ .* OK +[0-9.]+s$'
 	local ok fail skip to
 	ok=$(awk '/^Ok:/{print $2}' "$out/$name-test.log")
@@ -147,14 +223,12 @@ run() {
 }
 
 run native -- --suite fast --suite driver
-run pagealloc-debug -Dpagealloc_debug=true -Dbuildtype=debugoptimized -- --suite fast \
-	--no-suite pktgen
+run pagealloc-debug -- --suite fast --no-suite pktgen
 # The RFC 2544 searches against the kernel's tbf and over memif (suite
 # 'search', minutes of trials) run in the native stage only.
-LR_TEST_SCALE=0.25 run asan -Db_sanitize=address,undefined -Db_lundef=false \
-	-Dbuildtype=debug -- --suite fast --suite driver --no-suite search
+LR_TEST_SCALE=0.25 run asan -- --suite fast --suite driver --no-suite search
 LR_TEST_SCALE=0.1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/test/tsan.supp" \
-	run tsan -Db_sanitize=thread -Dbuildtype=debug -- eal pagealloc ring \
+	run tsan -- eal pagealloc ring \
 	page_pool mempool mbuf elastic ethdev l2fwd pktgen_send pktgen_output \
 	pktgen_config pktgen_ctl pmd_memif pmd_memif_zc pmd_memif_ctl \
 	--timeout-multiplier 3
@@ -166,26 +240,24 @@ if [ -f "$out/tsan/meson-logs/testlog.txt" ] &&
 	broken+=("tsan (report)")
 	failed=$((failed + 1))
 fi
-why=$(setup_skip ppc64le)
-if [ -z "$why" ] && ! command -v powerpc64le-linux-gnu-gcc >/dev/null; then
-	why="powerpc64le-linux-gnu-gcc not installed (Debian gcc-powerpc64le-linux-gnu)"
-fi
-if [ -z "$why" ] && ! command -v qemu-ppc64le-static >/dev/null; then
-	why="qemu-ppc64le-static not installed (Debian qemu-user-static)"
-fi
-if [ -n "$why" ]; then
-	skip_stage ppc64le "$why"
+if [ -n "$ppc_why" ]; then
+	skip_stage ppc64le "$ppc_why"
 else
-	LR_TEST_SCALE=0.1 run ppc64le --cross-file "$top/config/ppc/ppc64le-linux-gcc" \
-		-Dpage_shift=16 -- --suite fast --timeout-multiplier 10
+	LR_TEST_SCALE=0.1 run ppc64le -- --suite fast --timeout-multiplier 10
 fi
 
 # 6. Fuzzing: scripts/fuzz.sh prints "fuzz_<target>: N execs in S s: ok"
 # or "...: FAILED ..." per target; anything else that fails is the build.
 fuzz() {
 	local secs=${LR_TEST_FUZZ_SECONDS:-15} ok fail
+	echo "=== fuzz: built at idle priority beside the earlier stages"
+	if ! wait_built fuzz; then
+		tail -n 40 "$out/fuzz-build.log"
+		broken+=("fuzz (build)")
+		failed=$((failed + 1))
+		return
+	fi
 	echo "=== fuzz: scripts/fuzz.sh $secs"
-	rm -rf "$out/fuzz"
 	LR_TEST_BUILD_ROOT=$out scripts/fuzz.sh "$secs" 2>&1 | tee "$out/fuzz.log"
 	ok=$(grep -cE '^fuzz_[a-z_]+: .*: ok$' "$out/fuzz.log")
 	fail=$(grep -cE '^fuzz_[a-z_]+: .*: FAILED' "$out/fuzz.log")
@@ -198,12 +270,8 @@ fuzz() {
 	failed=$((failed + fail))
 	[ "$fail" -gt 0 ] && broken+=("fuzz")
 }
-why=$(setup_skip fuzz)
-if [ -z "$why" ] && ! command -v clang >/dev/null; then
-	why="clang not installed (Debian clang)"
-fi
-if [ -n "$why" ]; then
-	skip_stage fuzz "$why"
+if [ -n "$fuzz_why" ]; then
+	skip_stage fuzz "$fuzz_why"
 else
 	fuzz
 fi
