@@ -7,6 +7,7 @@
 #include <linux/if_packet.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,4 +243,20 @@ lr_test_netns_raw_socket(const struct lr_test_netns *t, const char *ifname,
 		return -1;
 	}
 	return fd;
+}
+
+int
+lr_test_netns_sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	if (st != 0)
+		fprintf(stderr, "command failed (%d): %s\n", st, cmd);
+	return st == 0 ? 0 : -1;
 }

@@ -66,4 +66,9 @@ int lr_test_netns_enter(const struct lr_test_netns *t, int gen);
 int lr_test_netns_raw_socket(const struct lr_test_netns *t, const char *ifname,
 			     int proto, int qdisc_bypass);
 
+/** Run a shell command built like printf (`ip -n NS ...` on the topology);
+ *  0 if it exited 0, else -1 after printing the command. */
+int lr_test_netns_sh(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
 #endif /* LR_TEST_NETNS_H */

@@ -80,6 +80,27 @@ sigint_when_ready(struct lr_test_child *c, const char *ready)
 	return lr_test_child_finish(c, 10 * READY_S);
 }
 
+int
+vrun_sig(int (*spawn)(struct lr_test_child *c, char *const argv[]),
+	 const char *ready, const char *fmt, va_list ap)
+{
+	char args[4096], *argv[128], prefix[80];
+	struct lr_test_child c;
+
+	vsnprintf(args, sizeof(args), fmt, ap);
+	split_args(args, pktgen_bin, argv, 128, prefix, sizeof(prefix));
+	if (spawn(&c, argv) != 0)
+		return -1;
+	return sigint_when_ready(&c, ready);
+}
+
+/* lr-pktgen started with argv, its stdout and stderr into out. */
+static int
+spawn_out(struct lr_test_child *c, char *const argv[])
+{
+	return lr_test_spawn(c, pktgen_bin, argv, out, OUT_MAX);
+}
+
 /* Run lr-pktgen with the space-separated args (after the binary name);
  * stdout and stderr go to out. A --file-prefix=NAME gets "_<pid>" added, so
  * that every run of this test has its own prefix. If ready is not NULL,
@@ -89,17 +110,13 @@ sigint_when_ready(struct lr_test_child *c, const char *ready)
 int
 run_sig(const char *ready, const char *fmt, ...)
 {
-	char args[4096], *argv[128], prefix[80];
-	struct lr_test_child c;
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	ret = vrun_sig(spawn_out, ready, fmt, ap);
 	va_end(ap);
-	split_args(args, pktgen_bin, argv, 128, prefix, sizeof(prefix));
-	if (lr_test_spawn(&c, pktgen_bin, argv, out, OUT_MAX) != 0)
-		return -1;
-	return sigint_when_ready(&c, ready);
+	return ret;
 }
 
 /* Run lr-pktgen as run() does, but with its stdout into the file

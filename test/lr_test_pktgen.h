@@ -19,6 +19,7 @@
 #define LR_TEST_PKTGEN_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -56,6 +57,10 @@ void split_args(char *args, char *bin, char **argv, int max, char *prefix,
 		size_t plen);
 /** SIGINT to c once it printed ready (unless NULL); its exit status. */
 int sigint_when_ready(struct lr_test_child *c, const char *ready);
+/** run_sig() with the args' va_list, lr-pktgen started by spawn(c, argv)
+ *  (0, or -1 when it cannot start). */
+int vrun_sig(int (*spawn)(struct lr_test_child *c, char *const argv[]),
+	     const char *ready, const char *fmt, va_list ap);
 /** Run lr-pktgen with printf-formatted args, output in out; its status. */
 int run_sig(const char *ready, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -334,6 +334,27 @@ class PktgenElastic(unittest.TestCase):
         self.assertEqual(proc.timed_lines('1.5 n=3\n2.5 x\n', r'n=(\d+)'),
                          [(1.5, 3)])
 
+    def test_background(self):
+        got = []
+        bg = proc.Background(['sh', '-c', 'printf "a\\nb\\n> "; read x; '
+                              'echo "x=$x"; printf end'], stdin=True,
+                             name='sh', on_line=got.append)
+        try:
+            self.assertIsNotNone(bg.wait_for(r'> $', timeout=10))
+            self.assertEqual(bg.wait_line(r'^b$', timeout=10), 'b')
+            bg.send('1')
+            self.assertEqual(bg.wait(10), 0)
+            out, rc = bg.stop(timeout=10)
+        finally:
+            bg.kill()
+        self.assertEqual(rc, 0)
+        self.assertFalse(bg.killed)
+        self.assertEqual(out, 'a\nb\n> x=1\nend')
+        self.assertEqual(bg.lines, ['a', 'b', '> x=1', 'end'])
+        self.assertEqual(got, bg.lines)
+        self.assertEqual(bg.output(), 'a\nb\n> x=1\nend')
+        self.assertEqual(bg.command(), 'sh -c ' + bg.argv[2].join("''"))
+
     def test_alternate(self):
         ctx = core.Context(TOP, 'build')
         order = []

@@ -17,6 +17,7 @@
 #include "lr_mbuf.h"
 #include "lr_net.h"
 #include "lr_test.h"
+#include "lr_test_cksum.h"
 
 #define FRAME_MAX (14 + 8 + 40 + 65535 + 64)
 
@@ -60,17 +61,6 @@ rd32(const uint8_t *p)
 	return rd16(p) << 16 | rd16(p + 2);
 }
 
-/* The reference: a byte-at-a-time big-endian ones'-complement sum. */
-static uint32_t
-ref_sum(const uint8_t *p, uint32_t n, uint32_t acc)
-{
-	for (uint32_t i = 0; i < n; i += 2)
-		acc += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0);
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return acc;
-}
-
 /* Pseudo-header sum of the IP header at ip for l4_len bytes of proto. */
 static uint32_t
 ref_pseudo(const uint8_t *ip, uint32_t proto, uint32_t l4_len)
@@ -78,8 +68,8 @@ ref_pseudo(const uint8_t *ip, uint32_t proto, uint32_t l4_len)
 	uint32_t acc = proto + (l4_len >> 16) + (l4_len & 0xffff);
 
 	if ((ip[0] >> 4) == 4)
-		return ref_sum(ip + 12, 8, acc);
-	return ref_sum(ip + 8, 32, acc);
+		return lr_test_cksum_ref(ip + 12, 8, acc);
+	return lr_test_cksum_ref(ip + 8, 32, acc);
 }
 
 /* Frame f as o says, payload bytes a function of seed; its layout in L. */
@@ -112,7 +102,7 @@ build(uint8_t *f, const struct fopt *o, struct flay *L, unsigned seed)
 		for (i = 0; i < 8; i++)
 			ip[12 + i] = (uint8_t)(192 + i * 7);
 		memset(ip + 20, 1, o->ip_opts); /* NOPs */
-		wr16(ip + 10, ~ref_sum(ip, L->l3, 0) & 0xffff);
+		wr16(ip + 10, ~lr_test_cksum_ref(ip, L->l3, 0) & 0xffff);
 	} else {
 		L->l3 = 40 + o->v6_ext;
 		memset(ip, 0, L->l3);
@@ -161,8 +151,8 @@ ref_check(const uint8_t *f, const struct flay *L, int udp)
 	uint32_t s = ref_pseudo(ip, udp ? 17 : 6, l4_len);
 
 	if ((ip[0] >> 4) == 4)
-		LR_TEST_ASSERT_EQ(ref_sum(ip, L->l3, 0), 0xffff);
-	s = ref_sum(f + L->l2 + L->l3, l4_len, s);
+		LR_TEST_ASSERT_EQ(lr_test_cksum_ref(ip, L->l3, 0), 0xffff);
+	s = lr_test_cksum_ref(f + L->l2 + L->l3, l4_len, s);
 	LR_TEST_ASSERT(s == 0xffff, "L4 sum %#x", s);
 	return 0;
 }
@@ -303,7 +293,7 @@ test_cksum_range(void)
 	LR_TEST_ASSERT(m != NULL, "load");
 	for (uint32_t off = 0; off <= 101; off++)
 		for (uint32_t len = 0; off + len <= 101; len++) {
-			uint32_t r = ref_sum(frame + off, len, 0);
+			uint32_t r = lr_test_cksum_ref(frame + off, len, 0);
 
 			LR_TEST_ASSERT_EQ(lr_net_cksum_range(m, off, len, &s),
 					  0);
@@ -751,7 +741,8 @@ test_cksum_partial_mark(void)
 			/* complete: left alone */
 			wr16(frame + field, 0);
 			wr16(frame + field,
-			     ~ref_sum(frame + l4, len - l4, ps) & 0xffff);
+			     ~lr_test_cksum_ref(frame + l4, len - l4, ps) &
+				 0xffff);
 			if (ref_check(frame, &L, o.udp) ||
 			    mark_one(&L, o.udp, seg, &marked))
 				return -1;
@@ -791,10 +782,11 @@ test_cksum_partial_mark(void)
 	wr16(frame + L.len - 2, 0);
 	/* sum of pseudo-header and segment (w and the field 0) must be ~ps
 	 * for the checksum, ~sum, to equal ps */
-	x = ref_sum(frame + l4, L.len - l4, ps);
-	w = ref_sum((const uint8_t[]){(uint8_t)(~ps >> 8), (uint8_t)~ps,
-				      (uint8_t)(~x >> 8), (uint8_t)~x},
-		    4, 0);
+	x = lr_test_cksum_ref(frame + l4, L.len - l4, ps);
+	w = lr_test_cksum_ref(
+	    (const uint8_t[]){(uint8_t)(~ps >> 8), (uint8_t)~ps,
+			      (uint8_t)(~x >> 8), (uint8_t)~x},
+	    4, 0);
 	wr16(frame + L.len - 2, w);
 	wr16(frame + field, ps);
 	if (ref_check(frame, &L, 0) || mark_one(&L, 0, 2048, &marked))

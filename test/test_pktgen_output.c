@@ -915,17 +915,13 @@ spawn_pty(struct lr_test_child *c, char *const argv[])
 static int
 run_pty(const char *ready, const char *fmt, ...)
 {
-	char args[4096], *argv[128], prefix[80];
-	struct lr_test_child c;
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
+	ret = vrun_sig(spawn_pty, ready, fmt, ap);
 	va_end(ap);
-	split_args(args, pktgen_bin, argv, 128, prefix, sizeof(prefix));
-	if (spawn_pty(&c, argv) != 0)
-		return -1;
-	return sigint_when_ready(&c, ready);
+	return ret;
 }
 
 /* On a terminal the live output is a screen redrawn in place (cursor

@@ -49,6 +49,7 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_cksum.h"
 #include "lr_test_netns.h"
 #include "lr_test_af_xdp.h"
 
@@ -189,16 +190,6 @@ test_driver_to_kernel(void)
 /* A frame with a partial UDP checksum (a virtio-net peer's, the field
  * holding the pseudo-header sum) leaves the port with the checksum
  * complete, checked with a byte-at-a-time sum of the test's own. */
-static uint32_t
-ref_sum(const uint8_t *p, uint32_t n, uint32_t acc)
-{
-	for (uint32_t i = 0; i < n; i += 2)
-		acc += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0);
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return acc;
-}
-
 static int
 test_tx_cksum(void)
 {
@@ -220,7 +211,7 @@ test_tx_cksum(void)
 	f[23] = 17;
 	for (int i = 0; i < 8; i++)
 		f[26 + i] = (uint8_t)(10 + i);
-	ps = ~ref_sum(f + 14, 20, 0) & 0xffff;
+	ps = ~lr_test_cksum_ref(f + 14, 20, 0) & 0xffff;
 	f[24] = (uint8_t)(ps >> 8);
 	f[25] = (uint8_t)ps;
 	f[34] = 0x9c;
@@ -228,7 +219,7 @@ test_tx_cksum(void)
 	f[39] = 8 + 101; /* UDP length */
 	for (int i = 0; i < 101; i++)
 		f[42 + i] = (uint8_t)(i * 7 + 3);
-	ps = ref_sum(f + 26, 8, 17 + 8 + 101);
+	ps = lr_test_cksum_ref(f + 26, 8, 17 + 8 + 101);
 	f[40] = (uint8_t)(ps >> 8);
 	f[41] = (uint8_t)ps;
 	m = lr_pktmbuf_alloc(pool);
@@ -250,7 +241,8 @@ test_tx_cksum(void)
 		if (r != 143 || buf[23] != 17)
 			continue; /* not ours */
 		got = 1;
-		s = ref_sum(buf + 34, 109, ref_sum(buf + 26, 8, 17 + 109));
+		s = lr_test_cksum_ref(buf + 34, 109,
+				      lr_test_cksum_ref(buf + 26, 8, 17 + 109));
 	}
 	close(fd);
 	LR_TEST_ASSERT(got, "frame not seen on g0");

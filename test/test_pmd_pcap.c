@@ -27,6 +27,7 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_cksum.h"
 
 #define POOL_SIZE 4096
 #define NB_FRAMES 40
@@ -1138,17 +1139,6 @@ remove_dir(void)
 /* ------------------------------------------------------------------ */
 /* Offloads: frames asking for checksums are written complete. */
 
-/* Byte-at-a-time big-endian ones'-complement sum (the reference). */
-static uint32_t
-ref_sum(const uint8_t *p, uint32_t n, uint32_t acc)
-{
-	for (uint32_t i = 0; i < n; i += 2)
-		acc += (uint32_t)p[i] << 8 | (i + 1 < n ? p[i + 1] : 0);
-	while (acc >> 16)
-		acc = (acc & 0xffff) + (acc >> 16);
-	return acc;
-}
-
 /* Ethernet + IPv4 or IPv6 + TCP or UDP + payload into f; the L4 checksum
  * field holds the pseudo-header sum (partial) or garbage, the IPv4 one
  * garbage unless partial. Returns the length; *l3 the IP header bytes. */
@@ -1174,7 +1164,8 @@ csum_frame(uint8_t *f, int v6, int udp, int partial, uint32_t payload,
 		ip[7] = 64;
 		for (int i = 0; i < 32; i++)
 			ip[8 + i] = (uint8_t)(i * 11 + 1);
-		ps = ref_sum(ip + 8, 32, (udp ? 17 : 6) + l4 + payload);
+		ps = lr_test_cksum_ref(ip + 8, 32,
+				       (udp ? 17 : 6) + l4 + payload);
 	} else {
 		ip[0] = 0x45;
 		ip[2] = (uint8_t)((20 + l4 + payload) >> 8);
@@ -1184,7 +1175,7 @@ csum_frame(uint8_t *f, int v6, int udp, int partial, uint32_t payload,
 		for (int i = 0; i < 8; i++)
 			ip[12 + i] = (uint8_t)(10 + i);
 		if (partial) {
-			uint32_t c = ~ref_sum(ip, 20, 0) & 0xffff;
+			uint32_t c = ~lr_test_cksum_ref(ip, 20, 0) & 0xffff;
 
 			ip[10] = (uint8_t)(c >> 8);
 			ip[11] = (uint8_t)c;
@@ -1192,7 +1183,8 @@ csum_frame(uint8_t *f, int v6, int udp, int partial, uint32_t payload,
 			ip[10] = 0xde;
 			ip[11] = 0xad;
 		}
-		ps = ref_sum(ip + 12, 8, (udp ? 17 : 6) + l4 + payload);
+		ps = lr_test_cksum_ref(ip + 12, 8,
+				       (udp ? 17 : 6) + l4 + payload);
 	}
 	t[0] = 0x9c;
 	t[3] = 80;
@@ -1262,10 +1254,11 @@ test_offload_cksum(void)
 		LR_TEST_ASSERT(fread(rec, 1, caplen, in) == caplen, "data");
 		n = caplen - 14 - ip_len;
 		if (!v6)
-			LR_TEST_ASSERT_EQ(ref_sum(ip, 20, 0), 0xffff);
-		uint32_t s = v6 ? ref_sum(ip + 8, 32, (udp ? 17 : 6) + n)
-				: ref_sum(ip + 12, 8, (udp ? 17 : 6) + n);
-		s = ref_sum(ip + ip_len, n, s);
+			LR_TEST_ASSERT_EQ(lr_test_cksum_ref(ip, 20, 0), 0xffff);
+		uint32_t s =
+		    v6 ? lr_test_cksum_ref(ip + 8, 32, (udp ? 17 : 6) + n)
+		       : lr_test_cksum_ref(ip + 12, 8, (udp ? 17 : 6) + n);
+		s = lr_test_cksum_ref(ip + ip_len, n, s);
 		LR_TEST_ASSERT(s == 0xffff, "frame %d: L4 sum %#x", k, s);
 	}
 	fclose(in);

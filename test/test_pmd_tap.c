@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,24 +57,6 @@
 static struct lr_test_netns net;
 static struct lr_mempool *pool;
 static char ifname[IFNAMSIZ]; /* the tap of the current case */
-
-/* Run a shell command built like printf; 0 if it exited 0. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int
-sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	if (st != 0)
-		fprintf(stderr, "command failed (%d): %s\n", st, cmd);
-	return st == 0 ? 0 : -1;
-}
 
 static int
 eal_up(void)
@@ -153,12 +134,13 @@ tap_in_gen(const char *sfx, const char *extra, uint16_t nq)
 	port = lr_eth_dev_create(args);
 	if (port < 0 || port_start(port, nq) != 0)
 		return -1;
-	if (sh("ip link set %s netns %s", ifname, net.ns_gen) ||
-	    sh("ip -n %s addr add " KERN_IP "/24 dev %s", net.ns_gen, ifname) ||
-	    sh("ip -n %s link set %s up", net.ns_gen, ifname) ||
-	    sh("ip -n %s neigh replace 10.78.0.2 lladdr " PEER_MAC
-	       " dev %s nud permanent",
-	       net.ns_gen, ifname) ||
+	if (lr_test_netns_sh("ip link set %s netns %s", ifname, net.ns_gen) ||
+	    lr_test_netns_sh("ip -n %s addr add " KERN_IP "/24 dev %s",
+			     net.ns_gen, ifname) ||
+	    lr_test_netns_sh("ip -n %s link set %s up", net.ns_gen, ifname) ||
+	    lr_test_netns_sh("ip -n %s neigh replace 10.78.0.2 lladdr " PEER_MAC
+			     " dev %s nud permanent",
+			     net.ns_gen, ifname) ||
 	    link_wait((uint16_t)port, 1) != 0) {
 		fprintf(stderr, "tap %s not up in %s\n", ifname, net.ns_gen);
 		return -1;
@@ -638,16 +620,19 @@ test_link(void)
 	EAL_UP();
 	port = tap_in_gen("l", "", 1);
 	LR_TEST_ASSERT(port >= 0, "tap port");
-	LR_TEST_ASSERT_EQ(sh("ip -n %s link set %s down", net.ns_gen, ifname),
-			  0);
+	LR_TEST_ASSERT_EQ(
+	    lr_test_netns_sh("ip -n %s link set %s down", net.ns_gen, ifname),
+	    0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 0), 0);
-	LR_TEST_ASSERT_EQ(sh("ip -n %s link set %s up", net.ns_gen, ifname), 0);
+	LR_TEST_ASSERT_EQ(
+	    lr_test_netns_sh("ip -n %s link set %s up", net.ns_gen, ifname), 0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 1), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)port), 0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 0), 0);
-	LR_TEST_ASSERT_EQ(sh("ip -n %s link show %s | grep -q NO-CARRIER",
+	LR_TEST_ASSERT_EQ(
+	    lr_test_netns_sh("ip -n %s link show %s | grep -q NO-CARRIER",
 			     net.ns_gen, ifname),
-			  0);
+	    0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_start((uint16_t)port), 0);
 	LR_TEST_ASSERT_EQ(link_wait((uint16_t)port, 1), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)port), 0);
@@ -720,7 +705,7 @@ test_lifecycle(void)
 	LR_TEST_ASSERT_EQ(port_start(port, 2), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)port), 0);
 	LR_TEST_ASSERT(iface_exists(name), "existing %s removed", name);
-	LR_TEST_ASSERT_EQ(sh("ip link del %s", name), 0);
+	LR_TEST_ASSERT_EQ(lr_test_netns_sh("ip link del %s", name), 0);
 	LR_TEST_ASSERT(!iface_exists(name), "%s not deleted", name);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;

@@ -25,7 +25,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,35 +69,19 @@ now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Run a shell command built like printf; 0 if it exited 0. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int
-sh(const char *fmt, ...)
-{
-	char cmd[512];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	if (st != 0)
-		fprintf(stderr, "command failed (%d): %s\n", st, cmd);
-	return st == 0 ? 0 : -1;
-}
-
 /* Addresses on the host interface ifname in namespace ns (host h). */
 static int
 host_addrs(const char *ns, const char *ifname, int h)
 {
 	/* netns.sh turns IPv6 off by default (no stray frames). */
-	if (sh("ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=0",
-	       ns, ifname) ||
-	    sh("ip -n %s addr add 10.77.0.%d/24 dev %s", ns, h + 1, ifname) ||
-	    sh("ip -n %s addr add fd77::%d/64 dev %s nodad", ns, h + 1,
-	       ifname) ||
-	    sh("ip -n %s link set %s up", ns, ifname))
+	if (lr_test_netns_sh(
+		"ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=0",
+		ns, ifname) ||
+	    lr_test_netns_sh("ip -n %s addr add 10.77.0.%d/24 dev %s", ns,
+			     h + 1, ifname) ||
+	    lr_test_netns_sh("ip -n %s addr add fd77::%d/64 dev %s nodad", ns,
+			     h + 1, ifname) ||
+	    lr_test_netns_sh("ip -n %s link set %s up", ns, ifname))
 		return -1;
 	return 0;
 }
@@ -110,15 +93,16 @@ hosts_up(void)
 {
 	char path[64];
 
-	if (sh("ip netns add %s", ns_peer) ||
-	    sh("ip -n %s link set lo up", ns_peer))
+	if (lr_test_netns_sh("ip netns add %s", ns_peer) ||
+	    lr_test_netns_sh("ip -n %s link set lo up", ns_peer))
 		return -1;
 	snprintf(path, sizeof(path), "/run/netns/%s", ns_peer);
 	fd_peer = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd_peer < 0)
 		return -1;
 #ifndef STACK_TAP
-	if (sh("ip -n %s link set %s netns %s", net.ns_gen, if_g1, ns_peer) ||
+	if (lr_test_netns_sh("ip -n %s link set %s netns %s", net.ns_gen, if_g1,
+			     ns_peer) ||
 	    host_addrs(net.ns_gen, if_g0, 0) || host_addrs(ns_peer, if_g1, 1))
 		return -1;
 #endif
@@ -131,8 +115,8 @@ hosts_up(void)
 static int
 taps_up(void)
 {
-	if (sh("ip link set %s netns %s", if_f0, net.ns_gen) ||
-	    sh("ip link set %s netns %s", if_f1, ns_peer) ||
+	if (lr_test_netns_sh("ip link set %s netns %s", if_f0, net.ns_gen) ||
+	    lr_test_netns_sh("ip link set %s netns %s", if_f1, ns_peer) ||
 	    host_addrs(net.ns_gen, if_f0, 0) || host_addrs(ns_peer, if_f1, 1))
 		return -1;
 	return 0;
@@ -628,16 +612,18 @@ iperf3_once(const char *args)
 		return -1;
 	}
 	snprintf(log, sizeof(log), "/tmp/lr_iperf3_%d.log", (int)getpid());
-	rc = sh("timeout %d ip netns exec %s iperf3 -c 10.77.0.1 -p 5202 -t 2 "
-		"--connect-timeout 10000 %s > %s 2>&1",
-		READY_S, ns_peer, args, log);
+	rc = lr_test_netns_sh(
+	    "timeout %d ip netns exec %s iperf3 -c 10.77.0.1 -p 5202 -t 2 "
+	    "--connect-timeout 10000 %s > %s 2>&1",
+	    READY_S, ns_peer, args, log);
 	if (rc == 0)
-		rc = sh("grep -q receiver %s", log);
+		rc = lr_test_netns_sh("grep -q receiver %s", log);
 	/* A client whose control connection never got through (its SYNs
 	 * lost while the host was too busy for lr-l2fwd's poll: 10 s of
 	 * them) tried nothing: the caller tries again. */
-	if (rc != 0 && sh("grep -q 'unable to connect' %s", log) == 0) {
-		sh("cat %s >&2; rm -f %s", log, log);
+	if (rc != 0 &&
+	    lr_test_netns_sh("grep -q 'unable to connect' %s", log) == 0) {
+		lr_test_netns_sh("cat %s >&2; rm -f %s", log, log);
 		kill(srv, SIGKILL);
 		child_wait(srv);
 		printf("iperf3 %s: no connection within 10 s (busy host): "
@@ -645,7 +631,7 @@ iperf3_once(const char *args)
 		       args);
 		return 1;
 	}
-	sh("cat %s >&2; rm -f %s", log, log);
+	lr_test_netns_sh("cat %s >&2; rm -f %s", log, log);
 	st = child_wait(srv);
 	LR_TEST_ASSERT(rc == 0, "iperf3 client %s failed", args);
 	LR_TEST_ASSERT(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
@@ -746,13 +732,14 @@ pcap_run(const char *extra, long *good, long *bad)
 	snprintf(v0, sizeof(v0), "net_af_packet0,iface=%s%s", if_f0, extra);
 	snprintf(v1, sizeof(v1), "net_pcap1,tx_pcap=%s", file);
 	/* Nobody answers for host 1 behind a file. */
-	LR_TEST_ASSERT(sh("ip -n %s neigh replace 10.77.0.2 lladdr "
-			  "02:00:00:00:00:02 dev %s nud permanent",
-			  net.ns_gen, if_g0) == 0 &&
-			   sh("ip -n %s -6 neigh replace fd77::2 lladdr "
-			      "02:00:00:00:00:02 dev %s nud permanent",
-			      net.ns_gen, if_g0) == 0,
-		       "static neighbours");
+	LR_TEST_ASSERT(
+	    lr_test_netns_sh("ip -n %s neigh replace 10.77.0.2 lladdr "
+			     "02:00:00:00:00:02 dev %s nud permanent",
+			     net.ns_gen, if_g0) == 0 &&
+		lr_test_netns_sh("ip -n %s -6 neigh replace fd77::2 lladdr "
+				 "02:00:00:00:00:02 dev %s nud permanent",
+				 net.ns_gen, if_g0) == 0,
+	    "static neighbours");
 	pid = l2fwd_run(v0, v1, "1");
 	LR_TEST_ASSERT(pid > 0, "lr-l2fwd");
 	for (int v6 = 0; v6 < 2; v6++) {
@@ -778,8 +765,10 @@ pcap_run(const char *extra, long *good, long *bad)
 		close(fd[v6]);
 		close(tfd[v6]);
 	}
-	sh("ip -n %s neigh del 10.77.0.2 dev %s", net.ns_gen, if_g0);
-	sh("ip -n %s -6 neigh del fd77::2 dev %s", net.ns_gen, if_g0);
+	lr_test_netns_sh("ip -n %s neigh del 10.77.0.2 dev %s", net.ns_gen,
+			 if_g0);
+	lr_test_netns_sh("ip -n %s -6 neigh del fd77::2 dev %s", net.ns_gen,
+			 if_g0);
 	if (l2fwd_stop(pid))
 		return -1;
 	*good = tshark_count(file, "(tcp.checksum.status == 1 || "
@@ -788,7 +777,7 @@ pcap_run(const char *extra, long *good, long *bad)
 	*bad = tshark_count(file, "ip.checksum.status == 0 || "
 				  "tcp.checksum.status == 0 || "
 				  "udp.checksum.status == 0");
-	sh("rm -f %s", file);
+	lr_test_netns_sh("rm -f %s", file);
 	fprintf(stderr,
 		"net_pcap file (af_packet%s): %ld frames good, %ld bad\n",
 		extra, *good, *bad);
@@ -953,12 +942,12 @@ run_cases(int argc, char **argv)
 
 	snprintf(ns_peer, sizeof(ns_peer), "%speer", net.prefix);
 	if (hosts_up() != 0) {
-		sh("ip netns del %s 2>/dev/null", ns_peer);
+		lr_test_netns_sh("ip netns del %s 2>/dev/null", ns_peer);
 		return 1;
 	}
 	r = lr_test_run(TEST_NAME, cases, (int)LR_DIM(cases), argc, argv);
 	close(fd_peer);
-	sh("ip netns del %s", ns_peer);
+	lr_test_netns_sh("ip netns del %s", ns_peer);
 	return r;
 }
 

@@ -6,7 +6,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lr_app.h"
@@ -69,6 +71,44 @@ lr_app_eal_init(const struct lr_app *app, int argc, char **argv, int *status)
 		return -1;
 	}
 	return ret;
+}
+
+int
+lr_app_start(const struct lr_app *app, int argc, char **argv,
+	     int (*parse)(int argc, char **argv, void *opts), void *opts,
+	     int *status)
+{
+	int ret = lr_app_eal_init(app, argc, argv, status);
+
+	if (ret < 0)
+		return -1;
+	argc -= ret;
+	argv += ret;
+	argv[0] = (char *)app->name;
+	ret = parse(argc, argv, opts);
+	if (ret != 0) {
+		lr_eal_cleanup();
+		*status = ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
+		return -1;
+	}
+	return 0;
+}
+
+int
+lr_app_parse_num(const char *prog, const char *opt, const char *s,
+		 unsigned long min, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v < min ||
+	    *v > UINT32_MAX) {
+		fprintf(stderr, "%s: %s '%s': expected a number from %lu\n",
+			prog, opt, s, min);
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -69,6 +69,23 @@ int lr_app_cmdline_status(int err);
 int lr_app_eal_init(const struct lr_app *app, int argc, char **argv,
 		    int *status);
 
+/** A program's start: lr_app_eal_init(), then its own options, the
+ *  arguments after the EAL's (argv[0] made app->name), read by
+ *  parse(argc, argv, opts): 0, above 0 after its --help, below 0 after
+ *  a message. Returns 0 to go on, or -1 with the EAL cleaned up (when it
+ *  was started) and *status the exit status: LR_EXIT_OK after -h, -V or
+ *  the program's --help, LR_EXIT_USAGE after parse's message, else
+ *  lr_app_eal_init()'s. */
+int lr_app_start(const struct lr_app *app, int argc, char **argv,
+		 int (*parse)(int argc, char **argv, void *opts), void *opts,
+		 int *status);
+
+/** Read s, the value of option opt, as a whole number from min to
+ *  UINT32_MAX (decimal, 0x hex or 0 octal) into *v: 0, or -1 after saying
+ *  "prog: opt 's': expected a number from min" on stderr. */
+int lr_app_parse_num(const char *prog, const char *opt, const char *s,
+		     unsigned long min, unsigned long *v);
+
 /** Say on stderr which option getopt refused: c is what getopt returned
  *  ('?': unknown, ':': its value missing; the optstring begins with ':'),
  *  argv what it was given. Returns LR_EXIT_USAGE. */

@@ -118,10 +118,12 @@ parse_mbufs(struct opts *o, const char *s)
 	return 0;
 }
 
-/* 0, 1 after --help, -1 after a message. */
+/* The options after the EAL's into opts, a struct opts
+ * (lr_app_start()): 0, 1 after --help, -1 after a message. */
 static int
-parse_args(int argc, char **argv, struct opts *o)
+parse_args(int argc, char **argv, void *opts)
 {
+	struct opts *o = opts;
 	static const struct option longopts[] = {
 	    {"mbufs", required_argument, NULL, 'm'},
 	    {"bursts", required_argument, NULL, 'k'},
@@ -355,20 +357,11 @@ main(int argc, char **argv)
 	struct opts o;
 	uint16_t p0 = UINT16_MAX, p1 = UINT16_MAX;
 	uint64_t t0;
-	int ret, rc = 1;
+	int rc = 1;
 
-	ret = lr_app_eal_init(&app, argc, argv, &rc);
-	if (ret < 0)
+	if (lr_app_start(&app, argc, argv, parse_args, &o, &rc) < 0)
 		return rc;
 	rc = LR_EXIT_FAILURE;
-	argc -= ret;
-	argv += ret;
-	argv[0] = "lr-elastic-bench";
-	ret = parse_args(argc, argv, &o);
-	if (ret != 0) {
-		lr_eal_cleanup();
-		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
-	}
 	mp = make_pool(&o);
 	if (mp == NULL || lr_eth_dev_create("net_ring0") < 0 ||
 	    lr_eth_dev_create("net_ring1") < 0 ||

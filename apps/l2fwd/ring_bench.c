@@ -174,9 +174,10 @@ apply_option(int c, const char *arg)
 	return -1;
 }
 
-/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
+/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
+ * after a message. */
 static int
-parse_args(int argc, char **argv)
+parse_args(int argc, char **argv, void *arg)
 {
 	static const struct option longopts[] = {
 	    {"duration", required_argument, NULL, 'D'},
@@ -360,19 +361,10 @@ main(int argc, char **argv)
 {
 	static const struct lr_app app = {"lr-l2fwd-ring-bench", usage};
 	unsigned worker;
-	int ret, status;
+	int status;
 
-	ret = lr_app_eal_init(&app, argc, argv, &status);
-	if (ret < 0)
+	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
 		return status;
-	argc -= ret;
-	argv += ret;
-	argv[0] = "lr-l2fwd-ring-bench";
-	ret = parse_args(argc, argv);
-	if (ret != 0) {
-		lr_eal_cleanup();
-		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
-	}
 	worker = lr_get_next_lcore(-1, 1, 0);
 	if (worker >= LR_MAX_LCORE)
 		opt.one_lcore = 1;

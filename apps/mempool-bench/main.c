@@ -16,7 +16,6 @@
  * not across runs. Rows: "name | bulk 1 | bulk 8 | bulk 32 | bulk 128".
  * Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -187,29 +186,10 @@ usage(FILE *f, const char *prog)
 		prog, objs_per_run, reps);
 }
 
-/* A number of at least min for option opt into *v: 0, or -1 after a
- * message. */
+/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
+ * after a message. */
 static int
-parse_num(const char *opt, const char *s, unsigned long min, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v < min ||
-	    *v > UINT32_MAX) {
-		fprintf(stderr,
-			"lr-mempool-bench: %s '%s': expected a number "
-			"from %lu\n",
-			opt, s, min);
-		return -1;
-	}
-	return 0;
-}
-
-/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
-static int
-parse_args(int argc, char **argv)
+parse_args(int argc, char **argv, void *arg)
 {
 	static const struct option opts[] = {
 	    {"objs", required_argument, NULL, 'o'},
@@ -225,11 +205,12 @@ parse_args(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			if (parse_num("--objs", optarg, 128, &objs_per_run))
+			if (lr_app_parse_num(argv[0], "--objs", optarg, 128,
+					     &objs_per_run))
 				return -1;
 			break;
 		case 'r':
-			if (parse_num("--reps", optarg, 1, &v))
+			if (lr_app_parse_num(argv[0], "--reps", optarg, 1, &v))
 				return -1;
 			reps = (unsigned)v;
 			break;
@@ -253,18 +234,10 @@ int
 main(int argc, char **argv)
 {
 	static const struct lr_app app = {"lr-mempool-bench", usage};
-	int status, ret = lr_app_eal_init(&app, argc, argv, &status);
+	int status;
 
-	if (ret < 0)
+	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
 		return status;
-	argc -= ret;
-	argv += ret;
-	argv[0] = "lr-mempool-bench";
-	ret = parse_args(argc, argv);
-	if (ret != 0) {
-		lr_eal_cleanup();
-		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
-	}
 
 	printf("# lr-mempool-bench: cycles per object (get+put, or "
 	       "alloc+free), one lcore,\n# minimum of %u runs of %lu objects; "

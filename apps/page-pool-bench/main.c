@@ -17,7 +17,6 @@
  * pool calls per burst and report the median burst.
  * Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -375,29 +374,10 @@ usage(FILE *f, const char *prog)
 		prog, 4 * WINDOW, npages, repeats);
 }
 
-/* A number of at least min for option opt into *v: 0, or -1 after a
- * message. */
+/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
+ * after a message. */
 static int
-parse_num(const char *opt, const char *s, unsigned long min, unsigned long *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v < min ||
-	    *v > UINT32_MAX) {
-		fprintf(stderr,
-			"lr-page-pool-bench: %s '%s': expected a number from "
-			"%lu\n",
-			opt, s, min);
-		return -1;
-	}
-	return 0;
-}
-
-/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
-static int
-parse_args(int argc, char **argv)
+parse_args(int argc, char **argv, void *arg)
 {
 	static const struct option opts[] = {
 	    {"pages", required_argument, NULL, 'n'},
@@ -413,11 +393,12 @@ parse_args(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, ":n:r:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (parse_num("-n", optarg, 4 * WINDOW, &npages))
+			if (lr_app_parse_num(argv[0], "-n", optarg, 4 * WINDOW,
+					     &npages))
 				return -1;
 			break;
 		case 'r':
-			if (parse_num("-r", optarg, 1, &v))
+			if (lr_app_parse_num(argv[0], "-r", optarg, 1, &v))
 				return -1;
 			repeats = (unsigned)v;
 			break;
@@ -450,7 +431,7 @@ main(int argc, char **argv)
 			   "0-1",
 			   "--file-prefix=pp_bench",
 			   NULL};
-	int ret, status;
+	int status;
 
 	if (argc == 1) {
 		if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -458,17 +439,8 @@ main(int argc, char **argv)
 		argc = 7;
 		argv = defargs;
 	}
-	ret = lr_app_eal_init(&app, argc, argv, &status);
-	if (ret < 0)
+	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
 		return status;
-	argc -= ret;
-	argv += ret;
-	argv[0] = "lr-page-pool-bench";
-	ret = parse_args(argc, argv);
-	if (ret != 0) {
-		lr_eal_cleanup();
-		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
-	}
 	print_figures();
 	lr_eal_cleanup();
 	return LR_EXIT_OK;

@@ -117,9 +117,10 @@ parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
 	return 0;
 }
 
-/* The options after the EAL's: 0, 1 after --help, -1 after a message. */
+/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
+ * after a message. */
 static int
-parse_args(int argc, char **argv)
+parse_args(int argc, char **argv, void *arg)
 {
 	static const struct option lo[] = {
 	    {"bulk", no_argument, NULL, 'b'},
@@ -510,18 +511,10 @@ main(int argc, char **argv)
 {
 	static const struct lr_app app = {"lr-pagealloc-bench", usage};
 	static struct stat3 res[T_KINDS][5][MAX_BATCH_LOG + 1];
-	int status, ret = lr_app_eal_init(&app, argc, argv, &status);
+	int status;
 
-	if (ret < 0)
+	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
 		return status;
-	argc -= ret;
-	argv += ret;
-	argv[0] = "lr-pagealloc-bench";
-	ret = parse_args(argc, argv);
-	if (ret != 0) {
-		lr_eal_cleanup();
-		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
-	}
 	if (lr_pagealloc_init() < 0) {
 		fprintf(stderr, "lr-pagealloc-bench: page allocator: %s\n",
 			lr_strerror(lr_errno));

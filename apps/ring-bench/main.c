@@ -290,10 +290,10 @@ usage(FILE *f, const char *prog)
 	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
 }
 
-/* The options after the EAL's: 0, 1 after --help, -EINVAL after a
- * message. */
+/* The options after the EAL's (lr_app_start()): 0, 1 after --help,
+ * -EINVAL after a message. */
 static int
-parse_args(int argc, char **argv)
+parse_args(int argc, char **argv, void *arg)
 {
 	static const struct option opts[] = {
 	    {"iterations", required_argument, NULL, 'i'},
@@ -352,18 +352,10 @@ main(int argc, char **argv)
 {
 	static const struct lr_app app = {"lr-ring-bench", usage};
 	struct lr_ring *r;
-	int status, ret = lr_app_eal_init(&app, argc, argv, &status);
+	int status, ret;
 
-	if (ret < 0)
+	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
 		return status;
-	argc -= ret;
-	argv += ret;
-	argv[0] = "lr-ring-bench";
-	ret = parse_args(argc, argv);
-	if (ret != 0) {
-		lr_eal_cleanup();
-		return ret > 0 ? LR_EXIT_OK : LR_EXIT_USAGE;
-	}
 	nb_samples = (unsigned)LR_MAX(iterations / SAMPLE_PAIRS, 1ul);
 	samples = malloc(sizeof(*samples) * LR_MAX(nb_samples, MAX_RUNS));
 	if (samples == NULL) {

@@ -23,7 +23,7 @@ import re
 import shutil
 import time
 
-from harness import core, peers, netns
+from harness import core, peers, proc
 from comparisons.l2fwd import NULLS, SENT
 
 WARM, DUR, ROUNDS = 3, 4, 3
@@ -75,7 +75,7 @@ def testpmd_rate(ctx, extra, log):
     """(output, Mpps) of one interactive testpmd: start, WARM s, clear the
     stats, DUR s, stop; its TX total over the time from the clear to the
     stop's reply. Mpps None when a step did not come."""
-    bg = netns.Background(testpmd_argv(ctx, extra), cwd=ctx.top, stdin=True,
+    bg = proc.Background(testpmd_argv(ctx, extra), cwd=ctx.top, stdin=True,
                          log=log)
     try:
         if bg.wait_for(r'testpmd> ', timeout=60) is None:

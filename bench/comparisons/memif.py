@@ -60,7 +60,7 @@ import tempfile
 import threading
 import time
 
-from harness import core, peers, group
+from harness import core, peers, group, proc
 
 WARM, SECS = 1, 2          # seconds of traffic skipped, seconds measured
 SIZES = (64, 1518)
@@ -457,8 +457,8 @@ class RowRun:
             r = feed(line) if feed else None
             if r:
                 self.sampler.sample(name, *r)
-        p = group.Proc(name, ['taskset', '-c', str(cpu)] + argv, self.b.top,
-                      on_line)
+        p = proc.Background(['taskset', '-c', str(cpu)] + argv,
+                            cwd=self.b.top, name=name, on_line=on_line)
         p.kind = kind
         self.procs.append(p)
         return p

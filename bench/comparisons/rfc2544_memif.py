@@ -18,10 +18,9 @@ SIGINT when the search has ended.
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 
-from harness import core, peers, group
+from harness import core, peers, group, proc
 
 SIZES = (64, 1518)
 SEARCH = ['--rfc2544', 'throughput', '--rfc2544-sizes',
@@ -117,7 +116,8 @@ def run_one(ctx, tmp, name, argv, log):
     group.remove([a, b, out])
     procs, notes = [], []
     try:
-        gen = group.Proc('lr-pktgen', generator(ctx, a, b, out), ctx.top)
+        gen = proc.Background(generator(ctx, a, b, out), cwd=ctx.top,
+                              name='lr-pktgen')
         procs.append(gen)
         log(f'$ {gen.command()}')
         if not (group.wait_until(group.is_socket(a), [gen], READY_S) and
@@ -127,21 +127,19 @@ def run_one(ctx, tmp, name, argv, log):
             return {}, notes, [p.command() for p in procs]
         # A forwarder's standard input stays open for the run: testpmd
         # without -i ends at the first line or end of file it reads.
-        fwd = group.Proc(name, ['taskset', '-c', '1'] + argv, ctx.top,
-                        stdin='pipe')
+        fwd = proc.Background(['taskset', '-c', '1'] + argv, cwd=ctx.top,
+                              stdin=True, name=name)
         procs.append(fwd)
         log(f'$ {fwd.command()}')
-        try:
-            gen.p.wait(timeout=SEARCH_S)
-        except subprocess.TimeoutExpired:
+        if gen.wait(SEARCH_S) is None:
             notes.append(f'lr-pktgen: no result in {SEARCH_S} s')
-        rc, _ = gen.stop(5)
+        _, rc = gen.stop(timeout=5)
         if rc != 0:
             said = [x for x in gen.lines if x.startswith('lr-pktgen:')]
             notes.append(f'lr-pktgen exit {rc}: ' +
                          (said[-1] if said else core.last_line(gen.output())))
-        rc, killed = fwd.stop(5)
-        n = group.exit_note(fwd, rc, killed)
+        _, rc = fwd.stop(timeout=5)
+        n = group.exit_note(fwd, rc, fwd.killed)
         if n:
             notes.append(n)
         try:

@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 
-from harness import core, netns, stats
+from harness import core, netns, proc, stats
 from comparisons import is_root
 from comparisons.veth import TESTPMD, dpdk_label, display_names, fwd_lcore
 
@@ -101,7 +101,7 @@ def measure_path(ctx, n, dst, log):
         'ping', '-c', str(PINGS), '-i', '0.2', dst]),
         capture_output=True, text=True)
     figs = parse_ping(p.stdout)
-    srv = netns.Background(netns.in_netns(n['gen'], [
+    srv = proc.Background(netns.in_netns(n['gen'], [
         'stdbuf', '-oL', 'iperf3', '-s', '-1', '-B', dst, '-p', PORT]),
         log=log)
     try:
@@ -144,7 +144,7 @@ def run_path(ctx, net, n, key, log):
     else:
         argv, ready = lr_argv(ctx, n, 'net_' + key[3:], n['f0'], n['f1'],
                               'f'), 'Forwarding on'
-    bg = netns.Background(argv, cwd=ctx.top, log=log)
+    bg = proc.Background(argv, cwd=ctx.top, log=log)
     try:
         if bg.wait_for(ready) is None:
             return {}, f'did not start: {core.last_line(bg.stop()[0])}'

@@ -23,7 +23,7 @@ import shutil
 import subprocess
 import time
 
-from harness import core, peers, netns
+from harness import core, peers, netns, proc
 from comparisons import is_root
 
 # lr-pktgen's closing line, and what an unknown driver makes ethdev say.
@@ -191,7 +191,7 @@ def txonly_rate(out, start_count, seconds):
 def run_txonly(ctx, n, log):
     """testpmd txonly alone for SECS after its first stats block: (output,
     Mpps, Mpps per CPU-second of its worker), figures None when missing."""
-    bg = netns.Background(veth_txonly(n), cwd=ctx.top, log=log)
+    bg = proc.Background(veth_txonly(n), cwd=ctx.top, log=log)
     try:
         m = bg.wait_for(r'Tx-pps', timeout=20)
         if m is None:
@@ -237,7 +237,7 @@ def veth_forwarder(ctx, n, fwd, gd, label, rows, notes, log):
     latency, zero-loss bisection), stop it; figures to rows."""
     argv, ready = veth_fwd(ctx, n, fwd)
     where = fwd_title(fwd)
-    bg = netns.Background(argv, cwd=ctx.top, log=log)
+    bg = proc.Background(argv, cwd=ctx.top, log=log)
     try:
         if bg.wait_for(ready) is None:
             out, rc = bg.stop()
@@ -484,7 +484,7 @@ def afxdp_one(ctx, n, kind, lr_busy, rows, notes, log):
         """Start the forwarder, run work(), stop it: (work's result,
         forwarder output), (None, output) when it did not start."""
         argv, ready = afxdp_fwd(ctx, n, kind, lr_busy)
-        bg = netns.Background(argv, cwd=ctx.top, log=log)
+        bg = proc.Background(argv, cwd=ctx.top, log=log)
         try:
             if bg.wait_for(ready) is None:
                 out, _ = bg.stop()

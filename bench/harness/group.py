@@ -1,90 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Processes started together for one measurement (a server and its
-client, a generator and a forwarder): start one with its output read line
-by line as it comes, wait for a condition while the processes live, find
-a thread, read a thread's CPU time, stop in a given order.
+client, a generator and a forwarder), each a proc.Background: wait for a
+condition while the processes live, find a thread, read a thread's CPU
+time, stop in a given order.
 
 Readiness is always something a program does (a line it prints, a socket
 it creates), polled while it lives: never a fixed sleep.
 """
 import glob
 import os
-import shlex
 import shutil
 import signal
 import stat
-import subprocess
-import threading
 import time
 
 from . import core
-
-
-class Proc:
-    """A program started in the background, its output (stdout and stderr
-    together) kept and passed line by line to on_line(line) as it comes."""
-
-    def __init__(self, name, argv, cwd, on_line=None, stdin=None, env=None):
-        self.name = name
-        self.argv = [str(a) for a in argv]
-        full = dict(os.environ)
-        full.update(env or {})
-        self.lines = []
-        self.on_line = on_line
-        self.p = subprocess.Popen(
-            self.argv, cwd=cwd, env=full,
-            stdin=subprocess.PIPE if stdin == 'pipe' else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.pid = self.p.pid
-        self.rc = None
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        """Keep every line, and hand each to on_line."""
-        for raw in iter(self.p.stdout.readline, b''):
-            line = raw.decode(errors='replace').rstrip('\n')
-            self.lines.append(line)
-            if self.on_line:
-                self.on_line(line)
-
-    def command(self):
-        """The command line as a user types it."""
-        return ' '.join(shlex.quote(a) for a in self.argv)
-
-    def alive(self):
-        """True while the process runs."""
-        return self.p.poll() is None
-
-    def output(self):
-        """Everything it printed so far, as text."""
-        return '\n'.join(self.lines)
-
-    def stop(self, grace=60):
-        """SIGINT (a user's ^C), SIGKILL after grace seconds; returns
-        (exit status, killed). The reader has read everything after it."""
-        killed = False
-        if self.alive():
-            self.p.send_signal(signal.SIGINT)
-            try:
-                self.p.wait(timeout=grace)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait()
-                killed = True
-        self.reader.join(timeout=10)
-        if self.p.stdin:
-            self.p.stdin.close()
-        self.rc = self.p.returncode
-        return self.rc, killed
-
-    def kill(self):
-        """SIGKILL if it still runs (cleanup)."""
-        if self.alive():
-            self.p.kill()
-            self.p.wait()
-        if self.p.stdin:
-            self.p.stdin.close()
 
 
 def wait_until(cond, procs, timeout, step=0.05):
@@ -135,11 +65,12 @@ def thread_cpu_ns(pid, tid):
 
 
 def stop_all(procs, first=lambda p: False, grace=60):
-    """Stop procs one at a time, those first(p) says first, the others in
-    the order given; [(proc, exit status, killed)]."""
+    """Stop procs (proc.Background) one at a time with SIGINT, SIGKILL
+    after grace seconds, those first(p) says first, the others in the
+    order given; [(proc, exit status, killed)]."""
     order = [p for p in procs if first(p)] + [p for p in procs
                                               if not first(p)]
-    return [(p,) + p.stop(grace) for p in order]
+    return [(p, p.stop(timeout=grace)[1], p.killed) for p in order]
 
 
 def exit_note(proc, rc, killed, lines=3):

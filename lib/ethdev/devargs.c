@@ -259,9 +259,14 @@ get_single(const struct lr_devargs *da, const char *key, int *err)
 	return lr_devargs_get(da, key);
 }
 
-int
-lr_devargs_get_uint(const struct lr_devargs *da, const char *key, uint64_t def,
-		    uint64_t min, uint64_t max, uint64_t *out)
+/* Read key as an unsigned number in base (0: with C's 0x and 0 prefixes)
+ * in min..max into *out; *out = def when absent. 0 or -EINVAL, logged
+ * with what was expected: expected, or when NULL an integer in min..max.
+ * The value is digits alone: no sign, no space. */
+static int
+get_unsigned(const struct lr_devargs *da, const char *key, uint64_t def,
+	     uint64_t min, uint64_t max, int base, const char *expected,
+	     uint64_t *out)
 {
 	const char *s;
 	char *end;
@@ -276,15 +281,19 @@ lr_devargs_get_uint(const struct lr_devargs *da, const char *key, uint64_t def,
 		return 0;
 	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' ||
-	    isspace((unsigned char)s[0]) || *end != '\0' || errno != 0 ||
+	v = strtoull(s, &end, base);
+	if (!isdigit((unsigned char)s[0]) || *end != '\0' || errno != 0 ||
 	    v < min || v > max) {
-		LR_LOG(ERR, ETHDEV,
-		       "%s: %s: bad value '%s' (expected an integer in "
-		       "%llu..%llu)\n",
-		       da->name, key, s, (unsigned long long)min,
-		       (unsigned long long)max);
+		if (expected != NULL)
+			LR_LOG(ERR, ETHDEV,
+			       "%s: %s: bad value '%s' (expected %s)\n",
+			       da->name, key, s, expected);
+		else
+			LR_LOG(ERR, ETHDEV,
+			       "%s: %s: bad value '%s' (expected an integer "
+			       "in %llu..%llu)\n",
+			       da->name, key, s, (unsigned long long)min,
+			       (unsigned long long)max);
 		return -EINVAL;
 	}
 	*out = v;
@@ -292,33 +301,26 @@ lr_devargs_get_uint(const struct lr_devargs *da, const char *key, uint64_t def,
 }
 
 int
+lr_devargs_get_uint(const struct lr_devargs *da, const char *key, uint64_t def,
+		    uint64_t min, uint64_t max, uint64_t *out)
+{
+	return get_unsigned(da, key, def, min, max, 0, NULL, out);
+}
+
+int
 lr_devargs_get_mode(const struct lr_devargs *da, const char *key, unsigned def,
 		    unsigned *out)
 {
-	const char *s;
-	unsigned long v;
-	char *end;
+	uint64_t v;
 	int err;
 
-	s = get_single(da, key, &err);
-	if (err)
-		return err;
-	if (s == NULL) {
-		*out = def;
-		return 0;
-	}
-	errno = 0;
-	v = strtoul(s, &end, 8);
-	if (s[0] < '0' || s[0] > '7' || *end != '\0' || errno != 0 ||
-	    v > 0777) {
-		LR_LOG(ERR, ETHDEV,
-		       "%s: %s: bad value '%s' (expected octal permission "
-		       "bits 0..0777, such as 0600 or 0660)\n",
-		       da->name, key, s);
-		return -EINVAL;
-	}
-	*out = (unsigned)v;
-	return 0;
+	err = get_unsigned(da, key, def, 0, 0777, 8,
+			   "octal permission bits 0..0777, such as 0600 or "
+			   "0660",
+			   &v);
+	if (err == 0)
+		*out = (unsigned)v;
+	return err;
 }
 
 int

@@ -155,6 +155,41 @@ ring_prefault(uint8_t *map, size_t len)
 	}
 }
 
+/* Ask for direction dir's ("rx", "tx") queue q ring on fd, socket option
+ * opt (PACKET_RX_RING, PACKET_TX_RING) with len bytes of req, and map its
+ * map_len bytes, prefaulted: 0 with *map set, or -errno after logging
+ * (*map NULL). */
+static int
+ring_create_map(struct afp_port *pp, const char *dir, uint16_t q, int fd,
+		int opt, const void *req, socklen_t len, size_t map_len,
+		uint8_t **map)
+{
+	char desc[128];
+	int err;
+
+	if (setsockopt(fd, SOL_PACKET, opt, req, len) < 0) {
+		err = errno;
+		ring_desc(pp, desc, sizeof(desc));
+		LR_LOG(ERR, PMD,
+		       "%s: %s queue %u: cannot create the ring (%s): %s\n",
+		       pp->name, dir, q, desc, strerror(err));
+		return -err;
+	}
+	*map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (*map == MAP_FAILED) {
+		err = errno;
+		*map = NULL;
+		ring_desc(pp, desc, sizeof(desc));
+		LR_LOG(ERR, PMD,
+		       "%s: %s queue %u: cannot map the ring (%s): %s\n",
+		       pp->name, dir, q, desc, strerror(err));
+		return -err;
+	}
+	ring_prefault(*map, map_len);
+	return 0;
+}
+
 /* Ask for rx queue q's ring on fd (TPACKET_V3 blocks or V2 frames) and map
  * it; 0 or -errno after logging. */
 static int
@@ -162,7 +197,6 @@ rxq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 {
 	struct afp_rxq *rxq = &pp->rxq[q];
 	struct tpacket_req3 req;
-	char desc[128];
 	int err;
 
 	memset(&req, 0, sizeof(req));
@@ -171,35 +205,67 @@ rxq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 	req.tp_frame_nr = pp->framecnt;
 	req.tp_block_nr = pp->framecnt / (pp->blocksz / pp->framesz);
 	req.tp_retire_blk_tov = pp->tov_ms;
-	if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req,
-		       pp->tpv2 ? sizeof(struct tpacket_req) : sizeof(req)) <
-	    0) {
-		err = errno;
-		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD,
-		       "%s: rx queue %u: cannot create the ring (%s): %s\n",
-		       pp->name, q, desc, strerror(err));
-		return -err;
-	}
 	rxq->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
-	rxq->map = mmap(NULL, rxq->map_len, PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_POPULATE, fd, 0);
-	if (rxq->map == MAP_FAILED) {
-		err = errno;
-		rxq->map = NULL;
-		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD,
-		       "%s: rx queue %u: cannot map the ring (%s): %s\n",
-		       pp->name, q, desc, strerror(err));
-		return -err;
-	}
-	ring_prefault(rxq->map, rxq->map_len);
+	err = ring_create_map(
+	    pp, "rx", q, fd, PACKET_RX_RING, &req,
+	    pp->tpv2 ? sizeof(struct tpacket_req) : sizeof(req), rxq->map_len,
+	    &rxq->map);
+	if (err < 0)
+		return err;
 	rxq->block_size = req.tp_block_size;
 	rxq->nb_blocks = req.tp_block_nr;
 	if (pp->tpv2 && rxq_frames_list(pp, rxq) < 0) {
 		munmap(rxq->map, rxq->map_len);
 		rxq->map = NULL;
 		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Set fd's TPACKET_V<version> and, with vnet=1, PACKET_VNET_HDR for
+ * direction dir's ("rx", "tx") queue q; 0 or -errno after logging. */
+static int
+sock_version_vnet(struct afp_port *pp, const char *dir, uint16_t q, int fd,
+		  int version)
+{
+	int err;
+
+	if (set_int_opt(fd, PACKET_VERSION,
+			version == 2 ? TPACKET_V2 : TPACKET_V3) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: %s queue %u: TPACKET_V%d on '%s': %s\n",
+		       pp->name, dir, q, version, pp->iface, strerror(err));
+		return -err;
+	}
+	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD,
+		       "%s: vnet: %s queue %u: PACKET_VNET_HDR on '%s': %s "
+		       "(vnet=0 turns the offloads off)\n",
+		       pp->name, dir, q, pp->iface, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+/* Bind fd, direction dir's ("rx", "tx") queue q socket, to the interface
+ * for protocol proto (network order); 0 or -errno after logging. */
+static int
+sock_bind(struct afp_port *pp, const char *dir, uint16_t q, int fd,
+	  uint16_t proto)
+{
+	struct sockaddr_ll sll;
+	int err;
+
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = proto;
+	sll.sll_ifindex = pp->ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		err = errno;
+		LR_LOG(ERR, PMD, "%s: %s queue %u: cannot bind to '%s': %s\n",
+		       pp->name, dir, q, pp->iface, strerror(err));
+		return -err;
 	}
 	return 0;
 }
@@ -214,21 +280,9 @@ lr_af_packet_rxq_open_(struct afp_port *pp, uint16_t q)
 	fd = lr_af_packet_packet_socket_(pp, "rx", q);
 	if (fd < 0)
 		return fd;
-	if (set_int_opt(fd, PACKET_VERSION,
-			pp->tpv2 ? TPACKET_V2 : TPACKET_V3) < 0) {
-		err = errno;
-		LR_LOG(ERR, PMD, "%s: rx queue %u: TPACKET_V%d on '%s': %s\n",
-		       pp->name, q, pp->tpv2 ? 2 : 3, pp->iface, strerror(err));
+	err = -sock_version_vnet(pp, "rx", q, fd, pp->tpv2 ? 2 : 3);
+	if (err > 0)
 		goto close_fd;
-	}
-	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
-		err = errno;
-		LR_LOG(ERR, PMD,
-		       "%s: vnet: rx queue %u: PACKET_VNET_HDR on '%s': %s "
-		       "(vnet=0 turns the offloads off)\n",
-		       pp->name, q, pp->iface, strerror(err));
-		goto close_fd;
-	}
 	rxq->vnet = (uint8_t)pp->vnet;
 	err = -rxq_ring_map(pp, q, fd);
 	if (err > 0)
@@ -251,20 +305,9 @@ txq_sock_opts(struct afp_port *pp, uint16_t q, int fd)
 {
 	int err;
 
-	if (set_int_opt(fd, PACKET_VERSION, TPACKET_V2) < 0) {
-		err = errno;
-		LR_LOG(ERR, PMD, "%s: tx queue %u: TPACKET_V2 on '%s': %s\n",
-		       pp->name, q, pp->iface, strerror(err));
-		return -err;
-	}
-	if (pp->vnet && set_int_opt(fd, PACKET_VNET_HDR, 1) < 0) {
-		err = errno;
-		LR_LOG(ERR, PMD,
-		       "%s: vnet: tx queue %u: PACKET_VNET_HDR on '%s': %s "
-		       "(vnet=0 turns the offloads off)\n",
-		       pp->name, q, pp->iface, strerror(err));
-		return -err;
-	}
+	err = sock_version_vnet(pp, "tx", q, fd, 2);
+	if (err < 0)
+		return err;
 	/* A malformed frame is dropped instead of stopping the ring. */
 	if (set_int_opt(fd, PACKET_LOSS, 1) < 0) {
 		err = errno;
@@ -288,7 +331,6 @@ txq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 	struct afp_txq *txq = &pp->txq[q];
 	uint32_t per_block = pp->blocksz / pp->framesz;
 	struct tpacket_req req;
-	char desc[128];
 	int err;
 
 	memset(&req, 0, sizeof(req));
@@ -296,27 +338,11 @@ txq_ring_map(struct afp_port *pp, uint16_t q, int fd)
 	req.tp_frame_size = pp->framesz;
 	req.tp_frame_nr = pp->framecnt;
 	req.tp_block_nr = pp->framecnt / per_block;
-	if (setsockopt(fd, SOL_PACKET, PACKET_TX_RING, &req, sizeof(req)) < 0) {
-		err = errno;
-		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD,
-		       "%s: tx queue %u: cannot create the ring (%s): %s\n",
-		       pp->name, q, desc, strerror(err));
-		return -err;
-	}
 	txq->map_len = (size_t)req.tp_block_size * req.tp_block_nr;
-	txq->map = mmap(NULL, txq->map_len, PROT_READ | PROT_WRITE,
-			MAP_SHARED | MAP_POPULATE, fd, 0);
-	if (txq->map == MAP_FAILED) {
-		err = errno;
-		txq->map = NULL;
-		ring_desc(pp, desc, sizeof(desc));
-		LR_LOG(ERR, PMD,
-		       "%s: tx queue %u: cannot map the ring (%s): %s\n",
-		       pp->name, q, desc, strerror(err));
-		return -err;
-	}
-	ring_prefault(txq->map, txq->map_len);
+	err = ring_create_map(pp, "tx", q, fd, PACKET_TX_RING, &req,
+			      sizeof(req), txq->map_len, &txq->map);
+	if (err < 0)
+		return err;
 	txq->frames = malloc(sizeof(*txq->frames) * req.tp_frame_nr);
 	if (txq->frames == NULL) {
 		LR_LOG(ERR, PMD,
@@ -342,7 +368,6 @@ int
 lr_af_packet_txq_open_(struct afp_port *pp, uint16_t q)
 {
 	struct afp_txq *txq = &pp->txq[q];
-	struct sockaddr_ll sll;
 	int fd, err;
 
 	fd = lr_af_packet_packet_socket_(pp, "tx", q);
@@ -354,16 +379,9 @@ lr_af_packet_txq_open_(struct afp_port *pp, uint16_t q)
 	err = txq_ring_map(pp, q, fd);
 	if (err < 0)
 		goto close_fd;
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = 0;
-	sll.sll_ifindex = pp->ifindex;
-	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		err = -errno;
-		LR_LOG(ERR, PMD, "%s: tx queue %u: cannot bind to '%s': %s\n",
-		       pp->name, q, pp->iface, strerror(-err));
+	err = sock_bind(pp, "tx", q, fd, 0);
+	if (err < 0)
 		goto free_ring;
-	}
 	txq->fd = fd;
 	txq->nb_frames = pp->framecnt;
 	txq->head = 0;
@@ -386,19 +404,11 @@ int
 lr_af_packet_rxq_bind_(struct afp_port *pp, uint16_t q)
 {
 	struct afp_rxq *rxq = &pp->rxq[q];
-	struct sockaddr_ll sll;
+	int err;
 
-	memset(&sll, 0, sizeof(sll));
-	sll.sll_family = AF_PACKET;
-	sll.sll_protocol = htons(ETH_P_ALL);
-	sll.sll_ifindex = pp->ifindex;
-	if (bind(rxq->fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
-		int err = errno;
-
-		LR_LOG(ERR, PMD, "%s: rx queue %u: cannot bind to '%s': %s\n",
-		       pp->name, q, pp->iface, strerror(err));
-		return -err;
-	}
+	err = sock_bind(pp, "rx", q, rxq->fd, htons(ETH_P_ALL));
+	if (err < 0)
+		return err;
 	rxq->bound = 1;
 	if (set_int_opt(rxq->fd, PACKET_IGNORE_OUTGOING, 1) < 0)
 		LR_LOG(WARNING, PMD,

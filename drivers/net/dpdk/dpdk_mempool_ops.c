@@ -24,6 +24,36 @@
 /* The header pool's store: a ring; a header put back frees the DPDK   */
 /* mbuf it carried.                                                     */
 
+/* Free to DPDK, in bursts, the DPDK mbuf each of the n headers objs
+ * carries (headers carrying none are passed over), each segment alone:
+ * the linerate chain freed the others. With forget, the headers no longer
+ * name them. */
+static inline void
+free_carried(void *const *objs, unsigned n, int forget)
+{
+	struct rte_mbuf *r[DPDK_BURST];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct lr_mbuf *h = objs[i];
+		struct rte_mbuf *x = HDR_RTE(h);
+
+		if (x == NULL)
+			continue;
+		x->next = NULL;
+		x->nb_segs = 1;
+		if (forget)
+			HDR_RTE(h) = NULL;
+		r[k++] = x;
+		if (k == DPDK_BURST) {
+			rte_pktmbuf_free_bulk(r, k);
+			k = 0;
+		}
+	}
+	if (k != 0)
+		rte_pktmbuf_free_bulk(r, k);
+}
+
 static int
 hdr_alloc(struct lr_mempool *mp)
 {
@@ -47,27 +77,7 @@ hdr_free(struct lr_mempool *mp)
 static int
 hdr_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
 {
-	struct rte_mbuf *r[DPDK_BURST];
-	unsigned k = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		struct lr_mbuf *h = objs[i];
-		struct rte_mbuf *x = HDR_RTE(h);
-
-		if (x == NULL)
-			continue;
-		/* The segment alone: the linerate chain freed the others. */
-		x->next = NULL;
-		x->nb_segs = 1;
-		HDR_RTE(h) = NULL;
-		r[k++] = x;
-		if (k == DPDK_BURST) {
-			rte_pktmbuf_free_bulk(r, k);
-			k = 0;
-		}
-	}
-	if (k != 0)
-		rte_pktmbuf_free_bulk(r, k);
+	free_carried(objs, n, 1);
 	return lr_ring_mp_enqueue_bulk(mp->pool_data, objs, n, NULL) == n
 		   ? 0
 		   : -ENOBUFS;
@@ -138,25 +148,9 @@ bound_free(struct lr_mempool *mp)
 static int
 bound_enqueue(struct lr_mempool *mp, void *const *objs, unsigned n)
 {
-	struct rte_mbuf *r[DPDK_BURST];
-	unsigned k = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		struct rte_mbuf *x = HDR_RTE((struct lr_mbuf *)objs[i]);
-
-		if (x == NULL) /* the pool filling its store: not bound yet */
-			continue;
-		/* The segment alone: the linerate chain freed the others. */
-		x->next = NULL;
-		x->nb_segs = 1;
-		r[k++] = x;
-		if (k == DPDK_BURST) {
-			rte_pktmbuf_free_bulk(r, k);
-			k = 0;
-		}
-	}
-	if (k != 0)
-		rte_pktmbuf_free_bulk(r, k);
+	/* A header carrying none: the pool filling its store, not bound
+	 * yet. */
+	free_carried(objs, n, 0);
 	return 0;
 }
 
