@@ -26,6 +26,11 @@
 #              port's received packets equal testpmd's `show port stats`
 #   gone       the peer ended: the exporter answers linerate_up 0; a
 #              one-shot query exits 2 naming the path
+#   generic    /linerate/... commands (from a small server of the shapes
+#              linerate's may take): nested objects and arrays as names
+#              and node/order/index labels, _total and _cycles counters,
+#              booleans; ids, strings and null replies left out; a pool
+#              name with a quote and a backslash escaped; promtool passes
 #   bad input  an unknown prefix and a dead socket (exit 2, the path
 #              named), a reply that is not JSON, one longer than the
 #              peer's max_output_len and one cut at it (exit 1, each said),
@@ -467,6 +472,86 @@ check_bad_input() {
 	kill "$EXP_PID"
 }
 
+# ---- generic (/linerate/... commands, label escaping) ----
+# A server in Python with replies of the shapes linerate's own commands
+# may take (no DPDK peer has /linerate/ commands), on every connection.
+generic_server() {
+	python3 - "$1" <<'EOF' &
+import json, os, socket, sys, threading
+path = sys.argv[1]
+R = {
+	"/": ["/", "/info", "/mempool/list", "/mempool/info", "/linerate/heap",
+	      "/linerate/l2fwd/stats", "/linerate/needs_param"],
+	"/mempool/list": ['we"ird\\pool'],
+	'/mempool/info,we"ird\\pool': {"name": 'we"ird\\pool', "size": 5,
+				       "pool_id": 9},
+	"/linerate/heap": {
+		"nodes": [{"node": 0, "free_per_order": [5, 3, 1],
+			   "free_pages": 12},
+			  {"node": 1, "free_per_order": [0, 1, 0],
+			   "free_pages": 2}],
+		"pcp": {"0": {"count": 31}, "3": {"count": 7}}},
+	"/linerate/l2fwd/stats": {"rx_packets_total": 100, "dropped_total": 2,
+				  "running": True, "name": "x",
+				  "busy_cycles": 1000, "ratio": 0.5},
+}
+def serve(c):
+	c.send(b'{"version":"generic","pid":7,"max_output_len":16384}')
+	while True:
+		req = c.recv(1024).decode()
+		if not req:
+			return
+		c.send(json.dumps({req.split(",")[0]: R.get(req)}).encode())
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.bind(path + ".new")
+s.listen(8)
+os.rename(path + ".new", path)
+while True:
+	c, _ = s.accept()
+	threading.Thread(target=serve, args=(c,), daemon=True).start()
+EOF
+	PIDS+=($!)
+	until_ok 30 test -S "$1" || die "generic server did not start"
+}
+
+check_generic() {
+	local sock=$TMP/generic.sock line missing=
+	generic_server "$sock"
+	start_exporter gen -s "$sock" --prometheus 127.0.0.1:0
+	curl -s --max-time 30 "$EXP_URL" >"$TMP/gen.txt"
+	kill "$EXP_PID"
+	while read -r line; do
+		grep -qxF -- "$line" "$TMP/gen.txt" || missing="$missing
+  $line"
+	done <<'EOF'
+linerate_mempool_objects{pool="we\"ird\\pool"} 5
+# TYPE linerate_heap_nodes_free_per_order untyped
+linerate_heap_nodes_free_per_order{node="0",order="0"} 5
+linerate_heap_nodes_free_per_order{node="1",order="1"} 1
+linerate_heap_nodes_free_pages{node="1"} 2
+linerate_heap_pcp_count{index="3"} 7
+# TYPE linerate_l2fwd_stats_rx_packets_total counter
+linerate_l2fwd_stats_rx_packets_total 100
+linerate_l2fwd_stats_running 1
+# TYPE linerate_l2fwd_stats_busy_cycles_total counter
+linerate_l2fwd_stats_busy_cycles_total 1000
+linerate_l2fwd_stats_ratio 0.5
+linerate_up 1
+linerate_scrape_errors 0
+EOF
+	if [ -n "$missing" ]; then
+		fail "generic: lines missing:$missing
+--- got:
+$(grep -v '^#' "$TMP/gen.txt")"
+	elif grep -qE 'pool_id|_name|needs_param|linerate_heap_nodes_node' "$TMP/gen.txt"; then
+		fail "generic: ids, strings or null replies exported: $(grep -E 'pool_id|_name|needs_param|nodes_node' "$TMP/gen.txt")"
+	elif ! promtool check metrics <"$TMP/gen.txt" >"$TMP/promtool.out" 2>&1; then
+		fail "generic: promtool: $(cat "$TMP/promtool.out")"
+	else
+		pass "generic: /linerate/ replies as $(grep -c '^linerate_heap\|^linerate_l2fwd' "$TMP/gen.txt") samples, labels escaped, promtool passes"
+	fi
+}
+
 # ---- the run ----
 start_peer
 pass "peer: testpmd answers at $PEER_SOCK ($(elapsed "$T0") s)"
@@ -486,6 +571,7 @@ st=$(curl -s --max-time 30 "$MAIN_URL" | grep -c '^linerate_up 0$')
 run -f "$PREFIX" /info
 expect 2 "$PEER_SOCK" "gone: a query after the peer ended"
 check_bad_input
+check_generic
 echo "wall time $(elapsed "$T0") s"
 [ $failed -eq 0 ] && echo PASS
 exit $failed
