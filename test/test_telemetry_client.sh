@@ -212,6 +212,25 @@ start_exporter() {
 http_status() { curl -s -o /dev/null -w '%{http_code}' --max-time 30 "$@"; }
 
 # ---- query ----
+# On a terminal (script(1) gives it one): the greeting, a prompt before
+# each command, a reply, a line not a command refused, 'quit'.
+check_prompt() {
+	if ! command -v script >/dev/null; then
+		echo "note: no script(1) (Debian: bsdutils): the prompt is not checked"
+		return
+	fi
+	printf '/ethdev/list\nbogus\nquit\n' | timeout -s KILL 60 \
+		script -qec "$LRT -f $PREFIX" /dev/null | tr -d '\r' >"$TMP/tty"
+	if grep -q "^Connected to '$PEER_SOCK': .*, pid [0-9]* ('quit' ends)$" "$TMP/tty" &&
+		grep -q '^--> {$' "$TMP/tty" && grep -q '^  "/ethdev/list": \[$' "$TMP/tty" &&
+		grep -q "^--> lr-telemetry: 'bogus': a command begins with '/'" "$TMP/tty" &&
+		[ "$(grep -c -- '-->' "$TMP/tty")" -eq 3 ]; then
+		pass "query: a prompt on a terminal: $(grep -c -- '-->' "$TMP/tty") prompts, a reply, 'bogus' refused"
+	else
+		fail "query: prompt: $(cat "$TMP/tty")"
+	fi
+}
+
 check_query() {
 	run -f "$PREFIX" /ethdev/list /ethdev/link_status,0
 	if [ "$rc" -eq 0 ] && [ ! -s "$TMP/err" ] &&
@@ -233,6 +252,7 @@ assert json.loads(d[1])["/ethdev/link_status"]["status"] == "UP"' <"$TMP/out"; t
 	else
 		fail "query: stdin: exit $rc: $(cat "$TMP/out" "$TMP/err")"
 	fi
+	check_prompt
 	run --json -f "$PREFIX" /nosuch /ethdev/stats,99
 	if [ "$rc" -eq 1 ] && [ "$(cat "$TMP/out")" = '{"/nosuch":null}
 {"/ethdev/stats":null}' ]; then
