@@ -372,9 +372,14 @@ prom_serve(const struct prom_config *cfg)
 	while (!stop) {
 		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
 		if (cfd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED ||
-			    errno == EMFILE || errno == ENFILE)
+			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			/* Out of descriptors: wait for a connection to end
+			 * rather than spin. */
+			if (errno == EMFILE || errno == ENFILE) {
+				poll(NULL, 0, 100);
+				continue;
+			}
 			fprintf(stderr, PROG ": accept: %s\n", strerror(errno));
 			close(fd);
 			return LR_EXIT_FAILURE;

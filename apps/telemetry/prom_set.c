@@ -55,9 +55,10 @@ has_sample(const struct prom_set *s, size_t f, const char *labels)
 	return 0;
 }
 
-int
-prom_add(struct prom_set *s, const char *name, const char *type,
-	 const char *help, const char *labels, const char *value)
+/* prom_add() without the note of a failure. */
+static int
+add_sample(struct prom_set *s, const char *name, const char *type,
+	   const char *help, const char *labels, const char *value)
 {
 	struct prom_sample *sm;
 	long f = find_family(s, name);
@@ -85,6 +86,17 @@ prom_add(struct prom_set *s, const char *name, const char *type,
 	snprintf(sm->value, sizeof(sm->value), "%s", value);
 	s->n_smp++;
 	return 0;
+}
+
+int
+prom_add(struct prom_set *s, const char *name, const char *type,
+	 const char *help, const char *labels, const char *value)
+{
+	int ret = add_sample(s, name, type, help, labels, value);
+
+	if (ret != 0)
+		s->nomem = 1;
+	return ret;
 }
 
 void
@@ -115,9 +127,13 @@ put_help(FILE *f, const char *t)
 int
 prom_set_text(const struct prom_set *s, char **text, size_t *len)
 {
-	FILE *f = open_memstream(text, len);
+	FILE *f;
 	size_t i, j;
 
+	*text = NULL;
+	if (s->nomem)
+		return -ENOMEM;
+	f = open_memstream(text, len);
 	if (f == NULL)
 		return -ENOMEM;
 	for (i = 0; i < s->n_fam; i++) {

@@ -29,13 +29,14 @@ struct prom_set {
 	size_t n_fam, cap_fam;
 	struct prom_sample *smp;
 	size_t n_smp, cap_smp;
+	int nomem; /* a prom_add() ran out of memory: the text fails */
 };
 
 /** Free what s holds (s itself is the caller's). */
 void prom_set_free(struct prom_set *s);
 
 /** The text of s (format 0.0.4) into a malloc'd *text of *len bytes: 0 or
- *  -ENOMEM. */
+ *  -ENOMEM (also when a sample could not be added). */
 int prom_set_text(const struct prom_set *s, char **text, size_t *len);
 
 #endif /* PROM_SET_H */
