@@ -3,7 +3,7 @@
 #   scripts/setup.sh [--tests] [--bench] [--status FILE] [--no-hugepages]
 #     (none)        build and run dependencies
 #     --tests       also what the test command needs, in groups: test
-#                   tools (tcpdump, tshark, g++, ...), DPDK (the peer of
+#                   tools (tcpdump, tshark, g++, prometheus, ...), DPDK (the peer of
 #                   the interop tests), clang (fuzz targets), the ppc64le
 #                   cross toolchain with qemu-user
 #     --bench       what bench/run's comparisons need: the test tools,
@@ -49,7 +49,7 @@ tries=3
 groups=(build tools dpdk fuzz ppc64le bench)
 declare -A group_pkgs=(
 	[build]="meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2"
-	[tools]="tcpdump tshark iperf3 iputils-ping g++ groff-base gnuplot-nox"
+	[tools]="tcpdump tshark iperf3 iputils-ping g++ groff-base gnuplot-nox prometheus curl"
 	[dpdk]="dpdk dpdk-dev"
 	[fuzz]="clang libclang-rt-14-dev"
 	[ppc64le]="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static"

@@ -22,6 +22,8 @@
 #             a fixed pool the memory cannot hold, lr-pktgen with a
 #             control socket in a folder that does not exist,
 #             lr-pktgen-ctl with no lr-pktgen behind the socket
+#   telemetry lr-telemetry with no process behind its socket exits 2, the
+#             path named last
 #   usage_l2fwd  lr-l2fwd's usage errors (an odd port count, a port that
 #             does not exist) exit 2 and print nothing after the error: no
 #             "MAC updating", no "Bye..."
@@ -48,10 +50,11 @@ PROGS="$A/eal-demo/lr-eal-demo $A/mempool-bench/lr-mempool-bench
 # lr-pktgen-plot: a python3 script, not run through the cross build's
 # emulator.
 [ -z "${LR_EXE_WRAPPER:-}" ] && PROGS="$PROGS $A/pktgen/lr-pktgen-plot"
+TELEMETRY=$A/telemetry/lr-telemetry
 if [ "$HAVE_PKTGEN" = pktgen ]; then
-	PROGS="$PROGS $PKTGEN"
+	PROGS="$PROGS $PKTGEN $TELEMETRY"
 else
-	echo "note: lr-pktgen not in this build (no jansson): its checks left out"
+	echo "note: lr-pktgen and lr-telemetry not in this build (no jansson): their checks left out"
 fi
 # shellcheck disable=SC2206
 W=(${LR_EXE_WRAPPER:-})
@@ -143,7 +146,8 @@ check_unknown() {
 	name=$(basename "$p")
 	run "$p" --bogus-option
 	unknown_ok "$name" --bogus-option || return
-	if [ "$name" != lr-pktgen-ctl ] && [ "$name" != lr-pktgen-plot ]; then
+	if [ "$name" != lr-pktgen-ctl ] && [ "$name" != lr-pktgen-plot ] &&
+		[ "$name" != lr-telemetry ]; then
 		# shellcheck disable=SC2046
 		run "$p" $(eal_args) -l 0 -- --bogus-option
 		unknown_ok "$name" --bogus-option || return
@@ -233,6 +237,19 @@ check_runtime() {
 		"'$TMP/nobody.sock': No such file or directory"
 }
 
+# lr-telemetry with no process behind the prefix: exit 2 (lr-telemetry(1)),
+# the socket's path named, the error last.
+check_telemetry() {
+	local want="'$TMP/nobody.sock': No such file or directory"
+	run "$TELEMETRY" -s "$TMP/nobody.sock" /info
+	if [ "$rc" -ne 2 ] || [ -s "$TMP/out" ] ||
+		! last_line "$TMP/all" | grep -qF -- "$want"; then
+		fail "telemetry: no process: exit $rc, want 2 and '$want' last"
+		return
+	fi
+	pass "telemetry: no process: exit 2, '$(last_line "$TMP/all")'"
+}
+
 check_usage_l2fwd() {
 	local args what
 	for args in "-p 0x1" "-p 0x4"; do
@@ -264,6 +281,7 @@ check_no_driver "$L2FWD" -p 0x1
 if [ "$HAVE_PKTGEN" = pktgen ]; then
 	check_no_driver "$PKTGEN" --count 1
 	check_profile
+	check_telemetry
 fi
 check_runtime
 check_usage_l2fwd

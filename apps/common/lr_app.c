@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The start of every program that runs the EAL (lr_app.h): lr_eal_init()
- * with -h and -V handled, the exit status of command-line errors, the
- * message for an option getopt refused.
+ * with -h and -V handled, the exit status of command-line errors.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,28 +107,4 @@ lr_app_parse_num(const char *prog, const char *opt, const char *s,
 		return -1;
 	}
 	return 0;
-}
-
-int
-lr_app_bad_option(const char *prog, int c, char *const *argv)
-{
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	char name[64];
-
-	/* An unknown long option leaves optopt 0; a long one missing its
-	 * value is the last argument getopt took. */
-	if ((c == '?' && optopt == 0) ||
-	    (c == ':' && strncmp(arg, "--", 2) == 0))
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="),
-			 arg);
-	else
-		snprintf(name, sizeof(name), "-%c", optopt);
-	if (c == ':')
-		fprintf(stderr, "%s: option '%s' needs a value\n", prog, name);
-	else
-		fprintf(stderr,
-			"%s: unknown option '%s' (%s --help lists "
-			"them)\n",
-			prog, name, prog);
-	return LR_EXIT_USAGE;
 }
