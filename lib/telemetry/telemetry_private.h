@@ -3,6 +3,7 @@
 #ifndef TELEMETRY_PRIVATE_H
 #define TELEMETRY_PRIVATE_H
 
+#include <limits.h>
 #include <stdbool.h>
 
 #include "lr_telemetry.h"
@@ -65,5 +66,23 @@ void lr_telemetry_builtins_(void);
 
 /* What the greeting and /info give as "version". */
 #define LR_TELEMETRY_VERSION "linerate " LR_VERSION
+
+/* telemetry_link.c: the link at DPDK's path to our socket. */
+struct tel_link {
+	char dir[PATH_MAX];    /* <base>/dpdk/<prefix> */
+	char path[PATH_MAX];   /* dir/dpdk_telemetry.v2 */
+	char target[PATH_MAX]; /* our socket */
+	bool made;             /* path is our link */
+	bool made_dir;         /* we created dir */
+};
+
+/* Whether a process answers on the Unix socket at path. */
+bool lr_telemetry_live_(const char *path);
+/* Make the link for prefix to target: 0, -EADDRINUSE (a live socket is
+ * there), or -errno. */
+int lr_telemetry_link_make_(struct tel_link *l, const char *prefix,
+			    const char *target);
+/* Remove the link if it is still ours, and the folder if we made it. */
+void lr_telemetry_link_remove_(struct tel_link *l);
 
 #endif /* TELEMETRY_PRIVATE_H */
