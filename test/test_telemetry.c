@@ -323,8 +323,8 @@ test_requests(void)
 	n = lr_telemetry_answer("/", 1, out, sizeof(out));
 	/* sorted by strcmp(), as DPDK keeps them */
 	LR_TEST_ASSERT(strncmp(out, "{\"/\":[\"/\",\"/cc", 12) == 0 &&
-			       strstr(out, "c\",\"/help\",\"/info\",\"/test/"
-					   "echo\",\"/test/fail\"]}"),
+			       strstr(out, "\"/help\",\"/info\",") &&
+			       strstr(out, ",\"/test/echo\",\"/test/fail\"]}"),
 		       "%s", out);
 	return 0;
 }
