@@ -5,11 +5,20 @@
  * request parser through lr_telemetry_answer(), and the server over a real
  * socket.
  */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 
 #include "lr_telemetry.h"
 #include "lr_test.h"
+
+/* How long a test waits for something it expects (never a fixed sleep). */
+#define DEADLINE_MS 10000
 
 static char out[LR_TELEMETRY_MAX_OUTPUT_LEN + 1];
 
@@ -329,6 +338,462 @@ test_requests(void)
 	return 0;
 }
 
+/* lr_eal_init() on ordinary memory, lcores 0-1 (0 on one CPU), prefix
+ * "test_telemetry_<pid>", and extra (NULL: none). */
+static int
+eal_up(const char *extra)
+{
+	char prefix[96], lcores[8] = "0-1";
+	char *argv[] = { "test_telemetry", "-l", lcores, "--no-huge", "-m",
+			 "32", prefix, (char *)extra, NULL };
+	int argc = extra != NULL ? 8 : 7;
+
+	lr_test_prefix_arg(prefix, sizeof(prefix), "test_telemetry");
+	if (lr_eal_init(argc, argv) >= 0)
+		return 0;
+	strcpy(lcores, "0");
+	if (lr_eal_init(argc, argv) >= 0)
+		return 0;
+	fprintf(stderr, "lr_eal_init failed\n");
+	return -1;
+}
+
+/* A client connected to the socket at path, or -1. */
+static int
+tel_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -1;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* One message into buf (NUL-terminated): its length, 0 at end of
+ * stream, -1 if none came within the deadline. */
+static int
+tel_recv(int fd, char *buf, size_t len)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t n;
+
+	if (poll(&p, 1, DEADLINE_MS) != 1)
+		return -1;
+	n = recv(fd, buf, len - 1, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == ECONNRESET ? 0 : -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static char got[LR_TELEMETRY_MAX_OUTPUT_LEN + 1];
+
+/* Fail unless req of len bytes over fd gets exactly what
+ * lr_telemetry_answer() gives (and want, if not NULL). */
+static int
+check_ask(int fd, const char *req, size_t len, const char *want)
+{
+	int n = lr_telemetry_answer(req, len, out, sizeof(out));
+
+	LR_TEST_ASSERT(send(fd, req, len, 0) == (ssize_t)len, "send: %s",
+		       strerror(errno));
+	LR_TEST_ASSERT(tel_recv(fd, got, sizeof(got)) == n &&
+			       strcmp(got, out) == 0,
+		       "'%.60s': socket '%s', answer '%s'", req, got, out);
+	LR_TEST_ASSERT(want == NULL || strcmp(got, want) == 0,
+		       "'%.60s': got '%s', want '%s'", req, got, want);
+	return 0;
+}
+
+/* DPDK's link path for prefix, as dpdk-telemetry.py looks for it. */
+static void
+dpdk_link_path(char *buf, size_t len, const char *prefix)
+{
+	const char *base = "/var/run";
+
+	if (getuid() != 0) {
+		base = getenv("XDG_RUNTIME_DIR");
+		if (base == NULL || *base == '\0')
+			base = "/tmp";
+	}
+	snprintf(buf, len, "%s/dpdk/%s/dpdk_telemetry.v2", base, prefix);
+}
+
+/* The socket, its folder and the link: modes, paths, target. */
+static int
+check_files(void)
+{
+	const char *path = lr_telemetry_socket_path();
+	char want[PATH_MAX], link[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	LR_TEST_ASSERT(path != NULL, "no telemetry socket");
+	snprintf(want, sizeof(want), "%s/dpdk_telemetry.v2",
+		 lr_eal_runtime_dir());
+	LR_TEST_ASSERT(strcmp(path, want) == 0, "socket at %s", path);
+	LR_TEST_ASSERT(lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+			       (st.st_mode & 07777) == 0600,
+		       "%s: mode %o", path, (unsigned)st.st_mode);
+	LR_TEST_ASSERT(lstat(lr_eal_runtime_dir(), &st) == 0 &&
+			       (st.st_mode & 07777) == 0700,
+		       "runtime folder mode %o", (unsigned)st.st_mode);
+	dpdk_link_path(link, sizeof(link), lr_eal_file_prefix());
+	LR_TEST_ASSERT(lr_telemetry_dpdk_link() != NULL &&
+			       strcmp(lr_telemetry_dpdk_link(), link) == 0,
+		       "link %s, want %s", lr_telemetry_dpdk_link(), link);
+	n = readlink(link, want, sizeof(want) - 1);
+	LR_TEST_ASSERT(n > 0, "readlink %s: %s", link, strerror(errno));
+	want[n] = '\0';
+	LR_TEST_ASSERT(strcmp(want, path) == 0, "%s -> %s", link, want);
+	return 0;
+}
+
+/* The protocol over the socket: greeting, commands, unknown, oversized,
+ * malformed, /help; an empty message closes. */
+static int
+run_protocol(int fd)
+{
+	char req[2000], want[160];
+
+	snprintf(want, sizeof(want),
+		 "{\"version\":\"linerate %s\",\"pid\":%d,"
+		 "\"max_output_len\":16384}",
+		 LR_VERSION, (int)getpid());
+	LR_TEST_ASSERT(tel_recv(fd, got, sizeof(got)) > 0, "no greeting");
+	LR_TEST_ASSERT(strcmp(got, want) == 0, "greeting '%s'", got);
+	if (check_ask(fd, "/info", 5, NULL) || check_ask(fd, "/", 1, NULL) ||
+	    check_ask(fd, "/nope", 5, "{\"/nope\":null}") ||
+	    check_ask(fd, ",,,", 3, "{\"(null)\":null}") ||
+	    check_ask(fd, "/eal/lcore/info,x", 17,
+		      "{\"/eal/lcore/info\":null}") ||
+	    check_ask(fd, "/eal/lcore/list", 15, NULL) ||
+	    check_ask(fd, "/ethdev/list", 12, "{\"/ethdev/list\":[]}") ||
+	    check_ask(fd, "/help,/info", 11,
+		      "{\"/help\":{\"/info\":\"Returns DPDK Telemetry "
+		      "information. Takes no parameters\"}}"))
+		return -1;
+	memset(req, 'a', sizeof(req));
+	req[0] = '/';
+	snprintf(want, sizeof(want), "{\"/%.55s\":null}", req + 1);
+	if (check_ask(fd, req, sizeof(req), want))
+		return -1;
+	LR_TEST_ASSERT(send(fd, "", 0, 0) == 0, "empty send");
+	LR_TEST_ASSERT(tel_recv(fd, got, sizeof(got)) == 0,
+		       "an empty request must close");
+	return 0;
+}
+
+static int
+test_socket(void)
+{
+	char link[PATH_MAX], path[PATH_MAX];
+	int fd, rc = -1;
+
+	if (eal_up(NULL) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s", lr_telemetry_socket_path());
+	dpdk_link_path(link, sizeof(link), lr_eal_file_prefix());
+	if (check_files() != 0)
+		goto cleanup;
+	fd = tel_connect(path);
+	if (fd < 0) {
+		fprintf(stderr, "connect %s: %s\n", path, strerror(errno));
+		goto cleanup;
+	}
+	rc = run_protocol(fd);
+	close(fd);
+	/* dpdk-telemetry.py's way in: through the link */
+	fd = tel_connect(link);
+	if (rc == 0 && (fd < 0 || tel_recv(fd, got, sizeof(got)) <= 0)) {
+		fprintf(stderr, "no greeting through %s\n", link);
+		rc = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+cleanup:
+	lr_eal_cleanup();
+	LR_TEST_ASSERT(access(path, F_OK) != 0, "%s left behind", path);
+	LR_TEST_ASSERT(access(link, F_OK) != 0 && errno == ENOENT,
+		       "%s left behind", link);
+	return rc;
+}
+
+/* Poll until lr_telemetry_client_count() == n, within the deadline. */
+static int
+wait_clients(unsigned n)
+{
+	double end = lr_test_now() + DEADLINE_MS / 1000.0;
+
+	while (lr_telemetry_client_count() != n && lr_test_now() < end)
+		poll(NULL, 0, 5);
+	LR_TEST_ASSERT_EQ(lr_telemetry_client_count(), n);
+	return 0;
+}
+
+#define NB_CLIENTS 50
+
+/* 50 clients at once: the first 10 greeted and answered, the other 40
+ * closed at once; the served ones unaffected by those. */
+static int
+run_clients(const char *path, int *fds)
+{
+	unsigned served = 0, closed = 0;
+
+	for (int i = 0; i < NB_CLIENTS; i++) {
+		fds[i] = tel_connect(path);
+		LR_TEST_ASSERT(fds[i] >= 0, "client %d: connect: %s", i,
+			       strerror(errno));
+	}
+	for (int i = 0; i < NB_CLIENTS; i++) {
+		int n = tel_recv(fds[i], got, sizeof(got));
+
+		LR_TEST_ASSERT(n >= 0, "client %d: neither greeted nor closed",
+			       i);
+		if (n > 0) {
+			served++;
+			continue;
+		}
+		closed++;
+		close(fds[i]);
+		fds[i] = -1;
+	}
+	LR_TEST_ASSERT_EQ(served, LR_TELEMETRY_MAX_CLIENTS);
+	LR_TEST_ASSERT_EQ(closed, NB_CLIENTS - LR_TELEMETRY_MAX_CLIENTS);
+	for (int i = 0; i < NB_CLIENTS; i++)
+		if (fds[i] >= 0 && check_ask(fds[i], "/info", 5, NULL) != 0)
+			return -1;
+	return wait_clients(LR_TELEMETRY_MAX_CLIENTS);
+}
+
+static int
+test_clients(void)
+{
+	int fds[NB_CLIENTS], rc;
+
+	for (int i = 0; i < NB_CLIENTS; i++)
+		fds[i] = -1;
+	if (eal_up(NULL) != 0)
+		return -1;
+	rc = run_clients(lr_telemetry_socket_path(), fds);
+	for (int i = 0; i < NB_CLIENTS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	if (rc == 0)
+		rc = wait_clients(0);
+	lr_eal_cleanup();
+	return rc;
+}
+
+/* Flood the server with requests from fd without reading a reply: the
+ * server must drop fd (its send would block) within the deadline. */
+static int
+flood_until_dropped(int fd)
+{
+	double end = lr_test_now() + DEADLINE_MS / 1000.0;
+
+	while (lr_test_now() < end) {
+		ssize_t n = send(fd, "/", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return 0;
+		if (n < 0 && errno == EAGAIN)
+			poll(&p, 1, 10);
+		else
+			LR_TEST_ASSERT(n == 1, "send: %s", strerror(errno));
+	}
+	LR_TEST_ASSERT(0, "a client that never reads was not dropped");
+	return -1;
+}
+
+#define IDLE_MS 1500
+
+/* A client that never sends (A) and one that never reads (B): another
+ * (C) is still answered; B is dropped, A closed once idle. */
+static int
+run_stalled(const char *path)
+{
+	int a = tel_connect(path), b = tel_connect(path), c = -1, rc = -1;
+	double t0 = lr_test_now(), idle;
+
+	if (a < 0 || b < 0 || tel_recv(a, got, sizeof(got)) <= 0 ||
+	    tel_recv(b, got, sizeof(got)) <= 0) {
+		fprintf(stderr, "clients A and B not greeted\n");
+		goto close_fds;
+	}
+	if (flood_until_dropped(b) != 0)
+		goto close_fds;
+	c = tel_connect(path);
+	if (c < 0 || tel_recv(c, got, sizeof(got)) <= 0 ||
+	    check_ask(c, "/help", 5, NULL) != 0)
+		goto close_fds;
+	/* A: closed by the server once idle, not before. */
+	if (tel_recv(a, got, sizeof(got)) != 0) {
+		fprintf(stderr, "idle client A not closed\n");
+		goto close_fds;
+	}
+	idle = lr_test_now() - t0;
+	if (idle < IDLE_MS / 2000.0) {
+		fprintf(stderr, "client A closed after %.3f s\n", idle);
+		goto close_fds;
+	}
+	rc = 0;
+close_fds:
+	close(a);
+	close(b);
+	if (c >= 0)
+		close(c);
+	return rc;
+}
+
+static int
+test_stalled(void)
+{
+	char dir[] = "/tmp/lr_test_telemetry.XXXXXX";
+	struct lr_telemetry_conf conf = { .runtime_dir = dir,
+					  .idle_timeout_ms = IDLE_MS };
+	int rc;
+
+	LR_TEST_ASSERT(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
+	rc = lr_telemetry_start(&conf);
+	if (rc == 0) {
+		LR_TEST_ASSERT_EQ(lr_telemetry_start(&conf), -EALREADY);
+		rc = run_stalled(lr_telemetry_socket_path());
+		lr_telemetry_stop();
+	} else {
+		fprintf(stderr, "lr_telemetry_start: %s\n", strerror(-rc));
+	}
+	LR_TEST_ASSERT(rmdir(dir) == 0, "%s not left empty: %s", dir,
+		       strerror(errno));
+	return rc;
+}
+
+/* Entries of a /proc/self folder. */
+static int
+count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while (readdir(d) != NULL)
+		n++;
+	closedir(d);
+	return n;
+}
+
+/* No fd and no thread left after lr_eal_cleanup(), even with a client
+ * connected at the time; --no-telemetry makes no socket. */
+static int
+test_cleanup(void)
+{
+	int fds0 = count_entries("/proc/self/fd");
+	int tasks0 = count_entries("/proc/self/task");
+	int fd;
+
+	if (eal_up(NULL) != 0)
+		return -1;
+	fd = tel_connect(lr_telemetry_socket_path());
+	LR_TEST_ASSERT(fd >= 0 && tel_recv(fd, got, sizeof(got)) > 0,
+		       "client not greeted");
+	lr_eal_cleanup();
+	LR_TEST_ASSERT(tel_recv(fd, got, sizeof(got)) == 0,
+		       "client not closed at cleanup");
+	close(fd);
+	LR_TEST_ASSERT_EQ(count_entries("/proc/self/fd"), fds0);
+	LR_TEST_ASSERT_EQ(count_entries("/proc/self/task"), tasks0);
+	if (eal_up("--no-telemetry") != 0)
+		return -1;
+	LR_TEST_ASSERT(lr_telemetry_socket_path() == NULL &&
+			       lr_telemetry_dpdk_link() == NULL,
+		       "a socket with --no-telemetry");
+	snprintf(got, sizeof(got), "%s/dpdk_telemetry.v2",
+		 lr_eal_runtime_dir());
+	LR_TEST_ASSERT(access(got, F_OK) != 0, "%s exists", got);
+	lr_eal_cleanup();
+	return 0;
+}
+
+/* A listening socket at path (a live DPDK process's, for the test), or
+ * -1; its folders made 0700 first. */
+static int
+fake_dpdk_socket(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char dir[PATH_MAX];
+	int fd;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0'; /* <base>/dpdk/<prefix> */
+	*strrchr(dir, '/') = '\0'; /* <base>/dpdk */
+	mkdir(dir, 0700);
+	snprintf(dir, sizeof(dir), "%s", path);
+	*strrchr(dir, '/') = '\0';
+	mkdir(dir, 0700);
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -1;
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+			listen(fd, 4) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The link never replaces a socket a live process answers on; a stale
+ * one (nobody listening) it does. */
+static int
+test_live_link(void)
+{
+	char path[PATH_MAX], prefix[96];
+	struct stat st;
+	int fd, rc = -1;
+
+	lr_test_prefix_arg(prefix, sizeof(prefix), "test_telemetry");
+	dpdk_link_path(path, sizeof(path), prefix + strlen("--file-prefix="));
+	fd = fake_dpdk_socket(path);
+	LR_TEST_ASSERT(fd >= 0, "cannot listen at %s: %s", path,
+		       strerror(errno));
+	if (eal_up(NULL) != 0)
+		goto remove_socket;
+	if (lr_telemetry_dpdk_link() != NULL || lstat(path, &st) != 0 ||
+	    !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "the live socket at %s was replaced\n", path);
+		goto cleanup;
+	}
+	lr_eal_cleanup();
+	close(fd); /* now stale: the next start replaces it */
+	fd = -1;
+	if (lstat(path, &st) != 0 || !S_ISSOCK(st.st_mode) || eal_up(NULL))
+		goto remove_socket;
+	if (lr_telemetry_dpdk_link() == NULL || lstat(path, &st) != 0 ||
+	    !S_ISLNK(st.st_mode)) {
+		fprintf(stderr, "the stale socket at %s was kept\n", path);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	lr_eal_cleanup();
+remove_socket:
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	return rc;
+}
+
 /* clang-format off */
 static const struct lr_test_case cases[] = {
 	{ "scalars", test_scalars },
@@ -337,6 +802,11 @@ static const struct lr_test_case cases[] = {
 	{ "bad_input", test_bad_input },
 	{ "overflow", test_overflow },
 	{ "requests", test_requests },
+	{ "socket", test_socket },
+	{ "clients", test_clients },
+	{ "stalled", test_stalled },
+	{ "cleanup", test_cleanup },
+	{ "live_link", test_live_link },
 };
 /* clang-format on */
 
