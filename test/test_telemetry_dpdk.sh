@@ -18,9 +18,16 @@
 #   longer counts, so /ethdev/stats must equal exactly the tx and tx_bytes
 #   of its final JSON; /eal/lcore/info shows busy cycles of the sending
 #   lcore.
-# Each run has its own --file-prefix and ordinary memory; waits are for a
-# line or a condition, never a fixed time. Exit 0 passed, 1 failed, 77
-# skipped (no dpdk-telemetry.py or python3).
+# testpmd: DPDK 22.11's dpdk-testpmd (--in-memory) and lr-l2fwd, each on
+#   two net_null ports, get the same requests (telemetry_compare.py): the
+#   greeting (but version and pid), /help, unknown, oversized, malformed
+#   and failed requests and the link status the same bytes; /info,
+#   /ethdev/info, /ethdev/stats and /mempool/info the same keys in the same
+#   order. Left out, saying why, without dpdk-testpmd or root, or when
+#   testpmd cannot start here.
+# Each run has its own --file-prefix (lr-l2fwd: ordinary memory); waits
+# are for a line or a condition, never a fixed time. Exit 0 passed, 1
+# failed, 77 skipped (no dpdk-telemetry.py or python3).
 set -u
 l2fwd=${1:?usage: test_telemetry_dpdk.sh L2FWD PKTGEN PKTGEN_CTL}
 pktgen=${2:?PKTGEN}
@@ -34,8 +41,12 @@ command -v python3 >/dev/null || skip "python3 absent"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lr-tel-dpdk.XXXXXX")
 BG=
+TP=
+TP_PREFIX=
 cleanup() {
 	[ -n "$BG" ] && kill -KILL "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
+	[ -n "$TP" ] && kill -KILL "$TP" 2>/dev/null && wait "$TP" 2>/dev/null
+	[ -n "$TP_PREFIX" ] && rm -rf "/var/run/dpdk/$TP_PREFIX"
 	rm -rf "$tmp"
 }
 lr_cleanup_traps cleanup
@@ -116,10 +127,7 @@ print("final", final)
 EOF
 
 # --- lr-pktgen on one net_null port, stopped before the check ---------------
-if [ ! -x "$pktgen" ] || [ ! -x "$pgctl" ]; then
-	echo "lr-pktgen not built: its part skipped"
-	exit "$failed"
-fi
+pktgen_part() {
 p=tel_dpdk_pktgen_$$
 ctl=$tmp/ctl.sock
 bg_start "$tmp/pktgen.out" "control socket" "$pktgen" -l 0,1 --no-huge \
@@ -160,4 +168,58 @@ for r in rep[1:3]:
 assert busy > 0, "no busy cycles on any lcore"
 print("opackets", s["opackets"], "busy_cycles", busy)
 EOF
+}
+if [ -x "$pktgen" ] && [ -x "$pgctl" ]; then
+	pktgen_part
+else
+	echo "lr-pktgen not built: its part left out"
+fi
+
+# --- the same requests to dpdk-testpmd and lr-l2fwd --------------------------
+testpmd_part() {
+	local testpmd=/usr/bin/dpdk-testpmd dsock lsock _ l=tel_dpdk_cmp_$$
+	[ -x "$testpmd" ] || { echo "dpdk-testpmd absent: comparison left out"; return; }
+	[ "$(id -u)" = 0 ] || { echo "not root: comparison left out"; return; }
+	TP_PREFIX=tel_dpdk_tpmd_$$
+	dsock=/var/run/dpdk/$TP_PREFIX/dpdk_telemetry.v2
+	lsock=/var/run/dpdk/$l/dpdk_telemetry.v2
+	mkfifo "$tmp/tp.in"
+	# testpmd runs until a line (or the end) on its stdin: the fifo, held
+	# open on fd 7 until the comparison is done.
+	"$testpmd" --no-pci --in-memory --file-prefix "$TP_PREFIX" -l 0,1 \
+		--vdev net_null0 --vdev net_null1 -- --total-num-mbufs=2048 \
+		<"$tmp/tp.in" >"$tmp/tp.out" 2>&1 &
+	TP=$!
+	exec 7>"$tmp/tp.in"
+	# its socket, once it is there (testpmd's own output is buffered)
+	for _ in $(seq 1200); do
+		[ -S "$dsock" ] || ! kill -0 "$TP" 2>/dev/null && break
+		sleep 0.1
+	done
+	if ! [ -S "$dsock" ]; then
+		echo "dpdk-testpmd could not start here: comparison left out"
+		tail -3 "$tmp/tp.out"
+	elif ! bg_start "$tmp/cmp.out" "^Forwarding on" "$l2fwd" -l 0,1 \
+		--no-huge -m 64 --file-prefix "$l" --vdev net_null0 \
+		--vdev net_null1 -- -p 3 -T 0; then
+		fail "lr-l2fwd did not start"
+	else
+		if python3 "$(dirname "$0")/telemetry_compare.py" "$dsock" "$lsock"
+		then
+			pass "dpdk-testpmd and lr-l2fwd answer alike"
+		else
+			fail "dpdk-testpmd and lr-l2fwd differ (above)"
+		fi
+		bg_stop INT || fail "lr-l2fwd exited non-zero"
+	fi
+	exec 7>&-
+	for _ in $(seq 600); do
+		kill -0 "$TP" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$TP" 2>/dev/null
+	wait "$TP" 2>/dev/null
+	TP=
+}
+testpmd_part
 exit "$failed"
