@@ -99,13 +99,17 @@ lr_tel_data_uint(struct lr_tel_data *d, uint64_t v)
 static struct tel_dict_entry *
 dict_entry(struct lr_tel_data *d, const char *name, int *rc)
 {
-	if (d == NULL || name == NULL || d->kind != TEL_DICT ||
-	    !valid_name(name)) {
+	/* In DPDK's order: a full dict says so before a bad name does. */
+	if (d == NULL || name == NULL || d->kind != TEL_DICT) {
 		*rc = -EINVAL;
 		return NULL;
 	}
 	if (d->n >= LR_TEL_MAX_DICT_ENTRIES) {
 		*rc = -ENOSPC;
+		return NULL;
+	}
+	if (!valid_name(name)) {
+		*rc = -EINVAL;
 		return NULL;
 	}
 	*rc = copy_cut(d->u.dict[d->n].name, name, LR_TEL_MAX_STRING_LEN) ?
