@@ -491,14 +491,73 @@ run_protocol(int fd)
 	return 0;
 }
 
+/* The thread named lr-telemetry's CPUs (tid from /proc/self/task): 0, or
+ * -1 if there is no such thread. */
+static int
+telemetry_cpus(cpu_set_t *set)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int rc = -1;
+
+	while (d != NULL && rc != 0 && (e = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			 e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) != NULL &&
+		    strcmp(comm, "lr-telemetry\n") == 0)
+			rc = sched_getaffinity(atoi(e->d_name), sizeof(*set),
+					       set);
+		fclose(f);
+	}
+	if (d != NULL)
+		closedir(d);
+	return rc;
+}
+
+/* The server thread runs on the CPUs of the process that no lcore takes,
+ * or on all of them when the lcores take every one (orig: the process's
+ * CPUs before init). */
+static int
+check_thread_cpus(const cpu_set_t *orig)
+{
+	cpu_set_t want, got;
+	unsigned l;
+
+	CPU_ZERO(&want);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, orig))
+			CPU_SET(c, &want);
+	LR_LCORE_FOREACH(l)
+		CPU_CLR(lr_lcore_to_cpu_id(l), &want);
+	if (CPU_COUNT(&want) == 0)
+		CPU_OR(&want, &want, orig);
+	LR_TEST_ASSERT(telemetry_cpus(&got) == 0, "no lr-telemetry thread");
+	LR_TEST_ASSERT(CPU_EQUAL(&got, &want),
+		       "lr-telemetry on %d CPUs, want %d (first %d)",
+		       CPU_COUNT(&got), CPU_COUNT(&want),
+		       CPU_ISSET(0, &want) ? 0 : 1);
+	return 0;
+}
+
 static int
 test_socket(void)
 {
 	char link[PATH_MAX], path[PATH_MAX];
 	int fd, rc = -1;
+	cpu_set_t orig;
 
+	LR_TEST_ASSERT(sched_getaffinity(0, sizeof(orig), &orig) == 0,
+		       "sched_getaffinity");
 	if (eal_up(NULL) != 0)
 		return -1;
+	if (check_thread_cpus(&orig) != 0)
+		goto cleanup;
 	snprintf(path, sizeof(path), "%s", lr_telemetry_socket_path());
 	dpdk_link_path(link, sizeof(link), lr_eal_file_prefix());
 	if (check_files() != 0)
