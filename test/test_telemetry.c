@@ -6,6 +6,7 @@
  * socket.
  */
 #include <dirent.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -853,6 +854,63 @@ remove_socket:
 	return rc;
 }
 
+/* Spin for about n TSC cycles. */
+static void
+spin(uint64_t n)
+{
+	uint64_t t0 = lr_get_tsc_cycles();
+
+	while (lr_get_tsc_cycles() - t0 < n)
+		;
+}
+
+/* Poll-loop accounting: busy and idle passes of the main lcore, read by
+ * lr_lcore_poll_cycles() and by /eal/lcore/info exactly. */
+static int
+test_lcore_cycles(void)
+{
+	unsigned me;
+	uint64_t busy, total, b2, t2;
+	char want[128];
+	int rc = -1;
+
+	if (eal_up(NULL) != 0)
+		return -1;
+	me = lr_lcore_id();
+	if (lr_lcore_poll_cycles(me, &busy, &total) != 0 || busy || total ||
+	    lr_lcore_poll_cycles(LR_MAX_LCORE - 1, &busy, &total) != -EINVAL) {
+		fprintf(stderr, "counters before any loop: %" PRIu64
+				" %" PRIu64 "\n", busy, total);
+		goto cleanup;
+	}
+	lr_lcore_poll_begin();
+	spin(100000);
+	lr_lcore_poll_account(1);
+	lr_lcore_poll_cycles(me, &busy, &total);
+	spin(200000);
+	lr_lcore_poll_account(0);
+	lr_lcore_poll_cycles(me, &b2, &t2);
+	if (busy < 100000 || total != busy || b2 != busy ||
+	    t2 < busy + 200000) {
+		fprintf(stderr, "busy %" PRIu64 " total %" PRIu64 ", then %"
+				PRIu64 " %" PRIu64 "\n", busy, total, b2, t2);
+		goto cleanup;
+	}
+	snprintf(want, sizeof(want), "\"total_cycles\":%" PRIu64
+				     ",\"busy_cycles\":%" PRIu64 "}}",
+		 t2, b2);
+	snprintf(got, sizeof(got), "/eal/lcore/info,%u", me);
+	lr_telemetry_answer(got, strlen(got), out, sizeof(out));
+	if (strstr(out, want) == NULL) {
+		fprintf(stderr, "'%s' lacks '%s'\n", out, want);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	lr_eal_cleanup();
+	return rc;
+}
+
 /* clang-format off */
 static const struct lr_test_case cases[] = {
 	{ "scalars", test_scalars },
@@ -866,6 +924,7 @@ static const struct lr_test_case cases[] = {
 	{ "stalled", test_stalled },
 	{ "cleanup", test_cleanup },
 	{ "live_link", test_live_link },
+	{ "lcore_cycles", test_lcore_cycles },
 };
 /* clang-format on */
 
