@@ -24,12 +24,12 @@
 static char out[LR_TELEMETRY_MAX_OUTPUT_LEN + 1];
 
 /* Fail unless d written as cmd's reply is exactly want. */
-#define JSON_IS(d, cmd, want)                                               \
-	do {                                                                \
-		int n_ = lr_tel_data_to_json((d), (cmd), out, sizeof(out)); \
-		LR_TEST_ASSERT(n_ == (int)strlen(want) &&                  \
-				       strcmp(out, (want)) == 0,           \
-			       "got %d '%s', want '%s'", n_, out, (want));  \
+#define JSON_IS(d, cmd, want)                                                  \
+	do {                                                                   \
+		int n_ = lr_tel_data_to_json((d), (cmd), out, sizeof(out));    \
+		LR_TEST_ASSERT(n_ == (int)strlen(want) &&                      \
+				   strcmp(out, (want)) == 0,                   \
+			       "got %d '%s', want '%s'", n_, out, (want));     \
 	} while (0)
 
 static int
@@ -86,8 +86,10 @@ test_escaping(void)
 	lr_tel_data_start_dict(d);
 	JSON_IS(d, "/a\"b", "{\"/a\\\"b\":{}}");
 	/* and cut to 56 bytes, as DPDK's "%.*s" cuts it. */
-	JSON_IS(d, "/0123456789012345678901234567890123456789012345678901234567",
-		"{\"/0123456789012345678901234567890123456789012345678901234\":{}}");
+	JSON_IS(
+	    d, "/0123456789012345678901234567890123456789012345678901234567",
+	    "{\"/"
+	    "0123456789012345678901234567890123456789012345678901234\":{}}");
 	JSON_IS(d, NULL, "{\"(null)\":{}}");
 	lr_tel_data_free(d);
 	return 0;
@@ -125,7 +127,8 @@ test_containers(void)
 	lr_tel_data_add_dict_container(d, "a", a, 0);
 	lr_tel_data_add_dict_container(d, "b", b, 0);
 	lr_tel_data_add_dict_container(d, "in", in, 0);
-	JSON_IS(d, "/t", "{\"/t\":{\"a\":[1,2],\"b\":[\"x\"],\"in\":{\"k\":1}}}");
+	JSON_IS(d, "/t",
+		"{\"/t\":{\"a\":[1,2],\"b\":[\"x\"],\"in\":{\"k\":1}}}");
 	lr_tel_data_free(d);
 	return 0;
 }
@@ -236,13 +239,13 @@ fail(const char *cmd, const char *params, struct lr_tel_data *d)
 }
 
 /* Fail unless the request's reply is exactly want. */
-#define ANSWER_IS(req, len, want)                                          \
-	do {                                                               \
-		int n_ = lr_telemetry_answer((req), (len), out, sizeof(out)); \
-		LR_TEST_ASSERT(n_ == (int)strlen(want) &&                 \
-				       strcmp(out, (want)) == 0,          \
-			       "request '%s': got %d '%s', want '%s'",     \
-			       (req), n_, out, (want));                    \
+#define ANSWER_IS(req, len, want)                                              \
+	do {                                                                   \
+		int n_ = lr_telemetry_answer((req), (len), out, sizeof(out));  \
+		LR_TEST_ASSERT(n_ == (int)strlen(want) &&                      \
+				   strcmp(out, (want)) == 0,                   \
+			       "request '%s': got %d '%s', want '%s'", (req),  \
+			       n_, out, (want));                               \
 	} while (0)
 #define ASK(req, want) ANSWER_IS(req, strlen(req), want)
 
@@ -251,16 +254,13 @@ test_register(void)
 {
 	char cmd56[57];
 
-	LR_TEST_ASSERT_EQ(lr_telemetry_register("/test/echo", echo, "Echo"),
-			  0);
-	LR_TEST_ASSERT_EQ(lr_telemetry_register("/test/echo", echo, "Echo"),
-			  0);
+	LR_TEST_ASSERT_EQ(lr_telemetry_register("/test/echo", echo, "Echo"), 0);
+	LR_TEST_ASSERT_EQ(lr_telemetry_register("/test/echo", echo, "Echo"), 0);
 	LR_TEST_ASSERT_EQ(lr_telemetry_register("/test/echo", fail, "x"),
 			  -EEXIST);
 	LR_TEST_ASSERT_EQ(lr_telemetry_register("/test/fail", fail, "Fails"),
 			  0);
-	LR_TEST_ASSERT_EQ(lr_telemetry_register("noslash", echo, "h"),
-			  -EINVAL);
+	LR_TEST_ASSERT_EQ(lr_telemetry_register("noslash", echo, "h"), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_telemetry_register("/a-b", echo, "h"), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_telemetry_register("/a,b", echo, "h"), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_telemetry_register("/x", NULL, "h"), -EINVAL);
@@ -319,22 +319,23 @@ test_requests(void)
 	memcpy(req, "/test/echo,", 11);
 	n = lr_telemetry_answer(req, sizeof(req), out, sizeof(out));
 	LR_TEST_ASSERT_EQ(n, strlen("{\"/test/echo\":{\"cmd\":\"/test/echo\","
-				    "\"params\":\"\"}}") + 127);
+				    "\"params\":\"\"}}") +
+				 127);
 	/* (params cut at 127 by the dict string) */
 	LR_TEST_ASSERT_EQ(lr_telemetry_answer("", 0, out, sizeof(out)), 0);
 	LR_TEST_ASSERT_EQ(lr_telemetry_answer(NULL, 1, out, sizeof(out)),
 			  -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_telemetry_answer("/", 1, out, 10), -EINVAL);
 	n = lr_telemetry_answer("/info", 5, out, sizeof(out));
-	LR_TEST_ASSERT(n > 0 && strstr(out, "\"max_output_len\":16384}}"),
-		       "%s", out);
+	LR_TEST_ASSERT(n > 0 && strstr(out, "\"max_output_len\":16384}}"), "%s",
+		       out);
 	ASK("/help,/", "{\"/help\":{\"/\":\"Returns list of available "
 		       "commands, Takes no parameters\"}}");
 	n = lr_telemetry_answer("/", 1, out, sizeof(out));
 	/* sorted by strcmp(), as DPDK keeps them */
 	LR_TEST_ASSERT(strncmp(out, "{\"/\":[\"/\",\"/cc", 12) == 0 &&
-			       strstr(out, "\"/help\",\"/info\",") &&
-			       strstr(out, ",\"/test/echo\",\"/test/fail\"]}"),
+			   strstr(out, "\"/help\",\"/info\",") &&
+			   strstr(out, ",\"/test/echo\",\"/test/fail\"]}"),
 		       "%s", out);
 	return 0;
 }
@@ -345,8 +346,9 @@ static int
 eal_up(const char *extra)
 {
 	char prefix[96], lcores[8] = "0-1";
-	char *argv[] = { "test_telemetry", "-l", lcores, "--no-huge", "-m",
-			 "32", prefix, (char *)extra, NULL };
+	char *argv[] = {"test_telemetry", "-l",		 lcores,
+			"--no-huge",	  "-m",		 "32",
+			prefix,		  (char *)extra, NULL};
 	int argc = extra != NULL ? 8 : 7;
 
 	lr_test_prefix_arg(prefix, sizeof(prefix), "test_telemetry");
@@ -363,7 +365,7 @@ eal_up(const char *extra)
 static int
 tel_connect(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd;
 
 	if (strlen(path) >= sizeof(sun.sun_path))
@@ -382,7 +384,7 @@ tel_connect(const char *path)
 static int
 tel_recv(int fd, char *buf, size_t len)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = {.fd = fd, .events = POLLIN};
 	ssize_t n;
 
 	if (poll(&p, 1, DEADLINE_MS) != 1)
@@ -406,7 +408,7 @@ check_ask(int fd, const char *req, size_t len, const char *want)
 	LR_TEST_ASSERT(send(fd, req, len, 0) == (ssize_t)len, "send: %s",
 		       strerror(errno));
 	LR_TEST_ASSERT(tel_recv(fd, got, sizeof(got)) == n &&
-			       strcmp(got, out) == 0,
+			   strcmp(got, out) == 0,
 		       "'%.60s': socket '%s', answer '%s'", req, got, out);
 	LR_TEST_ASSERT(want == NULL || strcmp(got, want) == 0,
 		       "'%.60s': got '%s', want '%s'", req, got, want);
@@ -441,14 +443,14 @@ check_files(void)
 		 lr_eal_runtime_dir());
 	LR_TEST_ASSERT(strcmp(path, want) == 0, "socket at %s", path);
 	LR_TEST_ASSERT(lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
-			       (st.st_mode & 07777) == 0600,
+			   (st.st_mode & 07777) == 0600,
 		       "%s: mode %o", path, (unsigned)st.st_mode);
 	LR_TEST_ASSERT(lstat(lr_eal_runtime_dir(), &st) == 0 &&
-			       (st.st_mode & 07777) == 0700,
+			   (st.st_mode & 07777) == 0700,
 		       "runtime folder mode %o", (unsigned)st.st_mode);
 	dpdk_link_path(link, sizeof(link), lr_eal_file_prefix());
 	LR_TEST_ASSERT(lr_telemetry_dpdk_link() != NULL &&
-			       strcmp(lr_telemetry_dpdk_link(), link) == 0,
+			   strcmp(lr_telemetry_dpdk_link(), link) == 0,
 		       "link %s, want %s", lr_telemetry_dpdk_link(), link);
 	n = readlink(link, want, sizeof(want) - 1);
 	LR_TEST_ASSERT(n > 0, "readlink %s: %s", link, strerror(errno));
@@ -535,7 +537,7 @@ check_thread_cpus(const cpu_set_t *orig)
 		if (CPU_ISSET(c, orig))
 			CPU_SET(c, &want);
 	LR_LCORE_FOREACH(l)
-		CPU_CLR(lr_lcore_to_cpu_id(l), &want);
+	CPU_CLR(lr_lcore_to_cpu_id(l), &want);
 	if (CPU_COUNT(&want) == 0)
 		CPU_OR(&want, &want, orig);
 	LR_TEST_ASSERT(telemetry_cpus(&got) == 0, "no lr-telemetry thread");
@@ -661,7 +663,7 @@ flood_until_dropped(int fd)
 
 	while (lr_test_now() < end) {
 		ssize_t n = send(fd, "/", 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		struct pollfd p = {.fd = fd, .events = POLLOUT};
 
 		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
 			return 0;
@@ -718,8 +720,8 @@ static int
 test_stalled(void)
 {
 	char dir[] = "/tmp/lr_test_telemetry.XXXXXX";
-	struct lr_telemetry_conf conf = { .runtime_dir = dir,
-					  .idle_timeout_ms = IDLE_MS };
+	struct lr_telemetry_conf conf = {.runtime_dir = dir,
+					 .idle_timeout_ms = IDLE_MS};
 	int rc;
 
 	LR_TEST_ASSERT(mkdtemp(dir) != NULL, "mkdtemp: %s", strerror(errno));
@@ -774,7 +776,7 @@ test_cleanup(void)
 	if (eal_up("--no-telemetry") != 0)
 		return -1;
 	LR_TEST_ASSERT(lr_telemetry_socket_path() == NULL &&
-			       lr_telemetry_dpdk_link() == NULL,
+			   lr_telemetry_dpdk_link() == NULL,
 		       "a socket with --no-telemetry");
 	snprintf(got, sizeof(got), "%s/dpdk_telemetry.v2",
 		 lr_eal_runtime_dir());
@@ -788,7 +790,7 @@ test_cleanup(void)
 static int
 fake_dpdk_socket(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	char dir[PATH_MAX];
 	int fd;
 
@@ -879,8 +881,9 @@ test_lcore_cycles(void)
 	me = lr_lcore_id();
 	if (lr_lcore_poll_cycles(me, &busy, &total) != 0 || busy || total ||
 	    lr_lcore_poll_cycles(LR_MAX_LCORE - 1, &busy, &total) != -EINVAL) {
-		fprintf(stderr, "counters before any loop: %" PRIu64
-				" %" PRIu64 "\n", busy, total);
+		fprintf(stderr,
+			"counters before any loop: %" PRIu64 " %" PRIu64 "\n",
+			busy, total);
 		goto cleanup;
 	}
 	lr_lcore_poll_begin();
@@ -892,12 +895,14 @@ test_lcore_cycles(void)
 	lr_lcore_poll_cycles(me, &b2, &t2);
 	if (busy < 100000 || total != busy || b2 != busy ||
 	    t2 < busy + 200000) {
-		fprintf(stderr, "busy %" PRIu64 " total %" PRIu64 ", then %"
-				PRIu64 " %" PRIu64 "\n", busy, total, b2, t2);
+		fprintf(stderr,
+			"busy %" PRIu64 " total %" PRIu64 ", then %" PRIu64
+			" %" PRIu64 "\n",
+			busy, total, b2, t2);
 		goto cleanup;
 	}
-	snprintf(want, sizeof(want), "\"total_cycles\":%" PRIu64
-				     ",\"busy_cycles\":%" PRIu64 "}}",
+	snprintf(want, sizeof(want),
+		 "\"total_cycles\":%" PRIu64 ",\"busy_cycles\":%" PRIu64 "}}",
 		 t2, b2);
 	snprintf(got, sizeof(got), "/eal/lcore/info,%u", me);
 	lr_telemetry_answer(got, strlen(got), out, sizeof(out));

@@ -27,7 +27,7 @@
 #include "lr_telemetry.h"
 #include "lr_test.h"
 
-#define NB_CASES 2000
+#define NB_CASES  2000
 #define MAX_CALLS 8192
 
 /* One run of the generator into one side's builder, and what its calls
@@ -105,11 +105,10 @@ static void
 d_start_array(struct side *s, void *d, unsigned t)
 {
 	static const enum rte_tel_value_type rt[] = {
-		RTE_TEL_INT_VAL, RTE_TEL_U64_VAL, RTE_TEL_STRING_VAL,
-		RTE_TEL_CONTAINER };
-	static const enum lr_tel_type lt[] = { LR_TEL_INT, LR_TEL_UINT,
-					       LR_TEL_STRING,
-					       LR_TEL_CONTAINER };
+	    RTE_TEL_INT_VAL, RTE_TEL_U64_VAL, RTE_TEL_STRING_VAL,
+	    RTE_TEL_CONTAINER};
+	static const enum lr_tel_type lt[] = {LR_TEL_INT, LR_TEL_UINT,
+					      LR_TEL_STRING, LR_TEL_CONTAINER};
 
 	note(s, s->dpdk ? rte_tel_data_start_array(d, rt[t])
 			: lr_tel_data_start_array(d, lt[t]));
@@ -118,8 +117,8 @@ d_start_array(struct side *s, void *d, unsigned t)
 static void
 d_start_dict(struct side *s, void *d)
 {
-	note(s, s->dpdk ? rte_tel_data_start_dict(d)
-			: lr_tel_data_start_dict(d));
+	note(s,
+	     s->dpdk ? rte_tel_data_start_dict(d) : lr_tel_data_start_dict(d));
 }
 
 /* An array of n scalars of type t, strings of up to slen bytes. */
@@ -142,8 +141,7 @@ fill_array(struct side *s, void *d, unsigned t, unsigned n, unsigned slen)
 					: lr_tel_data_add_array_uint(d, u));
 		else
 			note(s, s->dpdk ? rte_tel_data_add_array_string(d, str)
-					: lr_tel_data_add_array_string(d,
-								       str));
+					: lr_tel_data_add_array_string(d, str));
 	}
 }
 
@@ -169,14 +167,13 @@ fill_dict(struct side *s, void *d, unsigned n, unsigned depth)
 					: lr_tel_data_add_dict_int(d, name, v));
 		else if (kind == 1)
 			note(s, s->dpdk
-					? rte_tel_data_add_dict_u64(d, name, u)
-					: lr_tel_data_add_dict_uint(d, name,
-								    u));
+				    ? rte_tel_data_add_dict_u64(d, name, u)
+				    : lr_tel_data_add_dict_uint(d, name, u));
 		else if (kind <= 3)
-			note(s, s->dpdk ? rte_tel_data_add_dict_string(d, name,
-								       str)
-					: lr_tel_data_add_dict_string(d, name,
-								      str));
+			note(s,
+			     s->dpdk
+				 ? rte_tel_data_add_dict_string(d, name, str)
+				 : lr_tel_data_add_dict_string(d, name, str));
 		else
 			fill_nested(s, d, true, depth - 1);
 	}
@@ -202,10 +199,9 @@ fill_nested(struct side *s, void *parent, bool in_dict, unsigned depth)
 			   rnd(s, 4) ? 10 : 127);
 	rnd_name(s, name);
 	if (in_dict)
-		rc = s->dpdk ? rte_tel_data_add_dict_container(parent, name, c,
-							       0)
-			     : lr_tel_data_add_dict_container(parent, name, c,
-							      0);
+		rc = s->dpdk
+			 ? rte_tel_data_add_dict_container(parent, name, c, 0)
+			 : lr_tel_data_add_dict_container(parent, name, c, 0);
 	else
 		rc = s->dpdk ? rte_tel_data_add_array_container(parent, c, 0)
 			     : lr_tel_data_add_array_container(parent, c, 0);
@@ -224,8 +220,7 @@ build(struct side *s, void *d)
 	if (kind == 0) {
 		fill_dict(s, d, rnd(s, 4) ? rnd(s, 40) : rnd(s, 300), 2);
 	} else if (kind <= 3) {
-		fill_array(s, d, kind - 1,
-			   rnd(s, 4) ? rnd(s, 50) : rnd(s, 600),
+		fill_array(s, d, kind - 1, rnd(s, 4) ? rnd(s, 50) : rnd(s, 600),
 			   rnd(s, 3) ? 12 : 127);
 	} else if (kind == 4) {
 		d_start_array(s, d, 3);
@@ -248,7 +243,7 @@ static struct side dpdk_side, lr_side;
 static int
 dpdk_t(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	dpdk_side = (struct side){ .dpdk = true, .seed = case_seed };
+	dpdk_side = (struct side){.dpdk = true, .seed = case_seed};
 	build(&dpdk_side, d);
 	return 0;
 }
@@ -256,7 +251,7 @@ dpdk_t(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 lr_t(const char *cmd, const char *params, struct lr_tel_data *d)
 {
-	lr_side = (struct side){ .dpdk = false, .seed = case_seed };
+	lr_side = (struct side){.dpdk = false, .seed = case_seed};
 	build(&lr_side, d);
 	return 0;
 }
@@ -269,11 +264,19 @@ static char lr_out[LR_TELEMETRY_MAX_OUTPUT_LEN + 1];
 static int
 dpdk_up(void)
 {
-	char prefix[64], *argv[] = { "test_telemetry_json_dpdk", "--no-pci",
-				     "--no-huge", "--no-shconf", "-m", "64",
-				     "-l", "0", prefix, "--log-level", "1",
-				     NULL };
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char prefix[64], *argv[] = {"test_telemetry_json_dpdk",
+				    "--no-pci",
+				    "--no-huge",
+				    "--no-shconf",
+				    "-m",
+				    "64",
+				    "-l",
+				    "0",
+				    prefix,
+				    "--log-level",
+				    "1",
+				    NULL};
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd;
 
 	snprintf(prefix, sizeof(prefix), "--file-prefix=tel_json_%d",
@@ -312,9 +315,10 @@ run_case(int fd, unsigned long long s)
 		       s, n, m, dpdk_out, lr_out);
 	LR_TEST_ASSERT_EQ(dpdk_side.n, lr_side.n);
 	for (unsigned i = 0; i < lr_side.n; i++)
-		LR_TEST_ASSERT(dpdk_side.rc[i] == lr_side.rc[i],
-			       "seed %llu: call %u returned %d by DPDK, %d here",
-			       s, i, dpdk_side.rc[i], lr_side.rc[i]);
+		LR_TEST_ASSERT(
+		    dpdk_side.rc[i] == lr_side.rc[i],
+		    "seed %llu: call %u returned %d by DPDK, %d here", s, i,
+		    dpdk_side.rc[i], lr_side.rc[i]);
 	return 0;
 }
 

@@ -143,14 +143,14 @@ register_commands(void)
 		lr_telemetry_cb fn;
 		const char *help;
 	} cmds[] = {
-		{ "/eal/params", params,
-		  "Returns EAL commandline parameters used. Takes no parameters" },
-		{ "/eal/app_params", params,
-		  "Returns app commandline parameters used. Takes no parameters" },
-		{ "/eal/lcore/list", lcore_list,
-		  "List of lcore ids. Takes no parameters" },
-		{ "/eal/lcore/info", lcore_info,
-		  "Returns lcore info. Parameters: int lcore_id" },
+	    {"/eal/params", params,
+	     "Returns EAL commandline parameters used. Takes no parameters"},
+	    {"/eal/app_params", params,
+	     "Returns app commandline parameters used. Takes no parameters"},
+	    {"/eal/lcore/list", lcore_list,
+	     "List of lcore ids. Takes no parameters"},
+	    {"/eal/lcore/info", lcore_info,
+	     "Returns lcore info. Parameters: int lcore_id"},
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
@@ -168,16 +168,16 @@ lr_eal_telemetry_start_(void)
 {
 	int cpus[CPU_SETSIZE];
 	struct lr_telemetry_conf conf = {
-		.runtime_dir = lr_eal_runtime_dir(),
-		.dpdk_prefix = lr_eal_file_prefix(),
-		.cpus = cpus,
-		.log = tel_log,
+	    .runtime_dir = lr_eal_runtime_dir(),
+	    .dpdk_prefix = lr_eal_file_prefix(),
+	    .cpus = cpus,
+	    .log = tel_log,
 	};
 	int rc = register_commands();
 
 	if (rc < 0) {
-		LR_LOG(ERR, EAL, "telemetry: cannot register /eal commands: "
-				 "%s\n",
+		LR_LOG(ERR, EAL,
+		       "telemetry: cannot register /eal commands: %s\n",
 		       strerror(-rc));
 		return rc;
 	}

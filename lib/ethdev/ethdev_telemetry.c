@@ -47,7 +47,8 @@ port_list(const char *cmd, const char *params, struct lr_tel_data *d)
 	uint16_t p;
 
 	lr_tel_data_start_array(d, LR_TEL_INT);
-	LR_ETH_FOREACH_DEV(p)
+	for (p = lr_eth_find_next(0); p < LR_MAX_ETHPORTS;
+	     p = lr_eth_find_next((uint16_t)(p + 1)))
 		lr_tel_data_add_array_int(d, p);
 	return 0;
 }
@@ -165,9 +166,8 @@ port_link(const char *cmd, const char *params, struct lr_tel_data *d)
 	}
 	lr_tel_data_add_dict_string(d, "status", "UP");
 	lr_tel_data_add_dict_uint(d, "speed", link.link_speed);
-	lr_tel_data_add_dict_string(d, "duplex", link.link_duplex
-							 ? "full-duplex"
-							 : "half-duplex");
+	lr_tel_data_add_dict_string(
+	    d, "duplex", link.link_duplex ? "full-duplex" : "half-duplex");
 	return 0;
 }
 
@@ -234,8 +234,10 @@ fill_info(const struct lr_eth_dev *dev, struct lr_tel_data *d)
 	lr_tel_data_add_dict_int(d, "dev_started", x->started);
 	lr_tel_data_add_dict_int(d, "lro", 0);
 	lr_tel_data_add_dict_int(d, "dev_configured", x->configured);
-	add_container(d, "rxq_state", queue_states(x->nb_rx_queues, x->started));
-	add_container(d, "txq_state", queue_states(x->nb_tx_queues, x->started));
+	add_container(d, "rxq_state",
+		      queue_states(x->nb_rx_queues, x->started));
+	add_container(d, "txq_state",
+		      queue_states(x->nb_tx_queues, x->started));
 	lr_tel_data_add_dict_int(d, "numa_node", x->socket_id);
 	lr_tel_data_add_dict_uint(d, "dev_flags", 0);
 	lr_tel_data_add_dict_uint(d, "rx_offloads", 0);
@@ -262,17 +264,21 @@ port_info(const char *cmd, const char *params, struct lr_tel_data *d)
 	return rc;
 }
 
-static void __attribute__((constructor, used))
-ethdev_telemetry_register(void)
+static void __attribute__((constructor, used)) ethdev_telemetry_register(void)
 {
-	lr_telemetry_register("/ethdev/list", port_list,
-			      "Returns list of available ethdev ports. Takes no parameters");
-	lr_telemetry_register("/ethdev/stats", port_stats,
-			      "Returns the common stats for a port. Parameters: int port_id");
-	lr_telemetry_register("/ethdev/xstats", port_xstats,
-			      "Returns the extended stats for a port. Parameters: int port_id");
-	lr_telemetry_register("/ethdev/link_status", port_link,
-			      "Returns the link status for a port. Parameters: int port_id");
-	lr_telemetry_register("/ethdev/info", port_info,
-			      "Returns the device info for a port. Parameters: int port_id");
+	lr_telemetry_register(
+	    "/ethdev/list", port_list,
+	    "Returns list of available ethdev ports. Takes no parameters");
+	lr_telemetry_register(
+	    "/ethdev/stats", port_stats,
+	    "Returns the common stats for a port. Parameters: int port_id");
+	lr_telemetry_register(
+	    "/ethdev/xstats", port_xstats,
+	    "Returns the extended stats for a port. Parameters: int port_id");
+	lr_telemetry_register(
+	    "/ethdev/link_status", port_link,
+	    "Returns the link status for a port. Parameters: int port_id");
+	lr_telemetry_register(
+	    "/ethdev/info", port_info,
+	    "Returns the device info for a port. Parameters: int port_id");
 }

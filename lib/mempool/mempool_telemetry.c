@@ -74,9 +74,9 @@ info_cb(struct lr_mempool *mp, void *arg)
 	lr_tel_data_add_dict_uint(d, "cache_size", mp->cache_size);
 	lr_tel_data_add_dict_uint(d, "elt_size", mp->elt_size);
 	lr_tel_data_add_dict_uint(d, "header_size", mp->header_size);
-	lr_tel_data_add_dict_uint(d, "trailer_size", mp->total_elt_size -
-							      mp->header_size -
-							      mp->elt_size);
+	lr_tel_data_add_dict_uint(d, "trailer_size",
+				  mp->total_elt_size - mp->header_size -
+				      mp->elt_size);
 	lr_tel_data_add_dict_uint(d, "private_data_size",
 				  mp->private_data_size);
 	lr_tel_data_add_dict_int(d, "ops_index",
@@ -96,7 +96,7 @@ static int
 pool_info(const char *cmd, const char *params, struct lr_tel_data *d)
 {
 	char name[LR_MEMPOOL_NAMESIZE];
-	struct info_arg a = { name, d };
+	struct info_arg a = {name, d};
 
 	if (params == NULL || params[0] == '\0')
 		return -EINVAL;
@@ -106,11 +106,11 @@ pool_info(const char *cmd, const char *params, struct lr_tel_data *d)
 	return 0;
 }
 
-static void __attribute__((constructor, used))
-mempool_telemetry_register(void)
+static void __attribute__((constructor, used)) mempool_telemetry_register(void)
 {
-	lr_telemetry_register("/mempool/list", pool_list,
-			      "Returns list of available mempool. Takes no parameters");
+	lr_telemetry_register(
+	    "/mempool/list", pool_list,
+	    "Returns list of available mempool. Takes no parameters");
 	lr_telemetry_register("/mempool/info", pool_info,
 			      "Returns mempool info. Parameters: pool_name");
 }

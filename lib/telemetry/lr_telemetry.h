@@ -65,9 +65,9 @@ struct lr_tel_data;
 
 /** Types of array entries. */
 enum lr_tel_type {
-	LR_TEL_INT,       /**< int */
-	LR_TEL_UINT,      /**< uint64_t */
-	LR_TEL_STRING,    /**< string of up to LR_TEL_MAX_STRING_LEN - 1 */
+	LR_TEL_INT,	  /**< int */
+	LR_TEL_UINT,	  /**< uint64_t */
+	LR_TEL_STRING,	  /**< string of up to LR_TEL_MAX_STRING_LEN - 1 */
 	LR_TEL_CONTAINER, /**< an array (of one scalar type) per entry */
 };
 
@@ -123,11 +123,12 @@ struct lr_tel_data *lr_tel_data_alloc(void);
 /** Free a reply from lr_tel_data_alloc() and the containers it owns. */
 void lr_tel_data_free(struct lr_tel_data *d);
 
-/** Write d as JSON, `{"cmd":...}` when cmd is not NULL, into out (len
- *  bytes, NUL-terminated) exactly as the server sends it; its length, or
+/** Write d as the reply to cmd, `{"cmd":...}` (a NULL cmd is "(null)", as
+ *  DPDK prints it), into out (len >= LR_TELEMETRY_MAX_OUTPUT_LEN bytes,
+ *  NUL-terminated) exactly as the server sends it; its length, or
  *  -EINVAL. Does not free d's containers. */
-int lr_tel_data_to_json(const struct lr_tel_data *d, const char *cmd,
-			char *out, size_t len);
+int lr_tel_data_to_json(const struct lr_tel_data *d, const char *cmd, char *out,
+			size_t len);
 
 /** A command's handler: fill d for cmd with params (NULL: none); 0 or a
  *  negative value, which makes the reply {"cmd":null}. */
@@ -144,16 +145,15 @@ int lr_telemetry_register(const char *cmd, lr_telemetry_cb fn,
  *  server does: the reply in out (len LR_TELEMETRY_MAX_OUTPUT_LEN + 1 is
  *  always enough), its length, or 0 when the server would send nothing
  *  and close (an empty request), or -EINVAL, -ENOMEM. */
-int lr_telemetry_answer(const char *req, size_t len, char *out,
-			size_t out_len);
+int lr_telemetry_answer(const char *req, size_t len, char *out, size_t out_len);
 
 /** How lr_telemetry_start() sets up the server. */
 struct lr_telemetry_conf {
 	const char *runtime_dir; /**< folder of the socket (must exist) */
 	/** File prefix for the link at DPDK's path (NULL: no link). */
 	const char *dpdk_prefix;
-	const int *cpus;         /**< CPUs the thread may run on */
-	unsigned nb_cpus;        /**< 0: the thread keeps the caller's */
+	const int *cpus;	  /**< CPUs the thread may run on */
+	unsigned nb_cpus;	  /**< 0: the thread keeps the caller's */
 	unsigned idle_timeout_ms; /**< 0: LR_TELEMETRY_IDLE_TIMEOUT_MS */
 	/** Where messages go (NULL: stderr); err is non-zero for errors. */
 	void (*log)(int err, const char *msg);

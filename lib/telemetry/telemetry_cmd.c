@@ -170,12 +170,15 @@ help(const char *cmd, const char *params, struct lr_tel_data *d)
 static void
 register_builtins(void)
 {
-	lr_telemetry_register("/", list_commands,
-			      "Returns list of available commands, Takes no parameters");
-	lr_telemetry_register("/info", info,
-			      "Returns DPDK Telemetry information. Takes no parameters");
-	lr_telemetry_register("/help", help,
-			      "Returns help text for a command. Parameters: string command");
+	lr_telemetry_register(
+	    "/", list_commands,
+	    "Returns list of available commands, Takes no parameters");
+	lr_telemetry_register(
+	    "/info", info,
+	    "Returns DPDK Telemetry information. Takes no parameters");
+	lr_telemetry_register(
+	    "/help", help,
+	    "Returns help text for a command. Parameters: string command");
 }
 
 void
@@ -220,7 +223,7 @@ parse_request(char *req, const char **cmd, const char **params)
 static int
 null_reply(const char *cmd, char *out, size_t out_len)
 {
-	struct lr_tel_data d = { .kind = TEL_NULL };
+	struct lr_tel_data d = {.kind = TEL_NULL};
 
 	return lr_tel_data_to_json(&d, cmd, out, out_len);
 }

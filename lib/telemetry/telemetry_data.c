@@ -52,10 +52,10 @@ int
 lr_tel_data_start_array(struct lr_tel_data *d, enum lr_tel_type type)
 {
 	static const enum tel_kind kinds[] = {
-		[LR_TEL_INT] = TEL_ARRAY_INT,
-		[LR_TEL_UINT] = TEL_ARRAY_UINT,
-		[LR_TEL_STRING] = TEL_ARRAY_STRING,
-		[LR_TEL_CONTAINER] = TEL_ARRAY_CONTAINER,
+	    [LR_TEL_INT] = TEL_ARRAY_INT,
+	    [LR_TEL_UINT] = TEL_ARRAY_UINT,
+	    [LR_TEL_STRING] = TEL_ARRAY_STRING,
+	    [LR_TEL_CONTAINER] = TEL_ARRAY_CONTAINER,
 	};
 
 	if (d == NULL || (unsigned)type > LR_TEL_CONTAINER)
@@ -112,9 +112,9 @@ dict_entry(struct lr_tel_data *d, const char *name, int *rc)
 		*rc = -EINVAL;
 		return NULL;
 	}
-	*rc = copy_cut(d->u.dict[d->n].name, name, LR_TEL_MAX_STRING_LEN) ?
-		      E2BIG :
-		      0;
+	*rc = copy_cut(d->u.dict[d->n].name, name, LR_TEL_MAX_STRING_LEN)
+		  ? E2BIG
+		  : 0;
 	return &d->u.dict[d->n++];
 }
 
@@ -132,8 +132,7 @@ lr_tel_data_add_dict_int(struct lr_tel_data *d, const char *name, int v)
 }
 
 int
-lr_tel_data_add_dict_uint(struct lr_tel_data *d, const char *name,
-			  uint64_t v)
+lr_tel_data_add_dict_uint(struct lr_tel_data *d, const char *name, uint64_t v)
 {
 	int rc;
 	struct tel_dict_entry *e = dict_entry(d, name, &rc);
@@ -253,8 +252,8 @@ lr_tel_data_add_array_string(struct lr_tel_data *d, const char *s)
 }
 
 int
-lr_tel_data_add_array_container(struct lr_tel_data *d,
-				struct lr_tel_data *val, int keep)
+lr_tel_data_add_array_container(struct lr_tel_data *d, struct lr_tel_data *val,
+				int keep)
 {
 	int rc;
 	union tel_value *e;

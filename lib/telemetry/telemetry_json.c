@@ -121,10 +121,10 @@ piece_put(char *out, int room, const struct piece *p)
 /* Append an entry to the container whose text is buf[0, used): the new
  * length in use (see the rules above). */
 static int
-append(char *buf, int len, int used, char open, char close,
-       const char *key, const char *raw, const char *str)
+append(char *buf, int len, int used, char open, char close, const char *key,
+       const char *raw, const char *str)
 {
-	struct piece p = { open, key, raw, str, close };
+	struct piece p = {open, key, raw, str, close};
 	int end = used - 1, ret;
 
 	if (used <= 2)
@@ -211,17 +211,17 @@ render_array(const struct lr_tel_data *d, char *buf, int len)
 			break;
 		case TEL_ARRAY_INT:
 			snprintf(num, sizeof(num), "%d", (int)v->i);
-			used = append(buf, len, used, '[', ']', NULL, num,
-				      NULL);
+			used =
+			    append(buf, len, used, '[', ']', NULL, num, NULL);
 			break;
 		case TEL_ARRAY_UINT:
 			snprintf(num, sizeof(num), "%" PRIu64, v->u);
-			used = append(buf, len, used, '[', ']', NULL, num,
-				      NULL);
+			used =
+			    append(buf, len, used, '[', ']', NULL, num, NULL);
 			break;
 		default:
-			used = append_container(buf, len, used, '[', ']',
-						NULL, v->c.data);
+			used = append_container(buf, len, used, '[', ']', NULL,
+						v->c.data);
 			break;
 		}
 	}

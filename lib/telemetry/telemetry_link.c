@@ -25,7 +25,7 @@
 bool
 lr_telemetry_live_(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	bool live;
 	int fd;
 
@@ -71,9 +71,9 @@ lr_telemetry_link_make_(struct tel_link *l, const char *prefix,
 			base = "/tmp";
 	}
 	if (snprintf(dpdk_dir, sizeof(dpdk_dir), "%s/dpdk", base) >=
-		    (int)sizeof(dpdk_dir) ||
+		(int)sizeof(dpdk_dir) ||
 	    snprintf(l->dir, sizeof(l->dir), "%s/%s", dpdk_dir, prefix) >=
-		    (int)sizeof(l->dir) ||
+		(int)sizeof(l->dir) ||
 	    snprintf(l->path, sizeof(l->path), "%s/dpdk_telemetry.v2",
 		     l->dir) >= (int)sizeof(l->path))
 		return -ENAMETOOLONG;

@@ -72,8 +72,8 @@ struct tel_link {
 	char dir[PATH_MAX];    /* <base>/dpdk/<prefix> */
 	char path[PATH_MAX];   /* dir/dpdk_telemetry.v2 */
 	char target[PATH_MAX]; /* our socket */
-	bool made;             /* path is our link */
-	bool made_dir;         /* we created dir */
+	bool made;	       /* path is our link */
+	bool made_dir;	       /* we created dir */
 };
 
 /* Whether a process answers on the Unix socket at path. */

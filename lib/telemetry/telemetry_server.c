@@ -36,7 +36,7 @@
 #include "telemetry_private.h"
 
 struct client {
-	int fd;           /* -1: free slot */
+	int fd;		  /* -1: free slot */
 	uint64_t last_ms; /* when it last sent a request (or connected) */
 };
 
@@ -53,7 +53,7 @@ static struct {
 	struct client clients[LR_TELEMETRY_MAX_CLIENTS];
 	atomic_uint nb_clients;
 	char reply[LR_TELEMETRY_MAX_OUTPUT_LEN + 1];
-} srv = { .listen_fd = -1, .wake_fd = -1 };
+} srv = {.listen_fd = -1, .wake_fd = -1};
 
 static void __attribute__((format(printf, 2, 3)))
 tel_log(int err, const char *fmt, ...)
@@ -145,8 +145,7 @@ serve(struct client *c)
 	if (n == 0)
 		return false; /* end of stream, or an empty message */
 	c->last_ms = now_ms();
-	len = lr_telemetry_answer(req, (size_t)n, srv.reply,
-				  sizeof(srv.reply));
+	len = lr_telemetry_answer(req, (size_t)n, srv.reply, sizeof(srv.reply));
 	return len > 0 && send_reply(c->fd, srv.reply, (size_t)len);
 }
 
@@ -206,14 +205,13 @@ server_thread(void *arg)
 	for (;;) {
 		unsigned n = 0;
 
-		pfd[0] = (struct pollfd){ .fd = srv.wake_fd, .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = srv.listen_fd,
-					  .events = POLLIN };
+		pfd[0] = (struct pollfd){.fd = srv.wake_fd, .events = POLLIN};
+		pfd[1] = (struct pollfd){.fd = srv.listen_fd, .events = POLLIN};
 		for (unsigned i = 0; i < LR_TELEMETRY_MAX_CLIENTS; i++) {
 			if (srv.clients[i].fd < 0)
 				continue;
-			pfd[2 + n] = (struct pollfd){ .fd = srv.clients[i].fd,
-						      .events = POLLIN };
+			pfd[2 + n] = (struct pollfd){.fd = srv.clients[i].fd,
+						     .events = POLLIN};
 			slot[n++] = (int)i;
 		}
 		if (poll(pfd, 2 + n, next_timeout(now_ms())) < 0 &&
@@ -236,12 +234,11 @@ server_thread(void *arg)
 static int
 listen_at(void)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd, rc;
 
 	strcpy(sun.sun_path, srv.path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0) {
@@ -299,8 +296,9 @@ make_link(const char *prefix)
 	int rc = lr_telemetry_link_make_(&srv.link, prefix, srv.path);
 
 	if (rc == -EADDRINUSE)
-		tel_log(0, "a live process answers on %s: no link to %s made "
-			   "there",
+		tel_log(0,
+			"a live process answers on %s: no link to %s made "
+			"there",
 			srv.link.path, srv.path);
 	else if (rc < 0)
 		tel_log(0, "no link to %s at DPDK's path for prefix '%s': %s",
@@ -339,8 +337,7 @@ lr_telemetry_start(const struct lr_telemetry_conf *conf)
 	srv.listen_fd = listen_at();
 	if (srv.listen_fd < 0) {
 		rc = srv.listen_fd;
-		tel_log(1, "cannot listen on %s: %s%s", srv.path,
-			strerror(-rc),
+		tel_log(1, "cannot listen on %s: %s%s", srv.path, strerror(-rc),
 			rc == -EADDRINUSE ? " (a live process answers there)"
 					  : "");
 		goto close_wake;

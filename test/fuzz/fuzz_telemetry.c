@@ -72,8 +72,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(lr_telemetry_register("/fuzz/fail", fail, "f") == 0);
 		once = 1;
 	}
-	n = lr_telemetry_answer((const char *)data, size, reply,
-				sizeof(reply));
+	n = lr_telemetry_answer((const char *)data, size, reply, sizeof(reply));
 	if (size == 0) {
 		FUZZ_CHECK(n == 0);
 		return 0;
