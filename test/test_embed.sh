@@ -120,11 +120,12 @@ check_mempool_embed() {
 embed=$src/examples/mempool-embed/main.c
 globals=$src/test/embed/embed_globals.c
 
-# Dynamic, mempool only: exactly the four libraries it needs.
+# Dynamic, mempool only: exactly the five libraries it needs (the EAL
+# starts the telemetry server: liblinerate_telemetry below it).
 build embed-dyn cc "$embed" linerate_mempool
 got=$(libs embed-dyn)
 echo "embed-dyn links: $got"
-want="liblinerate_eal.so.0 liblinerate_mempool.so.0 liblinerate_pagealloc.so.0 liblinerate_ring.so.0 "
+want="liblinerate_eal.so.0 liblinerate_mempool.so.0 liblinerate_pagealloc.so.0 liblinerate_ring.so.0 liblinerate_telemetry.so.0 "
 [ "$got" = "$want" ] || fail "embed-dyn: expected '$want'"
 run embed-dyn
 check_mempool_embed

@@ -438,9 +438,10 @@ test_stale_prog(void)
 	}
 	kill(c.pid, SIGKILL);
 	lr_test_child_finish(&c, 30);
-	/* What the killed process leaves of its own (runtime folder). */
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/linerate/%s",
-		 strchr(pfx, '=') + 1);
+	/* What the killed process leaves of its own (runtime folder, and
+	 * the telemetry link at DPDK's path). */
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/linerate/%s /var/run/dpdk/%s",
+		 strchr(pfx, '=') + 1, strchr(pfx, '=') + 1);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot run '%s'\n", cmd);
 	LR_TEST_ASSERT(xdp_prog_on(if_f1, prog, sizeof(prog)) == 0 &&

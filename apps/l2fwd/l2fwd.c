@@ -306,19 +306,25 @@ l2fwd_main_loop(void *arg)
 	uint64_t t0 = thread_cpu_ns();
 
 	fwd->lcore[lcore_id].prev_tsc = lr_get_tsc_cycles();
+	/* Busy and idle cycles for telemetry's /eal/lcore/info: one TSC
+	 * read and one add per iteration (lr_lcore.h). */
+	lr_lcore_poll_begin();
 	if (fwd->record_cycles) {
 		struct l2fwd_lcore *lc = &fwd->lcore[lcore_id];
 
 		while (
 		    !atomic_load_explicit(&fwd->quit, memory_order_relaxed)) {
 			uint64_t s = lr_get_tsc_cycles();
+			unsigned n = l2fwd_poll_once(fwd, lcore_id);
 
-			if (l2fwd_poll_once(fwd, lcore_id) != 0)
+			if (n != 0)
 				lc->busy_cycles += lr_get_tsc_cycles() - s;
+			lr_lcore_poll_account(n != 0);
 		}
 	} else {
 		while (!atomic_load_explicit(&fwd->quit, memory_order_relaxed))
-			l2fwd_poll_once(fwd, lcore_id);
+			lr_lcore_poll_account(l2fwd_poll_once(fwd, lcore_id) !=
+					      0);
 	}
 	l2fwd_flush(fwd, lcore_id);
 	fwd->lcore[lcore_id].cpu_ns = thread_cpu_ns() - t0;

@@ -887,6 +887,9 @@ pg_lcore_loop(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &w0);
 	if (!tx_busy)
 		atomic_store_explicit(&lc->tx_done, 1, memory_order_release);
+	/* Busy and idle cycles for telemetry's /eal/lcore/info: one TSC
+	 * read and one add per pass (lr_lcore.h). */
+	lr_lcore_poll_begin();
 	for (;;) {
 		int st = atomic_load_explicit(&pg.state, memory_order_relaxed);
 		uint64_t pass0 = 0;
@@ -912,6 +915,7 @@ pg_lcore_loop(void *arg)
 			lc->busy_tsc += lr_get_tsc_cycles() - pass0;
 			lc->busy_frames += moved;
 		}
+		lr_lcore_poll_account(moved != 0);
 	}
 	for (unsigned i = 0; i < lc->ntx; i++)
 		pg_txq_release(lc->tx[i]);

@@ -65,6 +65,7 @@ eal_atexit(void)
 			if (s->path[0])
 				unlink(s->path);
 		}
+		lr_eal_telemetry_stop_();
 		lr_eal_runtime_unlock_();
 	}
 }
@@ -123,6 +124,8 @@ lr_eal_init(int argc, char **argv)
 	}
 	help_shown = false;
 	version_asked = false;
+	/* Before getopt permutes argv: /eal/params reports it as given. */
+	lr_eal_telemetry_save_args_(argc, argv);
 	rc = lr_eal_parse_args_(argc, argv);
 	/* -h: the usage printed; -V: the program prints its version; nothing
 	 * set up either way. */
@@ -155,6 +158,9 @@ lr_eal_init(int argc, char **argv)
 	rc = stop_check();
 	if (rc < 0)
 		goto free_memory;
+	rc = lr_eal_telemetry_start_();
+	if (rc < 0)
+		goto free_memory;
 	if (!atexit_done) {
 		atexit(eal_atexit);
 		atexit_done = true;
@@ -184,6 +190,8 @@ lr_eal_cleanup(void)
 	if (!lr_eal_initialized())
 		return -EINVAL;
 	lr_eal_mp_wait_lcore();
+	/* First: no handler may run while the layers below go. */
+	lr_eal_telemetry_stop_();
 	for (unsigned i = nb_cleanup_fns; i-- > 0;)
 		cleanup_fns[i]();
 	lr_eal_memory_cleanup_();

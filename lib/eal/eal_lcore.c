@@ -20,6 +20,7 @@
 
 
 __thread unsigned lr_lcore_id_tls = LR_LCORE_ID_ANY;
+struct lr_lcore_poll lr_lcore_poll_tab_[LR_MAX_LCORE];
 
 enum lcore_role { ROLE_OFF, ROLE_EAL, ROLE_NON_EAL };
 enum lcore_state { ST_WAIT, ST_RUNNING, ST_FINISHED, ST_EXIT };
@@ -145,6 +146,61 @@ int
 lr_lcore_is_enabled(unsigned id)
 {
 	return id < LR_MAX_LCORE && lcores[id].role != ROLE_OFF;
+}
+
+int
+lr_lcore_poll_cycles(unsigned id, uint64_t *busy, uint64_t *total)
+{
+	const struct lr_lcore_poll *p;
+
+	if (!lr_lcore_is_enabled(id) || busy == NULL || total == NULL)
+		return -EINVAL;
+	p = &lr_lcore_poll_tab_[id];
+	*busy = lr_counter_read(&p->busy);
+	*total = *busy + lr_counter_read(&p->idle);
+	return 0;
+}
+
+const char *
+lr_eal_lcore_role_(unsigned id)
+{
+	if (id >= LR_MAX_LCORE)
+		return "UNKNOWN";
+	switch (lcores[id].role) {
+	case ROLE_EAL:
+		return "RTE";
+	case ROLE_NON_EAL:
+		return "NON_EAL";
+	default:
+		return "UNKNOWN";
+	}
+}
+
+unsigned
+lr_eal_ctrl_cpus_(int *cpus, unsigned max)
+{
+	unsigned n = 0, all = 0;
+	int allowed[CPU_SETSIZE];
+
+	if (!main_cpuset_valid)
+		return 0;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &main_cpuset_saved))
+			allowed[all++] = c;
+	for (unsigned i = 0; i < all && n < max; i++) {
+		bool taken = false;
+
+		for (unsigned l = 0; l < LR_MAX_LCORE && !taken; l++)
+			taken = lcores[l].role == ROLE_EAL &&
+				lcores[l].cpu == allowed[i];
+		if (!taken)
+			cpus[n++] = allowed[i];
+	}
+	if (n > 0)
+		return n;
+	for (unsigned i = 0; i < all && n < max; i++)
+		cpus[n++] = allowed[i];
+	return n;
 }
 
 int
@@ -338,6 +394,7 @@ lr_eal_lcores_start_(void)
 	int rc;
 
 	lr_eal_numa_init_();
+	memset(lr_lcore_poll_tab_, 0, sizeof(lr_lcore_poll_tab_));
 	rc = lcores_choose();
 	if (rc == 0)
 		rc = lcores_claim();

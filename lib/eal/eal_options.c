@@ -20,6 +20,7 @@ enum {
 	OPT_IOVA_MODE,
 	OPT_VDEV,
 	OPT_LOG_LEVEL,
+	OPT_NO_TELEMETRY,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "iova-mode", required_argument, NULL, OPT_IOVA_MODE },
 	{ "vdev", required_argument, NULL, OPT_VDEV },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "no-telemetry", no_argument, NULL, OPT_NO_TELEMETRY },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -57,6 +59,7 @@ lr_eal_usage(FILE *f)
 		"  -d PATH                a driver plugin: a file, loaded now, or a folder,\n"
 		"                         searched first for drivers not built in\n"
 		"      --log-level LEVEL  level for all logs, or TYPE:LEVEL (pagealloc:debug)\n"
+		"      --no-telemetry     no telemetry socket (DPDK's dpdk_telemetry.v2)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          the program's version, its build and drivers\n");
 }
@@ -285,6 +288,9 @@ apply_option(int opt, char **argv)
 		return parse_prefix(optarg) < 0 ? -EINVAL : 0;
 	case OPT_IN_MEMORY:
 		lr_eal_cfg_.in_memory = true;
+		return 0;
+	case OPT_NO_TELEMETRY:
+		lr_eal_cfg_.no_telemetry = true;
 		return 0;
 	case OPT_IOVA_MODE:
 		return parse_iova_mode(optarg);

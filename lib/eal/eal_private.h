@@ -19,6 +19,7 @@ struct eal_config {
 	bool numa_mem_set;
 	bool no_huge;
 	bool in_memory;
+	bool no_telemetry; /* --no-telemetry */
 	char huge_dir[256];
 	char file_prefix[64];
 	enum lr_iova_mode iova_mode;
@@ -42,9 +43,23 @@ int lr_eal_plugin_add_path_(const char *arg);
 int lr_eal_plugins_load_(void);
 
 /* eal_lcore.c */
+/* "RTE" (an EAL lcore), "NON_EAL" (a registered thread) or "UNKNOWN", as
+ * DPDK names lcore roles. */
+const char *lr_eal_lcore_role_(unsigned id);
+/* CPUs for control threads: the process's CPUs before init that no EAL
+ * lcore runs on, or all of them if lcores take every one; how many. */
+unsigned lr_eal_ctrl_cpus_(int *cpus, unsigned max);
 int lr_eal_lcores_start_(void);
 void lr_eal_lcores_stop_(void);
 int lr_eal_numa_init_(void);
+
+/* eal_telemetry.c: the server started (unless --no-telemetry or
+ * --in-memory: no runtime folder) with the EAL's commands, 0 or -errno
+ * after a message; stopped. */
+int lr_eal_telemetry_start_(void);
+void lr_eal_telemetry_stop_(void);
+/* Keep argv for /eal/params (up to "--") and /eal/app_params. */
+void lr_eal_telemetry_save_args_(int argc, char **argv);
 
 /* eal_memory.c */
 int lr_eal_memory_init_(void);

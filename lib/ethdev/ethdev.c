@@ -18,6 +18,7 @@
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
+#include "ethdev_private.h"
 #include "lr_plugin_config.h"
 
 /* Defaults when a driver does not say otherwise. */
@@ -56,6 +57,9 @@ static struct lr_eth_dev devs[LR_MAX_ETHPORTS];
 static struct lr_eth_driver *driver_list;
 /* Guards driver_list, port allocation and release. */
 static pthread_mutex_t ethdev_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held while queues or a port's private state are made or freed, and by
+ * the telemetry handlers while they read a port (ethdev_private.h). */
+pthread_mutex_t lr_eth_ctl_lock_ = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 /* Names of the basic counters as extended stats, in struct order. */
 static const char *const basic_names[] = {
@@ -595,8 +599,8 @@ release_txq(struct lr_eth_dev *dev, uint16_t q)
 	dev->data->tx_queues[q] = NULL;
 }
 
-int
-lr_eth_dev_configure(uint16_t port_id, uint16_t nb_rx_queue,
+static int
+eth_dev_configure_locked(uint16_t port_id, uint16_t nb_rx_queue,
 		     uint16_t nb_tx_queue, const struct lr_eth_conf *conf)
 {
 	struct lr_eth_dev *dev;
@@ -704,8 +708,8 @@ queue_setup_check(struct lr_eth_dev *dev, const char *dir, uint16_t q,
 	return 0;
 }
 
-int
-lr_eth_rx_queue_setup(uint16_t port_id, uint16_t rx_queue_id,
+static int
+eth_rx_queue_setup_locked(uint16_t port_id, uint16_t rx_queue_id,
 		      uint16_t nb_rx_desc, int socket_id,
 		      const struct lr_eth_rxconf *rx_conf,
 		      struct lr_mempool *mp)
@@ -742,8 +746,8 @@ lr_eth_rx_queue_setup(uint16_t port_id, uint16_t rx_queue_id,
 	return 0;
 }
 
-int
-lr_eth_tx_queue_setup(uint16_t port_id, uint16_t tx_queue_id,
+static int
+eth_tx_queue_setup_locked(uint16_t port_id, uint16_t tx_queue_id,
 		      uint16_t nb_tx_desc, int socket_id,
 		      const struct lr_eth_txconf *tx_conf)
 {
@@ -848,8 +852,8 @@ lr_eth_dev_stop(uint16_t port_id)
 	return ret;
 }
 
-int
-lr_eth_dev_close(uint16_t port_id)
+static int
+eth_dev_close_locked(uint16_t port_id)
 {
 	struct lr_eth_dev *dev;
 	int ret = 0;
@@ -1370,4 +1374,58 @@ lr_eth_dev_validate(void)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* The control calls that free or replace what telemetry reads, under
+ * lr_eth_ctl_lock_ (never taken by rx/tx bursts). */
+int
+lr_eth_dev_configure(uint16_t port_id, uint16_t nb_rx_queue,
+		     uint16_t nb_tx_queue, const struct lr_eth_conf *conf)
+{
+	int rc;
+
+	pthread_mutex_lock(&lr_eth_ctl_lock_);
+	rc = eth_dev_configure_locked(port_id, nb_rx_queue, nb_tx_queue, conf);
+	pthread_mutex_unlock(&lr_eth_ctl_lock_);
+	return rc;
+}
+
+int
+lr_eth_rx_queue_setup(uint16_t port_id, uint16_t rx_queue_id,
+		      uint16_t nb_rx_desc, int socket_id,
+		      const struct lr_eth_rxconf *rx_conf,
+		      struct lr_mempool *mp)
+{
+	int rc;
+
+	pthread_mutex_lock(&lr_eth_ctl_lock_);
+	rc = eth_rx_queue_setup_locked(port_id, rx_queue_id, nb_rx_desc,
+				    socket_id, rx_conf, mp);
+	pthread_mutex_unlock(&lr_eth_ctl_lock_);
+	return rc;
+}
+
+int
+lr_eth_tx_queue_setup(uint16_t port_id, uint16_t tx_queue_id,
+		      uint16_t nb_tx_desc, int socket_id,
+		      const struct lr_eth_txconf *tx_conf)
+{
+	int rc;
+
+	pthread_mutex_lock(&lr_eth_ctl_lock_);
+	rc = eth_tx_queue_setup_locked(port_id, tx_queue_id, nb_tx_desc,
+				    socket_id, tx_conf);
+	pthread_mutex_unlock(&lr_eth_ctl_lock_);
+	return rc;
+}
+
+int
+lr_eth_dev_close(uint16_t port_id)
+{
+	int rc;
+
+	pthread_mutex_lock(&lr_eth_ctl_lock_);
+	rc = eth_dev_close_locked(port_id);
+	pthread_mutex_unlock(&lr_eth_ctl_lock_);
+	return rc;
 }

@@ -206,6 +206,22 @@ static pthread_mutex_t ops_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct lr_mempool_ops user_ops[LR_MEMPOOL_MAX_OPS];
 static unsigned nb_user_ops;
 
+int
+lr_mempool_ops_index_(const struct lr_mempool_ops *ops)
+{
+	int idx = -1;
+
+	for (unsigned i = 0; i < LR_DIM(builtin_ops); i++)
+		if (ops == &builtin_ops[i])
+			return (int)i;
+	pthread_mutex_lock(&ops_lock);
+	for (unsigned i = 0; i < nb_user_ops; i++)
+		if (ops == &user_ops[i])
+			idx = (int)(LR_DIM(builtin_ops) + i);
+	pthread_mutex_unlock(&ops_lock);
+	return idx;
+}
+
 const struct lr_mempool_ops *
 lr_mempool_ops_lookup(const char *name)
 {

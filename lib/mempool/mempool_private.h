@@ -47,4 +47,8 @@ int lr_mp_block_iova_contig_(const char *addr, unsigned order);
 /** The EAL is going: the allocator has forgotten its shrinkers. */
 void lr_mp_elastic_forget_shrinker_(void);
 
+/** The index of ops in the registry (the built-in ones first, then those
+ *  registered, in order), or -1 (the elastic store's). */
+int lr_mempool_ops_index_(const struct lr_mempool_ops *ops);
+
 #endif /* MEMPOOL_PRIVATE_H */
