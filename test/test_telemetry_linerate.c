@@ -8,9 +8,13 @@
  * error reply ({"cmd": null}) and change nothing.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
+#include <libgen.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -25,6 +29,30 @@
 
 static int sock = -1;
 
+/* Connect to the telemetry socket at path and read its greeting: the
+ * socket, or -1. */
+static int
+tel_connect(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	char greet[1024];
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	if (fd < 0)
+		return -1;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		close(fd);
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if (connect(fd, (void *)&sun, sizeof(sun)) < 0 ||
+	    read(fd, greet, sizeof(greet)) <= 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* EAL with its telemetry server, and one client connected to it. */
 static int
 setup(void)
@@ -32,8 +60,6 @@ setup(void)
 	static char prefix[64];
 	char *argv[] = {"test_telemetry_linerate", "--no-huge", "-m", "64",
 			"-l", "0", prefix, NULL};
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	char greet[1024];
 	const char *path;
 
 	if (sock >= 0)
@@ -47,11 +73,9 @@ setup(void)
 		fprintf(stderr, "no telemetry socket\n");
 		return -1;
 	}
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	sock = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-	if (sock < 0 || connect(sock, (void *)&sun, sizeof(sun)) < 0 ||
-	    read(sock, greet, sizeof(greet)) <= 0) {
-		perror("telemetry socket");
+	sock = tel_connect(path);
+	if (sock < 0) {
+		perror(path);
 		return -1;
 	}
 	return lr_pagealloc_init();
@@ -60,15 +84,15 @@ setup(void)
 /* Send req, return the value of the reply's only key (a new reference),
  * or NULL after a message; *null set when the value is JSON null. */
 static json_t *
-ask(const char *req)
+ask_fd(int fd, const char *req)
 {
 	static char buf[LR_TELEMETRY_MAX_OUTPUT_LEN + 1];
 	json_error_t err;
 	json_t *root, *v;
 	ssize_t n;
 
-	if (write(sock, req, strlen(req)) < 0 ||
-	    (n = read(sock, buf, sizeof(buf) - 1)) <= 0) {
+	if (write(fd, req, strlen(req)) < 0 ||
+	    (n = read(fd, buf, sizeof(buf) - 1)) <= 0) {
 		perror(req);
 		return NULL;
 	}
@@ -83,6 +107,13 @@ ask(const char *req)
 	json_incref(v);
 	json_decref(root);
 	return v;
+}
+
+/* ask_fd() on this process's own socket. */
+static json_t *
+ask(const char *req)
+{
+	return ask_fd(sock, req);
 }
 
 /* The number under key of object o (-1 when missing). */
@@ -453,6 +484,183 @@ test_elastic(void)
 	return 0;
 }
 
+
+/* --- lr-l2fwd ---------------------------------------------------------- */
+
+#define L2_FRAMES 1000
+
+static char tmpdir[] = "/tmp/test_tel_lr_XXXXXX";
+
+/* A pcap file of n 64-byte frames at path; 0 or -1. */
+static int
+write_pcap(const char *path, unsigned n)
+{
+	const uint32_t hdr[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
+	uint8_t frame[64] = {0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x88,
+			     0xb5};
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+
+	if (f == NULL)
+		return -1;
+	fwrite(hdr, sizeof(hdr), 1, f);
+	for (unsigned i = 0; i < n; i++) {
+		const uint32_t rec[4] = {i, 0, sizeof(frame), sizeof(frame)};
+
+		frame[20] = (uint8_t)i;
+		fwrite(rec, sizeof(rec), 1, f);
+		fwrite(frame, sizeof(frame), 1, f);
+	}
+	if (ferror(f))
+		rc = -1;
+	return fclose(f) == 0 ? rc : -1;
+}
+
+/* Start lr-l2fwd on two pcap ports reading in.pcap, its output in
+ * out.txt, prefix tel_l2fwd_<pid>: its pid, or -1. */
+static pid_t
+start_l2fwd(const char *prefix)
+{
+	static char exe[4096], v0[512], v1[512], out[512], fp[128];
+	char *argv[] = {exe, "--no-huge", "-m", "64", "-l", "0", fp,
+			"--vdev", v0, "--vdev", v1, "--", "-p", "3", "-T",
+			"0", "--duration", "25", NULL};
+	pid_t pid;
+
+	if (lr_test_build_path(exe, sizeof(exe), "apps/l2fwd/lr-l2fwd") < 0)
+		return -1;
+	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
+	snprintf(v0, sizeof(v0), "net_pcap0,rx_pcap=%s/in.pcap,tx_pcap=%s/o0"
+		 ".pcap", tmpdir, tmpdir);
+	snprintf(v1, sizeof(v1), "net_pcap1,rx_pcap=%s/in.pcap,tx_pcap=%s/o1"
+		 ".pcap", tmpdir, tmpdir);
+	snprintf(out, sizeof(out), "%s/out.txt", tmpdir);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		lr_test_execv(exe, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Ask path's process for /linerate/l2fwd/stats until both ports have
+ * forwarded every frame (20 s deadline): the reply, or NULL. */
+static json_t *
+l2fwd_settled(const char *path)
+{
+	json_t *r = NULL;
+	int fd = -1;
+
+	for (int i = 0; i < 2000; i++) {
+		if (fd < 0)
+			fd = tel_connect(path);
+		if (fd >= 0) {
+			json_decref(r);
+			r = ask_fd(fd, "/linerate/l2fwd/stats");
+			if (r != NULL && num(r, "tx") == 2 * L2_FRAMES)
+				break;
+		}
+		usleep(10000);
+	}
+	if (fd >= 0) {
+		json_t *b = ask_fd(fd, "/linerate/l2fwd/stats,1");
+
+		if (b == NULL || !json_is_null(b)) {
+			fprintf(stderr, "stats,1 answered\n");
+			json_decref(r);
+			r = NULL;
+		}
+		json_decref(b);
+		close(fd);
+	}
+	return r;
+}
+
+/* The `l2fwd total:` line of out.txt into rx, tx, dropped; 0 or -1. */
+static int
+l2fwd_final(long long v[3])
+{
+	char path[512], line[512];
+	FILE *f;
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/out.txt", tmpdir);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "l2fwd total: rx=%lld tx=%lld dropped=%lld",
+			   &v[0], &v[1], &v[2]) == 3)
+			rc = 0;
+	fclose(f);
+	return rc;
+}
+
+/* Remove the pcap files, the output and the folder. */
+static void
+l2fwd_clean(void)
+{
+	static const char *const files[] = {"in.pcap", "o0.pcap", "o1.pcap",
+					    "out.txt"};
+	char path[512];
+
+	for (unsigned i = 0; i < LR_DIM(files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, files[i]);
+		unlink(path);
+	}
+	rmdir(tmpdir);
+}
+
+/* lr-l2fwd on two pcap ports of L2_FRAMES frames each: once they are all
+ * forwarded, /linerate/l2fwd/stats gives what the final `l2fwd total:`
+ * line says after the stop. */
+static int
+test_l2fwd(void)
+{
+	char prefix[64], rdir[4096], path[4200];
+	long long fin[3] = {-1, -1, -1};
+	json_t *r = NULL;
+	pid_t pid;
+	int st = -1, rc = -1;
+
+	LR_TEST_ASSERT(setup() == 0, "setup failed");
+	LR_TEST_ASSERT(mkdtemp(tmpdir) != NULL, "mkdtemp: %s", strerror(errno));
+	snprintf(prefix, sizeof(prefix), "tel_l2fwd_%d", (int)getpid());
+	snprintf(rdir, sizeof(rdir), "%s", lr_eal_runtime_dir());
+	snprintf(path, sizeof(path), "%s/%s/%s", dirname(rdir), prefix,
+		 strrchr(lr_telemetry_socket_path(), '/') + 1);
+	if (write_pcap(strcat(strcpy(rdir, tmpdir), "/in.pcap"), L2_FRAMES) <
+	    0)
+		goto clean;
+	pid = start_l2fwd(prefix);
+	if (pid > 0) {
+		r = l2fwd_settled(path);
+		kill(pid, SIGINT);
+		waitpid(pid, &st, 0);
+	}
+	if (r != NULL && l2fwd_final(fin) == 0 && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 0)
+		rc = 0;
+clean:
+	l2fwd_clean();
+	LR_TEST_ASSERT(rc == 0, "no settled reply or final line (status %d)",
+		       st);
+	LR_TEST_ASSERT_EQ(num(r, "rx"), fin[0]);
+	LR_TEST_ASSERT_EQ(num(r, "tx"), fin[1]);
+	LR_TEST_ASSERT_EQ(num(r, "dropped"), fin[2]);
+	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port0"), "rx"), L2_FRAMES);
+	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port1"), "tx"), L2_FRAMES);
+	LR_TEST_ASSERT_EQ(num(r, "running"), 1);
+	LR_TEST_ASSERT(num(r, "tx_pps") > 0 && num(r, "elapsed_ms") >= 0,
+		       "rates");
+	json_decref(r);
+	return 0;
+}
+
 /* Last: the EAL goes, and with it the socket. */
 static int
 test_cleanup(void)
@@ -471,7 +679,7 @@ static const struct lr_test_case cases[] = {
     {"buddyinfo", test_buddyinfo}, {"pagetypeinfo", test_pagetypeinfo},
     {"stats", test_stats},	   {"pcp", test_pcp},
     {"page_pool", test_page_pool}, {"elastic", test_elastic},
-    {"cleanup", test_cleanup},
+    {"l2fwd", test_l2fwd},	   {"cleanup", test_cleanup},
 };
 
 LR_TEST_MAIN("telemetry_linerate", cases)
