@@ -58,8 +58,14 @@ static int
 setup(void)
 {
 	static char prefix[64];
-	char *argv[] = {"test_telemetry_linerate", "--no-huge", "-m", "64",
-			"-l", "0", prefix, NULL};
+	char *argv[] = {"test_telemetry_linerate",
+			"--no-huge",
+			"-m",
+			"64",
+			"-l",
+			"0",
+			prefix,
+			NULL};
 	const char *path;
 
 	if (sock >= 0)
@@ -196,7 +202,8 @@ test_buddyinfo(void)
 		goto out;
 	for (unsigned i = 0; i < N; i++) {
 		pg[i] = lr_alloc_pages(0, BIG_ORDER, 0);
-		LR_TEST_ASSERT(pg[i] != NULL, "alloc: %s", lr_strerror(lr_errno));
+		LR_TEST_ASSERT(pg[i] != NULL, "alloc: %s",
+			       lr_strerror(lr_errno));
 	}
 	b1 = ask("/linerate/pagealloc/buddyinfo");
 	lr_free_pages_bulk(pg, N, BIG_ORDER);
@@ -283,13 +290,11 @@ test_stats(void)
 	s2 = ask("/linerate/pagealloc/stats");
 	lr_pagealloc_stats_get(&s);
 	LR_TEST_ASSERT(s1 != NULL && s2 != NULL, "no reply");
-	LR_TEST_ASSERT_EQ(elt(s1, "alloc", BIG_ORDER) -
-			      elt(s0, "alloc", BIG_ORDER),
-			  N);
+	LR_TEST_ASSERT_EQ(
+	    elt(s1, "alloc", BIG_ORDER) - elt(s0, "alloc", BIG_ORDER), N);
 	LR_TEST_ASSERT_EQ(num(s1, "alloc_total") - num(s0, "alloc_total"), N);
-	LR_TEST_ASSERT_EQ(elt(s2, "free", BIG_ORDER) -
-			      elt(s1, "free", BIG_ORDER),
-			  N);
+	LR_TEST_ASSERT_EQ(
+	    elt(s2, "free", BIG_ORDER) - elt(s1, "free", BIG_ORDER), N);
 	LR_TEST_ASSERT_EQ(num(s2, "free_total") - num(s1, "free_total"), N);
 	LR_TEST_ASSERT_EQ(num(s2, "refill"), s.refill);
 	LR_TEST_ASSERT_EQ(num(s2, "drain"), s.drain);
@@ -326,8 +331,10 @@ static int
 test_pcp(void)
 {
 	static const char *const bad[] = {
-	    "/linerate/pagealloc/pcp,x", "/linerate/pagealloc/pcp,5",
-	    "/linerate/pagealloc/pcp,100000", "/linerate/pagealloc/pcp,-0",
+	    "/linerate/pagealloc/pcp,x",
+	    "/linerate/pagealloc/pcp,5",
+	    "/linerate/pagealloc/pcp,100000",
+	    "/linerate/pagealloc/pcp,-0",
 	};
 	struct lr_page *a, *b;
 	json_t *all, *l0, *l1;
@@ -350,8 +357,7 @@ test_pcp(void)
 	LR_TEST_ASSERT(l1 != NULL, "no reply");
 	/* b came off the list unless it was empty and got refilled. */
 	if (num(l0, "movable_o0") > 0)
-		LR_TEST_ASSERT_EQ(num(l0, "movable_o0") -
-				      num(l1, "movable_o0"),
+		LR_TEST_ASSERT_EQ(num(l0, "movable_o0") - num(l1, "movable_o0"),
 				  1);
 	json_decref(l1);
 	if (expect_null(bad, LR_DIM(bad)) < 0)
@@ -369,11 +375,13 @@ test_page_pool(void)
 {
 	enum { M = 40, K = 7 };
 	static const char *const bad[] = {
-	    "/linerate/page_pool/info", "/linerate/page_pool/info,nosuch",
+	    "/linerate/page_pool/info",
+	    "/linerate/page_pool/info,nosuch",
 	    "/linerate/page_pool/info,4000000000",
 	    "/linerate/page_pool/list,1",
 	};
-	struct lr_page_pool_params p = {.name = "tel_pp", .pool_size = 256,
+	struct lr_page_pool_params p = {.name = "tel_pp",
+					.pool_size = 256,
 					.nid = LR_SOCKET_ID_ANY,
 					.flags = LR_PP_FLAG_DMA_MAP};
 	struct lr_page_pool_stats st;
@@ -484,7 +492,6 @@ test_elastic(void)
 	return 0;
 }
 
-
 /* --- lr-l2fwd ---------------------------------------------------------- */
 
 #define L2_FRAMES 1000
@@ -496,8 +503,8 @@ static int
 write_pcap(const char *path, unsigned n)
 {
 	const uint32_t hdr[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
-	uint8_t frame[64] = {0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x88,
-			     0xb5};
+	uint8_t frame[64] = {0x02, 0, 0, 0, 0, 1,    0x02,
+			     0,	   0, 0, 0, 2, 0x88, 0xb5};
 	FILE *f = fopen(path, "w");
 	int rc = 0;
 
@@ -522,18 +529,23 @@ static pid_t
 start_l2fwd(const char *prefix)
 {
 	static char exe[4096], v0[512], v1[512], out[512], fp[128];
-	char *argv[] = {exe, "--no-huge", "-m", "64", "-l", "0", fp,
-			"--vdev", v0, "--vdev", v1, "--", "-p", "3", "-T",
-			"0", "--duration", "25", NULL};
+	char *argv[] = {exe, "--no-huge",  "-m",     "64", "-l",
+			"0", fp,	   "--vdev", v0,   "--vdev",
+			v1,  "--",	   "-p",     "3",  "-T",
+			"0", "--duration", "25",     NULL};
 	pid_t pid;
 
 	if (lr_test_build_path(exe, sizeof(exe), "apps/l2fwd/lr-l2fwd") < 0)
 		return -1;
 	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
-	snprintf(v0, sizeof(v0), "net_pcap0,rx_pcap=%s/in.pcap,tx_pcap=%s/o0"
-		 ".pcap", tmpdir, tmpdir);
-	snprintf(v1, sizeof(v1), "net_pcap1,rx_pcap=%s/in.pcap,tx_pcap=%s/o1"
-		 ".pcap", tmpdir, tmpdir);
+	snprintf(v0, sizeof(v0),
+		 "net_pcap0,rx_pcap=%s/in.pcap,tx_pcap=%s/o0"
+		 ".pcap",
+		 tmpdir, tmpdir);
+	snprintf(v1, sizeof(v1),
+		 "net_pcap1,rx_pcap=%s/in.pcap,tx_pcap=%s/o1"
+		 ".pcap",
+		 tmpdir, tmpdir);
 	snprintf(out, sizeof(out), "%s/out.txt", tmpdir);
 	pid = fork();
 	if (pid == 0) {
@@ -633,8 +645,7 @@ test_l2fwd(void)
 	snprintf(rdir, sizeof(rdir), "%s", lr_eal_runtime_dir());
 	snprintf(path, sizeof(path), "%s/%s/%s", dirname(rdir), prefix,
 		 strrchr(lr_telemetry_socket_path(), '/') + 1);
-	if (write_pcap(strcat(strcpy(rdir, tmpdir), "/in.pcap"), L2_FRAMES) <
-	    0)
+	if (write_pcap(strcat(strcpy(rdir, tmpdir), "/in.pcap"), L2_FRAMES) < 0)
 		goto clean;
 	pid = start_l2fwd(prefix);
 	if (pid > 0) {

@@ -19,7 +19,7 @@
 
 static const struct l2fwd *tel_fwd;
 static uint64_t tel_hz, tel_start;
-static _Atomic uint64_t tel_stop; /* 0 while forwarding */
+static _Atomic uint64_t tel_stop;  /* 0 while forwarding */
 static uint64_t prev_tsc, prev_tx; /* previous query (telemetry thread) */
 
 /* Add "port<N>": {"tx", "rx", "dropped"} for every forwarding port, and

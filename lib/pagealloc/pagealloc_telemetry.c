@@ -11,7 +11,7 @@
  * lr_pagealloc_pcp_info() and lr_pagealloc_stats_get(): relaxed loads, no
  * zone lock, so a query never stalls an lcore refilling its lists. None
  * builds the allocator: before it is built the replies are empty.
- * doc/telemetry.md gives every reply's keys and units.
+ * doc/telemetry_linerate.md gives every reply's keys and units.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,8 +58,8 @@ uint_array(const unsigned long *v, unsigned n, unsigned stride)
 
 /* Add name: [v[0], v[stride], ...] to dict d; 0 or -ENOMEM. */
 static int
-add_uint_array(struct lr_tel_data *d, const char *name,
-	       const unsigned long *v, unsigned n, unsigned stride)
+add_uint_array(struct lr_tel_data *d, const char *name, const unsigned long *v,
+	       unsigned n, unsigned stride)
 {
 	struct lr_tel_data *a = uint_array(v, n, stride);
 
@@ -257,7 +257,9 @@ pagealloc_telemetry_register(void)
 					       cmds[i].help);
 
 		if (rc < 0)
-			LR_LOG(ERR, PAGEALLOC, "telemetry: cannot register %s: "
-			       "%s\n", cmds[i].cmd, lr_strerror(-rc));
+			LR_LOG(ERR, PAGEALLOC,
+			       "telemetry: cannot register %s: "
+			       "%s\n",
+			       cmds[i].cmd, lr_strerror(-rc));
 	}
 }
