@@ -40,6 +40,7 @@
 
 #include "l2fwd.h"
 #include "l2fwd_opts.h"
+#include "l2fwd_telemetry.h"
 #include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
@@ -621,9 +622,14 @@ main(int argc, char **argv)
 	}
 
 	start_timer(n);
+	ret = l2fwd_telemetry_register(&fwd, timer.start_tsc);
+	if (ret < 0)
+		fprintf(stderr, "lr-l2fwd: no /linerate/l2fwd/stats: %s\n",
+			lr_strerror(-ret));
 	lr_eal_mp_remote_launch(l2fwd_main_loop, &fwd, 1);
 	lr_eal_mp_wait_lcore();
 	timer.stop_tsc = lr_get_tsc_cycles();
+	l2fwd_telemetry_stopped(timer.stop_tsc);
 	print_totals(ports, n);
 	status = close_ports(false) == 0 ? LR_EXIT_OK : LR_EXIT_FAILURE;
 	lr_eal_cleanup();

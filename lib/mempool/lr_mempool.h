@@ -405,7 +405,9 @@ struct lr_mempool_elastic_stats {
 	uint64_t bad_puts;	  /**< double or foreign puts dropped */
 };
 
-/** Fill *st for an elastic pool; 0, or -EINVAL for a fixed pool. */
+/** Fill *st for an elastic pool without taking its store's lock (each
+ *  field a value that was there; exact at a quiescent point); 0, or
+ *  -EINVAL for a fixed pool. */
 int lr_mempool_elastic_stats_get(const struct lr_mempool *mp,
 				 struct lr_mempool_elastic_stats *st);
 

@@ -100,6 +100,9 @@ struct ep_store {
 	unsigned max_blocks;
 	unsigned objs;	    /* relaxed: read without the lock */
 	unsigned free_objs; /* relaxed: read without the lock */
+	/* These, idle_ms and the u64 counters below: written by the lock
+	 * holder with relaxed stores, read without the lock by
+	 * lr_mempool_elastic_stats_get() (for telemetry). */
 	unsigned blocks;
 	unsigned peak_objs;
 	unsigned peak_blocks;
@@ -131,8 +134,27 @@ relaxed_set(unsigned *p, unsigned v)
 	__atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+static inline void
+relaxed_set64(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/* A store counter (one writer: the lock holder; readers without it). */
+static inline void
+relaxed_add64(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, *p + v, __ATOMIC_RELAXED);
+}
+
 static inline unsigned
 relaxed_get(const unsigned *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t
+relaxed_get64(const uint64_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
@@ -385,13 +407,13 @@ join(struct ep_store *st, struct lr_page *pg, uint64_t now)
 	b->nfree = b->nobjs;
 	b->idle_since = now;
 	list_push(st, b, EP_FREE);
-	st->blocks++;
+	relaxed_set(&st->blocks, st->blocks + 1);
 	relaxed_set(&st->objs, st->objs + b->nobjs);
 	relaxed_set(&st->free_objs, st->free_objs + b->nobjs);
 	if (st->blocks > st->peak_blocks)
-		st->peak_blocks = st->blocks;
+		relaxed_set(&st->peak_blocks, st->blocks);
 	if (st->objs > st->peak_objs)
-		st->peak_objs = st->objs;
+		relaxed_set(&st->peak_objs, st->objs);
 }
 
 /* Add blocks for at least need more free objects (a quarter of the pool
@@ -417,8 +439,8 @@ grow(struct ep_store *st, unsigned need, uint64_t now)
 		nblocks -= k;
 	}
 	if (got != 0) {
-		st->growths++;
-		st->grown_blocks += got;
+		relaxed_add64(&st->growths, 1);
+		relaxed_add64(&st->grown_blocks, got);
 	}
 	return st->objs - before;
 }
@@ -434,7 +456,7 @@ release(struct ep_store *st, struct ep_block *b)
 
 	LR_ASSERT(b->nfree == b->nobjs && b->list == EP_FREE);
 	list_del(st, b);
-	st->blocks--;
+	relaxed_set(&st->blocks, st->blocks - 1);
 	relaxed_set(&st->objs, st->objs - b->nobjs);
 	relaxed_set(&st->free_objs, st->free_objs - b->nobjs);
 	b->magic = 0;
@@ -462,8 +484,8 @@ shrink_locked(struct ep_store *st, unsigned long max_blocks, int idle_only,
 		done++;
 	}
 	if (done != 0) {
-		st->shrinks++;
-		st->shrunk_blocks += done;
+		relaxed_add64(&st->shrinks, 1);
+		relaxed_add64(&st->shrunk_blocks, done);
 	}
 	return done;
 }
@@ -557,9 +579,9 @@ ep_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
 		take(st, objs, n, now);
 	} else {
 		if (st->blocks == st->max_blocks)
-			st->grow_fail_max++;
+			relaxed_add64(&st->grow_fail_max, 1);
 		else
-			st->grow_fail_nomem++;
+			relaxed_add64(&st->grow_fail_nomem, 1);
 		rc = -ENOENT;
 	}
 	idle_check(st, now);
@@ -570,7 +592,8 @@ ep_dequeue(struct lr_mempool *mp, void **objs, unsigned n)
 static __lr_cold void
 bad_put(struct ep_store *st, void *obj, const char *why)
 {
-	if (st->bad_puts++ < 16)
+	relaxed_add64(&st->bad_puts, 1);
+	if (st->bad_puts <= 16)
 		LR_LOG(ERR, MEMPOOL, "mempool '%s': put of %p: %s (dropped)\n",
 		       st->mp->name, obj, why);
 }
@@ -752,8 +775,8 @@ lr_mp_elastic_setup_(struct lr_mempool *mp, unsigned min, unsigned max,
 		return ENOMEM;
 	}
 	/* Counters count what happens after creation. */
-	st->growths = 0;
-	st->grown_blocks = 0;
+	relaxed_set64(&st->growths, 0);
+	relaxed_set64(&st->grown_blocks, 0);
 	register_store(st);
 	return 0;
 
@@ -781,26 +804,27 @@ lr_mempool_elastic_stats_get(const struct lr_mempool *mp,
 
 	if (!is_elastic(mp) || s == NULL)
 		return -EINVAL;
+	/* Without the store's lock (a get that misses every cache takes
+	 * it): each field is written by the lock holder with a relaxed
+	 * store, so each value read is one that was there. */
 	st = store_of(mp);
-	pthread_mutex_lock(&st->lock);
-	s->objs = st->objs;
-	s->peak_objs = st->peak_objs;
+	s->objs = relaxed_get(&st->objs);
+	s->peak_objs = relaxed_get(&st->peak_objs);
 	s->min_objs = st->min_objs;
 	s->max_objs = mp->size;
-	s->blocks = st->blocks;
-	s->peak_blocks = st->peak_blocks;
+	s->blocks = relaxed_get(&st->blocks);
+	s->peak_blocks = relaxed_get(&st->peak_blocks);
 	s->block_order = st->order;
 	s->objs_per_block = st->per_block;
-	s->idle_shrink_ms = st->idle_ms;
+	s->idle_shrink_ms = relaxed_get(&st->idle_ms);
 	s->node = st->pp->nid;
-	s->growths = st->growths;
-	s->grown_blocks = st->grown_blocks;
-	s->shrinks = st->shrinks;
-	s->shrunk_blocks = st->shrunk_blocks;
-	s->grow_fail_max = st->grow_fail_max;
-	s->grow_fail_nomem = st->grow_fail_nomem;
-	s->bad_puts = st->bad_puts;
-	pthread_mutex_unlock(&st->lock);
+	s->growths = relaxed_get64(&st->growths);
+	s->grown_blocks = relaxed_get64(&st->grown_blocks);
+	s->shrinks = relaxed_get64(&st->shrinks);
+	s->shrunk_blocks = relaxed_get64(&st->shrunk_blocks);
+	s->grow_fail_max = relaxed_get64(&st->grow_fail_max);
+	s->grow_fail_nomem = relaxed_get64(&st->grow_fail_nomem);
+	s->bad_puts = relaxed_get64(&st->bad_puts);
 	return 0;
 }
 
@@ -818,7 +842,7 @@ lr_mempool_set_idle_shrink(struct lr_mempool *mp, unsigned ms)
 	}
 	st = store_of(mp);
 	pthread_mutex_lock(&st->lock);
-	st->idle_ms = ms;
+	relaxed_set(&st->idle_ms, ms);
 	st->idle_cycles = (uint64_t)((double)lr_get_tsc_hz() * ms / 1e3);
 	if (ms != 0 && st->idle_cycles == 0)
 		st->idle_cycles = 1;

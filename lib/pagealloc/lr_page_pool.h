@@ -271,6 +271,7 @@ struct lr_page_pool {
 	int nid;
 	int checked;
 	struct lr_page_pool_params p;
+	unsigned id; /* creation number: unique among the process's pools */
 	struct lr_page_pool_lstats *lstats; /* LR_MAX_LCORE + 1 slots */
 	struct lr_page_pool *next;	    /* list of all pools */
 };
@@ -407,6 +408,34 @@ int lr_page_pool_validate(const struct lr_page_pool *pool);
 
 /** Print the pool's parameters, counters and invariants to f. */
 void lr_page_pool_dump(FILE *f, const struct lr_page_pool *pool);
+
+/** What a pool is (lr_page_pool_info_get()). */
+struct lr_page_pool_info {
+	char name[LR_PP_NAMESIZE];
+	unsigned id;	      /**< creation number, unique in the process */
+	unsigned order;	      /**< pages of LR_PAGE_SIZE << order */
+	unsigned pool_size;   /**< most pages it holds */
+	unsigned ring_size;   /**< recycle ring capacity */
+	int node;	      /**< NUMA node of its pages */
+	unsigned owner_lcore; /**< lcore of the direct path */
+	unsigned flags;	      /**< LR_PP_FLAG_* */
+	int checked;	      /**< ownership recorded and checked */
+	int destroyed;	      /**< destroyed, waiting for pages in flight */
+};
+
+/** Fill *info with the pool's parameters; 0 or -EINVAL. */
+int lr_page_pool_info_get(const struct lr_page_pool *pool,
+			  struct lr_page_pool_info *info);
+
+/**
+ * Call fn(pool, arg) for every pool not yet gone (destroyed ones that wait
+ * for pages in flight included), newest first, under the list lock that
+ * create, destroy and the shrinker take (never the alloc or put paths):
+ * fn must not create or destroy a pool. Returns how many pools it visited.
+ */
+unsigned lr_page_pool_walk(void (*fn)(const struct lr_page_pool *pool,
+				      void *arg),
+			   void *arg);
 
 /** Number of destroyed pools still waiting for pages in flight. */
 unsigned lr_page_pool_pending_count(void);

@@ -365,6 +365,43 @@ struct lr_pagealloc_zone_info {
 /** Fill zi for node's zone; 0, or -ENODEV if the node has no zone. */
 int lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi);
 
+/** A zone's free blocks and pageblocks (lr_pagealloc_free_info()). */
+struct lr_pagealloc_free_info {
+	int node;
+	unsigned long nr_free[LR_MAX_ORDER][LR_MT_TYPES]; /**< free blocks */
+	unsigned long pageblocks[LR_MT_TYPES]; /**< pageblocks of each type */
+};
+
+/**
+ * Fill fi for node's zone without taking its lock (for telemetry: never
+ * stalls an lcore refilling its lists). Each count is one that was there;
+ * while others allocate, counts of different orders may straddle a split
+ * or merge. Never builds the allocator: 0, -EAGAIN (not built yet) or
+ * -ENODEV (no zone on node).
+ */
+int lr_pagealloc_free_info(int node, struct lr_pagealloc_free_info *fi);
+
+/** One lcore's page lists on one zone (lr_pagealloc_pcp_info()). */
+struct lr_pagealloc_pcp_info {
+	unsigned lcore;
+	int node;	/**< the zone the lists hold pages of */
+	int local_node; /**< the lcore's own node */
+	/** Blocks on each list, [migratetype][order]. */
+	unsigned long count[LR_PCP_TYPES][LR_PCP_ORDERS];
+	unsigned high[LR_PCP_ORDERS];  /**< a list drains above this */
+	unsigned batch[LR_PCP_ORDERS]; /**< blocks moved per refill or drain */
+	unsigned long pages;	       /**< base pages on all these lists */
+};
+
+/**
+ * Fill pi for lcore's lists of node's zone, read without any lock while
+ * the lcore may use them (a snapshot). 0, -EAGAIN (allocator not built),
+ * -ENODEV (no zone), -EINVAL (lcore >= LR_MAX_LCORE) or -ENOENT (the lcore
+ * has not used its lists yet).
+ */
+int lr_pagealloc_pcp_info(unsigned lcore, int node,
+			  struct lr_pagealloc_pcp_info *pi);
+
 /** Number of zones (nodes with memory); builds the allocator if needed. */
 unsigned lr_pagealloc_zone_count(void);
 

@@ -1153,6 +1153,7 @@ lr_page_pool_create(const struct lr_page_pool_params *params)
 		atomic_store(&pool->put_lcore,
 			     put_needs_slow(pool) ? LR_PP_NO_LCORE : owner);
 	}
+	pool->id = seq;
 	pthread_mutex_lock(&pool_list_lock);
 	pool->next = pool_list;
 	pool_list = pool;
@@ -1345,6 +1346,41 @@ lr_page_pool_dump(FILE *f, const struct lr_page_pool *pool)
 		"); errors %" PRIu64 "\n",
 		s.held, s.cached, s.ringed, s.stashed, s.in_flight, s.allocated,
 		s.returned, s.errors);
+}
+
+int
+lr_page_pool_info_get(const struct lr_page_pool *pool,
+		      struct lr_page_pool_info *info)
+{
+	if (pool == NULL || info == NULL)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", pool->name);
+	info->id = pool->id;
+	info->order = pool->order;
+	info->pool_size = pool->pool_size;
+	info->ring_size = lr_ring_get_capacity(pool->ring);
+	info->node = pool->nid;
+	info->owner_lcore = pool->owner_lcore;
+	info->flags = pool->flags;
+	info->checked = pool->checked;
+	info->destroyed = atomic_load(&pool->dying) != 0;
+	return 0;
+}
+
+unsigned
+lr_page_pool_walk(void (*fn)(const struct lr_page_pool *pool, void *arg),
+		  void *arg)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&pool_list_lock);
+	for (const struct lr_page_pool *p = pool_list; p != NULL; p = p->next) {
+		fn(p, arg);
+		n++;
+	}
+	pthread_mutex_unlock(&pool_list_lock);
+	return n;
 }
 
 unsigned

@@ -80,7 +80,8 @@ fl_add(struct zone *z, struct lr_page *p, unsigned order, unsigned mt)
 	if (p->next != NULL)
 		p->next->prev = p;
 	a->head[mt] = p;
-	a->nr[mt]++;
+	/* Relaxed store: lr_pagealloc_free_info() reads it without the lock. */
+	__atomic_store_n(&a->nr[mt], a->nr[mt] + 1, __ATOMIC_RELAXED);
 }
 
 static inline void
@@ -97,7 +98,7 @@ fl_del(struct zone *z, struct lr_page *p, unsigned order, unsigned mt)
 		a->head[mt] = p->next;
 	if (p->next != NULL)
 		p->next->prev = p->prev;
-	a->nr[mt]--;
+	__atomic_store_n(&a->nr[mt], a->nr[mt] - 1, __ATOMIC_RELAXED);
 }
 
 /* Keep the first 2^low pages of the 2^high block at page; give the upper

@@ -705,6 +705,91 @@ lr_pagealloc_zone_info(int node, struct lr_pagealloc_zone_info *zi)
 	return 0;
 }
 
+/* Pageblocks of node n's zone by type (types read relaxed: they change
+ * under the zone lock, and a snapshot is all a report needs). */
+static void
+count_pageblocks(int n, unsigned long pbs[LR_MT_TYPES])
+{
+	memset(pbs, 0, sizeof(pbs[0]) * LR_MT_TYPES);
+	for (unsigned s = 0; s < lr_pa_state_.nr_spans; s++) {
+		const struct span *sp = &lr_pa_state_.spans[s];
+		size_t pb0 = page_index(sp->desc) >> PB_ORDER;
+
+		if (sp->node != n)
+			continue;
+		for (size_t i = 0; i < sp->npages / PB_PAGES; i++)
+			pbs[__atomic_load_n(&lr_pa_pb_mt_[pb0 + i],
+					    __ATOMIC_RELAXED) %
+			    LR_MT_TYPES]++;
+	}
+}
+
+/* The zone of node when the allocator is built and has it: 0, -EAGAIN
+ * (not built: these readers never build it) or -ENODEV. */
+static int
+built_zone(int node)
+{
+	if (!atomic_load_explicit(&lr_pa_state_.ready, memory_order_acquire))
+		return -EAGAIN;
+	if (node < 0 || node >= LR_MAX_NUMA_NODES ||
+	    !lr_pa_state_.zones[node].present)
+		return -ENODEV;
+	return 0;
+}
+
+int
+lr_pagealloc_free_info(int node, struct lr_pagealloc_free_info *fi)
+{
+	int rc = built_zone(node);
+	const struct zone *z;
+
+	if (rc < 0)
+		return rc;
+	z = &lr_pa_state_.zones[node];
+	memset(fi, 0, sizeof(*fi));
+	fi->node = node;
+	for (unsigned o = 0; o < MAX_ORDER; o++)
+		for (unsigned mt = 0; mt < LR_MT_TYPES; mt++)
+			fi->nr_free[o][mt] = __atomic_load_n(&z->area[o].nr[mt],
+							     __ATOMIC_RELAXED);
+	count_pageblocks(node, fi->pageblocks);
+	return 0;
+}
+
+int
+lr_pagealloc_pcp_info(unsigned lcore, int node,
+		      struct lr_pagealloc_pcp_info *pi)
+{
+	int rc = built_zone(node);
+	const struct lr_pa_lcore *pc;
+
+	if (rc < 0)
+		return rc;
+	if (lcore >= LR_MAX_LCORE)
+		return -EINVAL;
+	pc = &lr_pa_lcores_[lcore];
+	if (!__atomic_load_n(&pc->sized, __ATOMIC_ACQUIRE))
+		return -ENOENT;
+	memset(pi, 0, sizeof(*pi));
+	pi->lcore = lcore;
+	pi->node = node;
+	pi->local_node = __atomic_load_n(&pc->local_node, __ATOMIC_RELAXED);
+	for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
+		const struct lr_pa_pcp_list *l0 = &pc->list[node][0][o];
+
+		pi->high[o] = __atomic_load_n(&l0->high, __ATOMIC_RELAXED);
+		pi->batch[o] = __atomic_load_n(&l0->batch, __ATOMIC_RELAXED);
+		for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
+			unsigned long c = __atomic_load_n(
+			    &pc->list[node][t][o].count, __ATOMIC_RELAXED);
+
+			pi->count[t][o] = c;
+			pi->pages += c << o;
+		}
+	}
+	return 0;
+}
+
 void
 lr_pagealloc_dump(FILE *f)
 {
@@ -739,20 +824,12 @@ lr_pagealloc_dump(FILE *f)
 		s.bad);
 	for (int n = 0; n < LR_MAX_NUMA_NODES; n++) {
 		struct lr_pagealloc_zone_info zi;
-		unsigned long pbs[LR_MT_TYPES] = {0};
+		unsigned long pbs[LR_MT_TYPES];
 
 		if (!lr_pa_state_.zones[n].present ||
 		    lr_pagealloc_zone_info(n, &zi) < 0)
 			continue;
-		for (unsigned s2 = 0; s2 < lr_pa_state_.nr_spans; s2++) {
-			const struct span *sp = &lr_pa_state_.spans[s2];
-			size_t pb0 = page_index(sp->desc) >> PB_ORDER;
-
-			if (sp->node != n)
-				continue;
-			for (size_t i = 0; i < sp->npages / PB_PAGES; i++)
-				pbs[lr_pa_pb_mt_[pb0 + i] % LR_MT_TYPES]++;
-		}
+		count_pageblocks(n, pbs);
 		fprintf(f,
 			"  zone node %d: %lu pages, %lu free, %lu on lcore "
 			"lists, %lu quarantined\n",

@@ -266,7 +266,7 @@ lr_pa_pcp_init_lcore_(struct lr_pa_lcore *pc)
 			     ? lr_pa_state_.zonelist[node][0]
 			     : 0;
 	pc->node_set = lr_lcore_is_enabled(lcore);
-	pc->sized = 1;
+	__atomic_store_n(&pc->sized, 1, __ATOMIC_RELEASE); /* telemetry reads */
 }
 
 /* A registered thread gives its lcore id back: its lists go back to the

@@ -47,7 +47,9 @@ struct lr_pa_lock_ {
 /** Free lists of one order. */
 struct free_area {
 	struct lr_page *head[LR_MT_TYPES];
-	unsigned long nr[LR_MT_TYPES]; /* blocks on each list */
+	/* Blocks on each list: written under the zone lock, read without
+	 * it by lr_pagealloc_free_info() (relaxed atomic stores). */
+	unsigned long nr[LR_MT_TYPES];
 };
 
 /** One NUMA node's memory. */
