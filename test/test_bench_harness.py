@@ -25,6 +25,10 @@ from comparisons import memif, rfc2544_memif  # noqa: E402
 from comparisons import dpdk_bridge, stack, veth  # noqa: E402
 from comparisons import callgrind  # noqa: E402
 from harness import proc  # noqa: E402
+from comparisons import telemetry  # noqa: E402
+import socket  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
 
 
 class Stats(unittest.TestCase):
@@ -775,6 +779,67 @@ class Callgrind(unittest.TestCase):
         self.assertEqual(callgrind.MEMPOOL.unit, 'instructions/object')
         self.assertEqual(callgrind.ELASTIC.unit_of(callgrind.FWD_ROW),
                          'instructions/packet')
+
+
+def tel_server(path, reply):
+    """A one-client SOCK_SEQPACKET server on path: greets, then answers
+    every request with reply(request); returns its thread."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path)
+    srv.listen(1)
+
+    def serve():
+        c, _ = srv.accept()
+        c.send(b'{"version": "t", "pid": 1, "max_output_len": 16384}')
+        while True:
+            req = c.recv(1024)
+            if not req:
+                break
+            c.send(reply(req.decode()).encode())
+        c.close()
+        srv.close()
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return t
+
+
+class TestTelemetryPoller(unittest.TestCase):
+    """The telemetry entry's client against a server written here."""
+
+    def poll(self, reply, seconds):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, 'sock')
+            tel_server(path, reply)
+            p = telemetry.Poller(path, deadline_s=5)
+            p.start()
+            time.sleep(seconds)
+            p.stop.set()
+            p.join(5)
+            return p
+
+    def test_polls_every_period(self):
+        p = self.poll(lambda r: json.dumps({r.split(',')[0]: {'x': 1}}),
+                      0.35)
+        self.assertIsNone(p.error)
+        self.assertGreaterEqual(p.replies, 3)
+        self.assertLessEqual(p.replies, 5)
+
+    def test_reply_without_command(self):
+        p = self.poll(lambda r: '{"/other": null}', 0.2)
+        self.assertIn('reply without the command', p.error)
+        self.assertEqual(p.replies, 0)
+
+    def test_no_server(self):
+        p = telemetry.Poller('/nonexistent/sock', deadline_s=0.2)
+        p.start()
+        p.join(5)
+        self.assertIn('no telemetry socket', p.error)
+
+    def test_parse(self):
+        out = ''.join(f'Total packets sent: {i * 10**8}\n'
+                      for i in range(10))
+        self.assertAlmostEqual(telemetry.parse(out)[telemetry.ROW], 100.0)
+
 
 if __name__ == '__main__':
     unittest.main(verbosity=1)

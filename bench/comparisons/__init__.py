@@ -12,7 +12,7 @@ def registry():
     """The comparisons, in BENCHMARKS.md's order."""
     from . import (callgrind, dpdk_bridge, elastic, l2fwd, memif, mempool,
                    pagealloc, pktgen, rfc2544_memif, ring, stack, suite,
-                   veth)
+                   telemetry, veth)
     return [
         ring.COMPARISON,
         pagealloc.COMPARISON,
@@ -22,6 +22,7 @@ def registry():
         pagealloc.PAGE_POOL,
         l2fwd.COMPARISON,
         l2fwd.RING,
+        telemetry.COMPARISON,
         elastic.COMPARISON,
         callgrind.ELASTIC,
         pktgen.COMPARISON,
