@@ -48,6 +48,22 @@ lr_test_port_start(int port, uint16_t nq, uint16_t nb_desc,
 	return ret ? ret : lr_eth_dev_start(p);
 }
 
+int
+lr_test_port_open(const char *devargs, uint16_t nq, uint16_t nb_desc,
+		  struct lr_mempool *mp)
+{
+	int port = lr_eth_dev_create(devargs);
+	int ret = lr_test_port_start(port, nq, nb_desc, mp);
+
+	if (ret == 0)
+		return port;
+	fprintf(stderr, "%s: cannot %s: %s\n", devargs,
+		port < 0 ? "create" : "start", lr_strerror(-ret));
+	if (port >= 0)
+		lr_eth_dev_close((uint16_t)port);
+	return ret;
+}
+
 /* The log is captured here, begun and ended in this file (lr_test.h's
  * capture is a state of each file). */
 int

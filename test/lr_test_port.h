@@ -30,6 +30,19 @@ int lr_test_port_eal(const char *name, const char *prefix);
 int lr_test_port_start(int port, uint16_t nq, uint16_t nb_desc,
 		       struct lr_mempool *mp);
 
+/** Create the port of devargs and start it as lr_test_port_start() does;
+ *  its id, or a negative errno (the port closed again) after a message. */
+int lr_test_port_open(const char *devargs, uint16_t nq, uint16_t nb_desc,
+		      struct lr_mempool *mp);
+
+/** A row of a table of devargs that must be refused: lr_eth_dev_create()
+ *  (or the parser) returns err and logs msg. */
+struct lr_test_refused {
+	const char *args; /* a format in some tables: "%s" an interface */
+	int err;
+	const char *msg;
+};
+
 /** Devargs args must be refused: lr_eth_dev_create() returns err and the
  *  log it writes holds msg. 0, or -1 after a message. */
 int lr_test_port_refused(const char *args, int err, const char *msg);

@@ -680,11 +680,7 @@ static int
 test_bad_devargs(void)
 {
 	char arg[300];
-	const struct {
-		const char *fmt;
-		int err;
-		const char *msg;
-	} bad[] = {
+	const struct lr_test_refused bad[] = {
 	    {"net_af_packet3", -EINVAL, "net_af_packet3: iface: missing"},
 	    {"net_af_packet3,iface=lrnosuchif9", -ENODEV,
 	     "net_af_packet3: iface: no interface 'lrnosuchif9' in this "
@@ -744,7 +740,7 @@ test_bad_devargs(void)
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		/* The third case names g0, which lives in the other
 		 * namespace: invisible from here. */
-		snprintf(arg, sizeof(arg), bad[i].fmt, i == 2 ? if_g0 : if_f0);
+		snprintf(arg, sizeof(arg), bad[i].args, i == 2 ? if_g0 : if_f0);
 		if (lr_test_port_refused(arg, bad[i].err, bad[i].msg) != 0)
 			return -1;
 		LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);

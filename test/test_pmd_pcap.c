@@ -630,11 +630,7 @@ static int
 test_bad_devargs(void)
 {
 	char in[128];
-	const struct {
-		const char *fmt;
-		int err;
-		const char *msg;
-	} bad[] = {
+	const struct lr_test_refused bad[] = {
 	    {"net_pcap7", -EINVAL,
 	     "net_pcap7: nothing to read or write: give rx_pcap"},
 	    {"net_pcap7,iface=lo,rx_pcap=%s", -EINVAL,
@@ -670,7 +666,7 @@ test_bad_devargs(void)
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		char arg[300];
 
-		snprintf(arg, sizeof(arg), bad[i].fmt, in);
+		snprintf(arg, sizeof(arg), bad[i].args, in);
 		if (lr_test_port_refused(arg, bad[i].err, bad[i].msg) != 0)
 			return -1;
 	}
