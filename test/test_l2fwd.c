@@ -6,6 +6,7 @@
  * stop on every terminating signal (also during EAL init), --duration, bad
  * options, -h. */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -778,9 +779,29 @@ run_l2fwd(const char *const *args, const char *ready, int sig, int timeout_s,
 	return r;
 }
 
+/* The EAL options (after -l) of a run on two net_null ports. */
 #define NULL_PORTS                                                             \
-	"-l", "0", "--no-huge", "-m", "128", "--vdev",                         \
-	    "net_null0,size=64,copy=0", "--vdev", "net_null1,size=64,copy=0"
+	"--no-huge -m 128 --vdev net_null0,size=64,copy=0 --vdev "             \
+	"net_null1,size=64,copy=0"
+
+/* Skip the case unless lr-l2fwd is built. */
+#define NEED_L2FWD()                                                           \
+	do {                                                                   \
+		if (find_binary() != 0) {                                      \
+			printf("skip: lr-l2fwd not built (-Dapps=false)\n");   \
+			return LR_TEST_SKIP;                                   \
+		}                                                              \
+	} while (0)
+
+/* Skip the case when run_l2fwd() said (r == -2) lr-l2fwd cannot run
+ * here. */
+#define SKIP_UNRUNNABLE(r)                                                     \
+	do {                                                                   \
+		if ((r) == -2) {                                               \
+			printf("skip: cannot run %s here\n", l2fwd_path);      \
+			return LR_TEST_SKIP;                                   \
+		}                                                              \
+	} while (0)
 
 static int
 check_clean_exit(const char *out)
@@ -802,30 +823,62 @@ check_clean_exit(const char *out)
 
 static char outbuf[1 << 16];
 
+/* run_l2fwd() with the printf-formatted arguments of fmt, split at
+ * spaces, its output in outbuf, a bound of 120 s (only for a hang). */
+static int run_line(const char *ready, int sig, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+run_line(const char *ready, int sig, const char *fmt, ...)
+{
+	char line[1024], *args[32], *save = NULL;
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	for (char *t = strtok_r(line, " ", &save); t && n < 31;
+	     t = strtok_r(NULL, " ", &save))
+		args[n++] = t;
+	args[n] = NULL;
+	return run_l2fwd((const char *const *)args, ready, sig, 120, outbuf,
+			 sizeof(outbuf));
+}
+
+/* A run that ended as it should (status r 0) with a clean exit's lines
+ * (check_clean_exit()); 0, or -1 after a message. */
+static int
+clean_run(int r)
+{
+	LR_TEST_ASSERT(r == 0, "exit %d, output:\n%s", r, outbuf);
+	return check_clean_exit(outbuf);
+}
+
+/* The file prefix of base with this process's pid, without the option
+ * ("<base>_<pid>"), into name. */
+static void
+prefix_name(char *name, size_t size, const char *base)
+{
+	lr_test_prefix_arg(name, size, base);
+	memmove(name, name + 14, strlen(name + 14) + 1);
+}
+
 static int
 test_sigint(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM};
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
+	NEED_L2FWD();
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
-		const char *args[] = {
-		    NULL_PORTS, "--file-prefix=test_l2fwd_sig",
-		    "--",	"-p",
-		    "0x3",	"-T",
-		    "1",	NULL};
 		/* The signal once it has forwarded for a second (-T 1
-		 * prints then); a bound of 120 s only for a hang. */
-		int r = run_l2fwd(args, "Aggregate statistics", sigs[i], 120,
-				  outbuf, sizeof(outbuf));
+		 * prints then). */
+		int r = run_line("Aggregate statistics", sigs[i],
+				 "-l 0 " NULL_PORTS
+				 " --file-prefix=test_l2fwd_sig -- "
+				 "-p 0x3 -T 1");
 
-		if (r == -2) {
-			printf("skip: cannot run %s here\n", l2fwd_path);
-			return LR_TEST_SKIP;
-		}
+		SKIP_UNRUNNABLE(r);
 		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s",
 			       sigs[i], r, outbuf);
 		LR_TEST_ASSERT(strstr(outbuf, "Signal received"),
@@ -905,12 +958,8 @@ test_stop_signals(void)
 	struct lr_test_child c;
 	char name[96], what[512];
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	lr_test_prefix_arg(name, sizeof(name), "test_l2fwd_stop");
-	memmove(name, name + 14, strlen(name + 14) + 1);
+	NEED_L2FWD();
+	prefix_name(name, sizeof(name), "test_l2fwd_stop");
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
 		if (start_l2fwd(&c, name, NULL, "Forwarding on") != 0)
 			return -1;
@@ -953,12 +1002,8 @@ test_stop_during_init(void)
 	struct lr_test_child c;
 	char name[96], what[512], sig[32];
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	lr_test_prefix_arg(name, sizeof(name), "test_l2fwd_initsig");
-	memmove(name, name + 14, strlen(name + 14) + 1);
+	NEED_L2FWD();
+	prefix_name(name, sizeof(name), "test_l2fwd_initsig");
 	snprintf(sig, sizeof(sig), "%d", SIGHUP);
 	if (start_l2fwd(&c, name, sig, NULL) != 0)
 		return -1;
@@ -987,13 +1032,8 @@ test_stop_during_init(void)
 static int
 test_help(void)
 {
-	const char *args[] = {"-h", NULL};
-
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0, "-h");
 
 	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
 	LR_TEST_ASSERT(strstr(outbuf, "EAL options:") &&
@@ -1006,31 +1046,15 @@ test_help(void)
 static int
 test_duration_and_bad_options(void)
 {
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *args[] = {NULL_PORTS,
-			      "--file-prefix=test_l2fwd_dur",
-			      "--",
-			      "-p",
-			      "0x3",
-			      "-T",
-			      "0",
-			      "--duration",
-			      "0.5",
-			      "--portmap=(1,0)",
-			      "--record-core-cycles",
-			      "--xstats",
-			      NULL};
-	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0,
+			 "-l 0 " NULL_PORTS
+			 " --file-prefix=test_l2fwd_dur -- -p 0x3 "
+			 "-T 0 --duration 0.5 --portmap=(1,0) "
+			 "--record-core-cycles --xstats");
 
-	if (r == -2) {
-		printf("skip: cannot run %s here\n", l2fwd_path);
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	SKIP_UNRUNNABLE(r);
+	if (clean_run(r) != 0)
 		return -1;
 	/* --record-core-cycles and --xstats print at the end. */
 	LR_TEST_ASSERT(strstr(outbuf, "CPU cycles/packet=") &&
@@ -1046,52 +1070,45 @@ test_duration_and_bad_options(void)
 			   strstr(outbuf, "  shrinks: "),
 		       "no elastic pool or its xstats:\n%s", outbuf);
 
+	/* The program's options after the EAL's, and the message. */
 	static const struct {
-		const char *opt[4];
+		const char *opts;
 		const char *msg;
 	} bad[] = {
-	    {{"-p", "0x4"}, "port 2 does not exist"},
-	    {{"-p", "0x1"}, "an odd number of ports"},
-	    {{"-p", "zz"}, "-p 'zz'"},
-	    {{"-p", "0x3", "--portmap=(0,5)"}, "port 5 is not in the mask"},
-	    {{"-p", "0x3", "--portmap=(0,1"}, "--portmap '(0,1'"},
-	    {{"-p", "0x3", "-q", "1"}, "not enough lcores"},
-	    {{"-p", "0x3", "--duration", "-1"}, "--duration '-1'"},
-	    {{"-T", "1"}, "-p PORTMASK is required"},
-	    {{"-p", "0x3", "--bogus"}, "unknown option '--bogus'"},
-	    {{"-p", "0x3", "-x"}, "unknown option '-x'"},
-	    {{"-p", "0x3", "--portmap"}, "option '--portmap' needs a value"},
-	    {{"-p", "0x3", "-T"}, "option -T needs a value"},
-	    {{"-p", "0x3", "--queues", "0"}, "--queues '0': expected"},
-	    {{"-p", "0x3", "-Q", "17"}, "--queues '17': expected"},
-	    {{"-p", "0x3", "--queues", "2x"}, "--queues '2x': expected"},
-	    {{"-p", "0x3", "--queues"}, "option '--queues' needs a value"},
-	    {{"-p", "0x3", "-Q"}, "option -Q needs a value"},
-	    {{"-p", "0x3", "--mbufs", "100"},
+	    {"-p 0x4", "port 2 does not exist"},
+	    {"-p 0x1", "an odd number of ports"},
+	    {"-p zz", "-p 'zz'"},
+	    {"-p 0x3 --portmap=(0,5)", "port 5 is not in the mask"},
+	    {"-p 0x3 --portmap=(0,1", "--portmap '(0,1'"},
+	    {"-p 0x3 -q 1", "not enough lcores"},
+	    {"-p 0x3 --duration -1", "--duration '-1'"},
+	    {"-T 1", "-p PORTMASK is required"},
+	    {"-p 0x3 --bogus", "unknown option '--bogus'"},
+	    {"-p 0x3 -x", "unknown option '-x'"},
+	    {"-p 0x3 --portmap", "option '--portmap' needs a value"},
+	    {"-p 0x3 -T", "option -T needs a value"},
+	    {"-p 0x3 --queues 0", "--queues '0': expected"},
+	    {"-p 0x3 -Q 17", "--queues '17': expected"},
+	    {"-p 0x3 --queues 2x", "--queues '2x': expected"},
+	    {"-p 0x3 --queues", "option '--queues' needs a value"},
+	    {"-p 0x3 -Q", "option -Q needs a value"},
+	    {"-p 0x3 --mbufs 100",
 	     "--mbufs '100': expected N or MIN-MAX with MIN <= MAX, MAX in "
 	     "512.."},
-	    {{"-p", "0x3", "--mbufs", "9000-1000"}, "--mbufs '9000-1000'"},
-	    {{"-p", "0x3", "--mbufs", "1000-2000-3000"},
-	     "--mbufs '1000-2000-3000'"},
-	    {{"-p", "0x3", "--mbufs", "-1000"}, "--mbufs '-1000'"},
-	    {{"-p", "0x3", "--mbufs"}, "option '--mbufs' needs a value"},
-	    {{"-p", "0x3", "--mbufs-idle", "x"}, "--mbufs-idle 'x'"},
+	    {"-p 0x3 --mbufs 9000-1000", "--mbufs '9000-1000'"},
+	    {"-p 0x3 --mbufs 1000-2000-3000", "--mbufs '1000-2000-3000'"},
+	    {"-p 0x3 --mbufs -1000", "--mbufs '-1000'"},
+	    {"-p 0x3 --mbufs", "option '--mbufs' needs a value"},
+	    {"-p 0x3 --mbufs-idle x", "--mbufs-idle 'x'"},
 	    /* 2^32 must not wrap to port 0 */
-	    {{"-p", "0x3", "--portmap=(4294967296,1)"},
+	    {"-p 0x3 --portmap=(4294967296,1)",
 	     "--portmap '(4294967296,1)': expected"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		const char *a[20] = {NULL_PORTS, "--file-prefix=test_l2fwd_bad",
-				     "--"};
-		unsigned n = 0;
-
-		while (a[n])
-			n++;
-
-		for (unsigned k = 0; k < 4 && bad[i].opt[k]; k++)
-			a[n++] = bad[i].opt[k];
-		a[n] = NULL;
-		r = run_l2fwd(a, NULL, 0, 120, outbuf, sizeof(outbuf));
+		r = run_line(NULL, 0,
+			     "-l 0 " NULL_PORTS
+			     " --file-prefix=test_l2fwd_bad -- %s",
+			     bad[i].opts);
 		/* A usage error (2), and nothing said after it. */
 		LR_TEST_ASSERT(r == 2, "case %u: exit %d:\n%s", i, r, outbuf);
 		LR_TEST_ASSERT(strstr(outbuf, bad[i].msg),
@@ -1137,40 +1154,25 @@ round_up(unsigned n, unsigned per)
 static int
 test_mbufs_option(void)
 {
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *fixed[] = {NULL_PORTS, "--file-prefix=test_l2fwd_mb",
-			       "--",	   "-p",
-			       "0x3",	   "-T",
-			       "0",	   "--duration",
-			       "0.3",	   "--mbufs",
-			       "8192",	   NULL};
-	int r = run_l2fwd(fixed, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0,
+			 "-l 0 " NULL_PORTS
+			 " --file-prefix=test_l2fwd_mb -- -p 0x3 -T 0 "
+			 "--duration 0.3 --mbufs 8192");
 	char said[160], stats[64];
 	unsigned per = mbufs_per_block();
 
-	if (r == -2) {
-		printf("skip: cannot run %s here\n", l2fwd_path);
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	SKIP_UNRUNNABLE(r);
+	if (clean_run(r) != 0)
 		return -1;
 	LR_TEST_ASSERT(strstr(outbuf, "mbuf pool: fixed, 8192 mbufs\n"),
 		       "fixed pool not said:\n%s", outbuf);
-	const char *elastic[] = {NULL_PORTS,   "--file-prefix=test_l2fwd_mb",
-				 "--",	       "-p",
-				 "0x3",	       "-T",
-				 "1",	       "--duration",
-				 "1.5",	       "--mbufs",
-				 "1000-20000", "--mbufs-idle",
-				 "50",	       NULL};
-
-	r = run_l2fwd(elastic, NULL, 0, 120, outbuf, sizeof(outbuf));
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	r = run_line(NULL, 0,
+		     "-l 0 " NULL_PORTS
+		     " --file-prefix=test_l2fwd_mb -- -p 0x3 -T 1 "
+		     "--duration 1.5 --mbufs 1000-20000 "
+		     "--mbufs-idle 50");
+	if (clean_run(r) != 0)
 		return -1;
 	/* Whole blocks: min and max rounded up to a multiple of the mbufs
 	 * a block holds (with 4 KiB pages 1001 and 20007). */
@@ -1198,34 +1200,12 @@ test_queues_binary(void)
 {
 	char pa[96], pb[96], dir[] = "/tmp/test_l2fwd_q.XXXXXX";
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *args[] = {"-l",
-			      "0-1",
-			      "--no-huge",
-			      "-m",
-			      "128",
-			      "--vdev",
-			      "net_null0,size=64,copy=0",
-			      "--vdev",
-			      "net_null1,size=64,copy=0",
-			      "--file-prefix=test_l2fwd_q",
-			      "--",
-			      "-p",
-			      "0x3",
-			      "--queues",
-			      "2",
-			      "-T",
-			      "0",
-			      "--duration",
-			      "0.5",
-			      NULL};
-	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0,
+			 "-l 0-1 " NULL_PORTS " --file-prefix=test_l2fwd_q -- "
+			 "-p 0x3 --queues 2 -T 0 --duration 0.5");
 
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	if (clean_run(r) != 0)
 		return -1;
 	LR_TEST_ASSERT(
 	    strstr(outbuf, "RX port 0 queue 1 -> TX port 1 queue 1") &&
@@ -1236,12 +1216,10 @@ test_queues_binary(void)
 	LR_TEST_ASSERT(mkdtemp(dir) != NULL, "mkdtemp");
 	snprintf(pa, sizeof(pa), "net_pcap0,tx_pcap=%s/a.pcap", dir);
 	snprintf(pb, sizeof(pb), "net_pcap1,tx_pcap=%s/b.pcap", dir);
-	const char *bad[] = {
-	    "-l",     "0",  "--no-huge", "-m", "128",
-	    "--vdev", pa,   "--vdev",	 pb,   "--file-prefix=test_l2fwd_qbad",
-	    "--",     "-p", "0x3",	 "-Q", "2",
-	    NULL};
-	r = run_l2fwd(bad, NULL, 0, 120, outbuf, sizeof(outbuf));
+	r = run_line(NULL, 0,
+		     "-l 0 --no-huge -m 128 --vdev %s --vdev %s "
+		     "--file-prefix=test_l2fwd_qbad -- -p 0x3 -Q 2",
+		     pa, pb);
 	unlink(pa + strlen("net_pcap0,tx_pcap="));
 	unlink(pb + strlen("net_pcap1,tx_pcap="));
 	rmdir(dir);
@@ -1263,39 +1241,16 @@ test_queues_binary(void)
 static int
 test_two_lcores_stats(void)
 {
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *args[] = {"-l",
-			      "0-1",
-			      "--no-huge",
-			      "-m",
-			      "128",
-			      "--vdev",
-			      "net_null0,size=64,copy=0",
-			      "--vdev",
-			      "net_null1,size=64,copy=0",
-			      "--file-prefix=test_l2fwd_2lc",
-			      "--",
-			      "-p",
-			      "0x3",
-			      "-q",
-			      "1",
-			      "-T",
-			      "1",
-			      NULL};
+	NEED_L2FWD();
 	/* SIGINT once the first statistics are out: they were printed
 	 * while both lcores forwarded. */
-	int r = run_l2fwd(args, "Aggregate statistics", SIGINT, 120, outbuf,
-			  sizeof(outbuf));
+	int r =
+	    run_line("Aggregate statistics", SIGINT,
+		     "-l 0-1 " NULL_PORTS " --file-prefix=test_l2fwd_2lc -- "
+		     "-p 0x3 -q 1 -T 1");
 
-	if (r == -2) {
-		printf("skip: cannot run %s here\n", l2fwd_path);
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(r == 0, "exit %d, output:\n%s", r, outbuf);
-	return check_clean_exit(outbuf);
+	SKIP_UNRUNNABLE(r);
+	return clean_run(r);
 }
 
 /* lr-l2fwd-ring-bench: the forwarding loop on lcore 1 between two joined
@@ -1307,10 +1262,7 @@ test_ring_bench_two_lcores(void)
 	char prefix[80];
 	struct lr_test_child c;
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
+	NEED_L2FWD();
 	snprintf(bench, sizeof(bench), "%s-ring-bench", l2fwd_path);
 	char *argv[] = {
 	    bench,
