@@ -20,6 +20,7 @@
 #include "lr_mbuf.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_port.h"
 
 #define POOL_SIZE 8192
 #define RING_SIZE 1024
@@ -31,9 +32,10 @@ static struct l2fwd fwd;
 /* Two ports over application rings: the test writes in[p] (the port's rx)
  * and reads out[p] (the port's tx). */
 struct pair {
-	struct lr_ring *in[2], *out[2];
+	struct lr_ring *in[2][2], *out[2][2]; /* [port][queue] */
 	uint16_t port[2];
 	struct lr_ether_addr mac[2];
+	uint16_t nq; /* queue pairs of each port */
 };
 
 static int
@@ -49,30 +51,32 @@ eal_up(void)
 	return pool ? 0 : -1;
 }
 
+/* Two ports over application rings, nq queue pairs each (the test writes
+ * in[p][q], rx queue q of port p, and reads out[p][q], its tx queue q;
+ * out rings of out_size slots), started; 0 or -1. */
 static int
-pair_create(struct pair *pr, const char *tag, unsigned out_size)
+pair_create(struct pair *pr, const char *tag, unsigned out_size, uint16_t nq)
 {
 	char name[32];
 
+	memset(pr, 0, sizeof(*pr));
+	pr->nq = nq;
 	for (int i = 0; i < 2; i++) {
-		snprintf(name, sizeof(name), "%s_in%d", tag, i);
-		pr->in[i] = lr_ring_create(name, RING_SIZE, -1, 0);
-		snprintf(name, sizeof(name), "%s_out%d", tag, i);
-		pr->out[i] = lr_ring_create(name, out_size, -1, 0);
-		if (!pr->in[i] || !pr->out[i])
-			return -1;
+		for (int q = 0; q < nq; q++) {
+			snprintf(name, sizeof(name), "%s_in%d_%d", tag, i, q);
+			pr->in[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
+			snprintf(name, sizeof(name), "%s_out%d_%d", tag, i, q);
+			pr->out[i][q] = lr_ring_create(name, out_size, -1, 0);
+			if (!pr->in[i][q] || !pr->out[i][q])
+				return -1;
+		}
 		snprintf(name, sizeof(name), "%s_port%d", tag, i);
 		int p =
-		    lr_eth_from_rings(name, &pr->in[i], 1, &pr->out[i], 1, -1);
-		if (p < 0)
+		    lr_eth_from_rings(name, pr->in[i], nq, pr->out[i], nq, -1);
+
+		if (lr_test_port_start(p, nq, 512, pool) != 0)
 			return -1;
 		pr->port[i] = (uint16_t)p;
-		if (lr_eth_dev_configure(pr->port[i], 1, 1, NULL) ||
-		    lr_eth_rx_queue_setup(pr->port[i], 0, 512, -1, NULL,
-					  pool) ||
-		    lr_eth_tx_queue_setup(pr->port[i], 0, 512, -1, NULL) ||
-		    lr_eth_dev_start(pr->port[i]))
-			return -1;
 		lr_eth_macaddr_get(pr->port[i], &pr->mac[i]);
 	}
 	return 0;
@@ -87,13 +91,28 @@ pair_destroy(struct pair *pr)
 
 	for (int i = 0; i < 2; i++) {
 		lr_eth_dev_close(pr->port[i]);
-		while ((n = lr_ring_dequeue_burst(pr->in[i], objs, 64, NULL)))
-			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
-		while ((n = lr_ring_dequeue_burst(pr->out[i], objs, 64, NULL)))
-			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
-		lr_ring_free(pr->in[i]);
-		lr_ring_free(pr->out[i]);
+		for (int q = 0; q < pr->nq; q++) {
+			struct lr_ring *r[2] = {pr->in[i][q], pr->out[i][q]};
+
+			for (int k = 0; k < 2; k++) {
+				while ((n = lr_ring_dequeue_burst(r[k], objs,
+								  64, NULL)))
+					lr_pktmbuf_free_bulk(
+					    (struct lr_mbuf **)objs, n);
+				lr_ring_free(r[k]);
+			}
+		}
 	}
+}
+
+/* The end of a case: pair_destroy(), and every mbuf of the pool back; 0
+ * or -1. */
+static int
+pair_end(struct pair *pr)
+{
+	pair_destroy(pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
 }
 
 static const struct lr_ether_addr orig_src = {{0x02, 0xaa, 0, 0, 0, 1}};
@@ -156,6 +175,10 @@ check_packet(const struct pair *pr, struct lr_mbuf *m, int side, uint8_t *seen,
 }
 
 /* Read what is in out[0], out[1]; check and free it; how many, or -1. */
+/* Read what the ports sent (out rings of every queue); check each frame
+ * (check_packet(); with two queues, that it left on the queue it came in
+ * on, whose number is written after the side byte) and free it; how many,
+ * or -1. */
 static int
 collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
 {
@@ -164,30 +187,60 @@ collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
 	int total = 0;
 
 	for (int side = 0; side < 2; side++) {
-		while ((
-		    n = lr_ring_dequeue_burst(pr->out[side], objs, 64, NULL))) {
-			for (unsigned i = 0; i < n; i++)
-				if (check_packet(pr, objs[i], side, seen, nseq,
-						 mac_upd) < 0)
-					return -1;
-			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
-			total += (int)n;
+		for (int q = 0; q < pr->nq; q++) {
+			while ((n = lr_ring_dequeue_burst(pr->out[side][q],
+							  objs, 64, NULL))) {
+				for (unsigned i = 0; i < n; i++) {
+					struct lr_mbuf *m = objs[i];
+					const uint8_t *d =
+					    lr_pktmbuf_mtod(m, uint8_t *);
+
+					if (check_packet(pr, m, side, seen,
+							 nseq, mac_upd) < 0)
+						return -1;
+					if (pr->nq > 1)
+						LR_TEST_ASSERT_EQ(
+						    d[SEQ_OFF + 5], q);
+				}
+				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs,
+						     n);
+				total += (int)n;
+			}
 		}
 	}
 	return total;
 }
 
+/* got packets were collected of nseq sent, and seen[] says each came
+ * once; 0 or -1. */
+static int
+all_once(const uint8_t *seen, uint32_t nseq, int got)
+{
+	LR_TEST_ASSERT_EQ(got, nseq);
+	for (uint32_t s = 0; s < nseq; s++)
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
+	return 0;
+}
+
 /* Ports pr (named name, ring_size slots) paired in the forwarder, set up
  * (MAC updating as mac_updating), both polled by lcore lc; 0 or -1. */
+/* The EAL, and ports pr (named name, out rings of out_size slots, a
+ * queue pair each) paired in the forwarder (MAC updating as
+ * mac_updating), polled by this thread's lcore (into *lc): both ports, or
+ * with one_way port 0 only; 0 or -1. */
 static int
-fwd_pair_up(struct pair *pr, const char *name, unsigned ring_size,
-	    int mac_updating, unsigned lc)
+fwd_pair_up(struct pair *pr, const char *name, unsigned out_size,
+	    int mac_updating, int one_way, unsigned *lc)
 {
-	LR_TEST_ASSERT(pair_create(pr, name, ring_size) == 0, "ports");
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	*lc = lr_lcore_id();
+	LR_TEST_ASSERT(pair_create(pr, name, out_size, 1) == 0, "ports");
 	l2fwd_init(&fwd, mac_updating);
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr->port[0], pr->port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr->port[0]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr->port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, *lc, pr->port[0]), 0);
+	if (!one_way)
+		LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, *lc, pr->port[1]), 0);
 	return 0;
 }
 
@@ -205,11 +258,9 @@ run_forward(int mac_updating)
 	uint32_t next = 0;
 	int got = 0;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
 	memset(seen, 0, sizeof(seen));
 	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, mac_updating ? "fw" : "fn",
-				      RING_SIZE, mac_updating, lc),
+				      RING_SIZE, mac_updating, 0, &lc),
 			  0);
 
 	while (next < NSEQ) {
@@ -221,7 +272,8 @@ run_forward(int mac_updating)
 			struct lr_mbuf *m = make_packet(next, side);
 
 			LR_TEST_ASSERT(m != NULL, "pool empty at %u", next);
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side], m), 0);
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side][0], m),
+					  0);
 		}
 		l2fwd_poll_once(&fwd, lc);
 		int n = collect(&pr, seen, NSEQ, mac_updating);
@@ -238,10 +290,8 @@ run_forward(int mac_updating)
 		LR_TEST_ASSERT(n >= 0, "bad packet");
 		got += n;
 	}
-	LR_TEST_ASSERT_EQ(got, NSEQ);
-	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
-			       seen[s]);
+	if (all_once(seen, NSEQ, got) != 0)
+		return -1;
 	/* The counters agree: each side's rx is the other side's tx. */
 	for (int side = 0; side < 2; side++) {
 		l2fwd_port_totals(&fwd, pr.port[side], &st);
@@ -259,8 +309,8 @@ run_forward(int mac_updating)
 	struct l2fwd_port_stats s1;
 	l2fwd_port_totals(&fwd, pr.port[1], &s1);
 	LR_TEST_ASSERT_EQ(st.rx + s1.rx, NSEQ);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	if (pair_end(&pr) != 0)
+		return -1;
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	return 0;
 }
@@ -288,25 +338,21 @@ test_idle_flush(void)
 	struct pair pr;
 	unsigned lc;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "if", RING_SIZE, 1, lc), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "if", RING_SIZE, 1, 0, &lc), 0);
 	fwd.drain_tsc = lr_get_tsc_hz() * 86400;
 	fwd.lcore[lc].prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++)
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
-				  0);
+		LR_TEST_ASSERT_EQ(
+		    lr_ring_enqueue(pr.in[0][0], make_packet(s, 0)), 0);
 	/* Received in a round that had packets: held in the tx buffer. */
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), N);
-	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), 0);
+	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1][0]), 0);
 	LR_TEST_ASSERT_EQ(fwd.lcore[lc].buffered, N);
 	/* The next round receives nothing: the buffer goes out. */
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 0);
 	LR_TEST_ASSERT_EQ(fwd.lcore[lc].buffered, 0);
 	LR_TEST_ASSERT_EQ(collect(&pr, seen, N, 1), N);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* A trickle: every round receives one packet and none fills a burst, so
@@ -323,9 +369,7 @@ test_drain_timer(void)
 	uint64_t drain;
 	unsigned lc;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dt", RING_SIZE, 1, lc), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dt", RING_SIZE, 1, 0, &lc), 0);
 	drain = fwd.drain_tsc;
 	LR_TEST_ASSERT(drain > 0, "drain interval %llu",
 		       (unsigned long long)drain);
@@ -333,24 +377,22 @@ test_drain_timer(void)
 	l = &fwd.lcore[lc];
 	l->prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++) {
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
-				  0);
+		LR_TEST_ASSERT_EQ(
+		    lr_ring_enqueue(pr.in[0][0], make_packet(s, 0)), 0);
 		LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 1);
-		LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), 0);
+		LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1][0]), 0);
 		LR_TEST_ASSERT_EQ(l->buffered, s + 1);
 	}
 	fwd.drain_tsc = drain;
 	l->prev_tsc = lr_get_tsc_cycles() - drain - 1;
-	LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(N, 0)), 0);
+	LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0][0], make_packet(N, 0)), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 1);
-	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), N);
+	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1][0]), N);
 	LR_TEST_ASSERT_EQ(l->buffered, 1);
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 0);
 	LR_TEST_ASSERT_EQ(l->buffered, 0);
 	LR_TEST_ASSERT_EQ(collect(&pr, seen, N + 1, 1), N + 1);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* The wrapped tx function of each port and the empty bursts it saw. */
@@ -381,9 +423,7 @@ test_drain_kicks_idle_ports(void)
 	unsigned lc;
 	double end;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dk", RING_SIZE, 1, lc), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dk", RING_SIZE, 1, 0, &lc), 0);
 	for (int i = 0; i < 2; i++) {
 		struct lr_eth_fp_txq *e = &lr_eth_fp_ops[pr.port[i]].tx[0];
 
@@ -405,9 +445,7 @@ test_drain_kicks_idle_ports(void)
 		       "empty tx bursts: port %u %u, port %u %u", pr.port[0],
 		       kick_empty[pr.port[0]], pr.port[1],
 		       kick_empty[pr.port[1]]);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 static int
@@ -418,28 +456,22 @@ test_drops_counted(void)
 	struct l2fwd_port_stats st;
 	unsigned lc;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	/* out rings of 64 slots (63 usable), never read during the run. */
-	LR_TEST_ASSERT(pair_create(&pr, "dr", 64) == 0, "ports");
-	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	/* out rings of 64 slots (63 usable), only port 0 polled, never read
+	 * during the run. */
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dr", 64, 1, 1, &lc), 0);
 	for (uint32_t s = 0; s < N; s++)
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
-				  0);
+		LR_TEST_ASSERT_EQ(
+		    lr_ring_enqueue(pr.in[0][0], make_packet(s, 0)), 0);
 	for (int i = 0; i < 20; i++)
 		l2fwd_poll_once(&fwd, lc);
 	l2fwd_flush(&fwd, lc);
 	l2fwd_port_totals(&fwd, pr.port[1], &st);
-	unsigned cap = lr_ring_get_capacity(pr.out[1]);
+	unsigned cap = lr_ring_get_capacity(pr.out[1][0]);
 
 	LR_TEST_ASSERT_EQ(st.tx, cap);
 	LR_TEST_ASSERT_EQ(st.dropped, N - cap);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), cap);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* Runts (shorter than the 12 MAC bytes) given to the forwarder with MAC
@@ -456,12 +488,7 @@ test_runts_not_rewritten(void)
 	void *objs[8];
 	unsigned lc, n;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT(pair_create(&pr, "rt", 64) == 0, "ports");
-	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "rt", 64, 1, 1, &lc), 0);
 	for (unsigned i = 0; i < LR_DIM(lens); i++) {
 		m[i] = lr_pktmbuf_alloc(pool);
 		LR_TEST_ASSERT(m[i] != NULL, "alloc");
@@ -471,13 +498,13 @@ test_runts_not_rewritten(void)
 			       "append");
 		/* Keep the buffer to look at it after the forwarder. */
 		lr_mbuf_refcnt_update(m[i], 1);
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], m[i]), 0);
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0][0], m[i]), 0);
 	}
 	for (int i = 0; i < 4; i++)
 		l2fwd_poll_once(&fwd, lc);
 	l2fwd_flush(&fwd, lc);
 	l2fwd_port_totals(&fwd, pr.port[1], &st);
-	n = lr_ring_dequeue_burst(pr.out[1], objs, 8, NULL);
+	n = lr_ring_dequeue_burst(pr.out[1][0], objs, 8, NULL);
 	lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
 	for (unsigned i = 0; i < LR_DIM(lens); i++) {
 		const uint8_t *d = lr_pktmbuf_mtod(m[i], const uint8_t *);
@@ -495,9 +522,7 @@ test_runts_not_rewritten(void)
 	LR_TEST_ASSERT_EQ(n, 2);
 	LR_TEST_ASSERT_EQ(st.tx, 2);
 	LR_TEST_ASSERT_EQ(st.dropped, 3);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* The loop on a worker lcore while this thread injects and collects. */
@@ -518,7 +543,7 @@ test_worker_lcore(void)
 		printf("skip: one lcore only\n");
 		return LR_TEST_SKIP;
 	}
-	LR_TEST_ASSERT(pair_create(&pr, "wk", RING_SIZE) == 0, "ports");
+	LR_TEST_ASSERT(pair_create(&pr, "wk", RING_SIZE, 1) == 0, "ports");
 	l2fwd_init(&fwd, 1);
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, worker, pr.port[0]), 0);
@@ -535,8 +560,8 @@ test_worker_lcore(void)
 
 			if (m == NULL)
 				break;
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[next & 1], m),
-					  0);
+			LR_TEST_ASSERT_EQ(
+			    lr_ring_enqueue(pr.in[next & 1][0], m), 0);
 			next++;
 		}
 		int n = collect(&pr, seen, NSEQ, 1);
@@ -549,115 +574,15 @@ test_worker_lcore(void)
 	atomic_store(&fwd.quit, 1);
 	LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker), 0);
 	got += collect(&pr, seen, NSEQ, 1);
-	LR_TEST_ASSERT_EQ(got, NSEQ);
-	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
-			       seen[s]);
+	if (all_once(seen, NSEQ, got) != 0)
+		return -1;
 	for (int side = 0; side < 2; side++) {
 		struct l2fwd_port_stats st;
 
 		l2fwd_port_totals(&fwd, pr.port[side], &st);
 		LR_TEST_ASSERT_EQ(st.dropped, 0);
 	}
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
-}
-
-/* Two ports of two queues each over application rings: the test writes
- * in[p][q] (rx queue q of port p) and reads out[p][q] (its tx queue q). */
-struct qpair {
-	struct pair pr; /* ports and MACs; its rings unused */
-	struct lr_ring *in[2][2], *out[2][2];
-};
-
-static int
-qpair_create(struct qpair *qp)
-{
-	char name[32];
-
-	memset(qp, 0, sizeof(*qp));
-	for (int i = 0; i < 2; i++) {
-		for (int q = 0; q < 2; q++) {
-			snprintf(name, sizeof(name), "mq_in%d_%d", i, q);
-			qp->in[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
-			snprintf(name, sizeof(name), "mq_out%d_%d", i, q);
-			qp->out[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
-			if (!qp->in[i][q] || !qp->out[i][q])
-				return -1;
-		}
-		snprintf(name, sizeof(name), "mq_port%d", i);
-		int p =
-		    lr_eth_from_rings(name, qp->in[i], 2, qp->out[i], 2, -1);
-		uint16_t port = (uint16_t)p;
-
-		if (p < 0 || lr_eth_dev_configure(port, 2, 2, NULL))
-			return -1;
-		for (uint16_t q = 0; q < 2; q++)
-			if (lr_eth_rx_queue_setup(port, q, 512, -1, NULL,
-						  pool) ||
-			    lr_eth_tx_queue_setup(port, q, 512, -1, NULL))
-				return -1;
-		if (lr_eth_dev_start(port))
-			return -1;
-		qp->pr.port[i] = port;
-		lr_eth_macaddr_get(port, &qp->pr.mac[i]);
-	}
-	return 0;
-}
-
-static void
-qpair_destroy(struct qpair *qp)
-{
-	void *objs[64];
-	unsigned n;
-
-	for (int i = 0; i < 2; i++) {
-		lr_eth_dev_close(qp->pr.port[i]);
-		for (int q = 0; q < 2; q++) {
-			struct lr_ring *r[2] = {qp->in[i][q], qp->out[i][q]};
-
-			for (int k = 0; k < 2; k++) {
-				while ((n = lr_ring_dequeue_burst(r[k], objs,
-								  64, NULL)))
-					lr_pktmbuf_free_bulk(
-					    (struct lr_mbuf **)objs, n);
-				lr_ring_free(r[k]);
-			}
-		}
-	}
-}
-
-/* Read what the ports sent: each frame on the queue it entered on (its
- * number written after the side byte), otherwise as check_packet(). */
-static int
-qcollect(const struct qpair *qp, uint8_t *seen, uint32_t nseq)
-{
-	void *objs[64];
-	unsigned n;
-	int total = 0;
-
-	for (int side = 0; side < 2; side++) {
-		for (int q = 0; q < 2; q++) {
-			while ((n = lr_ring_dequeue_burst(qp->out[side][q],
-							  objs, 64, NULL))) {
-				for (unsigned i = 0; i < n; i++) {
-					struct lr_mbuf *m = objs[i];
-					const uint8_t *d =
-					    lr_pktmbuf_mtod(m, uint8_t *);
-
-					if (check_packet(&qp->pr, m, side, seen,
-							 nseq, 1) < 0)
-						return -1;
-					LR_TEST_ASSERT_EQ(d[SEQ_OFF + 5], q);
-				}
-				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs,
-						     n);
-				total += (int)n;
-			}
-		}
-	}
-	return total;
+	return pair_end(&pr);
 }
 
 /* --queues: rx queue q of a port goes out of tx queue q of its pair; both
@@ -668,7 +593,7 @@ test_two_queues(void)
 {
 	enum { NSEQ = 20000 };
 	static uint8_t seen[NSEQ];
-	struct qpair qp;
+	struct pair pr;
 	struct l2fwd_port_stats st[2];
 	unsigned lc;
 	uint32_t next = 0;
@@ -677,13 +602,13 @@ test_two_queues(void)
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
 	memset(seen, 0, sizeof(seen));
-	LR_TEST_ASSERT(qpair_create(&qp) == 0, "ports");
+	LR_TEST_ASSERT(pair_create(&pr, "mq", RING_SIZE, 2) == 0, "ports");
 	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, qp.pr.port[0], qp.pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	for (uint16_t q = 0; q < 2; q++)
 		for (int i = 0; i < 2; i++)
 			LR_TEST_ASSERT_EQ(
-			    l2fwd_assign_queue(&fwd, lc, qp.pr.port[i], q), 0);
+			    l2fwd_assign_queue(&fwd, lc, pr.port[i], q), 0);
 	for (int i = 0; got < NSEQ && i < 100000; i++) {
 		/* At most RING_SIZE / 2 in flight: nothing overflows. */
 		while (next < NSEQ && next - (uint32_t)got < RING_SIZE / 2) {
@@ -692,38 +617,34 @@ test_two_queues(void)
 
 			LR_TEST_ASSERT(m != NULL, "pool empty at %u", next);
 			lr_pktmbuf_mtod(m, uint8_t *)[SEQ_OFF + 5] = q;
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(qp.in[side][q], m),
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side][q], m),
 					  0);
 			next++;
 		}
 		l2fwd_poll_once(&fwd, lc);
 		l2fwd_flush(&fwd, lc);
-		int n = qcollect(&qp, seen, NSEQ);
+		int n = collect(&pr, seen, NSEQ, 1);
 
 		LR_TEST_ASSERT(n >= 0, "bad packet");
 		got += n;
 	}
-	LR_TEST_ASSERT_EQ(got, NSEQ);
-	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
-			       seen[s]);
+	if (all_once(seen, NSEQ, got) != 0)
+		return -1;
 	for (int i = 0; i < 2; i++)
-		l2fwd_port_totals(&fwd, qp.pr.port[i], &st[i]);
+		l2fwd_port_totals(&fwd, pr.port[i], &st[i]);
 	for (int i = 0; i < 2; i++) {
 		struct lr_eth_stats es;
 
 		LR_TEST_ASSERT_EQ(st[i].dropped, 0);
 		LR_TEST_ASSERT_EQ(st[i].rx, NSEQ / 2);
 		LR_TEST_ASSERT_EQ(st[i].tx, st[i ^ 1].rx);
-		LR_TEST_ASSERT_EQ(lr_eth_stats_get(qp.pr.port[i], &es), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get(pr.port[i], &es), 0);
 		LR_TEST_ASSERT_EQ(es.ipackets, st[i].rx);
 		LR_TEST_ASSERT_EQ(es.opackets, st[i].tx);
 		for (int q = 0; q < 2; q++)
 			LR_TEST_ASSERT_EQ(es.q_opackets[q], NSEQ / 4);
 	}
-	qpair_destroy(&qp);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* --- the real binary --- */
