@@ -339,23 +339,33 @@ int
 start_pktgen(struct lr_test_child *c, const char *name, const char *opts,
 	     const char *ready)
 {
-	char args[1024], *argv[64], *save = NULL, pfx[128];
-	int argc = 0;
+	char args[1024], pfx[128];
 
 	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
 	snprintf(
 	    args, sizeof(args),
 	    "--no-huge -m 160 -l 0 --vdev net_ring0 --vdev net_ring1 -- %s",
 	    opts);
+	return spawn_pktgen(c, pfx, args, ready);
+}
+
+/* Start lr-pktgen: pfx, then args split at spaces; wait for ready. */
+int
+spawn_pktgen(struct lr_test_child *c, const char *pfx, char *args,
+	     const char *ready)
+{
+	char *argv[64], *save = NULL;
+	int argc = 0;
+
 	argv[argc++] = pktgen_bin;
-	argv[argc++] = pfx;
+	argv[argc++] = (char *)pfx;
 	for (char *t = strtok_r(args, " ", &save); t && argc < 63;
 	     t = strtok_r(NULL, " ", &save))
 		argv[argc++] = t;
 	argv[argc] = NULL;
 	LR_TEST_ASSERT(lr_test_spawn(c, pktgen_bin, argv, out, OUT_MAX) == 0,
 		       "cannot start %s", pktgen_bin);
-	if (lr_test_child_wait_for(c, ready, READY_S) != 0) {
+	if (ready != NULL && lr_test_child_wait_for(c, ready, READY_S) != 0) {
 		kill(c->pid, SIGKILL);
 		lr_test_child_finish(c, READY_S);
 		LR_TEST_ASSERT(0, "lr-pktgen never printed '%s':\n%s", ready,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lr_test_pktgen.h - what the lr-pktgen test programs (test_pktgen_send.c,
- * test_pktgen_output.c, test_pktgen_config.c) share, in lr_test_pktgen.c:
- * each case runs the lr-pktgen binary of this build tree
+ * test_pktgen_output.c, test_pktgen_config.c, test_pktgen_ctl.c) share, in
+ * lr_test_pktgen.c: each case runs the lr-pktgen binary of this build tree
  * (<build>/apps/pktgen/lr-pktgen) on net_null and net_ring ports, no
  * privileges, with its stdout and stderr in out[], and reads its final
  * line; frames captured with --capture are read back from pcap files
@@ -109,8 +109,34 @@ int write_pcap(const char *path, const uint8_t *const *data,
 		"--rx-ports 1 --quiet --count %u --capture %s %s",             \
 	    (unsigned)(count), cap_path(name), extra)
 
+/** RING_CAPTURE(name, count, extra) run to its end (CHECK_RUN()), its
+ *  count frames read back into frames, each consistent (check_frame());
+ *  0, LR_TEST_SKIP without libpcap, or -1 after a message. Inline in
+ *  the programs: the run's EAL options name the program. */
+#ifdef LR_TEST_PG_NAME
+static inline int
+ring_frames(const char *name, unsigned count, const char *extra, int udp_cksum)
+{
+	unsigned size;
+	int rc = RING_CAPTURE(name, count, extra);
+
+	CHECK_RUN(rc);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path(name), 2 * count + 10), count);
+	for (unsigned i = 0; i < nframes; i++)
+		if (check_frame(i, udp_cksum, &size))
+			return -1;
+	return 0;
+}
+#endif
+/** The size of captured frame i with its FCS (as check_frame() gives). */
+#define FRAME_SIZE(i) (frames[i].len + 4)
 /** Start lr-pktgen on a net_ring pair beside the test; wait for ready. */
 int start_pktgen(struct lr_test_child *c, const char *name, const char *opts,
+		 const char *ready);
+/** Start lr-pktgen with the EAL option pfx (its --file-prefix), then args
+ *  (changed: split at spaces), output in out; with ready, wait until it
+ *  printed that. 0, or -1 after a message (the program killed). */
+int spawn_pktgen(struct lr_test_child *c, const char *pfx, char *args,
 		 const char *ready);
 /** Seconds since t0 (CLOCK_MONOTONIC). */
 double since(const struct timespec *t0);

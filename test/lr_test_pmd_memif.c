@@ -225,3 +225,133 @@ zc_pool_back(int cp)
 		lr_mempool_in_use_count(zp));
 	return -1;
 }
+
+/* Counters of server sp and client cp after the server received srx
+ * frames and the client crx: packets and bytes agree, no errors. */
+int
+counters_agree(int sp, int cp, uint64_t srx, uint64_t crx)
+{
+	struct lr_eth_stats ss, cs;
+
+	lr_eth_stats_get((uint16_t)sp, &ss);
+	lr_eth_stats_get((uint16_t)cp, &cs);
+	if (ss.ipackets == srx && cs.opackets == srx && cs.ipackets == crx &&
+	    ss.opackets == crx && ss.ibytes == cs.obytes &&
+	    cs.ibytes == ss.obytes &&
+	    ss.ierrors + ss.oerrors + cs.ierrors + cs.oerrors + ss.rx_nombuf +
+		    cs.rx_nombuf ==
+		0)
+		return 0;
+	fprintf(stderr,
+		"counters: server rx %llu/%llu tx %llu/%llu, client rx "
+		"%llu/%llu tx %llu/%llu, errors %llu %llu %llu %llu, nombuf "
+		"%llu %llu\n",
+		(unsigned long long)ss.ipackets, (unsigned long long)ss.ibytes,
+		(unsigned long long)ss.opackets, (unsigned long long)ss.obytes,
+		(unsigned long long)cs.ipackets, (unsigned long long)cs.ibytes,
+		(unsigned long long)cs.opackets, (unsigned long long)cs.obytes,
+		(unsigned long long)ss.ierrors, (unsigned long long)ss.oerrors,
+		(unsigned long long)cs.ierrors, (unsigned long long)cs.oerrors,
+		(unsigned long long)ss.rx_nombuf,
+		(unsigned long long)cs.rx_nombuf);
+	return -1;
+}
+
+/* Receive on port p until n packets are held in m[] (up to 20 s); the
+ * count held. */
+unsigned
+rx_hold(int p, struct lr_mbuf **m, unsigned n)
+{
+	unsigned got = 0;
+
+	for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	     got < n && lr_get_tsc_cycles() < end;)
+		got += lr_eth_rx_burst((uint16_t)p, 0, m + got,
+				       (uint16_t)LR_MIN(BURST, n - got));
+	return got;
+}
+
+/* One burst of the k frames of tag in m[] from tx; when all went, receive
+ * them on rx and check each in order. */
+int
+burst_back(int tx, int rx, struct lr_mbuf **m, unsigned k, unsigned tag,
+	   uint16_t *sent)
+{
+	struct lr_mbuf *r[BURST];
+	uint16_t t = lr_eth_tx_burst((uint16_t)tx, 0, m, (uint16_t)k);
+	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
+	unsigned got = 0;
+
+	lr_pktmbuf_free_bulk(m + t, k - t);
+	*sent = t;
+	while (t == k && got < k && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)rx, 0, r, BURST);
+
+		for (uint16_t j = 0; j < n; j++, got++) {
+			if (check_frame(r[j], tag, got) != 0) {
+				lr_pktmbuf_free_bulk(r, n);
+				return -1;
+			}
+		}
+		lr_pktmbuf_free_bulk(r, n);
+	}
+	return (int)got;
+}
+
+int
+case_end(int ret, const char *what)
+{
+	LR_TEST_ASSERT(ret == 0, "%s", what);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* The EAL, and the devargs of a server and client pair on one socket. */
+int
+pair_init(struct memif_pair *p, unsigned id, const char *name, const char *sx,
+	  const char *cx)
+{
+	size_t len = strlen(name);
+	const char *file = len > 5 && strcmp(name + len - 5, ".sock") == 0
+			       ? ",socket-abstract=no"
+			       : "";
+
+	p->sp = p->cp = -1;
+	snprintf(p->sock, sizeof(p->sock), "%s/%s", dir, name);
+	snprintf(p->s, sizeof(p->s), "net_memif%u,role=server,socket=%s%s%s",
+		 id, p->sock, file, sx);
+	snprintf(p->c, sizeof(p->c), "net_memif%u,role=client,socket=%s%s%s",
+		 id + 1, p->sock, file, cx);
+	return init_eal();
+}
+
+int
+pair_open(struct memif_pair *p, uint16_t nq)
+{
+	p->sp = port_open(p->s, nq);
+	p->cp = port_open(p->c, nq);
+	return p->sp >= 0 && p->cp >= 0 ? 0 : -1;
+}
+
+int
+pair_up(struct memif_pair *p, uint16_t nq)
+{
+	if (pair_open(p, nq) != 0)
+		return -1;
+	return wait_link(p->sp, p->cp, 1);
+}
+
+void
+pair_shut(struct memif_pair *p)
+{
+	lr_test_memif_shut(p->cp);
+	lr_test_memif_shut(p->sp);
+	p->sp = p->cp = -1;
+}
+
+int
+pair_end(struct memif_pair *p, int ret, const char *what)
+{
+	pair_shut(p);
+	return case_end(ret, what);
+}

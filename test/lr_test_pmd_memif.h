@@ -59,6 +59,45 @@ int xfer(int tx, uint16_t txq, int rx, uint16_t rxq, unsigned tag, unsigned n);
 uint64_t xstat(int port, const char *name);
 /** Zero-copy client cp: every mbuf of its pool back; 0 or -1. */
 int zc_pool_back(int cp);
+/** Counters of server sp and client cp after the server received srx
+ *  frames and the client crx: packets and bytes agree, no errors; 0 or
+ *  -1 (printed). */
+int counters_agree(int sp, int cp, uint64_t srx, uint64_t crx);
+/** Receive on (p, queue 0) until n packets are held in m[] (up to 20 s);
+ *  how many are held. */
+unsigned rx_hold(int p, struct lr_mbuf **m, unsigned n);
+/** Frames 0..k-1 (k <= BURST) of tag, in m[], sent in one burst from
+ *  tx (the unsent freed; how many went into *sent) and, when all went,
+ *  received on rx (queues 0, up to 20 s); how many arrived intact and in
+ *  order, or -1 at the first that did not. */
+int burst_back(int tx, int rx, struct lr_mbuf **m, unsigned k, unsigned tag,
+	       uint16_t *sent);
+/** The end of a case: ret 0 and every mbuf of the tests' pool back; 0, or
+ *  -1 after a message with what. */
+int case_end(int ret, const char *what);
+
+/** A server port and a client port on one socket (pair_init()). */
+struct memif_pair {
+	char sock[128];	     /* the socket: dir/name */
+	char s[256], c[256]; /* the server's and the client's devargs */
+	int sp, cp;	     /* their ids; -1 when not open */
+};
+
+/** The EAL (init_eal()), and the devargs of server net_memif<id> and
+ *  client net_memif<id + 1> on socket dir/name (a file, socket-abstract=no,
+ *  when name ends in ".sock"; else abstract), then sx and cx (each "" or
+ *  ",key=value..."); none open. 0, or -1 without the EAL. */
+int pair_init(struct memif_pair *p, unsigned id, const char *name,
+	      const char *sx, const char *cx);
+/** Open p's server, then its client, with nq queue pairs; 0 when both
+ *  opened, -1 when either failed. */
+int pair_open(struct memif_pair *p, uint16_t nq);
+/** pair_open() and both links up (wait_link()); 0 or -1. */
+int pair_up(struct memif_pair *p, uint16_t nq);
+/** Shut p's client, then its server (those open); both -1 after. */
+void pair_shut(struct memif_pair *p);
+/** pair_shut(), then case_end(ret, what). */
+int pair_end(struct memif_pair *p, int ret, const char *what);
 
 /* The captured log holds text: 1, else 0. Read with pread() beside the
  * stream, never through it: the control thread writes to that stream at

@@ -21,6 +21,7 @@
 #include "lr_mbuf.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_port.h"
 
 static struct lr_mempool *pool;
 #define POOL_SIZE 2048
@@ -59,16 +60,7 @@ eal_up(void)
 static int
 port_setup(uint16_t port, uint16_t nq, uint16_t nb_desc)
 {
-	int ret = lr_eth_dev_configure(port, nq, nq, NULL);
-
-	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
-		ret = lr_eth_rx_queue_setup(port, q, nb_desc, LR_SOCKET_ID_ANY,
-					    NULL, pool);
-		if (ret == 0)
-			ret = lr_eth_tx_queue_setup(port, q, nb_desc,
-						    LR_SOCKET_ID_ANY, NULL);
-	}
-	return ret ? ret : lr_eth_dev_start(port);
+	return lr_test_port_start(port, nq, nb_desc, pool);
 }
 
 static int
@@ -117,9 +109,9 @@ test_devargs_parse(void)
 	lr_test_log_begin();
 	LR_TEST_ASSERT_EQ(lr_devargs_parse_flags(&da, "net_x1,size", flags),
 			  -EINVAL);
-	LR_TEST_ASSERT(strstr(lr_test_log_end(),
-			      "net_x1: 'size': expected key=value"),
-		       "a bare key not listed");
+	LR_TEST_ASSERT(
+	    strstr(lr_test_log_end(), "net_x1: 'size': expected key=value"),
+	    "a bare key not listed");
 	LR_TEST_ASSERT_EQ(lr_devargs_parse(&da, "p,n=0x10"), 0);
 	LR_TEST_ASSERT_EQ(lr_devargs_get_uint(&da, "n", 0, 0, 100, &v), 0);
 	LR_TEST_ASSERT_EQ(v, 16);
@@ -171,11 +163,7 @@ test_devargs_parse(void)
 			       "mode '%s': %d, log '%s'", bad_modes[i], r, t);
 	}
 
-	static const struct {
-		const char *s;
-		int err;
-		const char *msg;
-	} bad[] = {
+	static const struct lr_test_refused bad[] = {
 	    {"", -EINVAL, "no port name"},
 	    {",size=1", -EINVAL, "no port name"},
 	    {"net_null0,size", -EINVAL,
@@ -195,12 +183,12 @@ test_devargs_parse(void)
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		lr_test_log_begin();
-		int r = lr_devargs_parse(&da, bad[i].s);
+		int r = lr_devargs_parse(&da, bad[i].args);
 		const char *t = lr_test_log_end();
 
-		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].s, r);
+		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].args, r);
 		LR_TEST_ASSERT(strstr(t, bad[i].msg),
-			       "'%s': log '%s' lacks '%s'", bad[i].s, t,
+			       "'%s': log '%s' lacks '%s'", bad[i].args, t,
 			       bad[i].msg);
 	}
 	/* Too many pairs. */
@@ -217,11 +205,7 @@ test_devargs_parse(void)
 static int
 test_bad_devargs(void)
 {
-	static const struct {
-		const char *s;
-		int err;
-		const char *msg;
-	} bad[] = {
+	static const struct lr_test_refused bad[] = {
 	    {"net_bogus0", -ENOENT, "net_bogus0: no driver"},
 	    {"net_null0,sise=64", -EINVAL,
 	     "net_null0: unknown key 'sise' (value '64'); valid keys: size, "
@@ -251,14 +235,8 @@ test_bad_devargs(void)
 	unsigned before = lr_eth_dev_count_avail();
 
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		lr_test_log_begin();
-		int r = lr_eth_dev_create(bad[i].s);
-		const char *t = lr_test_log_end();
-
-		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d", bad[i].s, r);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg),
-			       "'%s': log '%s' lacks '%s'", bad[i].s, t,
-			       bad[i].msg);
+		if (lr_test_port_refused(bad[i].args, bad[i].err, bad[i].msg))
+			return -1;
 		/* Nothing half-created. */
 		LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);
 		LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
@@ -451,11 +429,9 @@ test_null_counts(void)
 	int p, pc;
 
 	EAL_UP();
-	p = lr_eth_dev_create("net_null20,size=100");
-	pc = lr_eth_dev_create("net_null21,size=60,copy=1");
-	LR_TEST_ASSERT(p >= 0 && pc >= 0, "create: %d %d", p, pc);
-	LR_TEST_ASSERT_EQ(port_setup((uint16_t)p, 2, 512), 0);
-	LR_TEST_ASSERT_EQ(port_setup((uint16_t)pc, 1, 512), 0);
+	p = lr_test_port_open("net_null20,size=100", 2, 512, pool);
+	pc = lr_test_port_open("net_null21,size=60,copy=1", 1, 512, pool);
+	LR_TEST_ASSERT(p >= 0 && pc >= 0, "ports: %d %d", p, pc);
 
 	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, m, 32), 32);
 	for (int i = 0; i < 32; i++) {
@@ -591,11 +567,9 @@ test_ring_pair(void)
 	int a, b;
 
 	EAL_UP();
-	a = lr_eth_dev_create("net_ring0");
-	b = lr_eth_dev_create("net_ring1");
-	LR_TEST_ASSERT(a >= 0 && b >= 0, "create: %d %d", a, b);
-	LR_TEST_ASSERT_EQ(port_setup((uint16_t)a, 2, 64), 0);
-	LR_TEST_ASSERT_EQ(port_setup((uint16_t)b, 2, 64), 0);
+	a = lr_test_port_open("net_ring0", 2, 64, pool);
+	b = lr_test_port_open("net_ring1", 2, 64, pool);
+	LR_TEST_ASSERT(a >= 0 && b >= 0, "ports: %d %d", a, b);
 
 	for (uint16_t q = 0; q < 2; q++) {
 		for (int dir = 0; dir < 2; dir++) {
@@ -630,12 +604,12 @@ test_ring_pair(void)
 	struct lr_eth_dev_info info;
 
 	LR_TEST_ASSERT_EQ(lr_eth_dev_info_get((uint16_t)a, &info), 0);
-	LR_TEST_ASSERT(info.tx_offload_capa == LR_ETH_TX_OFFLOAD_ALL &&
-			   (info.rx_offload_capa &
-			    LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL),
-		       "offload capabilities %#llx/%#llx",
-		       (unsigned long long)info.tx_offload_capa,
-		       (unsigned long long)info.rx_offload_capa);
+	LR_TEST_ASSERT(
+	    info.tx_offload_capa == LR_ETH_TX_OFFLOAD_ALL &&
+		(info.rx_offload_capa & LR_ETH_RX_OFFLOAD_CKSUM_PARTIAL),
+	    "offload capabilities %#llx/%#llx",
+	    (unsigned long long)info.tx_offload_capa,
+	    (unsigned long long)info.rx_offload_capa);
 	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 1), 0);
 	m[0]->data_len = m[0]->pkt_len = 1000;
 	m[0]->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_RX_GSO_TCP;
@@ -644,14 +618,14 @@ test_ring_pair(void)
 	m[0]->tso_segsz = 500;
 	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)a, 0, m, 1), 1);
 	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)b, 0, r, 64), 1);
-	LR_TEST_ASSERT(r[0] == m[0] &&
-			   (r[0]->ol_flags & (LR_MBUF_F_RX_L4_CKSUM_PARTIAL |
-					      LR_MBUF_F_RX_GSO_TCP)) ==
-			       (LR_MBUF_F_RX_L4_CKSUM_PARTIAL |
-				LR_MBUF_F_RX_GSO_TCP) &&
-			   r[0]->csum_start == 34 && r[0]->csum_offset == 16 &&
-			   r[0]->tso_segsz == 500,
-		       "offload metadata changed in the ring pair");
+	LR_TEST_ASSERT(
+	    r[0] == m[0] &&
+		(r[0]->ol_flags &
+		 (LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_RX_GSO_TCP)) ==
+		    (LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_RX_GSO_TCP) &&
+		r[0]->csum_start == 34 && r[0]->csum_offset == 16 &&
+		r[0]->tso_segsz == 500,
+	    "offload metadata changed in the ring pair");
 	lr_pktmbuf_free(r[0]);
 
 	/* A full ring takes what fits; the rest stays the caller's. */

@@ -6,6 +6,7 @@
  * stop on every terminating signal (also during EAL init), --duration, bad
  * options, -h. */
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,6 +20,7 @@
 #include "lr_mbuf.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_port.h"
 
 #define POOL_SIZE 8192
 #define RING_SIZE 1024
@@ -30,9 +32,10 @@ static struct l2fwd fwd;
 /* Two ports over application rings: the test writes in[p] (the port's rx)
  * and reads out[p] (the port's tx). */
 struct pair {
-	struct lr_ring *in[2], *out[2];
+	struct lr_ring *in[2][2], *out[2][2]; /* [port][queue] */
 	uint16_t port[2];
 	struct lr_ether_addr mac[2];
+	uint16_t nq; /* queue pairs of each port */
 };
 
 static int
@@ -48,30 +51,32 @@ eal_up(void)
 	return pool ? 0 : -1;
 }
 
+/* Two ports over application rings, nq queue pairs each (the test writes
+ * in[p][q], rx queue q of port p, and reads out[p][q], its tx queue q;
+ * out rings of out_size slots), started; 0 or -1. */
 static int
-pair_create(struct pair *pr, const char *tag, unsigned out_size)
+pair_create(struct pair *pr, const char *tag, unsigned out_size, uint16_t nq)
 {
 	char name[32];
 
+	memset(pr, 0, sizeof(*pr));
+	pr->nq = nq;
 	for (int i = 0; i < 2; i++) {
-		snprintf(name, sizeof(name), "%s_in%d", tag, i);
-		pr->in[i] = lr_ring_create(name, RING_SIZE, -1, 0);
-		snprintf(name, sizeof(name), "%s_out%d", tag, i);
-		pr->out[i] = lr_ring_create(name, out_size, -1, 0);
-		if (!pr->in[i] || !pr->out[i])
-			return -1;
+		for (int q = 0; q < nq; q++) {
+			snprintf(name, sizeof(name), "%s_in%d_%d", tag, i, q);
+			pr->in[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
+			snprintf(name, sizeof(name), "%s_out%d_%d", tag, i, q);
+			pr->out[i][q] = lr_ring_create(name, out_size, -1, 0);
+			if (!pr->in[i][q] || !pr->out[i][q])
+				return -1;
+		}
 		snprintf(name, sizeof(name), "%s_port%d", tag, i);
 		int p =
-		    lr_eth_from_rings(name, &pr->in[i], 1, &pr->out[i], 1, -1);
-		if (p < 0)
+		    lr_eth_from_rings(name, pr->in[i], nq, pr->out[i], nq, -1);
+
+		if (lr_test_port_start(p, nq, 512, pool) != 0)
 			return -1;
 		pr->port[i] = (uint16_t)p;
-		if (lr_eth_dev_configure(pr->port[i], 1, 1, NULL) ||
-		    lr_eth_rx_queue_setup(pr->port[i], 0, 512, -1, NULL,
-					  pool) ||
-		    lr_eth_tx_queue_setup(pr->port[i], 0, 512, -1, NULL) ||
-		    lr_eth_dev_start(pr->port[i]))
-			return -1;
 		lr_eth_macaddr_get(pr->port[i], &pr->mac[i]);
 	}
 	return 0;
@@ -86,13 +91,28 @@ pair_destroy(struct pair *pr)
 
 	for (int i = 0; i < 2; i++) {
 		lr_eth_dev_close(pr->port[i]);
-		while ((n = lr_ring_dequeue_burst(pr->in[i], objs, 64, NULL)))
-			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
-		while ((n = lr_ring_dequeue_burst(pr->out[i], objs, 64, NULL)))
-			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
-		lr_ring_free(pr->in[i]);
-		lr_ring_free(pr->out[i]);
+		for (int q = 0; q < pr->nq; q++) {
+			struct lr_ring *r[2] = {pr->in[i][q], pr->out[i][q]};
+
+			for (int k = 0; k < 2; k++) {
+				while ((n = lr_ring_dequeue_burst(r[k], objs,
+								  64, NULL)))
+					lr_pktmbuf_free_bulk(
+					    (struct lr_mbuf **)objs, n);
+				lr_ring_free(r[k]);
+			}
+		}
 	}
+}
+
+/* The end of a case: pair_destroy(), and every mbuf of the pool back; 0
+ * or -1. */
+static int
+pair_end(struct pair *pr)
+{
+	pair_destroy(pr);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
 }
 
 static const struct lr_ether_addr orig_src = {{0x02, 0xaa, 0, 0, 0, 1}};
@@ -155,6 +175,10 @@ check_packet(const struct pair *pr, struct lr_mbuf *m, int side, uint8_t *seen,
 }
 
 /* Read what is in out[0], out[1]; check and free it; how many, or -1. */
+/* Read what the ports sent (out rings of every queue); check each frame
+ * (check_packet(); with two queues, that it left on the queue it came in
+ * on, whose number is written after the side byte) and free it; how many,
+ * or -1. */
 static int
 collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
 {
@@ -163,30 +187,60 @@ collect(const struct pair *pr, uint8_t *seen, uint32_t nseq, int mac_upd)
 	int total = 0;
 
 	for (int side = 0; side < 2; side++) {
-		while ((
-		    n = lr_ring_dequeue_burst(pr->out[side], objs, 64, NULL))) {
-			for (unsigned i = 0; i < n; i++)
-				if (check_packet(pr, objs[i], side, seen, nseq,
-						 mac_upd) < 0)
-					return -1;
-			lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
-			total += (int)n;
+		for (int q = 0; q < pr->nq; q++) {
+			while ((n = lr_ring_dequeue_burst(pr->out[side][q],
+							  objs, 64, NULL))) {
+				for (unsigned i = 0; i < n; i++) {
+					struct lr_mbuf *m = objs[i];
+					const uint8_t *d =
+					    lr_pktmbuf_mtod(m, uint8_t *);
+
+					if (check_packet(pr, m, side, seen,
+							 nseq, mac_upd) < 0)
+						return -1;
+					if (pr->nq > 1)
+						LR_TEST_ASSERT_EQ(
+						    d[SEQ_OFF + 5], q);
+				}
+				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs,
+						     n);
+				total += (int)n;
+			}
 		}
 	}
 	return total;
 }
 
+/* got packets were collected of nseq sent, and seen[] says each came
+ * once; 0 or -1. */
+static int
+all_once(const uint8_t *seen, uint32_t nseq, int got)
+{
+	LR_TEST_ASSERT_EQ(got, nseq);
+	for (uint32_t s = 0; s < nseq; s++)
+		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
+			       seen[s]);
+	return 0;
+}
+
 /* Ports pr (named name, ring_size slots) paired in the forwarder, set up
  * (MAC updating as mac_updating), both polled by lcore lc; 0 or -1. */
+/* The EAL, and ports pr (named name, out rings of out_size slots, a
+ * queue pair each) paired in the forwarder (MAC updating as
+ * mac_updating), polled by this thread's lcore (into *lc): both ports, or
+ * with one_way port 0 only; 0 or -1. */
 static int
-fwd_pair_up(struct pair *pr, const char *name, unsigned ring_size,
-	    int mac_updating, unsigned lc)
+fwd_pair_up(struct pair *pr, const char *name, unsigned out_size,
+	    int mac_updating, int one_way, unsigned *lc)
 {
-	LR_TEST_ASSERT(pair_create(pr, name, ring_size) == 0, "ports");
+	LR_TEST_ASSERT(eal_up() == 0, "EAL");
+	*lc = lr_lcore_id();
+	LR_TEST_ASSERT(pair_create(pr, name, out_size, 1) == 0, "ports");
 	l2fwd_init(&fwd, mac_updating);
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr->port[0], pr->port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr->port[0]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr->port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, *lc, pr->port[0]), 0);
+	if (!one_way)
+		LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, *lc, pr->port[1]), 0);
 	return 0;
 }
 
@@ -204,11 +258,9 @@ run_forward(int mac_updating)
 	uint32_t next = 0;
 	int got = 0;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
 	memset(seen, 0, sizeof(seen));
 	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, mac_updating ? "fw" : "fn",
-				      RING_SIZE, mac_updating, lc),
+				      RING_SIZE, mac_updating, 0, &lc),
 			  0);
 
 	while (next < NSEQ) {
@@ -220,7 +272,8 @@ run_forward(int mac_updating)
 			struct lr_mbuf *m = make_packet(next, side);
 
 			LR_TEST_ASSERT(m != NULL, "pool empty at %u", next);
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side], m), 0);
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side][0], m),
+					  0);
 		}
 		l2fwd_poll_once(&fwd, lc);
 		int n = collect(&pr, seen, NSEQ, mac_updating);
@@ -237,10 +290,8 @@ run_forward(int mac_updating)
 		LR_TEST_ASSERT(n >= 0, "bad packet");
 		got += n;
 	}
-	LR_TEST_ASSERT_EQ(got, NSEQ);
-	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
-			       seen[s]);
+	if (all_once(seen, NSEQ, got) != 0)
+		return -1;
 	/* The counters agree: each side's rx is the other side's tx. */
 	for (int side = 0; side < 2; side++) {
 		l2fwd_port_totals(&fwd, pr.port[side], &st);
@@ -258,8 +309,8 @@ run_forward(int mac_updating)
 	struct l2fwd_port_stats s1;
 	l2fwd_port_totals(&fwd, pr.port[1], &s1);
 	LR_TEST_ASSERT_EQ(st.rx + s1.rx, NSEQ);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	if (pair_end(&pr) != 0)
+		return -1;
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	return 0;
 }
@@ -287,25 +338,21 @@ test_idle_flush(void)
 	struct pair pr;
 	unsigned lc;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "if", RING_SIZE, 1, lc), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "if", RING_SIZE, 1, 0, &lc), 0);
 	fwd.drain_tsc = lr_get_tsc_hz() * 86400;
 	fwd.lcore[lc].prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++)
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
-				  0);
+		LR_TEST_ASSERT_EQ(
+		    lr_ring_enqueue(pr.in[0][0], make_packet(s, 0)), 0);
 	/* Received in a round that had packets: held in the tx buffer. */
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), N);
-	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), 0);
+	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1][0]), 0);
 	LR_TEST_ASSERT_EQ(fwd.lcore[lc].buffered, N);
 	/* The next round receives nothing: the buffer goes out. */
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 0);
 	LR_TEST_ASSERT_EQ(fwd.lcore[lc].buffered, 0);
 	LR_TEST_ASSERT_EQ(collect(&pr, seen, N, 1), N);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* A trickle: every round receives one packet and none fills a burst, so
@@ -322,9 +369,7 @@ test_drain_timer(void)
 	uint64_t drain;
 	unsigned lc;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dt", RING_SIZE, 1, lc), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dt", RING_SIZE, 1, 0, &lc), 0);
 	drain = fwd.drain_tsc;
 	LR_TEST_ASSERT(drain > 0, "drain interval %llu",
 		       (unsigned long long)drain);
@@ -332,24 +377,22 @@ test_drain_timer(void)
 	l = &fwd.lcore[lc];
 	l->prev_tsc = lr_get_tsc_cycles();
 	for (uint32_t s = 0; s < N; s++) {
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
-				  0);
+		LR_TEST_ASSERT_EQ(
+		    lr_ring_enqueue(pr.in[0][0], make_packet(s, 0)), 0);
 		LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 1);
-		LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), 0);
+		LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1][0]), 0);
 		LR_TEST_ASSERT_EQ(l->buffered, s + 1);
 	}
 	fwd.drain_tsc = drain;
 	l->prev_tsc = lr_get_tsc_cycles() - drain - 1;
-	LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(N, 0)), 0);
+	LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0][0], make_packet(N, 0)), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 1);
-	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1]), N);
+	LR_TEST_ASSERT_EQ(lr_ring_count(pr.out[1][0]), N);
 	LR_TEST_ASSERT_EQ(l->buffered, 1);
 	LR_TEST_ASSERT_EQ(l2fwd_poll_once(&fwd, lc), 0);
 	LR_TEST_ASSERT_EQ(l->buffered, 0);
 	LR_TEST_ASSERT_EQ(collect(&pr, seen, N + 1, 1), N + 1);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* The wrapped tx function of each port and the empty bursts it saw. */
@@ -380,9 +423,7 @@ test_drain_kicks_idle_ports(void)
 	unsigned lc;
 	double end;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dk", RING_SIZE, 1, lc), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dk", RING_SIZE, 1, 0, &lc), 0);
 	for (int i = 0; i < 2; i++) {
 		struct lr_eth_fp_txq *e = &lr_eth_fp_ops[pr.port[i]].tx[0];
 
@@ -404,9 +445,7 @@ test_drain_kicks_idle_ports(void)
 		       "empty tx bursts: port %u %u, port %u %u", pr.port[0],
 		       kick_empty[pr.port[0]], pr.port[1],
 		       kick_empty[pr.port[1]]);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 static int
@@ -417,28 +456,22 @@ test_drops_counted(void)
 	struct l2fwd_port_stats st;
 	unsigned lc;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	/* out rings of 64 slots (63 usable), never read during the run. */
-	LR_TEST_ASSERT(pair_create(&pr, "dr", 64) == 0, "ports");
-	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	/* out rings of 64 slots (63 usable), only port 0 polled, never read
+	 * during the run. */
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "dr", 64, 1, 1, &lc), 0);
 	for (uint32_t s = 0; s < N; s++)
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], make_packet(s, 0)),
-				  0);
+		LR_TEST_ASSERT_EQ(
+		    lr_ring_enqueue(pr.in[0][0], make_packet(s, 0)), 0);
 	for (int i = 0; i < 20; i++)
 		l2fwd_poll_once(&fwd, lc);
 	l2fwd_flush(&fwd, lc);
 	l2fwd_port_totals(&fwd, pr.port[1], &st);
-	unsigned cap = lr_ring_get_capacity(pr.out[1]);
+	unsigned cap = lr_ring_get_capacity(pr.out[1][0]);
 
 	LR_TEST_ASSERT_EQ(st.tx, cap);
 	LR_TEST_ASSERT_EQ(st.dropped, N - cap);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), cap);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* Runts (shorter than the 12 MAC bytes) given to the forwarder with MAC
@@ -455,12 +488,7 @@ test_runts_not_rewritten(void)
 	void *objs[8];
 	unsigned lc, n;
 
-	LR_TEST_ASSERT(eal_up() == 0, "EAL");
-	lc = lr_lcore_id();
-	LR_TEST_ASSERT(pair_create(&pr, "rt", 64) == 0, "ports");
-	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
-	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, lc, pr.port[0]), 0);
+	LR_TEST_ASSERT_EQ(fwd_pair_up(&pr, "rt", 64, 1, 1, &lc), 0);
 	for (unsigned i = 0; i < LR_DIM(lens); i++) {
 		m[i] = lr_pktmbuf_alloc(pool);
 		LR_TEST_ASSERT(m[i] != NULL, "alloc");
@@ -470,13 +498,13 @@ test_runts_not_rewritten(void)
 			       "append");
 		/* Keep the buffer to look at it after the forwarder. */
 		lr_mbuf_refcnt_update(m[i], 1);
-		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0], m[i]), 0);
+		LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[0][0], m[i]), 0);
 	}
 	for (int i = 0; i < 4; i++)
 		l2fwd_poll_once(&fwd, lc);
 	l2fwd_flush(&fwd, lc);
 	l2fwd_port_totals(&fwd, pr.port[1], &st);
-	n = lr_ring_dequeue_burst(pr.out[1], objs, 8, NULL);
+	n = lr_ring_dequeue_burst(pr.out[1][0], objs, 8, NULL);
 	lr_pktmbuf_free_bulk((struct lr_mbuf **)objs, n);
 	for (unsigned i = 0; i < LR_DIM(lens); i++) {
 		const uint8_t *d = lr_pktmbuf_mtod(m[i], const uint8_t *);
@@ -494,9 +522,7 @@ test_runts_not_rewritten(void)
 	LR_TEST_ASSERT_EQ(n, 2);
 	LR_TEST_ASSERT_EQ(st.tx, 2);
 	LR_TEST_ASSERT_EQ(st.dropped, 3);
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* The loop on a worker lcore while this thread injects and collects. */
@@ -517,7 +543,7 @@ test_worker_lcore(void)
 		printf("skip: one lcore only\n");
 		return LR_TEST_SKIP;
 	}
-	LR_TEST_ASSERT(pair_create(&pr, "wk", RING_SIZE) == 0, "ports");
+	LR_TEST_ASSERT(pair_create(&pr, "wk", RING_SIZE, 1) == 0, "ports");
 	l2fwd_init(&fwd, 1);
 	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	LR_TEST_ASSERT_EQ(l2fwd_assign(&fwd, worker, pr.port[0]), 0);
@@ -534,8 +560,8 @@ test_worker_lcore(void)
 
 			if (m == NULL)
 				break;
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[next & 1], m),
-					  0);
+			LR_TEST_ASSERT_EQ(
+			    lr_ring_enqueue(pr.in[next & 1][0], m), 0);
 			next++;
 		}
 		int n = collect(&pr, seen, NSEQ, 1);
@@ -548,115 +574,15 @@ test_worker_lcore(void)
 	atomic_store(&fwd.quit, 1);
 	LR_TEST_ASSERT_EQ(lr_eal_wait_lcore(worker), 0);
 	got += collect(&pr, seen, NSEQ, 1);
-	LR_TEST_ASSERT_EQ(got, NSEQ);
-	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
-			       seen[s]);
+	if (all_once(seen, NSEQ, got) != 0)
+		return -1;
 	for (int side = 0; side < 2; side++) {
 		struct l2fwd_port_stats st;
 
 		l2fwd_port_totals(&fwd, pr.port[side], &st);
 		LR_TEST_ASSERT_EQ(st.dropped, 0);
 	}
-	pair_destroy(&pr);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
-}
-
-/* Two ports of two queues each over application rings: the test writes
- * in[p][q] (rx queue q of port p) and reads out[p][q] (its tx queue q). */
-struct qpair {
-	struct pair pr; /* ports and MACs; its rings unused */
-	struct lr_ring *in[2][2], *out[2][2];
-};
-
-static int
-qpair_create(struct qpair *qp)
-{
-	char name[32];
-
-	memset(qp, 0, sizeof(*qp));
-	for (int i = 0; i < 2; i++) {
-		for (int q = 0; q < 2; q++) {
-			snprintf(name, sizeof(name), "mq_in%d_%d", i, q);
-			qp->in[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
-			snprintf(name, sizeof(name), "mq_out%d_%d", i, q);
-			qp->out[i][q] = lr_ring_create(name, RING_SIZE, -1, 0);
-			if (!qp->in[i][q] || !qp->out[i][q])
-				return -1;
-		}
-		snprintf(name, sizeof(name), "mq_port%d", i);
-		int p =
-		    lr_eth_from_rings(name, qp->in[i], 2, qp->out[i], 2, -1);
-		uint16_t port = (uint16_t)p;
-
-		if (p < 0 || lr_eth_dev_configure(port, 2, 2, NULL))
-			return -1;
-		for (uint16_t q = 0; q < 2; q++)
-			if (lr_eth_rx_queue_setup(port, q, 512, -1, NULL,
-						  pool) ||
-			    lr_eth_tx_queue_setup(port, q, 512, -1, NULL))
-				return -1;
-		if (lr_eth_dev_start(port))
-			return -1;
-		qp->pr.port[i] = port;
-		lr_eth_macaddr_get(port, &qp->pr.mac[i]);
-	}
-	return 0;
-}
-
-static void
-qpair_destroy(struct qpair *qp)
-{
-	void *objs[64];
-	unsigned n;
-
-	for (int i = 0; i < 2; i++) {
-		lr_eth_dev_close(qp->pr.port[i]);
-		for (int q = 0; q < 2; q++) {
-			struct lr_ring *r[2] = {qp->in[i][q], qp->out[i][q]};
-
-			for (int k = 0; k < 2; k++) {
-				while ((n = lr_ring_dequeue_burst(r[k], objs,
-								  64, NULL)))
-					lr_pktmbuf_free_bulk(
-					    (struct lr_mbuf **)objs, n);
-				lr_ring_free(r[k]);
-			}
-		}
-	}
-}
-
-/* Read what the ports sent: each frame on the queue it entered on (its
- * number written after the side byte), otherwise as check_packet(). */
-static int
-qcollect(const struct qpair *qp, uint8_t *seen, uint32_t nseq)
-{
-	void *objs[64];
-	unsigned n;
-	int total = 0;
-
-	for (int side = 0; side < 2; side++) {
-		for (int q = 0; q < 2; q++) {
-			while ((n = lr_ring_dequeue_burst(qp->out[side][q],
-							  objs, 64, NULL))) {
-				for (unsigned i = 0; i < n; i++) {
-					struct lr_mbuf *m = objs[i];
-					const uint8_t *d =
-					    lr_pktmbuf_mtod(m, uint8_t *);
-
-					if (check_packet(&qp->pr, m, side, seen,
-							 nseq, 1) < 0)
-						return -1;
-					LR_TEST_ASSERT_EQ(d[SEQ_OFF + 5], q);
-				}
-				lr_pktmbuf_free_bulk((struct lr_mbuf **)objs,
-						     n);
-				total += (int)n;
-			}
-		}
-	}
-	return total;
+	return pair_end(&pr);
 }
 
 /* --queues: rx queue q of a port goes out of tx queue q of its pair; both
@@ -667,7 +593,7 @@ test_two_queues(void)
 {
 	enum { NSEQ = 20000 };
 	static uint8_t seen[NSEQ];
-	struct qpair qp;
+	struct pair pr;
 	struct l2fwd_port_stats st[2];
 	unsigned lc;
 	uint32_t next = 0;
@@ -676,13 +602,13 @@ test_two_queues(void)
 	LR_TEST_ASSERT(eal_up() == 0, "EAL");
 	lc = lr_lcore_id();
 	memset(seen, 0, sizeof(seen));
-	LR_TEST_ASSERT(qpair_create(&qp) == 0, "ports");
+	LR_TEST_ASSERT(pair_create(&pr, "mq", RING_SIZE, 2) == 0, "ports");
 	l2fwd_init(&fwd, 1);
-	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, qp.pr.port[0], qp.pr.port[1]), 0);
+	LR_TEST_ASSERT_EQ(l2fwd_pair(&fwd, pr.port[0], pr.port[1]), 0);
 	for (uint16_t q = 0; q < 2; q++)
 		for (int i = 0; i < 2; i++)
 			LR_TEST_ASSERT_EQ(
-			    l2fwd_assign_queue(&fwd, lc, qp.pr.port[i], q), 0);
+			    l2fwd_assign_queue(&fwd, lc, pr.port[i], q), 0);
 	for (int i = 0; got < NSEQ && i < 100000; i++) {
 		/* At most RING_SIZE / 2 in flight: nothing overflows. */
 		while (next < NSEQ && next - (uint32_t)got < RING_SIZE / 2) {
@@ -691,38 +617,34 @@ test_two_queues(void)
 
 			LR_TEST_ASSERT(m != NULL, "pool empty at %u", next);
 			lr_pktmbuf_mtod(m, uint8_t *)[SEQ_OFF + 5] = q;
-			LR_TEST_ASSERT_EQ(lr_ring_enqueue(qp.in[side][q], m),
+			LR_TEST_ASSERT_EQ(lr_ring_enqueue(pr.in[side][q], m),
 					  0);
 			next++;
 		}
 		l2fwd_poll_once(&fwd, lc);
 		l2fwd_flush(&fwd, lc);
-		int n = qcollect(&qp, seen, NSEQ);
+		int n = collect(&pr, seen, NSEQ, 1);
 
 		LR_TEST_ASSERT(n >= 0, "bad packet");
 		got += n;
 	}
-	LR_TEST_ASSERT_EQ(got, NSEQ);
-	for (uint32_t s = 0; s < NSEQ; s++)
-		LR_TEST_ASSERT(seen[s] == 1, "packet %u seen %u times", s,
-			       seen[s]);
+	if (all_once(seen, NSEQ, got) != 0)
+		return -1;
 	for (int i = 0; i < 2; i++)
-		l2fwd_port_totals(&fwd, qp.pr.port[i], &st[i]);
+		l2fwd_port_totals(&fwd, pr.port[i], &st[i]);
 	for (int i = 0; i < 2; i++) {
 		struct lr_eth_stats es;
 
 		LR_TEST_ASSERT_EQ(st[i].dropped, 0);
 		LR_TEST_ASSERT_EQ(st[i].rx, NSEQ / 2);
 		LR_TEST_ASSERT_EQ(st[i].tx, st[i ^ 1].rx);
-		LR_TEST_ASSERT_EQ(lr_eth_stats_get(qp.pr.port[i], &es), 0);
+		LR_TEST_ASSERT_EQ(lr_eth_stats_get(pr.port[i], &es), 0);
 		LR_TEST_ASSERT_EQ(es.ipackets, st[i].rx);
 		LR_TEST_ASSERT_EQ(es.opackets, st[i].tx);
 		for (int q = 0; q < 2; q++)
 			LR_TEST_ASSERT_EQ(es.q_opackets[q], NSEQ / 4);
 	}
-	qpair_destroy(&qp);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&pr);
 }
 
 /* --- the real binary --- */
@@ -778,9 +700,29 @@ run_l2fwd(const char *const *args, const char *ready, int sig, int timeout_s,
 	return r;
 }
 
+/* The EAL options (after -l) of a run on two net_null ports. */
 #define NULL_PORTS                                                             \
-	"-l", "0", "--no-huge", "-m", "128", "--vdev",                         \
-	    "net_null0,size=64,copy=0", "--vdev", "net_null1,size=64,copy=0"
+	"--no-huge -m 128 --vdev net_null0,size=64,copy=0 --vdev "             \
+	"net_null1,size=64,copy=0"
+
+/* Skip the case unless lr-l2fwd is built. */
+#define NEED_L2FWD()                                                           \
+	do {                                                                   \
+		if (find_binary() != 0) {                                      \
+			printf("skip: lr-l2fwd not built (-Dapps=false)\n");   \
+			return LR_TEST_SKIP;                                   \
+		}                                                              \
+	} while (0)
+
+/* Skip the case when run_l2fwd() said (r == -2) lr-l2fwd cannot run
+ * here. */
+#define SKIP_UNRUNNABLE(r)                                                     \
+	do {                                                                   \
+		if ((r) == -2) {                                               \
+			printf("skip: cannot run %s here\n", l2fwd_path);      \
+			return LR_TEST_SKIP;                                   \
+		}                                                              \
+	} while (0)
 
 static int
 check_clean_exit(const char *out)
@@ -802,30 +744,62 @@ check_clean_exit(const char *out)
 
 static char outbuf[1 << 16];
 
+/* run_l2fwd() with the printf-formatted arguments of fmt, split at
+ * spaces, its output in outbuf, a bound of 120 s (only for a hang). */
+static int run_line(const char *ready, int sig, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+run_line(const char *ready, int sig, const char *fmt, ...)
+{
+	char line[1024], *args[32], *save = NULL;
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	for (char *t = strtok_r(line, " ", &save); t && n < 31;
+	     t = strtok_r(NULL, " ", &save))
+		args[n++] = t;
+	args[n] = NULL;
+	return run_l2fwd((const char *const *)args, ready, sig, 120, outbuf,
+			 sizeof(outbuf));
+}
+
+/* A run that ended as it should (status r 0) with a clean exit's lines
+ * (check_clean_exit()); 0, or -1 after a message. */
+static int
+clean_run(int r)
+{
+	LR_TEST_ASSERT(r == 0, "exit %d, output:\n%s", r, outbuf);
+	return check_clean_exit(outbuf);
+}
+
+/* The file prefix of base with this process's pid, without the option
+ * ("<base>_<pid>"), into name. */
+static void
+prefix_name(char *name, size_t size, const char *base)
+{
+	lr_test_prefix_arg(name, size, base);
+	memmove(name, name + 14, strlen(name + 14) + 1);
+}
+
 static int
 test_sigint(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM};
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
+	NEED_L2FWD();
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
-		const char *args[] = {
-		    NULL_PORTS, "--file-prefix=test_l2fwd_sig",
-		    "--",	"-p",
-		    "0x3",	"-T",
-		    "1",	NULL};
 		/* The signal once it has forwarded for a second (-T 1
-		 * prints then); a bound of 120 s only for a hang. */
-		int r = run_l2fwd(args, "Aggregate statistics", sigs[i], 120,
-				  outbuf, sizeof(outbuf));
+		 * prints then). */
+		int r = run_line("Aggregate statistics", sigs[i],
+				 "-l 0 " NULL_PORTS
+				 " --file-prefix=test_l2fwd_sig -- "
+				 "-p 0x3 -T 1");
 
-		if (r == -2) {
-			printf("skip: cannot run %s here\n", l2fwd_path);
-			return LR_TEST_SKIP;
-		}
+		SKIP_UNRUNNABLE(r);
 		LR_TEST_ASSERT(r == 0, "signal %d: exit %d, output:\n%s",
 			       sigs[i], r, outbuf);
 		LR_TEST_ASSERT(strstr(outbuf, "Signal received"),
@@ -905,12 +879,8 @@ test_stop_signals(void)
 	struct lr_test_child c;
 	char name[96], what[512];
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	lr_test_prefix_arg(name, sizeof(name), "test_l2fwd_stop");
-	memmove(name, name + 14, strlen(name + 14) + 1);
+	NEED_L2FWD();
+	prefix_name(name, sizeof(name), "test_l2fwd_stop");
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
 		if (start_l2fwd(&c, name, NULL, "Forwarding on") != 0)
 			return -1;
@@ -953,12 +923,8 @@ test_stop_during_init(void)
 	struct lr_test_child c;
 	char name[96], what[512], sig[32];
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	lr_test_prefix_arg(name, sizeof(name), "test_l2fwd_initsig");
-	memmove(name, name + 14, strlen(name + 14) + 1);
+	NEED_L2FWD();
+	prefix_name(name, sizeof(name), "test_l2fwd_initsig");
 	snprintf(sig, sizeof(sig), "%d", SIGHUP);
 	if (start_l2fwd(&c, name, sig, NULL) != 0)
 		return -1;
@@ -987,13 +953,8 @@ test_stop_during_init(void)
 static int
 test_help(void)
 {
-	const char *args[] = {"-h", NULL};
-
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0, "-h");
 
 	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
 	LR_TEST_ASSERT(strstr(outbuf, "EAL options:") &&
@@ -1006,31 +967,15 @@ test_help(void)
 static int
 test_duration_and_bad_options(void)
 {
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *args[] = {NULL_PORTS,
-			      "--file-prefix=test_l2fwd_dur",
-			      "--",
-			      "-p",
-			      "0x3",
-			      "-T",
-			      "0",
-			      "--duration",
-			      "0.5",
-			      "--portmap=(1,0)",
-			      "--record-core-cycles",
-			      "--xstats",
-			      NULL};
-	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0,
+			 "-l 0 " NULL_PORTS
+			 " --file-prefix=test_l2fwd_dur -- -p 0x3 "
+			 "-T 0 --duration 0.5 --portmap=(1,0) "
+			 "--record-core-cycles --xstats");
 
-	if (r == -2) {
-		printf("skip: cannot run %s here\n", l2fwd_path);
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	SKIP_UNRUNNABLE(r);
+	if (clean_run(r) != 0)
 		return -1;
 	/* --record-core-cycles and --xstats print at the end. */
 	LR_TEST_ASSERT(strstr(outbuf, "CPU cycles/packet=") &&
@@ -1046,52 +991,45 @@ test_duration_and_bad_options(void)
 			   strstr(outbuf, "  shrinks: "),
 		       "no elastic pool or its xstats:\n%s", outbuf);
 
+	/* The program's options after the EAL's, and the message. */
 	static const struct {
-		const char *opt[4];
+		const char *opts;
 		const char *msg;
 	} bad[] = {
-	    {{"-p", "0x4"}, "port 2 does not exist"},
-	    {{"-p", "0x1"}, "an odd number of ports"},
-	    {{"-p", "zz"}, "-p 'zz'"},
-	    {{"-p", "0x3", "--portmap=(0,5)"}, "port 5 is not in the mask"},
-	    {{"-p", "0x3", "--portmap=(0,1"}, "--portmap '(0,1'"},
-	    {{"-p", "0x3", "-q", "1"}, "not enough lcores"},
-	    {{"-p", "0x3", "--duration", "-1"}, "--duration '-1'"},
-	    {{"-T", "1"}, "-p PORTMASK is required"},
-	    {{"-p", "0x3", "--bogus"}, "unknown option '--bogus'"},
-	    {{"-p", "0x3", "-x"}, "unknown option '-x'"},
-	    {{"-p", "0x3", "--portmap"}, "option '--portmap' needs a value"},
-	    {{"-p", "0x3", "-T"}, "option -T needs a value"},
-	    {{"-p", "0x3", "--queues", "0"}, "--queues '0': expected"},
-	    {{"-p", "0x3", "-Q", "17"}, "--queues '17': expected"},
-	    {{"-p", "0x3", "--queues", "2x"}, "--queues '2x': expected"},
-	    {{"-p", "0x3", "--queues"}, "option '--queues' needs a value"},
-	    {{"-p", "0x3", "-Q"}, "option -Q needs a value"},
-	    {{"-p", "0x3", "--mbufs", "100"},
+	    {"-p 0x4", "port 2 does not exist"},
+	    {"-p 0x1", "an odd number of ports"},
+	    {"-p zz", "-p 'zz'"},
+	    {"-p 0x3 --portmap=(0,5)", "port 5 is not in the mask"},
+	    {"-p 0x3 --portmap=(0,1", "--portmap '(0,1'"},
+	    {"-p 0x3 -q 1", "not enough lcores"},
+	    {"-p 0x3 --duration -1", "--duration '-1'"},
+	    {"-T 1", "-p PORTMASK is required"},
+	    {"-p 0x3 --bogus", "unknown option '--bogus'"},
+	    {"-p 0x3 -x", "unknown option '-x'"},
+	    {"-p 0x3 --portmap", "option '--portmap' needs a value"},
+	    {"-p 0x3 -T", "option -T needs a value"},
+	    {"-p 0x3 --queues 0", "--queues '0': expected"},
+	    {"-p 0x3 -Q 17", "--queues '17': expected"},
+	    {"-p 0x3 --queues 2x", "--queues '2x': expected"},
+	    {"-p 0x3 --queues", "option '--queues' needs a value"},
+	    {"-p 0x3 -Q", "option -Q needs a value"},
+	    {"-p 0x3 --mbufs 100",
 	     "--mbufs '100': expected N or MIN-MAX with MIN <= MAX, MAX in "
 	     "512.."},
-	    {{"-p", "0x3", "--mbufs", "9000-1000"}, "--mbufs '9000-1000'"},
-	    {{"-p", "0x3", "--mbufs", "1000-2000-3000"},
-	     "--mbufs '1000-2000-3000'"},
-	    {{"-p", "0x3", "--mbufs", "-1000"}, "--mbufs '-1000'"},
-	    {{"-p", "0x3", "--mbufs"}, "option '--mbufs' needs a value"},
-	    {{"-p", "0x3", "--mbufs-idle", "x"}, "--mbufs-idle 'x'"},
+	    {"-p 0x3 --mbufs 9000-1000", "--mbufs '9000-1000'"},
+	    {"-p 0x3 --mbufs 1000-2000-3000", "--mbufs '1000-2000-3000'"},
+	    {"-p 0x3 --mbufs -1000", "--mbufs '-1000'"},
+	    {"-p 0x3 --mbufs", "option '--mbufs' needs a value"},
+	    {"-p 0x3 --mbufs-idle x", "--mbufs-idle 'x'"},
 	    /* 2^32 must not wrap to port 0 */
-	    {{"-p", "0x3", "--portmap=(4294967296,1)"},
+	    {"-p 0x3 --portmap=(4294967296,1)",
 	     "--portmap '(4294967296,1)': expected"},
 	};
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		const char *a[20] = {NULL_PORTS, "--file-prefix=test_l2fwd_bad",
-				     "--"};
-		unsigned n = 0;
-
-		while (a[n])
-			n++;
-
-		for (unsigned k = 0; k < 4 && bad[i].opt[k]; k++)
-			a[n++] = bad[i].opt[k];
-		a[n] = NULL;
-		r = run_l2fwd(a, NULL, 0, 120, outbuf, sizeof(outbuf));
+		r = run_line(NULL, 0,
+			     "-l 0 " NULL_PORTS
+			     " --file-prefix=test_l2fwd_bad -- %s",
+			     bad[i].opts);
 		/* A usage error (2), and nothing said after it. */
 		LR_TEST_ASSERT(r == 2, "case %u: exit %d:\n%s", i, r, outbuf);
 		LR_TEST_ASSERT(strstr(outbuf, bad[i].msg),
@@ -1137,40 +1075,25 @@ round_up(unsigned n, unsigned per)
 static int
 test_mbufs_option(void)
 {
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *fixed[] = {NULL_PORTS, "--file-prefix=test_l2fwd_mb",
-			       "--",	   "-p",
-			       "0x3",	   "-T",
-			       "0",	   "--duration",
-			       "0.3",	   "--mbufs",
-			       "8192",	   NULL};
-	int r = run_l2fwd(fixed, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0,
+			 "-l 0 " NULL_PORTS
+			 " --file-prefix=test_l2fwd_mb -- -p 0x3 -T 0 "
+			 "--duration 0.3 --mbufs 8192");
 	char said[160], stats[64];
 	unsigned per = mbufs_per_block();
 
-	if (r == -2) {
-		printf("skip: cannot run %s here\n", l2fwd_path);
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	SKIP_UNRUNNABLE(r);
+	if (clean_run(r) != 0)
 		return -1;
 	LR_TEST_ASSERT(strstr(outbuf, "mbuf pool: fixed, 8192 mbufs\n"),
 		       "fixed pool not said:\n%s", outbuf);
-	const char *elastic[] = {NULL_PORTS,   "--file-prefix=test_l2fwd_mb",
-				 "--",	       "-p",
-				 "0x3",	       "-T",
-				 "1",	       "--duration",
-				 "1.5",	       "--mbufs",
-				 "1000-20000", "--mbufs-idle",
-				 "50",	       NULL};
-
-	r = run_l2fwd(elastic, NULL, 0, 120, outbuf, sizeof(outbuf));
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	r = run_line(NULL, 0,
+		     "-l 0 " NULL_PORTS
+		     " --file-prefix=test_l2fwd_mb -- -p 0x3 -T 1 "
+		     "--duration 1.5 --mbufs 1000-20000 "
+		     "--mbufs-idle 50");
+	if (clean_run(r) != 0)
 		return -1;
 	/* Whole blocks: min and max rounded up to a multiple of the mbufs
 	 * a block holds (with 4 KiB pages 1001 and 20007). */
@@ -1198,34 +1121,12 @@ test_queues_binary(void)
 {
 	char pa[96], pb[96], dir[] = "/tmp/test_l2fwd_q.XXXXXX";
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *args[] = {"-l",
-			      "0-1",
-			      "--no-huge",
-			      "-m",
-			      "128",
-			      "--vdev",
-			      "net_null0,size=64,copy=0",
-			      "--vdev",
-			      "net_null1,size=64,copy=0",
-			      "--file-prefix=test_l2fwd_q",
-			      "--",
-			      "-p",
-			      "0x3",
-			      "--queues",
-			      "2",
-			      "-T",
-			      "0",
-			      "--duration",
-			      "0.5",
-			      NULL};
-	int r = run_l2fwd(args, NULL, 0, 120, outbuf, sizeof(outbuf));
+	NEED_L2FWD();
+	int r = run_line(NULL, 0,
+			 "-l 0-1 " NULL_PORTS " --file-prefix=test_l2fwd_q -- "
+			 "-p 0x3 --queues 2 -T 0 --duration 0.5");
 
-	LR_TEST_ASSERT(r == 0, "exit %d:\n%s", r, outbuf);
-	if (check_clean_exit(outbuf))
+	if (clean_run(r) != 0)
 		return -1;
 	LR_TEST_ASSERT(
 	    strstr(outbuf, "RX port 0 queue 1 -> TX port 1 queue 1") &&
@@ -1236,12 +1137,10 @@ test_queues_binary(void)
 	LR_TEST_ASSERT(mkdtemp(dir) != NULL, "mkdtemp");
 	snprintf(pa, sizeof(pa), "net_pcap0,tx_pcap=%s/a.pcap", dir);
 	snprintf(pb, sizeof(pb), "net_pcap1,tx_pcap=%s/b.pcap", dir);
-	const char *bad[] = {
-	    "-l",     "0",  "--no-huge", "-m", "128",
-	    "--vdev", pa,   "--vdev",	 pb,   "--file-prefix=test_l2fwd_qbad",
-	    "--",     "-p", "0x3",	 "-Q", "2",
-	    NULL};
-	r = run_l2fwd(bad, NULL, 0, 120, outbuf, sizeof(outbuf));
+	r = run_line(NULL, 0,
+		     "-l 0 --no-huge -m 128 --vdev %s --vdev %s "
+		     "--file-prefix=test_l2fwd_qbad -- -p 0x3 -Q 2",
+		     pa, pb);
 	unlink(pa + strlen("net_pcap0,tx_pcap="));
 	unlink(pb + strlen("net_pcap1,tx_pcap="));
 	rmdir(dir);
@@ -1263,39 +1162,16 @@ test_queues_binary(void)
 static int
 test_two_lcores_stats(void)
 {
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
-	const char *args[] = {"-l",
-			      "0-1",
-			      "--no-huge",
-			      "-m",
-			      "128",
-			      "--vdev",
-			      "net_null0,size=64,copy=0",
-			      "--vdev",
-			      "net_null1,size=64,copy=0",
-			      "--file-prefix=test_l2fwd_2lc",
-			      "--",
-			      "-p",
-			      "0x3",
-			      "-q",
-			      "1",
-			      "-T",
-			      "1",
-			      NULL};
+	NEED_L2FWD();
 	/* SIGINT once the first statistics are out: they were printed
 	 * while both lcores forwarded. */
-	int r = run_l2fwd(args, "Aggregate statistics", SIGINT, 120, outbuf,
-			  sizeof(outbuf));
+	int r =
+	    run_line("Aggregate statistics", SIGINT,
+		     "-l 0-1 " NULL_PORTS " --file-prefix=test_l2fwd_2lc -- "
+		     "-p 0x3 -q 1 -T 1");
 
-	if (r == -2) {
-		printf("skip: cannot run %s here\n", l2fwd_path);
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(r == 0, "exit %d, output:\n%s", r, outbuf);
-	return check_clean_exit(outbuf);
+	SKIP_UNRUNNABLE(r);
+	return clean_run(r);
 }
 
 /* lr-l2fwd-ring-bench: the forwarding loop on lcore 1 between two joined
@@ -1307,10 +1183,7 @@ test_ring_bench_two_lcores(void)
 	char prefix[80];
 	struct lr_test_child c;
 
-	if (find_binary() != 0) {
-		printf("skip: lr-l2fwd not built (-Dapps=false)\n");
-		return LR_TEST_SKIP;
-	}
+	NEED_L2FWD();
 	snprintf(bench, sizeof(bench), "%s-ring-bench", l2fwd_path);
 	char *argv[] = {
 	    bench,

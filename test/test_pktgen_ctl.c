@@ -36,13 +36,13 @@
 #include <jansson.h>
 
 #include "lr_test.h"
+#define LR_TEST_PG_NAME "test_pktgen_ctl"
+#include "lr_test_pktgen.h"
 
-#define OUT_MAX (256 * 1024)
-/* Bound on lr-pktgen printing that its socket is ready (qemu on a loaded
- * machine takes seconds to start) and on an answer: only a hang hits it. */
-#define READY_S 120
-#define HANG_S	20
-#define ANS	8192
+/* READY_S (lr_test_pktgen.h) bounds lr-pktgen printing that its socket is
+ * ready and an answer; HANG_S a hung client: only a hang hits them. */
+#define HANG_S 20
+#define ANS    8192
 /* The server's limits (ctl.c). */
 #define LIMIT 64
 #define LINE  4096
@@ -50,19 +50,9 @@
 #define NOBODY	 65534
 #define GROUP_ID 4242
 
-static char pktgen_bin[PATH_MAX];
-static char out[OUT_MAX];
-static char tmpdir[40];
 static char sock[100]; /* fits sun_path */
 
 /* ---- lr-pktgen ---- */
-
-static int
-find_binary(void)
-{
-	return lr_test_build_path(pktgen_bin, sizeof(pktgen_bin),
-				  "apps/pktgen/lr-pktgen");
-}
 
 /* Start lr-pktgen, prefix pgctl_<name>_<pid>, its socket at
  * <tmpdir>/<name>.sock (in sock): the EAL options vdevs, then the program's
@@ -72,29 +62,15 @@ static int
 spawn_run(struct lr_test_child *c, const char *name, const char *vdevs,
 	  const char *opts, const char *ready)
 {
-	char args[2048], base[64], pfx[96], *argv[64], *save = NULL;
-	int argc = 0;
+	char args[2048], base[64], pfx[96];
 
-	snprintf(sock, sizeof(sock), "%s/%s.sock", tmpdir, name);
+	/* tmpdir is /tmp/test_pktgen_ctl.XXXXXX: the bounds never cut */
+	snprintf(sock, sizeof(sock), "%.60s/%.32s.sock", tmpdir, name);
 	snprintf(base, sizeof(base), "pgctl_%s", name);
 	lr_test_prefix_arg(pfx, sizeof(pfx), base);
 	snprintf(args, sizeof(args), "--no-huge -m 160 -l 0 %s -- %s --ctl %s",
 		 vdevs, opts, sock);
-	argv[argc++] = pktgen_bin;
-	argv[argc++] = pfx;
-	for (char *t = strtok_r(args, " ", &save); t && argc < 63;
-	     t = strtok_r(NULL, " ", &save))
-		argv[argc++] = t;
-	argv[argc] = NULL;
-	LR_TEST_ASSERT(lr_test_spawn(c, pktgen_bin, argv, out, OUT_MAX) == 0,
-		       "cannot start %s", pktgen_bin);
-	if (ready != NULL && lr_test_child_wait_for(c, ready, READY_S) != 0) {
-		kill(c->pid, SIGKILL);
-		lr_test_child_finish(c, READY_S);
-		LR_TEST_ASSERT(0, "lr-pktgen never printed '%s':\n%s", ready,
-			       out);
-	}
-	return 0;
+	return spawn_pktgen(c, pfx, args, ready);
 }
 
 /* A run on a net_null port sending 1000 frames/s until "quit". */
@@ -105,21 +81,6 @@ start_null(struct lr_test_child *c, const char *name, const char *opts)
 
 	snprintf(o, sizeof(o), "--tx-only --quiet --rate-pps 1000 %s", opts);
 	return spawn_run(c, name, "--vdev net_null0", o, "control socket");
-}
-
-/* Value of key=... on the final line; NAN if missing. */
-static double
-field(const char *key)
-{
-	const char *line = strstr(out, "pktgen total:");
-	char pat[64];
-	const char *p;
-
-	if (line == NULL)
-		return NAN;
-	snprintf(pat, sizeof(pat), " %s=", key);
-	p = strstr(line, pat);
-	return p ? strtod(p + strlen(pat), NULL) : NAN;
 }
 
 /* ---- clients ---- */
@@ -176,8 +137,8 @@ ask(int fd, const char *req, size_t len, char *ans)
 	/* A server that refuses a peer answers and closes at once, maybe
 	 * before the request goes (EPIPE): its answer is read all the same,
 	 * as lr-pktgen-ctl does. */
-	if (send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len || errno == EPIPE ||
-	    errno == ECONNRESET)
+	if (send(fd, req, len, MSG_NOSIGNAL) == (ssize_t)len ||
+	    errno == EPIPE || errno == ECONNRESET)
 		read_line(fd, ans, ANS, HANG_S);
 }
 
@@ -1009,51 +970,36 @@ test_flood_counts(void)
 	return 0;
 }
 
-static void
-remove_tmpdir(void)
-{
-	char cmd[sizeof(tmpdir) + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", tmpdir);
-}
-
-/* Find the binary and make a scratch directory (others may pass through
- * it: the cases as uid 65534 connect in it), once. */
+/* Find the binary and make the scratch folder (ready()), which others may
+ * pass through (the cases as uid 65534 connect in it), once. */
 static int
-ready(void)
+ctl_ready(void)
 {
 	static int state; /* 0 not tried, 1 ready, -1 missing */
 
 	if (state == 0) {
-		state = -1;
 		signal(SIGPIPE, SIG_IGN);
-		snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_pktgen_ctl.XXXXXX");
-		if (find_binary() != 0)
-			printf("lr-pktgen not built: skipping\n");
-		else if (mkdtemp(tmpdir) != NULL && chmod(tmpdir, 0711) == 0)
-			state = 1;
-		if (state == 1)
-			atexit(remove_tmpdir);
+		state =
+		    ready(LR_TEST_PG_NAME) && chmod(tmpdir, 0711) == 0 ? 1 : -1;
 	}
 	return state == 1;
 }
 
-#define CASE(n)                                                                \
+/* lr_test_pktgen.h's CASE(), with ctl_ready(). */
+#define CTL_CASE(n)                                                            \
 	static int case_##n(void)                                              \
 	{                                                                      \
-		return ready() ? test_##n() : LR_TEST_SKIP;                    \
+		return ctl_ready() ? test_##n() : LR_TEST_SKIP;                \
 	}
-CASE(mode_umask0)
-CASE(mode_group)
-CASE(peer_refused)
-CASE(group_members)
-CASE(idle_clients)
-CASE(many_clients)
-CASE(malformed)
-CASE(slow_reader)
-CASE(flood_counts)
+CTL_CASE(mode_umask0)
+CTL_CASE(mode_group)
+CTL_CASE(peer_refused)
+CTL_CASE(group_members)
+CTL_CASE(idle_clients)
+CTL_CASE(many_clients)
+CTL_CASE(malformed)
+CTL_CASE(slow_reader)
+CTL_CASE(flood_counts)
 
 /* One case a line, in the order they run. */
 /* clang-format off */

@@ -144,23 +144,21 @@ test_rate_bits(void)
 static int
 test_size_range(void)
 {
-	unsigned size, lo = 2000, hi = 0;
-	int rc = RING_CAPTURE("range", 30, "--size 64-100 --size-step 4");
+	unsigned lo = 2000, hi = 0;
+	int rc = ring_frames("range", 30, "--size 64-100 --size-step 4", 0);
 
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("range"), 100), 30);
+	if (rc != 0)
+		return rc;
 	for (unsigned i = 0; i < nframes; i++) {
-		if (check_frame(i, 0, &size))
-			return -1;
-		LR_TEST_ASSERT_EQ(size, 64 + 4 * (i % 10));
+		LR_TEST_ASSERT_EQ(FRAME_SIZE(i), 64 + 4 * (i % 10));
 		LR_TEST_ASSERT_EQ(be32(frames[i].data + 48), i);
 	}
-	rc = RING_CAPTURE("rrange", 3000, "--size 64-1518 --random");
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("rrange"), 4000), 3000);
+	rc = ring_frames("rrange", 3000, "--size 64-1518 --random", 0);
+	if (rc != 0)
+		return rc;
 	for (unsigned i = 0; i < nframes; i++) {
-		if (check_frame(i, 0, &size))
-			return -1;
+		unsigned size = FRAME_SIZE(i);
+
 		LR_TEST_ASSERT(size >= 64 && size <= 1518, "size %u", size);
 		lo = size < lo ? size : lo;
 		hi = size > hi ? size : hi;
@@ -169,34 +167,34 @@ test_size_range(void)
 	return 0;
 }
 
+/* The frames read of 64, 570 and 1518 bytes (IMIX's sizes), counted into
+ * n64, n570 and n1518. */
+static void
+imix_count(unsigned *n64, unsigned *n570, unsigned *n1518)
+{
+	*n64 = *n570 = *n1518 = 0;
+	for (unsigned i = 0; i < nframes; i++) {
+		*n64 += FRAME_SIZE(i) == 64;
+		*n570 += FRAME_SIZE(i) == 570;
+		*n1518 += FRAME_SIZE(i) == 1518;
+	}
+}
+
 static int
 test_imix(void)
 {
-	unsigned n64 = 0, n570 = 0, n1518 = 0, size;
-	int rc = RING_CAPTURE("imix", 1200, "--imix");
+	unsigned n64, n570, n1518;
+	int rc = ring_frames("imix", 1200, "--imix", 0);
 
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("imix"), 2000), 1200);
-	for (unsigned i = 0; i < nframes; i++) {
-		if (check_frame(i, 0, &size))
-			return -1;
-		n64 += size == 64;
-		n570 += size == 570;
-		n1518 += size == 1518;
-	}
+	if (rc != 0)
+		return rc;
+	imix_count(&n64, &n570, &n1518);
 	LR_TEST_ASSERT(n64 == 700 && n570 == 400 && n1518 == 100,
 		       "IMIX %u/%u/%u", n64, n570, n1518);
-	n64 = n570 = n1518 = 0;
-	rc = RING_CAPTURE("rimix", 12000, "--imix --random --seed 7");
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("rimix"), 13000), 12000);
-	for (unsigned i = 0; i < nframes; i++) {
-		if (check_frame(i, 0, &size))
-			return -1;
-		n64 += size == 64;
-		n570 += size == 570;
-		n1518 += size == 1518;
-	}
+	rc = ring_frames("rimix", 12000, "--imix --random --seed 7", 0);
+	if (rc != 0)
+		return rc;
+	imix_count(&n64, &n570, &n1518);
 	LR_TEST_ASSERT_EQ(n64 + n570 + n1518, 12000);
 	LR_TEST_ASSERT(fabs(n64 / 7000.0 - 1) < 0.06 &&
 			   fabs(n570 / 4000.0 - 1) < 0.08 &&
@@ -214,17 +212,15 @@ test_imix(void)
 static int
 test_fields(void)
 {
-	unsigned size, seen_sip = 0, seen_sport = 0;
-	int rc = RING_CAPTURE("fields", 60, FIELDS);
+	unsigned seen_sip = 0, seen_sport = 0;
+	int rc = ring_frames("fields", 60, FIELDS, 0);
 
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("fields"), 100), 60);
+	if (rc != 0)
+		return rc;
 	for (unsigned i = 0; i < nframes; i++) {
 		const uint8_t *d = frames[i].data;
 
-		if (check_frame(i, 0, &size))
-			return -1;
-		LR_TEST_ASSERT_EQ(size, 64);
+		LR_TEST_ASSERT_EQ(FRAME_SIZE(i), 64);
 		/* The cartesian product, the destination MAC fastest, then
 		 * source IP, destination IP, source port: 2 x 3 x 2 x 5 = 60
 		 * frames, each combination once (before, every field
@@ -238,15 +234,13 @@ test_fields(void)
 				   d[11] == 0xaa && d[6] == 2,
 			       "frame %u: MACs", i);
 	}
-	rc = RING_CAPTURE("rfields", 600, FIELDS " --random");
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("rfields"), 1000), 600);
+	rc = ring_frames("rfields", 600, FIELDS " --random", 0);
+	if (rc != 0)
+		return rc;
 	for (unsigned i = 0; i < nframes; i++) {
 		const uint8_t *d = frames[i].data;
 		uint32_t sip = be32(d + 26), sport = be16(d + 34);
 
-		if (check_frame(i, 0, &size))
-			return -1;
 		LR_TEST_ASSERT(sip >= 0x0a000001 && sip <= 0x0a000003,
 			       "src ip %08x", sip);
 		LR_TEST_ASSERT(sport >= 1000 && sport <= 1004, "port %u",
@@ -262,20 +256,18 @@ test_fields(void)
 	 * update from the template's, and 0.0.0.0, 255.255.255.255), at 64
 	 * and 1000 bytes: the IPv4 checksum of each frame holds. */
 	for (int k = 0; k < 2; k++) {
-		rc = RING_CAPTURE("wfields", 2000,
-				  k ? "--src-ip 0.0.0.0-255.255.255.255 "
-				      "--dst-ip 255.255.0.0-255.255.255.255 "
-				      "--src-port 0-65535 --random --size 1000"
-				    : "--src-ip 0.0.0.0-255.255.255.255 "
-				      "--dst-ip 255.255.255.0-255.255.255.255 "
-				      "--dst-port 0-65535 --random");
-		CHECK_RUN(rc);
-		LR_TEST_ASSERT_EQ(read_pcap(cap_path("wfields"), 3000), 2000);
-		for (unsigned i = 0; i < nframes; i++) {
-			if (check_frame(i, 0, &size))
-				return -1;
-			LR_TEST_ASSERT_EQ(size, k ? 1000 : 64);
-		}
+		rc = ring_frames("wfields", 2000,
+				 k ? "--src-ip 0.0.0.0-255.255.255.255 "
+				     "--dst-ip 255.255.0.0-255.255.255.255 "
+				     "--src-port 0-65535 --random --size 1000"
+				   : "--src-ip 0.0.0.0-255.255.255.255 "
+				     "--dst-ip 255.255.255.0-255.255.255.255 "
+				     "--dst-port 0-65535 --random",
+				 0);
+		if (rc != 0)
+			return rc;
+		for (unsigned i = 0; i < nframes; i++)
+			LR_TEST_ASSERT_EQ(FRAME_SIZE(i), k ? 1000 : 64);
 	}
 	return 0;
 }
@@ -283,25 +275,15 @@ test_fields(void)
 static int
 test_udp_cksum(void)
 {
-	unsigned size;
-	int rc =
-	    RING_CAPTURE("udp", 500,
-			 "--udp-cksum --size 64-300 --src-ip "
-			 "10.1.0.1-10.1.0.200 --dst-port 1-65535 --random");
+	int rc = ring_frames("udp", 500,
+			     "--udp-cksum --size 64-300 --src-ip "
+			     "10.1.0.1-10.1.0.200 --dst-port 1-65535 --random",
+			     1);
 
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("udp"), 600), 500);
-	for (unsigned i = 0; i < nframes; i++)
-		if (check_frame(i, 1, &size))
-			return -1;
+	if (rc != 0)
+		return rc;
 	/* The fixed template path checksums too. */
-	rc = RING_CAPTURE("udp1", 10, "--udp-cksum --size 200");
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("udp1"), 20), 10);
-	for (unsigned i = 0; i < nframes; i++)
-		if (check_frame(i, 1, &size))
-			return -1;
-	return 0;
+	return ring_frames("udp1", 10, "--udp-cksum --size 200", 1);
 }
 
 /* 50 kpps for 3 s is 150000 frames: every frame of the schedule is sent
@@ -487,53 +469,56 @@ icmp6_fix(uint8_t *f)
 	     (uint16_t)~fold(sum16(f + 22, 32) + pl + 58 + sum16(f + 54, pl)));
 }
 
-/* An ICMP echo request from a to b with dlen payload bytes; its length. */
-static unsigned
-l3_echo4(uint8_t *f, const struct pg_l3_if *a, const struct pg_l3_if *b,
-	 unsigned dlen)
-{
-	memset(f, 0, 42 + dlen);
-	memcpy(f, b->mac, 6);
-	memcpy(f + 6, a->mac, 6);
-	wr16(f + 12, 0x0800);
-	f[14] = 0x45;
-	wr16(f + 16, 28 + dlen);
-	f[22] = 64;
-	f[23] = 1;
-	memcpy(f + 26, a->c.ip4, 4);
-	memcpy(f + 30, b->c.ip4, 4);
-	wr16(f + 24, (uint16_t)~fold(sum16(f + 14, 20)));
-	f[34] = 8;
-	wr16(f + 38, 0x1234);
-	wr16(f + 40, 7);
-	for (unsigned i = 0; i < dlen; i++)
-		f[42 + i] = (uint8_t)(i * 7);
-	wr16(f + 36, (uint16_t)~fold(sum16(f + 34, 8 + dlen)));
-	return 42 + dlen;
-}
+/* Where an echo request of one family has its fields, and their values
+ * (IPv4: ICMP; IPv6: ICMPv6). */
+struct echo_shape {
+	uint16_t ethertype;
+	uint8_t first, l4, type; /* the IP header's first byte, the protocol
+				    (next header), the echo request */
+	unsigned len, len0;	 /* the IP length field, its value bare */
+	unsigned hop, proto;	 /* the TTL (hop limit: 64), the protocol */
+	unsigned addr, alen;	 /* the addresses (source first), a length */
+	unsigned icmp;		 /* the ICMP header: type, id, sequence */
+	uint16_t id, seq;
+	unsigned mul; /* payload byte i is i * mul */
+};
 
-/* An ICMPv6 echo request from a to b; its length. */
+static const struct echo_shape echo4 = {0x0800, 0x45, 1, 8,  16,     28, 22,
+					23,	26,   4, 34, 0x1234, 7,	 7};
+static const struct echo_shape echo6 = {0x86dd, 0x60, 58, 128, 18,     8, 21,
+					20,	22,   16, 54,  0x4321, 3, 3};
+
+/* An echo request of shape sh (echo4, echo6) from a to b with dlen
+ * payload bytes, checksums right; its length. */
 static unsigned
-l3_echo6(uint8_t *f, const struct pg_l3_if *a, const struct pg_l3_if *b,
-	 unsigned dlen)
+l3_echo(uint8_t *f, const struct echo_shape *sh, const struct pg_l3_if *a,
+	const struct pg_l3_if *b, unsigned dlen)
 {
-	memset(f, 0, 62 + dlen);
+	unsigned hlen = sh->icmp + 8;
+	int v4 = sh->alen == 4;
+
+	memset(f, 0, hlen + dlen);
 	memcpy(f, b->mac, 6);
 	memcpy(f + 6, a->mac, 6);
-	wr16(f + 12, 0x86dd);
-	f[14] = 0x60;
-	wr16(f + 18, 8 + dlen);
-	f[20] = 58;
-	f[21] = 64;
-	memcpy(f + 22, a->c.ip6, 16);
-	memcpy(f + 38, b->c.ip6, 16);
-	f[54] = 128;
-	wr16(f + 58, 0x4321);
-	wr16(f + 60, 3);
+	wr16(f + 12, sh->ethertype);
+	f[14] = sh->first;
+	wr16(f + sh->len, sh->len0 + dlen);
+	f[sh->hop] = 64;
+	f[sh->proto] = sh->l4;
+	memcpy(f + sh->addr, v4 ? a->c.ip4 : a->c.ip6, sh->alen);
+	memcpy(f + sh->addr + sh->alen, v4 ? b->c.ip4 : b->c.ip6, sh->alen);
+	f[sh->icmp] = sh->type;
+	wr16(f + sh->icmp + 4, sh->id);
+	wr16(f + sh->icmp + 6, sh->seq);
 	for (unsigned i = 0; i < dlen; i++)
-		f[62 + i] = (uint8_t)(i * 3);
-	icmp6_fix(f);
-	return 62 + dlen;
+		f[hlen + i] = (uint8_t)(i * sh->mul);
+	if (!v4) {
+		icmp6_fix(f);
+		return hlen + dlen;
+	}
+	wr16(f + 24, (uint16_t)~fold(sum16(f + 14, 20)));
+	wr16(f + 36, (uint16_t)~fold(sum16(f + 34, 8 + dlen)));
+	return hlen + dlen;
 }
 
 /* --ip and --gateway: good and bad text, and the checks between them. */
@@ -642,6 +627,68 @@ test_l3_parse(void)
 	return 0;
 }
 
+/* What x makes of the n bytes of f (the answer it may build dropped). */
+static enum pg_l3_kind
+l3_kind(const struct pg_l3_if *x, const uint8_t *f, unsigned n)
+{
+	static uint8_t o[2048];
+	struct pg_l3_learned l;
+	unsigned m;
+
+	return pg_l3_classify(x, f, n, o, sizeof(o), &m, &l);
+}
+
+/* Frame f (n bytes) cut short at each length below n: x makes nothing
+ * (PG_L3_OTHER) of it below from, want from there on; 0 or -1. */
+static int
+l3_cut(const struct pg_l3_if *x, const uint8_t *f, unsigned n, unsigned from,
+       enum pg_l3_kind want)
+{
+	for (unsigned k = 0; k < n; k++)
+		LR_TEST_ASSERT_EQ(l3_kind(x, f, k),
+				  k >= from ? want : PG_L3_OTHER);
+	return 0;
+}
+
+/* Frame f (n bytes, at most 256) with bit 0 of byte at flipped: x makes
+ * nothing of it; 0 or -1. */
+static int
+l3_spoilt(const struct pg_l3_if *x, const uint8_t *f, unsigned n, unsigned at)
+{
+	uint8_t g[256];
+
+	memcpy(g, f, n);
+	g[at] ^= 1;
+	LR_TEST_ASSERT_EQ(l3_kind(x, g, n), PG_L3_OTHER);
+	return 0;
+}
+
+/* l tells the address ip (len bytes) at mac. */
+static bool
+l3_learned(const struct pg_l3_learned *l, const uint8_t *ip, unsigned len,
+	   const uint8_t *mac)
+{
+	return l->valid && memcmp(l->ip, ip, len) == 0 &&
+	       memcmp(l->mac, mac, 6) == 0;
+}
+
+/* x learns ip (len bytes) at mac from the n bytes of f, an answer (ARP
+ * reply, advert) it does not answer; 0 or -1 after a message with what. */
+static int
+l3_learns(const struct pg_l3_if *x, const uint8_t *f, unsigned n,
+	  const uint8_t *ip, unsigned len, const uint8_t *mac, const char *what)
+{
+	uint8_t o[2048];
+	struct pg_l3_learned l;
+	unsigned m;
+
+	LR_TEST_ASSERT_EQ(pg_l3_classify(x, f, n, o, sizeof(o), &m, &l),
+			  PG_L3_LEARN);
+	LR_TEST_ASSERT(m == 0 && l3_learned(&l, ip, len, mac),
+		       "%s: not learned", what);
+	return 0;
+}
+
 /* ARP, NDP and echo frames: what is built, what is answered, what is
  * learned; truncated and corrupt frames get nothing. */
 static int
@@ -663,8 +710,7 @@ test_l3_frames(void)
 		       "ARP request built wrong");
 	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o, sizeof(o), &m, &l),
 			  PG_L3_ARP);
-	LR_TEST_ASSERT(l.valid && !l.v6 && memcmp(l.ip, a.c.ip4, 4) == 0 &&
-			   memcmp(l.mac, a.mac, 6) == 0,
+	LR_TEST_ASSERT(!l.v6 && l3_learned(&l, a.c.ip4, 4, a.mac),
 		       "ARP request: sender not learned");
 	LR_TEST_ASSERT(m == 60 && memcmp(o, a.mac, 6) == 0 &&
 			   memcmp(o + 6, b.mac, 6) == 0 &&
@@ -674,21 +720,14 @@ test_l3_frames(void)
 			   memcmp(o + 32, a.mac, 6) == 0 &&
 			   memcmp(o + 38, a.c.ip4, 4) == 0,
 		       "ARP reply built wrong");
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&a, o, m, o2, sizeof(o2), &m2, &l),
-			  PG_L3_LEARN);
-	LR_TEST_ASSERT(m2 == 0 && l.valid && memcmp(l.ip, b.c.ip4, 4) == 0 &&
-			   memcmp(l.mac, b.mac, 6) == 0,
-		       "ARP reply: b not learned");
+	if (l3_learns(&a, o, m, b.c.ip4, 4, b.mac, "ARP reply: b") != 0)
+		return -1;
 	/* A request for another address is not answered. */
 	LR_TEST_ASSERT_EQ(pg_l3_classify(&a, f, n, o2, sizeof(o2), &m2, &l),
 			  PG_L3_LEARN);
 	LR_TEST_ASSERT_EQ(m2, 0);
-	for (unsigned k = 0; k < n; k++) {
-		enum pg_l3_kind want = k >= 42 ? PG_L3_ARP : PG_L3_OTHER;
-
-		LR_TEST_ASSERT_EQ(
-		    pg_l3_classify(&b, f, k, o2, sizeof(o2), &m2, &l), want);
-	}
+	if (l3_cut(&b, f, n, 42, PG_L3_ARP) != 0)
+		return -1;
 
 	/* Neighbour solicitation a -> b, b's advert, a learns b. */
 	n = pg_l3_ns_request(f, &a, b.c.ip6);
@@ -701,8 +740,7 @@ test_l3_frames(void)
 		       "neighbour solicitation built wrong");
 	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o, sizeof(o), &m, &l),
 			  PG_L3_NS);
-	LR_TEST_ASSERT(l.valid && l.v6 && memcmp(l.ip, a.c.ip6, 16) == 0 &&
-			   memcmp(l.mac, a.mac, 6) == 0,
+	LR_TEST_ASSERT(l.v6 && l3_learned(&l, a.c.ip6, 16, a.mac),
 		       "solicitation: sender not learned");
 	LR_TEST_ASSERT(m == 86 && memcmp(o, a.mac, 6) == 0 &&
 			   memcmp(o + 6, b.mac, 6) == 0 &&
@@ -713,24 +751,12 @@ test_l3_frames(void)
 			   o[79] == 1 && memcmp(o + 80, b.mac, 6) == 0 &&
 			   icmp6_ok(o),
 		       "neighbour advert built wrong");
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&a, o, m, o2, sizeof(o2), &m2, &l),
-			  PG_L3_LEARN);
-	LR_TEST_ASSERT(m2 == 0 && l.valid && memcmp(l.ip, b.c.ip6, 16) == 0 &&
-			   memcmp(l.mac, b.mac, 6) == 0,
-		       "advert: b not learned");
-	for (unsigned k = 0; k < n; k++)
-		LR_TEST_ASSERT_EQ(
-		    pg_l3_classify(&b, f, k, o2, sizeof(o2), &m2, &l),
-		    PG_L3_OTHER);
-	/* A bad checksum, a hop limit below 255: nothing. */
-	memcpy(g, f, n);
-	g[70] ^= 1;
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, g, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
-	memcpy(g, f, n);
-	g[21] = 254;
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, g, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
+	if (l3_learns(&a, o, m, b.c.ip6, 16, b.mac, "advert: b") != 0 ||
+	    l3_cut(&b, f, n, n, PG_L3_OTHER) != 0)
+		return -1;
+	/* A bad checksum, a hop limit below 255 (254): nothing. */
+	if (l3_spoilt(&b, f, n, 70) != 0 || l3_spoilt(&b, f, n, 21) != 0)
+		return -1;
 	/* Duplicate address detection (source ::, no option): the advert
 	 * goes to all nodes, not solicited. */
 	memcpy(g, f, 78);
@@ -746,7 +772,7 @@ test_l3_frames(void)
 
 	/* ICMP echo a -> b: b answers; not a's address, a bad checksum, a
 	 * fragment: nothing. */
-	n = l3_echo4(f, &a, &b, 12);
+	n = l3_echo(f, &echo4, &a, &b, 12);
 	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o, sizeof(o), &m, &l),
 			  PG_L3_ECHO);
 	LR_TEST_ASSERT(m == 60 && memcmp(o, a.mac, 6) == 0 &&
@@ -757,29 +783,23 @@ test_l3_frames(void)
 			   fold(sum16(o + 34, 20)) == 0xffff &&
 			   memcmp(o + 38, f + 38, 16) == 0,
 		       "echo reply built wrong");
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&a, f, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
-	memcpy(g, f, n);
-	g[45] ^= 1;
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, g, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
+	LR_TEST_ASSERT_EQ(l3_kind(&a, f, n), PG_L3_OTHER);
+	if (l3_spoilt(&b, f, n, 45) != 0)
+		return -1;
 	memcpy(g, f, n);
 	g[20] = 0x20; /* more fragments */
 	wr16(g + 24, 0);
 	wr16(g + 24, (uint16_t)~fold(sum16(g + 14, 20)));
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, g, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
-	for (unsigned k = 0; k < n; k++)
-		LR_TEST_ASSERT_EQ(
-		    pg_l3_classify(&b, f, k, o2, sizeof(o2), &m2, &l),
-		    PG_L3_OTHER);
+	LR_TEST_ASSERT_EQ(l3_kind(&b, g, n), PG_L3_OTHER);
+	if (l3_cut(&b, f, n, n, PG_L3_OTHER) != 0)
+		return -1;
 	/* A reply that does not fit the buffer is not built. */
-	n = l3_echo4(f, &a, &b, 200);
+	n = l3_echo(f, &echo4, &a, &b, 200);
 	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o2, 200, &m2, &l),
 			  PG_L3_OTHER);
 
 	/* ICMPv6 echo a -> b. */
-	n = l3_echo6(f, &a, &b, 20);
+	n = l3_echo(f, &echo6, &a, &b, 20);
 	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o, sizeof(o), &m, &l),
 			  PG_L3_ECHO6);
 	LR_TEST_ASSERT(m == n && memcmp(o, a.mac, 6) == 0 &&
@@ -788,20 +808,15 @@ test_l3_frames(void)
 			   memcmp(o + 38, a.c.ip6, 16) == 0 && o[54] == 129 &&
 			   icmp6_ok(o) && memcmp(o + 58, f + 58, 24) == 0,
 		       "ICMPv6 echo reply built wrong");
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&a, f, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
-	for (unsigned k = 0; k < n; k++)
-		LR_TEST_ASSERT_EQ(
-		    pg_l3_classify(&b, f, k, o2, sizeof(o2), &m2, &l),
-		    PG_L3_OTHER);
+	LR_TEST_ASSERT_EQ(l3_kind(&a, f, n), PG_L3_OTHER);
+	if (l3_cut(&b, f, n, n, PG_L3_OTHER) != 0)
+		return -1;
 	/* Without an address of the family: nothing. */
 	b.c.has6 = false;
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
+	LR_TEST_ASSERT_EQ(l3_kind(&b, f, n), PG_L3_OTHER);
 	b.c.has4 = false;
 	n = pg_l3_arp_request(f, &a, b.c.ip4);
-	LR_TEST_ASSERT_EQ(pg_l3_classify(&b, f, n, o2, sizeof(o2), &m2, &l),
-			  PG_L3_OTHER);
+	LR_TEST_ASSERT_EQ(l3_kind(&b, f, n), PG_L3_OTHER);
 	return 0;
 }
 
@@ -823,70 +838,88 @@ l3_hop_mac(const char *addr, uint8_t *mac)
 	return 0;
 }
 
+/* Frame i (bytes d) of port 0's IPv4 run in test_l3_ring(): consistent,
+ * to the next hop's mac, between the two ports' addresses; 0 or -1. */
+static int
+l3_ring_v4(unsigned i, const uint8_t *d, const uint8_t *mac)
+{
+	unsigned size;
+
+	if (check_frame(i, 0, &size))
+		return -1;
+	LR_TEST_ASSERT(memcmp(d, mac, 6) == 0 && memcmp(d + 6, mac, 6) != 0,
+		       "frame %u: destination MAC not the next hop's", i);
+	LR_TEST_ASSERT(be32(d + 26) == 0x0a070001 && be32(d + 30) == 0x0a070304,
+		       "frame %u: addresses %08x -> %08x", i, be32(d + 26),
+		       be32(d + 30));
+	return 0;
+}
+
+/* The same for the IPv6 run: IPv6 to mac, the addresses, the UDP
+ * checksum right. */
+static int
+l3_ring_v6(unsigned i, const uint8_t *d, const uint8_t *mac)
+{
+	unsigned pl = be16(d + 18);
+
+	LR_TEST_ASSERT(be16(d + 12) == 0x86dd && memcmp(d, mac, 6) == 0,
+		       "frame %u: not IPv6 to the next hop", i);
+	LR_TEST_ASSERT(be32(d + 22) == 0xfd070000 && be32(d + 34) == 1 &&
+			   be32(d + 50) == 0x00030004,
+		       "frame %u: addresses", i);
+	LR_TEST_ASSERT(fold(sum16(d + 22, 32) + pl + 17 + sum16(d + 54, pl)) ==
+			   0xffff,
+		       "frame %u: bad UDP checksum", i);
+	return 0;
+}
+
+/* lr-pktgen on a net_ring pair sends count frames from port 0 to port 1
+ * (captured in cap) with the addresses and destination of opts: port 0
+ * resolved the next hop hop by kind ("ARP" or "NDP") to a MAC of its own,
+ * port 1 received every frame, and frame_ok() passes each. 0, or what the
+ * case returns. */
+static int
+l3_ring_run(const char *opts, unsigned count, const char *cap, const char *hop,
+	    const char *kind,
+	    int (*frame_ok)(unsigned i, const uint8_t *d, const uint8_t *mac))
+{
+	static const uint8_t dflt[6] = {2, 0, 0, 0, 0, 2};
+	uint8_t mac[6];
+	char how[16];
+	int rc;
+
+	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		     "--rx-ports 1 --quiet --count %u --drain-ms 600000 "
+		     "--drain-all %s --capture %s",
+		 count, opts, cap_path(cap));
+	CHECK_RUN(rc);
+	snprintf(how, sizeof(how), "(%s, ", kind);
+	LR_TEST_ASSERT(l3_hop_mac(hop, mac) == 0 && memcmp(mac, dflt, 6) != 0 &&
+			   strstr(out, how) != NULL,
+		       "no next hop %s resolved by %s:\n%s", hop, kind, out);
+	LR_TEST_ASSERT_EQ(field("rx_own"), count);
+	LR_TEST_ASSERT_EQ(read_pcap(cap_path(cap), 2 * count), count);
+	for (unsigned i = 0; i < nframes; i++)
+		if (frame_ok(i, frames[i].data, mac) != 0)
+			return -1;
+	return 0;
+}
+
 /* Two ports of one lr-pktgen on a net_ring pair, each with an address:
  * port 0 resolves port 1's MAC (ARP, then NDP) and its frames carry it,
  * with port 0's address as their source (checksums right). */
 static int
 test_l3_ring(void)
 {
-	static const uint8_t dflt[6] = {2, 0, 0, 0, 0, 2};
-	uint8_t mac[6];
-	int rc;
+	int rc = l3_ring_run("--ip 0:10.7.0.1/16 --ip 1:10.7.3.4/16 "
+			     "--dst-ip 10.7.3.4",
+			     100, "l3v4", "10.7.3.4", "ARP", l3_ring_v4);
 
-	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
-		     "--rx-ports 1 --quiet --count 100 --drain-ms 600000 "
-		     "--drain-all --ip 0:10.7.0.1/16 "
-		     "--ip 1:10.7.3.4/16 --dst-ip 10.7.3.4 --capture %s",
-		 cap_path("l3v4"));
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT(l3_hop_mac("10.7.3.4", mac) == 0 &&
-			   memcmp(mac, dflt, 6) != 0 &&
-			   strstr(out, "(ARP, ") != NULL,
-		       "no next hop resolved:\n%s", out);
-	LR_TEST_ASSERT_EQ(field("rx_own"), 100);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("l3v4"), 200), 100);
-	for (unsigned i = 0; i < nframes; i++) {
-		const uint8_t *d = frames[i].data;
-		unsigned size;
-
-		if (check_frame(i, 0, &size))
-			return -1;
-		LR_TEST_ASSERT(
-		    memcmp(d, mac, 6) == 0 && memcmp(d + 6, mac, 6) != 0,
-		    "frame %u: destination MAC not the next hop's", i);
-		LR_TEST_ASSERT(be32(d + 26) == 0x0a070001 &&
-				   be32(d + 30) == 0x0a070304,
-			       "frame %u: addresses %08x -> %08x", i,
-			       be32(d + 26), be32(d + 30));
-	}
-	rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
-		     "--rx-ports 1 --quiet --count 50 --drain-ms 600000 "
-		     "--drain-all --ipv6 --ip "
-		     "0:fd07::1/64 --ip 1:fd07::3:4/64 --dst-ip fd07::3:4 "
-		     "--capture %s",
-		 cap_path("l3v6"));
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT(l3_hop_mac("fd07::3:4", mac) == 0 &&
-			   memcmp(mac, dflt, 6) != 0 &&
-			   strstr(out, "(NDP, ") != NULL,
-		       "no IPv6 next hop resolved:\n%s", out);
-	LR_TEST_ASSERT_EQ(field("rx_own"), 50);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("l3v6"), 100), 50);
-	for (unsigned i = 0; i < nframes; i++) {
-		const uint8_t *d = frames[i].data;
-		unsigned pl = be16(d + 18);
-
-		LR_TEST_ASSERT(be16(d + 12) == 0x86dd && memcmp(d, mac, 6) == 0,
-			       "frame %u: not IPv6 to the next hop", i);
-		LR_TEST_ASSERT(be32(d + 22) == 0xfd070000 &&
-				   be32(d + 34) == 1 &&
-				   be32(d + 50) == 0x00030004,
-			       "frame %u: addresses", i);
-		LR_TEST_ASSERT(fold(sum16(d + 22, 32) + pl + 17 +
-				    sum16(d + 54, pl)) == 0xffff,
-			       "frame %u: bad UDP checksum", i);
-	}
-	return 0;
+	if (rc != 0)
+		return rc;
+	return l3_ring_run("--ipv6 --ip 0:fd07::1/64 --ip 1:fd07::3:4/64 "
+			   "--dst-ip fd07::3:4",
+			   50, "l3v6", "fd07::3:4", "NDP", l3_ring_v6);
 }
 
 /* Bad L3 options and setups: each a clear error and its exit status. */
@@ -1011,9 +1044,9 @@ test_l3_answers(void)
 	CHECK_RUN(rc);
 	LR_TEST_ASSERT_EQ(read_pcap(cap_path("l3stamp"), 2), 1);
 	len[0] = pg_l3_arp_request(f[0], &x, b.c.ip4);
-	len[1] = l3_echo4(f[1], &x, &b, 16);
+	len[1] = l3_echo(f[1], &echo4, &x, &b, 16);
 	len[2] = pg_l3_ns_request(f[2], &x, b.c.ip6);
-	len[3] = l3_echo6(f[3], &x, &b, 16);
+	len[3] = l3_echo(f[3], &echo6, &x, &b, 16);
 	memcpy(f[4], frames[0].data, frames[0].len);
 	len[4] = frames[0].len;
 	LR_TEST_ASSERT(write_pcap(cap_path("l3req"), fp, len, 5) == 0,

@@ -41,6 +41,7 @@
 #include "lr_mbuf.h"
 #include "lr_test.h"
 #include "lr_test_netns.h"
+#include "lr_test_port.h"
 
 #define POOL_SIZE 8192
 #define BURST	  32
@@ -154,23 +155,10 @@ rx_check(uint16_t port, uint16_t q, unsigned first, unsigned want, int *bad)
 static int
 eal_up(void)
 {
-	char pfx[64];
+	int r = lr_test_port_eal("test_pmd_af_packet", "test_pmd_afp");
 
-	snprintf(pfx, sizeof(pfx), "--file-prefix=test_pmd_afp%d",
-		 (int)getpid());
-	char *argv[] = {"test_pmd_af_packet",
-			"-l",
-			"0",
-			"--no-huge",
-			"-m",
-			"128",
-			pfx,
-			NULL};
-
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_eal_init(7, argv) < 0)
-		return -1;
+	if (r <= 0)
+		return r; /* up already, or cannot start */
 	pool =
 	    lr_pktmbuf_pool_create("test_afp", POOL_SIZE, 64, 0,
 				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
@@ -202,30 +190,19 @@ port_create(const char *fmt, ...)
 	return lr_eth_dev_create(args);
 }
 
+/* Configure port with nq queue pairs of 1024 descriptors, start it. */
 static int
 port_start(int port, uint16_t nq, struct lr_mempool *mp)
 {
-	int ret;
-
-	if (port < 0)
-		return port;
-	ret = lr_eth_dev_configure((uint16_t)port, nq, nq, NULL);
-	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
-		ret = lr_eth_rx_queue_setup((uint16_t)port, q, 1024,
-					    LR_SOCKET_ID_ANY, NULL, mp);
-		if (ret == 0)
-			ret = lr_eth_tx_queue_setup((uint16_t)port, q, 1024,
-						    LR_SOCKET_ID_ANY, NULL);
-	}
-	return ret ? ret : lr_eth_dev_start((uint16_t)port);
+	return lr_test_port_start(port, nq, 1024, mp);
 }
 
+/* Every mbuf of both pools back. */
 static int
 no_mbuf_leak(void)
 {
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(small_pool), 0);
-	return 0;
+	return lr_test_pool_back(pool) || lr_test_pool_back(small_pool) ? -1
+									: 0;
 }
 
 /* Send frames first..first+n-1 from a raw socket. */
@@ -703,11 +680,7 @@ static int
 test_bad_devargs(void)
 {
 	char arg[300];
-	const struct {
-		const char *fmt;
-		int err;
-		const char *msg;
-	} bad[] = {
+	const struct lr_test_refused bad[] = {
 	    {"net_af_packet3", -EINVAL, "net_af_packet3: iface: missing"},
 	    {"net_af_packet3,iface=lrnosuchif9", -ENODEV,
 	     "net_af_packet3: iface: no interface 'lrnosuchif9' in this "
@@ -767,15 +740,9 @@ test_bad_devargs(void)
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		/* The third case names g0, which lives in the other
 		 * namespace: invisible from here. */
-		snprintf(arg, sizeof(arg), bad[i].fmt, i == 2 ? if_g0 : if_f0);
-		lr_test_log_begin();
-		int r = lr_eth_dev_create(arg);
-		const char *t = lr_test_log_end();
-
-		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
-			       bad[i].err);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg),
-			       "'%s': log '%s' lacks '%s'", arg, t, bad[i].msg);
+		snprintf(arg, sizeof(arg), bad[i].args, i == 2 ? if_g0 : if_f0);
+		if (lr_test_port_refused(arg, bad[i].err, bad[i].msg) != 0)
+			return -1;
 		LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), before);
 	}
 	/* More queues than qpairs. */
@@ -790,54 +757,46 @@ test_bad_devargs(void)
 	return 0;
 }
 
+/* The child of test_ring_unmappable(): its exit status. */
+static int
+ring_unmappable_child(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	unsigned long vm_kb = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %lu", &vm_kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	struct rlimit rl = {(vm_kb + 32 * 1024) * 1024,
+			    (vm_kb + 32 * 1024) * 1024};
+
+	if (vm_kb == 0 || setrlimit(RLIMIT_AS, &rl) != 0)
+		return 2;
+	lr_test_log_begin();
+	int r = port_create("net_af_packet4,iface=%s,tpacket=v3,"
+			    "blocksz=1048576,framecnt=32768",
+			    if_f0);
+	const char *t = lr_test_log_end();
+
+	return r == -ENOMEM && strstr(t, "net_af_packet4: rx queue 0: cannot "
+					 "map the ring (blocksz=1048576 "
+					 "framesz=2048 framecnt=32768: 64 "
+					 "blocks, 67108864 bytes): Cannot "
+					 "allocate memory")
+		   ? 0
+		   : 1;
+}
+
 /* A ring that cannot be mapped: in a child whose address space is capped
  * just above what it uses, a 64 MiB ring fails with a clear error. */
 static int
 test_ring_unmappable(void)
 {
-	pid_t pid;
-	int st;
-
 	EAL_UP();
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		FILE *f = fopen("/proc/self/status", "r");
-		char line[256];
-		unsigned long vm_kb = 0;
-
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "VmSize: %lu", &vm_kb) == 1)
-				break;
-		if (f)
-			fclose(f);
-		struct rlimit rl = {(vm_kb + 32 * 1024) * 1024,
-				    (vm_kb + 32 * 1024) * 1024};
-
-		if (vm_kb == 0 || setrlimit(RLIMIT_AS, &rl) != 0)
-			_exit(2);
-		lr_test_log_begin();
-		int r = port_create("net_af_packet4,iface=%s,tpacket=v3,"
-				    "blocksz=1048576,framecnt=32768",
-				    if_f0);
-		const char *t = lr_test_log_end();
-
-		_exit(
-		    r == -ENOMEM &&
-			    strstr(
-				t,
-				"net_af_packet4: rx queue 0: cannot map the "
-				"ring "
-				"(blocksz=1048576 framesz=2048 framecnt=32768: "
-				"64 blocks, 67108864 bytes): Cannot allocate "
-				"memory")
-			? 0
-			: 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
+	return lr_test_in_child(ring_unmappable_child);
 }
 
 /* Sum, over this process's mappings of sockets (packet rings), their

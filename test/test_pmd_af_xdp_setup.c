@@ -42,83 +42,60 @@
 #include "lr_test.h"
 #include "lr_test_netns.h"
 #include "lr_test_af_xdp.h"
+#include "lr_test_port.h"
 
 #ifdef LR_TEST_HAVE_AF_XDP
 
 /* ------------------------------------------------------------------ */
 /* Cases. */
 
+/* The child of test_dispatcher(): its exit status. */
+static int
+dispatcher_child(void)
+{
+	struct lr_mbuf *m[64];
+	char args[96];
+	const char *t;
+	int port, fd, ok;
+
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL) != 0) {
+		printf("skip: cannot mount a bpffs in a private mount "
+		       "namespace: %s\n",
+		       strerror(errno));
+		return LR_TEST_SKIP;
+	}
+	snprintf(args, sizeof(args), "net_af_xdp14,iface=%s", if_f0);
+	lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
+	lr_test_log_begin();
+	port = port_up(args, 1);
+	t = lr_test_log_end();
+	/* The dispatcher needs more than a bpffs (kernel support for
+	 * freplace programs); either way the port must say which it got and
+	 * work. */
+	if (port < 0 || (strstr(t, "program: libxdp redirect (libxdp "
+				   "dispatcher)") == NULL &&
+			 strstr(t, "program: libxdp redirect (single "
+				   "program") == NULL))
+		return 1;
+	printf("dispatcher: with a bpffs: %s\n",
+	       strstr(t, "(libxdp dispatcher)") ? "libxdp dispatcher"
+						: "single program");
+	fflush(stdout);
+	fd = gen_socket(if_g0, 0);
+	ok = fd >= 0 && send_frames(fd, 0, 40, 1) == 0 &&
+	     poll_rx((uint16_t)port, 0, m, 40) == 40;
+	lr_pktmbuf_free_bulk(m, 40);
+	return ok && port_down((uint16_t)port, 1) == 0 ? 0 : 1;
+}
+
 /* In a private mount namespace with a bpffs, libxdp loads its dispatcher;
  * frames still arrive. */
 static int
 test_dispatcher(void)
 {
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-
-	if (pid == 0) {
-		struct lr_mbuf *m[64];
-		char args[96];
-		const char *t;
-		int port, fd, ok;
-
-		if (unshare(CLONE_NEWNS) != 0 ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-		    mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL) != 0) {
-			printf("skip: cannot mount a bpffs in a private mount "
-			       "namespace: %s\n",
-			       strerror(errno));
-			_exit(LR_TEST_SKIP);
-		}
-		snprintf(args, sizeof(args), "net_af_xdp14,iface=%s", if_f0);
-		lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
-		lr_test_log_begin();
-		port = port_up(args, 1);
-		t = lr_test_log_end();
-		/* The dispatcher needs more than a bpffs (kernel support
-		 * for freplace programs); either way the port must say which
-		 * it got and work. */
-		if (port < 0 || (strstr(t, "program: libxdp redirect (libxdp "
-					   "dispatcher)") == NULL &&
-				 strstr(t, "program: libxdp redirect (single "
-					   "program") == NULL))
-			_exit(1);
-		printf("dispatcher: with a bpffs: %s\n",
-		       strstr(t, "(libxdp dispatcher)") ? "libxdp dispatcher"
-							: "single program");
-		fflush(stdout);
-		fd = gen_socket(if_g0, 0);
-		ok = fd >= 0 && send_frames(fd, 0, 40, 1) == 0 &&
-		     poll_rx((uint16_t)port, 0, m, 40) == 40;
-		lr_pktmbuf_free_bulk(m, 40);
-		_exit(ok && port_down((uint16_t)port, 1) == 0 ? 0 : 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	if (WIFEXITED(st) && WEXITSTATUS(st) == LR_TEST_SKIP)
-		return LR_TEST_SKIP;
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
-}
-
-/* Devargs that must fail with err and a log line containing msg. */
-static int
-expect_fail(const char *args, int err, const char *msg)
-{
-	const char *t;
-	int r;
-
-	lr_test_log_begin();
-	r = lr_eth_dev_create(args);
-	t = lr_test_log_end();
-	LR_TEST_ASSERT(r == err, "'%s': got %d (%s), want %d", args, r,
-		       r < 0 ? lr_strerror(-r) : "created", err);
-	LR_TEST_ASSERT(strstr(t, msg) != NULL, "'%s': log lacks '%s'", args,
-		       msg);
-	return 0;
+	return lr_test_in_child(dispatcher_child);
 }
 
 /* An xdp_prog that is not an ELF object: the start fails with -EINVAL
@@ -149,44 +126,41 @@ bad_prog_file(void)
 static int
 test_bad_devargs(void)
 {
+	/* Devargs and message, each with the interface ifc in it. */
+	static const struct {
+		const char *fmt;
+		const char *ifc;
+		int err;
+		const char *msg;
+	} bad[] = {
+	    {"net_af_xdp20", if_f0, -EINVAL, "net_af_xdp20: iface: missing"},
+	    {"net_af_xdp20,iface=lrt_none_x", if_f0, -ENODEV,
+	     "no interface 'lrt_none_x' in this network namespace"},
+	    {"net_af_xdp20,iface=lo,colour=red", if_f0, -EINVAL, "colour"},
+	    {"net_af_xdp20,iface=%s,start_queue=1", if_f0, -EINVAL,
+	     "queues 1..1 out of range: '%s' has 1 receive queue(s)"},
+	    {"net_af_xdp20,iface=%s,queue_count=3", if_n0, -EINVAL,
+	     "queues 0..2 out of range: '%s' has 2 receive queue(s)"},
+	    {"net_af_xdp20,iface=%s,mode=fast", if_f0, -EINVAL,
+	     "mode: bad value 'fast'"},
+	    {"net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0, -EINVAL,
+	     "xdp_prog: cannot read '/nonexistent/x.o'"},
+	    {"net_af_xdp20,iface=%s,shared_umem=2", if_f0, -EINVAL,
+	     "shared_umem: bad value '2'"},
+	    {"net_af_xdp20,iface=%s,partial_csum=yes", if_f0, -EINVAL,
+	     "partial_csum: bad value 'yes'"},
+	    {"net_af_xdp20,iface=%s,queue_count=17", if_f0, -EINVAL,
+	     "queue_count"},
+	};
 	char a[256], msg[256];
 
-	if (expect_fail("net_af_xdp20", -EINVAL,
-			"net_af_xdp20: iface: missing") ||
-	    expect_fail(
-		"net_af_xdp20,iface=lrt_none_x", -ENODEV,
-		"no interface 'lrt_none_x' in this network namespace") ||
-	    expect_fail("net_af_xdp20,iface=lo,colour=red", -EINVAL, "colour"))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,start_queue=1", if_f0);
-	snprintf(msg, sizeof(msg),
-		 "queues 1..1 out of range: '%s' has 1 receive queue(s)",
-		 if_f0);
-	if (expect_fail(a, -EINVAL, msg))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=3", if_n0);
-	snprintf(msg, sizeof(msg),
-		 "queues 0..2 out of range: '%s' has 2 receive queue(s)",
-		 if_n0);
-	if (expect_fail(a, -EINVAL, msg))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,mode=fast", if_f0);
-	if (expect_fail(a, -EINVAL, "mode: bad value 'fast'"))
-		return -1;
-	snprintf(a, sizeof(a),
-		 "net_af_xdp20,iface=%s,xdp_prog=/nonexistent/x.o", if_f0);
-	if (expect_fail(a, -EINVAL, "xdp_prog: cannot read '/nonexistent/x.o'"))
-		return -1;
-	if (bad_prog_file() != 0)
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,shared_umem=2", if_f0);
-	if (expect_fail(a, -EINVAL, "shared_umem: bad value '2'"))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,partial_csum=yes", if_f0);
-	if (expect_fail(a, -EINVAL, "partial_csum: bad value 'yes'"))
-		return -1;
-	snprintf(a, sizeof(a), "net_af_xdp20,iface=%s,queue_count=17", if_f0);
-	return expect_fail(a, -EINVAL, "queue_count");
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		snprintf(a, sizeof(a), bad[i].fmt, bad[i].ifc);
+		snprintf(msg, sizeof(msg), bad[i].msg, bad[i].ifc);
+		if (lr_test_port_refused(a, bad[i].err, msg) != 0)
+			return -1;
+	}
+	return bad_prog_file();
 }
 
 /* Drop capabilities caps (bit mask of the low 32) from the effective and
@@ -206,61 +180,60 @@ drop_caps(uint32_t caps_lo, uint32_t caps_hi)
 	return (int)syscall(SYS_capset, &h, d);
 }
 
+/* A port refused in a child process without some capabilities (caps,
+ * the low 32) and, unless 0, with a locked-memory limit that cannot be
+ * raised. */
+struct refused_child {
+	uint32_t caps;
+	rlim_t memlock;
+	const char *port; /* its name: iface is if_f0 */
+	int err;
+	const char *msg;
+};
+
+/* The refused_child() case the next child runs. */
+static const struct refused_child *child_case;
+
+/* The child of a refused_child case: its exit status. */
+static int
+refused_child(void)
+{
+	const struct refused_child *c = child_case;
+	struct rlimit rl = {c->memlock, c->memlock};
+	char a[96];
+
+	if (drop_caps(c->caps, 0) != 0 ||
+	    (c->memlock != 0 && setrlimit(RLIMIT_MEMLOCK, &rl) != 0))
+		return 2;
+	snprintf(a, sizeof(a), "%s,iface=%s", c->port, if_f0);
+	return lr_test_port_refused(a, c->err, c->msg) == 0 ? 0 : 1;
+}
+
+/* Without CAP_NET_RAW: the port is refused, saying why. */
 static int
 test_no_permission(void)
 {
-	pid_t pid;
-	int st;
+	static const struct refused_child c = {
+	    1u << CAP_NET_RAW, 0, "net_af_xdp21", -EPERM,
+	    "net_af_xdp21: no permission for AF_XDP: missing CAP_NET_RAW"};
 
-	fflush(NULL);
-	pid = fork();
-
-	if (pid == 0) {
-		char a[96];
-
-		if (drop_caps(1u << CAP_NET_RAW, 0) != 0)
-			_exit(2);
-		snprintf(a, sizeof(a), "net_af_xdp21,iface=%s", if_f0);
-		_exit(expect_fail(a, -EPERM,
-				  "net_af_xdp21: no permission for AF_XDP: "
-				  "missing CAP_NET_RAW") == 0
-			  ? 0
-			  : 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
+	child_case = &c;
+	return lr_test_in_child(refused_child);
 }
 
+/* With a locked-memory limit of 64 KiB that cannot be raised: the port is
+ * refused, saying what to do. */
 static int
 test_memlock(void)
 {
-	pid_t pid;
-	int st;
+	static const struct refused_child c = {
+	    (1u << CAP_IPC_LOCK) | (1u << CAP_SYS_RESOURCE), 64 << 10,
+	    "net_af_xdp22", -ENOBUFS,
+	    "RLIMIT_MEMLOCK is 64 KiB and cannot be raised: raise it (ulimit "
+	    "-l"};
 
-	fflush(NULL);
-	pid = fork();
-
-	if (pid == 0) {
-		struct rlimit rl = {64 << 10, 64 << 10};
-		char a[96];
-
-		if (drop_caps((1u << CAP_IPC_LOCK) | (1u << CAP_SYS_RESOURCE),
-			      0) != 0 ||
-		    setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
-			_exit(2);
-		snprintf(a, sizeof(a), "net_af_xdp22,iface=%s", if_f0);
-		_exit(expect_fail(a, -ENOBUFS,
-				  "RLIMIT_MEMLOCK is 64 KiB and cannot be "
-				  "raised: raise it (ulimit -l") == 0
-			  ? 0
-			  : 1);
-	}
-	LR_TEST_ASSERT(pid > 0 && waitpid(pid, &st, 0) == pid, "fork");
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child status %#x", st);
-	return 0;
+	child_case = &c;
+	return lr_test_in_child(refused_child);
 }
 
 /* The kernel's promiscuity count of ifname (`ip -d link`: every user,
@@ -384,13 +357,30 @@ two_ports_one_iface(void)
 		       lr_strerror(-p1));
 	LR_TEST_ASSERT(strstr(t, "already attached") == NULL,
 		       "warning for this process's own program:\n%s", t);
-	if (port_down((uint16_t)p1, 1) != 0 ||
-	    port_down((uint16_t)p0, 1) != 0)
+	if (port_down((uint16_t)p1, 1) != 0 || port_down((uint16_t)p0, 1) != 0)
 		return -1;
 	LR_TEST_ASSERT(
 	    xdp_prog_on(if_n0, prog, sizeof(prog)) == 0 && prog[0] == '\0',
 	    "%s: program '%s' left after both ports closed", if_n0, prog);
 	return 0;
+}
+
+/* Port args up (one queue pair) and down again; what it logged meanwhile
+ * (valid until the next capture), or NULL after a message. */
+static const char *
+port_cycle_log(const char *args)
+{
+	const char *t;
+	int port;
+
+	lr_test_log_begin();
+	port = port_up(args, 1);
+	t = lr_test_log_end();
+	if (port < 0) {
+		fprintf(stderr, "port: %s\n", lr_strerror(-port));
+		return NULL;
+	}
+	return port_down((uint16_t)port, 1) == 0 ? t : NULL;
 }
 
 static int
@@ -418,7 +408,6 @@ test_stale_prog(void)
 			NULL};
 	struct lr_test_child c;
 	const char *t, *q, *e;
-	int port;
 
 	snprintf(exe, sizeof(exe), "%s/../apps/l2fwd/lr-l2fwd", self_dir);
 	if (access(exe, X_OK) != 0) {
@@ -450,11 +439,8 @@ test_stale_prog(void)
 		       if_f1, prog);
 
 	snprintf(args, sizeof(args), "net_af_xdp12,iface=%s", if_f1);
-	lr_test_log_begin();
-	port = port_up(args, 1);
-	t = lr_test_log_end();
-	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	if (port_down((uint16_t)port, 1) != 0)
+	t = port_cycle_log(args);
+	if (t == NULL)
 		return -1;
 	LR_TEST_ASSERT(strstr(t, "net_af_xdp12: ") &&
 			   strstr(t, "libxdp's AF_XDP program (xsk_def_prog, "
@@ -474,11 +460,8 @@ test_stale_prog(void)
 	LR_TEST_ASSERT(system(cmd) == 0, "'%s' failed", cmd);
 
 	/* Now a port's own program, removed at its close: no warning. */
-	lr_test_log_begin();
-	port = port_up(args, 1);
-	t = lr_test_log_end();
-	LR_TEST_ASSERT(port >= 0, "port: %s", lr_strerror(-port));
-	if (port_down((uint16_t)port, 1) != 0)
+	t = port_cycle_log(args);
+	if (t == NULL)
 		return -1;
 	LR_TEST_ASSERT(strstr(t, "already attached") == NULL,
 		       "warning for the port's own program:\n%s", t);

@@ -60,70 +60,36 @@
 static int
 test_pair(void)
 {
-	char s[256], c[256], sock[128];
-	struct lr_eth_stats ss, cs;
+	struct memif_pair p;
 	struct stat st;
-	int sp, cp, ret = -1;
+	int ret = -1;
 	const unsigned n = 20000;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/pair.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif0,role=server,socket=%s,socket-abstract=no", sock);
-	snprintf(c, sizeof(c),
-		 "net_memif1,role=client,socket=%s,socket-abstract=no,"
-		 "rsize=8",
-		 sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	LR_TEST_ASSERT(pair_init(&p, 0, "pair.sock", "", ",rsize=8") == 0,
+		       "EAL init");
+	if (pair_up(&p, 1) != 0)
 		goto out;
-	if (stat(sock, &st) != 0 || (st.st_mode & 0777) != 0600) {
+	if (stat(p.sock, &st) != 0 || (st.st_mode & 0777) != 0600) {
 		fprintf(stderr, "socket mode %o, expected 600\n",
 			st.st_mode & 0777);
 		goto out;
 	}
-	if (xfer(cp, 0, sp, 0, 1, n) != 0 || xfer(sp, 0, cp, 0, 2, n) != 0)
+	if (xfer(p.cp, 0, p.sp, 0, 1, n) != 0 ||
+	    xfer(p.sp, 0, p.cp, 0, 2, n) != 0 ||
+	    counters_agree(p.sp, p.cp, n, n) != 0)
 		goto out;
-	lr_eth_stats_get((uint16_t)sp, &ss);
-	lr_eth_stats_get((uint16_t)cp, &cs);
-	if (ss.ipackets != n || cs.opackets != n || cs.ipackets != n ||
-	    ss.opackets != n || ss.ibytes != cs.obytes ||
-	    cs.ibytes != ss.obytes ||
-	    ss.ierrors + ss.oerrors + cs.ierrors + cs.oerrors + ss.rx_nombuf +
-		    cs.rx_nombuf !=
-		0) {
-		fprintf(stderr,
-			"counters: server rx %llu/%llu tx %llu/%llu, client "
-			"rx %llu/%llu tx %llu/%llu, errors %llu %llu %llu "
-			"%llu\n",
-			(unsigned long long)ss.ipackets,
-			(unsigned long long)ss.ibytes,
-			(unsigned long long)ss.opackets,
-			(unsigned long long)ss.obytes,
-			(unsigned long long)cs.ipackets,
-			(unsigned long long)cs.ibytes,
-			(unsigned long long)cs.opackets,
-			(unsigned long long)cs.obytes,
-			(unsigned long long)ss.ierrors,
-			(unsigned long long)ss.oerrors,
-			(unsigned long long)cs.ierrors,
-			(unsigned long long)cs.oerrors);
-		goto out;
-	}
-	if (xstat(sp, "connects") != 1 || xstat(cp, "connects") != 1) {
+	if (xstat(p.sp, "connects") != 1 || xstat(p.cp, "connects") != 1) {
 		fprintf(stderr, "connects %llu/%llu, expected 1\n",
-			(unsigned long long)xstat(sp, "connects"),
-			(unsigned long long)xstat(cp, "connects"));
+			(unsigned long long)xstat(p.sp, "connects"),
+			(unsigned long long)xstat(p.cp, "connects"));
 		goto out;
 	}
 	ret = 0;
 out:
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
+	pair_shut(&p);
 	LR_TEST_ASSERT(ret == 0, "pair failed");
-	LR_TEST_ASSERT(access(sock, F_OK) != 0, "socket file %s left behind",
-		       sock);
+	LR_TEST_ASSERT(access(p.sock, F_OK) != 0, "socket file %s left behind",
+		       p.sock);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
 }
@@ -161,9 +127,7 @@ out:
 	lr_test_memif_shut(c1);
 	lr_test_memif_shut(s0);
 	lr_test_memif_shut(s1);
-	LR_TEST_ASSERT(ret == 0, "two queues failed");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return case_end(ret, "two queues failed");
 }
 
 /* Server and client (devargs suffix extra) port numbers id, id + 1 on
@@ -172,63 +136,58 @@ out:
 static int
 reconnect_run(unsigned id, const char *name, const char *extra)
 {
-	char s[256], c[256];
+	struct memif_pair p;
 	struct lr_mbuf *m[4];
-	int sp, cp = -1, ret = -1;
+	int ret = -1;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(s, sizeof(s), "net_memif%u,role=server,socket=%s/%s", id, dir,
-		 name);
-	snprintf(c, sizeof(c), "net_memif%u,role=client,socket=%s/%s%s", id + 1,
-		 dir, name, extra);
+	LR_TEST_ASSERT(pair_init(&p, id, name, "", extra) == 0, "EAL init");
 	/* the client first: it waits for the server */
-	cp = port_open(c, 1);
-	sp = port_open(s, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0 ||
-	    xfer(cp, 0, sp, 0, 20, 500) != 0)
+	p.cp = port_open(p.c, 1);
+	p.sp = port_open(p.s, 1);
+	if (p.sp < 0 || p.cp < 0 || wait_link(p.sp, p.cp, 1) != 0 ||
+	    xfer(p.cp, 0, p.sp, 0, 20, 500) != 0)
 		goto out;
 	/* client goes: server down, its tx drops and counts */
-	lr_eth_dev_stop((uint16_t)cp);
-	if (wait_link(sp, -1, 0) != 0 || zc_pool_back(cp) != 0)
+	lr_eth_dev_stop((uint16_t)p.cp);
+	if (wait_link(p.sp, -1, 0) != 0 || zc_pool_back(p.cp) != 0)
 		goto out;
 	for (int i = 0; i < 4; i++)
 		m[i] = frame_mbuf(21, (unsigned)i);
-	if (lr_eth_tx_burst((uint16_t)sp, 0, m, 4) != 4 ||
-	    xstat(sp, "tx_link_down_drops") != 4) {
+	if (lr_eth_tx_burst((uint16_t)p.sp, 0, m, 4) != 4 ||
+	    xstat(p.sp, "tx_link_down_drops") != 4) {
 		fprintf(stderr, "link-down tx: drops %llu, expected 4\n",
-			(unsigned long long)xstat(sp, "tx_link_down_drops"));
+			(unsigned long long)xstat(p.sp, "tx_link_down_drops"));
 		goto out;
 	}
-	if (lr_eth_rx_burst((uint16_t)sp, 0, m, 4) != 0)
+	if (lr_eth_rx_burst((uint16_t)p.sp, 0, m, 4) != 0)
 		goto out;
 	/* client back */
-	if (lr_eth_dev_start((uint16_t)cp) != 0 || wait_link(sp, cp, 1) != 0 ||
-	    xfer(sp, 0, cp, 0, 22, 500) != 0)
+	if (lr_eth_dev_start((uint16_t)p.cp) != 0 ||
+	    wait_link(p.sp, p.cp, 1) != 0 ||
+	    xfer(p.sp, 0, p.cp, 0, 22, 500) != 0)
 		goto out;
 	/* server goes: client down; server back: client reconnects */
-	lr_eth_dev_stop((uint16_t)sp);
-	if (wait_link(cp, -1, 0) != 0)
+	lr_eth_dev_stop((uint16_t)p.sp);
+	if (wait_link(p.cp, -1, 0) != 0)
 		goto out;
 	/* the control thread gave the rings' mbufs back with the link */
-	if (zc_pool_back(cp) != 0)
+	if (zc_pool_back(p.cp) != 0)
 		goto out;
-	if (lr_eth_dev_start((uint16_t)sp) != 0 || wait_link(sp, cp, 1) != 0 ||
-	    xfer(cp, 0, sp, 0, 23, 500) != 0 || xfer(sp, 0, cp, 0, 24, 500))
+	if (lr_eth_dev_start((uint16_t)p.sp) != 0 ||
+	    wait_link(p.sp, p.cp, 1) != 0 ||
+	    xfer(p.cp, 0, p.sp, 0, 23, 500) != 0 ||
+	    xfer(p.sp, 0, p.cp, 0, 24, 500))
 		goto out;
-	if (xstat(cp, "connects") != 3 || xstat(cp, "disconnects") != 2) {
+	if (xstat(p.cp, "connects") != 3 || xstat(p.cp, "disconnects") != 2) {
 		fprintf(stderr, "client connects %llu disconnects %llu\n",
-			(unsigned long long)xstat(cp, "connects"),
-			(unsigned long long)xstat(cp, "disconnects"));
+			(unsigned long long)xstat(p.cp, "connects"),
+			(unsigned long long)xstat(p.cp, "disconnects"));
 		goto out;
 	}
-	lr_eth_dev_stop((uint16_t)cp);
-	ret = zc_pool_back(cp);
+	lr_eth_dev_stop((uint16_t)p.cp);
+	ret = zc_pool_back(p.cp);
 out:
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "reconnect failed");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&p, ret, "reconnect failed");
 }
 
 static int
@@ -390,6 +349,30 @@ testpmd_wait_line(const char *role, const char *line)
 	return -1;
 }
 
+/* Before a case with testpmd: LR_TEST_SKIP without dpdk-testpmd or with
+ * one CPU, else the EAL: 0 or -1. */
+static int
+testpmd_begin(void)
+{
+	if (find_testpmd() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf(
+		    "skip: needs dpdk-testpmd (Debian: dpdk-dev) and 2 CPUs\n");
+		return LR_TEST_SKIP;
+	}
+	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	return 0;
+}
+
+/* After a case with testpmd as role: its log's tail when ret is not 0,
+ * then case_end(ret, what). */
+static int
+testpmd_end(int ret, const char *role, const char *what)
+{
+	if (ret != 0)
+		testpmd_log(role);
+	return case_end(ret, what);
+}
+
 /* Frames to testpmd and back on port p; 0 or -1. */
 static int
 dpdk_roundtrip(int p, unsigned tag)
@@ -421,15 +404,12 @@ static int
 dpdk_server_run(unsigned id, int zc)
 {
 	char c[256], sock[128];
-	int cp = -1, ret = -1;
+	int cp = -1, ret = testpmd_begin();
 	uint64_t end;
 
-	if (find_testpmd() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		printf(
-		    "skip: needs dpdk-testpmd (Debian: dpdk-dev) and 2 CPUs\n");
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	if (ret != 0)
+		return ret;
+	ret = -1;
 	/* a path of its own: DPDK leaves its socket file behind, and a
 	 * DPDK server does not replace a stale one */
 	snprintf(sock, sizeof(sock), "%s/dpdk-server%u.sock", dir, id);
@@ -461,11 +441,7 @@ dpdk_server_run(unsigned id, int zc)
 		ret = -1;
 	lr_test_memif_shut(cp);
 	testpmd_stop();
-	if (ret != 0)
-		testpmd_log("server");
-	LR_TEST_ASSERT(ret == 0, "testpmd as server");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return testpmd_end(ret, "server", "testpmd as server");
 }
 
 static int
@@ -486,14 +462,11 @@ static int
 dpdk_client_run(unsigned tag, int zrx)
 {
 	char s[256], sock[128];
-	int sp, ret = -1;
+	int sp, ret = testpmd_begin();
 
-	if (find_testpmd() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		printf(
-		    "skip: needs dpdk-testpmd (Debian: dpdk-dev) and 2 CPUs\n");
-		return LR_TEST_SKIP;
-	}
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	if (ret != 0)
+		return ret;
+	ret = -1;
 	snprintf(sock, sizeof(sock), "%s/dpdk-client.sock", dir);
 	snprintf(s, sizeof(s),
 		 "net_memif%u,role=server,socket=%s,socket-abstract=no%s", tag,
@@ -511,11 +484,7 @@ dpdk_client_run(unsigned tag, int zrx)
 	if (ret == 0 && wait_link(sp, -1, 0) != 0)
 		ret = -1; /* testpmd gone: link down */
 	lr_test_memif_shut(sp);
-	if (ret != 0)
-		testpmd_log("client");
-	LR_TEST_ASSERT(ret == 0, "testpmd as client");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return testpmd_end(ret, "client", "testpmd as client");
 }
 
 static int
@@ -537,23 +506,15 @@ test_dpdk_client_zrx(void)
 static int
 test_empty_segment(void)
 {
-	char s[256], c[256], sock[128];
+	struct memif_pair p;
 	struct lr_mbuf *m[32];
 	uint16_t sent = 0, got = 0, bad = 0;
 	uint64_t end;
-	int sp, cp;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/empty.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif77,role=server,socket=%s,socket-abstract=no", sock);
-	snprintf(c, sizeof(c),
-		 "net_memif78,role=client,socket=%s,socket-abstract=no,"
-		 "rsize=4,bsize=1024",
-		 sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	LR_TEST_ASSERT(
+	    pair_init(&p, 77, "empty.sock", "", ",rsize=4,bsize=1024") == 0,
+	    "EAL init");
+	if (pair_up(&p, 1) != 0)
 		goto out;
 	for (unsigned j = 0; j < LR_DIM(m); j++) {
 		struct lr_mbuf *t = lr_pktmbuf_alloc(pool);
@@ -563,12 +524,12 @@ test_empty_segment(void)
 		memset(lr_pktmbuf_append(m[j], 1024), (int)j, 1024);
 		LR_TEST_ASSERT(lr_pktmbuf_chain(m[j], t) == 0, "chain");
 	}
-	sent = lr_eth_tx_burst((uint16_t)cp, 0, m, LR_DIM(m));
+	sent = lr_eth_tx_burst((uint16_t)p.cp, 0, m, LR_DIM(m));
 	lr_pktmbuf_free_bulk(m + sent, LR_DIM(m) - sent);
 	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-	while (got < sent && lr_test_memif_link_up(sp) &&
+	while (got < sent && lr_test_memif_link_up(p.sp) &&
 	       lr_get_tsc_cycles() < end) {
-		uint16_t r = lr_eth_rx_burst((uint16_t)sp, 0, m, LR_DIM(m));
+		uint16_t r = lr_eth_rx_burst((uint16_t)p.sp, 0, m, LR_DIM(m));
 
 		for (uint16_t j = 0; j < r; j++, got++)
 			bad += m[j]->pkt_len != 1024 ||
@@ -576,11 +537,11 @@ test_empty_segment(void)
 		lr_pktmbuf_free_bulk(m, r);
 	}
 out:;
-	int up = sp >= 0 && lr_test_memif_link_up(sp);
+	int up = p.sp >= 0 && lr_test_memif_link_up(p.sp);
+	int opened = p.sp >= 0 && p.cp >= 0;
 
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(sp >= 0 && cp >= 0, "ports");
+	pair_shut(&p);
+	LR_TEST_ASSERT(opened, "ports");
 	LR_TEST_ASSERT(up, "server link down after the burst");
 	LR_TEST_ASSERT(sent == 16 && got == 16 && bad == 0,
 		       "sent %u, got %u (%u bad): expected 16 whole frames",
@@ -675,22 +636,15 @@ make_ip_frame(uint8_t *f, uint8_t proto, uint32_t payload)
 static int
 test_tx_offloads(void)
 {
-	char s[256], c[256], sock[128];
+	struct memif_pair p;
 	static uint8_t f[2048];
 	struct lr_mbuf *m, *rx[BURST];
-	int sp, cp, ret = -1;
+	int ret = -1;
 	unsigned got = 0;
 	uint32_t len;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/offl.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif0,role=server,socket=%s,socket-abstract=no", sock);
-	snprintf(c, sizeof(c),
-		 "net_memif1,role=client,socket=%s,socket-abstract=no", sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	LR_TEST_ASSERT(pair_init(&p, 0, "offl.sock", "", "") == 0, "EAL init");
+	if (pair_up(&p, 1) != 0)
 		goto out;
 
 	/* UDP, partial: the pseudo-header sum in the field. */
@@ -711,7 +665,7 @@ test_tx_offloads(void)
 	m->ol_flags |= LR_MBUF_F_RX_L4_CKSUM_PARTIAL;
 	m->csum_start = 34;
 	m->csum_offset = 6;
-	if (lr_eth_tx_burst((uint16_t)cp, 0, &m, 1) != 1) {
+	if (lr_eth_tx_burst((uint16_t)p.cp, 0, &m, 1) != 1) {
 		lr_pktmbuf_free(m);
 		goto out;
 	}
@@ -728,7 +682,7 @@ test_tx_offloads(void)
 	m->l3_len = 20;
 	m->l4_len = 20;
 	m->tso_segsz = 600;
-	if (lr_eth_tx_burst((uint16_t)cp, 0, &m, 1) != 1) {
+	if (lr_eth_tx_burst((uint16_t)p.cp, 0, &m, 1) != 1) {
 		lr_pktmbuf_free(m);
 		goto out;
 	}
@@ -736,7 +690,7 @@ test_tx_offloads(void)
 	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
 
 	while (got < 4 && lr_get_tsc_cycles() < end) {
-		uint16_t k = lr_eth_rx_burst((uint16_t)sp, 0, rx, BURST);
+		uint16_t k = lr_eth_rx_burst((uint16_t)p.sp, 0, rx, BURST);
 
 		for (uint16_t j = 0; j < k; j++) {
 			static uint8_t buf[2048];
@@ -777,15 +731,11 @@ test_tx_offloads(void)
 		fprintf(stderr, "%u frames of 4 arrived\n", got);
 		goto out;
 	}
-	if (xstat(cp, "tx_offload_errors") != 0)
+	if (xstat(p.cp, "tx_offload_errors") != 0)
 		goto out;
 	ret = 0;
 out:
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "tx_offloads failed");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&p, ret, "tx_offloads failed");
 }
 
 static const struct lr_test_case cases[] = {

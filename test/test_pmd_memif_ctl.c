@@ -51,23 +51,42 @@
 #include "lr_test_pmd_memif.h"
 #include "lr_unix.h"
 
+/* A SOCK_SEQPACKET Unix socket bound to path (bound 1) or connected to
+ * it (0); its fd, or -1 after perror(what). */
+static int
+unix_socket(const char *path, int bound, const char *what)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	size_t len = strlen(path);
+
+	if (len < sizeof(sa.sun_path))
+		memcpy(sa.sun_path, path, len + 1);
+	if (fd < 0 || len >= sizeof(sa.sun_path) ||
+	    (bound ? bind(fd, (struct sockaddr *)&sa, sizeof(sa))
+		   : connect(fd, (struct sockaddr *)&sa, sizeof(sa))) != 0) {
+		perror(what);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* A socket file of someone else's at path (bound, not listening: a
  * client's connect is refused), put there by rename() so that no one sees
  * the path empty; its fd or -1. */
 static int
 foreign_socket(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	char tmp[sizeof(sa.sun_path)];
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	char tmp[108];
+	int fd;
 
 	snprintf(tmp, sizeof(tmp), "%.90s.other", path);
-	memcpy(sa.sun_path, tmp, sizeof(tmp));
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
-	    rename(tmp, path) != 0) {
+	fd = unix_socket(tmp, 1, "foreign socket");
+	if (fd >= 0 && rename(tmp, path) != 0) {
 		perror("foreign socket");
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return -1;
 	}
 	return fd;
@@ -82,21 +101,16 @@ foreign_socket(const char *path)
 static int
 test_socket_removed(void)
 {
-	char s[256], c[256], sub[96], sock[128], cmd[160];
-	int sp = -1, cp = -1, other = -1, ret = -1;
+	char sub[96], cmd[160];
+	struct memif_pair p;
+	int other = -1, ret = -1;
+	const char *sock = p.sock;
 	struct stat st;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
+	LR_TEST_ASSERT(pair_init(&p, 90, "rm/s.sock", "", "") == 0, "EAL init");
 	snprintf(sub, sizeof(sub), "%s/rm", dir);
-	snprintf(sock, sizeof(sock), "%s/s.sock", sub);
 	LR_TEST_ASSERT(mkdir(sub, 0700) == 0, "mkdir %s", sub);
-	snprintf(s, sizeof(s),
-		 "net_memif90,role=server,socket=%s,socket-abstract=no", sock);
-	snprintf(c, sizeof(c),
-		 "net_memif91,role=client,socket=%s,socket-abstract=no", sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	if (pair_up(&p, 1) != 0)
 		goto out;
 	/* removed while connected: reported, listening again, link up */
 	lr_test_log_begin();
@@ -105,26 +119,27 @@ test_socket_removed(void)
 		     "clients stay connected)") != 0)
 		goto log_out;
 	lr_test_log_end();
-	if (!lr_test_memif_link_up(sp) || !lr_test_memif_link_up(cp) ||
+	if (!lr_test_memif_link_up(p.sp) || !lr_test_memif_link_up(p.cp) ||
 	    stat(sock, &st) != 0 || (st.st_mode & 0777) != 0600 ||
-	    xfer(cp, 0, sp, 0, 90, 300) != 0 ||
-	    xfer(sp, 0, cp, 0, 91, 300) != 0) {
+	    xfer(p.cp, 0, p.sp, 0, 90, 300) != 0 ||
+	    xfer(p.sp, 0, p.cp, 0, 91, 300) != 0) {
 		fprintf(stderr, "after the removal: links %d %d, file %d\n",
-			lr_test_memif_link_up(sp), lr_test_memif_link_up(cp),
-			access(sock, F_OK));
+			lr_test_memif_link_up(p.sp),
+			lr_test_memif_link_up(p.cp), access(sock, F_OK));
 		goto out;
 	}
 	/* removed while no client is connected; a client gets in */
-	lr_eth_dev_stop((uint16_t)cp);
-	if (wait_link(sp, -1, 0) != 0)
+	lr_eth_dev_stop((uint16_t)p.cp);
+	if (wait_link(p.sp, -1, 0) != 0)
 		goto out;
 	lr_test_log_begin();
 	if (unlink(sock) != 0 ||
 	    wait_log("/rm/s.sock removed: listening on it again") != 0)
 		goto log_out;
 	lr_test_log_end();
-	if (lr_eth_dev_start((uint16_t)cp) != 0 || wait_link(sp, cp, 1) != 0 ||
-	    xfer(cp, 0, sp, 0, 92, 300) != 0)
+	if (lr_eth_dev_start((uint16_t)p.cp) != 0 ||
+	    wait_link(p.sp, p.cp, 1) != 0 ||
+	    xfer(p.cp, 0, p.sp, 0, 92, 300) != 0)
 		goto out;
 	/* another's file in its place: left alone, even by the stop */
 	lr_test_log_begin();
@@ -132,11 +147,11 @@ test_socket_removed(void)
 	if (other < 0 || wait_log("/rm/s.sock replaced by another file: "
 				  "left alone") != 0)
 		goto log_out;
-	if (!lr_test_memif_link_up(sp) || !lr_test_memif_link_up(cp) ||
-	    xfer(sp, 0, cp, 0, 93, 300) != 0)
+	if (!lr_test_memif_link_up(p.sp) || !lr_test_memif_link_up(p.cp) ||
+	    xfer(p.sp, 0, p.cp, 0, 93, 300) != 0)
 		goto log_out;
-	lr_eth_dev_stop((uint16_t)sp);
-	if (wait_link(cp, -1, 0) != 0)
+	lr_eth_dev_stop((uint16_t)p.sp);
+	if (wait_link(p.cp, -1, 0) != 0)
 		goto log_out;
 	lr_test_log_end();
 	if (access(sock, F_OK) != 0) {
@@ -153,13 +168,14 @@ test_socket_removed(void)
 	    wait_log("/rm/s.sock (No such file or directory)") != 0)
 		goto log_out;
 	lr_test_log_end();
-	if (mkdir(sub, 0700) != 0 || lr_eth_dev_start((uint16_t)sp) != 0 ||
-	    wait_link(sp, cp, 1) != 0 || xfer(cp, 0, sp, 0, 94, 300) != 0 ||
-	    xfer(sp, 0, cp, 0, 95, 300) != 0)
+	if (mkdir(sub, 0700) != 0 || lr_eth_dev_start((uint16_t)p.sp) != 0 ||
+	    wait_link(p.sp, p.cp, 1) != 0 ||
+	    xfer(p.cp, 0, p.sp, 0, 94, 300) != 0 ||
+	    xfer(p.sp, 0, p.cp, 0, 95, 300) != 0)
 		goto out;
-	if (xstat(cp, "connects") != 3) {
+	if (xstat(p.cp, "connects") != 3) {
 		fprintf(stderr, "client connects %llu, expected 3\n",
-			(unsigned long long)xstat(cp, "connects"));
+			(unsigned long long)xstat(p.cp, "connects"));
 		goto out;
 	}
 	ret = 0;
@@ -169,8 +185,7 @@ log_out:
 out:
 	if (other >= 0)
 		close(other);
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
+	pair_shut(&p);
 	LR_TEST_ASSERT(ret == 0, "socket removed");
 	LR_TEST_ASSERT(access(sock, F_OK) != 0, "socket file %s left behind",
 		       sock);
@@ -181,41 +196,29 @@ out:
 static int
 test_secret(void)
 {
-	char s[256], c[256];
-	int sp, cp, ret;
+	struct memif_pair p;
+	int ret;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(s, sizeof(s),
-		 "net_memif30,role=server,socket=%s/sec,"
-		 "secret=open-sesame",
-		 dir);
-	snprintf(c, sizeof(c),
-		 "net_memif31,role=client,socket=%s/sec,"
-		 "secret=open-barley",
-		 dir);
+	LR_TEST_ASSERT(pair_init(&p, 30, "sec", ",secret=open-sesame",
+				 ",secret=open-barley") == 0,
+		       "EAL init");
 	lr_test_log_begin();
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	ret = sp >= 0 && cp >= 0 ? wait_log("incorrect secret") : -1;
+	ret = pair_open(&p, 1) == 0 ? wait_log("incorrect secret") : -1;
 	if (ret == 0)
 		ret = wait_log("net_memif31: peer disconnected: incorrect "
 			       "secret");
-	LR_TEST_ASSERT(!lr_test_memif_link_up(sp) && !lr_test_memif_link_up(cp),
+	LR_TEST_ASSERT(!lr_test_memif_link_up(p.sp) &&
+			   !lr_test_memif_link_up(p.cp),
 		       "link up");
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
+	pair_shut(&p);
 	lr_test_log_end();
 	LR_TEST_ASSERT(ret == 0, "wrong secret not refused");
 	/* the right one */
-	snprintf(c, sizeof(c),
-		 "net_memif31,role=client,socket=%s/sec,"
-		 "secret=open-sesame",
-		 dir);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	ret = sp >= 0 && cp >= 0 ? wait_link(sp, cp, 1) : -1;
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
+	ret = pair_init(&p, 30, "sec", ",secret=open-sesame",
+			",secret=open-sesame");
+	if (ret == 0)
+		ret = pair_up(&p, 1);
+	pair_shut(&p);
 	LR_TEST_ASSERT(ret == 0, "right secret refused");
 	return 0;
 }
@@ -231,19 +234,7 @@ struct __attribute__((packed)) raw_msg {
 static int
 raw_connect(const char *path)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -1;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		perror("connect");
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
+	return unix_socket(path, 0, "connect");
 }
 
 /* Send len bytes of m with fd (-1: none); 0 or -1. */
@@ -288,6 +279,48 @@ raw_init(struct raw_msg *m, uint32_t id)
 	memcpy(m->body + 2, &id, 4);
 }
 
+/* A sealable memfd of 4096 bytes for a region; its fd or -1. */
+static int
+region_memfd(void)
+{
+	int mfd = memfd_create("bad", MFD_ALLOW_SEALING);
+
+	if (mfd >= 0 && (ftruncate(mfd, 4096) != 0 ||
+			 fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)) {
+		close(mfd);
+		return -1;
+	}
+	return mfd;
+}
+
+/* Two rings of 16 slots in region 0 (C2S at offset 0, S2C at s2c_off),
+ * each with its event fd and acknowledged, then CONNECT; 0 or -1. */
+static int
+raw_rings_connect(int s, uint32_t s2c_off)
+{
+	struct raw_msg m;
+
+	for (int d = 0; d < 2; d++) {
+		uint16_t flags = d == 0 ? 1 : 0;
+		uint32_t off = d == 0 ? 0 : s2c_off;
+		int efd = memfd_create("ev", 0);
+
+		memset(&m, 0, sizeof(m));
+		m.type = ADD_RING;
+		memcpy(m.body, &flags, 2);
+		memcpy(m.body + 6, &off, 4);
+		m.body[10] = 4;
+		raw_send(s, &m, sizeof(m), efd);
+		close(efd);
+		if (raw_recv(s, &m) != ACK)
+			return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.type = CONNECT;
+	raw_send(s, &m, sizeof(m), -1);
+	return 0;
+}
+
 /* Run one bad exchange against the server at path; 0 if the server
  * answered with DISCONNECT whose reason holds `reason`. */
 static int
@@ -320,9 +353,8 @@ bad_exchange(const char *path, int what, const char *reason)
 		raw_send(s, &m, sizeof(m), -1);
 		goto answer;
 	}
-	mfd = memfd_create("bad", MFD_ALLOW_SEALING);
-	if (mfd < 0 || ftruncate(mfd, 4096) != 0 ||
-	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
+	mfd = region_memfd();
+	if (mfd < 0)
 		goto out;
 	uint32_t cookie = 0x3E31F20; /* the C2S ring at 0 looks right */
 
@@ -332,24 +364,8 @@ bad_exchange(const char *path, int what, const char *reason)
 	if (raw_recv(s, &m) != ACK)
 		goto out;
 	/* two rings; the S2C one past the region's end */
-	for (int dir = 0; dir < 2; dir++) {
-		uint16_t flags = dir == 0 ? 1 : 0;
-		uint32_t off = dir == 0 ? 0 : 4096 - 64;
-		int efd = memfd_create("ev", 0);
-
-		memset(&m, 0, sizeof(m));
-		m.type = ADD_RING;
-		memcpy(m.body, &flags, 2);
-		memcpy(m.body + 6, &off, 4);
-		m.body[10] = 4;
-		raw_send(s, &m, sizeof(m), efd);
-		close(efd);
-		if (raw_recv(s, &m) != ACK)
-			goto out;
-	}
-	memset(&m, 0, sizeof(m));
-	m.type = CONNECT;
-	raw_send(s, &m, sizeof(m), -1);
+	if (raw_rings_connect(s, 4096 - 64) != 0)
+		goto out;
 answer:
 	if (raw_recv(s, &m) != DISCONNECT) {
 		fprintf(stderr, "bad peer %d: no DISCONNECT (type %u)\n", what,
@@ -389,9 +405,8 @@ bad_descriptor(const char *path, int sp)
 	raw_send(s, &m, sizeof(m), -1);
 	if (raw_recv(s, &m) != ACK)
 		goto out;
-	mfd = memfd_create("bad", MFD_ALLOW_SEALING);
-	if (mfd < 0 || ftruncate(mfd, 4096) != 0 ||
-	    fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK) != 0)
+	mfd = region_memfd();
+	if (mfd < 0)
 		goto out;
 	reg = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	if (reg == MAP_FAILED)
@@ -408,25 +423,8 @@ bad_descriptor(const char *path, int sp)
 	raw_send(s, &m, sizeof(m), mfd);
 	if (raw_recv(s, &m) != ACK)
 		goto out;
-	for (int d = 0; d < 2; d++) {
-		uint16_t flags = d == 0 ? 1 : 0;
-		uint32_t off = d == 0 ? 0 : rb;
-		int efd = memfd_create("ev", 0);
-
-		memset(&m, 0, sizeof(m));
-		m.type = ADD_RING;
-		memcpy(m.body, &flags, 2);
-		memcpy(m.body + 6, &off, 4);
-		m.body[10] = 4;
-		raw_send(s, &m, sizeof(m), efd);
-		close(efd);
-		if (raw_recv(s, &m) != ACK)
-			goto out;
-	}
-	memset(&m, 0, sizeof(m));
-	m.type = CONNECT;
-	raw_send(s, &m, sizeof(m), -1);
-	if (raw_recv(s, &m) != 7 /* CONNECTED */)
+	if (raw_rings_connect(s, rb) != 0 ||
+	    raw_recv(s, &m) != 7 /* CONNECTED */)
 		goto out;
 	/* desc 0 of the C2S ring: {flags, region, length, offset, meta} */
 	uint16_t z = 0;
@@ -476,14 +474,12 @@ out:
 static int
 test_bad_peer(void)
 {
-	char s[256], c[256], sock[128];
+	struct memif_pair p;
+	const char *sock = p.sock;
 	int sp, cp;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/bad.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif40,role=server,socket=%s,socket-abstract=no", sock);
-	sp = port_open(s, 1);
+	LR_TEST_ASSERT(pair_init(&p, 40, "bad.sock", "", "") == 0, "EAL init");
+	sp = port_open(p.s, 1);
 	LR_TEST_ASSERT(sp >= 0, "server");
 	lr_test_log_begin();
 	int r0 = bad_exchange(sock, 0, "message of 64 bytes");
@@ -499,9 +495,7 @@ test_bad_peer(void)
 		       "no log line for the bad ring");
 	LR_TEST_ASSERT(!lr_test_memif_link_up(sp), "link up after a bad peer");
 	/* and a real client still gets in */
-	snprintf(c, sizeof(c),
-		 "net_memif41,role=client,socket=%s,socket-abstract=no", sock);
-	cp = port_open(c, 1);
+	cp = port_open(p.c, 1);
 	int ret = cp >= 0 ? wait_link(sp, cp, 1) : -1;
 
 	if (ret == 0)

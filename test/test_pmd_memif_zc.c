@@ -60,37 +60,6 @@ nb_chained(unsigned n)
 	return k;
 }
 
-/* Counters of server sp and client cp after the server received srx
- * frames and the client crx: packets and bytes agree, no errors. */
-static int
-counters_agree(int sp, int cp, uint64_t srx, uint64_t crx)
-{
-	struct lr_eth_stats ss, cs;
-
-	lr_eth_stats_get((uint16_t)sp, &ss);
-	lr_eth_stats_get((uint16_t)cp, &cs);
-	if (ss.ipackets == srx && cs.opackets == srx && cs.ipackets == crx &&
-	    ss.opackets == crx && ss.ibytes == cs.obytes &&
-	    cs.ibytes == ss.obytes &&
-	    ss.ierrors + ss.oerrors + cs.ierrors + cs.oerrors + ss.rx_nombuf +
-		    cs.rx_nombuf ==
-		0)
-		return 0;
-	fprintf(stderr,
-		"counters: server rx %llu/%llu tx %llu/%llu, client rx "
-		"%llu/%llu tx %llu/%llu, errors %llu %llu %llu %llu, nombuf "
-		"%llu %llu\n",
-		(unsigned long long)ss.ipackets, (unsigned long long)ss.ibytes,
-		(unsigned long long)ss.opackets, (unsigned long long)ss.obytes,
-		(unsigned long long)cs.ipackets, (unsigned long long)cs.ibytes,
-		(unsigned long long)cs.opackets, (unsigned long long)cs.obytes,
-		(unsigned long long)ss.ierrors, (unsigned long long)ss.oerrors,
-		(unsigned long long)cs.ierrors, (unsigned long long)cs.oerrors,
-		(unsigned long long)ss.rx_nombuf,
-		(unsigned long long)cs.rx_nombuf);
-	return -1;
-}
-
 /* A zero-copy client and a copying server: frames of the client's pool
  * go out with no copy (one buffer) or copied (chained), foreign frames
  * are copied, received frames are mbufs of the client's pool (chains
@@ -99,53 +68,46 @@ counters_agree(int sp, int cp, uint64_t srx, uint64_t crx)
 static int
 test_zc_pair(void)
 {
-	char s[256], c[256], sock[128];
+	struct memif_pair p;
 	struct lr_mempool *zp = NULL;
-	int sp, cp, ret = -1;
+	int ret = -1;
 	const unsigned n = 20000;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/zc.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif70,role=server,socket=%s,socket-abstract=no", sock);
-	snprintf(c, sizeof(c),
-		 "net_memif71,role=client,socket=%s,socket-abstract=no,"
-		 "rsize=8,zero-copy=yes",
-		 sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0)
+	LR_TEST_ASSERT(
+	    pair_init(&p, 70, "zc.sock", "", ",rsize=8,zero-copy=yes") == 0,
+	    "EAL init");
+	if (pair_open(&p, 1) != 0)
 		goto out;
-	zp = lr_eth_memif_pool((uint16_t)cp);
-	if (zp == NULL || lr_eth_memif_pool((uint16_t)sp) != NULL ||
+	zp = lr_eth_memif_pool((uint16_t)p.cp);
+	if (zp == NULL || lr_eth_memif_pool((uint16_t)p.sp) != NULL ||
 	    lr_errno != EINVAL || lr_eth_memif_pool(LR_MAX_ETHPORTS - 1) ||
 	    lr_errno != ENODEV) {
 		fprintf(stderr, "lr_eth_memif_pool: %p\n", (void *)zp);
 		goto out;
 	}
-	if (wait_link(sp, cp, 1) != 0)
+	if (wait_link(p.sp, p.cp, 1) != 0)
 		goto out;
 	/* our pool's frames: one buffer goes as is, chains are copied */
 	tx_pool = zp;
-	ret = xfer(cp, 0, sp, 0, 70, n);
+	ret = xfer(p.cp, 0, p.sp, 0, 70, n);
 	tx_pool = NULL;
-	if (ret != 0 || xstat(cp, "tx_zc_copies") != nb_chained(n)) {
+	if (ret != 0 || xstat(p.cp, "tx_zc_copies") != nb_chained(n)) {
 		fprintf(stderr, "pool frames: %d, %llu copied, expected %u\n",
-			ret, (unsigned long long)xstat(cp, "tx_zc_copies"),
+			ret, (unsigned long long)xstat(p.cp, "tx_zc_copies"),
 			nb_chained(n));
 		goto fail;
 	}
 	/* frames of another pool are copied */
-	if (xfer(cp, 0, sp, 0, 71, n) != 0 ||
-	    xstat(cp, "tx_zc_copies") != nb_chained(n) + n)
+	if (xfer(p.cp, 0, p.sp, 0, 71, n) != 0 ||
+	    xstat(p.cp, "tx_zc_copies") != nb_chained(n) + n)
 		goto fail;
 	/* received frames are the pool's mbufs */
 	rx_expect = zp;
-	ret = xfer(sp, 0, cp, 0, 72, n);
+	ret = xfer(p.sp, 0, p.cp, 0, 72, n);
 	rx_expect = NULL;
-	if (ret != 0 || counters_agree(sp, cp, 2 * n, n) != 0)
+	if (ret != 0 || counters_agree(p.sp, p.cp, 2 * n, n) != 0)
 		goto fail;
-	lr_eth_dev_stop((uint16_t)cp);
+	lr_eth_dev_stop((uint16_t)p.cp);
 	if (lr_mempool_in_use_count(zp) != 0 || lr_mempool_validate(zp) != 0) {
 		fprintf(stderr, "zero-copy pool: %u mbufs in use after stop\n",
 			lr_mempool_in_use_count(zp));
@@ -156,11 +118,7 @@ test_zc_pair(void)
 fail:
 	ret = -1;
 out:
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "zero-copy pair failed");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&p, ret, "zero-copy pair failed");
 }
 
 /* A zero-copy client closed while the application holds one of its
@@ -169,34 +127,27 @@ out:
 static int
 test_zc_close_held(void)
 {
-	char s[256], c[256], sock[128];
+	struct memif_pair p;
 	struct lr_mbuf *m[BURST], *held = NULL;
-	int sp, cp, ret = -1;
+	int ret = -1;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/held.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif73,role=server,socket=%s,socket-abstract=no", sock);
-	snprintf(c, sizeof(c),
-		 "net_memif74,role=client,socket=%s,socket-abstract=no,"
-		 "zero-copy=yes",
-		 sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	LR_TEST_ASSERT(pair_init(&p, 73, "held.sock", "", ",zero-copy=yes") ==
+			   0,
+		       "EAL init");
+	if (pair_up(&p, 1) != 0)
 		goto out;
 	m[0] = frame_mbuf(73, 0);
-	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)sp, 0, m, 1) != 1)
+	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)p.sp, 0, m, 1) != 1)
 		goto out;
 	for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
 	     held == NULL && lr_get_tsc_cycles() < end;)
-		if (lr_eth_rx_burst((uint16_t)cp, 0, m, BURST) == 1)
+		if (lr_eth_rx_burst((uint16_t)p.cp, 0, m, BURST) == 1)
 			held = m[0];
 	if (held == NULL || check_frame(held, 73, 0) != 0)
 		goto out;
 	lr_test_log_begin();
-	lr_test_memif_shut(cp);
-	cp = -1;
+	lr_test_memif_shut(p.cp);
+	p.cp = -1;
 	const char *log = lr_test_log_end();
 
 	if (strstr(log, "net_memif74: the application still holds 1 mbufs "
@@ -217,11 +168,7 @@ out:
 		if (lr_mempool_in_use_count(zp) != 0)
 			ret = -1;
 	}
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "close with a held mbuf");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&p, ret, "close with a held mbuf");
 }
 
 /* The headers' pool of server zero-copy receive, from a packet. */
@@ -238,80 +185,53 @@ zrx_pool_of(const struct lr_mbuf *m)
 static int
 test_zrx_pair(void)
 {
-	char s[256], c[256], sock[128];
-	int sp = -1, cp = -1, ret = -1;
+	struct memif_pair p = {.sp = -1, .cp = -1};
+	int ret = -1;
 	const unsigned n = 20000;
 
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/zrx.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif75,role=server,socket=%s,socket-abstract=no,"
-		 "zero-copy=yes",
-		 sock);
 	for (int zc = 0; zc < 2; zc++) {
 		struct lr_mbuf *m[BURST];
 		uint16_t k = 0;
 
-		sp = port_open(s, 1);
-		snprintf(c, sizeof(c),
-			 "net_memif76,role=client,socket=%s,socket-abstract=no,"
-			 "rsize=8%s",
-			 sock, zc ? ",zero-copy=yes" : "");
-		cp = port_open(c, 1);
-		if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+		if (pair_init(&p, 75, "zrx.sock", ",zero-copy=yes",
+			      zc ? ",rsize=8,zero-copy=yes" : ",rsize=8") !=
+			0 ||
+		    pair_up(&p, 1) != 0)
 			goto out;
 		/* one frame first, to see what carries it */
 		m[0] = frame_mbuf(75, 0);
-		if (m[0] == NULL || lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 1)
+		if (m[0] == NULL ||
+		    lr_eth_tx_burst((uint16_t)p.cp, 0, m, 1) != 1)
 			goto out;
 		for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
 		     k == 0 && lr_get_tsc_cycles() < end;)
-			k = lr_eth_rx_burst((uint16_t)sp, 0, m, BURST);
+			k = lr_eth_rx_burst((uint16_t)p.sp, 0, m, BURST);
 		if (k != 1 || check_frame(m[0], 75, 0) != 0 ||
 		    !zrx_pool_of(m[0]) || lr_mbuf_validate(m[0]) != 0 ||
 		    lr_memseg_find(m[0]->buf_addr) != NULL ||
-		    xstat(sp, "rx_zc_held") != 1) {
+		    xstat(p.sp, "rx_zc_held") != 1) {
 			fprintf(stderr,
 				"zero-copy receive: %u frames, pool '%s', "
 				"held %llu\n",
 				k, k ? m[0]->pool->name : "-",
-				(unsigned long long)xstat(sp, "rx_zc_held"));
+				(unsigned long long)xstat(p.sp, "rx_zc_held"));
 			if (k)
 				lr_pktmbuf_free(m[0]);
 			goto out;
 		}
 		lr_pktmbuf_free(m[0]);
 		rx_expect = NULL;
-		if (xfer(cp, 0, sp, 0, 76, n) != 0 ||
-		    xfer(sp, 0, cp, 0, 77, n) != 0 ||
-		    counters_agree(sp, cp, n + 1, n) != 0 ||
-		    xstat(sp, "rx_zc_held") != 0)
+		if (xfer(p.cp, 0, p.sp, 0, 76, n) != 0 ||
+		    xfer(p.sp, 0, p.cp, 0, 77, n) != 0 ||
+		    counters_agree(p.sp, p.cp, n + 1, n) != 0 ||
+		    xstat(p.sp, "rx_zc_held") != 0)
 			goto out;
-		lr_test_memif_shut(cp);
-		lr_test_memif_shut(sp);
-		cp = sp = -1;
+		pair_shut(&p);
 	}
 	ret = 0;
 out:
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "zero-copy server pair failed");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
-}
-
-/* Receive on port p until n packets are held in m[] (up to 20 s); the
- * count held. */
-static unsigned
-rx_hold(int p, struct lr_mbuf **m, unsigned n)
-{
-	unsigned got = 0;
-
-	for (uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-	     got < n && lr_get_tsc_cycles() < end;)
-		got += lr_eth_rx_burst((uint16_t)p, 0, m + got,
-				       (uint16_t)LR_MIN(BURST, n - got));
-	return got;
+	return pair_end(&p, ret, "zero-copy server pair failed");
 }
 
 /* A zero-copy server whose application holds what it received: the
@@ -325,24 +245,15 @@ test_zrx_held(void)
 {
 	enum { SLOTS = 256 };
 	static struct lr_mbuf *held[SLOTS + BURST];
-	char s[256], c[256], sock[128];
-	int sp = -1, cp = -1, ret = -1;
+	struct memif_pair p;
+	int ret = -1;
 	unsigned sent = 0, got;
 	struct lr_mbuf *m[BURST];
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock, sizeof(sock), "%s/zrxh.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif77,role=server,socket=%s,socket-abstract=no,"
-		 "zero-copy=yes",
-		 sock);
-	snprintf(c, sizeof(c),
-		 "net_memif78,role=client,socket=%s,socket-abstract=no,"
-		 "rsize=8",
-		 sock);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	LR_TEST_ASSERT(
+	    pair_init(&p, 77, "zrxh.sock", ",zero-copy=yes", ",rsize=8") == 0,
+	    "EAL init");
+	if (pair_up(&p, 1) != 0)
 		goto out;
 	lr_test_log_begin();
 	/* fill: the server holds every frame, the client's ring runs out */
@@ -352,21 +263,22 @@ test_zrx_held(void)
 		m[0] = frame_mbuf(78, sent);
 		if (m[0] == NULL)
 			goto out;
-		if (lr_eth_tx_burst((uint16_t)cp, 0, m, 1) == 1)
+		if (lr_eth_tx_burst((uint16_t)p.cp, 0, m, 1) == 1)
 			sent++;
 		else
 			lr_pktmbuf_free(m[0]);
-		if (xstat(cp, "tx_ring_full") != 0)
+		if (xstat(p.cp, "tx_ring_full") != 0)
 			break;
 	}
-	got = rx_hold(sp, held, sent);
-	if (sent != SLOTS || got != SLOTS || xstat(sp, "rx_zc_held") != SLOTS) {
+	got = rx_hold(p.sp, held, sent);
+	if (sent != SLOTS || got != SLOTS ||
+	    xstat(p.sp, "rx_zc_held") != SLOTS) {
 		fprintf(stderr,
 			"ring of %u slots: %u sent, %u held, rx_zc_held %llu, "
 			"tx_ring_full %llu\n",
 			SLOTS, sent, got,
-			(unsigned long long)xstat(sp, "rx_zc_held"),
-			(unsigned long long)xstat(cp, "tx_ring_full"));
+			(unsigned long long)xstat(p.sp, "rx_zc_held"),
+			(unsigned long long)xstat(p.cp, "tx_ring_full"));
 		lr_pktmbuf_free_bulk(held, got);
 		goto out;
 	}
@@ -378,25 +290,25 @@ test_zrx_held(void)
 	/* freed out of order: the slots go back once the first is back */
 	lr_pktmbuf_free_bulk(held + 1, got - 1);
 	m[0] = frame_mbuf(79, 0);
-	if (m[0] == NULL || lr_eth_rx_burst((uint16_t)sp, 0, m + 1, 1) != 0 ||
-	    lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 0) {
+	if (m[0] == NULL || lr_eth_rx_burst((uint16_t)p.sp, 0, m + 1, 1) != 0 ||
+	    lr_eth_tx_burst((uint16_t)p.cp, 0, m, 1) != 0) {
 		fprintf(stderr, "ring not full with its first slot held\n");
 		lr_pktmbuf_free(held[0]);
 		goto out;
 	}
 	lr_pktmbuf_free(m[0]);
 	lr_pktmbuf_free(held[0]);
-	lr_eth_rx_burst((uint16_t)sp, 0, m, 1); /* gives the slots back */
+	lr_eth_rx_burst((uint16_t)p.sp, 0, m, 1); /* gives the slots back */
 	size_cap = MAXF;
-	if (xfer(cp, 0, sp, 0, 80, 2000) != 0)
+	if (xfer(p.cp, 0, p.sp, 0, 80, 2000) != 0)
 		goto out;
 	/* the client goes while a frame is held */
 	m[0] = frame_mbuf(81, 0);
-	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 1 ||
-	    rx_hold(sp, held, 1) != 1)
+	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)p.cp, 0, m, 1) != 1 ||
+	    rx_hold(p.sp, held, 1) != 1)
 		goto out;
-	lr_test_memif_shut(cp);
-	cp = -1;
+	lr_test_memif_shut(p.cp);
+	p.cp = -1;
 	if (wait_log("the application holds 1 mbufs received with zero "
 		     "copy") != 0 ||
 	    check_frame(held[0], 81, 0) != 0) {
@@ -404,23 +316,23 @@ test_zrx_held(void)
 		goto out;
 	}
 	memset(lr_pktmbuf_mtod(held[0], uint8_t *), 0x5a, held[0]->data_len);
-	cp = port_open(c, 1);
-	if (cp < 0 || wait_link(sp, cp, 1) != 0 ||
+	p.cp = port_open(p.c, 1);
+	if (p.cp < 0 || wait_link(p.sp, p.cp, 1) != 0 ||
 	    wait_log("receiving by copy on this connection") != 0 ||
-	    xfer(cp, 0, sp, 0, 82, 2000) != 0) {
+	    xfer(p.cp, 0, p.sp, 0, 82, 2000) != 0) {
 		lr_pktmbuf_free(held[0]);
 		goto out;
 	}
 	lr_pktmbuf_free(held[0]);
 	if (wait_log("gave back its last zero-copy mbuf") != 0)
 		goto out;
-	lr_test_memif_shut(cp);
-	cp = port_open(c, 1);
-	if (cp < 0 || wait_link(sp, cp, 1) != 0)
+	lr_test_memif_shut(p.cp);
+	p.cp = port_open(p.c, 1);
+	if (p.cp < 0 || wait_link(p.sp, p.cp, 1) != 0)
 		goto out;
 	m[0] = frame_mbuf(83, 0);
-	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)cp, 0, m, 1) != 1 ||
-	    rx_hold(sp, held, 1) != 1)
+	if (m[0] == NULL || lr_eth_tx_burst((uint16_t)p.cp, 0, m, 1) != 1 ||
+	    rx_hold(p.sp, held, 1) != 1)
 		goto out;
 	if (!zrx_pool_of(held[0]) || check_frame(held[0], 83, 0) != 0) {
 		fprintf(stderr, "no zero copy again after the frees\n");
@@ -428,8 +340,8 @@ test_zrx_held(void)
 		goto out;
 	}
 	/* the server closed under a held frame */
-	lr_test_memif_shut(sp);
-	sp = -1;
+	lr_test_memif_shut(p.sp);
+	p.sp = -1;
 	if (!log_has("closed while the application holds 1 mbufs") ||
 	    check_frame(held[0], 83, 0) != 0) {
 		lr_pktmbuf_free(held[0]);
@@ -440,11 +352,7 @@ test_zrx_held(void)
 out:
 	size_cap = MAXF;
 	lr_test_log_end();
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "zero-copy server with held frames");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&p, ret, "zero-copy server with held frames");
 }
 
 /* A zero-copy client with two queue pairs: each queue's rings hold mbufs
@@ -452,39 +360,32 @@ out:
 static int
 test_zc_two_queues(void)
 {
-	char s[256], c[256];
+	struct memif_pair p;
 	struct lr_mempool *zp;
-	int sp, cp, ret = -1;
+	int ret = -1;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(s, sizeof(s), "net_memif75,role=server,socket=%s/zc2", dir);
-	snprintf(c, sizeof(c),
-		 "net_memif76,role=client,socket=%s/zc2,zero-copy=yes,rsize=7",
-		 dir);
-	sp = port_open(s, 2);
-	cp = port_open(c, 2);
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	LR_TEST_ASSERT(pair_init(&p, 75, "zc2", "", ",zero-copy=yes,rsize=7") ==
+			   0,
+		       "EAL init");
+	if (pair_up(&p, 2) != 0)
 		goto out;
-	zp = lr_eth_memif_pool((uint16_t)cp);
+	zp = lr_eth_memif_pool((uint16_t)p.cp);
 	tx_pool = zp; /* the client sends its pool's mbufs */
-	ret = xfer(cp, 1, sp, 1, 75, 3000) || xfer(cp, 0, sp, 0, 76, 3000);
+	ret = xfer(p.cp, 1, p.sp, 1, 75, 3000) ||
+	      xfer(p.cp, 0, p.sp, 0, 76, 3000);
 	tx_pool = NULL;
 	rx_expect = zp; /* and receives them */
 	if (ret == 0)
-		ret = xfer(sp, 1, cp, 1, 77, 3000) ||
-		      xfer(sp, 0, cp, 0, 78, 3000);
+		ret = xfer(p.sp, 1, p.cp, 1, 77, 3000) ||
+		      xfer(p.sp, 0, p.cp, 0, 78, 3000);
 	rx_expect = NULL;
-	if (ret == 0 && counters_agree(sp, cp, 6000, 6000) != 0)
+	if (ret == 0 && counters_agree(p.sp, p.cp, 6000, 6000) != 0)
 		ret = -1;
-	lr_eth_dev_stop((uint16_t)cp);
+	lr_eth_dev_stop((uint16_t)p.cp);
 	if (ret == 0)
-		ret = zc_pool_back(cp);
+		ret = zc_pool_back(p.cp);
 out:
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
-	LR_TEST_ASSERT(ret == 0, "zero-copy two queues failed");
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
-	return 0;
+	return pair_end(&p, ret, "zero-copy two queues failed");
 }
 
 /* Zero-copy forwarding: frames the server sa sends arrive on zero-copy
@@ -499,7 +400,7 @@ static int mixed_pools_burst(int b, int sb, struct lr_mempool *pa);
 static int
 test_zc_forward(void)
 {
-	char s[256], c[256], sock_a[128], sock_b[128];
+	struct memif_pair fa, fb;
 	struct lr_mempool *pa = NULL;
 	struct lr_mbuf *m[BURST];
 	int sa, a, sb, b, ret = -1;
@@ -507,27 +408,14 @@ test_zc_forward(void)
 	unsigned sent = 0, fwd = 0, got = 0;
 	uint64_t end;
 
-	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
-	snprintf(sock_a, sizeof(sock_a), "%s/fwd-a.sock", dir);
-	snprintf(sock_b, sizeof(sock_b), "%s/fwd-b.sock", dir);
-	snprintf(s, sizeof(s),
-		 "net_memif92,role=server,socket=%s,socket-abstract=no",
-		 sock_a);
-	snprintf(c, sizeof(c),
-		 "net_memif93,role=client,socket=%s,socket-abstract=no,"
-		 "zero-copy=yes,rsize=8",
-		 sock_a);
-	sa = port_open(s, 1);
-	a = port_open(c, 1); /* configured first: b announces its pool */
-	snprintf(s, sizeof(s),
-		 "net_memif94,role=server,socket=%s,socket-abstract=no",
-		 sock_b);
-	snprintf(c, sizeof(c),
-		 "net_memif95,role=client,socket=%s,socket-abstract=no,"
-		 "zero-copy=yes,rsize=8",
-		 sock_b);
-	sb = port_open(s, 1);
-	b = port_open(c, 1);
+	LR_TEST_ASSERT(pair_init(&fa, 92, "fwd-a.sock", "",
+				 ",zero-copy=yes,rsize=8") == 0 &&
+			   pair_init(&fb, 94, "fwd-b.sock", "",
+				     ",zero-copy=yes,rsize=8") == 0,
+		       "EAL init");
+	pair_open(&fa, 1); /* a configured first: b announces its pool */
+	pair_open(&fb, 1);
+	sa = fa.sp, a = fa.cp, sb = fb.sp, b = fb.cp;
 	if (sa < 0 || a < 0 || sb < 0 || b < 0 || wait_link(sa, a, 1) != 0 ||
 	    wait_link(sb, b, 1) != 0)
 		goto out;
@@ -624,9 +512,8 @@ mixed_pools_burst(int b, int sb, struct lr_mempool *pa)
 	struct lr_mempool *mps[3] = {pa, lr_eth_memif_pool((uint16_t)b), NULL};
 	uint64_t zs = xstat(b, "tx_zc_sent"), zc = xstat(b, "tx_zc_copies");
 	struct lr_mbuf *m[12];
-	unsigned got = 0;
+	int got;
 	uint16_t t;
-	uint64_t end;
 
 	for (unsigned j = 0; j < 12; j++) {
 		tx_pool = mps[j % 3];
@@ -637,24 +524,13 @@ mixed_pools_burst(int b, int sb, struct lr_mempool *pa)
 			return -1;
 		}
 	}
-	t = lr_eth_tx_burst((uint16_t)b, 0, m, 12);
-	lr_pktmbuf_free_bulk(m + t, 12u - t);
-	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-	while (t == 12 && got < 12 && lr_get_tsc_cycles() < end) {
-		uint16_t r = lr_eth_rx_burst((uint16_t)sb, 0, m, 12);
-
-		for (uint16_t j = 0; j < r; j++, got++) {
-			if (check_frame(m[j], 94, got) != 0) {
-				lr_pktmbuf_free_bulk(m, r);
-				return -1;
-			}
-		}
-		lr_pktmbuf_free_bulk(m, r);
-	}
+	got = burst_back(b, sb, m, 12, 94, &t);
+	if (got < 0)
+		return -1;
 	if (t != 12 || got != 12 || xstat(b, "tx_zc_sent") - zs != 8 ||
 	    xstat(b, "tx_zc_copies") - zc != 4) {
 		fprintf(stderr,
-			"mixed pools: sent %u, received %u of 12, %llu as they "
+			"mixed pools: sent %u, received %d of 12, %llu as they "
 			"were (8 expected), %llu copied (4)\n",
 			t, got,
 			(unsigned long long)(xstat(b, "tx_zc_sent") - zs),
@@ -673,9 +549,8 @@ pool_burst(int c, int s, struct lr_mempool *mp, unsigned tag, unsigned k,
 {
 	uint64_t zs0 = xstat(c, "tx_zc_sent"), zc0 = xstat(c, "tx_zc_copies");
 	struct lr_mbuf *m[BURST];
-	unsigned got = 0;
+	int got;
 	uint16_t t;
-	uint64_t end;
 
 	tx_pool = mp;
 	for (unsigned j = 0; j < k; j++) {
@@ -687,24 +562,13 @@ pool_burst(int c, int s, struct lr_mempool *mp, unsigned tag, unsigned k,
 		}
 	}
 	tx_pool = NULL;
-	t = lr_eth_tx_burst((uint16_t)c, 0, m, (uint16_t)k);
-	lr_pktmbuf_free_bulk(m + t, k - t);
-	end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-	while (t == k && got < k && lr_get_tsc_cycles() < end) {
-		uint16_t r = lr_eth_rx_burst((uint16_t)s, 0, m, BURST);
-
-		for (uint16_t j = 0; j < r; j++, got++) {
-			if (check_frame(m[j], tag, got) != 0) {
-				lr_pktmbuf_free_bulk(m, r);
-				return -1;
-			}
-		}
-		lr_pktmbuf_free_bulk(m, r);
-	}
+	got = burst_back(c, s, m, k, tag, &t);
+	if (got < 0)
+		return -1;
 	*zs = xstat(c, "tx_zc_sent") - zs0;
 	*zc = xstat(c, "tx_zc_copies") - zc0;
-	if (t != k || got != k) {
-		fprintf(stderr, "pool '%s': sent %u, received %u of %u\n",
+	if (t != k || got != (int)k) {
+		fprintf(stderr, "pool '%s': sent %u, received %d of %u\n",
 			mp->name, t, got, k);
 		return -1;
 	}
@@ -741,9 +605,9 @@ static int
 test_zc_app_pool(void)
 {
 	const uint16_t room = LR_PKTMBUF_HEADROOM + 2048;
-	char s[256], c[256];
+	struct memif_pair p;
 	struct lr_mempool *early, *late = NULL;
-	int sp = -1, cp = -1, ret = -1;
+	int ret = -1;
 
 	LR_TEST_ASSERT(init_eal() == 0, "EAL init");
 	LR_TEST_ASSERT(lr_eth_memif_pool_create("memif_app_bad", 0, 0, room,
@@ -762,38 +626,33 @@ test_zc_app_pool(void)
 						LR_SOCKET_ID_ANY) == NULL,
 		       "a second pool under a name taken");
 	LR_TEST_ASSERT_EQ(lr_eth_memif_pool_free(pool), -EINVAL);
-	snprintf(s, sizeof(s), "net_memif96,role=server,socket=%s/apppool",
-		 dir);
-	snprintf(c, sizeof(c),
-		 "net_memif97,role=client,socket=%s/apppool,zero-copy=yes,"
-		 "rsize=8",
-		 dir);
-	sp = port_open(s, 1);
-	cp = port_open(c, 1);
+	LR_TEST_ASSERT(
+	    pair_init(&p, 96, "apppool", "", ",zero-copy=yes,rsize=8") == 0,
+	    "EAL init");
 	size_cap = 2048; /* one buffer: sent as it is */
-	if (sp < 0 || cp < 0 || wait_link(sp, cp, 1) != 0)
+	if (pair_up(&p, 1) != 0)
 		goto out;
-	if (lr_eth_memif_pool_free(lr_eth_memif_pool((uint16_t)cp)) !=
+	if (lr_eth_memif_pool_free(lr_eth_memif_pool((uint16_t)p.cp)) !=
 	    -EINVAL) {
 		fprintf(stderr, "the port's own pool freed\n");
 		goto out;
 	}
 	late = lr_eth_memif_pool_create("memif_app_late", 256, 0, room,
 					LR_SOCKET_ID_ANY);
-	if (late == NULL || app_burst(cp, sp, early, 98, 1, "announced") ||
-	    app_burst(cp, sp, late, 99, 0, "made after the connection"))
+	if (late == NULL || app_burst(p.cp, p.sp, early, 98, 1, "announced") ||
+	    app_burst(p.cp, p.sp, late, 99, 0, "made after the connection"))
 		goto out;
 	/* the next connection announces it */
-	lr_eth_dev_stop((uint16_t)cp);
-	if (wait_link(sp, -1, 0) != 0 || lr_eth_dev_start((uint16_t)cp) != 0 ||
-	    wait_link(sp, cp, 1) != 0 ||
-	    app_burst(cp, sp, late, 100, 1, "after reconnecting"))
+	lr_eth_dev_stop((uint16_t)p.cp);
+	if (wait_link(p.sp, -1, 0) != 0 ||
+	    lr_eth_dev_start((uint16_t)p.cp) != 0 ||
+	    wait_link(p.sp, p.cp, 1) != 0 ||
+	    app_burst(p.cp, p.sp, late, 100, 1, "after reconnecting"))
 		goto out;
 	ret = 0;
 out:
 	size_cap = MAXF;
-	lr_test_memif_shut(cp);
-	lr_test_memif_shut(sp);
+	pair_shut(&p);
 	LR_TEST_ASSERT(ret == 0, "application pools over zero-copy memif");
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(early), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_memif_pool_free(early), 0);

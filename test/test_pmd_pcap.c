@@ -28,6 +28,7 @@
 #include "lr_mbuf.h"
 #include "lr_test.h"
 #include "lr_test_cksum.h"
+#include "lr_test_port.h"
 
 #define POOL_SIZE 4096
 #define NB_FRAMES 40
@@ -194,17 +195,10 @@ check_pcap(const char *path, unsigned n, int src_nano)
 static int
 eal_up(void)
 {
-	char prefix[64];
+	int r = lr_test_port_eal("test_pmd_pcap", "test_pmd_pcap");
 
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_pcap%d",
-		 (int)getpid());
-	char *argv[] = {"test_pmd_pcap", "-l",	 "0", "--no-huge", "-m",
-			"128",		 prefix, NULL};
-
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_eal_init(7, argv) < 0)
-		return -1;
+	if (r <= 0)
+		return r; /* up already, or cannot start */
 	pool =
 	    lr_pktmbuf_pool_create("test_pmd_pcap", POOL_SIZE, 32, 0,
 				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
@@ -222,18 +216,11 @@ port_create(const char *fmt, const char *a, const char *b)
 	return lr_eth_dev_create(args);
 }
 
+/* Configure port with one queue pair of 512 descriptors, start it. */
 static int
 port_start(uint16_t port)
 {
-	int ret = lr_eth_dev_configure(port, 1, 1, NULL);
-
-	if (ret == 0)
-		ret = lr_eth_rx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY,
-					    NULL, pool);
-	if (ret == 0)
-		ret =
-		    lr_eth_tx_queue_setup(port, 0, 512, LR_SOCKET_ID_ANY, NULL);
-	return ret ? ret : lr_eth_dev_start(port);
+	return lr_test_port_start(port, 1, 512, pool);
 }
 
 /* Forward everything port rx receives to port tx until rx has been idle
@@ -260,10 +247,12 @@ forward_all(uint16_t rx, uint16_t tx)
 	return total;
 }
 
+/* Every mbuf of the pool back, its invariants holding. */
 static int
 no_mbuf_leak(void)
 {
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	if (lr_test_pool_back(pool) != 0)
+		return -1;
 	LR_TEST_ASSERT_EQ(lr_mempool_validate(pool), 0);
 	return 0;
 }
@@ -641,11 +630,7 @@ static int
 test_bad_devargs(void)
 {
 	char in[128];
-	const struct {
-		const char *fmt;
-		int err;
-		const char *msg;
-	} bad[] = {
+	const struct lr_test_refused bad[] = {
 	    {"net_pcap7", -EINVAL,
 	     "net_pcap7: nothing to read or write: give rx_pcap"},
 	    {"net_pcap7,iface=lo,rx_pcap=%s", -EINVAL,
@@ -681,15 +666,9 @@ test_bad_devargs(void)
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		char arg[300];
 
-		snprintf(arg, sizeof(arg), bad[i].fmt, in);
-		lr_test_log_begin();
-		int r = lr_eth_dev_create(arg);
-		const char *t = lr_test_log_end();
-
-		LR_TEST_ASSERT(r == bad[i].err, "'%s' gave %d, want %d", arg, r,
-			       bad[i].err);
-		LR_TEST_ASSERT(strstr(t, bad[i].msg),
-			       "'%s': log '%s' lacks '%s'", arg, t, bad[i].msg);
+		snprintf(arg, sizeof(arg), bad[i].args, in);
+		if (lr_test_port_refused(arg, bad[i].err, bad[i].msg) != 0)
+			return -1;
 	}
 	/* More queues than sources are refused; one per file is fine. */
 	char arg[400];
