@@ -98,8 +98,8 @@ check_frame(const struct lr_mbuf *m, unsigned q, unsigned i)
 
 	make_frame(want, q, i, len);
 	if (m->pkt_len != len) {
-		fprintf(stderr, "queue %u frame %u: %u bytes, expected %u\n",
-			q, i, m->pkt_len, len);
+		fprintf(stderr, "queue %u frame %u: %u bytes, expected %u\n", q,
+			i, m->pkt_len, len);
 		return -1;
 	}
 	lr_pktmbuf_copy_out(m, got);
@@ -130,8 +130,9 @@ xfer(int port, uint16_t q, unsigned n)
 		unsigned k = LR_MIN(BURST, n - sent);
 
 		if (lr_get_tsc_cycles() > end) {
-			fprintf(stderr, "queue %u: %u of %u frames back after "
-					"30 s (%u sent)\n",
+			fprintf(stderr,
+				"queue %u: %u of %u frames back after "
+				"30 s (%u sent)\n",
 				q, got, n, sent);
 			return -1;
 		}
@@ -268,12 +269,27 @@ testpmd_start(const char *vargs, unsigned nq)
 	if (tp_pid == 0) {
 		int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		char tq[32];
-		char *argv[] = {"stdbuf", "-oL", testpmd, "-l", "0,1",
-				"--no-pci", "--in-memory", "-m", "128",
-				"--single-file-segments", prefix, "--vdev",
-				vdev, "--", "--forward-mode=io", "-a",
-				"--nb-cores=1", q, tq,
-				"--total-num-mbufs=4096", NULL};
+		char *argv[] = {"stdbuf",
+				"-oL",
+				testpmd,
+				"-l",
+				"0,1",
+				"--no-pci",
+				"--in-memory",
+				"-m",
+				"128",
+				"--single-file-segments",
+				prefix,
+				"--vdev",
+				vdev,
+				"--",
+				"--forward-mode=io",
+				"-a",
+				"--nb-cores=1",
+				q,
+				tq,
+				"--total-num-mbufs=4096",
+				NULL};
 
 		snprintf(tq, sizeof(tq), "--txq=%u", nq);
 		dup2(pfd[0], 0);
@@ -466,10 +482,10 @@ test_dpdk_client_split(void)
 
 /* ---- a fake frontend ---------------------------------------------------- */
 
-#define MEM_SIZE  (1u << 20) /* the fake guest's memory */
-#define RING_NUM  256
-#define RING_AT(i) ((uint64_t)(i) * 65536) /* ring i's offset in it */
-#define BUF_AT	  (512u * 1024)
+#define MEM_SIZE   (1u << 20) /* the fake guest's memory */
+#define RING_NUM   256
+#define RING_AT(i) ((uint64_t)(i)*65536) /* ring i's offset in it */
+#define BUF_AT	   (512u * 1024)
 
 /* The fake frontend: its socket and its memory (a memfd we map too; its
  * guest-physical and virtual addresses are where we mapped it). */
@@ -561,8 +577,8 @@ fe_mem(struct fe *f)
 
 	memset(&t, 0, sizeof(t));
 	t.nregions = 1;
-	t.regions[0] = (struct lr_vhost_user_region){
-	    fe_addr(f, 0), MEM_SIZE, fe_addr(f, 0), 0};
+	t.regions[0] = (struct lr_vhost_user_region){fe_addr(f, 0), MEM_SIZE,
+						     fe_addr(f, 0), 0};
 	if (fe_send(f, LR_VHOST_USER_SET_OWNER, NULL, 0, NULL, 0) != 0 ||
 	    fe_send(f, LR_VHOST_USER_SET_FEATURES, &feat, 8, NULL, 0) != 0)
 		return -1;
@@ -575,15 +591,18 @@ fe_mem(struct fe *f)
 static int
 fe_ring(struct fe *f, uint32_t i, uint64_t desc_off)
 {
-	struct lr_vhost_user_vring_addr a = {
-	    i, 0, fe_addr(f, desc_off), fe_addr(f, RING_AT(i) + 8192),
-	    fe_addr(f, RING_AT(i) + 4096), 0};
+	struct lr_vhost_user_vring_addr a = {i,
+					     0,
+					     fe_addr(f, desc_off),
+					     fe_addr(f, RING_AT(i) + 8192),
+					     fe_addr(f, RING_AT(i) + 4096),
+					     0};
 	uint64_t nofd = i | LR_VHOST_USER_VRING_NOFD;
 
 	if (fe_state(f, LR_VHOST_USER_SET_VRING_NUM, i, RING_NUM) != 0 ||
 	    fe_state(f, LR_VHOST_USER_SET_VRING_BASE, i, 0) != 0 ||
-	    fe_send(f, LR_VHOST_USER_SET_VRING_ADDR, &a, sizeof(a), NULL,
-		    0) != 0 ||
+	    fe_send(f, LR_VHOST_USER_SET_VRING_ADDR, &a, sizeof(a), NULL, 0) !=
+		0 ||
 	    fe_send(f, LR_VHOST_USER_SET_VRING_CALL, &nofd, 8, NULL, 0) != 0)
 		return -1;
 	return fe_send(f, LR_VHOST_USER_SET_VRING_KICK, &nofd, 8, NULL, 0);
@@ -678,8 +697,8 @@ out:
 static int
 test_bad_truncated(void)
 {
-	return bad_raw("trunc", LR_VHOST_USER_SET_FEATURES, 8, NULL, 5, NULL,
-		       0, "bad message: truncated");
+	return bad_raw("trunc", LR_VHOST_USER_SET_FEATURES, 8, NULL, 5, NULL, 0,
+		       "bad message: truncated");
 }
 
 static int
@@ -709,10 +728,10 @@ bad_table(const char *name, uint64_t g1, uint64_t size, const char *text)
 
 	memset(&t, 0, sizeof(t));
 	t.nregions = 2;
-	t.regions[0] = (struct lr_vhost_user_region){0x100000, size,
-						     0x7f0000000000ull, 0};
-	t.regions[1] = (struct lr_vhost_user_region){g1, size,
-						     0x7f0000100000ull, 0};
+	t.regions[0] =
+	    (struct lr_vhost_user_region){0x100000, size, 0x7f0000000000ull, 0};
+	t.regions[1] =
+	    (struct lr_vhost_user_region){g1, size, 0x7f0000100000ull, 0};
 	for (int i = 0; i < 2; i++) {
 		fds[i] = memfd_create("bad_table", MFD_CLOEXEC);
 		if (fds[i] < 0 || ftruncate(fds[i], 65536) != 0)
@@ -774,10 +793,10 @@ test_bad_loop(void)
 
 	if (port < 0 || fe_setup(&f, sock) != 0 || wait_link(port, 1) != 0)
 		goto out;
-	fe_desc(&f, 1)[0] = (struct lr_vring_desc){
-	    fe_addr(&f, BUF_AT), 100, LR_VRING_DESC_F_NEXT, 1};
-	fe_desc(&f, 1)[1] = (struct lr_vring_desc){
-	    fe_addr(&f, BUF_AT), 100, LR_VRING_DESC_F_NEXT, 0};
+	fe_desc(&f, 1)[0] = (struct lr_vring_desc){fe_addr(&f, BUF_AT), 100,
+						   LR_VRING_DESC_F_NEXT, 1};
+	fe_desc(&f, 1)[1] = (struct lr_vring_desc){fe_addr(&f, BUF_AT), 100,
+						   LR_VRING_DESC_F_NEXT, 0};
 	fe_avail(&f, 1)->ring[0] = 0;
 	__atomic_store_n(&fe_avail(&f, 1)->idx, 1, __ATOMIC_RELEASE);
 	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
@@ -813,9 +832,9 @@ test_bad_peer_gone(void)
 		goto out;
 	/* 64 receive buffers of 2 KiB, then the peer closes */
 	for (uint16_t i = 0; i < 64; i++) {
-		fe_desc(&f, 0)[i] = (struct lr_vring_desc){
-		    fe_addr(&f, BUF_AT + 2048u * i), 2048,
-		    LR_VRING_DESC_F_WRITE, 0};
+		fe_desc(&f, 0)[i] =
+		    (struct lr_vring_desc){fe_addr(&f, BUF_AT + 2048u * i),
+					   2048, LR_VRING_DESC_F_WRITE, 0};
 		fe_avail(&f, 0)->ring[i] = i;
 	}
 	__atomic_store_n(&fe_avail(&f, 0)->idx, 64, __ATOMIC_RELEASE);
@@ -879,6 +898,5 @@ main(int argc, char **argv)
 	if (pool == NULL)
 		return 1;
 	atexit(testpmd_reap);
-	return lr_test_run("pmd_vhost", cases, (int)LR_DIM(cases), argc,
-			   argv);
+	return lr_test_run("pmd_vhost", cases, (int)LR_DIM(cases), argc, argv);
 }

@@ -140,8 +140,7 @@ lr_vhost_rings_update_(struct vh_port *p)
 	up = p->started && atomic_load(&p->ring[0].up) &&
 	     atomic_load(&p->ring[1].up);
 	if (up != p->up)
-		LR_LOG(INFO, PMD, "%s: link %s\n", p->name,
-		       up ? "up" : "down");
+		LR_LOG(INFO, PMD, "%s: link %s\n", p->name, up ? "up" : "down");
 	p->up = up;
 }
 
@@ -200,16 +199,16 @@ typedef int (*handler_t)(struct vh_port *p, const struct lr_vhost_user_msg *m,
 			 int *fds, unsigned nfds, struct answer *a);
 
 static int
-h_get_features(struct vh_port *p, const struct lr_vhost_user_msg *m,
-	       int *fds, unsigned nfds, struct answer *a)
+h_get_features(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+	       unsigned nfds, struct answer *a)
 {
 	answer_u64(m, a, VH_FEATURES);
 	return 0;
 }
 
 static int
-h_set_features(struct vh_port *p, const struct lr_vhost_user_msg *m,
-	       int *fds, unsigned nfds, struct answer *a)
+h_set_features(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+	       unsigned nfds, struct answer *a)
 {
 	uint64_t f = m->payload.u64;
 
@@ -278,8 +277,8 @@ mem_map(struct vh_port *p, const struct lr_vhost_user_memory *t, int *fds)
 }
 
 static int
-h_set_mem_table(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		int *fds, unsigned nfds, struct answer *a)
+h_set_mem_table(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		unsigned nfds, struct answer *a)
 {
 	int rc;
 
@@ -296,8 +295,8 @@ h_set_mem_table(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_set_vring_num(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		int *fds, unsigned nfds, struct answer *a)
+h_set_vring_num(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		unsigned nfds, struct answer *a)
 {
 	struct vh_ring *r = &p->ring[m->payload.state.index];
 
@@ -308,8 +307,8 @@ h_set_vring_num(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_set_vring_addr(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		 int *fds, unsigned nfds, struct answer *a)
+h_set_vring_addr(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		 unsigned nfds, struct answer *a)
 {
 	struct vh_ring *r = &p->ring[m->payload.addr.index];
 
@@ -320,8 +319,8 @@ h_set_vring_addr(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_set_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		 int *fds, unsigned nfds, struct answer *a)
+h_set_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		 unsigned nfds, struct answer *a)
 {
 	struct vh_ring *r = &p->ring[m->payload.state.index];
 
@@ -331,8 +330,8 @@ h_set_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_get_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		 int *fds, unsigned nfds, struct answer *a)
+h_get_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		 unsigned nfds, struct answer *a)
 {
 	uint32_t idx = m->payload.state.index;
 	struct vh_ring *r = &p->ring[idx];
@@ -351,8 +350,8 @@ h_get_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_set_vring_kick(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		 int *fds, unsigned nfds, struct answer *a)
+h_set_vring_kick(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		 unsigned nfds, struct answer *a)
 {
 	struct vh_ring *r = &p->ring[m->payload.u64 & 0xff];
 
@@ -369,8 +368,8 @@ h_set_vring_kick(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_set_vring_call(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		 int *fds, unsigned nfds, struct answer *a)
+h_set_vring_call(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		 unsigned nfds, struct answer *a)
 {
 	struct vh_ring *r = &p->ring[m->payload.u64 & 0xff];
 
@@ -384,8 +383,8 @@ h_set_vring_call(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_set_vring_err(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		int *fds, unsigned nfds, struct answer *a)
+h_set_vring_err(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		unsigned nfds, struct answer *a)
 {
 	return 0; /* we report no ring errors; the descriptor is closed */
 }
@@ -415,8 +414,8 @@ h_set_protocol_features(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 static int
-h_get_queue_num(struct vh_port *p, const struct lr_vhost_user_msg *m,
-		int *fds, unsigned nfds, struct answer *a)
+h_get_queue_num(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
+		unsigned nfds, struct answer *a)
 {
 	answer_u64(m, a, p->qp);
 	return 0;
@@ -475,10 +474,10 @@ answer_send(struct vh_port *p, const struct lr_vhost_user_msg *m,
 {
 	int err;
 
-	if (!a->has && !(m->hdr.flags & LR_VHOST_USER_NEED_REPLY &&
-			 p->proto & LR_VIRTIO_BIT(
-					LR_VHOST_USER_PROTOCOL_F_REPLY_ACK)))
-		return 0;
+	if (!a->has &&
+	    !(m->hdr.flags & LR_VHOST_USER_NEED_REPLY &&
+	      p->proto & LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_REPLY_ACK)))
+		return rc;
 	if (!a->has)
 		answer_u64(m, a, rc < 0 ? 1 : 0);
 	a->reply.hdr.flags = LR_VHOST_USER_VERSION | LR_VHOST_USER_REPLY;
@@ -492,15 +491,15 @@ answer_send(struct vh_port *p, const struct lr_vhost_user_msg *m,
 }
 
 int
-lr_vhost_msg_(struct vh_port *p, const struct lr_vhost_user_msg *m,
-	      size_t len, int *fds, unsigned nfds)
+lr_vhost_msg_(struct vh_port *p, const struct lr_vhost_user_msg *m, size_t len,
+	      int *fds, unsigned nfds)
 {
 	struct lr_vhost_user_check_ctx ctx = {p->qp, false, false};
 	struct answer a;
 	int rc;
 
-	rc = lr_vhost_user_msg_check(m, len, nfds, &ctx, p->why,
-				     sizeof(p->why));
+	rc =
+	    lr_vhost_user_msg_check(m, len, nfds, &ctx, p->why, sizeof(p->why));
 	if (rc < 0)
 		return rc;
 	LR_LOG(DEBUG, PMD, "%s: %s 0x%llx\n", p->name,

@@ -160,8 +160,8 @@ vhost_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 /* Per queue and direction, then the port's. */
-static const char *const q_names[] = {"kicks", "calls", "ring_full",
-				      "bad_desc", "offload_errors"};
+static const char *const q_names[] = {"kicks", "calls", "ring_full", "bad_desc",
+				      "offload_errors"};
 static const char *const port_names[] = {"connects", "disconnects",
 					 "bad_messages"};
 #define NQ LR_DIM(q_names)

@@ -49,33 +49,33 @@
 #include "lr_vhost_user.h"
 #include "lr_virtio.h"
 
-#define VH_MAXQP	  8    /* queue pairs a port may have */
+#define VH_MAXQP	  8 /* queue pairs a port may have */
 #define VH_NRING	  (2 * VH_MAXQP)
 #define VH_RETRY_MS	  100  /* a client's connect retry */
 #define VH_MSG_TIMEOUT_MS 1000 /* for the rest of a message begun */
 #define VH_FRAME_MAX	  (65535u + LR_VIRTIO_NET_HDR_MRG_LEN)
 
 /* The virtio-net features we offer. */
-#define VH_FEATURES                                                        \
-	(LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |                            \
-	 LR_VIRTIO_BIT(LR_VHOST_USER_F_PROTOCOL_FEATURES) |                \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF) |                        \
-	 LR_VIRTIO_BIT(LR_VIRTIO_F_IN_ORDER) |                             \
-	 LR_VIRTIO_BIT(LR_VIRTIO_F_RING_EVENT_IDX) |                       \
-	 LR_VIRTIO_BIT(LR_VIRTIO_F_NOTIFY_ON_EMPTY) |                      \
-	 LR_VIRTIO_BIT(LR_VIRTIO_F_ANY_LAYOUT) |                           \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MQ) |                               \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_CSUM) |                             \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_GUEST_CSUM) |                       \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_HOST_TSO4) |                        \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_HOST_TSO6) |                        \
-	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_GUEST_TSO4) |                       \
+#define VH_FEATURES                                                            \
+	(LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |                                \
+	 LR_VIRTIO_BIT(LR_VHOST_USER_F_PROTOCOL_FEATURES) |                    \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF) |                            \
+	 LR_VIRTIO_BIT(LR_VIRTIO_F_IN_ORDER) |                                 \
+	 LR_VIRTIO_BIT(LR_VIRTIO_F_RING_EVENT_IDX) |                           \
+	 LR_VIRTIO_BIT(LR_VIRTIO_F_NOTIFY_ON_EMPTY) |                          \
+	 LR_VIRTIO_BIT(LR_VIRTIO_F_ANY_LAYOUT) |                               \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MQ) |                                   \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_CSUM) |                                 \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_GUEST_CSUM) |                           \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_HOST_TSO4) |                            \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_HOST_TSO6) |                            \
+	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_GUEST_TSO4) |                           \
 	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_GUEST_TSO6))
 
 /* The protocol features we offer. */
-#define VH_PROTOCOL_FEATURES                                               \
-	(LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_MQ) |                      \
-	 LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_REPLY_ACK) |               \
+#define VH_PROTOCOL_FEATURES                                                   \
+	(LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_MQ) |                          \
+	 LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_REPLY_ACK) |                   \
 	 LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_STATUS))
 
 struct vh_port;
@@ -91,14 +91,14 @@ struct vh_ring {
 	const struct lr_vhost_mem *mem;
 	uint16_t size; /* descriptors (a power of two, <= 32768) */
 	uint16_t mask;
-	uint16_t last_avail; /* next avail entry we take */
-	uint16_t last_used;  /* next used entry we write */
-	uint16_t hdr_len;    /* 10 or 12 (VERSION_1 or MRG_RXBUF) */
-	uint8_t mrg;	     /* MRG_RXBUF negotiated */
-	uint8_t event_idx;   /* EVENT_IDX negotiated */
-	uint8_t guest_csum;  /* GUEST_CSUM negotiated (tx offloads) */
-	uint8_t guest_tso;   /* GUEST_TSO4/6 negotiated */
-	int call_fd;	     /* eventfd we write to interrupt, or -1 */
+	uint16_t last_avail;   /* next avail entry we take */
+	uint16_t last_used;    /* next used entry we write */
+	uint16_t hdr_len;      /* 10 or 12 (VERSION_1 or MRG_RXBUF) */
+	uint8_t mrg;	       /* MRG_RXBUF negotiated */
+	uint8_t event_idx;     /* EVENT_IDX negotiated */
+	uint8_t guest_csum;    /* GUEST_CSUM negotiated (tx offloads) */
+	uint8_t guest_tso;     /* GUEST_TSO4/6 negotiated */
+	int call_fd;	       /* eventfd we write to interrupt, or -1 */
 	struct lr_mempool *mp; /* rx: where mbufs come from */
 	uint16_t port_id;
 	uint16_t qid;
@@ -129,14 +129,14 @@ struct vh_port {
 	pthread_mutex_t lk; /* the control state below */
 	pthread_t thr;
 	int thr_on;
-	int wake_fd;	   /* eventfd: wakes the control thread */
-	_Atomic int stop;  /* the control thread ends */
-	int lis_fd;	   /* server: listening socket, or -1 */
-	dev_t lis_dev;	   /* the socket file we made */
+	int wake_fd;	  /* eventfd: wakes the control thread */
+	_Atomic int stop; /* the control thread ends */
+	int lis_fd;	  /* server: listening socket, or -1 */
+	dev_t lis_dev;	  /* the socket file we made */
 	ino_t lis_ino;
-	int conn_fd;	   /* the frontend's connection, or -1 */
+	int conn_fd; /* the frontend's connection, or -1 */
 	int started;
-	int up;		   /* link */
+	int up;		    /* link */
 	int waiting_logged; /* client: the connect error last logged */
 	uint16_t nb_rxq, nb_txq;
 	uint64_t features; /* negotiated (SET_FEATURES) */

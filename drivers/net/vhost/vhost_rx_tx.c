@@ -79,8 +79,8 @@ ring_bad(struct vh_ring *r, const char *fmt, ...)
 	lr_counter_add(&r->bad_desc, 1);
 	if (atomic_compare_exchange_strong(&p->bad, &zero, 1)) {
 		va_list ap;
-		int n = snprintf(p->bad_why, sizeof(p->bad_why), "ring %u: ",
-				 (unsigned)(r - p->ring));
+		int n = snprintf(p->bad_why, sizeof(p->bad_why),
+				 "ring %u: ", (unsigned)(r - p->ring));
 
 		va_start(ap, fmt);
 		vsnprintf(p->bad_why + n, sizeof(p->bad_why) - (size_t)n, fmt,
@@ -139,8 +139,9 @@ cur_load(struct vh_ring *r, struct cur *c, uint16_t idx, uint16_t want)
 
 	if (lr_unlikely(idx >= r->size || ++c->hops > r->size)) {
 		ring_bad(r, "descriptor %u: %s", idx,
-			 idx >= r->size ? "outside the ring"
-					: "chain longer than the ring (a loop)");
+			 idx >= r->size
+			     ? "outside the ring"
+			     : "chain longer than the ring (a loop)");
 		return -1;
 	}
 	d = &r->desc[idx];
@@ -173,8 +174,8 @@ cur_load(struct vh_ring *r, struct cur *c, uint16_t idx, uint16_t want)
 static inline int
 cur_chain(struct vh_ring *r, struct cur *c, uint16_t pos, uint16_t want)
 {
-	c->head = __atomic_load_n(&r->avail->ring[pos & r->mask],
-				  __ATOMIC_RELAXED);
+	c->head =
+	    __atomic_load_n(&r->avail->ring[pos & r->mask], __ATOMIC_RELAXED);
 	c->hops = 0;
 	c->done = 0;
 	return cur_load(r, c, c->head, want);
@@ -268,8 +269,9 @@ rx_copy(struct vh_ring *r, struct cur *c, struct lr_mbuf *m, uint8_t *vh)
 	if (rc < 0)
 		return RX_BAD;
 	if (lr_unlikely(hdr < r->hdr_len)) {
-		ring_bad(r, "chain %u: %u bytes, shorter than the %u-byte "
-			    "header",
+		ring_bad(r,
+			 "chain %u: %u bytes, shorter than the %u-byte "
+			 "header",
 			 c->head, hdr, r->hdr_len);
 		return RX_BAD;
 	}
@@ -299,9 +301,8 @@ rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
 	}
 	used_put(r, c.head, 0);
 	memcpy(&h, vh, sizeof(h));
-	if (lr_unlikely(m->pkt_len == 0 ||
-			((h.flags | h.gso_type) != 0 &&
-			 lr_net_vnet_rx(m, &h, 0) != 0))) {
+	if (lr_unlikely(m->pkt_len == 0 || ((h.flags | h.gso_type) != 0 &&
+					    lr_net_vnet_rx(m, &h, 0) != 0))) {
 		lr_pktmbuf_free(m);
 		return RX_DROP;
 	}
@@ -421,8 +422,7 @@ tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
  * TX_OK, or as tx_copy() says (nothing published, positions as they
  * were). */
 static int
-tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end,
-	 const uint8_t *hdr)
+tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end, const uint8_t *hdr)
 {
 	uint16_t avail0 = r->last_avail, used0 = r->last_used, nbuf = 1;
 	uint8_t *hp;
@@ -433,8 +433,9 @@ tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end,
 		return TX_BAD;
 	/* the header in the first descriptor (every driver gives room) */
 	if (lr_unlikely(c.room < r->hdr_len)) {
-		ring_bad(r, "chain %u: first descriptor of %u bytes, under the "
-			    "%u-byte header",
+		ring_bad(r,
+			 "chain %u: first descriptor of %u bytes, under the "
+			 "%u-byte header",
 			 c.head, c.room, r->hdr_len);
 		return TX_BAD;
 	}

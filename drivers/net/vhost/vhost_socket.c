@@ -148,8 +148,8 @@ ctl_fds(struct vh_port *p, struct pollfd *pf, int *ring_of, int *timeout)
 		if (p->ring[i].kick_fd < 0)
 			continue;
 		ring_of[n] = (int)i;
-		pf[n++] = (struct pollfd){.fd = p->ring[i].kick_fd,
-					  .events = POLLIN};
+		pf[n++] =
+		    (struct pollfd){.fd = p->ring[i].kick_fd, .events = POLLIN};
 	}
 	return n;
 }
