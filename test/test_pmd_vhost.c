@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -480,6 +481,64 @@ test_dpdk_client_split(void)
 	return dpdk_run("clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1);
 }
 
+/* testpmd started once, frames round; then testpmd restarted (a
+ * frontend that goes and comes back): our link goes down, comes back up
+ * with the new frontend, and frames round again. The interval from the
+ * new testpmd's start to our link up is printed. */
+static int
+test_dpdk_reconnect(void)
+{
+	const char *v = "mrg_rxbuf=1,in_order=0,packed_vq=0";
+	char sock[128], dev[256], args[256];
+	unsigned before;
+	uint64_t t0;
+	int port = -1, ret = -1;
+
+	if (find_testpmd() != 0) {
+		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
+		return LR_TEST_SKIP;
+	}
+	before = lr_mempool_avail_count(pool);
+	snprintf(sock, sizeof(sock), "%s/recon.sock", dir);
+	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s", sock);
+	snprintf(args, sizeof(args), "path=%s,queues=1,%s", sock, v);
+	port = lr_test_memif_open(dev, 1, pool);
+	for (int round = 0; round < 2; round++) {
+		t0 = lr_get_tsc_cycles();
+		if (port < 0 || testpmd_start(args, 1) != 0 ||
+		    wait_link(port, 1) != 0)
+			goto out;
+		printf("round %d: link up %.0f ms after testpmd started\n",
+		       round,
+		       (double)(lr_get_tsc_cycles() - t0) * 1e3 /
+			   (double)lr_get_tsc_hz());
+		if (testpmd_wait_line("Press enter to exit") != 0 ||
+		    xfer(port, 0, NFRAMES) != 0)
+			goto out;
+		testpmd_stop();
+		if (wait_link(port, 0) != 0)
+			goto out;
+	}
+	if (xstat(port, "connects") != 2 || xstat(port, "disconnects") != 2) {
+		fprintf(stderr, "connects %llu disconnects %llu, expected 2\n",
+			(unsigned long long)xstat(port, "connects"),
+			(unsigned long long)xstat(port, "disconnects"));
+		goto out;
+	}
+	ret = 0;
+out:
+	testpmd_stop();
+	if (ret != 0)
+		testpmd_log();
+	lr_test_memif_shut(port);
+	if (lr_mempool_avail_count(pool) != before) {
+		fprintf(stderr, "pool: %u mbufs back of %u\n",
+			lr_mempool_avail_count(pool), before);
+		ret = -1;
+	}
+	return ret;
+}
+
 /* ---- a fake frontend ---------------------------------------------------- */
 
 #define MEM_SIZE   (1u << 20) /* the fake guest's memory */
@@ -567,13 +626,12 @@ fe_addr(const struct fe *f, uint64_t off)
 	return (uint64_t)(uintptr_t)f->mem + off;
 }
 
-/* Owner, features (VERSION_1: rings enabled by their kick), the memory
- * table of one region over the whole memfd. */
+/* Owner, features feat (without PROTOCOL_FEATURES: rings enabled by
+ * their kick), the memory table of one region over the whole memfd. */
 static int
-fe_mem(struct fe *f)
+fe_mem_feat(struct fe *f, uint64_t feat)
 {
 	struct lr_vhost_user_memory t;
-	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1);
 
 	memset(&t, 0, sizeof(t));
 	t.nregions = 1;
@@ -586,10 +644,18 @@ fe_mem(struct fe *f)
 		       1);
 }
 
-/* Ring i: size, base, addresses at RING_AT(i) (desc_off: the descriptor
- * table's offset instead), polling (no call, no kick descriptor). */
+/* fe_mem_feat() with VERSION_1 only. */
 static int
-fe_ring(struct fe *f, uint32_t i, uint64_t desc_off)
+fe_mem(struct fe *f)
+{
+	return fe_mem_feat(f, LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1));
+}
+
+/* Ring i: size, base, addresses at RING_AT(i) (desc_off: the descriptor
+ * table's offset instead), the call eventfd call (-1: none), no kick
+ * descriptor (we poll). */
+static int
+fe_ring_call(struct fe *f, uint32_t i, uint64_t desc_off, int call)
 {
 	struct lr_vhost_user_vring_addr a = {i,
 					     0,
@@ -597,15 +663,23 @@ fe_ring(struct fe *f, uint32_t i, uint64_t desc_off)
 					     fe_addr(f, RING_AT(i) + 8192),
 					     fe_addr(f, RING_AT(i) + 4096),
 					     0};
-	uint64_t nofd = i | LR_VHOST_USER_VRING_NOFD;
+	uint64_t nofd = i | LR_VHOST_USER_VRING_NOFD, file = i;
 
 	if (fe_state(f, LR_VHOST_USER_SET_VRING_NUM, i, RING_NUM) != 0 ||
 	    fe_state(f, LR_VHOST_USER_SET_VRING_BASE, i, 0) != 0 ||
 	    fe_send(f, LR_VHOST_USER_SET_VRING_ADDR, &a, sizeof(a), NULL, 0) !=
 		0 ||
-	    fe_send(f, LR_VHOST_USER_SET_VRING_CALL, &nofd, 8, NULL, 0) != 0)
+	    fe_send(f, LR_VHOST_USER_SET_VRING_CALL, call < 0 ? &nofd : &file,
+		    8, &call, call < 0 ? 0 : 1) != 0)
 		return -1;
 	return fe_send(f, LR_VHOST_USER_SET_VRING_KICK, &nofd, 8, NULL, 0);
+}
+
+/* fe_ring_call() without a call descriptor. */
+static int
+fe_ring(struct fe *f, uint32_t i, uint64_t desc_off)
+{
+	return fe_ring_call(f, i, desc_off, -1);
 }
 
 /* A fully set-up fake frontend on sock with rings 0 and 1. */
@@ -657,6 +731,142 @@ bad_end(int port, struct fe *f, unsigned before, int ret)
 		return -1;
 	}
 	return ret;
+}
+
+static struct lr_vring_used *
+fe_used(struct fe *f, unsigned i)
+{
+	return (struct lr_vring_used *)(void *)(f->mem + RING_AT(i) + 8192);
+}
+
+/* Calls counted on eventfd fd since the last look (0: none). */
+static uint64_t
+calls(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* The guest sends frames [from, to) on its transmit ring (ring 1): each a
+ * chain of a 12-byte header and the frame (frame_mbuf()'s bytes, queue
+ * 9), descriptors 2i and 2i + 1; then the avail index moves. */
+static void
+fe_send_frames(struct fe *f, unsigned from, unsigned to)
+{
+	struct lr_vring_desc *d = fe_desc(f, 1);
+
+	for (unsigned i = from; i < to; i++) {
+		uint64_t hoff = BUF_AT + 4096u * i;
+
+		memset(f->mem + hoff, 0, 12);
+		make_frame(f->mem + hoff + 64, 9, i, size_of(i));
+		d[2 * i] = (struct lr_vring_desc){fe_addr(f, hoff), 12,
+						  LR_VRING_DESC_F_NEXT,
+						  (uint16_t)(2 * i + 1)};
+		d[2 * i + 1] = (struct lr_vring_desc){fe_addr(f, hoff + 64),
+						      size_of(i), 0, 0};
+		fe_avail(f, 1)->ring[i] = (uint16_t)(2 * i);
+	}
+	__atomic_store_n(&fe_avail(f, 1)->idx, (uint16_t)to, __ATOMIC_RELEASE);
+}
+
+/* Receive and check frames [from, to) of queue 9 (deadline 30 s). */
+static int
+rx_frames(int port, unsigned from, unsigned to)
+{
+	struct lr_mbuf *m[BURST];
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	unsigned got = from;
+
+	while (got < to && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		for (uint16_t j = 0; j < n; j++) {
+			int bad = got >= to || check_frame(m[j], 9, got) != 0;
+
+			got++;
+			lr_pktmbuf_free(m[j]);
+			if (bad) {
+				lr_pktmbuf_free_bulk(m + j + 1, n - j - 1);
+				return -1;
+			}
+		}
+	}
+	if (got != to)
+		fprintf(stderr, "%u of frames %u..%u\n", got - from, from, to);
+	return got == to ? 0 : -1;
+}
+
+/* EVENT_IDX and mergeable buffers with a fake frontend that reads its
+ * ring itself: frames it sends arrive byte for byte; the call eventfd is
+ * written only when the used index passes used_event; a 1518-byte frame
+ * we send into 1 KiB buffers takes two of them, num_buffers 2. */
+static int
+test_event_idx(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_F_RING_EVENT_IDX) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF);
+	struct fe f = {-1, -1, MAP_FAILED};
+	unsigned before = lr_mempool_avail_count(pool);
+	int cfd[2] = {eventfd(0, EFD_NONBLOCK), eventfd(0, EFD_NONBLOCK)};
+	uint8_t want[2048], got[2048];
+	char sock[128];
+	struct lr_mbuf *m;
+	uint16_t nb;
+	int port = bad_port("evidx", sock, sizeof(sock)), ret = -1;
+
+	if (port < 0 || cfd[0] < 0 || cfd[1] < 0 || fe_open(&f, sock) != 0 ||
+	    fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring_call(&f, 0, RING_AT(0), cfd[0]) != 0 ||
+	    fe_ring_call(&f, 1, RING_AT(1), cfd[1]) != 0 ||
+	    wait_link(port, 1) != 0)
+		goto out;
+	/* used_event 5: two frames (used 0 -> 2) ask for no call */
+	*lr_vring_used_event(fe_avail(&f, 1), RING_NUM) = 5;
+	fe_send_frames(&f, 0, 2);
+	if (rx_frames(port, 0, 2) != 0 || calls(cfd[1]) != 0)
+		goto out;
+	/* four more (used 2 -> 6) pass it: one call */
+	fe_send_frames(&f, 2, 6);
+	if (rx_frames(port, 2, 6) != 0 || calls(cfd[1]) != 1 ||
+	    xstat(port, "rx_q0_calls") != 1 || fe_used(&f, 1)->idx != 6)
+		goto out;
+	/* four 1 KiB receive buffers; a 1518-byte frame takes two */
+	for (uint16_t i = 0; i < 4; i++) {
+		fe_desc(&f, 0)[i] = (struct lr_vring_desc){
+		    fe_addr(&f, BUF_AT + 65536 + 1024u * i), 1024,
+		    LR_VRING_DESC_F_WRITE, 0};
+		fe_avail(&f, 0)->ring[i] = i;
+	}
+	__atomic_store_n(&fe_avail(&f, 0)->idx, 4, __ATOMIC_RELEASE);
+	m = frame_mbuf(0, 1);
+	if (m == NULL || lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1)
+		goto out;
+	memcpy(&nb, f.mem + BUF_AT + 65536 + 10, 2);
+	memcpy(got, f.mem + BUF_AT + 65536 + 12, 1012);
+	memcpy(got + 1012, f.mem + BUF_AT + 65536 + 1024, 506);
+	make_frame(want, 0, 1, 1518);
+	if (fe_used(&f, 0)->idx != 2 || fe_used(&f, 0)->ring[0].len != 1024 ||
+	    fe_used(&f, 0)->ring[1].id != 1 ||
+	    fe_used(&f, 0)->ring[1].len != 506 || nb != 2 ||
+	    memcmp(got, want, 1518) != 0 || calls(cfd[0]) != 1) {
+		fprintf(stderr,
+			"mergeable: used idx %u lens %u/%u "
+			"num_buffers %u\n",
+			fe_used(&f, 0)->idx, fe_used(&f, 0)->ring[0].len,
+			fe_used(&f, 0)->ring[1].len, nb);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (cfd[i] >= 0)
+			close(cfd[i]);
+	return bad_end(port, &f, before, ret);
 }
 
 /* One raw message (len bytes of it: a header and payload as given, the
@@ -873,6 +1083,8 @@ static const struct lr_test_case cases[] = {
     {"dpdk_2q_split", test_dpdk_2q_split},
     {"dpdk_client", test_dpdk_client},
     {"dpdk_client_split", test_dpdk_client_split},
+    {"dpdk_reconnect", test_dpdk_reconnect},
+    {"event_idx", test_event_idx},
     {"bad_truncated", test_bad_truncated},
     {"bad_unknown", test_bad_unknown},
     {"bad_size", test_bad_size},
