@@ -276,7 +276,7 @@ testpmd_start(const char *vargs, unsigned nq)
 				"-l",
 				"0,1",
 				"--no-pci",
-				"--in-memory",
+				"--no-huge",
 				"-m",
 				"128",
 				"--single-file-segments",
