@@ -212,6 +212,22 @@ log_has(const char *text)
 	return strstr(buf, text) != NULL;
 }
 
+/* End the log capture: shown on stderr when show, else dropped. */
+static void
+log_stop(int show)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+
+	if (show) {
+		lr_test_log_end();
+		return;
+	}
+	lr_log_set_stream(NULL);
+	if (st->f != NULL)
+		fclose(st->f);
+	st->f = NULL;
+}
+
 /* Wait (up to 30 s) until the captured log holds text; 0 or -1. */
 static int
 wait_log(const char *text)
@@ -390,15 +406,18 @@ testpmd_reap(void)
 static int
 dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 {
-	char sock[128], dev[256], v[256];
+	char sock[128], dev[256], v[256], want[128];
 	unsigned before;
-	int port = -1, ret = -1;
+	int port = -1, ret = -1, pmd_level;
 
 	if (find_testpmd() != 0) {
 		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
 		return LR_TEST_SKIP;
 	}
 	before = lr_mempool_avail_count(pool);
+	lr_test_log_begin();
+	pmd_level = lr_log_levels[LR_LOGTYPE_PMD];
+	lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
 	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
 	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s,queues=%u,client=%d",
 		 sock, nq, client);
@@ -413,6 +432,16 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 	if (wait_link(port, 1) != 0 ||
 	    testpmd_wait_line("Press enter to exit") != 0)
 		goto out;
+	/* what was negotiated is what the frontend was asked for */
+	snprintf(want, sizeof(want),
+		 "%s ring, mergeable buffers %s, in-order %s",
+		 strstr(vargs, "packed_vq=1") ? "packed" : "split",
+		 strstr(vargs, "mrg_rxbuf=1") ? "on" : "off",
+		 strstr(vargs, "in_order=1") ? "on" : "off");
+	if (!log_has(want)) {
+		fprintf(stderr, "no '%s' in the log\n", want);
+		goto out;
+	}
 	for (unsigned q = 0; q < nq; q++)
 		if (xfer(port, (uint16_t)q, NFRAMES) != 0)
 			goto out;
@@ -425,6 +454,8 @@ out:
 			lr_eth_dev_dump(stderr, (uint16_t)port);
 	}
 	lr_test_memif_shut(port);
+	lr_log_set_level(LR_LOGTYPE_PMD, pmd_level);
+	log_stop(ret != 0);
 	if (lr_mempool_avail_count(pool) != before) {
 		fprintf(stderr, "pool: %u mbufs back of %u\n",
 			lr_mempool_avail_count(pool), before);
@@ -479,6 +510,42 @@ static int
 test_dpdk_client_split(void)
 {
 	return dpdk_run("clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1);
+}
+
+static int
+test_dpdk_packed(void)
+{
+	return dpdk_run("packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_mrg(void)
+{
+	return dpdk_run("packedm", "mrg_rxbuf=1,in_order=0,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_in_order(void)
+{
+	return dpdk_run("packedi", "mrg_rxbuf=0,in_order=1,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_mrg_in_order(void)
+{
+	return dpdk_run("packedmi", "mrg_rxbuf=1,in_order=1,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_2q(void)
+{
+	return dpdk_run("packed2q", "mrg_rxbuf=1,in_order=1,packed_vq=1", 2, 0);
+}
+
+static int
+test_dpdk_packed_client(void)
+{
+	return dpdk_run("packedc", "mrg_rxbuf=0,in_order=1,packed_vq=1", 2, 1);
 }
 
 /* testpmd started once, frames round; then testpmd restarted (a
@@ -1083,6 +1150,12 @@ static const struct lr_test_case cases[] = {
     {"dpdk_2q_split", test_dpdk_2q_split},
     {"dpdk_client", test_dpdk_client},
     {"dpdk_client_split", test_dpdk_client_split},
+    {"dpdk_packed", test_dpdk_packed},
+    {"dpdk_packed_mrg", test_dpdk_packed_mrg},
+    {"dpdk_packed_in_order", test_dpdk_packed_in_order},
+    {"dpdk_packed_mrg_in_order", test_dpdk_packed_mrg_in_order},
+    {"dpdk_packed_2q", test_dpdk_packed_2q},
+    {"dpdk_packed_client", test_dpdk_packed_client},
     {"dpdk_reconnect", test_dpdk_reconnect},
     {"event_idx", test_event_idx},
     {"bad_truncated", test_bad_truncated},

@@ -48,14 +48,25 @@ rings_stop(struct vh_port *p)
 		lr_vhost_ring_quiesce_(&p->ring[i]);
 }
 
+/* Where ring r stands, as SET/GET_VRING_BASE carry it: the next avail
+ * index (split), or the position and wrap counter (packed: bit 15). */
+static uint32_t
+ring_base_now(const struct vh_ring *r)
+{
+	if (!r->mapped)
+		return r->base;
+	return r->packed
+		   ? (uint32_t)r->last_avail | (uint32_t)r->avail_wrap << 15
+		   : r->last_avail;
+}
+
 /* Forget where ring r was mapped; where it stopped is its base again
  * (every entry we took is used: last_used == last_avail). */
 static void
 ring_unmap(struct vh_ring *r)
 {
 	lr_vhost_ring_quiesce_(r);
-	if (r->mapped)
-		r->base = r->last_avail;
+	r->base = ring_base_now(r);
 	r->mapped = 0;
 	r->desc = NULL;
 	r->avail = NULL;
@@ -73,50 +84,88 @@ mem_unmap(struct vh_port *p)
 	memset(&p->mem, 0, sizeof(p->mem));
 }
 
+/* Translate ring r's parts (its size and layout known) into ours; 0 or
+ * -EINVAL with p->why. */
+static int
+ring_translate(struct vh_port *p, struct vh_ring *r, int ev)
+{
+	const struct lr_vhost_mem *m = &p->mem;
+	const struct lr_vhost_user_vring_addr *a = &r->addr;
+	int ok;
+
+	if (r->packed) {
+		r->pdesc = lr_vhost_mem_uva(m, a->desc_addr,
+					    lr_vring_packed_desc_size(r->num));
+		r->drv_ev = lr_vhost_mem_uva(m, a->avail_addr, 4);
+		r->dev_ev = lr_vhost_mem_uva(m, a->used_addr, 4);
+		ok = r->pdesc != NULL && r->drv_ev != NULL && r->dev_ev != NULL;
+	} else {
+		r->desc = lr_vhost_mem_uva(m, a->desc_addr,
+					   lr_vring_desc_size(r->num));
+		r->avail = lr_vhost_mem_uva(m, a->avail_addr,
+					    lr_vring_avail_size(r->num) -
+						(ev ? 0 : 2));
+		r->used = lr_vhost_mem_uva(
+		    m, a->used_addr, lr_vring_used_size(r->num) - (ev ? 0 : 2));
+		ok = r->desc != NULL && r->avail != NULL && r->used != NULL;
+	}
+	if (ok)
+		return 0;
+	r->desc = NULL;
+	r->avail = NULL;
+	r->used = NULL;
+	r->pdesc = NULL;
+	r->drv_ev = r->dev_ev = NULL;
+	return refuse(p, EINVAL,
+		      "ring %u: desc 0x%llx avail 0x%llx used 0x%llx (%u "
+		      "entries%s) not inside the memory table",
+		      (unsigned)(r - p->ring), (unsigned long long)a->desc_addr,
+		      (unsigned long long)a->avail_addr,
+		      (unsigned long long)a->used_addr, r->num,
+		      r->packed ? ", packed" : "");
+}
+
 /* Map ring r when it has all it needs: its parts, each inside one region
  * of the frontend's space. 0 (mapped, or not yet complete), or -EINVAL
  * with p->why. */
 static int
 ring_map(struct vh_port *p, struct vh_ring *r)
 {
-	unsigned idx = (unsigned)(r - p->ring);
 	int ev = lr_virtio_has(p->features, LR_VIRTIO_F_RING_EVENT_IDX);
-	uint64_t asz = lr_vring_avail_size(r->num) - (ev ? 0 : 2);
-	uint64_t usz = lr_vring_used_size(r->num) - (ev ? 0 : 2);
+	uint64_t f = p->features;
 
 	if (r->mapped || !r->have_num || !r->have_addr || !r->have_kick ||
 	    p->mem.nregions == 0)
 		return 0;
-	r->desc = lr_vhost_mem_uva(&p->mem, r->addr.desc_addr,
-				   lr_vring_desc_size(r->num));
-	r->avail = lr_vhost_mem_uva(&p->mem, r->addr.avail_addr, asz);
-	r->used = lr_vhost_mem_uva(&p->mem, r->addr.used_addr, usz);
-	if (r->desc == NULL || r->avail == NULL || r->used == NULL) {
-		r->desc = NULL;
-		r->avail = NULL;
-		r->used = NULL;
-		return refuse(p, EINVAL,
-			      "ring %u: desc 0x%llx avail 0x%llx used 0x%llx "
-			      "(%u entries) not inside the memory table",
-			      idx, (unsigned long long)r->addr.desc_addr,
-			      (unsigned long long)r->addr.avail_addr,
-			      (unsigned long long)r->addr.used_addr, r->num);
-	}
+	r->packed = lr_virtio_has(f, LR_VIRTIO_F_RING_PACKED);
+	if (r->packed && (r->base & 0x7fff) >= r->num)
+		return refuse(p, ERANGE, "ring %u: base 0x%x past %u entries",
+			      (unsigned)(r - p->ring), r->base, r->num);
+	if (ring_translate(p, r, ev) < 0)
+		return -EINVAL;
 	r->size = (uint16_t)r->num;
 	r->mask = (uint16_t)(r->num - 1);
-	r->last_avail = r->last_used = (uint16_t)r->base;
+	r->last_avail = r->last_used = (uint16_t)(r->base & 0xffff);
+	if (r->packed) {
+		r->last_avail = r->last_used = (uint16_t)(r->base & 0x7fff);
+		r->avail_wrap = r->used_wrap = (uint8_t)((r->base >> 15) & 1);
+	}
 	r->mem = &p->mem;
-	r->hdr_len = (p->features & (LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
-				     LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF)))
+	r->hdr_len = (f & (LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			   LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF)))
 			 ? LR_VIRTIO_NET_HDR_MRG_LEN
 			 : LR_VIRTIO_NET_HDR_LEN;
-	r->mrg = lr_virtio_has(p->features, LR_VIRTIO_NET_F_MRG_RXBUF);
+	r->mrg = lr_virtio_has(f, LR_VIRTIO_NET_F_MRG_RXBUF);
 	r->event_idx = (uint8_t)ev;
-	r->guest_csum = lr_virtio_has(p->features, LR_VIRTIO_NET_F_GUEST_CSUM);
-	r->guest_tso = lr_virtio_has(p->features, LR_VIRTIO_NET_F_GUEST_TSO4) &&
-		       lr_virtio_has(p->features, LR_VIRTIO_NET_F_GUEST_TSO6);
+	r->guest_csum = lr_virtio_has(f, LR_VIRTIO_NET_F_GUEST_CSUM);
+	r->guest_tso = lr_virtio_has(f, LR_VIRTIO_NET_F_GUEST_TSO4) &&
+		       lr_virtio_has(f, LR_VIRTIO_NET_F_GUEST_TSO6);
 	/* we poll: no kicks wanted */
-	if (!ev)
+	if (r->packed)
+		__atomic_store_n(&r->dev_ev->flags,
+				 LR_VRING_PACKED_EVENT_FLAG_DISABLE,
+				 __ATOMIC_RELAXED);
+	else if (!ev)
 		__atomic_store_n(&r->used->flags, LR_VRING_USED_F_NO_NOTIFY,
 				 __ATOMIC_RELAXED);
 	r->mapped = 1;
@@ -224,6 +273,14 @@ h_set_features(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
 			ring_unmap(&p->ring[i]);
 	}
 	p->features = f;
+	LR_LOG(INFO, PMD,
+	       "%s: features 0x%llx: %s ring, mergeable buffers %s, in-order "
+	       "%s, event idx %s\n",
+	       p->name, (unsigned long long)f,
+	       lr_virtio_has(f, LR_VIRTIO_F_RING_PACKED) ? "packed" : "split",
+	       lr_virtio_has(f, LR_VIRTIO_NET_F_MRG_RXBUF) ? "on" : "off",
+	       lr_virtio_has(f, LR_VIRTIO_F_IN_ORDER) ? "on" : "off",
+	       lr_virtio_has(f, LR_VIRTIO_F_RING_EVENT_IDX) ? "on" : "off");
 	for (unsigned i = 0; i < 2 * p->qp; i++)
 		if (ring_map(p, &p->ring[i]) < 0)
 			return -EINVAL;
@@ -335,7 +392,7 @@ h_get_vring_base(struct vh_port *p, const struct lr_vhost_user_msg *m, int *fds,
 {
 	uint32_t idx = m->payload.state.index;
 	struct vh_ring *r = &p->ring[idx];
-	uint32_t base = r->mapped ? r->last_avail : r->base;
+	uint32_t base = ring_base_now(r);
 
 	ring_unmap(r);
 	lr_unix_close_fds(&r->kick_fd, 1);
@@ -494,7 +551,8 @@ int
 lr_vhost_msg_(struct vh_port *p, const struct lr_vhost_user_msg *m, size_t len,
 	      int *fds, unsigned nfds)
 {
-	struct lr_vhost_user_check_ctx ctx = {p->qp, false, false};
+	struct lr_vhost_user_check_ctx ctx = {
+	    p->qp, lr_virtio_has(p->features, LR_VIRTIO_F_RING_PACKED), false};
 	struct answer a;
 	int rc;
 

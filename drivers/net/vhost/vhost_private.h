@@ -8,8 +8,9 @@
  * The files, one concern each:
  *   vhost_rx_tx.c    the datapath: rx_burst takes frames from the guest's
  *                    transmit rings (odd virtqueues), tx_burst puts frames
- *                    into its receive rings (even virtqueues); split rings,
- *                    with or without mergeable buffers, in order; it never
+ *                    into its receive rings (even virtqueues); split and
+ *                    packed rings, with or without mergeable buffers, in
+ *                    order; it never
  *                    touches the socket (a fault is handed to the control
  *                    thread through the port's `bad` flag and a wake-up);
  *   vhost_control.c  the protocol: one function per message, every field
@@ -61,6 +62,7 @@
 	 LR_VIRTIO_BIT(LR_VHOST_USER_F_PROTOCOL_FEATURES) |                    \
 	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF) |                            \
 	 LR_VIRTIO_BIT(LR_VIRTIO_F_IN_ORDER) |                                 \
+	 LR_VIRTIO_BIT(LR_VIRTIO_F_RING_PACKED) |                              \
 	 LR_VIRTIO_BIT(LR_VIRTIO_F_RING_EVENT_IDX) |                           \
 	 LR_VIRTIO_BIT(LR_VIRTIO_F_NOTIFY_ON_EMPTY) |                          \
 	 LR_VIRTIO_BIT(LR_VIRTIO_F_ANY_LAYOUT) |                               \
@@ -88,6 +90,10 @@ struct vh_ring {
 	struct lr_vring_desc *desc;
 	struct lr_vring_avail *avail;
 	struct lr_vring_used *used;
+	/* packed ring (RING_PACKED): descriptors, event suppression areas */
+	struct lr_vring_packed_desc *pdesc;
+	struct lr_vring_packed_event *drv_ev; /* the driver's wishes */
+	struct lr_vring_packed_event *dev_ev; /* ours */
 	const struct lr_vhost_mem *mem;
 	uint16_t size; /* descriptors (a power of two, <= 32768) */
 	uint16_t mask;
@@ -98,6 +104,9 @@ struct vh_ring {
 	uint8_t event_idx;     /* EVENT_IDX negotiated */
 	uint8_t guest_csum;    /* GUEST_CSUM negotiated (tx offloads) */
 	uint8_t guest_tso;     /* GUEST_TSO4/6 negotiated */
+	uint8_t packed;	       /* RING_PACKED negotiated */
+	uint8_t avail_wrap;    /* packed: wrap counter at last_avail */
+	uint8_t used_wrap;     /* packed: wrap counter at last_used */
 	int call_fd;	       /* eventfd we write to interrupt, or -1 */
 	struct lr_mempool *mp; /* rx: where mbufs come from */
 	uint16_t port_id;

@@ -124,11 +124,13 @@ struct cur {
 	uint16_t head;	/* of the chain */
 	uint32_t hops;	/* descriptors of the chain so far */
 	uint32_t done;	/* bytes written into the chain */
+	uint16_t id;	/* packed: buffer id of this descriptor */
 };
 
-/* Load descriptor idx of the chain into c: in the ring, not past the
- * ring's size in hops, direct, of direction want (WRITE or 0), inside one
- * region. 0, or -1 with the ring refused. */
+/* Load descriptor idx of the chain into c (a split ring's table index, or
+ * a packed ring's position, whose chain goes on at the next position): in
+ * the ring, not past the ring's size in hops, direct, of direction want
+ * (WRITE or 0), inside one region. 0, or -1 with the ring refused. */
 static inline int
 cur_load(struct vh_ring *r, struct cur *c, uint16_t idx, uint16_t want)
 {
@@ -144,10 +146,21 @@ cur_load(struct vh_ring *r, struct cur *c, uint16_t idx, uint16_t want)
 			     : "chain longer than the ring (a loop)");
 		return -1;
 	}
-	d = &r->desc[idx];
-	addr = d->addr;
-	len = d->len;
-	flags = d->flags;
+	if (r->packed) {
+		const struct lr_vring_packed_desc *pd = &r->pdesc[idx];
+
+		addr = pd->addr;
+		len = pd->len;
+		flags = pd->flags;
+		c->id = pd->id;
+		c->next = (uint16_t)(idx + 1 == r->size ? 0 : idx + 1);
+	} else {
+		d = &r->desc[idx];
+		addr = d->addr;
+		len = d->len;
+		flags = d->flags;
+		c->next = d->next;
+	}
 	if (lr_unlikely((flags & (LR_VRING_DESC_F_INDIRECT |
 				  LR_VRING_DESC_F_WRITE)) != want)) {
 		ring_bad(r, "descriptor %u: flags 0x%x (%s)", idx, flags,
@@ -166,7 +179,6 @@ cur_load(struct vh_ring *r, struct cur *c, uint16_t idx, uint16_t want)
 	}
 	c->room = len;
 	c->flags = flags;
-	c->next = d->next;
 	return 0;
 }
 
@@ -310,6 +322,9 @@ rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
 	return RX_OK;
 }
 
+static uint16_t rx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n);
+static uint16_t tx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n);
+
 uint16_t
 lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -320,6 +335,8 @@ lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 
 	if (lr_unlikely(!ring_enter(r)))
 		return 0;
+	if (r->packed)
+		return rx_packed(r, pkts, n);
 	avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
 	if (lr_unlikely((uint16_t)(avail - r->last_avail) > r->size)) {
 		ring_bad(r, "avail idx %u is more than %u ahead of %u", avail,
@@ -474,6 +491,8 @@ lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 
 	if (lr_unlikely(!ring_enter(r)))
 		return 0;
+	if (r->packed)
+		return tx_packed(r, pkts, n);
 	avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
 	if (lr_unlikely((uint16_t)(avail - r->last_avail) > r->size)) {
 		ring_bad(r, "avail idx %u is more than %u ahead of %u", avail,
@@ -508,6 +527,277 @@ lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 		lr_counter_add(&r->ring_full, 1);
 	if (r->last_used != old && rc != TX_BAD)
 		ring_publish(r, old);
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, ok);
+	lr_counter_add(&r->c.bytes, bytes);
+	return sent;
+}
+
+/* ---- packed rings (2.7) --------------------------------------------- */
+
+/* Move packed position *pos (and its wrap counter) on by k. */
+static inline void
+pk_advance(const struct vh_ring *r, uint16_t *pos, uint8_t *wrap, uint32_t k)
+{
+	uint32_t p = *pos + k;
+
+	if (p >= r->size) {
+		p -= r->size;
+		*wrap ^= 1;
+	}
+	*pos = (uint16_t)p;
+}
+
+/* The descriptor at r->last_avail is available to us. */
+static inline int
+pk_avail(const struct vh_ring *r)
+{
+	uint16_t f =
+	    __atomic_load_n(&r->pdesc[r->last_avail].flags, __ATOMIC_ACQUIRE);
+
+	return lr_vring_packed_desc_avail(f, r->avail_wrap);
+}
+
+/* Write a used descriptor for buffer id (len bytes written, ndesc
+ * descriptors) at r->last_used; its flags last, with release. */
+static inline void
+pk_used(struct vh_ring *r, uint16_t id, uint32_t len, uint32_t ndesc)
+{
+	struct lr_vring_packed_desc *d = &r->pdesc[r->last_used];
+	uint16_t f =
+	    r->used_wrap
+		? (LR_VRING_PACKED_DESC_F_AVAIL | LR_VRING_PACKED_DESC_F_USED)
+		: 0;
+
+	d->id = id;
+	d->len = len;
+	if (len > 0)
+		f |= LR_VRING_PACKED_DESC_F_WRITE;
+	__atomic_store_n(&d->flags, f, __ATOMIC_RELEASE);
+	pk_advance(r, &r->last_used, &r->used_wrap, ndesc);
+}
+
+/* Tell the guest that used descriptors from old on are there, if its
+ * event suppression area asks for it. */
+static inline void
+pk_publish(struct vh_ring *r, uint16_t old)
+{
+	uint16_t flags, off_wrap, off, nw = r->last_used;
+	uint64_t one = 1;
+	int need;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	flags = __atomic_load_n(&r->drv_ev->flags, __ATOMIC_RELAXED);
+	if (flags == LR_VRING_PACKED_EVENT_FLAG_DISABLE)
+		return;
+	need = 1;
+	if (flags == LR_VRING_PACKED_EVENT_FLAG_DESC && r->event_idx) {
+		off_wrap =
+		    __atomic_load_n(&r->drv_ev->off_wrap, __ATOMIC_RELAXED);
+		off = off_wrap & 0x7fff;
+		if (nw <= old)
+			old = (uint16_t)(old - r->size);
+		if ((off_wrap >> LR_VRING_PACKED_EVENT_WRAP_SHIFT) !=
+		    r->used_wrap)
+			off = (uint16_t)(off - r->size);
+		need = lr_vring_need_event(off, nw, old);
+	}
+	if (need && r->call_fd >= 0 &&
+	    write(r->call_fd, &one, sizeof(one)) == sizeof(one))
+		lr_counter_add(&r->calls, 1);
+}
+
+/* One available chain at r->last_avail into a new packet in *out; the
+ * chain used and the position moved on unless RX_NOMBUF or RX_BAD. */
+static int
+rx_chain_packed(struct vh_ring *r, struct lr_mbuf **out)
+{
+	uint8_t vh[LR_VIRTIO_NET_HDR_MRG_LEN];
+	struct lr_net_vnet_hdr h;
+	struct lr_mbuf *m;
+	struct cur c = {0};
+	int rc;
+
+	if (cur_load(r, &c, r->last_avail, 0) < 0)
+		return RX_BAD;
+	m = lr_pktmbuf_alloc(r->mp);
+	if (lr_unlikely(m == NULL))
+		return RX_NOMBUF;
+	m->port = r->port_id;
+	rc = rx_copy(r, &c, m, vh);
+	if (lr_unlikely(rc != RX_OK)) {
+		lr_pktmbuf_free(m);
+		return rc;
+	}
+	pk_used(r, c.id, 0, c.hops);
+	pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
+	memcpy(&h, vh, sizeof(h));
+	if (lr_unlikely(m->pkt_len == 0 || ((h.flags | h.gso_type) != 0 &&
+					    lr_net_vnet_rx(m, &h, 0) != 0))) {
+		lr_pktmbuf_free(m);
+		return RX_DROP;
+	}
+	*out = m;
+	return RX_OK;
+}
+
+/* rx_burst over a packed ring (r entered). */
+static uint16_t
+rx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
+{
+	uint16_t old = r->last_used, got = 0;
+	uint64_t bytes = 0;
+	int rc = RX_OK;
+
+	while (got < n && pk_avail(r)) {
+		rc = rx_chain_packed(r, &pkts[got]);
+		if (rc == RX_NOMBUF || rc == RX_BAD)
+			break;
+		if (rc == RX_DROP) {
+			lr_counter_add(&r->c.errors, 1);
+			continue;
+		}
+		bytes += pkts[got]->pkt_len;
+		got++;
+	}
+	if (rc == RX_NOMBUF)
+		lr_counter_add(&r->c.nombuf, 1);
+	if (r->last_used != old && rc != RX_BAD)
+		pk_publish(r, old);
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, got);
+	lr_counter_add(&r->c.bytes, bytes);
+	return got;
+}
+
+/* The chains one frame takes in a packed receive ring (MRG_RXBUF: up to
+ * PK_CHAINS), used only when the whole frame is written. */
+#define PK_CHAINS 64
+struct pk_frame {
+	uint16_t id[PK_CHAINS];
+	uint16_t ndesc[PK_CHAINS];
+	uint32_t len[PK_CHAINS];
+	unsigned n;
+};
+
+/* Copy len bytes at src into the chains from c on (packed); the next
+ * available chain (MRG_RXBUF) when one is full. As tx_copy(). */
+static int
+pk_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
+	struct pk_frame *f)
+{
+	uint32_t k;
+	int rc;
+
+	while (len > 0) {
+		if (c->room == 0) {
+			rc = cur_next(r, c, LR_VRING_DESC_F_WRITE);
+			if (rc < 0)
+				return TX_BAD;
+			if (rc == 0) {
+				if (!r->mrg || f->n + 1 >= PK_CHAINS)
+					return TX_SMALL;
+				f->id[f->n] = c->id;
+				f->ndesc[f->n] = (uint16_t)c->hops;
+				f->len[f->n++] = c->done;
+				pk_advance(r, &r->last_avail, &r->avail_wrap,
+					   c->hops);
+				if (!pk_avail(r))
+					return TX_FULL;
+				*c = (struct cur){0};
+				if (cur_load(r, c, r->last_avail,
+					     LR_VRING_DESC_F_WRITE) < 0)
+					return TX_BAD;
+				continue;
+			}
+		}
+		k = LR_MIN(len, c->room);
+		memcpy(c->p, src, k);
+		c->p += k;
+		c->room -= k;
+		c->done += k;
+		src += k;
+		len -= k;
+	}
+	return TX_OK;
+}
+
+/* Write m into the packed ring at r->last_avail (available): TX_OK, or as
+ * tx_copy() says with the position as it was. */
+static int
+tx_frame_packed(struct vh_ring *r, struct lr_mbuf *m, const uint8_t *hdr)
+{
+	uint16_t avail0 = r->last_avail, nbuf;
+	uint8_t wrap0 = r->avail_wrap, *hp;
+	struct pk_frame f;
+	struct cur c = {0};
+	int rc;
+
+	f.n = 0;
+	if (cur_load(r, &c, r->last_avail, LR_VRING_DESC_F_WRITE) < 0)
+		return TX_BAD;
+	if (lr_unlikely(c.room < r->hdr_len)) {
+		ring_bad(r, "descriptor %u: %u bytes, under the %u-byte header",
+			 r->last_avail, c.room, r->hdr_len);
+		return TX_BAD;
+	}
+	hp = c.p;
+	rc = pk_copy(r, &c, hdr, r->hdr_len, &f);
+	for (const struct lr_mbuf *s = m; rc == TX_OK && s != NULL; s = s->next)
+		rc = pk_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
+			     s->data_len, &f);
+	if (rc != TX_OK) {
+		r->last_avail = avail0;
+		r->avail_wrap = wrap0;
+		return rc;
+	}
+	f.id[f.n] = c.id;
+	f.ndesc[f.n] = (uint16_t)c.hops;
+	f.len[f.n++] = c.done;
+	pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
+	nbuf = (uint16_t)f.n;
+	if (r->mrg)
+		memcpy(hp + LR_VIRTIO_NET_HDR_LEN, &nbuf, sizeof(nbuf));
+	for (unsigned i = 0; i < f.n; i++)
+		pk_used(r, f.id[i], f.len[i], f.ndesc[i]);
+	return TX_OK;
+}
+
+/* tx_burst over a packed ring (r entered). */
+static uint16_t
+tx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
+{
+	uint8_t hdr[LR_VIRTIO_NET_HDR_MRG_LEN];
+	uint16_t old = r->last_used, sent = 0, ok = 0;
+	uint64_t bytes = 0;
+	int rc = TX_OK;
+
+	for (; sent < n; sent++) {
+		struct lr_mbuf *m = pkts[sent];
+
+		if (!pk_avail(r)) {
+			rc = TX_FULL;
+			break;
+		}
+		if (lr_unlikely(tx_header(r, m, hdr) < 0)) {
+			tx_drop(r, m);
+			continue;
+		}
+		rc = tx_frame_packed(r, m, hdr);
+		if (lr_unlikely(rc == TX_SMALL)) {
+			tx_drop(r, m);
+			continue;
+		}
+		if (rc != TX_OK)
+			break;
+		bytes += m->pkt_len;
+		ok++;
+		lr_pktmbuf_free(m);
+	}
+	if (rc == TX_FULL)
+		lr_counter_add(&r->ring_full, 1);
+	if (r->last_used != old && rc != TX_BAD)
+		pk_publish(r, old);
 	ring_leave(r);
 	lr_counter_add(&r->c.packets, ok);
 	lr_counter_add(&r->c.bytes, bytes);
