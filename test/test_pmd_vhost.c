@@ -6,11 +6,17 @@
  *    forwarding (each frame goes back out of the port it came in on): we
  *    send frames of 64 and 1518 bytes whose bytes we know (a sequence
  *    number and the queue in the payload) and every one must come back
- *    once, in order, byte for byte; mergeable buffers on and off,
- *    in-order on and off, 1 and 2 queues; then the roles reversed (our
- *    port client=1, testpmd's virtio-user server=1). The pool holds as
- *    many mbufs after the port closed as before. Skipped when
- *    dpdk-testpmd is not installed (Debian's dpdk-dev).
+ *    once, in order, byte for byte; split and packed rings, mergeable
+ *    buffers on and off, in-order on and off, 1 and 2 queues (each case
+ *    checks in our log that these are the features negotiated); then the
+ *    roles reversed (our port client=1, testpmd's virtio-user server=1);
+ *    then testpmd restarted (the link goes down and comes back, frames
+ *    round again). The pool holds as many mbufs after the port closed as
+ *    before. testpmd runs on ordinary memory (--no-huge: memfd segments).
+ *    Skipped when dpdk-testpmd is not installed (Debian's dpdk-dev).
+ *  - event_idx: a fake frontend that reads its rings itself: EVENT_IDX
+ *    calls only when used_event is passed, a frame over two mergeable
+ *    buffers with num_buffers 2.
  *  - bad_*: a fake frontend on a raw socket sends a truncated header, an
  *    unknown request, a size that is not its request's, a memory table
  *    with overlapping regions, one whose region does not fit its file, a

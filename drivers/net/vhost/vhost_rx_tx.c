@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * net_vhost's datapath over split virtqueues (virtio 1.1, 2.6). rx_burst
+ * net_vhost's datapath over split virtqueues (virtio 1.1, 2.6) and packed
+ * ones (2.7: the same chains, read and used in place in one descriptor
+ * ring with wrap counters; the burst functions branch once per burst on
+ * the ring's layout, at the end of this file). rx_burst
  * reads the guest's transmit ring (odd virtqueue): each available chain
  * is a virtio-net header and a frame, copied into mbufs, and returned to
  * the used ring with length 0. tx_burst writes the guest's receive ring
