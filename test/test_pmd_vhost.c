@@ -16,11 +16,14 @@
  *    Skipped when dpdk-testpmd is not installed (Debian's dpdk-dev).
  *  - event_idx: a fake frontend that reads its rings itself: EVENT_IDX
  *    calls only when used_event is passed, a frame over two mergeable
- *    buffers with num_buffers 2.
+ *    buffers with num_buffers 2; vnet_offload: a NEEDS_CSUM frame from
+ *    the guest arrives marked partial, and goes back to a guest without
+ *    GUEST_CSUM with its checksum done.
  *  - bad_*: a fake frontend on a raw socket sends a truncated header, an
  *    unknown request, a size that is not its request's, a memory table
  *    with overlapping regions, one whose region does not fit its file, a
- *    ring outside every region, a descriptor loop, and closes in the
+ *    ring outside every region, a descriptor loop (split and packed),
+ *    and closes in the
  *    middle of our bursts: each time a log line says what was wrong, the
  *    link goes down (or never comes up), nothing crashes, and every mbuf
  *    is back in the pool; the port then takes the next frontend.
@@ -942,6 +945,117 @@ out:
 	return bad_end(port, &f, before, ret);
 }
 
+/* The ones' complement sum of len bytes at p, added to sum. */
+static uint32_t
+sum16(const uint8_t *p, unsigned len, uint32_t sum)
+{
+	for (unsigned i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* A UDP/IPv4 frame of 74 bytes at d whose UDP checksum field holds the
+ * pseudo-header sum (a sender relying on checksum offload). */
+static void
+udp_partial(uint8_t *d)
+{
+	static const uint8_t ip[20] = {0x45, 0, 0,  60, 0, 1, 0,  0, 64, 17,
+				       0,    0, 10, 0,	0, 1, 10, 0, 0,	 2};
+	uint32_t ps;
+
+	memset(d, 0, 74);
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
+	d[12] = 0x08;
+	memcpy(d + 14, ip, 20);
+	d[34] = 0x30; /* ports 12345 -> 53 */
+	d[35] = 0x39;
+	d[37] = 53;
+	d[39] = 40; /* UDP length */
+	for (int i = 42; i < 74; i++)
+		d[i] = (uint8_t)(i * 5);
+	ps = sum16(d + 26, 8, 17 + 40);
+	d[40] = (uint8_t)(fold(ps) >> 8);
+	d[41] = (uint8_t)fold(ps);
+}
+
+/* Virtio-net headers: a frame the guest sends with NEEDS_CSUM (CSUM
+ * negotiated) arrives marked partial; sent back to the guest, which did
+ * not negotiate GUEST_CSUM, it goes out with its checksum done here and
+ * a header that asks for nothing. */
+static int
+test_vnet_offload(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_CSUM);
+	struct fe f = {-1, -1, MAP_FAILED};
+	unsigned before = lr_mempool_avail_count(pool);
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	uint8_t *h, *g;
+	struct lr_mbuf *m = NULL;
+	char sock[128];
+	int port = bad_port("vnet", sock, sizeof(sock)), ret = -1;
+
+	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
+	    fe_ring(&f, 1, RING_AT(1)) != 0 || wait_link(port, 1) != 0)
+		goto out;
+	h = f.mem + BUF_AT; /* header then frame, one descriptor */
+	memset(h, 0, 12);
+	h[0] = 1;  /* NEEDS_CSUM */
+	h[6] = 34; /* csum_start */
+	h[8] = 6;  /* csum_offset */
+	udp_partial(h + 12);
+	fe_desc(&f, 1)[0] =
+	    (struct lr_vring_desc){fe_addr(&f, BUF_AT), 12 + 74, 0, 0};
+	fe_avail(&f, 1)->ring[0] = 0;
+	__atomic_store_n(&fe_avail(&f, 1)->idx, 1, __ATOMIC_RELEASE);
+	while (lr_eth_rx_burst((uint16_t)port, 0, &m, 1) == 0 &&
+	       lr_get_tsc_cycles() < end)
+		;
+	if (m == NULL || !(m->ol_flags & LR_MBUF_F_RX_L4_CKSUM_PARTIAL) ||
+	    m->pkt_len != 74) {
+		fprintf(stderr, "received %p flags 0x%llx\n", (void *)m,
+			m ? (unsigned long long)m->ol_flags : 0ull);
+		goto out;
+	}
+	fe_desc(&f, 0)[0] = (struct lr_vring_desc){
+	    fe_addr(&f, BUF_AT + 4096), 2048, LR_VRING_DESC_F_WRITE, 0};
+	fe_avail(&f, 0)->ring[0] = 0;
+	__atomic_store_n(&fe_avail(&f, 0)->idx, 1, __ATOMIC_RELEASE);
+	if (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1) {
+		lr_pktmbuf_free(m);
+		goto out;
+	}
+	g = f.mem + BUF_AT + 4096;
+	if (fe_used(&f, 0)->idx != 1 || fe_used(&f, 0)->ring[0].len != 86 ||
+	    g[0] != 0 || g[1] != 0 ||
+	    fold(sum16(g + 12 + 34, 40, sum16(g + 12 + 26, 8, 17 + 40))) !=
+		0xffff ||
+	    memcmp(g + 12 + 42, h + 12 + 42, 32) != 0) {
+		fprintf(stderr,
+			"sent: used %u len %u header %u, checksum "
+			"0x%04x\n",
+			fe_used(&f, 0)->idx, fe_used(&f, 0)->ring[0].len, g[0],
+			fold(sum16(g + 12 + 34, 40,
+				   sum16(g + 12 + 26, 8, 17 + 40))));
+		goto out;
+	}
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
 /* One raw message (len bytes of it: a header and payload as given, the
  * rest cut) from a fresh frontend; then the log must say text, the link
  * must be down, and a good frontend must still get the link up. */
@@ -1100,6 +1214,52 @@ out:
 	return bad_end(port, &f, before, ret);
 }
 
+/* A packed ring whose every descriptor says NEXT: a chain longer than
+ * the ring, refused. */
+static int
+test_bad_packed_loop(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_F_RING_PACKED);
+	struct lr_vring_packed_desc *d;
+	struct lr_mbuf *m[BURST];
+	char sock[128];
+	unsigned before = lr_mempool_avail_count(pool);
+	int port = bad_port("ploop", sock, sizeof(sock)), ret = -1;
+	uint64_t end;
+	struct fe f = {-1, -1, MAP_FAILED};
+
+	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
+	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
+	    fe_state(&f, LR_VHOST_USER_SET_VRING_BASE, 1, 1u << 15) != 0 ||
+	    wait_link(port, 1) != 0)
+		goto out;
+	d = (struct lr_vring_packed_desc *)(void *)(f.mem + RING_AT(1));
+	for (unsigned i = 0; i < RING_NUM; i++)
+		d[i] = (struct lr_vring_packed_desc){fe_addr(&f, BUF_AT), 100,
+						     0, LR_VRING_DESC_F_NEXT};
+	__atomic_store_n(&d[0].flags,
+			 LR_VRING_DESC_F_NEXT | LR_VRING_PACKED_DESC_F_AVAIL,
+			 __ATOMIC_RELEASE);
+	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	while (lr_test_memif_link_up(port) && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		lr_pktmbuf_free_bulk(m, n);
+		if (n != 0) {
+			fprintf(stderr, "%u frames from a loop\n", n);
+			goto out;
+		}
+	}
+	if (wait_log("chain longer than the ring (a loop)") != 0 ||
+	    wait_link(port, 0) != 0 || xstat(port, "rx_q0_bad_desc") != 1)
+		goto out;
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
 /* The frontend goes while we send into its receive ring. */
 static int
 test_bad_peer_gone(void)
@@ -1164,6 +1324,7 @@ static const struct lr_test_case cases[] = {
     {"dpdk_packed_client", test_dpdk_packed_client},
     {"dpdk_reconnect", test_dpdk_reconnect},
     {"event_idx", test_event_idx},
+    {"vnet_offload", test_vnet_offload},
     {"bad_truncated", test_bad_truncated},
     {"bad_unknown", test_bad_unknown},
     {"bad_size", test_bad_size},
@@ -1171,6 +1332,7 @@ static const struct lr_test_case cases[] = {
     {"bad_unmapped", test_bad_unmapped},
     {"bad_ring_addr", test_bad_ring_addr},
     {"bad_loop", test_bad_loop},
+    {"bad_packed_loop", test_bad_packed_loop},
     {"bad_peer_gone", test_bad_peer_gone},
 };
 

@@ -372,9 +372,31 @@ lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 
 /* ---- tx: the guest's receive ring ----------------------------------- */
 
+/* The offloads m asks for, as the guest negotiated them, into h: without
+ * GUEST_CSUM the checksums are done here (the header asks for nothing);
+ * a super-frame needs GUEST_TSO4/6 (no software segmentation here). 0,
+ * or -1 (drop m, counted). */
+static __lr_cold int
+tx_offloads(struct vh_ring *r, struct lr_mbuf *m, struct lr_net_vnet_hdr *h)
+{
+	int seg = (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK) != 0;
+
+	memset(h, 0, sizeof(*h));
+	if (!r->guest_csum && !seg) {
+		if (lr_net_cksum_offload(m) == 0)
+			return 0;
+	} else if (lr_net_vnet_tx(m, h) == 0 &&
+		   (!(h->flags & LR_NET_VNET_F_NEEDS_CSUM) || r->guest_csum) &&
+		   (h->gso_type == LR_NET_VNET_GSO_NONE || r->guest_tso)) {
+		return 0;
+	}
+	lr_counter_add(&r->offload_errors, 1);
+	return -1;
+}
+
 /* The header for m into hdr (hdr_len bytes, num_buffers 1): offloads
  * asked by m as the guest negotiated them. 0, or -1 (drop m). */
-static int
+static inline int
 tx_header(struct vh_ring *r, struct lr_mbuf *m, uint8_t *hdr)
 {
 	struct lr_net_vnet_hdr h;
@@ -383,14 +405,10 @@ tx_header(struct vh_ring *r, struct lr_mbuf *m, uint8_t *hdr)
 	memset(hdr, 0, LR_VIRTIO_NET_HDR_MRG_LEN);
 	if (r->hdr_len == LR_VIRTIO_NET_HDR_MRG_LEN)
 		memcpy(hdr + LR_VIRTIO_NET_HDR_LEN, &one, sizeof(one));
-	if (lr_likely(m->ol_flags == 0))
+	if (lr_likely(!(m->ol_flags & LR_MBUF_F_OFFLOAD_MASK)))
 		return 0;
-	if (lr_net_vnet_tx(m, &h) != 0 ||
-	    ((h.flags & LR_NET_VNET_F_NEEDS_CSUM) && !r->guest_csum) ||
-	    (h.gso_type != LR_NET_VNET_GSO_NONE && !r->guest_tso)) {
-		lr_counter_add(&r->offload_errors, 1);
+	if (tx_offloads(r, m, &h) < 0)
 		return -1;
-	}
 	memcpy(hdr, &h, sizeof(h));
 	return 0;
 }
