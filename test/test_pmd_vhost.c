@@ -28,6 +28,7 @@
  *    link goes down (or never comes up), nothing crashes, and every mbuf
  *    is back in the pool; the port then takes the next frontend.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -252,6 +253,8 @@ wait_log(const char *text)
 	return -1;
 }
 
+static int count_fds(void);
+
 /* ---- DPDK's testpmd ---------------------------------------------------- */
 
 static char testpmd[256];
@@ -417,13 +420,14 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 {
 	char sock[128], dev[256], v[256], want[128];
 	unsigned before;
-	int port = -1, ret = -1, pmd_level;
+	int port = -1, ret = -1, pmd_level, fds;
 
 	if (find_testpmd() != 0) {
 		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
 		return LR_TEST_SKIP;
 	}
 	before = lr_mempool_avail_count(pool);
+	fds = count_fds();
 	lr_test_log_begin();
 	pmd_level = lr_log_levels[LR_LOGTYPE_PMD];
 	lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
@@ -465,6 +469,11 @@ out:
 	lr_test_memif_shut(port);
 	lr_log_set_level(LR_LOGTYPE_PMD, pmd_level);
 	log_stop(ret != 0);
+	if (count_fds() != fds) {
+		fprintf(stderr, "descriptors: %d open, %d before\n",
+			count_fds(), fds);
+		ret = -1;
+	}
 	if (lr_mempool_avail_count(pool) != before) {
 		fprintf(stderr, "pool: %u mbufs back of %u\n",
 			lr_mempool_avail_count(pool), before);
@@ -781,12 +790,33 @@ fe_avail(struct fe *f, unsigned i)
 	return (struct lr_vring_avail *)(void *)(f->mem + RING_AT(i) + 4096);
 }
 
+/* Descriptors open in this process. */
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Descriptors open before a bad_* case's port. */
+static int fds_before;
+
 /* Our server port for a bad_* case on dir/name.sock, the log captured. */
 static int
 bad_port(const char *name, char *sock, size_t len)
 {
 	char dev[256];
 
+	fds_before = count_fds();
 	snprintf(sock, len, "%s/%s.sock", dir, name);
 	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s", sock);
 	lr_test_log_begin();
@@ -801,6 +831,11 @@ bad_end(int port, struct fe *f, unsigned before, int ret)
 	fe_close(f);
 	lr_test_memif_shut(port);
 	lr_test_log_end();
+	if (count_fds() != fds_before) {
+		fprintf(stderr, "descriptors: %d open, %d before\n",
+			count_fds(), fds_before);
+		return -1;
+	}
 	if (lr_mempool_avail_count(pool) != before) {
 		fprintf(stderr, "pool: %u mbufs back of %u\n",
 			lr_mempool_avail_count(pool), before);
@@ -939,10 +974,11 @@ test_event_idx(void)
 	}
 	ret = 0;
 out:
+	ret = bad_end(port, &f, before, ret); /* cfd[] counted in both */
 	for (int i = 0; i < 2; i++)
 		if (cfd[i] >= 0)
 			close(cfd[i]);
-	return bad_end(port, &f, before, ret);
+	return ret;
 }
 
 /* The ones' complement sum of len bytes at p, added to sum. */
