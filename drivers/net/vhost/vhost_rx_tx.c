@@ -1,0 +1,826 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_vhost's datapath over split virtqueues (virtio 1.1, 2.6) and packed
+ * ones (2.7: the same chains, read and used in place in one descriptor
+ * ring with wrap counters; the burst functions branch once per burst on
+ * the ring's layout, at the end of this file). rx_burst
+ * reads the guest's transmit ring (odd virtqueue): each available chain
+ * is a virtio-net header and a frame, copied into mbufs, and returned to
+ * the used ring with length 0. tx_burst writes the guest's receive ring
+ * (even virtqueue): a header and the frame into one chain, or with
+ * MRG_RXBUF into as many chains as it takes (num_buffers in the header).
+ * Chains are used in the order they were made available, so IN_ORDER
+ * holds as it is.
+ *
+ * Nothing the guest wrote is trusted: a head or next index outside the
+ * ring, a chain longer than the ring (a loop), an indirect descriptor
+ * (not offered), a descriptor of the wrong direction, or an address and
+ * length not inside one region of the memory table refuse the ring: it
+ * goes down, the descriptor is counted (bad_desc), and the control thread
+ * ends the connection with a log line (ring_bad()). Every field of a
+ * descriptor is read once into a local.
+ *
+ * Notifications: while the ring is up we set VRING_USED_F_NO_NOTIFY (or,
+ * with EVENT_IDX, leave avail_event behind), so a polling guest does not
+ * kick us; after a burst that moved frames we write the call eventfd
+ * only when the guest asks: used_event passed (EVENT_IDX), else no
+ * VRING_AVAIL_F_NO_INTERRUPT.
+ *
+ * Cost per burst: one seq_cst store (ring_enter()), one acquire load of
+ * avail->idx, one release store of used->idx and a fence before reading
+ * the guest's notification wish; per frame one copy, a translation per
+ * descriptor (a compare per region), one used entry.
+ */
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lr_ethdev_driver.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+#include "lr_net.h"
+#include "vhost_private.h"
+
+/* Enter a burst on r: 1 if its memory may be used until ring_leave().
+ * The seq_cst pair with lr_vhost_ring_quiesce_() makes "up seen" and
+ * "busy seen" exclusive. */
+static inline int
+ring_enter(struct vh_ring *r)
+{
+	atomic_store_explicit(&r->busy, 1, memory_order_seq_cst);
+	if (lr_likely(atomic_load_explicit(&r->up, memory_order_seq_cst)))
+		return 1;
+	atomic_store_explicit(&r->busy, 0, memory_order_release);
+	return 0;
+}
+
+static inline void
+ring_leave(struct vh_ring *r)
+{
+	atomic_store_explicit(&r->busy, 0, memory_order_release);
+}
+
+void
+lr_vhost_ring_quiesce_(struct vh_ring *r)
+{
+	atomic_store_explicit(&r->up, 0, memory_order_seq_cst);
+	while (atomic_load_explicit(&r->busy, memory_order_seq_cst))
+		sched_yield();
+}
+
+/* The guest broke the ring protocol: r goes down, the control thread
+ * ends the connection with the reason. */
+static __lr_cold __attribute__((format(printf, 2, 3))) void
+ring_bad(struct vh_ring *r, const char *fmt, ...)
+{
+	struct vh_port *p = r->p;
+	int zero = 0;
+
+	atomic_store_explicit(&r->up, 0, memory_order_relaxed);
+	lr_counter_add(&r->bad_desc, 1);
+	if (atomic_compare_exchange_strong(&p->bad, &zero, 1)) {
+		va_list ap;
+		int n = snprintf(p->bad_why, sizeof(p->bad_why),
+				 "ring %u: ", (unsigned)(r - p->ring));
+
+		va_start(ap, fmt);
+		vsnprintf(p->bad_why + n, sizeof(p->bad_why) - (size_t)n, fmt,
+			  ap);
+		va_end(ap);
+		atomic_store_explicit(&p->bad, 2, memory_order_release);
+		lr_vhost_ctl_wake_(p);
+	}
+}
+
+/* Tell the guest that used->idx moved from old to r->last_used, if it
+ * asks to be told. */
+static inline void
+ring_publish(struct vh_ring *r, uint16_t old)
+{
+	uint64_t one = 1;
+	int need;
+
+	__atomic_store_n(&r->used->idx, r->last_used, __ATOMIC_RELEASE);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (r->event_idx)
+		need = lr_vring_need_event(
+		    __atomic_load_n(lr_vring_used_event(r->avail, r->size),
+				    __ATOMIC_RELAXED),
+		    r->last_used, old);
+	else
+		need = !(__atomic_load_n(&r->avail->flags, __ATOMIC_RELAXED) &
+			 LR_VRING_AVAIL_F_NO_INTERRUPT);
+	if (need && r->call_fd >= 0) {
+		if (write(r->call_fd, &one, sizeof(one)) == sizeof(one))
+			lr_counter_add(&r->calls, 1);
+	}
+}
+
+/* Where a chain is being read or written. */
+struct cur {
+	uint8_t *p;	/* the next byte */
+	uint32_t room;	/* bytes left in this descriptor */
+	uint16_t flags; /* of this descriptor */
+	uint16_t next;	/* its next */
+	uint16_t head;	/* of the chain */
+	uint32_t hops;	/* descriptors of the chain so far */
+	uint32_t done;	/* bytes written into the chain */
+	uint16_t id;	/* packed: buffer id of this descriptor */
+};
+
+/* Load descriptor idx of the chain into c (a split ring's table index, or
+ * a packed ring's position, whose chain goes on at the next position): in
+ * the ring, not past the ring's size in hops, direct, of direction want
+ * (WRITE or 0), inside one region. 0, or -1 with the ring refused. */
+static inline int
+cur_load(struct vh_ring *r, struct cur *c, uint16_t idx, uint16_t want)
+{
+	const struct lr_vring_desc *d;
+	uint64_t addr;
+	uint32_t len;
+	uint16_t flags;
+
+	if (lr_unlikely(idx >= r->size || ++c->hops > r->size)) {
+		ring_bad(r, "descriptor %u: %s", idx,
+			 idx >= r->size
+			     ? "outside the ring"
+			     : "chain longer than the ring (a loop)");
+		return -1;
+	}
+	if (r->packed) {
+		const struct lr_vring_packed_desc *pd = &r->pdesc[idx];
+
+		addr = pd->addr;
+		len = pd->len;
+		flags = pd->flags;
+		c->id = pd->id;
+		c->next = (uint16_t)(idx + 1 == r->size ? 0 : idx + 1);
+	} else {
+		d = &r->desc[idx];
+		addr = d->addr;
+		len = d->len;
+		flags = d->flags;
+		c->next = d->next;
+	}
+	if (lr_unlikely((flags & (LR_VRING_DESC_F_INDIRECT |
+				  LR_VRING_DESC_F_WRITE)) != want)) {
+		ring_bad(r, "descriptor %u: flags 0x%x (%s)", idx, flags,
+			 flags & LR_VRING_DESC_F_INDIRECT
+			     ? "indirect, not negotiated"
+			     : "wrong direction");
+		return -1;
+	}
+	c->p = lr_vhost_mem_gpa(r->mem, addr, len);
+	if (lr_unlikely(c->p == NULL)) {
+		ring_bad(r,
+			 "descriptor %u: 0x%llx + %u is not inside one "
+			 "region",
+			 idx, (unsigned long long)addr, len);
+		return -1;
+	}
+	c->room = len;
+	c->flags = flags;
+	return 0;
+}
+
+/* Start chain number pos of the available ring into c. */
+static inline int
+cur_chain(struct vh_ring *r, struct cur *c, uint16_t pos, uint16_t want)
+{
+	c->head =
+	    __atomic_load_n(&r->avail->ring[pos & r->mask], __ATOMIC_RELAXED);
+	c->hops = 0;
+	c->done = 0;
+	return cur_load(r, c, c->head, want);
+}
+
+/* The descriptor after c's, skipping empty ones: 1 moved, 0 the chain
+ * ended, -1 refused. */
+static inline int
+cur_next(struct vh_ring *r, struct cur *c, uint16_t want)
+{
+	do {
+		if (!(c->flags & LR_VRING_DESC_F_NEXT))
+			return 0;
+		if (cur_load(r, c, c->next, want) < 0)
+			return -1;
+	} while (c->room == 0);
+	return 1;
+}
+
+/* Put a used entry for chain head with len bytes (not yet published). */
+static inline void
+used_put(struct vh_ring *r, uint16_t head, uint32_t len)
+{
+	struct lr_vring_used_elem *e = &r->used->ring[r->last_used & r->mask];
+
+	e->id = head;
+	e->len = len;
+	r->last_used++;
+}
+
+/* ---- rx: the guest's transmit ring ---------------------------------- */
+
+/* Append len bytes at src to packet m (segments from mp); 0 or -1 (the
+ * pool ran dry). */
+static inline int
+pkt_append(struct lr_mbuf *m, struct lr_mempool *mp, const uint8_t *src,
+	   uint32_t len)
+{
+	struct lr_mbuf *last = lr_pktmbuf_lastseg(m), *s;
+	uint32_t n;
+
+	while (len > 0) {
+		if (lr_pktmbuf_tailroom(last) == 0) {
+			s = lr_pktmbuf_alloc(mp);
+			if (lr_unlikely(s == NULL))
+				return -1;
+			last->next = s;
+			last = s;
+			m->nb_segs++;
+		}
+		n = LR_MIN(len, (uint32_t)lr_pktmbuf_tailroom(last));
+		memcpy(lr_pktmbuf_mtod(last, uint8_t *) + last->data_len, src,
+		       n);
+		last->data_len = (uint16_t)(last->data_len + n);
+		m->pkt_len += n;
+		src += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Why rx_chain() gave no packet. */
+enum { RX_OK, RX_NOMBUF, RX_BAD, RX_DROP };
+
+/* Copy the chain of c (loaded) into m: the header into vh, the frame
+ * after it. RX_OK, RX_NOMBUF, RX_BAD (the ring refused). */
+static int
+rx_copy(struct vh_ring *r, struct cur *c, struct lr_mbuf *m, uint8_t *vh)
+{
+	uint32_t hdr = 0, total = 0, n;
+	int rc;
+
+	do {
+		total += c->room;
+		if (lr_unlikely(total > VH_FRAME_MAX)) {
+			ring_bad(r, "chain %u: over %u bytes", c->head,
+				 VH_FRAME_MAX);
+			return RX_BAD;
+		}
+		if (hdr < r->hdr_len) {
+			n = LR_MIN(c->room, (uint32_t)r->hdr_len - hdr);
+			memcpy(vh + hdr, c->p, n);
+			hdr += n;
+			c->p += n;
+			c->room -= n;
+		}
+		if (c->room > 0 && pkt_append(m, r->mp, c->p, c->room) < 0)
+			return RX_NOMBUF;
+		rc = cur_next(r, c, 0);
+	} while (rc > 0);
+	if (rc < 0)
+		return RX_BAD;
+	if (lr_unlikely(hdr < r->hdr_len)) {
+		ring_bad(r,
+			 "chain %u: %u bytes, shorter than the %u-byte "
+			 "header",
+			 c->head, hdr, r->hdr_len);
+		return RX_BAD;
+	}
+	return RX_OK;
+}
+
+/* One chain at avail position pos into a new packet in *out. */
+static int
+rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
+{
+	uint8_t vh[LR_VIRTIO_NET_HDR_MRG_LEN];
+	struct lr_net_vnet_hdr h;
+	struct lr_mbuf *m;
+	struct cur c;
+	int rc;
+
+	if (cur_chain(r, &c, pos, 0) < 0)
+		return RX_BAD;
+	m = lr_pktmbuf_alloc(r->mp);
+	if (lr_unlikely(m == NULL))
+		return RX_NOMBUF;
+	m->port = r->port_id;
+	rc = rx_copy(r, &c, m, vh);
+	if (lr_unlikely(rc != RX_OK)) {
+		lr_pktmbuf_free(m);
+		return rc;
+	}
+	used_put(r, c.head, 0);
+	memcpy(&h, vh, sizeof(h));
+	if (lr_unlikely(m->pkt_len == 0 || ((h.flags | h.gso_type) != 0 &&
+					    lr_net_vnet_rx(m, &h, 0) != 0))) {
+		lr_pktmbuf_free(m);
+		return RX_DROP;
+	}
+	*out = m;
+	return RX_OK;
+}
+
+static uint16_t rx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n);
+static uint16_t tx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n);
+
+uint16_t
+lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct vh_ring *r = queue;
+	uint16_t avail, old, got = 0;
+	uint64_t bytes = 0;
+	int rc = RX_OK;
+
+	if (lr_unlikely(!ring_enter(r)))
+		return 0;
+	if (r->packed)
+		return rx_packed(r, pkts, n);
+	avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
+	if (lr_unlikely((uint16_t)(avail - r->last_avail) > r->size)) {
+		ring_bad(r, "avail idx %u is more than %u ahead of %u", avail,
+			 r->size, r->last_avail);
+		ring_leave(r);
+		return 0;
+	}
+	old = r->last_used;
+	while (got < n && r->last_avail != avail) {
+		rc = rx_chain(r, r->last_avail, &pkts[got]);
+		if (rc == RX_NOMBUF || rc == RX_BAD)
+			break;
+		r->last_avail++;
+		if (rc == RX_DROP) {
+			lr_counter_add(&r->c.errors, 1);
+			continue;
+		}
+		bytes += pkts[got]->pkt_len;
+		got++;
+	}
+	if (rc == RX_NOMBUF)
+		lr_counter_add(&r->c.nombuf, 1);
+	if (r->last_used != old && rc != RX_BAD)
+		ring_publish(r, old);
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, got);
+	lr_counter_add(&r->c.bytes, bytes);
+	return got;
+}
+
+/* ---- tx: the guest's receive ring ----------------------------------- */
+
+/* The offloads m asks for, as the guest negotiated them, into h: without
+ * GUEST_CSUM the checksums are done here (the header asks for nothing);
+ * a super-frame needs GUEST_TSO4/6 (no software segmentation here). 0,
+ * or -1 (drop m, counted). */
+static __lr_cold int
+tx_offloads(struct vh_ring *r, struct lr_mbuf *m, struct lr_net_vnet_hdr *h)
+{
+	int seg = (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK) != 0;
+
+	memset(h, 0, sizeof(*h));
+	if (!r->guest_csum && !seg) {
+		if (lr_net_cksum_offload(m) == 0)
+			return 0;
+	} else if (lr_net_vnet_tx(m, h) == 0 &&
+		   (!(h->flags & LR_NET_VNET_F_NEEDS_CSUM) || r->guest_csum) &&
+		   (h->gso_type == LR_NET_VNET_GSO_NONE || r->guest_tso)) {
+		return 0;
+	}
+	lr_counter_add(&r->offload_errors, 1);
+	return -1;
+}
+
+/* The header for m into hdr (hdr_len bytes, num_buffers 1): offloads
+ * asked by m as the guest negotiated them. 0, or -1 (drop m). */
+static inline int
+tx_header(struct vh_ring *r, struct lr_mbuf *m, uint8_t *hdr)
+{
+	struct lr_net_vnet_hdr h;
+	uint16_t one = 1;
+
+	memset(hdr, 0, LR_VIRTIO_NET_HDR_MRG_LEN);
+	if (r->hdr_len == LR_VIRTIO_NET_HDR_MRG_LEN)
+		memcpy(hdr + LR_VIRTIO_NET_HDR_LEN, &one, sizeof(one));
+	if (lr_likely(!(m->ol_flags & LR_MBUF_F_OFFLOAD_MASK)))
+		return 0;
+	if (tx_offloads(r, m, &h) < 0)
+		return -1;
+	memcpy(hdr, &h, sizeof(h));
+	return 0;
+}
+
+/* What tx_copy() and tx_frame() say. */
+enum { TX_OK = 0, TX_FULL = 1, TX_SMALL = 2, TX_BAD = -1 };
+
+/* Copy len bytes at src into the chains from c on, taking the next
+ * available chain (MRG_RXBUF) when one is full: TX_OK; TX_FULL (the
+ * ring has no more chains); TX_SMALL (without MRG_RXBUF, the chain is
+ * too small for the frame); TX_BAD (refused). */
+static int
+tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
+	uint16_t end, uint16_t *nbuf)
+{
+	uint32_t k;
+	int rc;
+
+	while (len > 0) {
+		if (c->room == 0) {
+			rc = cur_next(r, c, LR_VRING_DESC_F_WRITE);
+			if (rc < 0)
+				return TX_BAD;
+			if (rc == 0) {
+				if (!r->mrg)
+					return TX_SMALL;
+				if (r->last_avail == end)
+					return TX_FULL;
+				used_put(r, c->head, c->done);
+				if (cur_chain(r, c, r->last_avail++,
+					      LR_VRING_DESC_F_WRITE) < 0)
+					return TX_BAD;
+				(*nbuf)++;
+				continue;
+			}
+		}
+		k = LR_MIN(len, c->room);
+		memcpy(c->p, src, k);
+		c->p += k;
+		c->room -= k;
+		c->done += k;
+		src += k;
+		len -= k;
+	}
+	return TX_OK;
+}
+
+/* Write m into the ring from avail position r->last_avail (before end):
+ * TX_OK, or as tx_copy() says (nothing published, positions as they
+ * were). */
+static int
+tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end, const uint8_t *hdr)
+{
+	uint16_t avail0 = r->last_avail, used0 = r->last_used, nbuf = 1;
+	uint8_t *hp;
+	struct cur c;
+	int rc;
+
+	if (cur_chain(r, &c, r->last_avail++, LR_VRING_DESC_F_WRITE) < 0)
+		return TX_BAD;
+	/* the header in the first descriptor (every driver gives room) */
+	if (lr_unlikely(c.room < r->hdr_len)) {
+		ring_bad(r,
+			 "chain %u: first descriptor of %u bytes, under the "
+			 "%u-byte header",
+			 c.head, c.room, r->hdr_len);
+		return TX_BAD;
+	}
+	hp = c.p;
+	rc = tx_copy(r, &c, hdr, r->hdr_len, end, &nbuf);
+	for (const struct lr_mbuf *s = m; rc == 0 && s != NULL; s = s->next)
+		rc = tx_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
+			     s->data_len, end, &nbuf);
+	if (rc != TX_OK) {
+		r->last_avail = avail0;
+		r->last_used = used0;
+		return rc;
+	}
+	used_put(r, c.head, c.done);
+	if (r->mrg)
+		memcpy(hp + LR_VIRTIO_NET_HDR_LEN, &nbuf, sizeof(nbuf));
+	return TX_OK;
+}
+
+/* A frame not sent: dropped and counted (the caller gave it to us). */
+static __lr_cold void
+tx_drop(struct vh_ring *r, struct lr_mbuf *m)
+{
+	lr_counter_add(&r->c.errors, 1);
+	lr_pktmbuf_free(m);
+}
+
+uint16_t
+lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct vh_ring *r = queue;
+	uint8_t hdr[LR_VIRTIO_NET_HDR_MRG_LEN];
+	uint16_t avail, old, sent = 0, ok = 0;
+	uint64_t bytes = 0;
+	int rc = TX_OK;
+
+	if (lr_unlikely(!ring_enter(r)))
+		return 0;
+	if (r->packed)
+		return tx_packed(r, pkts, n);
+	avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
+	if (lr_unlikely((uint16_t)(avail - r->last_avail) > r->size)) {
+		ring_bad(r, "avail idx %u is more than %u ahead of %u", avail,
+			 r->size, r->last_avail);
+		ring_leave(r);
+		return 0;
+	}
+	old = r->last_used;
+	for (; sent < n; sent++) {
+		struct lr_mbuf *m = pkts[sent];
+
+		if (r->last_avail == avail) {
+			rc = TX_FULL;
+			break;
+		}
+		if (lr_unlikely(tx_header(r, m, hdr) < 0)) {
+			tx_drop(r, m);
+			continue;
+		}
+		rc = tx_frame(r, m, avail, hdr);
+		if (lr_unlikely(rc == TX_SMALL)) {
+			tx_drop(r, m);
+			continue;
+		}
+		if (rc != TX_OK)
+			break;
+		bytes += m->pkt_len;
+		ok++;
+		lr_pktmbuf_free(m);
+	}
+	if (rc == TX_FULL)
+		lr_counter_add(&r->ring_full, 1);
+	if (r->last_used != old && rc != TX_BAD)
+		ring_publish(r, old);
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, ok);
+	lr_counter_add(&r->c.bytes, bytes);
+	return sent;
+}
+
+/* ---- packed rings (2.7) --------------------------------------------- */
+
+/* Move packed position *pos (and its wrap counter) on by k. */
+static inline void
+pk_advance(const struct vh_ring *r, uint16_t *pos, uint8_t *wrap, uint32_t k)
+{
+	uint32_t p = *pos + k;
+
+	if (p >= r->size) {
+		p -= r->size;
+		*wrap ^= 1;
+	}
+	*pos = (uint16_t)p;
+}
+
+/* The descriptor at r->last_avail is available to us. */
+static inline int
+pk_avail(const struct vh_ring *r)
+{
+	uint16_t f =
+	    __atomic_load_n(&r->pdesc[r->last_avail].flags, __ATOMIC_ACQUIRE);
+
+	return lr_vring_packed_desc_avail(f, r->avail_wrap);
+}
+
+/* Write a used descriptor for buffer id (len bytes written, ndesc
+ * descriptors) at r->last_used; its flags last, with release. */
+static inline void
+pk_used(struct vh_ring *r, uint16_t id, uint32_t len, uint32_t ndesc)
+{
+	struct lr_vring_packed_desc *d = &r->pdesc[r->last_used];
+	uint16_t f =
+	    r->used_wrap
+		? (LR_VRING_PACKED_DESC_F_AVAIL | LR_VRING_PACKED_DESC_F_USED)
+		: 0;
+
+	d->id = id;
+	d->len = len;
+	if (len > 0)
+		f |= LR_VRING_PACKED_DESC_F_WRITE;
+	__atomic_store_n(&d->flags, f, __ATOMIC_RELEASE);
+	pk_advance(r, &r->last_used, &r->used_wrap, ndesc);
+}
+
+/* Tell the guest that used descriptors from old on are there, if its
+ * event suppression area asks for it. */
+static inline void
+pk_publish(struct vh_ring *r, uint16_t old)
+{
+	uint16_t flags, off_wrap, off, nw = r->last_used;
+	uint64_t one = 1;
+	int need;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	flags = __atomic_load_n(&r->drv_ev->flags, __ATOMIC_RELAXED);
+	if (flags == LR_VRING_PACKED_EVENT_FLAG_DISABLE)
+		return;
+	need = 1;
+	if (flags == LR_VRING_PACKED_EVENT_FLAG_DESC && r->event_idx) {
+		off_wrap =
+		    __atomic_load_n(&r->drv_ev->off_wrap, __ATOMIC_RELAXED);
+		off = off_wrap & 0x7fff;
+		if (nw <= old)
+			old = (uint16_t)(old - r->size);
+		if ((off_wrap >> LR_VRING_PACKED_EVENT_WRAP_SHIFT) !=
+		    r->used_wrap)
+			off = (uint16_t)(off - r->size);
+		need = lr_vring_need_event(off, nw, old);
+	}
+	if (need && r->call_fd >= 0 &&
+	    write(r->call_fd, &one, sizeof(one)) == sizeof(one))
+		lr_counter_add(&r->calls, 1);
+}
+
+/* One available chain at r->last_avail into a new packet in *out; the
+ * chain used and the position moved on unless RX_NOMBUF or RX_BAD. */
+static int
+rx_chain_packed(struct vh_ring *r, struct lr_mbuf **out)
+{
+	uint8_t vh[LR_VIRTIO_NET_HDR_MRG_LEN];
+	struct lr_net_vnet_hdr h;
+	struct lr_mbuf *m;
+	struct cur c = {0};
+	int rc;
+
+	if (cur_load(r, &c, r->last_avail, 0) < 0)
+		return RX_BAD;
+	m = lr_pktmbuf_alloc(r->mp);
+	if (lr_unlikely(m == NULL))
+		return RX_NOMBUF;
+	m->port = r->port_id;
+	rc = rx_copy(r, &c, m, vh);
+	if (lr_unlikely(rc != RX_OK)) {
+		lr_pktmbuf_free(m);
+		return rc;
+	}
+	pk_used(r, c.id, 0, c.hops);
+	pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
+	memcpy(&h, vh, sizeof(h));
+	if (lr_unlikely(m->pkt_len == 0 || ((h.flags | h.gso_type) != 0 &&
+					    lr_net_vnet_rx(m, &h, 0) != 0))) {
+		lr_pktmbuf_free(m);
+		return RX_DROP;
+	}
+	*out = m;
+	return RX_OK;
+}
+
+/* rx_burst over a packed ring (r entered). */
+static uint16_t
+rx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
+{
+	uint16_t old = r->last_used, got = 0;
+	uint64_t bytes = 0;
+	int rc = RX_OK;
+
+	while (got < n && pk_avail(r)) {
+		rc = rx_chain_packed(r, &pkts[got]);
+		if (rc == RX_NOMBUF || rc == RX_BAD)
+			break;
+		if (rc == RX_DROP) {
+			lr_counter_add(&r->c.errors, 1);
+			continue;
+		}
+		bytes += pkts[got]->pkt_len;
+		got++;
+	}
+	if (rc == RX_NOMBUF)
+		lr_counter_add(&r->c.nombuf, 1);
+	if (r->last_used != old && rc != RX_BAD)
+		pk_publish(r, old);
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, got);
+	lr_counter_add(&r->c.bytes, bytes);
+	return got;
+}
+
+/* The chains one frame takes in a packed receive ring (MRG_RXBUF: up to
+ * PK_CHAINS), used only when the whole frame is written. */
+#define PK_CHAINS 64
+struct pk_frame {
+	uint16_t id[PK_CHAINS];
+	uint16_t ndesc[PK_CHAINS];
+	uint32_t len[PK_CHAINS];
+	unsigned n;
+};
+
+/* Copy len bytes at src into the chains from c on (packed); the next
+ * available chain (MRG_RXBUF) when one is full. As tx_copy(). */
+static int
+pk_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
+	struct pk_frame *f)
+{
+	uint32_t k;
+	int rc;
+
+	while (len > 0) {
+		if (c->room == 0) {
+			rc = cur_next(r, c, LR_VRING_DESC_F_WRITE);
+			if (rc < 0)
+				return TX_BAD;
+			if (rc == 0) {
+				if (!r->mrg || f->n + 1 >= PK_CHAINS)
+					return TX_SMALL;
+				f->id[f->n] = c->id;
+				f->ndesc[f->n] = (uint16_t)c->hops;
+				f->len[f->n++] = c->done;
+				pk_advance(r, &r->last_avail, &r->avail_wrap,
+					   c->hops);
+				if (!pk_avail(r))
+					return TX_FULL;
+				*c = (struct cur){0};
+				if (cur_load(r, c, r->last_avail,
+					     LR_VRING_DESC_F_WRITE) < 0)
+					return TX_BAD;
+				continue;
+			}
+		}
+		k = LR_MIN(len, c->room);
+		memcpy(c->p, src, k);
+		c->p += k;
+		c->room -= k;
+		c->done += k;
+		src += k;
+		len -= k;
+	}
+	return TX_OK;
+}
+
+/* Write m into the packed ring at r->last_avail (available): TX_OK, or as
+ * tx_copy() says with the position as it was. */
+static int
+tx_frame_packed(struct vh_ring *r, struct lr_mbuf *m, const uint8_t *hdr)
+{
+	uint16_t avail0 = r->last_avail, nbuf;
+	uint8_t wrap0 = r->avail_wrap, *hp;
+	struct pk_frame f;
+	struct cur c = {0};
+	int rc;
+
+	f.n = 0;
+	if (cur_load(r, &c, r->last_avail, LR_VRING_DESC_F_WRITE) < 0)
+		return TX_BAD;
+	if (lr_unlikely(c.room < r->hdr_len)) {
+		ring_bad(r, "descriptor %u: %u bytes, under the %u-byte header",
+			 r->last_avail, c.room, r->hdr_len);
+		return TX_BAD;
+	}
+	hp = c.p;
+	rc = pk_copy(r, &c, hdr, r->hdr_len, &f);
+	for (const struct lr_mbuf *s = m; rc == TX_OK && s != NULL; s = s->next)
+		rc = pk_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
+			     s->data_len, &f);
+	if (rc != TX_OK) {
+		r->last_avail = avail0;
+		r->avail_wrap = wrap0;
+		return rc;
+	}
+	f.id[f.n] = c.id;
+	f.ndesc[f.n] = (uint16_t)c.hops;
+	f.len[f.n++] = c.done;
+	pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
+	nbuf = (uint16_t)f.n;
+	if (r->mrg)
+		memcpy(hp + LR_VIRTIO_NET_HDR_LEN, &nbuf, sizeof(nbuf));
+	for (unsigned i = 0; i < f.n; i++)
+		pk_used(r, f.id[i], f.len[i], f.ndesc[i]);
+	return TX_OK;
+}
+
+/* tx_burst over a packed ring (r entered). */
+static uint16_t
+tx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
+{
+	uint8_t hdr[LR_VIRTIO_NET_HDR_MRG_LEN];
+	uint16_t old = r->last_used, sent = 0, ok = 0;
+	uint64_t bytes = 0;
+	int rc = TX_OK;
+
+	for (; sent < n; sent++) {
+		struct lr_mbuf *m = pkts[sent];
+
+		if (!pk_avail(r)) {
+			rc = TX_FULL;
+			break;
+		}
+		if (lr_unlikely(tx_header(r, m, hdr) < 0)) {
+			tx_drop(r, m);
+			continue;
+		}
+		rc = tx_frame_packed(r, m, hdr);
+		if (lr_unlikely(rc == TX_SMALL)) {
+			tx_drop(r, m);
+			continue;
+		}
+		if (rc != TX_OK)
+			break;
+		bytes += m->pkt_len;
+		ok++;
+		lr_pktmbuf_free(m);
+	}
+	if (rc == TX_FULL)
+		lr_counter_add(&r->ring_full, 1);
+	if (r->last_used != old && rc != TX_BAD)
+		pk_publish(r, old);
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, ok);
+	lr_counter_add(&r->c.bytes, bytes);
+	return sent;
+}

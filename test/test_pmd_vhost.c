@@ -1,0 +1,1391 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * net_vhost (the vhost-user backend) against DPDK 22.11's virtio-user as
+ * the frontend, and against a fake frontend written here:
+ *  - dpdk_*: dpdk-testpmd with a net_virtio_user port on our socket, io
+ *    forwarding (each frame goes back out of the port it came in on): we
+ *    send frames of 64 and 1518 bytes whose bytes we know (a sequence
+ *    number and the queue in the payload) and every one must come back
+ *    once, in order, byte for byte; split and packed rings, mergeable
+ *    buffers on and off, in-order on and off, 1 and 2 queues (each case
+ *    checks in our log that these are the features negotiated); then the
+ *    roles reversed (our port client=1, testpmd's virtio-user server=1);
+ *    then testpmd restarted (the link goes down and comes back, frames
+ *    round again). The pool holds as many mbufs after the port closed as
+ *    before. testpmd runs on ordinary memory (--no-huge: memfd segments).
+ *    Skipped when dpdk-testpmd is not installed (Debian's dpdk-dev).
+ *  - event_idx: a fake frontend that reads its rings itself: EVENT_IDX
+ *    calls only when used_event is passed, a frame over two mergeable
+ *    buffers with num_buffers 2; vnet_offload: a NEEDS_CSUM frame from
+ *    the guest arrives marked partial, and goes back to a guest without
+ *    GUEST_CSUM with its checksum done.
+ *  - bad_*: a fake frontend on a raw socket sends a truncated header, an
+ *    unknown request, a size that is not its request's, a memory table
+ *    with overlapping regions, one whose region does not fit its file, a
+ *    ring outside every region, a descriptor loop (split and packed),
+ *    and closes in the
+ *    middle of our bursts: each time a log line says what was wrong, the
+ *    link goes down (or never comes up), nothing crashes, and every mbuf
+ *    is back in the pool; the port then takes the next frontend.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
+#include "lr_log.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+#include "lr_test_memif.h"
+#include "lr_unix.h"
+#include "lr_vhost_user.h"
+#include "lr_virtio.h"
+
+#define BURST	32
+#define NFRAMES 2000
+#define WINDOW	96 /* frames in flight: under the 256-entry rings */
+
+static const char *dir;
+static struct lr_mempool *pool;
+
+/* ---- frames ---------------------------------------------------------- */
+
+/* Size of frame i: 64 and 1518 bytes in turn. */
+static uint32_t
+size_of(unsigned i)
+{
+	return (i & 1) ? 1518 : 64;
+}
+
+/* Frame i of queue q into d (len bytes): broadcast, then bytes from i
+ * and q; bytes 14..21 hold q and i. */
+static void
+make_frame(uint8_t *d, unsigned q, unsigned i, uint32_t len)
+{
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
+	d[12] = 0x88;
+	d[13] = 0xb5; /* local experimental ethertype */
+	for (uint32_t k = 14; k < len; k++)
+		d[k] = (uint8_t)(i * 13 + k * 7 + q);
+	memcpy(d + 14, &q, 4);
+	memcpy(d + 18, &i, 4);
+}
+
+/* An mbuf holding frame i of queue q, or NULL. */
+static struct lr_mbuf *
+frame_mbuf(unsigned q, unsigned i)
+{
+	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+	uint32_t len = size_of(i);
+
+	if (m == NULL)
+		return NULL;
+	make_frame(lr_pktmbuf_mtod(m, uint8_t *), q, i, len);
+	m->data_len = (uint16_t)len;
+	m->pkt_len = len;
+	return m;
+}
+
+/* Packet m is frame i of queue q, byte for byte: 0, or -1 (printed). */
+static int
+check_frame(const struct lr_mbuf *m, unsigned q, unsigned i)
+{
+	static uint8_t want[2048], got[65536];
+	uint32_t len = size_of(i);
+
+	make_frame(want, q, i, len);
+	if (m->pkt_len != len) {
+		fprintf(stderr, "queue %u frame %u: %u bytes, expected %u\n", q,
+			i, m->pkt_len, len);
+		return -1;
+	}
+	lr_pktmbuf_copy_out(m, got);
+	if (memcmp(got, want, len) != 0) {
+		unsigned gi, gq;
+
+		memcpy(&gq, got + 14, 4);
+		memcpy(&gi, got + 18, 4);
+		fprintf(stderr,
+			"queue %u frame %u: bytes differ (got queue %u "
+			"frame %u)\n",
+			q, i, gq, gi);
+		return -1;
+	}
+	return 0;
+}
+
+/* Send n frames on queue q of port and receive each back on queue q, in
+ * order, byte for byte (deadline 30 s); 0 or -1. */
+static int
+xfer(int port, uint16_t q, unsigned n)
+{
+	struct lr_mbuf *m[BURST];
+	unsigned sent = 0, got = 0;
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (got < n) {
+		unsigned k = LR_MIN(BURST, n - sent);
+
+		if (lr_get_tsc_cycles() > end) {
+			fprintf(stderr,
+				"queue %u: %u of %u frames back after "
+				"30 s (%u sent)\n",
+				q, got, n, sent);
+			return -1;
+		}
+		if (sent - got + k > WINDOW)
+			k = 0;
+		for (unsigned j = 0; j < k; j++) {
+			m[j] = frame_mbuf(q, sent + j);
+			if (m[j] == NULL) {
+				lr_pktmbuf_free_bulk(m, j);
+				fprintf(stderr, "pool empty\n");
+				return -1;
+			}
+		}
+		uint16_t s = lr_eth_tx_burst((uint16_t)port, q, m, (uint16_t)k);
+
+		lr_pktmbuf_free_bulk(m + s, k - s);
+		sent += s;
+		uint16_t r = lr_eth_rx_burst((uint16_t)port, q, m, BURST);
+
+		for (uint16_t j = 0; j < r; j++) {
+			int bad = got >= n || check_frame(m[j], q, got) != 0;
+
+			got++;
+			if (bad) {
+				lr_pktmbuf_free_bulk(m + j, r - j);
+				return -1;
+			}
+			lr_pktmbuf_free(m[j]);
+		}
+	}
+	return 0;
+}
+
+/* Wait (up to 30 s) until port's link is up (1) or down (0). */
+static int
+wait_link(int port, int up)
+{
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (lr_test_memif_link_up(port) == up)
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "link of port %d not %s after 30 s\n", port,
+		up ? "up" : "down");
+	return -1;
+}
+
+/* The port's xstat name (0 if it has none). */
+static uint64_t
+xstat(int port, const char *name)
+{
+	uint64_t v = 0;
+
+	if (lr_eth_xstats_get_by_name((uint16_t)port, name, &v) != 0)
+		return 0;
+	return v;
+}
+
+/* ---- the log ---------------------------------------------------------- */
+
+/* The captured log holds text: 1, else 0. */
+static int
+log_has(const char *text)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+	static char buf[1 << 20];
+	ssize_t n;
+
+	if (st->f == NULL)
+		return 0;
+	fflush(st->f);
+	n = pread(fileno(st->f), buf, sizeof(buf) - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	return strstr(buf, text) != NULL;
+}
+
+/* End the log capture: shown on stderr when show, else dropped. */
+static void
+log_stop(int show)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+
+	if (show) {
+		lr_test_log_end();
+		return;
+	}
+	lr_log_set_stream(NULL);
+	if (st->f != NULL)
+		fclose(st->f);
+	st->f = NULL;
+}
+
+/* Wait (up to 30 s) until the captured log holds text; 0 or -1. */
+static int
+wait_log(const char *text)
+{
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (log_has(text))
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "no log line with '%s' after 30 s\n", text);
+	return -1;
+}
+
+static int count_fds(void);
+
+/* ---- DPDK's testpmd ---------------------------------------------------- */
+
+static char testpmd[256];
+static pid_t tp_pid = -1;
+static int tp_stdin = -1;
+
+/* dpdk-testpmd on PATH; 0 or -1. */
+static int
+find_testpmd(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
+	for (char *d = strtok(buf, ":"); d != NULL; d = strtok(NULL, ":")) {
+		snprintf(testpmd, sizeof(testpmd), "%s/dpdk-testpmd", d);
+		if (access(testpmd, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* Start testpmd with one virtio-user port (vdev args after the name) and
+ * nq queues, io forwarding; its output in dir/testpmd.log. */
+static int
+testpmd_start(const char *vargs, unsigned nq)
+{
+	char vdev[512], prefix[64], logp[128], q[32];
+	int pfd[2];
+
+	snprintf(vdev, sizeof(vdev), "net_virtio_user0,%s", vargs);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_vhost_dpdk%d",
+		 (int)getpid());
+	snprintf(logp, sizeof(logp), "%s/testpmd.log", dir);
+	snprintf(q, sizeof(q), "--rxq=%u", nq);
+	if (pipe(pfd) != 0)
+		return -1;
+	tp_pid = fork();
+	if (tp_pid < 0)
+		return -1;
+	if (tp_pid == 0) {
+		int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		char tq[32];
+		char *argv[] = {"stdbuf",
+				"-oL",
+				testpmd,
+				"-l",
+				"0,1",
+				"--no-pci",
+				"--no-huge",
+				"-m",
+				"128",
+				"--single-file-segments",
+				prefix,
+				"--vdev",
+				vdev,
+				"--",
+				"--forward-mode=io",
+				"-a",
+				"--nb-cores=1",
+				q,
+				tq,
+				"--total-num-mbufs=4096",
+				NULL};
+
+		snprintf(tq, sizeof(tq), "--txq=%u", nq);
+		dup2(pfd[0], 0);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		close(pfd[1]);
+		execvp("stdbuf", argv);
+		execv(testpmd, argv + 2);
+		_exit(127);
+	}
+	close(pfd[0]);
+	tp_stdin = pfd[1]; /* testpmd runs until this closes */
+	return 0;
+}
+
+/* Stop testpmd (enter, then signals if it lingers). */
+static void
+testpmd_stop(void)
+{
+	char cmd[128];
+	int st;
+
+	if (tp_pid < 0)
+		return;
+	if (tp_stdin >= 0 && write(tp_stdin, "\n", 1) != 1)
+		kill(tp_pid, SIGTERM);
+	close(tp_stdin);
+	tp_stdin = -1;
+	for (int i = 0; i < 20000; i++) {
+		if (waitpid(tp_pid, &st, WNOHANG) == tp_pid)
+			goto done;
+		lr_delay_us(1000);
+	}
+	kill(tp_pid, SIGKILL);
+	waitpid(tp_pid, &st, 0);
+done:
+	tp_pid = -1;
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/test_pmd_vhost_dpdk%d",
+		 (int)getpid());
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove DPDK's runtime folder\n");
+}
+
+/* Wait (up to 30 s) until testpmd's output holds line; 0 or -1. */
+static int
+testpmd_wait_line(const char *line)
+{
+	char path[128];
+	static char buf[1 << 16];
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	snprintf(path, sizeof(path), "%s/testpmd.log", dir);
+	while (lr_get_tsc_cycles() < end) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f != NULL)
+			fclose(f);
+		buf[n] = '\0';
+		if (strstr(buf, line) != NULL)
+			return 0;
+		if (waitpid(tp_pid, NULL, WNOHANG) != 0) {
+			fprintf(stderr, "testpmd exited before '%s'\n", line);
+			return -1;
+		}
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "no '%s' from testpmd after 30 s\n", line);
+	return -1;
+}
+
+static void
+testpmd_log(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "tail -80 '%s/testpmd.log' >&2", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "(no testpmd log)\n");
+}
+
+/* Kill a testpmd left running (exit handler). */
+static void
+testpmd_reap(void)
+{
+	if (tp_pid > 0 && *lr_test_main_pid() == (int)getpid()) {
+		kill(tp_pid, SIGKILL);
+		waitpid(tp_pid, NULL, 0);
+		tp_pid = -1;
+	}
+}
+
+/* net_vhost (client: client=1) and testpmd's virtio-user with vargs on
+ * one socket, nq queues: frames round each queue; 0, -1 or SKIP. */
+static int
+dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
+{
+	char sock[128], dev[256], v[256], want[128];
+	unsigned before;
+	int port = -1, ret = -1, pmd_level, fds;
+
+	if (find_testpmd() != 0) {
+		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
+		return LR_TEST_SKIP;
+	}
+	before = lr_mempool_avail_count(pool);
+	fds = count_fds();
+	lr_test_log_begin();
+	pmd_level = lr_log_levels[LR_LOGTYPE_PMD];
+	lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
+	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
+	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s,queues=%u,client=%d",
+		 sock, nq, client);
+	snprintf(v, sizeof(v), "path=%s,queues=%u,%s%s", sock, nq, vargs,
+		 client ? ",server=1" : "");
+	if (client && testpmd_start(v, nq) != 0)
+		goto out;
+	port = lr_test_memif_open(dev, (uint16_t)nq, pool);
+	if (port < 0 || (!client && testpmd_start(v, nq) != 0))
+		goto out;
+	/* testpmd drains its queues before it forwards: send after that */
+	if (wait_link(port, 1) != 0 ||
+	    testpmd_wait_line("Press enter to exit") != 0)
+		goto out;
+	/* what was negotiated is what the frontend was asked for */
+	snprintf(want, sizeof(want),
+		 "%s ring, mergeable buffers %s, in-order %s",
+		 strstr(vargs, "packed_vq=1") ? "packed" : "split",
+		 strstr(vargs, "mrg_rxbuf=1") ? "on" : "off",
+		 strstr(vargs, "in_order=1") ? "on" : "off");
+	if (!log_has(want)) {
+		fprintf(stderr, "no '%s' in the log\n", want);
+		goto out;
+	}
+	for (unsigned q = 0; q < nq; q++)
+		if (xfer(port, (uint16_t)q, NFRAMES) != 0)
+			goto out;
+	ret = 0;
+out:
+	testpmd_stop();
+	if (ret != 0) {
+		testpmd_log();
+		if (port >= 0)
+			lr_eth_dev_dump(stderr, (uint16_t)port);
+	}
+	lr_test_memif_shut(port);
+	lr_log_set_level(LR_LOGTYPE_PMD, pmd_level);
+	log_stop(ret != 0);
+	if (count_fds() != fds) {
+		fprintf(stderr, "descriptors: %d open, %d before\n",
+			count_fds(), fds);
+		ret = -1;
+	}
+	if (lr_mempool_avail_count(pool) != before) {
+		fprintf(stderr, "pool: %u mbufs back of %u\n",
+			lr_mempool_avail_count(pool), before);
+		ret = -1;
+	}
+	return ret;
+}
+
+static int
+test_dpdk_split(void)
+{
+	return dpdk_run("split", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0);
+}
+
+static int
+test_dpdk_mrg(void)
+{
+	return dpdk_run("mrg", "mrg_rxbuf=1,in_order=0,packed_vq=0", 1, 0);
+}
+
+static int
+test_dpdk_in_order(void)
+{
+	return dpdk_run("inorder", "mrg_rxbuf=0,in_order=1,packed_vq=0", 1, 0);
+}
+
+static int
+test_dpdk_mrg_in_order(void)
+{
+	return dpdk_run("mrgio", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0);
+}
+
+static int
+test_dpdk_2q(void)
+{
+	return dpdk_run("twoq", "mrg_rxbuf=1,in_order=0,packed_vq=0", 2, 0);
+}
+
+static int
+test_dpdk_2q_split(void)
+{
+	return dpdk_run("twoqs", "mrg_rxbuf=0,in_order=1,packed_vq=0", 2, 0);
+}
+
+static int
+test_dpdk_client(void)
+{
+	return dpdk_run("client", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 1);
+}
+
+static int
+test_dpdk_client_split(void)
+{
+	return dpdk_run("clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1);
+}
+
+static int
+test_dpdk_packed(void)
+{
+	return dpdk_run("packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_mrg(void)
+{
+	return dpdk_run("packedm", "mrg_rxbuf=1,in_order=0,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_in_order(void)
+{
+	return dpdk_run("packedi", "mrg_rxbuf=0,in_order=1,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_mrg_in_order(void)
+{
+	return dpdk_run("packedmi", "mrg_rxbuf=1,in_order=1,packed_vq=1", 1, 0);
+}
+
+static int
+test_dpdk_packed_2q(void)
+{
+	return dpdk_run("packed2q", "mrg_rxbuf=1,in_order=1,packed_vq=1", 2, 0);
+}
+
+static int
+test_dpdk_packed_client(void)
+{
+	return dpdk_run("packedc", "mrg_rxbuf=0,in_order=1,packed_vq=1", 2, 1);
+}
+
+/* testpmd started once, frames round; then testpmd restarted (a
+ * frontend that goes and comes back): our link goes down, comes back up
+ * with the new frontend, and frames round again. The interval from the
+ * new testpmd's start to our link up is printed. */
+static int
+test_dpdk_reconnect(void)
+{
+	const char *v = "mrg_rxbuf=1,in_order=0,packed_vq=0";
+	char sock[128], dev[256], args[256];
+	unsigned before;
+	uint64_t t0;
+	int port = -1, ret = -1;
+
+	if (find_testpmd() != 0) {
+		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
+		return LR_TEST_SKIP;
+	}
+	before = lr_mempool_avail_count(pool);
+	snprintf(sock, sizeof(sock), "%s/recon.sock", dir);
+	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s", sock);
+	snprintf(args, sizeof(args), "path=%s,queues=1,%s", sock, v);
+	port = lr_test_memif_open(dev, 1, pool);
+	for (int round = 0; round < 2; round++) {
+		t0 = lr_get_tsc_cycles();
+		if (port < 0 || testpmd_start(args, 1) != 0 ||
+		    wait_link(port, 1) != 0)
+			goto out;
+		printf("round %d: link up %.0f ms after testpmd started\n",
+		       round,
+		       (double)(lr_get_tsc_cycles() - t0) * 1e3 /
+			   (double)lr_get_tsc_hz());
+		if (testpmd_wait_line("Press enter to exit") != 0 ||
+		    xfer(port, 0, NFRAMES) != 0)
+			goto out;
+		testpmd_stop();
+		if (wait_link(port, 0) != 0)
+			goto out;
+	}
+	if (xstat(port, "connects") != 2 || xstat(port, "disconnects") != 2) {
+		fprintf(stderr, "connects %llu disconnects %llu, expected 2\n",
+			(unsigned long long)xstat(port, "connects"),
+			(unsigned long long)xstat(port, "disconnects"));
+		goto out;
+	}
+	ret = 0;
+out:
+	testpmd_stop();
+	if (ret != 0)
+		testpmd_log();
+	lr_test_memif_shut(port);
+	if (lr_mempool_avail_count(pool) != before) {
+		fprintf(stderr, "pool: %u mbufs back of %u\n",
+			lr_mempool_avail_count(pool), before);
+		ret = -1;
+	}
+	return ret;
+}
+
+/* ---- a fake frontend ---------------------------------------------------- */
+
+#define MEM_SIZE   (1u << 20) /* the fake guest's memory */
+#define RING_NUM   256
+#define RING_AT(i) ((uint64_t)(i)*65536) /* ring i's offset in it */
+#define BUF_AT	   (512u * 1024)
+
+/* The fake frontend: its socket and its memory (a memfd we map too; its
+ * guest-physical and virtual addresses are where we mapped it). */
+struct fe {
+	int sock;
+	int memfd;
+	uint8_t *mem;
+};
+
+/* Send request req with size bytes of payload pl and nfds descriptors. */
+static int
+fe_send(struct fe *f, uint32_t req, const void *pl, uint32_t size,
+	const int *fds, unsigned nfds)
+{
+	struct lr_vhost_user_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.request = req;
+	m.hdr.flags = LR_VHOST_USER_VERSION;
+	m.hdr.size = size;
+	memcpy(&m.payload, pl, size);
+	return lr_vhost_user_send(f->sock, &m, fds, nfds, 5000);
+}
+
+/* A ring state request. */
+static int
+fe_state(struct fe *f, uint32_t req, uint32_t idx, uint32_t num)
+{
+	struct lr_vhost_user_vring_state s = {idx, num};
+
+	return fe_send(f, req, &s, sizeof(s), NULL, 0);
+}
+
+/* Connect to sock (up to 30 s: the port's listener is up when started). */
+static int
+fe_open(struct fe *f, const char *sock)
+{
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	memset(f, 0, sizeof(*f));
+	f->memfd = -1;
+	f->mem = MAP_FAILED;
+	do {
+		f->sock = lr_unix_connect(sock, LR_UNIX_STREAM);
+		if (f->sock >= 0)
+			break;
+		lr_delay_us(1000);
+	} while (lr_get_tsc_cycles() < end);
+	if (f->sock < 0) {
+		fprintf(stderr, "cannot connect to %s\n", sock);
+		return -1;
+	}
+	f->memfd = memfd_create("fake_guest", MFD_CLOEXEC);
+	if (f->memfd < 0 || ftruncate(f->memfd, MEM_SIZE) != 0)
+		return -1;
+	f->mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      f->memfd, 0);
+	return f->mem == MAP_FAILED ? -1 : 0;
+}
+
+static void
+fe_close(struct fe *f)
+{
+	if (f->sock >= 0)
+		close(f->sock);
+	if (f->memfd >= 0)
+		close(f->memfd);
+	if (f->mem != MAP_FAILED)
+		munmap(f->mem, MEM_SIZE);
+	f->sock = f->memfd = -1;
+	f->mem = MAP_FAILED;
+}
+
+/* Our address of offset off in the fake guest's memory (its guest
+ * address and its virtual address both). */
+static uint64_t
+fe_addr(const struct fe *f, uint64_t off)
+{
+	return (uint64_t)(uintptr_t)f->mem + off;
+}
+
+/* Owner, features feat (without PROTOCOL_FEATURES: rings enabled by
+ * their kick), the memory table of one region over the whole memfd. */
+static int
+fe_mem_feat(struct fe *f, uint64_t feat)
+{
+	struct lr_vhost_user_memory t;
+
+	memset(&t, 0, sizeof(t));
+	t.nregions = 1;
+	t.regions[0] = (struct lr_vhost_user_region){fe_addr(f, 0), MEM_SIZE,
+						     fe_addr(f, 0), 0};
+	if (fe_send(f, LR_VHOST_USER_SET_OWNER, NULL, 0, NULL, 0) != 0 ||
+	    fe_send(f, LR_VHOST_USER_SET_FEATURES, &feat, 8, NULL, 0) != 0)
+		return -1;
+	return fe_send(f, LR_VHOST_USER_SET_MEM_TABLE, &t, 8 + 32, &f->memfd,
+		       1);
+}
+
+/* fe_mem_feat() with VERSION_1 only. */
+static int
+fe_mem(struct fe *f)
+{
+	return fe_mem_feat(f, LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1));
+}
+
+/* Ring i: size, base, addresses at RING_AT(i) (desc_off: the descriptor
+ * table's offset instead), the call eventfd call (-1: none), no kick
+ * descriptor (we poll). */
+static int
+fe_ring_call(struct fe *f, uint32_t i, uint64_t desc_off, int call)
+{
+	struct lr_vhost_user_vring_addr a = {i,
+					     0,
+					     fe_addr(f, desc_off),
+					     fe_addr(f, RING_AT(i) + 8192),
+					     fe_addr(f, RING_AT(i) + 4096),
+					     0};
+	uint64_t nofd = i | LR_VHOST_USER_VRING_NOFD, file = i;
+
+	if (fe_state(f, LR_VHOST_USER_SET_VRING_NUM, i, RING_NUM) != 0 ||
+	    fe_state(f, LR_VHOST_USER_SET_VRING_BASE, i, 0) != 0 ||
+	    fe_send(f, LR_VHOST_USER_SET_VRING_ADDR, &a, sizeof(a), NULL, 0) !=
+		0 ||
+	    fe_send(f, LR_VHOST_USER_SET_VRING_CALL, call < 0 ? &nofd : &file,
+		    8, &call, call < 0 ? 0 : 1) != 0)
+		return -1;
+	return fe_send(f, LR_VHOST_USER_SET_VRING_KICK, &nofd, 8, NULL, 0);
+}
+
+/* fe_ring_call() without a call descriptor. */
+static int
+fe_ring(struct fe *f, uint32_t i, uint64_t desc_off)
+{
+	return fe_ring_call(f, i, desc_off, -1);
+}
+
+/* A fully set-up fake frontend on sock with rings 0 and 1. */
+static int
+fe_setup(struct fe *f, const char *sock)
+{
+	if (fe_open(f, sock) != 0 || fe_mem(f) != 0 ||
+	    fe_ring(f, 0, RING_AT(0)) != 0 || fe_ring(f, 1, RING_AT(1)) != 0)
+		return -1;
+	return 0;
+}
+
+/* The rings of the fake guest's ring i. */
+static struct lr_vring_desc *
+fe_desc(struct fe *f, unsigned i)
+{
+	return (struct lr_vring_desc *)(void *)(f->mem + RING_AT(i));
+}
+
+static struct lr_vring_avail *
+fe_avail(struct fe *f, unsigned i)
+{
+	return (struct lr_vring_avail *)(void *)(f->mem + RING_AT(i) + 4096);
+}
+
+/* Descriptors open in this process. */
+static int
+count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Descriptors open before a bad_* case's port. */
+static int fds_before;
+
+/* Our server port for a bad_* case on dir/name.sock, the log captured. */
+static int
+bad_port(const char *name, char *sock, size_t len)
+{
+	char dev[256];
+
+	fds_before = count_fds();
+	snprintf(sock, len, "%s/%s.sock", dir, name);
+	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s", sock);
+	lr_test_log_begin();
+	return lr_test_memif_open(dev, 1, pool);
+}
+
+/* The end of a bad_* case: the port closed, the log shown, the pool
+ * whole; ret, or -1 when an mbuf is missing. */
+static int
+bad_end(int port, struct fe *f, unsigned before, int ret)
+{
+	fe_close(f);
+	lr_test_memif_shut(port);
+	lr_test_log_end();
+	if (count_fds() != fds_before) {
+		fprintf(stderr, "descriptors: %d open, %d before\n",
+			count_fds(), fds_before);
+		return -1;
+	}
+	if (lr_mempool_avail_count(pool) != before) {
+		fprintf(stderr, "pool: %u mbufs back of %u\n",
+			lr_mempool_avail_count(pool), before);
+		return -1;
+	}
+	return ret;
+}
+
+static struct lr_vring_used *
+fe_used(struct fe *f, unsigned i)
+{
+	return (struct lr_vring_used *)(void *)(f->mem + RING_AT(i) + 8192);
+}
+
+/* Calls counted on eventfd fd since the last look (0: none). */
+static uint64_t
+calls(int fd)
+{
+	uint64_t v = 0;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return 0;
+	return v;
+}
+
+/* The guest sends frames [from, to) on its transmit ring (ring 1): each a
+ * chain of a 12-byte header and the frame (frame_mbuf()'s bytes, queue
+ * 9), descriptors 2i and 2i + 1; then the avail index moves. */
+static void
+fe_send_frames(struct fe *f, unsigned from, unsigned to)
+{
+	struct lr_vring_desc *d = fe_desc(f, 1);
+
+	for (unsigned i = from; i < to; i++) {
+		uint64_t hoff = BUF_AT + 4096u * i;
+
+		memset(f->mem + hoff, 0, 12);
+		make_frame(f->mem + hoff + 64, 9, i, size_of(i));
+		d[2 * i] = (struct lr_vring_desc){fe_addr(f, hoff), 12,
+						  LR_VRING_DESC_F_NEXT,
+						  (uint16_t)(2 * i + 1)};
+		d[2 * i + 1] = (struct lr_vring_desc){fe_addr(f, hoff + 64),
+						      size_of(i), 0, 0};
+		fe_avail(f, 1)->ring[i] = (uint16_t)(2 * i);
+	}
+	__atomic_store_n(&fe_avail(f, 1)->idx, (uint16_t)to, __ATOMIC_RELEASE);
+}
+
+/* Receive and check frames [from, to) of queue 9 (deadline 30 s). */
+static int
+rx_frames(int port, unsigned from, unsigned to)
+{
+	struct lr_mbuf *m[BURST];
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	unsigned got = from;
+
+	while (got < to && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		for (uint16_t j = 0; j < n; j++) {
+			int bad = got >= to || check_frame(m[j], 9, got) != 0;
+
+			got++;
+			lr_pktmbuf_free(m[j]);
+			if (bad) {
+				lr_pktmbuf_free_bulk(m + j + 1, n - j - 1);
+				return -1;
+			}
+		}
+	}
+	if (got != to)
+		fprintf(stderr, "%u of frames %u..%u\n", got - from, from, to);
+	return got == to ? 0 : -1;
+}
+
+/* EVENT_IDX and mergeable buffers with a fake frontend that reads its
+ * ring itself: frames it sends arrive byte for byte; the call eventfd is
+ * written only when the used index passes used_event; a 1518-byte frame
+ * we send into 1 KiB buffers takes two of them, num_buffers 2. */
+static int
+test_event_idx(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_F_RING_EVENT_IDX) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF);
+	struct fe f = {-1, -1, MAP_FAILED};
+	unsigned before = lr_mempool_avail_count(pool);
+	int cfd[2] = {eventfd(0, EFD_NONBLOCK), eventfd(0, EFD_NONBLOCK)};
+	uint8_t want[2048], got[2048];
+	char sock[128];
+	struct lr_mbuf *m;
+	uint16_t nb;
+	int port = bad_port("evidx", sock, sizeof(sock)), ret = -1;
+
+	if (port < 0 || cfd[0] < 0 || cfd[1] < 0 || fe_open(&f, sock) != 0 ||
+	    fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring_call(&f, 0, RING_AT(0), cfd[0]) != 0 ||
+	    fe_ring_call(&f, 1, RING_AT(1), cfd[1]) != 0 ||
+	    wait_link(port, 1) != 0)
+		goto out;
+	/* used_event 5: two frames (used 0 -> 2) ask for no call */
+	*lr_vring_used_event(fe_avail(&f, 1), RING_NUM) = 5;
+	fe_send_frames(&f, 0, 2);
+	if (rx_frames(port, 0, 2) != 0 || calls(cfd[1]) != 0)
+		goto out;
+	/* four more (used 2 -> 6) pass it: one call */
+	fe_send_frames(&f, 2, 6);
+	if (rx_frames(port, 2, 6) != 0 || calls(cfd[1]) != 1 ||
+	    xstat(port, "rx_q0_calls") != 1 || fe_used(&f, 1)->idx != 6)
+		goto out;
+	/* four 1 KiB receive buffers; a 1518-byte frame takes two */
+	for (uint16_t i = 0; i < 4; i++) {
+		fe_desc(&f, 0)[i] = (struct lr_vring_desc){
+		    fe_addr(&f, BUF_AT + 65536 + 1024u * i), 1024,
+		    LR_VRING_DESC_F_WRITE, 0};
+		fe_avail(&f, 0)->ring[i] = i;
+	}
+	__atomic_store_n(&fe_avail(&f, 0)->idx, 4, __ATOMIC_RELEASE);
+	m = frame_mbuf(0, 1);
+	if (m == NULL || lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1)
+		goto out;
+	memcpy(&nb, f.mem + BUF_AT + 65536 + 10, 2);
+	memcpy(got, f.mem + BUF_AT + 65536 + 12, 1012);
+	memcpy(got + 1012, f.mem + BUF_AT + 65536 + 1024, 506);
+	make_frame(want, 0, 1, 1518);
+	if (fe_used(&f, 0)->idx != 2 || fe_used(&f, 0)->ring[0].len != 1024 ||
+	    fe_used(&f, 0)->ring[1].id != 1 ||
+	    fe_used(&f, 0)->ring[1].len != 506 || nb != 2 ||
+	    memcmp(got, want, 1518) != 0 || calls(cfd[0]) != 1) {
+		fprintf(stderr,
+			"mergeable: used idx %u lens %u/%u "
+			"num_buffers %u\n",
+			fe_used(&f, 0)->idx, fe_used(&f, 0)->ring[0].len,
+			fe_used(&f, 0)->ring[1].len, nb);
+		goto out;
+	}
+	ret = 0;
+out:
+	ret = bad_end(port, &f, before, ret); /* cfd[] counted in both */
+	for (int i = 0; i < 2; i++)
+		if (cfd[i] >= 0)
+			close(cfd[i]);
+	return ret;
+}
+
+/* The ones' complement sum of len bytes at p, added to sum. */
+static uint32_t
+sum16(const uint8_t *p, unsigned len, uint32_t sum)
+{
+	for (unsigned i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t
+fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* A UDP/IPv4 frame of 74 bytes at d whose UDP checksum field holds the
+ * pseudo-header sum (a sender relying on checksum offload). */
+static void
+udp_partial(uint8_t *d)
+{
+	static const uint8_t ip[20] = {0x45, 0, 0,  60, 0, 1, 0,  0, 64, 17,
+				       0,    0, 10, 0,	0, 1, 10, 0, 0,	 2};
+	uint32_t ps;
+
+	memset(d, 0, 74);
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
+	d[12] = 0x08;
+	memcpy(d + 14, ip, 20);
+	d[34] = 0x30; /* ports 12345 -> 53 */
+	d[35] = 0x39;
+	d[37] = 53;
+	d[39] = 40; /* UDP length */
+	for (int i = 42; i < 74; i++)
+		d[i] = (uint8_t)(i * 5);
+	ps = sum16(d + 26, 8, 17 + 40);
+	d[40] = (uint8_t)(fold(ps) >> 8);
+	d[41] = (uint8_t)fold(ps);
+}
+
+/* Virtio-net headers: a frame the guest sends with NEEDS_CSUM (CSUM
+ * negotiated) arrives marked partial; sent back to the guest, which did
+ * not negotiate GUEST_CSUM, it goes out with its checksum done here and
+ * a header that asks for nothing. */
+static int
+test_vnet_offload(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_CSUM);
+	struct fe f = {-1, -1, MAP_FAILED};
+	unsigned before = lr_mempool_avail_count(pool);
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	uint8_t *h, *g;
+	struct lr_mbuf *m = NULL;
+	char sock[128];
+	int port = bad_port("vnet", sock, sizeof(sock)), ret = -1;
+
+	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
+	    fe_ring(&f, 1, RING_AT(1)) != 0 || wait_link(port, 1) != 0)
+		goto out;
+	h = f.mem + BUF_AT; /* header then frame, one descriptor */
+	memset(h, 0, 12);
+	h[0] = 1;  /* NEEDS_CSUM */
+	h[6] = 34; /* csum_start */
+	h[8] = 6;  /* csum_offset */
+	udp_partial(h + 12);
+	fe_desc(&f, 1)[0] =
+	    (struct lr_vring_desc){fe_addr(&f, BUF_AT), 12 + 74, 0, 0};
+	fe_avail(&f, 1)->ring[0] = 0;
+	__atomic_store_n(&fe_avail(&f, 1)->idx, 1, __ATOMIC_RELEASE);
+	while (lr_eth_rx_burst((uint16_t)port, 0, &m, 1) == 0 &&
+	       lr_get_tsc_cycles() < end)
+		;
+	if (m == NULL || !(m->ol_flags & LR_MBUF_F_RX_L4_CKSUM_PARTIAL) ||
+	    m->pkt_len != 74) {
+		fprintf(stderr, "received %p flags 0x%llx\n", (void *)m,
+			m ? (unsigned long long)m->ol_flags : 0ull);
+		goto out;
+	}
+	fe_desc(&f, 0)[0] = (struct lr_vring_desc){
+	    fe_addr(&f, BUF_AT + 4096), 2048, LR_VRING_DESC_F_WRITE, 0};
+	fe_avail(&f, 0)->ring[0] = 0;
+	__atomic_store_n(&fe_avail(&f, 0)->idx, 1, __ATOMIC_RELEASE);
+	if (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1) {
+		lr_pktmbuf_free(m);
+		goto out;
+	}
+	g = f.mem + BUF_AT + 4096;
+	if (fe_used(&f, 0)->idx != 1 || fe_used(&f, 0)->ring[0].len != 86 ||
+	    g[0] != 0 || g[1] != 0 ||
+	    fold(sum16(g + 12 + 34, 40, sum16(g + 12 + 26, 8, 17 + 40))) !=
+		0xffff ||
+	    memcmp(g + 12 + 42, h + 12 + 42, 32) != 0) {
+		fprintf(stderr,
+			"sent: used %u len %u header %u, checksum "
+			"0x%04x\n",
+			fe_used(&f, 0)->idx, fe_used(&f, 0)->ring[0].len, g[0],
+			fold(sum16(g + 12 + 34, 40,
+				   sum16(g + 12 + 26, 8, 17 + 40))));
+		goto out;
+	}
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
+/* One raw message (len bytes of it: a header and payload as given, the
+ * rest cut) from a fresh frontend; then the log must say text, the link
+ * must be down, and a good frontend must still get the link up. */
+static int
+bad_raw(const char *name, uint32_t req, uint32_t size, const void *pl,
+	size_t len, const int *fds, unsigned nfds, const char *text)
+{
+	uint8_t buf[512];
+	char sock[128];
+	unsigned before = lr_mempool_avail_count(pool);
+	int port = bad_port(name, sock, sizeof(sock)), ret = -1;
+	uint32_t h[3] = {req, LR_VHOST_USER_VERSION, size};
+	struct fe f = {-1, -1, MAP_FAILED}, g = {-1, -1, MAP_FAILED};
+
+	if (port < 0 || fe_open(&f, sock) != 0)
+		goto out;
+	memcpy(buf, h, 12);
+	if (pl != NULL)
+		memcpy(buf + 12, pl, len - 12);
+	if (lr_unix_send(f.sock, buf, len, fds, nfds) != 0)
+		goto out;
+	if (len < 12)
+		close(f.sock), f.sock = -1; /* the rest never comes */
+	if (wait_log(text) != 0 || lr_test_memif_link_up(port))
+		goto out;
+	/* the port listens on: a good frontend gets the link up */
+	fe_close(&f);
+	if (fe_setup(&g, sock) != 0 || wait_link(port, 1) != 0)
+		goto out;
+	ret = 0;
+out:
+	fe_close(&g);
+	return bad_end(port, &f, before, ret);
+}
+
+static int
+test_bad_truncated(void)
+{
+	return bad_raw("trunc", LR_VHOST_USER_SET_FEATURES, 8, NULL, 5, NULL, 0,
+		       "bad message: truncated");
+}
+
+static int
+test_bad_unknown(void)
+{
+	return bad_raw("unknown", 99, 0, NULL, 12, NULL, 0,
+		       "bad message: unknown request 99");
+}
+
+static int
+test_bad_size(void)
+{
+	uint32_t v = 1;
+
+	return bad_raw("size", LR_VHOST_USER_SET_FEATURES, 4, &v, 16, NULL, 0,
+		       "bad message: SET_FEATURES: size 4 (takes 8)");
+}
+
+/* A memory table of two regions over two memfds of 64 KiB (sizes and
+ * addresses as given): overlapping, or larger than their files. */
+static int
+bad_table(const char *name, uint64_t g1, uint64_t size, const char *text)
+{
+	struct lr_vhost_user_memory t;
+	int fds[2];
+	int ret;
+
+	memset(&t, 0, sizeof(t));
+	t.nregions = 2;
+	t.regions[0] =
+	    (struct lr_vhost_user_region){0x100000, size, 0x7f0000000000ull, 0};
+	t.regions[1] =
+	    (struct lr_vhost_user_region){g1, size, 0x7f0000100000ull, 0};
+	for (int i = 0; i < 2; i++) {
+		fds[i] = memfd_create("bad_table", MFD_CLOEXEC);
+		if (fds[i] < 0 || ftruncate(fds[i], 65536) != 0)
+			return -1;
+	}
+	ret = bad_raw(name, LR_VHOST_USER_SET_MEM_TABLE, 8 + 64, &t, 12 + 72,
+		      fds, 2, text);
+	close(fds[0]);
+	close(fds[1]);
+	return ret;
+}
+
+static int
+test_bad_overlap(void)
+{
+	return bad_table("overlap", 0x108000, 65536,
+			 "regions 0 and 1 overlap in guest-physical space");
+}
+
+static int
+test_bad_unmapped(void)
+{
+	return bad_table("unmapped", 0x200000, 1 << 20,
+			 "region 0 (0x100000 bytes at offset 0x0) does not "
+			 "map");
+}
+
+/* A ring whose descriptor table lies past the end of the memory. */
+static int
+test_bad_ring_addr(void)
+{
+	char sock[128];
+	unsigned before = lr_mempool_avail_count(pool);
+	int port = bad_port("ringaddr", sock, sizeof(sock)), ret = -1;
+	struct fe f = {-1, -1, MAP_FAILED};
+
+	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem(&f) != 0 ||
+	    fe_ring(&f, 0, MEM_SIZE - 2048) != 0)
+		goto out;
+	if (wait_log("ring 0: desc") != 0 ||
+	    wait_log("not inside the memory table") != 0 ||
+	    lr_test_memif_link_up(port))
+		goto out;
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
+/* A descriptor chain that loops on the guest's transmit ring. */
+static int
+test_bad_loop(void)
+{
+	struct lr_mbuf *m[BURST];
+	char sock[128];
+	unsigned before = lr_mempool_avail_count(pool);
+	int port = bad_port("loop", sock, sizeof(sock)), ret = -1;
+	uint64_t end;
+	struct fe f = {-1, -1, MAP_FAILED};
+
+	if (port < 0 || fe_setup(&f, sock) != 0 || wait_link(port, 1) != 0)
+		goto out;
+	fe_desc(&f, 1)[0] = (struct lr_vring_desc){fe_addr(&f, BUF_AT), 100,
+						   LR_VRING_DESC_F_NEXT, 1};
+	fe_desc(&f, 1)[1] = (struct lr_vring_desc){fe_addr(&f, BUF_AT), 100,
+						   LR_VRING_DESC_F_NEXT, 0};
+	fe_avail(&f, 1)->ring[0] = 0;
+	__atomic_store_n(&fe_avail(&f, 1)->idx, 1, __ATOMIC_RELEASE);
+	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	while (lr_test_memif_link_up(port) && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		lr_pktmbuf_free_bulk(m, n);
+		if (n != 0) {
+			fprintf(stderr, "%u frames from a loop\n", n);
+			goto out;
+		}
+	}
+	if (wait_log("chain longer than the ring (a loop)") != 0 ||
+	    wait_link(port, 0) != 0 || xstat(port, "rx_q0_bad_desc") != 1)
+		goto out;
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
+/* A packed ring whose every descriptor says NEXT: a chain longer than
+ * the ring, refused. */
+static int
+test_bad_packed_loop(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_F_RING_PACKED);
+	struct lr_vring_packed_desc *d;
+	struct lr_mbuf *m[BURST];
+	char sock[128];
+	unsigned before = lr_mempool_avail_count(pool);
+	int port = bad_port("ploop", sock, sizeof(sock)), ret = -1;
+	uint64_t end;
+	struct fe f = {-1, -1, MAP_FAILED};
+
+	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
+	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
+	    fe_state(&f, LR_VHOST_USER_SET_VRING_BASE, 1, 1u << 15) != 0 ||
+	    wait_link(port, 1) != 0)
+		goto out;
+	d = (struct lr_vring_packed_desc *)(void *)(f.mem + RING_AT(1));
+	for (unsigned i = 0; i < RING_NUM; i++)
+		d[i] = (struct lr_vring_packed_desc){fe_addr(&f, BUF_AT), 100,
+						     0, LR_VRING_DESC_F_NEXT};
+	__atomic_store_n(&d[0].flags,
+			 LR_VRING_DESC_F_NEXT | LR_VRING_PACKED_DESC_F_AVAIL,
+			 __ATOMIC_RELEASE);
+	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	while (lr_test_memif_link_up(port) && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		lr_pktmbuf_free_bulk(m, n);
+		if (n != 0) {
+			fprintf(stderr, "%u frames from a loop\n", n);
+			goto out;
+		}
+	}
+	if (wait_log("chain longer than the ring (a loop)") != 0 ||
+	    wait_link(port, 0) != 0 || xstat(port, "rx_q0_bad_desc") != 1)
+		goto out;
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
+/* The frontend goes while we send into its receive ring. */
+static int
+test_bad_peer_gone(void)
+{
+	struct lr_mbuf *m[BURST];
+	char sock[128];
+	unsigned before = lr_mempool_avail_count(pool), sent = 0;
+	int port = bad_port("gone", sock, sizeof(sock)), ret = -1;
+	uint64_t end;
+	struct fe f = {-1, -1, MAP_FAILED};
+
+	if (port < 0 || fe_setup(&f, sock) != 0 || wait_link(port, 1) != 0)
+		goto out;
+	/* 64 receive buffers of 2 KiB, then the peer closes */
+	for (uint16_t i = 0; i < 64; i++) {
+		fe_desc(&f, 0)[i] =
+		    (struct lr_vring_desc){fe_addr(&f, BUF_AT + 2048u * i),
+					   2048, LR_VRING_DESC_F_WRITE, 0};
+		fe_avail(&f, 0)->ring[i] = i;
+	}
+	__atomic_store_n(&fe_avail(&f, 0)->idx, 64, __ATOMIC_RELEASE);
+	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	while (lr_get_tsc_cycles() < end) {
+		for (unsigned j = 0; j < BURST; j++)
+			if ((m[j] = frame_mbuf(0, j)) == NULL)
+				goto out;
+		uint16_t s = lr_eth_tx_burst((uint16_t)port, 0, m, BURST);
+
+		lr_pktmbuf_free_bulk(m + s, BURST - s);
+		sent += s;
+		if (sent >= 32 && f.sock >= 0) {
+			close(f.sock); /* mid-burst: we go on sending */
+			f.sock = -1;
+		}
+		if (!lr_test_memif_link_up(port))
+			break;
+	}
+	if (sent < 32 || sent > 64 ||
+	    wait_log("frontend disconnected: the frontend closed the "
+		     "connection") != 0 ||
+	    wait_link(port, 0) != 0)
+		goto out;
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
+static const struct lr_test_case cases[] = {
+    {"dpdk_split", test_dpdk_split},
+    {"dpdk_mrg", test_dpdk_mrg},
+    {"dpdk_in_order", test_dpdk_in_order},
+    {"dpdk_mrg_in_order", test_dpdk_mrg_in_order},
+    {"dpdk_2q", test_dpdk_2q},
+    {"dpdk_2q_split", test_dpdk_2q_split},
+    {"dpdk_client", test_dpdk_client},
+    {"dpdk_client_split", test_dpdk_client_split},
+    {"dpdk_packed", test_dpdk_packed},
+    {"dpdk_packed_mrg", test_dpdk_packed_mrg},
+    {"dpdk_packed_in_order", test_dpdk_packed_in_order},
+    {"dpdk_packed_mrg_in_order", test_dpdk_packed_mrg_in_order},
+    {"dpdk_packed_2q", test_dpdk_packed_2q},
+    {"dpdk_packed_client", test_dpdk_packed_client},
+    {"dpdk_reconnect", test_dpdk_reconnect},
+    {"event_idx", test_event_idx},
+    {"vnet_offload", test_vnet_offload},
+    {"bad_truncated", test_bad_truncated},
+    {"bad_unknown", test_bad_unknown},
+    {"bad_size", test_bad_size},
+    {"bad_overlap", test_bad_overlap},
+    {"bad_unmapped", test_bad_unmapped},
+    {"bad_ring_addr", test_bad_ring_addr},
+    {"bad_loop", test_bad_loop},
+    {"bad_packed_loop", test_bad_packed_loop},
+    {"bad_peer_gone", test_bad_peer_gone},
+};
+
+int
+main(int argc, char **argv)
+{
+	int rc = lr_test_memif_setup("test_pmd_vhost", &dir);
+
+	if (rc != 0)
+		return rc;
+	if (lr_eth_driver_find("net_vhost") == NULL) {
+		printf("skip: net_vhost is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	pool = lr_test_memif_eal("test_pmd_vhost");
+	if (pool == NULL)
+		return 1;
+	atexit(testpmd_reap);
+	return lr_test_run("pmd_vhost", cases, (int)LR_DIM(cases), argc, argv);
+}
