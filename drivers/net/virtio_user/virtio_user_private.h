@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * virtio_user_private.h - what the files of net_virtio_user share (never
+ * installed): the port, its virtqueues and queues, and the functions one
+ * file calls in another. The files, one concern each:
+ *   virtio_user_rx_tx.c    the datapath over split virtqueues: burst
+ *                          functions, ring layout in the shared region and
+ *                          ring reset; it never touches the socket (a
+ *                          kick is an eventfd write, a fault is handed to
+ *                          the connection thread through the port's `bad`);
+ *   virtio_user_control.c  the vhost-user messages the frontend sends, in
+ *                          the order of a set-up and of a stop, every reply
+ *                          checked (lr_vhost_user_msg_check()) before use;
+ *   virtio_user_socket.c   the connection thread: connect (client) or
+ *                          accept (server=1), set-up, link up, watch the
+ *                          socket, link down and reconnect;
+ *   virtio_user_ops.c      the ethdev operations;
+ *   virtio_user_probe.c    devargs, probe, the driver.
+ *
+ * Memory: one memfd region per port (lr_shm.h), made at the first start
+ * and kept until close: for each ring its descriptor table, available and
+ * used rings, then its packet buffers (one of vu_port.bsize bytes per
+ * descriptor, descriptor i always pointing at buffer i). The whole region
+ * is the one entry of SET_MEM_TABLE, its guest-physical address being our
+ * virtual one (as DPDK's virtio-user does). Packets are copied between
+ * these buffers and mbufs (see virtio_user_rx_tx.c for why).
+ *
+ * Quiescing: a burst marks its queue busy (seq_cst store) and returns at
+ * once when the queue is not up; the connection thread clears `up` and
+ * waits for `busy` to drop before it resets or tears down a ring.
+ *
+ * Functions shared between files are hidden and named lr_vu_*_; errors are
+ * 0 or a negative errno.
+ */
+#ifndef VIRTIO_USER_PRIVATE_H
+#define VIRTIO_USER_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_shm.h"
+#include "lr_unix.h"
+#include "lr_vhost_user.h"
+#include "lr_virtio.h"
+
+#define VU_MAXQ		 LR_MAX_QUEUES_PER_PORT
+#define VU_BSIZE	 2048u /* bytes of a packet buffer (header included) */
+#define VU_RETRY_MS	 100   /* client: between two connect attempts */
+#define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
+#define VU_DEFAULT_QSIZE 256u
+
+/* One split virtqueue in the shared region. */
+struct vu_vring {
+	struct lr_vring_desc *desc;
+	struct lr_vring_avail *avail;
+	struct lr_vring_used *used;
+	uint8_t *bufs;	    /* num buffers of VU_BSIZE bytes */
+	uint16_t *free_ids; /* tx: ids not on the ring (a FIFO) */
+	uint16_t num;	    /* descriptors (a power of two) */
+	uint16_t mask;	    /* num - 1 */
+	uint16_t avail_idx; /* the avail index we publish next */
+	uint16_t last_used; /* the used entry we read next */
+	uint16_t free_head; /* tx: FIFO read position */
+	uint16_t nfree;	    /* tx: ids in the FIFO */
+	uint64_t desc_off;  /* offsets in the region */
+	uint64_t avail_off;
+	uint64_t used_off;
+	uint64_t bufs_off;
+	int kick_fd; /* eventfd we write to kick the backend */
+	int call_fd; /* eventfd the backend writes to call us */
+};
+
+struct vu_port;
+
+/* One rx or tx queue; datapath fields first. */
+struct vu_queue {
+	_Atomic int busy; /* a burst is running */
+	_Atomic int up;	  /* ring set up and the link up */
+	struct vu_vring vr;
+	struct lr_mempool *mp; /* rx: where packets are copied into */
+	struct vu_port *p;
+	uint16_t qid;
+	uint16_t port_id;
+	uint8_t event_idx; /* RING_EVENT_IDX negotiated */
+	uint8_t mrg;	   /* MRG_RXBUF negotiated */
+	uint8_t in_order;  /* IN_ORDER negotiated */
+	uint8_t hdr_len;   /* virtio-net header bytes (12) */
+	struct lr_eth_queue_counters c;
+	uint64_t kicks;		 /* eventfd writes to the backend */
+	uint64_t calls;		 /* backend calls seen (control thread) */
+	uint64_t ring_full;	 /* tx: bursts cut short by a full ring */
+	uint64_t link_down;	 /* tx: frames dropped, link down */
+	uint64_t too_long;	 /* tx: frames over one buffer, dropped */
+	uint64_t offload_errors; /* tx: offloads a frame could not have */
+} __lr_cache_aligned;
+
+struct vu_port {
+	struct vu_queue rxq[VU_MAXQ];
+	struct vu_queue txq[VU_MAXQ];
+	struct lr_eth_dev *dev;
+	const char *name;
+	char path[LR_UNIX_PATH_MAX];
+	int server;	 /* server=1: we listen, the backend connects */
+	uint16_t queues; /* queue pairs offered (devarg) */
+	uint16_t nq;	 /* queue pairs set up (configure) */
+	uint32_t qsize;	 /* descriptors per ring */
+	int want_mrg;	 /* devargs */
+	int want_in_order;
+	uint64_t features; /* negotiated */
+	uint64_t protocol; /* negotiated protocol features */
+	struct lr_shm shm; /* every ring and buffer of the port */
+	/* the connection thread and what it owns */
+	pthread_t thr;
+	int thr_on;
+	int wake_fd;	      /* eventfd: stop, or a fault to handle */
+	int lis;	      /* server: listening socket, or -1 */
+	int sock;	      /* the connection, or -1 */
+	_Atomic int stopping; /* the thread ends at its next round */
+	_Atomic int link;     /* 1 while set up and connected */
+	_Atomic int bad;      /* the datapath found a ring at fault */
+	char bad_why[128];
+	char why[192];	      /* what went wrong last (set-up, link down) */
+	int last_errno;	      /* client: the connect error logged last */
+	uint64_t connects;    /* set-ups done */
+	uint64_t disconnects; /* connections ended after a set-up */
+	pthread_mutex_t lock; /* why, counters read by ops */
+};
+
+/* The devargs, parsed. */
+struct vu_args {
+	const char *path;
+	int server, mrg, in_order, packed;
+	uint64_t queues, qsize;
+};
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_rx_tx.c */
+
+/* The burst functions (split rings). */
+uint16_t lr_vu_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+uint16_t lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+
+/* Bytes of p's shared region for p->nq queue pairs of p->qsize, and the
+ * offsets of each ring's parts set in the queues. */
+uint64_t lr_vu_layout_(struct vu_port *p);
+
+/* Point every ring of p at its place in p->shm and make it new: no
+ * descriptor on any ring but every rx buffer offered, every tx id free,
+ * calls suppressed. The queues must be down and quiesced. */
+void lr_vu_rings_reset_(struct vu_port *p);
+
+/* Wait until no burst uses q, with q marked down. */
+void lr_vu_queue_quiesce_(struct vu_queue *q);
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_control.c */
+
+/* Set up the backend on p->sock: features, owner, memory table, every
+ * ring, enable. 0, or a negative errno with p->why saying what failed. */
+int lr_vu_setup_(struct vu_port *p);
+
+/* Tell the backend the rings stop (SET_VRING_ENABLE 0, GET_VRING_BASE
+ * each), best effort: a backend gone is fine. */
+void lr_vu_teardown_msgs_(struct vu_port *p);
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_socket.c */
+
+/* Start p: a client connects and sets up at once (its errors are the
+ * start's), a server listens; then the connection thread runs. 0 or a
+ * negative errno (logged). */
+int lr_vu_start_(struct vu_port *p);
+
+/* Stop p: the thread stops the rings, ends the connection and exits. */
+void lr_vu_stop_(struct vu_port *p);
+
+/* Wake p's connection thread (the datapath found a fault). */
+void lr_vu_wake_(struct vu_port *p);
+
+/* Read what the backend's calls added on p's call eventfds into the
+ * queues' counters (ops, under p->lock). */
+void lr_vu_calls_collect_(struct vu_port *p);
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_ops.c */
+
+extern const struct lr_eth_dev_ops lr_vu_ops_;
+
+#endif /* VIRTIO_USER_PRIVATE_H */

@@ -1,0 +1,787 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_pmd_virtio_user - net_virtio_user against backends no one here
+ * wrote and against ones that misbehave:
+ *  - testpmd_*: DPDK 22.11's dpdk-testpmd with net_vhost as the backend,
+ *    io forwarding (each frame back on the queue it came in): frames of
+ *    64 and 1518 bytes, each numbered and checked byte for byte, exactly
+ *    once and in order, per queue; split rings with mrg_rxbuf and in_order
+ *    on and off, one and two queue pairs, testpmd as the server (our
+ *    client) and as the client (client=1, our server=1); counters and the
+ *    pool checked after (every mbuf back).
+ *  - reconnect: testpmd killed mid-burst: our link goes down, no mbuf
+ *    lost; a new testpmd on the same socket: the link is back, traffic
+ *    resumes.
+ *  - nak, close_mid_setup: an in-process backend that NAKs SET_MEM_TABLE,
+ *    or closes after GET_PROTOCOL_FEATURES: start fails naming it, no mbuf
+ *    and no port left.
+ *  - no_socket, bad_devargs: clear errors naming the path or the key.
+ * Skips the testpmd cases when dpdk-testpmd is not installed (Debian:
+ * dpdk). Socket files live in a private folder removed at exit; testpmd
+ * runs with its own --file-prefix and its runtime folder is removed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lr_cycles.h"
+#include "lr_eal.h"
+#include "lr_ethdev.h"
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_test.h"
+#include "lr_test_memif.h"
+#include "lr_unix.h"
+#include "lr_vhost_user.h"
+#include "lr_virtio.h"
+
+#define BURST	32
+#define NFRAMES 3000
+
+static const char *dir;
+static struct lr_mempool *pool;
+static char testpmd[256];
+static pid_t tp_pid = -1;
+static int tp_stdin = -1;
+
+/* --- frames ---------------------------------------------------------- */
+
+static uint32_t
+size_of(unsigned i)
+{
+	return (i & 1) ? 1518 : 64;
+}
+
+/* Frame i of stream tag: bytes 14..21 hold tag and i, the rest follow
+ * from them. */
+static void
+make_frame(uint8_t *d, unsigned tag, unsigned i, uint32_t len)
+{
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x01", 6);
+	d[12] = 0x08;
+	d[13] = 0x00;
+	for (uint32_t k = 14; k < len; k++)
+		d[k] = (uint8_t)(i * 7 + k * 3 + tag);
+	memcpy(d + 14, &tag, 4);
+	memcpy(d + 18, &i, 4);
+}
+
+static struct lr_mbuf *
+frame_mbuf(unsigned tag, unsigned i)
+{
+	uint8_t f[2048];
+	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+
+	if (m == NULL)
+		return NULL;
+	make_frame(f, tag, i, size_of(i));
+	if (lr_pktmbuf_append_copy(m, pool, f, size_of(i)) != 0) {
+		lr_pktmbuf_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static int
+check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
+{
+	uint8_t exp[2048], got[2048];
+	uint32_t len = size_of(i);
+	unsigned gtag, gi;
+
+	if (m->pkt_len != len) {
+		fprintf(stderr, "stream %u frame %u: %u bytes, expected %u\n",
+			tag, i, m->pkt_len, len);
+		return -1;
+	}
+	make_frame(exp, tag, i, len);
+	lr_pktmbuf_copy_out(m, got);
+	if (memcmp(exp, got, len) == 0)
+		return 0;
+	memcpy(&gtag, got + 14, 4);
+	memcpy(&gi, got + 18, 4);
+	fprintf(stderr,
+		"stream %u frame %u: bytes differ (got stream %u "
+		"frame %u)\n",
+		tag, i, gtag, gi);
+	return -1;
+}
+
+/* Send n frames of tag on queue q of port and receive each back once, in
+ * order, byte for byte (at most 128 in flight: testpmd drops what our rx
+ * ring cannot take); 0 or -1. */
+static int
+roundtrip(int port, uint16_t q, unsigned tag, unsigned n)
+{
+	struct lr_mbuf *m[BURST];
+	unsigned sent = 0, got = 0;
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (got < n) {
+		unsigned k = LR_MIN(BURST, n - sent);
+
+		LR_TEST_ASSERT(lr_get_tsc_cycles() < end,
+			       "queue %u: %u of %u frames back after 30 s "
+			       "(%u sent)",
+			       q, got, n, sent);
+		if (sent - got + k > 128)
+			k = 0;
+		for (unsigned j = 0; j < k; j++) {
+			m[j] = frame_mbuf(tag, sent + j);
+			LR_TEST_ASSERT(m[j] != NULL, "pool empty");
+		}
+		uint16_t s = lr_eth_tx_burst((uint16_t)port, q, m, (uint16_t)k);
+
+		lr_pktmbuf_free_bulk(m + s, k - s);
+		sent += s;
+		uint16_t r = lr_eth_rx_burst((uint16_t)port, q, m, BURST);
+
+		for (uint16_t j = 0; j < r; j++) {
+			int bad = got >= n || check_frame(m[j], tag, got) != 0;
+
+			got++;
+			if (bad) {
+				lr_pktmbuf_free_bulk(m, r);
+				return -1;
+			}
+		}
+		lr_pktmbuf_free_bulk(m, r);
+	}
+	return 0;
+}
+
+static int
+link_up(int port)
+{
+	struct lr_eth_link l;
+
+	return lr_eth_link_get_nowait((uint16_t)port, &l) == 0 && l.link_status;
+}
+
+/* Wait (polling, up to 30 s) until port's link is `up`; 0 or -1. */
+static int
+wait_link(int port, int up)
+{
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (link_up(port) == up)
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "link of port %d not %s after 30 s\n", port,
+		up ? "up" : "down");
+	return -1;
+}
+
+/* The port's xstat name (0 if it has none). */
+static uint64_t
+xstat_get(int port, const char *name)
+{
+	uint64_t v = 0;
+
+	lr_eth_xstats_get_by_name((uint16_t)port, name, &v);
+	return v;
+}
+
+/* --- testpmd ----------------------------------------------------------- */
+
+static int
+find_testpmd(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
+	for (char *d = strtok(buf, ":"); d != NULL; d = strtok(NULL, ":")) {
+		snprintf(testpmd, sizeof(testpmd), "%s/dpdk-testpmd", d);
+		if (access(testpmd, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* Start testpmd: one net_vhost port on sock with nq queues, a client
+ * (connects to our server) when client; io forwarding; output in
+ * dir/testpmd.log. 0 or -1. */
+static int
+testpmd_start(const char *sock, unsigned nq, int client)
+{
+	char vdev[256], prefix[64], logp[128], qs[32];
+	int pfd[2];
+
+	snprintf(vdev, sizeof(vdev), "net_vhost0,iface=%s,queues=%u,client=%d",
+		 sock, nq, client);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_vu%d",
+		 (int)getpid());
+	snprintf(qs, sizeof(qs), "%u", nq);
+	snprintf(logp, sizeof(logp), "%s/testpmd.log", dir);
+	unlink(logp); /* testpmd_wait_line() reads this run's lines only */
+	if (pipe(pfd) != 0)
+		return -1;
+	fflush(NULL);
+	tp_pid = fork();
+	if (tp_pid < 0)
+		return -1;
+	if (tp_pid == 0) {
+		int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		char *argv[] = {"stdbuf",
+				"-oL",
+				testpmd,
+				"-l",
+				"0,1",
+				"--no-huge",
+				"-m",
+				"256",
+				prefix,
+				"--no-pci",
+				"--vdev",
+				vdev,
+				"--",
+				"--forward-mode=io",
+				"-a",
+				"--nb-cores=1",
+				"--rxq",
+				qs,
+				"--txq",
+				qs,
+				"--total-num-mbufs=8192",
+				NULL};
+
+		dup2(pfd[0], 0);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		close(pfd[1]);
+		execvp("stdbuf", argv);
+		execv(testpmd, argv + 2);
+		_exit(127);
+	}
+	close(pfd[0]);
+	tp_stdin = pfd[1]; /* testpmd runs until a line comes here */
+	return 0;
+}
+
+static void
+testpmd_rm_runtime(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/test_pmd_vu%d",
+		 (int)getpid());
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove DPDK's runtime folder\n");
+}
+
+/* Stop testpmd (a line, then SIGKILL after 20 s; kill: SIGKILL at once);
+ * its wait status. */
+static int
+testpmd_stop(int kill_now)
+{
+	int st = -1;
+
+	if (tp_pid < 0)
+		return -1;
+	if (kill_now || write(tp_stdin, "\n", 1) != 1)
+		kill(tp_pid, SIGKILL);
+	close(tp_stdin);
+	tp_stdin = -1;
+	for (int i = 0; i < 20000; i++) {
+		if (waitpid(tp_pid, &st, WNOHANG) == tp_pid)
+			goto done;
+		lr_delay_us(1000);
+	}
+	kill(tp_pid, SIGKILL);
+	waitpid(tp_pid, &st, 0);
+done:
+	tp_pid = -1;
+	testpmd_rm_runtime();
+	return st;
+}
+
+static void
+testpmd_log(void)
+{
+	char cmd[256];
+
+	snprintf(cmd, sizeof(cmd), "tail -25 '%s/testpmd.log' >&2", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "(no testpmd log)\n");
+}
+
+/* Wait (up to 30 s) until testpmd's output holds line; 0 or -1. */
+static int
+testpmd_wait_line(const char *line)
+{
+	char path[128];
+	static char buf[1 << 16];
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	snprintf(path, sizeof(path), "%s/testpmd.log", dir);
+	while (lr_get_tsc_cycles() < end) {
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		if (f != NULL)
+			fclose(f);
+		buf[n] = '\0';
+		if (strstr(buf, line) != NULL)
+			return 0;
+		if (waitpid(tp_pid, NULL, WNOHANG) != 0) {
+			fprintf(stderr, "testpmd exited before '%s'\n", line);
+			return -1;
+		}
+		lr_delay_us(2000);
+	}
+	fprintf(stderr, "no '%s' from testpmd after 30 s\n", line);
+	return -1;
+}
+
+/* Create, configure (nq queue pairs) and start port devargs; id or -1. */
+static int
+port_open(const char *devargs, uint16_t nq)
+{
+	return lr_test_memif_open(devargs, nq, pool);
+}
+
+/* Every queue of port: NFRAMES frames there and back; counters agree. */
+static int
+traffic(int port, unsigned nq, unsigned tag)
+{
+	struct lr_eth_stats st;
+
+	for (unsigned q = 0; q < nq; q++)
+		if (roundtrip(port, (uint16_t)q, tag + q, NFRAMES) != 0)
+			return -1;
+	lr_eth_stats_get((uint16_t)port, &st);
+	LR_TEST_ASSERT(
+	    st.opackets == nq * NFRAMES && st.ipackets == nq * NFRAMES &&
+		st.ibytes == st.obytes && st.oerrors == 0,
+	    "counters: tx %llu rx %llu (bytes %llu/%llu, oerrors "
+	    "%llu)",
+	    (unsigned long long)st.opackets, (unsigned long long)st.ipackets,
+	    (unsigned long long)st.obytes, (unsigned long long)st.ibytes,
+	    (unsigned long long)st.oerrors);
+	return 0;
+}
+
+static int
+skip_no_testpmd(void)
+{
+	if (find_testpmd() == 0)
+		return 0;
+	printf("skip: needs dpdk-testpmd (Debian: dpdk)\n");
+	return LR_TEST_SKIP;
+}
+
+/* testpmd server (client: testpmd connects to our server=1) with nq
+ * queues, our port with extra devargs; frames both ways, then stop. */
+static int
+testpmd_run(unsigned nq, int client, const char *extra)
+{
+	char sock[128], dv[384];
+	int port = -1, rc = -1, st;
+
+	if (skip_no_testpmd() != 0)
+		return LR_TEST_SKIP;
+	snprintf(sock, sizeof(sock), "%s/tp.sock", dir);
+	unlink(sock);
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s,queues=%u%s%s", sock,
+		 nq, client ? ",server=1" : "", extra);
+	if (client) {
+		port = port_open(dv, (uint16_t)nq);
+		LR_TEST_ASSERT(port >= 0, "cannot open %s", dv);
+	}
+	if (testpmd_start(sock, nq, client) != 0 ||
+	    testpmd_wait_line("Press enter to exit") != 0)
+		goto out;
+	if (!client) {
+		port = port_open(dv, (uint16_t)nq);
+		if (port < 0)
+			goto out;
+	}
+	if (wait_link(port, 1) != 0 || traffic(port, nq, 10 * nq) != 0)
+		goto out;
+	rc = 0;
+out:
+	if (port >= 0)
+		lr_test_memif_shut(port);
+	st = testpmd_stop(0);
+	if (rc != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		testpmd_log();
+	LR_TEST_ASSERT(rc == 0, "%s", dv);
+	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
+		       lr_mempool_in_use_count(pool));
+	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		       "testpmd exit status 0x%x", st);
+	return 0;
+}
+
+static int
+test_testpmd_mrg(void)
+{
+	return testpmd_run(1, 0, ",mrg_rxbuf=1,in_order=0");
+}
+
+static int
+test_testpmd_nomrg(void)
+{
+	return testpmd_run(1, 0, ",mrg_rxbuf=0,in_order=0");
+}
+
+static int
+test_testpmd_mrg_inorder(void)
+{
+	return testpmd_run(1, 0, ",mrg_rxbuf=1,in_order=1");
+}
+
+static int
+test_testpmd_nomrg_inorder(void)
+{
+	return testpmd_run(1, 0, ",mrg_rxbuf=0,in_order=1,queue_size=1024");
+}
+
+static int
+test_testpmd_2q(void)
+{
+	return testpmd_run(2, 0, "");
+}
+
+static int
+test_testpmd_client(void)
+{
+	return testpmd_run(1, 1, ",in_order=1");
+}
+
+static int
+test_testpmd_client_2q(void)
+{
+	return testpmd_run(2, 1, ",mrg_rxbuf=0");
+}
+
+/* testpmd killed in the middle of traffic: link down, every mbuf back; a
+ * new testpmd on the socket: link up again (the client retries) and the
+ * frames flow. */
+static int
+test_reconnect(void)
+{
+	char sock[128], dv[256];
+	struct lr_mbuf *m[BURST];
+	int port = -1, rc = -1;
+	uint64_t t0;
+
+	if (skip_no_testpmd() != 0)
+		return LR_TEST_SKIP;
+	snprintf(sock, sizeof(sock), "%s/re.sock", dir);
+	unlink(sock);
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s", sock);
+	if (testpmd_start(sock, 1, 0) != 0 ||
+	    testpmd_wait_line("Press enter to exit") != 0)
+		goto out;
+	port = port_open(dv, 1);
+	if (port < 0 || wait_link(port, 1) != 0 ||
+	    roundtrip(port, 0, 1, 500) != 0)
+		goto out;
+	for (unsigned j = 0; j < BURST; j++)
+		if ((m[j] = frame_mbuf(2, j)) == NULL)
+			goto out;
+	uint16_t s = lr_eth_tx_burst((uint16_t)port, 0, m, BURST);
+
+	lr_pktmbuf_free_bulk(m + s, BURST - s);
+	testpmd_stop(1); /* SIGKILL mid-burst */
+	while (link_up(port)) {
+		uint16_t r = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		lr_pktmbuf_free_bulk(m, r);
+		lr_delay_us(1000);
+	}
+	if (lr_mempool_in_use_count(pool) != 0) {
+		fprintf(stderr, "%u mbufs out with the link down\n",
+			lr_mempool_in_use_count(pool));
+		goto out;
+	}
+	unlink(sock); /* what the killed testpmd left */
+	if (testpmd_start(sock, 1, 0) != 0 ||
+	    testpmd_wait_line("Press enter to exit") != 0)
+		goto out;
+	t0 = lr_get_tsc_cycles();
+	if (wait_link(port, 1) != 0)
+		goto out;
+	printf("link back %.3f s after testpmd was ready\n",
+	       (double)(lr_get_tsc_cycles() - t0) / (double)lr_get_tsc_hz());
+	if (roundtrip(port, 0, 3, 1000) != 0)
+		goto out;
+	LR_TEST_ASSERT(xstat_get(port, "connects") == 2,
+		       "connects %llu, expected 2",
+		       (unsigned long long)xstat_get(port, "connects"));
+	rc = 0;
+out:
+	if (port >= 0)
+		lr_test_memif_shut(port);
+	if (testpmd_stop(0) != 0 || rc != 0)
+		testpmd_log();
+	LR_TEST_ASSERT(rc == 0, "reconnect failed");
+	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
+		       lr_mempool_in_use_count(pool));
+	return 0;
+}
+
+/* --- a backend that misbehaves (in this process) ----------------------- */
+
+struct fake {
+	int lis;
+	uint32_t nak;	/* request to NAK (0: none) */
+	uint32_t close; /* request after which it closes (0: none) */
+	int seen;	/* the request it acts on came */
+};
+
+static void
+fake_reply(int fd, uint32_t req, uint32_t size, uint64_t v)
+{
+	struct lr_vhost_user_msg r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.request = req;
+	r.hdr.flags = LR_VHOST_USER_VERSION | LR_VHOST_USER_REPLY;
+	r.hdr.size = size;
+	r.payload.u64 = v;
+	if (lr_vhost_user_send(fd, &r, NULL, 0, 5000) != 0)
+		fprintf(stderr, "fake backend: cannot reply\n");
+}
+
+static void *
+fake_backend(void *arg)
+{
+	struct fake *f = arg;
+	struct pollfd pfd = {.fd = f->lis, .events = POLLIN};
+	struct lr_vhost_user_msg m;
+	int fds[LR_VHOST_USER_MAX_REGIONS];
+	unsigned nfds;
+	int fd;
+
+	if (poll(&pfd, 1, 30000) != 1 || (fd = accept(f->lis, NULL, NULL)) < 0)
+		return NULL;
+	while (lr_vhost_user_recv(fd, &m, fds, &nfds, 30000) > 0) {
+		uint32_t req = m.hdr.request;
+
+		lr_unix_close_fds(fds, nfds);
+		if (req == f->close) {
+			f->seen = 1;
+			break;
+		}
+		if (req == LR_VHOST_USER_GET_FEATURES)
+			fake_reply(fd, req, 8,
+				   LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+				       LR_VIRTIO_BIT(
+					   LR_VHOST_USER_F_PROTOCOL_FEATURES));
+		else if (req == LR_VHOST_USER_GET_PROTOCOL_FEATURES)
+			fake_reply(
+			    fd, req, 8,
+			    LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_REPLY_ACK));
+		else if (m.hdr.flags & LR_VHOST_USER_NEED_REPLY) {
+			f->seen |= req == f->nak;
+			fake_reply(fd, req, 8, req == f->nak);
+		}
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Descriptors this process has open. */
+static int
+fd_count(void)
+{
+	int n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+/* Our client against the fake backend f: start must fail with a log line
+ * holding want; nothing left open, no mbuf out. */
+static int
+fake_run(struct fake *f, const char *name, const char *want)
+{
+	char sock[128], dv[256];
+	pthread_t th;
+	const char *log;
+	int port, ret, fds0 = fd_count();
+
+	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
+	f->lis = lr_unix_listen(sock, LR_UNIX_STREAM, LR_UNIX_MODE_KEEP, 1);
+	LR_TEST_ASSERT(f->lis >= 0, "cannot listen on %s", sock);
+	LR_TEST_ASSERT(pthread_create(&th, NULL, fake_backend, f) == 0,
+		       "thread");
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s", sock);
+	port = lr_eth_dev_create(dv);
+	LR_TEST_ASSERT(port >= 0, "cannot create %s", dv);
+	ret = lr_eth_dev_configure((uint16_t)port, 1, 1, NULL);
+	LR_TEST_ASSERT(ret == 0 &&
+			   lr_eth_rx_queue_setup((uint16_t)port, 0, 256,
+						 LR_SOCKET_ID_ANY, NULL,
+						 pool) == 0 &&
+			   lr_eth_tx_queue_setup((uint16_t)port, 0, 256,
+						 LR_SOCKET_ID_ANY, NULL) == 0,
+		       "setup");
+	lr_test_log_begin();
+	ret = lr_eth_dev_start((uint16_t)port);
+	log = lr_test_log_end();
+	pthread_join(th, NULL);
+	close(f->lis);
+	unlink(sock);
+	lr_eth_dev_close((uint16_t)port);
+	LR_TEST_ASSERT(ret < 0, "start succeeded against %s", name);
+	LR_TEST_ASSERT(f->seen, "the backend never saw its cue");
+	LR_TEST_ASSERT(strstr(log, want) != NULL, "no '%s' in the log", want);
+	LR_TEST_ASSERT_EQ(fd_count(), fds0);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+static int
+test_nak(void)
+{
+	struct fake f = {.nak = LR_VHOST_USER_SET_MEM_TABLE};
+
+	return fake_run(&f, "nak", "backend refused SET_MEM_TABLE (NAK 1)");
+}
+
+static int
+test_close_mid_setup(void)
+{
+	struct fake f = {.close = LR_VHOST_USER_SET_OWNER};
+
+	return fake_run(&f, "close",
+			"backend closed the connection before "
+			"the reply to SET_OWNER");
+}
+
+/* A socket that does not exist: start fails naming it. */
+static int
+test_no_socket(void)
+{
+	char dv[256], want[200];
+	const char *log;
+	int port, ret, fds0 = fd_count();
+
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s/none.sock", dir);
+	snprintf(want, sizeof(want),
+		 "net_virtio_user0: path: cannot connect to '%s/none.sock': No "
+		 "such file or directory",
+		 dir);
+	port = lr_eth_dev_create(dv);
+	LR_TEST_ASSERT(port >= 0, "cannot create %s", dv);
+	lr_test_log_begin();
+	ret = -1;
+	if (lr_eth_dev_configure((uint16_t)port, 1, 1, NULL) == 0 &&
+	    lr_eth_rx_queue_setup((uint16_t)port, 0, 256, LR_SOCKET_ID_ANY,
+				  NULL, pool) == 0 &&
+	    lr_eth_tx_queue_setup((uint16_t)port, 0, 256, LR_SOCKET_ID_ANY,
+				  NULL) == 0)
+		ret = lr_eth_dev_start((uint16_t)port);
+	log = lr_test_log_end();
+	lr_eth_dev_close((uint16_t)port);
+	LR_TEST_ASSERT(ret == -ENOENT, "start: %d, expected -ENOENT", ret);
+	LR_TEST_ASSERT(strstr(log, want) != NULL, "no '%s' in the log", want);
+	LR_TEST_ASSERT_EQ(fd_count(), fds0);
+	return 0;
+}
+
+/* Bad devargs: no port, an error naming the key and the value. */
+static int
+test_bad_devargs(void)
+{
+	static const char *const bad[][2] = {
+	    {"net_virtio_user0,path=/x.sock,queue_size=100",
+	     "queue_size: bad value '100'"},
+	    {"net_virtio_user0,path=/x.sock,queues=0", "queues"},
+	    {"net_virtio_user0,path=/x.sock,queues=17", "queues"},
+	    {"net_virtio_user0,path=/x.sock,mrg_rxbuf=2", "mrg_rxbuf"},
+	    {"net_virtio_user0,path=/x.sock,packed_vq=1", "packed_vq"},
+	    {"net_virtio_user0,server=1", "path: bad value '(none)'"},
+	    {"net_virtio_user0,path=/x.sock,bogus=1", "bogus"},
+	};
+	unsigned used = lr_mempool_in_use_count(pool);
+	int fds0 = fd_count();
+
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		const char *log;
+		int port;
+
+		lr_test_log_begin();
+		port = lr_eth_dev_create(bad[i][0]);
+		log = lr_test_log_end();
+		LR_TEST_ASSERT(port < 0, "'%s' was taken", bad[i][0]);
+		LR_TEST_ASSERT(strstr(log, bad[i][1]) != NULL,
+			       "'%s': no '%s' in the log", bad[i][0],
+			       bad[i][1]);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), used);
+	LR_TEST_ASSERT_EQ(fd_count(), fds0);
+	return 0;
+}
+
+static char dirbuf[64];
+
+/* At exit: the private folder of the socket files. */
+static void
+rm_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dirbuf);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dirbuf);
+}
+
+static const struct lr_test_case cases[] = {
+    {"bad_devargs", test_bad_devargs},
+    {"no_socket", test_no_socket},
+    {"nak", test_nak},
+    {"close_mid_setup", test_close_mid_setup},
+    {"testpmd_mrg", test_testpmd_mrg},
+    {"testpmd_nomrg", test_testpmd_nomrg},
+    {"testpmd_mrg_inorder", test_testpmd_mrg_inorder},
+    {"testpmd_nomrg_inorder", test_testpmd_nomrg_inorder},
+    {"testpmd_2q", test_testpmd_2q},
+    {"testpmd_client", test_testpmd_client},
+    {"testpmd_client_2q", test_testpmd_client_2q},
+    {"reconnect", test_reconnect},
+};
+
+int
+main(int argc, char **argv)
+{
+	if (lr_eth_driver_find("net_virtio_user") == NULL) {
+		printf("skip: net_virtio_user is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(dirbuf, sizeof(dirbuf), "/tmp/test_pmd_virtio_user.XXXXXX");
+	if (mkdtemp(dirbuf) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	dir = dirbuf;
+	atexit(rm_dir);
+	pool = lr_test_memif_eal("test_pmd_virtio_user");
+	if (pool == NULL)
+		return 1;
+	return lr_test_run("pmd_virtio_user", cases, (int)LR_DIM(cases), argc,
+			   argv);
+}
