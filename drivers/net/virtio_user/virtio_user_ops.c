@@ -30,7 +30,7 @@ rings_free(struct vu_port *p)
 			lr_unix_close_fds(&vr->kick_fd, 1);
 			lr_unix_close_fds(&vr->call_fd, 1);
 			free(vr->free_ids);
-			vr->free_ids = NULL;
+			vr->free_ids = vr->chain_len = vr->chain_next = NULL;
 		}
 	}
 	lr_shm_free(&p->shm);
@@ -42,9 +42,12 @@ ring_alloc(struct vu_vring *vr, uint32_t num)
 {
 	vr->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	vr->call_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	vr->free_ids = calloc(num, sizeof(uint16_t));
+	/* the id FIFO, then chain_len and chain_next (tx) */
+	vr->free_ids = calloc(3 * (size_t)num, sizeof(uint16_t));
 	if (vr->kick_fd < 0 || vr->call_fd < 0 || vr->free_ids == NULL)
 		return -ENOMEM;
+	vr->chain_len = vr->free_ids + num;
+	vr->chain_next = vr->free_ids + 2 * (size_t)num;
 	return 0;
 }
 
@@ -96,7 +99,9 @@ vu_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 
 	info->max_rx_queues = p->queues;
 	info->max_tx_queues = p->queues;
-	info->max_mtu = VU_BSIZE - LR_VIRTIO_NET_HDR_MRG_LEN - 14;
+	/* without mrg_rxbuf a frame must fit one receive buffer */
+	info->max_mtu =
+	    p->want_mrg ? 9000 : VU_BSIZE - LR_VIRTIO_NET_HDR_MRG_LEN - 14;
 	return 0;
 }
 

@@ -57,15 +57,21 @@ struct vu_vring {
 	struct lr_vring_desc *desc;
 	struct lr_vring_avail *avail;
 	struct lr_vring_used *used;
-	uint8_t *bufs;	    /* num buffers of VU_BSIZE bytes */
-	uint16_t *free_ids; /* tx: ids not on the ring (a FIFO) */
-	uint16_t num;	    /* descriptors (a power of two) */
-	uint16_t mask;	    /* num - 1 */
-	uint16_t avail_idx; /* the avail index we publish next */
-	uint16_t last_used; /* the used entry we read next */
-	uint16_t free_head; /* tx: FIFO read position */
-	uint16_t nfree;	    /* tx: ids in the FIFO */
-	uint64_t desc_off;  /* offsets in the region */
+	uint8_t *bufs;	      /* num buffers of VU_BSIZE bytes */
+	uint16_t *free_ids;   /* tx: ids not on the ring (a FIFO) */
+	uint16_t *chain_len;  /* tx: descriptors of the chain at a head
+			       * on the ring, 0 when none is there */
+	uint16_t *chain_next; /* tx: the id after an id of a chain (ours,
+			       * not the ring's next, which the backend
+			       * could change) */
+	uint16_t num;	      /* descriptors (a power of two) */
+	uint16_t mask;	      /* num - 1 */
+	uint16_t avail_idx;   /* the avail index we publish next */
+	uint16_t last_used;   /* the used entry we read next */
+	uint16_t free_head;   /* tx: FIFO read position */
+	uint16_t nfree;	      /* tx: ids in the FIFO */
+	uint16_t done_id;     /* tx, in order: head of the next chain used */
+	uint64_t desc_off;    /* offsets in the region */
 	uint64_t avail_off;
 	uint64_t used_off;
 	uint64_t bufs_off;

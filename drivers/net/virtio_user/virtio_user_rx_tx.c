@@ -256,7 +256,30 @@ out:
 	return got;
 }
 
-/* Take back the tx ids the backend used; 0 or -1 at a fault. */
+/* Give back the chain of head to the FIFO; its descriptors, or -1 when
+ * no chain of ours starts there (a fault). */
+static inline int
+tx_chain_free(struct vu_queue *q, uint32_t head)
+{
+	struct vu_vring *vr = &q->vr;
+	uint16_t n, id = (uint16_t)head;
+
+	if (lr_unlikely(head >= vr->num || vr->chain_len[head] == 0)) {
+		ring_fault(q, "used id", head);
+		return -1;
+	}
+	n = vr->chain_len[head];
+	vr->chain_len[head] = 0;
+	LR_ASSERT(vr->nfree + n <= vr->num);
+	for (uint16_t k = 0; k < n; k++) {
+		vr->free_ids[(vr->free_head + vr->nfree) & vr->mask] = id;
+		vr->nfree++;
+		id = vr->chain_next[id];
+	}
+	return n;
+}
+
+/* Take back the tx chains the backend used; 0 or -1 at a fault. */
 static int
 tx_reclaim(struct vu_queue *q)
 {
@@ -270,18 +293,16 @@ tx_reclaim(struct vu_queue *q)
 	}
 	for (; vr->last_used != used; vr->last_used++) {
 		/* in order: the backend may write one entry for a batch; the
-		 * ids are ours, made available in ring order */
-		uint32_t id = q->in_order
-				  ? (uint32_t)(vr->last_used & vr->mask)
-				  : vr->used->ring[vr->last_used & vr->mask].id;
+		 * chains are ours, made available in ring order */
+		uint32_t head =
+		    q->in_order ? (uint32_t)(vr->done_id & vr->mask)
+				: vr->used->ring[vr->last_used & vr->mask].id;
 
-		if (lr_unlikely(id >= vr->num)) {
-			ring_fault(q, "used id", id);
+		int n = tx_chain_free(q, head);
+
+		if (n < 0)
 			return -1;
-		}
-		vr->free_ids[(vr->free_head + vr->nfree) & vr->mask] =
-		    (uint16_t)id;
-		vr->nfree++;
+		vr->done_id = (uint16_t)(vr->done_id + n);
 	}
 	return 0;
 }
@@ -311,6 +332,83 @@ tx_drop_all(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* Take the next free id of the FIFO (there is one). */
+static inline uint16_t
+tx_id_take(struct vu_vring *vr)
+{
+	uint16_t id = vr->free_ids[vr->free_head & vr->mask];
+
+	vr->free_head++;
+	vr->nfree--;
+	return id;
+}
+
+/* Put m (len bytes with the header in h) in a chain of need buffers
+ * (cold: frames over one buffer); its head. */
+static __attribute__((noinline)) uint16_t
+tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
+	 const struct vu_net_hdr *h, uint32_t hdr_len, uint32_t need)
+{
+	uint16_t head = tx_id_take(vr), id = head;
+	uint32_t off = 0;
+
+	for (uint32_t k = 0; k < need; k++) {
+		uint8_t *b = vr->bufs + (size_t)id * VU_BSIZE;
+		uint32_t room = VU_BSIZE - (k == 0 ? hdr_len : 0);
+		uint32_t n = LR_MIN(room, m->pkt_len - off);
+		const void *src;
+
+		if (k == 0) {
+			memcpy(b, h, hdr_len);
+			b += hdr_len;
+		}
+		src = lr_pktmbuf_read(m, off, n, b);
+		if (src != b)
+			memcpy(b, src, n);
+		off += n;
+		vr->desc[id].len = n + (k == 0 ? hdr_len : 0);
+		if (k + 1 < need) {
+			uint16_t nx = tx_id_take(vr);
+
+			vr->desc[id].flags = LR_VRING_DESC_F_NEXT;
+			vr->desc[id].next = nx;
+			vr->chain_next[id] = nx;
+			id = nx;
+		} else {
+			vr->desc[id].flags = 0;
+		}
+	}
+	vr->chain_len[head] = (uint16_t)need;
+	return head;
+}
+
+/* Put m on tx ring vr as one descriptor of len bytes, header h first;
+ * its id. */
+static inline uint16_t
+tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
+       uint32_t hdr_len, uint32_t len)
+{
+	uint16_t id = tx_id_take(vr);
+	uint8_t *b = vr->bufs + (size_t)id * VU_BSIZE;
+
+	memcpy(b, h, hdr_len);
+	lr_pktmbuf_copy_out(m, b + hdr_len);
+	vr->desc[id].len = len;
+	vr->desc[id].flags = 0;
+	vr->chain_len[id] = 1;
+	return id;
+}
+
+/* Drop m, which the ring will never take (counted). */
+static __attribute__((noinline, cold)) void
+tx_bad(struct vu_queue *q, struct lr_mbuf *m, int too_long)
+{
+	if (too_long)
+		lr_counter_add(&q->too_long, 1);
+	lr_counter_add(&q->c.errors, 1);
+	lr_pktmbuf_free(m);
+}
+
 uint16_t
 lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
@@ -329,27 +427,27 @@ lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i];
 		uint32_t len = m->pkt_len + q->hdr_len;
+		uint32_t need = (len + VU_BSIZE - 1) / VU_BSIZE;
+		struct vu_net_hdr h;
+		uint16_t head;
 
-		if (lr_unlikely(vr->nfree == 0)) {
-			lr_counter_add(&q->ring_full, 1);
-			break;
-		}
-		uint16_t id = vr->free_ids[vr->free_head & vr->mask];
-		uint8_t *b = vr->bufs + (size_t)id * VU_BSIZE;
-
-		if (lr_unlikely(len > VU_BSIZE ||
-				tx_hdr(q, m, (struct vu_net_hdr *)b) != 0)) {
-			if (len > VU_BSIZE)
-				lr_counter_add(&q->too_long, 1);
-			lr_counter_add(&q->c.errors, 1);
-			lr_pktmbuf_free(m);
+		if (lr_unlikely(need > vr->nfree)) {
+			if (need <= vr->num) {
+				lr_counter_add(&q->ring_full, 1);
+				break;
+			}
+			tx_bad(q, m, 1);
 			continue;
 		}
-		lr_pktmbuf_copy_out(m, b + q->hdr_len);
-		vr->free_head++;
-		vr->nfree--;
-		vr->desc[id].len = len;
-		vr->avail->ring[vr->avail_idx & vr->mask] = id;
+		if (lr_unlikely(tx_hdr(q, m, &h) != 0)) {
+			tx_bad(q, m, 0);
+			continue;
+		}
+		if (lr_likely(need == 1))
+			head = tx_one(vr, m, &h, q->hdr_len, len);
+		else
+			head = tx_chain(vr, m, &h, q->hdr_len, need);
+		vr->avail->ring[vr->avail_idx & vr->mask] = head;
 		vr->avail_idx++;
 		bytes += m->pkt_len;
 		sent++;
@@ -413,7 +511,10 @@ ring_reset(struct vu_vring *vr, uint8_t *base, int rx)
 	vr->avail->idx = vr->avail_idx;
 	vr->last_used = 0;
 	vr->free_head = 0;
+	vr->done_id = 0;
 	vr->nfree = rx ? 0 : vr->num;
+	if (!rx)
+		memset(vr->chain_len, 0, vr->num * sizeof(uint16_t));
 }
 
 void
