@@ -381,6 +381,34 @@ traffic(int port, unsigned nq, unsigned tag)
 	return 0;
 }
 
+/* testpmd polls: it asked for no kicks (at most one a ring, at the
+ * start with EVENT_IDX) and we were called never or seldom. */
+static int
+kicks_check(int port, unsigned nq)
+{
+	for (unsigned q = 0; q < nq; q++) {
+		char n[4][32];
+		uint64_t v[4];
+
+		snprintf(n[0], sizeof(n[0]), "rx_q%u_kicks", q);
+		snprintf(n[1], sizeof(n[1]), "tx_q%u_kicks", q);
+		snprintf(n[2], sizeof(n[2]), "rx_q%u_calls", q);
+		snprintf(n[3], sizeof(n[3]), "tx_q%u_calls", q);
+		for (unsigned k = 0; k < 4; k++)
+			v[k] = xstat_get(port, n[k]);
+		printf("queue %u: kicks rx %llu tx %llu, calls rx %llu tx "
+		       "%llu\n",
+		       q, (unsigned long long)v[0], (unsigned long long)v[1],
+		       (unsigned long long)v[2], (unsigned long long)v[3]);
+		LR_TEST_ASSERT(v[0] <= 2 && v[1] <= 2,
+			       "queue %u: %llu rx and %llu tx kicks to a "
+			       "polling backend",
+			       q, (unsigned long long)v[0],
+			       (unsigned long long)v[1]);
+	}
+	return 0;
+}
+
 static int
 skip_no_testpmd(void)
 {
@@ -416,7 +444,8 @@ testpmd_run(unsigned nq, int client, const char *extra)
 		if (port < 0)
 			goto out;
 	}
-	if (wait_link(port, 1) != 0 || traffic(port, nq, 10 * nq) != 0)
+	if (wait_link(port, 1) != 0 || traffic(port, nq, 10 * nq) != 0 ||
+	    kicks_check(port, nq) != 0)
 		goto out;
 	rc = 0;
 out:
