@@ -325,6 +325,28 @@ testpmd_log(void)
 		fprintf(stderr, "(no testpmd log)\n");
 }
 
+/* The virtio features testpmd's vhost says it negotiated (its log line
+ * "negotiated Virtio features: 0x..."), or 0. */
+static uint64_t
+testpmd_features(void)
+{
+	char path[128], line[512];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/testpmd.log", dir);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		const char *k = strstr(line, "negotiated Virtio features: ");
+
+		if (k != NULL)
+			sscanf(k + 28, "%llx", &v);
+	}
+	if (f != NULL)
+		fclose(f);
+	return v;
+}
+
 /* Wait (up to 30 s) until testpmd's output holds line; 0 or -1. */
 static int
 testpmd_wait_line(const char *line)
@@ -409,6 +431,26 @@ kicks_check(int port, unsigned nq)
 	return 0;
 }
 
+/* testpmd's vhost negotiated what devargs extra asked for: packed ring,
+ * mergeable buffers, in order. */
+static int
+features_check(const char *extra)
+{
+	uint64_t f = testpmd_features();
+	int packed = strstr(extra, "packed_vq=1") != NULL;
+	int mrg = strstr(extra, "mrg_rxbuf=0") == NULL;
+	int in_order = strstr(extra, "in_order=1") != NULL;
+
+	printf("testpmd negotiated features 0x%llx\n", (unsigned long long)f);
+	LR_TEST_ASSERT(
+	    lr_virtio_has(f, LR_VIRTIO_F_VERSION_1) &&
+		lr_virtio_has(f, LR_VIRTIO_F_RING_PACKED) == packed &&
+		lr_virtio_has(f, LR_VIRTIO_NET_F_MRG_RXBUF) == mrg &&
+		lr_virtio_has(f, LR_VIRTIO_F_IN_ORDER) == in_order,
+	    "features 0x%llx for '%s'", (unsigned long long)f, extra);
+	return 0;
+}
+
 static int
 skip_no_testpmd(void)
 {
@@ -445,7 +487,7 @@ testpmd_run(unsigned nq, int client, const char *extra)
 			goto out;
 	}
 	if (wait_link(port, 1) != 0 || traffic(port, nq, 10 * nq) != 0 ||
-	    kicks_check(port, nq) != 0)
+	    kicks_check(port, nq) != 0 || features_check(extra) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -508,6 +550,35 @@ test_testpmd_mrg_jumbo_inorder(void)
 	rc = testpmd_run(1, 1, ",mrg_rxbuf=1,in_order=1");
 	big = 1518;
 	return rc;
+}
+
+static int
+test_testpmd_packed(void)
+{
+	return testpmd_run(1, 0, ",packed_vq=1,mrg_rxbuf=1");
+}
+
+static int
+test_testpmd_packed_nomrg_inorder(void)
+{
+	return testpmd_run(1, 0, ",packed_vq=1,mrg_rxbuf=0,in_order=1");
+}
+
+static int
+test_testpmd_packed_jumbo(void)
+{
+	int rc;
+
+	big = 9000;
+	rc = testpmd_run(1, 0, ",packed_vq=1,mrg_rxbuf=1,in_order=1");
+	big = 1518;
+	return rc;
+}
+
+static int
+test_testpmd_packed_client_2q(void)
+{
+	return testpmd_run(2, 1, ",packed_vq=1,queue_size=512");
 }
 
 static int
@@ -674,7 +745,7 @@ fd_count(void)
 /* Our client against the fake backend f: start must fail with a log line
  * holding want; nothing left open, no mbuf out. */
 static int
-fake_run(struct fake *f, const char *name, const char *want)
+fake_run(struct fake *f, const char *name, const char *extra, const char *want)
 {
 	char sock[128], dv[256];
 	pthread_t th;
@@ -686,7 +757,7 @@ fake_run(struct fake *f, const char *name, const char *want)
 	LR_TEST_ASSERT(f->lis >= 0, "cannot listen on %s", sock);
 	LR_TEST_ASSERT(pthread_create(&th, NULL, fake_backend, f) == 0,
 		       "thread");
-	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s", sock);
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s%s", sock, extra);
 	port = lr_eth_dev_create(dv);
 	LR_TEST_ASSERT(port >= 0, "cannot create %s", dv);
 	ret = lr_eth_dev_configure((uint16_t)port, 1, 1, NULL);
@@ -717,7 +788,7 @@ test_nak(void)
 {
 	struct fake f = {.nak = LR_VHOST_USER_SET_MEM_TABLE};
 
-	return fake_run(&f, "nak", "backend refused SET_MEM_TABLE (NAK 1)");
+	return fake_run(&f, "nak", "", "backend refused SET_MEM_TABLE (NAK 1)");
 }
 
 static int
@@ -725,9 +796,20 @@ test_close_mid_setup(void)
 {
 	struct fake f = {.close = LR_VHOST_USER_SET_OWNER};
 
-	return fake_run(&f, "close",
+	return fake_run(&f, "close", "",
 			"backend closed the connection before "
 			"the reply to SET_OWNER");
+}
+
+/* packed_vq=1 and a backend without RING_PACKED: refused, named. */
+static int
+test_no_packed(void)
+{
+	struct fake f = {.close = LR_VHOST_USER_SET_OWNER};
+
+	f.seen = 1; /* the set-up ends before SET_OWNER */
+	return fake_run(&f, "nopacked", ",packed_vq=1",
+			"backend does not offer RING_PACKED (packed_vq=1");
 }
 
 /* A socket that does not exist: start fails naming it. */
@@ -771,7 +853,7 @@ test_bad_devargs(void)
 	    {"net_virtio_user0,path=/x.sock,queues=0", "queues"},
 	    {"net_virtio_user0,path=/x.sock,queues=17", "queues"},
 	    {"net_virtio_user0,path=/x.sock,mrg_rxbuf=2", "mrg_rxbuf"},
-	    {"net_virtio_user0,path=/x.sock,packed_vq=1", "packed_vq"},
+	    {"net_virtio_user0,path=/x.sock,packed_vq=2", "packed_vq"},
 	    {"net_virtio_user0,server=1", "path: bad value '(none)'"},
 	    {"net_virtio_user0,path=/x.sock,bogus=1", "bogus"},
 	};
@@ -813,6 +895,7 @@ static const struct lr_test_case cases[] = {
     {"no_socket", test_no_socket},
     {"nak", test_nak},
     {"close_mid_setup", test_close_mid_setup},
+    {"no_packed", test_no_packed},
     {"testpmd_mrg", test_testpmd_mrg},
     {"testpmd_nomrg", test_testpmd_nomrg},
     {"testpmd_mrg_inorder", test_testpmd_mrg_inorder},
@@ -820,6 +903,10 @@ static const struct lr_test_case cases[] = {
     {"testpmd_mrg_jumbo", test_testpmd_mrg_jumbo},
     {"testpmd_mrg_jumbo_inorder", test_testpmd_mrg_jumbo_inorder},
     {"testpmd_2q", test_testpmd_2q},
+    {"testpmd_packed", test_testpmd_packed},
+    {"testpmd_packed_nomrg_inorder", test_testpmd_packed_nomrg_inorder},
+    {"testpmd_packed_jumbo", test_testpmd_packed_jumbo},
+    {"testpmd_packed_client_2q", test_testpmd_packed_client_2q},
     {"testpmd_client", test_testpmd_client},
     {"testpmd_client_2q", test_testpmd_client_2q},
     {"reconnect", test_reconnect},

@@ -37,6 +37,9 @@
 	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_HOST_TSO4) |                            \
 	 LR_VIRTIO_BIT(LR_VIRTIO_NET_F_HOST_TSO6))
 
+/* SET_VRING_BASE of a new packed ring: slot 0, wrap counter 1 (bit 15). */
+#define VU_PACKED_BASE (1u << 15)
+
 /* The protocol features we take. */
 #define VU_PROTOCOL                                                            \
 	(LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_MQ) |                          \
@@ -69,7 +72,7 @@ static int
 reply_get(struct vu_port *p, uint32_t req, struct lr_vhost_user_msg *r)
 {
 	struct lr_vhost_user_check_ctx ctx = {
-	    .queue_pairs = p->queues, .packed = false, .reply = true};
+	    .queue_pairs = p->queues, .packed = p->packed, .reply = true};
 	const char *name = lr_vhost_user_request_name(req);
 	char why[128];
 	int fds[LR_VHOST_USER_MAX_REGIONS];
@@ -171,6 +174,8 @@ negotiate(struct vu_port *p)
 		want |= LR_VIRTIO_BIT(LR_VIRTIO_F_IN_ORDER);
 	if (p->queues > 1)
 		want |= LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MQ);
+	if (p->packed)
+		want |= LR_VIRTIO_BIT(LR_VIRTIO_F_RING_PACKED);
 	p->protocol = 0;
 	rc = req_u64(p, LR_VHOST_USER_GET_FEATURES, 0, 0, &offer);
 	if (rc < 0)
@@ -179,6 +184,11 @@ negotiate(struct vu_port *p)
 		return fail(p, -ENOTSUP,
 			    "backend does not offer VERSION_1 (features "
 			    "0x%llx)",
+			    (unsigned long long)offer);
+	if (p->packed && !lr_virtio_has(offer, LR_VIRTIO_F_RING_PACKED))
+		return fail(p, -ENOTSUP,
+			    "backend does not offer RING_PACKED (packed_vq=1; "
+			    "features 0x%llx)",
 			    (unsigned long long)offer);
 	p->features = offer & want;
 	if (lr_virtio_has(offer, LR_VHOST_USER_F_PROTOCOL_FEATURES)) {
@@ -252,6 +262,7 @@ ring_fd(struct vu_port *p, uint32_t req, uint32_t index, int fd)
 static int
 ring_setup(struct vu_port *p, uint32_t index, const struct vu_vring *vr)
 {
+	uint64_t base = (uint64_t)(uintptr_t)p->shm.addr;
 	struct lr_vhost_user_msg m;
 	int rc;
 
@@ -259,13 +270,15 @@ ring_setup(struct vu_port *p, uint32_t index, const struct vu_vring *vr)
 			  vr->call_fd)) < 0 ||
 	    (rc = req_state(p, LR_VHOST_USER_SET_VRING_NUM, index, vr->num)) <
 		0 ||
-	    (rc = req_state(p, LR_VHOST_USER_SET_VRING_BASE, index, 0)) < 0)
+	    (rc = req_state(p, LR_VHOST_USER_SET_VRING_BASE, index,
+			    p->packed ? VU_PACKED_BASE : 0)) < 0)
 		return rc;
+	/* packed: avail is the driver event area, used the device's */
 	msg_init(&m, LR_VHOST_USER_SET_VRING_ADDR, sizeof(m.payload.addr));
 	m.payload.addr.index = index;
-	m.payload.addr.desc_addr = (uint64_t)(uintptr_t)vr->desc;
-	m.payload.addr.avail_addr = (uint64_t)(uintptr_t)vr->avail;
-	m.payload.addr.used_addr = (uint64_t)(uintptr_t)vr->used;
+	m.payload.addr.desc_addr = base + vr->desc_off;
+	m.payload.addr.avail_addr = base + vr->avail_off;
+	m.payload.addr.used_addr = base + vr->used_off;
 	m.payload.addr.log_guest_addr = m.payload.addr.used_addr;
 	rc = request(p, &m, NULL, 0, NULL);
 	if (rc < 0)

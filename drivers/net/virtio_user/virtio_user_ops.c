@@ -155,8 +155,10 @@ vu_start(struct lr_eth_dev *dev)
 		}
 		p->rxq[i].port_id = p->txq[i].port_id = dev->data->port_id;
 	}
-	dev->rx_pkt_burst = lr_vu_rx_burst_;
-	dev->tx_pkt_burst = lr_vu_tx_burst_;
+	dev->rx_pkt_burst =
+	    p->packed ? lr_vu_rx_burst_packed_ : lr_vu_rx_burst_;
+	dev->tx_pkt_burst =
+	    p->packed ? lr_vu_tx_burst_packed_ : lr_vu_tx_burst_;
 	return lr_vu_start_(p);
 }
 

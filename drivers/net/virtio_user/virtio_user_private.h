@@ -8,6 +8,8 @@
  *                          ring reset; it never touches the socket (a
  *                          kick is an eventfd write, a fault is handed to
  *                          the connection thread through the port's `bad`);
+ *   virtio_user_packed.c   the datapath over packed virtqueues
+ *                          (packed_vq=1), the same buffers and checks;
  *   virtio_user_control.c  the vhost-user messages the frontend sends, in
  *                          the order of a set-up and of a stop, every reply
  *                          checked (lr_vhost_user_msg_check()) before use;
@@ -17,8 +19,8 @@
  *   virtio_user_ops.c      the ethdev operations;
  *   virtio_user_probe.c    devargs, probe, the driver.
  *
- * Memory: one memfd region per port (lr_shm.h), made at the first start
- * and kept until close: for each ring its descriptor table, available and
+ * Memory: one memfd region per port (lr_shm.h), made at configure and
+ * kept until close: for each ring its descriptor table, available and
  * used rings, then its packet buffers (one of vu_port.bsize bytes per
  * descriptor, descriptor i always pointing at buffer i). The whole region
  * is the one entry of SET_MEM_TABLE, its guest-physical address being our
@@ -38,9 +40,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
+#include "lr_net.h"
 #include "lr_shm.h"
 #include "lr_unix.h"
 #include "lr_vhost_user.h"
@@ -52,9 +56,16 @@
 #define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
 #define VU_DEFAULT_QSIZE 256u
 
-/* One split virtqueue in the shared region. */
+/* One virtqueue in the shared region: split, or packed (pdesc, and the
+ * driver's and device's event areas where split has avail and used; the
+ * indexes are then slots 0..num-1 with their wrap counters). */
 struct vu_vring {
 	struct lr_vring_desc *desc;
+	struct lr_vring_packed_desc *pdesc;
+	struct lr_vring_packed_event *drv_event; /* packed: ours */
+	struct lr_vring_packed_event *dev_event; /* packed: the backend's */
+	uint8_t avail_wrap; /* packed: wrap counter of avail_idx */
+	uint8_t used_wrap;  /* packed: wrap counter of last_used */
 	struct lr_vring_avail *avail;
 	struct lr_vring_used *used;
 	uint8_t *bufs;	      /* num buffers of VU_BSIZE bytes */
@@ -94,6 +105,7 @@ struct vu_queue {
 	uint8_t mrg;	   /* MRG_RXBUF negotiated */
 	uint8_t in_order;  /* IN_ORDER negotiated */
 	uint8_t hdr_len;   /* virtio-net header bytes (12) */
+	uint8_t packed;	   /* RING_PACKED negotiated */
 	struct lr_eth_queue_counters c;
 	uint64_t kicks;		 /* eventfd writes to the backend */
 	uint64_t calls;		 /* backend calls seen (control thread) */
@@ -115,6 +127,7 @@ struct vu_port {
 	uint32_t qsize;	 /* descriptors per ring */
 	int want_mrg;	 /* devargs */
 	int want_in_order;
+	int packed;	   /* packed_vq=1: packed rings (required) */
 	uint64_t features; /* negotiated */
 	uint64_t protocol; /* negotiated protocol features */
 	struct lr_shm shm; /* every ring and buffer of the port */
@@ -142,8 +155,75 @@ struct vu_args {
 	uint64_t queues, qsize;
 };
 
+/* The virtio-net header with num_buffers (VERSION_1: always 12 bytes). */
+struct vu_net_hdr {
+	struct lr_net_vnet_hdr vh;
+	uint16_t num_buffers;
+};
+
+/* A 16-bit ring field the backend writes, read before what it covers. */
+static inline uint16_t
+vu_load_acq16(const uint16_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* A 16-bit ring field we write, after what it covers. */
+static inline void
+vu_store_rel16(uint16_t *p, uint16_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Mark q busy; 0 when it is up (then leave with vu_q_leave()), else -1. */
+static inline int
+vu_q_enter(struct vu_queue *q)
+{
+	atomic_store_explicit(&q->busy, 1, memory_order_seq_cst);
+	if (lr_likely(atomic_load_explicit(&q->up, memory_order_seq_cst)))
+		return 0;
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
+	return -1;
+}
+
+/* The burst on q is over. */
+static inline void
+vu_q_leave(struct vu_queue *q)
+{
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
+}
+
+/* The virtio-net header of m into h: 0, or -1 when m asks for an offload
+ * the header cannot describe (counted). */
+static inline int
+vu_tx_hdr(struct vu_queue *q, struct lr_mbuf *m, struct vu_net_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (lr_likely((m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) == 0))
+		return 0;
+	if (lr_net_vnet_tx(m, &h->vh) != 0) {
+		lr_counter_add(&q->offload_errors, 1);
+		return -1;
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
-/* virtio_user_rx_tx.c */
+/* virtio_user_rx_tx.c: split rings, layout, reset; what both share. */
+
+/* The backend wrote something a ring cannot hold (what, value v): take
+ * the link down (cold). */
+void lr_vu_ring_fault_(struct vu_queue *q, const char *what, unsigned v)
+    __attribute__((noinline, cold));
+
+/* Free every packet of a burst the link cannot take; n (cold). */
+uint16_t lr_vu_tx_drop_all_(struct vu_queue *q, struct lr_mbuf **pkts,
+			    uint16_t n) __attribute__((noinline, cold));
+
+/* Drop m, which the ring will never take (too_long: over the ring);
+ * counted (cold). */
+void lr_vu_tx_bad_(struct vu_queue *q, struct lr_mbuf *m, int too_long)
+    __attribute__((noinline, cold));
 
 /* The burst functions (split rings). */
 uint16_t lr_vu_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n);
@@ -160,6 +240,40 @@ void lr_vu_rings_reset_(struct vu_port *p);
 
 /* Wait until no burst uses q, with q marked down. */
 void lr_vu_queue_quiesce_(struct vu_queue *q);
+
+/* Tx: give back the chain of head to the FIFO; its descriptors, or -1 when
+ * no chain of ours starts there (a fault). */
+static inline int
+lr_vu_tx_chain_free_(struct vu_queue *q, uint32_t head)
+{
+	struct vu_vring *vr = &q->vr;
+	uint16_t n, id = (uint16_t)head;
+
+	if (lr_unlikely(head >= vr->num || vr->chain_len[head] == 0)) {
+		lr_vu_ring_fault_(q, "used id", head);
+		return -1;
+	}
+	n = vr->chain_len[head];
+	vr->chain_len[head] = 0;
+	LR_ASSERT(vr->nfree + n <= vr->num);
+	for (uint16_t k = 0; k < n; k++) {
+		vr->free_ids[(vr->free_head + vr->nfree) & vr->mask] = id;
+		vr->nfree++;
+		id = vr->chain_next[id];
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_packed.c: packed rings. */
+
+/* The burst functions (packed rings). */
+uint16_t lr_vu_rx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+uint16_t lr_vu_tx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+
+/* Make packed ring vr of the region at base new (rx: every buffer
+ * offered), its backend's calls disabled. */
+void lr_vu_packed_reset_(struct vu_vring *vr, uint8_t *base, int rx);
 
 /* ------------------------------------------------------------------ */
 /* virtio_user_control.c */

@@ -55,13 +55,6 @@ vu_parse_args(const char *name, const struct lr_devargs *args,
 		       name, (unsigned long long)a->qsize, LR_VIRTQ_MAX_SIZE);
 		return -EINVAL;
 	}
-	if (a->packed) {
-		LR_LOG(ERR, PMD,
-		       "%s: packed_vq: '1' is not supported: this driver has "
-		       "split rings only (packed_vq=0)\n",
-		       name);
-		return -ENOTSUP;
-	}
 	return 0;
 }
 
@@ -91,6 +84,7 @@ port_new(const char *name, const struct vu_args *a)
 	p->qsize = (uint32_t)a->qsize;
 	p->want_mrg = a->mrg;
 	p->want_in_order = a->in_order;
+	p->packed = a->packed;
 	p->lis = p->sock = -1;
 	lr_shm_init(&p->shm);
 	for (unsigned q = 0; q < VU_MAXQ; q++) {
@@ -130,9 +124,9 @@ vu_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	dev->data->link.link_duplex = 1;
 	LR_LOG(INFO, PMD,
 	       "%s: path=%s server=%d queues=%u queue_size=%u mrg_rxbuf=%d "
-	       "in_order=%d\n",
+	       "in_order=%d packed_vq=%d\n",
 	       name, p->path, p->server, p->queues, p->qsize, p->want_mrg,
-	       p->want_in_order);
+	       p->want_in_order, p->packed);
 	return 0;
 }
 
@@ -140,7 +134,7 @@ static struct lr_eth_driver vu_driver = {
     .keys = vu_keys,
     .usage = "path=<vhost-user socket> server=<0|1> queues=<1..16> "
 	     "queue_size=<power of two, 256> mrg_rxbuf=<0|1> "
-	     "in_order=<0|1> packed_vq=<0>",
+	     "in_order=<0|1> packed_vq=<0|1>",
     .probe = vu_probe,
 };
 

@@ -38,41 +38,6 @@
 #include "lr_net.h"
 #include "virtio_user_private.h"
 
-/* The virtio-net header with num_buffers (VERSION_1: always 12 bytes). */
-struct vu_net_hdr {
-	struct lr_net_vnet_hdr vh;
-	uint16_t num_buffers;
-};
-
-static inline uint16_t
-load_acq16(const uint16_t *p)
-{
-	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
-}
-
-static inline void
-store_rel16(uint16_t *p, uint16_t v)
-{
-	__atomic_store_n(p, v, __ATOMIC_RELEASE);
-}
-
-/* Mark q busy; 0 when it is up (then leave with q_leave()), else -1. */
-static inline int
-q_enter(struct vu_queue *q)
-{
-	atomic_store_explicit(&q->busy, 1, memory_order_seq_cst);
-	if (lr_likely(atomic_load_explicit(&q->up, memory_order_seq_cst)))
-		return 0;
-	atomic_store_explicit(&q->busy, 0, memory_order_release);
-	return -1;
-}
-
-static inline void
-q_leave(struct vu_queue *q)
-{
-	atomic_store_explicit(&q->busy, 0, memory_order_release);
-}
-
 void
 lr_vu_queue_quiesce_(struct vu_queue *q)
 {
@@ -82,8 +47,8 @@ lr_vu_queue_quiesce_(struct vu_queue *q)
 }
 
 /* The backend wrote something a ring cannot hold: take the link down. */
-static __attribute__((noinline, cold)) void
-ring_fault(struct vu_queue *q, const char *what, unsigned v)
+void
+lr_vu_ring_fault_(struct vu_queue *q, const char *what, unsigned v)
 {
 	struct vu_port *p = q->p;
 
@@ -107,7 +72,7 @@ publish(struct vu_queue *q, uint16_t old)
 
 	if (now == old)
 		return;
-	store_rel16(&vr->avail->idx, now);
+	vu_store_rel16(&vr->avail->idx, now);
 	/* the backend's flag or event is read after the index is out */
 	atomic_thread_fence(memory_order_seq_cst);
 	if (q->event_idx)
@@ -151,11 +116,11 @@ rx_entry(struct vu_queue *q, uint16_t k, uint16_t *id, uint32_t *len,
 	struct lr_vring_used_elem e = vr->used->ring[k & vr->mask];
 
 	if (lr_unlikely(e.id >= vr->num)) {
-		ring_fault(q, "used id", e.id);
+		lr_vu_ring_fault_(q, "used id", e.id);
 		return -1;
 	}
 	if (lr_unlikely(e.len < min || e.len > VU_BSIZE)) {
-		ring_fault(q, "used length", e.len);
+		lr_vu_ring_fault_(q, "used length", e.len);
 		return -1;
 	}
 	*id = (uint16_t)e.id;
@@ -181,7 +146,7 @@ rx_one(struct vu_queue *q, uint16_t avail, struct lr_mbuf **out)
 	if (q->mrg) {
 		nb = h->num_buffers;
 		if (lr_unlikely(nb == 0 || nb > vr->num)) {
-			ring_fault(q, "num_buffers", nb);
+			lr_vu_ring_fault_(q, "num_buffers", nb);
 			return -1;
 		}
 		if (nb > avail)
@@ -224,12 +189,12 @@ lr_vu_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	uint16_t got = 0, old, used;
 	uint64_t bytes = 0;
 
-	if (lr_unlikely(q_enter(q) != 0))
+	if (lr_unlikely(vu_q_enter(q) != 0))
 		return 0;
 	old = vr->avail_idx;
-	used = load_acq16(&vr->used->idx);
+	used = vu_load_acq16(&vr->used->idx);
 	if (lr_unlikely((uint16_t)(used - vr->last_used) > vr->num)) {
-		ring_fault(q, "used index", used);
+		lr_vu_ring_fault_(q, "used index", used);
 		goto out;
 	}
 	while (got < n && vr->last_used != used) {
@@ -252,31 +217,8 @@ lr_vu_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	lr_counter_add(&q->c.packets, got);
 	lr_counter_add(&q->c.bytes, bytes);
 out:
-	q_leave(q);
+	vu_q_leave(q);
 	return got;
-}
-
-/* Give back the chain of head to the FIFO; its descriptors, or -1 when
- * no chain of ours starts there (a fault). */
-static inline int
-tx_chain_free(struct vu_queue *q, uint32_t head)
-{
-	struct vu_vring *vr = &q->vr;
-	uint16_t n, id = (uint16_t)head;
-
-	if (lr_unlikely(head >= vr->num || vr->chain_len[head] == 0)) {
-		ring_fault(q, "used id", head);
-		return -1;
-	}
-	n = vr->chain_len[head];
-	vr->chain_len[head] = 0;
-	LR_ASSERT(vr->nfree + n <= vr->num);
-	for (uint16_t k = 0; k < n; k++) {
-		vr->free_ids[(vr->free_head + vr->nfree) & vr->mask] = id;
-		vr->nfree++;
-		id = vr->chain_next[id];
-	}
-	return n;
 }
 
 /* Take back the tx chains the backend used; 0 or -1 at a fault. */
@@ -284,11 +226,11 @@ static int
 tx_reclaim(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
-	uint16_t used = load_acq16(&vr->used->idx);
+	uint16_t used = vu_load_acq16(&vr->used->idx);
 	uint16_t k = (uint16_t)(used - vr->last_used);
 
 	if (lr_unlikely(k > vr->num - vr->nfree)) {
-		ring_fault(q, "used index", used);
+		lr_vu_ring_fault_(q, "used index", used);
 		return -1;
 	}
 	for (; vr->last_used != used; vr->last_used++) {
@@ -298,7 +240,7 @@ tx_reclaim(struct vu_queue *q)
 		    q->in_order ? (uint32_t)(vr->done_id & vr->mask)
 				: vr->used->ring[vr->last_used & vr->mask].id;
 
-		int n = tx_chain_free(q, head);
+		int n = lr_vu_tx_chain_free_(q, head);
 
 		if (n < 0)
 			return -1;
@@ -307,24 +249,8 @@ tx_reclaim(struct vu_queue *q)
 	return 0;
 }
 
-/* The virtio-net header of m into h: 0, or -1 when m asks for an offload
- * we cannot give it (counted). */
-static inline int
-tx_hdr(struct vu_queue *q, struct lr_mbuf *m, struct vu_net_hdr *h)
-{
-	memset(h, 0, sizeof(*h));
-	if (lr_likely((m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) == 0))
-		return 0;
-	if (lr_net_vnet_tx(m, &h->vh) != 0) {
-		lr_counter_add(&q->offload_errors, 1);
-		return -1;
-	}
-	return 0;
-}
-
-/* Free every packet of a burst the link cannot take. */
-static __attribute__((noinline, cold)) uint16_t
-tx_drop_all(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n)
+uint16_t
+lr_vu_tx_drop_all_(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n)
 {
 	lr_pktmbuf_free_bulk(pkts, n);
 	lr_counter_add(&q->link_down, n);
@@ -399,9 +325,8 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 	return id;
 }
 
-/* Drop m, which the ring will never take (counted). */
-static __attribute__((noinline, cold)) void
-tx_bad(struct vu_queue *q, struct lr_mbuf *m, int too_long)
+void
+lr_vu_tx_bad_(struct vu_queue *q, struct lr_mbuf *m, int too_long)
 {
 	if (too_long)
 		lr_counter_add(&q->too_long, 1);
@@ -417,12 +342,12 @@ lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	uint16_t i, old;
 	uint64_t bytes = 0, sent = 0;
 
-	if (lr_unlikely(q_enter(q) != 0))
-		return tx_drop_all(q, pkts, n);
+	if (lr_unlikely(vu_q_enter(q) != 0))
+		return lr_vu_tx_drop_all_(q, pkts, n);
 	old = vr->avail_idx;
 	if (lr_unlikely(tx_reclaim(q) != 0)) {
-		q_leave(q);
-		return tx_drop_all(q, pkts, n);
+		vu_q_leave(q);
+		return lr_vu_tx_drop_all_(q, pkts, n);
 	}
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i];
@@ -436,11 +361,11 @@ lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 				lr_counter_add(&q->ring_full, 1);
 				break;
 			}
-			tx_bad(q, m, 1);
+			lr_vu_tx_bad_(q, m, 1);
 			continue;
 		}
-		if (lr_unlikely(tx_hdr(q, m, &h) != 0)) {
-			tx_bad(q, m, 0);
+		if (lr_unlikely(vu_tx_hdr(q, m, &h) != 0)) {
+			lr_vu_tx_bad_(q, m, 0);
 			continue;
 		}
 		if (lr_likely(need == 1))
@@ -456,7 +381,7 @@ lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	publish(q, old);
 	lr_counter_add(&q->c.packets, sent);
 	lr_counter_add(&q->c.bytes, bytes);
-	q_leave(q);
+	vu_q_leave(q);
 	return i;
 }
 
@@ -531,16 +456,22 @@ lr_vu_rings_reset_(struct vu_port *p)
 
 			LR_ASSERT(!atomic_load(&q->up) &&
 				  !atomic_load(&q->busy));
-			ring_reset(&q->vr, base, d == 0);
+			q->packed = (uint8_t)p->packed;
+			if (p->packed) {
+				lr_vu_packed_reset_(&q->vr, base, d == 0);
+			} else {
+				ring_reset(&q->vr, base, d == 0);
+				q->vr.avail->flags =
+				    ev ? 0 : LR_VRING_AVAIL_F_NO_INTERRUPT;
+			}
 			q->event_idx = (uint8_t)ev;
 			q->mrg = (uint8_t)lr_virtio_has(
 			    p->features, LR_VIRTIO_NET_F_MRG_RXBUF);
 			q->in_order = (uint8_t)lr_virtio_has(
 			    p->features, LR_VIRTIO_F_IN_ORDER);
 			q->hdr_len = LR_VIRTIO_NET_HDR_MRG_LEN;
-			q->vr.avail->flags =
-			    ev ? 0 : LR_VRING_AVAIL_F_NO_INTERRUPT;
-			calls_off(q);
+			if (!p->packed)
+				calls_off(q);
 		}
 	}
 }
