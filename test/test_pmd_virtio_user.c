@@ -121,11 +121,12 @@ check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
 	return -1;
 }
 
-/* Send n frames of tag on queue q of port and receive each back once, in
- * order, byte for byte (at most 128 in flight, 64 with jumbo frames:
+/* Send n frames of tag on queue q of port tx and receive each once on
+ * queue q of port rx (tx itself: back from a forwarder), in order, byte
+ * for byte (at most 128 in flight, 64 with jumbo frames:
  * testpmd drops what our rx ring cannot take); 0 or -1. */
 static int
-roundtrip(int port, uint16_t q, unsigned tag, unsigned n)
+xfer(int tx, int rx, uint16_t q, unsigned tag, unsigned n)
 {
 	struct lr_mbuf *m[BURST];
 	unsigned sent = 0, got = 0;
@@ -145,11 +146,11 @@ roundtrip(int port, uint16_t q, unsigned tag, unsigned n)
 			m[j] = frame_mbuf(tag, sent + j);
 			LR_TEST_ASSERT(m[j] != NULL, "pool empty");
 		}
-		uint16_t s = lr_eth_tx_burst((uint16_t)port, q, m, (uint16_t)k);
+		uint16_t s = lr_eth_tx_burst((uint16_t)tx, q, m, (uint16_t)k);
 
 		lr_pktmbuf_free_bulk(m + s, k - s);
 		sent += s;
-		uint16_t r = lr_eth_rx_burst((uint16_t)port, q, m, BURST);
+		uint16_t r = lr_eth_rx_burst((uint16_t)rx, q, m, BURST);
 
 		for (uint16_t j = 0; j < r; j++) {
 			int bad = got >= n || check_frame(m[j], tag, got) != 0;
@@ -163,6 +164,13 @@ roundtrip(int port, uint16_t q, unsigned tag, unsigned n)
 		lr_pktmbuf_free_bulk(m, r);
 	}
 	return 0;
+}
+
+/* Frames on queue q of port to a forwarder and back. */
+static int
+roundtrip(int port, uint16_t q, unsigned tag, unsigned n)
+{
+	return xfer(port, port, q, tag, n);
 }
 
 static int
@@ -666,6 +674,78 @@ out:
 	return 0;
 }
 
+/* --- linerate's own net_vhost as the backend ------------------------- */
+
+/* Our port against net_vhost in this process (vu_server: net_vhost is
+ * the client), nq queue pairs: frames each way on every queue. */
+static int
+ours_run(unsigned nq, int vu_server, const char *extra)
+{
+	char sock[128], vu[256], vh[256];
+	int a = -1, b = -1, rc = -1;
+
+	if (lr_eth_driver_find("net_vhost") == NULL) {
+		printf("skip: net_vhost is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(sock, sizeof(sock), "%s/ours.sock", dir);
+	unlink(sock);
+	snprintf(vu, sizeof(vu), "net_virtio_user0,path=%s,queues=%u%s%s", sock,
+		 nq, vu_server ? ",server=1" : "", extra);
+	snprintf(vh, sizeof(vh), "net_vhost0,iface=%s,queues=%u,client=%d",
+		 sock, nq, vu_server);
+	if (vu_server) {
+		a = port_open(vu, (uint16_t)nq);
+		b = a >= 0 ? port_open(vh, (uint16_t)nq) : -1;
+	} else {
+		b = port_open(vh, (uint16_t)nq);
+		a = b >= 0 ? port_open(vu, (uint16_t)nq) : -1;
+	}
+	if (a < 0 || b < 0 || wait_link(a, 1) != 0 || wait_link(b, 1) != 0)
+		goto out;
+	for (unsigned q = 0; q < nq; q++)
+		if (xfer(a, b, (uint16_t)q, 40 + q, NFRAMES) != 0 ||
+		    xfer(b, a, (uint16_t)q, 50 + q, NFRAMES) != 0)
+			goto out;
+	rc = 0;
+out:
+	lr_test_memif_shut(a);
+	lr_test_memif_shut(b);
+	LR_TEST_ASSERT(rc == 0, "%s <-> %s", vu, vh);
+	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
+		       lr_mempool_in_use_count(pool));
+	return 0;
+}
+
+static int
+test_ours_mrg(void)
+{
+	return ours_run(1, 0, ",mrg_rxbuf=1");
+}
+
+static int
+test_ours_nomrg_inorder(void)
+{
+	return ours_run(1, 0, ",mrg_rxbuf=0,in_order=1");
+}
+
+static int
+test_ours_jumbo(void)
+{
+	int rc;
+
+	big = 9000;
+	rc = ours_run(1, 0, ",mrg_rxbuf=1,in_order=1");
+	big = 1518;
+	return rc;
+}
+
+static int
+test_ours_server_2q(void)
+{
+	return ours_run(2, 1, ",mrg_rxbuf=0");
+}
+
 /* --- a backend that misbehaves (in this process) ----------------------- */
 
 struct fake {
@@ -910,6 +990,10 @@ static const struct lr_test_case cases[] = {
     {"testpmd_client", test_testpmd_client},
     {"testpmd_client_2q", test_testpmd_client_2q},
     {"reconnect", test_reconnect},
+    {"ours_mrg", test_ours_mrg},
+    {"ours_nomrg_inorder", test_ours_nomrg_inorder},
+    {"ours_jumbo", test_ours_jumbo},
+    {"ours_server_2q", test_ours_server_2q},
 };
 
 int
