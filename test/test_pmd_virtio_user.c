@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,6 +39,7 @@
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
+#include "lr_net.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
 #include "lr_unix.h"
@@ -892,6 +894,267 @@ test_no_packed(void)
 			"backend does not offer RING_PACKED (packed_vq=1");
 }
 
+/* --- a fake device: our rings and buffers as a backend sees them ------ */
+
+/* A backend in this process that maps our region as a real one does
+ * (the memfd sent in SET_MEM_TABLE) and lets the test write used entries
+ * and read what we made available. Rings 0 (rx 0) and 1 (tx 0). */
+struct fdev {
+	int lis;
+	uint8_t *map;
+	size_t map_len;
+	uint64_t uaddr;
+	uint64_t desc[2], avail[2], used[2];
+	uint32_t num[2];
+	_Atomic int ready;
+	_Atomic int done;
+};
+
+/* Our address of the frontend's address u. */
+#define FDEV_AT(f, u) ((void *)((f)->map + ((u) - (f)->uaddr)))
+
+/* Act on request m of the fake device (fds: what came with it). */
+static void
+fdev_msg(struct fdev *f, int fd, const struct lr_vhost_user_msg *m,
+	 const int *fds, unsigned nfds)
+{
+	uint32_t req = m->hdr.request, i = m->payload.state.index & 1;
+	const struct lr_vhost_user_region *r = &m->payload.memory.regions[0];
+
+	if (req == LR_VHOST_USER_GET_FEATURES)
+		fake_reply(
+		    fd, req, 8,
+		    LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_CSUM) |
+			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_GUEST_CSUM) |
+			LR_VIRTIO_BIT(LR_VHOST_USER_F_PROTOCOL_FEATURES));
+	else if (req == LR_VHOST_USER_GET_PROTOCOL_FEATURES)
+		fake_reply(fd, req, 8,
+			   LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_REPLY_ACK));
+	else if (req == LR_VHOST_USER_SET_MEM_TABLE && nfds == 1) {
+		f->map_len = r->size + r->mmap_offset;
+		f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE,
+			      MAP_SHARED, fds[0], 0);
+		f->map += r->mmap_offset;
+		f->uaddr = r->user_addr;
+	} else if (req == LR_VHOST_USER_SET_VRING_NUM) {
+		f->num[i] = m->payload.state.num;
+	} else if (req == LR_VHOST_USER_SET_VRING_ADDR) {
+		i = m->payload.addr.index & 1;
+		f->desc[i] = m->payload.addr.desc_addr;
+		f->avail[i] = m->payload.addr.avail_addr;
+		f->used[i] = m->payload.addr.used_addr;
+	} else if (req == LR_VHOST_USER_SET_VRING_ENABLE && i == 1 &&
+		   m->payload.state.num == 1) {
+		atomic_store(&f->ready, 1);
+	} else if (req == LR_VHOST_USER_GET_VRING_BASE) {
+		struct lr_vhost_user_msg rep = *m;
+
+		rep.hdr.flags = LR_VHOST_USER_VERSION | LR_VHOST_USER_REPLY;
+		rep.payload.state.num = 0;
+		lr_vhost_user_send(fd, &rep, NULL, 0, 5000);
+	}
+	if (m->hdr.flags & LR_VHOST_USER_NEED_REPLY)
+		fake_reply(fd, req, 8, 0);
+}
+
+static void *
+fdev_thread(void *arg)
+{
+	struct fdev *f = arg;
+	struct pollfd pfd = {.fd = f->lis, .events = POLLIN};
+	struct lr_vhost_user_msg m;
+	int fds[LR_VHOST_USER_MAX_REGIONS];
+	unsigned nfds;
+	ssize_t n;
+	int fd;
+
+	if (poll(&pfd, 1, 30000) != 1 || (fd = accept(f->lis, NULL, NULL)) < 0)
+		return NULL;
+	close(f->lis); /* one frontend: later connects are refused */
+	f->lis = -1;
+	while (!atomic_load(&f->done)) {
+		n = lr_vhost_user_recv(fd, &m, fds, &nfds, 100);
+		if (n == -EAGAIN)
+			continue;
+		if (n <= 0)
+			break;
+		fdev_msg(f, fd, &m, fds, nfds);
+		lr_unix_close_fds(fds, nfds);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Our client port on a fake device (started, link up); the port or -1. */
+static int
+fdev_open(struct fdev *f, pthread_t *th, const char *name)
+{
+	char sock[128], dv[256];
+	int port;
+
+	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
+	f->lis = lr_unix_listen(sock, LR_UNIX_STREAM, LR_UNIX_MODE_KEEP, 1);
+	if (f->lis < 0 || pthread_create(th, NULL, fdev_thread, f) != 0)
+		return -1;
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s", sock);
+	port = port_open(dv, 1);
+	unlink(sock);
+	if (port >= 0 && (wait_link(port, 1) != 0 || !atomic_load(&f->ready) ||
+			  f->map == NULL)) {
+		lr_test_memif_shut(port);
+		port = -1;
+	}
+	return port;
+}
+
+/* Close port and the fake device; nothing left mapped or held. */
+static int
+fdev_close(struct fdev *f, pthread_t th, int port)
+{
+	lr_test_memif_shut(port);
+	atomic_store(&f->done, 1);
+	pthread_join(th, NULL);
+	if (f->lis >= 0)
+		close(f->lis);
+	if (f->map != NULL)
+		munmap(f->map, f->map_len);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* An IPv4/TCP frame of len bytes with a partial checksum at 34 + 16. */
+static void
+tcp_frame(uint8_t *d, uint32_t len)
+{
+	make_frame(d, 7, 1, len);
+	memcpy(d + 14, "\x45\x00", 2);
+	d[14 + 2] = (uint8_t)((len - 14) >> 8);
+	d[14 + 3] = (uint8_t)(len - 14);
+	d[14 + 9] = 6;	     /* TCP */
+	d[34 + 12] = 5 << 4; /* data offset */
+}
+
+/* The device hands us a frame with a partial checksum (NEEDS_CSUM): it
+ * arrives flagged so; sent back, its header says NEEDS_CSUM again. */
+static int
+test_vnet_offload(void)
+{
+	struct fdev f = {.lis = -1};
+	pthread_t th;
+	uint8_t fr[200];
+	struct lr_mbuf *m = NULL;
+	int port = fdev_open(&f, &th, "fdev_ol"), rc = -1;
+
+	LR_TEST_ASSERT(port >= 0, "no port on the fake device");
+	struct lr_vring_avail *av = FDEV_AT(&f, f.avail[0]);
+	struct lr_vring_used *us = FDEV_AT(&f, f.used[0]);
+	struct lr_vring_desc *ds = FDEV_AT(&f, f.desc[0]);
+	uint16_t id = av->ring[0];
+	uint8_t *b = FDEV_AT(&f, ds[id].addr);
+	struct lr_net_vnet_hdr vh = {.flags = LR_NET_VNET_F_NEEDS_CSUM,
+				     .csum_start = 34,
+				     .csum_offset = 16};
+	uint16_t one = 1;
+
+	tcp_frame(fr, sizeof(fr));
+	memcpy(b, &vh, sizeof(vh));
+	memcpy(b + 10, &one, 2); /* num_buffers */
+	memcpy(b + 12, fr, sizeof(fr));
+	us->ring[0].id = id;
+	us->ring[0].len = 12 + sizeof(fr);
+	__atomic_store_n(&us->idx, 1, __ATOMIC_RELEASE);
+	if (lr_eth_rx_burst((uint16_t)port, 0, &m, 1) != 1 ||
+	    m->pkt_len != sizeof(fr) ||
+	    !(m->ol_flags & LR_MBUF_F_RX_L4_CKSUM_PARTIAL) ||
+	    m->csum_start != 34 || m->csum_offset != 16) {
+		fprintf(stderr, "rx: no frame, or not flagged partial\n");
+		goto out;
+	}
+	if (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1)
+		goto out;
+	m = NULL;
+	av = FDEV_AT(&f, f.avail[1]);
+	ds = FDEV_AT(&f, f.desc[1]);
+	id = av->ring[0];
+	b = FDEV_AT(&f, ds[id].addr);
+	memcpy(&vh, b, sizeof(vh));
+	if (av->idx != 1 || ds[id].len != 12 + sizeof(fr) ||
+	    !(vh.flags & LR_NET_VNET_F_NEEDS_CSUM) || vh.csum_start != 34 ||
+	    vh.csum_offset != 16 || memcmp(b + 12, fr, sizeof(fr)) != 0) {
+		fprintf(stderr,
+			"tx: header flags %u start %u offset %u, "
+			"len %u\n",
+			vh.flags, vh.csum_start, vh.csum_offset, ds[id].len);
+		goto out;
+	}
+	rc = 0;
+out:
+	lr_pktmbuf_free(m);
+	LR_TEST_ASSERT(fdev_close(&f, th, port) == 0, "close");
+	LR_TEST_ASSERT(rc == 0, "vnet header offloads");
+	return 0;
+}
+
+/* The device writes a used index past what the ring allows (rx), or a
+ * used id that heads no chain of ours (tx): the link goes down with a
+ * line naming the queue and the field; nothing leaks. */
+static int
+fdev_fault(int tx, const char *want)
+{
+	struct fdev f = {.lis = -1};
+	pthread_t th;
+	struct lr_mbuf *m[4];
+	const char *log;
+	int port = fdev_open(&f, &th, tx ? "fdev_tx" : "fdev_rx"), down;
+
+	LR_TEST_ASSERT(port >= 0, "no port on the fake device");
+	struct lr_vring_used *us = FDEV_AT(&f, f.used[tx]);
+	uint64_t t0 = lr_get_tsc_cycles();
+
+	lr_test_log_begin();
+	if (tx) {
+		m[0] = frame_mbuf(8, 0);
+		if (m[0] != NULL &&
+		    lr_eth_tx_burst((uint16_t)port, 0, m, 1) != 1)
+			lr_pktmbuf_free(m[0]);
+		us->ring[0].id = 7; /* we sent id 0 */
+	}
+	__atomic_store_n(&us->idx, tx ? 1 : (uint16_t)(f.num[0] + 5),
+			 __ATOMIC_RELEASE);
+	while (link_up(port) &&
+	       lr_get_tsc_cycles() - t0 < 30 * lr_get_tsc_hz()) {
+		uint16_t r = lr_eth_rx_burst((uint16_t)port, 0, m, 4);
+
+		lr_pktmbuf_free_bulk(m, r);
+		if (tx && (m[0] = frame_mbuf(8, 1)) != NULL &&
+		    lr_eth_tx_burst((uint16_t)port, 0, m, 1) != 1)
+			lr_pktmbuf_free(m[0]);
+		lr_delay_us(1000);
+	}
+	down = !link_up(port); /* the thread logged why before */
+	log = lr_test_log_end();
+	LR_TEST_ASSERT(fdev_close(&f, th, port) == 0, "close");
+	LR_TEST_ASSERT(down, "link still up after a bad used entry");
+	LR_TEST_ASSERT(strstr(log, want) != NULL, "no '%s' in the log", want);
+	return 0;
+}
+
+static int
+test_bad_used_index(void)
+{
+	return fdev_fault(0, "link down: rx queue 0: backend wrote a bad "
+			     "used index (261)");
+}
+
+static int
+test_bad_used_id(void)
+{
+	return fdev_fault(1, "link down: tx queue 0: backend wrote a bad "
+			     "used id (7)");
+}
+
 /* A socket that does not exist: start fails naming it. */
 static int
 test_no_socket(void)
@@ -973,6 +1236,9 @@ rm_dir(void)
 static const struct lr_test_case cases[] = {
     {"bad_devargs", test_bad_devargs},
     {"no_socket", test_no_socket},
+    {"vnet_offload", test_vnet_offload},
+    {"bad_used_index", test_bad_used_index},
+    {"bad_used_id", test_bad_used_id},
     {"nak", test_nak},
     {"close_mid_setup", test_close_mid_setup},
     {"no_packed", test_no_packed},

@@ -77,10 +77,15 @@ reply_get(struct vu_port *p, uint32_t req, struct lr_vhost_user_msg *r)
 	char why[128];
 	int fds[LR_VHOST_USER_MAX_REGIONS];
 	unsigned nfds = 0;
-	ssize_t n;
+	ssize_t n = -EAGAIN;
 	int rc;
 
-	n = lr_vhost_user_recv(p->sock, r, fds, &nfds, VU_MSG_TIMEOUT);
+	/* in slices, so that a stop does not wait for a stalled backend */
+	for (int t = 0; t < VU_MSG_TIMEOUT; t += VU_RETRY_MS) {
+		n = lr_vhost_user_recv(p->sock, r, fds, &nfds, VU_RETRY_MS);
+		if (n != -EAGAIN || atomic_load(&p->stopping))
+			break;
+	}
 	if (n == 0)
 		return fail(p, -ECONNRESET,
 			    "backend closed the connection before the reply "

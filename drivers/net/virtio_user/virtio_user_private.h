@@ -21,7 +21,7 @@
  *
  * Memory: one memfd region per port (lr_shm.h), made at configure and
  * kept until close: for each ring its descriptor table, available and
- * used rings, then its packet buffers (one of vu_port.bsize bytes per
+ * used rings, then its packet buffers (one of VU_BSIZE bytes per
  * descriptor, descriptor i always pointing at buffer i). The whole region
  * is the one entry of SET_MEM_TABLE, its guest-physical address being our
  * virtual one (as DPDK's virtio-user does). Packets are copied between

@@ -101,12 +101,12 @@ connection_setup(struct vu_port *p)
 	return 0;
 }
 
-/* End the connection for reason why; the link goes down. */
+/* End the connection for reason why; the link goes down (after the log
+ * line, so that who sees it down finds the line). */
 static void
 connection_end(struct vu_port *p, const char *why, int tell)
 {
 	queues_down(p);
-	atomic_store(&p->link, 0);
 	if (tell)
 		lr_vu_teardown_msgs_(p);
 	close(p->sock);
@@ -119,6 +119,7 @@ connection_end(struct vu_port *p, const char *why, int tell)
 		LR_LOG(INFO, PMD, "%s: link down: %s\n", p->name, why);
 	else
 		LR_LOG(WARNING, PMD, "%s: link down: %s\n", p->name, why);
+	atomic_store(&p->link, 0);
 }
 
 /* Connect to the backend; 0, or -errno (logged when it changed). */
