@@ -610,10 +610,11 @@ test_testpmd_client_2q(void)
 }
 
 /* testpmd killed in the middle of traffic: link down, every mbuf back; a
- * new testpmd on the socket: link up again (the client retries) and the
- * frames flow. */
+ * new testpmd on the socket: link up again (our client retries; our
+ * server=1 accepts the new testpmd client) and the frames flow over
+ * rings made new. */
 static int
-test_reconnect(void)
+reconnect_run(int server, const char *extra)
 {
 	char sock[128], dv[256];
 	struct lr_mbuf *m[BURST];
@@ -624,11 +625,15 @@ test_reconnect(void)
 		return LR_TEST_SKIP;
 	snprintf(sock, sizeof(sock), "%s/re.sock", dir);
 	unlink(sock);
-	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s", sock);
-	if (testpmd_start(sock, 1, 0) != 0 ||
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s%s%s", sock,
+		 server ? ",server=1" : "", extra);
+	if (server && (port = port_open(dv, 1)) < 0)
+		goto out;
+	if (testpmd_start(sock, 1, server) != 0 ||
 	    testpmd_wait_line("Press enter to exit") != 0)
 		goto out;
-	port = port_open(dv, 1);
+	if (!server)
+		port = port_open(dv, 1);
 	if (port < 0 || wait_link(port, 1) != 0 ||
 	    roundtrip(port, 0, 1, 500) != 0)
 		goto out;
@@ -650,8 +655,9 @@ test_reconnect(void)
 			lr_mempool_in_use_count(pool));
 		goto out;
 	}
-	unlink(sock); /* what the killed testpmd left */
-	if (testpmd_start(sock, 1, 0) != 0 ||
+	if (!server)
+		unlink(sock); /* what the killed testpmd left */
+	if (testpmd_start(sock, 1, server) != 0 ||
 	    testpmd_wait_line("Press enter to exit") != 0)
 		goto out;
 	t0 = lr_get_tsc_cycles();
@@ -661,19 +667,35 @@ test_reconnect(void)
 	       (double)(lr_get_tsc_cycles() - t0) / (double)lr_get_tsc_hz());
 	if (roundtrip(port, 0, 3, 1000) != 0)
 		goto out;
-	LR_TEST_ASSERT(xstat_get(port, "connects") == 2,
-		       "connects %llu, expected 2",
-		       (unsigned long long)xstat_get(port, "connects"));
+	if (xstat_get(port, "connects") != 2 ||
+	    xstat_get(port, "disconnects") != 1) {
+		fprintf(stderr,
+			"connects %llu disconnects %llu, expected 2, 1\n",
+			(unsigned long long)xstat_get(port, "connects"),
+			(unsigned long long)xstat_get(port, "disconnects"));
+		goto out;
+	}
 	rc = 0;
 out:
-	if (port >= 0)
-		lr_test_memif_shut(port);
+	lr_test_memif_shut(port);
 	if (testpmd_stop(0) != 0 || rc != 0)
 		testpmd_log();
-	LR_TEST_ASSERT(rc == 0, "reconnect failed");
+	LR_TEST_ASSERT(rc == 0, "reconnect failed (%s)", dv);
 	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
 		       lr_mempool_in_use_count(pool));
 	return 0;
+}
+
+static int
+test_reconnect(void)
+{
+	return reconnect_run(0, "");
+}
+
+static int
+test_reconnect_server_packed(void)
+{
+	return reconnect_run(1, ",packed_vq=1");
 }
 
 /* --- linerate's own net_vhost as the backend ------------------------- */
@@ -1256,6 +1278,7 @@ static const struct lr_test_case cases[] = {
     {"testpmd_client", test_testpmd_client},
     {"testpmd_client_2q", test_testpmd_client_2q},
     {"reconnect", test_reconnect},
+    {"reconnect_server_packed", test_reconnect_server_packed},
     {"ours_mrg", test_ours_mrg},
     {"ours_nomrg_inorder", test_ours_nomrg_inorder},
     {"ours_jumbo", test_ours_jumbo},
