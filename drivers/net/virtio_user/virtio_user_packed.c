@@ -293,8 +293,8 @@ tx_place(struct vu_queue *q, const struct lr_mbuf *m,
 	vu_store_rel16(&hd->flags, hflags);
 }
 
-uint16_t
-lr_vu_tx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+static uint16_t
+tx_packed(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct vu_queue *q = queue;
 	struct vu_vring *vr = &q->vr;
@@ -338,6 +338,15 @@ lr_vu_tx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	lr_counter_add(&q->c.bytes, bytes);
 	vu_q_leave(q);
 	return i;
+}
+
+uint16_t
+lr_vu_tx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		if (lr_unlikely(pkts[i]->ol_flags & LR_MBUF_F_OFFLOAD_MASK))
+			return lr_vu_tx_soft_(queue, pkts, n, tx_packed);
+	return tx_packed(queue, pkts, n);
 }
 
 void

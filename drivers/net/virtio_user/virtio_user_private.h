@@ -55,6 +55,7 @@
 #define VU_RETRY_MS	 100   /* client: between two connect attempts */
 #define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
 #define VU_DEFAULT_QSIZE 256u
+#define VU_TSO_SEGS_MAX	 128 /* segments of a super-frame cut here */
 
 /* One virtqueue in the shared region: split, or packed (pdesc, and the
  * driver's and device's event areas where split has avail and used; the
@@ -106,6 +107,8 @@ struct vu_queue {
 	uint8_t in_order;  /* IN_ORDER negotiated */
 	uint8_t hdr_len;   /* virtio-net header bytes (12) */
 	uint8_t packed;	   /* RING_PACKED negotiated */
+	uint8_t host_csum; /* CSUM: the backend completes partial sums */
+	uint8_t host_tso;  /* HOST_TSO4 and 6: it takes TCP super-frames */
 	struct lr_eth_queue_counters c;
 	uint64_t kicks;		 /* eventfd writes to the backend */
 	uint64_t calls;		 /* backend calls seen (control thread) */
@@ -219,6 +222,13 @@ void lr_vu_ring_fault_(struct vu_queue *q, const char *what, unsigned v)
 /* Free every packet of a burst the link cannot take; n (cold). */
 uint16_t lr_vu_tx_drop_all_(struct vu_queue *q, struct lr_mbuf **pkts,
 			    uint16_t n) __attribute__((noinline, cold));
+
+/* Send pkts[0..n) through burst fn, the offloads the backend does not
+ * take done first in software (checksums; segmentation of a super-frame
+ * the header cannot carry); the number of pkts consumed (cold: a burst
+ * with an offload flag). */
+uint16_t lr_vu_tx_soft_(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n,
+			lr_eth_tx_burst_t fn) __attribute__((noinline, cold));
 
 /* Drop m, which the ring will never take (too_long: over the ring);
  * counted (cold). */

@@ -334,8 +334,8 @@ lr_vu_tx_bad_(struct vu_queue *q, struct lr_mbuf *m, int too_long)
 	lr_pktmbuf_free(m);
 }
 
-uint16_t
-lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+static uint16_t
+tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct vu_queue *q = queue;
 	struct vu_vring *vr = &q->vr;
@@ -383,6 +383,82 @@ lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	lr_counter_add(&q->c.bytes, bytes);
 	vu_q_leave(q);
 	return i;
+}
+
+uint16_t
+lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++)
+		if (lr_unlikely(pkts[i]->ol_flags & LR_MBUF_F_OFFLOAD_MASK))
+			return lr_vu_tx_soft_(queue, pkts, n, tx_split);
+	return tx_split(queue, pkts, n);
+}
+
+/* Send super-frame m cut into frames of tso_segsz payload through fn; m
+ * is consumed. Segments the ring has no room for are dropped and counted
+ * (what was sent of the frame cannot be taken back). */
+static __attribute__((noinline, cold)) void
+tx_tso(struct vu_queue *q, struct lr_mbuf *m, lr_eth_tx_burst_t fn)
+{
+	struct lr_mbuf *segs[VU_TSO_SEGS_MAX];
+	int k = lr_net_tso_segment(m, m->pool, segs, VU_TSO_SEGS_MAX);
+	uint16_t sent;
+
+	if (k < 0) {
+		lr_counter_add(&q->offload_errors, 1);
+		lr_counter_add(&q->c.errors, 1);
+		lr_pktmbuf_free(m);
+		return;
+	}
+	sent = fn(q, segs, (uint16_t)k);
+	if (sent < k) {
+		lr_pktmbuf_free_bulk(segs + sent, (unsigned)k - sent);
+		lr_counter_add(&q->c.errors, (uint64_t)k - sent);
+	}
+	lr_pktmbuf_free(m);
+}
+
+/* What of m's offloads the backend does not take: 2 segmentation, 1
+ * checksums, 0 none (the virtio-net header carries them). */
+static inline int
+tx_soft_need(const struct vu_queue *q, const struct lr_mbuf *m)
+{
+	const uint64_t part =
+	    LR_MBUF_F_RX_L4_CKSUM_PARTIAL | LR_MBUF_F_TX_L4_CKSUM;
+
+	if (m->ol_flags & LR_MBUF_F_TCP_SEG_MASK)
+		return q->host_tso && q->host_csum && (m->ol_flags & part) ? 0
+									   : 2;
+	if ((m->ol_flags & part) && !q->host_csum)
+		return 1;
+	return 0;
+}
+
+uint16_t
+lr_vu_tx_soft_(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n,
+	       lr_eth_tx_burst_t fn)
+{
+	uint16_t done = 0;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct lr_mbuf *m = pkts[i];
+		int need = tx_soft_need(q, m);
+
+		if (need == 2) {
+			if (i > done) {
+				done += fn(q, pkts + done, i - done);
+				if (done < i)
+					return done;
+			}
+			tx_tso(q, m, fn);
+			done++;
+		} else if (need == 1 && lr_net_cksum_offload(m) != 0) {
+			lr_counter_add(&q->offload_errors, 1);
+		}
+	}
+	if (done < n)
+		done += fn(q, pkts + done, n - done);
+	return done;
 }
 
 /* Place one ring of num descriptors at offset *off of the region. */
@@ -469,6 +545,13 @@ lr_vu_rings_reset_(struct vu_port *p)
 			    p->features, LR_VIRTIO_NET_F_MRG_RXBUF);
 			q->in_order = (uint8_t)lr_virtio_has(
 			    p->features, LR_VIRTIO_F_IN_ORDER);
+			q->host_csum = (uint8_t)lr_virtio_has(
+			    p->features, LR_VIRTIO_NET_F_CSUM);
+			q->host_tso =
+			    lr_virtio_has(p->features,
+					  LR_VIRTIO_NET_F_HOST_TSO4) &&
+			    lr_virtio_has(p->features,
+					  LR_VIRTIO_NET_F_HOST_TSO6);
 			q->hdr_len = LR_VIRTIO_NET_HDR_MRG_LEN;
 			if (!p->packed)
 				calls_off(q);
