@@ -789,6 +789,46 @@ test_ours_server_2q(void)
 	return ours_run(2, 1, ",mrg_rxbuf=0");
 }
 
+/* net_vhost stopped and started again (a backend that restarts): our
+ * client's link goes down, comes back, and frames flow each way. */
+static int
+test_ours_reconnect(void)
+{
+	char sock[128], vu[256], vh[256];
+	int a = -1, b = -1, rc = -1;
+	uint64_t t0;
+
+	if (lr_eth_driver_find("net_vhost") == NULL) {
+		printf("skip: net_vhost is not built in\n");
+		return LR_TEST_SKIP;
+	}
+	snprintf(sock, sizeof(sock), "%s/ours_re.sock", dir);
+	unlink(sock);
+	snprintf(vu, sizeof(vu), "net_virtio_user0,path=%s", sock);
+	snprintf(vh, sizeof(vh), "net_vhost0,iface=%s", sock);
+	b = port_open(vh, 1);
+	a = b >= 0 ? port_open(vu, 1) : -1;
+	if (a < 0 || b < 0 || wait_link(a, 1) != 0 ||
+	    xfer(a, b, 0, 60, 1000) != 0 || lr_eth_dev_stop((uint16_t)b) != 0 ||
+	    wait_link(a, 0) != 0 || lr_eth_dev_start((uint16_t)b) != 0)
+		goto out;
+	t0 = lr_get_tsc_cycles();
+	if (wait_link(a, 1) != 0 || wait_link(b, 1) != 0)
+		goto out;
+	printf("link back %.3f s after net_vhost started again\n",
+	       (double)(lr_get_tsc_cycles() - t0) / (double)lr_get_tsc_hz());
+	if (xfer(a, b, 0, 61, 1000) != 0 || xfer(b, a, 0, 62, 1000) != 0)
+		goto out;
+	rc = 0;
+out:
+	lr_test_memif_shut(a);
+	lr_test_memif_shut(b);
+	LR_TEST_ASSERT(rc == 0, "%s <-> %s", vu, vh);
+	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
+		       lr_mempool_in_use_count(pool));
+	return 0;
+}
+
 /* --- a backend that misbehaves (in this process) ----------------------- */
 
 struct fake {
@@ -1352,6 +1392,7 @@ static const struct lr_test_case cases[] = {
     {"ours_nomrg_inorder", test_ours_nomrg_inorder},
     {"ours_jumbo", test_ours_jumbo},
     {"ours_server_2q", test_ours_server_2q},
+    {"ours_reconnect", test_ours_reconnect},
 };
 
 int
