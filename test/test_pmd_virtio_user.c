@@ -989,6 +989,8 @@ struct fdev {
 	uint32_t num[2];
 	_Atomic int ready;
 	_Atomic int done;
+	int disabled; /* SET_VRING_ENABLE 0 seen (stop) */
+	int bases;    /* GET_VRING_BASE seen (stop) */
 };
 
 /* Our address of the frontend's address u. */
@@ -1029,7 +1031,10 @@ fdev_msg(struct fdev *f, int fd, const struct lr_vhost_user_msg *m,
 	} else if (req == LR_VHOST_USER_SET_VRING_ENABLE && i == 1 &&
 		   m->payload.state.num == 1) {
 		atomic_store(&f->ready, 1);
+	} else if (req == LR_VHOST_USER_SET_VRING_ENABLE) {
+		f->disabled += m->payload.state.num == 0;
 	} else if (req == LR_VHOST_USER_GET_VRING_BASE) {
+		f->bases++;
 		struct lr_vhost_user_msg rep = *m;
 
 		rep.hdr.flags = LR_VHOST_USER_VERSION | LR_VHOST_USER_REPLY;
@@ -1225,6 +1230,10 @@ out:
 	lr_pktmbuf_free(m);
 	LR_TEST_ASSERT(fdev_close(&f, th, port) == 0, "close");
 	LR_TEST_ASSERT(rc == 0, "vnet header offloads");
+	/* the stop told the device: both rings disabled, their bases asked */
+	LR_TEST_ASSERT(f.disabled == 2 && f.bases == 2,
+		       "stop: %d rings disabled, %d bases asked (2 each)",
+		       f.disabled, f.bases);
 	return 0;
 }
 
