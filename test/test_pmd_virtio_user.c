@@ -663,10 +663,16 @@ reconnect_run(int server, const char *extra)
 
 	lr_pktmbuf_free_bulk(m + s, BURST - s);
 	testpmd_stop(1); /* SIGKILL mid-burst */
+	t0 = lr_get_tsc_cycles();
 	while (link_up(port)) {
 		uint16_t r = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
 
 		lr_pktmbuf_free_bulk(m, r);
+		if (lr_get_tsc_cycles() - t0 > 30 * lr_get_tsc_hz()) {
+			fprintf(stderr, "link still up 30 s after testpmd "
+					"was killed\n");
+			goto out;
+		}
 		lr_delay_us(1000);
 	}
 	if (lr_mempool_in_use_count(pool) != 0) {
