@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * virtio_user_private.h - what the files of net_virtio_user share (never
+ * installed): the port, its virtqueues and queues, and the functions one
+ * file calls in another. The files, one concern each:
+ *   virtio_user_rx_tx.c    the datapath over split virtqueues: burst
+ *                          functions, ring layout in the shared region and
+ *                          ring reset; it never touches the socket (a
+ *                          kick is an eventfd write, a fault is handed to
+ *                          the connection thread through the port's `bad`);
+ *   virtio_user_packed.c   the datapath over packed virtqueues
+ *                          (packed_vq=1), the same buffers and checks;
+ *   virtio_user_control.c  the vhost-user messages the frontend sends, in
+ *                          the order of a set-up and of a stop, every reply
+ *                          checked (lr_vhost_user_msg_check()) before use;
+ *   virtio_user_socket.c   the connection thread: connect (client) or
+ *                          accept (server=1), set-up, link up, watch the
+ *                          socket, link down and reconnect;
+ *   virtio_user_ops.c      the ethdev operations;
+ *   virtio_user_probe.c    devargs, probe, the driver.
+ *
+ * Memory: one memfd region per port (lr_shm.h), made at configure and
+ * kept until close: for each ring its descriptor table, available and
+ * used rings, then its packet buffers (one of VU_BSIZE bytes per
+ * descriptor, descriptor i always pointing at buffer i). The whole region
+ * is the one entry of SET_MEM_TABLE, its guest-physical address being our
+ * virtual one (as DPDK's virtio-user does). Packets are copied between
+ * these buffers and mbufs (see virtio_user_rx_tx.c for why).
+ *
+ * Quiescing: a burst marks its queue busy (seq_cst store) and returns at
+ * once when the queue is not up; the connection thread clears `up` and
+ * waits for `busy` to drop before it resets or tears down a ring.
+ *
+ * Functions shared between files are hidden and named lr_vu_*_; errors are
+ * 0 or a negative errno.
+ */
+#ifndef VIRTIO_USER_PRIVATE_H
+#define VIRTIO_USER_PRIVATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lr_ethdev_driver.h"
+#include "lr_mbuf.h"
+#include "lr_net.h"
+#include "lr_shm.h"
+#include "lr_unix.h"
+#include "lr_vhost_user.h"
+#include "lr_virtio.h"
+
+#define VU_MAXQ		 LR_MAX_QUEUES_PER_PORT
+#define VU_BSIZE	 2048u /* bytes of a packet buffer (header included) */
+#define VU_RETRY_MS	 100   /* client: between two connect attempts */
+#define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
+#define VU_DEFAULT_QSIZE 256u
+#define VU_TSO_SEGS_MAX	 128 /* segments of a super-frame cut here */
+
+/* One virtqueue in the shared region: split, or packed (pdesc, and the
+ * driver's and device's event areas where split has avail and used; the
+ * indexes are then slots 0..num-1 with their wrap counters). */
+struct vu_vring {
+	struct lr_vring_desc *desc;
+	struct lr_vring_packed_desc *pdesc;
+	struct lr_vring_packed_event *drv_event; /* packed: ours */
+	struct lr_vring_packed_event *dev_event; /* packed: the backend's */
+	uint8_t avail_wrap; /* packed: wrap counter of avail_idx */
+	uint8_t used_wrap;  /* packed: wrap counter of last_used */
+	struct lr_vring_avail *avail;
+	struct lr_vring_used *used;
+	uint8_t *bufs;	      /* num buffers of VU_BSIZE bytes */
+	uint16_t *free_ids;   /* tx: ids not on the ring (a FIFO) */
+	uint16_t *chain_len;  /* tx: descriptors of the chain at a head
+			       * on the ring, 0 when none is there */
+	uint16_t *chain_next; /* tx: the id after an id of a chain (ours,
+			       * not the ring's next, which the backend
+			       * could change) */
+	uint16_t num;	      /* descriptors (a power of two) */
+	uint16_t mask;	      /* num - 1 */
+	uint16_t avail_idx;   /* the avail index we publish next */
+	uint16_t last_used;   /* the used entry we read next */
+	uint16_t free_head;   /* tx: FIFO read position */
+	uint16_t nfree;	      /* tx: ids in the FIFO */
+	uint16_t done_id;     /* tx, in order: head of the next chain used */
+	uint64_t desc_off;    /* offsets in the region */
+	uint64_t avail_off;
+	uint64_t used_off;
+	uint64_t bufs_off;
+	int kick_fd; /* eventfd we write to kick the backend */
+	int call_fd; /* eventfd the backend writes to call us */
+};
+
+struct vu_port;
+
+/* One rx or tx queue; datapath fields first. */
+struct vu_queue {
+	_Atomic int busy; /* a burst is running */
+	_Atomic int up;	  /* ring set up and the link up */
+	struct vu_vring vr;
+	struct lr_mempool *mp; /* rx: where packets are copied into */
+	struct vu_port *p;
+	uint16_t qid;
+	uint16_t port_id;
+	uint8_t event_idx; /* RING_EVENT_IDX negotiated */
+	uint8_t mrg;	   /* MRG_RXBUF negotiated */
+	uint8_t in_order;  /* IN_ORDER negotiated */
+	uint8_t hdr_len;   /* virtio-net header bytes (12) */
+	uint8_t packed;	   /* RING_PACKED negotiated */
+	uint8_t host_csum; /* CSUM: the backend completes partial sums */
+	uint8_t host_tso;  /* HOST_TSO4 and 6: it takes TCP super-frames */
+	struct lr_eth_queue_counters c;
+	uint64_t kicks;		 /* eventfd writes to the backend */
+	uint64_t calls;		 /* backend calls seen (control thread) */
+	uint64_t ring_full;	 /* tx: bursts cut short by a full ring */
+	uint64_t link_down;	 /* tx: frames dropped, link down */
+	uint64_t too_long;	 /* tx: frames over one buffer, dropped */
+	uint64_t offload_errors; /* tx: offloads a frame could not have */
+} __lr_cache_aligned;
+
+struct vu_port {
+	struct vu_queue rxq[VU_MAXQ];
+	struct vu_queue txq[VU_MAXQ];
+	struct lr_eth_dev *dev;
+	const char *name;
+	char path[LR_UNIX_PATH_MAX];
+	int server;	 /* server=1: we listen, the backend connects */
+	uint16_t queues; /* queue pairs offered (devarg) */
+	uint16_t nq;	 /* queue pairs set up (configure) */
+	uint32_t qsize;	 /* descriptors per ring */
+	int want_mrg;	 /* devargs */
+	int want_in_order;
+	int packed;	   /* packed_vq=1: packed rings (required) */
+	uint64_t features; /* negotiated */
+	uint64_t protocol; /* negotiated protocol features */
+	struct lr_shm shm; /* every ring and buffer of the port */
+	/* the connection thread and what it owns */
+	pthread_t thr;
+	int thr_on;
+	int wake_fd;	      /* eventfd: stop, or a fault to handle */
+	int lis;	      /* server: listening socket, or -1 */
+	int sock;	      /* the connection, or -1 */
+	_Atomic int stopping; /* the thread ends at its next round */
+	_Atomic int link;     /* 1 while set up and connected */
+	_Atomic int bad;      /* the datapath found a ring at fault */
+	char bad_why[128];
+	char why[192];	      /* what went wrong last (set-up, link down) */
+	int last_errno;	      /* client: the connect error logged last */
+	uint64_t connects;    /* set-ups done */
+	uint64_t disconnects; /* connections ended after a set-up */
+	pthread_mutex_t lock; /* why, counters read by ops */
+};
+
+/* The devargs, parsed. */
+struct vu_args {
+	const char *path;
+	int server, mrg, in_order, packed;
+	uint64_t queues, qsize;
+};
+
+/* The virtio-net header with num_buffers (VERSION_1: always 12 bytes). */
+struct vu_net_hdr {
+	struct lr_net_vnet_hdr vh;
+	uint16_t num_buffers;
+};
+
+/* A 16-bit ring field the backend writes, read before what it covers. */
+static inline uint16_t
+vu_load_acq16(const uint16_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+/* A 16-bit ring field we write, after what it covers. */
+static inline void
+vu_store_rel16(uint16_t *p, uint16_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+/* Mark q busy; 0 when it is up (then leave with vu_q_leave()), else -1. */
+static inline int
+vu_q_enter(struct vu_queue *q)
+{
+	atomic_store_explicit(&q->busy, 1, memory_order_seq_cst);
+	if (lr_likely(atomic_load_explicit(&q->up, memory_order_seq_cst)))
+		return 0;
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
+	return -1;
+}
+
+/* The burst on q is over. */
+static inline void
+vu_q_leave(struct vu_queue *q)
+{
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
+}
+
+/* The virtio-net header of m into h: 0, or -1 when m asks for an offload
+ * the header cannot describe (counted). */
+static inline int
+vu_tx_hdr(struct vu_queue *q, struct lr_mbuf *m, struct vu_net_hdr *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (lr_likely((m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) == 0))
+		return 0;
+	if (lr_net_vnet_tx(m, &h->vh) != 0) {
+		lr_counter_add(&q->offload_errors, 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_rx_tx.c: split rings, layout, reset; what both share. */
+
+/* The backend wrote something a ring cannot hold (what, value v): take
+ * the link down (cold). */
+void lr_vu_ring_fault_(struct vu_queue *q, const char *what, unsigned v)
+    __attribute__((noinline, cold));
+
+/* Free every packet of a burst the link cannot take; n (cold). */
+uint16_t lr_vu_tx_drop_all_(struct vu_queue *q, struct lr_mbuf **pkts,
+			    uint16_t n) __attribute__((noinline, cold));
+
+/* Send pkts[0..n) through burst fn, the offloads the backend does not
+ * take done first in software (checksums; segmentation of a super-frame
+ * the header cannot carry); the number of pkts consumed (cold: a burst
+ * with an offload flag). */
+uint16_t lr_vu_tx_soft_(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n,
+			lr_eth_tx_burst_t fn) __attribute__((noinline, cold));
+
+/* Drop m, which the ring will never take (too_long: over the ring);
+ * counted (cold). */
+void lr_vu_tx_bad_(struct vu_queue *q, struct lr_mbuf *m, int too_long)
+    __attribute__((noinline, cold));
+
+/* The burst functions (split rings). */
+uint16_t lr_vu_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+uint16_t lr_vu_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+
+/* Bytes of p's shared region for p->nq queue pairs of p->qsize, and the
+ * offsets of each ring's parts set in the queues. */
+uint64_t lr_vu_layout_(struct vu_port *p);
+
+/* Point every ring of p at its place in p->shm and make it new: no
+ * descriptor on any ring but every rx buffer offered, every tx id free,
+ * calls suppressed. The queues must be down and quiesced. */
+void lr_vu_rings_reset_(struct vu_port *p);
+
+/* Wait until no burst uses q, with q marked down. */
+void lr_vu_queue_quiesce_(struct vu_queue *q);
+
+/* Tx: give back the chain of head to the FIFO; its descriptors, or -1 when
+ * no chain of ours starts there (a fault). */
+static inline int
+lr_vu_tx_chain_free_(struct vu_queue *q, uint32_t head)
+{
+	struct vu_vring *vr = &q->vr;
+	uint16_t n, id = (uint16_t)head;
+
+	if (lr_unlikely(head >= vr->num || vr->chain_len[head] == 0)) {
+		lr_vu_ring_fault_(q, "used id", head);
+		return -1;
+	}
+	n = vr->chain_len[head];
+	vr->chain_len[head] = 0;
+	LR_ASSERT(vr->nfree + n <= vr->num);
+	for (uint16_t k = 0; k < n; k++) {
+		vr->free_ids[(vr->free_head + vr->nfree) & vr->mask] = id;
+		vr->nfree++;
+		id = vr->chain_next[id];
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_packed.c: packed rings. */
+
+/* The burst functions (packed rings). */
+uint16_t lr_vu_rx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+uint16_t lr_vu_tx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n);
+
+/* Make packed ring vr of the region at base new (rx: every buffer
+ * offered), its backend's calls disabled. */
+void lr_vu_packed_reset_(struct vu_vring *vr, uint8_t *base, int rx);
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_control.c */
+
+/* Set up the backend on p->sock: features, owner, memory table, every
+ * ring, enable. 0, or a negative errno with p->why saying what failed. */
+int lr_vu_setup_(struct vu_port *p);
+
+/* Tell the backend the rings stop (SET_VRING_ENABLE 0, GET_VRING_BASE
+ * each), best effort: a backend gone is fine. */
+void lr_vu_teardown_msgs_(struct vu_port *p);
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_socket.c */
+
+/* Start p: a client connects and sets up at once (its errors are the
+ * start's), a server listens; then the connection thread runs. 0 or a
+ * negative errno (logged). */
+int lr_vu_start_(struct vu_port *p);
+
+/* Stop p: the thread stops the rings, ends the connection and exits. */
+void lr_vu_stop_(struct vu_port *p);
+
+/* Wake p's connection thread (the datapath found a fault). */
+void lr_vu_wake_(struct vu_port *p);
+
+/* Read what the backend's calls added on p's call eventfds into the
+ * queues' counters (ops, under p->lock). */
+void lr_vu_calls_collect_(struct vu_port *p);
+
+/* ------------------------------------------------------------------ */
+/* virtio_user_ops.c */
+
+extern const struct lr_eth_dev_ops lr_vu_ops_;
+
+#endif /* VIRTIO_USER_PRIVATE_H */
