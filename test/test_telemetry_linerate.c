@@ -573,7 +573,8 @@ l2fwd_settled(const char *path)
 		if (fd >= 0) {
 			json_decref(r);
 			r = ask_fd(fd, "/linerate/l2fwd/stats");
-			if (r != NULL && num(r, "tx") == 2 * L2_FRAMES)
+			if (r != NULL &&
+			    num(r, "tx_packets_total") == 2 * L2_FRAMES)
 				break;
 		}
 		usleep(10000);
@@ -680,13 +681,16 @@ clean:
 	dpdk_dir(rdir, sizeof(rdir), prefix);
 	LR_TEST_ASSERT(access(rdir, F_OK) != 0 && errno == ENOENT,
 		       "%s left behind by a clean exit", rdir);
-	LR_TEST_ASSERT_EQ(num(r, "rx"), fin[0]);
-	LR_TEST_ASSERT_EQ(num(r, "tx"), fin[1]);
-	LR_TEST_ASSERT_EQ(num(r, "dropped"), fin[2]);
-	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port0"), "rx"), L2_FRAMES);
-	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port1"), "tx"), L2_FRAMES);
+	LR_TEST_ASSERT_EQ(num(r, "rx_packets_total"), fin[0]);
+	LR_TEST_ASSERT_EQ(num(r, "tx_packets_total"), fin[1]);
+	LR_TEST_ASSERT_EQ(num(r, "dropped_packets_total"), fin[2]);
+	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port0"), "rx_packets_total"),
+			  L2_FRAMES);
+	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port1"), "tx_packets_total"),
+			  L2_FRAMES);
 	LR_TEST_ASSERT_EQ(num(r, "running"), 1);
-	LR_TEST_ASSERT(num(r, "tx_pps") > 0 && num(r, "elapsed_ms") >= 0,
+	LR_TEST_ASSERT(num(r, "tx_packets_per_second") > 0 &&
+			   num(r, "elapsed_ms") >= 0,
 		       "rates");
 	json_decref(r);
 	return 0;
