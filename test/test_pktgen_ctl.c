@@ -970,6 +970,201 @@ test_flood_counts(void)
 	return 0;
 }
 
+/* ---- /linerate/pktgen/stats over the telemetry socket ---- */
+
+/* lr-pktgen's telemetry socket for the prefix argument pfx
+ * ("--file-prefix=NAME"), into path (len bytes). */
+static void
+tel_path(char *path, size_t len, const char *pfx)
+{
+	const char *name = strchr(pfx, '=') + 1,
+		   *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (geteuid() == 0)
+		snprintf(path, len, "/var/run/linerate/%s/dpdk_telemetry.v2",
+			 name);
+	else if (xdg && *xdg == '/')
+		snprintf(path, len, "%s/linerate/%s/dpdk_telemetry.v2", xdg,
+			 name);
+	else
+		snprintf(path, len, "/tmp/linerate-%u/%s/dpdk_telemetry.v2",
+			 (unsigned)geteuid(), name);
+}
+
+/* Ask req on the telemetry socket at path: the reply's value (a new
+ * reference; JSON null for a refused request), or NULL after a message.
+ * A client of our own, as DPDK's dpdk-telemetry.py: the greeting, then one
+ * request and its reply. */
+static json_t *
+tel_ask(const char *path, const char *req)
+{
+	static char buf[16 * 1024 + 1];
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	json_t *root = NULL, *v = NULL;
+	ssize_t n = -1;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    read(fd, buf, sizeof(buf) - 1) > 0 &&
+	    write(fd, req, strlen(req)) == (ssize_t)strlen(req))
+		n = read(fd, buf, sizeof(buf) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		fprintf(stderr, "%s on %s: %s\n", req, path, strerror(errno));
+		return NULL;
+	}
+	buf[n] = '\0';
+	root = json_loads(buf, 0, NULL);
+	if (root != NULL && json_object_size(root) == 1)
+		v = json_incref(json_object_iter_value(json_object_iter(root)));
+	else
+		fprintf(stderr, "%s: not one key: '%s'\n", req, buf);
+	json_decref(root);
+	return v;
+}
+
+/* Poll /linerate/pktgen/stats until stream 0 sent more than min frames
+ * and, with still, two replies in a row are the same; the last one (a
+ * new reference), or NULL once the deadline passed. */
+static json_t *
+tel_settled(const char *path, uint64_t min, bool still)
+{
+	double end = lr_test_now() + READY_S;
+	json_t *prev = NULL, *cur;
+
+	while (lr_test_now() < end) {
+		cur = tel_ask(path, "/linerate/pktgen/stats");
+		if (cur == NULL)
+			break;
+		if (json_integer_value(json_object_get(
+			json_object_get(json_object_get(cur, "streams"), "0"),
+			"sent_total")) > (json_int_t)min &&
+		    (!still || json_equal(prev, cur))) {
+			json_decref(prev);
+			return cur;
+		}
+		json_decref(prev);
+		prev = cur;
+		poll(NULL, 0, 20);
+	}
+	json_decref(prev);
+	return NULL;
+}
+
+/* Whether the telemetry figure t (ns) is the --json figure j (us): the
+ * same value, rounded to the nanosecond. */
+static bool
+same_ns(const json_t *t, const json_t *j)
+{
+	return fabs((double)json_integer_value(t) - json_real_value(j) * 1e3) <=
+	       0.5 + 1e-6;
+}
+
+/* Stream s of the telemetry reply against stream j of --json: every
+ * count exactly, the latency figures to the nanosecond. */
+static int
+tel_vs_json(const json_t *s, const json_t *j)
+{
+	static const char *const pair[][2] = {
+	    {"sent_total", "tx"},   {"received_total", "rx"},
+	    {"lost", "lost"},	    {"reordered_total", "reordered"},
+	    {"late_total", "late"}, {"duplicates_total", "dup"}};
+	static const char *const lat[][2] = {
+	    {"latency_min_ns", "min"}, {"latency_p50_ns", "p50"},
+	    {"latency_p99_ns", "p99"}, {"latency_p999_ns", "p999"},
+	    {"latency_max_ns", "max"}, {"latency_avg_ns", "avg"}};
+	const json_t *jl = json_object_get(j, "latency_us");
+
+	for (unsigned i = 0; i < 6; i++)
+		LR_TEST_ASSERT(
+		    json_integer_value(json_object_get(s, pair[i][0])) ==
+			json_integer_value(json_object_get(j, pair[i][1])),
+		    "%s %lld, --json %s %lld", pair[i][0],
+		    json_integer_value(json_object_get(s, pair[i][0])),
+		    pair[i][1],
+		    json_integer_value(json_object_get(j, pair[i][1])));
+	LR_TEST_ASSERT(
+	    json_integer_value(json_object_get(s, "latency_samples_total")) ==
+		json_integer_value(json_object_get(jl, "n")),
+	    "latency samples differ");
+	for (unsigned i = 0; i < 6; i++)
+		LR_TEST_ASSERT(
+		    same_ns(json_object_get(s, lat[i][0]),
+			    json_object_get(jl, lat[i][1])),
+		    "%s %lld, --json %s %.4f us", lat[i][0],
+		    json_integer_value(json_object_get(s, lat[i][0])),
+		    lat[i][1], json_real_value(json_object_get(jl, lat[i][1])));
+	return 0;
+}
+
+/* A run over a net_ring pair, sending started and stopped through the
+ * control socket: once its counts stop moving, /linerate/pktgen/stats
+ * gives per stream what --json gives at the end, exactly; while it sends,
+ * the counts move; a bad stream id gets DPDK's null reply. */
+static int
+test_telemetry_stats(void)
+{
+	struct lr_test_child c;
+	char pfx[96], path[PATH_MAX], json[256], opts[400], ans[ANS];
+	char state[16] = "";
+	json_t *live, *last, *doc, *s, *j, *bad;
+	char *txt;
+	double end;
+	int fd;
+
+	snprintf(json, sizeof(json), "%.200s/tel.json", tmpdir);
+	lr_test_prefix_arg(pfx, sizeof(pfx), "pgctl_tel");
+	tel_path(path, sizeof(path), pfx);
+	snprintf(opts, sizeof(opts),
+		 "--quiet --idle --rate-pps 20000 --json %s", json);
+	if (spawn_run(&c, "tel", "--vdev net_ring0 --vdev net_ring1", opts,
+		      "control socket"))
+		return -1;
+	fd = cl_connect();
+	CHECK(&c, fd >= 0, "connect: %s", strerror(errno));
+	ask(fd, "{\"cmd\":\"start\"}\n", 16, ans);
+	live = tel_settled(path, 1000, false);
+	ask(fd, "{\"cmd\":\"stop\"}\n", 15, ans);
+	close(fd);
+	CHECK(&c, live != NULL, "no moving stats:\n%s", out);
+	json_decref(live);
+	end = lr_test_now() + READY_S;
+	while (run_state(state) && strcmp(state, "stopped") != 0 &&
+	       lr_test_now() < end)
+		poll(NULL, 0, 10);
+	CHECK(&c, strcmp(state, "stopped") == 0, "state '%s'", state);
+	last = tel_settled(path, 1000, true);
+	bad = tel_ask(path, "/linerate/pktgen/stats,7");
+	CHECK(&c, last != NULL && bad != NULL && json_is_null(bad),
+	      "no settled reply, or stream 7 answered");
+	json_decref(bad);
+	bad = tel_ask(path, "/linerate/pktgen/stats,x");
+	CHECK(&c, bad != NULL && json_is_null(bad), "stream 'x' answered");
+	json_decref(bad);
+	if (quit_run(&c) != 0) {
+		json_decref(last);
+		return -1;
+	}
+	doc = json_load_file(json, 0, NULL);
+	j = json_array_get(
+	    json_object_get(json_object_get(doc, "results"), "streams"), 0);
+	s = json_object_get(json_object_get(last, "streams"), "0");
+	txt = json_dumps(s, JSON_COMPACT);
+	printf("telemetry: %s\n", txt ? txt : "(none)");
+	free(txt);
+	fd = j && s && json_integer_value(json_object_get(s, "lost")) == 0 &&
+		     json_integer_value(json_object_get(s, "received_total")) ==
+			 json_integer_value(json_object_get(s, "sent_total"))
+		 ? tel_vs_json(s, j)
+		 : -1;
+	json_decref(last);
+	json_decref(doc);
+	LR_TEST_ASSERT(fd == 0, "telemetry and --json differ (above)");
+	return 0;
+}
+
 /* Find the binary and make the scratch folder (ready()), which others may
  * pass through (the cases as uid 65534 connect in it), once. */
 static int
@@ -1000,6 +1195,7 @@ CTL_CASE(many_clients)
 CTL_CASE(malformed)
 CTL_CASE(slow_reader)
 CTL_CASE(flood_counts)
+CTL_CASE(telemetry_stats)
 
 /* One case a line, in the order they run. */
 /* clang-format off */
@@ -1013,6 +1209,7 @@ static const struct lr_test_case cases[] = {
     {"malformed", case_malformed},
     {"slow_reader", case_slow_reader},
     {"flood_counts", case_flood_counts},
+    {"telemetry_stats", case_telemetry_stats},
 };
 /* clang-format on */
 

@@ -2,12 +2,19 @@
 # lr-telemetry against a real telemetry server and real clients (driver
 # suite):
 #
-#   test_telemetry_client.sh LR_TELEMETRY
+#   test_telemetry_client.sh LR_TELEMETRY [l2fwd LR_L2FWD]
 #
 # The process under test is the peer (start_peer ... stop_peer below):
 # DPDK's dpdk-testpmd on two net_null ports, driven on its interactive
-# prompt. Another peer (lr-l2fwd with linerate's telemetry server) replaces
-# it by redefining those functions alone.
+# prompt; or, with `l2fwd LR_L2FWD`, lr-l2fwd on two net_null ports with
+# linerate's telemetry server, which redefines those functions. lr-l2fwd
+# forwards from its start to its exit (no stop in between): its `exact`
+# part brackets each counter of lr-telemetry between two of
+# dpdk-telemetry.py's (before and after), takes its rate reference from
+# its own /linerate/l2fwd/stats counter (port 0's rx), checks the
+# /linerate/* families (names, types, labels; promtool), and after its
+# clean exit its final totals and no /var/run/dpdk/PREFIX left; `generic`
+# and `bad input` run with the testpmd peer only.
 #
 #   query      one-shot queries (pretty and --json), commands on stdin,
 #              null replies (exit 1)
@@ -42,12 +49,22 @@
 # started is killed and every folder removed, also on failure.
 # Exit 0 passed, 1 failed, 77 skipped (with the reason).
 set -u
-LRT=${1:?usage: test_telemetry_client.sh LR_TELEMETRY}
+LRT=${1:?usage: test_telemetry_client.sh LR_TELEMETRY [l2fwd LR_L2FWD]}
+PEER=${2:-testpmd}
+L2FWD=${3:-}
 skip() {
 	echo "SKIP: $*"
 	exit 77
 }
-command -v dpdk-testpmd >/dev/null || skip "no dpdk-testpmd (Debian: dpdk)"
+case $PEER in
+testpmd)
+	command -v dpdk-testpmd >/dev/null || skip "no dpdk-testpmd (Debian: dpdk)" ;;
+l2fwd)
+	[ -x "$L2FWD" ] || skip "no lr-l2fwd at '$L2FWD'" ;;
+*)
+	echo "FAIL: unknown peer '$PEER' (testpmd or l2fwd)"
+	exit 1 ;;
+esac
 command -v dpdk-telemetry.py >/dev/null ||
 	skip "no dpdk-telemetry.py (Debian: dpdk)"
 command -v prometheus >/dev/null && command -v promtool >/dev/null ||
@@ -58,7 +75,7 @@ command -v curl >/dev/null || skip "no curl"
 
 T0=$EPOCHREALTIME
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/lr-telclient.XXXXXX")
-PREFIX=lr_telclient_$$
+PREFIX=lr_telclient_${PEER}_$$
 RUNDIR=/var/run/dpdk/$PREFIX
 PIDS=()
 failed=0
@@ -171,6 +188,70 @@ stop_peer() {
 	wait "$PEER_PID" 2>/dev/null
 	PEER_PID=
 }
+
+# The rate reference: asked by dpdk-telemetry.py every 50 ms, and the
+# counter in its reply (a Python function of the parsed reply).
+REF_CMD=/ethdev/stats,0
+REF_VALUE='lambda r: r["/ethdev/stats"]["ipackets"]'
+POOL_OBJS=8192
+
+# ---- The peer: lr-l2fwd ----
+if [ "$PEER" = l2fwd ]; then
+# lr-l2fwd's own count of what it received on port 0 (its rate reference:
+# the app's counter against the port's, read at the same instants).
+REF_CMD=/linerate/l2fwd/stats
+REF_VALUE='lambda r: r["/linerate/l2fwd/stats"]["port0"]["rx_packets_total"]'
+
+start_peer() {
+	# One lcore (both ports on it): the other CPU stays for the
+	# telemetry thread, the exporter and Prometheus.
+	"$L2FWD" -l 0 --no-huge -m 256 --file-prefix "$PREFIX" \
+		--vdev net_null0 --vdev net_null1 -- -p 3 \
+		--mbufs "$POOL_OBJS" >"$TMP/peer.log" 2>&1 &
+	PEER_PID=$!
+	peer_ready() {
+		kill -0 "$PEER_PID" 2>/dev/null || die "lr-l2fwd exited"
+		"$LRT" -f "$PREFIX" /info >/dev/null 2>&1
+	}
+	until_ok 60 peer_ready || die "no telemetry socket at $PEER_SOCK"
+}
+
+# It forwards from its start: return once port 0 has received packets.
+peer_traffic_start() {
+	rx_moving() {
+		local n
+		n=$("$LRT" --json -f "$PREFIX" /ethdev/stats,0 2>/dev/null |
+			sed -n 's/.*"ipackets":\([0-9]*\).*/\1/p')
+		[ "${n:-0}" -gt 0 ]
+	}
+	until_ok 60 rx_moving || die "no packet forwarded"
+}
+
+# No stop while it lives: its counters stop at its exit (stop_peer).
+peer_traffic_stop() { :; }
+
+# The packets port $1 received, from its final lines (after stop_peer).
+peer_rx_packets() {
+	awk -v p="$1" '/^Statistics for port / { cur = $4 }
+		cur == p && /^Packets received:/ { print $3 }' \
+		"$TMP/peer.log" | tail -1
+}
+
+# SIGINT: lr-l2fwd prints its totals and exits cleanly; its status in
+# PEER_STATUS.
+stop_peer() {
+	[ -n "$PEER_PID" ] || return 0
+	kill -INT "$PEER_PID" 2>/dev/null
+	local end=$((SECONDS + 30))
+	while kill -0 "$PEER_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do
+		tick
+	done
+	kill -9 "$PEER_PID" 2>/dev/null
+	wait "$PEER_PID" 2>/dev/null
+	PEER_STATUS=$?
+	PEER_PID=
+}
+fi
 
 # ---- Helpers ----
 # A free TCP port on 127.0.0.1 (the kernel's pick, released at once).
@@ -291,7 +372,7 @@ check_exporter() {
 		grep -q '^linerate_up 1$' "$TMP/metrics.txt" &&
 		grep -qE '^linerate_port_rx_packets_total\{port="0"\} [1-9]' "$TMP/metrics.txt" &&
 		grep -qE '^linerate_port_xstats_total\{port="1",stat="rx_good_packets"\} [0-9]' "$TMP/metrics.txt" &&
-		grep -qE '^linerate_mempool_objects\{pool="[^"]+"\} 8192$' "$TMP/metrics.txt"; then
+		grep -qE "^linerate_mempool_objects\\{pool=\"[^\"]+\"\\} $POOL_OBJS\$" "$TMP/metrics.txt"; then
 		pass "exporter: promtool check metrics passes on $(grep -vc '^#' "$TMP/metrics.txt") samples"
 	else
 		fail "exporter: promtool or samples: $(cat "$TMP/promtool.out"; head -30 "$TMP/metrics.txt")"
@@ -333,7 +414,7 @@ start_reference() {
 	# The loop ends at $TMP/ref.stop: dpdk-telemetry.py reads the end of
 	# its input and exits, and the stamping loop after it.
 	(while [ ! -e "$TMP/ref.stop" ]; do
-		echo /ethdev/stats,0
+		echo "$REF_CMD"
 		read -r -t 0.05 <> <(:)
 	done | PYTHONUNBUFFERED=1 dpdk-telemetry.py -f "$PREFIX" |
 		while read -r l; do echo "$EPOCHREALTIME $l"; done \
@@ -368,9 +449,9 @@ EOF
 	}
 	until_ok 45 six_samples ||
 		die "rate: Prometheus has no 6 samples: $(tail -5 "$TMP/prom.log")"
-	python3 - "$PROM" "$TMP/ref" <<'EOF' >"$TMP/rate.out" 2>&1
+	python3 - "$PROM" "$TMP/ref" "$REF_VALUE" <<'EOF' >"$TMP/rate.out" 2>&1
 import json, sys, time, urllib.parse, urllib.request
-prom, ref = sys.argv[1], sys.argv[2]
+prom, ref, REF = sys.argv[1], sys.argv[2], sys.argv[3]
 t = time.time() - 0.5
 def query(q):
 	u = prom + "/api/v1/query?" + urllib.parse.urlencode({"query": q, "time": t})
@@ -381,7 +462,7 @@ samples = [(float(a), float(b)) for a, b in query(sel + "[5s]")[0]["values"]]
 pts = []
 for line in open(ref):
 	ts, js = line.split(" ", 1)
-	pts.append((float(ts), json.loads(js)["/ethdev/stats"]["ipackets"]))
+	pts.append((float(ts), eval(REF)(json.loads(js))))
 def at(x):
 	# The reference counter at time x, interpolated.
 	for (t0, v0), (t1, v1) in zip(pts, pts[1:]):
@@ -391,7 +472,7 @@ def at(x):
 (ta, _), (tb, _) = samples[0], samples[-1]
 want = (at(tb) - at(ta)) / (tb - ta)
 err = abs(rate - want) / want
-print("PromQL rate %.0f pps, dpdk-telemetry.py %.0f pps over %.2f s "
+print("PromQL rate %.0f pps, the reference %.0f pps over %.2f s "
       "(%d samples, %d reference points): %.3f%% apart"
       % (rate, want, tb - ta, len(samples), len(pts), err * 100))
 sys.exit(0 if err < 0.02 else 1)
@@ -428,6 +509,81 @@ check_exact() {
 	else
 		fail "exact: testpmd '$want', lr-telemetry '$a', exporter '$b'"
 	fi
+}
+
+# ---- lr-l2fwd: agreement while forwarding, families, its exit ----
+# Replies that do not move equal dpdk-telemetry.py's; each counter of
+# lr-telemetry's /ethdev/stats lies between dpdk-telemetry.py's before and
+# after it.
+check_agree() {
+	local c a b z same=0 n=0
+	for c in /ethdev/info,1 /ethdev/link_status,0 /mempool/list / \
+		/ethdev/stats,0 /ethdev/stats,1; do
+		n=$((n + 1))
+		a=$(echo "$c" | dpdk-telemetry.py -f "$PREFIX" 2>&1)
+		b=$("$LRT" --json -f "$PREFIX" "$c" 2>&1)
+		z=$(echo "$c" | dpdk-telemetry.py -f "$PREFIX" 2>&1)
+		python3 - "$a" "$b" "$z" <<'EOF' && same=$((same + 1)) ||
+import json, sys
+a, b, z = (json.loads(x) for x in sys.argv[1:4])
+def between(x, y, w):
+	if isinstance(y, dict):
+		return x.keys() == y.keys() == w.keys() and \
+			all(between(x[k], y[k], w[k]) for k in y)
+	if isinstance(y, list):
+		return len(x) == len(y) == len(w) and \
+			all(between(*t) for t in zip(x, y, w))
+	if isinstance(y, int) and not isinstance(y, bool):
+		return x <= y <= w
+	return x == y == w
+sys.exit(0 if between(a, b, z) else 1)
+EOF
+			fail "agree: $c: dpdk-telemetry.py '$a' then '$z', lr-telemetry '$b'"
+	done
+	[ $same -eq $n ] && pass "agree: $n replies of lr-telemetry equal dpdk-telemetry.py's (counters between two of its)"
+}
+
+# The /linerate/* families in the exporter's output: named and typed as
+# Prometheus wants (counters _total, units in names, port/node labels).
+check_families() {
+	local line missing=
+	while read -r line; do
+		grep -qE -- "$line" "$TMP/metrics.txt" || missing="$missing
+  $line"
+	done <<'EOF'
+^# TYPE linerate_l2fwd_stats_rx_packets_total counter$
+^linerate_l2fwd_stats_rx_packets_total\{port="0"\} [1-9][0-9]*$
+^linerate_l2fwd_stats_tx_packets_total\{port="1"\} [1-9][0-9]*$
+^linerate_l2fwd_stats_dropped_packets_total\{port="0"\} [0-9]+$
+^linerate_l2fwd_stats_elapsed_seconds [0-9.e+-]+$
+^linerate_l2fwd_stats_tx_packets_per_second [1-9][0-9]*$
+^linerate_pagealloc_buddyinfo\{node="0",index="10"\} [0-9]+$
+^# TYPE linerate_pagealloc_stats_alloc_total counter$
+EOF
+	if [ -n "$missing" ]; then
+		fail "families: lines missing:$missing
+--- got:
+$(grep '^linerate_l2fwd\|^linerate_pagealloc' "$TMP/metrics.txt" | head -40)"
+	elif grep -qE '^linerate_[a-z_]*(port|lcore|node)[0-9]|_ms[{ ]' "$TMP/metrics.txt"; then
+		fail "families: an id or a unit abbreviated in a name: $(grep -E '^linerate_[a-z_]*(port|lcore|node)[0-9]|_ms[{ ]' "$TMP/metrics.txt" | head)"
+	else
+		pass "families: $(grep -c '^linerate_l2fwd\|^linerate_pagealloc' "$TMP/metrics.txt") /linerate/ samples named, typed and labelled"
+	fi
+}
+
+# After the clean exit: exit 0, the final totals at least the last counts
+# read, and no /var/run/dpdk/PREFIX (the folder it made for its link).
+check_exit() {
+	local want=$1 last=$2
+	[ "${PEER_STATUS:-1}" -eq 0 ] && pass "exit: lr-l2fwd exited 0 on SIGINT" ||
+		fail "exit: lr-l2fwd exited ${PEER_STATUS:-?}: $(tail -5 "$TMP/peer.log")"
+	if [ -n "$want" ] && [ -n "$last" ] && [ "$last" -gt 0 ] && [ "$last" -le "$want" ]; then
+		pass "exit: port 0 received $want packets in all, lr-telemetry last read $last"
+	else
+		fail "exit: final '$want', lr-telemetry's last '$last'"
+	fi
+	[ ! -e "$RUNDIR" ] && pass "exit: no $RUNDIR left" ||
+		fail "exit: $RUNDIR left: $(ls -la "$RUNDIR")"
 }
 
 # ---- bad input ----
@@ -572,7 +728,31 @@ $(grep -v '^#' "$TMP/gen.txt")"
 	fi
 }
 
-# ---- the run ----
+if [ "$PEER" = l2fwd ]; then
+	start_peer
+	pass "peer: lr-l2fwd answers at $PEER_SOCK ($(elapsed "$T0") s)"
+	check_query
+	peer_traffic_start
+	start_exporter exp -f "$PREFIX" --prometheus 127.0.0.1:0
+	MAIN_URL=$EXP_URL
+	check_exporter
+	check_families
+	check_rate
+	check_agree
+	check_stalled
+	last=$("$LRT" --json -f "$PREFIX" /ethdev/stats,0 |
+		sed -n 's/.*"ipackets":\([0-9]*\).*/\1/p')
+	stop_peer
+	check_exit "$(peer_rx_packets 0)" "$last"
+	st=$(curl -s --max-time 30 "$MAIN_URL" | grep -c '^linerate_up 0$')
+	[ "$st" = 1 ] && pass "gone: the peer ended: linerate_up 0" ||
+		fail "gone: no linerate_up 0 after the peer ended"
+	run -f "$PREFIX" /info
+	expect 2 "$PEER_SOCK" "gone: a query after the peer ended"
+	echo "wall time $(elapsed "$T0") s"
+	[ $failed -eq 0 ] && echo PASS
+	exit $failed
+fi
 start_peer
 pass "peer: testpmd answers at $PEER_SOCK ($(elapsed "$T0") s)"
 check_query

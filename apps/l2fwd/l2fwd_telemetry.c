@@ -22,7 +22,9 @@ static uint64_t tel_hz, tel_start;
 static _Atomic uint64_t tel_stop;  /* 0 while forwarding */
 static uint64_t prev_tsc, prev_tx; /* previous query (telemetry thread) */
 
-/* Add "port<N>": {"tx", "rx", "dropped"} for every forwarding port, and
+/* Add "port<N>": {"tx_packets_total", "rx_packets_total",
+ * "dropped_packets_total"} for every forwarding port (names as Prometheus
+ * wants them: lr-telemetry's exporter types _total as counters), and
  * their sums in *sum. */
 static int
 add_ports(struct lr_tel_data *d, struct l2fwd_port_stats *sum)
@@ -43,9 +45,10 @@ add_ports(struct lr_tel_data *d, struct l2fwd_port_stats *sum)
 		if (pd == NULL)
 			return -ENOMEM;
 		lr_tel_data_start_dict(pd);
-		lr_tel_data_add_dict_uint(pd, "tx", t.tx);
-		lr_tel_data_add_dict_uint(pd, "rx", t.rx);
-		lr_tel_data_add_dict_uint(pd, "dropped", t.dropped);
+		lr_tel_data_add_dict_uint(pd, "tx_packets_total", t.tx);
+		lr_tel_data_add_dict_uint(pd, "rx_packets_total", t.rx);
+		lr_tel_data_add_dict_uint(pd, "dropped_packets_total",
+					  t.dropped);
 		snprintf(key, sizeof(key), "port%u", p);
 		if (lr_tel_data_add_dict_container(d, key, pd, 0) < 0) {
 			lr_tel_data_free(pd);
@@ -76,18 +79,19 @@ tel_stats(const char *cmd, const char *params, struct lr_tel_data *d)
 	lr_tel_data_start_dict(d);
 	if (add_ports(d, &sum) < 0)
 		return -ENOMEM;
-	lr_tel_data_add_dict_uint(d, "tx", sum.tx);
-	lr_tel_data_add_dict_uint(d, "rx", sum.rx);
-	lr_tel_data_add_dict_uint(d, "dropped", sum.dropped);
+	lr_tel_data_add_dict_uint(d, "tx_packets_total", sum.tx);
+	lr_tel_data_add_dict_uint(d, "rx_packets_total", sum.rx);
+	lr_tel_data_add_dict_uint(d, "dropped_packets_total", sum.dropped);
 	lr_tel_data_add_dict_uint(d, "running", stop == 0);
 	lr_tel_data_add_dict_uint(d, "elapsed_ms",
 				  (now - tel_start) * 1000 / tel_hz);
-	lr_tel_data_add_dict_uint(d, "tx_pps", rate(sum.tx, now - tel_start));
+	lr_tel_data_add_dict_uint(d, "tx_packets_per_second",
+				  rate(sum.tx, now - tel_start));
 	if (prev_tsc == 0 || prev_tsc > now) {
 		prev_tsc = tel_start;
 		prev_tx = 0;
 	}
-	lr_tel_data_add_dict_uint(d, "tx_pps_last",
+	lr_tel_data_add_dict_uint(d, "tx_packets_per_second_last",
 				  rate(sum.tx - prev_tx, now - prev_tsc));
 	lr_tel_data_add_dict_uint(d, "last_ms",
 				  (now - prev_tsc) * 1000 / tel_hz);

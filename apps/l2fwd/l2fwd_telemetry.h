@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * l2fwd_telemetry.h - lr-l2fwd's /linerate/l2fwd/stats command (see
- * l2fwd_telemetry.c and doc/telemetry_linerate.md). Errors: negative errno.
+ * l2fwd_telemetry.c and doc/telemetry.md). Errors: negative errno.
  */
 #ifndef L2FWD_TELEMETRY_H
 #define L2FWD_TELEMETRY_H

@@ -591,16 +591,19 @@ tx_paced(struct pg_txq *q, unsigned burst, uint64_t now)
 	return tx_send(q, pkts, n, bytes, own, now);
 }
 
+/* Count latency c in l. The stores are relaxed atomic ones (plain moves
+ * on x86-64) so that the telemetry thread may read l meanwhile
+ * (telemetry.c): the same stores as plain ones, no locked instruction. */
 static __lr_always_inline void
 lat_add(struct pg_lat *l, uint64_t c)
 {
-	l->n++;
-	l->sum += c;
+	lr_counter_add(&l->n, 1);
+	lr_counter_add(&l->sum, c);
 	if (c < l->min)
-		l->min = c;
+		__atomic_store_n(&l->min, c, __ATOMIC_RELAXED);
 	if (c > l->max)
-		l->max = c;
-	l->hist[pg_lat_bucket(c)]++;
+		__atomic_store_n(&l->max, c, __ATOMIC_RELAXED);
+	lr_counter_add(&l->hist[pg_lat_bucket(c)], 1);
 }
 
 /* Receive a burst on r and account for it; the frames received. */

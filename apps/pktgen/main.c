@@ -165,6 +165,7 @@ free_all(const struct pg_opts *o)
 {
 	int ret = 0;
 
+	pg_telemetry_fini();
 	for (unsigned i = 0; i < pg_app.ntxqs; i++) {
 		pg_stream_fini(pg_app.txqs[i]);
 		free(pg_app.txqs[i]);
@@ -235,6 +236,10 @@ main(int argc, char **argv)
 	if (status == 0 && (pg_setup_run(o, max_len) != 0 ||
 			    setup_outputs(o) != 0 || announce(o) != 0))
 		status = LR_EXIT_FAILURE;
+	/* A failed registration costs the command only (said here). */
+	if (status == 0 && !o->rfc2544 && (ret = pg_telemetry_init()) < 0)
+		pg_fail("/linerate/pktgen/stats: cannot register: %s",
+			lr_strerror(-ret));
 	if (status == 0 && o->rfc2544)
 		status = pg_rfc2544_run();
 	else if (status == 0)

@@ -880,6 +880,13 @@ void pg_screen_end(void);
  *  -ENOMEM. */
 int pg_profile_load(const char *path, struct pg_sdef **out);
 
+/* telemetry.c */
+/** Register /linerate/pktgen/stats (the run's state set up); 0 or a
+ *  negative errno (lr_telemetry_register()). */
+int pg_telemetry_init(void);
+/** Make /linerate/pktgen/stats refuse, once no reply reads the run. */
+void pg_telemetry_fini(void);
+
 /* stats.c */
 /** Account one received frame of ours in window w. */
 void pg_seq_account(struct pg_seqwin *w, uint32_t seq32);

@@ -14,6 +14,10 @@
  * Latency histogram: log-linear buckets, 2^PG_LAT_SUB_BITS per power of
  * two (values below 2^PG_LAT_SUB_BITS exact), so a quantile read from it
  * is within 1/2^PG_LAT_SUB_BITS of the true value.
+ *
+ * The counts (unique, reordered, dup, late) are added with
+ * lr_counter_add(): the receiving lcore is their only writer, and the
+ * telemetry thread reads them meanwhile (telemetry.c).
  */
 #include <string.h>
 
@@ -47,7 +51,7 @@ pg_seq_account(struct pg_seqwin *w, uint32_t seq32)
 		w->top = seq32;
 		memset(w->bits, 0, sizeof(w->bits));
 		bit_set(w, seq32);
-		w->unique++;
+		lr_counter_add(&w->unique, 1);
 		return;
 	}
 	/* Extend to 64 bits: the nearest number to top with these low
@@ -64,19 +68,19 @@ pg_seq_account(struct pg_seqwin *w, uint32_t seq32)
 		}
 		bit_set(w, s);
 		w->top = s;
-		w->unique++;
+		lr_counter_add(&w->unique, 1);
 		return;
 	}
 	if (w->top - s >= PG_SEQ_WINDOW) {
-		w->late++;
-		w->reordered++;
-		w->unique++;
+		lr_counter_add(&w->late, 1);
+		lr_counter_add(&w->reordered, 1);
+		lr_counter_add(&w->unique, 1);
 	} else if (bit_test(w, s)) {
-		w->dup++;
+		lr_counter_add(&w->dup, 1);
 	} else {
 		bit_set(w, s);
-		w->reordered++;
-		w->unique++;
+		lr_counter_add(&w->reordered, 1);
+		lr_counter_add(&w->unique, 1);
 	}
 }
 

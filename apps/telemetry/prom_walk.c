@@ -12,10 +12,15 @@
  *   its value as the label instead of its index. An object whose keys are
  *   all numbers ({"0": ..., "1": ...}) is treated as an array.
  *
+ * A key that is a label word and a number ("port0", "lcore3", "node1":
+ * one of the words above, singular) is that label ({port="0"}), not a part
+ * of the name, as linerate's own replies key their ports and lcores.
+ *
  * Types: a name ending in _total is a counter; a key ending in _cycles is
  * a counter named ..._cycles_total; everything else untyped (the reply
- * does not say whether a number is a gauge). Booleans are 1 and 0;
- * strings are left out.
+ * does not say whether a number is a gauge). Units: a key ending in _ms
+ * (milliseconds) is exported in seconds, named ..._seconds, as
+ * Prometheus wants base units. Booleans are 1 and 0; strings are left out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +87,26 @@ join(char *name, const char *base, const char *key)
 	snprintf(name, NAME_LEN, "%.80s_%.78s", base, k);
 }
 
+/* Whether key is a label word and a decimal number ("port0"): the word's
+ * label name in *label and the number's offset in key, or 0. */
+static size_t
+label_key(const char *key, const char **label)
+{
+	static const char *const words[] = {"port", "queue",  "lcore", "node",
+					    "pool", "stream", "order"};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = strlen(words[i]);
+
+		if (strncmp(key, words[i], n) == 0 && key[n] != '\0' &&
+		    strspn(key + n, "0123456789") == strlen(key + n)) {
+			*label = words[i];
+			return n;
+		}
+	}
+	return 0;
+}
+
 /* The sample of number v called name (typed by its name). */
 static void
 leaf(struct prom_set *s, const json_t *v, const char *name, const char *labels,
@@ -96,6 +121,10 @@ leaf(struct prom_set *s, const json_t *v, const char *name, const char *labels,
 	snprintf(full, sizeof(full), "%s", name);
 	if (n >= 7 && strcmp(name + n - 7, "_cycles") == 0)
 		strcat(full, "_total");
+	if (n >= 3 && strcmp(name + n - 3, "_ms") == 0 && json_is_number(v)) {
+		snprintf(full + n - 3, sizeof(full) - (n - 3), "_seconds");
+		snprintf(val, sizeof(val), "%.15g", json_number_value(v) / 1e3);
+	}
 	n = strlen(full);
 	if (n >= 6 && strcmp(full + n - 6, "_total") == 0)
 		type = "counter";
@@ -167,8 +196,20 @@ walk(struct prom_set *s, const json_t *v, const char *name, const char *labels,
 	}
 	json_object_foreach((json_t *)v, k, x)
 	{
+		const char *ln;
+		size_t at;
+
 		if (skip != NULL && strcmp(k, skip) == 0)
 			continue;
+		at = label_key(k, &ln);
+		if (at != 0 && !has_label(labels, ln)) {
+			char lab[LABELS_LEN];
+
+			snprintf(lab, sizeof(lab), "%s", labels);
+			prom_label(lab, sizeof(lab), ln, k + at);
+			walk(s, x, name, lab, NULL, NULL, cmd);
+			continue;
+		}
 		join(sub, name, k);
 		walk(s, x, sub, labels, k, NULL, cmd);
 	}

@@ -6,7 +6,7 @@
  *   /linerate/mempool/elastic,NAME   that pool's growth and give-back
  * It finds the pool with lr_mempool_walk() (the pool list's lock, which
  * no get or put takes) and reads lr_mempool_elastic_stats_get(), which
- * takes no lock. doc/telemetry_linerate.md gives the reply keys.
+ * takes no lock. doc/telemetry.md gives the reply keys.
  */
 #include <errno.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  *   /linerate/page_pool/info,NAME-or-ID one pool's parameters and counters
  * Both walk the pools with lr_page_pool_walk() (the list lock, which the
  * alloc and put paths never take) and read counters with
- * lr_page_pool_stats_get() (relaxed loads). doc/telemetry_linerate.md gives the
+ * lr_page_pool_stats_get() (relaxed loads). doc/telemetry.md gives the
  * reply keys.
  */
 #include <errno.h>

@@ -11,7 +11,7 @@
  * lr_pagealloc_pcp_info() and lr_pagealloc_stats_get(): relaxed loads, no
  * zone lock, so a query never stalls an lcore refilling its lists. None
  * builds the allocator: before it is built the replies are empty.
- * doc/telemetry_linerate.md gives every reply's keys and units.
+ * doc/telemetry.md ("linerate's own commands") gives every reply's keys and units.
  */
 #include <errno.h>
 #include <stdio.h>
