@@ -795,6 +795,31 @@ test_ours_server_2q(void)
 	return ours_run(2, 1, ",mrg_rxbuf=0");
 }
 
+/* Our two drivers against each other over the paths of DPDK's
+ * virtio-user loopback test plan: split and packed, mergeable buffers on
+ * and off, in-order on and off, each with 1 queue pair (net_vhost
+ * listening) and 2 (our virtio-user listening); 64 and 1518-byte frames
+ * each way on every queue. */
+static int
+test_ours_matrix(void)
+{
+	for (unsigned path = 0; path < 8; path++) {
+		for (unsigned nq = 1; nq <= 2; nq++) {
+			char extra[64];
+			int rc;
+
+			snprintf(extra, sizeof(extra),
+				 ",packed_vq=%u,mrg_rxbuf=%u,in_order=%u",
+				 path >> 2 & 1, path >> 1 & 1, path & 1);
+			rc = ours_run(nq, nq == 2, extra);
+			if (rc == LR_TEST_SKIP)
+				return rc;
+			LR_TEST_ASSERT(rc == 0, "queues=%u%s", nq, extra);
+		}
+	}
+	return 0;
+}
+
 /* net_vhost stopped and started again (a backend that restarts): our
  * client's link goes down, comes back, and frames flow each way. */
 static int
@@ -1408,6 +1433,7 @@ static const struct lr_test_case cases[] = {
     {"ours_jumbo", test_ours_jumbo},
     {"ours_server_2q", test_ours_server_2q},
     {"ours_reconnect", test_ours_reconnect},
+    {"ours_matrix", test_ours_matrix},
 };
 
 int
