@@ -9,7 +9,8 @@
 #   3. AddressSanitizer + UBSan build: suites fast and driver
 #   4. ThreadSanitizer build (-Db_sanitize=thread): the tests that run
 #      several lcores or start lr-l2fwd and lr-pktgen (2 lcores, net_null
-#      and net_ring ports), at LR_TEST_SCALE 0.1 (about 2 minutes); the
+#      and net_ring ports), the telemetry server's thread and net_vhost's
+#      control thread, at LR_TEST_SCALE 0.1 (about 2 minutes); the
 #      first race report ends its process with status 66 (halt_on_error),
 #      a child's report fails its test, and any report in the log fails
 #      the stage; test/tsan.supp holds the reviewed exceptions (none)
@@ -231,6 +232,7 @@ LR_TEST_SCALE=0.1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/te
 	run tsan -- eal pagealloc ring \
 	page_pool mempool mbuf elastic ethdev l2fwd pktgen_send pktgen_output \
 	pktgen_config pktgen_ctl pmd_memif pmd_memif_zc pmd_memif_ctl \
+	telemetry telemetry_linerate pmd_vhost \
 	--timeout-multiplier 3
 # A report that reached the log without failing a test fails the stage.
 if [ -f "$out/tsan/meson-logs/testlog.txt" ] &&
