@@ -209,7 +209,11 @@ test_bad_devargs(void)
 	    {"net_bogus0", -ENOENT, "net_bogus0: no driver"},
 	    {"net_null0,sise=64", -EINVAL,
 	     "net_null0: unknown key 'sise' (value '64'); valid keys: size, "
-	     "copy"},
+	     "copy, no-rx"},
+	    {"net_null0,no-rx=2", -EINVAL,
+	     "net_null0: no-rx: bad value '2' (expected 0 or 1)"},
+	    {"net_null0,copy=1,no-rx=1", -EINVAL,
+	     "net_null0: copy=1 and no-rx=1 together"},
 	    {"net_null0,size=abc", -EINVAL,
 	     "net_null0: size: bad value 'abc' (expected an integer in "
 	     "14..9600)"},
@@ -417,6 +421,34 @@ test_lifecycle(void)
 	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)b), 0);
 	LR_TEST_ASSERT_EQ(lr_eth_dev_count_avail(), base);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	return 0;
+}
+
+/* net_null,no-rx=1: a sink (DPDK's no-rx): nothing arrives, what is sent
+ * is counted and freed. */
+static int
+test_null_no_rx(void)
+{
+	struct lr_eth_stats st;
+	struct lr_mbuf *m[32];
+	int p;
+
+	EAL_UP();
+	p = lr_test_port_open("net_null22,no-rx=1", 1, 512, pool);
+	LR_TEST_ASSERT(p >= 0, "port: %d", p);
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, m, 32), 0);
+	LR_TEST_ASSERT_EQ(lr_pktmbuf_alloc_bulk(pool, m, 32), 0);
+	for (int i = 0; i < 32; i++)
+		LR_TEST_ASSERT(lr_pktmbuf_append(m[i], 64) != NULL, "append");
+	LR_TEST_ASSERT_EQ(lr_eth_tx_burst((uint16_t)p, 0, m, 32), 32);
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_rx_burst((uint16_t)p, 0, m, 32), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_stats_get((uint16_t)p, &st), 0);
+	LR_TEST_ASSERT_EQ(st.ipackets, 0);
+	LR_TEST_ASSERT_EQ(st.opackets, 32);
+	LR_TEST_ASSERT_EQ(st.obytes, 32 * 64);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_stop((uint16_t)p), 0);
+	LR_TEST_ASSERT_EQ(lr_eth_dev_close((uint16_t)p), 0);
 	return 0;
 }
 
@@ -1001,6 +1033,7 @@ static const struct lr_test_case cases[] = {
     {"no_such_port", test_no_such_port},
     {"lifecycle", test_lifecycle},
     {"null_counts", test_null_counts},
+    {"null_no_rx", test_null_no_rx},
     {"ring_pair", test_ring_pair},
     {"from_rings", test_from_rings},
     {"eal_vdevs", test_eal_vdevs},

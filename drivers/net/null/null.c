@@ -7,7 +7,9 @@
  * Devargs: size=N (bytes per packet, default 64, at least an Ethernet
  * header: 14, so the port never hands out a runt), copy=0|1 (default 0: do
  * not touch packet data; 1: rx writes a template frame into each packet,
- * tx reads each packet into a sink buffer, as a device's DMA would).
+ * tx reads each packet into a sink buffer, as a device's DMA would),
+ * no-rx=0|1 (default 0; 1: receive hands out nothing, the port is only a
+ * sink, as DPDK's net_null no-rx=1; not with copy=1).
  *
  * Hot path: rx = one lr_pktmbuf_alloc_bulk + three stores per packet
  * (+ a copy when copy=1); tx = one load per packet for the byte count +
@@ -22,7 +24,7 @@
 #define NULL_DEFAULT_SIZE 64
 #define NULL_MAX_SIZE	  9600
 
-static const char *const null_keys[] = {"size", "copy", NULL};
+static const char *const null_keys[] = {"size", "copy", "no-rx", NULL};
 
 /* One rx or tx queue; counters written by the polling thread only
  * (lr_counter_add()). */
@@ -43,6 +45,7 @@ struct null_private {
 	struct null_queue txq[LR_MAX_QUEUES_PER_PORT];
 	uint32_t size;
 	int copy;
+	int no_rx;
 	uint8_t *tmpl;
 };
 
@@ -140,12 +143,24 @@ null_infos_get(struct lr_eth_dev *dev, struct lr_eth_dev_info *info)
 	return 0;
 }
 
+/* no-rx=1: nothing ever arrives. */
+static uint16_t
+null_no_rx(void *rxq, struct lr_mbuf **pkts, uint16_t n)
+{
+	(void)rxq;
+	(void)pkts;
+	(void)n;
+	return 0;
+}
+
 static int
 null_start(struct lr_eth_dev *dev)
 {
 	struct null_private *p = dev->data->dev_private;
 
-	dev->rx_pkt_burst = p->copy ? null_rx_copy : null_rx;
+	dev->rx_pkt_burst = p->no_rx  ? null_no_rx
+			    : p->copy ? null_rx_copy
+				      : null_rx;
 	dev->tx_pkt_burst = p->copy ? null_tx_copy : null_tx;
 	return 0;
 }
@@ -307,7 +322,7 @@ null_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 {
 	struct null_private *p;
 	uint64_t size;
-	int copy, ret;
+	int copy, no_rx, ret;
 
 	ret = lr_devargs_get_uint(args, "size", NULL_DEFAULT_SIZE,
 				  LR_ETHER_HDR_LEN, NULL_MAX_SIZE, &size);
@@ -316,12 +331,22 @@ null_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	ret = lr_devargs_get_bool(args, "copy", 0, &copy);
 	if (ret < 0)
 		return ret;
+	ret = lr_devargs_get_bool(args, "no-rx", 0, &no_rx);
+	if (ret < 0)
+		return ret;
+	if (copy && no_rx) {
+		LR_LOG(ERR, PMD, "%s: copy=1 and no-rx=1 together: a port that "
+		       "receives nothing has no frame to copy\n",
+		       dev->data->name);
+		return -EINVAL;
+	}
 	p = aligned_alloc(LR_CACHE_LINE_SIZE, sizeof(*p));
 	if (p == NULL)
 		return -ENOMEM;
 	memset(p, 0, sizeof(*p));
 	p->size = (uint32_t)size;
 	p->copy = copy;
+	p->no_rx = no_rx;
 	p->tmpl = malloc(size);
 	if (p->tmpl == NULL) {
 		ret = -ENOMEM;
@@ -331,12 +356,12 @@ null_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	fill_template(p->tmpl, p->size, &dev->data->mac_addr);
 	dev->data->dev_private = p;
 	dev->dev_ops = &null_ops;
-	dev->rx_pkt_burst = null_rx;
+	dev->rx_pkt_burst = no_rx ? null_no_rx : null_rx;
 	dev->tx_pkt_burst = null_tx;
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
-	LR_LOG(INFO, PMD, "%s: size=%u copy=%d\n", dev->data->name, p->size,
-	       p->copy);
+	LR_LOG(INFO, PMD, "%s: size=%u copy=%d no-rx=%d\n", dev->data->name,
+	       p->size, p->copy, p->no_rx);
 	return 0;
 
 free_private:
