@@ -9,6 +9,7 @@ results (summary rows, ratios, no absolute paths).
 """
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -771,6 +772,33 @@ class Callgrind(unittest.TestCase):
         self.assertIn('whole number', callgrind.options(
             {'CG_SECONDS': 'x'})[1])
 
+    def test_columns_without_drivers(self):
+        class FakeBench:
+            def __init__(self, have):
+                self.have = have
+
+            def drivers(self):
+                return self.have
+
+            def version(self, exe):
+                return 'DPDK 22.11.11'
+        has_tp = bool(shutil.which('dpdk-testpmd'))
+        notes = []
+        cols, _ = vhost.columns(FakeBench(['net_null', 'net_vhost']), notes)
+        # No net_virtio_user: neither pair with lr-pktgen runs, said so.
+        self.assertNotIn('lr_lr', cols)
+        self.assertNotIn('lr_dpdk', cols)
+        self.assertEqual(sum('no net_virtio_user' in n for n in notes), 2)
+        self.assertEqual(set(cols), {'dpdk_dpdk', 'dpdk_lr'} if has_tp
+                         else set())
+        notes = []
+        cols, _ = vhost.columns(FakeBench(['net_virtio_user', 'net_vhost']),
+                                notes)
+        self.assertEqual(cols['lr_lr'], ('linerate', None))
+        self.assertEqual(len(cols), 4 if has_tp else 1)
+        if has_tp:
+            self.assertEqual(cols['dpdk_dpdk'][0], 'DPDK 22.11.11 Debian')
+
     def test_registered(self):
         names = [c.name for c in registry()]
         self.assertEqual(names.index('mempool_instructions'),
@@ -835,6 +863,7 @@ class Vhost(unittest.TestCase):
         self.assertAlmostEqual(f['forwarder'], 4e9 / 19.8e6)
         self.assertAlmostEqual(f['generator'], 100)
         self.assertAlmostEqual(f['forwarder CPU'], 100)
+        self.assertAlmostEqual(f['generator CPU'], 50)
         self.assertAlmostEqual(f['not forwarded'], 1)
         z = vhost.figures((2, 0, 0), (2, 0, 0), 2e9)
         self.assertEqual((z['forwarded'], z['forwarder'],
@@ -849,6 +878,8 @@ class Vhost(unittest.TestCase):
         self.assertEqual(vhost.unit_of('64 B: forwarded'), 'Mpps')
         self.assertEqual(vhost.unit_of('64 B: not forwarded'), '%')
         self.assertEqual(vhost.unit_of('64 B: forwarder CPU'), '%')
+        self.assertEqual(vhost.unit_of('64 B: generator CPU'), '%')
+        self.assertEqual(vhost.better_of('64 B: generator CPU'), 'higher')
         self.assertEqual(vhost.unit_of('1518 B: forwarder busy'),
                          'cycles/packet')
         self.assertEqual(vhost.better_of('64 B: forwarded'), 'higher')

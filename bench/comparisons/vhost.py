@@ -40,8 +40,9 @@ window starts WARM s after the last counter watched shows traffic and lasts
 SECS s, counters interpolated at its ends: Mpps forwarded, Mpps sent,
 forwarder cycles per forwarded frame (TSC rate from lr-pktgen's
 calibration), "busy" cycles from the forwarder's exit report
-(--record-core-cycles), the share of a CPU the forwarder got, and the share
-of the frames sent that were not forwarded.
+(--record-core-cycles), the share of a CPU each side got (below 100%: the
+machine was busy, the row is not to be trusted), and the share of the
+frames sent that were not forwarded.
 """
 import os
 import re
@@ -68,8 +69,6 @@ TITLE = {
 # (generator kind, forwarder kind): 'lr' linerate's program, 'tp' testpmd.
 PAIRS = {'lr_lr': ('lr', 'lr'), 'dpdk_dpdk': ('tp', 'tp'),
          'lr_dpdk': ('lr', 'tp'), 'dpdk_lr': ('tp', 'lr')}
-# The drivers each side of linerate needs.
-NEEDS = {'lr': 'net_virtio_user', 'fwd': 'net_vhost'}
 TARGETS = {'lr_lr': 1.3, 'lr_dpdk': 1.0, 'dpdk_lr': 1.0}
 
 L2_PORT = re.compile(r'^Statistics for port (\d+) ')
@@ -121,6 +120,7 @@ def figures(gen, fwd, hz):
         'forwarder': fns / 1e9 * hz / fn if fn > 0 else 0.0,
         'generator': gns / 1e9 * hz / gn if gn > 0 else 0.0,
         'forwarder CPU': 100 * fns / 1e9 / fdt if fdt > 0 else 0.0,
+        'generator CPU': 100 * gns / 1e9 / gdt if gdt > 0 else 0.0,
         'not forwarded': 100 * (gn - fn) / gn if gn > 0 else 0.0,
     }
 
@@ -128,7 +128,8 @@ def figures(gen, fwd, hz):
 def add_figures(rows, size, label, figs):
     """One run's figures into rows ("SIZE B: what")."""
     for what in ('forwarded', 'sent', 'forwarder', 'forwarder busy',
-                 'generator', 'forwarder CPU', 'not forwarded'):
+                 'generator', 'forwarder CPU', 'generator CPU',
+                 'not forwarded'):
         if figs.get(what) is not None:
             rows.add(f'{size} B: {what}', label, figs[what])
 
@@ -138,7 +139,7 @@ def unit_of(row):
     what = row.rsplit(': ', 1)[-1]
     if what in ('forwarded', 'sent'):
         return 'Mpps'
-    if what in ('forwarder CPU', 'not forwarded'):
+    if what in ('forwarder CPU', 'generator CPU', 'not forwarded'):
         return '%'
     return 'cycles/packet'
 
@@ -347,9 +348,9 @@ def columns(b, notes):
     cols, side_notes = {}, {}
     for key in KINDS:
         gk, fk = PAIRS[key]
-        miss = [d for k, d in (('lr', NEEDS['lr']), ('fwd', NEEDS['fwd']))
-                if (gk == 'lr' if k == 'lr' else fk == 'lr') and
-                d not in have]
+        need = (['net_virtio_user'] if gk == 'lr' else []) + \
+            (['net_vhost'] if fk == 'lr' else [])
+        miss = [d for d in need if d not in have]
         if miss:
             notes.append(f'{TITLE[key]}: not run: this build has no '
                          f'{" or ".join(miss)} (drivers: '
