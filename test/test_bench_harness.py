@@ -9,6 +9,7 @@ results (summary rows, ratios, no absolute paths).
 """
 import json
 import os
+import shutil
 import sys
 import tempfile
 import unittest
@@ -26,6 +27,7 @@ from comparisons import dpdk_bridge, stack, veth  # noqa: E402
 from comparisons import callgrind  # noqa: E402
 from harness import proc  # noqa: E402
 from comparisons import telemetry  # noqa: E402
+from comparisons import vhost  # noqa: E402
 import socket  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
@@ -770,6 +772,33 @@ class Callgrind(unittest.TestCase):
         self.assertIn('whole number', callgrind.options(
             {'CG_SECONDS': 'x'})[1])
 
+    def test_columns_without_drivers(self):
+        class FakeBench:
+            def __init__(self, have):
+                self.have = have
+
+            def drivers(self):
+                return self.have
+
+            def version(self, exe):
+                return 'DPDK 22.11.11'
+        has_tp = bool(shutil.which('dpdk-testpmd'))
+        notes = []
+        cols, _ = vhost.columns(FakeBench(['net_null', 'net_vhost']), notes)
+        # No net_virtio_user: neither pair with lr-pktgen runs, said so.
+        self.assertNotIn('lr_lr', cols)
+        self.assertNotIn('lr_dpdk', cols)
+        self.assertEqual(sum('no net_virtio_user' in n for n in notes), 2)
+        self.assertEqual(set(cols), {'dpdk_dpdk', 'dpdk_lr'} if has_tp
+                         else set())
+        notes = []
+        cols, _ = vhost.columns(FakeBench(['net_virtio_user', 'net_vhost']),
+                                notes)
+        self.assertEqual(cols['lr_lr'], ('linerate', None))
+        self.assertEqual(len(cols), 4 if has_tp else 1)
+        if has_tp:
+            self.assertEqual(cols['dpdk_dpdk'][0], 'DPDK 22.11.11 Debian')
+
     def test_registered(self):
         names = [c.name for c in registry()]
         self.assertEqual(names.index('mempool_instructions'),
@@ -779,6 +808,116 @@ class Callgrind(unittest.TestCase):
         self.assertEqual(callgrind.MEMPOOL.unit, 'instructions/object')
         self.assertEqual(callgrind.ELASTIC.unit_of(callgrind.FWD_ROW),
                          'instructions/packet')
+
+
+class Vhost(unittest.TestCase):
+    """bench/comparisons/vhost.py: lr-l2fwd's counter blocks, the driver
+    list of a build, one run's figures, the targets against the DPDK
+    pair, the entry's place."""
+
+    L2FWD_BLOCK = (
+        '\nPort statistics ===================================='
+        '\nStatistics for port 0 ------------------------------'
+        '\nPackets sent:                  1200'
+        '\nPackets received:          18762010'
+        '\nPackets dropped:           55000000'
+        '\nStatistics for port 1 ------------------------------'
+        '\nPackets sent:              18761990'
+        '\nPackets received:          56000000'
+        '\nPackets dropped:                  0'
+        '\nmbuf pool l2fwd_pool:\n  mbufs: 8192'
+        '\nAggregate statistics ==============================='
+        '\nTotal packets sent:        18763190'
+        '\nTotal packets received:    74762010'
+        '\nTotal packets dropped:     55000000'
+        '\nForwarded Mpps (last 1.0 s):    18.76'
+        '\n====================================================\n')
+
+    def test_l2fwd_counters(self):
+        feed = vhost.l2fwd_counters()
+        got = [r for r in map(feed, self.L2FWD_BLOCK.splitlines()) if r]
+        self.assertEqual(got, [(0, 18762010, 1200), (1, 56000000, 18761990)])
+        # A received line outside a port's block, or lr-pktgen's lines,
+        # are no counters.
+        self.assertIsNone(feed('Packets received: 5'))
+        self.assertIsNone(feed('Total packets received:    74762010'))
+        self.assertIsNone(feed('stats t=1.0 port=0 ipackets=1 opackets=2'))
+
+    def test_drivers_of(self):
+        out = ("ethdev: --vdev 'net_nosuch0': no driver 'net_nosuch' "
+               '(drivers: net_af_packet net_memif net_null net_vhost; '
+               'plugins: net_dpdk)\nlr-pktgen: -h for help\n')
+        self.assertEqual(vhost.drivers_of(out),
+                         ['net_af_packet', 'net_memif', 'net_null',
+                          'net_vhost'])
+        self.assertEqual(vhost.drivers_of('(drivers: net_null, net_ring)'),
+                         ['net_null', 'net_ring'])
+        self.assertIsNone(vhost.drivers_of('EAL: nothing about drivers'))
+
+    def test_figures_and_rows(self):
+        # 2 s: 20 M frames sent, 19.8 M forwarded; the forwarder on its
+        # CPU all the time at 2 GHz, the generator half of it.
+        f = vhost.figures((2, 20e6, 1e9), (2, 19.8e6, 2e9), 2e9)
+        self.assertAlmostEqual(f['sent'], 10)
+        self.assertAlmostEqual(f['forwarded'], 9.9)
+        self.assertAlmostEqual(f['forwarder'], 4e9 / 19.8e6)
+        self.assertAlmostEqual(f['generator'], 100)
+        self.assertAlmostEqual(f['forwarder CPU'], 100)
+        self.assertAlmostEqual(f['generator CPU'], 50)
+        self.assertAlmostEqual(f['not forwarded'], 1)
+        z = vhost.figures((2, 0, 0), (2, 0, 0), 2e9)
+        self.assertEqual((z['forwarded'], z['forwarder'],
+                          z['not forwarded']), (0, 0, 0))
+        rows = core.Rows()
+        f['forwarder busy'] = None
+        vhost.add_figures(rows, 64, 'linerate', f)
+        t = dict(rows.table())
+        self.assertAlmostEqual(t['64 B: forwarded']['linerate']['median'],
+                               9.9)
+        self.assertNotIn('64 B: forwarder busy', t)
+        self.assertEqual(vhost.unit_of('64 B: forwarded'), 'Mpps')
+        self.assertEqual(vhost.unit_of('64 B: not forwarded'), '%')
+        self.assertEqual(vhost.unit_of('64 B: forwarder CPU'), '%')
+        self.assertEqual(vhost.unit_of('64 B: generator CPU'), '%')
+        self.assertEqual(vhost.better_of('64 B: generator CPU'), 'higher')
+        self.assertEqual(vhost.unit_of('1518 B: forwarder busy'),
+                         'cycles/packet')
+        self.assertEqual(vhost.better_of('64 B: forwarded'), 'higher')
+        self.assertEqual(vhost.better_of('64 B: not forwarded'), 'lower')
+        self.assertEqual(vhost.better_of('64 B: forwarder'), 'lower')
+        self.assertEqual(vhost.summary_rows(vhost.SIZES),
+                         ['64 B: forwarded', '1518 B: forwarded'])
+
+    def test_targets(self):
+        rows = core.Rows()
+        labels = {'lr_lr': 'linerate', 'dpdk_dpdk': 'DPDK Debian',
+                  'lr_dpdk': 'lr-pktgen -> testpmd io',
+                  'dpdk_lr': 'testpmd txonly -> lr-l2fwd'}
+        for lab, vals in (('linerate', (13, 14, 20)),
+                          ('DPDK Debian', (9, 10, 11)),
+                          ('lr-pktgen -> testpmd io', (9.9, 9.9)),
+                          ('testpmd txonly -> lr-l2fwd', (10, 12))):
+            for v in vals:
+                rows.add('64 B: forwarded', lab, v)
+        notes = vhost.target_notes(rows, labels, (64, 1518))
+        self.assertEqual(len(notes), 3)
+        self.assertIn('lr-pktgen -> lr-l2fwd / testpmd txonly -> testpmd '
+                      'io = 1.40 (target >= 1.3: met)', notes[0])
+        self.assertIn('= 0.99 (target >= 1.0: not met)', notes[1])
+        self.assertIn('= 1.10 (target >= 1.0: met)', notes[2])
+        # No DPDK pair measured: no ratio claimed.
+        del labels['dpdk_dpdk']
+        self.assertEqual(vhost.target_notes(rows, labels, (64,)), [])
+
+    def test_registered(self):
+        names = [c.name for c in registry()]
+        self.assertEqual(names.index('vhost'),
+                         names.index('memif_default') + 1)
+        self.assertIs(registry()[names.index('vhost')].measure_fn,
+                      vhost.measure)
+        for key in vhost.KINDS:
+            self.assertIn(key, vhost.TITLE)
+            self.assertIn(key, vhost.PAIRS)
 
 
 def tel_server(path, reply):

@@ -12,7 +12,7 @@ def registry():
     """The comparisons, in BENCHMARKS.md's order."""
     from . import (callgrind, dpdk_bridge, elastic, l2fwd, memif, mempool,
                    pagealloc, pktgen, rfc2544_memif, ring, stack, suite,
-                   telemetry, veth)
+                   telemetry, veth, vhost)
     return [
         ring.COMPARISON,
         pagealloc.COMPARISON,
@@ -28,6 +28,7 @@ def registry():
         pktgen.COMPARISON,
         memif.COMPARISON,
         memif.DEFAULT,
+        vhost.COMPARISON,
         rfc2544_memif.COMPARISON,
         veth.VETH,
         veth.AFXDP_PLAIN,

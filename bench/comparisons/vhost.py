@@ -1,0 +1,435 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""vhost: a generator on a virtio-user port -> a forwarder on a vhost-user
+port, linerate beside Debian's DPDK 22.11 testpmd in the same run.
+
+Rows of a round, each at 64 and 1518-byte frames (sizes with the FCS, as
+lr-pktgen's --size; testpmd gets --txpkts=SIZE-4), alternating:
+  lr-pktgen --tx-only (net_virtio_user) -> lr-l2fwd (net_vhost)  linerate
+  testpmd txonly (net_virtio_user)      -> testpmd io (net_vhost) DPDK Debian
+  lr-pktgen --tx-only                   -> testpmd io            mixed
+  testpmd txonly                        -> lr-l2fwd              mixed
+Every process has a CPU of its own (generator CPU 0, forwarder CPU 1):
+taskset, and lcores on that CPU only (testpmd's main and forwarding lcores
+both map to it: --lcores 0@C,1@C). Each program as a user types it: the
+forwarder's vhost port listens (iface=S, the default of both drivers), the
+generator's virtio-user port connects (path=S), default queues and ring
+sizes, lr-pktgen's stamped frames; lr-l2fwd --no-mac-updating so that it
+leaves frames unchanged, as testpmd io does.
+
+Topology, and what "forwarded" counts: testpmd txonly never polls a receive
+queue (app/test-pmd/txonly.c only transmits), so nothing sent back to a
+testpmd generator can be counted: its virtio receive ring fills and the
+backend then drops. Counting what comes back would work for lr-pktgen and
+not for testpmd; so every pair is measured at the forwarder instead. Its
+port 0 is the vhost-user port the generator sends to, its port 1 a
+net_null port (both drivers' default devargs), a sink that takes every
+frame: forwarded frames are the forwarder's transmit counter of port 1
+over the window. The forwarders forward both ways, so each also polls
+net_null's receive (frames it makes up) and offers them to the vhost port,
+whose guest (the generator) does not read them: the same extra work for
+both forwarders (DPDK's net_null no-rx=1 has no linerate counterpart, and
+lr-l2fwd pairs ports both ways). So the vhost backend's receive path
+(the guest's transmit ring) and the virtio-user frontend's transmit path
+are measured; the backend's transmit path is not.
+
+Measuring, the same way for every program (memif.py's window): each prints
+its ports' cumulative counters every second (lr-pktgen --stats-period 1,
+lr-l2fwd -T 1, testpmd --stats-period 1); every line is stamped as it
+arrives with the CPU time of each datapath thread (/proc schedstat). The
+window starts WARM s after the last counter watched shows traffic and lasts
+SECS s, counters interpolated at its ends: Mpps forwarded, Mpps sent,
+forwarder cycles per forwarded frame (TSC rate from lr-pktgen's
+calibration), "busy" cycles from the forwarder's exit report
+(--record-core-cycles), the share of a CPU each side got (below 100%: the
+machine was busy, the row is not to be trusted), and the share of the
+frames sent that were not forwarded.
+"""
+import os
+import re
+import subprocess
+import tempfile
+
+from harness import core, group, proc, stats
+from comparisons import memif
+
+WARM, SECS = 1, 2          # seconds of traffic skipped, seconds measured
+SIZES = (64, 1518)
+READY_S = 60               # bound on readiness and traffic: a hung run
+PREFIX = 'bench_vhost'
+PKTGEN = 'apps/pktgen/lr-pktgen'
+L2FWD = 'apps/l2fwd/lr-l2fwd'
+
+KINDS = ('lr_lr', 'dpdk_dpdk', 'lr_dpdk', 'dpdk_lr')
+TITLE = {
+    'lr_lr': 'lr-pktgen -> lr-l2fwd',
+    'dpdk_dpdk': 'testpmd txonly -> testpmd io',
+    'lr_dpdk': 'lr-pktgen -> testpmd io',
+    'dpdk_lr': 'testpmd txonly -> lr-l2fwd',
+}
+# (generator kind, forwarder kind): 'lr' linerate's program, 'tp' testpmd.
+PAIRS = {'lr_lr': ('lr', 'lr'), 'dpdk_dpdk': ('tp', 'tp'),
+         'lr_dpdk': ('lr', 'tp'), 'dpdk_lr': ('tp', 'lr')}
+TARGETS = {'lr_lr': 1.3, 'lr_dpdk': 1.0, 'dpdk_lr': 1.0}
+
+L2_PORT = re.compile(r'^Statistics for port (\d+) ')
+L2_SENT = re.compile(r'^Packets sent:\s*(\d+)')
+L2_RECV = re.compile(r'^Packets received:\s*(\d+)')
+DRIVERS = re.compile(r'\(drivers: ([^);]*)')
+
+
+def l2fwd_counters():
+    """A reader of lr-l2fwd's -T blocks: line -> (port, received, sent) at
+    a port's "Packets received" line, else None."""
+    st = {'port': None, 'tx': 0}
+
+    def feed(line):
+        m = L2_PORT.match(line)
+        if m:
+            st['port'] = int(m.group(1))
+            return None
+        if st['port'] is None:
+            return None
+        m = L2_SENT.match(line)
+        if m:
+            st['tx'] = int(m.group(1))
+            return None
+        m = L2_RECV.match(line)
+        if m:
+            port, st['port'] = st['port'], None
+            return port, int(m.group(1)), st['tx']
+        return None
+    return feed
+
+
+def drivers_of(text):
+    """The driver names an EAL error about an unknown driver lists
+    ("(drivers: a, b)"), or None when the text has no such list."""
+    m = DRIVERS.search(text)
+    if not m:
+        return None
+    return [d.strip() for d in m.group(1).replace(',', ' ').split()]
+
+
+def figures(gen, fwd, hz):
+    """One run's figures from the windows (seconds, frames, cpu_ns) of the
+    generator's sent and the forwarder's forwarded frames."""
+    (gdt, gn, gns), (fdt, fn, fns) = gen, fwd
+    return {
+        'forwarded': fn / fdt / 1e6 if fdt > 0 else 0.0,
+        'sent': gn / gdt / 1e6 if gdt > 0 else 0.0,
+        'forwarder': fns / 1e9 * hz / fn if fn > 0 else 0.0,
+        'generator': gns / 1e9 * hz / gn if gn > 0 else 0.0,
+        'forwarder CPU': 100 * fns / 1e9 / fdt if fdt > 0 else 0.0,
+        'generator CPU': 100 * gns / 1e9 / gdt if gdt > 0 else 0.0,
+        'not forwarded': 100 * (gn - fn) / gn if gn > 0 else 0.0,
+    }
+
+
+def add_figures(rows, size, label, figs):
+    """One run's figures into rows ("SIZE B: what")."""
+    for what in ('forwarded', 'sent', 'forwarder', 'forwarder busy',
+                 'generator', 'forwarder CPU', 'generator CPU',
+                 'not forwarded'):
+        if figs.get(what) is not None:
+            rows.add(f'{size} B: {what}', label, figs[what])
+
+
+def unit_of(row):
+    """A row's unit, from its last words."""
+    what = row.rsplit(': ', 1)[-1]
+    if what in ('forwarded', 'sent'):
+        return 'Mpps'
+    if what in ('forwarder CPU', 'generator CPU', 'not forwarded'):
+        return '%'
+    return 'cycles/packet'
+
+
+def better_of(row):
+    """Rates and the CPU the forwarder got: higher is better; cycles and
+    frames not forwarded: lower."""
+    if unit_of(row) == 'Mpps' or row.endswith('CPU'):
+        return 'higher'
+    return 'lower'
+
+
+def summary_rows(sizes):
+    """The rows of the opening table."""
+    return [f'{s} B: forwarded' for s in sizes]
+
+
+def target_notes(rows, labels, sizes):
+    """The issue's targets against this run's medians (stats.ratio of
+    stats.median): each pair's forwarded Mpps over the DPDK pair's."""
+    dpdk = labels.get('dpdk_dpdk')
+    out = []
+    for s in sizes:
+        cells = rows.values.get(f'{s} B: forwarded', {})
+        if dpdk not in cells:
+            continue
+        base = stats.median(cells[dpdk])
+        for key, goal in TARGETS.items():
+            lab = labels.get(key)
+            if lab not in cells:
+                continue
+            r = stats.ratio(stats.median(cells[lab]), base)
+            met = 'met' if r is not None and r >= goal else 'not met'
+            out.append(f'{s} B: {TITLE[key]} / {TITLE["dpdk_dpdk"]} = '
+                       f'{stats.fmt(r)} (target >= {goal}: {met})')
+    return out
+
+
+class Bench:
+    """What every row of a run shares: the tree, the programs, memory,
+    CPUs, the TSC rate and a scratch folder."""
+
+    def __init__(self, ctx, log):
+        self.top = ctx.top
+        self.log = log
+        self.pktgen = os.path.join(ctx.build, PKTGEN)
+        self.l2fwd = os.path.join(ctx.build, L2FWD)
+        self.tmp = tempfile.mkdtemp(prefix='bench-vhost.')
+        self.cpu_gen = 0
+        self.cpu_peer = 1 if os.cpu_count() >= 2 else 0
+        free = ctx.free_hugepages()
+        # Two processes of 128 MiB and the virtio-user regions; on
+        # hugepages every process --in-memory (nothing left if killed).
+        if free >= 160:
+            self.mem = ['-m', '128', '--in-memory']
+            self.memtxt = (f'hugepages ({free} free 2 MiB pages), every '
+                           'process --in-memory')
+        else:
+            self.mem = ['--no-huge', '-m', '256']
+            self.memtxt = (f'ordinary pages (--no-huge): only {free} free '
+                           '2 MiB hugepages')
+        self.hz = None
+
+    def run_once(self, argv, timeout=60):
+        """Output of a short program run to its end, and its status."""
+        try:
+            p = subprocess.run(argv, cwd=self.top, capture_output=True,
+                               text=True, timeout=timeout)
+            return p.stdout + p.stderr, p.returncode
+        except (OSError, subprocess.TimeoutExpired) as e:
+            return str(e), -1
+
+    def calibrate(self):
+        """The TSC rate of one short lr-pktgen on net_null (None when it
+        printed none)."""
+        out, _ = self.run_once(
+            [self.pktgen, '-l', str(self.cpu_gen)] + self.mem +
+            ['--file-prefix', f'{PREFIX}_tsc', '--vdev', 'net_null0', '--',
+             '--tx-only', '--quiet', '--count', '1', '--stats-period', '1'])
+        self.hz = memif.tsc_hz(out)
+        return self.hz
+
+    def drivers(self):
+        """The port drivers this build of lr-pktgen has (from the error a
+        driver name it does not know gives), or None."""
+        out, _ = self.run_once(
+            [self.pktgen, '-l', str(self.cpu_gen), '--no-huge', '-m', '64',
+             '--file-prefix', f'{PREFIX}_drv', '--vdev', 'net_nosuch0',
+             '--', '--tx-only', '--duration', '0.1', '--link-wait', '0'])
+        return drivers_of(out)
+
+    def version(self, exe):
+        """The DPDK version testpmd exe's EAL says with -v, or None."""
+        out, _ = self.run_once(
+            [exe, '-v', '--no-huge', '-m', '64', '--no-pci', '-l',
+             str(self.cpu_gen), '--file-prefix', f'{PREFIX}_ver', '--',
+             '-h'])
+        m = memif.RTE_VERSION.search(out)
+        return m.group(1) if m else None
+
+    def pktgen_argv(self, cpu, size, dev):
+        """lr-pktgen sending SIZE-byte frames on the port dev, on cpu."""
+        return ([self.pktgen, '-l', str(cpu)] + self.mem +
+                ['--file-prefix', f'{PREFIX}_gen', '--vdev', dev, '--',
+                 '--tx-only', '--size', str(size), '--quiet',
+                 '--stats-period', '1', '--link-wait', str(READY_S)])
+
+    def l2fwd_argv(self, cpu, devs):
+        """lr-l2fwd forwarding between the ports devs, on cpu."""
+        return ([self.l2fwd, '-l', str(cpu)] + self.mem +
+                ['--file-prefix', f'{PREFIX}_fwd'] +
+                [x for d in devs for x in ('--vdev', d)] +
+                ['--', '-p', '0x3', '-T', '1', '--no-mac-updating',
+                 '--record-core-cycles'])
+
+    def testpmd_argv(self, exe, name, cpu, fwd, extra, devs, eal=()):
+        """testpmd exe in forwarding mode fwd, both lcores on cpu."""
+        return ([exe, '--lcores', f'0@{cpu},1@{cpu}'] + self.mem +
+                list(eal) + ['--file-prefix', f'{PREFIX}_{name}',
+                             '--no-pci'] +
+                [x for d in devs for x in ('--vdev', d)] +
+                ['--', f'--forward-mode={fwd}'] + list(extra) +
+                ['--stats-period', '1', '-a'])
+
+    def cleanup(self):
+        """Remove the scratch folder and every runtime file left."""
+        group.remove([self.tmp, f'/var/run/dpdk/{PREFIX}_*',
+                      f'/var/run/linerate/{PREFIX}_*'])
+
+
+class RowRun(memif.RowRun):
+    """memif's row of processes, reading lr-l2fwd's counters too."""
+
+    def start(self, name, kind, cpu, argv):
+        """Start argv pinned on cpu; kind 'lr' (lr-pktgen), 'l2'
+        (lr-l2fwd) or 'tp' (testpmd) says how its counter lines read."""
+        feed = {'lr': memif.lr_counters, 'l2': l2fwd_counters,
+                'tp': memif.testpmd_counters}[kind]()
+
+        def on_line(line):
+            r = feed(line)
+            if r:
+                self.sampler.sample(name, *r)
+        p = proc.Background(['taskset', '-c', str(cpu)] + argv,
+                            cwd=self.b.top, name=name, on_line=on_line)
+        p.kind = kind
+        self.procs.append(p)
+        return p
+
+
+def run_row(b, key, size, exe):
+    """One generator -> forwarder row: (figures or None, RowRun)."""
+    gk, fk = PAIRS[key]
+    sock = os.path.join(b.tmp, 'vhost.sock')
+    run = RowRun(b)
+    if fk == 'lr':
+        fargv = b.l2fwd_argv(b.cpu_peer, [f'net_vhost0,iface={sock}',
+                                          'net_null0'])
+    else:
+        fargv = b.testpmd_argv(exe, 'fwd', b.cpu_peer, 'io',
+                               ['--record-core-cycles'],
+                               [f'net_vhost0,iface={sock}', 'net_null0'])
+    dev = f'net_virtio_user0,path={sock}'
+    if gk == 'lr':
+        gargv = b.pktgen_argv(b.cpu_gen, size, dev)
+    else:
+        # DPDK's virtio-user shares its memory as one file a segment list.
+        gargv = b.testpmd_argv(exe, 'gen', b.cpu_gen, 'txonly',
+                               [f'--txpkts={size - 4}'], [dev],
+                               ['--single-file-segments'])
+    try:
+        figs = None
+        run.start('fwd', 'l2' if fk == 'lr' else 'tp', b.cpu_peer, fargv)
+        ok = run.wait_socket('fwd', sock)
+        if ok:
+            run.start('gen', gk, b.cpu_gen, gargv)
+        w = None
+        if ok and run.datapath('gen') and run.datapath('fwd'):
+            w = run.measure([('gen', 0, 'tx', 'gen'),
+                             ('fwd', 1, 'tx', 'fwd')])
+        if w is None:
+            run.failed()
+        else:
+            figs = figures(w[0], w[1], b.hz)
+        run.stop(['gen', 'fwd'])
+        if figs is not None:
+            figs['forwarder busy'] = memif.busy_cycles(
+                run.proc('fwd').output())
+        return figs, run
+    finally:
+        run.kill()
+        group.remove([sock])
+
+
+def columns(b, notes):
+    """{row key: (column label, testpmd binary)} of the rows that can run
+    with this build and what is installed, and the columns' notes; a note
+    for each row left out."""
+    exe = subprocess.run(['sh', '-c', 'command -v dpdk-testpmd'],
+                         capture_output=True, text=True).stdout.strip()
+    deb = None
+    if exe:
+        ver = b.version(exe) or 'DPDK ?'
+        deb = (f'{ver} Debian', exe)
+    have = b.drivers() or []
+    cols, side_notes = {}, {}
+    for key in KINDS:
+        gk, fk = PAIRS[key]
+        need = (['net_virtio_user'] if gk == 'lr' else []) + \
+            (['net_vhost'] if fk == 'lr' else [])
+        miss = [d for d in need if d not in have]
+        if miss:
+            notes.append(f'{TITLE[key]}: not run: this build has no '
+                         f'{" or ".join(miss)} (drivers: '
+                         f'{", ".join(have) or "?"})')
+            continue
+        if 'tp' in (gk, fk) and deb is None:
+            notes.append(f'{TITLE[key]}: not run (dpdk-testpmd is not '
+                         'installed: apt install dpdk)')
+            continue
+        if key == 'lr_lr':
+            cols[key] = ('linerate', None)
+        elif key == 'dpdk_dpdk':
+            cols[key] = (deb[0], deb[1])
+            side_notes[deb[0]] = f'{deb[0]}: {exe}'
+        else:
+            cols[key] = (TITLE[key], deb[1])
+            side_notes[TITLE[key]] = (f'{TITLE[key]}: a mixed pair, '
+                                      f'testpmd of {deb[0]}')
+    return cols, side_notes
+
+
+def measure(ctx, comp, log):
+    """Every round: each size, the rows alternating, a row's two processes
+    started together and measured over one window."""
+    rows = core.Rows()
+    notes, lines, first = [], {}, {}
+    b = Bench(ctx, log)
+    cols = {}
+    try:
+        if not b.calibrate():
+            notes.append('lr-pktgen on net_null printed no tsc_hz: nothing '
+                         'measured')
+            return rows, [], notes, first
+        cols, side_notes = columns(b, notes)
+        notes.append(
+            f'memory: {b.memtxt}; generator on CPU {b.cpu_gen}, forwarder '
+            f'on CPU {b.cpu_peer}; TSC {b.hz / 1e9:.3f} GHz (lr-pktgen\'s '
+            'calibration)')
+        if b.cpu_peer == b.cpu_gen:
+            notes.append('one CPU: every row\'s two processes share CPU 0')
+        rounds = ctx.rounds or comp.rounds
+        for size in SIZES:
+            for r in range(rounds):
+                for key, (label, exe) in cols.items():
+                    log(f'  {size} B, round {r + 1}: {TITLE[key]}')
+                    figs, run = run_row(b, key, size, exe)
+                    seen = first.setdefault(label, {})
+                    if key not in seen:
+                        seen[key] = '\n'.join(x for p in run.procs
+                                              for x in p.lines)
+                        lines.setdefault(label, []).extend(
+                            [f'# {TITLE[key]}, {size} B'] + run.commands())
+                    notes += [f'{TITLE[key]}, {size} B, round {r + 1}: {n}'
+                              for n in run.notes]
+                    if figs is not None:
+                        add_figures(rows, size, label, figs)
+    finally:
+        b.cleanup()
+    notes += target_notes(rows, {k: v[0] for k, v in cols.items()}, SIZES)
+    order = list(dict.fromkeys(label for label, _ in cols.values()))
+    sides = [group.Together(lab, lines.get(lab, []), side_notes.get(lab))
+             for lab in order]
+    outs = {lab: '\n'.join(v.values()) for lab, v in first.items()}
+    return rows, sides, notes, outs
+
+
+COMPARISON = core.Comparison(
+    'vhost', 'Over vhost-user: linerate and DPDK testpmd',
+    f'{" and ".join(map(str, SIZES))}-byte frames from a generator on a '
+    'virtio-user port to a forwarder on the vhost-user port it connects '
+    'to, which sends them on to a net_null sink: lr-pktgen -> lr-l2fwd '
+    '(linerate), Debian\'s testpmd txonly -> testpmd io (DPDK), and the '
+    'two mixed pairs; each process pinned on a CPU of its own (generator '
+    'CPU 0), default devargs, rows alternating in each round, 5 rounds. '
+    'Forwarded: the forwarder\'s transmit counter of its sink port over a '
+    f'window of {SECS} s after {WARM} s of traffic, read from the '
+    'programs\' per-second counters and interpolated at its ends, the '
+    'same for every pair (testpmd txonly never reads its receive queue, so '
+    'what came back to the generator could not be counted). Targets '
+    '(issue 37): linerate >= 1.3x the DPDK pair, each mixed pair >= 1.0x.',
+    measure=measure, rounds=5, unit_of=unit_of, better_of=better_of,
+    summary=summary_rows(SIZES))
