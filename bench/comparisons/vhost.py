@@ -22,15 +22,14 @@ testpmd generator can be counted: its virtio receive ring fills and the
 backend then drops. Counting what comes back would work for lr-pktgen and
 not for testpmd; so every pair is measured at the forwarder instead. Its
 port 0 is the vhost-user port the generator sends to, its port 1 a
-net_null port (both drivers' default devargs), a sink that takes every
-frame: forwarded frames are the forwarder's transmit counter of port 1
-over the window. The forwarders forward both ways, so each also polls
-net_null's receive (frames it makes up) and offers them to the vhost port,
-whose guest (the generator) does not read them: the same extra work for
-both forwarders (DPDK's net_null no-rx=1 has no linerate counterpart, and
-lr-l2fwd pairs ports both ways). So the vhost backend's receive path
-(the guest's transmit ring) and the virtio-user frontend's transmit path
-are measured; the backend's transmit path is not.
+net_null port with no-rx=1 (both drivers have it), a sink that takes every
+frame and hands out none: forwarded frames are the forwarder's transmit
+counter of port 1 over the window. (Without no-rx the forwarders, which
+forward both ways, would also offer net_null's made-up frames to the
+vhost port, whose guest does not read them: work that shaped the first
+figures of this entry.) So the vhost backend's receive path (the guest's
+transmit ring) and the virtio-user frontend's transmit path are measured;
+the backend's transmit path is not.
 
 Measuring, the same way for every program (memif.py's window): each prints
 its ports' cumulative counters every second (lr-pktgen --stats-period 1,
@@ -54,6 +53,8 @@ from comparisons import memif
 
 WARM, SECS = 1, 2          # seconds of traffic skipped, seconds measured
 SIZES = (64, 1518)
+# The forwarders' second port: takes every frame, hands out none.
+SINK = 'net_null0,no-rx=1'
 READY_S = 60               # bound on readiness and traffic: a hung run
 PREFIX = 'bench_vhost'
 PKTGEN = 'apps/pktgen/lr-pktgen'
@@ -297,11 +298,11 @@ def run_row(b, key, size, exe):
     run = RowRun(b)
     if fk == 'lr':
         fargv = b.l2fwd_argv(b.cpu_peer, [f'net_vhost0,iface={sock}',
-                                          'net_null0'])
+                                          SINK])
     else:
         fargv = b.testpmd_argv(exe, 'fwd', b.cpu_peer, 'io',
                                ['--record-core-cycles'],
-                               [f'net_vhost0,iface={sock}', 'net_null0'])
+                               [f'net_vhost0,iface={sock}', SINK])
     dev = f'net_virtio_user0,path={sock}'
     if gk == 'lr':
         gargv = b.pktgen_argv(b.cpu_gen, size, dev)
@@ -421,7 +422,7 @@ COMPARISON = core.Comparison(
     'vhost', 'Over vhost-user: linerate and DPDK testpmd',
     f'{" and ".join(map(str, SIZES))}-byte frames from a generator on a '
     'virtio-user port to a forwarder on the vhost-user port it connects '
-    'to, which sends them on to a net_null sink: lr-pktgen -> lr-l2fwd '
+    'to, which sends them on to a net_null sink (no-rx=1): lr-pktgen -> lr-l2fwd '
     '(linerate), Debian\'s testpmd txonly -> testpmd io (DPDK), and the '
     'two mixed pairs; each process pinned on a CPU of its own (generator '
     'CPU 0), default devargs, rows alternating in each round, 5 rounds. '
