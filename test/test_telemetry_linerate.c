@@ -230,9 +230,8 @@ test_buddyinfo(void)
 	LR_TEST_ASSERT(b1 != NULL && b2 != NULL, "no reply");
 	LR_TEST_ASSERT_EQ(free_pages(b0) - free_pages(b1), N << BIG_ORDER);
 	if (node0_free(b0, BIG_ORDER) >= N)
-		LR_TEST_ASSERT_EQ(node0_free(b0, BIG_ORDER) -
-				      node0_free(b1, BIG_ORDER),
-				  N);
+		LR_TEST_ASSERT_EQ(
+		    node0_free(b0, BIG_ORDER) - node0_free(b1, BIG_ORDER), N);
 	LR_TEST_ASSERT(json_equal(b0, b2), "buddyinfo not back after free");
 	rc = 0;
 	json_decref(b1);
@@ -382,7 +381,8 @@ test_pcp(void)
 	LR_TEST_ASSERT(l1 != NULL, "no reply");
 	/* b came off the list unless it was empty and got refilled. */
 	if (ord(l0, "movable_blocks", 0) > 0)
-		LR_TEST_ASSERT_EQ(ord(l0, "movable_blocks", 0) - ord(l1, "movable_blocks", 0),
+		LR_TEST_ASSERT_EQ(ord(l0, "movable_blocks", 0) -
+				      ord(l1, "movable_blocks", 0),
 				  1);
 	json_decref(l1);
 	if (expect_null(bad, LR_DIM(bad)) < 0)
@@ -447,7 +447,8 @@ test_page_pool(void)
 	LR_TEST_ASSERT_EQ(num(a, "cached_pages"), st.cached);
 	LR_TEST_ASSERT_EQ(num(a, "ringed_pages"), K);
 	LR_TEST_ASSERT_EQ(num(a, "in_flight_pages"), 0);
-	LR_TEST_ASSERT_EQ(num(a, "alloc_fast_total") + num(a, "alloc_slow_total"), M);
+	LR_TEST_ASSERT_EQ(
+	    num(a, "alloc_fast_total") + num(a, "alloc_slow_total"), M);
 	LR_TEST_ASSERT_EQ(num(a, "pool_size_pages"), 256);
 	LR_TEST_ASSERT_EQ(num(a, "id"), info.id);
 	json_decref(l);
@@ -598,8 +599,8 @@ l2fwd_settled(const char *path)
 		if (fd >= 0) {
 			json_decref(r);
 			r = ask_fd(fd, "/linerate/l2fwd/stats");
-			if (r != NULL &&
-			    num(r, "tx_packets_all_ports_total") == 2 * L2_FRAMES)
+			if (r != NULL && num(r, "tx_packets_all_ports_total") ==
+					     2 * L2_FRAMES)
 				break;
 		}
 		usleep(10000);

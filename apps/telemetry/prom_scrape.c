@@ -109,9 +109,9 @@ static const struct map pool_info[] = {
 
 /* Keys of /mempool/info and /eal/lcore/info that are ids, not values. */
 static const char *const id_keys[] = {
-    "id", "pool_id", "flags",	      "socket_id", "ops_index", "mz_flags",
-    "mz_socket_id", "mz_hugepage_sz", "lcore_id",  "socket",	"cpuset",
-    NULL,
+    "id",	 "pool_id",  "flags",	     "socket_id",
+    "ops_index", "mz_flags", "mz_socket_id", "mz_hugepage_sz",
+    "lcore_id",	 "socket",   "cpuset",	     NULL,
 };
 
 /* No key mapped: add_mapped() walks every key but the ids. */

@@ -57,7 +57,8 @@ add_stats(struct lr_tel_data *d, const struct lr_mempool_elastic_stats *s)
 	lr_tel_data_add_dict_uint(d, "shrinks_total", s->shrinks);
 	lr_tel_data_add_dict_uint(d, "shrunk_blocks_total", s->shrunk_blocks);
 	lr_tel_data_add_dict_uint(d, "grow_fail_max_total", s->grow_fail_max);
-	lr_tel_data_add_dict_uint(d, "grow_fail_nomem_total", s->grow_fail_nomem);
+	lr_tel_data_add_dict_uint(d, "grow_fail_nomem_total",
+				  s->grow_fail_nomem);
 	lr_tel_data_add_dict_uint(d, "bad_puts_total", s->bad_puts);
 }
 

@@ -77,13 +77,15 @@ add_counters(struct lr_tel_data *d, const struct lr_page_pool_stats *s)
 	lr_tel_data_add_dict_uint(d, "alloc_empty_total", s->alloc.empty);
 	lr_tel_data_add_dict_uint(d, "alloc_refill_total", s->alloc.refill);
 	lr_tel_data_add_dict_uint(d, "alloc_remote_total", s->alloc.remote);
-	lr_tel_data_add_dict_uint(d, "alloc_exhausted_total", s->alloc.exhausted);
+	lr_tel_data_add_dict_uint(d, "alloc_exhausted_total",
+				  s->alloc.exhausted);
 	lr_tel_data_add_dict_uint(d, "alloc_shrunk_total", s->alloc.shrunk);
 	lr_tel_data_add_dict_uint(d, "recycle_cached_total", s->recycle.cached);
 	lr_tel_data_add_dict_uint(d, "recycle_cache_full_total",
 				  s->recycle.cache_full);
 	lr_tel_data_add_dict_uint(d, "recycle_ring_total", s->recycle.ring);
-	lr_tel_data_add_dict_uint(d, "recycle_ring_full_total", s->recycle.ring_full);
+	lr_tel_data_add_dict_uint(d, "recycle_ring_full_total",
+				  s->recycle.ring_full);
 	lr_tel_data_add_dict_uint(d, "recycle_released_refcnt_total",
 				  s->recycle.released_refcnt);
 	lr_tel_data_add_dict_uint(d, "recycle_waive_total", s->recycle.waive);

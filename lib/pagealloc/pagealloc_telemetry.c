@@ -76,8 +76,8 @@ add_uint_array(struct lr_tel_data *d, const char *name, const unsigned long *v,
  * orders (keyed so that lr-telemetry's exporter gives each an order
  * label); 0 or -ENOMEM. */
 static int
-add_order_dict(struct lr_tel_data *d, const char *name,
-	       const unsigned long *v, unsigned n, unsigned stride)
+add_order_dict(struct lr_tel_data *d, const char *name, const unsigned long *v,
+	       unsigned n, unsigned stride)
 {
 	struct lr_tel_data *o = lr_tel_data_alloc();
 	char key[16];
@@ -123,7 +123,8 @@ tel_buddyinfo(const char *cmd, const char *params, struct lr_tel_data *d)
 			return -ENOMEM;
 		lr_tel_data_start_dict(nd);
 		snprintf(key, sizeof(key), "node%d", n);
-		if (add_order_dict(nd, "free_blocks", tot, LR_MAX_ORDER, 1) < 0 ||
+		if (add_order_dict(nd, "free_blocks", tot, LR_MAX_ORDER, 1) <
+			0 ||
 		    lr_tel_data_add_dict_container(d, key, nd, 0) < 0) {
 			lr_tel_data_free(nd);
 			return -ENOMEM;
