@@ -202,12 +202,17 @@ if [ "$PEER" = l2fwd ]; then
 REF_CMD=/linerate/l2fwd/stats
 REF_VALUE='lambda r: r["/linerate/l2fwd/stats"]["port0"]["rx_packets_total"]'
 
+# Its mbuf pool is elastic (a page pool under it): /mempool/info's size is
+# its maximum, rounded up to whole blocks; check_families checks it
+# against /linerate/mempool/elastic's max_objs.
+POOL_SIZE_RE='[1-9][0-9]*'
+
 start_peer() {
 	# One lcore (both ports on it): the other CPU stays for the
 	# telemetry thread, the exporter and Prometheus.
 	"$L2FWD" -l 0 --no-huge -m 256 --file-prefix "$PREFIX" \
 		--vdev net_null0 --vdev net_null1 -- -p 3 \
-		--mbufs "$POOL_OBJS" >"$TMP/peer.log" 2>&1 &
+		--mbufs "$POOL_OBJS-$((2 * POOL_OBJS))" >"$TMP/peer.log" 2>&1 &
 	PEER_PID=$!
 	peer_ready() {
 		kill -0 "$PEER_PID" 2>/dev/null || die "lr-l2fwd exited"
@@ -377,7 +382,7 @@ check_exporter() {
 		grep -q '^linerate_up 1$' "$TMP/metrics.txt" &&
 		grep -qE '^linerate_port_rx_packets_total\{port="0"\} [1-9]' "$TMP/metrics.txt" &&
 		grep -qE '^linerate_port_xstats_total\{port="1",stat="rx_good_packets"\} [0-9]' "$TMP/metrics.txt" &&
-		grep -qE "^linerate_mempool_objects\\{pool=\"[^\"]+\"\\} $POOL_OBJS\$" "$TMP/metrics.txt"; then
+		grep -qE "^linerate_mempool_objects\\{pool=\"[^\"]+\"\\} ${POOL_SIZE_RE:-$POOL_OBJS}\$" "$TMP/metrics.txt"; then
 		pass "exporter: promtool check metrics passes on $(grep -vc '^#' "$TMP/metrics.txt") samples"
 	else
 		fail "exporter: promtool or samples: $(cat "$TMP/promtool.out"; head -30 "$TMP/metrics.txt")"
@@ -549,7 +554,9 @@ EOF
 }
 
 # The /linerate/* families in the exporter's output: named and typed as
-# Prometheus wants (counters _total, units in names, port/node labels).
+# Prometheus wants (counters _total, units in names, port/node/order/
+# lcore/pool labels), the page-pool and elastic-pool ones included (the
+# mbuf pool is elastic, on a page pool of its own).
 check_families() {
 	local line missing=
 	while read -r line; do
@@ -560,19 +567,70 @@ check_families() {
 ^linerate_l2fwd_stats_rx_packets_total\{port="0"\} [1-9][0-9]*$
 ^linerate_l2fwd_stats_tx_packets_total\{port="1"\} [1-9][0-9]*$
 ^linerate_l2fwd_stats_dropped_packets_total\{port="0"\} [0-9]+$
+^linerate_l2fwd_stats_rx_packets_all_ports_total [1-9][0-9]*$
 ^linerate_l2fwd_stats_elapsed_seconds [0-9.e+-]+$
-^linerate_l2fwd_stats_tx_packets_per_second [1-9][0-9]*$
-^linerate_pagealloc_buddyinfo\{node="0",index="10"\} [0-9]+$
-^# TYPE linerate_pagealloc_stats_alloc_total counter$
+^# TYPE linerate_l2fwd_stats_tx_packets_per_second gauge$
+^linerate_pagealloc_buddyinfo_free_blocks\{node="0",order="10"\} [0-9]+$
+^# TYPE linerate_pagealloc_stats_alloc_blocks_total counter$
+^linerate_pagealloc_stats_alloc_blocks_total\{order="[0-9]+"\} [1-9][0-9]*$
+^# TYPE linerate_pagealloc_stats_refills_total counter$
+^linerate_pagealloc_pcp_high_blocks\{lcore="0",order="4"\} [0-9]+$
+^# TYPE linerate_page_pool_info_allocated_pages_total counter$
+^linerate_page_pool_info_held_pages\{pool="mbuf_pool"\} [1-9][0-9]*$
+^# TYPE linerate_mempool_elastic_growths_total counter$
+^linerate_mempool_elastic_objs\{pool="mbuf_pool"\} [1-9][0-9]*$
+^linerate_mempool_elastic_idle_shrink_seconds\{pool="mbuf_pool"\} [0-9.e+-]+$
 EOF
 	if [ -n "$missing" ]; then
 		fail "families: lines missing:$missing
 --- got:
-$(grep '^linerate_l2fwd\|^linerate_pagealloc' "$TMP/metrics.txt" | head -40)"
+$(grep -E '^linerate_(l2fwd|page|mempool_elastic)' "$TMP/metrics.txt" | head -60)"
 	elif grep -qE '^linerate_[a-z_]*(port|lcore|node)[0-9]|_ms[{ ]' "$TMP/metrics.txt"; then
 		fail "families: an id or a unit abbreviated in a name: $(grep -E '^linerate_[a-z_]*(port|lcore|node)[0-9]|_ms[{ ]' "$TMP/metrics.txt" | head)"
+	elif ! python3 - "$TMP/metrics.txt" >"$TMP/families.out" 2>&1 <<'EOF'
+# Every family of linerate's own commands: a TYPE of counter or gauge,
+# counters (and only they) named _total, no family with both labelled
+# and unlabelled samples, no label but the per-what ones.
+import re, sys
+ours = re.compile(r"linerate_(pagealloc|page_pool|mempool_elastic|l2fwd|pktgen)_")
+allowed = {"order", "node", "lcore", "port", "pool", "stream", "queue"}
+types, labelled, bad, val = {}, {}, [], {}
+for line in open(sys.argv[1]):
+    m = re.match(r"# TYPE (\S+) (\S+)$", line)
+    if m:
+        types[m[1]] = m[2]
+        continue
+    m = re.match(r"([a-z_0-9]+)(\{[^}]*\})? ", line)
+    if not m:
+        continue
+    val[m[1] + (m[2] or "")] = line.split()[-1]
+    if not ours.match(m[1]):
+        continue
+    names = set(re.findall(r'([a-z_0-9]+)="', m[2] or ""))
+    if names - allowed:
+        bad.append(f"{m[1]}: label {sorted(names - allowed)}")
+    labelled.setdefault(m[1], set()).add(bool(names))
+for f, kinds in labelled.items():
+    t = types.get(f)
+    if t not in ("counter", "gauge"):
+        bad.append(f"{f}: TYPE {t}")
+    elif (t == "counter") != f.endswith("_total"):
+        bad.append(f"{f}: a {t} named {f}")
+    if len(kinds) > 1:
+        bad.append(f"{f}: labelled and unlabelled samples")
+# The elastic pool seen by /mempool/info and /linerate/mempool/elastic.
+for a, b in (("objects", "max_objs"), ("populated_objects", "objs")):
+    x = val.get(f'linerate_mempool_{a}{{pool="mbuf_pool"}}')
+    y = val.get(f'linerate_mempool_elastic_{b}{{pool="mbuf_pool"}}')
+    if x is None or x != y:
+        bad.append(f"mbuf_pool: mempool {a} {x}, elastic {b} {y}")
+print("\n".join(bad) if bad else f"{len(labelled)} families")
+sys.exit(1 if bad else 0)
+EOF
+	then
+		fail "families: $(cat "$TMP/families.out")"
 	else
-		pass "families: $(grep -c '^linerate_l2fwd\|^linerate_pagealloc' "$TMP/metrics.txt") /linerate/ samples named, typed and labelled"
+		pass "families: $(cat "$TMP/families.out") of /linerate/ ($(grep -cE '^linerate_(l2fwd|page|mempool_elastic)' "$TMP/metrics.txt") samples) typed, counters _total, labels per port/node/order/lcore/pool"
 	fi
 }
 
@@ -662,7 +720,11 @@ import json, os, socket, sys, threading
 path = sys.argv[1]
 R = {
 	"/": ["/", "/info", "/mempool/list", "/mempool/info", "/linerate/heap",
-	      "/linerate/l2fwd/stats", "/linerate/needs_param"],
+	      "/linerate/l2fwd/stats", "/linerate/needs_param",
+	      "/linerate/page_pool/list", "/linerate/page_pool/info"],
+	"/linerate/page_pool/list": ["p1", "gone"],
+	"/linerate/page_pool/info,p1": {"name": "p1", "id": 4,
+					"held_pages": 9, "wait_ns": 1500},
 	"/mempool/list": ['we"ird\\pool'],
 	'/mempool/info,we"ird\\pool': {"name": 'we"ird\\pool', "size": 5,
 				       "pool_id": 9},
@@ -671,7 +733,7 @@ R = {
 			   "free_pages": 12},
 			  {"node": 1, "free_per_order": [0, 1, 0],
 			   "free_pages": 2}],
-		"pcp": {"0": {"count": 31}, "3": {"count": 7}}},
+		"pcp": {"0": {"blocks": 31}, "3": {"blocks": 7}}},
 	"/linerate/l2fwd/stats": {"rx_packets_total": 100, "dropped_total": 2,
 				  "running": True, "name": "x",
 				  "busy_cycles": 1000, "ratio": 0.5},
@@ -706,17 +768,20 @@ check_generic() {
   $line"
 	done <<'EOF'
 linerate_mempool_objects{pool="we\"ird\\pool"} 5
-# TYPE linerate_heap_nodes_free_per_order untyped
+# TYPE linerate_heap_nodes_free_per_order gauge
 linerate_heap_nodes_free_per_order{node="0",order="0"} 5
 linerate_heap_nodes_free_per_order{node="1",order="1"} 1
 linerate_heap_nodes_free_pages{node="1"} 2
-linerate_heap_pcp_count{index="3"} 7
+linerate_heap_pcp_blocks{index="3"} 7
 # TYPE linerate_l2fwd_stats_rx_packets_total counter
 linerate_l2fwd_stats_rx_packets_total 100
 linerate_l2fwd_stats_running 1
 # TYPE linerate_l2fwd_stats_busy_cycles_total counter
 linerate_l2fwd_stats_busy_cycles_total 1000
 linerate_l2fwd_stats_ratio 0.5
+# TYPE linerate_page_pool_info_held_pages gauge
+linerate_page_pool_info_held_pages{pool="p1"} 9
+linerate_page_pool_info_wait_seconds{pool="p1"} 1.5e-06
 linerate_up 1
 linerate_scrape_errors 0
 EOF
@@ -724,8 +789,8 @@ EOF
 		fail "generic: lines missing:$missing
 --- got:
 $(grep -v '^#' "$TMP/gen.txt")"
-	elif grep -qE 'pool_id|_name|needs_param|linerate_heap_nodes_node' "$TMP/gen.txt"; then
-		fail "generic: ids, strings or null replies exported: $(grep -E 'pool_id|_name|needs_param|nodes_node' "$TMP/gen.txt")"
+	elif grep -qE 'pool_id|_name|needs_param|linerate_heap_nodes_node|info_id|gone|page_pool_list' "$TMP/gen.txt"; then
+		fail "generic: ids, strings or null replies exported: $(grep -E 'pool_id|_name|needs_param|nodes_node|info_id|gone|page_pool_list' "$TMP/gen.txt")"
 	elif ! promtool check metrics <"$TMP/gen.txt" >"$TMP/promtool.out" 2>&1; then
 		fail "generic: promtool: $(cat "$TMP/promtool.out")"
 	else

@@ -140,6 +140,17 @@ elt(const json_t *o, const char *key, unsigned i)
 	return json_is_integer(v) ? json_integer_value(v) : -1;
 }
 
+/* Entry "order<i>" of the dict under key of o (-1 when missing): the
+ * per-order counts of the pagealloc replies. */
+static long long
+ord(const json_t *o, const char *key, unsigned i)
+{
+	char k[16];
+
+	snprintf(k, sizeof(k), "order%u", i);
+	return num(json_object_get(o, key), k);
+}
+
 /* Each request gets a null value (DPDK's error reply). */
 static int
 expect_null(const char *const *reqs, unsigned n)
@@ -158,18 +169,26 @@ expect_null(const char *const *reqs, unsigned n)
 static int
 check_buddyinfo(const json_t *bi, const struct lr_pagealloc_free_info *fi)
 {
-	json_t *a = json_object_get(bi, "node0");
+	json_t *n0 = json_object_get(bi, "node0");
+	json_t *a = json_object_get(n0, "free_blocks");
 
-	LR_TEST_ASSERT(json_array_size(a) == LR_MAX_ORDER, "node0: %zu",
-		       json_array_size(a));
+	LR_TEST_ASSERT(json_object_size(a) == LR_MAX_ORDER, "node0: %zu",
+		       json_object_size(a));
 	for (unsigned o = 0; o < LR_MAX_ORDER; o++) {
 		unsigned long t = 0;
 
 		for (unsigned mt = 0; mt < LR_MT_TYPES; mt++)
 			t += fi->nr_free[o][mt];
-		LR_TEST_ASSERT_EQ(elt(bi, "node0", o), t);
+		LR_TEST_ASSERT_EQ(ord(n0, "free_blocks", o), t);
 	}
 	return 0;
+}
+
+/* node0's free blocks of order o in a buddyinfo reply (-1: missing). */
+static long long
+node0_free(const json_t *bi, unsigned o)
+{
+	return ord(json_object_get(bi, "node0"), "free_blocks", o);
 }
 
 /* Free pages of node0 in a buddyinfo reply. */
@@ -179,7 +198,7 @@ free_pages(const json_t *bi)
 	long long p = 0;
 
 	for (unsigned o = 0; o < LR_MAX_ORDER; o++)
-		p += elt(bi, "node0", o) << o;
+		p += node0_free(bi, o) << o;
 	return p;
 }
 
@@ -210,10 +229,9 @@ test_buddyinfo(void)
 	b2 = ask("/linerate/pagealloc/buddyinfo");
 	LR_TEST_ASSERT(b1 != NULL && b2 != NULL, "no reply");
 	LR_TEST_ASSERT_EQ(free_pages(b0) - free_pages(b1), N << BIG_ORDER);
-	if (elt(b0, "node0", BIG_ORDER) >= N)
-		LR_TEST_ASSERT_EQ(elt(b0, "node0", BIG_ORDER) -
-				      elt(b1, "node0", BIG_ORDER),
-				  N);
+	if (node0_free(b0, BIG_ORDER) >= N)
+		LR_TEST_ASSERT_EQ(
+		    node0_free(b0, BIG_ORDER) - node0_free(b1, BIG_ORDER), N);
 	LR_TEST_ASSERT(json_equal(b0, b2), "buddyinfo not back after free");
 	rc = 0;
 	json_decref(b1);
@@ -290,17 +308,23 @@ test_stats(void)
 	s2 = ask("/linerate/pagealloc/stats");
 	lr_pagealloc_stats_get(&s);
 	LR_TEST_ASSERT(s1 != NULL && s2 != NULL, "no reply");
+	LR_TEST_ASSERT_EQ(ord(s1, "alloc_blocks_total", BIG_ORDER) -
+			      ord(s0, "alloc_blocks_total", BIG_ORDER),
+			  N);
+	LR_TEST_ASSERT_EQ(ord(s2, "free_blocks_total", BIG_ORDER) -
+			      ord(s1, "free_blocks_total", BIG_ORDER),
+			  N);
 	LR_TEST_ASSERT_EQ(
-	    elt(s1, "alloc", BIG_ORDER) - elt(s0, "alloc", BIG_ORDER), N);
-	LR_TEST_ASSERT_EQ(num(s1, "alloc_total") - num(s0, "alloc_total"), N);
-	LR_TEST_ASSERT_EQ(
-	    elt(s2, "free", BIG_ORDER) - elt(s1, "free", BIG_ORDER), N);
-	LR_TEST_ASSERT_EQ(num(s2, "free_total") - num(s1, "free_total"), N);
-	LR_TEST_ASSERT_EQ(num(s2, "refill"), s.refill);
-	LR_TEST_ASSERT_EQ(num(s2, "drain"), s.drain);
-	LR_TEST_ASSERT_EQ(num(s2, "fail"), s.fail);
-	LR_TEST_ASSERT_EQ(num(s2, "bad"), s.bad);
-	LR_TEST_ASSERT_EQ(elt(s2, "alloc", 0), s.alloc[0]);
+	    json_object_size(json_object_get(s2, "alloc_blocks_total")),
+	    LR_MAX_ORDER);
+	LR_TEST_ASSERT_EQ(num(s2, "refills_total"), s.refill);
+	LR_TEST_ASSERT_EQ(num(s2, "drains_total"), s.drain);
+	LR_TEST_ASSERT_EQ(num(s2, "fallback_blocks_total"), s.fallback);
+	LR_TEST_ASSERT_EQ(num(s2, "stolen_pageblocks_total"), s.steal);
+	LR_TEST_ASSERT_EQ(num(s2, "alloc_failures_total"), s.fail);
+	LR_TEST_ASSERT_EQ(num(s2, "shrink_rounds_total"), s.shrink);
+	LR_TEST_ASSERT_EQ(num(s2, "bad_pages_total"), s.bad);
+	LR_TEST_ASSERT_EQ(ord(s2, "alloc_blocks_total", 0), s.alloc[0]);
 	json_decref(s0);
 	json_decref(s1);
 	json_decref(s2);
@@ -315,11 +339,11 @@ check_pcp(const json_t *l)
 
 	LR_TEST_ASSERT_EQ(lr_pagealloc_pcp_info(0, 0, &pi), 0);
 	LR_TEST_ASSERT_EQ(num(l, "pages"), pi.pages);
-	LR_TEST_ASSERT_EQ(num(l, "movable_o0"), pi.count[0][0]);
-	LR_TEST_ASSERT_EQ(num(l, "pinned_o0"), pi.count[1][0]);
-	LR_TEST_ASSERT_EQ(num(l, "high_o0"), pi.high[0]);
-	LR_TEST_ASSERT_EQ(num(l, "batch_o0"), pi.batch[0]);
-	LR_TEST_ASSERT_EQ(num(l, "high_o4"), pi.high[4]);
+	LR_TEST_ASSERT_EQ(ord(l, "movable_blocks", 0), pi.count[0][0]);
+	LR_TEST_ASSERT_EQ(ord(l, "pinned_blocks", 0), pi.count[1][0]);
+	LR_TEST_ASSERT_EQ(ord(l, "high_blocks", 0), pi.high[0]);
+	LR_TEST_ASSERT_EQ(ord(l, "batch_blocks", 0), pi.batch[0]);
+	LR_TEST_ASSERT_EQ(ord(l, "high_blocks", 4), pi.high[4]);
 	LR_TEST_ASSERT(pi.batch[0] > 0 && pi.high[0] >= pi.batch[0],
 		       "batch %u high %u", pi.batch[0], pi.high[0]);
 	return 0;
@@ -356,8 +380,9 @@ test_pcp(void)
 	lr_free_page(b);
 	LR_TEST_ASSERT(l1 != NULL, "no reply");
 	/* b came off the list unless it was empty and got refilled. */
-	if (num(l0, "movable_o0") > 0)
-		LR_TEST_ASSERT_EQ(num(l0, "movable_o0") - num(l1, "movable_o0"),
+	if (ord(l0, "movable_blocks", 0) > 0)
+		LR_TEST_ASSERT_EQ(ord(l0, "movable_blocks", 0) -
+				      ord(l1, "movable_blocks", 0),
 				  1);
 	json_decref(l1);
 	if (expect_null(bad, LR_DIM(bad)) < 0)
@@ -415,15 +440,16 @@ test_page_pool(void)
 	LR_TEST_ASSERT(found, "tel_pp not listed");
 	LR_TEST_ASSERT(a != NULL && json_is_object(a), "no reply");
 	LR_TEST_ASSERT(json_equal(a, b), "by name and by id differ");
-	LR_TEST_ASSERT_EQ(num(a, "recycle_cached"), M - K);
-	LR_TEST_ASSERT_EQ(num(a, "recycle_ring"), K);
-	LR_TEST_ASSERT_EQ(num(a, "held"), st.held);
-	LR_TEST_ASSERT_EQ(num(a, "dma_mapped"), st.held);
-	LR_TEST_ASSERT_EQ(num(a, "cached"), st.cached);
-	LR_TEST_ASSERT_EQ(num(a, "ringed"), K);
-	LR_TEST_ASSERT_EQ(num(a, "in_flight"), 0);
-	LR_TEST_ASSERT_EQ(num(a, "alloc_fast") + num(a, "alloc_slow"), M);
-	LR_TEST_ASSERT_EQ(num(a, "pool_size"), 256);
+	LR_TEST_ASSERT_EQ(num(a, "recycle_cached_total"), M - K);
+	LR_TEST_ASSERT_EQ(num(a, "recycle_ring_total"), K);
+	LR_TEST_ASSERT_EQ(num(a, "held_pages"), st.held);
+	LR_TEST_ASSERT_EQ(num(a, "dma_mapped_pages"), st.held);
+	LR_TEST_ASSERT_EQ(num(a, "cached_pages"), st.cached);
+	LR_TEST_ASSERT_EQ(num(a, "ringed_pages"), K);
+	LR_TEST_ASSERT_EQ(num(a, "in_flight_pages"), 0);
+	LR_TEST_ASSERT_EQ(
+	    num(a, "alloc_fast_total") + num(a, "alloc_slow_total"), M);
+	LR_TEST_ASSERT_EQ(num(a, "pool_size_pages"), 256);
 	LR_TEST_ASSERT_EQ(num(a, "id"), info.id);
 	json_decref(l);
 	json_decref(a);
@@ -470,12 +496,12 @@ test_elastic(void)
 	}
 	LR_TEST_ASSERT(listed, "tel_ep not listed");
 	LR_TEST_ASSERT(a != NULL && b != NULL, "no reply");
-	LR_TEST_ASSERT(num(a, "objs") >= GET && num(a, "growths") >= 1,
+	LR_TEST_ASSERT(num(a, "objs") >= GET && num(a, "growths_total") >= 1,
 		       "objs %lld growths %lld", num(a, "objs"),
-		       num(a, "growths"));
-	LR_TEST_ASSERT_EQ(num(b, "growths"), s.growths);
-	LR_TEST_ASSERT_EQ(num(b, "grown_blocks"), s.grown_blocks);
-	LR_TEST_ASSERT_EQ(num(b, "shrinks"), s.shrinks);
+		       num(a, "growths_total"));
+	LR_TEST_ASSERT_EQ(num(b, "growths_total"), s.growths);
+	LR_TEST_ASSERT_EQ(num(b, "grown_blocks_total"), s.grown_blocks);
+	LR_TEST_ASSERT_EQ(num(b, "shrinks_total"), s.shrinks);
 	LR_TEST_ASSERT(s.shrinks >= 1, "no shrink");
 	LR_TEST_ASSERT_EQ(num(b, "objs"), s.objs);
 	LR_TEST_ASSERT_EQ(num(b, "peak_objs"), num(a, "objs"));
@@ -573,8 +599,8 @@ l2fwd_settled(const char *path)
 		if (fd >= 0) {
 			json_decref(r);
 			r = ask_fd(fd, "/linerate/l2fwd/stats");
-			if (r != NULL &&
-			    num(r, "tx_packets_total") == 2 * L2_FRAMES)
+			if (r != NULL && num(r, "tx_packets_all_ports_total") ==
+					     2 * L2_FRAMES)
 				break;
 		}
 		usleep(10000);
@@ -681,9 +707,9 @@ clean:
 	dpdk_dir(rdir, sizeof(rdir), prefix);
 	LR_TEST_ASSERT(access(rdir, F_OK) != 0 && errno == ENOENT,
 		       "%s left behind by a clean exit", rdir);
-	LR_TEST_ASSERT_EQ(num(r, "rx_packets_total"), fin[0]);
-	LR_TEST_ASSERT_EQ(num(r, "tx_packets_total"), fin[1]);
-	LR_TEST_ASSERT_EQ(num(r, "dropped_packets_total"), fin[2]);
+	LR_TEST_ASSERT_EQ(num(r, "rx_packets_all_ports_total"), fin[0]);
+	LR_TEST_ASSERT_EQ(num(r, "tx_packets_all_ports_total"), fin[1]);
+	LR_TEST_ASSERT_EQ(num(r, "dropped_packets_all_ports_total"), fin[2]);
 	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port0"), "rx_packets_total"),
 			  L2_FRAMES);
 	LR_TEST_ASSERT_EQ(num(json_object_get(r, "port1"), "tx_packets_total"),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lr-l2fwd's telemetry command, /linerate/l2fwd/stats: per port the
- * packets sent, received and dropped, their totals, and the forwarding
+ * packets sent, received and dropped, their sums over the ports (keys
+ * ..._all_ports_total), and the forwarding
  * rates lr-l2fwd prints (packets sent per second since forwarding began,
  * as its `l2fwd total:` line, and since the previous query, as its
  * periodic `Forwarded Mpps (last N s)` line, but in packets per second:
@@ -79,9 +80,12 @@ tel_stats(const char *cmd, const char *params, struct lr_tel_data *d)
 	lr_tel_data_start_dict(d);
 	if (add_ports(d, &sum) < 0)
 		return -ENOMEM;
-	lr_tel_data_add_dict_uint(d, "tx_packets_total", sum.tx);
-	lr_tel_data_add_dict_uint(d, "rx_packets_total", sum.rx);
-	lr_tel_data_add_dict_uint(d, "dropped_packets_total", sum.dropped);
+	/* The sums under names of their own: beside the per-port samples
+	 * of one family they would count twice in a PromQL sum(). */
+	lr_tel_data_add_dict_uint(d, "tx_packets_all_ports_total", sum.tx);
+	lr_tel_data_add_dict_uint(d, "rx_packets_all_ports_total", sum.rx);
+	lr_tel_data_add_dict_uint(d, "dropped_packets_all_ports_total",
+				  sum.dropped);
 	lr_tel_data_add_dict_uint(d, "running", stop == 0);
 	lr_tel_data_add_dict_uint(d, "elapsed_ms",
 				  (now - tel_start) * 1000 / tel_hz);

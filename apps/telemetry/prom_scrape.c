@@ -10,7 +10,8 @@
  *   /mempool/list           then /mempool/info,NAME per pool
  *   /eal/lcore/list         then /eal/lcore/info,N (when '/' lists them)
  *   /linerate/...           each command '/' lists, without parameters,
- *                           read generically (prom_walk)
+ *                           read generically (prom_walk); a list of names
+ *                           asked name by name (scrape_named)
  *
  * Every name begins with linerate_, whoever the peer is (a DPDK process
  * too): the names stay the same when a linerate process replaces a DPDK
@@ -108,10 +109,13 @@ static const struct map pool_info[] = {
 
 /* Keys of /mempool/info and /eal/lcore/info that are ids, not values. */
 static const char *const id_keys[] = {
-    "pool_id",	    "flags",	      "socket_id", "ops_index", "mz_flags",
-    "mz_socket_id", "mz_hugepage_sz", "lcore_id",  "socket",	"cpuset",
-    NULL,
+    "id",	 "pool_id",  "flags",	     "socket_id",
+    "ops_index", "mz_flags", "mz_socket_id", "mz_hugepage_sz",
+    "lcore_id",	 "socket",   "cpuset",	     NULL,
 };
+
+/* No key mapped: add_mapped() walks every key but the ids. */
+static const struct map no_map[] = {{NULL, NULL, NULL, NULL}};
 
 /* One scrape in progress. */
 struct scrape {
@@ -354,7 +358,58 @@ scrape_lists(struct scrape *sc)
 	json_decref(r_list);
 }
 
-/* Each /linerate/... command '/' lists, asked without parameters. */
+/* Whether v is a non-empty array of strings only (a list of names). */
+static int
+name_list(const json_t *v)
+{
+	const json_t *x;
+	size_t i;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return 0;
+	json_array_foreach(v, i, x) if (!json_is_string(x)) return 0;
+	return 1;
+}
+
+/* A /linerate/ command that answers a list of names: each name asked of
+ * the command that describes one (cmd's own, or .../info for .../list, as
+ * /ethdev/list and /ethdev/info go), its reply walked under a label named
+ * after that command's path (pool for /linerate/page_pool/info and
+ * /linerate/mempool/elastic). A name gone meanwhile answers null: left
+ * out. */
+static void
+scrape_named(struct scrape *sc, const char *cmd, const json_t *names)
+{
+	char info[128], base[160], req[256], labels[256];
+	size_t n = strlen(cmd), i;
+	const json_t *x;
+	json_t *r, *v;
+
+	snprintf(info, sizeof(info), "%s", cmd);
+	if (n > 5 && n < sizeof(info) && strcmp(cmd + n - 5, "/list") == 0) {
+		snprintf(info + n - 5, sizeof(info) - (n - 5), "/info");
+		if (!listed(sc, info))
+			return;
+	}
+	snprintf(base, sizeof(base), "linerate_%s", info + 10);
+	prom_sanitize(base);
+	json_array_foreach(names, i, x)
+	{
+		snprintf(req, sizeof(req), "%s,%s", info, json_string_value(x));
+		v = ask(sc, req, &r);
+		if (json_is_object(v)) {
+			labels[0] = '\0';
+			prom_label(labels, sizeof(labels),
+				   prom_label_for(info + 10),
+				   json_string_value(x));
+			add_mapped(sc, v, no_map, labels, base, info);
+		}
+		json_decref(r);
+	}
+}
+
+/* Each /linerate/... command '/' lists, asked without parameters; one
+ * that answers a list of names through scrape_named(). */
 static void
 scrape_linerate(struct scrape *sc)
 {
@@ -372,7 +427,9 @@ scrape_linerate(struct scrape *sc)
 		snprintf(base, sizeof(base), "linerate_%s", cmd + 10);
 		prom_sanitize(base);
 		v = ask(sc, cmd, &r);
-		if (v != NULL)
+		if (name_list(v))
+			scrape_named(sc, cmd, v);
+		else if (v != NULL)
 			prom_walk(&sc->set, v, base, "", NULL, cmd);
 		json_decref(r);
 	}

@@ -17,10 +17,12 @@
  * of the name, as linerate's own replies key their ports and lcores.
  *
  * Types: a name ending in _total is a counter; a key ending in _cycles is
- * a counter named ..._cycles_total; everything else untyped (the reply
- * does not say whether a number is a gauge). Units: a key ending in _ms
- * (milliseconds) is exported in seconds, named ..._seconds, as
- * Prometheus wants base units. Booleans are 1 and 0; strings are left out.
+ * a counter named ..._cycles_total; any other number of a /linerate/
+ * command a gauge (linerate's servers name every counter ..._total,
+ * doc/telemetry.md), of another command untyped (a DPDK reply does not
+ * say whether a number is a gauge). Units: a key ending in _ms, _us or
+ * _ns is exported in seconds, named ..._seconds, as Prometheus wants base
+ * units. Booleans are 1 and 0; strings are left out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +32,8 @@
 #define NAME_LEN   160
 #define LABELS_LEN 1024
 
-/* The label name for the elements of an array (or numeric-keyed object)
- * found at key. */
-static const char *
-label_for(const char *key)
+const char *
+prom_label_for(const char *key)
 {
 	static const char *const words[][2] = {
 	    {"order", "order"}, {"node", "node"},     {"socket", "node"},
@@ -107,27 +107,48 @@ label_key(const char *key, const char **label)
 	return 0;
 }
 
-/* The sample of number v called name (typed by its name). */
+/* The divisor from the unit of time name ends in to seconds (1 when it
+ * ends in none) and that suffix's length in *len. */
+static double
+time_unit(const char *name, size_t n, size_t *len)
+{
+	static const struct {
+		const char *suffix;
+		double div;
+	} units[] = {{"_ms", 1e3}, {"_us", 1e6}, {"_ns", 1e9}};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (n >= 3 && strcmp(name + n - 3, units[i].suffix) == 0) {
+			*len = 3;
+			return units[i].div;
+		}
+	return 1;
+}
+
+/* The sample of number v called name (typed by its name and cmd). */
 static void
 leaf(struct prom_set *s, const json_t *v, const char *name, const char *labels,
      const char *cmd)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), ul = 0;
 	char val[40], help[200], full[NAME_LEN + 8];
 	const char *type = "untyped";
+	double div = time_unit(name, n, &ul);
 
 	if (prom_value(v, val, sizeof(val)) != 0)
 		return;
 	snprintf(full, sizeof(full), "%s", name);
 	if (n >= 7 && strcmp(name + n - 7, "_cycles") == 0)
 		strcat(full, "_total");
-	if (n >= 3 && strcmp(name + n - 3, "_ms") == 0 && json_is_number(v)) {
-		snprintf(full + n - 3, sizeof(full) - (n - 3), "_seconds");
-		snprintf(val, sizeof(val), "%.15g", json_number_value(v) / 1e3);
+	if (ul != 0 && json_is_number(v)) {
+		snprintf(full + n - ul, sizeof(full) - (n - ul), "_seconds");
+		snprintf(val, sizeof(val), "%.15g", json_number_value(v) / div);
 	}
 	n = strlen(full);
 	if (n >= 6 && strcmp(full + n - 6, "_total") == 0)
 		type = "counter";
+	else if (strncmp(cmd, "/linerate/", 10) == 0)
+		type = "gauge";
 	snprintf(help, sizeof(help), "%s of the reply to %s", full, cmd);
 	prom_add(s, full, type, help, labels, val);
 }
@@ -142,7 +163,7 @@ walk_elements(struct prom_set *s, const json_t *v, const char *name,
 	      const char *labels, const char *key, const char *cmd)
 {
 	char lab[LABELS_LEN], lname[32], idx[48];
-	const char *ln = label_for(key), *k;
+	const char *ln = prom_label_for(key), *k;
 	json_t *x;
 	size_t i = 0;
 	void *it;

@@ -119,9 +119,15 @@ void prom_label(char *labels, size_t n, const char *name, const char *value);
 
 /** The numeric leaves of v as metrics named base_<path> with labels:
  *  objects extend the name, arrays add an index label named after their
- *  key (node, order, lcore, port, queue, pool, else index). */
+ *  key (node, order, lcore, port, queue, pool, else index). A number
+ *  of a /linerate/ command (cmd) not named ..._total is a gauge. */
 void prom_walk(struct prom_set *s, const json_t *v, const char *base,
 	       const char *labels, const char *key, const char *cmd);
+
+/** The label name for the elements of an array, or the items of a list,
+ *  found at key (a path or key naming orders, nodes, lcores, ports,
+ *  queues, pools or streams; else "index"). */
+const char *prom_label_for(const char *key);
 
 /** Turn a name part into [a-z0-9_] (lower case, others '_'), in place. */
 void prom_sanitize(char *s);

@@ -52,13 +52,14 @@ add_stats(struct lr_tel_data *d, const struct lr_mempool_elastic_stats *s)
 	lr_tel_data_add_dict_uint(d, "objs_per_block", s->objs_per_block);
 	lr_tel_data_add_dict_uint(d, "idle_shrink_ms", s->idle_shrink_ms);
 	lr_tel_data_add_dict_int(d, "node", s->node);
-	lr_tel_data_add_dict_uint(d, "growths", s->growths);
-	lr_tel_data_add_dict_uint(d, "grown_blocks", s->grown_blocks);
-	lr_tel_data_add_dict_uint(d, "shrinks", s->shrinks);
-	lr_tel_data_add_dict_uint(d, "shrunk_blocks", s->shrunk_blocks);
-	lr_tel_data_add_dict_uint(d, "grow_fail_max", s->grow_fail_max);
-	lr_tel_data_add_dict_uint(d, "grow_fail_nomem", s->grow_fail_nomem);
-	lr_tel_data_add_dict_uint(d, "bad_puts", s->bad_puts);
+	lr_tel_data_add_dict_uint(d, "growths_total", s->growths);
+	lr_tel_data_add_dict_uint(d, "grown_blocks_total", s->grown_blocks);
+	lr_tel_data_add_dict_uint(d, "shrinks_total", s->shrinks);
+	lr_tel_data_add_dict_uint(d, "shrunk_blocks_total", s->shrunk_blocks);
+	lr_tel_data_add_dict_uint(d, "grow_fail_max_total", s->grow_fail_max);
+	lr_tel_data_add_dict_uint(d, "grow_fail_nomem_total",
+				  s->grow_fail_nomem);
+	lr_tel_data_add_dict_uint(d, "bad_puts_total", s->bad_puts);
 }
 
 /* /linerate/mempool/elastic[,NAME]: the names, or one pool's dict (a

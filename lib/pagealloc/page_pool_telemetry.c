@@ -66,31 +66,33 @@ find_one(const struct lr_page_pool *pool, void *arg)
 	q->found = by_name ? 2 : 1;
 }
 
-/* Add the pool's counters to d. */
+/* Add the pool's counters to d (pages, since its creation). */
 static void
 add_counters(struct lr_tel_data *d, const struct lr_page_pool_stats *s)
 {
-	lr_tel_data_add_dict_uint(d, "alloc_fast", s->alloc.fast);
-	lr_tel_data_add_dict_uint(d, "alloc_slow", s->alloc.slow);
-	lr_tel_data_add_dict_uint(d, "alloc_slow_high_order",
+	lr_tel_data_add_dict_uint(d, "alloc_fast_total", s->alloc.fast);
+	lr_tel_data_add_dict_uint(d, "alloc_slow_total", s->alloc.slow);
+	lr_tel_data_add_dict_uint(d, "alloc_slow_high_order_total",
 				  s->alloc.slow_high_order);
-	lr_tel_data_add_dict_uint(d, "alloc_empty", s->alloc.empty);
-	lr_tel_data_add_dict_uint(d, "alloc_refill", s->alloc.refill);
-	lr_tel_data_add_dict_uint(d, "alloc_remote", s->alloc.remote);
-	lr_tel_data_add_dict_uint(d, "alloc_exhausted", s->alloc.exhausted);
-	lr_tel_data_add_dict_uint(d, "alloc_shrunk", s->alloc.shrunk);
-	lr_tel_data_add_dict_uint(d, "recycle_cached", s->recycle.cached);
-	lr_tel_data_add_dict_uint(d, "recycle_cache_full",
+	lr_tel_data_add_dict_uint(d, "alloc_empty_total", s->alloc.empty);
+	lr_tel_data_add_dict_uint(d, "alloc_refill_total", s->alloc.refill);
+	lr_tel_data_add_dict_uint(d, "alloc_remote_total", s->alloc.remote);
+	lr_tel_data_add_dict_uint(d, "alloc_exhausted_total",
+				  s->alloc.exhausted);
+	lr_tel_data_add_dict_uint(d, "alloc_shrunk_total", s->alloc.shrunk);
+	lr_tel_data_add_dict_uint(d, "recycle_cached_total", s->recycle.cached);
+	lr_tel_data_add_dict_uint(d, "recycle_cache_full_total",
 				  s->recycle.cache_full);
-	lr_tel_data_add_dict_uint(d, "recycle_ring", s->recycle.ring);
-	lr_tel_data_add_dict_uint(d, "recycle_ring_full", s->recycle.ring_full);
-	lr_tel_data_add_dict_uint(d, "recycle_released_refcnt",
+	lr_tel_data_add_dict_uint(d, "recycle_ring_total", s->recycle.ring);
+	lr_tel_data_add_dict_uint(d, "recycle_ring_full_total",
+				  s->recycle.ring_full);
+	lr_tel_data_add_dict_uint(d, "recycle_released_refcnt_total",
 				  s->recycle.released_refcnt);
-	lr_tel_data_add_dict_uint(d, "recycle_waive", s->recycle.waive);
-	lr_tel_data_add_dict_uint(d, "recycle_shrunk", s->recycle.shrunk);
-	lr_tel_data_add_dict_uint(d, "allocated", s->allocated);
-	lr_tel_data_add_dict_uint(d, "returned", s->returned);
-	lr_tel_data_add_dict_uint(d, "errors", s->errors);
+	lr_tel_data_add_dict_uint(d, "recycle_waive_total", s->recycle.waive);
+	lr_tel_data_add_dict_uint(d, "recycle_shrunk_total", s->recycle.shrunk);
+	lr_tel_data_add_dict_uint(d, "allocated_pages_total", s->allocated);
+	lr_tel_data_add_dict_uint(d, "returned_pages_total", s->returned);
+	lr_tel_data_add_dict_uint(d, "errors_total", s->errors);
 }
 
 /* /linerate/page_pool/info,NAME-or-ID: a dict of the pool's parameters,
@@ -120,20 +122,20 @@ tel_info(const char *cmd, const char *params, struct lr_tel_data *d)
 	lr_tel_data_add_dict_uint(d, "id", i->id);
 	lr_tel_data_add_dict_uint(d, "order", i->order);
 	lr_tel_data_add_dict_uint(d, "page_bytes", LR_PAGE_SIZE << i->order);
-	lr_tel_data_add_dict_uint(d, "pool_size", i->pool_size);
-	lr_tel_data_add_dict_uint(d, "ring_size", i->ring_size);
+	lr_tel_data_add_dict_uint(d, "pool_size_pages", i->pool_size);
+	lr_tel_data_add_dict_uint(d, "ring_size_pages", i->ring_size);
 	lr_tel_data_add_dict_int(d, "node", i->node);
 	lr_tel_data_add_dict_uint(d, "owner_lcore", i->owner_lcore);
 	lr_tel_data_add_dict_uint(d, "flags", i->flags);
 	lr_tel_data_add_dict_uint(d, "checked", (uint64_t)i->checked);
 	lr_tel_data_add_dict_uint(d, "destroyed", (uint64_t)i->destroyed);
-	lr_tel_data_add_dict_uint(d, "held", s->held);
-	lr_tel_data_add_dict_uint(d, "dma_mapped",
+	lr_tel_data_add_dict_uint(d, "held_pages", s->held);
+	lr_tel_data_add_dict_uint(d, "dma_mapped_pages",
 				  i->flags & LR_PP_FLAG_DMA_MAP ? s->held : 0);
-	lr_tel_data_add_dict_uint(d, "cached", s->cached);
-	lr_tel_data_add_dict_uint(d, "ringed", s->ringed);
-	lr_tel_data_add_dict_uint(d, "stashed", s->stashed);
-	lr_tel_data_add_dict_uint(d, "in_flight", s->in_flight);
+	lr_tel_data_add_dict_uint(d, "cached_pages", s->cached);
+	lr_tel_data_add_dict_uint(d, "ringed_pages", s->ringed);
+	lr_tel_data_add_dict_uint(d, "stashed_pages", s->stashed);
+	lr_tel_data_add_dict_uint(d, "in_flight_pages", s->in_flight);
 	add_counters(d, s);
 	return 0;
 }

@@ -72,13 +72,38 @@ add_uint_array(struct lr_tel_data *d, const char *name, const unsigned long *v,
 	return 0;
 }
 
-/* /linerate/pagealloc/buddyinfo: {"node<N>": [free blocks of order 0..]},
- * every migratetype summed, as /proc/buddyinfo. */
+/* Add name: {"order0": v[0], "order1": v[stride], ...} to dict d, n
+ * orders (keyed so that lr-telemetry's exporter gives each an order
+ * label); 0 or -ENOMEM. */
+static int
+add_order_dict(struct lr_tel_data *d, const char *name, const unsigned long *v,
+	       unsigned n, unsigned stride)
+{
+	struct lr_tel_data *o = lr_tel_data_alloc();
+	char key[16];
+
+	if (o == NULL)
+		return -ENOMEM;
+	lr_tel_data_start_dict(o);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "order%u", i);
+		lr_tel_data_add_dict_uint(o, key, v[i * stride]);
+	}
+	if (lr_tel_data_add_dict_container(d, name, o, 0) < 0) {
+		lr_tel_data_free(o);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* /linerate/pagealloc/buddyinfo: {"node<N>": {"free_blocks": {"order<O>":
+ * free blocks}}}, every migratetype summed, as /proc/buddyinfo. */
 static int
 tel_buddyinfo(const char *cmd, const char *params, struct lr_tel_data *d)
 {
 	struct lr_pagealloc_free_info fi;
 	unsigned long tot[LR_MAX_ORDER];
+	struct lr_tel_data *nd;
 	char key[16];
 
 	(void)cmd;
@@ -93,9 +118,17 @@ tel_buddyinfo(const char *cmd, const char *params, struct lr_tel_data *d)
 			for (unsigned mt = 0; mt < LR_MT_TYPES; mt++)
 				tot[o] += fi.nr_free[o][mt];
 		}
-		snprintf(key, sizeof(key), "node%d", n);
-		if (add_uint_array(d, key, tot, LR_MAX_ORDER, 1) < 0)
+		nd = lr_tel_data_alloc();
+		if (nd == NULL)
 			return -ENOMEM;
+		lr_tel_data_start_dict(nd);
+		snprintf(key, sizeof(key), "node%d", n);
+		if (add_order_dict(nd, "free_blocks", tot, LR_MAX_ORDER, 1) <
+			0 ||
+		    lr_tel_data_add_dict_container(d, key, nd, 0) < 0) {
+			lr_tel_data_free(nd);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -129,13 +162,12 @@ tel_pagetypeinfo(const char *cmd, const char *params, struct lr_tel_data *d)
 }
 
 /* /linerate/pagealloc/stats: the counters lr_pagealloc_stats_get() sums,
- * allocations and frees per order and in total. */
+ * allocations and frees per order; every key a counter (..._total). */
 static int
 tel_stats(const char *cmd, const char *params, struct lr_tel_data *d)
 {
 	struct lr_pagealloc_stats s;
 	unsigned long a[LR_MAX_ORDER], f[LR_MAX_ORDER];
-	uint64_t at = 0, ft = 0;
 
 	(void)cmd;
 	if (params != NULL)
@@ -144,32 +176,29 @@ tel_stats(const char *cmd, const char *params, struct lr_tel_data *d)
 	for (unsigned o = 0; o < LR_MAX_ORDER; o++) {
 		a[o] = s.alloc[o];
 		f[o] = s.free[o];
-		at += s.alloc[o];
-		ft += s.free[o];
 	}
 	lr_tel_data_start_dict(d);
-	lr_tel_data_add_dict_uint(d, "alloc_total", at);
-	lr_tel_data_add_dict_uint(d, "free_total", ft);
-	if (add_uint_array(d, "alloc", a, LR_MAX_ORDER, 1) < 0 ||
-	    add_uint_array(d, "free", f, LR_MAX_ORDER, 1) < 0)
+	if (add_order_dict(d, "alloc_blocks_total", a, LR_MAX_ORDER, 1) < 0 ||
+	    add_order_dict(d, "free_blocks_total", f, LR_MAX_ORDER, 1) < 0)
 		return -ENOMEM;
-	lr_tel_data_add_dict_uint(d, "refill", s.refill);
-	lr_tel_data_add_dict_uint(d, "drain", s.drain);
-	lr_tel_data_add_dict_uint(d, "fallback", s.fallback);
-	lr_tel_data_add_dict_uint(d, "steal", s.steal);
-	lr_tel_data_add_dict_uint(d, "fail", s.fail);
-	lr_tel_data_add_dict_uint(d, "shrink", s.shrink);
-	lr_tel_data_add_dict_uint(d, "bad", s.bad);
+	lr_tel_data_add_dict_uint(d, "refills_total", s.refill);
+	lr_tel_data_add_dict_uint(d, "drains_total", s.drain);
+	lr_tel_data_add_dict_uint(d, "fallback_blocks_total", s.fallback);
+	lr_tel_data_add_dict_uint(d, "stolen_pageblocks_total", s.steal);
+	lr_tel_data_add_dict_uint(d, "alloc_failures_total", s.fail);
+	lr_tel_data_add_dict_uint(d, "shrink_rounds_total", s.shrink);
+	lr_tel_data_add_dict_uint(d, "bad_pages_total", s.bad);
 	return 0;
 }
 
 /* Fill dict l with lcore's lists, every zone summed, high and batch of its
- * local zone's; -ENOENT when it has not used its lists. */
+ * local zone's, per order; -ENOENT when it has not used its lists. */
 static int
 pcp_lcore(unsigned lcore, struct lr_tel_data *l)
 {
 	struct lr_pagealloc_pcp_info pi, loc;
 	unsigned long blocks[LR_PCP_TYPES][LR_PCP_ORDERS] = {{0}};
+	unsigned long high[LR_PCP_ORDERS], batch[LR_PCP_ORDERS];
 	unsigned long pages = 0;
 	int found = 0;
 	char key[32];
@@ -187,20 +216,21 @@ pcp_lcore(unsigned lcore, struct lr_tel_data *l)
 	}
 	if (!found)
 		return -ENOENT;
+	for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
+		high[o] = loc.high[o];
+		batch[o] = loc.batch[o];
+	}
 	lr_tel_data_start_dict(l);
 	lr_tel_data_add_dict_int(l, "node", loc.local_node);
 	lr_tel_data_add_dict_uint(l, "pages", pages);
-	for (unsigned t = 0; t < LR_PCP_TYPES; t++)
-		for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
-			snprintf(key, sizeof(key), "%s_o%u", mt_keys[t], o);
-			lr_tel_data_add_dict_uint(l, key, blocks[t][o]);
-		}
-	for (unsigned o = 0; o < LR_PCP_ORDERS; o++) {
-		snprintf(key, sizeof(key), "high_o%u", o);
-		lr_tel_data_add_dict_uint(l, key, loc.high[o]);
-		snprintf(key, sizeof(key), "batch_o%u", o);
-		lr_tel_data_add_dict_uint(l, key, loc.batch[o]);
+	for (unsigned t = 0; t < LR_PCP_TYPES; t++) {
+		snprintf(key, sizeof(key), "%s_blocks", mt_keys[t]);
+		if (add_order_dict(l, key, blocks[t], LR_PCP_ORDERS, 1) < 0)
+			return -ENOMEM;
 	}
+	if (add_order_dict(l, "high_blocks", high, LR_PCP_ORDERS, 1) < 0 ||
+	    add_order_dict(l, "batch_blocks", batch, LR_PCP_ORDERS, 1) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
