@@ -411,10 +411,31 @@ lr_test_log_end(void)
 	return st->text;
 }
 
-/** One test case. */
+/** Descriptors open in this process (-1 if /proc/self/fd cannot be
+ *  read); a case compares it before and after to find a leak. */
+static inline int
+lr_test_fd_count(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/** One test case: fn(), or (fn NULL) fn_arg(arg), for cases that are
+ *  one body run with the numbers of a table row. */
 struct lr_test_case {
 	const char *name;
 	int (*fn)(void);
+	int (*fn_arg)(const void *arg);
+	const void *arg;
 };
 
 /* Whether name is one of the arguments argv[1..argc-1]. */
@@ -458,7 +479,8 @@ lr_test_run(const char *suite, const struct lr_test_case *cases, int n,
 
 		fprintf(stderr, "[ RUN  ] %s.%s\n", suite, cases[i].name);
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		int r = cases[i].fn();
+		int r = cases[i].fn != NULL ? cases[i].fn()
+					    : cases[i].fn_arg(cases[i].arg);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		const char *what = r == 0 ? "  OK  " :
 				   r == LR_TEST_SKIP ? " SKIP " : " FAIL ";

@@ -253,8 +253,6 @@ wait_log(const char *text)
 	return -1;
 }
 
-static int count_fds(void);
-
 /* ---- DPDK's testpmd ---------------------------------------------------- */
 
 static char testpmd[256];
@@ -427,7 +425,7 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 		return LR_TEST_SKIP;
 	}
 	before = lr_mempool_avail_count(pool);
-	fds = count_fds();
+	fds = lr_test_fd_count();
 	lr_test_log_begin();
 	pmd_level = lr_log_levels[LR_LOGTYPE_PMD];
 	lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
@@ -469,9 +467,9 @@ out:
 	lr_test_memif_shut(port);
 	lr_log_set_level(LR_LOGTYPE_PMD, pmd_level);
 	log_stop(ret != 0);
-	if (count_fds() != fds) {
+	if (lr_test_fd_count() != fds) {
 		fprintf(stderr, "descriptors: %d open, %d before\n",
-			count_fds(), fds);
+			lr_test_fd_count(), fds);
 		ret = -1;
 	}
 	if (lr_mempool_avail_count(pool) != before) {
@@ -482,89 +480,52 @@ out:
 	return ret;
 }
 
+/* One case against testpmd: its socket's name, testpmd's devargs, queue
+ * pairs, net_vhost the client. */
+struct dpdk_case {
+	const char *sock;
+	const char *vargs;
+	unsigned nq;
+	int client;
+};
+
+/* dpdk_run() with the numbers of row arg (a struct dpdk_case). */
 static int
-test_dpdk_split(void)
+dpdk_case(const void *arg)
 {
-	return dpdk_run("split", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0);
+	const struct dpdk_case *c = arg;
+
+	return dpdk_run(c->sock, c->vargs, c->nq, c->client);
 }
 
-static int
-test_dpdk_mrg(void)
-{
-	return dpdk_run("mrg", "mrg_rxbuf=1,in_order=0,packed_vq=0", 1, 0);
-}
-
-static int
-test_dpdk_in_order(void)
-{
-	return dpdk_run("inorder", "mrg_rxbuf=0,in_order=1,packed_vq=0", 1, 0);
-}
-
-static int
-test_dpdk_mrg_in_order(void)
-{
-	return dpdk_run("mrgio", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0);
-}
-
-static int
-test_dpdk_2q(void)
-{
-	return dpdk_run("twoq", "mrg_rxbuf=1,in_order=0,packed_vq=0", 2, 0);
-}
-
-static int
-test_dpdk_2q_split(void)
-{
-	return dpdk_run("twoqs", "mrg_rxbuf=0,in_order=1,packed_vq=0", 2, 0);
-}
-
-static int
-test_dpdk_client(void)
-{
-	return dpdk_run("client", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 1);
-}
-
-static int
-test_dpdk_client_split(void)
-{
-	return dpdk_run("clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1);
-}
-
-static int
-test_dpdk_packed(void)
-{
-	return dpdk_run("packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0);
-}
-
-static int
-test_dpdk_packed_mrg(void)
-{
-	return dpdk_run("packedm", "mrg_rxbuf=1,in_order=0,packed_vq=1", 1, 0);
-}
-
-static int
-test_dpdk_packed_in_order(void)
-{
-	return dpdk_run("packedi", "mrg_rxbuf=0,in_order=1,packed_vq=1", 1, 0);
-}
-
-static int
-test_dpdk_packed_mrg_in_order(void)
-{
-	return dpdk_run("packedmi", "mrg_rxbuf=1,in_order=1,packed_vq=1", 1, 0);
-}
-
-static int
-test_dpdk_packed_2q(void)
-{
-	return dpdk_run("packed2q", "mrg_rxbuf=1,in_order=1,packed_vq=1", 2, 0);
-}
-
-static int
-test_dpdk_packed_client(void)
-{
-	return dpdk_run("packedc", "mrg_rxbuf=0,in_order=1,packed_vq=1", 2, 1);
-}
+static const struct dpdk_case dpdk_split = {
+    "split", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0};
+static const struct dpdk_case dpdk_mrg = {
+    "mrg", "mrg_rxbuf=1,in_order=0,packed_vq=0", 1, 0};
+static const struct dpdk_case dpdk_in_order = {
+    "inorder", "mrg_rxbuf=0,in_order=1,packed_vq=0", 1, 0};
+static const struct dpdk_case dpdk_mrg_in_order = {
+    "mrgio", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0};
+static const struct dpdk_case dpdk_2q = {
+    "twoq", "mrg_rxbuf=1,in_order=0,packed_vq=0", 2, 0};
+static const struct dpdk_case dpdk_2q_split = {
+    "twoqs", "mrg_rxbuf=0,in_order=1,packed_vq=0", 2, 0};
+static const struct dpdk_case dpdk_client = {
+    "client", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 1};
+static const struct dpdk_case dpdk_client_split = {
+    "clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1};
+static const struct dpdk_case dpdk_packed = {
+    "packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0};
+static const struct dpdk_case dpdk_packed_mrg = {
+    "packedm", "mrg_rxbuf=1,in_order=0,packed_vq=1", 1, 0};
+static const struct dpdk_case dpdk_packed_in_order = {
+    "packedi", "mrg_rxbuf=0,in_order=1,packed_vq=1", 1, 0};
+static const struct dpdk_case dpdk_packed_mrg_in_order = {
+    "packedmi", "mrg_rxbuf=1,in_order=1,packed_vq=1", 1, 0};
+static const struct dpdk_case dpdk_packed_2q = {
+    "packed2q", "mrg_rxbuf=1,in_order=1,packed_vq=1", 2, 0};
+static const struct dpdk_case dpdk_packed_client = {
+    "packedc", "mrg_rxbuf=0,in_order=1,packed_vq=1", 2, 1};
 
 /* testpmd started once, frames round; then testpmd restarted (a
  * frontend that goes and comes back): our link goes down, comes back up
@@ -790,23 +751,6 @@ fe_avail(struct fe *f, unsigned i)
 	return (struct lr_vring_avail *)(void *)(f->mem + RING_AT(i) + 4096);
 }
 
-/* Descriptors open in this process. */
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* Descriptors open before a bad_* case's port. */
 static int fds_before;
 
@@ -816,7 +760,7 @@ bad_port(const char *name, char *sock, size_t len)
 {
 	char dev[256];
 
-	fds_before = count_fds();
+	fds_before = lr_test_fd_count();
 	snprintf(sock, len, "%s/%s.sock", dir, name);
 	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s", sock);
 	lr_test_log_begin();
@@ -831,9 +775,9 @@ bad_end(int port, struct fe *f, unsigned before, int ret)
 	fe_close(f);
 	lr_test_memif_shut(port);
 	lr_test_log_end();
-	if (count_fds() != fds_before) {
+	if (lr_test_fd_count() != fds_before) {
 		fprintf(stderr, "descriptors: %d open, %d before\n",
-			count_fds(), fds_before);
+			lr_test_fd_count(), fds_before);
 		return -1;
 	}
 	if (lr_mempool_avail_count(pool) != before) {
@@ -1344,20 +1288,20 @@ out:
 }
 
 static const struct lr_test_case cases[] = {
-    {"dpdk_split", test_dpdk_split},
-    {"dpdk_mrg", test_dpdk_mrg},
-    {"dpdk_in_order", test_dpdk_in_order},
-    {"dpdk_mrg_in_order", test_dpdk_mrg_in_order},
-    {"dpdk_2q", test_dpdk_2q},
-    {"dpdk_2q_split", test_dpdk_2q_split},
-    {"dpdk_client", test_dpdk_client},
-    {"dpdk_client_split", test_dpdk_client_split},
-    {"dpdk_packed", test_dpdk_packed},
-    {"dpdk_packed_mrg", test_dpdk_packed_mrg},
-    {"dpdk_packed_in_order", test_dpdk_packed_in_order},
-    {"dpdk_packed_mrg_in_order", test_dpdk_packed_mrg_in_order},
-    {"dpdk_packed_2q", test_dpdk_packed_2q},
-    {"dpdk_packed_client", test_dpdk_packed_client},
+    {"dpdk_split", NULL, dpdk_case, &dpdk_split},
+    {"dpdk_mrg", NULL, dpdk_case, &dpdk_mrg},
+    {"dpdk_in_order", NULL, dpdk_case, &dpdk_in_order},
+    {"dpdk_mrg_in_order", NULL, dpdk_case, &dpdk_mrg_in_order},
+    {"dpdk_2q", NULL, dpdk_case, &dpdk_2q},
+    {"dpdk_2q_split", NULL, dpdk_case, &dpdk_2q_split},
+    {"dpdk_client", NULL, dpdk_case, &dpdk_client},
+    {"dpdk_client_split", NULL, dpdk_case, &dpdk_client_split},
+    {"dpdk_packed", NULL, dpdk_case, &dpdk_packed},
+    {"dpdk_packed_mrg", NULL, dpdk_case, &dpdk_packed_mrg},
+    {"dpdk_packed_in_order", NULL, dpdk_case, &dpdk_packed_in_order},
+    {"dpdk_packed_mrg_in_order", NULL, dpdk_case, &dpdk_packed_mrg_in_order},
+    {"dpdk_packed_2q", NULL, dpdk_case, &dpdk_packed_2q},
+    {"dpdk_packed_client", NULL, dpdk_case, &dpdk_packed_client},
     {"dpdk_reconnect", test_dpdk_reconnect},
     {"event_idx", test_event_idx},
     {"vnet_offload", test_vnet_offload},

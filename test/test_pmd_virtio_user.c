@@ -533,107 +533,12 @@ out:
 	return 0;
 }
 
-static int
-test_testpmd_mrg(void)
-{
-	return testpmd_run(1, 0, ",mrg_rxbuf=1,in_order=0");
-}
-
-static int
-test_testpmd_nomrg(void)
-{
-	return testpmd_run(1, 0, ",mrg_rxbuf=0,in_order=0");
-}
-
-static int
-test_testpmd_mrg_inorder(void)
-{
-	return testpmd_run(1, 0, ",mrg_rxbuf=1,in_order=1");
-}
-
-static int
-test_testpmd_nomrg_inorder(void)
-{
-	return testpmd_run(1, 0, ",mrg_rxbuf=0,in_order=1,queue_size=1024");
-}
-
-/* Frames of 9000 bytes: chains of descriptors on our tx ring, several
- * buffers merged (num_buffers) on our rx ring. */
-static int
-test_testpmd_mrg_jumbo(void)
-{
-	int rc;
-
-	big = 9000;
-	rc = testpmd_run(1, 0, ",mrg_rxbuf=1");
-	big = 1518;
-	return rc;
-}
-
-static int
-test_testpmd_mrg_jumbo_inorder(void)
-{
-	int rc;
-
-	big = 5000;
-	rc = testpmd_run(1, 1, ",mrg_rxbuf=1,in_order=1");
-	big = 1518;
-	return rc;
-}
-
-static int
-test_testpmd_packed(void)
-{
-	return testpmd_run(1, 0, ",packed_vq=1,mrg_rxbuf=1");
-}
-
-static int
-test_testpmd_packed_nomrg_inorder(void)
-{
-	return testpmd_run(1, 0, ",packed_vq=1,mrg_rxbuf=0,in_order=1");
-}
-
-static int
-test_testpmd_packed_jumbo(void)
-{
-	int rc;
-
-	big = 9000;
-	rc = testpmd_run(1, 0, ",packed_vq=1,mrg_rxbuf=1,in_order=1");
-	big = 1518;
-	return rc;
-}
-
-static int
-test_testpmd_packed_client_2q(void)
-{
-	return testpmd_run(2, 1, ",packed_vq=1,queue_size=512");
-}
-
-static int
-test_testpmd_2q(void)
-{
-	return testpmd_run(2, 0, "");
-}
-
-static int
-test_testpmd_client(void)
-{
-	return testpmd_run(1, 1, ",in_order=1");
-}
-
-static int
-test_testpmd_client_2q(void)
-{
-	return testpmd_run(2, 1, ",mrg_rxbuf=0");
-}
-
 /* testpmd killed in the middle of traffic: link down, every mbuf back; a
  * new testpmd on the socket: link up again (our client retries; our
  * server=1 accepts the new testpmd client) and the frames flow over
  * rings made new. */
 static int
-reconnect_run(int server, const char *extra)
+reconnect_run(unsigned nq, int server, const char *extra)
 {
 	char sock[128], dv[256];
 	struct lr_mbuf *m[BURST];
@@ -646,13 +551,13 @@ reconnect_run(int server, const char *extra)
 	unlink(sock);
 	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s%s%s", sock,
 		 server ? ",server=1" : "", extra);
-	if (server && (port = port_open(dv, 1)) < 0)
+	if (server && (port = port_open(dv, (uint16_t)nq)) < 0)
 		goto out;
-	if (testpmd_start(sock, 1, server) != 0 ||
+	if (testpmd_start(sock, nq, server) != 0 ||
 	    testpmd_wait_line("Press enter to exit") != 0)
 		goto out;
 	if (!server)
-		port = port_open(dv, 1);
+		port = port_open(dv, (uint16_t)nq);
 	if (port < 0 || wait_link(port, 1) != 0 ||
 	    roundtrip(port, 0, 1, 500) != 0)
 		goto out;
@@ -682,7 +587,7 @@ reconnect_run(int server, const char *extra)
 	}
 	if (!server)
 		unlink(sock); /* what the killed testpmd left */
-	if (testpmd_start(sock, 1, server) != 0 ||
+	if (testpmd_start(sock, nq, server) != 0 ||
 	    testpmd_wait_line("Press enter to exit") != 0)
 		goto out;
 	t0 = lr_get_tsc_cycles();
@@ -709,18 +614,6 @@ out:
 	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
 		       lr_mempool_in_use_count(pool));
 	return 0;
-}
-
-static int
-test_reconnect(void)
-{
-	return reconnect_run(0, "");
-}
-
-static int
-test_reconnect_server_packed(void)
-{
-	return reconnect_run(1, ",packed_vq=1");
 }
 
 /* --- linerate's own net_vhost as the backend ------------------------- */
@@ -766,34 +659,67 @@ out:
 	return 0;
 }
 
-static int
-test_ours_mrg(void)
-{
-	return ours_run(1, 0, ",mrg_rxbuf=1");
-}
+/* One case against testpmd or our net_vhost: what runs it, queue pairs,
+ * the peer the client (our port server=1), our devargs, the size of the
+ * odd frames. */
+struct vu_case {
+	int (*run)(unsigned nq, int client, const char *extra);
+	unsigned nq;
+	int client;
+	const char *extra;
+	uint32_t big;
+};
 
+/* Row arg (a struct vu_case) run with its frame size; big 1518 after. */
 static int
-test_ours_nomrg_inorder(void)
+vu_case_run(const void *arg)
 {
-	return ours_run(1, 0, ",mrg_rxbuf=0,in_order=1");
-}
-
-static int
-test_ours_jumbo(void)
-{
+	const struct vu_case *c = arg;
 	int rc;
 
-	big = 9000;
-	rc = ours_run(1, 0, ",mrg_rxbuf=1,in_order=1");
+	big = c->big;
+	rc = c->run(c->nq, c->client, c->extra);
 	big = 1518;
 	return rc;
 }
 
-static int
-test_ours_server_2q(void)
-{
-	return ours_run(2, 1, ",mrg_rxbuf=0");
-}
+static const struct vu_case tp_mrg = {testpmd_run, 1, 0,
+				      ",mrg_rxbuf=1,in_order=0", 1518};
+static const struct vu_case tp_nomrg = {testpmd_run, 1, 0,
+					",mrg_rxbuf=0,in_order=0", 1518};
+static const struct vu_case tp_mrg_inorder = {testpmd_run, 1, 0,
+					      ",mrg_rxbuf=1,in_order=1", 1518};
+static const struct vu_case tp_nomrg_inorder = {
+    testpmd_run, 1, 0, ",mrg_rxbuf=0,in_order=1,queue_size=1024", 1518};
+/* Frames of 9000 bytes: chains of descriptors on our tx ring, several
+ * buffers merged (num_buffers) on our rx ring. */
+static const struct vu_case tp_mrg_jumbo = {testpmd_run, 1, 0, ",mrg_rxbuf=1",
+					    9000};
+static const struct vu_case tp_mrg_jumbo_inorder = {
+    testpmd_run, 1, 1, ",mrg_rxbuf=1,in_order=1", 5000};
+static const struct vu_case tp_packed = {testpmd_run, 1, 0,
+					 ",packed_vq=1,mrg_rxbuf=1", 1518};
+static const struct vu_case tp_packed_nomrg_inorder = {
+    testpmd_run, 1, 0, ",packed_vq=1,mrg_rxbuf=0,in_order=1", 1518};
+static const struct vu_case tp_packed_jumbo = {
+    testpmd_run, 1, 0, ",packed_vq=1,mrg_rxbuf=1,in_order=1", 9000};
+static const struct vu_case tp_packed_client_2q = {
+    testpmd_run, 2, 1, ",packed_vq=1,queue_size=512", 1518};
+static const struct vu_case tp_2q = {testpmd_run, 2, 0, "", 1518};
+static const struct vu_case tp_client = {testpmd_run, 1, 1, ",in_order=1",
+					 1518};
+static const struct vu_case tp_client_2q = {testpmd_run, 2, 1, ",mrg_rxbuf=0",
+					    1518};
+static const struct vu_case re_client = {reconnect_run, 1, 0, "", 1518};
+static const struct vu_case re_server_packed = {reconnect_run, 1, 1,
+						",packed_vq=1", 1518};
+static const struct vu_case ours_mrg = {ours_run, 1, 0, ",mrg_rxbuf=1", 1518};
+static const struct vu_case ours_nomrg_inorder = {
+    ours_run, 1, 0, ",mrg_rxbuf=0,in_order=1", 1518};
+static const struct vu_case ours_jumbo = {ours_run, 1, 0,
+					  ",mrg_rxbuf=1,in_order=1", 9000};
+static const struct vu_case ours_server_2q = {ours_run, 2, 1, ",mrg_rxbuf=0",
+					      1518};
 
 /* Our two drivers against each other over the paths of DPDK's
  * virtio-user loopback test plan: split and packed, mergeable buffers on
@@ -921,21 +847,6 @@ fake_backend(void *arg)
 	return NULL;
 }
 
-/* Descriptors this process has open. */
-static int
-fd_count(void)
-{
-	int n = 0;
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-
-	while (d != NULL && (e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	if (d != NULL)
-		closedir(d);
-	return n;
-}
-
 /* Our client against the fake backend f: start must fail with a log line
  * holding want; nothing left open, no mbuf out. */
 static int
@@ -944,7 +855,7 @@ fake_run(struct fake *f, const char *name, const char *extra, const char *want)
 	char sock[128], dv[256];
 	pthread_t th;
 	const char *log;
-	int port, ret, fds0 = fd_count();
+	int port, ret, fds0 = lr_test_fd_count();
 
 	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
 	f->lis = lr_unix_listen(sock, LR_UNIX_STREAM, LR_UNIX_MODE_KEEP, 1);
@@ -972,7 +883,7 @@ fake_run(struct fake *f, const char *name, const char *extra, const char *want)
 	LR_TEST_ASSERT(ret < 0, "start succeeded against %s", name);
 	LR_TEST_ASSERT(f->seen, "the backend never saw its cue");
 	LR_TEST_ASSERT(strstr(log, want) != NULL, "no '%s' in the log", want);
-	LR_TEST_ASSERT_EQ(fd_count(), fds0);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
 }
@@ -1332,7 +1243,7 @@ test_no_socket(void)
 {
 	char dv[256], want[200];
 	const char *log;
-	int port, ret, fds0 = fd_count();
+	int port, ret, fds0 = lr_test_fd_count();
 
 	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s/none.sock", dir);
 	snprintf(want, sizeof(want),
@@ -1353,7 +1264,7 @@ test_no_socket(void)
 	lr_eth_dev_close((uint16_t)port);
 	LR_TEST_ASSERT(ret == -ENOENT, "start: %d, expected -ENOENT", ret);
 	LR_TEST_ASSERT(strstr(log, want) != NULL, "no '%s' in the log", want);
-	LR_TEST_ASSERT_EQ(fd_count(), fds0);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
 	return 0;
 }
 
@@ -1372,7 +1283,7 @@ test_bad_devargs(void)
 	    {"net_virtio_user0,path=/x.sock,bogus=1", "bogus"},
 	};
 	unsigned used = lr_mempool_in_use_count(pool);
-	int fds0 = fd_count();
+	int fds0 = lr_test_fd_count();
 
 	for (unsigned i = 0; i < LR_DIM(bad); i++) {
 		const char *log;
@@ -1387,7 +1298,7 @@ test_bad_devargs(void)
 			       bad[i][1]);
 	}
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), used);
-	LR_TEST_ASSERT_EQ(fd_count(), fds0);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
 	return 0;
 }
 
@@ -1413,25 +1324,26 @@ static const struct lr_test_case cases[] = {
     {"nak", test_nak},
     {"close_mid_setup", test_close_mid_setup},
     {"no_packed", test_no_packed},
-    {"testpmd_mrg", test_testpmd_mrg},
-    {"testpmd_nomrg", test_testpmd_nomrg},
-    {"testpmd_mrg_inorder", test_testpmd_mrg_inorder},
-    {"testpmd_nomrg_inorder", test_testpmd_nomrg_inorder},
-    {"testpmd_mrg_jumbo", test_testpmd_mrg_jumbo},
-    {"testpmd_mrg_jumbo_inorder", test_testpmd_mrg_jumbo_inorder},
-    {"testpmd_2q", test_testpmd_2q},
-    {"testpmd_packed", test_testpmd_packed},
-    {"testpmd_packed_nomrg_inorder", test_testpmd_packed_nomrg_inorder},
-    {"testpmd_packed_jumbo", test_testpmd_packed_jumbo},
-    {"testpmd_packed_client_2q", test_testpmd_packed_client_2q},
-    {"testpmd_client", test_testpmd_client},
-    {"testpmd_client_2q", test_testpmd_client_2q},
-    {"reconnect", test_reconnect},
-    {"reconnect_server_packed", test_reconnect_server_packed},
-    {"ours_mrg", test_ours_mrg},
-    {"ours_nomrg_inorder", test_ours_nomrg_inorder},
-    {"ours_jumbo", test_ours_jumbo},
-    {"ours_server_2q", test_ours_server_2q},
+    {"testpmd_mrg", NULL, vu_case_run, &tp_mrg},
+    {"testpmd_nomrg", NULL, vu_case_run, &tp_nomrg},
+    {"testpmd_mrg_inorder", NULL, vu_case_run, &tp_mrg_inorder},
+    {"testpmd_nomrg_inorder", NULL, vu_case_run, &tp_nomrg_inorder},
+    {"testpmd_mrg_jumbo", NULL, vu_case_run, &tp_mrg_jumbo},
+    {"testpmd_mrg_jumbo_inorder", NULL, vu_case_run, &tp_mrg_jumbo_inorder},
+    {"testpmd_2q", NULL, vu_case_run, &tp_2q},
+    {"testpmd_packed", NULL, vu_case_run, &tp_packed},
+    {"testpmd_packed_nomrg_inorder", NULL, vu_case_run,
+     &tp_packed_nomrg_inorder},
+    {"testpmd_packed_jumbo", NULL, vu_case_run, &tp_packed_jumbo},
+    {"testpmd_packed_client_2q", NULL, vu_case_run, &tp_packed_client_2q},
+    {"testpmd_client", NULL, vu_case_run, &tp_client},
+    {"testpmd_client_2q", NULL, vu_case_run, &tp_client_2q},
+    {"reconnect", NULL, vu_case_run, &re_client},
+    {"reconnect_server_packed", NULL, vu_case_run, &re_server_packed},
+    {"ours_mrg", NULL, vu_case_run, &ours_mrg},
+    {"ours_nomrg_inorder", NULL, vu_case_run, &ours_nomrg_inorder},
+    {"ours_jumbo", NULL, vu_case_run, &ours_jumbo},
+    {"ours_server_2q", NULL, vu_case_run, &ours_server_2q},
     {"ours_reconnect", test_ours_reconnect},
     {"ours_matrix", test_ours_matrix},
 };

@@ -33,23 +33,6 @@
 
 static char dir[64];
 
-/* Descriptors open in this process. */
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* A, B name the same open file. */
 static int
 same_file(int a, int b)
@@ -105,7 +88,7 @@ static int
 pass_type(unsigned flags)
 {
 	int type = (flags & LR_UNIX_STREAM) ? SOCK_STREAM : SOCK_SEQPACKET;
-	int sv[2], fds[4], got[LR_UNIX_FDS_MAX], before = count_fds();
+	int sv[2], fds[4], got[LR_UNIX_FDS_MAX], before = lr_test_fd_count();
 	char msg[32] = "hello", in[32];
 	unsigned n;
 
@@ -137,7 +120,7 @@ pass_type(unsigned flags)
 	close(sv[0]);
 	LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got, 4, &n), 0);
 	close(sv[1]);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -155,7 +138,7 @@ test_fds_passed(void)
 static int
 test_fds_refused(void)
 {
-	int sv[2], fds[24], got[LR_UNIX_FDS_MAX], before = count_fds();
+	int sv[2], fds[24], got[LR_UNIX_FDS_MAX], before = lr_test_fd_count();
 	char msg[200], in[128];
 	unsigned n = 99;
 
@@ -170,7 +153,7 @@ test_fds_refused(void)
 			  -ETOOMANYREFS);
 	LR_TEST_ASSERT_EQ(n, 0);
 	LR_TEST_ASSERT(in[0] == 'm', "the message's bytes not in the buffer");
-	LR_TEST_ASSERT_EQ(count_fds(), before + 26);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before + 26);
 	/* 24: more than any receive takes (MSG_CTRUNC). Not under qemu-user
 	 * (the cross build's tests, LR_EXE_WRAPPER set): qemu 7.2 receives
 	 * into a larger buffer of its own and copies what fits into ours
@@ -184,14 +167,14 @@ test_fds_refused(void)
 		LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got,
 					       LR_UNIX_FDS_MAX, &n),
 				  -ETOOMANYREFS);
-		LR_TEST_ASSERT_EQ(count_fds(), before + 26);
+		LR_TEST_ASSERT_EQ(lr_test_fd_count(), before + 26);
 	}
 	/* 200 bytes into 128: MSG_TRUNC, its descriptor closed */
 	LR_TEST_ASSERT_EQ(lr_unix_send(sv[0], msg, sizeof(msg), fds, 1), 0);
 	LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got, 4, &n),
 			  -EMSGSIZE);
 	LR_TEST_ASSERT_EQ(lr_errno, EMSGSIZE);
-	LR_TEST_ASSERT_EQ(count_fds(), before + 26);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before + 26);
 	/* nothing left behind: the next message is whole */
 	LR_TEST_ASSERT_EQ(lr_unix_send(sv[0], "ok", 3, fds + 1, 1), 0);
 	LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got, 1, &n), 3);
@@ -205,7 +188,7 @@ test_fds_refused(void)
 	lr_unix_close_fds(fds, 24);
 	close(sv[0]);
 	close(sv[1]);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -215,7 +198,7 @@ test_fds_refused(void)
 static int
 test_cmsg_refused(void)
 {
-	int sv[2], fd, got[4], one = 1, before = count_fds();
+	int sv[2], fd, got[4], one = 1, before = lr_test_fd_count();
 	char in[16];
 	unsigned n;
 
@@ -230,11 +213,11 @@ test_cmsg_refused(void)
 	LR_TEST_ASSERT_EQ(lr_unix_recv(sv[1], in, sizeof(in), got, 4, &n),
 			  -EBADMSG);
 	LR_TEST_ASSERT_EQ(n, 0);
-	LR_TEST_ASSERT_EQ(count_fds(), before + 3);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before + 3);
 	close(fd);
 	close(sv[0]);
 	close(sv[1]);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -297,7 +280,7 @@ test_socket_file(void)
 {
 	char path[128];
 	struct stat st;
-	int a, b, c, before = count_fds();
+	int a, b, c, before = lr_test_fd_count();
 
 	snprintf(path, sizeof(path), "%s/srv.sock", dir);
 	a = lr_unix_listen(path, 0, 0640, 4);
@@ -319,7 +302,7 @@ test_socket_file(void)
 	close(b);
 	unlink(path);
 	LR_TEST_ASSERT_EQ(lr_unix_connect(path, 0), -ENOENT);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -328,7 +311,7 @@ static int
 test_socket_names(void)
 {
 	char name[64], big[LR_UNIX_PATH_MAX + 1];
-	int a, c, s, got, before = count_fds();
+	int a, c, s, got, before = lr_test_fd_count();
 	unsigned n;
 	char in[8];
 
@@ -360,7 +343,7 @@ test_socket_names(void)
 	LR_TEST_ASSERT_EQ(lr_unix_connect("", 0), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_unix_listen(name, LR_UNIX_ABSTRACT, 010000, 4),
 			  -EINVAL);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -369,7 +352,7 @@ static int
 test_shm_create(void)
 {
 	struct lr_shm r, h;
-	int before = count_fds();
+	int before = lr_test_fd_count();
 
 	lr_shm_init(&r);
 	LR_TEST_ASSERT(r.fd == -1 && r.addr == NULL, "init");
@@ -399,7 +382,7 @@ test_shm_create(void)
 	LR_TEST_ASSERT_EQ(lr_shm_create(&r, "t", 1, 0, 0x8), -EINVAL);
 	LR_TEST_ASSERT_EQ(lr_errno, EINVAL);
 	LR_TEST_ASSERT(r.fd == -1, "a failed create changed the region");
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -442,7 +425,7 @@ test_shm_peer(void)
 		uint64_t offset;
 	} m = {.size = 3 * 4096 + 100, .offset = 4096};
 	struct lr_shm r;
-	int sv[2], status, before = count_fds();
+	int sv[2], status, before = lr_test_fd_count();
 	uint8_t *p;
 	pid_t pid;
 
@@ -472,7 +455,7 @@ test_shm_peer(void)
 			       (unsigned long long)i, p[i], (uint8_t)(i * 13));
 	close(sv[0]);
 	lr_shm_free(&r);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -483,7 +466,7 @@ static int
 test_shm_refused(void)
 {
 	struct lr_shm r, mine;
-	int before = count_fds(), efd, ufd;
+	int before = lr_test_fd_count(), efd, ufd;
 
 	LR_TEST_ASSERT_EQ(
 	    lr_shm_create(&mine, "claim", 8192, 0, LR_SHM_SEAL_SHRINK), 0);
@@ -511,7 +494,7 @@ test_shm_refused(void)
 	close(efd);
 	LR_TEST_ASSERT_EQ(lr_shm_attach(&r, mine.fd, 0, 0, 0), -EINVAL);
 	lr_shm_free(&mine);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 

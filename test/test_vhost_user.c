@@ -32,23 +32,6 @@
 
 static char why[256];
 
-/* Descriptors open in this process. */
-static int
-count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	if (d == NULL)
-		return -1;
-	while ((e = readdir(d)) != NULL)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /* A request with payload size size. */
 static struct lr_vhost_user_msg
 req(uint32_t request, uint32_t size)
@@ -338,7 +321,7 @@ test_send_recv(void)
 {
 	struct lr_vhost_user_msg m = mem2(), r;
 	int sv[2], fds[2], got[LR_VHOST_USER_MAX_REGIONS];
-	int before = count_fds();
+	int before = lr_test_fd_count();
 	unsigned nfds = 9;
 	ssize_t n;
 
@@ -377,7 +360,7 @@ test_send_recv(void)
 			  -EMSGSIZE);
 	close(sv[0]);
 	close(sv[1]);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
@@ -401,7 +384,7 @@ test_recv_refused(void)
 {
 	struct lr_vhost_user_msg r;
 	int sv[2], got[LR_VHOST_USER_MAX_REGIONS];
-	int before = count_fds();
+	int before = lr_test_fd_count();
 	unsigned nfds = 0;
 
 	/* truncated header, then the peer is gone */
@@ -438,7 +421,7 @@ test_recv_refused(void)
 			  -EBADMSG);
 	close(sv[0]);
 	close(sv[1]);
-	LR_TEST_ASSERT_EQ(count_fds(), before);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), before);
 	return 0;
 }
 
