@@ -50,6 +50,7 @@
 #include "lr_mbuf.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
+#include "lr_test_virtio.h"
 #include "lr_unix.h"
 #include "lr_vhost_user.h"
 #include "lr_virtio.h"
@@ -255,159 +256,28 @@ wait_log(const char *text)
 
 /* ---- DPDK's testpmd ---------------------------------------------------- */
 
-static char testpmd[256];
-static pid_t tp_pid = -1;
-static int tp_stdin = -1;
-
-/* dpdk-testpmd on PATH; 0 or -1. */
-static int
-find_testpmd(void)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
-	for (char *d = strtok(buf, ":"); d != NULL; d = strtok(NULL, ":")) {
-		snprintf(testpmd, sizeof(testpmd), "%s/dpdk-testpmd", d);
-		if (access(testpmd, X_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
+static struct lr_test_testpmd tp = {.pid = -1, .in = -1};
 
 /* Start testpmd with one virtio-user port (vdev args after the name) and
  * nq queues, io forwarding; its output in dir/testpmd.log. */
 static int
 testpmd_start(const char *vargs, unsigned nq)
 {
-	char vdev[512], prefix[64], logp[128], q[32];
-	int pfd[2];
+	char vdev[512];
 
 	snprintf(vdev, sizeof(vdev), "net_virtio_user0,%s", vargs);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_vhost_dpdk%d",
-		 (int)getpid());
-	snprintf(logp, sizeof(logp), "%s/testpmd.log", dir);
-	snprintf(q, sizeof(q), "--rxq=%u", nq);
-	if (pipe(pfd) != 0)
-		return -1;
-	tp_pid = fork();
-	if (tp_pid < 0)
-		return -1;
-	if (tp_pid == 0) {
-		int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		char tq[32];
-		char *argv[] = {"stdbuf",
-				"-oL",
-				testpmd,
-				"-l",
-				"0,1",
-				"--no-pci",
-				"--no-huge",
-				"-m",
-				"128",
-				"--single-file-segments",
-				prefix,
-				"--vdev",
-				vdev,
-				"--",
-				"--forward-mode=io",
-				"-a",
-				"--nb-cores=1",
-				q,
-				tq,
-				"--total-num-mbufs=4096",
-				NULL};
-
-		snprintf(tq, sizeof(tq), "--txq=%u", nq);
-		dup2(pfd[0], 0);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		close(pfd[1]);
-		execvp("stdbuf", argv);
-		execv(testpmd, argv + 2);
-		_exit(127);
-	}
-	close(pfd[0]);
-	tp_stdin = pfd[1]; /* testpmd runs until this closes */
-	return 0;
-}
-
-/* Stop testpmd (enter, then signals if it lingers). */
-static void
-testpmd_stop(void)
-{
-	char cmd[128];
-	int st;
-
-	if (tp_pid < 0)
-		return;
-	if (tp_stdin >= 0 && write(tp_stdin, "\n", 1) != 1)
-		kill(tp_pid, SIGTERM);
-	close(tp_stdin);
-	tp_stdin = -1;
-	for (int i = 0; i < 20000; i++) {
-		if (waitpid(tp_pid, &st, WNOHANG) == tp_pid)
-			goto done;
-		lr_delay_us(1000);
-	}
-	kill(tp_pid, SIGKILL);
-	waitpid(tp_pid, &st, 0);
-done:
-	tp_pid = -1;
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/test_pmd_vhost_dpdk%d",
-		 (int)getpid());
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove DPDK's runtime folder\n");
-}
-
-/* Wait (up to 30 s) until testpmd's output holds line; 0 or -1. */
-static int
-testpmd_wait_line(const char *line)
-{
-	char path[128];
-	static char buf[1 << 16];
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	snprintf(path, sizeof(path), "%s/testpmd.log", dir);
-	while (lr_get_tsc_cycles() < end) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f != NULL)
-			fclose(f);
-		buf[n] = '\0';
-		if (strstr(buf, line) != NULL)
-			return 0;
-		if (waitpid(tp_pid, NULL, WNOHANG) != 0) {
-			fprintf(stderr, "testpmd exited before '%s'\n", line);
-			return -1;
-		}
-		lr_delay_us(1000);
-	}
-	fprintf(stderr, "no '%s' from testpmd after 30 s\n", line);
-	return -1;
-}
-
-static void
-testpmd_log(void)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "tail -80 '%s/testpmd.log' >&2", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "(no testpmd log)\n");
+	return lr_test_testpmd_start(&tp, vdev, nq, 128, 4096,
+				     "--single-file-segments");
 }
 
 /* Kill a testpmd left running (exit handler). */
 static void
 testpmd_reap(void)
 {
-	if (tp_pid > 0 && *lr_test_main_pid() == (int)getpid()) {
-		kill(tp_pid, SIGKILL);
-		waitpid(tp_pid, NULL, 0);
-		tp_pid = -1;
+	if (tp.pid > 0 && *lr_test_main_pid() == (int)getpid()) {
+		kill(tp.pid, SIGKILL);
+		waitpid(tp.pid, NULL, 0);
+		tp.pid = -1;
 	}
 }
 
@@ -420,7 +290,7 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 	unsigned before;
 	int port = -1, ret = -1, pmd_level, fds;
 
-	if (find_testpmd() != 0) {
+	if (lr_test_testpmd_find(&tp, dir, "test_pmd_vhost_dpdk") != 0) {
 		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
 		return LR_TEST_SKIP;
 	}
@@ -441,7 +311,7 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 		goto out;
 	/* testpmd drains its queues before it forwards: send after that */
 	if (wait_link(port, 1) != 0 ||
-	    testpmd_wait_line("Press enter to exit") != 0)
+	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") != 0)
 		goto out;
 	/* what was negotiated is what the frontend was asked for */
 	snprintf(want, sizeof(want),
@@ -458,9 +328,9 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 			goto out;
 	ret = 0;
 out:
-	testpmd_stop();
+	lr_test_testpmd_stop(&tp, 0);
 	if (ret != 0) {
-		testpmd_log();
+		lr_test_testpmd_log(&tp, 80);
 		if (port >= 0)
 			lr_eth_dev_dump(stderr, (uint16_t)port);
 	}
@@ -540,7 +410,7 @@ test_dpdk_reconnect(void)
 	uint64_t t0;
 	int port = -1, ret = -1;
 
-	if (find_testpmd() != 0) {
+	if (lr_test_testpmd_find(&tp, dir, "test_pmd_vhost_dpdk") != 0) {
 		printf("skip: dpdk-testpmd not installed (Debian dpdk-dev)\n");
 		return LR_TEST_SKIP;
 	}
@@ -558,10 +428,11 @@ test_dpdk_reconnect(void)
 		       round,
 		       (double)(lr_get_tsc_cycles() - t0) * 1e3 /
 			   (double)lr_get_tsc_hz());
-		if (testpmd_wait_line("Press enter to exit") != 0 ||
+		if (lr_test_testpmd_wait_line(&tp, "Press enter to exit") !=
+			0 ||
 		    xfer(port, 0, NFRAMES) != 0)
 			goto out;
-		testpmd_stop();
+		lr_test_testpmd_stop(&tp, 0);
 		if (wait_link(port, 0) != 0)
 			goto out;
 	}
@@ -573,9 +444,9 @@ test_dpdk_reconnect(void)
 	}
 	ret = 0;
 out:
-	testpmd_stop();
+	lr_test_testpmd_stop(&tp, 0);
 	if (ret != 0)
-		testpmd_log();
+		lr_test_testpmd_log(&tp, 80);
 	lr_test_memif_shut(port);
 	if (lr_mempool_avail_count(pool) != before) {
 		fprintf(stderr, "pool: %u mbufs back of %u\n",

@@ -42,6 +42,7 @@
 #include "lr_net.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
+#include "lr_test_virtio.h"
 #include "lr_unix.h"
 #include "lr_vhost_user.h"
 #include "lr_virtio.h"
@@ -52,9 +53,7 @@
 
 static const char *dir;
 static struct lr_mempool *pool;
-static char testpmd[256];
-static pid_t tp_pid = -1;
-static int tp_stdin = -1;
+static struct lr_test_testpmd tp = {.pid = -1, .in = -1};
 
 /* --- frames ---------------------------------------------------------- */
 
@@ -211,128 +210,17 @@ xstat_get(int port, const char *name)
 
 /* --- testpmd ----------------------------------------------------------- */
 
-static int
-find_testpmd(void)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
-	for (char *d = strtok(buf, ":"); d != NULL; d = strtok(NULL, ":")) {
-		snprintf(testpmd, sizeof(testpmd), "%s/dpdk-testpmd", d);
-		if (access(testpmd, X_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
-
 /* Start testpmd: one net_vhost port on sock with nq queues, a client
  * (connects to our server) when client; io forwarding; output in
  * dir/testpmd.log. 0 or -1. */
 static int
 testpmd_start(const char *sock, unsigned nq, int client)
 {
-	char vdev[256], prefix[64], logp[128], qs[32];
-	int pfd[2];
+	char vdev[256];
 
 	snprintf(vdev, sizeof(vdev), "net_vhost0,iface=%s,queues=%u,client=%d",
 		 sock, nq, client);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_vu%d",
-		 (int)getpid());
-	snprintf(qs, sizeof(qs), "%u", nq);
-	snprintf(logp, sizeof(logp), "%s/testpmd.log", dir);
-	unlink(logp); /* testpmd_wait_line() reads this run's lines only */
-	if (pipe(pfd) != 0)
-		return -1;
-	fflush(NULL);
-	tp_pid = fork();
-	if (tp_pid < 0)
-		return -1;
-	if (tp_pid == 0) {
-		int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		char *argv[] = {"stdbuf",
-				"-oL",
-				testpmd,
-				"-l",
-				"0,1",
-				"--no-huge",
-				"-m",
-				"256",
-				prefix,
-				"--no-pci",
-				"--vdev",
-				vdev,
-				"--",
-				"--forward-mode=io",
-				"-a",
-				"--nb-cores=1",
-				"--rxq",
-				qs,
-				"--txq",
-				qs,
-				"--total-num-mbufs=8192",
-				NULL};
-
-		dup2(pfd[0], 0);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		close(pfd[1]);
-		execvp("stdbuf", argv);
-		execv(testpmd, argv + 2);
-		_exit(127);
-	}
-	close(pfd[0]);
-	tp_stdin = pfd[1]; /* testpmd runs until a line comes here */
-	return 0;
-}
-
-static void
-testpmd_rm_runtime(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/test_pmd_vu%d",
-		 (int)getpid());
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove DPDK's runtime folder\n");
-}
-
-/* Stop testpmd (a line, then SIGKILL after 20 s; kill: SIGKILL at once);
- * its wait status. */
-static int
-testpmd_stop(int kill_now)
-{
-	int st = -1;
-
-	if (tp_pid < 0)
-		return -1;
-	if (kill_now || write(tp_stdin, "\n", 1) != 1)
-		kill(tp_pid, SIGKILL);
-	close(tp_stdin);
-	tp_stdin = -1;
-	for (int i = 0; i < 20000; i++) {
-		if (waitpid(tp_pid, &st, WNOHANG) == tp_pid)
-			goto done;
-		lr_delay_us(1000);
-	}
-	kill(tp_pid, SIGKILL);
-	waitpid(tp_pid, &st, 0);
-done:
-	tp_pid = -1;
-	testpmd_rm_runtime();
-	return st;
-}
-
-static void
-testpmd_log(void)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "tail -25 '%s/testpmd.log' >&2", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "(no testpmd log)\n");
+	return lr_test_testpmd_start(&tp, vdev, nq, 256, 8192, NULL);
 }
 
 /* The virtio features testpmd's vhost says it negotiated (its log line
@@ -340,12 +228,10 @@ testpmd_log(void)
 static uint64_t
 testpmd_features(void)
 {
-	char path[128], line[512];
+	char line[512];
 	unsigned long long v = 0;
-	FILE *f;
+	FILE *f = fopen(tp.log, "r");
 
-	snprintf(path, sizeof(path), "%s/testpmd.log", dir);
-	f = fopen(path, "r");
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		const char *k = strstr(line, "negotiated Virtio features: ");
 
@@ -355,34 +241,6 @@ testpmd_features(void)
 	if (f != NULL)
 		fclose(f);
 	return v;
-}
-
-/* Wait (up to 30 s) until testpmd's output holds line; 0 or -1. */
-static int
-testpmd_wait_line(const char *line)
-{
-	char path[128];
-	static char buf[1 << 16];
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	snprintf(path, sizeof(path), "%s/testpmd.log", dir);
-	while (lr_get_tsc_cycles() < end) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f != NULL)
-			fclose(f);
-		buf[n] = '\0';
-		if (strstr(buf, line) != NULL)
-			return 0;
-		if (waitpid(tp_pid, NULL, WNOHANG) != 0) {
-			fprintf(stderr, "testpmd exited before '%s'\n", line);
-			return -1;
-		}
-		lr_delay_us(2000);
-	}
-	fprintf(stderr, "no '%s' from testpmd after 30 s\n", line);
-	return -1;
 }
 
 /* Create, configure (nq queue pairs) and start port devargs; id or -1. */
@@ -483,7 +341,7 @@ features_check(const char *extra)
 static int
 skip_no_testpmd(void)
 {
-	if (find_testpmd() == 0)
+	if (lr_test_testpmd_find(&tp, dir, "test_pmd_vu") == 0)
 		return 0;
 	printf("skip: needs dpdk-testpmd (Debian: dpdk)\n");
 	return LR_TEST_SKIP;
@@ -508,7 +366,7 @@ testpmd_run(unsigned nq, int client, const char *extra)
 		LR_TEST_ASSERT(port >= 0, "cannot open %s", dv);
 	}
 	if (testpmd_start(sock, nq, client) != 0 ||
-	    testpmd_wait_line("Press enter to exit") != 0)
+	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") != 0)
 		goto out;
 	if (!client) {
 		port = port_open(dv, (uint16_t)nq);
@@ -522,9 +380,9 @@ testpmd_run(unsigned nq, int client, const char *extra)
 out:
 	if (port >= 0)
 		lr_test_memif_shut(port);
-	st = testpmd_stop(0);
+	st = lr_test_testpmd_stop(&tp, 0);
 	if (rc != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		testpmd_log();
+		lr_test_testpmd_log(&tp, 25);
 	LR_TEST_ASSERT(rc == 0, "%s", dv);
 	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
 		       lr_mempool_in_use_count(pool));
@@ -554,7 +412,7 @@ reconnect_run(unsigned nq, int server, const char *extra)
 	if (server && (port = port_open(dv, (uint16_t)nq)) < 0)
 		goto out;
 	if (testpmd_start(sock, nq, server) != 0 ||
-	    testpmd_wait_line("Press enter to exit") != 0)
+	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") != 0)
 		goto out;
 	if (!server)
 		port = port_open(dv, (uint16_t)nq);
@@ -567,7 +425,7 @@ reconnect_run(unsigned nq, int server, const char *extra)
 	uint16_t s = lr_eth_tx_burst((uint16_t)port, 0, m, BURST);
 
 	lr_pktmbuf_free_bulk(m + s, BURST - s);
-	testpmd_stop(1); /* SIGKILL mid-burst */
+	lr_test_testpmd_stop(&tp, 1); /* SIGKILL mid-burst */
 	t0 = lr_get_tsc_cycles();
 	while (link_up(port)) {
 		uint16_t r = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
@@ -588,7 +446,7 @@ reconnect_run(unsigned nq, int server, const char *extra)
 	if (!server)
 		unlink(sock); /* what the killed testpmd left */
 	if (testpmd_start(sock, nq, server) != 0 ||
-	    testpmd_wait_line("Press enter to exit") != 0)
+	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") != 0)
 		goto out;
 	t0 = lr_get_tsc_cycles();
 	if (wait_link(port, 1) != 0)
@@ -608,8 +466,8 @@ reconnect_run(unsigned nq, int server, const char *extra)
 	rc = 0;
 out:
 	lr_test_memif_shut(port);
-	if (testpmd_stop(0) != 0 || rc != 0)
-		testpmd_log();
+	if (lr_test_testpmd_stop(&tp, 0) != 0 || rc != 0)
+		lr_test_testpmd_log(&tp, 25);
 	LR_TEST_ASSERT(rc == 0, "reconnect failed (%s)", dv);
 	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
 		       lr_mempool_in_use_count(pool));
