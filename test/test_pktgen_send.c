@@ -386,51 +386,6 @@ test_prebuilt(void)
 	return 0;
 }
 
-/* Stamped frames, nothing varies: the queue's pool is prebuilt too and
- * the datapath writes only the stamp's run id, sequence number, timestamp
- * and check. 6000 frames over a ring pair (zero-copy: the receive path
- * crosses out the run id of each frame in the prebuilt buffer, which is
- * sent again) all come back as this run's own, in order, none lost; each
- * frame is frame 0 but for the sequence number, timestamp and check, and
- * the sequence numbers count up. */
-static int
-test_prebuilt_stamped(void)
-{
-	const unsigned st = 42; /* the stamp after Ethernet, IPv4, UDP */
-	const uint8_t *d;
-	int rc = run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
-			 "--tx-ports 0 --rx-ports 1 --count 6000 --size 200 "
-			 "--drain-ms 2000 --capture %s",
-		     cap_path("stamped"));
-
-	CHECK_RUN(rc);
-	LR_TEST_ASSERT(strstr(out, "tx frames prebuilt in pool 'pktgen_tx0'"),
-		       "no prebuilt pool:\n%s", out);
-	LR_TEST_ASSERT_EQ(field("rx_own"), 6000);
-	LR_TEST_ASSERT_EQ(field("lost"), 0);
-	LR_TEST_ASSERT_EQ(read_pcap(cap_path("stamped"), 7000), 6000);
-	d = frames[0].data;
-	LR_TEST_ASSERT(frames[0].len == 196 && d[23] == 17,
-		       "frame 0: bad headers");
-	for (unsigned i = 1; i < nframes; i++) {
-		const uint8_t *f = frames[i].data;
-
-		LR_TEST_ASSERT(
-		    frames[i].len == frames[0].len &&
-			memcmp(f, d, st + PG_ST_SEQ) == 0 &&
-			memcmp(f + st + PG_PAYLOAD_LEN, d + st + PG_PAYLOAD_LEN,
-			       frames[0].len - st - PG_PAYLOAD_LEN) == 0,
-		    "frame %u differs from frame 0 outside the "
-		    "stamp",
-		    i);
-		LR_TEST_ASSERT(be32(f + st + PG_ST_SEQ) ==
-				   be32(d + st + PG_ST_SEQ) + i,
-			       "frame %u: sequence number %u", i,
-			       be32(f + st + PG_ST_SEQ));
-	}
-	return 0;
-}
-
 /* A zero-copy memif client lends lr-pktgen its pool: frames are built in
  * its mbufs (said at setup), all back at exit (no warning from the port's
  * close); a pool whose buffers are too short for the frames is not used.
@@ -1176,7 +1131,6 @@ CASE(memif_zc_pool)
 CASE(pacing_low_rate)
 CASE(rate_missed)
 CASE(prebuilt)
-CASE(prebuilt_stamped)
 CASE(l3_ring)
 CASE(l3_errors)
 CASE(l3_answers)
@@ -1195,7 +1149,6 @@ static const struct lr_test_case cases[] = {
     {"pacing_low_rate", case_pacing_low_rate},
     {"rate_missed", case_rate_missed},
     {"prebuilt", case_prebuilt},
-    {"prebuilt_stamped", case_prebuilt_stamped},
     {"l3_parse", test_l3_parse},
     {"l3_frames", test_l3_frames},
     {"l3_ring", case_l3_ring},

@@ -72,15 +72,12 @@ rd_be48(const uint8_t *p)
 	return (uint64_t)rd_be16(p) << 32 | rd_be32(p + 2);
 }
 
-/* Run id, sequence number, 48 bits of TSC and the check value; the stream
- * is in the template. The run id is in the template too, but a frame that
- * came back through a zero-copy loop (net_ring) had it crossed out on
- * receipt (rx_poll()) in a buffer a prebuilt pool hands out again. */
+/* Sequence number, 48 bits of TSC and the check value; run id and stream
+ * are in the template. */
 static __lr_always_inline void
 stamp(const struct pg_txq *q, uint8_t *s, uint32_t seq, uint64_t tsc)
 {
 	tsc &= PG_TSC_MASK;
-	wr_be32(s + PG_ST_RUN, pg.run_id);
 	wr_be32(s + PG_ST_SEQ, seq);
 	wr_be16(s + PG_ST_TSC, (uint16_t)(tsc >> 32));
 	wr_be32(s + PG_ST_TSC + 2, (uint32_t)tsc);

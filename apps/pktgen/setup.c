@@ -463,17 +463,14 @@ prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
  * (nothing varies: PG_K_FAST, or PG_K_PLAIN with --no-stamp) gets a pool
  * of its own whose buffers all hold the frame, written once here, before
  * the ports start (when the memory allows it, else it keeps its pool and
- * builds each frame); its datapath writes the lengths and the stamp's 16
+ * builds each frame); its datapath writes the lengths and the stamp's 12
  * bytes only (none with --no-stamp), as pktgen-dpdk's per-port transmit
  * pools of prebuilt frames, rather than every byte of every frame (a
- * 1518-byte frame was a 1518-byte copy before the port's own). Nothing
- * else writes those buffers but for the stamp's run id, which the receive
- * path crosses out in a frame of ours that came back through a zero-copy
- * loop (net_ring) and stamp() writes again: a port does not rewrite the
- * frames it sends (software offloads act only on frames whose flags ask
- * for them), the receive queues have their own pool (a zero-copy memif
- * port its own), and L3 mode, which answers in received buffers, keeps
- * the shared pool. */
+ * 1518-byte frame was a 1518-byte copy before the port's own). Nothing else
+ * writes those buffers: a port does not rewrite the frames it sends (software
+ * offloads act only on frames whose flags ask for them), the receive queues
+ * have their own pool (a zero-copy memif port its own), and L3 mode, which
+ * answers in received buffers, keeps the shared pool. */
 static int
 setup_prebuilt(const struct pg_opts *o)
 {
