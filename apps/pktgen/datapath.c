@@ -4,14 +4,11 @@
  * transmit them in bursts (at full speed or paced by a token bucket on the
  * TSC), receive, and account for the frames that come back.
  *
- * Cost per transmitted frame on the fast path (nothing varies): a share of
- * one bulk mbuf allocation, two length stores and the sequence number and
- * timestamp (byte-swapped stores): the queue's buffers hold the template
- * already (prebuilt, setup.c), else a copy of it (64 bytes for a short
- * frame, the whole frame for a long one); the TSC is read once per burst.
- * A frame the port refuses waits in the queue's pending list with what it
- * counts (bytes, own) kept, so a retry reads no frame data. No division, no
- * lock, no atomic read-modify-write: counters are relaxed loads and stores of
+ * Cost per transmitted 64-byte frame on the fast path (nothing varies): a
+ * share of one bulk mbuf allocation, a 64-byte copy from the template, two
+ * length stores and the sequence number and timestamp (two byte-swapped
+ * stores); the TSC is read once per burst. No division, no lock, no
+ * atomic read-modify-write: counters are relaxed loads and stores of
  * this lcore's own cache lines, once per burst.
  *
  * Rate limiting: each stream owns a virtual clock next_fp (TSC cycles since
@@ -361,17 +358,6 @@ tx_refused(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n,
 	return tx_count(q, sent, bytes, own, now);
 }
 
-/* Own frames among pkts[sent..n) (the port refused them). */
-static __lr_cold uint64_t
-pending_own(struct lr_mbuf **pkts, unsigned sent, unsigned n)
-{
-	uint64_t own = 0;
-
-	for (unsigned i = sent; i < n; i++)
-		own += (uint64_t)is_own(pkts[i]);
-	return own;
-}
-
 /* Hand n built frames to the port; keep what it refuses for later (or
  * drop it: tx_refused()). The frames the port took. */
 static inline unsigned
@@ -388,18 +374,11 @@ tx_send(struct pg_txq *q, struct lr_mbuf **pkts, unsigned n, uint64_t bytes,
 		if (q->drop_full)
 			return tx_refused(q, pkts + sent, n - sent, sent, bytes,
 					  own, now);
-		/* own is every frame or none on the fast paths: no frame
-		 * read to tell which the port took */
-		uint64_t own_left = own == n   ? n - sent
-				    : own == 0 ? 0
-					       : pending_own(pkts, sent, n);
-
 		for (unsigned i = sent; i < n; i++) {
 			bytes -= pkts[i]->data_len;
+			own -= (uint64_t)is_own(pkts[i]);
 			q->pending[q->npending++] = pkts[i];
 		}
-		own -= own_left;
-		q->pending_own += own_left;
 	}
 	return tx_count(q, sent, bytes, own, now);
 }
@@ -413,11 +392,11 @@ tx_retry(struct pg_txq *q, uint64_t now)
 	uint64_t bytes = 0, own = 0;
 
 	memcpy(pkts, q->pending, n * sizeof(pkts[0]));
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
 		bytes += pkts[i]->data_len;
-	own = q->pending_own;
+		own += (uint64_t)is_own(pkts[i]);
+	}
 	q->npending = 0;
-	q->pending_own = 0;
 	return tx_send(q, pkts, n, bytes, own, now);
 }
 
@@ -705,7 +684,6 @@ pg_txq_release(struct pg_txq *q)
 		cnt_add(&q->cnt->tx_drop, q->npending);
 		lr_pktmbuf_free_bulk(q->pending, q->npending);
 		q->npending = 0;
-		q->pending_own = 0;
 	}
 }
 

@@ -385,7 +385,6 @@ struct pg_txq {
 	/* Frames built but not yet taken by the port; mbufs allocated but
 	 * not yet built (rate-limited mode). */
 	unsigned npending, nstash;
-	uint64_t pending_own; /* own frames among pending */
 	struct lr_mbuf *pending[PG_MAX_BURST];
 	struct lr_mbuf *stash[PG_MAX_BURST];
 	uint64_t first_tsc, last_tsc;

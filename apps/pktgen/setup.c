@@ -459,18 +459,16 @@ prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
 				      LR_SOCKET_ID_ANY);
 }
 
-/* A queue that sends one frame, always the same but for its stamp
- * (nothing varies: PG_K_FAST, or PG_K_PLAIN with --no-stamp) gets a pool
- * of its own whose buffers all hold the frame, written once here, before
- * the ports start (when the memory allows it, else it keeps its pool and
- * builds each frame); its datapath writes the lengths and the stamp's 12
- * bytes only (none with --no-stamp), as pktgen-dpdk's per-port transmit
- * pools of prebuilt frames, rather than every byte of every frame (a
- * 1518-byte frame was a 1518-byte copy before the port's own). Nothing else
- * writes those buffers: a port does not rewrite the frames it sends (software
- * offloads act only on frames whose flags ask for them), the receive queues
- * have their own pool (a zero-copy memif port its own), and L3 mode, which
- * answers in received buffers, keeps the shared pool. */
+/* A queue that sends one frame, always the same (--no-stamp, nothing
+ * varies) gets a pool of its own whose buffers all hold the frame,
+ * written once here, before the ports start (when the memory allows it,
+ * else it keeps its pool and builds each frame); its datapath writes the
+ * lengths only, as pktgen-dpdk's per-port transmit pools of prebuilt
+ * frames. Nothing else writes those buffers: a port does not rewrite the
+ * frames it sends (software offloads act only on frames whose flags ask
+ * for them), the receive queues have their own pool (a zero-copy memif
+ * port its own), and L3 mode, which answers in received buffers, keeps
+ * the shared pool. */
 static int
 setup_prebuilt(const struct pg_opts *o)
 {
@@ -482,7 +480,7 @@ setup_prebuilt(const struct pg_opts *o)
 		bool zc = q->pool != pg.pool; /* a zero-copy port's pool */
 		char name[32];
 
-		if (q->kind != PG_K_PLAIN && q->kind != PG_K_FAST)
+		if (q->kind != PG_K_PLAIN)
 			continue;
 		/* a zero-copy port's sent mbufs wait on its ring: half its
 		 * pool (the rings' slots and more) */
