@@ -494,7 +494,8 @@ is_down(uint16_t port, const struct echo *e)
 }
 
 /* The peer: lr-pktgen with one memif port in role on sock, sending at
- * full speed (count 0: until killed) and receiving what comes back. */
+ * full speed (count 0: until killed) and receiving what comes back;
+ * without telemetry, whose link in /var/run/dpdk a SIGKILL would leave. */
 static int
 peer_start(struct lr_test_child *c, const char *role, const char *sock,
 	   unsigned count)
@@ -504,7 +505,7 @@ peer_start(struct lr_test_child *c, const char *role, const char *sock,
 	if (count)
 		snprintf(cnt, sizeof(cnt), "--count %u", count);
 	return spawn(c, pktgen_bin, gen_out, "tma_peer",
-		     "-l 0 --no-huge -m 128 --vdev "
+		     "-l 0 --no-huge -m 128 --no-telemetry --vdev "
 		     "net_memif0,role=%s,socket=%s,socket-abstract=no -- "
 		     "%s --link-wait %d --drain-ms 600000 --drain-all --quiet",
 		     role, sock, cnt, BOUND_S);
