@@ -261,6 +261,9 @@ l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
 	uint64_t now = lr_get_tsc_cycles();
 	unsigned total = 0;
 
+	/* Busy and idle cycles for telemetry's /eal/lcore/info, on this
+	 * poll's own TSC read: the previous poll ends here (lr_lcore.h). */
+	lr_lcore_poll_account_at(lcore_id, now, lc->worked);
 	if (lr_unlikely(now - lc->prev_tsc > fwd->drain_tsc)) {
 		l2fwd_flush(fwd, lcore_id);
 		lc->prev_tsc = now;
@@ -280,6 +283,7 @@ l2fwd_poll_once(struct l2fwd *fwd, unsigned lcore_id)
 	}
 	if (total == 0 && lc->buffered)
 		flush_held(fwd, lc);
+	lc->worked = total != 0;
 	return total;
 }
 
@@ -306,8 +310,7 @@ l2fwd_main_loop(void *arg)
 	uint64_t t0 = thread_cpu_ns();
 
 	fwd->lcore[lcore_id].prev_tsc = lr_get_tsc_cycles();
-	/* Busy and idle cycles for telemetry's /eal/lcore/info: one TSC
-	 * read and one add per iteration (lr_lcore.h). */
+	/* The telemetry count of busy and idle cycles starts at this loop. */
 	lr_lcore_poll_begin();
 	if (fwd->record_cycles) {
 		struct l2fwd_lcore *lc = &fwd->lcore[lcore_id];
@@ -315,16 +318,13 @@ l2fwd_main_loop(void *arg)
 		while (
 		    !atomic_load_explicit(&fwd->quit, memory_order_relaxed)) {
 			uint64_t s = lr_get_tsc_cycles();
-			unsigned n = l2fwd_poll_once(fwd, lcore_id);
 
-			if (n != 0)
+			if (l2fwd_poll_once(fwd, lcore_id) != 0)
 				lc->busy_cycles += lr_get_tsc_cycles() - s;
-			lr_lcore_poll_account(n != 0);
 		}
 	} else {
 		while (!atomic_load_explicit(&fwd->quit, memory_order_relaxed))
-			lr_lcore_poll_account(l2fwd_poll_once(fwd, lcore_id) !=
-					      0);
+			l2fwd_poll_once(fwd, lcore_id);
 	}
 	l2fwd_flush(fwd, lcore_id);
 	fwd->lcore[lcore_id].cpu_ns = thread_cpu_ns() - t0;

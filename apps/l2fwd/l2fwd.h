@@ -68,6 +68,7 @@ struct l2fwd_rxq {
 /** What one lcore does, and its counters. */
 struct l2fwd_lcore {
 	unsigned n_rxq;
+	unsigned worked;      /* the previous poll moved frames (telemetry) */
 	uint64_t prev_tsc;
 	uint64_t cpu_ns;      /* thread CPU time spent in the loop */
 	uint64_t busy_cycles; /* TSC cycles of polls that received frames */

@@ -792,13 +792,12 @@ pg_lcore_snap(struct pg_lcore *lc)
  * loop, a function only to name it. */
 static __lr_always_inline unsigned
 tx_pass(struct pg_lcore *lc, int st, unsigned burst, uint64_t end,
-	bool *tx_busy)
+	uint64_t now, bool *tx_busy)
 {
 	bool busy = false, moving = false;
 	/* "stop" (--idle): the queues stand still; a stop of the run ends
 	 * them all the same. */
 	bool paused = st == PG_RUN && !pg_sending();
-	uint64_t now = lr_get_tsc_cycles();
 	unsigned moved = 0;
 
 	for (unsigned i = 0; i < lc->ntx; i++) {
@@ -853,10 +852,8 @@ tx_pass(struct pg_lcore *lc, int st, unsigned burst, uint64_t end,
  * what they accepted and still hold (a kernel that refused a kick leaves
  * frames on an AF_XDP tx ring). */
 static __lr_always_inline void
-tx_flush(const struct pg_lcore *lc, uint64_t *next_flush)
+tx_flush(const struct pg_lcore *lc, uint64_t now, uint64_t *next_flush)
 {
-	uint64_t now = lr_get_tsc_cycles();
-
 	if (now < *next_flush)
 		return;
 	*next_flush = now + pg.hz / 1000;
@@ -880,7 +877,9 @@ pg_lcore_loop(void *arg)
 	const uint64_t end = pg.end_tsc;
 	bool tx_busy = lc->ntx > 0;
 	const bool rec = pg.o.record_cycles;
+	const unsigned lc_id = lr_lcore_id();
 	uint64_t next_flush = 0;
+	int worked = 0;
 
 	struct timespec c0, c1, w0, w1;
 
@@ -890,35 +889,34 @@ pg_lcore_loop(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &w0);
 	if (!tx_busy)
 		atomic_store_explicit(&lc->tx_done, 1, memory_order_release);
-	/* Busy and idle cycles for telemetry's /eal/lcore/info: one TSC
-	 * read and one add per pass (lr_lcore.h). */
+	/* Busy and idle cycles for telemetry's /eal/lcore/info, on each
+	 * pass's own TSC read: the previous pass ends there (lr_lcore.h). */
 	lr_lcore_poll_begin();
 	for (;;) {
 		int st = atomic_load_explicit(&pg.state, memory_order_relaxed);
-		uint64_t pass0 = 0;
+		uint64_t now = lr_get_tsc_cycles();
 		unsigned moved = 0;
 
+		lr_lcore_poll_account_at(lc_id, now, worked);
 		if (lr_unlikely(st == PG_STOP))
 			break;
-		if (lr_unlikely(rec))
-			pass0 = lr_get_tsc_cycles();
 		if (lr_unlikely(atomic_load_explicit(&lc->snap_req,
 						     memory_order_relaxed) !=
 				lc->snap_seen))
 			pg_lcore_snap(lc);
 		if (tx_busy)
-			moved += tx_pass(lc, st, burst, end, &tx_busy);
+			moved += tx_pass(lc, st, burst, end, now, &tx_busy);
 		else if (lc->ntx != 0)
-			tx_flush(lc, &next_flush);
+			tx_flush(lc, now, &next_flush);
 		for (unsigned i = 0; i < lc->nrx; i++)
 			moved += rx_poll(lc, &lc->rx[i], burst);
 		/* As testpmd's --record-core-cycles: the passes that moved
 		 * frames, from their start to their end. */
 		if (lr_unlikely(rec) && moved != 0) {
-			lc->busy_tsc += lr_get_tsc_cycles() - pass0;
+			lc->busy_tsc += lr_get_tsc_cycles() - now;
 			lc->busy_frames += moved;
 		}
-		lr_lcore_poll_account(moved != 0);
+		worked = moved != 0;
 	}
 	for (unsigned i = 0; i < lc->ntx; i++)
 		pg_txq_release(lc->tx[i]);

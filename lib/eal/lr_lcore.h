@@ -9,7 +9,9 @@
  * LR_LCORE_ID_ANY and takes the shared, locked paths.
  *
  * Cost: lr_lcore_id() is one thread-local load. lr_lcore_poll_account()
- * is one TSC read, one add and one store on the lcore's own cache line.
+ * is one TSC read, one add and one store on the lcore's own cache line;
+ * lr_lcore_poll_account_at() the add and the store, for a loop that reads
+ * the TSC at the start of each iteration anyway (lr-l2fwd, lr-pktgen).
  *
  * Poll-loop accounting (what telemetry's /eal/lcore/info reports as
  * busy_cycles and total_cycles, as DPDK 23.03 does): a poll loop calls
@@ -127,23 +129,32 @@ lr_lcore_poll_begin(void)
 				 lr_get_tsc_cycles(), __ATOMIC_RELAXED);
 }
 
+/** lr_lcore_poll_account() for a loop that reads the TSC anyway: at now,
+ *  the start of an iteration of lcore lcore_id (the caller's own), the
+ *  cycles since the previous call count as busy (did_work: the previous
+ *  iteration did work) or idle; the first call only starts the count. */
+static inline void
+lr_lcore_poll_account_at(unsigned lcore_id, uint64_t now, int did_work)
+{
+	struct lr_lcore_poll *p;
+	uint64_t last;
+
+	if (lcore_id >= LR_MAX_LCORE)
+		return;
+	p = &lr_lcore_poll_tab_[lcore_id];
+	last = p->last;
+	__atomic_store_n(&p->last, now, __ATOMIC_RELAXED);
+	if (last != 0)
+		lr_counter_add(did_work ? &p->busy : &p->idle, now - last);
+}
+
 /** End one poll-loop iteration of the calling lcore: the cycles since
  *  the previous call count as busy (did_work non-zero) or idle. */
 static inline void
 lr_lcore_poll_account(int did_work)
 {
-	unsigned id = lr_lcore_id();
-	struct lr_lcore_poll *p;
-	uint64_t now, last;
-
-	if (id >= LR_MAX_LCORE)
-		return;
-	p = &lr_lcore_poll_tab_[id];
-	now = lr_get_tsc_cycles();
-	last = p->last;
-	__atomic_store_n(&p->last, now, __ATOMIC_RELAXED);
-	if (last != 0)
-		lr_counter_add(did_work ? &p->busy : &p->idle, now - last);
+	lr_lcore_poll_account_at(lr_lcore_id(), lr_get_tsc_cycles(),
+				 did_work);
 }
 
 /** An lcore's busy and busy + idle cycles since its poll loop began;
