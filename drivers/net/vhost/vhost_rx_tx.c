@@ -130,6 +130,20 @@ struct cur {
 	uint16_t id;	/* packed: buffer id of this descriptor */
 };
 
+/* Copy what of len bytes from src fits the cursor's descriptor; the
+ * bytes copied. */
+static inline uint32_t
+cur_put(struct cur *c, const uint8_t *src, uint32_t len)
+{
+	uint32_t k = LR_MIN(len, c->room);
+
+	memcpy(c->p, src, k);
+	c->p += k;
+	c->room -= k;
+	c->done += k;
+	return k;
+}
+
 /* Load descriptor idx of the chain into c (a split ring's table index, or
  * a packed ring's position, whose chain goes on at the next position): in
  * the ring, not past the ring's size in hops, direct, of direction want
@@ -445,11 +459,7 @@ tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
 				continue;
 			}
 		}
-		k = LR_MIN(len, c->room);
-		memcpy(c->p, src, k);
-		c->p += k;
-		c->room -= k;
-		c->done += k;
+		k = cur_put(c, src, len);
 		src += k;
 		len -= k;
 	}
@@ -732,11 +742,7 @@ pk_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
 				continue;
 			}
 		}
-		k = LR_MIN(len, c->room);
-		memcpy(c->p, src, k);
-		c->p += k;
-		c->room -= k;
-		c->done += k;
+		k = cur_put(c, src, len);
 		src += k;
 		len -= k;
 	}
