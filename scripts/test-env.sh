@@ -6,8 +6,9 @@
 #   lr_leftovers
 #       print one line per runtime folder no live instance holds (a live
 #       one has its config file flock()ed: looked up in /proc/locks, never
-#       by taking the lock), hugepage file no process maps, and network
-#       namespace no process lives in; compare the lines before and after
+#       by taking the lock), telemetry link at DPDK's path whose socket is
+#       gone, hugepage file no process maps, and network namespace no
+#       process lives in; compare the lines before and after
 #       a run.
 #   lr_hold_start EXE LOG
 #       run EXE (test/lr-test-hold-prefix of a build) on the default prefix
@@ -33,6 +34,10 @@ lr_leftovers() {
 			[ -n "$ino" ] && grep -qE "FLOCK .*:$ino " /proc/locks && continue
 		fi
 		echo "runtime folder $d"
+	done
+	# The links to our telemetry sockets at DPDK's path (lib/telemetry).
+	for f in /var/run/dpdk/*/dpdk_telemetry.v2 /tmp/dpdk/*/dpdk_telemetry.v2; do
+		[ -L "$f" ] && [ ! -e "$f" ] && echo "telemetry link $f"
 	done
 	mapped=$(cat /proc/[0-9]*/maps 2>/dev/null | awk '$6 ~ /^\// {print $6}' | sort -u)
 	for d in $(awk '$3 == "hugetlbfs" {print $2}' /proc/mounts); do

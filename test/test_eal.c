@@ -1080,15 +1080,16 @@ test_assert(void)
  * another, none in a closed one (ThreadSanitizer and ASan builds see the
  * race and the use after close that an unlocked stream had). */
 static atomic_int log_swap_stop;
+static atomic_ulong log_swap_written;
 
 static void *
 log_swap_writer(void *arg)
 {
-	unsigned long *n = arg;
-
+	(void)arg;
 	while (!atomic_load(&log_swap_stop)) {
-		LR_LOG(ERR, EAL, "log_swap message %lu\n", *n);
-		(*n)++;
+		LR_LOG(ERR, EAL, "log_swap message %lu\n",
+		       atomic_load(&log_swap_written));
+		atomic_fetch_add(&log_swap_written, 1);
 	}
 	return NULL;
 }
@@ -1104,8 +1105,12 @@ test_log_stream_swap(void)
 	LR_TEST_ASSERT(base != NULL, "tmpfile");
 	lr_log_set_stream(base);
 	atomic_store(&log_swap_stop, 0);
-	LR_TEST_ASSERT_EQ(pthread_create(&t, NULL, log_swap_writer, &written),
-			  0);
+	atomic_store(&log_swap_written, 0);
+	LR_TEST_ASSERT_EQ(pthread_create(&t, NULL, log_swap_writer, NULL), 0);
+	/* The swaps begin once the writer runs: on a loaded machine the
+	 * thread may not be scheduled before 200 swaps are over. */
+	while (atomic_load(&log_swap_written) == 0)
+		sched_yield();
 	for (int i = 0; i < 200; i++) {
 		FILE *f = tmpfile();
 
@@ -1125,6 +1130,7 @@ test_log_stream_swap(void)
 	}
 	atomic_store(&log_swap_stop, 1);
 	pthread_join(t, NULL);
+	written = atomic_load(&log_swap_written);
 	lr_log_set_stream(NULL);
 	fclose(base);
 	LR_TEST_ASSERT(written > 0, "the writer wrote nothing");

@@ -856,6 +856,49 @@ remove_socket:
 	return rc;
 }
 
+/* A link to our own socket path left by a killed process of the same
+ * prefix is replaced, not taken for a live peer (through it, the check
+ * would reach our own server). */
+static int
+test_own_stale_link(void)
+{
+	char path[PATH_MAX], target[PATH_MAX];
+	struct stat st;
+	int rc = -1;
+
+	if (eal_up(NULL) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "%s", lr_telemetry_dpdk_link());
+	snprintf(target, sizeof(target), "%s", lr_telemetry_socket_path());
+	lr_eal_cleanup();
+	LR_TEST_ASSERT(lstat(path, &st) != 0, "%s left after cleanup", path);
+	/* What a SIGKILLed process leaves: the folder and the link. */
+	*strrchr(path, '/') = '\0';
+	LR_TEST_ASSERT(mkdir(path, 0700) == 0, "mkdir %s: %s", path,
+		       strerror(errno));
+	strcat(path, "/dpdk_telemetry.v2");
+	LR_TEST_ASSERT(symlink(target, path) == 0, "symlink %s: %s", path,
+		       strerror(errno));
+	if (eal_up(NULL) != 0)
+		goto remove;
+	if (lr_telemetry_dpdk_link() == NULL || lstat(path, &st) != 0 ||
+	    !S_ISLNK(st.st_mode)) {
+		fprintf(stderr, "no link made over the stale one at %s\n",
+			path);
+		goto cleanup;
+	}
+	rc = 0;
+cleanup:
+	lr_eal_cleanup();
+	LR_TEST_ASSERT(rc != 0 || lstat(path, &st) != 0,
+		       "%s left after cleanup", path);
+remove:
+	unlink(path);
+	*strrchr(path, '/') = '\0';
+	rmdir(path);
+	return rc;
+}
+
 /* Spin for about n TSC cycles. */
 static void
 spin(uint64_t n)
@@ -929,6 +972,7 @@ static const struct lr_test_case cases[] = {
 	{ "stalled", test_stalled },
 	{ "cleanup", test_cleanup },
 	{ "live_link", test_live_link },
+	{ "own_stale_link", test_own_stale_link },
 	{ "lcore_cycles", test_lcore_cycles },
 };
 /* clang-format on */

@@ -5,8 +5,10 @@
  * process: <base>/dpdk/<prefix>/dpdk_telemetry.v2, <base> being /var/run
  * for root, else $XDG_RUNTIME_DIR, else /tmp (where DPDK's EAL and its
  * client look). A socket there that a live process answers on is never
- * replaced; a stale socket or link is. The link is removed at stop only if
- * it still points at our socket.
+ * replaced; a stale socket or link is, and so is a link to our own socket
+ * path, left by a killed process of this prefix (the prefix lock makes
+ * that path ours: connecting through it would reach our own server). The
+ * link is removed at stop only if it still points at our socket.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +40,19 @@ lr_telemetry_live_(const char *path)
 	live = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
 	close(fd);
 	return live;
+}
+
+/* Whether path is a symbolic link to target. */
+static bool
+links_to(const char *path, const char *target)
+{
+	char now[PATH_MAX];
+	ssize_t n = readlink(path, now, sizeof(now) - 1);
+
+	if (n < 0)
+		return false;
+	now[n] = '\0';
+	return strcmp(now, target) == 0;
 }
 
 /* mkdir path 0700 unless it exists as a folder; 1 if made, 0, -errno. */
@@ -81,7 +96,8 @@ lr_telemetry_link_make_(struct tel_link *l, const char *prefix,
 		return rc;
 	l->made_dir = rc == 1;
 	if (lstat(l->path, &st) == 0) {
-		if (lr_telemetry_live_(l->path)) {
+		if (!links_to(l->path, target) &&
+		    lr_telemetry_live_(l->path)) {
 			rc = -EADDRINUSE;
 			goto remove_dir;
 		}
