@@ -212,6 +212,8 @@ loss_case() {
 	else
 		fail "$name: frames lost (not all counted), duplicated or not sent through lr-l2fwd ($drv)"
 		tail -15 "$TMP/loss.out"
+		# the forwarder's ports' counters and any drop it reported
+		grep -E '^  (rx|tx) |dropped|did not take' "$TMP/fwd.out"
 		tail -12 "$TMP/fwd.out"
 	fi
 	[ $ok = 0 ] && return

@@ -172,6 +172,9 @@ struct afp_rxq {
 	uint32_t left;	    /* packets left in it (0: none opened) */
 	uint16_t port_id;
 	uint8_t vnet; /* frames carry a virtio_net_hdr */
+	/* The transmit queue of the same number, whose frames a cut-short
+	 * send left in its ring: each burst sends them if it is pending. */
+	struct afp_txq *sibling;
 	/* Counters (lr_counter_add(), read with lr_counter_read()) written
 	 * by the polling thread only, except c.missed and freeze_q: kernel
 	 * counters accumulated by the control thread. c.errors: truncated
@@ -198,6 +201,10 @@ struct afp_txq {
 	uint32_t vnet_len; /* AFP_VNET_HLEN or 0 */
 	uint32_t room;	   /* bytes of a ring frame for vnet header + data */
 	int fd;
+	/* Frames left in the ring by a send the kernel cut short (EAGAIN:
+	 * the socket's send buffer full); the next burst, or the port's
+	 * receive poll when no burst comes, sends them (__atomic). */
+	int kick_pending;
 	/* Counters (lr_counter_add() by the poller, lr_counter_read());
 	 * c.errors: frames too long, dropped. */
 	struct lr_eth_queue_counters c;
@@ -244,6 +251,10 @@ uint16_t lr_af_packet_rx_burst_v2_(void *q, struct lr_mbuf **pkts,
 /* Transmit burst of a queue (struct afp_txq). */
 uint16_t lr_af_packet_tx_burst_(void *q, struct lr_mbuf **pkts,
 				uint16_t nb_pkts);
+
+/* Ask the kernel to send every frame txq's ring holds to send; sets
+ * txq->kick_pending when it left some (its send buffer full). */
+void lr_af_packet_tx_kick_(struct afp_txq *txq);
 
 /* ------------------------------------------------------------------ */
 /* af_packet_socket.c: sockets and rings (slow path). */

@@ -204,6 +204,7 @@ afp_port_alloc(struct lr_eth_dev *dev, const char *iface)
 		pp->rxq[q].fd = -1;
 		pp->rxq[q].port = pp;
 		pp->rxq[q].qid = q;
+		pp->rxq[q].sibling = &pp->txq[q];
 		pp->txq[q].fd = -1;
 		pp->txq[q].port = pp;
 		pp->txq[q].qid = q;

@@ -165,6 +165,21 @@ rx_offloads(struct afp_rxq *rxq, struct lr_mbuf *m, const struct afp_frame *h)
 	return rx_vnet(rxq, m, h, vh);
 }
 
+/* Send what a cut-short send left in the sibling transmit ring: without
+ * it, frames refused at the last burst of a flow (the socket's send
+ * buffer full) would wait for a burst that may never come and be lost at
+ * close. Pending stays set until a send finds nothing left; racing a
+ * transmit burst on another thread costs at most a delay to that burst. */
+static __lr_always_inline void
+sibling_kick(struct afp_rxq *rxq)
+{
+	struct afp_txq *s = rxq->sibling;
+
+	if (lr_unlikely(__atomic_load_n(&s->kick_pending, __ATOMIC_RELAXED)) &&
+	    send(s->fd, NULL, 0, MSG_DONTWAIT) == 0)
+		__atomic_store_n(&s->kick_pending, 0, __ATOMIC_RELAXED);
+}
+
 /* Receive burst, tpacket=v3 (af_packet_private.h). */
 uint16_t
 lr_af_packet_rx_burst_(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
@@ -173,6 +188,7 @@ lr_af_packet_rx_burst_(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint64_t bytes = 0;
 	uint16_t n = 0;
 
+	sibling_kick(rxq);
 	while (n < nb_pkts) {
 		struct tpacket_block_desc *bd =
 		    (struct tpacket_block_desc *)(rxq->map +
@@ -252,6 +268,7 @@ lr_af_packet_rx_burst_v2_(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 	uint64_t bytes = 0;
 	uint16_t n = 0;
 
+	sibling_kick(rxq);
 	LR_ASSERT(rxq->cur < rxq->nb_frames);
 	while (n < nb_pkts) {
 		struct tpacket2_hdr *h =
@@ -312,6 +329,26 @@ tx_kick_failed(struct afp_txq *txq, int err)
 		LR_LOG(ERR, PMD, "%s: tx queue %u: send on '%s': %s\n",
 		       txq->port->name, txq->qid, txq->port->iface,
 		       strerror(err));
+}
+
+/* One system call for every frame the ring holds to send: also when a
+ * burst found the ring full, so frames left by an earlier EAGAIN go out
+ * (af_packet_private.h). The kernel takes frames in ring order and stops
+ * at the first it cannot take: if the last one written is still waiting,
+ * the next receive poll of the port sends again. */
+void
+lr_af_packet_tx_kick_(struct afp_txq *txq)
+{
+	uint32_t last = (txq->head == 0 ? txq->nb_frames : txq->head) - 1;
+	const struct tpacket2_hdr *h =
+	    (const struct tpacket2_hdr *)txq->frames[last];
+
+	if (send(txq->fd, NULL, 0, MSG_DONTWAIT) < 0)
+		tx_kick_failed(txq, errno);
+	__atomic_store_n(&txq->kick_pending,
+			 __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) ==
+			     TP_STATUS_SEND_REQUEST,
+			 __ATOMIC_RELAXED);
 }
 
 /* Whether the n ring frames from head on are all free. */
@@ -465,10 +502,7 @@ lr_af_packet_tx_burst_(void *q, struct lr_mbuf **pkts, uint16_t nb_pkts)
 		sent++;
 	}
 	txq->head = head;
-	/* One system call for the whole burst; also when the ring was full,
-	 * so frames left by an earlier EAGAIN go out. */
-	if (send(txq->fd, NULL, 0, MSG_DONTWAIT) < 0)
-		tx_kick_failed(txq, errno);
+	lr_af_packet_tx_kick_(txq);
 	lr_pktmbuf_free_bulk(pkts, i);
 	lr_counter_add(&txq->c.packets, sent);
 	lr_counter_add(&txq->c.bytes, bytes);

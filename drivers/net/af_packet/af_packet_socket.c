@@ -56,12 +56,53 @@ lr_af_packet_rxq_close_(struct afp_rxq *rxq)
 	rxq->pkt = NULL;
 }
 
+/* Frames of txq's ring still waiting for the kernel to take them. */
+static uint32_t
+txq_waiting(const struct afp_txq *txq)
+{
+	uint32_t n = 0;
+
+	for (uint32_t k = 0; k < txq->nb_frames; k++) {
+		const struct tpacket2_hdr *h =
+		    (const struct tpacket2_hdr *)txq->frames[k];
+
+		n += __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) ==
+		     TP_STATUS_SEND_REQUEST;
+	}
+	return n;
+}
+
+/* Before close: send what the ring still holds (the kernel may refuse it
+ * for a while: its send buffer full), for at most about 100 ms; what is
+ * left is counted and said, never lost silently. */
+static void
+txq_flush(struct afp_txq *txq)
+{
+	uint32_t left;
+
+	for (int i = 0; i < 100 && txq_waiting(txq) != 0; i++) {
+		if (send(txq->fd, NULL, 0, MSG_DONTWAIT) < 0 &&
+		    errno != EAGAIN && errno != ENOBUFS && errno != EINTR)
+			break;
+		usleep(1000);
+	}
+	left = txq_waiting(txq);
+	if (left == 0)
+		return;
+	LR_LOG(WARNING, PMD,
+	       "%s: tx queue %u: %u frames the kernel did not take from the "
+	       "ring before close, dropped\n",
+	       txq->port->name, txq->qid, left);
+}
+
 /* Close a tx queue (af_packet_private.h). */
 void
 lr_af_packet_txq_close_(struct afp_txq *txq)
 {
 	if (txq->fd < 0)
 		return;
+	if (txq->frames != NULL)
+		txq_flush(txq);
 	if (txq->map != NULL)
 		munmap(txq->map, txq->map_len);
 	close(txq->fd);
