@@ -39,6 +39,7 @@
 #include "lr_ethdev.h"
 #include "lr_ethdev_driver.h"
 #include "lr_mbuf.h"
+#include "lr_memory.h"
 #include "lr_net.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
@@ -476,6 +477,12 @@ out:
 
 /* --- linerate's own net_vhost as the backend ------------------------- */
 
+/* Frames our port of the last ours_run() sent with no copy (xstat
+ * tx_zero_copy); whether the EAL's memory is hugepages another process
+ * can map (main()). */
+static uint64_t ours_zc;
+static int huge_shared;
+
 /* Our port against net_vhost in this process (vu_server: net_vhost is
  * the client), nq queue pairs: frames each way on every queue. */
 static int
@@ -507,6 +514,9 @@ ours_run(unsigned nq, int vu_server, const char *extra)
 		if (xfer(a, b, (uint16_t)q, 40 + q, NFRAMES) != 0 ||
 		    xfer(b, a, (uint16_t)q, 50 + q, NFRAMES) != 0)
 			goto out;
+	if (lr_eth_xstats_get_by_name((uint16_t)a, "tx_zero_copy", &ours_zc) !=
+	    0)
+		goto out;
 	rc = 0;
 out:
 	lr_test_memif_shut(a);
@@ -600,6 +610,42 @@ test_ours_matrix(void)
 				return rc;
 			LR_TEST_ASSERT(rc == 0, "queues=%u%s", nq, extra);
 		}
+	}
+	return 0;
+}
+
+/* Zero-copy transmit (the default on hugepages): frames go from their
+ * own buffers, and every one arrives whole (xfer checks each byte);
+ * zero_copy=0 and packed rings copy every frame; mbufs all come back. */
+static int
+test_zero_copy(void)
+{
+	static const struct {
+		const char *extra;
+		int zc;
+	} runs[] = {
+	    {"", 1},
+	    {",in_order=1,mrg_rxbuf=0", 1},
+	    {",zero_copy=0", 0},
+	    {",packed_vq=1", 0},
+	};
+
+	if (!huge_shared) {
+		printf("skip: no hugepages: the EAL's memory cannot be shared "
+		       "(zero copy needs it)\n");
+		return LR_TEST_SKIP;
+	}
+	for (unsigned i = 0; i < LR_DIM(runs); i++) {
+		int rc = ours_run(1, 0, runs[i].extra);
+
+		if (rc == LR_TEST_SKIP)
+			return rc;
+		LR_TEST_ASSERT(rc == 0, "'%s'", runs[i].extra);
+		printf("'%s': %llu frames sent with no copy\n", runs[i].extra,
+		       (unsigned long long)ours_zc);
+		LR_TEST_ASSERT(runs[i].zc ? ours_zc > 0 : ours_zc == 0,
+			       "'%s': tx_zero_copy %llu", runs[i].extra,
+			       (unsigned long long)ours_zc);
 	}
 	return 0;
 }
@@ -815,7 +861,7 @@ fdev_msg(struct fdev *f, int fd, const struct lr_vhost_user_msg *m,
 	else if (req == LR_VHOST_USER_GET_PROTOCOL_FEATURES)
 		fake_reply(fd, req, 8,
 			   LR_VIRTIO_BIT(LR_VHOST_USER_PROTOCOL_F_REPLY_ACK));
-	else if (req == LR_VHOST_USER_SET_MEM_TABLE && nfds == 1) {
+	else if (req == LR_VHOST_USER_SET_MEM_TABLE && nfds >= 1) {
 		f->map_len = r->size + r->mmap_offset;
 		f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE,
 			      MAP_SHARED, fds[0], 0);
@@ -884,7 +930,10 @@ fdev_open(struct fdev *f, pthread_t *th, const char *name)
 	f->lis = lr_unix_listen(sock, LR_UNIX_STREAM, LR_UNIX_MODE_KEEP, 1);
 	if (f->lis < 0 || pthread_create(th, NULL, fdev_thread, f) != 0)
 		return -1;
-	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s", sock);
+	/* zero_copy=0: the fake device maps the port's region only, so
+	 * every frame it reads must be in it */
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s,zero_copy=0",
+		 sock);
 	port = port_open(dv, 1);
 	unlink(sock);
 	if (port >= 0 && (wait_link(port, 1) != 0 || !atomic_load(&f->ready) ||
@@ -1204,7 +1253,41 @@ static const struct lr_test_case cases[] = {
     {"ours_server_2q", NULL, vu_case_run, &ours_server_2q},
     {"ours_reconnect", test_ours_reconnect},
     {"ours_matrix", test_ours_matrix},
+    {"zero_copy", test_zero_copy},
 };
+
+/* The EAL on hugepages (--in-memory: a memfd our ports can share for
+ * zero-copy transmit) when enough are free; 1 if so, else 0 (the cases
+ * then run on ordinary memory, copying). */
+static int
+eal_huge(void)
+{
+	char prefix[96], lcores[8] = "0-1";
+	char *argv[] = {"test_pmd_virtio_user", "-l", lcores, "-m", "128",
+			"--in-memory", prefix, NULL};
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
+			"free_hugepages",
+			"r");
+	long nfree = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &nfree) != 1)
+			nfree = 0;
+		fclose(f);
+	}
+	if (nfree < 96)
+		return 0;
+	lr_test_prefix_arg(prefix, sizeof(prefix), "test_pmd_virtio_user");
+	if (lr_eal_init(7, argv) < 0) {
+		snprintf(lcores, sizeof(lcores), "0");
+		if (lr_eal_init(7, argv) < 0)
+			return 0;
+	}
+	for (unsigned i = 0; i < lr_memseg_count(); i++)
+		if (lr_memseg_get(i)->share_fd >= 0)
+			return 1;
+	return 0;
+}
 
 int
 main(int argc, char **argv)
@@ -1220,6 +1303,7 @@ main(int argc, char **argv)
 	}
 	dir = dirbuf;
 	atexit(rm_dir);
+	huge_shared = eal_huge();
 	pool = lr_test_memif_eal("test_pmd_virtio_user");
 	if (pool == NULL)
 		return 1;

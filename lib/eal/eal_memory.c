@@ -249,6 +249,7 @@ map_ordinary(struct lr_memseg *seg, size_t len, int node, bool lock)
 	madvise(addr, len, MADV_HUGEPAGE);
 	bind_to_node(addr, len, node);
 	memset(seg, 0, sizeof(*seg));
+	seg->share_fd = -1;
 	seg->addr = addr;
 	seg->len = len;
 	seg->page_sz = page;
@@ -456,7 +457,7 @@ map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
 
 		snprintf(name, sizeof(name), "%s_map_%d",
 			 lr_eal_cfg_.file_prefix, node);
-		fd = memfd_create(name, MFD_HUGETLB);
+		fd = memfd_create(name, MFD_HUGETLB | MFD_CLOEXEC);
 	} else {
 		snprintf(path, sizeof(path), "%s/%smap_%d", dir,
 			 lr_eal_cfg_.file_prefix, node);
@@ -492,10 +493,11 @@ map_huge(struct lr_memseg *seg, const char *dir, size_t hugesz, size_t len,
 		       strerror(errno));
 	else
 		seg->flags |= LR_MEMSEG_F_LOCKED;
+	/* Kept open: the lock (a file) and the descriptor another process
+	 * maps to share this memory (share_fd). */
 	if (path[0] && huge_lock_fd1[node] == 0)
 		huge_lock_fd1[node] = fd + 1;
-	else
-		close(fd);
+	seg->share_fd = fd;
 	seg->addr = addr;
 	seg->len = len;
 	seg->page_sz = hugesz;
@@ -800,6 +802,9 @@ lr_eal_memory_init_(void)
 				munmap(seg.addr, seg.len);
 				if (seg.path[0])
 					unlink(seg.path);
+				if (seg.share_fd >= 0 &&
+				    huge_lock_fd1[n] != seg.share_fd + 1)
+					close(seg.share_fd);
 				goto fail;
 			}
 		}
@@ -828,6 +833,12 @@ lr_eal_memory_cleanup_(void)
 		munmap(s->addr, s->len);
 		if (s->path[0])
 			unlink(s->path);
+		if (s->share_fd >= 0) {
+			for (unsigned k = 0; k < LR_MAX_NUMA_NODES; k++)
+				if (huge_lock_fd1[k] == s->share_fd + 1)
+					huge_lock_fd1[k] = 0;
+			close(s->share_fd);
+		}
 		free(s->iova);
 		memset(s, 0, sizeof(*s));
 	}

@@ -49,6 +49,9 @@ struct lr_memseg {
 	unsigned flags;   /**< LR_MEMSEG_F_* */
 	uint64_t *iova;   /**< IOVA of each page_sz page; NULL when IOVA == VA */
 	char path[128];   /**< backing file, or "" */
+	int share_fd;     /**< its hugetlbfs file or memfd, open for the
+			       process's life: another process may map it
+			       (vhost-user memory tables); -1 when none */
 };
 
 /** Number of segments reserved so far. */

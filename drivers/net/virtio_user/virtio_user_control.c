@@ -5,8 +5,9 @@
  * virtio-user and QEMU send them:
  *   GET_FEATURES; GET/SET_PROTOCOL_FEATURES (when the backend offers
  *   PROTOCOL_FEATURES: MQ and REPLY_ACK taken when offered);
- *   GET_QUEUE_NUM (MQ); SET_OWNER; SET_FEATURES; SET_MEM_TABLE (our one
- *   region, its memfd); per ring SET_VRING_CALL, SET_VRING_NUM,
+ *   GET_QUEUE_NUM (MQ); SET_OWNER; SET_FEATURES; SET_MEM_TABLE (our
+ *   region, its memfd, and the hugepage segments shared for zero-copy
+ *   transmit); per ring SET_VRING_CALL, SET_VRING_NUM,
  *   SET_VRING_BASE, SET_VRING_ADDR, SET_VRING_KICK; SET_VRING_ENABLE 1 per
  *   ring (PROTOCOL_FEATURES).
  * With REPLY_ACK negotiated every request that has no reply of its own
@@ -234,22 +235,39 @@ queues_check(struct vu_port *p)
 	return 0;
 }
 
-/* SET_MEM_TABLE: the port's region, guest-physical = our virtual. */
+/* Region r of a memory table: [addr, addr + size), guest-physical = our
+ * virtual. */
+static void
+region_set(struct lr_vhost_user_region *r, const void *addr, uint64_t size)
+{
+	r->guest_addr = (uint64_t)(uintptr_t)addr;
+	r->user_addr = r->guest_addr;
+	r->size = size;
+	r->mmap_offset = 0;
+}
+
+/* SET_MEM_TABLE: the port's region, then the hugepage segments shared
+ * for zero-copy transmit (p->zc_*). */
 static int
 mem_table(struct vu_port *p)
 {
 	struct lr_vhost_user_msg m;
-	struct lr_vhost_user_region *r = &m.payload.memory.regions[0];
+	struct lr_vhost_user_region *r = m.payload.memory.regions;
+	int fds[LR_VHOST_USER_MAX_REGIONS];
+	unsigned n = 1 + p->zc_n;
 
 	msg_init(&m, LR_VHOST_USER_SET_MEM_TABLE,
 		 (uint32_t)(offsetof(struct lr_vhost_user_memory, regions) +
-			    sizeof(*r)));
-	m.payload.memory.nregions = 1;
-	r->guest_addr = (uint64_t)(uintptr_t)p->shm.addr;
-	r->user_addr = r->guest_addr;
-	r->size = p->shm.size;
-	r->mmap_offset = 0;
-	return request(p, &m, &p->shm.fd, 1, NULL);
+			    n * sizeof(*r)));
+	m.payload.memory.nregions = n;
+	region_set(&r[0], p->shm.addr, p->shm.size);
+	fds[0] = p->shm.fd;
+	for (unsigned i = 0; i < p->zc_n; i++) {
+		region_set(&r[1 + i], (void *)p->zc_lo[i],
+			   p->zc_hi[i] - p->zc_lo[i]);
+		fds[1 + i] = p->zc_fd[i];
+	}
+	return request(p, &m, fds, n, NULL);
 }
 
 /* A ring's eventfd request (KICK or CALL). */

@@ -29,6 +29,10 @@ rings_free(struct vu_port *p)
 
 			lr_unix_close_fds(&vr->kick_fd, 1);
 			lr_unix_close_fds(&vr->call_fd, 1);
+			if (d == 1)
+				lr_vu_tx_release_(qs[d]);
+			free(vr->tx_mbuf);
+			vr->tx_mbuf = NULL;
 			free(vr->free_ids);
 			vr->free_ids = vr->chain_len = vr->chain_next = NULL;
 		}
@@ -36,15 +40,18 @@ rings_free(struct vu_port *p)
 	lr_shm_free(&p->shm);
 }
 
-/* The eventfds and id FIFO of ring vr; 0 or -errno. */
+/* The eventfds and id FIFO of ring vr, and for tx with zero copy the
+ * mbuf of each descriptor; 0 or -errno. */
 static int
-ring_alloc(struct vu_vring *vr, uint32_t num)
+ring_alloc(struct vu_vring *vr, uint32_t num, int zc)
 {
 	vr->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	vr->call_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	/* the id FIFO, then chain_len and chain_next (tx) */
 	vr->free_ids = calloc(3 * (size_t)num, sizeof(uint16_t));
-	if (vr->kick_fd < 0 || vr->call_fd < 0 || vr->free_ids == NULL)
+	vr->tx_mbuf = zc ? calloc(num, sizeof(vr->tx_mbuf[0])) : NULL;
+	if (vr->kick_fd < 0 || vr->call_fd < 0 || vr->free_ids == NULL ||
+	    (zc && vr->tx_mbuf == NULL))
 		return -ENOMEM;
 	vr->chain_len = vr->free_ids + num;
 	vr->chain_next = vr->free_ids + 2 * (size_t)num;
@@ -80,9 +87,10 @@ vu_configure(struct lr_eth_dev *dev)
 		       lr_strerror(-ret));
 		return ret;
 	}
+	lr_vu_zc_regions_(p);
 	for (unsigned i = 0; i < nq; i++) {
-		if (ring_alloc(&p->rxq[i].vr, p->qsize) < 0 ||
-		    ring_alloc(&p->txq[i].vr, p->qsize) < 0) {
+		if (ring_alloc(&p->rxq[i].vr, p->qsize, 0) < 0 ||
+		    ring_alloc(&p->txq[i].vr, p->qsize, p->zc_n != 0) < 0) {
 			LR_LOG(ERR, PMD, "%s: no memory for its rings\n",
 			       dev->data->name);
 			rings_free(p);
@@ -209,7 +217,7 @@ vu_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 /* Port-wide xstats, then per queue pair the names of per_q. */
 static const char *const port_xstats[] = {
     "connects",		 "disconnects",	      "tx_link_down_drops",
-    "tx_too_long_drops", "tx_offload_errors",
+    "tx_too_long_drops", "tx_offload_errors",  "tx_zero_copy",
 };
 static const char *const per_q[] = {
     "rx_q%u_kicks", "rx_q%u_calls",	"tx_q%u_kicks",
@@ -255,6 +263,7 @@ vu_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 		v[2] += lr_counter_read(&tx->link_down);
 		v[3] += lr_counter_read(&tx->too_long);
 		v[4] += lr_counter_read(&tx->offload_errors);
+		v[5] += lr_counter_read(&tx->zero_copy);
 		w[0] = lr_counter_read(&rx->kicks);
 		w[1] = lr_counter_read(&rx->calls);
 		w[2] = lr_counter_read(&tx->kicks);

@@ -22,10 +22,22 @@
  * Memory: one memfd region per port (lr_shm.h), made at configure and
  * kept until close: for each ring its descriptor table, available and
  * used rings, then its packet buffers (one of VU_BSIZE bytes per
- * descriptor, descriptor i always pointing at buffer i). The whole region
- * is the one entry of SET_MEM_TABLE, its guest-physical address being our
- * virtual one (as DPDK's virtio-user does). Packets are copied between
- * these buffers and mbufs (see virtio_user_rx_tx.c for why).
+ * descriptor, descriptor i pointing at buffer i unless a zero-copy frame
+ * uses it). The whole region is the first entry of SET_MEM_TABLE, its
+ * guest-physical address being our virtual one (as DPDK's virtio-user
+ * does). Received packets are copied from these buffers into mbufs (see
+ * virtio_user_rx_tx.c for why).
+ *
+ * Zero-copy transmit (split rings, zero_copy=1, the default): the EAL's
+ * hugepage segments that have a descriptor another process can map
+ * (lr_memseg.share_fd: a hugetlbfs file or memfd) follow in the memory
+ * table, and a frame whose one buffer lies in one of them goes on the
+ * ring as it is: its virtio-net header written into its headroom, the
+ * descriptor pointing there, the mbuf held (vr->tx_mbuf) until the
+ * backend has used it. Other frames (ordinary memory: --no-huge; chains;
+ * shared mbufs; offloads; packed rings) are copied into the buffers.
+ * Like DPDK's virtio-user, this shows the backend the whole hugepage heap:
+ * zero_copy=0 keeps it to the port's own region.
  *
  * Quiescing: a burst marks its queue busy (seq_cst store) and returns at
  * once when the queue is not up; the connection thread clears `up` and
@@ -56,6 +68,9 @@
 #define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
 #define VU_DEFAULT_QSIZE 256u
 #define VU_TSO_SEGS_MAX	 128 /* segments of a super-frame cut here */
+/* Hugepage segments shared for zero-copy transmit: the memory table's
+ * entries after the port's own region. */
+#define VU_ZC_MAX (LR_VHOST_USER_MAX_REGIONS - 1)
 
 /* One virtqueue in the shared region: split, or packed (pdesc, and the
  * driver's and device's event areas where split has avail and used; the
@@ -76,6 +91,8 @@ struct vu_vring {
 	uint16_t *chain_next; /* tx: the id after an id of a chain (ours,
 			       * not the ring's next, which the backend
 			       * could change) */
+	struct lr_mbuf **tx_mbuf; /* tx, zero copy: the mbuf descriptor id
+				   * points into, or NULL */
 	uint16_t num;	      /* descriptors (a power of two) */
 	uint16_t mask;	      /* num - 1 */
 	uint16_t avail_idx;   /* the avail index we publish next */
@@ -109,6 +126,8 @@ struct vu_queue {
 	uint8_t packed;	   /* RING_PACKED negotiated */
 	uint8_t host_csum; /* CSUM: the backend completes partial sums */
 	uint8_t host_tso;  /* HOST_TSO4 and 6: it takes TCP super-frames */
+	uint8_t zc_n;	   /* tx: shared memory ranges (zero copy), or 0 */
+	uintptr_t zc_lo[VU_ZC_MAX], zc_hi[VU_ZC_MAX]; /* [lo, hi) each */
 	struct lr_eth_queue_counters c;
 	uint64_t kicks;		 /* eventfd writes to the backend */
 	uint64_t calls;		 /* backend calls seen (control thread) */
@@ -116,6 +135,7 @@ struct vu_queue {
 	uint64_t link_down;	 /* tx: frames dropped, link down */
 	uint64_t too_long;	 /* tx: frames over one buffer, dropped */
 	uint64_t offload_errors; /* tx: offloads a frame could not have */
+	uint64_t zero_copy;	 /* tx: frames sent from their own buffer */
 } __lr_cache_aligned;
 
 struct vu_port {
@@ -131,6 +151,10 @@ struct vu_port {
 	int want_mrg;	 /* devargs */
 	int want_in_order;
 	int packed;	   /* packed_vq=1: packed rings (required) */
+	int zero_copy;	   /* devarg: share the hugepage heap (tx) */
+	unsigned zc_n;	   /* segments shared in the memory table */
+	uintptr_t zc_lo[VU_ZC_MAX], zc_hi[VU_ZC_MAX];
+	int zc_fd[VU_ZC_MAX];
 	uint64_t features; /* negotiated */
 	uint64_t protocol; /* negotiated protocol features */
 	struct lr_shm shm; /* every ring and buffer of the port */
@@ -154,7 +178,7 @@ struct vu_port {
 /* The devargs, parsed. */
 struct vu_args {
 	const char *path;
-	int server, mrg, in_order, packed;
+	int server, mrg, in_order, packed, zero_copy;
 	uint64_t queues, qsize;
 };
 
@@ -250,6 +274,14 @@ void lr_vu_rings_reset_(struct vu_port *p);
 
 /* Wait until no burst uses q, with q marked down. */
 void lr_vu_queue_quiesce_(struct vu_queue *q);
+
+/* Free the mbufs tx queue q holds on its ring (zero copy); q down, the
+ * backend done with them (stopped or gone). */
+void lr_vu_tx_release_(struct vu_queue *q);
+
+/* The hugepage segments p shares for zero-copy transmit, into p->zc_*
+ * (none with zero_copy=0 or packed rings). */
+void lr_vu_zc_regions_(struct vu_port *p);
 
 /* Tx: give back the chain of head to the FIFO; its descriptors, or -1 when
  * no chain of ours starts there (a fault). */

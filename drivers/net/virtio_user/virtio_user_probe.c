@@ -2,7 +2,8 @@
 /*
  * net_virtio_user's probe: the devargs, with DPDK's names and defaults
  * (path=SOCKET, server=0|1, queues=N, queue_size=N, mrg_rxbuf=0|1,
- * in_order=0|1, packed_vq=0|1), each bad value refused with a message
+ * in_order=0|1, packed_vq=0|1; and ours: zero_copy=0|1, virtio_user_private.h),
+ * each bad value refused with a message
  * naming the port, the key and the value; the port made; the driver.
  */
 #include <errno.h>
@@ -17,7 +18,7 @@
 
 static const char *const vu_keys[] = {
     "path",	 "server",   "queues",	  "queue_size",
-    "mrg_rxbuf", "in_order", "packed_vq", NULL,
+    "mrg_rxbuf", "in_order", "packed_vq", "zero_copy", NULL,
 };
 
 /* Parse and check the devargs of port name into a; 0 or -EINVAL
@@ -34,6 +35,8 @@ vu_parse_args(const char *name, const struct lr_devargs *args,
 	    (ret = lr_devargs_get_bool(args, "in_order", 0, &a->in_order)) <
 		0 ||
 	    (ret = lr_devargs_get_bool(args, "packed_vq", 0, &a->packed)) < 0 ||
+	    (ret = lr_devargs_get_bool(args, "zero_copy", 1, &a->zero_copy)) <
+		0 ||
 	    (ret = lr_devargs_get_uint(args, "queues", 1, 1, VU_MAXQ,
 				       &a->queues)) < 0 ||
 	    (ret = lr_devargs_get_uint(args, "queue_size", VU_DEFAULT_QSIZE, 1,
@@ -85,6 +88,7 @@ port_new(const char *name, const struct vu_args *a)
 	p->want_mrg = a->mrg;
 	p->want_in_order = a->in_order;
 	p->packed = a->packed;
+	p->zero_copy = a->zero_copy;
 	p->lis = p->sock = -1;
 	lr_shm_init(&p->shm);
 	for (unsigned q = 0; q < VU_MAXQ; q++) {
@@ -124,9 +128,9 @@ vu_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	dev->data->link.link_duplex = 1;
 	LR_LOG(INFO, PMD,
 	       "%s: path=%s server=%d queues=%u queue_size=%u mrg_rxbuf=%d "
-	       "in_order=%d packed_vq=%d\n",
+	       "in_order=%d packed_vq=%d zero_copy=%d\n",
 	       name, p->path, p->server, p->queues, p->qsize, p->want_mrg,
-	       p->want_in_order, p->packed);
+	       p->want_in_order, p->packed, p->zero_copy);
 	return 0;
 }
 
@@ -134,7 +138,7 @@ static struct lr_eth_driver vu_driver = {
     .keys = vu_keys,
     .usage = "path=<vhost-user socket> server=<0|1> queues=<1..16> "
 	     "queue_size=<power of two, 256> mrg_rxbuf=<0|1> "
-	     "in_order=<0|1> packed_vq=<0|1>",
+	     "in_order=<0|1> packed_vq=<0|1> zero_copy=<0|1>",
     .probe = vu_probe,
 };
 

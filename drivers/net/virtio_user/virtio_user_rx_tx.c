@@ -11,8 +11,10 @@
  * mapping, which cannot be handed to another process (it is one mapping
  * of the whole heap, not a file of its own), so the buffers the backend
  * may touch are ours alone; a copy also keeps a hostile backend away from
- * mbuf headers and from packets we still hold. No mbuf ever sits on a
- * ring: a ring reset (link down, reconnect) loses none.
+ * mbuf headers and from packets we still hold. Transmit may instead
+ * put a frame's own buffer on the ring (zero copy, virtio_user_private.h);
+ * such mbufs are freed once used, and at a link down or ring reset, once
+ * the backend has stopped or gone: none is lost.
  *
  * Every used entry the backend wrote is read once into locals and checked
  * (id below the ring size, length within the buffer and above the
@@ -35,6 +37,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lr_memory.h"
 #include "lr_net.h"
 #include "virtio_user_private.h"
 
@@ -222,17 +225,49 @@ out:
 }
 
 /* Take back the tx chains the backend used; 0 or -1 at a fault. */
+/* Mbufs done with (sent by copy, or used by the backend), freed in bulk. */
+struct zc_done {
+	unsigned n;
+	struct lr_mbuf *m[64];
+};
+
+/* Add m to d, freeing d's mbufs when it is full. */
+static inline void
+done_add(struct zc_done *d, struct lr_mbuf *m)
+{
+	d->m[d->n++] = m;
+	if (lr_unlikely(d->n == LR_DIM(d->m))) {
+		lr_pktmbuf_free_bulk(d->m, d->n);
+		d->n = 0;
+	}
+}
+
+/* Take the mbuf descriptor head points into, if any, into d. */
+static inline void
+zc_take(struct vu_vring *vr, uint32_t head, struct zc_done *d)
+{
+	struct lr_mbuf *m = vr->tx_mbuf[head];
+
+	if (m == NULL)
+		return;
+	vr->tx_mbuf[head] = NULL;
+	done_add(d, m);
+}
+
 static int
 tx_reclaim(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
 	uint16_t used = vu_load_acq16(&vr->used->idx);
 	uint16_t k = (uint16_t)(used - vr->last_used);
+	struct zc_done d;
+	int rc = 0;
 
 	if (lr_unlikely(k > vr->num - vr->nfree)) {
 		lr_vu_ring_fault_(q, "used index", used);
 		return -1;
 	}
+	d.n = 0;
 	for (; vr->last_used != used; vr->last_used++) {
 		/* in order: the backend may write one entry for a batch; the
 		 * chains are ours, made available in ring order */
@@ -242,11 +277,50 @@ tx_reclaim(struct vu_queue *q)
 
 		int n = lr_vu_tx_chain_free_(q, head);
 
-		if (n < 0)
-			return -1;
+		if (n < 0) {
+			rc = -1;
+			break;
+		}
+		if (q->zc_n != 0)
+			zc_take(vr, head, &d);
 		vr->done_id = (uint16_t)(vr->done_id + n);
 	}
-	return 0;
+	if (d.n != 0)
+		lr_pktmbuf_free_bulk(d.m, d.n);
+	return rc;
+}
+
+void
+lr_vu_tx_release_(struct vu_queue *q)
+{
+	struct vu_vring *vr = &q->vr;
+	struct zc_done d = {.n = 0};
+
+	if (vr->tx_mbuf == NULL)
+		return;
+	for (uint32_t i = 0; i < vr->num; i++)
+		zc_take(vr, i, &d);
+	if (d.n != 0)
+		lr_pktmbuf_free_bulk(d.m, d.n);
+}
+
+void
+lr_vu_zc_regions_(struct vu_port *p)
+{
+	p->zc_n = 0;
+	if (!p->zero_copy || p->packed)
+		return;
+	for (unsigned i = 0; i < lr_memseg_count() && p->zc_n < VU_ZC_MAX;
+	     i++) {
+		const struct lr_memseg *s = lr_memseg_get(i);
+
+		if (s == NULL || s->share_fd < 0)
+			continue;
+		p->zc_lo[p->zc_n] = (uintptr_t)s->addr;
+		p->zc_hi[p->zc_n] = (uintptr_t)s->addr + s->len;
+		p->zc_fd[p->zc_n] = s->share_fd;
+		p->zc_n++;
+	}
 }
 
 uint16_t
@@ -292,6 +366,8 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 		if (src != b)
 			memcpy(b, src, n);
 		off += n;
+		vr->desc[id].addr =
+		    (uint64_t)(uintptr_t)(vr->bufs + (size_t)id * VU_BSIZE);
 		vr->desc[id].len = n + (k == 0 ? hdr_len : 0);
 		if (k + 1 < need) {
 			uint16_t nx = tx_id_take(vr);
@@ -319,9 +395,45 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 
 	memcpy(b, h, hdr_len);
 	lr_pktmbuf_copy_out(m, b + hdr_len);
+	vr->desc[id].addr = (uint64_t)(uintptr_t)b; /* a zero-copy frame's
+						    * may be there */
 	vr->desc[id].len = len;
 	vr->desc[id].flags = 0;
 	vr->chain_len[id] = 1;
+	return id;
+}
+
+/* Whether m can go on the ring with no copy: one buffer of its own in
+ * shared memory, room for the header before its data, no offload. */
+static inline int
+zc_ok(const struct vu_queue *q, const struct lr_mbuf *m)
+{
+	uintptr_t a = (uintptr_t)m->buf_addr;
+
+	if (m->nb_segs != 1 || m->refcnt != 1 || m->data_off < q->hdr_len ||
+	    (m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) != 0)
+		return 0;
+	for (unsigned k = 0; k < q->zc_n; k++)
+		if (a >= q->zc_lo[k] && a + m->buf_len <= q->zc_hi[k])
+			return 1;
+	return 0;
+}
+
+/* Put m on tx ring vr as it is: a zero virtio-net header written into
+ * its headroom, one descriptor of len bytes from there; m is held until
+ * the backend has used it. Its id. */
+static inline uint16_t
+tx_zc(struct vu_vring *vr, struct lr_mbuf *m, uint32_t hdr_len, uint32_t len)
+{
+	uint16_t id = tx_id_take(vr);
+	uint8_t *h = lr_pktmbuf_mtod(m, uint8_t *) - hdr_len;
+
+	memset(h, 0, hdr_len);
+	vr->desc[id].addr = (uint64_t)(uintptr_t)h;
+	vr->desc[id].len = len;
+	vr->desc[id].flags = 0;
+	vr->chain_len[id] = 1;
+	vr->tx_mbuf[id] = m;
 	return id;
 }
 
@@ -339,8 +451,9 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct vu_queue *q = queue;
 	struct vu_vring *vr = &q->vr;
+	struct zc_done done = {.n = 0}; /* copied: freed in bulk */
 	uint16_t i, old;
-	uint64_t bytes = 0, sent = 0;
+	uint64_t bytes = 0, sent = 0, zc = 0;
 
 	if (lr_unlikely(vu_q_enter(q) != 0))
 		return lr_vu_tx_drop_all_(q, pkts, n);
@@ -368,19 +481,29 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 			lr_vu_tx_bad_(q, m, 0);
 			continue;
 		}
-		if (lr_likely(need == 1))
+		if (q->zc_n != 0 && zc_ok(q, m)) {
+			head = tx_zc(vr, m, q->hdr_len, len);
+			m = NULL; /* held until used */
+			zc++;
+		} else if (lr_likely(need == 1)) {
 			head = tx_one(vr, m, &h, q->hdr_len, len);
-		else
+		} else {
 			head = tx_chain(vr, m, &h, q->hdr_len, need);
+		}
 		vr->avail->ring[vr->avail_idx & vr->mask] = head;
 		vr->avail_idx++;
-		bytes += m->pkt_len;
+		bytes += len - q->hdr_len;
 		sent++;
-		lr_pktmbuf_free(m);
+		if (m != NULL)
+			done_add(&done, m);
 	}
+	if (done.n != 0)
+		lr_pktmbuf_free_bulk(done.m, done.n);
 	publish(q, old);
 	lr_counter_add(&q->c.packets, sent);
 	lr_counter_add(&q->c.bytes, bytes);
+	if (zc != 0)
+		lr_counter_add(&q->zero_copy, zc);
 	vu_q_leave(q);
 	return i;
 }
@@ -533,6 +656,14 @@ lr_vu_rings_reset_(struct vu_port *p)
 			LR_ASSERT(!atomic_load(&q->up) &&
 				  !atomic_load(&q->busy));
 			q->packed = (uint8_t)p->packed;
+			if (d == 1) {
+				lr_vu_tx_release_(q);
+				q->zc_n = q->vr.tx_mbuf != NULL
+					      ? (uint8_t)p->zc_n
+					      : 0;
+				memcpy(q->zc_lo, p->zc_lo, sizeof(q->zc_lo));
+				memcpy(q->zc_hi, p->zc_hi, sizeof(q->zc_hi));
+			}
 			if (p->packed) {
 				lr_vu_packed_reset_(&q->vr, base, d == 0);
 			} else {

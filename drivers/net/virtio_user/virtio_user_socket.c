@@ -111,6 +111,10 @@ connection_end(struct vu_port *p, const char *why, int tell)
 		lr_vu_teardown_msgs_(p);
 	close(p->sock);
 	p->sock = -1;
+	/* the backend has stopped its rings, or is gone: the frames it
+	 * had not used yet are dropped */
+	for (unsigned i = 0; i < p->nq; i++)
+		lr_vu_tx_release_(&p->txq[i]);
 	pthread_mutex_lock(&p->lock);
 	p->disconnects++;
 	snprintf(p->why, sizeof(p->why), "%s", why);
