@@ -140,12 +140,25 @@ build_plain(struct pg_txq *q, struct lr_mbuf *m)
 }
 
 /* Nothing varies and no checksum covers the stamp: the template and the
- * stamp. */
+ * stamp; from a kept pool (q->keep), the stamp alone when the buffer
+ * holds this template already. */
 static __lr_always_inline uint32_t
 build_fast(struct pg_txq *q, struct lr_mbuf *m, uint64_t tsc)
 {
-	uint32_t len = build_plain(q, m);
+	const struct pg_tmpl *t = q->tmpl;
+	uint32_t len;
 
+	if (q->keep && t->len >= PG_KEEP_MIN) {
+		len = t->len;
+		if (lr_unlikely(m->udata64 != t->gen)) {
+			memcpy(lr_pktmbuf_mtod(m, uint8_t *), t->data, len);
+			m->udata64 = t->gen;
+		}
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+	} else {
+		len = build_plain(q, m);
+	}
 	stamp(q, lr_pktmbuf_mtod(m, uint8_t *) + q->tmpl->stamp_off, q->seq++,
 	      tsc);
 	return len;

@@ -280,6 +280,9 @@ struct pg_tmpl {
 	uint64_t t_us;	    /**< pcap: capture time after the first frame */
 	uint64_t t_fp;	    /**< --replay: when it leaves in the file's loop */
 	uint16_t stamp_off; /**< where the stamp is, when stamped */
+	uint64_t gen;	    /**< changes whenever data does (never 0): an
+			     *   mbuf of a kept pool holds this frame if its
+			     *   udata64 says this number */
 };
 
 /** How a stream builds frames (chosen once, at setup); PG_K_PLAIN: the
@@ -404,8 +407,17 @@ struct pg_txq {
 	 * (on a zero-copy memif port, shared memory that the port's peer
 	 * maps: lr_eth_memif_pool_create()). */
 	bool prebuilt;
+	/* PG_K_FAST from a pool of its own whose buffers keep the frame
+	 * last written in them (udata64: the template's gen): a frame of
+	 * PG_KEEP_MIN bytes or more gets its stamp alone written, unless
+	 * the template changed since (a trial of another size). */
+	bool keep;
 	struct lr_mempool *own_pool;
 };
+
+/** Shortest frame a kept pool's buffers are reused for: below it, one
+ *  copy of the template costs less than checking the buffer. */
+#define PG_KEEP_MIN 256
 
 /** Sequence state of one stream as seen by one receiving lcore, with its
  *  RFC 3550 interarrival jitter (16 times the estimate, in cycles). */

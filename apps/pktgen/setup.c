@@ -422,6 +422,7 @@ prebuild(struct lr_mempool *mp, const struct pg_tmpl *t)
 	for (unsigned i = 0; i < n; i++) {
 		lr_pktmbuf_reset(all[i]);
 		memcpy(lr_pktmbuf_mtod(all[i], void *), t->data, t->len);
+		all[i]->udata64 = t->gen;
 	}
 	lr_mempool_put_bulk(mp, (void *const *)all, n);
 	lr_mempool_cache_flush(mp, lr_lcore_id());
@@ -459,7 +460,27 @@ prebuilt_pool(struct pg_txq *q, const char *name, unsigned n)
 				      LR_SOCKET_ID_ANY);
 }
 
-/* A queue that sends one frame, always the same (--no-stamp, nothing
+/* Whether stamped queue q (PG_K_FAST) would send frames of PG_KEEP_MIN
+ * bytes or more: its size, or one of the sizes of the RFC 2544 trials
+ * (IMIX frames vary: never kept). */
+static bool
+keep_useful(const struct pg_opts *o, const struct pg_txq *q)
+{
+	if (!o->rfc2544)
+		return q->tmpl->len >= PG_KEEP_MIN;
+	for (unsigned i = 0; i < o->rfc_nsizes; i++)
+		if (o->rfc_sizes[i] >= PG_KEEP_MIN)
+			return true;
+	return false;
+}
+
+/* A stamped queue whose frames are long (keep_useful()) gets a pool of
+ * its own whose buffers keep their frame (q->keep: build_fast() writes the
+ * stamp alone while the template is the one the buffer holds), so that a
+ * long frame is not written whole for each send. When memory is short it
+ * builds each frame from the shared pool, as it always did.
+ *
+ * A queue that sends one frame, always the same (--no-stamp, nothing
  * varies) gets a pool of its own whose buffers all hold the frame,
  * written once here, before the ports start (when the memory allows it,
  * else it keeps its pool and builds each frame); its datapath writes the
@@ -478,9 +499,10 @@ setup_prebuilt(const struct pg_opts *o)
 		struct pg_txq *q = pg_app.txqs[i];
 		unsigned n = o->nb_txd + 4 * o->burst + 2 * 384 + 1024;
 		bool zc = q->pool != pg.pool; /* a zero-copy port's pool */
+		bool keep = q->kind == PG_K_FAST;
 		char name[32];
 
-		if (q->kind != PG_K_PLAIN)
+		if (keep ? !keep_useful(o, q) : q->kind != PG_K_PLAIN)
 			continue;
 		/* a zero-copy port's sent mbufs wait on its ring: half its
 		 * pool (the rings' slots and more) */
@@ -488,6 +510,8 @@ setup_prebuilt(const struct pg_opts *o)
 			n = LR_MAX(n, q->pool->size / 2);
 		snprintf(name, sizeof(name), "pktgen_tx%u", i);
 		q->own_pool = prebuilt_pool(q, name, n);
+		if (q->own_pool == NULL && keep)
+			continue; /* each frame built: as ever */
 		if (q->own_pool == NULL) {
 			/* Not enough memory for it (-m): its pool,
 			 * building each frame, as without --no-stamp. */
@@ -504,11 +528,13 @@ setup_prebuilt(const struct pg_opts *o)
 		    pool_rearm(q->own_pool, &q->rearm) != 0)
 			return -1;
 		q->pool = q->own_pool;
-		q->prebuilt = true;
+		q->prebuilt = !keep;
+		q->keep = keep;
 		if (!o->quiet)
-			printf("port %u (%s) queue %u: tx frames prebuilt in "
+			printf("port %u (%s) queue %u: tx frames %s in "
 			       "pool '%s' (%u mbufs%s)\n",
 			       q->port, pg_app.ports[q->port].name, q->queue,
+			       keep ? "kept (stamps written)" : "prebuilt",
 			       name, n, zc ? ", zero-copy" : "");
 	}
 	return 0;

@@ -262,11 +262,13 @@ fields_base(struct pg_txq *q, const uint8_t *d)
 void
 pg_stream_tmpl_fix(struct pg_txq *q)
 {
+	static uint64_t gens; /* control thread only */
 	struct pg_tmpl *t = q->own_tmpl;
 
 	pg_stream_fix(q, t->data, t->len);
 	if (q->kind == PG_K_FIELDS)
 		fields_base(q, t->data);
+	t->gen = ++gens;
 }
 
 /* The Ethernet header and VLAN tags of definition sd into d (the source
