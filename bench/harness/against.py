@@ -116,7 +116,8 @@ def prepare(top, build, rev, cache, build_fn, log):
     check_distinct(head_full, full, rev)
     path = worktree(top, full, short, cache, log)
     bdir = os.path.basename(os.path.normpath(build))
-    log(f'--against: building {short} in {path}/{bdir} (meson release)')
+    log(f'--against: building {short} in {path}/{bdir} (meson release; '
+        'nothing to do when built before)')
     why = build_fn(path, bdir)
     if why:
         raise Error(f'--against: building {short} in {path}/{bdir} '
