@@ -18,7 +18,7 @@ TOP = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else
                       os.path.join(os.path.dirname(__file__), '..'))
 sys.path.insert(0, os.path.join(TOP, 'bench'))
 
-from harness import core, report, stats  # noqa: E402
+from harness import against, core, report, stats  # noqa: E402
 from comparisons import mempool, pagealloc, registry, ring  # noqa: E402
 from comparisons import l2fwd, suite  # noqa: E402
 from comparisons import elastic, pktgen  # noqa: E402
@@ -29,6 +29,7 @@ from harness import proc  # noqa: E402
 from comparisons import telemetry  # noqa: E402
 from comparisons import vhost  # noqa: E402
 import socket  # noqa: E402
+import subprocess  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 
@@ -207,6 +208,292 @@ class Report(unittest.TestCase):
             self.assertTrue(text.startswith('# linerate benchmarks'))
             self.assertNotIn('/work/', text)
             self.assertLess(text.index('## Summary'), text.index('## Mempool'))
+
+
+def git_repo(path, commits):
+    """A repository at path with commits commits (one file changed each):
+    [full hashes], oldest first."""
+    run = lambda *a: subprocess.run(  # noqa: E731
+        ['git', '-C', path] + list(a), check=True, capture_output=True,
+        text=True).stdout.strip()
+    os.makedirs(path)
+    run('init', '-q')
+    out = []
+    for i in range(commits):
+        with open(os.path.join(path, 'f'), 'w') as f:
+            f.write(f'{i}\n')
+        run('add', 'f')
+        run('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q',
+            '-m', f'c{i}')
+        out.append(run('rev-parse', 'HEAD'))
+    return out
+
+
+def load_run():
+    """bench/run as a module (its helpers: check_against, against_chosen)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader(
+        'bench_run', os.path.join(TOP, 'bench', 'run'))
+    spec = importlib.util.spec_from_loader('bench_run', loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def two_builds():
+    """The builds of an --against run: this tree's, an old one's."""
+    return [against.Build('linerate (aaa1111)', 'build-bench', 'aaa1111'),
+            against.Build('linerate (bbb2222)', '/c/bbb2222/build-bench',
+                          'bbb2222')]
+
+
+class Against(unittest.TestCase):
+    """bench/run --against: the worktree of REV, the builds, each entry's
+    runs once a build, the result and its section of BENCHMARKS.md."""
+
+    def tearDown(self):
+        core.SHOWN.clear()
+
+    def test_context(self):
+        ctx = core.Context(TOP, 'build-bench')
+        self.assertTrue(ctx.dpdk)
+        self.assertEqual([(b.label, b.build) for b in ctx.linerate()],
+                         [('linerate', 'build-bench')])
+        ctx = core.Context(TOP, 'build-bench', against=two_builds())
+        self.assertFalse(ctx.dpdk)
+        self.assertEqual([b.label for b in ctx.linerate()],
+                         ['linerate (aaa1111)', 'linerate (bbb2222)'])
+        old = ctx.at(ctx.linerate()[1])
+        self.assertEqual(old.build, '/c/bbb2222/build-bench')
+        self.assertEqual(ctx.build, 'build-bench')
+        self.assertIs(old._peers, ctx._peers)
+
+    def test_missing(self):
+        ctx = core.Context(TOP, 'b', against=two_builds())
+        plain = core.Comparison('x', 'X', 't', needs=lambda c: 'no root')
+        self.assertIn('no --against mode', plain.missing(ctx))
+        why = core.Comparison('x', 'X', 't', against='newer than REV')
+        self.assertEqual(why.missing(ctx), '--against: newer than REV')
+        ok = core.Comparison('x', 'X', 't', needs=lambda c: 'no root',
+                             against=True)
+        self.assertEqual(ok.missing(ctx), 'no root')
+        self.assertIsNone(why.missing(core.Context(TOP, 'b')))
+
+    def test_sides_alternate_per_build(self):
+        """A sides() entry: its linerate side once per build, each run
+        from its build's folder, no DPDK side, rounds alternating."""
+        with tempfile.TemporaryDirectory() as tmp:
+            for b in ('new', 'old'):
+                os.makedirs(os.path.join(tmp, b))
+                with open(os.path.join(tmp, b, 'prog'), 'w') as f:
+                    f.write(f'print("v | {len(b) + (b == "old")}")\n')
+
+            def sides(ctx):
+                out = [core.Side('linerate', [sys.executable,
+                                              f'{ctx.build}/prog'])]
+                if ctx.dpdk:
+                    out.append(core.Side('DPDK Debian', ['false']))
+                return out
+            builds = [against.Build('linerate (n1)', 'new', 'n1'),
+                      against.Build('linerate (o1)',
+                                    os.path.join(tmp, 'old'), 'o1')]
+            comp = core.Comparison(
+                't', 'T', 'text', sides=sides, rounds=2, against=True,
+                parse=lambda o: {'a': float(o.split('|')[1])})
+            ctx = core.Context(tmp, 'new', against=builds)
+            rows, s, notes, _ = comp.measure(ctx, lambda m: None)
+            self.assertEqual([x.label for x in s],
+                             ['linerate (n1)', 'linerate (o1)'])
+            self.assertEqual(notes, [])
+            self.assertEqual(rows.values['a'], {'linerate (n1)': [3.0, 3.0],
+                                                'linerate (o1)': [4.0, 4.0]})
+
+            def two(ctx):
+                return [core.Side('linerate, a', ['true']),
+                        core.Side('linerate, b', ['true'])]
+            comp.sides = two
+            self.assertRaisesRegex(ValueError, 'one linerate side',
+                                   comp.measure, ctx, lambda m: None)
+
+    def test_resolve_worktree_prepare(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = os.path.join(tmp, 'repo')
+            old, new = git_repo(repo, 2)
+            full, short = against.resolve(repo, 'HEAD~1')
+            self.assertEqual(full, old)
+            self.assertTrue(old.startswith(short))
+            self.assertRaisesRegex(against.Error, 'nosuch: no such commit',
+                                   against.resolve, repo, 'nosuch')
+            self.assertRaisesRegex(against.Error, 'a commit .* is wanted',
+                                   against.resolve, repo, '--all')
+            self.assertRaisesRegex(against.Error, 'HEAD\'s own commit',
+                                   against.check_distinct, new, new, 'x')
+            cache = os.path.join(tmp, 'cache')
+            seen = []
+
+            def build(tree, bdir):
+                seen.append((tree, bdir))
+                with open(os.path.join(tree, 'f')) as f:
+                    return None if f.read() == '0\n' else 'wrong tree'
+            builds = against.prepare(repo, 'build-bench', 'HEAD~1', cache,
+                                     build, lambda m: None)
+            path = os.path.join(cache, short)
+            self.assertEqual(seen, [(path, 'build-bench')])
+            self.assertEqual([b.label for b in builds],
+                             [against.label(new[:len(short)]),
+                              against.label(short)])
+            self.assertEqual(builds[0].build, 'build-bench')
+            self.assertEqual(builds[1].build,
+                             os.path.join(path, 'build-bench'))
+            # Reused the second time; a failed build is an error.
+            logs = []
+            against.prepare(repo, 'b', old, cache, build, logs.append)
+            self.assertIn(f'--against: reusing {path} ({short})', logs)
+            self.assertRaisesRegex(
+                against.Error, 'building .* failed:\nboom', against.prepare,
+                repo, 'b', old, cache, lambda t, b: 'boom', lambda m: None)
+            # A folder in the way is named, never removed.
+            other = os.path.join(tmp, 'other')
+            os.makedirs(os.path.join(other, short, 'mine'))
+            self.assertRaisesRegex(
+                against.Error, f'{other}/{short} is there but is not a '
+                'worktree', against.prepare, repo, 'b', old, other,
+                build, lambda m: None)
+            self.assertTrue(os.path.isdir(os.path.join(other, short,
+                                                       'mine')))
+            self.assertRaisesRegex(
+                against.Error, 'HEAD\'s own commit', against.prepare, repo,
+                'b', 'HEAD', cache, build, lambda m: None)
+
+    def test_run_arguments(self):
+        run = load_run()
+        self.assertIn('no such commit', run.check_against(TOP, 'nosuch~0x'))
+        comps = {c.name: c for c in registry()}
+        logs = []
+        ok, failed = run.against_chosen(
+            [comps['pktgen'], comps['vhost'], comps['ring']], True,
+            logs.append)
+        self.assertEqual([c.name for c in ok], ['pktgen'])
+        self.assertEqual(failed, 2)
+        self.assertTrue(logs[0].startswith('vhost: not run: --against: '
+                                           'net_vhost'), logs)
+        self.assertIn('ring: not run: --against: this entry has no',
+                      logs[1])
+        ok, failed = run.against_chosen(registry(), False, logs.append)
+        self.assertEqual([c.name for c in ok],
+                         ['l2fwd', 'pktgen', 'memif', 'memif_default',
+                          'veth'])
+        self.assertEqual(failed, 0)
+        for args, why in ((['--against', 'nosuch~0x', 'pktgen'],
+                           'no such commit'),
+                          (['--render', '--against', 'HEAD'],
+                           'no --against with it'),
+                          (['--against', 'HEAD', 'nosuch'],
+                           'unknown comparison')):
+            p = subprocess.run([os.path.join(TOP, 'bench', 'run')] + args,
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(why, p.stderr)
+
+    def test_entries(self):
+        ctx = core.Context(TOP, 'build-bench', against=two_builds())
+        todo = pktgen.runs(ctx, 'nohuge', ['--no-huge'], 'p.json', [])
+        self.assertEqual(len(todo), 2 * len(pktgen.VARIANTS))
+        self.assertEqual([t[1].label for t in todo[:2]],
+                         ['linerate (aaa1111)', 'linerate (bbb2222)'])
+        self.assertEqual(todo[1][1].argv[0],
+                         '/c/bbb2222/build-bench/apps/pktgen/lr-pktgen')
+        s = l2fwd.sides(ctx)
+        self.assertEqual([x.label for x in s], ['linerate'])
+
+        class FakeBench:
+            opts, _ = memif.options({})
+
+            def version(self, exe):
+                raise AssertionError('no testpmd with --against')
+        notes = []
+        cols, side_notes = memif.columns(FakeBench(), ctx, notes)
+        self.assertEqual([(c[0], c[1], c[3]) for c in cols], [
+            ('lr_lr', 'linerate (aaa1111)', 'build-bench'),
+            ('lr_lr', 'linerate (bbb2222)', '/c/bbb2222/build-bench'),
+            ('fwd_lr', 'linerate (aaa1111)', 'build-bench'),
+            ('fwd_lr', 'linerate (bbb2222)', '/c/bbb2222/build-bench')])
+        self.assertEqual(side_notes, {})
+        self.assertEqual(sum('not run (DPDK peers are not run with '
+                             '--against)' in n for n in notes), 6)
+        sides = veth.veth_sides(ctx, veth.display_names('P'),
+                                'net_af_packet', veth.FORWARDERS[:1], None,
+                                'DPDK')
+        self.assertEqual([x.label for x in sides], [
+            'linerate (aaa1111)', 'linerate (aaa1111)',
+            'linerate (bbb2222)', 'linerate (bbb2222)'])
+        self.assertIn('/c/bbb2222/build-bench/apps/l2fwd/lr-l2fwd',
+                      sides[3].argv)
+
+    def result(self):
+        core.show_as('/var/cache/x/bbb2222', against.SHOWN)
+        cmd = core.sanitize('/var/cache/x/bbb2222/build-bench/apps/p -l 0',
+                            '/work/x')
+        return {
+            'name': 'pktgen', 'title': 'Gen: aaa1111 against bbb2222',
+            'text': 'what', 'commit': 'aaa1111',
+            'date': '2026-12-06 16:00 UTC', 'rounds': 1,
+            'against': {'rev': 'bbb2222', 'head': 'aaa1111'},
+            'commands': ['build-bench/apps/p -l 0', cmd],
+            'labels': ['linerate (aaa1111)', 'linerate (bbb2222)'],
+            'notes': against.notes(two_builds(), False),
+            'summary': ['r1', 'r2'], 'digits': 2,
+            'rows': [{'row': 'r1', 'unit': 'Mpps', 'better': 'higher',
+                      'cells': {'linerate (aaa1111)':
+                                stats.summarize([9, 10, 11]),
+                                'linerate (bbb2222)':
+                                stats.summarize([4, 5, 6])}},
+                     {'row': 'r2', 'unit': 'Mpps', 'better': 'higher',
+                      'cells': {'linerate (bbb2222)':
+                                stats.summarize([1])}}]}
+
+    def test_render(self):
+        res = self.result()
+        self.assertEqual(res['commands'][1],
+                         '$AGAINST/build-bench/apps/p -l 0')
+        lines = report.moved_section([res])
+        self.assertEqual(lines[0], '## Moved paths against the old tree')
+        self.assertIn('| pktgen: r1 | Mpps (higher is better) | '
+                      '10.00 [9.00-11.00] | 5.00 [4.00-6.00] | 2.00 | '
+                      'aaa1111 / bbb2222 |', lines)
+        self.assertIn('| pktgen: r2 | Mpps (higher is better) | - | 1.00 | '
+                      '- | aaa1111 / bbb2222 |', lines)
+        text = '\n'.join(lines)
+        self.assertIn('### Gen: aaa1111 against bbb2222', text)
+        self.assertIn('`bench/run --against bbb2222 pktgen` at aaa1111, '
+                      '2026-12-06 16:00 UTC.', text)
+        self.assertIn('| r1 | Mpps | 10.00 [9.00-11.00] | '
+                      '5.00 [4.00-6.00] (2.00) |', text)
+        self.assertIn('$ $AGAINST/build-bench/apps/p -l 0', text)
+        self.assertIn('ratio = this tree / bbb2222', text)
+        self.assertEqual(report.moved_section([]), [])
+
+    def test_save_and_write(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            res = self.result()
+            report.save(tmp, res)
+            self.assertTrue(os.path.exists(os.path.join(
+                tmp, 'bench', 'results', 'against-pktgen.json')))
+            self.assertIsNone(report.load(tmp, 'pktgen'))
+            self.assertEqual(report.load(tmp, 'pktgen', True), res)
+            plain = Report().result()
+            out = os.path.join(tmp, 'B.md')
+            report.write(out, [('machine', 'm')], [plain], (), [res])
+            with open(out) as f:
+                text = f.read()
+            self.assertNotIn('/var/cache', text)
+            self.assertNotIn('/c/', text)
+            self.assertLess(text.index('## Mempool'),
+                            text.index('## Moved paths against the old'))
+            # The summary table keeps to the comparisons' own results.
+            head = text[:text.index('## Mempool')]
+            self.assertNotIn('aaa1111', head)
 
 
 class Registry(unittest.TestCase):

@@ -25,13 +25,16 @@ def row(ctx):
 
 
 def sides(ctx):
-    """lr-l2fwd, DPDK's l2fwd example (Debian), the native build's l2fwd."""
+    """lr-l2fwd, DPDK's l2fwd example (Debian), the native build's l2fwd
+    (lr-l2fwd alone when ctx.dpdk is False: --against)."""
     mem = ctx.mem_args(256, 192)
     t = WARM + DUR + 1
     out = [core.Side('linerate', [f'{ctx.build}/apps/l2fwd/lr-l2fwd', '-l',
                                   '0'] + mem + ['--file-prefix=bench_l2fwd']
                      + NULLS + ['--', '-p', '0x3', '-T', '1', '--duration',
                                 str(t)])]
+    if not ctx.dpdk:
+        return out
     dpdk = mem + ['--no-pci', '--file-prefix=bench_dpdk_l2fwd',
                   '--log-level=*:error'] + NULLS + ['--', '-p', '0x3', '-q',
                                                     '2', '-T', '1']
@@ -82,7 +85,8 @@ COMPARISON = core.Comparison(
     f'present), rounds alternating. A run\'s rate: Mpps forwarded from its '
     f'per-second line {WARM} to line {WARM + DUR} (warm-up left out alike). '
     'Target: 14.88 Mpps (64-byte line rate of 10 GbE) on one core.',
-    sides=sides, measure=measure, rounds=3, unit='Mpps', better='higher')
+    sides=sides, measure=measure, rounds=3, unit='Mpps', better='higher',
+    against=True)
 
 RING_TOTAL = re.compile(r'^ring-fwd total: .*\bMpps=([0-9.]+)')
 

@@ -340,8 +340,8 @@ class Bench:
         self.top = ctx.top
         self.opts = opts
         self.log = log
-        self.pktgen = os.path.join(ctx.build, PKTGEN)
-        self.l2fwd = os.path.join(ctx.build, L2FWD)
+        self.builds = [lr.build for lr in ctx.linerate()]
+        self.use(ctx.build)
         self.tmp = tempfile.mkdtemp(prefix='bench-memif.')
         self.cpu_gen = 0
         self.cpu_peer = 1 if os.cpu_count() >= 2 else 0
@@ -359,6 +359,12 @@ class Bench:
         self.hz = None
         self.zc = False
         self.testpmd = {}
+
+    def use(self, build):
+        """Run lr-pktgen and lr-l2fwd from the build folder build from now
+        on (the linerate build of the next row)."""
+        self.pktgen = os.path.join(build, PKTGEN)
+        self.l2fwd = os.path.join(build, L2FWD)
 
     def run_once(self, argv, timeout=60):
         """Output of a short program run to its end, and its status."""
@@ -381,21 +387,26 @@ class Bench:
 
     def probe_zc(self):
         """Whether net_memif takes zero-copy=yes on a client (a client
-        with no server is a port whose link is down: it starts)."""
+        with no server is a port whose link is down: it starts), in every
+        linerate build of the run (with --against both use it or none)."""
         if self.opts['LR_ZC'] == 'no':
             return 'zero-copy=no (MEMIF_LR_ZC=no)'
         sock = os.path.join(self.tmp, 'zc.sock')
-        out, rc = self.run_once(
-            [self.pktgen, '-l', str(self.cpu_gen)] + self.mem +
-            ['--file-prefix', f'{PREFIX}_zc', '--vdev',
-             vdev(0, 'client', sock, True), '--', '--tx-only', '--quiet',
-             '--duration', '0.1', '--link-wait', '0'])
-        self.zc = rc == 0
-        if self.zc:
-            return ('zero-copy=yes: net_memif accepts it, linerate clients '
-                    'use it')
-        return (f'zero-copy=yes refused ({core.last_line(out)}): linerate '
-                'copies')
+        for build in self.builds:
+            out, rc = self.run_once(
+                [os.path.join(build, PKTGEN), '-l', str(self.cpu_gen)] +
+                self.mem + ['--file-prefix', f'{PREFIX}_zc', '--vdev',
+                            vdev(0, 'client', sock, True), '--',
+                            '--tx-only', '--quiet', '--duration', '0.1',
+                            '--link-wait', '0'])
+            if rc != 0:
+                self.zc = False
+                shown = core.sanitize(build, self.top)
+                return (f'zero-copy=yes refused by {shown} '
+                        f'({core.last_line(out)}): linerate copies')
+        self.zc = True
+        return ('zero-copy=yes: net_memif accepts it, linerate clients '
+                'use it')
 
     @property
     def fzc(self):
@@ -728,10 +739,9 @@ def summary_rows(sizes):
     return out
 
 
-def columns(b, ctx, notes):
-    """{row key: (column label, testpmd binary)} of the rows that can run,
-    and the columns' notes; a note for each row left out."""
-    cols = {}
+def testpmds(b, ctx):
+    """(Debian's, the native) testpmd as (label, binary, note), each None
+    when it is not there."""
     deb = None
     exe = subprocess.run(['sh', '-c', 'command -v dpdk-testpmd'],
                          capture_output=True, text=True).stdout.strip()
@@ -748,23 +758,37 @@ def columns(b, ctx, notes):
         nat = (f'{ver} native', nexe,
                f'{ver} native: testpmd built {cflags} by '
                'scripts/dpdk-native.sh')
+    return deb, nat
+
+
+def columns(b, ctx, notes):
+    """[(row key, column label, testpmd binary, linerate build)] of the
+    runs of a round, in order (a linerate row once per build of
+    ctx.linerate(), alternating: two with --against), and the columns'
+    notes; a note for each row left out (every DPDK one with --against)."""
+    cols = []
+    deb, nat = testpmds(b, ctx) if ctx.dpdk else (None, None)
     side_notes = {}
     for key in b.opts['ROWS']:
         if key in ('lr_lr', 'fwd_lr'):
-            cols[key] = ('linerate', None)
+            cols += [(key, lr.label, None, lr.build)
+                     for lr in ctx.linerate()]
+        elif not ctx.dpdk:
+            notes.append(f'{TITLE[key]}: not run (DPDK peers are not run '
+                         'with --against)')
         elif 'ndpdk' in key:
             if nat is None:
                 notes.append(f'{TITLE[key]}: not run (no testpmd from '
                              'scripts/dpdk-native.sh)')
                 continue
-            cols[key] = (nat[0], nat[1])
+            cols.append((key, nat[0], nat[1], ctx.build))
             side_notes[nat[0]] = nat[2]
         elif deb is None:
             notes.append(f'{TITLE[key]}: not run (dpdk-testpmd is not '
                          'installed: apt install dpdk)')
         else:
             label = TITLE[key] if key in ('lr_dpdk', 'dpdk_lr') else deb[0]
-            cols[key] = (label, deb[1])
+            cols.append((key, label, deb[1], ctx.build))
             side_notes[label] = (deb[2] if label == deb[0] else
                                  f'{TITLE[key]}: a mixed pair, testpmd of '
                                  f'{deb[0]}')
@@ -809,15 +833,18 @@ def measure(ctx, comp, log):
             f'MEMIF_GEN_ROLE={opts["GEN_ROLE"]}, FWD_ROLE={opts["FWD_ROLE"]}, '
             f'FWD_ZC={opts["FWD_ZC"]}, FWD_STAMP={opts["FWD_STAMP"]}, '
             f'PAIR_STAMP={opts["PAIR_STAMP"]}']
-        notes += [roles_text(k, opts, b.zc, b.fzc) for k in cols]
+        notes += [roles_text(k, opts, b.zc, b.fzc)
+                  for k in dict.fromkeys(c[0] for c in cols)]
         if b.cpu_peer == b.cpu_gen:
             notes.append('one CPU: every row\'s two processes share CPU 0')
         rounds = ctx.rounds or comp.rounds
         for size in opts['SIZES']:
             for r in range(rounds):
-                for key, (label, exe) in cols.items():
-                    log(f'  {size} B, round {r + 1}: {TITLE[key]}')
+                for key, label, exe, build in cols:
+                    log(f'  {size} B, round {r + 1}: {TITLE[key]} '
+                        f'({label})')
                     fn = run_pair if key in PAIRS else run_fwd
+                    b.use(build)
                     figs, run = fn(b, key, size, exe)
                     seen = first.setdefault(label, {})
                     if key not in seen:
@@ -831,12 +858,13 @@ def measure(ctx, comp, log):
                         add_figures(rows, key, size, label, figs, b.hz)
     finally:
         b.cleanup()
-    notes += reference_notes(ctx.top)
-    notes.append('goals (issue 14): every linerate row >= 1.3x the DPDK row '
-                 'of the same run; 14.88 Mpps of 64-byte frames between two '
-                 'linerate processes')
+    if ctx.dpdk:
+        notes += reference_notes(ctx.top)
+        notes.append('goals (issue 14): every linerate row >= 1.3x the DPDK '
+                     'row of the same run; 14.88 Mpps of 64-byte frames '
+                     'between two linerate processes')
     order = []
-    for label, _ in cols.values():
+    for _, label, _, _ in cols:
         if label not in order:
             order.append(label)
     sides = [group.Together(lab, lines.get(lab, []), side_notes.get(lab))
@@ -870,7 +898,7 @@ COMPARISON = core.Comparison(
     'ports are clients (lr-l2fwd zero-copy: no copy; testpmd two copies), '
     'lr-pktgen\'s the servers; unstamped frames (notes: roles and copies).',
     measure=measure, needs=needs, rounds=9, unit_of=unit_of,
-    better_of=better_of, summary=summary_rows(SIZES))
+    better_of=better_of, summary=summary_rows(SIZES), against=True)
 
 
 # The mixed pair as a new user types it: lr-pktgen's defaults (stamped
@@ -907,5 +935,5 @@ DEFAULT = core.Comparison(
     'processes; measured as the memif entry measures, rows alternating, '
     '5 rounds. The tuned invocation is the memif entry\'s.',
     measure=measure_default, needs=needs, rounds=5, unit_of=unit_of,
-    better_of=better_of,
+    better_of=better_of, against=True,
     summary=[f'generator -> receiver, {s} B: received' for s in SIZES])

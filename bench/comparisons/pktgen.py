@@ -173,14 +173,17 @@ def runs(ctx, mem, margs, profile, testpmds):
     lc = ['-l', ctx.lcores()]
     out = []
     for what, short, ports, opts, _ in VARIANTS:
-        argv = ([f'{ctx.build}/apps/pktgen/lr-pktgen'] + margs + lc +
-                ['--file-prefix=bench_pktgen'] + ports +
-                ['--', '--duration', str(WARM + SECS + 1)] +
-                [profile if o == PROFILE else o for o in opts])
-        out.append((f'lr-pktgen ({short}, {mem})',
-                     core.Side('linerate', argv, timeout=120),
-                     lambda o, w=what, s=short: parse_pktgen(o, w, s, mem),
-                     core.Context.run))
+        # Each linerate build once (two with --against: this tree, REV).
+        for b in ctx.linerate():
+            argv = ([f'{b.build}/apps/pktgen/lr-pktgen'] + margs + lc +
+                    ['--file-prefix=bench_pktgen'] + ports +
+                    ['--', '--duration', str(WARM + SECS + 1)] +
+                    [profile if o == PROFILE else o for o in opts])
+            out.append((f'lr-pktgen ({short}, {mem})',
+                        core.Side(b.label, argv, timeout=120),
+                        lambda o, w=what, s=short: parse_pktgen(o, w, s,
+                                                                mem),
+                        core.Context.run))
     for label, exe, note in testpmds:
         for gen, extra in TESTPMDS:
             argv = (['stdbuf', '-oL', exe] + margs + lc +
@@ -200,7 +203,7 @@ def measure(ctx, comp, log):
     """Every memory the machine has (hugepages when HUGE_PAGES are free),
     each its own alternating rounds of every run."""
     rows, notes, first, shown = core.Rows(), [], {}, []
-    testpmds, missing = testpmd_peers(ctx)
+    testpmds, missing = testpmd_peers(ctx) if ctx.dpdk else ([], [])
     notes += missing
     tmp = tempfile.mkdtemp(prefix='bench_pktgen_')
     try:
@@ -256,6 +259,6 @@ COMPARISON = core.Comparison(
     'with and without --no-stamp give the cost of building each frame '
     '(copy and stamp) and, in the loop, of the per-stream statistics.',
     measure=measure, rounds=3, unit='Mpps', better='higher',
-    unit_of=unit_of, better_of=better_of,
+    unit_of=unit_of, better_of=better_of, against=True,
     summary=[rate_row(v.what, mem) for mem, _ in MEMORIES
              for v in VARIANTS if v.beside])

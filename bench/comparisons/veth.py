@@ -277,45 +277,67 @@ def veth_forwarder(ctx, n, fwd, gd, label, rows, notes, log):
         bg.kill()
 
 
+def gen_alone(ctx, n, d, label, rows, notes, log):
+    """lr-pktgen of ctx's build alone (tx only) on driver d: its rate and
+    its frames per CPU-second into rows under label."""
+    out, _ = ctx.run(veth_gen(ctx, n, d, ['--tx-only', '--duration', SECS]),
+                     log)
+    f = pktgen_total(out)
+    if 'tx_mpps' not in f:
+        notes.append(f'{label} lr-pktgen alone on {d}: no figure: '
+                     f'{core.last_line(out)}')
+        return
+    rows.add(f'generator alone on {d}: tx rate', label, f['tx_mpps'])
+    if f.get('cpu_s', 0) > 0:
+        rows.add(f'generator alone on {d}: tx per CPU-second', label,
+                 f['tx'] / f['cpu_s'] / 1e6)
+
+
+def veth_drivers(ctx, n, notes, log):
+    """The drivers of ('net_af_packet', 'net_af_xdp') every linerate build's
+    lr-pktgen has (a note for each one some build lacks)."""
+    drivers = []
+    for d in ('net_af_packet', 'net_af_xdp'):
+        lacking = []
+        for b in ctx.linerate():
+            out, _ = ctx.run(veth_gen(ctx.at(b), n, d, ['--count', '1',
+                                                         '--tx-only']), log)
+            if NO_DRIVER.search(out):
+                lacking.append(b.label)
+        if lacking and not ctx.against:
+            notes.append(f'{d}: not in this build of lr-pktgen')
+        elif lacking:
+            notes.append(f'{d}: not in the lr-pktgen of '
+                         f'{", ".join(lacking)}: its rows not run')
+        else:
+            drivers.append(d)
+    return drivers
+
+
 def measure_veth(ctx, comp, log):
     """The generator alone on each driver and testpmd txonly, then each
-    forwarder, a round at a time; the topology removed in the end."""
+    forwarder, a round at a time; the topology removed in the end. With
+    --against each linerate run once per build, this tree's first."""
     rows, notes = core.Rows(), []
     net = netns.Netns(ctx.top, netns.unique_prefix('bv'))
     n = dict(net.names, P=net.prefix)
     shown = display_names('bench_veth_')
-    testpmd = shutil.which(TESTPMD)
+    testpmd = shutil.which(TESTPMD) if ctx.dpdk else None
     dlabel = dpdk_label('testpmd')
+    builds = ctx.linerate()
     try:
-        drivers = []
-        for d in ('net_af_packet', 'net_af_xdp'):
-            out, _ = ctx.run(veth_gen(ctx, n, d, ['--count', '1',
-                                                  '--tx-only']), log)
-            if NO_DRIVER.search(out):
-                notes.append(f'{d}: not in this build of lr-pktgen')
-            else:
-                drivers.append(d)
+        drivers = veth_drivers(ctx, n, notes, log)
         gd = 'net_af_xdp' if 'net_af_xdp' in drivers else 'net_af_packet'
         fwds = [f for f in FORWARDERS if f[1] in drivers or f[0] == 'tp']
         if not testpmd:
-            notes.append('DPDK testpmd rows: not run (dpdk-testpmd is not '
-                         'installed)')
+            notes.append('DPDK testpmd rows: not run (' +
+                         ('dpdk-testpmd is not installed)' if ctx.dpdk else
+                          'DPDK peers are not run with --against)'))
             fwds = [f for f in fwds if f[0] == 'lr']
         for _ in range(ctx.rounds or comp.rounds):
             for d in drivers:
-                out, _ = ctx.run(veth_gen(ctx, n, d, ['--tx-only',
-                                                      '--duration', SECS]),
-                                 log)
-                f = pktgen_total(out)
-                if 'tx_mpps' not in f:
-                    notes.append(f'lr-pktgen alone on {d}: no figure: '
-                                 f'{core.last_line(out)}')
-                    continue
-                rows.add(f'generator alone on {d}: tx rate', 'linerate',
-                         f['tx_mpps'])
-                if f.get('cpu_s', 0) > 0:
-                    rows.add(f'generator alone on {d}: tx per CPU-second',
-                             'linerate', f['tx'] / f['cpu_s'] / 1e6)
+                for b in builds:
+                    gen_alone(ctx.at(b), n, d, b.label, rows, notes, log)
             if testpmd:
                 out, rate, per_cpu = run_txonly(ctx, n, log)
                 where = 'generator alone on net_af_packet'
@@ -327,22 +349,34 @@ def measure_veth(ctx, comp, log):
                 if per_cpu is not None:
                     rows.add(f'{where}: tx per CPU-second', dlabel, per_cpu)
             for fwd in fwds:
-                label = 'linerate' if fwd[0] == 'lr' else dlabel
-                veth_forwarder(ctx, n, fwd, gd, label, rows, notes, log)
+                for b in (builds if fwd[0] == 'lr' else [None]):
+                    c, label = (ctx.at(b), b.label) if b else (ctx, dlabel)
+                    veth_forwarder(c, n, fwd, gd, label, rows, notes, log)
     finally:
         net.destroy()
         netns.remove_dpdk_runtime(net.prefix)
-    sides = [veth_gen(ctx, shown, gd, ['--duration', SECS, '--drain-ms',
-                                       '500'])]
+    return rows, veth_sides(ctx, shown, gd, fwds, testpmd, dlabel), notes, {}
+
+
+def veth_sides(ctx, shown, gd, fwds, testpmd, dlabel):
+    """The commands the section shows: each build's generator and
+    forwarders (with the names of scripts/netns.sh's topology), testpmd's
+    forwarders and txonly."""
+    sides = []
+    for b in ctx.linerate():
+        sides.append(core.Side(b.label, veth_gen(
+            ctx.at(b), shown, gd, ['--duration', SECS, '--drain-ms',
+                                   '500']).argv))
+        sides += [core.Side(b.label, veth_fwd(ctx.at(b), shown, f)[0])
+                  for f in fwds if f[0] == 'lr']
     sides[0].note = (f'generator lr-pktgen on {gd}, lcore 0; forwarders '
                      f'on lcore {fwd_lcore()}; commands shown with the '
                      'names of scripts/netns.sh\'s topology')
-    for f in fwds:
-        sides.append(core.Side('linerate' if f[0] == 'lr' else dlabel,
-                               veth_fwd(ctx, shown, f)[0]))
+    sides += [core.Side(dlabel, veth_fwd(ctx, shown, f)[0])
+              for f in fwds if f[0] == 'tp']
     if testpmd:
         sides.append(core.Side(dlabel, veth_txonly(shown)))
-    return rows, sides, notes, {}
+    return sides
 
 
 VETH = core.Comparison(
@@ -367,7 +401,7 @@ VETH = core.Comparison(
     measure=measure_veth, rounds=1, unit='Mpps', better='higher',
     unit_of=lambda row: FIGURES[figure_of(row)][0],
     better_of=lambda row: FIGURES[figure_of(row)][1], digits=3,
-    needs=is_root)
+    needs=is_root, against=True)
 
 
 # ---- veth_afxdp: forwarders alternated, their cost per frame -------------

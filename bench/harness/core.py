@@ -13,7 +13,13 @@ the range (harness/stats.py).
 A comparison whose runs need more than processes in a row (namespaces,
 servers and clients started together) gives its own measure(ctx) that
 returns the same rows; it never computes statistics itself.
+
+With bench/run --against REV (harness/against.py) the run has two linerate
+builds, ctx.linerate(): an entry that says it supports the mode (against
+True) runs each of its linerate runs once per build, alternating, each
+labelled after its build's commit, and no DPDK peer (ctx.dpdk is False).
 """
+import copy
 import os
 import re
 import shlex
@@ -23,6 +29,7 @@ import sys
 import time
 
 from . import stats
+from .against import Build
 
 
 class Side:
@@ -91,13 +98,16 @@ class Comparison:
     defaults for every row ('lower' or 'higher'); summary: the rows of the
     opening table; unit_of(row), better_of(row): a row's own unit and
     direction when rows differ; show_output: keep the first round's output
-    of ours in the section.
+    of ours in the section; against: True when the entry runs with
+    bench/run --against (its measure() runs ctx.linerate()'s builds, or
+    its sides() give one linerate side and DPDK's only when ctx.dpdk),
+    else why it cannot (None: a general reason).
     """
 
     def __init__(self, name, title, text, sides=None, parse=None,
                  rounds=5, unit='', better='lower', summary=(),
                  measure=None, needs=None, unit_of=None, better_of=None,
-                 digits=2, show_output=False):
+                 digits=2, show_output=False, against=None):
         self.name = name
         self.title = title
         self.text = text
@@ -113,16 +123,33 @@ class Comparison:
         self.better_of = better_of
         self.digits = digits
         self.show_output = show_output
+        self.against = against
 
     def missing(self, ctx):
         """Why this comparison cannot run here, or None."""
+        if ctx.against and self.against is not True:
+            return '--against: ' + (self.against or NO_AGAINST)
         return self.needs(ctx) if self.needs else None
+
+    def linerate_sides(self, ctx):
+        """sides() with --against: the one linerate side of each build,
+        labelled after it, in ctx.linerate()'s order."""
+        out = []
+        for b in ctx.linerate():
+            ours = [s for s in self.sides(ctx.at(b))
+                    if s.label.startswith('linerate')]
+            if len(ours) != 1:
+                raise ValueError(f'{self.name}: --against wants one '
+                                 f'linerate side, sides() gave {len(ours)}')
+            ours[0].label = b.label
+            out.append(ours[0])
+        return out
 
     def measure(self, ctx, log):
         """Run every round; returns (Rows, sides, notes, first outputs)."""
         if self.measure_fn:
             return self.measure_fn(ctx, self, log)
-        sides = self.sides(ctx)
+        sides = self.linerate_sides(ctx) if ctx.against else self.sides(ctx)
         rows = Rows()
         first = {}
         notes = []
@@ -181,15 +208,43 @@ def last_line(text):
     return lines[-1][:200] if lines else '(no output)'
 
 
-class Context:
-    """Where and how this run measures: the tree, the build, EAL memory."""
+# Why an entry without against=True does not run with --against.
+NO_AGAINST = ('this entry has no --against mode (its runs are not made '
+              'once per linerate build)')
 
-    def __init__(self, top, build, rounds=None, quick=False):
+
+class Context:
+    """Where and how this run measures: the tree, the build, EAL memory;
+    with --against, the two linerate builds (against: [this tree's,
+    REV's], each with .label and .build)."""
+
+    def __init__(self, top, build, rounds=None, quick=False, against=None):
         self.top = top
         self.build = build
         self.rounds = rounds
         self.quick = quick
+        self.against = against
         self._peers = {}
+
+    @property
+    def dpdk(self):
+        """Whether DPDK peers run (not with --against)."""
+        return not self.against
+
+    def linerate(self):
+        """The linerate builds to run, each with .label and .build, in the
+        order a round runs them: this run's alone ('linerate'), or with
+        --against this tree's then REV's."""
+        if self.against:
+            return list(self.against)
+        return [Build('linerate', self.build, None)]
+
+    def at(self, b):
+        """This context with the build folder of b (a linerate() entry);
+        the DPDK peers found so far shared."""
+        c = copy.copy(self)
+        c.build = b.build
+        return c
 
     def path(self, *parts):
         """A path under the tree, relative (the commands shown stay so)."""
@@ -255,9 +310,24 @@ class Context:
         return self._peers[key]
 
 
+# Paths shown under another name (show_as): [(path, shown)].
+SHOWN = []
+
+
+def show_as(path, shown):
+    """From now on sanitize() writes path (absolute, e.g. the tree of
+    --against REV) as shown."""
+    path = path.rstrip('/')
+    if (path, shown) not in SHOWN:
+        SHOWN.append((path, shown))
+        SHOWN.sort(key=lambda x: -len(x[0]))
+
+
 def sanitize(text, top):
-    """text without this machine's absolute paths: the tree becomes '.',
-    temporary folders $TMP."""
+    """text without this machine's absolute paths: a path given to
+    show_as() becomes its name, the tree '.', temporary folders $TMP."""
+    for path, shown in SHOWN:
+        text = text.replace(path, shown)
     text = text.replace(top.rstrip('/') + '/', '')
     text = text.replace(top.rstrip('/'), '.')
     text = re.sub(r'/tmp/[A-Za-z0-9_.-]+', '$TMP', text)
