@@ -907,6 +907,125 @@ out:
 	return bad_end(port, &f, before, ret);
 }
 
+/* A TCP/IPv4 super-frame of 54 + 1800 bytes at d (checksum fields 0,
+ * sequence 0x01020304), to be cut into segments of 600. */
+static uint32_t
+tcp_super(uint8_t *d)
+{
+	static const uint8_t ip[20] = {0x45, 0, 0x07, 0x30, 0, 1, 0x40, 0,
+				       64,   6, 0,    0,    10, 0, 0,	 1,
+				       10,   0, 0,    2};
+	uint32_t len = 54 + 1800;
+
+	memset(d, 0, 54);
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
+	d[12] = 0x08;
+	memcpy(d + 14, ip, 20);
+	d[34] = 0x30; /* ports 12345 -> 80 */
+	d[35] = 0x39;
+	d[37] = 80;
+	memcpy(d + 38, "\x01\x02\x03\x04", 4);
+	d[46] = 0x50; /* data offset 5 */
+	d[47] = 0x18; /* PSH ACK */
+	d[48] = 0xff;
+	for (uint32_t i = 54; i < len; i++)
+		d[i] = (uint8_t)(i * 7 + 3);
+	return len;
+}
+
+/* A super-frame (TSO) for a guest without GUEST_TSO4/6 or GUEST_CSUM:
+ * cut here into 3 frames of 600 bytes of payload, each with its own IP
+ * length, sequence number and both checksums done (xstat tso_sw). */
+static int
+test_tso_soft(void)
+{
+	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1);
+	struct fe f = {-1, -1, MAP_FAILED};
+	unsigned before = lr_mempool_avail_count(pool);
+	static uint8_t sup[2048];
+	uint32_t len = tcp_super(sup);
+	struct lr_mbuf *m = NULL;
+	uint64_t tso = 0;
+	char sock[128];
+	int port = bad_port("tso", sock, sizeof(sock)), ret = -1;
+
+	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
+	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
+	    fe_ring(&f, 1, RING_AT(1)) != 0 || wait_link(port, 1) != 0)
+		goto out;
+	for (uint16_t i = 0; i < 4; i++) {
+		fe_desc(&f, 0)[i] = (struct lr_vring_desc){
+		    fe_addr(&f, BUF_AT + 4096 * (1 + i)), 2048,
+		    LR_VRING_DESC_F_WRITE, 0};
+		fe_avail(&f, 0)->ring[i] = i;
+	}
+	__atomic_store_n(&fe_avail(&f, 0)->idx, 4, __ATOMIC_RELEASE);
+	m = lr_pktmbuf_alloc(pool);
+	if (m == NULL)
+		goto out;
+	memcpy(lr_pktmbuf_append(m, (uint16_t)len), sup, len);
+	m->ol_flags |= LR_MBUF_F_TX_TCP_SEG | LR_MBUF_F_TX_IP_CKSUM |
+		       LR_MBUF_F_TX_TCP_CKSUM;
+	m->l2_len = 14;
+	m->l3_len = 20;
+	m->l4_len = 20;
+	m->tso_segsz = 600;
+	if (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1) {
+		lr_pktmbuf_free(m);
+		goto out;
+	}
+	if (fe_used(&f, 0)->idx != 3) {
+		uint64_t oe = 0, er = 0;
+
+		lr_eth_xstats_get_by_name((uint16_t)port, "tx_q0_tso_sw", &tso);
+		lr_eth_xstats_get_by_name((uint16_t)port,
+					  "tx_q0_offload_errors", &oe);
+		lr_eth_xstats_get_by_name((uint16_t)port, "tx_errors", &er);
+		fprintf(stderr,
+			"used %u of 3 segments: tso_sw %llu offload_errors "
+			"%llu tx_errors %llu\n",
+			fe_used(&f, 0)->idx, (unsigned long long)tso,
+			(unsigned long long)oe, (unsigned long long)er);
+		goto out;
+	}
+	for (unsigned k = 0; k < 3; k++) {
+		const uint8_t *g = f.mem + BUF_AT + 4096 * (1 + k) + 12;
+		uint32_t seq = 0x01020304u + 600 * k;
+		uint32_t ps = sum16(g + 26, 8, 6 + 20 + 600);
+
+		if (fe_used(&f, 0)->ring[k].len != 12 + 54 + 600 ||
+		    g[16] != 0x02 || g[17] != 0x80 || /* IP length 640 */
+		    fold(sum16(g + 14, 20, 0)) != 0xffff ||
+		    fold(sum16(g + 34, 620, ps)) != 0xffff ||
+		    memcmp(g + 38, (uint8_t[]){(uint8_t)(seq >> 24),
+					       (uint8_t)(seq >> 16),
+					       (uint8_t)(seq >> 8),
+					       (uint8_t)seq},
+			   4) != 0 ||
+		    memcmp(g + 54, sup + 54 + 600 * k, 600) != 0) {
+			fprintf(stderr,
+				"segment %u: len %u, IP length %u, IP sum "
+				"0x%04x, TCP sum 0x%04x, seq %02x%02x%02x%02x\n",
+				k, fe_used(&f, 0)->ring[k].len,
+				(unsigned)g[16] << 8 | g[17],
+				fold(sum16(g + 14, 20, 0)),
+				fold(sum16(g + 34, 620, ps)), g[38], g[39],
+				g[40], g[41]);
+			goto out;
+		}
+	}
+	if (lr_eth_xstats_get_by_name((uint16_t)port, "tx_q0_tso_sw", &tso) !=
+		0 ||
+	    tso != 1) {
+		fprintf(stderr, "tx_q0_tso_sw %llu\n", (unsigned long long)tso);
+		goto out;
+	}
+	ret = 0;
+out:
+	return bad_end(port, &f, before, ret);
+}
+
 /* One raw message (len bytes of it: a header and payload as given, the
  * rest cut) from a fresh frontend; then the log must say text, the link
  * must be down, and a good frontend must still get the link up. */
@@ -1176,6 +1295,7 @@ static const struct lr_test_case cases[] = {
     {"dpdk_reconnect", test_dpdk_reconnect},
     {"event_idx", test_event_idx},
     {"vnet_offload", test_vnet_offload},
+    {"tso_soft", test_tso_soft},
     {"bad_truncated", test_bad_truncated},
     {"bad_unknown", test_bad_unknown},
     {"bad_size", test_bad_size},

@@ -160,8 +160,9 @@ vhost_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 /* Per queue and direction, then the port's. */
-static const char *const q_names[] = {"kicks", "calls", "ring_full", "bad_desc",
-				      "offload_errors"};
+static const char *const q_names[] = {"kicks",	   "calls",
+				      "ring_full",	   "bad_desc",
+				      "offload_errors", "tso_sw"};
 static const char *const port_names[] = {"connects", "disconnects",
 					 "bad_messages"};
 #define NQ LR_DIM(q_names)
@@ -204,6 +205,7 @@ vhost_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 			v[k++] = lr_counter_read(&r->ring_full);
 			v[k++] = lr_counter_read(&r->bad_desc);
 			v[k++] = lr_counter_read(&r->offload_errors);
+			v[k++] = lr_counter_read(&r->tso_sw);
 		}
 	pthread_mutex_lock(&p->lk);
 	v[k++] = p->nb_connects;

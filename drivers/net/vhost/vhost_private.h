@@ -55,6 +55,7 @@
 #define VH_RETRY_MS	  100  /* a client's connect retry */
 #define VH_MSG_TIMEOUT_MS 1000 /* for the rest of a message begun */
 #define VH_FRAME_MAX	  (65535u + LR_VIRTIO_NET_HDR_MRG_LEN)
+#define VH_TSO_SEGS_MAX	  128 /* frames one super-frame is cut into here */
 
 /* The virtio-net features we offer. */
 #define VH_FEATURES                                                            \
@@ -117,6 +118,7 @@ struct vh_ring {
 	uint64_t ring_full;	 /* tx: bursts stopped by a full ring */
 	uint64_t bad_desc;	 /* descriptors refused */
 	uint64_t offload_errors; /* offloads the guest cannot take */
+	uint64_t tso_sw;	 /* tx: super-frames segmented here */
 	uint64_t kicks;		 /* kicks read (control thread) */
 	/* control state, under p->lk */
 	uint32_t num;

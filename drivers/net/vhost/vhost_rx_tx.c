@@ -388,8 +388,8 @@ lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 
 /* The offloads m asks for, as the guest negotiated them, into h: without
  * GUEST_CSUM the checksums are done here (the header asks for nothing);
- * a super-frame needs GUEST_TSO4/6 (no software segmentation here). 0,
- * or -1 (drop m, counted). */
+ * a super-frame reaches here only with GUEST_TSO4/6 (else tx_soft() cut
+ * it first). 0, or -1 (drop m, counted). */
 static __lr_cold int
 tx_offloads(struct vh_ring *r, struct lr_mbuf *m, struct lr_net_vnet_hdr *h)
 {
@@ -511,8 +511,8 @@ tx_drop(struct vh_ring *r, struct lr_mbuf *m)
 	lr_pktmbuf_free(m);
 }
 
-uint16_t
-lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+static uint16_t
+tx_burst(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct vh_ring *r = queue;
 	uint8_t hdr[LR_VIRTIO_NET_HDR_MRG_LEN];
@@ -562,6 +562,71 @@ lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	lr_counter_add(&r->c.packets, ok);
 	lr_counter_add(&r->c.bytes, bytes);
 	return sent;
+}
+
+/* Super-frame m cut here into frames of tso_segsz payload (the guest
+ * did not negotiate GUEST_TSO4/6), sent in order; m is consumed. The
+ * frames the ring has no room for are dropped and counted: what was sent
+ * of the super-frame cannot be taken back. */
+static __attribute__((noinline, cold)) void
+tx_tso_soft(struct vh_ring *r, struct lr_mbuf *m)
+{
+	struct lr_mbuf *segs[VH_TSO_SEGS_MAX];
+	int k = lr_net_tso_segment(m, m->pool, segs, VH_TSO_SEGS_MAX);
+	uint16_t sent;
+
+	if (k < 0) {
+		lr_counter_add(&r->offload_errors, 1);
+		lr_counter_add(&r->c.errors, 1);
+		lr_pktmbuf_free(m);
+		return;
+	}
+	lr_counter_add(&r->tso_sw, 1);
+	sent = tx_burst(r, segs, (uint16_t)k);
+	if (sent < k) {
+		lr_pktmbuf_free_bulk(segs + sent, (unsigned)k - sent);
+		lr_counter_add(&r->c.errors, (uint64_t)k - sent);
+	}
+	lr_pktmbuf_free(m);
+}
+
+/* A burst with a super-frame for a guest without GUEST_TSO4/6: runs of
+ * other frames as they are, each super-frame cut here; the frames
+ * consumed (cold). */
+static __attribute__((noinline, cold)) uint16_t
+tx_soft(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
+{
+	uint16_t done = 0;
+
+	while (done < n) {
+		uint16_t run = 0, sent;
+
+		while (done + run < n && !(pkts[done + run]->ol_flags &
+					   LR_MBUF_F_TCP_SEG_MASK))
+			run++;
+		if (run != 0) {
+			sent = tx_burst(r, pkts + done, run);
+			done += sent;
+			if (sent < run)
+				return done;
+			continue;
+		}
+		tx_tso_soft(r, pkts[done++]);
+	}
+	return done;
+}
+
+uint16_t
+lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	struct vh_ring *r = queue;
+
+	if (!r->guest_tso)
+		for (uint16_t i = 0; i < n; i++)
+			if (lr_unlikely(pkts[i]->ol_flags &
+					LR_MBUF_F_TCP_SEG_MASK))
+				return tx_soft(r, pkts, n);
+	return tx_burst(queue, pkts, n);
 }
 
 /* ---- packed rings (2.7) --------------------------------------------- */
