@@ -27,6 +27,10 @@
 #   usage_l2fwd  lr-l2fwd's usage errors (an odd port count, a port that
 #             does not exist) exit 2 and print nothing after the error: no
 #             "MAC updating", no "Bye..."
+#   bad_value the benchmark programs' own options with a bad value (out of
+#             range, not a number, too large for 32 bits) or an argument
+#             left over exit 2 with the option and the value (or the
+#             argument) on stderr, nothing on stdout
 #
 # Every run has its own --file-prefix (with this shell's pid), ordinary
 # memory (--no-huge -m 64) and a bound (timeout) only a hang reaches;
@@ -266,6 +270,51 @@ check_usage_l2fwd() {
 	pass "usage_l2fwd: exit 2, the error last: '$what'"
 }
 
+# check_bad_value PROGRAM WANT ARGS...: the program's own ARGS (after the
+# EAL's) refused as a usage error: exit 2, WANT on stderr, stdout empty.
+check_bad_value() {
+	local p=$1 want=$2 name
+	shift 2
+	name=$(basename "$p")
+	# shellcheck disable=SC2046
+	run "$p" $(eal_args) -l 0 -- "$@"
+	if [ "$rc" -ne 2 ] || [ -s "$TMP/out" ] ||
+		! grep -qF -- "$want" "$TMP/err"; then
+		fail "bad_value: $name $*: exit $rc (want 2, '$want' on stderr, stdout empty)"
+		return
+	fi
+	pass "bad_value: $name $*: exit 2, '$(head -n 1 "$TMP/err")'"
+}
+
+check_bad_values() {
+	check_bad_value "$A/ring-bench/lr-ring-bench" \
+		"--runs '0': expected a number from 1 to 31" --runs 0
+	check_bad_value "$A/ring-bench/lr-ring-bench" \
+		"--iterations '12x'" --iterations 12x
+	check_bad_value "$A/ring-bench/lr-ring-bench" \
+		"lr-ring-bench: unexpected argument 'stray'" stray
+	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
+		"--objs '5': expected a number from 128" --objs 5
+	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" "-r '0'" -r 0
+	check_bad_value "$A/pagealloc-bench/lr-pagealloc-bench" \
+		"--window-ms '0': expected a number from 1 to 60000" \
+		--window-ms 0
+	check_bad_value "$A/pagealloc-bench/lr-pagealloc-bench" \
+		"--max-batch '99999'" --max-batch 99999
+	check_bad_value "$A/pagealloc-bench/lr-pagealloc-bench" \
+		"--orders '7'" --orders 7
+	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
+		"--mbufs '100': expected N or MIN-MAX with MIN <= MAX" \
+		--mbufs 100
+	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
+		"--bursts '100001'" --mbufs 1024 --bursts 100001
+	# 2^32 + 512 is not 512
+	check_bad_value "$A/l2fwd/lr-l2fwd-ring-bench" \
+		"--inflight '4294967808'" --inflight 4294967808
+	check_bad_value "$A/l2fwd/lr-l2fwd-ring-bench" \
+		"--duration 'soon'" --duration soon
+}
+
 for p in $PROGS; do
 	[ -x "$p" ] || {
 		echo "FAIL: $p not built"
@@ -285,4 +334,5 @@ if [ "$HAVE_PKTGEN" = pktgen ]; then
 fi
 check_runtime
 check_usage_l2fwd
+check_bad_values
 exit $failed

@@ -4,14 +4,12 @@
  * with -h and -V handled, the exit status of command-line errors.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
+#include "lr_mempool.h"
 
 void
 lr_app_version(const char *prog)
@@ -93,18 +91,39 @@ lr_app_start(const struct lr_app *app, int argc, char **argv,
 }
 
 int
-lr_app_parse_num(const char *prog, const char *opt, const char *s,
-		 unsigned long min, unsigned long *v)
+lr_app_pool_phrase(const struct lr_mempool *mp, char *buf, size_t n)
 {
-	char *end;
+	struct lr_mempool_elastic_stats s;
 
-	errno = 0;
-	*v = strtoul(s, &end, 0);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v < min ||
-	    *v > UINT32_MAX) {
-		fprintf(stderr, "%s: %s '%s': expected a number from %lu\n",
-			prog, opt, s, min);
+	if (lr_mempool_elastic_stats_get(mp, &s) != 0)
 		return -1;
-	}
+	snprintf(buf, n,
+		 "%u mbufs (elastic %u-%u, peak %u), growths %llu, shrinks "
+		 "%llu, refused %llu",
+		 s.objs, s.min_objs, s.max_objs, s.peak_objs,
+		 (unsigned long long)s.growths, (unsigned long long)s.shrinks,
+		 (unsigned long long)(s.grow_fail_max + s.grow_fail_nomem));
+	return 0;
+}
+
+int
+lr_app_pool_xstats(const struct lr_mempool *mp)
+{
+	struct lr_mempool_elastic_stats s;
+
+	if (lr_mempool_elastic_stats_get(mp, &s) != 0)
+		return -1;
+	printf("mbuf pool '%s' xstats:\n  mbufs: %u\n  mbufs_min: %u\n"
+	       "  mbufs_max: %u\n  mbufs_peak: %u\n  blocks: %u\n"
+	       "  block_order: %u\n  growths: %llu\n  grown_blocks: %llu\n"
+	       "  shrinks: %llu\n  shrunk_blocks: %llu\n"
+	       "  refused_at_max: %llu\n  refused_no_memory: %llu\n",
+	       mp->name, s.objs, s.min_objs, s.max_objs, s.peak_objs, s.blocks,
+	       s.block_order, (unsigned long long)s.growths,
+	       (unsigned long long)s.grown_blocks,
+	       (unsigned long long)s.shrinks,
+	       (unsigned long long)s.shrunk_blocks,
+	       (unsigned long long)s.grow_fail_max,
+	       (unsigned long long)s.grow_fail_nomem);
 	return 0;
 }

@@ -32,6 +32,8 @@
 #ifndef LR_APP_H
 #define LR_APP_H
 
+#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #define LR_EXIT_OK	0
@@ -80,11 +82,42 @@ int lr_app_start(const struct lr_app *app, int argc, char **argv,
 		 int (*parse)(int argc, char **argv, void *opts), void *opts,
 		 int *status);
 
-/** Read s, the value of option opt, as a whole number from min to
- *  UINT32_MAX (decimal, 0x hex or 0 octal) into *v: 0, or -1 after saying
- *  "prog: opt 's': expected a number from min" on stderr. */
+/** The getopt_long() loop over a program's own options (in lr_app_start()'s
+ *  parse; argv[0] the program's name): optstring, beginning with ':', and
+ *  longopts as getopt_long() takes them. -h (or --help, 'h') prints
+ *  usage(stdout, argv[0]); an option getopt refuses is said by
+ *  lr_app_bad_option(); every other one goes to take(c, optarg, ctx): 0,
+ *  or -1 after a message. Returns 0, 1 after -h, or -1 after a message
+ *  (also for an argument left after the options). */
+int lr_app_getopt(int argc, char **argv, const char *optstring,
+		  const struct option *longopts,
+		  void (*usage)(FILE *f, const char *prog),
+		  int (*take)(int c, const char *arg, void *ctx), void *ctx);
+
+/** Read s, the value of option opt, as a whole number from min to max
+ *  (at most UINT32_MAX; decimal, 0x hex or 0 octal) into *v: 0, or -1
+ *  after saying "prog: opt 's': expected a number from min to max" on
+ *  stderr. */
 int lr_app_parse_num(const char *prog, const char *opt, const char *s,
-		     unsigned long min, unsigned long *v);
+		     unsigned long min, unsigned long max, unsigned long *v);
+
+/** Read s, the value of option opt, as "N" (*lo = *hi = N) or "MIN-MAX"
+ *  (decimal, MIN <= MAX, MAX from low to high) into *lo and *hi: 0, or -1
+ *  after saying "prog: opt 's': expected N or MIN-MAX ..." on stderr. */
+int lr_app_parse_range(const char *prog, const char *opt, const char *s,
+		       unsigned low, unsigned high, unsigned *lo, unsigned *hi);
+
+struct lr_mempool;
+
+/** An elastic mbuf pool mp in one phrase, "N mbufs (elastic MIN-MAX, peak
+ *  P), growths G, shrinks S, refused R", into buf (n bytes): 0, or -1 when
+ *  mp is not elastic (buf untouched). Reads no lcore cache. */
+int lr_app_pool_phrase(const struct lr_mempool *mp, char *buf, size_t n);
+
+/** --xstats of an elastic mbuf pool mp on stdout: "mbuf pool 'NAME'
+ *  xstats:", then one "  name: value" line a counter: 0, or -1 when mp is
+ *  not elastic (nothing printed). */
+int lr_app_pool_xstats(const struct lr_mempool *mp);
 
 /** Say on stderr which option getopt refused: c is what getopt returned
  *  ('?': unknown, ':': its value missing; the optstring begins with ':'),

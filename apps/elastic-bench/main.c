@@ -25,7 +25,6 @@
  * stop: N`. Exit status (lr_app.h): 0 done; 1 a run-time failure (the
  * pool or the ports, an mbuf not back, frames lost); 2 a usage error.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,6 +40,7 @@
 #define RING_DESC  32768
 #define POOL_CACHE 256
 #define FRAME	   64
+#define PROG	   "lr-elastic-bench"
 
 struct opts {
 	unsigned lo, hi; /* --mbufs: lo == hi: a fixed pool */
@@ -76,46 +76,46 @@ usage(FILE *f, const char *prog)
 		prog, RING_DESC);
 }
 
-/* An unsigned of 0..max for option name; 0, or -1 after a message. */
+/* An unsigned of 0..max for option name into *v: 0, or -1 after a
+ * message. */
 static int
 parse_num(const char *name, const char *s, unsigned long max, unsigned *v)
 {
-	char *end;
 	unsigned long x;
 
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || x > max) {
-		fprintf(stderr, "%s '%s': expected a number in 0..%lu\n", name,
-			s, max);
+	if (lr_app_parse_num(PROG, name, s, 0, max, &x) < 0)
 		return -1;
-	}
 	*v = (unsigned)x;
 	return 0;
 }
 
+/* One option c (lr_app_getopt()) with its value arg into opts, a struct
+ * opts: 0, or -1 after a message. */
 static int
-parse_mbufs(struct opts *o, const char *s)
+take_option(int c, const char *arg, void *opts)
 {
-	unsigned long lo, hi;
-	char *end;
+	struct opts *o = opts;
 
-	errno = 0;
-	lo = strtoul(s, &end, 10);
-	hi = lo;
-	if (end != s && *end == '-' && end[1] >= '0' && end[1] <= '9')
-		hi = strtoul(end + 1, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || lo > hi ||
-	    hi < 512 || hi > (1u << 24)) {
-		fprintf(stderr,
-			"--mbufs '%s': expected N or MIN-MAX with MIN <= MAX, "
-			"MAX in 512..%u\n",
-			s, 1u << 24);
-		return -1;
+	switch (c) {
+	case 'm':
+		return lr_app_parse_range(PROG, "--mbufs", arg, 512, 1u << 24,
+					  &o->lo, &o->hi);
+	case 'k':
+		return parse_num("--bursts", arg, 100000, &o->bursts);
+	case 'b':
+		return parse_num("--burst-frames", arg, RING_DESC,
+				 &o->burst_frames);
+	case 'p':
+		return parse_num("--period-ms", arg, 3600000, &o->period_ms);
+	case 'r':
+		return parse_num("--drain-per-ms", arg, 1000000,
+				 &o->drain_per_ms);
+	case 'i':
+		return parse_num("--idle-ms", arg, 3600000, &o->idle_ms);
+	case 't':
+		return parse_num("--tail-ms", arg, 3600000, &o->tail_ms);
 	}
-	o->lo = (unsigned)lo;
-	o->hi = (unsigned)hi;
-	return 0;
+	return -1; /* getopt returns none but longopts[]'s */
 }
 
 /* The options after the EAL's into opts, a struct opts
@@ -135,7 +135,7 @@ parse_args(int argc, char **argv, void *opts)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c, rc = 0;
+	int rc;
 
 	*o = (struct opts){.bursts = 10,
 			   .burst_frames = 20000,
@@ -143,55 +143,14 @@ parse_args(int argc, char **argv, void *opts)
 			   .drain_per_ms = 1000,
 			   .idle_ms = 100,
 			   .tail_ms = 1000};
-	optind = 0;
-	opterr = 0;
-	while (rc == 0 &&
-	       (c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'm':
-			rc = parse_mbufs(o, optarg);
-			break;
-		case 'k':
-			rc = parse_num("--bursts", optarg, 100000, &o->bursts);
-			break;
-		case 'b':
-			rc = parse_num("--burst-frames", optarg, RING_DESC,
-				       &o->burst_frames);
-			break;
-		case 'p':
-			rc = parse_num("--period-ms", optarg, 3600000,
-				       &o->period_ms);
-			break;
-		case 'r':
-			rc = parse_num("--drain-per-ms", optarg, 1000000,
-				       &o->drain_per_ms);
-			break;
-		case 'i':
-			rc = parse_num("--idle-ms", optarg, 3600000,
-				       &o->idle_ms);
-			break;
-		case 't':
-			rc = parse_num("--tail-ms", optarg, 3600000,
-				       &o->tail_ms);
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			return 1;
-		default:
-			lr_app_bad_option(argv[0], c, argv);
-			return -1;
-		}
-	}
-	if (rc == 0 && optind < argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
+	rc = lr_app_getopt(argc, argv, ":h", longopts, usage, take_option, o);
 	if (rc == 0 && o->hi == 0) {
-		fprintf(stderr, "--mbufs is required\n");
+		fprintf(stderr, PROG ": --mbufs is required\n");
 		return -1;
 	}
 	if (rc == 0 && (o->burst_frames == 0 || o->period_ms == 0)) {
-		fprintf(stderr, "--burst-frames and --period-ms must be > 0\n");
+		fprintf(stderr,
+			PROG ": --burst-frames and --period-ms must be > 0\n");
 		return -1;
 	}
 	return rc;
@@ -351,7 +310,7 @@ finish(const struct opts *o, struct lr_mempool *mp, uint16_t rx, struct run *r,
 int
 main(int argc, char **argv)
 {
-	static const struct lr_app app = {"lr-elastic-bench", usage};
+	static const struct lr_app app = {PROG, usage};
 	struct lr_mempool *mp = NULL;
 	struct run r = {0};
 	struct opts o;

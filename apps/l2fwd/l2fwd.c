@@ -3,6 +3,7 @@
  * The forwarding loop of lr-l2fwd (see l2fwd.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -364,4 +365,21 @@ l2fwd_cpu_seconds(const struct l2fwd *fwd)
 	for (unsigned l = 0; l < LR_MAX_LCORE; l++)
 		ns += fwd->lcore[l].cpu_ns;
 	return (double)ns / 1e9;
+}
+
+int
+l2fwd_pool_free(struct lr_mempool *mp, bool quiet)
+{
+	unsigned in_use;
+
+	if (mp == NULL)
+		return 0;
+	in_use = lr_mempool_in_use_count(mp);
+	if (!quiet || in_use != 0)
+		fprintf(quiet ? stderr : stdout,
+			"mbufs in use after stop: %u\n", in_use);
+	if (in_use != 0)
+		return -1;
+	lr_mempool_free(mp);
+	return 0;
 }

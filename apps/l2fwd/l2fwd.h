@@ -35,6 +35,7 @@
 #define L2FWD_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lr_eal.h"
@@ -68,7 +69,7 @@ struct l2fwd_rxq {
 /** What one lcore does, and its counters. */
 struct l2fwd_lcore {
 	unsigned n_rxq;
-	unsigned worked;      /* the previous poll moved frames (telemetry) */
+	unsigned worked; /* the previous poll moved frames (telemetry) */
 	uint64_t prev_tsc;
 	uint64_t cpu_ns;      /* thread CPU time spent in the loop */
 	uint64_t busy_cycles; /* TSC cycles of polls that received frames */
@@ -133,5 +134,10 @@ uint64_t l2fwd_busy_cycles(const struct l2fwd *fwd);
 /** Sum the counters of every lcore for one port. */
 void l2fwd_port_totals(const struct l2fwd *fwd, uint16_t port,
 		       struct l2fwd_port_stats *out);
+
+/** The mbuf pool mp (NULL: none) freed once the ports are closed, when
+ *  every mbuf came back: 0; else -1, mp kept. "mbufs in use after stop:
+ *  N" said on stdout (only when N is not 0, and then on stderr: quiet). */
+int l2fwd_pool_free(struct lr_mempool *mp, bool quiet);
 
 #endif /* L2FWD_H */

@@ -92,42 +92,23 @@ on_stop(int sig)
 static void
 print_pool(void)
 {
-	struct lr_mempool_elastic_stats s;
+	char phrase[160];
 
 	if (pool == NULL)
 		return;
-	if (lr_mempool_elastic_stats_get(pool, &s) != 0) {
+	if (lr_app_pool_phrase(pool, phrase, sizeof(phrase)) == 0)
+		printf("\nmbuf pool: %s", phrase);
+	else
 		printf("\nmbuf pool: %u mbufs (fixed)",
 		       lr_mempool_objs_count(pool));
-		return;
-	}
-	printf("\nmbuf pool: %u mbufs (elastic %u-%u, peak %u), growths %llu, "
-	       "shrinks %llu, refused %llu",
-	       s.objs, s.min_objs, s.max_objs, s.peak_objs,
-	       (unsigned long long)s.growths, (unsigned long long)s.shrinks,
-	       (unsigned long long)(s.grow_fail_max + s.grow_fail_nomem));
 }
 
-/* --xstats: the mbuf pool's counters, one per line. */
+/* --xstats: the mbuf pool's counters, one per line (an elastic pool's). */
 static void
 print_pool_xstats(void)
 {
-	struct lr_mempool_elastic_stats s;
-
-	if (pool == NULL || lr_mempool_elastic_stats_get(pool, &s) != 0)
-		return;
-	printf("mbuf pool '%s' xstats:\n  mbufs: %u\n  mbufs_min: %u\n"
-	       "  mbufs_max: %u\n  mbufs_peak: %u\n  blocks: %u\n"
-	       "  block_order: %u\n  growths: %llu\n  grown_blocks: %llu\n"
-	       "  shrinks: %llu\n  shrunk_blocks: %llu\n"
-	       "  refused_at_max: %llu\n  refused_no_memory: %llu\n",
-	       pool->name, s.objs, s.min_objs, s.max_objs, s.peak_objs,
-	       s.blocks, s.block_order, (unsigned long long)s.growths,
-	       (unsigned long long)s.grown_blocks,
-	       (unsigned long long)s.shrinks,
-	       (unsigned long long)s.shrunk_blocks,
-	       (unsigned long long)s.grow_fail_max,
-	       (unsigned long long)s.grow_fail_nomem);
+	if (pool != NULL)
+		lr_app_pool_xstats(pool);
 }
 
 static void
@@ -517,7 +498,6 @@ static int
 close_ports(bool quiet)
 {
 	uint16_t p;
-	unsigned in_use;
 
 	LR_ETH_FOREACH_DEV(p)
 	{
@@ -528,15 +508,8 @@ close_ports(bool quiet)
 		if (!quiet)
 			printf(" Done\n");
 	}
-	if (pool == NULL)
-		return 0;
-	in_use = lr_mempool_in_use_count(pool);
-	if (!quiet || in_use != 0)
-		fprintf(quiet ? stderr : stdout,
-			"mbufs in use after stop: %u\n", in_use);
-	if (in_use != 0)
+	if (l2fwd_pool_free(pool, quiet) != 0)
 		return -1;
-	lr_mempool_free(pool);
 	pool = NULL;
 	return 0;
 }

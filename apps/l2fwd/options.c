@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "l2fwd_opts.h"
+#include "lr_app.h"
 
 void
 l2fwd_usage(FILE *f, const char *prog)
@@ -178,32 +179,6 @@ parse_queues(struct l2fwd_opts *o, const char *s)
 	return 0;
 }
 
-/* --mbufs N (a fixed pool) or MIN-MAX (elastic): 0, or -1 after a
- * message naming the text. */
-static int
-parse_mbufs(struct l2fwd_opts *o, const char *arg)
-{
-	unsigned long lo, hi;
-	char *end;
-
-	errno = 0;
-	lo = strtoul(arg, &end, 10);
-	hi = lo;
-	if (end != arg && *end == '-' && end[1] >= '0' && end[1] <= '9')
-		hi = strtoul(end + 1, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || errno != 0 ||
-	    lo > hi || hi < L2FWD_MBUFS_LOW || hi > L2FWD_MBUFS_HIGH) {
-		fprintf(stderr,
-			"--mbufs '%s': expected N or MIN-MAX with MIN <= MAX, "
-			"MAX in %u..%u\n",
-			arg, L2FWD_MBUFS_LOW, L2FWD_MBUFS_HIGH);
-		return -1;
-	}
-	o->mbufs_min = (unsigned)lo;
-	o->mbufs_max = (unsigned)hi;
-	return 0;
-}
-
 /* The message for an option getopt refused: unknown, or missing its value. */
 static void
 bad_option(const char *prog, const char *arg)
@@ -268,8 +243,10 @@ apply_option(int c, const char *arg, struct l2fwd_opts *o)
 		return 0;
 	case 'P':
 		return parse_portmap(o, arg);
-	case 'B':
-		return parse_mbufs(o, arg);
+	case 'B': /* N (a fixed pool) or MIN-MAX (elastic) */
+		return lr_app_parse_range("lr-l2fwd", "--mbufs", arg,
+					  L2FWD_MBUFS_LOW, L2FWD_MBUFS_HIGH,
+					  &o->mbufs_min, &o->mbufs_max);
 	case 'I':
 		if (parse_uint("--mbufs-idle", arg, 10, 3600000, &v) < 0)
 			return -1;

@@ -44,6 +44,7 @@
 #include "lr_ring.h"
 
 #define RING_SLOTS 4096
+#define PROG	   "lr-l2fwd-ring-bench"
 
 static struct l2fwd fwd;
 
@@ -140,10 +141,12 @@ usage(FILE *f, const char *prog)
 		prog, RING_SLOTS / 2 - 1);
 }
 
-/* One option c with its value arg: 0, or -1 after a message. */
+/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
+ * message. */
 static int
-apply_option(int c, const char *arg)
+apply_option(int c, const char *arg, void *ctx)
 {
+	unsigned long v;
 	char *end;
 
 	switch (c) {
@@ -151,7 +154,9 @@ apply_option(int c, const char *arg)
 		opt.duration = strtod(arg, &end);
 		if (*end || !(opt.duration > 0)) {
 			fprintf(stderr,
-				"--duration '%s': expected seconds > 0\n", arg);
+				PROG
+				": --duration '%s': expected seconds > 0\n",
+				arg);
 			return -1;
 		}
 		return 0;
@@ -162,13 +167,10 @@ apply_option(int c, const char *arg)
 		opt.one_lcore = 1;
 		return 0;
 	case 'I':
-		opt.inflight = (unsigned)strtoul(arg, &end, 10);
-		if (*end || opt.inflight < 32 ||
-		    opt.inflight >= RING_SLOTS / 2) {
-			fprintf(stderr, "--inflight '%s': expected 32..%d\n",
-				arg, RING_SLOTS / 2 - 1);
+		if (lr_app_parse_num(PROG, "--inflight", arg, 32,
+				     RING_SLOTS / 2 - 1, &v) < 0)
 			return -1;
-		}
+		opt.inflight = (unsigned)v;
 		return 0;
 	}
 	return -1;
@@ -187,29 +189,9 @@ parse_args(int argc, char **argv, void *arg)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h') {
-			usage(stdout, argv[0]);
-			return 1;
-		}
-		if (c == '?' || c == ':') {
-			lr_app_bad_option(argv[0], c, argv);
-			return -1;
-		}
-		if (apply_option(c, optarg) != 0)
-			return -1;
-	}
-	if (optind < argc) {
-		fprintf(stderr,
-			"lr-l2fwd-ring-bench: unexpected argument '%s'\n",
-			argv[optind]);
-		return -1;
-	}
-	return 0;
+	return lr_app_getopt(argc, argv, ":h", longopts, usage, apply_option,
+			     arg);
 }
 
 /* The pool, port i's two rings, the port over them, started, and its
@@ -330,8 +312,6 @@ run(unsigned worker)
 static int
 teardown(bool quiet)
 {
-	unsigned in_use;
-
 	for (int i = 0; i < 2; i++) {
 		if (ports[i] >= 0)
 			lr_eth_dev_close((uint16_t)ports[i]);
@@ -344,22 +324,13 @@ teardown(bool quiet)
 			lr_ring_free(from_port[i]);
 		}
 	}
-	if (pool == NULL)
-		return 0;
-	in_use = lr_mempool_in_use_count(pool);
-	if (!quiet || in_use != 0)
-		fprintf(quiet ? stderr : stdout,
-			"mbufs in use after stop: %u\n", in_use);
-	if (in_use != 0)
-		return -1;
-	lr_mempool_free(pool);
-	return 0;
+	return l2fwd_pool_free(pool, quiet);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct lr_app app = {"lr-l2fwd-ring-bench", usage};
+	static const struct lr_app app = {PROG, usage};
 	unsigned worker;
 	int status;
 

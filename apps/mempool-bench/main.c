@@ -27,6 +27,8 @@
 #include "lr_mbuf.h"
 #include "lr_mempool.h"
 
+#define PROG "lr-mempool-bench"
+
 static unsigned long objs_per_run = 100000;
 static unsigned reps = 61;
 
@@ -186,6 +188,22 @@ usage(FILE *f, const char *prog)
 		prog, objs_per_run, reps);
 }
 
+/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
+ * message. */
+static int
+take_option(int c, const char *arg, void *ctx)
+{
+	unsigned long v;
+
+	if (c == 'o')
+		return lr_app_parse_num(PROG, "--objs", arg, 128, UINT32_MAX,
+					&objs_per_run);
+	if (lr_app_parse_num(PROG, "--reps", arg, 1, UINT32_MAX, &v) < 0)
+		return -1;
+	reps = (unsigned)v;
+	return 0;
+}
+
 /* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
  * after a message. */
 static int
@@ -197,43 +215,14 @@ parse_args(int argc, char **argv, void *arg)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned long v;
-	int c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (lr_app_parse_num(argv[0], "--objs", optarg, 128,
-					     &objs_per_run))
-				return -1;
-			break;
-		case 'r':
-			if (lr_app_parse_num(argv[0], "--reps", optarg, 1, &v))
-				return -1;
-			reps = (unsigned)v;
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			return 1;
-		default:
-			lr_app_bad_option(argv[0], c, argv);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "lr-mempool-bench: unexpected argument '%s'\n",
-			argv[optind]);
-		return -1;
-	}
-	return 0;
+	return lr_app_getopt(argc, argv, ":h", opts, usage, take_option, arg);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct lr_app app = {"lr-mempool-bench", usage};
+	static const struct lr_app app = {PROG, usage};
 	int status;
 
 	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)

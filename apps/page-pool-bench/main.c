@@ -34,6 +34,8 @@
 #define BURST  32
 #define WINDOW 1024 /* pages per timed window */
 
+#define PROG "lr-page-pool-bench"
+
 static unsigned long npages = 2000000;
 static unsigned repeats = 5;
 
@@ -374,6 +376,22 @@ usage(FILE *f, const char *prog)
 		prog, 4 * WINDOW, npages, repeats);
 }
 
+/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
+ * message. */
+static int
+take_option(int c, const char *arg, void *ctx)
+{
+	unsigned long v;
+
+	if (c == 'n')
+		return lr_app_parse_num(PROG, "-n", arg, 4 * WINDOW, UINT32_MAX,
+					&npages);
+	if (lr_app_parse_num(PROG, "-r", arg, 1, UINT32_MAX, &v) < 0)
+		return -1;
+	repeats = (unsigned)v;
+	return 0;
+}
+
 /* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
  * after a message. */
 static int
@@ -385,44 +403,15 @@ parse_args(int argc, char **argv, void *arg)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	unsigned long v;
-	int opt;
 
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":n:r:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n':
-			if (lr_app_parse_num(argv[0], "-n", optarg, 4 * WINDOW,
-					     &npages))
-				return -1;
-			break;
-		case 'r':
-			if (lr_app_parse_num(argv[0], "-r", optarg, 1, &v))
-				return -1;
-			repeats = (unsigned)v;
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			return 1;
-		default:
-			lr_app_bad_option(argv[0], opt, argv);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr,
-			"lr-page-pool-bench: unexpected argument '%s'\n",
-			argv[optind]);
-		return -1;
-	}
-	return 0;
+	return lr_app_getopt(argc, argv, ":n:r:h", opts, usage, take_option,
+			     arg);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct lr_app app = {"lr-page-pool-bench", usage};
+	static const struct lr_app app = {PROG, usage};
 	char *defargs[] = {argv[0],
 			   "--no-huge",
 			   "-m",

@@ -14,7 +14,6 @@
  *
  * Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +29,7 @@
 #define DEFAULT_RUNS	  5
 #define MAX_RUNS	  101
 #define REF_NAME	  "kernel-page-alloc-2016.tsv"
+#define PROG		  "lr-pagealloc-bench"
 
 enum { T_ALLOC, T_FREE, T_TOTAL, T_KINDS };
 static const char *const kind_names[T_KINDS] = {"alloc", "free", "total"};
@@ -102,19 +102,45 @@ parse_orders(const char *s)
 	return 0;
 }
 
-/* A whole decimal number in [lo, hi]. */
+/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
+ * message. */
 static int
-parse_uint(const char *s, unsigned long lo, unsigned long hi, unsigned *out)
+take_option(int c, const char *arg, void *ctx)
 {
-	char *end;
 	unsigned long v;
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || v < lo || v > hi)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
+	switch (c) {
+	case 'b':
+		opt.bulk = true;
+		return 0;
+	case 'o':
+		if (parse_orders(arg) < 0) {
+			fprintf(stderr,
+				PROG ": --orders '%s': want orders 0..4 like "
+				     "0-4 or 0,2\n",
+				arg);
+			return -1;
+		}
+		return 0;
+	case 'm':
+		return lr_app_parse_num(PROG, "--max-batch", arg, 1,
+					1UL << MAX_BATCH_LOG, &opt.max_batch);
+	case 'w':
+		if (lr_app_parse_num(PROG, "--window-ms", arg, 1, 60000, &v) <
+		    0)
+			return -1;
+		opt.window_ms = (unsigned)v;
+		return 0;
+	case 'n':
+		if (lr_app_parse_num(PROG, "--runs", arg, 1, MAX_RUNS, &v) < 0)
+			return -1;
+		opt.runs = (unsigned)v;
+		return 0;
+	case 'r':
+		opt.reference = arg;
+		return 0;
+	}
+	return -1; /* getopt returns none but lo[]'s */
 }
 
 /* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
@@ -132,66 +158,8 @@ parse_args(int argc, char **argv, void *arg)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
-	char *end;
 
-	optind = 1; /* the EAL parsed its own options with getopt too */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			opt.bulk = true;
-			break;
-		case 'o':
-			if (parse_orders(optarg) < 0) {
-				fprintf(stderr,
-					"--orders '%s': want orders 0..4 like "
-					"0-4 or 0,2\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'm':
-			opt.max_batch = strtoul(optarg, &end, 10);
-			if (*end || opt.max_batch == 0 ||
-			    opt.max_batch > (1UL << MAX_BATCH_LOG)) {
-				fprintf(stderr,
-					"--max-batch '%s': want 1..%lu\n",
-					optarg, 1UL << MAX_BATCH_LOG);
-				return -1;
-			}
-			break;
-		case 'w':
-			if (parse_uint(optarg, 1, 60000, &opt.window_ms) < 0) {
-				fprintf(stderr,
-					"--window-ms '%s': want 1..60000\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'n':
-			if (parse_uint(optarg, 1, MAX_RUNS, &opt.runs) < 0) {
-				fprintf(stderr, "--runs '%s': want 1..%d\n",
-					optarg, MAX_RUNS);
-				return -1;
-			}
-			break;
-		case 'r':
-			opt.reference = optarg;
-			break;
-		case 'h':
-			usage(stdout, argv[0]);
-			return 1;
-		default:
-			lr_app_bad_option(argv[0], c, argv);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "unexpected argument '%s'\n", argv[optind]);
-		return -1;
-	}
-	return 0;
+	return lr_app_getopt(argc, argv, ":h", lo, usage, take_option, arg);
 }
 
 /* Read the kernel's table: test order batch vanilla patched. */
@@ -509,7 +477,7 @@ print_row(const char *name, struct stat3 s, double kv)
 int
 main(int argc, char **argv)
 {
-	static const struct lr_app app = {"lr-pagealloc-bench", usage};
+	static const struct lr_app app = {PROG, usage};
 	static struct stat3 res[T_KINDS][5][MAX_BATCH_LOG + 1];
 	int status;
 

@@ -15,33 +15,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lr_app.h"
 #include "pktgen.h"
 
 #define PROG "lr-pktgen"
-
-/* --mbufs N (a fixed pool) or MIN-MAX (elastic), each 64..2^24 with
- * MIN <= MAX: 0, or -1 after a message naming the text. */
-static int
-parse_mbufs(struct pg_opts *o, const char *s)
-{
-	unsigned long lo, hi;
-	char *end;
-
-	errno = 0;
-	lo = strtoul(s, &end, 10);
-	hi = lo;
-	if (end != s && *end == '-' && end[1] >= '0' && end[1] <= '9')
-		hi = strtoul(end + 1, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || lo > hi ||
-	    hi < 64 || hi > (1u << 24))
-		return pg_fail(
-		    "--mbufs '%s': expected N or MIN-MAX with MIN <= "
-		    "MAX, MAX in 64..%u",
-		    s, 1u << 24);
-	o->nb_mbufs = (unsigned)lo;
-	o->mbufs_max = (unsigned)hi;
-	return 0;
-}
 
 /* Unsigned integer with an optional k/M/G suffix (powers of 1000). */
 static int
@@ -1017,7 +994,9 @@ static int
 opt_mbufs(struct args *a, const struct opt_def *d, const char *arg)
 {
 	(void)d;
-	return parse_mbufs(a->o, arg);
+	/* N (a fixed pool) or MIN-MAX (elastic) */
+	return lr_app_parse_range(PROG, "--mbufs", arg, 64, 1u << 24,
+				  &a->o->nb_mbufs, &a->o->mbufs_max);
 }
 
 /* The options of --rfc2544 (parse_rfc() knows them by their O_*). */

@@ -18,6 +18,7 @@
  */
 #include <getopt.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #define RING_SIZE 4096
 #define MAX_BULK  128
 #define MAX_RUNS  31
+#define PROG	  "lr-ring-bench"
 
 static const unsigned bulk_sizes[] = {1, 8, 32, 128};
 
@@ -290,8 +292,24 @@ usage(FILE *f, const char *prog)
 	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
 }
 
-/* The options after the EAL's (lr_app_start()): 0, 1 after --help,
- * -EINVAL after a message. */
+/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
+ * message. */
+static int
+take_option(int c, const char *arg, void *ctx)
+{
+	unsigned long v;
+
+	if (c == 'i')
+		return lr_app_parse_num(PROG, "--iterations", arg, 1,
+					UINT32_MAX, &iterations);
+	if (lr_app_parse_num(PROG, "--runs", arg, 1, MAX_RUNS, &v) < 0)
+		return -1;
+	runs = (unsigned)v;
+	return 0;
+}
+
+/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
+ * after a message. */
 static int
 parse_args(int argc, char **argv, void *arg)
 {
@@ -301,56 +319,14 @@ parse_args(int argc, char **argv, void *arg)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
-	char *end;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			iterations = strtoul(optarg, &end, 0);
-			if (*end != '\0' || iterations == 0) {
-				fprintf(stderr,
-					"lr-ring-bench: --iterations '%s': "
-					"want a positive number\n",
-					optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'r': {
-			unsigned long v = strtoul(optarg, &end, 0);
-
-			if (*end != '\0' || v == 0 || v > MAX_RUNS) {
-				fprintf(stderr,
-					"lr-ring-bench: --runs '%s': want "
-					"1..%d\n",
-					optarg, MAX_RUNS);
-				return -EINVAL;
-			}
-			runs = (unsigned)v;
-			break;
-		}
-		case 'h':
-			usage(stdout, argv[0]);
-			return 1;
-		default:
-			lr_app_bad_option(argv[0], c, argv);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "lr-ring-bench: unexpected argument '%s'\n",
-			argv[optind]);
-		return -EINVAL;
-	}
-	return 0;
+	return lr_app_getopt(argc, argv, ":h", opts, usage, take_option, arg);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct lr_app app = {"lr-ring-bench", usage};
+	static const struct lr_app app = {PROG, usage};
 	struct lr_ring *r;
 	int status, ret;
 
