@@ -20,20 +20,10 @@ pg_ctl_stats(void)
 {
 	json_t *jp = json_array(), *js = json_array(), *r;
 	uint64_t now = lr_get_tsc_cycles();
+	struct pg_sums s;
 
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
-		uint64_t tx, txb, rx, rxb, other;
-
-		if (!pg_app.ports[p].used)
-			continue;
-		pg_port_sums(p, &tx, &txb, &rx, &rxb, &other);
-		json_array_append_new(
-		    jp,
-		    json_pack("{s:i, s:I, s:I, s:I, s:I, s:I}", "port", p, "tx",
-			      (json_int_t)tx, "tx_bytes", (json_int_t)txb, "rx",
-			      (json_int_t)rx, "rx_bytes", (json_int_t)rxb,
-			      "rx_other", (json_int_t)other));
-	}
+	for (uint16_t p = 0; pg_port_next(&p, &s); p++)
+		json_array_append_new(jp, pg_port_json(p, &s));
 	/* Per stream: the frames sent so far and its own rate, if any. */
 	for (unsigned k = 0; k < pg.nsdefs; k++) {
 		const struct pg_sdef *d = &pg.sdefs[k];

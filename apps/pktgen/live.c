@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "lr_app.h"
 #include "lr_eal.h"
 #include "lr_ethdev.h"
 #include "lr_mbuf.h"
@@ -37,27 +38,48 @@ pg_wire_gbps(uint64_t pkts, uint64_t bytes, double secs)
 			: 0;
 }
 
-/* Sums of a port's queue counters: rx and rxb count the frames of ours,
- * other the rest. */
-void
-pg_port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx,
-	     uint64_t *rxb, uint64_t *other)
+/* Sums of a port's queue counters into s: rx and rxb count the frames of
+ * ours, other the rest. */
+static void
+port_sums(uint16_t p, struct pg_sums *s)
 {
 	uint64_t all = 0;
 
-	*tx = *txb = *rx = *rxb = 0;
+	*s = (struct pg_sums){0};
 	for (uint16_t q = 0; q < pg_app.ports[p].nq; q++) {
 		const struct pg_counters *c = &pg_app.ports[p].cnt[q];
 
-		*tx += atomic_load_explicit(&c->tx_pkts, memory_order_relaxed);
-		*txb +=
+		s->tx +=
+		    atomic_load_explicit(&c->tx_pkts, memory_order_relaxed);
+		s->txb +=
 		    atomic_load_explicit(&c->tx_bytes, memory_order_relaxed);
-		*rx += atomic_load_explicit(&c->rx_own, memory_order_relaxed);
-		*rxb += atomic_load_explicit(&c->rx_own_bytes,
-					     memory_order_relaxed);
+		s->rx += atomic_load_explicit(&c->rx_own, memory_order_relaxed);
+		s->rxb += atomic_load_explicit(&c->rx_own_bytes,
+					       memory_order_relaxed);
 		all += atomic_load_explicit(&c->rx_pkts, memory_order_relaxed);
 	}
-	*other = all > *rx ? all - *rx : 0;
+	s->other = all > s->rx ? all - s->rx : 0;
+}
+
+int
+pg_port_next(uint16_t *p, struct pg_sums *s)
+{
+	for (; *p < LR_MAX_ETHPORTS; (*p)++) {
+		if (pg_app.ports[*p].used) {
+			port_sums(*p, s);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+json_t *
+pg_port_json(uint16_t p, const struct pg_sums *s)
+{
+	return json_pack("{s:i, s:I, s:I, s:I, s:I, s:I}", "port", p, "tx",
+			 (json_int_t)s->tx, "tx_bytes", (json_int_t)s->txb,
+			 "rx", (json_int_t)s->rx, "rx_bytes",
+			 (json_int_t)s->rxb, "rx_other", (json_int_t)s->other);
 }
 
 uint64_t
@@ -115,42 +137,20 @@ pg_rate_vs_target(char *buf, size_t len, uint64_t pkts, uint64_t bytes,
 static void
 print_pool(void)
 {
-	struct lr_mempool_elastic_stats s;
+	char phrase[160];
 
-	if (pg.pool == NULL || lr_mempool_elastic_stats_get(pg.pool, &s) != 0)
-		return;
-	printf("          mbuf pool: %u mbufs (elastic %u-%u, peak %u), "
-	       "growths %llu, shrinks %llu, refused %llu\n",
-	       s.objs, s.min_objs, s.max_objs, s.peak_objs,
-	       (unsigned long long)s.growths, (unsigned long long)s.shrinks,
-	       (unsigned long long)(s.grow_fail_max + s.grow_fail_nomem));
+	if (pg.pool != NULL &&
+	    lr_app_pool_phrase(pg.pool, phrase, sizeof(phrase)) == 0)
+		printf("          mbuf pool: %s\n", phrase);
 }
 
 /* --xstats: the mbuf pool's counters. */
 void
 pg_print_pool_xstats(void)
 {
-	struct lr_mempool_elastic_stats s;
-
-	if (pg.pool == NULL)
-		return;
-	if (lr_mempool_elastic_stats_get(pg.pool, &s) != 0) {
+	if (pg.pool != NULL && lr_app_pool_xstats(pg.pool) < 0)
 		printf("mbuf pool '%s': %u mbufs (fixed)\n", pg.pool->name,
 		       lr_mempool_objs_count(pg.pool));
-		return;
-	}
-	printf("mbuf pool '%s' xstats:\n  mbufs: %u\n  mbufs_min: %u\n"
-	       "  mbufs_max: %u\n  mbufs_peak: %u\n  blocks: %u\n"
-	       "  block_order: %u\n  growths: %llu\n  grown_blocks: %llu\n"
-	       "  shrinks: %llu\n  shrunk_blocks: %llu\n"
-	       "  refused_at_max: %llu\n  refused_no_memory: %llu\n",
-	       pg.pool->name, s.objs, s.min_objs, s.max_objs, s.peak_objs,
-	       s.blocks, s.block_order, (unsigned long long)s.growths,
-	       (unsigned long long)s.grown_blocks,
-	       (unsigned long long)s.shrinks,
-	       (unsigned long long)s.shrunk_blocks,
-	       (unsigned long long)s.grow_fail_max,
-	       (unsigned long long)s.grow_fail_nomem);
 }
 
 void
@@ -158,17 +158,15 @@ pg_print_live(uint64_t now)
 {
 	double dt = (double)(now - pg_app.last_print) / (double)pg.hz;
 	uint64_t all_tx = 0, all_txb = 0, behind;
+	struct pg_sums s;
 
 	if (dt <= 0)
 		return;
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+	for (uint16_t p = 0; pg_port_next(&p, &s); p++) {
 		struct pg_port *pi = &pg_app.ports[p];
-		uint64_t tx, txb, rx, rxb, other, drops;
+		uint64_t tx = s.tx, txb = s.txb, rx = s.rx, rxb = s.rxb;
+		uint64_t other = s.other, drops = pg_port_drops(p);
 
-		if (!pi->used)
-			continue;
-		drops = pg_port_drops(p);
-		pg_port_sums(p, &tx, &txb, &rx, &rxb, &other);
 		printf("[%7.1fs] port %u: tx %8.3f Mpps %7.3f Gb/s | rx %8.3f "
 		       "Mpps %7.3f Gb/s | drops %llu",
 		       (double)(now - pg.t0) / (double)pg.hz, p,
@@ -244,26 +242,22 @@ stats_json_line(uint64_t now)
 {
 	static uint64_t last_t, l_tx[LR_MAX_ETHPORTS], l_rx[LR_MAX_ETHPORTS];
 	double dt = (double)(now - (last_t ? last_t : pg.t0)) / (double)pg.hz;
-	json_t *jp = json_array(), *line;
+	json_t *jp = json_array(), *line, *j;
+	struct pg_sums s;
 
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
-		uint64_t tx, txb, rx, rxb, other;
-
-		if (!pg_app.ports[p].used)
-			continue;
-		pg_port_sums(p, &tx, &txb, &rx, &rxb, &other);
-		json_array_append_new(
-		    jp,
-		    json_pack(
-			"{s:i, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "port", p,
-			"tx", (json_int_t)tx, "tx_bytes", (json_int_t)txb, "rx",
-			(json_int_t)rx, "rx_bytes", (json_int_t)rxb, "rx_other",
-			(json_int_t)other, "tx_mpps",
-			dt > 0 ? (double)(tx - l_tx[p]) / dt / 1e6 : 0.0,
-			"rx_mpps",
-			dt > 0 ? (double)(rx - l_rx[p]) / dt / 1e6 : 0.0));
-		l_tx[p] = tx;
-		l_rx[p] = rx;
+	for (uint16_t p = 0; pg_port_next(&p, &s); p++) {
+		j = pg_port_json(p, &s);
+		json_object_set_new(
+		    j, "tx_mpps",
+		    json_real(dt > 0 ? (double)(s.tx - l_tx[p]) / dt / 1e6
+				     : 0));
+		json_object_set_new(
+		    j, "rx_mpps",
+		    json_real(dt > 0 ? (double)(s.rx - l_rx[p]) / dt / 1e6
+				     : 0));
+		json_array_append_new(jp, j);
+		l_tx[p] = s.tx;
+		l_rx[p] = s.rx;
 	}
 	line = json_pack("{s:f, s:o, s:I}", "t",
 			 (double)(now - pg.t0) / (double)pg.hz, "ports", jp,

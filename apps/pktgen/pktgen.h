@@ -655,10 +655,18 @@ void pg_run_lcores(void);
 void pg_drain_ports(void);
 /** Gbit/s on the wire of pkts frames of bytes in all over secs. */
 double pg_wire_gbps(uint64_t pkts, uint64_t bytes, double secs);
-/** Sums of port p's queue counters: rx and rxb count the frames of ours,
- *  other the rest. */
-void pg_port_sums(uint16_t p, uint64_t *tx, uint64_t *txb, uint64_t *rx,
-		  uint64_t *rxb, uint64_t *other);
+/** A port's queue counters summed: frames and bytes sent, of ours
+ *  received, and the frames received not ours. */
+struct pg_sums {
+	uint64_t tx, txb, rx, rxb, other;
+};
+/** From port *p on, the first one in use: 1 with *p its id and its
+ *  counters' sums in *s, or 0 when none is left (a loop over the ports:
+ *  for (p = 0; pg_port_next(&p, &s); p++)). */
+int pg_port_next(uint16_t *p, struct pg_sums *s);
+/** Port p's sums s as JSON: {port, tx, tx_bytes, rx, rx_bytes,
+ *  rx_other}; NULL when out of memory. */
+struct json_t *pg_port_json(uint16_t p, const struct pg_sums *s);
 /** Frames port p dropped or could not take (its own counters). */
 uint64_t pg_port_drops(uint16_t p);
 /** Frames behind the rate's schedule, over every queue. */

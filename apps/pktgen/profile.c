@@ -127,6 +127,17 @@ key_is(const char *t, size_t len, size_t i, const char *key)
 	return i < len && *key == '\0';
 }
 
+/* t[i] begins a value of an object or array: where the item after it
+ * begins (past the ','), or NOT_FOUND when none follows. */
+static size_t
+next_item(const char *t, size_t len, size_t i)
+{
+	i = skip_ws(t, len, skip_value(t, len, i));
+	if (i >= len || t[i] != ',')
+		return NOT_FOUND;
+	return skip_ws(t, len, i + 1);
+}
+
 /* t[i] is a '{': where the value of its member key begins. */
 static size_t
 member(const char *t, size_t len, size_t i, const char *key)
@@ -142,10 +153,7 @@ member(const char *t, size_t len, size_t i, const char *key)
 		i = skip_ws(t, len, i + 1);
 		if (hit)
 			return i;
-		i = skip_ws(t, len, skip_value(t, len, i));
-		if (i >= len || t[i] != ',')
-			return NOT_FOUND;
-		i = skip_ws(t, len, i + 1);
+		i = next_item(t, len, i);
 	}
 	return NOT_FOUND;
 }
@@ -160,10 +168,7 @@ element(const char *t, size_t len, size_t i, unsigned n)
 	for (unsigned k = 0; i < len && t[i] != ']'; k++) {
 		if (k == n)
 			return i;
-		i = skip_ws(t, len, skip_value(t, len, i));
-		if (i >= len || t[i] != ',')
-			return NOT_FOUND;
-		i = skip_ws(t, len, i + 1);
+		i = next_item(t, len, i);
 	}
 	return NOT_FOUND;
 }
@@ -323,23 +328,33 @@ kind_max(enum vkind k)
 	}
 }
 
+/* j (the value at key) is one of the three words w: its index into *k;
+ * else -1 after "what<j>: expected "w0", "w1" or "w2"". */
+static int
+get_word(const struct ctx *c, const char *key, const char *what, json_t *j,
+	 const char *const w[3], unsigned *k)
+{
+	const char *s = json_is_string(j) ? json_string_value(j) : "";
+	char buf[160];
+
+	for (*k = 0; *k < 3; (*k)++)
+		if (strcmp(s, w[*k]) == 0)
+			return 0;
+	return perr(c, key, "%s%s: expected \"%s\", \"%s\" or \"%s\"", what,
+		    jtext(j, buf, sizeof(buf)), w[0], w[1], w[2]);
+}
+
 /* "mode" of a ranged value at key: "inc", "dec" or "random" into v. */
 static int
 val_mode(const struct ctx *c, const char *key, json_t *m, struct pg_val *v)
 {
-	const char *ms = json_is_string(m) ? json_string_value(m) : "";
-	char buf[160];
+	/* in the order of enum pg_vmode */
+	static const char *const modes[] = {"inc", "dec", "random"};
+	unsigned k;
 
-	if (strcmp(ms, "inc") == 0)
-		v->mode = PG_V_INC;
-	else if (strcmp(ms, "dec") == 0)
-		v->mode = PG_V_DEC;
-	else if (strcmp(ms, "random") == 0)
-		v->mode = PG_V_RANDOM;
-	else
-		return perr(c, key,
-			    "mode %s: expected \"inc\", \"dec\" or \"random\"",
-			    jtext(m, buf, sizeof(buf)));
+	if (get_word(c, key, "mode ", m, modes, &k) != 0)
+		return -1;
+	v->mode = (enum pg_vmode)k;
 	return 0;
 }
 
@@ -689,19 +704,13 @@ stream_kind(const struct ctx *c, json_t *js, struct pg_sdef *d)
 		d->ipv6 = json_is_true(v);
 	}
 	if ((v = json_object_get(js, "proto")) != NULL) {
-		const char *p = json_is_string(v) ? json_string_value(v) : "";
+		/* in the order of enum pg_l4 */
+		static const char *const protos[] = {"udp", "tcp", "icmp"};
+		unsigned k;
 
-		if (strcmp(p, "udp") == 0)
-			d->l4 = PG_L4_UDP;
-		else if (strcmp(p, "tcp") == 0)
-			d->l4 = PG_L4_TCP;
-		else if (strcmp(p, "icmp") == 0)
-			d->l4 = PG_L4_ICMP;
-		else
-			return perr(c, "proto",
-				    "%s: expected \"udp\", \"tcp\" "
-				    "or \"icmp\"",
-				    jtext(v, buf, sizeof(buf)));
+		if (get_word(c, "proto", "", v, protos, &k) != 0)
+			return -1;
+		d->l4 = (enum pg_l4)k;
 	}
 	if ((v = json_object_get(js, "ports")) != NULL) {
 		if (!json_is_array(v) || json_array_size(v) == 0)
@@ -731,7 +740,7 @@ stream_fields(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	    "src_mac", "dst_mac",  "vlan",    "src_ip",
 	    "dst_ip",  "src_port", "dst_port"};
 	json_t *v;
-	double x;
+	double x = 0;
 
 	if ((v = json_object_get(js, "vlan")) != NULL && get_vlan(c, v, d) != 0)
 		return -1;
@@ -758,37 +767,62 @@ stream_fields(const struct ctx *c, json_t *js, struct pg_sdef *d)
 	return 0;
 }
 
+/* Key of stream js, when it is there, into *x: a number from lo to hi. 1
+ * (there), 0 (not there), or -1 after a message. */
+static int
+opt_num(const struct ctx *c, json_t *js, const char *key, double lo, double hi,
+	double *x)
+{
+	json_t *v = json_object_get(js, key);
+
+	if (v == NULL)
+		return 0;
+	return get_num(c, key, v, lo, hi, x) != 0 ? -1 : 1;
+}
+
+/* Key of stream js, when it is there, into the byte *b: 0, or -1 after a
+ * message. */
+static int
+opt_byte(const struct ctx *c, json_t *js, const char *key, uint8_t *b)
+{
+	double x = 0;
+	int rc = opt_num(c, js, key, 0, 255, &x);
+
+	if (rc > 0)
+		*b = (uint8_t)x;
+	return rc < 0 ? -1 : 0;
+}
+
+/* Key of stream js, when it is there, into the count *n (lo..9e18): 1
+ * (there), 0 (not there), or -1 after a message. */
+static int
+opt_count(const struct ctx *c, json_t *js, const char *key, double lo,
+	  uint64_t *n)
+{
+	double x = 0;
+	int rc = opt_num(c, js, key, lo, 9e18, &x);
+
+	if (rc > 0)
+		*n = (uint64_t)x;
+	return rc;
+}
+
 /* The other header bytes (TTL, TOS, TCP flags, ICMP type and code, the
  * UDP checksum) and the payload of stream js into d. */
 static int
 stream_bytes(const struct ctx *c, json_t *js, struct pg_sdef *d)
 {
 	json_t *v;
-	double x;
 
-	if ((v = json_object_get(js, "ttl")) != NULL) {
-		if (get_num(c, "ttl", v, 0, 255, &x) != 0)
-			return -1;
-		d->ttl = (uint8_t)x;
-	}
-	if ((v = json_object_get(js, "tos")) != NULL) {
-		if (get_num(c, "tos", v, 0, 255, &x) != 0)
-			return -1;
-		d->tos = (uint8_t)x;
-	}
+	if (opt_byte(c, js, "ttl", &d->ttl) != 0 ||
+	    opt_byte(c, js, "tos", &d->tos) != 0)
+		return -1;
 	if ((v = json_object_get(js, "tcp_flags")) != NULL &&
 	    get_tcp_flags(c, v, &d->tcp_flags) != 0)
 		return -1;
-	if ((v = json_object_get(js, "icmp_type")) != NULL) {
-		if (get_num(c, "icmp_type", v, 0, 255, &x) != 0)
-			return -1;
-		d->icmp_type = (uint8_t)x;
-	}
-	if ((v = json_object_get(js, "icmp_code")) != NULL) {
-		if (get_num(c, "icmp_code", v, 0, 255, &x) != 0)
-			return -1;
-		d->icmp_code = (uint8_t)x;
-	}
+	if (opt_byte(c, js, "icmp_type", &d->icmp_type) != 0 ||
+	    opt_byte(c, js, "icmp_code", &d->icmp_code) != 0)
+		return -1;
 	if ((v = json_object_get(js, "udp_checksum")) != NULL) {
 		if (!json_is_boolean(v))
 			return perr(c, "udp_checksum",
@@ -806,27 +840,30 @@ stream_bytes(const struct ctx *c, json_t *js, struct pg_sdef *d)
 static int
 stream_rate(const struct ctx *c, json_t *js, struct pg_sdef *d)
 {
+	static const struct {
+		const char *key;
+		double lo, hi;
+		enum pg_rate_mode mode; /* PG_RATE_MAX: a share */
+	} rates[] = {
+	    {"rate_pps", 1e-3, 1e10, PG_RATE_PPS},
+	    {"rate_mbps", 1e-6, 1e7, PG_RATE_MBPS},
+	    {"share", 1e-6, 1e9, PG_RATE_MAX},
+	};
 	json_t *v;
 	int nrate = 0;
 
 	if ((v = json_object_get(js, "size")) != NULL && get_size(c, v, d) != 0)
 		return -1;
-	if ((v = json_object_get(js, "rate_pps")) != NULL) {
-		if (get_num(c, "rate_pps", v, 1e-3, 1e10, &d->rate) != 0)
+	for (unsigned i = 0; i < LR_DIM(rates); i++) {
+		int rc = opt_num(c, js, rates[i].key, rates[i].lo, rates[i].hi,
+				 rates[i].mode == PG_RATE_MAX ? &d->share
+							      : &d->rate);
+
+		if (rc < 0)
 			return -1;
-		d->rate_mode = PG_RATE_PPS;
-		nrate++;
-	}
-	if ((v = json_object_get(js, "rate_mbps")) != NULL) {
-		if (get_num(c, "rate_mbps", v, 1e-6, 1e7, &d->rate) != 0)
-			return -1;
-		d->rate_mode = PG_RATE_MBPS;
-		nrate++;
-	}
-	if ((v = json_object_get(js, "share")) != NULL) {
-		if (get_num(c, "share", v, 1e-6, 1e9, &d->share) != 0)
-			return -1;
-		nrate++;
+		if (rc > 0 && rates[i].mode != PG_RATE_MAX)
+			d->rate_mode = rates[i].mode;
+		nrate += rc;
 	}
 	if (nrate > 1)
 		return perr(c, "rate_pps/rate_mbps/share", "give one");
@@ -837,29 +874,18 @@ stream_rate(const struct ctx *c, json_t *js, struct pg_sdef *d)
 static int
 stream_bursts(const struct ctx *c, json_t *js, struct pg_sdef *d)
 {
-	json_t *v;
-	double x;
+	int rc;
 
-	if ((v = json_object_get(js, "count")) != NULL) {
-		if (get_num(c, "count", v, 1, 9e18, &x) != 0)
-			return -1;
-		d->count = (uint64_t)x;
-	}
-	if ((v = json_object_get(js, "burst")) != NULL) {
-		if (get_num(c, "burst", v, 1, 9e18, &x) != 0)
-			return -1;
-		d->burst = (uint64_t)x;
+	if (opt_count(c, js, "count", 1, &d->count) < 0)
+		return -1;
+	rc = opt_count(c, js, "burst", 1, &d->burst);
+	if (rc < 0)
+		return -1;
+	if (rc > 0)
 		d->bursts = 1;
-	}
-	if ((v = json_object_get(js, "bursts")) != NULL) {
-		if (get_num(c, "bursts", v, 0, 9e18, &x) != 0)
-			return -1;
-		d->bursts = (uint64_t)x;
-	}
-	if ((v = json_object_get(js, "gap_us")) != NULL) {
-		if (get_num(c, "gap_us", v, 0, 3.6e9, &d->gap_us) != 0)
-			return -1;
-	}
+	if (opt_count(c, js, "bursts", 0, &d->bursts) < 0 ||
+	    opt_num(c, js, "gap_us", 0, 3.6e9, &d->gap_us) < 0)
+		return -1;
 	if ((json_object_get(js, "bursts") || json_object_get(js, "gap_us")) &&
 	    d->burst == 0)
 		return perr(c, "bursts/gap_us",

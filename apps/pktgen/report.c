@@ -213,20 +213,18 @@ json_stalls(void)
 static void
 summary_ports(void)
 {
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
-		const struct pg_port *pi = &pg_app.ports[p];
-		uint64_t tx, txb, rx, rxb, other;
+	struct pg_sums s;
 
-		if (!pi->used)
-			continue;
-		pg_port_sums(p, &tx, &txb, &rx, &rxb, &other);
+	for (uint16_t p = 0; pg_port_next(&p, &s); p++) {
+		const struct pg_port *pi = &pg_app.ports[p];
+
 		printf("port %u (%s): tx %llu frames %llu bytes, rx %llu "
 		       "frames %llu bytes of ours and %llu frames not ours; "
 		       "port counters: imissed %llu ierrors %llu oerrors %llu "
 		       "rx_nombuf %llu\n",
-		       p, pi->name, (unsigned long long)tx,
-		       (unsigned long long)txb, (unsigned long long)rx,
-		       (unsigned long long)rxb, (unsigned long long)other,
+		       p, pi->name, (unsigned long long)s.tx,
+		       (unsigned long long)s.txb, (unsigned long long)s.rx,
+		       (unsigned long long)s.rxb, (unsigned long long)s.other,
 		       (unsigned long long)pi->stats.imissed,
 		       (unsigned long long)pi->stats.ierrors,
 		       (unsigned long long)pi->stats.oerrors,
@@ -557,26 +555,23 @@ static void
 print_json(const struct totals *t, unsigned leaked)
 {
 	json_t *res, *jp = json_array(), *doc;
+	struct pg_sums s;
 
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+	for (uint16_t p = 0; pg_port_next(&p, &s); p++) {
 		const struct pg_port *pi = &pg_app.ports[p];
-		uint64_t tx, txb, rx, rxb, other;
 
-		if (!pi->used)
-			continue;
-		pg_port_sums(p, &tx, &txb, &rx, &rxb, &other);
 		json_array_append_new(
-		    jp,
-		    json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
-			      "s:I, s:I, s:I}",
-			      "port", p, "name", pi->name, "tx", (json_int_t)tx,
-			      "tx_bytes", (json_int_t)txb, "rx", (json_int_t)rx,
-			      "rx_bytes", (json_int_t)rxb, "rx_other",
-			      (json_int_t)other, "imissed",
-			      (json_int_t)pi->stats.imissed, "ierrors",
-			      (json_int_t)pi->stats.ierrors, "oerrors",
-			      (json_int_t)pi->stats.oerrors, "rx_nombuf",
-			      (json_int_t)pi->stats.rx_nombuf));
+		    jp, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I, s:I, s:I, "
+				  "s:I, s:I, s:I}",
+				  "port", p, "name", pi->name, "tx",
+				  (json_int_t)s.tx, "tx_bytes",
+				  (json_int_t)s.txb, "rx", (json_int_t)s.rx,
+				  "rx_bytes", (json_int_t)s.rxb, "rx_other",
+				  (json_int_t)s.other, "imissed",
+				  (json_int_t)pi->stats.imissed, "ierrors",
+				  (json_int_t)pi->stats.ierrors, "oerrors",
+				  (json_int_t)pi->stats.oerrors, "rx_nombuf",
+				  (json_int_t)pi->stats.rx_nombuf));
 	}
 	res = json_pack(
 	    "{s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "

@@ -365,14 +365,12 @@ static void
 draw_ports(double dt, uint64_t *all_tx, uint64_t *all_txb)
 {
 	char c[2][24];
+	struct pg_sums s;
 
-	for (uint16_t p = 0; p < LR_MAX_ETHPORTS; p++) {
+	for (uint16_t p = 0; pg_port_next(&p, &s); p++) {
 		struct pg_port *pi = &pg_app.ports[p];
-		uint64_t tx, txb, rx, rxb, other, pb = 0;
+		uint64_t tx = s.tx, txb = s.txb, rx = s.rx, rxb = s.rxb, pb = 0;
 
-		if (!pi->used)
-			continue;
-		pg_port_sums(p, &tx, &txb, &rx, &rxb, &other);
 		for (uint16_t q = 0; q < pi->nq; q++)
 			pb += atomic_load_explicit(&pi->cnt[q].tx_behind,
 						   memory_order_relaxed);
