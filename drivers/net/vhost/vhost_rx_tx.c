@@ -2,8 +2,11 @@
 /*
  * net_vhost's datapath over split virtqueues (virtio 1.1, 2.6) and packed
  * ones (2.7: the same chains, read and used in place in one descriptor
- * ring with wrap counters; the burst functions branch once per burst on
- * the ring's layout, at the end of this file). rx_burst
+ * ring with wrap counters). The burst functions branch once per burst on
+ * the ring's layout: each layout has its own copy of the burst (rx_ring(),
+ * tx_ring(), inline with the layout a constant), so the per-frame code
+ * tests no layout; what differs is said once, in cur_first(), ring_more(),
+ * burst_leave() and tx_chain_next(). rx_burst
  * reads the guest's transmit ring (odd virtqueue): each available chain
  * is a virtio-net header and a frame, copied into mbufs, and returned to
  * the used ring with length 0. tx_burst writes the guest's receive ring
@@ -210,6 +213,18 @@ cur_chain(struct vh_ring *r, struct cur *c, uint16_t pos, uint16_t want)
 	return cur_load(r, c, c->head, want);
 }
 
+/* Start the chain at r->last_avail into c: a split ring's available
+ * chain of that number, or the packed ring's chain at that position (its
+ * head: the position). */
+static __lr_always_inline int
+cur_first(struct vh_ring *r, struct cur *c, uint16_t want, const int packed)
+{
+	if (!packed)
+		return cur_chain(r, c, r->last_avail, want);
+	*c = (struct cur){.head = r->last_avail};
+	return cur_load(r, c, r->last_avail, want);
+}
+
 /* The descriptor after c's, skipping empty ones: 1 moved, 0 the chain
  * ended, -1 refused. */
 static inline int
@@ -233,6 +248,121 @@ used_put(struct vh_ring *r, uint16_t head, uint32_t len)
 	e->id = head;
 	e->len = len;
 	r->last_used++;
+}
+
+/* ---- packed rings (2.7): positions, used descriptors, notification -- */
+
+/* Move packed position *pos (and its wrap counter) on by k. */
+static inline void
+pk_advance(const struct vh_ring *r, uint16_t *pos, uint8_t *wrap, uint32_t k)
+{
+	uint32_t p = *pos + k;
+
+	if (p >= r->size) {
+		p -= r->size;
+		*wrap ^= 1;
+	}
+	*pos = (uint16_t)p;
+}
+
+/* The descriptor at r->last_avail is available to us. */
+static inline int
+pk_avail(const struct vh_ring *r)
+{
+	uint16_t f =
+	    __atomic_load_n(&r->pdesc[r->last_avail].flags, __ATOMIC_ACQUIRE);
+
+	return lr_vring_packed_desc_avail(f, r->avail_wrap);
+}
+
+/* Write a used descriptor for buffer id (len bytes written, ndesc
+ * descriptors) at r->last_used; its flags last, with release. */
+static inline void
+pk_used(struct vh_ring *r, uint16_t id, uint32_t len, uint32_t ndesc)
+{
+	struct lr_vring_packed_desc *d = &r->pdesc[r->last_used];
+	uint16_t f =
+	    r->used_wrap
+		? (LR_VRING_PACKED_DESC_F_AVAIL | LR_VRING_PACKED_DESC_F_USED)
+		: 0;
+
+	d->id = id;
+	d->len = len;
+	if (len > 0)
+		f |= LR_VRING_PACKED_DESC_F_WRITE;
+	__atomic_store_n(&d->flags, f, __ATOMIC_RELEASE);
+	pk_advance(r, &r->last_used, &r->used_wrap, ndesc);
+}
+
+/* Tell the guest that used descriptors from old on are there, if its
+ * event suppression area asks for it. */
+static inline void
+pk_publish(struct vh_ring *r, uint16_t old)
+{
+	uint16_t flags, off_wrap, off, nw = r->last_used;
+	uint64_t one = 1;
+	int need;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	flags = __atomic_load_n(&r->drv_ev->flags, __ATOMIC_RELAXED);
+	if (flags == LR_VRING_PACKED_EVENT_FLAG_DISABLE)
+		return;
+	need = 1;
+	if (flags == LR_VRING_PACKED_EVENT_FLAG_DESC && r->event_idx) {
+		off_wrap =
+		    __atomic_load_n(&r->drv_ev->off_wrap, __ATOMIC_RELAXED);
+		off = off_wrap & 0x7fff;
+		if (nw <= old)
+			old = (uint16_t)(old - r->size);
+		if ((off_wrap >> LR_VRING_PACKED_EVENT_WRAP_SHIFT) !=
+		    r->used_wrap)
+			off = (uint16_t)(off - r->size);
+		need = lr_vring_need_event(off, nw, old);
+	}
+	if (need && r->call_fd >= 0 &&
+	    write(r->call_fd, &one, sizeof(one)) == sizeof(one))
+		lr_counter_add(&r->calls, 1);
+}
+
+/* ---- what both layouts' bursts ask of the ring ---------------------- */
+
+/* The split ring's available chains end at *avail: 0, or -1 with the ring
+ * refused (an index too far ahead) and left. */
+static inline int
+split_avail(struct vh_ring *r, uint16_t *avail)
+{
+	*avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
+	if (lr_likely((uint16_t)(*avail - r->last_avail) <= r->size))
+		return 0;
+	ring_bad(r, "avail idx %u is more than %u ahead of %u", *avail, r->size,
+		 r->last_avail);
+	ring_leave(r);
+	return -1;
+}
+
+/* A chain is available at r->last_avail (split: end not reached). */
+static __lr_always_inline int
+ring_more(const struct vh_ring *r, uint16_t end, const int packed)
+{
+	return packed ? pk_avail(r) : r->last_avail != end;
+}
+
+/* End a burst on r: what it used from old on told to the guest as its
+ * layout asks (not when the ring was refused: bad), r left, the packets
+ * and bytes it moved counted. */
+static __lr_always_inline void
+burst_leave(struct vh_ring *r, uint16_t old, int bad, uint16_t packets,
+	    uint64_t bytes, const int packed)
+{
+	if (r->last_used != old && !bad) {
+		if (packed)
+			pk_publish(r, old);
+		else
+			ring_publish(r, old);
+	}
+	ring_leave(r);
+	lr_counter_add(&r->c.packets, packets);
+	lr_counter_add(&r->c.bytes, bytes);
 }
 
 /* ---- rx: the guest's transmit ring ---------------------------------- */
@@ -307,9 +437,11 @@ rx_copy(struct vh_ring *r, struct cur *c, struct lr_mbuf *m, uint8_t *vh)
 	return RX_OK;
 }
 
-/* One chain at avail position pos into a new packet in *out. */
-static int
-rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
+/* The chain at r->last_avail into a new packet in *out; the chain used
+ * and the position moved on unless RX_NOMBUF or RX_BAD. Inline in
+ * rx_ring(): one copy per layout, no call per frame. */
+static __lr_always_inline int
+rx_chain(struct vh_ring *r, struct lr_mbuf **out, const int packed)
 {
 	uint8_t vh[LR_VIRTIO_NET_HDR_MRG_LEN];
 	struct lr_net_vnet_hdr h;
@@ -317,7 +449,7 @@ rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
 	struct cur c;
 	int rc;
 
-	if (cur_chain(r, &c, pos, 0) < 0)
+	if (cur_first(r, &c, 0, packed) < 0)
 		return RX_BAD;
 	m = lr_pktmbuf_alloc(r->mp);
 	if (lr_unlikely(m == NULL))
@@ -328,7 +460,13 @@ rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
 		lr_pktmbuf_free(m);
 		return rc;
 	}
-	used_put(r, c.head, 0);
+	if (packed) { /* used with nothing written; the position past it */
+		pk_used(r, c.id, 0, c.hops);
+		pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
+	} else {
+		used_put(r, c.head, 0);
+		r->last_avail++;
+	}
 	memcpy(&h, vh, sizeof(h));
 	if (lr_unlikely(m->pkt_len == 0 || ((h.flags | h.gso_type) != 0 &&
 					    lr_net_vnet_rx(m, &h, 0) != 0))) {
@@ -339,34 +477,19 @@ rx_chain(struct vh_ring *r, uint16_t pos, struct lr_mbuf **out)
 	return RX_OK;
 }
 
-static uint16_t rx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n);
-static uint16_t tx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n);
-
-uint16_t
-lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+/* rx_burst over r (entered; split: its chains end at end); r left. */
+static __lr_always_inline uint16_t
+rx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
+	const int packed)
 {
-	struct vh_ring *r = queue;
-	uint16_t avail, old, got = 0;
+	uint16_t old = r->last_used, got = 0;
 	uint64_t bytes = 0;
 	int rc = RX_OK;
 
-	if (lr_unlikely(!ring_enter(r)))
-		return 0;
-	if (r->packed)
-		return rx_packed(r, pkts, n);
-	avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
-	if (lr_unlikely((uint16_t)(avail - r->last_avail) > r->size)) {
-		ring_bad(r, "avail idx %u is more than %u ahead of %u", avail,
-			 r->size, r->last_avail);
-		ring_leave(r);
-		return 0;
-	}
-	old = r->last_used;
-	while (got < n && r->last_avail != avail) {
-		rc = rx_chain(r, r->last_avail, &pkts[got]);
+	while (got < n && ring_more(r, end, packed)) {
+		rc = rx_chain(r, &pkts[got], packed);
 		if (rc == RX_NOMBUF || rc == RX_BAD)
 			break;
-		r->last_avail++;
 		if (rc == RX_DROP) {
 			lr_counter_add(&r->c.errors, 1);
 			continue;
@@ -376,11 +499,7 @@ lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	}
 	if (rc == RX_NOMBUF)
 		lr_counter_add(&r->c.nombuf, 1);
-	if (r->last_used != old && rc != RX_BAD)
-		ring_publish(r, old);
-	ring_leave(r);
-	lr_counter_add(&r->c.packets, got);
-	lr_counter_add(&r->c.bytes, bytes);
+	burst_leave(r, old, rc == RX_BAD, got, bytes, packed);
 	return got;
 }
 
@@ -430,13 +549,62 @@ tx_header(struct vh_ring *r, struct lr_mbuf *m, uint8_t *hdr)
 /* What tx_copy() and tx_frame() say. */
 enum { TX_OK = 0, TX_FULL = 1, TX_SMALL = 2, TX_BAD = -1 };
 
+/* The chains one frame takes in a packed receive ring (MRG_RXBUF: up to
+ * PK_CHAINS), used only when the whole frame is written. */
+#define PK_CHAINS 64
+struct pk_frame {
+	uint16_t id[PK_CHAINS];
+	uint16_t ndesc[PK_CHAINS];
+	uint32_t len[PK_CHAINS];
+	unsigned n;
+};
+
+/* Keep the chain of c (written) in f, to be used with the frame's other
+ * chains; the position moved past it. */
+static inline void
+pk_keep(struct vh_ring *r, struct pk_frame *f, const struct cur *c)
+{
+	f->id[f->n] = c->id;
+	f->ndesc[f->n] = (uint16_t)c->hops;
+	f->len[f->n++] = c->done;
+	pk_advance(r, &r->last_avail, &r->avail_wrap, c->hops);
+}
+
+/* The chain of c is full and so is its last descriptor: take the next
+ * available chain (MRG_RXBUF) into c, the full one put used (split) or
+ * kept in f (packed: used once the whole frame is written). TX_OK;
+ * TX_FULL (the ring has no more chains: split, at end); TX_SMALL (no
+ * MRG_RXBUF, or the frame over PK_CHAINS chains); TX_BAD (refused). */
+static __lr_always_inline int
+tx_chain_next(struct vh_ring *r, struct cur *c, uint16_t end, uint16_t *nbuf,
+	      struct pk_frame *f, const int packed)
+{
+	if (!r->mrg || (packed && f->n + 1 >= PK_CHAINS))
+		return TX_SMALL;
+	if (packed) {
+		pk_keep(r, f, c);
+		if (!pk_avail(r))
+			return TX_FULL;
+	} else {
+		if (r->last_avail == end)
+			return TX_FULL;
+		used_put(r, c->head, c->done);
+	}
+	if (cur_first(r, c, LR_VRING_DESC_F_WRITE, packed) < 0)
+		return TX_BAD;
+	if (!packed) {
+		r->last_avail++;
+		(*nbuf)++;
+	}
+	return TX_OK;
+}
+
 /* Copy len bytes at src into the chains from c on, taking the next
- * available chain (MRG_RXBUF) when one is full: TX_OK; TX_FULL (the
- * ring has no more chains); TX_SMALL (without MRG_RXBUF, the chain is
- * too small for the frame); TX_BAD (refused). */
-static int
-tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
-	uint16_t end, uint16_t *nbuf)
+ * available chain (MRG_RXBUF) when one is full: TX_OK, or as
+ * tx_chain_next() says. */
+static __lr_always_inline int
+tx_copy_in(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
+	   uint16_t end, uint16_t *nbuf, struct pk_frame *f, const int packed)
 {
 	uint32_t k;
 	int rc;
@@ -447,15 +615,9 @@ tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
 			if (rc < 0)
 				return TX_BAD;
 			if (rc == 0) {
-				if (!r->mrg)
-					return TX_SMALL;
-				if (r->last_avail == end)
-					return TX_FULL;
-				used_put(r, c->head, c->done);
-				if (cur_chain(r, c, r->last_avail++,
-					      LR_VRING_DESC_F_WRITE) < 0)
-					return TX_BAD;
-				(*nbuf)++;
+				rc = tx_chain_next(r, c, end, nbuf, f, packed);
+				if (rc != TX_OK)
+					return rc;
 				continue;
 			}
 		}
@@ -466,19 +628,40 @@ tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
 	return TX_OK;
 }
 
-/* Write m into the ring from avail position r->last_avail (before end):
- * TX_OK, or as tx_copy() says (nothing published, positions as they
- * were). */
+/* tx_copy_in() for a split ring (out of line: per segment). */
 static int
-tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end, const uint8_t *hdr)
+tx_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
+	uint16_t end, uint16_t *nbuf)
+{
+	return tx_copy_in(r, c, src, len, end, nbuf, NULL, 0);
+}
+
+/* tx_copy_in() for a packed ring (out of line: per segment). */
+static int
+pk_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
+	struct pk_frame *f)
+{
+	return tx_copy_in(r, c, src, len, 0, NULL, f, 1);
+}
+
+/* Write m into the ring at r->last_avail (available; split: before end):
+ * TX_OK, or as tx_copy_in() says with nothing published and the
+ * positions as they were. */
+static __lr_always_inline int
+tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end, const uint8_t *hdr,
+	 const int packed)
 {
 	uint16_t avail0 = r->last_avail, used0 = r->last_used, nbuf = 1;
-	uint8_t *hp;
+	uint8_t wrap0 = packed ? r->avail_wrap : 0, *hp;
+	struct pk_frame f;
 	struct cur c;
 	int rc;
 
-	if (cur_chain(r, &c, r->last_avail++, LR_VRING_DESC_F_WRITE) < 0)
+	f.n = 0;
+	if (cur_first(r, &c, LR_VRING_DESC_F_WRITE, packed) < 0)
 		return TX_BAD;
+	if (!packed)
+		r->last_avail++;
 	/* the header in the first descriptor (every driver gives room) */
 	if (lr_unlikely(c.room < r->hdr_len)) {
 		ring_bad(r,
@@ -488,18 +671,32 @@ tx_frame(struct vh_ring *r, struct lr_mbuf *m, uint16_t end, const uint8_t *hdr)
 		return TX_BAD;
 	}
 	hp = c.p;
-	rc = tx_copy(r, &c, hdr, r->hdr_len, end, &nbuf);
-	for (const struct lr_mbuf *s = m; rc == 0 && s != NULL; s = s->next)
-		rc = tx_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
-			     s->data_len, end, &nbuf);
+	rc = packed ? pk_copy(r, &c, hdr, r->hdr_len, &f)
+		    : tx_copy(r, &c, hdr, r->hdr_len, end, &nbuf);
+	for (const struct lr_mbuf *s = m; rc == TX_OK && s != NULL; s = s->next)
+		rc = packed
+			 ? pk_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
+				   s->data_len, &f)
+			 : tx_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
+				   s->data_len, end, &nbuf);
 	if (rc != TX_OK) {
 		r->last_avail = avail0;
-		r->last_used = used0;
+		if (packed) /* used only once the frame is written */
+			r->avail_wrap = wrap0;
+		else
+			r->last_used = used0;
 		return rc;
 	}
-	used_put(r, c.head, c.done);
+	if (packed) {
+		pk_keep(r, &f, &c);
+		nbuf = (uint16_t)f.n;
+	} else {
+		used_put(r, c.head, c.done);
+	}
 	if (r->mrg)
 		memcpy(hp + LR_VIRTIO_NET_HDR_LEN, &nbuf, sizeof(nbuf));
+	for (unsigned i = 0; packed && i < f.n; i++)
+		pk_used(r, f.id[i], f.len[i], f.ndesc[i]);
 	return TX_OK;
 }
 
@@ -511,31 +708,20 @@ tx_drop(struct vh_ring *r, struct lr_mbuf *m)
 	lr_pktmbuf_free(m);
 }
 
-static uint16_t
-tx_burst(void *queue, struct lr_mbuf **pkts, uint16_t n)
+/* tx_burst over r (entered; split: its chains end at end); r left. */
+static __lr_always_inline uint16_t
+tx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
+	const int packed)
 {
-	struct vh_ring *r = queue;
 	uint8_t hdr[LR_VIRTIO_NET_HDR_MRG_LEN];
-	uint16_t avail, old, sent = 0, ok = 0;
+	uint16_t old = r->last_used, sent = 0, ok = 0;
 	uint64_t bytes = 0;
 	int rc = TX_OK;
 
-	if (lr_unlikely(!ring_enter(r)))
-		return 0;
-	if (r->packed)
-		return tx_packed(r, pkts, n);
-	avail = __atomic_load_n(&r->avail->idx, __ATOMIC_ACQUIRE);
-	if (lr_unlikely((uint16_t)(avail - r->last_avail) > r->size)) {
-		ring_bad(r, "avail idx %u is more than %u ahead of %u", avail,
-			 r->size, r->last_avail);
-		ring_leave(r);
-		return 0;
-	}
-	old = r->last_used;
 	for (; sent < n; sent++) {
 		struct lr_mbuf *m = pkts[sent];
 
-		if (r->last_avail == avail) {
+		if (!ring_more(r, end, packed)) {
 			rc = TX_FULL;
 			break;
 		}
@@ -543,7 +729,7 @@ tx_burst(void *queue, struct lr_mbuf **pkts, uint16_t n)
 			tx_drop(r, m);
 			continue;
 		}
-		rc = tx_frame(r, m, avail, hdr);
+		rc = tx_frame(r, m, end, hdr, packed);
 		if (lr_unlikely(rc == TX_SMALL)) {
 			tx_drop(r, m);
 			continue;
@@ -556,12 +742,41 @@ tx_burst(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	}
 	if (rc == TX_FULL)
 		lr_counter_add(&r->ring_full, 1);
-	if (r->last_used != old && rc != TX_BAD)
-		ring_publish(r, old);
-	ring_leave(r);
-	lr_counter_add(&r->c.packets, ok);
-	lr_counter_add(&r->c.bytes, bytes);
+	burst_leave(r, old, rc == TX_BAD, ok, bytes, packed);
 	return sent;
+}
+
+/* ---- the bursts ----------------------------------------------------- */
+
+/* rx_burst (tx 0) or tx_burst (tx 1) on queue: its ring entered, and
+ * gone through as its layout says. Inline in each: the direction and
+ * the layout constants, tested once a burst. */
+static __lr_always_inline uint16_t
+burst(void *queue, struct lr_mbuf **pkts, uint16_t n, const int tx)
+{
+	struct vh_ring *r = queue;
+	uint16_t end;
+
+	if (lr_unlikely(!ring_enter(r)))
+		return 0;
+	if (r->packed)
+		return tx ? tx_ring(r, pkts, n, 0, 1)
+			  : rx_ring(r, pkts, n, 0, 1);
+	if (split_avail(r, &end) < 0)
+		return 0;
+	return tx ? tx_ring(r, pkts, n, end, 0) : rx_ring(r, pkts, n, end, 0);
+}
+
+uint16_t
+lr_vhost_rx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	return burst(queue, pkts, n, 0);
+}
+
+static uint16_t
+tx_burst(void *queue, struct lr_mbuf **pkts, uint16_t n)
+{
+	return burst(queue, pkts, n, 1);
 }
 
 /* Super-frame m cut here into frames of tso_segsz payload (the guest
@@ -627,271 +842,4 @@ lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 					LR_MBUF_F_TCP_SEG_MASK))
 				return tx_soft(r, pkts, n);
 	return tx_burst(queue, pkts, n);
-}
-
-/* ---- packed rings (2.7) --------------------------------------------- */
-
-/* Move packed position *pos (and its wrap counter) on by k. */
-static inline void
-pk_advance(const struct vh_ring *r, uint16_t *pos, uint8_t *wrap, uint32_t k)
-{
-	uint32_t p = *pos + k;
-
-	if (p >= r->size) {
-		p -= r->size;
-		*wrap ^= 1;
-	}
-	*pos = (uint16_t)p;
-}
-
-/* The descriptor at r->last_avail is available to us. */
-static inline int
-pk_avail(const struct vh_ring *r)
-{
-	uint16_t f =
-	    __atomic_load_n(&r->pdesc[r->last_avail].flags, __ATOMIC_ACQUIRE);
-
-	return lr_vring_packed_desc_avail(f, r->avail_wrap);
-}
-
-/* Write a used descriptor for buffer id (len bytes written, ndesc
- * descriptors) at r->last_used; its flags last, with release. */
-static inline void
-pk_used(struct vh_ring *r, uint16_t id, uint32_t len, uint32_t ndesc)
-{
-	struct lr_vring_packed_desc *d = &r->pdesc[r->last_used];
-	uint16_t f =
-	    r->used_wrap
-		? (LR_VRING_PACKED_DESC_F_AVAIL | LR_VRING_PACKED_DESC_F_USED)
-		: 0;
-
-	d->id = id;
-	d->len = len;
-	if (len > 0)
-		f |= LR_VRING_PACKED_DESC_F_WRITE;
-	__atomic_store_n(&d->flags, f, __ATOMIC_RELEASE);
-	pk_advance(r, &r->last_used, &r->used_wrap, ndesc);
-}
-
-/* Tell the guest that used descriptors from old on are there, if its
- * event suppression area asks for it. */
-static inline void
-pk_publish(struct vh_ring *r, uint16_t old)
-{
-	uint16_t flags, off_wrap, off, nw = r->last_used;
-	uint64_t one = 1;
-	int need;
-
-	atomic_thread_fence(memory_order_seq_cst);
-	flags = __atomic_load_n(&r->drv_ev->flags, __ATOMIC_RELAXED);
-	if (flags == LR_VRING_PACKED_EVENT_FLAG_DISABLE)
-		return;
-	need = 1;
-	if (flags == LR_VRING_PACKED_EVENT_FLAG_DESC && r->event_idx) {
-		off_wrap =
-		    __atomic_load_n(&r->drv_ev->off_wrap, __ATOMIC_RELAXED);
-		off = off_wrap & 0x7fff;
-		if (nw <= old)
-			old = (uint16_t)(old - r->size);
-		if ((off_wrap >> LR_VRING_PACKED_EVENT_WRAP_SHIFT) !=
-		    r->used_wrap)
-			off = (uint16_t)(off - r->size);
-		need = lr_vring_need_event(off, nw, old);
-	}
-	if (need && r->call_fd >= 0 &&
-	    write(r->call_fd, &one, sizeof(one)) == sizeof(one))
-		lr_counter_add(&r->calls, 1);
-}
-
-/* One available chain at r->last_avail into a new packet in *out; the
- * chain used and the position moved on unless RX_NOMBUF or RX_BAD. */
-static int
-rx_chain_packed(struct vh_ring *r, struct lr_mbuf **out)
-{
-	uint8_t vh[LR_VIRTIO_NET_HDR_MRG_LEN];
-	struct lr_net_vnet_hdr h;
-	struct lr_mbuf *m;
-	struct cur c = {0};
-	int rc;
-
-	if (cur_load(r, &c, r->last_avail, 0) < 0)
-		return RX_BAD;
-	m = lr_pktmbuf_alloc(r->mp);
-	if (lr_unlikely(m == NULL))
-		return RX_NOMBUF;
-	m->port = r->port_id;
-	rc = rx_copy(r, &c, m, vh);
-	if (lr_unlikely(rc != RX_OK)) {
-		lr_pktmbuf_free(m);
-		return rc;
-	}
-	pk_used(r, c.id, 0, c.hops);
-	pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
-	memcpy(&h, vh, sizeof(h));
-	if (lr_unlikely(m->pkt_len == 0 || ((h.flags | h.gso_type) != 0 &&
-					    lr_net_vnet_rx(m, &h, 0) != 0))) {
-		lr_pktmbuf_free(m);
-		return RX_DROP;
-	}
-	*out = m;
-	return RX_OK;
-}
-
-/* rx_burst over a packed ring (r entered). */
-static uint16_t
-rx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
-{
-	uint16_t old = r->last_used, got = 0;
-	uint64_t bytes = 0;
-	int rc = RX_OK;
-
-	while (got < n && pk_avail(r)) {
-		rc = rx_chain_packed(r, &pkts[got]);
-		if (rc == RX_NOMBUF || rc == RX_BAD)
-			break;
-		if (rc == RX_DROP) {
-			lr_counter_add(&r->c.errors, 1);
-			continue;
-		}
-		bytes += pkts[got]->pkt_len;
-		got++;
-	}
-	if (rc == RX_NOMBUF)
-		lr_counter_add(&r->c.nombuf, 1);
-	if (r->last_used != old && rc != RX_BAD)
-		pk_publish(r, old);
-	ring_leave(r);
-	lr_counter_add(&r->c.packets, got);
-	lr_counter_add(&r->c.bytes, bytes);
-	return got;
-}
-
-/* The chains one frame takes in a packed receive ring (MRG_RXBUF: up to
- * PK_CHAINS), used only when the whole frame is written. */
-#define PK_CHAINS 64
-struct pk_frame {
-	uint16_t id[PK_CHAINS];
-	uint16_t ndesc[PK_CHAINS];
-	uint32_t len[PK_CHAINS];
-	unsigned n;
-};
-
-/* Copy len bytes at src into the chains from c on (packed); the next
- * available chain (MRG_RXBUF) when one is full. As tx_copy(). */
-static int
-pk_copy(struct vh_ring *r, struct cur *c, const uint8_t *src, uint32_t len,
-	struct pk_frame *f)
-{
-	uint32_t k;
-	int rc;
-
-	while (len > 0) {
-		if (c->room == 0) {
-			rc = cur_next(r, c, LR_VRING_DESC_F_WRITE);
-			if (rc < 0)
-				return TX_BAD;
-			if (rc == 0) {
-				if (!r->mrg || f->n + 1 >= PK_CHAINS)
-					return TX_SMALL;
-				f->id[f->n] = c->id;
-				f->ndesc[f->n] = (uint16_t)c->hops;
-				f->len[f->n++] = c->done;
-				pk_advance(r, &r->last_avail, &r->avail_wrap,
-					   c->hops);
-				if (!pk_avail(r))
-					return TX_FULL;
-				*c = (struct cur){0};
-				if (cur_load(r, c, r->last_avail,
-					     LR_VRING_DESC_F_WRITE) < 0)
-					return TX_BAD;
-				continue;
-			}
-		}
-		k = cur_put(c, src, len);
-		src += k;
-		len -= k;
-	}
-	return TX_OK;
-}
-
-/* Write m into the packed ring at r->last_avail (available): TX_OK, or as
- * tx_copy() says with the position as it was. */
-static int
-tx_frame_packed(struct vh_ring *r, struct lr_mbuf *m, const uint8_t *hdr)
-{
-	uint16_t avail0 = r->last_avail, nbuf;
-	uint8_t wrap0 = r->avail_wrap, *hp;
-	struct pk_frame f;
-	struct cur c = {0};
-	int rc;
-
-	f.n = 0;
-	if (cur_load(r, &c, r->last_avail, LR_VRING_DESC_F_WRITE) < 0)
-		return TX_BAD;
-	if (lr_unlikely(c.room < r->hdr_len)) {
-		ring_bad(r, "descriptor %u: %u bytes, under the %u-byte header",
-			 r->last_avail, c.room, r->hdr_len);
-		return TX_BAD;
-	}
-	hp = c.p;
-	rc = pk_copy(r, &c, hdr, r->hdr_len, &f);
-	for (const struct lr_mbuf *s = m; rc == TX_OK && s != NULL; s = s->next)
-		rc = pk_copy(r, &c, lr_pktmbuf_mtod(s, const uint8_t *),
-			     s->data_len, &f);
-	if (rc != TX_OK) {
-		r->last_avail = avail0;
-		r->avail_wrap = wrap0;
-		return rc;
-	}
-	f.id[f.n] = c.id;
-	f.ndesc[f.n] = (uint16_t)c.hops;
-	f.len[f.n++] = c.done;
-	pk_advance(r, &r->last_avail, &r->avail_wrap, c.hops);
-	nbuf = (uint16_t)f.n;
-	if (r->mrg)
-		memcpy(hp + LR_VIRTIO_NET_HDR_LEN, &nbuf, sizeof(nbuf));
-	for (unsigned i = 0; i < f.n; i++)
-		pk_used(r, f.id[i], f.len[i], f.ndesc[i]);
-	return TX_OK;
-}
-
-/* tx_burst over a packed ring (r entered). */
-static uint16_t
-tx_packed(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n)
-{
-	uint8_t hdr[LR_VIRTIO_NET_HDR_MRG_LEN];
-	uint16_t old = r->last_used, sent = 0, ok = 0;
-	uint64_t bytes = 0;
-	int rc = TX_OK;
-
-	for (; sent < n; sent++) {
-		struct lr_mbuf *m = pkts[sent];
-
-		if (!pk_avail(r)) {
-			rc = TX_FULL;
-			break;
-		}
-		if (lr_unlikely(tx_header(r, m, hdr) < 0)) {
-			tx_drop(r, m);
-			continue;
-		}
-		rc = tx_frame_packed(r, m, hdr);
-		if (lr_unlikely(rc == TX_SMALL)) {
-			tx_drop(r, m);
-			continue;
-		}
-		if (rc != TX_OK)
-			break;
-		bytes += m->pkt_len;
-		ok++;
-		lr_pktmbuf_free(m);
-	}
-	if (rc == TX_FULL)
-		lr_counter_add(&r->ring_full, 1);
-	if (r->last_used != old && rc != TX_BAD)
-		pk_publish(r, old);
-	ring_leave(r);
-	lr_counter_add(&r->c.packets, ok);
-	lr_counter_add(&r->c.bytes, bytes);
-	return sent;
 }
