@@ -690,15 +690,17 @@ register_pool(struct lr_mempool *mp)
 	return 0;
 }
 
+/* The start of every creator: the arguments checked (the backing store
+ * ops_name's, or store when given, with extra flags), then a new pool
+ * (pool_new()) not yet populated; NULL with lr_errno. */
 static struct lr_mempool *
-create_common(const char *name, unsigned n, unsigned elt_size,
-	      unsigned cache_size, unsigned private_data_size,
-	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg, int socket_id,
-	      unsigned flags, const char *ops_name, const struct mp_xmem *x)
+pool_start(const char *name, unsigned n, unsigned elt_size, unsigned cache_size,
+	   unsigned private_data_size, int socket_id, unsigned flags,
+	   const char *ops_name, const struct lr_mempool_ops *store,
+	   unsigned extra, const struct mp_xmem *x)
 {
 	const struct lr_mempool_ops *ops = NULL;
 	struct lr_mempool *mp;
-	struct mp_impl *im;
 	int rc;
 
 	rc = check_args(name, n, elt_size, cache_size, flags, ops_name, &ops);
@@ -708,11 +710,28 @@ create_common(const char *name, unsigned n, unsigned elt_size,
 	}
 	pthread_once(&release_once, register_release);
 	mp = pool_new(name, n, elt_size, cache_size, private_data_size,
-		      socket_id, flags, ops, x);
-	if (mp == NULL) {
+		      socket_id, flags | extra, store != NULL ? store : ops, x);
+	if (mp == NULL)
 		lr_errno = ENOMEM;
+	return mp;
+}
+
+static struct lr_mempool *
+create_common(const char *name, unsigned n, unsigned elt_size,
+	      unsigned cache_size, unsigned private_data_size,
+	      lr_mempool_obj_cb_t *obj_init, void *obj_init_arg, int socket_id,
+	      unsigned flags, const char *ops_name, const struct mp_xmem *x)
+{
+	const struct lr_mempool_ops *ops;
+	struct lr_mempool *mp;
+	struct mp_impl *im;
+	int rc;
+
+	mp = pool_start(name, n, elt_size, cache_size, private_data_size,
+			socket_id, flags, ops_name, NULL, 0, x);
+	if (mp == NULL)
 		return NULL;
-	}
+	ops = mp->ops;
 	im = mp->impl;
 	rc = -ops->alloc(mp);
 	if (rc != 0)
@@ -820,23 +839,14 @@ lr_mempool_create_elastic(const char *name, unsigned min, unsigned max,
 			  lr_mempool_obj_cb_t *obj_init, void *obj_init_arg,
 			  int socket_id, unsigned flags)
 {
-	const struct lr_mempool_ops *ops = NULL;
 	struct lr_mempool *mp;
 	int rc;
 
-	rc = check_args(name, max, elt_size, cache_size, flags, NULL, &ops);
-	if (rc != 0) {
-		lr_errno = rc;
+	mp = pool_start(name, max, elt_size, cache_size, private_data_size,
+			socket_id, flags, NULL, &lr_mp_elastic_ops_,
+			LR_MEMPOOL_F_ELASTIC, NULL);
+	if (mp == NULL)
 		return NULL;
-	}
-	pthread_once(&release_once, register_release);
-	mp = pool_new(name, max, elt_size, cache_size, private_data_size,
-		      socket_id, flags | LR_MEMPOOL_F_ELASTIC,
-		      &lr_mp_elastic_ops_, NULL);
-	if (mp == NULL) {
-		lr_errno = ENOMEM;
-		return NULL;
-	}
 	if (priv_init != NULL && private_data_size != 0)
 		memcpy(mp->priv, priv_init, private_data_size);
 	rc = lr_mp_elastic_setup_(mp, min, max, obj_init, obj_init_arg);
@@ -1089,6 +1099,21 @@ obj_index(const struct lr_mempool *mp, const void *obj)
 	return -1;
 }
 
+/* Lcore i's cache of mp, holding no more than its threshold: the cache,
+ * or NULL after a log. */
+static const struct lr_mempool_cache *
+cache_checked(const struct lr_mempool *mp, unsigned i)
+{
+	const struct lr_mempool_cache *c = lr_mempool_lcore_cache(mp, i);
+
+	if (lr_likely(c->len <= c->flushthresh))
+		return c;
+	LR_LOG(ERR, MEMPOOL,
+	       "mempool '%s': lcore %u cache holds %u > its threshold %u\n",
+	       mp->name, i, c->len, c->flushthresh);
+	return NULL;
+}
+
 /* Elastic pools: every cached object, checked by the store; 0 or -errno. */
 static int
 validate_elastic_caches(const struct lr_mempool *mp, uint64_t *cached)
@@ -1099,16 +1124,10 @@ validate_elastic_caches(const struct lr_mempool *mp, uint64_t *cached)
 
 	*cached = 0;
 	for (unsigned i = 0; i < LR_MAX_LCORE; i++) {
-		const struct lr_mempool_cache *c =
-		    lr_mempool_lcore_cache(mp, i);
+		const struct lr_mempool_cache *c = cache_checked(mp, i);
 
-		if (c->len > c->flushthresh) {
-			LR_LOG(ERR, MEMPOOL,
-			       "mempool '%s': lcore %u cache holds %u > its "
-			       "threshold %u\n",
-			       mp->name, i, c->len, c->flushthresh);
+		if (c == NULL)
 			return -EINVAL;
-		}
 		*cached += c->len;
 	}
 	all = malloc((size_t)(*cached + 1) * sizeof(*all));
@@ -1139,14 +1158,9 @@ validate_fixed_caches(const struct lr_mempool *mp, uint64_t *cached)
 	if (seen == NULL)
 		return -ENOMEM;
 	for (unsigned i = 0; i < LR_MAX_LCORE && rc == 0; i++) {
-		const struct lr_mempool_cache *c =
-		    lr_mempool_lcore_cache(mp, i);
+		const struct lr_mempool_cache *c = cache_checked(mp, i);
 
-		if (c->len > c->flushthresh) {
-			LR_LOG(ERR, MEMPOOL,
-			       "mempool '%s': lcore %u cache holds %u > its "
-			       "threshold %u\n",
-			       mp->name, i, c->len, c->flushthresh);
+		if (c == NULL) {
 			rc = -EINVAL;
 			break;
 		}
