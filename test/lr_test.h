@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -409,6 +410,55 @@ lr_test_log_end(void)
 	st->f = NULL;
 	fputs(st->text, stderr);
 	return st->text;
+}
+
+/** The log captured since lr_test_log_begin() holds text: 1, else 0.
+ *  Read with pread() beside the stream, never through it: a driver's
+ *  control thread writes to that stream at any time (under the log's lock,
+ *  which we do not hold), and moving its position (rewind, fread, fseek
+ *  back) would make such a write land over earlier lines, or be
+ *  overwritten by the next; a line looked for could vanish that way, more
+ *  likely the busier the machine. */
+static inline int
+lr_test_log_has(const char *text)
+{
+	struct lr_test_log_state *st = lr_test_log_state();
+	struct stat sb;
+	char *buf;
+	ssize_t n;
+	int fd, found;
+
+	if (st->f == NULL)
+		return 0;
+	fd = fileno(st->f);
+	fflush(st->f); /* takes the stream's own lock */
+	if (fstat(fd, &sb) != 0)
+		return 0;
+	buf = malloc((size_t)sb.st_size + 1);
+	if (buf == NULL)
+		return 0;
+	n = pread(fd, buf, (size_t)sb.st_size, 0);
+	buf[n > 0 ? n : 0] = '\0';
+	found = strstr(buf, text) != NULL;
+	free(buf);
+	return found;
+}
+
+/** Wait (polling, up to 30 s: only a failure waits that long) until the
+ *  captured log holds text: 0, or -1 after a message. */
+static inline int
+lr_test_log_wait(const char *text)
+{
+	const unsigned secs = 30;
+	uint64_t end = lr_get_tsc_cycles() + secs * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (lr_test_log_has(text))
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "no log line with '%s' after %u s\n", text, secs);
+	return -1;
 }
 
 /** Descriptors open in this process (-1 if /proc/self/fd cannot be

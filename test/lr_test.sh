@@ -16,6 +16,13 @@
 #                        scripts/netns.sh NETNS creates topology P and its
 #                        names (LR_NS_GEN, LR_IF_G0, ...) are set here; a
 #                        failure is said and exits 1
+#   lr_netns_test NETNS TAG PIDVAR [PAIR...]
+#                        the start of a test over network namespaces: P
+#                        (TAG and this shell's pid) and TMP (a new folder)
+#                        set, topology P made (lr_netns_create); at exit
+#                        (lr_cleanup_traps) the process whose pid is in the
+#                        variable PIDVAR ("": none) killed, the namespaces
+#                        destroyed and TMP removed
 #   field KEY FILE       the value of KEY= on lr-pktgen's final line in FILE
 #   jget FILE EXPR       the python3 expression EXPR over d, the JSON
 #                        document in FILE, and r, its "results" (None
@@ -54,6 +61,27 @@ lr_netns_create() {
 	ns_env=$("$netns" create "$p" "$@") ||
 		{ echo "FAIL: netns.sh create $p failed (see above)"; exit 1; }
 	eval "$ns_env"
+}
+
+lr_netns_test() {
+	LR_NETNS_=$1
+	P=$2$(($$ % 100000))
+	LR_PIDVAR_=$3
+	shift 3
+	TMP=$(mktemp -d)
+	lr_cleanup_traps lr_netns_cleanup_
+	lr_netns_create "$LR_NETNS_" "$P" "$@"
+}
+
+lr_netns_cleanup_() {
+	local pid=
+	[ -n "$LR_PIDVAR_" ] && pid=${!LR_PIDVAR_:-}
+	if [ -n "$pid" ]; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	"$LR_NETNS_" destroy "$P"
+	rm -rf "$TMP"
 }
 
 field() { sed -n "s/^pktgen total:.* $1=\([^ ]*\).*/\1/p" "$2" | tail -1; }

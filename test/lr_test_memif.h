@@ -3,7 +3,8 @@
  * lr_test_memif.h - what the net_memif tests (test_pmd_memif*.c,
  * test_memif_apps.c) share: a private folder for their socket files,
  * removed at exit; the EAL and an mbuf pool; ports created, configured and
- * started in one call; link state.
+ * started in one call; link state, link waits and xstats (the net_vhost
+ * and net_virtio_user tests use these too).
  */
 #ifndef LR_TEST_MEMIF_H
 #define LR_TEST_MEMIF_H
@@ -118,6 +119,52 @@ lr_test_memif_link_up(int port)
 	struct lr_eth_link l;
 
 	return lr_eth_link_get_nowait((uint16_t)port, &l) == 0 && l.link_status;
+}
+
+/** Wait (polling, up to 30 s: only a failure waits that long) until
+ *  port's link is up (1) or down (0): 0, or -1 after a message. */
+static inline int
+lr_test_memif_wait_link(int port, int up)
+{
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (lr_get_tsc_cycles() < end) {
+		if (lr_test_memif_link_up(port) == up)
+			return 0;
+		lr_delay_us(1000);
+	}
+	fprintf(stderr, "link of port %d not %s after 30 s\n", port,
+		up ? "up" : "down");
+	return -1;
+}
+
+/** The port's xstat name (0 when it has none). */
+static inline uint64_t
+lr_test_memif_xstat(int port, const char *name)
+{
+	uint64_t v = 0;
+
+	if (lr_eth_xstats_get_by_name((uint16_t)port, name, &v) != 0)
+		return 0;
+	return v;
+}
+
+/** Port's xstats say it connected c times and was disconnected d times:
+ *  0, or -1 after a message. */
+static inline int
+lr_test_memif_connects(int port, uint64_t c, uint64_t d)
+{
+	uint64_t gc = lr_test_memif_xstat(port, "connects");
+	uint64_t gd = lr_test_memif_xstat(port, "disconnects");
+
+	if (gc == c && gd == d)
+		return 0;
+	fprintf(stderr,
+		"port %d: connects %llu disconnects %llu, expected %llu and "
+		"%llu\n",
+		port, (unsigned long long)gc, (unsigned long long)gd,
+		(unsigned long long)c, (unsigned long long)d);
+	return -1;
 }
 
 #endif /* LR_TEST_MEMIF_H */

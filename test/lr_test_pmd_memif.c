@@ -20,6 +20,7 @@
 #include "lr_test.h"
 #include "lr_test_memif.h"
 #include "lr_test_pmd_memif.h"
+#include "lr_test_stream.h"
 
 const char *dir;
 /* Longest frame sent. DPDK 22.11's net_memif tx never clears the NEXT flag
@@ -71,56 +72,16 @@ size_of(unsigned i)
 	return LR_MIN(sizes[i % LR_DIM(sizes)], size_cap);
 }
 
-/* Frame i of stream tag: an Ethernet header, then bytes from i and tag;
- * bytes 14..21 hold tag and i. */
-void
-make_frame(uint8_t *d, unsigned tag, unsigned i, uint32_t len)
+/* The zero-copy cases' checks of a received packet m (frame i of tag):
+ * every segment of rx_expect (when set). */
+static int
+zc_check(const struct lr_mbuf *m, unsigned tag, unsigned i)
 {
-	memset(d, 0xff, 6);
-	memcpy(d + 6, "\x02\0\0\0\0\x01", 6);
-	d[12] = 0x08;
-	d[13] = 0x00;
-	for (uint32_t k = 14; k < len; k++)
-		d[k] = (uint8_t)(i * 7 + k * 3 + tag);
-	memcpy(d + 14, &tag, 4);
-	memcpy(d + 18, &i, 4);
-}
-
-/* An mbuf (chained above one segment's room) holding frame i of tag. */
-struct lr_mbuf *
-frame_mbuf(unsigned tag, unsigned i)
-{
-	static uint8_t f[MAXF];
-	uint32_t len = size_of(i);
-	struct lr_mempool *mp = tx_pool != NULL ? tx_pool : pool;
-	struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
-
-	if (m == NULL)
-		return NULL;
-	make_frame(f, tag, i, len);
-	if (lr_pktmbuf_append_copy(m, mp, f, len) != 0) {
-		lr_pktmbuf_free(m);
-		return NULL;
-	}
-	return m;
-}
-
-/* Check packet m against frame i of tag; 0 or -1 (printed). */
-int
-check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
-{
-	static uint8_t exp[MAXF], got[MAXF];
-	uint32_t len = size_of(i);
-
-	if (m->pkt_len != len) {
-		fprintf(stderr, "stream %u frame %u: %u bytes, expected %u\n",
-			tag, i, m->pkt_len, len);
+	if (rx_expect == NULL)
+		return 0;
+	if (lr_mbuf_validate(m) != 0)
 		return -1;
-	}
-	if (rx_expect != NULL && lr_mbuf_validate(m) != 0)
-		return -1;
-	for (struct lr_mbuf *s = m; rx_expect != NULL && s != NULL;
-	     s = s->next) {
+	for (const struct lr_mbuf *s = m; s != NULL; s = s->next) {
 		if (s->pool != rx_expect) {
 			fprintf(stderr,
 				"stream %u frame %u: a segment of pool '%s', "
@@ -129,75 +90,46 @@ check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
 			return -1;
 		}
 	}
-	make_frame(exp, tag, i, len);
-	lr_pktmbuf_copy_out(m, got);
-	if (memcmp(exp, got, len) != 0) {
-		unsigned gtag, gi;
-
-		memcpy(&gtag, got + 14, 4);
-		memcpy(&gi, got + 18, 4);
-		fprintf(stderr,
-			"stream %u frame %u: bytes differ (got stream %u frame "
-			"%u)\n",
-			tag, i, gtag, gi);
-		return -1;
-	}
 	return 0;
 }
 
-/* Send n frames of stream tag from (tx, txq) and receive them on (rx, rxq)
- * in order and intact; 0 or -1. */
+/* The tests' streams: frames made in tx_pool (NULL: pool), up to 512 in
+ * flight (a forwarding peer drops what our ring cannot take, and our rx
+ * ring is 1024 slots), 20 s for a transfer. */
+static struct lr_test_stream
+stream(void)
+{
+	return (struct lr_test_stream){tx_pool != NULL ? tx_pool : pool,
+				       size_of, zc_check, 512, 20};
+}
+
+struct lr_mbuf *
+frame_mbuf(unsigned tag, unsigned i)
+{
+	struct lr_test_stream s = stream();
+
+	return lr_test_stream_mbuf(&s, tag, i);
+}
+
+int
+check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
+{
+	struct lr_test_stream s = stream();
+
+	return lr_test_stream_check(&s, m, tag, i);
+}
+
 int
 xfer(int tx, uint16_t txq, int rx, uint16_t rxq, unsigned tag, unsigned n)
 {
+	struct lr_test_stream s = stream();
 	struct lr_mbuf *m[BURST];
-	unsigned sent = 0, got = 0;
-	uint64_t hz = lr_get_tsc_hz();
-	uint64_t end = lr_get_tsc_cycles() + 20 * hz;
+	uint16_t r;
 
-	while (got < n) {
-		if (lr_get_tsc_cycles() > end) {
-			fprintf(stderr,
-				"stream %u: %u of %u frames after 20 s "
-				"(%u sent)\n",
-				tag, got, n, sent);
-			return -1;
-		}
-		/* at most 512 in flight: a forwarding peer drops what our
-		 * ring cannot take, and our rx ring is 1024 slots */
-		unsigned k = LR_MIN(BURST, n - sent);
-
-		if (sent - got + k > 512)
-			k = 0;
-
-		for (unsigned j = 0; j < k; j++) {
-			m[j] = frame_mbuf(tag, sent + j);
-			if (m[j] == NULL) {
-				lr_pktmbuf_free_bulk(m, j);
-				fprintf(stderr, "pool empty\n");
-				return -1;
-			}
-		}
-		uint16_t s = lr_eth_tx_burst((uint16_t)tx, txq, m, (uint16_t)k);
-
-		lr_pktmbuf_free_bulk(m + s, k - s);
-		sent += s;
-		uint16_t r = lr_eth_rx_burst((uint16_t)rx, rxq, m, BURST);
-
-		for (uint16_t j = 0; j < r; j++) {
-			int bad = got >= n || check_frame(m[j], tag, got) != 0;
-
-			got++;
-			if (bad) {
-				lr_pktmbuf_free_bulk(m, r);
-				return -1;
-			}
-		}
-		lr_pktmbuf_free_bulk(m, r);
-	}
+	if (lr_test_stream_xfer(&s, tx, txq, rx, rxq, tag, n) != 0)
+		return -1;
 	/* nothing more comes */
-	uint16_t r = lr_eth_rx_burst((uint16_t)rx, rxq, m, BURST);
-
+	r = lr_eth_rx_burst((uint16_t)rx, rxq, m, BURST);
 	lr_pktmbuf_free_bulk(m, r);
 	LR_TEST_ASSERT(r == 0, "stream %u: %u frames too many", tag, r);
 	return 0;
@@ -206,10 +138,7 @@ xfer(int tx, uint16_t txq, int rx, uint16_t rxq, unsigned tag, unsigned n)
 uint64_t
 xstat(int port, const char *name)
 {
-	uint64_t v = 0;
-
-	lr_eth_xstats_get_by_name((uint16_t)port, name, &v);
-	return v;
+	return lr_test_memif_xstat(port, name);
 }
 
 /* Zero-copy client cp: every mbuf of its pool back (none on the rings,

@@ -5,8 +5,7 @@
  * test_pmd_memif_ctl.c: control channel, socket files, devargs) share, in
  * lr_test_pmd_memif.c: the EAL and the tests' pool, ports, links, frames
  * numbered by stream and checked byte for byte, xstats, zero-copy pools
- * given back. The log's helpers are inline here: lr_test.h's log capture
- * is a state of each file that includes it, and the cases begin it.
+ * given back.
  *
  * The names are short because every case uses them; they belong to these
  * test programs only. One case at a time, on the main thread.
@@ -47,11 +46,10 @@ int port_open(const char *devargs, uint16_t nq);
 int wait_link(int a, int b, int up);
 /** Size of frame i (capped at size_cap). */
 uint32_t size_of(unsigned i);
-/** Frame i of stream tag into d (len bytes). */
-void make_frame(uint8_t *d, unsigned tag, unsigned i, uint32_t len);
 /** An mbuf of tx_pool (or pool) holding frame i of tag, or NULL. */
 struct lr_mbuf *frame_mbuf(unsigned tag, unsigned i);
-/** Check packet m against frame i of tag; 0 or -1 (printed). */
+/** Check packet m against frame i of tag (lr_test_stream_check()); 0 or
+ *  -1 (printed). */
 int check_frame(struct lr_mbuf *m, unsigned tag, unsigned i);
 /** Send n frames of tag from (tx, txq), receive them on (rx, rxq). */
 int xfer(int tx, uint16_t txq, int rx, uint16_t rxq, unsigned tag, unsigned n);
@@ -98,50 +96,6 @@ int pair_up(struct memif_pair *p, uint16_t nq);
 void pair_shut(struct memif_pair *p);
 /** pair_shut(), then case_end(ret, what). */
 int pair_end(struct memif_pair *p, int ret, const char *what);
-
-/* The captured log holds text: 1, else 0. Read with pread() beside the
- * stream, never through it: the control thread writes to that stream at
- * any time (under the log's lock, which we do not hold), and moving its
- * position (rewind, fread, fseek back) would make such a write land over
- * earlier lines, or be overwritten by the next; a line looked for could
- * vanish that way, more likely the busier the machine. */
-static inline int
-log_has(const char *text)
-{
-	struct lr_test_log_state *st = lr_test_log_state();
-	int fd = fileno(st->f);
-	struct stat sb;
-	char *buf;
-	ssize_t n;
-	int found;
-
-	fflush(st->f); /* takes the stream's own lock */
-	if (fstat(fd, &sb) != 0)
-		return 0;
-	buf = malloc((size_t)sb.st_size + 1);
-	if (buf == NULL)
-		return 0;
-	n = pread(fd, buf, (size_t)sb.st_size, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	found = strstr(buf, text) != NULL;
-	free(buf);
-	return found;
-}
-
-/* Wait (up to 20 s) until the captured log holds text. */
-static inline int
-wait_log(const char *text)
-{
-	uint64_t end = lr_get_tsc_cycles() + 20 * lr_get_tsc_hz();
-
-	while (lr_get_tsc_cycles() < end) {
-		if (log_has(text))
-			return 0;
-		lr_delay_us(1000);
-	}
-	fprintf(stderr, "no log line with '%s' after 20 s\n", text);
-	return -1;
-}
 
 /** main() of a net_memif program test_<suite>: its private folder
  *  (lr_test_memif_setup(): skips without net_memif), then the array cases

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lr_test_virtio - what the vhost and virtio-user driver tests share:
- * DPDK's dpdk-testpmd as the peer across the socket. It is found on PATH,
- * runs with io forwarding (each frame back on the queue it came in) and
- * its own --file-prefix, writes its output to a log file that the test
- * reads, and stops when a line comes on its stdin.
+ * lr_test_virtio - what the vhost, virtio-user and memif driver tests
+ * share: DPDK's dpdk-testpmd as the peer across the socket. It is found
+ * on PATH, runs with io forwarding (each frame back on the queue it came
+ * in) and its own --file-prefix, writes its output to a log file that the
+ * test reads, and stops when a line comes on its stdin.
  *
  * Threading: one testpmd per struct, driven from the test's main thread.
  * Errors: functions return 0 or -1 (printed on stderr), stop returns the

@@ -37,16 +37,8 @@ lr_need_netns
 GEN_L=0 FWD_L=0
 [ "$(nproc)" -ge 2 ] && FWD_L=1
 
-P=pg$(($$ % 100000))
-TMP=$(mktemp -d)
 FWD_PID=
-cleanup() {
-	if [ -n "$FWD_PID" ]; then kill -KILL "$FWD_PID" 2>/dev/null || true; fi
-	"$NETNS" destroy "$P"
-	rm -rf "$TMP"
-}
-lr_cleanup_traps cleanup
-lr_netns_create "$NETNS" "$P"
+lr_netns_test "$NETNS" pg FWD_PID
 
 # gen DRIVER ARGS...: lr-pktgen in the gen namespace, g0 sends, g1 receives.
 gen() {

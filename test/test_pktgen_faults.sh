@@ -34,16 +34,8 @@ command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$FWD" ] || skip "lr-test-fault-fwd not built ($FWD)"
 
-P=fa$(($$ % 100000))
-TMP=$(mktemp -d)
 fwd_pid=
-cleanup() {
-	[ -n "$fwd_pid" ] && kill "$fwd_pid" 2>/dev/null && wait "$fwd_pid" 2>/dev/null
-	"$NETNS" destroy "$P"
-	rm -rf "$TMP"
-}
-lr_cleanup_traps cleanup
-lr_netns_create "$NETNS" "$P"
+lr_netns_test "$NETNS" fa fwd_pid
 
 # The forwarder polls on a CPU of its own where there is one (lr-pktgen
 # polls on CPU 0: two pollers on one CPU take turns of a scheduler tick,

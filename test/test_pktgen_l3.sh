@@ -36,16 +36,8 @@ command -v ping >/dev/null || skip "no 'ping' command (iputils-ping)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$NETNS" ] || skip "no $NETNS"
 
-P=pl$(($$ % 100000))
-TMP=$(mktemp -d)
 GEN_PID=
-cleanup() {
-	if [ -n "$GEN_PID" ]; then kill -KILL "$GEN_PID" 2>/dev/null || true; fi
-	"$NETNS" destroy "$P"
-	rm -rf "$TMP"
-}
-lr_cleanup_traps cleanup
-lr_netns_create "$NETNS" "$P" g0:f0
+lr_netns_test "$NETNS" pl GEN_PID g0:f0
 
 # The kernel's end: IPv6 and multicast on (neighbour discovery needs
 # them), an address of each family (no duplicate address detection).

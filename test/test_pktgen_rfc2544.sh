@@ -60,14 +60,7 @@ command -v python3 >/dev/null || skip "no python3 (reads the JSON)"
 [ -x "$PKTGEN" ] || skip "lr-pktgen not built ($PKTGEN)"
 [ -x "$NETNS" ] || skip "no $NETNS"
 
-P=rf$(($$ % 100000))
-TMP=$(mktemp -d)
-cleanup() {
-	"$NETNS" destroy "$P"
-	rm -rf "$TMP"
-}
-lr_cleanup_traps cleanup
-lr_netns_create "$NETNS" "$P"
+lr_netns_test "$NETNS" rf ""
 
 fwd() { ip netns exec "$LR_NS_FWD" "$@"; }
 

@@ -55,6 +55,7 @@
 #include "lr_test.h"
 #include "lr_test_memif.h"
 #include "lr_test_pmd_memif.h"
+#include "lr_test_virtio.h"
 #include "lr_unix.h"
 
 static int
@@ -178,12 +179,8 @@ reconnect_run(unsigned id, const char *name, const char *extra)
 	    xfer(p.cp, 0, p.sp, 0, 23, 500) != 0 ||
 	    xfer(p.sp, 0, p.cp, 0, 24, 500))
 		goto out;
-	if (xstat(p.cp, "connects") != 3 || xstat(p.cp, "disconnects") != 2) {
-		fprintf(stderr, "client connects %llu disconnects %llu\n",
-			(unsigned long long)xstat(p.cp, "connects"),
-			(unsigned long long)xstat(p.cp, "disconnects"));
+	if (lr_test_memif_connects(p.cp, 3, 2) != 0)
 		goto out;
-	}
 	lr_eth_dev_stop((uint16_t)p.cp);
 	ret = zc_pool_back(p.cp);
 out:
@@ -205,148 +202,18 @@ test_zc_reconnect(void)
 /* ------------------------------------------------------------------ */
 /* DPDK's testpmd as the peer. */
 
-static char testpmd[256];
-static pid_t tp_pid = -1;
-static int tp_stdin = -1;
-
-/* dpdk-testpmd on PATH; 0 or -1. */
-static int
-find_testpmd(void)
-{
-	const char *path = getenv("PATH");
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", path ? path : "/usr/bin:/bin");
-	for (char *d = strtok(buf, ":"); d != NULL; d = strtok(NULL, ":")) {
-		snprintf(testpmd, sizeof(testpmd), "%s/dpdk-testpmd", d);
-		if (access(testpmd, X_OK) == 0)
-			return 0;
-	}
-	return -1;
-}
+static struct lr_test_testpmd tp = {.pid = -1, .in = -1};
 
 /* Start testpmd with one memif port of this role on sock (io forwarding,
- * the port forwarding to itself); output in dir/testpmd-<role>.log. */
+ * the port forwarding to itself); output in dir/testpmd.log. */
 static int
 testpmd_start(const char *role, const char *sock)
 {
-	char vdev[256], prefix[64], logp[128];
-	int pfd[2];
+	char vdev[256];
 
 	snprintf(vdev, sizeof(vdev),
 		 "net_memif0,role=%s,socket=%s,socket-abstract=no", role, sock);
-	snprintf(prefix, sizeof(prefix), "--file-prefix=test_pmd_memif_dpdk%d",
-		 (int)getpid());
-	snprintf(logp, sizeof(logp), "%s/testpmd-%s.log", dir, role);
-	if (pipe(pfd) != 0)
-		return -1;
-	tp_pid = fork();
-	if (tp_pid < 0)
-		return -1;
-	if (tp_pid == 0) {
-		int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		/* line-buffered through stdbuf: the test waits for lines */
-		char *argv[] = {"stdbuf",
-				"-oL",
-				testpmd,
-				"-l",
-				"0,1",
-				"--no-huge",
-				"-m",
-				"256",
-				prefix,
-				"--no-pci",
-				"--vdev",
-				vdev,
-				"--",
-				"--forward-mode=io",
-				"-a",
-				"--nb-cores=1",
-				"--total-num-mbufs=8192",
-				NULL};
-
-		dup2(pfd[0], 0);
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		close(pfd[1]);
-		execvp("stdbuf", argv);
-		execv(testpmd, argv + 2);
-		_exit(127);
-	}
-	close(pfd[0]);
-	tp_stdin = pfd[1]; /* testpmd runs until this closes */
-	return 0;
-}
-
-/* Stop testpmd (enter, then a signal if it lingers); its exit status. */
-static int
-testpmd_stop(void)
-{
-	int st = -1;
-
-	if (tp_pid < 0)
-		return -1;
-	if (tp_stdin >= 0 && write(tp_stdin, "\n", 1) != 1)
-		kill(tp_pid, SIGTERM);
-	close(tp_stdin);
-	tp_stdin = -1;
-	for (int i = 0; i < 20000; i++) {
-		if (waitpid(tp_pid, &st, WNOHANG) == tp_pid)
-			goto done;
-		lr_delay_us(1000);
-	}
-	kill(tp_pid, SIGKILL);
-	waitpid(tp_pid, &st, 0);
-done:
-	tp_pid = -1;
-	/* DPDK leaves its runtime folder for the prefix behind */
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf /var/run/dpdk/test_pmd_memif_dpdk%d",
-		 (int)getpid());
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove DPDK's runtime folder\n");
-	return st;
-}
-
-static void
-testpmd_log(const char *role)
-{
-	char cmd[256];
-
-	snprintf(cmd, sizeof(cmd), "tail -20 '%s/testpmd-%s.log' >&2", dir,
-		 role);
-	if (system(cmd) != 0)
-		fprintf(stderr, "(no testpmd log)\n");
-}
-
-/* Wait (up to 30 s) until testpmd's output holds line; 0 or -1. */
-static int
-testpmd_wait_line(const char *role, const char *line)
-{
-	char path[128], buf[65536];
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	snprintf(path, sizeof(path), "%s/testpmd-%s.log", dir, role);
-	while (lr_get_tsc_cycles() < end) {
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		if (f != NULL)
-			fclose(f);
-		buf[n] = '\0';
-		if (strstr(buf, line) != NULL)
-			return 0;
-		if (waitpid(tp_pid, NULL, WNOHANG) != 0) {
-			fprintf(stderr, "testpmd exited before '%s'\n", line);
-			return -1;
-		}
-		lr_delay_us(1000);
-	}
-	fprintf(stderr, "no '%s' from testpmd after 30 s\n", line);
-	return -1;
+	return lr_test_testpmd_start(&tp, vdev, 1, 256, 8192, NULL);
 }
 
 /* Before a case with testpmd: LR_TEST_SKIP without dpdk-testpmd or with
@@ -354,7 +221,8 @@ testpmd_wait_line(const char *role, const char *line)
 static int
 testpmd_begin(void)
 {
-	if (find_testpmd() != 0 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+	if (lr_test_testpmd_find(&tp, dir, "test_pmd_memif_dpdk") != 0 ||
+	    sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		printf(
 		    "skip: needs dpdk-testpmd (Debian: dpdk-dev) and 2 CPUs\n");
 		return LR_TEST_SKIP;
@@ -363,13 +231,13 @@ testpmd_begin(void)
 	return 0;
 }
 
-/* After a case with testpmd as role: its log's tail when ret is not 0,
- * then case_end(ret, what). */
+/* After a case with testpmd: its log's tail when ret is not 0, then
+ * case_end(ret, what). */
 static int
-testpmd_end(int ret, const char *role, const char *what)
+testpmd_end(int ret, const char *what)
 {
 	if (ret != 0)
-		testpmd_log(role);
+		lr_test_testpmd_log(&tp, 20);
 	return case_end(ret, what);
 }
 
@@ -417,7 +285,7 @@ dpdk_server_run(unsigned id, int zc)
 	/* ready when its socket exists */
 	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
 	while (access(sock, F_OK) != 0 && lr_get_tsc_cycles() < end &&
-	       waitpid(tp_pid, NULL, WNOHANG) == 0)
+	       waitpid(tp.pid, NULL, WNOHANG) == 0)
 		lr_delay_us(1000);
 	snprintf(c, sizeof(c),
 		 "net_memif%u,role=client,socket=%s,socket-abstract=no%s", id,
@@ -426,7 +294,7 @@ dpdk_server_run(unsigned id, int zc)
 	if (cp >= 0 && zc)
 		tx_pool = rx_expect = lr_eth_memif_pool((uint16_t)cp);
 	if (cp >= 0 && wait_link(cp, -1, 1) == 0 &&
-	    testpmd_wait_line("server", "Press enter to exit") == 0)
+	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") == 0)
 		ret = dpdk_roundtrip(cp, id);
 	tx_pool = rx_expect = NULL;
 	/* frames of the pool within bsize go with no copy */
@@ -440,8 +308,8 @@ dpdk_server_run(unsigned id, int zc)
 	if (ret == 0 && zc && zc_pool_back(cp) != 0)
 		ret = -1;
 	lr_test_memif_shut(cp);
-	testpmd_stop();
-	return testpmd_end(ret, "server", "testpmd as server");
+	lr_test_testpmd_stop(&tp, 0);
+	return testpmd_end(ret, "testpmd as server");
 }
 
 static int
@@ -474,17 +342,17 @@ dpdk_client_run(unsigned tag, int zrx)
 	sp = port_open(s, 1);
 	LR_TEST_ASSERT(sp >= 0, "server port");
 	if (testpmd_start("client", sock) == 0 && wait_link(sp, -1, 1) == 0 &&
-	    testpmd_wait_line("client", "Press enter to exit") == 0)
+	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") == 0)
 		ret = dpdk_roundtrip(sp, tag);
 	/* zero-copy receive: every frame came in the client's buffers and
 	 * every header went back */
 	if (ret == 0 && zrx && xstat(sp, "rx_zc_held") != 0)
 		ret = -1;
-	testpmd_stop();
+	lr_test_testpmd_stop(&tp, 0);
 	if (ret == 0 && wait_link(sp, -1, 0) != 0)
 		ret = -1; /* testpmd gone: link down */
 	lr_test_memif_shut(sp);
-	return testpmd_end(ret, "client", "testpmd as client");
+	return testpmd_end(ret, "testpmd as client");
 }
 
 static int

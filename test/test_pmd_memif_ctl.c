@@ -114,9 +114,10 @@ test_socket_removed(void)
 		goto out;
 	/* removed while connected: reported, listening again, link up */
 	lr_test_log_begin();
-	if (unlink(sock) != 0 || wait_log("net_memif90: socket ") != 0 ||
-	    wait_log("/rm/s.sock removed: listening on it again (connected "
-		     "clients stay connected)") != 0)
+	if (unlink(sock) != 0 ||
+	    lr_test_log_wait("net_memif90: socket ") != 0 ||
+	    lr_test_log_wait("/rm/s.sock removed: listening on it again "
+			     "(connected clients stay connected)") != 0)
 		goto log_out;
 	lr_test_log_end();
 	if (!lr_test_memif_link_up(p.sp) || !lr_test_memif_link_up(p.cp) ||
@@ -134,7 +135,7 @@ test_socket_removed(void)
 		goto out;
 	lr_test_log_begin();
 	if (unlink(sock) != 0 ||
-	    wait_log("/rm/s.sock removed: listening on it again") != 0)
+	    lr_test_log_wait("/rm/s.sock removed: listening on it again") != 0)
 		goto log_out;
 	lr_test_log_end();
 	if (lr_eth_dev_start((uint16_t)p.cp) != 0 ||
@@ -144,8 +145,9 @@ test_socket_removed(void)
 	/* another's file in its place: left alone, even by the stop */
 	lr_test_log_begin();
 	other = foreign_socket(sock);
-	if (other < 0 || wait_log("/rm/s.sock replaced by another file: "
-				  "left alone") != 0)
+	if (other < 0 ||
+	    lr_test_log_wait("/rm/s.sock replaced by another file: "
+			     "left alone") != 0)
 		goto log_out;
 	if (!lr_test_memif_link_up(p.sp) || !lr_test_memif_link_up(p.cp) ||
 	    xfer(p.sp, 0, p.cp, 0, 93, 300) != 0)
@@ -164,8 +166,8 @@ test_socket_removed(void)
 	other = -1;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", sub);
 	if (system(cmd) != 0 ||
-	    wait_log("net_memif91: waiting for a server on ") != 0 ||
-	    wait_log("/rm/s.sock (No such file or directory)") != 0)
+	    lr_test_log_wait("net_memif91: waiting for a server on ") != 0 ||
+	    lr_test_log_wait("/rm/s.sock (No such file or directory)") != 0)
 		goto log_out;
 	lr_test_log_end();
 	if (mkdir(sub, 0700) != 0 || lr_eth_dev_start((uint16_t)p.sp) != 0 ||
@@ -203,10 +205,11 @@ test_secret(void)
 				 ",secret=open-barley") == 0,
 		       "EAL init");
 	lr_test_log_begin();
-	ret = pair_open(&p, 1) == 0 ? wait_log("incorrect secret") : -1;
+	ret = pair_open(&p, 1) == 0 ? lr_test_log_wait("incorrect secret") : -1;
 	if (ret == 0)
-		ret = wait_log("net_memif31: peer disconnected: incorrect "
-			       "secret");
+		ret = lr_test_log_wait(
+		    "net_memif31: peer disconnected: incorrect "
+		    "secret");
 	LR_TEST_ASSERT(!lr_test_memif_link_up(p.sp) &&
 			   !lr_test_memif_link_up(p.cp),
 		       "link up");

@@ -309,8 +309,8 @@ test_zrx_held(void)
 		goto out;
 	lr_test_memif_shut(p.cp);
 	p.cp = -1;
-	if (wait_log("the application holds 1 mbufs received with zero "
-		     "copy") != 0 ||
+	if (lr_test_log_wait("the application holds 1 mbufs received with zero "
+			     "copy") != 0 ||
 	    check_frame(held[0], 81, 0) != 0) {
 		lr_pktmbuf_free(held[0]);
 		goto out;
@@ -318,13 +318,13 @@ test_zrx_held(void)
 	memset(lr_pktmbuf_mtod(held[0], uint8_t *), 0x5a, held[0]->data_len);
 	p.cp = port_open(p.c, 1);
 	if (p.cp < 0 || wait_link(p.sp, p.cp, 1) != 0 ||
-	    wait_log("receiving by copy on this connection") != 0 ||
+	    lr_test_log_wait("receiving by copy on this connection") != 0 ||
 	    xfer(p.cp, 0, p.sp, 0, 82, 2000) != 0) {
 		lr_pktmbuf_free(held[0]);
 		goto out;
 	}
 	lr_pktmbuf_free(held[0]);
-	if (wait_log("gave back its last zero-copy mbuf") != 0)
+	if (lr_test_log_wait("gave back its last zero-copy mbuf") != 0)
 		goto out;
 	lr_test_memif_shut(p.cp);
 	p.cp = port_open(p.c, 1);
@@ -342,7 +342,7 @@ test_zrx_held(void)
 	/* the server closed under a held frame */
 	lr_test_memif_shut(p.sp);
 	p.sp = -1;
-	if (!log_has("closed while the application holds 1 mbufs") ||
+	if (!lr_test_log_has("closed while the application holds 1 mbufs") ||
 	    check_frame(held[0], 83, 0) != 0) {
 		lr_pktmbuf_free(held[0]);
 		goto out;

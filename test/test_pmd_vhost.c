@@ -50,6 +50,7 @@
 #include "lr_mbuf.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
+#include "lr_test_stream.h"
 #include "lr_test_virtio.h"
 #include "lr_unix.h"
 #include "lr_vhost_user.h"
@@ -71,157 +72,33 @@ size_of(unsigned i)
 	return (i & 1) ? 1518 : 64;
 }
 
-/* Frame i of queue q into d (len bytes): broadcast, then bytes from i
- * and q; bytes 14..21 hold q and i. */
-static void
-make_frame(uint8_t *d, unsigned q, unsigned i, uint32_t len)
-{
-	memset(d, 0xff, 6);
-	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
-	d[12] = 0x88;
-	d[13] = 0xb5; /* local experimental ethertype */
-	for (uint32_t k = 14; k < len; k++)
-		d[k] = (uint8_t)(i * 13 + k * 7 + q);
-	memcpy(d + 14, &q, 4);
-	memcpy(d + 18, &i, 4);
-}
+/* The cases' streams (lr_test_stream.h; the pool set by main()): up to
+ * WINDOW frames in flight, 30 s for a transfer. */
+static struct lr_test_stream streams = {NULL, size_of, NULL, WINDOW, 30};
 
-/* An mbuf holding frame i of queue q, or NULL. */
+/* An mbuf holding frame i of stream tag, or NULL. */
 static struct lr_mbuf *
-frame_mbuf(unsigned q, unsigned i)
+frame_mbuf(unsigned tag, unsigned i)
 {
-	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
-	uint32_t len = size_of(i);
-
-	if (m == NULL)
-		return NULL;
-	make_frame(lr_pktmbuf_mtod(m, uint8_t *), q, i, len);
-	m->data_len = (uint16_t)len;
-	m->pkt_len = len;
-	return m;
+	return lr_test_stream_mbuf(&streams, tag, i);
 }
 
-/* Packet m is frame i of queue q, byte for byte: 0, or -1 (printed). */
+/* Packet m is frame i of stream tag, byte for byte: 0, or -1 (printed). */
 static int
-check_frame(const struct lr_mbuf *m, unsigned q, unsigned i)
+check_frame(const struct lr_mbuf *m, unsigned tag, unsigned i)
 {
-	static uint8_t want[2048], got[65536];
-	uint32_t len = size_of(i);
-
-	make_frame(want, q, i, len);
-	if (m->pkt_len != len) {
-		fprintf(stderr, "queue %u frame %u: %u bytes, expected %u\n", q,
-			i, m->pkt_len, len);
-		return -1;
-	}
-	lr_pktmbuf_copy_out(m, got);
-	if (memcmp(got, want, len) != 0) {
-		unsigned gi, gq;
-
-		memcpy(&gq, got + 14, 4);
-		memcpy(&gi, got + 18, 4);
-		fprintf(stderr,
-			"queue %u frame %u: bytes differ (got queue %u "
-			"frame %u)\n",
-			q, i, gq, gi);
-		return -1;
-	}
-	return 0;
+	return lr_test_stream_check(&streams, m, tag, i);
 }
 
 /* Send n frames on queue q of port and receive each back on queue q, in
- * order, byte for byte (deadline 30 s); 0 or -1. */
+ * order, byte for byte (stream q); 0 or -1. */
 static int
 xfer(int port, uint16_t q, unsigned n)
 {
-	struct lr_mbuf *m[BURST];
-	unsigned sent = 0, got = 0;
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	while (got < n) {
-		unsigned k = LR_MIN(BURST, n - sent);
-
-		if (lr_get_tsc_cycles() > end) {
-			fprintf(stderr,
-				"queue %u: %u of %u frames back after "
-				"30 s (%u sent)\n",
-				q, got, n, sent);
-			return -1;
-		}
-		if (sent - got + k > WINDOW)
-			k = 0;
-		for (unsigned j = 0; j < k; j++) {
-			m[j] = frame_mbuf(q, sent + j);
-			if (m[j] == NULL) {
-				lr_pktmbuf_free_bulk(m, j);
-				fprintf(stderr, "pool empty\n");
-				return -1;
-			}
-		}
-		uint16_t s = lr_eth_tx_burst((uint16_t)port, q, m, (uint16_t)k);
-
-		lr_pktmbuf_free_bulk(m + s, k - s);
-		sent += s;
-		uint16_t r = lr_eth_rx_burst((uint16_t)port, q, m, BURST);
-
-		for (uint16_t j = 0; j < r; j++) {
-			int bad = got >= n || check_frame(m[j], q, got) != 0;
-
-			got++;
-			if (bad) {
-				lr_pktmbuf_free_bulk(m + j, r - j);
-				return -1;
-			}
-			lr_pktmbuf_free(m[j]);
-		}
-	}
-	return 0;
-}
-
-/* Wait (up to 30 s) until port's link is up (1) or down (0). */
-static int
-wait_link(int port, int up)
-{
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	while (lr_get_tsc_cycles() < end) {
-		if (lr_test_memif_link_up(port) == up)
-			return 0;
-		lr_delay_us(1000);
-	}
-	fprintf(stderr, "link of port %d not %s after 30 s\n", port,
-		up ? "up" : "down");
-	return -1;
-}
-
-/* The port's xstat name (0 if it has none). */
-static uint64_t
-xstat(int port, const char *name)
-{
-	uint64_t v = 0;
-
-	if (lr_eth_xstats_get_by_name((uint16_t)port, name, &v) != 0)
-		return 0;
-	return v;
+	return lr_test_stream_xfer(&streams, port, q, port, q, q, n);
 }
 
 /* ---- the log ---------------------------------------------------------- */
-
-/* The captured log holds text: 1, else 0. */
-static int
-log_has(const char *text)
-{
-	struct lr_test_log_state *st = lr_test_log_state();
-	static char buf[1 << 20];
-	ssize_t n;
-
-	if (st->f == NULL)
-		return 0;
-	fflush(st->f);
-	n = pread(fileno(st->f), buf, sizeof(buf) - 1, 0);
-	buf[n > 0 ? n : 0] = '\0';
-	return strstr(buf, text) != NULL;
-}
 
 /* End the log capture: shown on stderr when show, else dropped. */
 static void
@@ -237,21 +114,6 @@ log_stop(int show)
 	if (st->f != NULL)
 		fclose(st->f);
 	st->f = NULL;
-}
-
-/* Wait (up to 30 s) until the captured log holds text; 0 or -1. */
-static int
-wait_log(const char *text)
-{
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	while (lr_get_tsc_cycles() < end) {
-		if (log_has(text))
-			return 0;
-		lr_delay_us(1000);
-	}
-	fprintf(stderr, "no log line with '%s' after 30 s\n", text);
-	return -1;
 }
 
 /* ---- DPDK's testpmd ---------------------------------------------------- */
@@ -279,6 +141,26 @@ testpmd_reap(void)
 		waitpid(tp.pid, NULL, 0);
 		tp.pid = -1;
 	}
+}
+
+/* Nothing of a case left behind: as many descriptors open as fds (fds
+ * < 0: not counted), the pool back to before mbufs; 0, or -1 said. */
+static int
+case_clean(int fds, unsigned before)
+{
+	int ret = 0;
+
+	if (fds >= 0 && lr_test_fd_count() != fds) {
+		fprintf(stderr, "descriptors: %d open, %d before\n",
+			lr_test_fd_count(), fds);
+		ret = -1;
+	}
+	if (lr_mempool_avail_count(pool) != before) {
+		fprintf(stderr, "pool: %u mbufs back of %u\n",
+			lr_mempool_avail_count(pool), before);
+		ret = -1;
+	}
+	return ret;
 }
 
 /* net_vhost (client: client=1) and testpmd's virtio-user with vargs on
@@ -310,7 +192,7 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 	if (port < 0 || (!client && testpmd_start(v, nq) != 0))
 		goto out;
 	/* testpmd drains its queues before it forwards: send after that */
-	if (wait_link(port, 1) != 0 ||
+	if (lr_test_memif_wait_link(port, 1) != 0 ||
 	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") != 0)
 		goto out;
 	/* what was negotiated is what the frontend was asked for */
@@ -319,7 +201,7 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 		 strstr(vargs, "packed_vq=1") ? "packed" : "split",
 		 strstr(vargs, "mrg_rxbuf=1") ? "on" : "off",
 		 strstr(vargs, "in_order=1") ? "on" : "off");
-	if (!log_has(want)) {
+	if (!lr_test_log_has(want)) {
 		fprintf(stderr, "no '%s' in the log\n", want);
 		goto out;
 	}
@@ -337,17 +219,7 @@ out:
 	lr_test_memif_shut(port);
 	lr_log_set_level(LR_LOGTYPE_PMD, pmd_level);
 	log_stop(ret != 0);
-	if (lr_test_fd_count() != fds) {
-		fprintf(stderr, "descriptors: %d open, %d before\n",
-			lr_test_fd_count(), fds);
-		ret = -1;
-	}
-	if (lr_mempool_avail_count(pool) != before) {
-		fprintf(stderr, "pool: %u mbufs back of %u\n",
-			lr_mempool_avail_count(pool), before);
-		ret = -1;
-	}
-	return ret;
+	return case_clean(fds, before) < 0 ? -1 : ret;
 }
 
 /* One case against testpmd: its socket's name, testpmd's devargs, queue
@@ -422,7 +294,7 @@ test_dpdk_reconnect(void)
 	for (int round = 0; round < 2; round++) {
 		t0 = lr_get_tsc_cycles();
 		if (port < 0 || testpmd_start(args, 1) != 0 ||
-		    wait_link(port, 1) != 0)
+		    lr_test_memif_wait_link(port, 1) != 0)
 			goto out;
 		printf("round %d: link up %.0f ms after testpmd started\n",
 		       round,
@@ -433,27 +305,18 @@ test_dpdk_reconnect(void)
 		    xfer(port, 0, NFRAMES) != 0)
 			goto out;
 		lr_test_testpmd_stop(&tp, 0);
-		if (wait_link(port, 0) != 0)
+		if (lr_test_memif_wait_link(port, 0) != 0)
 			goto out;
 	}
-	if (xstat(port, "connects") != 2 || xstat(port, "disconnects") != 2) {
-		fprintf(stderr, "connects %llu disconnects %llu, expected 2\n",
-			(unsigned long long)xstat(port, "connects"),
-			(unsigned long long)xstat(port, "disconnects"));
+	if (lr_test_memif_connects(port, 2, 2) != 0)
 		goto out;
-	}
 	ret = 0;
 out:
 	lr_test_testpmd_stop(&tp, 0);
 	if (ret != 0)
 		lr_test_testpmd_log(&tp, 80);
 	lr_test_memif_shut(port);
-	if (lr_mempool_avail_count(pool) != before) {
-		fprintf(stderr, "pool: %u mbufs back of %u\n",
-			lr_mempool_avail_count(pool), before);
-		ret = -1;
-	}
-	return ret;
+	return case_clean(-1, before) < 0 ? -1 : ret;
 }
 
 /* ---- a fake frontend ---------------------------------------------------- */
@@ -622,8 +485,9 @@ fe_avail(struct fe *f, unsigned i)
 	return (struct lr_vring_avail *)(void *)(f->mem + RING_AT(i) + 4096);
 }
 
-/* Descriptors open before a bad_* case's port. */
+/* Descriptors open and mbufs in the pool before a bad_* case's port. */
 static int fds_before;
+static unsigned pool_before;
 
 /* Our server port for a bad_* case on dir/name.sock, the log captured. */
 static int
@@ -631,6 +495,7 @@ bad_port(const char *name, char *sock, size_t len)
 {
 	char dev[256];
 
+	pool_before = lr_mempool_avail_count(pool);
 	fds_before = lr_test_fd_count();
 	snprintf(sock, len, "%s/%s.sock", dir, name);
 	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s", sock);
@@ -641,22 +506,12 @@ bad_port(const char *name, char *sock, size_t len)
 /* The end of a bad_* case: the port closed, the log shown, the pool
  * whole; ret, or -1 when an mbuf is missing. */
 static int
-bad_end(int port, struct fe *f, unsigned before, int ret)
+bad_end(int port, struct fe *f, int ret)
 {
 	fe_close(f);
 	lr_test_memif_shut(port);
 	lr_test_log_end();
-	if (lr_test_fd_count() != fds_before) {
-		fprintf(stderr, "descriptors: %d open, %d before\n",
-			lr_test_fd_count(), fds_before);
-		return -1;
-	}
-	if (lr_mempool_avail_count(pool) != before) {
-		fprintf(stderr, "pool: %u mbufs back of %u\n",
-			lr_mempool_avail_count(pool), before);
-		return -1;
-	}
-	return ret;
+	return case_clean(fds_before, pool_before) < 0 ? -1 : ret;
 }
 
 static struct lr_vring_used *
@@ -688,7 +543,7 @@ fe_send_frames(struct fe *f, unsigned from, unsigned to)
 		uint64_t hoff = BUF_AT + 4096u * i;
 
 		memset(f->mem + hoff, 0, 12);
-		make_frame(f->mem + hoff + 64, 9, i, size_of(i));
+		lr_test_frame_make(f->mem + hoff + 64, 9, i, size_of(i));
 		d[2 * i] = (struct lr_vring_desc){fe_addr(f, hoff), 12,
 						  LR_VRING_DESC_F_NEXT,
 						  (uint16_t)(2 * i + 1)};
@@ -737,7 +592,6 @@ test_event_idx(void)
 			LR_VIRTIO_BIT(LR_VIRTIO_F_RING_EVENT_IDX) |
 			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF);
 	struct fe f = {-1, -1, MAP_FAILED};
-	unsigned before = lr_mempool_avail_count(pool);
 	int cfd[2] = {eventfd(0, EFD_NONBLOCK), eventfd(0, EFD_NONBLOCK)};
 	uint8_t want[2048], got[2048];
 	char sock[128];
@@ -749,7 +603,7 @@ test_event_idx(void)
 	    fe_mem_feat(&f, feat) != 0 ||
 	    fe_ring_call(&f, 0, RING_AT(0), cfd[0]) != 0 ||
 	    fe_ring_call(&f, 1, RING_AT(1), cfd[1]) != 0 ||
-	    wait_link(port, 1) != 0)
+	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	/* used_event 5: two frames (used 0 -> 2) ask for no call */
 	*lr_vring_used_event(fe_avail(&f, 1), RING_NUM) = 5;
@@ -759,7 +613,8 @@ test_event_idx(void)
 	/* four more (used 2 -> 6) pass it: one call */
 	fe_send_frames(&f, 2, 6);
 	if (rx_frames(port, 2, 6) != 0 || calls(cfd[1]) != 1 ||
-	    xstat(port, "rx_q0_calls") != 1 || fe_used(&f, 1)->idx != 6)
+	    lr_test_memif_xstat(port, "rx_q0_calls") != 1 ||
+	    fe_used(&f, 1)->idx != 6)
 		goto out;
 	/* four 1 KiB receive buffers; a 1518-byte frame takes two */
 	for (uint16_t i = 0; i < 4; i++) {
@@ -775,7 +630,7 @@ test_event_idx(void)
 	memcpy(&nb, f.mem + BUF_AT + 65536 + 10, 2);
 	memcpy(got, f.mem + BUF_AT + 65536 + 12, 1012);
 	memcpy(got + 1012, f.mem + BUF_AT + 65536 + 1024, 506);
-	make_frame(want, 0, 1, 1518);
+	lr_test_frame_make(want, 0, 1, 1518);
 	if (fe_used(&f, 0)->idx != 2 || fe_used(&f, 0)->ring[0].len != 1024 ||
 	    fe_used(&f, 0)->ring[1].id != 1 ||
 	    fe_used(&f, 0)->ring[1].len != 506 || nb != 2 ||
@@ -789,7 +644,7 @@ test_event_idx(void)
 	}
 	ret = 0;
 out:
-	ret = bad_end(port, &f, before, ret); /* cfd[] counted in both */
+	ret = bad_end(port, &f, ret); /* cfd[] counted in both */
 	for (int i = 0; i < 2; i++)
 		if (cfd[i] >= 0)
 			close(cfd[i]);
@@ -850,7 +705,6 @@ test_vnet_offload(void)
 	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
 			LR_VIRTIO_BIT(LR_VIRTIO_NET_F_CSUM);
 	struct fe f = {-1, -1, MAP_FAILED};
-	unsigned before = lr_mempool_avail_count(pool);
 	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
 	uint8_t *h, *g;
 	struct lr_mbuf *m = NULL;
@@ -859,7 +713,8 @@ test_vnet_offload(void)
 
 	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
 	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
-	    fe_ring(&f, 1, RING_AT(1)) != 0 || wait_link(port, 1) != 0)
+	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
+	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	h = f.mem + BUF_AT; /* header then frame, one descriptor */
 	memset(h, 0, 12);
@@ -904,7 +759,7 @@ test_vnet_offload(void)
 	}
 	ret = 0;
 out:
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
 }
 
 /* A TCP/IPv4 super-frame of 54 + 1800 bytes at d (checksum fields 0,
@@ -912,9 +767,9 @@ out:
 static uint32_t
 tcp_super(uint8_t *d)
 {
-	static const uint8_t ip[20] = {0x45, 0, 0x07, 0x30, 0, 1, 0x40, 0,
-				       64,   6, 0,    0,    10, 0, 0,	 1,
-				       10,   0, 0,    2};
+	static const uint8_t ip[20] = {0x45, 0,	 0x07, 0x30, 0, 1,  0x40,
+				       0,    64, 6,    0,    0, 10, 0,
+				       0,    1,	 10,   0,    0, 2};
 	uint32_t len = 54 + 1800;
 
 	memset(d, 0, 54);
@@ -942,7 +797,6 @@ test_tso_soft(void)
 {
 	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1);
 	struct fe f = {-1, -1, MAP_FAILED};
-	unsigned before = lr_mempool_avail_count(pool);
 	static uint8_t sup[2048];
 	uint32_t len = tcp_super(sup);
 	struct lr_mbuf *m = NULL;
@@ -952,12 +806,13 @@ test_tso_soft(void)
 
 	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
 	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
-	    fe_ring(&f, 1, RING_AT(1)) != 0 || wait_link(port, 1) != 0)
+	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
+	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	for (uint16_t i = 0; i < 4; i++) {
-		fe_desc(&f, 0)[i] = (struct lr_vring_desc){
-		    fe_addr(&f, BUF_AT + 4096 * (1 + i)), 2048,
-		    LR_VRING_DESC_F_WRITE, 0};
+		fe_desc(&f, 0)[i] =
+		    (struct lr_vring_desc){fe_addr(&f, BUF_AT + 4096 * (1 + i)),
+					   2048, LR_VRING_DESC_F_WRITE, 0};
 		fe_avail(&f, 0)->ring[i] = i;
 	}
 	__atomic_store_n(&fe_avail(&f, 0)->idx, 4, __ATOMIC_RELEASE);
@@ -998,20 +853,21 @@ test_tso_soft(void)
 		    g[16] != 0x02 || g[17] != 0x80 || /* IP length 640 */
 		    fold(sum16(g + 14, 20, 0)) != 0xffff ||
 		    fold(sum16(g + 34, 620, ps)) != 0xffff ||
-		    memcmp(g + 38, (uint8_t[]){(uint8_t)(seq >> 24),
-					       (uint8_t)(seq >> 16),
-					       (uint8_t)(seq >> 8),
-					       (uint8_t)seq},
+		    memcmp(g + 38,
+			   (uint8_t[]){(uint8_t)(seq >> 24),
+				       (uint8_t)(seq >> 16),
+				       (uint8_t)(seq >> 8), (uint8_t)seq},
 			   4) != 0 ||
 		    memcmp(g + 54, sup + 54 + 600 * k, 600) != 0) {
-			fprintf(stderr,
-				"segment %u: len %u, IP length %u, IP sum "
-				"0x%04x, TCP sum 0x%04x, seq %02x%02x%02x%02x\n",
-				k, fe_used(&f, 0)->ring[k].len,
-				(unsigned)g[16] << 8 | g[17],
-				fold(sum16(g + 14, 20, 0)),
-				fold(sum16(g + 34, 620, ps)), g[38], g[39],
-				g[40], g[41]);
+			fprintf(
+			    stderr,
+			    "segment %u: len %u, IP length %u, IP sum "
+			    "0x%04x, TCP sum 0x%04x, seq %02x%02x%02x%02x\n",
+			    k, fe_used(&f, 0)->ring[k].len,
+			    (unsigned)g[16] << 8 | g[17],
+			    fold(sum16(g + 14, 20, 0)),
+			    fold(sum16(g + 34, 620, ps)), g[38], g[39], g[40],
+			    g[41]);
 			goto out;
 		}
 	}
@@ -1023,7 +879,7 @@ test_tso_soft(void)
 	}
 	ret = 0;
 out:
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
 }
 
 /* One raw message (len bytes of it: a header and payload as given, the
@@ -1035,7 +891,6 @@ bad_raw(const char *name, uint32_t req, uint32_t size, const void *pl,
 {
 	uint8_t buf[512];
 	char sock[128];
-	unsigned before = lr_mempool_avail_count(pool);
 	int port = bad_port(name, sock, sizeof(sock)), ret = -1;
 	uint32_t h[3] = {req, LR_VHOST_USER_VERSION, size};
 	struct fe f = {-1, -1, MAP_FAILED}, g = {-1, -1, MAP_FAILED};
@@ -1049,16 +904,16 @@ bad_raw(const char *name, uint32_t req, uint32_t size, const void *pl,
 		goto out;
 	if (len < 12)
 		close(f.sock), f.sock = -1; /* the rest never comes */
-	if (wait_log(text) != 0 || lr_test_memif_link_up(port))
+	if (lr_test_log_wait(text) != 0 || lr_test_memif_link_up(port))
 		goto out;
 	/* the port listens on: a good frontend gets the link up */
 	fe_close(&f);
-	if (fe_setup(&g, sock) != 0 || wait_link(port, 1) != 0)
+	if (fe_setup(&g, sock) != 0 || lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	ret = 0;
 out:
 	fe_close(&g);
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
 }
 
 static int
@@ -1131,34 +986,56 @@ static int
 test_bad_ring_addr(void)
 {
 	char sock[128];
-	unsigned before = lr_mempool_avail_count(pool);
 	int port = bad_port("ringaddr", sock, sizeof(sock)), ret = -1;
 	struct fe f = {-1, -1, MAP_FAILED};
 
 	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem(&f) != 0 ||
 	    fe_ring(&f, 0, MEM_SIZE - 2048) != 0)
 		goto out;
-	if (wait_log("ring 0: desc") != 0 ||
-	    wait_log("not inside the memory table") != 0 ||
+	if (lr_test_log_wait("ring 0: desc") != 0 ||
+	    lr_test_log_wait("not inside the memory table") != 0 ||
 	    lr_test_memif_link_up(port))
 		goto out;
 	ret = 0;
 out:
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
+}
+
+/* The guest's transmit ring of port holds a chain that loops: no frame
+ * comes from it, the ring is refused (said in the log, the link down, one
+ * bad descriptor counted); 0 or -1. */
+static int
+loop_refused(int port)
+{
+	struct lr_mbuf *m[BURST];
+	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+
+	while (lr_test_memif_link_up(port) && lr_get_tsc_cycles() < end) {
+		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
+
+		lr_pktmbuf_free_bulk(m, n);
+		if (n != 0) {
+			fprintf(stderr, "%u frames from a loop\n", n);
+			return -1;
+		}
+	}
+	if (lr_test_log_wait("chain longer than the ring (a loop)") != 0 ||
+	    lr_test_memif_wait_link(port, 0) != 0 ||
+	    lr_test_memif_xstat(port, "rx_q0_bad_desc") != 1)
+		return -1;
+	return 0;
 }
 
 /* A descriptor chain that loops on the guest's transmit ring. */
 static int
 test_bad_loop(void)
 {
-	struct lr_mbuf *m[BURST];
 	char sock[128];
-	unsigned before = lr_mempool_avail_count(pool);
 	int port = bad_port("loop", sock, sizeof(sock)), ret = -1;
-	uint64_t end;
 	struct fe f = {-1, -1, MAP_FAILED};
 
-	if (port < 0 || fe_setup(&f, sock) != 0 || wait_link(port, 1) != 0)
+	if (port < 0 || fe_setup(&f, sock) != 0 ||
+	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	fe_desc(&f, 1)[0] = (struct lr_vring_desc){fe_addr(&f, BUF_AT), 100,
 						   LR_VRING_DESC_F_NEXT, 1};
@@ -1166,22 +1043,9 @@ test_bad_loop(void)
 						   LR_VRING_DESC_F_NEXT, 0};
 	fe_avail(&f, 1)->ring[0] = 0;
 	__atomic_store_n(&fe_avail(&f, 1)->idx, 1, __ATOMIC_RELEASE);
-	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-	while (lr_test_memif_link_up(port) && lr_get_tsc_cycles() < end) {
-		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
-
-		lr_pktmbuf_free_bulk(m, n);
-		if (n != 0) {
-			fprintf(stderr, "%u frames from a loop\n", n);
-			goto out;
-		}
-	}
-	if (wait_log("chain longer than the ring (a loop)") != 0 ||
-	    wait_link(port, 0) != 0 || xstat(port, "rx_q0_bad_desc") != 1)
-		goto out;
-	ret = 0;
+	ret = loop_refused(port);
 out:
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
 }
 
 /* A packed ring whose every descriptor says NEXT: a chain longer than
@@ -1192,18 +1056,15 @@ test_bad_packed_loop(void)
 	uint64_t feat = LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
 			LR_VIRTIO_BIT(LR_VIRTIO_F_RING_PACKED);
 	struct lr_vring_packed_desc *d;
-	struct lr_mbuf *m[BURST];
 	char sock[128];
-	unsigned before = lr_mempool_avail_count(pool);
 	int port = bad_port("ploop", sock, sizeof(sock)), ret = -1;
-	uint64_t end;
 	struct fe f = {-1, -1, MAP_FAILED};
 
 	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
 	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
 	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
 	    fe_state(&f, LR_VHOST_USER_SET_VRING_BASE, 1, 1u << 15) != 0 ||
-	    wait_link(port, 1) != 0)
+	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	d = (struct lr_vring_packed_desc *)(void *)(f.mem + RING_AT(1));
 	for (unsigned i = 0; i < RING_NUM; i++)
@@ -1212,22 +1073,9 @@ test_bad_packed_loop(void)
 	__atomic_store_n(&d[0].flags,
 			 LR_VRING_DESC_F_NEXT | LR_VRING_PACKED_DESC_F_AVAIL,
 			 __ATOMIC_RELEASE);
-	end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-	while (lr_test_memif_link_up(port) && lr_get_tsc_cycles() < end) {
-		uint16_t n = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
-
-		lr_pktmbuf_free_bulk(m, n);
-		if (n != 0) {
-			fprintf(stderr, "%u frames from a loop\n", n);
-			goto out;
-		}
-	}
-	if (wait_log("chain longer than the ring (a loop)") != 0 ||
-	    wait_link(port, 0) != 0 || xstat(port, "rx_q0_bad_desc") != 1)
-		goto out;
-	ret = 0;
+	ret = loop_refused(port);
 out:
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
 }
 
 /* The frontend goes while we send into its receive ring. */
@@ -1236,12 +1084,13 @@ test_bad_peer_gone(void)
 {
 	struct lr_mbuf *m[BURST];
 	char sock[128];
-	unsigned before = lr_mempool_avail_count(pool), sent = 0;
+	unsigned sent = 0;
 	int port = bad_port("gone", sock, sizeof(sock)), ret = -1;
 	uint64_t end;
 	struct fe f = {-1, -1, MAP_FAILED};
 
-	if (port < 0 || fe_setup(&f, sock) != 0 || wait_link(port, 1) != 0)
+	if (port < 0 || fe_setup(&f, sock) != 0 ||
+	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	/* 64 receive buffers of 2 KiB, then the peer closes */
 	for (uint16_t i = 0; i < 64; i++) {
@@ -1268,13 +1117,13 @@ test_bad_peer_gone(void)
 			break;
 	}
 	if (sent < 32 || sent > 64 ||
-	    wait_log("frontend disconnected: the frontend closed the "
-		     "connection") != 0 ||
-	    wait_link(port, 0) != 0)
+	    lr_test_log_wait("frontend disconnected: the frontend closed the "
+			     "connection") != 0 ||
+	    lr_test_memif_wait_link(port, 0) != 0)
 		goto out;
 	ret = 0;
 out:
-	return bad_end(port, &f, before, ret);
+	return bad_end(port, &f, ret);
 }
 
 static const struct lr_test_case cases[] = {
@@ -1319,6 +1168,7 @@ main(int argc, char **argv)
 		return LR_TEST_SKIP;
 	}
 	pool = lr_test_memif_eal("test_pmd_vhost");
+	streams.pool = pool;
 	if (pool == NULL)
 		return 1;
 	atexit(testpmd_reap);

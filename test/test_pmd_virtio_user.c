@@ -43,6 +43,7 @@
 #include "lr_net.h"
 #include "lr_test.h"
 #include "lr_test_memif.h"
+#include "lr_test_stream.h"
 #include "lr_test_virtio.h"
 #include "lr_unix.h"
 #include "lr_vhost_user.h"
@@ -50,7 +51,6 @@
 
 #define BURST	32
 #define NFRAMES 3000
-#define MAXF	9000
 
 static const char *dir;
 static struct lr_mempool *pool;
@@ -67,105 +67,34 @@ size_of(unsigned i)
 	return (i & 1) ? big : 64;
 }
 
-/* Frame i of stream tag: bytes 14..21 hold tag and i, the rest follow
- * from them. */
-static void
-make_frame(uint8_t *d, unsigned tag, unsigned i, uint32_t len)
+/* The cases' streams (lr_test_stream.h): frames in pool, what is in
+ * flight fits our rx ring of 256 buffers (at most 128, 64 with jumbo
+ * frames: testpmd drops what our rx ring cannot take), 30 s for a
+ * transfer. */
+static struct lr_test_stream
+stream(void)
 {
-	memset(d, 0xff, 6);
-	memcpy(d + 6, "\x02\0\0\0\0\x01", 6);
-	d[12] = 0x08;
-	d[13] = 0x00;
-	for (uint32_t k = 14; k < len; k++)
-		d[k] = (uint8_t)(i * 7 + k * 3 + tag);
-	memcpy(d + 14, &tag, 4);
-	memcpy(d + 18, &i, 4);
+	return (struct lr_test_stream){pool, size_of, NULL,
+				       big > 2000 ? 64u : 128u, 30};
 }
 
 static struct lr_mbuf *
 frame_mbuf(unsigned tag, unsigned i)
 {
-	uint8_t f[MAXF];
-	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+	struct lr_test_stream s = stream();
 
-	if (m == NULL)
-		return NULL;
-	make_frame(f, tag, i, size_of(i));
-	if (lr_pktmbuf_append_copy(m, pool, f, size_of(i)) != 0) {
-		lr_pktmbuf_free(m);
-		return NULL;
-	}
-	return m;
-}
-
-static int
-check_frame(struct lr_mbuf *m, unsigned tag, unsigned i)
-{
-	uint8_t exp[MAXF], got[MAXF];
-	uint32_t len = size_of(i);
-	unsigned gtag, gi;
-
-	if (m->pkt_len != len) {
-		fprintf(stderr, "stream %u frame %u: %u bytes, expected %u\n",
-			tag, i, m->pkt_len, len);
-		return -1;
-	}
-	make_frame(exp, tag, i, len);
-	lr_pktmbuf_copy_out(m, got);
-	if (memcmp(exp, got, len) == 0)
-		return 0;
-	memcpy(&gtag, got + 14, 4);
-	memcpy(&gi, got + 18, 4);
-	fprintf(stderr,
-		"stream %u frame %u: bytes differ (got stream %u "
-		"frame %u)\n",
-		tag, i, gtag, gi);
-	return -1;
+	return lr_test_stream_mbuf(&s, tag, i);
 }
 
 /* Send n frames of tag on queue q of port tx and receive each once on
  * queue q of port rx (tx itself: back from a forwarder), in order, byte
- * for byte (at most 128 in flight, 64 with jumbo frames:
- * testpmd drops what our rx ring cannot take); 0 or -1. */
+ * for byte; 0 or -1. */
 static int
 xfer(int tx, int rx, uint16_t q, unsigned tag, unsigned n)
 {
-	struct lr_mbuf *m[BURST];
-	unsigned sent = 0, got = 0;
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
+	struct lr_test_stream s = stream();
 
-	while (got < n) {
-		unsigned k = LR_MIN(BURST, n - sent);
-
-		LR_TEST_ASSERT(lr_get_tsc_cycles() < end,
-			       "queue %u: %u of %u frames back after 30 s "
-			       "(%u sent)",
-			       q, got, n, sent);
-		/* what is in flight fits our rx ring of 256 buffers */
-		if (sent - got + k > (big > 2000 ? 64u : 128u))
-			k = 0;
-		for (unsigned j = 0; j < k; j++) {
-			m[j] = frame_mbuf(tag, sent + j);
-			LR_TEST_ASSERT(m[j] != NULL, "pool empty");
-		}
-		uint16_t s = lr_eth_tx_burst((uint16_t)tx, q, m, (uint16_t)k);
-
-		lr_pktmbuf_free_bulk(m + s, k - s);
-		sent += s;
-		uint16_t r = lr_eth_rx_burst((uint16_t)rx, q, m, BURST);
-
-		for (uint16_t j = 0; j < r; j++) {
-			int bad = got >= n || check_frame(m[j], tag, got) != 0;
-
-			got++;
-			if (bad) {
-				lr_pktmbuf_free_bulk(m, r);
-				return -1;
-			}
-		}
-		lr_pktmbuf_free_bulk(m, r);
-	}
-	return 0;
+	return lr_test_stream_xfer(&s, tx, q, rx, q, tag, n);
 }
 
 /* Frames on queue q of port to a forwarder and back. */
@@ -173,40 +102,6 @@ static int
 roundtrip(int port, uint16_t q, unsigned tag, unsigned n)
 {
 	return xfer(port, port, q, tag, n);
-}
-
-static int
-link_up(int port)
-{
-	struct lr_eth_link l;
-
-	return lr_eth_link_get_nowait((uint16_t)port, &l) == 0 && l.link_status;
-}
-
-/* Wait (polling, up to 30 s) until port's link is `up`; 0 or -1. */
-static int
-wait_link(int port, int up)
-{
-	uint64_t end = lr_get_tsc_cycles() + 30 * lr_get_tsc_hz();
-
-	while (lr_get_tsc_cycles() < end) {
-		if (link_up(port) == up)
-			return 0;
-		lr_delay_us(1000);
-	}
-	fprintf(stderr, "link of port %d not %s after 30 s\n", port,
-		up ? "up" : "down");
-	return -1;
-}
-
-/* The port's xstat name (0 if it has none). */
-static uint64_t
-xstat_get(int port, const char *name)
-{
-	uint64_t v = 0;
-
-	lr_eth_xstats_get_by_name((uint16_t)port, name, &v);
-	return v;
 }
 
 /* --- testpmd ----------------------------------------------------------- */
@@ -283,7 +178,7 @@ notifications(int port, unsigned q, uint64_t v[4])
 
 	for (unsigned k = 0; k < 4; k++) {
 		snprintf(n, sizeof(n), fmt[k], q);
-		v[k] = xstat_get(port, n);
+		v[k] = lr_test_memif_xstat(port, n);
 	}
 }
 
@@ -374,8 +269,9 @@ testpmd_run(unsigned nq, int client, const char *extra)
 		if (port < 0)
 			goto out;
 	}
-	if (wait_link(port, 1) != 0 || traffic(port, nq, 10 * nq) != 0 ||
-	    kicks_check(port, nq) != 0 || features_check(extra) != 0)
+	if (lr_test_memif_wait_link(port, 1) != 0 ||
+	    traffic(port, nq, 10 * nq) != 0 || kicks_check(port, nq) != 0 ||
+	    features_check(extra) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -417,7 +313,7 @@ reconnect_run(unsigned nq, int server, const char *extra)
 		goto out;
 	if (!server)
 		port = port_open(dv, (uint16_t)nq);
-	if (port < 0 || wait_link(port, 1) != 0 ||
+	if (port < 0 || lr_test_memif_wait_link(port, 1) != 0 ||
 	    roundtrip(port, 0, 1, 500) != 0)
 		goto out;
 	for (unsigned j = 0; j < BURST; j++)
@@ -428,7 +324,7 @@ reconnect_run(unsigned nq, int server, const char *extra)
 	lr_pktmbuf_free_bulk(m + s, BURST - s);
 	lr_test_testpmd_stop(&tp, 1); /* SIGKILL mid-burst */
 	t0 = lr_get_tsc_cycles();
-	while (link_up(port)) {
+	while (lr_test_memif_link_up(port)) {
 		uint16_t r = lr_eth_rx_burst((uint16_t)port, 0, m, BURST);
 
 		lr_pktmbuf_free_bulk(m, r);
@@ -450,20 +346,14 @@ reconnect_run(unsigned nq, int server, const char *extra)
 	    lr_test_testpmd_wait_line(&tp, "Press enter to exit") != 0)
 		goto out;
 	t0 = lr_get_tsc_cycles();
-	if (wait_link(port, 1) != 0)
+	if (lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	printf("link back %.3f s after testpmd was ready\n",
 	       (double)(lr_get_tsc_cycles() - t0) / (double)lr_get_tsc_hz());
 	if (roundtrip(port, 0, 3, 1000) != 0)
 		goto out;
-	if (xstat_get(port, "connects") != 2 ||
-	    xstat_get(port, "disconnects") != 1) {
-		fprintf(stderr,
-			"connects %llu disconnects %llu, expected 2, 1\n",
-			(unsigned long long)xstat_get(port, "connects"),
-			(unsigned long long)xstat_get(port, "disconnects"));
+	if (lr_test_memif_connects(port, 2, 1) != 0)
 		goto out;
-	}
 	rc = 0;
 out:
 	lr_test_memif_shut(port);
@@ -482,6 +372,20 @@ out:
  * can map (main()). */
 static uint64_t ours_zc;
 static int huge_shared;
+
+/* The end of a case between our net_virtio_user a (devargs vu) and our
+ * net_vhost b (vh): both shut; rc 0 and every mbuf back, 0, else -1
+ * after a message. */
+static int
+ours_end(int a, int b, int rc, const char *vu, const char *vh)
+{
+	lr_test_memif_shut(a);
+	lr_test_memif_shut(b);
+	LR_TEST_ASSERT(rc == 0, "%s <-> %s", vu, vh);
+	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
+		       lr_mempool_in_use_count(pool));
+	return 0;
+}
 
 /* Our port against net_vhost in this process (vu_server: net_vhost is
  * the client), nq queue pairs: frames each way on every queue. */
@@ -508,7 +412,8 @@ ours_run(unsigned nq, int vu_server, const char *extra)
 		b = port_open(vh, (uint16_t)nq);
 		a = b >= 0 ? port_open(vu, (uint16_t)nq) : -1;
 	}
-	if (a < 0 || b < 0 || wait_link(a, 1) != 0 || wait_link(b, 1) != 0)
+	if (a < 0 || b < 0 || lr_test_memif_wait_link(a, 1) != 0 ||
+	    lr_test_memif_wait_link(b, 1) != 0)
 		goto out;
 	for (unsigned q = 0; q < nq; q++)
 		if (xfer(a, b, (uint16_t)q, 40 + q, NFRAMES) != 0 ||
@@ -519,12 +424,7 @@ ours_run(unsigned nq, int vu_server, const char *extra)
 		goto out;
 	rc = 0;
 out:
-	lr_test_memif_shut(a);
-	lr_test_memif_shut(b);
-	LR_TEST_ASSERT(rc == 0, "%s <-> %s", vu, vh);
-	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
-		       lr_mempool_in_use_count(pool));
-	return 0;
+	return ours_end(a, b, rc, vu, vh);
 }
 
 /* One case against testpmd or our net_vhost: what runs it, queue pairs,
@@ -669,12 +569,14 @@ test_ours_reconnect(void)
 	snprintf(vh, sizeof(vh), "net_vhost0,iface=%s", sock);
 	b = port_open(vh, 1);
 	a = b >= 0 ? port_open(vu, 1) : -1;
-	if (a < 0 || b < 0 || wait_link(a, 1) != 0 ||
+	if (a < 0 || b < 0 || lr_test_memif_wait_link(a, 1) != 0 ||
 	    xfer(a, b, 0, 60, 1000) != 0 || lr_eth_dev_stop((uint16_t)b) != 0 ||
-	    wait_link(a, 0) != 0 || lr_eth_dev_start((uint16_t)b) != 0)
+	    lr_test_memif_wait_link(a, 0) != 0 ||
+	    lr_eth_dev_start((uint16_t)b) != 0)
 		goto out;
 	t0 = lr_get_tsc_cycles();
-	if (wait_link(a, 1) != 0 || wait_link(b, 1) != 0)
+	if (lr_test_memif_wait_link(a, 1) != 0 ||
+	    lr_test_memif_wait_link(b, 1) != 0)
 		goto out;
 	printf("link back %.3f s after net_vhost started again\n",
 	       (double)(lr_get_tsc_cycles() - t0) / (double)lr_get_tsc_hz());
@@ -682,12 +584,7 @@ test_ours_reconnect(void)
 		goto out;
 	rc = 0;
 out:
-	lr_test_memif_shut(a);
-	lr_test_memif_shut(b);
-	LR_TEST_ASSERT(rc == 0, "%s <-> %s", vu, vh);
-	LR_TEST_ASSERT(lr_mempool_in_use_count(pool) == 0, "%u mbufs not back",
-		       lr_mempool_in_use_count(pool));
-	return 0;
+	return ours_end(a, b, rc, vu, vh);
 }
 
 /* --- a backend that misbehaves (in this process) ----------------------- */
@@ -713,17 +610,28 @@ fake_reply(int fd, uint32_t req, uint32_t size, uint64_t v)
 		fprintf(stderr, "fake backend: cannot reply\n");
 }
 
+/* The one frontend of a backend listening on lis (waiting up to 30 s):
+ * its connection, or -1. */
+static int
+accept_one(int lis)
+{
+	struct pollfd pfd = {.fd = lis, .events = POLLIN};
+
+	if (poll(&pfd, 1, 30000) != 1)
+		return -1;
+	return accept(lis, NULL, NULL);
+}
+
 static void *
 fake_backend(void *arg)
 {
 	struct fake *f = arg;
-	struct pollfd pfd = {.fd = f->lis, .events = POLLIN};
 	struct lr_vhost_user_msg m;
 	int fds[LR_VHOST_USER_MAX_REGIONS];
 	unsigned nfds;
-	int fd;
+	int fd = accept_one(f->lis);
 
-	if (poll(&pfd, 1, 30000) != 1 || (fd = accept(f->lis, NULL, NULL)) < 0)
+	if (fd < 0)
 		return NULL;
 	while (lr_vhost_user_recv(fd, &m, fds, &nfds, 30000) > 0) {
 		uint32_t req = m.hdr.request;
@@ -895,14 +803,13 @@ static void *
 fdev_thread(void *arg)
 {
 	struct fdev *f = arg;
-	struct pollfd pfd = {.fd = f->lis, .events = POLLIN};
 	struct lr_vhost_user_msg m;
 	int fds[LR_VHOST_USER_MAX_REGIONS];
 	unsigned nfds;
 	ssize_t n;
-	int fd;
+	int fd = accept_one(f->lis);
 
-	if (poll(&pfd, 1, 30000) != 1 || (fd = accept(f->lis, NULL, NULL)) < 0)
+	if (fd < 0)
 		return NULL;
 	close(f->lis); /* one frontend: later connects are refused */
 	f->lis = -1;
@@ -932,12 +839,11 @@ fdev_open(struct fdev *f, pthread_t *th, const char *name)
 		return -1;
 	/* zero_copy=0: the fake device maps the port's region only, so
 	 * every frame it reads must be in it */
-	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s,zero_copy=0",
-		 sock);
+	snprintf(dv, sizeof(dv), "net_virtio_user0,path=%s,zero_copy=0", sock);
 	port = port_open(dv, 1);
 	unlink(sock);
-	if (port >= 0 && (wait_link(port, 1) != 0 || !atomic_load(&f->ready) ||
-			  f->map == NULL)) {
+	if (port >= 0 && (lr_test_memif_wait_link(port, 1) != 0 ||
+			  !atomic_load(&f->ready) || f->map == NULL)) {
 		lr_test_memif_shut(port);
 		port = -1;
 	}
@@ -963,7 +869,7 @@ fdev_close(struct fdev *f, pthread_t th, int port)
 static void
 tcp_frame(uint8_t *d, uint32_t len)
 {
-	make_frame(d, 7, 1, len);
+	lr_test_frame_make(d, 7, 1, len);
 	memcpy(d + 14, "\x45\x00", 2);
 	d[14 + 2] = (uint8_t)((len - 14) >> 8);
 	d[14 + 3] = (uint8_t)(len - 14);
@@ -1112,7 +1018,7 @@ fdev_fault(int tx, const char *want)
 	}
 	__atomic_store_n(&us->idx, tx ? 1 : (uint16_t)(f.num[0] + 5),
 			 __ATOMIC_RELEASE);
-	while (link_up(port) &&
+	while (lr_test_memif_link_up(port) &&
 	       lr_get_tsc_cycles() - t0 < 30 * lr_get_tsc_hz()) {
 		uint16_t r = lr_eth_rx_burst((uint16_t)port, 0, m, 4);
 
@@ -1122,7 +1028,7 @@ fdev_fault(int tx, const char *want)
 			lr_pktmbuf_free(m[0]);
 		lr_delay_us(1000);
 	}
-	down = !link_up(port); /* the thread logged why before */
+	down = !lr_test_memif_link_up(port); /* the thread logged why before */
 	log = lr_test_log_end();
 	LR_TEST_ASSERT(fdev_close(&f, th, port) == 0, "close");
 	LR_TEST_ASSERT(down, "link still up after a bad used entry");
@@ -1263,8 +1169,8 @@ static int
 eal_huge(void)
 {
 	char prefix[96], lcores[8] = "0-1";
-	char *argv[] = {"test_pmd_virtio_user", "-l", lcores, "-m", "128",
-			"--in-memory", prefix, NULL};
+	char *argv[] = {"test_pmd_virtio_user", "-l",	lcores, "-m", "128",
+			"--in-memory",		prefix, NULL};
 	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
 			"free_hugepages",
 			"r");
