@@ -69,6 +69,27 @@ lr_test_stream_check(const struct lr_test_stream *s, const struct lr_mbuf *m,
 	return -1;
 }
 
+struct lr_mbuf *
+lr_test_tso_mbuf(struct lr_mempool *mp, const uint8_t *f, uint32_t len,
+		 uint16_t mss)
+{
+	struct lr_mbuf *m = lr_pktmbuf_alloc(mp);
+
+	if (m == NULL)
+		return NULL;
+	if (lr_pktmbuf_append_copy(m, mp, f, len) != 0) {
+		lr_pktmbuf_free(m);
+		return NULL;
+	}
+	m->ol_flags |= LR_MBUF_F_TX_TCP_SEG | LR_MBUF_F_TX_IP_CKSUM |
+		       LR_MBUF_F_TX_TCP_CKSUM;
+	m->l2_len = 14;
+	m->l3_len = 20;
+	m->l4_len = 20;
+	m->tso_segsz = mss;
+	return m;
+}
+
 /* Up to k frames of tag from number from on into m: how many (fewer only
  * when the pool ran dry: said). */
 static unsigned

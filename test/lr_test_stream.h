@@ -5,7 +5,8 @@
  * tag is an Ethernet header (broadcast, from 02:00:00:00:00:01, type
  * 0x0800) and bytes that follow from tag and i, bytes 14..21 holding tag
  * and i; made in an mbuf, checked byte for byte, and sent through ports
- * and received back in order with a bound on the frames in flight.
+ * and received back in order with a bound on the frames in flight; and a
+ * TCP super-frame with TSO asked.
  *
  * Errors: 0, or -1 after a message on stderr naming the stream and the
  * frame. One case at a time, on the main thread.
@@ -39,6 +40,13 @@ struct lr_mbuf *lr_test_stream_mbuf(const struct lr_test_stream *s,
 /** Packet m is frame i of tag (s->check() first): 0 or -1. */
 int lr_test_stream_check(const struct lr_test_stream *s,
 			 const struct lr_mbuf *m, unsigned tag, unsigned i);
+
+/** An mbuf of mp holding the TCP/IPv4 frame f (len bytes: Ethernet, a
+ *  20-byte IP and a 20-byte TCP header, then the payload; chained above
+ *  one segment's room) with TSO asked into segments of mss bytes of
+ *  payload and both checksums; NULL when the pool ran dry. */
+struct lr_mbuf *lr_test_tso_mbuf(struct lr_mempool *mp, const uint8_t *f,
+				 uint32_t len, uint16_t mss);
 
 /** Send n frames of tag from (tx, txq) and receive each once on (rx,
  *  rxq), in order, byte for byte, up to s->window in flight, within

@@ -53,8 +53,10 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_cksum.h"
 #include "lr_test_memif.h"
 #include "lr_test_pmd_memif.h"
+#include "lr_test_stream.h"
 #include "lr_test_virtio.h"
 #include "lr_unix.h"
 
@@ -418,25 +420,6 @@ out:;
 	return 0;
 }
 
-/* Ones' complement sum of len bytes (big-endian words), added to sum. */
-static uint32_t
-ocsum(const uint8_t *d, uint32_t len, uint32_t sum)
-{
-	for (uint32_t i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)(d[i] << 8 | d[i + 1]);
-	if (len & 1)
-		sum += (uint32_t)d[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-ofold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 /* An IPv4 frame's header checksum and its L4 (TCP or UDP) checksum both
  * verify: 0 or -1 after a message. */
 static int
@@ -444,14 +427,14 @@ cksums_ok(const uint8_t *f, uint32_t len)
 {
 	uint32_t ihl = (uint32_t)(f[14] & 0xf) * 4, l4 = 14 + ihl;
 	uint32_t l4len = (uint32_t)(f[16] << 8 | f[17]) - ihl;
-	uint32_t sum = ocsum(f + 26, 8, 0); /* addresses */
+	uint32_t sum = lr_test_cksum_ref(f + 26, 8, 0); /* addresses */
 
-	if (l4 + l4len != len || ofold(ocsum(f + 14, ihl, 0)) != 0xffff) {
+	if (l4 + l4len != len || lr_test_cksum_ref(f + 14, ihl, 0) != 0xffff) {
 		fprintf(stderr, "IPv4 header of a %u-byte frame wrong\n", len);
 		return -1;
 	}
 	sum += f[23] + l4len;
-	if (ofold(ocsum(f + l4, l4len, sum)) != 0xffff) {
+	if (lr_test_cksum_ref(f + l4, l4len, sum) != 0xffff) {
 		fprintf(stderr, "%s checksum of a %u-byte frame wrong\n",
 			f[23] == 6 ? "TCP" : "UDP", len);
 		return -1;
@@ -517,12 +500,12 @@ test_tx_offloads(void)
 
 	/* UDP, partial: the pseudo-header sum in the field. */
 	len = make_ip_frame(f, 17, 301);
-	uint32_t ps = ocsum(f + 26, 8, 17 + 8 + 301);
-	uint16_t field = ofold(ps);
+	uint32_t ps = lr_test_cksum_ref(f + 26, 8, 17 + 8 + 301);
+	uint16_t field = (uint16_t)ps;
 
 	f[40] = (uint8_t)(field >> 8);
 	f[41] = (uint8_t)field;
-	uint16_t ipc = (uint16_t)~ofold(ocsum(f + 14, 20, 0));
+	uint16_t ipc = (uint16_t)~lr_test_cksum_ref(f + 14, 20, 0);
 
 	f[24] = (uint8_t)(ipc >> 8);
 	f[25] = (uint8_t)ipc;
@@ -540,16 +523,9 @@ test_tx_offloads(void)
 
 	/* TCP super-frame: 1800 bytes of payload, segments of 600. */
 	len = make_ip_frame(f, 6, 1800);
-	m = lr_pktmbuf_alloc(pool);
+	m = lr_test_tso_mbuf(pool, f, len, 600);
 	if (m == NULL)
 		goto out;
-	memcpy(lr_pktmbuf_append(m, (uint16_t)len), f, len);
-	m->ol_flags |= LR_MBUF_F_TX_TCP_SEG | LR_MBUF_F_TX_IP_CKSUM |
-		       LR_MBUF_F_TX_TCP_CKSUM;
-	m->l2_len = 14;
-	m->l3_len = 20;
-	m->l4_len = 20;
-	m->tso_segsz = 600;
 	if (lr_eth_tx_burst((uint16_t)p.cp, 0, &m, 1) != 1) {
 		lr_pktmbuf_free(m);
 		goto out;

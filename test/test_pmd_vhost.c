@@ -49,6 +49,7 @@
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_test.h"
+#include "lr_test_cksum.h"
 #include "lr_test_memif.h"
 #include "lr_test_stream.h"
 #include "lr_test_virtio.h"
@@ -462,14 +463,22 @@ fe_ring(struct fe *f, uint32_t i, uint64_t desc_off)
 	return fe_ring_call(f, i, desc_off, -1);
 }
 
-/* A fully set-up fake frontend on sock with rings 0 and 1. */
+/* A fully set-up fake frontend on sock with features feat and rings 0
+ * and 1. */
 static int
-fe_setup(struct fe *f, const char *sock)
+fe_setup_feat(struct fe *f, const char *sock, uint64_t feat)
 {
-	if (fe_open(f, sock) != 0 || fe_mem(f) != 0 ||
+	if (fe_open(f, sock) != 0 || fe_mem_feat(f, feat) != 0 ||
 	    fe_ring(f, 0, RING_AT(0)) != 0 || fe_ring(f, 1, RING_AT(1)) != 0)
 		return -1;
 	return 0;
+}
+
+/* fe_setup_feat() with VERSION_1 alone. */
+static int
+fe_setup(struct fe *f, const char *sock)
+{
+	return fe_setup_feat(f, sock, LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1));
 }
 
 /* The rings of the fake guest's ring i. */
@@ -651,23 +660,20 @@ out:
 	return ret;
 }
 
-/* The ones' complement sum of len bytes at p, added to sum. */
-static uint32_t
-sum16(const uint8_t *p, unsigned len, uint32_t sum)
+/* The first n bytes at d zeroed, then an Ethernet header (broadcast, from
+ * 02:00:00:00:00:07, IPv4), the IPv4 header ip and the ports 12345 to
+ * dport of its UDP or TCP header. */
+static void
+ip_head(uint8_t *d, uint32_t n, const uint8_t ip[20], uint8_t dport)
 {
-	for (unsigned i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	memset(d, 0, n);
+	memset(d, 0xff, 6);
+	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
+	d[12] = 0x08;
+	memcpy(d + 14, ip, 20);
+	d[34] = 0x30; /* 12345 */
+	d[35] = 0x39;
+	d[37] = dport;
 }
 
 /* A UDP/IPv4 frame of 74 bytes at d whose UDP checksum field holds the
@@ -679,20 +685,13 @@ udp_partial(uint8_t *d)
 				       0,    0, 10, 0,	0, 1, 10, 0, 0,	 2};
 	uint32_t ps;
 
-	memset(d, 0, 74);
-	memset(d, 0xff, 6);
-	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
-	d[12] = 0x08;
-	memcpy(d + 14, ip, 20);
-	d[34] = 0x30; /* ports 12345 -> 53 */
-	d[35] = 0x39;
-	d[37] = 53;
+	ip_head(d, 74, ip, 53);
 	d[39] = 40; /* UDP length */
 	for (int i = 42; i < 74; i++)
 		d[i] = (uint8_t)(i * 5);
-	ps = sum16(d + 26, 8, 17 + 40);
-	d[40] = (uint8_t)(fold(ps) >> 8);
-	d[41] = (uint8_t)fold(ps);
+	ps = lr_test_cksum_ref(d + 26, 8, 17 + 40);
+	d[40] = (uint8_t)(ps >> 8);
+	d[41] = (uint8_t)ps;
 }
 
 /* Virtio-net headers: a frame the guest sends with NEEDS_CSUM (CSUM
@@ -711,9 +710,7 @@ test_vnet_offload(void)
 	char sock[128];
 	int port = bad_port("vnet", sock, sizeof(sock)), ret = -1;
 
-	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
-	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
-	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
+	if (port < 0 || fe_setup_feat(&f, sock, feat) != 0 ||
 	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	h = f.mem + BUF_AT; /* header then frame, one descriptor */
@@ -746,15 +743,17 @@ test_vnet_offload(void)
 	g = f.mem + BUF_AT + 4096;
 	if (fe_used(&f, 0)->idx != 1 || fe_used(&f, 0)->ring[0].len != 86 ||
 	    g[0] != 0 || g[1] != 0 ||
-	    fold(sum16(g + 12 + 34, 40, sum16(g + 12 + 26, 8, 17 + 40))) !=
+	    lr_test_cksum_ref(g + 12 + 34, 40,
+			      lr_test_cksum_ref(g + 12 + 26, 8, 17 + 40)) !=
 		0xffff ||
 	    memcmp(g + 12 + 42, h + 12 + 42, 32) != 0) {
 		fprintf(stderr,
 			"sent: used %u len %u header %u, checksum "
 			"0x%04x\n",
 			fe_used(&f, 0)->idx, fe_used(&f, 0)->ring[0].len, g[0],
-			fold(sum16(g + 12 + 34, 40,
-				   sum16(g + 12 + 26, 8, 17 + 40))));
+			lr_test_cksum_ref(
+			    g + 12 + 34, 40,
+			    lr_test_cksum_ref(g + 12 + 26, 8, 17 + 40)));
 		goto out;
 	}
 	ret = 0;
@@ -772,14 +771,7 @@ tcp_super(uint8_t *d)
 				       0,    1,	 10,   0,    0, 2};
 	uint32_t len = 54 + 1800;
 
-	memset(d, 0, 54);
-	memset(d, 0xff, 6);
-	memcpy(d + 6, "\x02\0\0\0\0\x07", 6);
-	d[12] = 0x08;
-	memcpy(d + 14, ip, 20);
-	d[34] = 0x30; /* ports 12345 -> 80 */
-	d[35] = 0x39;
-	d[37] = 80;
+	ip_head(d, 54, ip, 80);
 	memcpy(d + 38, "\x01\x02\x03\x04", 4);
 	d[46] = 0x50; /* data offset 5 */
 	d[47] = 0x18; /* PSH ACK */
@@ -804,9 +796,7 @@ test_tso_soft(void)
 	char sock[128];
 	int port = bad_port("tso", sock, sizeof(sock)), ret = -1;
 
-	if (port < 0 || fe_open(&f, sock) != 0 || fe_mem_feat(&f, feat) != 0 ||
-	    fe_ring(&f, 0, RING_AT(0)) != 0 ||
-	    fe_ring(&f, 1, RING_AT(1)) != 0 ||
+	if (port < 0 || fe_setup_feat(&f, sock, feat) != 0 ||
 	    lr_test_memif_wait_link(port, 1) != 0)
 		goto out;
 	for (uint16_t i = 0; i < 4; i++) {
@@ -816,16 +806,9 @@ test_tso_soft(void)
 		fe_avail(&f, 0)->ring[i] = i;
 	}
 	__atomic_store_n(&fe_avail(&f, 0)->idx, 4, __ATOMIC_RELEASE);
-	m = lr_pktmbuf_alloc(pool);
+	m = lr_test_tso_mbuf(pool, sup, len, 600);
 	if (m == NULL)
 		goto out;
-	memcpy(lr_pktmbuf_append(m, (uint16_t)len), sup, len);
-	m->ol_flags |= LR_MBUF_F_TX_TCP_SEG | LR_MBUF_F_TX_IP_CKSUM |
-		       LR_MBUF_F_TX_TCP_CKSUM;
-	m->l2_len = 14;
-	m->l3_len = 20;
-	m->l4_len = 20;
-	m->tso_segsz = 600;
 	if (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1) {
 		lr_pktmbuf_free(m);
 		goto out;
@@ -847,12 +830,12 @@ test_tso_soft(void)
 	for (unsigned k = 0; k < 3; k++) {
 		const uint8_t *g = f.mem + BUF_AT + 4096 * (1 + k) + 12;
 		uint32_t seq = 0x01020304u + 600 * k;
-		uint32_t ps = sum16(g + 26, 8, 6 + 20 + 600);
+		uint32_t ps = lr_test_cksum_ref(g + 26, 8, 6 + 20 + 600);
 
 		if (fe_used(&f, 0)->ring[k].len != 12 + 54 + 600 ||
 		    g[16] != 0x02 || g[17] != 0x80 || /* IP length 640 */
-		    fold(sum16(g + 14, 20, 0)) != 0xffff ||
-		    fold(sum16(g + 34, 620, ps)) != 0xffff ||
+		    lr_test_cksum_ref(g + 14, 20, 0) != 0xffff ||
+		    lr_test_cksum_ref(g + 34, 620, ps) != 0xffff ||
 		    memcmp(g + 38,
 			   (uint8_t[]){(uint8_t)(seq >> 24),
 				       (uint8_t)(seq >> 16),
@@ -865,9 +848,9 @@ test_tso_soft(void)
 			    "0x%04x, TCP sum 0x%04x, seq %02x%02x%02x%02x\n",
 			    k, fe_used(&f, 0)->ring[k].len,
 			    (unsigned)g[16] << 8 | g[17],
-			    fold(sum16(g + 14, 20, 0)),
-			    fold(sum16(g + 34, 620, ps)), g[38], g[39], g[40],
-			    g[41]);
+			    lr_test_cksum_ref(g + 14, 20, 0),
+			    lr_test_cksum_ref(g + 34, 620, ps), g[38], g[39],
+			    g[40], g[41]);
 			goto out;
 		}
 	}

@@ -886,18 +886,13 @@ tso_soft(struct fdev *f, int port)
 	static uint8_t fr[54 + 2500];
 	struct lr_vring_avail *av = FDEV_AT(f, f->avail[1]);
 	struct lr_vring_desc *ds = FDEV_AT(f, f->desc[1]);
-	struct lr_mbuf *m = lr_pktmbuf_alloc(pool);
+	struct lr_mbuf *m;
 	uint32_t total = 0;
 
 	tcp_frame(fr, sizeof(fr));
-	if (m == NULL || lr_pktmbuf_append_copy(m, pool, fr, sizeof(fr)) != 0)
+	m = lr_test_tso_mbuf(pool, fr, sizeof(fr), 1000);
+	if (m == NULL)
 		return -1;
-	m->ol_flags = LR_MBUF_F_TX_TCP_SEG | LR_MBUF_F_TX_IP_CKSUM |
-		      LR_MBUF_F_TX_TCP_CKSUM;
-	m->l2_len = 14;
-	m->l3_len = 20;
-	m->l4_len = 20;
-	m->tso_segsz = 1000;
 	if (lr_eth_tx_burst((uint16_t)port, 0, &m, 1) != 1) {
 		lr_pktmbuf_free(m);
 		return -1;
