@@ -82,6 +82,7 @@
 #define LR_RING_H
 
 #include <errno.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -96,6 +97,9 @@ LR_BEGIN_DECLS
 #define LR_RING_NAMESIZE   32  /**< name length limit, NUL included */
 /** Largest slot count of a ring (count limit without EXACT_SZ). */
 #define LR_RING_SZ_MAX (1u << 31)
+/** Pauses a multi-producer or -consumer waits for an earlier thread to
+ *  publish before it yields the CPU at each further look. */
+#define LR_RING_SPINS 1024
 
 /** One side of a ring: where reservations start (head) and end (tail). */
 struct lr_ring_headtail {
@@ -373,16 +377,32 @@ lr_ring_cons_reserve_(struct lr_ring *r, unsigned n, int bulk, int single,
 	return n;
 }
 
+/* Wait until ht->tail reaches old: a thread that reserved before us has
+ * not published yet. It may have been preempted (more threads than CPUs):
+ * after LR_RING_SPINS pauses, yield the CPU at each look rather than spin
+ * away the time slice that thread needs. */
+static __attribute__((noinline, cold)) void
+lr_ring_tail_wait_(struct lr_ring_headtail *ht, uint32_t old)
+{
+	for (unsigned spins = 0; atomic_load_explicit(&ht->tail,
+						      memory_order_acquire) != old;
+	     spins++) {
+		if (spins < LR_RING_SPINS)
+			lr_pause();
+		else
+			sched_yield();
+	}
+}
+
 /* Publish [old, old + n) on one side: in multi mode wait for the earlier
  * reservations of this side to be published first. */
 static __lr_always_inline void
 lr_ring_publish_(struct lr_ring_headtail *ht, uint32_t old, uint32_t n,
 		 int single)
 {
-	if (!single)
-		while (lr_unlikely(atomic_load_explicit(
+	if (!single && lr_unlikely(atomic_load_explicit(
 				       &ht->tail, memory_order_acquire) != old))
-			lr_pause();
+		lr_ring_tail_wait_(ht, old);
 	atomic_store_explicit(&ht->tail, old + n, memory_order_release);
 }
 
