@@ -34,8 +34,9 @@
  * table, and a frame whose one buffer lies in one of them goes on the
  * ring as it is: its virtio-net header written into its headroom, the
  * descriptor pointing there, the mbuf held (vr->tx_mbuf) until the
- * backend has used it. Other frames (ordinary memory: --no-huge; chains;
- * shared mbufs; offloads; packed rings) are copied into the buffers.
+ * backend has used it. Other frames (under VU_ZC_MIN bytes; ordinary
+ * memory: --no-huge; chains; shared mbufs; offloads; packed rings) are
+ * copied into the buffers.
  * Like DPDK's virtio-user, this shows the backend the whole hugepage heap:
  * zero_copy=0 keeps it to the port's own region.
  *
@@ -71,6 +72,13 @@
 /* Hugepage segments shared for zero-copy transmit: the memory table's
  * entries after the port's own region. */
 #define VU_ZC_MAX (LR_VHOST_USER_MAX_REGIONS - 1)
+/* Shortest frame sent with no copy: below it a copy into the ring's own
+ * buffer (header and frame in one 128-byte pair of lines) costs the
+ * backend less than reading the header from the frame's headroom line
+ * and the frame from the next (lr-pktgen -> lr-l2fwd here, Mpps, copy
+ * against zero copy: 64 B 16.4 against 6.2; 256 B 3.9 against 10.9;
+ * 512 B 3.1 against 20.2). */
+#define VU_ZC_MIN 256u
 
 /* One virtqueue in the shared region: split, or packed (pdesc, and the
  * driver's and device's event areas where split has avail and used; the

@@ -403,14 +403,16 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 	return id;
 }
 
-/* Whether m can go on the ring with no copy: one buffer of its own in
- * shared memory, room for the header before its data, no offload. */
+/* Whether m can go on the ring with no copy: VU_ZC_MIN bytes or more,
+ * one buffer of its own in shared memory, room for the header before its
+ * data, no offload. */
 static inline int
 zc_ok(const struct vu_queue *q, const struct lr_mbuf *m)
 {
 	uintptr_t a = (uintptr_t)m->buf_addr;
 
-	if (m->nb_segs != 1 || m->refcnt != 1 || m->data_off < q->hdr_len ||
+	if (m->pkt_len < VU_ZC_MIN || m->nb_segs != 1 || m->refcnt != 1 ||
+	    m->data_off < q->hdr_len ||
 	    (m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) != 0)
 		return 0;
 	for (unsigned k = 0; k < q->zc_n; k++)
