@@ -74,7 +74,7 @@ txq_waiting(const struct afp_txq *txq)
 
 /* Before close: send what the ring still holds (the kernel may refuse it
  * for a while: its send buffer full), for at most about 100 ms; what is
- * left is counted and said, never lost silently. */
+ * left is said in a log line, never lost silently. */
 static void
 txq_flush(struct afp_txq *txq)
 {

@@ -224,16 +224,15 @@ out:
 	return got;
 }
 
-/* Take back the tx chains the backend used; 0 or -1 at a fault. */
 /* Mbufs done with (sent by copy, or used by the backend), freed in bulk. */
-struct zc_done {
+struct free_batch {
 	unsigned n;
 	struct lr_mbuf *m[64];
 };
 
 /* Add m to d, freeing d's mbufs when it is full. */
 static inline void
-done_add(struct zc_done *d, struct lr_mbuf *m)
+done_add(struct free_batch *d, struct lr_mbuf *m)
 {
 	d->m[d->n++] = m;
 	if (lr_unlikely(d->n == LR_DIM(d->m))) {
@@ -242,25 +241,29 @@ done_add(struct zc_done *d, struct lr_mbuf *m)
 	}
 }
 
-/* Take the mbuf descriptor head points into, if any, into d. */
+/* Take the mbuf descriptor head points into, if any, into d, and point
+ * the descriptor back at its own buffer, where the copy paths write. */
 static inline void
-zc_take(struct vu_vring *vr, uint32_t head, struct zc_done *d)
+zc_take(struct vu_vring *vr, uint32_t head, struct free_batch *d)
 {
 	struct lr_mbuf *m = vr->tx_mbuf[head];
 
 	if (m == NULL)
 		return;
 	vr->tx_mbuf[head] = NULL;
+	vr->desc[head].addr =
+	    (uint64_t)(uintptr_t)(vr->bufs + (size_t)head * VU_BSIZE);
 	done_add(d, m);
 }
 
+/* Take back the tx chains the backend used; 0 or -1 at a fault. */
 static int
 tx_reclaim(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
 	uint16_t used = vu_load_acq16(&vr->used->idx);
 	uint16_t k = (uint16_t)(used - vr->last_used);
-	struct zc_done d;
+	struct free_batch d;
 	int rc = 0;
 
 	if (lr_unlikely(k > vr->num - vr->nfree)) {
@@ -294,7 +297,7 @@ void
 lr_vu_tx_release_(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
-	struct zc_done d = {.n = 0};
+	struct free_batch d = {.n = 0};
 
 	if (vr->tx_mbuf == NULL)
 		return;
@@ -366,8 +369,6 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 		if (src != b)
 			memcpy(b, src, n);
 		off += n;
-		vr->desc[id].addr =
-		    (uint64_t)(uintptr_t)(vr->bufs + (size_t)id * VU_BSIZE);
 		vr->desc[id].len = n + (k == 0 ? hdr_len : 0);
 		if (k + 1 < need) {
 			uint16_t nx = tx_id_take(vr);
@@ -395,8 +396,6 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 
 	memcpy(b, h, hdr_len);
 	lr_pktmbuf_copy_out(m, b + hdr_len);
-	vr->desc[id].addr = (uint64_t)(uintptr_t)b; /* a zero-copy frame's
-						    * may be there */
 	vr->desc[id].len = len;
 	vr->desc[id].flags = 0;
 	vr->chain_len[id] = 1;
@@ -453,7 +452,7 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct vu_queue *q = queue;
 	struct vu_vring *vr = &q->vr;
-	struct zc_done done = {.n = 0}; /* copied: freed in bulk */
+	struct free_batch done = {.n = 0}; /* copied: freed in bulk */
 	uint16_t i, old;
 	uint64_t bytes = 0, sent = 0, zc = 0;
 
