@@ -226,12 +226,17 @@ run() {
 run native -- --suite fast --suite driver
 run pagealloc-debug -- --suite fast --no-suite pktgen
 # The RFC 2544 searches against the kernel's tbf and over memif (suite
-# 'search', minutes of trials) run in the native stage only.
-LR_TEST_SCALE=0.25 run asan -- --suite fast --suite driver --no-suite search
+# 'search', minutes of trials) and lr-telemetry against testpmd (suite
+# 'interop') run in the native stage only.
+LR_TEST_SCALE=0.25 run asan -- --suite fast --suite driver --no-suite search \
+	--no-suite interop
+# TSan: the programs with threads that share state (lr-pktgen's lcores,
+# its control socket and telemetry through pktgen_send and pktgen_ctl;
+# pktgen_config and pktgen_output run the same threads on other options).
 LR_TEST_SCALE=0.1 TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/test/tsan.supp" \
 	run tsan -- eal pagealloc ring \
-	page_pool mempool mbuf elastic ethdev l2fwd pktgen_send pktgen_output \
-	pktgen_config pktgen_ctl pmd_memif pmd_memif_zc pmd_memif_ctl \
+	page_pool mempool mbuf elastic ethdev l2fwd pktgen_send \
+	pktgen_ctl pmd_memif pmd_memif_zc pmd_memif_ctl \
 	telemetry telemetry_linerate pmd_vhost \
 	--timeout-multiplier 3
 # A report that reached the log without failing a test fails the stage.

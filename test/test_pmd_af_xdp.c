@@ -18,8 +18,9 @@
  * Every case ends with the UMEM pools' invariant (lr_mempool_validate, no
  * frame in use). Needs root; the parent creates the namespaces, runs the
  * cases in a child and removes the namespaces whatever the child did.
- * LR_AFXDP_FRAMES overrides the long run's frame count (default 10^7),
- * LR_AFXDP_SECONDS its time limit (default 75). */
+ * LR_AFXDP_FRAMES overrides the long run's frame count (default 10^7,
+ * times LR_TEST_SCALE), LR_AFXDP_SECONDS its time limit (default 75 s,
+ * times LR_TEST_SCALE). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -487,6 +488,11 @@ test_l2fwd_long(void)
 	FILE *f;
 	size_t n;
 
+	/* The sanitizer stages run it shorter (LR_TEST_SCALE), down to
+	 * 10^6 frames in 10 s. */
+	s.limit = LR_MAX(1000000ULL,
+			 (unsigned long long)((double)s.limit * lr_test_scale()));
+	s.seconds = LR_MAX(10.0, s.seconds * lr_test_scale());
 	if ((env = getenv("LR_AFXDP_FRAMES")) != NULL)
 		s.limit = strtoull(env, NULL, 10);
 	if ((env = getenv("LR_AFXDP_SECONDS")) != NULL)
