@@ -85,6 +85,31 @@ using std::memory_order_seq_cst;
 /** Branch hint: the condition is almost always false. */
 #define lr_unlikely(x) __builtin_expect(!!(x), 0)
 
+/** Ask for the cache line at p for writing (a hint; kept even in a loop
+ *  that does nothing else, which the compiler drops __builtin_prefetch
+ *  from). */
+static inline void
+lr_prefetch_w(const volatile void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetchw %0" : : "m"(*(const volatile char *)p));
+#else
+	__builtin_prefetch((const void *)(uintptr_t)p, 1);
+#endif
+}
+
+/** Ask for the cache line at p for reading (a hint, kept as
+ *  lr_prefetch_w() is). */
+static inline void
+lr_prefetch_r(const volatile void *p)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("prefetcht0 %0" : : "m"(*(const volatile char *)p));
+#else
+	__builtin_prefetch((const void *)(uintptr_t)p, 0);
+#endif
+}
+
 #define LR_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LR_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define LR_DIM(a) (sizeof(a) / sizeof((a)[0]))
