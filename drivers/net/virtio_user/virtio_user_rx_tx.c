@@ -394,7 +394,13 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 	uint16_t id = tx_id_take(vr);
 	uint8_t *b = vr->bufs + (size_t)id * VU_BSIZE;
 
-	memcpy(b, h, hdr_len);
+	/* No offload: a zero header, stored without reading h back (its
+	 * bytes would wait for every store before them, the previous
+	 * frames' included; the frame overwrites what is past hdr_len). */
+	if (lr_likely((m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) == 0))
+		memset(b, 0, sizeof(*h));
+	else
+		memcpy(b, h, hdr_len);
 	lr_pktmbuf_copy_out(m, b + hdr_len);
 	vr->desc[id].len = len;
 	vr->desc[id].flags = 0;
