@@ -58,13 +58,15 @@ static struct lr_test_testpmd tp = {.pid = -1, .in = -1};
 
 /* --- frames ---------------------------------------------------------- */
 
-/* Size of the odd frames (the even ones are 64 bytes). */
+/* Size of the odd frames (the even ones are 60 and 64 bytes in turn:
+ * a 60-byte frame and its header fill a short slot, VU_SSIZE, a 64-byte
+ * one does not, so an id goes between its slot and its buffer). */
 static uint32_t big = 1518;
 
 static uint32_t
 size_of(unsigned i)
 {
-	return (i & 1) ? big : 64;
+	return (i & 1) ? big : (i & 2) ? 60 : 64;
 }
 
 /* The cases' streams (lr_test_stream.h): frames in pool, what is in

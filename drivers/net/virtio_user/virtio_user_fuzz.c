@@ -75,7 +75,7 @@ lr_vu_fuzz_ring_(struct vu_port *p, int tx, size_t *len)
 {
 	const struct vu_vring *vr = tx ? &p->txq[0].vr : &p->rxq[0].vr;
 
-	*len = (size_t)(vr->bufs_off + (uint64_t)vr->num * VU_BSIZE -
+	*len = (size_t)(vr->sbufs_off + (uint64_t)vr->num * VU_SSIZE -
 			vr->desc_off);
 	return (size_t)vr->desc_off;
 }

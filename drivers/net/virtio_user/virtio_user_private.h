@@ -23,7 +23,7 @@
  * kept until close: for each ring its descriptor table, available and
  * used rings, then its packet buffers (one of VU_BSIZE bytes per
  * descriptor, descriptor i pointing at buffer i unless a zero-copy frame
- * uses it). The whole region is the first entry of SET_MEM_TABLE, its
+ * uses it or a short frame its short slot, VU_SSIZE bytes, after them). The whole region is the first entry of SET_MEM_TABLE, its
  * guest-physical address being our virtual one (as DPDK's virtio-user
  * does). Received packets are copied from these buffers into mbufs (see
  * virtio_user_rx_tx.c for why).
@@ -79,6 +79,12 @@
  * against zero copy: 64 B 16.4 against 6.2; 256 B 3.9 against 10.9;
  * 512 B 3.1 against 20.2). */
 #define VU_ZC_MIN 256u
+/* A short slot: a copied frame whose header and bytes fit (a 60-byte
+ * frame and the 12-byte header) goes there, the slots of consecutive ids
+ * side by side, so that such frames share cache lines (9 lines for 8
+ * frames, where a buffer of its own each took 16: every line written here
+ * is one the backend's CPU read last, and fetched back to be written). */
+#define VU_SSIZE 72u
 
 /* One virtqueue in the shared region: split, or packed (pdesc, and the
  * driver's and device's event areas where split has avail and used; the
@@ -93,6 +99,7 @@ struct vu_vring {
 	struct lr_vring_avail *avail;
 	struct lr_vring_used *used;
 	uint8_t *bufs;	      /* num buffers of VU_BSIZE bytes */
+	uint8_t *sbufs;	      /* tx: num short slots of VU_SSIZE bytes */
 	uint16_t *free_ids;   /* tx: ids not on the ring (a FIFO) */
 	uint16_t *chain_len;  /* tx: descriptors of the chain at a head
 			       * on the ring, 0 when none is there */
@@ -112,6 +119,7 @@ struct vu_vring {
 	uint64_t avail_off;
 	uint64_t used_off;
 	uint64_t bufs_off;
+	uint64_t sbufs_off;
 	int kick_fd; /* eventfd we write to kick the backend */
 	int call_fd; /* eventfd the backend writes to call us */
 };

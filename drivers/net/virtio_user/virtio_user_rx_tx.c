@@ -369,6 +369,9 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 		if (src != b)
 			memcpy(b, src, n);
 		off += n;
+		/* the id's buffer, whatever its last frame used */
+		vr->desc[id].addr =
+		    (uint64_t)(uintptr_t)(vr->bufs + (size_t)id * VU_BSIZE);
 		vr->desc[id].len = n + (k == 0 ? hdr_len : 0);
 		if (k + 1 < need) {
 			uint16_t nx = tx_id_take(vr);
@@ -385,14 +388,23 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 	return head;
 }
 
-/* Put m on tx ring vr as one descriptor of len bytes, header h first;
- * its id. */
+/* Where a copied frame of len bytes (header included) goes for id: its
+ * short slot, or its buffer. */
+static inline uint8_t *
+tx_buf(const struct vu_vring *vr, uint16_t id, uint32_t len)
+{
+	return len <= VU_SSIZE ? vr->sbufs + (size_t)id * VU_SSIZE
+			       : vr->bufs + (size_t)id * VU_BSIZE;
+}
+
+/* Put m on tx ring vr as one descriptor of len bytes, header h first, in
+ * id's short slot or buffer; its id. */
 static inline uint16_t
 tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
        uint32_t hdr_len, uint32_t len)
 {
 	uint16_t id = tx_id_take(vr);
-	uint8_t *b = vr->bufs + (size_t)id * VU_BSIZE;
+	uint8_t *b = tx_buf(vr, id, len);
 
 	/* No offload: a zero header, stored without reading h back (its
 	 * bytes would wait for every store before them, the previous
@@ -402,6 +414,7 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 	else
 		memcpy(b, h, hdr_len);
 	lr_pktmbuf_copy_out(m, b + hdr_len);
+	vr->desc[id].addr = (uint64_t)(uintptr_t)b;
 	vr->desc[id].len = len;
 	vr->desc[id].flags = 0;
 	vr->chain_len[id] = 1;
@@ -453,21 +466,24 @@ lr_vu_tx_bad_(struct vu_queue *q, struct lr_mbuf *m, int too_long)
 	lr_pktmbuf_free(m);
 }
 
-/* The buffers and descriptors the next k copied frames go to, asked for
- * writing at once: the backend's CPU read them last, and each write would
- * otherwise wait for its line to come back, one after the other. */
+/* The lines the next k copied frames go to (short slot or buffer) and
+ * their descriptors, asked for writing at once: the backend's CPU read
+ * them last, and each write would otherwise wait for its line to come
+ * back, one after the other. */
 static inline void
 tx_prefetch(const struct vu_vring *vr, struct lr_mbuf *const *pkts,
-	    uint32_t k)
+	    uint32_t k, uint32_t hdr_len)
 {
 	for (uint32_t j = 0; j < k; j++) {
 		uint16_t id = vr->free_ids[(vr->free_head + j) & vr->mask];
-		const uint8_t *b = vr->bufs + (size_t)id * VU_BSIZE;
+		uint32_t len = pkts[j]->pkt_len + hdr_len;
+		const uint8_t *b = tx_buf(vr, id, len);
 
 		if (pkts[j]->pkt_len >= VU_ZC_MIN)
 			continue;
-		lr_prefetch_w(b);
-		lr_prefetch_w(b + 64);
+		for (uint32_t off = 0; off < len; off += 64)
+			lr_prefetch_w(b + off);
+		lr_prefetch_w(b + len - 1);
 		lr_prefetch_w(&vr->desc[id]);
 	}
 }
@@ -490,7 +506,7 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 		vu_q_leave(q);
 		return lr_vu_tx_drop_all_(q, pkts, n);
 	}
-	tx_prefetch(vr, pkts, LR_MIN((uint32_t)n, vr->nfree));
+	tx_prefetch(vr, pkts, LR_MIN((uint32_t)n, vr->nfree), q->hdr_len);
 	for (i = 0; i < n; i++) {
 		struct lr_mbuf *m = pkts[i];
 		uint32_t len = m->pkt_len + q->hdr_len;
@@ -625,7 +641,8 @@ ring_layout(struct vu_vring *vr, uint32_t num, uint64_t *off)
 	    LR_ALIGN_CEIL(vr->avail_off + lr_vring_avail_size(num), 64);
 	vr->bufs_off =
 	    LR_ALIGN_CEIL(vr->used_off + lr_vring_used_size(num), 64);
-	*off = vr->bufs_off + (uint64_t)num * VU_BSIZE;
+	vr->sbufs_off = vr->bufs_off + (uint64_t)num * VU_BSIZE;
+	*off = vr->sbufs_off + (uint64_t)num * VU_SSIZE;
 }
 
 uint64_t
@@ -649,6 +666,7 @@ ring_reset(struct vu_vring *vr, uint8_t *base, int rx)
 	vr->avail = (struct lr_vring_avail *)(base + vr->avail_off);
 	vr->used = (struct lr_vring_used *)(base + vr->used_off);
 	vr->bufs = base + vr->bufs_off;
+	vr->sbufs = base + vr->sbufs_off;
 	memset(vr->desc, 0, vr->bufs_off - vr->desc_off);
 	for (uint32_t i = 0; i < vr->num; i++) {
 		vr->desc[i].addr =
