@@ -388,6 +388,20 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 	return head;
 }
 
+/* Copy n bytes, 16 <= n <= 64, inline: two overlapping moves of 32 or
+ * 16 bytes (a short frame, without a call per frame). */
+static inline void
+copy_16_64(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+	if (n >= 32) {
+		memcpy(d, s, 32);
+		memcpy(d + n - 32, s + n - 32, 32);
+	} else {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	}
+}
+
 /* Where a copied frame of len bytes (header included) goes for id: its
  * short slot, or its buffer. */
 static inline uint8_t *
@@ -413,7 +427,12 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 		memset(b, 0, sizeof(*h));
 	else
 		memcpy(b, h, hdr_len);
-	lr_pktmbuf_copy_out(m, b + hdr_len);
+	if (lr_likely(m->nb_segs == 1 && m->data_len >= 16 &&
+		      m->data_len <= 64))
+		copy_16_64(b + hdr_len, lr_pktmbuf_mtod(m, const uint8_t *),
+			   m->data_len);
+	else
+		lr_pktmbuf_copy_out(m, b + hdr_len);
 	vr->desc[id].addr = (uint64_t)(uintptr_t)b;
 	vr->desc[id].len = len;
 	vr->desc[id].flags = 0;
@@ -522,7 +541,11 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 			lr_vu_tx_bad_(q, m, 1);
 			continue;
 		}
-		if (lr_unlikely(vu_tx_hdr(q, m, &h) != 0)) {
+		/* The header built only where it is copied: a frame with an
+		 * offload, or a chain (tx_one stores a zero header itself). */
+		if (lr_unlikely((m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) != 0 ||
+				need > 1) &&
+		    vu_tx_hdr(q, m, &h) != 0) {
 			lr_vu_tx_bad_(q, m, 0);
 			continue;
 		}
