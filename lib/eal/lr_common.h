@@ -110,6 +110,23 @@ lr_prefetch_r(const volatile void *p)
 #endif
 }
 
+/** Copy n bytes, 16 <= n <= 64, inline: two overlapping moves of 32 or
+ *  16 bytes (a short frame copied with no call). */
+static inline void
+lr_copy_16_64(void *dst, const void *src, uint32_t n)
+{
+	uint8_t *d = (uint8_t *)dst;
+	const uint8_t *s = (const uint8_t *)src;
+
+	if (n >= 32) {
+		__builtin_memcpy(d, s, 32);
+		__builtin_memcpy(d + n - 32, s + n - 32, 32);
+	} else {
+		__builtin_memcpy(d, s, 16);
+		__builtin_memcpy(d + n - 16, s + n - 16, 16);
+	}
+}
+
 #define LR_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LR_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define LR_DIM(a) (sizeof(a) / sizeof((a)[0]))

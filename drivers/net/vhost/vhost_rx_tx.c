@@ -455,7 +455,23 @@ rx_chain(struct vh_ring *r, struct lr_mbuf **out, const int packed)
 	if (lr_unlikely(m == NULL))
 		return RX_NOMBUF;
 	m->port = r->port_id;
-	rc = rx_copy(r, &c, m, vh);
+	/* A short frame in one descriptor (most small ones): header and
+	 * bytes copied inline; anything else through rx_copy(). */
+	if (lr_likely(!(c.flags & LR_VRING_DESC_F_NEXT) &&
+		      c.room >= LR_VIRTIO_NET_HDR_MRG_LEN + 16 &&
+		      c.room - r->hdr_len <= 64 &&
+		      c.room - r->hdr_len <= lr_pktmbuf_tailroom(m))) {
+		uint32_t len = c.room - r->hdr_len;
+
+		memcpy(vh, c.p, LR_VIRTIO_NET_HDR_MRG_LEN);
+		lr_copy_16_64(lr_pktmbuf_mtod(m, uint8_t *),
+			      c.p + r->hdr_len, len);
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		rc = RX_OK;
+	} else {
+		rc = rx_copy(r, &c, m, vh);
+	}
 	if (lr_unlikely(rc != RX_OK)) {
 		lr_pktmbuf_free(m);
 		return rc;

@@ -388,20 +388,6 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 	return head;
 }
 
-/* Copy n bytes, 16 <= n <= 64, inline: two overlapping moves of 32 or
- * 16 bytes (a short frame, without a call per frame). */
-static inline void
-copy_16_64(uint8_t *d, const uint8_t *s, uint32_t n)
-{
-	if (n >= 32) {
-		memcpy(d, s, 32);
-		memcpy(d + n - 32, s + n - 32, 32);
-	} else {
-		memcpy(d, s, 16);
-		memcpy(d + n - 16, s + n - 16, 16);
-	}
-}
-
 /* Where a copied frame of len bytes (header included) goes for id: its
  * short slot, or its buffer. */
 static inline uint8_t *
@@ -429,8 +415,9 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 		memcpy(b, h, hdr_len);
 	if (lr_likely(m->nb_segs == 1 && m->data_len >= 16 &&
 		      m->data_len <= 64))
-		copy_16_64(b + hdr_len, lr_pktmbuf_mtod(m, const uint8_t *),
-			   m->data_len);
+		lr_copy_16_64(b + hdr_len,
+			      lr_pktmbuf_mtod(m, const uint8_t *),
+			      m->data_len);
 	else
 		lr_pktmbuf_copy_out(m, b + hdr_len);
 	vr->desc[id].addr = (uint64_t)(uintptr_t)b;
