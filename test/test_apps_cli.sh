@@ -296,6 +296,10 @@ check_bad_values() {
 	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
 		"--objs '5': expected a number from 128" --objs 5
 	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" "-r '0'" -r 0
+	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" \
+		"--repeats '0': expected a number from 1" --repeats=0
+	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
+		"lr-mempool-bench: option '--reps' needs a value" --reps
 	check_bad_value "$A/pagealloc-bench/lr-pagealloc-bench" \
 		"--window-ms '0': expected a number from 1 to 60000" \
 		--window-ms 0
