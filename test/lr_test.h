@@ -151,6 +151,24 @@ lr_test_eal_init(const char *name, unsigned mem_mb)
 	return -1;
 }
 
+/** Free 2 MiB hugepages of the machine (0 when it has none or says
+ *  nothing): cases that need hugepages skip or fall back below a count. */
+static inline long
+lr_test_free_hugepages_2m(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
+			"free_hugepages",
+			"r");
+	long v = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 /** LR_TEST_SCALE (0 < scale <= 1) from the environment, else 1: how much
  *  of their full work the tests do (sanitizer and emulated builds do less). */
 static inline double

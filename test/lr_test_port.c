@@ -28,6 +28,15 @@ lr_test_port_eal(const char *name, const char *prefix)
 	return lr_eal_init(7, argv) < 0 ? -1 : 1;
 }
 
+void
+lr_test_ports_close(void)
+{
+	uint16_t p;
+
+	LR_ETH_FOREACH_DEV(p)
+	lr_eth_dev_close(p);
+}
+
 int
 lr_test_port_start(int port, uint16_t nq, uint16_t nb_desc,
 		   struct lr_mempool *mp)

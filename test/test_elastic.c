@@ -22,6 +22,7 @@
 #include "lr_pagealloc.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_port.h"
 #include "pagealloc_test.h"
 
 static double scale = 1.0;
@@ -277,22 +278,6 @@ test_idle_shrink(void)
 	return 0;
 }
 
-/* Configure and start port with nq rx and tx queues of nb_desc. */
-static int
-port_up(uint16_t port, uint16_t nq, uint16_t nb_desc, struct lr_mempool *mp)
-{
-	int ret = lr_eth_dev_configure(port, nq, nq, NULL);
-
-	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
-		ret = lr_eth_rx_queue_setup(port, q, nb_desc, LR_SOCKET_ID_ANY,
-					    NULL, mp);
-		if (ret == 0)
-			ret = lr_eth_tx_queue_setup(port, q, nb_desc,
-						    LR_SOCKET_ID_ANY, NULL);
-	}
-	return ret ? ret : lr_eth_dev_start(port);
-}
-
 static int
 port_create(const char *devargs, const char *name, uint16_t *port)
 {
@@ -331,8 +316,8 @@ test_ring_backlog(void)
 	LR_TEST_ASSERT(port_create("net_ring0", "net_ring0", &p0) == 0 &&
 			   port_create("net_ring1", "net_ring1", &p1) == 0,
 		       "net_ring ports: %s", lr_strerror(lr_errno));
-	LR_TEST_ASSERT_EQ(port_up(p0, 2, nframes / 2, mp), 0);
-	LR_TEST_ASSERT_EQ(port_up(p1, 2, nframes / 2, mp), 0);
+	LR_TEST_ASSERT_EQ(lr_test_port_start(p0, 2, nframes / 2, mp), 0);
+	LR_TEST_ASSERT_EQ(lr_test_port_start(p1, 2, nframes / 2, mp), 0);
 	while (sent < nframes) {
 		unsigned k = LR_MIN(32u, nframes - sent), t;
 		uint16_t q = sent >= nframes / 2;
@@ -415,7 +400,7 @@ test_max_bound(void)
 	LR_TEST_ASSERT(port_create("net_null5,size=64", "net_null5", &port) ==
 			   0,
 		       "net_null5: %s", lr_strerror(lr_errno));
-	LR_TEST_ASSERT_EQ(port_up(port, 1, 256, mp), 0);
+	LR_TEST_ASSERT_EQ(lr_test_port_start(port, 1, 256, mp), 0);
 	/* Hold every packet until receives come back empty a few times. */
 	while (n + 32 <= HOLD && empty < 4) {
 		uint16_t k = lr_eth_rx_burst(port, 0, held + n, 32);

@@ -810,22 +810,6 @@ test_sigint(void)
 	return 0;
 }
 
-static long
-free_hugepages_2m(void)
-{
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
-			"free_hugepages",
-			"r");
-	long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
 /* Start lr-l2fwd on two null ports with prefix name, -T 1, with
  * LR_EAL_TEST_RAISE=raise_at in its environment (NULL: none). 0 once it printed
  * ready (NULL: don't wait), -1 after a message. */
@@ -839,7 +823,7 @@ start_l2fwd(struct lr_test_child *c, const char *name, const char *raise_at,
 
 	/* Hugepages when there are enough free, so that there is a
 	 * hugepage file to be removed. */
-	if (free_hugepages_2m() < 128)
+	if (lr_test_free_hugepages_2m() < 128)
 		argv[n++] = "--no-huge";
 	argv[n++] = pfx;
 	argv[n++] = "--vdev";

@@ -170,13 +170,7 @@ eal_up(void)
 }
 
 /* Set up the EAL once; close ports a failed case left behind. */
-#define EAL_UP()                                                               \
-	do {                                                                   \
-		uint16_t p_;                                                   \
-		LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed");        \
-		LR_ETH_FOREACH_DEV(p_)                                         \
-		lr_eth_dev_close(p_);                                          \
-	} while (0)
+#define EAL_UP() LR_TEST_PORT_UP(eal_up)
 
 static int
 port_create(const char *fmt, ...)

@@ -44,6 +44,7 @@
 #include "lr_net.h"
 #include "lr_test.h"
 #include "lr_test_netns.h"
+#include "lr_test_port.h"
 
 #define BURST	 32
 #define UDP_RX	 7777 /* kernel -> port */
@@ -72,13 +73,7 @@ eal_up(void)
 }
 
 /* Set up the EAL once; close ports a failed case left behind. */
-#define EAL_UP()                                                               \
-	do {                                                                   \
-		uint16_t p_;                                                   \
-		LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed");        \
-		LR_ETH_FOREACH_DEV(p_)                                         \
-		lr_eth_dev_close(p_);                                          \
-	} while (0)
+#define EAL_UP() LR_TEST_PORT_UP(eal_up)
 
 static double
 now_s(void)

@@ -1166,17 +1166,8 @@ eal_huge(void)
 	char prefix[96], lcores[8] = "0-1";
 	char *argv[] = {"test_pmd_virtio_user", "-l",	lcores, "-m", "128",
 			"--in-memory",		prefix, NULL};
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
-			"free_hugepages",
-			"r");
-	long nfree = 0;
 
-	if (f != NULL) {
-		if (fscanf(f, "%ld", &nfree) != 1)
-			nfree = 0;
-		fclose(f);
-	}
-	if (nfree < 96)
+	if (lr_test_free_hugepages_2m() < 96)
 		return 0;
 	lr_test_prefix_arg(prefix, sizeof(prefix), "test_pmd_virtio_user");
 	if (lr_eal_init(7, argv) < 0) {
