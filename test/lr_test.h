@@ -127,6 +127,17 @@ lr_test_prefix_arg(char *buf, size_t len, const char *name)
 	return buf;
 }
 
+/** The prefix of lr_test_prefix_arg() without the option, "<name>_<pid>",
+ *  into buf (len bytes); returns buf. */
+static inline char *
+lr_test_prefix_name(char *buf, size_t len, const char *name)
+{
+	int pid = *lr_test_main_pid();
+
+	snprintf(buf, len, "%s_%d", name, pid ? pid : (int)getpid());
+	return buf;
+}
+
 /**
  * Start the EAL for a test program on ordinary memory: lcores 0-1 (only 0
  * when the machine has one CPU), mem_mb MiB, prefix "<name>_<pid>". Every

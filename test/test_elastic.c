@@ -22,6 +22,7 @@
 #include "lr_pagealloc.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_pagealloc.h"
 #include "lr_test_port.h"
 #include "pagealloc_test.h"
 
@@ -629,10 +630,10 @@ test_bad_puts(void)
 static int
 test_pressure(void)
 {
-	unsigned n, nhog = 0, cap;
+	unsigned n;
 	struct lr_mempool_elastic_stats s, s0;
 	struct lr_pagealloc_zone_info zi;
-	struct lr_page **hog;
+	struct lr_test_hog hog;
 	struct lr_mempool *mp;
 	void **objs;
 
@@ -651,26 +652,13 @@ test_pressure(void)
 	s0 = estats(mp);
 	LR_TEST_ASSERT(s0.objs >= n, "objs %u", s0.objs);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_info(s0.node, &zi), 0);
-	cap = (unsigned)zi.pages;
-	hog = malloc(cap * sizeof(*hog));
-	LR_TEST_ASSERT(hog != NULL, "malloc");
-	lr_test_log_begin();
-	while (nhog < cap) {
-		unsigned got =
-		    lr_alloc_pages_bulk(s0.node, 0, LR_ALLOC_THISNODE,
-					LR_MIN(64u, cap - nhog), hog + nhog);
-		if (got == 0)
-			break;
-		nhog += got;
-	}
-	lr_test_log_end();
+	if (lr_test_hog_node(&hog, s0.node, (unsigned)zi.pages) != 0)
+		return -1;
 	s = estats(mp);
-	if (nhog != 0)
-		lr_free_pages_bulk(hog, nhog, 0);
-	free(hog);
+	lr_test_hog_free(&hog);
 	printf("  took %u of %lu pages of node %d; the pool went from %u to "
 	       "%u objects\n",
-	       nhog, zi.pages, s0.node, s0.objs, s.objs);
+	       hog.n, zi.pages, s0.node, s0.objs, s.objs);
 	LR_TEST_ASSERT(s.shrunk_blocks > 0, "shrinker never gave a block");
 	LR_TEST_ASSERT(s.objs >= s.min_objs && s.objs < s0.objs,
 		       "objs %u -> %u", s0.objs, s.objs);

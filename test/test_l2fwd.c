@@ -776,15 +776,6 @@ clean_run(int r)
 	return check_clean_exit(outbuf);
 }
 
-/* The file prefix of base with this process's pid, without the option
- * ("<base>_<pid>"), into name. */
-static void
-prefix_name(char *name, size_t size, const char *base)
-{
-	lr_test_prefix_arg(name, size, base);
-	memmove(name, name + 14, strlen(name + 14) + 1);
-}
-
 static int
 test_sigint(void)
 {
@@ -864,7 +855,7 @@ test_stop_signals(void)
 	char name[96], what[512];
 
 	NEED_L2FWD();
-	prefix_name(name, sizeof(name), "test_l2fwd_stop");
+	lr_test_prefix_name(name, sizeof(name), "test_l2fwd_stop");
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
 		if (start_l2fwd(&c, name, NULL, "Forwarding on") != 0)
 			return -1;
@@ -908,7 +899,7 @@ test_stop_during_init(void)
 	char name[96], what[512], sig[32];
 
 	NEED_L2FWD();
-	prefix_name(name, sizeof(name), "test_l2fwd_initsig");
+	lr_test_prefix_name(name, sizeof(name), "test_l2fwd_initsig");
 	snprintf(sig, sizeof(sig), "%d", SIGHUP);
 	if (start_l2fwd(&c, name, sig, NULL) != 0)
 		return -1;
