@@ -312,6 +312,11 @@ check_bad_values() {
 		--mbufs 100
 	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
 		"--bursts '100001'" --mbufs 1024 --bursts 100001
+	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
+		"--period-ms '0': expected a number from 1" --mbufs 1024 \
+		--period-ms 0
+	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
+		"lr-elastic-bench: --mbufs is required" --bursts 3
 	# 2^32 + 512 is not 512
 	check_bad_value "$A/l2fwd/lr-l2fwd-ring-bench" \
 		"--inflight '4294967808'" --inflight 4294967808

@@ -96,12 +96,14 @@ int lr_app_getopt(int argc, char **argv, const char *optstring,
 
 /** One whole-number option of a program's own (lr_app_parse_nums()):
  *  --name (and -c when the table allows short options) read by
- *  lr_app_parse_num() from min to max into *v. */
+ *  lr_app_parse_num() from min to max into *v; with hi, a range read by
+ *  lr_app_parse_range() (max at most UINT_MAX) into *v and *hi. */
 struct lr_app_num_opt {
 	const char *name;
 	int c;
 	unsigned long min, max;
 	unsigned long *v;
+	unsigned long *hi;
 };
 
 /** The own options of a program that takes whole numbers only: usage,

@@ -76,6 +76,7 @@ take_num(int c, const char *arg, void *ctx)
 	const struct nums_ctx *x = ctx;
 	const struct lr_app_num_opt *o = x->nums->opt;
 	unsigned long v;
+	unsigned lo, hi;
 	char name[64];
 
 	while (o->name != NULL && o->c != c)
@@ -83,6 +84,14 @@ take_num(int c, const char *arg, void *ctx)
 	if (o->name == NULL)
 		return -1; /* getopt returns none but the table's */
 	typed_name(x->argv, arg, name, sizeof(name));
+	if (o->hi != NULL) {
+		if (lr_app_parse_range(x->argv[0], name, arg, (unsigned)o->min,
+				       (unsigned)o->max, &lo, &hi) < 0)
+			return -1;
+		*o->v = lo;
+		*o->hi = hi;
+		return 0;
+	}
 	if (lr_app_parse_num(x->argv[0], name, arg, o->min, o->max, &v) < 0)
 		return -1;
 	*o->v = v;

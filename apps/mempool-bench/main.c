@@ -187,9 +187,9 @@ main(int argc, char **argv)
 {
 	static const struct lr_app app = {PROG, usage};
 	static const struct lr_app_num_opt opt[] = {
-	    {"objs", 'o', 128, UINT32_MAX, &objs_per_run},
-	    {"reps", 'r', 1, UINT32_MAX, &reps},
-	    {NULL, 0, 0, 0, NULL},
+	    {"objs", 'o', 128, UINT32_MAX, &objs_per_run, NULL},
+	    {"reps", 'r', 1, UINT32_MAX, &reps, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
 	};
 	static struct lr_app_nums nums = {usage, 0, opt};
 	int status;

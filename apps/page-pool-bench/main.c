@@ -381,9 +381,9 @@ main(int argc, char **argv)
 {
 	static const struct lr_app app = {PROG, usage};
 	static const struct lr_app_num_opt opt[] = {
-	    {"pages", 'n', 4 * WINDOW, UINT32_MAX, &npages},
-	    {"repeats", 'r', 1, UINT32_MAX, &repeats},
-	    {NULL, 0, 0, 0, NULL},
+	    {"pages", 'n', 4 * WINDOW, UINT32_MAX, &npages, NULL},
+	    {"repeats", 'r', 1, UINT32_MAX, &repeats, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
 	};
 	static struct lr_app_nums nums = {usage, 1, opt};
 	char *defargs[] = {argv[0],

@@ -297,9 +297,9 @@ main(int argc, char **argv)
 {
 	static const struct lr_app app = {PROG, usage};
 	static const struct lr_app_num_opt opt[] = {
-	    {"iterations", 'i', 1, UINT32_MAX, &iterations},
-	    {"runs", 'r', 1, MAX_RUNS, &runs},
-	    {NULL, 0, 0, 0, NULL},
+	    {"iterations", 'i', 1, UINT32_MAX, &iterations, NULL},
+	    {"runs", 'r', 1, MAX_RUNS, &runs, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
 	};
 	static struct lr_app_nums nums = {usage, 0, opt};
 	struct lr_ring *r;
