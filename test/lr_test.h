@@ -508,8 +508,15 @@ lr_test_fd_count(void)
 	return n;
 }
 
+/** An int argument of a case in a static table of cases: {"name", NULL,
+ *  fn_arg, LR_TEST_ARG(1)}; fn_arg reads it with LR_TEST_INT(arg). */
+#define LR_TEST_ARG(v) ((const void *)&(const int){v})
+/** The int of LR_TEST_ARG() in fn_arg's arg. */
+#define LR_TEST_INT(arg) (*(const int *)(arg))
+
 /** One test case: fn(), or (fn NULL) fn_arg(arg), for cases that are
  *  one body run with the numbers of a table row. */
+
 struct lr_test_case {
 	const char *name;
 	int (*fn)(void);

@@ -247,8 +247,9 @@ fwd_pair_up(struct pair *pr, const char *name, unsigned out_size,
 /* Forward nseq packets (alternating sides, in chunks of up to 50) on the
  * calling lcore, stepping the loop; every packet must arrive once. */
 static int
-run_forward(int mac_updating)
+run_forward(const void *arg)
 {
+	const int mac_updating = LR_TEST_INT(arg);
 	enum { NSEQ = 20000 };
 	static uint8_t seen[NSEQ];
 	struct pair pr;
@@ -313,18 +314,6 @@ run_forward(int mac_updating)
 		return -1;
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	return 0;
-}
-
-static int
-test_forward_every_packet(void)
-{
-	return run_forward(1);
-}
-
-static int
-test_forward_no_mac_updating(void)
-{
-	return run_forward(0);
 }
 
 /* Fewer than a burst, then a round that receives nothing: out at once,
@@ -1193,8 +1182,8 @@ test_ring_bench_two_lcores(void)
 }
 
 static const struct lr_test_case cases[] = {
-    {"forward_every_packet", test_forward_every_packet},
-    {"forward_no_mac_updating", test_forward_no_mac_updating},
+    {"forward_every_packet", NULL, run_forward, LR_TEST_ARG(1)},
+    {"forward_no_mac_updating", NULL, run_forward, LR_TEST_ARG(0)},
     {"idle_flush", test_idle_flush},
     {"drain_timer", test_drain_timer},
     {"drain_kicks_idle_ports", test_drain_kicks_idle_ports},

@@ -263,8 +263,9 @@ no_mbuf_leak(void)
 /* Read a file through net_pcap0, write it with net_pcap1 from a loop in
  * the test, compare. */
 static int
-loop_case(int nano)
+loop_case(const void *arg)
 {
+	const int nano = LR_TEST_INT(arg);
 	char in[128], out[128];
 	struct lr_eth_stats st;
 	int a, b;
@@ -318,18 +319,6 @@ loop_case(int nano)
 	if (no_mbuf_leak())
 		return -1;
 	return check_pcap(out, NB_FRAMES, nano);
-}
-
-static int
-test_loop_us(void)
-{
-	return loop_case(0);
-}
-
-static int
-test_loop_ns(void)
-{
-	return loop_case(1);
 }
 
 /* lr-l2fwd, beside this test in the build tree, into buf. */
@@ -416,7 +405,7 @@ test_tcpdump(void)
 	path_in_dir(out, sizeof(out), "loop_ns_out.pcap");
 	if (file_size(out) <= 0) {
 		/* Made by loop_ns; run it first when this case runs alone. */
-		if (test_loop_ns() != 0)
+		if (loop_case(LR_TEST_ARG(1)) != 0)
 			return -1;
 	}
 	snprintf(cmd, sizeof(cmd), "tcpdump -nn -e -r '%s' 2>&1", out);
@@ -1245,8 +1234,8 @@ test_offload_cksum(void)
 }
 
 static const struct lr_test_case cases[] = {
-    {"loop_us", test_loop_us},
-    {"loop_ns", test_loop_ns},
+    {"loop_us", NULL, loop_case, LR_TEST_ARG(0)},
+    {"loop_ns", NULL, loop_case, LR_TEST_ARG(1)},
     {"l2fwd", test_l2fwd},
     {"offload_cksum", test_offload_cksum},
     {"tcpdump", test_tcpdump},
