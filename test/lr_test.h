@@ -162,6 +162,47 @@ lr_test_eal_init(const char *name, unsigned mem_mb)
 	return -1;
 }
 
+/* The folder of lr_test_private_dir(). */
+static inline char *
+lr_test_private_dir_(void)
+{
+	static char dir[64];
+
+	return dir;
+}
+
+/* At exit: remove lr_test_private_dir()'s folder (LR_TEST_KEEP: keep). */
+static inline void
+lr_test_private_dir_rm_(void)
+{
+	const char *dir = lr_test_private_dir_();
+	char cmd[128];
+
+	if (dir[0] == '\0' || getenv("LR_TEST_KEEP") != NULL)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/** Make the private folder /tmp/<name>.XXXXXX of a test program (name at
+ *  most 40 bytes), removed with what it holds when the program exits,
+ *  kept when LR_TEST_KEEP is set: its path, or NULL after a message. */
+static inline const char *
+lr_test_private_dir(const char *name)
+{
+	char *dir = lr_test_private_dir_();
+
+	snprintf(dir, 64, "/tmp/%.40s.XXXXXX", name);
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		dir[0] = '\0';
+		return NULL;
+	}
+	atexit(lr_test_private_dir_rm_);
+	return dir;
+}
+
 /** Free 2 MiB hugepages of the machine (0 when it has none or says
  *  nothing): cases that need hugepages skip or fall back below a count. */
 static inline long

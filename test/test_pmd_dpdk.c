@@ -994,18 +994,8 @@ static char l2fwd_bin[4096];
 static int
 find_l2fwd(void)
 {
-	ssize_t n =
-	    readlink("/proc/self/exe", l2fwd_bin, sizeof(l2fwd_bin) - 64);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	l2fwd_bin[n] = '\0';
-	slash = strrchr(l2fwd_bin, '/');
-	if (slash == NULL)
-		return -1;
-	strcpy(slash, "/../apps/l2fwd/lr-l2fwd");
-	return access(l2fwd_bin, X_OK);
+	return lr_test_build_path(l2fwd_bin, sizeof(l2fwd_bin),
+				  "apps/l2fwd/lr-l2fwd");
 }
 
 /* Run lr-l2fwd with argv (after its path); output into out; exit code. */

@@ -36,7 +36,7 @@
 #define BURST	  32
 
 static struct lr_mempool *pool;
-static char dir[64];
+static const char *dir;
 
 /* ------------------------------------------------------------------ */
 /* Log capture. */
@@ -1092,18 +1092,6 @@ test_corrupt_record(void)
 	return no_mbuf_leak();
 }
 
-static void
-remove_dir(void)
-{
-	char cmd[128];
-
-	if (dir[0] == '\0' || getenv("LR_TEST_KEEP"))
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
 /* ------------------------------------------------------------------ */
 /* Offloads: frames asking for checksums are written complete. */
 
@@ -1258,12 +1246,9 @@ main(int argc, char **argv)
 		       "-Ddisable_drivers)\n");
 		return LR_TEST_SKIP;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/test_pmd_pcap.XXXXXX");
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
+	dir = lr_test_private_dir("test_pmd_pcap");
+	if (dir == NULL)
 		return 1;
-	}
-	atexit(remove_dir);
 	make_frames();
 	return lr_test_run("pmd_pcap", cases, (int)LR_DIM(cases), argc, argv);
 }
