@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "lr_eal.h"
+#include "lr_errno.h"
 #include "lr_log.h"
+#include "lr_mbuf.h"
 
 /** Return value of a case that could not run here (say why first). */
 #define LR_TEST_SKIP 77
@@ -160,6 +162,29 @@ lr_test_eal_init(const char *name, unsigned mem_mb)
 		return 0;
 	fprintf(stderr, "%s: lr_eal_init failed\n", name);
 	return -1;
+}
+
+/**
+ * The EAL of test program name (lr_test_eal_init() with mem_mb MiB, when
+ * it is not up) and the program's mbuf pool, named name: n mbufs of the
+ * default size, cache cache. Made at the first call; later calls return
+ * the same pool. The pool, or NULL after a message.
+ */
+static inline struct lr_mempool *
+lr_test_eal_pool(const char *name, unsigned mem_mb, unsigned n, unsigned cache)
+{
+	static struct lr_mempool *pool;
+
+	if (pool != NULL)
+		return pool;
+	if (!lr_eal_initialized() && lr_test_eal_init(name, mem_mb) < 0)
+		return NULL;
+	pool = lr_pktmbuf_pool_create(
+	    name, n, cache, 0, LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	if (pool == NULL)
+		fprintf(stderr, "%s: mbuf pool: %s\n", name,
+			lr_strerror(lr_errno));
+	return pool;
 }
 
 /* The folder of lr_test_private_dir(). */

@@ -41,16 +41,7 @@ lr_test_memif_setup(const char *name, const char **dir)
 static inline struct lr_mempool *
 lr_test_memif_eal(const char *name)
 {
-	static struct lr_mempool *pool;
-
-	if (pool != NULL)
-		return pool;
-	if (!lr_eal_initialized() && lr_test_eal_init(name, 128) < 0)
-		return NULL;
-	pool =
-	    lr_pktmbuf_pool_create(name, LR_TEST_MEMIF_POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool;
+	return lr_test_eal_pool(name, 128, LR_TEST_MEMIF_POOL_SIZE, 32);
 }
 
 /** Create, configure (nq rx and tx queues, rx mbufs from pool) and start

@@ -41,14 +41,8 @@ struct pair {
 static int
 eal_up(void)
 {
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_test_eal_init("test_l2fwd", 128) < 0)
-		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_l2fwd", POOL_SIZE, 64, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
+	pool = lr_test_eal_pool("test_l2fwd", 128, POOL_SIZE, 64);
+	return pool != NULL ? 0 : -1;
 }
 
 /* Two ports over application rings, nq queue pairs each (the test writes

@@ -62,13 +62,7 @@ static char ifname[IFNAMSIZ]; /* the tap of the current case */
 static int
 eal_up(void)
 {
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_test_eal_init("test_pmd_tap", 256) < 0)
-		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_tap", 4096, 64, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	pool = lr_test_eal_pool("test_pmd_tap", 256, 4096, 64);
 	return pool != NULL ? 0 : -1;
 }
 
