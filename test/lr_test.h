@@ -165,26 +165,33 @@ lr_test_eal_init(const char *name, unsigned mem_mb)
 }
 
 /**
- * The EAL of test program name (lr_test_eal_init() with mem_mb MiB, when
- * it is not up) and the program's mbuf pool, named name: n mbufs of the
- * default size, cache cache. Made at the first call; later calls return
- * the same pool. The pool, or NULL after a message.
+ * The mbuf pool of a test program (the EAL up), named name: n mbufs of
+ * the default size, cache cache. Made at the first call; later calls
+ * return the same pool. The pool, or NULL after a message.
  */
 static inline struct lr_mempool *
-lr_test_eal_pool(const char *name, unsigned mem_mb, unsigned n, unsigned cache)
+lr_test_pool(const char *name, unsigned n, unsigned cache)
 {
 	static struct lr_mempool *pool;
 
 	if (pool != NULL)
 		return pool;
-	if (!lr_eal_initialized() && lr_test_eal_init(name, mem_mb) < 0)
-		return NULL;
 	pool = lr_pktmbuf_pool_create(
 	    name, n, cache, 0, LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
 	if (pool == NULL)
 		fprintf(stderr, "%s: mbuf pool: %s\n", name,
 			lr_strerror(lr_errno));
 	return pool;
+}
+
+/** The EAL of test program name (lr_test_eal_init() with mem_mb MiB, when
+ *  it is not up), then lr_test_pool(name, n, cache). */
+static inline struct lr_mempool *
+lr_test_eal_pool(const char *name, unsigned mem_mb, unsigned n, unsigned cache)
+{
+	if (!lr_eal_initialized() && lr_test_eal_init(name, mem_mb) < 0)
+		return NULL;
+	return lr_test_pool(name, n, cache);
 }
 
 /* The folder of lr_test_private_dir(). */

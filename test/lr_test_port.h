@@ -19,10 +19,11 @@
 
 #include "lr_mempool.h"
 
-/** Start the EAL of program name once: lcore 0, 128 MiB of ordinary
- *  memory, file prefix <prefix><pid>. 1 when it started now, 0 when it
- *  was up already, -1 when it cannot start. */
-int lr_test_port_eal(const char *name, const char *prefix);
+/** Start the EAL of program name once (lcore 0, 128 MiB of ordinary
+ *  memory, file prefix <prefix><pid>), then lr_test_pool(name, n, cache):
+ *  the program's mbuf pool, or NULL after a message. */
+struct lr_mempool *lr_test_port_eal(const char *name, const char *prefix,
+				    unsigned n, unsigned cache);
 
 /** In a case: the EAL and pools set up by up() (0 when they are, at the
  *  first call or before), else the case fails; then every port closed

@@ -195,14 +195,9 @@ check_pcap(const char *path, unsigned n, int src_nano)
 static int
 eal_up(void)
 {
-	int r = lr_test_port_eal("test_pmd_pcap", "test_pmd_pcap");
-
-	if (r <= 0)
-		return r; /* up already, or cannot start */
 	pool =
-	    lr_pktmbuf_pool_create("test_pmd_pcap", POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
+	    lr_test_port_eal("test_pmd_pcap", "test_pmd_pcap", POOL_SIZE, 32);
+	return pool != NULL ? 0 : -1;
 }
 
 #define EAL_UP() LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed")
