@@ -156,6 +156,18 @@ gen_udp(uint16_t port)
 	return fd;
 }
 
+/* A one-queue tap port in ${P}gen (tap_in_gen(sfx)) and a UDP socket
+ * there to send to it from: 0 with *port and *fd, or -1 after a message. */
+static int
+tap_and_sender(const char *sfx, int *port, int *fd)
+{
+	*port = tap_in_gen(sfx, "", 1);
+	LR_TEST_ASSERT(*port >= 0, "tap port");
+	*fd = gen_udp(0);
+	LR_TEST_ASSERT(*fd >= 0, "UDP socket in %s", net.ns_gen);
+	return 0;
+}
+
 /* Send one datagram of len bytes from fd to 10.78.0.2:UDP_RX. */
 static int
 gen_send(int fd, const uint8_t *p, uint32_t len)
@@ -264,10 +276,8 @@ test_kernel_to_port(void)
 	int port, fd;
 
 	EAL_UP();
-	port = tap_in_gen("k", "", 1);
-	LR_TEST_ASSERT(port >= 0, "tap port");
-	fd = gen_udp(0);
-	LR_TEST_ASSERT(fd >= 0, "UDP socket in %s", net.ns_gen);
+	if (tap_and_sender("k", &port, &fd) != 0)
+		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = 1 + (i * 137) % 1400;
 
@@ -574,10 +584,8 @@ test_kernel_drops(void)
 	int port, fd;
 
 	EAL_UP();
-	port = tap_in_gen("d", "", 1);
-	LR_TEST_ASSERT(port >= 0, "tap port");
-	fd = gen_udp(0);
-	LR_TEST_ASSERT(fd >= 0, "UDP socket in %s", net.ns_gen);
+	if (tap_and_sender("d", &port, &fd) != 0)
+		return -1;
 	for (unsigned i = 0; i < n; i++)
 		LR_TEST_ASSERT_EQ(gen_send(fd, d, sizeof(d)), 0);
 	close(fd);
