@@ -26,7 +26,9 @@
 #include <unistd.h>
 
 #include "lr_eal.h"
+#include "lr_errno.h"
 #include "lr_log.h"
+#include "lr_mbuf.h"
 
 /** Return value of a case that could not run here (say why first). */
 #define LR_TEST_SKIP 77
@@ -127,6 +129,17 @@ lr_test_prefix_arg(char *buf, size_t len, const char *name)
 	return buf;
 }
 
+/** The prefix of lr_test_prefix_arg() without the option, "<name>_<pid>",
+ *  into buf (len bytes); returns buf. */
+static inline char *
+lr_test_prefix_name(char *buf, size_t len, const char *name)
+{
+	int pid = *lr_test_main_pid();
+
+	snprintf(buf, len, "%s_%d", name, pid ? pid : (int)getpid());
+	return buf;
+}
+
 /**
  * Start the EAL for a test program on ordinary memory: lcores 0-1 (only 0
  * when the machine has one CPU), mem_mb MiB, prefix "<name>_<pid>". Every
@@ -149,6 +162,95 @@ lr_test_eal_init(const char *name, unsigned mem_mb)
 		return 0;
 	fprintf(stderr, "%s: lr_eal_init failed\n", name);
 	return -1;
+}
+
+/**
+ * The mbuf pool of a test program (the EAL up), named name: n mbufs of
+ * the default size, cache cache. Made at the first call; later calls
+ * return the same pool. The pool, or NULL after a message.
+ */
+static inline struct lr_mempool *
+lr_test_pool(const char *name, unsigned n, unsigned cache)
+{
+	static struct lr_mempool *pool;
+
+	if (pool != NULL)
+		return pool;
+	pool = lr_pktmbuf_pool_create(
+	    name, n, cache, 0, LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	if (pool == NULL)
+		fprintf(stderr, "%s: mbuf pool: %s\n", name,
+			lr_strerror(lr_errno));
+	return pool;
+}
+
+/** The EAL of test program name (lr_test_eal_init() with mem_mb MiB, when
+ *  it is not up), then lr_test_pool(name, n, cache). */
+static inline struct lr_mempool *
+lr_test_eal_pool(const char *name, unsigned mem_mb, unsigned n, unsigned cache)
+{
+	if (!lr_eal_initialized() && lr_test_eal_init(name, mem_mb) < 0)
+		return NULL;
+	return lr_test_pool(name, n, cache);
+}
+
+/* The folder of lr_test_private_dir(). */
+static inline char *
+lr_test_private_dir_(void)
+{
+	static char dir[64];
+
+	return dir;
+}
+
+/* At exit: remove lr_test_private_dir()'s folder (LR_TEST_KEEP: keep). */
+static inline void
+lr_test_private_dir_rm_(void)
+{
+	const char *dir = lr_test_private_dir_();
+	char cmd[128];
+
+	if (dir[0] == '\0' || getenv("LR_TEST_KEEP") != NULL)
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/** Make the private folder /tmp/<name>.XXXXXX of a test program (name at
+ *  most 40 bytes), removed with what it holds when the program exits,
+ *  kept when LR_TEST_KEEP is set: its path, or NULL after a message. */
+static inline const char *
+lr_test_private_dir(const char *name)
+{
+	char *dir = lr_test_private_dir_();
+
+	snprintf(dir, 64, "/tmp/%.40s.XXXXXX", name);
+	if (mkdtemp(dir) == NULL) {
+		perror("mkdtemp");
+		dir[0] = '\0';
+		return NULL;
+	}
+	atexit(lr_test_private_dir_rm_);
+	return dir;
+}
+
+/** Free 2 MiB hugepages of the machine (0 when it has none or says
+ *  nothing): cases that need hugepages skip or fall back below a count. */
+static inline long
+lr_test_free_hugepages_2m(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
+			"free_hugepages",
+			"r");
+	long v = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
 }
 
 /** LR_TEST_SCALE (0 < scale <= 1) from the environment, else 1: how much
@@ -479,8 +581,15 @@ lr_test_fd_count(void)
 	return n;
 }
 
+/** An int argument of a case in a static table of cases: {"name", NULL,
+ *  fn_arg, LR_TEST_ARG(1)}; fn_arg reads it with LR_TEST_INT(arg). */
+#define LR_TEST_ARG(v) ((const void *)&(const int){v})
+/** The int of LR_TEST_ARG() in fn_arg's arg. */
+#define LR_TEST_INT(arg) (*(const int *)(arg))
+
 /** One test case: fn(), or (fn NULL) fn_arg(arg), for cases that are
  *  one body run with the numbers of a table row. */
+
 struct lr_test_case {
 	const char *name;
 	int (*fn)(void);

@@ -22,19 +22,6 @@
 /** Mbufs of the tests' pool. */
 #define LR_TEST_MEMIF_POOL_SIZE 8192
 
-/* The folder of this test program, for the exit handler. */
-static char lr_test_memif_dir_[64];
-
-static void
-lr_test_memif_rm_dir_(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", lr_test_memif_dir_);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", lr_test_memif_dir_);
-}
-
 /** Before the cases: LR_TEST_SKIP when net_memif is not built in, else
  *  make the private folder /tmp/<name>.XXXXXX (removed at exit) and return
  *  its path in *dir: 0, or 1 after a message. */
@@ -45,15 +32,8 @@ lr_test_memif_setup(const char *name, const char **dir)
 		printf("skip: net_memif is not built in\n");
 		return LR_TEST_SKIP;
 	}
-	snprintf(lr_test_memif_dir_, sizeof(lr_test_memif_dir_),
-		 "/tmp/%s.XXXXXX", name);
-	if (mkdtemp(lr_test_memif_dir_) == NULL) {
-		perror("mkdtemp");
-		return 1;
-	}
-	atexit(lr_test_memif_rm_dir_);
-	*dir = lr_test_memif_dir_;
-	return 0;
+	*dir = lr_test_private_dir(name);
+	return *dir != NULL ? 0 : 1;
 }
 
 /** The EAL (ordinary memory, a prefix of name and the pid) and the
@@ -61,16 +41,7 @@ lr_test_memif_setup(const char *name, const char **dir)
 static inline struct lr_mempool *
 lr_test_memif_eal(const char *name)
 {
-	static struct lr_mempool *pool;
-
-	if (pool != NULL)
-		return pool;
-	if (!lr_eal_initialized() && lr_test_eal_init(name, 128) < 0)
-		return NULL;
-	pool =
-	    lr_pktmbuf_pool_create(name, LR_TEST_MEMIF_POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool;
+	return lr_test_eal_pool(name, 128, LR_TEST_MEMIF_POOL_SIZE, 32);
 }
 
 /** Create, configure (nq rx and tx queues, rx mbufs from pool) and start

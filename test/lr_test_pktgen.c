@@ -342,10 +342,23 @@ start_pktgen(struct lr_test_child *c, const char *name, const char *opts,
 	char args[1024], pfx[128];
 
 	snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
-	snprintf(
-	    args, sizeof(args),
-	    "--no-huge -m 160 -l 0 --vdev net_ring0 --vdev net_ring1 -- %s",
-	    opts);
+	snprintf(args, sizeof(args),
+		 "--no-huge -m 160 -l 0 " PG_RING_VDEVS " -- %s", opts);
+	return spawn_pktgen(c, pfx, args, ready);
+}
+
+int
+start_ctl(struct lr_test_child *c, char *sock, size_t size, const char *name,
+	  const char *vdevs, const char *opts, const char *ready)
+{
+	char args[2048], base[64], pfx[96];
+
+	/* tmpdir is /tmp/test_pktgen_<x>.XXXXXX: the bounds never cut */
+	snprintf(sock, size, "%.60s/%.32s.sock", tmpdir, name);
+	snprintf(base, sizeof(base), "pgctl_%s", name);
+	lr_test_prefix_arg(pfx, sizeof(pfx), base);
+	snprintf(args, sizeof(args), "--no-huge -m 160 -l 0 %s -- %s --ctl %s",
+		 vdevs, opts, sock);
 	return spawn_pktgen(c, pfx, args, ready);
 }
 

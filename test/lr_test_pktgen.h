@@ -138,6 +138,16 @@ int start_pktgen(struct lr_test_child *c, const char *name, const char *opts,
  *  printed that. 0, or -1 after a message (the program killed). */
 int spawn_pktgen(struct lr_test_child *c, const char *pfx, char *args,
 		 const char *ready);
+/** The EAL options of start_pktgen()'s ports: a net_ring pair. */
+#define PG_RING_VDEVS "--vdev net_ring0 --vdev net_ring1"
+/** Start lr-pktgen with a control socket <tmpdir>/<name>.sock (into sock,
+ *  size bytes; tmpdir and name short enough for sun_path), file prefix
+ *  pgctl_<name>_<pid>: the EAL options vdevs, then the program's opts and
+ *  --ctl. With ready, wait until it printed that. 0, or -1 after a
+ *  message (the program killed). */
+int start_ctl(struct lr_test_child *c, char *sock, size_t size,
+	      const char *name, const char *vdevs, const char *opts,
+	      const char *ready);
 /** Seconds since t0 (CLOCK_MONOTONIC). */
 double since(const struct timespec *t0);
 /** Integer at a path of dot-separated keys in j; -1 if missing. */

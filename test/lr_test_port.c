@@ -15,17 +15,29 @@
 #include "lr_test.h"
 #include "lr_test_port.h"
 
-int
-lr_test_port_eal(const char *name, const char *prefix)
+struct lr_mempool *
+lr_test_port_eal(const char *name, const char *prefix, unsigned n,
+		 unsigned cache)
 {
 	char pfx[64];
 	char *argv[] = {(char *)name, "-l",  "0", "--no-huge",
 			"-m",	      "128", pfx, NULL};
 
-	if (lr_eal_initialized())
-		return 0;
 	snprintf(pfx, sizeof(pfx), "--file-prefix=%s%d", prefix, (int)getpid());
-	return lr_eal_init(7, argv) < 0 ? -1 : 1;
+	if (!lr_eal_initialized() && lr_eal_init(7, argv) < 0) {
+		fprintf(stderr, "%s: lr_eal_init failed\n", name);
+		return NULL;
+	}
+	return lr_test_pool(name, n, cache);
+}
+
+void
+lr_test_ports_close(void)
+{
+	uint16_t p;
+
+	LR_ETH_FOREACH_DEV(p)
+	lr_eth_dev_close(p);
 }
 
 int

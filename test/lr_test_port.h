@@ -2,9 +2,10 @@
 /*
  * lr_test_port.h - what the driver and ethdev test programs
  * (test_pmd_af_packet.c, test_pmd_pcap.c, test_pmd_af_xdp_setup.c,
- * test_l2fwd.c, test_ethdev.c) share, in lr_test_port.c: a port
- * configured and started in one call, devargs that must be refused with a
- * clear message, a case body run in a child process (one that drops
+ * test_pmd_tap.c, test_l2fwd.c, test_ethdev.c, test_elastic.c) share, in
+ * lr_test_port.c: the EAL up and leftover ports closed at a case's start,
+ * a port configured and started in one call, devargs that must be refused with
+ * a clear message, a case body run in a child process (one that drops
  * capabilities or enters a namespace), pools checked to have every mbuf
  * back.
  *
@@ -18,10 +19,23 @@
 
 #include "lr_mempool.h"
 
-/** Start the EAL of program name once: lcore 0, 128 MiB of ordinary
- *  memory, file prefix <prefix><pid>. 1 when it started now, 0 when it
- *  was up already, -1 when it cannot start. */
-int lr_test_port_eal(const char *name, const char *prefix);
+/** Start the EAL of program name once (lcore 0, 128 MiB of ordinary
+ *  memory, file prefix <prefix><pid>), then lr_test_pool(name, n, cache):
+ *  the program's mbuf pool, or NULL after a message. */
+struct lr_mempool *lr_test_port_eal(const char *name, const char *prefix,
+				    unsigned n, unsigned cache);
+
+/** In a case: the EAL and pools set up by up() (0 when they are, at the
+ *  first call or before), else the case fails; then every port closed
+ *  (what a failed case left behind). */
+#define LR_TEST_PORT_UP(up)                                                    \
+	do {                                                                   \
+		LR_TEST_ASSERT(up() == 0, "EAL/pool setup failed");            \
+		lr_test_ports_close();                                         \
+	} while (0)
+
+/** Close every port there is. */
+void lr_test_ports_close(void);
 
 /** Configure port with nq receive and transmit queues of nb_desc
  *  descriptors each (receive mbufs from mp, any socket) and start it; 0,

@@ -296,6 +296,10 @@ check_bad_values() {
 	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
 		"--objs '5': expected a number from 128" --objs 5
 	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" "-r '0'" -r 0
+	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" \
+		"--repeats '0': expected a number from 1" --repeats=0
+	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
+		"lr-mempool-bench: option '--reps' needs a value" --reps
 	check_bad_value "$A/pagealloc-bench/lr-pagealloc-bench" \
 		"--window-ms '0': expected a number from 1 to 60000" \
 		--window-ms 0
@@ -308,6 +312,11 @@ check_bad_values() {
 		--mbufs 100
 	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
 		"--bursts '100001'" --mbufs 1024 --bursts 100001
+	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
+		"--period-ms '0': expected a number from 1" --mbufs 1024 \
+		--period-ms 0
+	check_bad_value "$A/elastic-bench/lr-elastic-bench" \
+		"lr-elastic-bench: --mbufs is required" --bursts 3
 	# 2^32 + 512 is not 512
 	check_bad_value "$A/l2fwd/lr-l2fwd-ring-bench" \
 		"--inflight '4294967808'" --inflight 4294967808

@@ -368,26 +368,11 @@ test_no_huge(void)
 }
 
 static int
-have_free_hugepages(unsigned n)
-{
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages",
-			"r");
-	long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v >= (long)n;
-}
-
-static int
 test_hugepages(void)
 {
 	const char *args[] = { "-l", "0", "-m", "16", PREFIX "_huge" };
 
-	if (!have_free_hugepages(8) || !lr_numa_available()) {
+	if (lr_test_free_hugepages_2m() < 8 || !lr_numa_available()) {
 		printf("skip: no free 2 MiB hugepages (or no NUMA syscalls, as under qemu-user)\n");
 		return LR_TEST_SKIP;
 	}
@@ -427,7 +412,8 @@ test_hugefile_in_use(void)
 	char name[96], path[PATH_MAX], out[4096];
 	struct stat st;
 
-	if (mnt == NULL || !have_free_hugepages(2) || !lr_numa_available()) {
+	if (mnt == NULL || lr_test_free_hugepages_2m() < 2 ||
+	    !lr_numa_available()) {
 		printf("skip: no writable hugetlbfs mount with free hugepages\n");
 		return LR_TEST_SKIP;
 	}
@@ -839,7 +825,7 @@ test_stale_sweep_own_prefix(void)
 	snprintf(vpfx, sizeof(vpfx), "%smap_victim", mpfx);
 	int go[2], ready[2], st;
 
-	if (!have_free_hugepages(2) || !lr_numa_available()) {
+	if (lr_test_free_hugepages_2m() < 2 || !lr_numa_available()) {
 		printf("skip: no free 2 MiB hugepages (or no NUMA syscalls)\n");
 		return LR_TEST_SKIP;
 	}

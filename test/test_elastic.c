@@ -22,6 +22,8 @@
 #include "lr_pagealloc.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_pagealloc.h"
+#include "lr_test_port.h"
 #include "pagealloc_test.h"
 
 static double scale = 1.0;
@@ -277,22 +279,6 @@ test_idle_shrink(void)
 	return 0;
 }
 
-/* Configure and start port with nq rx and tx queues of nb_desc. */
-static int
-port_up(uint16_t port, uint16_t nq, uint16_t nb_desc, struct lr_mempool *mp)
-{
-	int ret = lr_eth_dev_configure(port, nq, nq, NULL);
-
-	for (uint16_t q = 0; ret == 0 && q < nq; q++) {
-		ret = lr_eth_rx_queue_setup(port, q, nb_desc, LR_SOCKET_ID_ANY,
-					    NULL, mp);
-		if (ret == 0)
-			ret = lr_eth_tx_queue_setup(port, q, nb_desc,
-						    LR_SOCKET_ID_ANY, NULL);
-	}
-	return ret ? ret : lr_eth_dev_start(port);
-}
-
 static int
 port_create(const char *devargs, const char *name, uint16_t *port)
 {
@@ -331,8 +317,8 @@ test_ring_backlog(void)
 	LR_TEST_ASSERT(port_create("net_ring0", "net_ring0", &p0) == 0 &&
 			   port_create("net_ring1", "net_ring1", &p1) == 0,
 		       "net_ring ports: %s", lr_strerror(lr_errno));
-	LR_TEST_ASSERT_EQ(port_up(p0, 2, nframes / 2, mp), 0);
-	LR_TEST_ASSERT_EQ(port_up(p1, 2, nframes / 2, mp), 0);
+	LR_TEST_ASSERT_EQ(lr_test_port_start(p0, 2, nframes / 2, mp), 0);
+	LR_TEST_ASSERT_EQ(lr_test_port_start(p1, 2, nframes / 2, mp), 0);
 	while (sent < nframes) {
 		unsigned k = LR_MIN(32u, nframes - sent), t;
 		uint16_t q = sent >= nframes / 2;
@@ -415,7 +401,7 @@ test_max_bound(void)
 	LR_TEST_ASSERT(port_create("net_null5,size=64", "net_null5", &port) ==
 			   0,
 		       "net_null5: %s", lr_strerror(lr_errno));
-	LR_TEST_ASSERT_EQ(port_up(port, 1, 256, mp), 0);
+	LR_TEST_ASSERT_EQ(lr_test_port_start(port, 1, 256, mp), 0);
 	/* Hold every packet until receives come back empty a few times. */
 	while (n + 32 <= HOLD && empty < 4) {
 		uint16_t k = lr_eth_rx_burst(port, 0, held + n, 32);
@@ -644,10 +630,10 @@ test_bad_puts(void)
 static int
 test_pressure(void)
 {
-	unsigned n, nhog = 0, cap;
+	unsigned n;
 	struct lr_mempool_elastic_stats s, s0;
 	struct lr_pagealloc_zone_info zi;
-	struct lr_page **hog;
+	struct lr_test_hog hog;
 	struct lr_mempool *mp;
 	void **objs;
 
@@ -666,26 +652,13 @@ test_pressure(void)
 	s0 = estats(mp);
 	LR_TEST_ASSERT(s0.objs >= n, "objs %u", s0.objs);
 	LR_TEST_ASSERT_EQ(lr_pagealloc_zone_info(s0.node, &zi), 0);
-	cap = (unsigned)zi.pages;
-	hog = malloc(cap * sizeof(*hog));
-	LR_TEST_ASSERT(hog != NULL, "malloc");
-	lr_test_log_begin();
-	while (nhog < cap) {
-		unsigned got =
-		    lr_alloc_pages_bulk(s0.node, 0, LR_ALLOC_THISNODE,
-					LR_MIN(64u, cap - nhog), hog + nhog);
-		if (got == 0)
-			break;
-		nhog += got;
-	}
-	lr_test_log_end();
+	if (lr_test_hog_node(&hog, s0.node, (unsigned)zi.pages) != 0)
+		return -1;
 	s = estats(mp);
-	if (nhog != 0)
-		lr_free_pages_bulk(hog, nhog, 0);
-	free(hog);
+	lr_test_hog_free(&hog);
 	printf("  took %u of %lu pages of node %d; the pool went from %u to "
 	       "%u objects\n",
-	       nhog, zi.pages, s0.node, s0.objs, s.objs);
+	       hog.n, zi.pages, s0.node, s0.objs, s.objs);
 	LR_TEST_ASSERT(s.shrunk_blocks > 0, "shrinker never gave a block");
 	LR_TEST_ASSERT(s.objs >= s.min_objs && s.objs < s0.objs,
 		       "objs %u -> %u", s0.objs, s.objs);

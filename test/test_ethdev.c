@@ -44,14 +44,10 @@ eal_up(void)
 	    "net_ring8",
 	    NULL};
 
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_eal_init(11, argv) < 0)
+	if (!lr_eal_initialized() && lr_eal_init(11, argv) < 0)
 		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_ethdev", POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
+	pool = lr_test_pool("test_ethdev", POOL_SIZE, 32);
+	return pool != NULL ? 0 : -1;
 }
 
 #define EAL_UP() LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed")

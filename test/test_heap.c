@@ -9,33 +9,15 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lr_eal.h"
 #include "lr_mbuf.h"
 #include "lr_mempool.h"
 #include "lr_test.h"
+#include "lr_test_port.h"
 
 #define MIB ((size_t)1 << 20)
-
-/* Run fn in a child; its result (0 pass, -1 fail). */
-static int
-in_child(int (*fn)(void))
-{
-	pid_t pid;
-	int st;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		_exit(fn() == 0 ? 0 : 1);
-	LR_TEST_ASSERT(pid > 0, "fork");
-	LR_TEST_ASSERT(waitpid(pid, &st, 0) == pid, "waitpid");
-	LR_TEST_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		       "child failed (status %#x)", st);
-	return 0;
-}
 
 static int
 bad_sizes_body(void)
@@ -53,7 +35,7 @@ bad_sizes_body(void)
 static int
 test_bad_sizes(void)
 {
-	return in_child(bad_sizes_body);
+	return lr_test_in_child(bad_sizes_body);
 }
 
 /* A 32 MiB heap over LR_HEAP_MB=16: 4096 mbufs of 2 KiB fit, 16384 (about
@@ -91,7 +73,7 @@ small_heap_body(void)
 static int
 test_small_heap(void)
 {
-	return in_child(small_heap_body);
+	return lr_test_in_child(small_heap_body);
 }
 
 /* The issue's case: 131071 mbufs of 2 KiB do not fit the 256 MiB default;
@@ -115,7 +97,7 @@ large_pool_body(void)
 static int
 test_large_pool(void)
 {
-	return in_child(large_pool_body);
+	return lr_test_in_child(large_pool_body);
 }
 
 static const struct lr_test_case cases[] = {

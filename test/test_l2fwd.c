@@ -41,14 +41,8 @@ struct pair {
 static int
 eal_up(void)
 {
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_test_eal_init("test_l2fwd", 128) < 0)
-		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_l2fwd", POOL_SIZE, 64, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
+	pool = lr_test_eal_pool("test_l2fwd", 128, POOL_SIZE, 64);
+	return pool != NULL ? 0 : -1;
 }
 
 /* Two ports over application rings, nq queue pairs each (the test writes
@@ -247,8 +241,9 @@ fwd_pair_up(struct pair *pr, const char *name, unsigned out_size,
 /* Forward nseq packets (alternating sides, in chunks of up to 50) on the
  * calling lcore, stepping the loop; every packet must arrive once. */
 static int
-run_forward(int mac_updating)
+run_forward(const void *arg)
 {
+	const int mac_updating = LR_TEST_INT(arg);
 	enum { NSEQ = 20000 };
 	static uint8_t seen[NSEQ];
 	struct pair pr;
@@ -313,18 +308,6 @@ run_forward(int mac_updating)
 		return -1;
 	LR_TEST_ASSERT_EQ(lr_eth_dev_validate(), 0);
 	return 0;
-}
-
-static int
-test_forward_every_packet(void)
-{
-	return run_forward(1);
-}
-
-static int
-test_forward_no_mac_updating(void)
-{
-	return run_forward(0);
 }
 
 /* Fewer than a burst, then a round that receives nothing: out at once,
@@ -776,15 +759,6 @@ clean_run(int r)
 	return check_clean_exit(outbuf);
 }
 
-/* The file prefix of base with this process's pid, without the option
- * ("<base>_<pid>"), into name. */
-static void
-prefix_name(char *name, size_t size, const char *base)
-{
-	lr_test_prefix_arg(name, size, base);
-	memmove(name, name + 14, strlen(name + 14) + 1);
-}
-
 static int
 test_sigint(void)
 {
@@ -810,22 +784,6 @@ test_sigint(void)
 	return 0;
 }
 
-static long
-free_hugepages_2m(void)
-{
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
-			"free_hugepages",
-			"r");
-	long v = 0;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
 /* Start lr-l2fwd on two null ports with prefix name, -T 1, with
  * LR_EAL_TEST_RAISE=raise_at in its environment (NULL: none). 0 once it printed
  * ready (NULL: don't wait), -1 after a message. */
@@ -839,7 +797,7 @@ start_l2fwd(struct lr_test_child *c, const char *name, const char *raise_at,
 
 	/* Hugepages when there are enough free, so that there is a
 	 * hugepage file to be removed. */
-	if (free_hugepages_2m() < 128)
+	if (lr_test_free_hugepages_2m() < 128)
 		argv[n++] = "--no-huge";
 	argv[n++] = pfx;
 	argv[n++] = "--vdev";
@@ -880,7 +838,7 @@ test_stop_signals(void)
 	char name[96], what[512];
 
 	NEED_L2FWD();
-	prefix_name(name, sizeof(name), "test_l2fwd_stop");
+	lr_test_prefix_name(name, sizeof(name), "test_l2fwd_stop");
 	for (unsigned i = 0; i < LR_DIM(sigs); i++) {
 		if (start_l2fwd(&c, name, NULL, "Forwarding on") != 0)
 			return -1;
@@ -924,7 +882,7 @@ test_stop_during_init(void)
 	char name[96], what[512], sig[32];
 
 	NEED_L2FWD();
-	prefix_name(name, sizeof(name), "test_l2fwd_initsig");
+	lr_test_prefix_name(name, sizeof(name), "test_l2fwd_initsig");
 	snprintf(sig, sizeof(sig), "%d", SIGHUP);
 	if (start_l2fwd(&c, name, sig, NULL) != 0)
 		return -1;
@@ -1218,8 +1176,8 @@ test_ring_bench_two_lcores(void)
 }
 
 static const struct lr_test_case cases[] = {
-    {"forward_every_packet", test_forward_every_packet},
-    {"forward_no_mac_updating", test_forward_no_mac_updating},
+    {"forward_every_packet", NULL, run_forward, LR_TEST_ARG(1)},
+    {"forward_no_mac_updating", NULL, run_forward, LR_TEST_ARG(0)},
     {"idle_flush", test_idle_flush},
     {"drain_timer", test_drain_timer},
     {"drain_kicks_idle_ports", test_drain_kicks_idle_ports},

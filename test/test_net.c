@@ -247,8 +247,9 @@ one_cksum(const struct fopt *o, uint32_t seg, int partial)
 }
 
 static int
-cksum_all(int partial)
+cksum_all(const void *arg)
 {
+	const int partial = LR_TEST_INT(arg);
 	struct fopt o = {0};
 
 	for (int kind = 0; kind < KINDS; kind++) {
@@ -265,18 +266,6 @@ cksum_all(int partial)
 	}
 	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), 0);
 	return 0;
-}
-
-static int
-test_cksum_partial(void)
-{
-	return cksum_all(1);
-}
-
-static int
-test_cksum_lengths(void)
-{
-	return cksum_all(0);
 }
 
 /* lr_net_cksum_range() against the reference over every start and length
@@ -800,8 +789,8 @@ test_cksum_partial_mark(void)
 
 static const struct lr_test_case cases[] = {
     {"cksum_range", test_cksum_range},
-    {"cksum_partial", test_cksum_partial},
-    {"cksum_lengths", test_cksum_lengths},
+    {"cksum_partial", NULL, cksum_all, LR_TEST_ARG(1)},
+    {"cksum_lengths", NULL, cksum_all, LR_TEST_ARG(0)},
     {"cksum_partial_mark", test_cksum_partial_mark},
     {"parse", test_parse},
     {"truncated", test_truncated},

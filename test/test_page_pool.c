@@ -17,6 +17,7 @@
 #include "lr_pagealloc.h"
 #include "lr_ring.h"
 #include "lr_test.h"
+#include "lr_test_pagealloc.h"
 #include "pagealloc_test.h"
 
 static double scale = 1.0;
@@ -711,8 +712,8 @@ test_shrinker_under_pressure(void)
 	struct lr_pagealloc_zone_info zi;
 	struct lr_page_pool_stats s;
 	struct lr_page_pool *pool;
-	struct lr_page **hog;
-	unsigned nhog = 0, cap, n_ring;
+	struct lr_test_hog hog;
+	unsigned n_ring;
 
 	LR_TEST_ASSERT(setup() == 0, "EAL init failed");
 	pool = lr_page_pool_create(&p);
@@ -731,24 +732,11 @@ test_shrinker_under_pressure(void)
 	LR_TEST_ASSERT_EQ(s.ringed, n_ring);
 	/* Eat the pool's zone (this node only) until the allocator runs
 	 * short: it must call the pool's shrinker on the way down. */
-	cap = (unsigned)zi.pages;
-	hog = malloc(cap * sizeof(*hog));
-	LR_TEST_ASSERT(hog != NULL, "malloc");
-	lr_test_log_begin();
-	while (nhog < cap) {
-		unsigned got =
-		    lr_alloc_pages_bulk(pool->nid, 0, LR_ALLOC_THISNODE,
-					LR_MIN(64u, cap - nhog), hog + nhog);
-		if (got == 0)
-			break;
-		nhog += got;
-	}
-	lr_test_log_end();
+	if (lr_test_hog_node(&hog, pool->nid, (unsigned)zi.pages) != 0)
+		return -1;
 	lr_page_pool_stats_get(pool, &s);
-	if (nhog != 0)
-		lr_free_pages_bulk(hog, nhog, 0);
-	free(hog);
-	printf("  took %u of %lu pages; shrinker freed %lu ring pages\n", nhog,
+	lr_test_hog_free(&hog);
+	printf("  took %u of %lu pages; shrinker freed %lu ring pages\n", hog.n,
 	       zi.pages, (unsigned long)s.recycle.shrunk);
 	LR_TEST_ASSERT(s.recycle.shrunk > 0, "shrinker never ran");
 	LR_TEST_ASSERT(s.ringed < n_ring, "ring not drained");

@@ -544,8 +544,7 @@ test_stop_during_drain(void)
 	char name[96], what[512];
 	int rc;
 
-	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_drain");
-	memmove(name, name + 14, strlen(name + 14) + 1);
+	lr_test_prefix_name(name, sizeof(name), "test_pktgen_drain");
 	if (start_pktgen(&c, name, "--count 100 --drain-ms 600000",
 			 "Ctrl-C ends it") != 0)
 		return -1;
@@ -590,8 +589,7 @@ test_stop_signals(void)
 	char name[96], what[512];
 	int rc;
 
-	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_stop");
-	memmove(name, name + 14, strlen(name + 14) + 1);
+	lr_test_prefix_name(name, sizeof(name), "test_pktgen_stop");
 	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		if (start_pktgen(&c, name, "--rate-pps 10k --drain-ms 50",
 				 "s] port 1: tx") != 0)
@@ -693,38 +691,14 @@ test_refusing_port(void)
 static int
 test_ctl(void)
 {
-	char sock[PATH_MAX + 64], name[96], args[PATH_MAX + 256], ans[4096];
+	char sock[PATH_MAX + 64], ans[4096];
 	struct lr_test_child c;
 	int rc;
 
-	snprintf(sock, sizeof(sock), "%s/ctl.sock", tmpdir);
-	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_ctl");
-	memmove(name, name + 14, strlen(name + 14) + 1);
-	snprintf(args, sizeof(args),
-		 "--tx-only --quiet --rate-pps 1000 --count 20000 --ctl %s",
-		 sock);
-	{
-		char a[PATH_MAX + 512], *argv[64], *save = NULL, pfx[128];
-		int argc = 0;
-
-		snprintf(pfx, sizeof(pfx), "--file-prefix=%s", name);
-		snprintf(a, sizeof(a),
-			 "--no-huge -m 160 -l 0 --vdev net_null0 -- %s", args);
-		argv[argc++] = pktgen_bin;
-		argv[argc++] = pfx;
-		for (char *t = strtok_r(a, " ", &save); t && argc < 63;
-		     t = strtok_r(NULL, " ", &save))
-			argv[argc++] = t;
-		argv[argc] = NULL;
-		LR_TEST_ASSERT(
-		    lr_test_spawn(&c, pktgen_bin, argv, out, OUT_MAX) == 0,
-		    "cannot start %s", pktgen_bin);
-	}
-	if (lr_test_child_wait_for(&c, "control socket", READY_S) != 0) {
-		kill(c.pid, SIGKILL);
-		lr_test_child_finish(&c, READY_S);
-		LR_TEST_ASSERT(0, "no control socket:\n%s", out);
-	}
+	if (start_ctl(&c, sock, sizeof(sock), "ctl", "--vdev net_null0",
+		      "--tx-only --quiet --rate-pps 1000 --count 20000",
+		      "control socket") != 0)
+		return -1;
 	rc = run_ctl(ans, sizeof(ans), "%s stats", sock);
 	LR_TEST_ASSERT(rc == 0 && strstr(ans, "\"ok\":true") &&
 			   strstr(ans, "\"rate\":1000"),
@@ -747,9 +721,9 @@ test_ctl(void)
 	LR_TEST_ASSERT(access(sock, F_OK) != 0, "%s left behind", sock);
 
 	/* "quit" ends a run without an end. */
-	snprintf(args, sizeof(args),
-		 "--rate-pps 1000 --drain-ms 50 --quiet --ctl %s", sock);
-	if (start_pktgen(&c, name, args, "control socket") != 0)
+	if (start_ctl(&c, sock, sizeof(sock), "ctl", PG_RING_VDEVS,
+		      "--rate-pps 1000 --drain-ms 50 --quiet",
+		      "control socket") != 0)
 		return -1;
 	rc = run_ctl(ans, sizeof(ans), "%s quit", sock);
 	LR_TEST_ASSERT(rc == 0, "quit: exit %d: %s", rc, ans);
@@ -832,17 +806,14 @@ ctl_wait_tx(const char *sock, long long after, long long *tx)
 static int
 test_ctl_start_stop(void)
 {
-	char sock[PATH_MAX + 64], name[96], args[PATH_MAX + 256], ans[4096];
+	char sock[PATH_MAX + 64], ans[4096];
 	struct lr_test_child c;
 	long long tx, tx2;
 	int rc;
 
-	snprintf(sock, sizeof(sock), "%s/ctl2.sock", tmpdir);
-	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_ctl2");
-	memmove(name, name + 14, strlen(name + 14) + 1);
-	snprintf(args, sizeof(args),
-		 "--idle --rate-pps 10k --drain-ms 50 --ctl %s", sock);
-	if (start_pktgen(&c, name, args, "idle: sending starts with") != 0)
+	if (start_ctl(&c, sock, sizeof(sock), "ctl2", PG_RING_VDEVS,
+		      "--idle --rate-pps 10k --drain-ms 50",
+		      "idle: sending starts with") != 0)
 		return -1;
 	LR_TEST_ASSERT(ctl_wait_state(sock, "stopped", &tx) == 0 && tx == 0,
 		       "idle: %lld frames sent:\n%s", tx, out);
@@ -892,7 +863,7 @@ test_ctl_start_stop(void)
 static int
 test_ctl_stream_rate(void)
 {
-	char sock[PATH_MAX + 64], name[96], args[2 * PATH_MAX + 256], ans[4096];
+	char sock[PATH_MAX + 64], args[2 * PATH_MAX + 256], ans[4096];
 	const char *prof = write_text(
 	    "ctl3.json",
 	    "{\"streams\": [{\"name\": \"a\", \"rate_pps\": 1000, "
@@ -902,12 +873,10 @@ test_ctl_stream_rate(void)
 	int rc;
 
 	LR_TEST_ASSERT(prof != NULL, "cannot write the profile");
-	snprintf(sock, sizeof(sock), "%s/ctl3.sock", tmpdir);
-	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_ctl3");
-	memmove(name, name + 14, strlen(name + 14) + 1);
-	snprintf(args, sizeof(args),
-		 "--quiet --rate-pps 1000 --profile %s --ctl %s", prof, sock);
-	if (start_pktgen(&c, name, args, "control socket") != 0)
+	snprintf(args, sizeof(args), "--quiet --rate-pps 1000 --profile %s",
+		 prof);
+	if (start_ctl(&c, sock, sizeof(sock), "ctl3", PG_RING_VDEVS, args,
+		      "control socket") != 0)
 		return -1;
 	rc = run_ctl(ans, sizeof(ans), "%s rate pps 100000 stream 2", sock);
 	LR_TEST_ASSERT(rc == 1 && strstr(ans, "stream 2 'c' has no rate of "

@@ -54,25 +54,6 @@ static char sock[100]; /* fits sun_path */
 
 /* ---- lr-pktgen ---- */
 
-/* Start lr-pktgen, prefix pgctl_<name>_<pid>, its socket at
- * <tmpdir>/<name>.sock (in sock): the EAL options vdevs, then the program's
- * opts (spaces between). With ready, wait until it printed that. 0, or -1
- * after a message (the program killed). */
-static int
-spawn_run(struct lr_test_child *c, const char *name, const char *vdevs,
-	  const char *opts, const char *ready)
-{
-	char args[2048], base[64], pfx[96];
-
-	/* tmpdir is /tmp/test_pktgen_ctl.XXXXXX: the bounds never cut */
-	snprintf(sock, sizeof(sock), "%.60s/%.32s.sock", tmpdir, name);
-	snprintf(base, sizeof(base), "pgctl_%s", name);
-	lr_test_prefix_arg(pfx, sizeof(pfx), base);
-	snprintf(args, sizeof(args), "--no-huge -m 160 -l 0 %s -- %s --ctl %s",
-		 vdevs, opts, sock);
-	return spawn_pktgen(c, pfx, args, ready);
-}
-
 /* A run on a net_null port sending 1000 frames/s until "quit". */
 static int
 start_null(struct lr_test_child *c, const char *name, const char *opts)
@@ -80,7 +61,8 @@ start_null(struct lr_test_child *c, const char *name, const char *opts)
 	char o[512];
 
 	snprintf(o, sizeof(o), "--tx-only --quiet --rate-pps 1000 %s", opts);
-	return spawn_run(c, name, "--vdev net_null0", o, "control socket");
+	return start_ctl(c, sock, sizeof(sock), name, "--vdev net_null0", o,
+			 "control socket");
 }
 
 /* ---- clients ---- */
@@ -352,7 +334,8 @@ run_to_exit(const char *name, const char *opts)
 {
 	struct lr_test_child c;
 
-	if (spawn_run(&c, name, "--vdev net_null0", opts, NULL) != 0)
+	if (start_ctl(&c, sock, sizeof(sock), name, "--vdev net_null0", opts,
+		      NULL) != 0)
 		return -1;
 	return lr_test_child_finish(&c, READY_S);
 }
@@ -911,7 +894,7 @@ counted_run(bool flood, double *v)
 	double end = lr_test_now() + READY_S;
 	int rc;
 
-	if (spawn_run(&c, flood ? "flood" : "calm",
+	if (start_ctl(&c, sock, sizeof(sock), flood ? "flood" : "calm",
 		      "--vdev net_ring0 --vdev net_ring1",
 		      "--quiet --rate-pps 40000 --count 60000",
 		      "control socket"))
@@ -1119,7 +1102,8 @@ test_telemetry_stats(void)
 	tel_path(path, sizeof(path), pfx);
 	snprintf(opts, sizeof(opts),
 		 "--quiet --idle --rate-pps 20000 --json %s", json);
-	if (spawn_run(&c, "tel", "--vdev net_ring0 --vdev net_ring1", opts,
+	if (start_ctl(&c, sock, sizeof(sock), "tel",
+		      "--vdev net_ring0 --vdev net_ring1", opts,
 		      "control socket"))
 		return -1;
 	fd = cl_connect();

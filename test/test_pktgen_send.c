@@ -992,18 +992,14 @@ test_l3_errors(void)
 static int
 test_l3_ctl(void)
 {
-	char sock[PATH_MAX + 64], name[96], args[PATH_MAX + 256], ans[4096];
+	char sock[PATH_MAX + 64], ans[4096];
 	struct lr_test_child c;
 	int rc;
 
-	snprintf(sock, sizeof(sock), "%s/l3ctl.sock", tmpdir);
-	lr_test_prefix_arg(name, sizeof(name), "test_pktgen_l3ctl");
-	memmove(name, name + 14, strlen(name + 14) + 1);
-	snprintf(args, sizeof(args),
-		 "--tx-ports 0 --rate-pps 1000 --quiet --ip 0:10.0.0.1/24 "
-		 "--ip 1:10.0.0.2/24 --ctl %s",
-		 sock);
-	if (start_pktgen(&c, name, args, "control socket") != 0)
+	if (start_ctl(&c, sock, sizeof(sock), "l3ctl", PG_RING_VDEVS,
+		      "--tx-ports 0 --rate-pps 1000 --quiet --ip 0:10.0.0.1/24 "
+		      "--ip 1:10.0.0.2/24",
+		      "control socket") != 0)
 		return -1;
 	rc = run_ctl(ans, sizeof(ans), "%s stats", sock);
 	kill(c.pid, SIGINT);

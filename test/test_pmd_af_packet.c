@@ -155,28 +155,17 @@ rx_check(uint16_t port, uint16_t q, unsigned first, unsigned want, int *bad)
 static int
 eal_up(void)
 {
-	int r = lr_test_port_eal("test_pmd_af_packet", "test_pmd_afp");
-
-	if (r <= 0)
-		return r; /* up already, or cannot start */
-	pool =
-	    lr_pktmbuf_pool_create("test_afp", POOL_SIZE, 64, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	pool = lr_test_port_eal("test_afp", "test_pmd_afp", POOL_SIZE, 64);
 	/* 512 data bytes per mbuf: long frames come as chains. */
-	small_pool =
-	    lr_pktmbuf_pool_create("test_afp_small", 2048, 32, 0,
-				   LR_PKTMBUF_HEADROOM + 512, LR_SOCKET_ID_ANY);
-	return pool && small_pool ? 0 : -1;
+	if (pool != NULL && small_pool == NULL)
+		small_pool = lr_pktmbuf_pool_create(
+		    "test_afp_small", 2048, 32, 0, LR_PKTMBUF_HEADROOM + 512,
+		    LR_SOCKET_ID_ANY);
+	return small_pool != NULL ? 0 : -1;
 }
 
 /* Set up the EAL once; close ports a failed case left behind. */
-#define EAL_UP()                                                               \
-	do {                                                                   \
-		uint16_t p_;                                                   \
-		LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed");        \
-		LR_ETH_FOREACH_DEV(p_)                                         \
-		lr_eth_dev_close(p_);                                          \
-	} while (0)
+#define EAL_UP() LR_TEST_PORT_UP(eal_up)
 
 static int
 port_create(const char *fmt, ...)

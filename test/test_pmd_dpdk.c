@@ -994,18 +994,8 @@ static char l2fwd_bin[4096];
 static int
 find_l2fwd(void)
 {
-	ssize_t n =
-	    readlink("/proc/self/exe", l2fwd_bin, sizeof(l2fwd_bin) - 64);
-	char *slash;
-
-	if (n <= 0)
-		return -1;
-	l2fwd_bin[n] = '\0';
-	slash = strrchr(l2fwd_bin, '/');
-	if (slash == NULL)
-		return -1;
-	strcpy(slash, "/../apps/l2fwd/lr-l2fwd");
-	return access(l2fwd_bin, X_OK);
+	return lr_test_build_path(l2fwd_bin, sizeof(l2fwd_bin),
+				  "apps/l2fwd/lr-l2fwd");
 }
 
 /* Run lr-l2fwd with argv (after its path); output into out; exit code. */
@@ -1371,56 +1361,40 @@ test_bad_input(void)
 	return 0;
 }
 
-static int
-test_ring_pair_forward(void)
-{
-	return in_child(ring_pair_forward_child, "test_pmd_dpdk_ring");
-}
+/* A case whose body runs in a child (in_child()): its body and prefix. */
+struct child_case {
+	int (*fn)(void);
+	const char *name;
+};
 
-static int
-test_lr_mbufs_out(void)
-{
-	return in_child(lr_mbufs_out_child, "test_pmd_dpdk_out");
-}
+/* A struct child_case for the table of cases. */
+#define CHILD_CASE(fn, name)                                                   \
+	((const void *)&(const struct child_case){fn, name})
 
+/* The case of arg, a struct child_case, run in a child. */
 static int
-test_null_forward(void)
+child_case(const void *arg)
 {
-	return in_child(null_forward_child, "test_pmd_dpdk_null");
-}
+	const struct child_case *c = arg;
 
-static int
-test_bound_headers(void)
-{
-	return in_child(bound_headers_child, "test_pmd_dpdk_bound");
-}
-
-static int
-test_attached_rx(void)
-{
-	return in_child(attached_rx_child, "test_pmd_dpdk_att");
-}
-
-static int
-test_indirect_rx(void)
-{
-	return in_child(indirect_rx_child, "test_pmd_dpdk_ind");
-}
-
-static int
-test_bound_tx(void)
-{
-	return in_child(bound_tx_child, "test_pmd_dpdk_btx");
+	return in_child(c->fn, c->name);
 }
 
 static const struct lr_test_case cases[] = {
-    {"ring_pair_forward", test_ring_pair_forward},
-    {"lr_mbufs_out", test_lr_mbufs_out},
-    {"null_forward", test_null_forward},
-    {"bound_headers", test_bound_headers},
-    {"bound_tx", test_bound_tx},
-    {"attached_rx", test_attached_rx},
-    {"indirect_rx", test_indirect_rx},
+    {"ring_pair_forward", NULL, child_case,
+     CHILD_CASE(ring_pair_forward_child, "test_pmd_dpdk_ring")},
+    {"lr_mbufs_out", NULL, child_case,
+     CHILD_CASE(lr_mbufs_out_child, "test_pmd_dpdk_out")},
+    {"null_forward", NULL, child_case,
+     CHILD_CASE(null_forward_child, "test_pmd_dpdk_null")},
+    {"bound_headers", NULL, child_case,
+     CHILD_CASE(bound_headers_child, "test_pmd_dpdk_bound")},
+    {"bound_tx", NULL, child_case,
+     CHILD_CASE(bound_tx_child, "test_pmd_dpdk_btx")},
+    {"attached_rx", NULL, child_case,
+     CHILD_CASE(attached_rx_child, "test_pmd_dpdk_att")},
+    {"indirect_rx", NULL, child_case,
+     CHILD_CASE(indirect_rx_child, "test_pmd_dpdk_ind")},
     {"l2fwd_binary", test_l2fwd_binary},
     {"memif_testpmd", test_memif_testpmd},
     {"bad_input", test_bad_input},

@@ -268,11 +268,14 @@ dpdk_roundtrip(int p, unsigned tag)
 	return 0;
 }
 
-/* testpmd as the server, our client port number id (zc: in zero-copy
- * mode, sending its pool's mbufs and checking it receives them). */
+/* testpmd as the server, our client port net_memif60 (arg an int zc: 1,
+ * net_memif62 in zero-copy mode, sending its pool's mbufs and checking it
+ * receives them). */
 static int
-dpdk_server_run(unsigned id, int zc)
+dpdk_server_run(const void *arg)
 {
+	const int zc = LR_TEST_INT(arg);
+	const unsigned id = 60 + 2 * (unsigned)zc;
 	char c[256], sock[128];
 	int cp = -1, ret = testpmd_begin();
 	uint64_t end;
@@ -314,23 +317,14 @@ dpdk_server_run(unsigned id, int zc)
 	return testpmd_end(ret, "testpmd as server");
 }
 
+/* testpmd (io) as the client of our server port net_memif61 (arg an int
+ * zrx: 1, net_memif63 with zero-copy receive: frames received in DPDK's
+ * buffers), frames sent to it come back intact, byte for byte. */
 static int
-test_dpdk_server(void)
+dpdk_client_run(const void *arg)
 {
-	return dpdk_server_run(60, 0);
-}
-
-static int
-test_dpdk_server_zc(void)
-{
-	return dpdk_server_run(62, 1);
-}
-
-/* testpmd (io) as the client of our server port (zrx: zero-copy
- * receive), frames sent to it come back intact. */
-static int
-dpdk_client_run(unsigned tag, int zrx)
-{
+	const int zrx = LR_TEST_INT(arg);
+	const unsigned tag = 61 + 2 * (unsigned)zrx;
 	char s[256], sock[128];
 	int sp, ret = testpmd_begin();
 
@@ -355,20 +349,6 @@ dpdk_client_run(unsigned tag, int zrx)
 		ret = -1; /* testpmd gone: link down */
 	lr_test_memif_shut(sp);
 	return testpmd_end(ret, "testpmd as client");
-}
-
-static int
-test_dpdk_client(void)
-{
-	return dpdk_client_run(61, 0);
-}
-
-/* testpmd as client of a zero-copy server: frames received in DPDK's
- * buffers, byte for byte. */
-static int
-test_dpdk_client_zrx(void)
-{
-	return dpdk_client_run(63, 1);
 }
 
 /* Client frames of one full buffer (bsize=1024) followed by an empty
@@ -589,10 +569,10 @@ static const struct lr_test_case cases[] = {
     {"two_queues", test_two_queues},
     {"reconnect", test_reconnect},
     {"zc_reconnect", test_zc_reconnect},
-    {"dpdk_server", test_dpdk_server},
-    {"dpdk_server_zc", test_dpdk_server_zc},
-    {"dpdk_client", test_dpdk_client},
-    {"dpdk_client_zrx", test_dpdk_client_zrx},
+    {"dpdk_server", NULL, dpdk_server_run, LR_TEST_ARG(0)},
+    {"dpdk_server_zc", NULL, dpdk_server_run, LR_TEST_ARG(1)},
+    {"dpdk_client", NULL, dpdk_client_run, LR_TEST_ARG(0)},
+    {"dpdk_client_zrx", NULL, dpdk_client_run, LR_TEST_ARG(1)},
 };
 
 LR_TEST_PMD_MEMIF_MAIN("pmd_memif", cases)

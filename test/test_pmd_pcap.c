@@ -36,7 +36,7 @@
 #define BURST	  32
 
 static struct lr_mempool *pool;
-static char dir[64];
+static const char *dir;
 
 /* ------------------------------------------------------------------ */
 /* Log capture. */
@@ -195,14 +195,9 @@ check_pcap(const char *path, unsigned n, int src_nano)
 static int
 eal_up(void)
 {
-	int r = lr_test_port_eal("test_pmd_pcap", "test_pmd_pcap");
-
-	if (r <= 0)
-		return r; /* up already, or cannot start */
 	pool =
-	    lr_pktmbuf_pool_create("test_pmd_pcap", POOL_SIZE, 32, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
-	return pool ? 0 : -1;
+	    lr_test_port_eal("test_pmd_pcap", "test_pmd_pcap", POOL_SIZE, 32);
+	return pool != NULL ? 0 : -1;
 }
 
 #define EAL_UP() LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed")
@@ -263,8 +258,9 @@ no_mbuf_leak(void)
 /* Read a file through net_pcap0, write it with net_pcap1 from a loop in
  * the test, compare. */
 static int
-loop_case(int nano)
+loop_case(const void *arg)
 {
+	const int nano = LR_TEST_INT(arg);
 	char in[128], out[128];
 	struct lr_eth_stats st;
 	int a, b;
@@ -318,18 +314,6 @@ loop_case(int nano)
 	if (no_mbuf_leak())
 		return -1;
 	return check_pcap(out, NB_FRAMES, nano);
-}
-
-static int
-test_loop_us(void)
-{
-	return loop_case(0);
-}
-
-static int
-test_loop_ns(void)
-{
-	return loop_case(1);
 }
 
 /* lr-l2fwd, beside this test in the build tree, into buf. */
@@ -416,7 +400,7 @@ test_tcpdump(void)
 	path_in_dir(out, sizeof(out), "loop_ns_out.pcap");
 	if (file_size(out) <= 0) {
 		/* Made by loop_ns; run it first when this case runs alone. */
-		if (test_loop_ns() != 0)
+		if (loop_case(LR_TEST_ARG(1)) != 0)
 			return -1;
 	}
 	snprintf(cmd, sizeof(cmd), "tcpdump -nn -e -r '%s' 2>&1", out);
@@ -1103,18 +1087,6 @@ test_corrupt_record(void)
 	return no_mbuf_leak();
 }
 
-static void
-remove_dir(void)
-{
-	char cmd[128];
-
-	if (dir[0] == '\0' || getenv("LR_TEST_KEEP"))
-		return;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
 /* ------------------------------------------------------------------ */
 /* Offloads: frames asking for checksums are written complete. */
 
@@ -1245,8 +1217,8 @@ test_offload_cksum(void)
 }
 
 static const struct lr_test_case cases[] = {
-    {"loop_us", test_loop_us},
-    {"loop_ns", test_loop_ns},
+    {"loop_us", NULL, loop_case, LR_TEST_ARG(0)},
+    {"loop_ns", NULL, loop_case, LR_TEST_ARG(1)},
     {"l2fwd", test_l2fwd},
     {"offload_cksum", test_offload_cksum},
     {"tcpdump", test_tcpdump},
@@ -1269,12 +1241,9 @@ main(int argc, char **argv)
 		       "-Ddisable_drivers)\n");
 		return LR_TEST_SKIP;
 	}
-	snprintf(dir, sizeof(dir), "/tmp/test_pmd_pcap.XXXXXX");
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
+	dir = lr_test_private_dir("test_pmd_pcap");
+	if (dir == NULL)
 		return 1;
-	}
-	atexit(remove_dir);
 	make_frames();
 	return lr_test_run("pmd_pcap", cases, (int)LR_DIM(cases), argc, argv);
 }

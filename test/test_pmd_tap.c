@@ -44,6 +44,7 @@
 #include "lr_net.h"
 #include "lr_test.h"
 #include "lr_test_netns.h"
+#include "lr_test_port.h"
 
 #define BURST	 32
 #define UDP_RX	 7777 /* kernel -> port */
@@ -61,24 +62,12 @@ static char ifname[IFNAMSIZ]; /* the tap of the current case */
 static int
 eal_up(void)
 {
-	if (lr_eal_initialized())
-		return 0;
-	if (lr_test_eal_init("test_pmd_tap", 256) < 0)
-		return -1;
-	pool =
-	    lr_pktmbuf_pool_create("test_tap", 4096, 64, 0,
-				   LR_MBUF_DEFAULT_BUF_SIZE, LR_SOCKET_ID_ANY);
+	pool = lr_test_eal_pool("test_pmd_tap", 256, 4096, 64);
 	return pool != NULL ? 0 : -1;
 }
 
 /* Set up the EAL once; close ports a failed case left behind. */
-#define EAL_UP()                                                               \
-	do {                                                                   \
-		uint16_t p_;                                                   \
-		LR_TEST_ASSERT(eal_up() == 0, "EAL/pool setup failed");        \
-		LR_ETH_FOREACH_DEV(p_)                                         \
-		lr_eth_dev_close(p_);                                          \
-	} while (0)
+#define EAL_UP() LR_TEST_PORT_UP(eal_up)
 
 static double
 now_s(void)
@@ -165,6 +154,18 @@ gen_udp(uint16_t port)
 	}
 	lr_test_netns_enter(&net, 0);
 	return fd;
+}
+
+/* A one-queue tap port in ${P}gen (tap_in_gen(sfx)) and a UDP socket
+ * there to send to it from: 0 with *port and *fd, or -1 after a message. */
+static int
+tap_and_sender(const char *sfx, int *port, int *fd)
+{
+	*port = tap_in_gen(sfx, "", 1);
+	LR_TEST_ASSERT(*port >= 0, "tap port");
+	*fd = gen_udp(0);
+	LR_TEST_ASSERT(*fd >= 0, "UDP socket in %s", net.ns_gen);
+	return 0;
 }
 
 /* Send one datagram of len bytes from fd to 10.78.0.2:UDP_RX. */
@@ -275,10 +276,8 @@ test_kernel_to_port(void)
 	int port, fd;
 
 	EAL_UP();
-	port = tap_in_gen("k", "", 1);
-	LR_TEST_ASSERT(port >= 0, "tap port");
-	fd = gen_udp(0);
-	LR_TEST_ASSERT(fd >= 0, "UDP socket in %s", net.ns_gen);
+	if (tap_and_sender("k", &port, &fd) != 0)
+		return -1;
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = 1 + (i * 137) % 1400;
 
@@ -585,10 +584,8 @@ test_kernel_drops(void)
 	int port, fd;
 
 	EAL_UP();
-	port = tap_in_gen("d", "", 1);
-	LR_TEST_ASSERT(port >= 0, "tap port");
-	fd = gen_udp(0);
-	LR_TEST_ASSERT(fd >= 0, "UDP socket in %s", net.ns_gen);
+	if (tap_and_sender("d", &port, &fd) != 0)
+		return -1;
 	for (unsigned i = 0; i < n; i++)
 		LR_TEST_ASSERT_EQ(gen_send(fd, d, sizeof(d)), 0);
 	close(fd);

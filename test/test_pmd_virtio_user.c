@@ -1112,19 +1112,6 @@ test_bad_devargs(void)
 	return 0;
 }
 
-static char dirbuf[64];
-
-/* At exit: the private folder of the socket files. */
-static void
-rm_dir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dirbuf);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dirbuf);
-}
-
 static const struct lr_test_case cases[] = {
     {"bad_devargs", test_bad_devargs},
     {"no_socket", test_no_socket},
@@ -1168,17 +1155,8 @@ eal_huge(void)
 	char prefix[96], lcores[8] = "0-1";
 	char *argv[] = {"test_pmd_virtio_user", "-l",	lcores, "-m", "128",
 			"--in-memory",		prefix, NULL};
-	FILE *f = fopen("/sys/kernel/mm/hugepages/hugepages-2048kB/"
-			"free_hugepages",
-			"r");
-	long nfree = 0;
 
-	if (f != NULL) {
-		if (fscanf(f, "%ld", &nfree) != 1)
-			nfree = 0;
-		fclose(f);
-	}
-	if (nfree < 96)
+	if (lr_test_free_hugepages_2m() < 96)
 		return 0;
 	lr_test_prefix_arg(prefix, sizeof(prefix), "test_pmd_virtio_user");
 	if (lr_eal_init(7, argv) < 0) {
@@ -1199,13 +1177,9 @@ main(int argc, char **argv)
 		printf("skip: net_virtio_user is not built in\n");
 		return LR_TEST_SKIP;
 	}
-	snprintf(dirbuf, sizeof(dirbuf), "/tmp/test_pmd_virtio_user.XXXXXX");
-	if (mkdtemp(dirbuf) == NULL) {
-		perror("mkdtemp");
+	dir = lr_test_private_dir("test_pmd_virtio_user");
+	if (dir == NULL)
 		return 1;
-	}
-	dir = dirbuf;
-	atexit(rm_dir);
 	huge_shared = eal_huge();
 	pool = lr_test_memif_eal("test_pmd_virtio_user");
 	if (pool == NULL)

@@ -104,6 +104,17 @@ die() {
 }
 # A pause between polls (0.1 s), without a sleep process.
 tick() { read -r -t 0.1 <> <(:) || true; }
+
+# Wait up to 30 s for the peer, told to stop, to exit; then kill it. Its
+# exit status.
+reap_peer() {
+	local end=$((SECONDS + 30))
+	while kill -0 "$PEER_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do
+		tick
+	done
+	kill -9 "$PEER_PID" 2>/dev/null
+	wait "$PEER_PID" 2>/dev/null
+}
 # until_ok SECONDS COMMAND...: poll COMMAND until it succeeds: 0, or 1.
 until_ok() {
 	local end=$((SECONDS + $1))
@@ -180,12 +191,7 @@ stop_peer() {
 	[ -n "$PEER_PID" ] || return 0
 	echo quit >&3 2>/dev/null
 	exec 3>&- 2>/dev/null
-	local end=$((SECONDS + 30))
-	while kill -0 "$PEER_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do
-		tick
-	done
-	kill -9 "$PEER_PID" 2>/dev/null
-	wait "$PEER_PID" 2>/dev/null
+	reap_peer
 	PEER_PID=
 }
 
@@ -247,12 +253,7 @@ peer_rx_packets() {
 stop_peer() {
 	[ -n "$PEER_PID" ] || return 0
 	kill -INT "$PEER_PID" 2>/dev/null
-	local end=$((SECONDS + 30))
-	while kill -0 "$PEER_PID" 2>/dev/null && [ $SECONDS -lt $end ]; do
-		tick
-	done
-	kill -9 "$PEER_PID" 2>/dev/null
-	wait "$PEER_PID" 2>/dev/null
+	reap_peer
 	PEER_STATUS=$?
 	PEER_PID=
 }

@@ -94,6 +94,35 @@ int lr_app_getopt(int argc, char **argv, const char *optstring,
 		  void (*usage)(FILE *f, const char *prog),
 		  int (*take)(int c, const char *arg, void *ctx), void *ctx);
 
+/** One whole-number option of a program's own (lr_app_parse_nums()):
+ *  --name (and -c when the table allows short options) read by
+ *  lr_app_parse_num() from min to max into *v; with hi, a range read by
+ *  lr_app_parse_range() (max at most UINT_MAX) into *v and *hi. */
+struct lr_app_num_opt {
+	const char *name;
+	int c;
+	unsigned long min, max;
+	unsigned long *v;
+	unsigned long *hi;
+};
+
+/** The own options of a program that takes whole numbers only: usage,
+ *  whether -c is taken beside --name, and the options, ending with a name
+ *  NULL (at most LR_APP_NUMS_MAX). */
+struct lr_app_nums {
+	void (*usage)(FILE *f, const char *prog);
+	int short_too;
+	const struct lr_app_num_opt *opt;
+};
+
+#define LR_APP_NUMS_MAX 8
+
+/** A parse for lr_app_start() with opts a struct lr_app_nums: the options
+ *  through lr_app_getopt(), each value into its variable, a bad one named
+ *  as it was typed ("prog: --runs '0': expected a number from 1 to 31").
+ *  Returns as lr_app_getopt(). */
+int lr_app_parse_nums(int argc, char **argv, void *opts);
+
 /** Read s, the value of option opt, as a whole number from min to max
  *  (at most UINT32_MAX; decimal, 0x hex or 0 octal) into *v: 0, or -1
  *  after saying "prog: opt 's': expected a number from min to max" on

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The command line of every program (lr_app.h): the loop over its own
- * options, numbers and N-or-MIN-MAX ranges read with the error that names
- * the option, and the message for an option getopt refused. Linked by
- * programs that have no linerate library too, and by the fuzz targets of
- * the programs' parsers: nothing here calls one.
+ * options, a table of whole-number options, numbers and N-or-MIN-MAX ranges
+ * read with the error that names the option, and the message for an option
+ * getopt refused. Linked by programs that have no linerate library too, and by
+ * the fuzz targets of the programs' parsers: nothing here calls one.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +43,90 @@ lr_app_getopt(int argc, char **argv, const char *optstring,
 		return -1;
 	}
 	return 0;
+}
+
+/* What take_num() reads: the table, and the arguments getopt goes
+ * through (to name an option as it was typed). */
+struct nums_ctx {
+	const struct lr_app_nums *nums;
+	char **argv;
+};
+
+/* The option getopt took with value arg, as it was typed, into name (n
+ * bytes): "--runs" of "--runs=0" or "--runs 0", "-r" of "-r0" or "-r 0". */
+static void
+typed_name(char **argv, const char *arg, char *name, size_t n)
+{
+	const char *o = argv[optind - 1];
+
+	if (o == arg) /* the value was an argument of its own */
+		o = argv[optind - 2];
+	if (strncmp(o, "--", 2) == 0)
+		snprintf(name, n, "%.*s", (int)strcspn(o, "="), o);
+	else
+		snprintf(name, n, "-%c", o[1]);
+}
+
+/* One option c of a struct lr_app_nums (lr_app_getopt()'s take) with its
+ * value arg into its variable: 0, or -1 after a message (the variable
+ * untouched). */
+static int
+take_num(int c, const char *arg, void *ctx)
+{
+	const struct nums_ctx *x = ctx;
+	const struct lr_app_num_opt *o = x->nums->opt;
+	unsigned long v;
+	unsigned lo, hi;
+	char name[64];
+
+	while (o->name != NULL && o->c != c)
+		o++;
+	if (o->name == NULL)
+		return -1; /* getopt returns none but the table's */
+	typed_name(x->argv, arg, name, sizeof(name));
+	if (o->hi != NULL) {
+		if (lr_app_parse_range(x->argv[0], name, arg, (unsigned)o->min,
+				       (unsigned)o->max, &lo, &hi) < 0)
+			return -1;
+		*o->v = lo;
+		*o->hi = hi;
+		return 0;
+	}
+	if (lr_app_parse_num(x->argv[0], name, arg, o->min, o->max, &v) < 0)
+		return -1;
+	*o->v = v;
+	return 0;
+}
+
+int
+lr_app_parse_nums(int argc, char **argv, void *opts)
+{
+	const struct lr_app_nums *nums = opts;
+	struct option lo[LR_APP_NUMS_MAX + 2];
+	char optstring[2 * LR_APP_NUMS_MAX + 3] = ":";
+	struct nums_ctx ctx = {nums, argv};
+	size_t n, k = 1;
+
+	for (n = 0; nums->opt[n].name != NULL; n++) {
+		if (n == LR_APP_NUMS_MAX) {
+			fprintf(stderr,
+				"%s: more than %d options in its table\n",
+				argv[0], LR_APP_NUMS_MAX);
+			return -1;
+		}
+		lo[n] = (struct option){nums->opt[n].name, required_argument,
+					NULL, nums->opt[n].c};
+		if (nums->short_too) {
+			optstring[k++] = (char)nums->opt[n].c;
+			optstring[k++] = ':';
+		}
+	}
+	lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+	lo[n + 1] = (struct option){NULL, 0, NULL, 0};
+	optstring[k++] = 'h';
+	optstring[k] = '\0';
+	return lr_app_getopt(argc, argv, optstring, lo, nums->usage, take_num,
+			     &ctx);
 }
 
 int

@@ -43,9 +43,9 @@
 #define PROG	   "lr-elastic-bench"
 
 struct opts {
-	unsigned lo, hi; /* --mbufs: lo == hi: a fixed pool */
-	unsigned bursts, burst_frames, period_ms, drain_per_ms, idle_ms;
-	unsigned tail_ms;
+	unsigned long lo, hi; /* --mbufs: lo == hi: a fixed pool */
+	unsigned long bursts, burst_frames, period_ms, drain_per_ms, idle_ms;
+	unsigned long tail_ms;
 };
 
 struct run {
@@ -76,65 +76,23 @@ usage(FILE *f, const char *prog)
 		prog, RING_DESC);
 }
 
-/* An unsigned of 0..max for option name into *v: 0, or -1 after a
- * message. */
-static int
-parse_num(const char *name, const char *s, unsigned long max, unsigned *v)
-{
-	unsigned long x;
-
-	if (lr_app_parse_num(PROG, name, s, 0, max, &x) < 0)
-		return -1;
-	*v = (unsigned)x;
-	return 0;
-}
-
-/* One option c (lr_app_getopt()) with its value arg into opts, a struct
- * opts: 0, or -1 after a message. */
-static int
-take_option(int c, const char *arg, void *opts)
-{
-	struct opts *o = opts;
-
-	switch (c) {
-	case 'm':
-		return lr_app_parse_range(PROG, "--mbufs", arg, 512, 1u << 24,
-					  &o->lo, &o->hi);
-	case 'k':
-		return parse_num("--bursts", arg, 100000, &o->bursts);
-	case 'b':
-		return parse_num("--burst-frames", arg, RING_DESC,
-				 &o->burst_frames);
-	case 'p':
-		return parse_num("--period-ms", arg, 3600000, &o->period_ms);
-	case 'r':
-		return parse_num("--drain-per-ms", arg, 1000000,
-				 &o->drain_per_ms);
-	case 'i':
-		return parse_num("--idle-ms", arg, 3600000, &o->idle_ms);
-	case 't':
-		return parse_num("--tail-ms", arg, 3600000, &o->tail_ms);
-	}
-	return -1; /* getopt returns none but longopts[]'s */
-}
-
 /* The options after the EAL's into opts, a struct opts
  * (lr_app_start()): 0, 1 after --help, -1 after a message. */
 static int
 parse_args(int argc, char **argv, void *opts)
 {
 	struct opts *o = opts;
-	static const struct option longopts[] = {
-	    {"mbufs", required_argument, NULL, 'm'},
-	    {"bursts", required_argument, NULL, 'k'},
-	    {"burst-frames", required_argument, NULL, 'b'},
-	    {"period-ms", required_argument, NULL, 'p'},
-	    {"drain-per-ms", required_argument, NULL, 'r'},
-	    {"idle-ms", required_argument, NULL, 'i'},
-	    {"tail-ms", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	const struct lr_app_num_opt opt[] = {
+	    {"mbufs", 'm', 512, 1u << 24, &o->lo, &o->hi},
+	    {"bursts", 'k', 0, 100000, &o->bursts, NULL},
+	    {"burst-frames", 'b', 1, RING_DESC, &o->burst_frames, NULL},
+	    {"period-ms", 'p', 1, 3600000, &o->period_ms, NULL},
+	    {"drain-per-ms", 'r', 0, 1000000, &o->drain_per_ms, NULL},
+	    {"idle-ms", 'i', 0, 3600000, &o->idle_ms, NULL},
+	    {"tail-ms", 't', 0, 3600000, &o->tail_ms, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
 	};
+	struct lr_app_nums nums = {usage, 0, opt};
 	int rc;
 
 	*o = (struct opts){.bursts = 10,
@@ -143,14 +101,9 @@ parse_args(int argc, char **argv, void *opts)
 			   .drain_per_ms = 1000,
 			   .idle_ms = 100,
 			   .tail_ms = 1000};
-	rc = lr_app_getopt(argc, argv, ":h", longopts, usage, take_option, o);
+	rc = lr_app_parse_nums(argc, argv, &nums);
 	if (rc == 0 && o->hi == 0) {
 		fprintf(stderr, PROG ": --mbufs is required\n");
-		return -1;
-	}
-	if (rc == 0 && (o->burst_frames == 0 || o->period_ms == 0)) {
-		fprintf(stderr,
-			PROG ": --burst-frames and --period-ms must be > 0\n");
 		return -1;
 	}
 	return rc;
@@ -262,18 +215,18 @@ make_pool(const struct opts *o)
 	struct lr_mempool *mp;
 
 	if (o->lo == o->hi)
-		mp = lr_pktmbuf_pool_create("bench_pool", o->hi, POOL_CACHE, 0,
-					    LR_MBUF_DEFAULT_BUF_SIZE,
-					    lr_socket_id());
+		mp = lr_pktmbuf_pool_create(
+		    "bench_pool", (unsigned)o->hi, POOL_CACHE, 0,
+		    LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
 	else
 		mp = lr_pktmbuf_pool_create_elastic(
-		    "bench_pool", o->lo, o->hi, POOL_CACHE, 0,
-		    LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
+		    "bench_pool", (unsigned)o->lo, (unsigned)o->hi, POOL_CACHE,
+		    0, LR_MBUF_DEFAULT_BUF_SIZE, lr_socket_id());
 	if (mp == NULL)
-		fprintf(stderr, "mbuf pool %u-%u: %s\n", o->lo, o->hi,
+		fprintf(stderr, "mbuf pool %lu-%lu: %s\n", o->lo, o->hi,
 			lr_strerror(lr_errno));
 	else if (o->lo != o->hi)
-		lr_mempool_set_idle_shrink(mp, o->idle_ms);
+		lr_mempool_set_idle_shrink(mp, (unsigned)o->idle_ms);
 	return mp;
 }
 
@@ -293,7 +246,7 @@ finish(const struct opts *o, struct lr_mempool *mp, uint16_t rx, struct run *r,
 		r->received += n;
 	}
 	lr_mempool_elastic_stats_get(mp, &s);
-	printf("elastic-bench pool=%s mbufs=%u-%u sent=%" PRIu64
+	printf("elastic-bench pool=%s mbufs=%lu-%lu sent=%" PRIu64
 	       " received=%" PRIu64 " drops_nombuf=%" PRIu64
 	       " drops_ring_full=%" PRIu64
 	       " held_peak_MiB=%.1f held_avg_MiB=%.1f held_end_MiB=%.1f "
@@ -328,8 +281,8 @@ main(int argc, char **argv)
 	    lr_eth_dev_get_port_by_name("net_ring1", &p1) != 0 ||
 	    port_up(p0, mp) < 0 || port_up(p1, mp) < 0)
 		goto close;
-	printf("elastic-bench: %u bursts of %u frames every %u ms, drained "
-	       "at %u per ms, %u ms tail; pool %s %u-%u\n",
+	printf("elastic-bench: %lu bursts of %lu frames every %lu ms, drained "
+	       "at %lu per ms, %lu ms tail; pool %s %lu-%lu\n",
 	       o.bursts, o.burst_frames, o.period_ms, o.drain_per_ms, o.tail_ms,
 	       o.lo == o.hi ? "fixed" : "elastic", o.lo, o.hi);
 	fflush(stdout);

@@ -30,43 +30,37 @@
 #define PROG "lr-mempool-bench"
 
 static unsigned long objs_per_run = 100000;
-static unsigned reps = 61;
+static unsigned long reps = 61;
 
-/* One timed run of get n / put n; cycles per object. */
+/* One timed run NAME_N: GET n objects of type T from mp, then PUT them
+ * back (get_bulk/put_bulk, alloc_bulk/free_bulk), n a compile-time
+ * constant; cycles per object. */
+#define DEFINE_BULK_RUN(NAME, T, GET, PUT, N)                                  \
+	static double NAME##_##N(struct lr_mempool *mp)                        \
+	{                                                                      \
+		T objs[N];                                                     \
+		unsigned long loops = objs_per_run / N;                        \
+		uint64_t t0, t1;                                               \
+                                                                               \
+		t0 = lr_get_tsc_cycles_fenced();                               \
+		for (unsigned long i = 0; i < loops; i++) {                    \
+			if (lr_unlikely(GET(mp, objs, N)))                     \
+				return -1;                                     \
+			PUT(mp, objs, N);                                      \
+		}                                                              \
+		t1 = lr_get_tsc_cycles_fenced();                               \
+		return (double)(t1 - t0) / ((double)loops * N);                \
+	}
+
+/* lr_pktmbuf_free_bulk() called as lr_mempool_put_bulk() is. */
+#define MBUF_FREE_BULK(mp, m, n) lr_pktmbuf_free_bulk(m, n)
+
 #define DEFINE_MP_RUN(N)                                                       \
-	static double mp_run_##N(struct lr_mempool *mp)                        \
-	{                                                                      \
-		void *objs[N];                                                 \
-		unsigned long loops = objs_per_run / N;                        \
-		uint64_t t0, t1;                                               \
-                                                                               \
-		t0 = lr_get_tsc_cycles_fenced();                               \
-		for (unsigned long i = 0; i < loops; i++) {                    \
-			if (lr_unlikely(lr_mempool_get_bulk(mp, objs, N)))     \
-				return -1;                                     \
-			lr_mempool_put_bulk(mp, objs, N);                      \
-		}                                                              \
-		t1 = lr_get_tsc_cycles_fenced();                               \
-		return (double)(t1 - t0) / ((double)loops * N);                \
-	}
-
-/* One timed run of alloc_bulk n / free_bulk n; cycles per mbuf. */
+	DEFINE_BULK_RUN(mp_run, void *, lr_mempool_get_bulk,                   \
+			lr_mempool_put_bulk, N)
 #define DEFINE_MBUF_RUN(N)                                                     \
-	static double mbuf_run_##N(struct lr_mempool *mp)                      \
-	{                                                                      \
-		struct lr_mbuf *m[N];                                          \
-		unsigned long loops = objs_per_run / N;                        \
-		uint64_t t0, t1;                                               \
-                                                                               \
-		t0 = lr_get_tsc_cycles_fenced();                               \
-		for (unsigned long i = 0; i < loops; i++) {                    \
-			if (lr_unlikely(lr_pktmbuf_alloc_bulk(mp, m, N)))      \
-				return -1;                                     \
-			lr_pktmbuf_free_bulk(m, N);                            \
-		}                                                              \
-		t1 = lr_get_tsc_cycles_fenced();                               \
-		return (double)(t1 - t0) / ((double)loops * N);                \
-	}
+	DEFINE_BULK_RUN(mbuf_run, struct lr_mbuf *, lr_pktmbuf_alloc_bulk,     \
+			MBUF_FREE_BULK, N)
 
 DEFINE_MP_RUN(1)
 DEFINE_MP_RUN(8)
@@ -183,53 +177,29 @@ usage(FILE *f, const char *prog)
 		"  --objs N    objects per timed run, at least 128 (default "
 		"%lu)\n"
 		"  --reps R    timed runs per figure, minimum kept (default "
-		"%u)\n"
+		"%lu)\n"
 		"  -h, --help  this text\n",
 		prog, objs_per_run, reps);
-}
-
-/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
- * message. */
-static int
-take_option(int c, const char *arg, void *ctx)
-{
-	unsigned long v;
-
-	if (c == 'o')
-		return lr_app_parse_num(PROG, "--objs", arg, 128, UINT32_MAX,
-					&objs_per_run);
-	if (lr_app_parse_num(PROG, "--reps", arg, 1, UINT32_MAX, &v) < 0)
-		return -1;
-	reps = (unsigned)v;
-	return 0;
-}
-
-/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
- * after a message. */
-static int
-parse_args(int argc, char **argv, void *arg)
-{
-	static const struct option opts[] = {
-	    {"objs", required_argument, NULL, 'o'},
-	    {"reps", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-
-	return lr_app_getopt(argc, argv, ":h", opts, usage, take_option, arg);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct lr_app app = {PROG, usage};
+	static const struct lr_app_num_opt opt[] = {
+	    {"objs", 'o', 128, UINT32_MAX, &objs_per_run, NULL},
+	    {"reps", 'r', 1, UINT32_MAX, &reps, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
+	};
+	static struct lr_app_nums nums = {usage, 0, opt};
 	int status;
 
-	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
+	if (lr_app_start(&app, argc, argv, lr_app_parse_nums, &nums, &status) <
+	    0)
 		return status;
 
 	printf("# lr-mempool-bench: cycles per object (get+put, or "
-	       "alloc+free), one lcore,\n# minimum of %u runs of %lu objects; "
+	       "alloc+free), one lcore,\n# minimum of %lu runs of %lu objects; "
 	       "no peer figures here: bench/run mempool\n# runs "
 	       "DPDK's code beside it in the same run\n",
 	       reps, objs_per_run);

@@ -37,7 +37,7 @@
 #define PROG "lr-page-pool-bench"
 
 static unsigned long npages = 2000000;
-static unsigned repeats = 5;
+static unsigned long repeats = 5;
 
 static struct lr_page_pool *
 make_pool(const char *name, unsigned size, unsigned ring_size)
@@ -321,7 +321,7 @@ print_figures(void)
 	slow = bench_slow(1024);
 	slow1 = bench_slow(1);
 
-	printf("lr-page-pool-bench: %lu pages x %u repeats, TSC %.2f GHz, "
+	printf("lr-page-pool-bench: %lu pages x %lu repeats, TSC %.2f GHz, "
 	       "page %lu B, %s putter\n"
 	       "one-lcore rows: minimum over windows of %d pages; two-thread "
 	       "rows: median burst of %d\n",
@@ -371,47 +371,21 @@ usage(FILE *f, const char *prog)
 		"--file-prefix=pp_bench)\n"
 		"  -n, --pages PAGES      pages per timed run, at least %d "
 		"(default %lu)\n"
-		"  -r, --repeats REPEATS  timed runs per figure (default %u)\n"
+		"  -r, --repeats REPEATS  timed runs per figure (default %lu)\n"
 		"  -h, --help             this text\n",
 		prog, 4 * WINDOW, npages, repeats);
-}
-
-/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
- * message. */
-static int
-take_option(int c, const char *arg, void *ctx)
-{
-	unsigned long v;
-
-	if (c == 'n')
-		return lr_app_parse_num(PROG, "-n", arg, 4 * WINDOW, UINT32_MAX,
-					&npages);
-	if (lr_app_parse_num(PROG, "-r", arg, 1, UINT32_MAX, &v) < 0)
-		return -1;
-	repeats = (unsigned)v;
-	return 0;
-}
-
-/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
- * after a message. */
-static int
-parse_args(int argc, char **argv, void *arg)
-{
-	static const struct option opts[] = {
-	    {"pages", required_argument, NULL, 'n'},
-	    {"repeats", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-
-	return lr_app_getopt(argc, argv, ":n:r:h", opts, usage, take_option,
-			     arg);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct lr_app app = {PROG, usage};
+	static const struct lr_app_num_opt opt[] = {
+	    {"pages", 'n', 4 * WINDOW, UINT32_MAX, &npages, NULL},
+	    {"repeats", 'r', 1, UINT32_MAX, &repeats, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
+	};
+	static struct lr_app_nums nums = {usage, 1, opt};
 	char *defargs[] = {argv[0],
 			   "--no-huge",
 			   "-m",
@@ -428,7 +402,8 @@ main(int argc, char **argv)
 		argc = 7;
 		argv = defargs;
 	}
-	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
+	if (lr_app_start(&app, argc, argv, lr_app_parse_nums, &nums, &status) <
+	    0)
 		return status;
 	print_figures();
 	lr_eal_cleanup();

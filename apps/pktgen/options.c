@@ -20,6 +20,29 @@
 
 #define PROG "lr-pktgen"
 
+/* The k/M/G suffix (powers of 1000; with lower_mg m and g too, in rates
+ * where no milli is meant) at *end, stepped over: its multiplier; 1 (*end
+ * unmoved) when there is none. */
+static uint64_t
+take_suffix(char **end, bool lower_mg)
+{
+	char c = **end;
+	uint64_t mul;
+
+	if (lower_mg && (c == 'm' || c == 'g'))
+		c = (char)(c - 'a' + 'A');
+	if (c == 'k' || c == 'K')
+		mul = 1000;
+	else if (c == 'M')
+		mul = 1000000;
+	else if (c == 'G')
+		mul = 1000000000;
+	else
+		return 1;
+	(*end)++;
+	return mul;
+}
+
 /* Unsigned integer with an optional k/M/G suffix (powers of 1000). */
 static int
 parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
@@ -27,7 +50,7 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 {
 	char *end;
 	unsigned long long x;
-	uint64_t mul = 1;
+	uint64_t mul;
 
 	if (*s == '\0' || *s == '-' || *s == ' ')
 		return pg_fail("%s '%s': expected a number", opt, s);
@@ -35,12 +58,7 @@ parse_u64(const char *opt, const char *s, uint64_t min, uint64_t max,
 	x = strtoull(s, &end, 0);
 	if (errno || end == s)
 		return pg_fail("%s '%s': expected a number", opt, s);
-	if (*end == 'k' || *end == 'K')
-		mul = 1000, end++;
-	else if (*end == 'M')
-		mul = 1000000, end++;
-	else if (*end == 'G')
-		mul = 1000000000, end++;
+	mul = take_suffix(&end, false);
 	if (*end != '\0')
 		return pg_fail("%s '%s': expected a number", opt, s);
 	if (x > max / mul || x * mul < min || x * mul > max)
@@ -56,21 +74,17 @@ static int
 parse_double(const char *opt, const char *s, double min, double max, double *v)
 {
 	char *end;
-	double x, mul = 1;
+	uint64_t mul;
+	double x;
 
 	errno = 0;
 	x = strtod(s, &end);
 	if (errno || end == s || !isfinite(x))
 		return pg_fail("%s '%s': expected a number", opt, s);
-	if (*end == 'k' || *end == 'K')
-		mul = 1e3, end++;
-	else if (*end == 'M')
-		mul = 1e6, end++;
-	else if (*end == 'G')
-		mul = 1e9, end++;
+	mul = take_suffix(&end, false);
 	if (*end != '\0')
 		return pg_fail("%s '%s': expected a number", opt, s);
-	x *= mul;
+	x *= (double)mul;
 	if (!(x >= min && x <= max))
 		return pg_fail("%s '%s': out of range %g..%g", opt, s, min,
 			       max);
@@ -435,18 +449,14 @@ static int
 parse_rate_bound(const char *opt, const char *s, struct pg_rate_bound *b)
 {
 	char *end;
-	double x, mul = 1;
+	uint64_t mul;
+	double x;
 
 	errno = 0;
 	x = strtod(s, &end);
 	if (errno == 0 && end != s && isfinite(x) && x > 0) {
-		if (*end == 'k' || *end == 'K')
-			mul = 1e3, end++;
-		else if (*end == 'm' || *end == 'M')
-			mul = 1e6, end++;
-		else if (*end == 'g' || *end == 'G')
-			mul = 1e9, end++;
-		b->v = x * mul;
+		mul = take_suffix(&end, true);
+		b->v = x * (double)mul;
 		b->unit = PG_RATE_PPS;
 		if (strcmp(end, "%") == 0 && mul == 1 && x <= 100) {
 			b->unit = PG_RATE_PCT;

@@ -777,6 +777,20 @@ rfc_free_recs(struct search *s)
 	s->nrecs = s->cap = 0;
 }
 
+/* A search s at res->size (the rates of line rate bps), its trials and
+ * notes going to res's; 0, or -1 when the size has no rates (the sizes
+ * were checked before: not reached). */
+static int
+search_for(struct search *s, const struct result *res, double bps)
+{
+	memset(s, 0, sizeof(*s));
+	if (rfc_set_bounds(s, res->size, bps) != 0)
+		return -1;
+	s->trials = res->trials;
+	s->notes = res->notes;
+	return 0;
+}
+
 /* Every repetition of the search at res->size; 0 or -1. */
 static int
 run_size(struct result *res, double bps)
@@ -787,11 +801,8 @@ run_size(struct result *res, double bps)
 	for (unsigned rep = 0; rep < pg.o.repeat && rc == 0; rep++) {
 		struct search s;
 
-		memset(&s, 0, sizeof(s));
-		if (rfc_set_bounds(&s, res->size, bps) != 0)
-			return -1; /* checked before: not reached */
-		s.trials = res->trials;
-		s.notes = res->notes;
+		if (search_for(&s, res, bps) != 0)
+			return -1;
 		s.rep = rep;
 		rc = search(&s);
 		if (rc == 0)
@@ -815,11 +826,8 @@ latency_loads(struct result *res, double bps)
 	char sz[16], purpose[48];
 	int rc = 0;
 
-	memset(&s, 0, sizeof(s));
-	if (rfc_set_bounds(&s, res->size, bps) != 0)
-		return -1; /* checked before: not reached */
-	s.trials = res->trials;
-	s.notes = res->notes;
+	if (search_for(&s, res, bps) != 0)
+		return -1;
 	s.final = true;
 	if (res->rate[NDR] == 0) {
 		rfc_say(&s, "%s: no latency trials: the NDR is 0",

@@ -35,7 +35,7 @@
 static const unsigned bulk_sizes[] = {1, 8, 32, 128};
 
 static unsigned long iterations = 1u << 21;
-static unsigned runs = 15;
+static unsigned long runs = 15;
 
 static void *objs_in[MAX_BULK];
 static void *objs_out[MAX_BULK] __lr_cache_aligned;
@@ -236,7 +236,7 @@ bench_two_lcores(struct lr_ring *r)
 		return 0;
 	}
 	printf("\n(b) two lcores: producer lcore %u (CPU %d), consumer lcore "
-	       "%u (CPU %d), %lu items per run, %u runs: min / median\n",
+	       "%u (CPU %d), %lu items per run, %lu runs: min / median\n",
 	       lr_lcore_id(), lr_lcore_to_cpu_id(lr_lcore_id()), worker,
 	       lr_lcore_to_cpu_id(worker), items, runs);
 	printf("%-6s %-8s %22s %22s\n", "mode", "n", "producer cycles/item",
@@ -265,8 +265,8 @@ bench_two_lcores(struct lr_ring *r)
 				lr_eal_wait_lcore(worker);
 				vc[k] = (double)a.cycles / (double)items;
 			}
-			sp = summarise(vp, runs);
-			sc = summarise(vc, runs);
+			sp = summarise(vp, (unsigned)runs);
+			sc = summarise(vc, (unsigned)runs);
 			printf(
 			    "%-6s bulk %-3u %10.2f / %-9.2f %10.2f / %-9.2f\n",
 			    mode_name[m], n, sp.min, sp.median, sc.min,
@@ -287,50 +287,26 @@ usage(FILE *f, const char *prog)
 	    "                  (default %lu); each two-lcore run moves N/8 "
 	    "items\n"
 	    "  --runs R        two-lcore runs per figure, 1..%d (default "
-	    "%u)\n"
+	    "%lu)\n"
 	    "  -h, --help      this text\n",
 	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
-}
-
-/* One option c (lr_app_getopt()) with its value arg: 0, or -1 after a
- * message. */
-static int
-take_option(int c, const char *arg, void *ctx)
-{
-	unsigned long v;
-
-	if (c == 'i')
-		return lr_app_parse_num(PROG, "--iterations", arg, 1,
-					UINT32_MAX, &iterations);
-	if (lr_app_parse_num(PROG, "--runs", arg, 1, MAX_RUNS, &v) < 0)
-		return -1;
-	runs = (unsigned)v;
-	return 0;
-}
-
-/* The options after the EAL's (lr_app_start()): 0, 1 after --help, -1
- * after a message. */
-static int
-parse_args(int argc, char **argv, void *arg)
-{
-	static const struct option opts[] = {
-	    {"iterations", required_argument, NULL, 'i'},
-	    {"runs", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-
-	return lr_app_getopt(argc, argv, ":h", opts, usage, take_option, arg);
 }
 
 int
 main(int argc, char **argv)
 {
 	static const struct lr_app app = {PROG, usage};
+	static const struct lr_app_num_opt opt[] = {
+	    {"iterations", 'i', 1, UINT32_MAX, &iterations, NULL},
+	    {"runs", 'r', 1, MAX_RUNS, &runs, NULL},
+	    {NULL, 0, 0, 0, NULL, NULL},
+	};
+	static struct lr_app_nums nums = {usage, 0, opt};
 	struct lr_ring *r;
 	int status, ret;
 
-	if (lr_app_start(&app, argc, argv, parse_args, NULL, &status) < 0)
+	if (lr_app_start(&app, argc, argv, lr_app_parse_nums, &nums, &status) <
+	    0)
 		return status;
 	nb_samples = (unsigned)LR_MAX(iterations / SAMPLE_PAIRS, 1ul);
 	samples = malloc(sizeof(*samples) * LR_MAX(nb_samples, MAX_RUNS));

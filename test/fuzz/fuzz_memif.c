@@ -36,7 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fuzz_common.h"
+#include "fuzz_memif_common.h"
 #include "lr_eth_memif.h"
 #include "lr_ethdev.h"
 #include "lr_log.h"
@@ -44,7 +44,6 @@
 #include "memif_proto.h"
 
 #define FZ_ID	      7
-#define FZ_REC	      (1 + MIF_MSG_SZ)
 #define FZ_REGION_MAX (512u * 1024) /* bytes of a region file at most */
 #define FZ_MAXQ	      LR_MAX_QUEUES_PER_PORT
 #define FZ_BURST      32
@@ -210,8 +209,10 @@ region_unmap(struct fz_region *g)
 
 /* The connection ended: the port must be down; start a new one. */
 static void
-fz_reconnect(struct fz *z)
+fz_reconnect(void *arg)
 {
+	struct fz *z = arg;
+
 	if (z->c != NULL)
 		lr_memif_fuzz_conn_free_(z->c);
 	FUZZ_CHECK(!lr_memif_fuzz_up_(z->p));
@@ -355,8 +356,9 @@ model_apply(struct fz *z, const struct mif_msg *m)
 
 /* A control message record. */
 static void
-fz_msg(struct fz *z, uint8_t ctl, const uint8_t *rec)
+fz_msg(void *arg, uint8_t ctl, const uint8_t *rec)
 {
+	struct fz *z = arg;
 	struct mif_msg m, reply;
 	int fds[3], nfds, expect, ret;
 	size_t len =
@@ -533,8 +535,9 @@ stop:
 
 /* Action: descriptors on a C2S ring, the server's rx burst. */
 static void
-fz_rx(struct fz *z, const uint8_t *b)
+fz_rx(void *arg, const uint8_t *b)
 {
+	struct fz *z = arg;
 	struct lr_mbuf *pkts[FZ_BURST];
 	unsigned q = b[0] % z->nb_q[C2S], n = b[3] % (FZ_BURST + 1), got;
 	uint16_t size = (uint16_t)(1u << z->log2), tail, head;
@@ -712,8 +715,9 @@ out:
 
 /* Action: buffers offered on an S2C ring, the server's tx burst. */
 static void
-fz_tx(struct fz *z, const uint8_t *b)
+fz_tx(void *arg, const uint8_t *b)
 {
+	struct fz *z = arg;
 	struct lr_mbuf *pkts[8];
 	uint32_t lens[8];
 	unsigned q = b[0] % z->nb_q[S2C], npk = b[3] % 9, sent;
@@ -772,30 +776,8 @@ fz_tx(struct fz *z, const uint8_t *b)
 
 /* ------------------------------------------------------------------ */
 
-/* One record: a message, or an action. */
-static void
-fz_record(struct fz *z, uint8_t ctl, const uint8_t *rec)
-{
-	if (!(ctl & 0x80)) {
-		fz_msg(z, ctl, rec);
-		return;
-	}
-	switch (ctl & 3) {
-	case 0:
-		fz_reconnect(z);
-		break;
-	case 1:
-		fz_rx(z, rec);
-		break;
-	case 2:
-		fz_tx(z, rec);
-		break;
-	default:
-		lr_memif_fuzz_poll_(z->p);
-		FUZZ_CHECK(lr_memif_fuzz_up_(z->p) == z->up);
-		break;
-	}
-}
+static const struct fuzz_memif_acts fz_acts = {fz_msg, fz_reconnect, fz_rx,
+					       fz_tx};
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -805,9 +787,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int nfd;
 
 	if (mp == NULL) {
-		mp = fuzz_eal_up("fuzz_memif");
-		/* refusals are the expected outcome: logged to nowhere */
-		lr_log_set_stream(fopen("/dev/null", "w"));
+		mp = fuzz_memif_up("fuzz_memif");
 		for (unsigned i = 0; i < MIF_MAX_REGIONS; i++) {
 			snap[i] = malloc(FZ_REGION_MAX);
 			FUZZ_CHECK(snap[i] != NULL);
@@ -828,14 +808,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(z.p != NULL);
 	z.c = lr_memif_fuzz_accept_(z.p);
 	FUZZ_CHECK(z.c != NULL);
-	for (size_t off = 1; off + FZ_REC <= size; off += FZ_REC)
-		fz_record(&z, data[off], data + off + 1);
+	fuzz_memif_records(&fz_acts, &z, z.p, &z.up, data, size);
 	lr_memif_fuzz_conn_free_(z.c);
 	z.c = NULL;
 	for (unsigned i = 0; i < MIF_MAX_REGIONS; i++)
 		region_unmap(&z.reg[i]);
 	lr_memif_fuzz_port_free_(z.p);
-	fuzz_check_pool(mp);
-	FUZZ_CHECK(fuzz_count_fds() == nfd);
+	fuzz_memif_end(mp, nfd);
 	return 0;
 }

@@ -48,13 +48,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fuzz_common.h"
+#include "fuzz_memif_common.h"
 #include "lr_log.h"
 #include "lr_unix.h"
 #include "memif_fuzz.h"
 #include "memif_proto.h"
 
-#define FC_REC	 (1 + MIF_MSG_SZ)
 #define FC_BSIZE 128
 #define FC_BURST 32
 #define FC_DESCS 9
@@ -323,8 +322,9 @@ note_offers(struct fc *z, unsigned i, uint16_t from)
 
 /* A message record. */
 static void
-fc_msg(struct fc *z, uint8_t ctl, const uint8_t *rec)
+fc_msg(void *arg, uint8_t ctl, const uint8_t *rec)
 {
+	struct fc *z = arg;
 	struct mif_msg m;
 	size_t len =
 	    (ctl & 0x40) ? ((ctl & 1) ? 64 : MIF_MSG_SZ + 1) : MIF_MSG_SZ;
@@ -428,8 +428,9 @@ fill_s2c(struct fc *z, unsigned q, const uint8_t *b, uint8_t salt,
 
 /* Action: the server fills S2C buffers; the client's rx burst. */
 static void
-fc_rx(struct fc *z, const uint8_t *b)
+fc_rx(void *arg, const uint8_t *b)
 {
+	struct fc *z = arg;
 	struct lr_mbuf *pkts[FC_BURST];
 	struct mif_desc wrote[FC_DESCS]; /* the client offers slots again */
 	unsigned q = b[0] % z->nq[S2C], n = b[3] % (FC_BURST + 1), got, np = 0;
@@ -534,8 +535,9 @@ make_pkt(struct fc *z, uint8_t salt, unsigned i, uint32_t len, unsigned shape)
 /* Action: the server takes C2S slots (moves the tail by b[1], or b[2]:
  * past what the client sent); the client's tx burst. */
 static void
-fc_tx(struct fc *z, const uint8_t *b)
+fc_tx(void *arg, const uint8_t *b)
 {
+	struct fc *z = arg;
 	struct lr_mbuf *pkts[8];
 	uint32_t lens[8];
 	unsigned q = b[0] % z->nq[C2S], npk = b[3] % 9, sent, np = 0;
@@ -608,35 +610,23 @@ fc_tx(struct fc *z, const uint8_t *b)
 	after_burst(z, 0);
 }
 
+/* Action: the server goes away (a new connection is made). */
 static void
-fc_record(struct fc *z, uint8_t ctl, const uint8_t *rec)
+fc_server_gone(void *arg)
 {
-	if (!(ctl & 0x80)) {
-		fc_msg(z, ctl, rec);
-		return;
-	}
-	switch (ctl & 3) {
-	case 0: /* the server goes away */
-		close(z->sfd);
-		z->sfd = -1;
-		lr_memif_fuzz_client_event_(z->c);
-		FUZZ_CHECK(!lr_memif_fuzz_up_(z->p));
-		FUZZ_CHECK(strstr(lr_memif_fuzz_reason_(z->p),
-				  "peer closed the connection") != NULL);
-		fc_connect(z);
-		break;
-	case 1:
-		fc_rx(z, rec);
-		break;
-	case 2:
-		fc_tx(z, rec);
-		break;
-	default:
-		lr_memif_fuzz_poll_(z->p);
-		FUZZ_CHECK(lr_memif_fuzz_up_(z->p) == z->up);
-		break;
-	}
+	struct fc *z = arg;
+
+	close(z->sfd);
+	z->sfd = -1;
+	lr_memif_fuzz_client_event_(z->c);
+	FUZZ_CHECK(!lr_memif_fuzz_up_(z->p));
+	FUZZ_CHECK(strstr(lr_memif_fuzz_reason_(z->p),
+			  "peer closed the connection") != NULL);
+	fc_connect(z);
 }
+
+static const struct fuzz_memif_acts fc_acts = {fc_msg, fc_server_gone, fc_rx,
+					       fc_tx};
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -646,9 +636,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int nfd;
 
 	if (mp == NULL) {
-		mp = fuzz_eal_up("fuzz_memif_client");
-		/* refusals are the expected outcome: logged to nowhere */
-		lr_log_set_stream(fopen("/dev/null", "w"));
+		mp = fuzz_memif_up("fuzz_memif_client");
 	}
 	if (size < 1)
 		return 0;
@@ -666,11 +654,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(z.p != NULL);
 	z.zmp = lr_memif_fuzz_zc_pool_(z.p);
 	fc_connect(&z);
-	for (size_t off = 1; off + FC_REC <= size; off += FC_REC)
-		fc_record(&z, data[off], data + off + 1);
+	fuzz_memif_records(&fc_acts, &z, z.p, &z.up, data, size);
 	fc_drop_conn(&z);
 	lr_memif_fuzz_port_free_(z.p);
-	fuzz_check_pool(mp);
-	FUZZ_CHECK(fuzz_count_fds() == nfd);
+	fuzz_memif_end(mp, nfd);
 	return 0;
 }
