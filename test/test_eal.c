@@ -1126,7 +1126,40 @@ test_log_stream_swap(void)
 	return 0;
 }
 
+/* lr_copy_16_64 copies exactly n bytes for every n from 16 to 64, at
+ * every source and destination alignment within a line, and writes
+ * nothing before or after them; lr_prefetch_w changes nothing. */
+static int
+test_copy_16_64(void)
+{
+	uint8_t src[160], dst[160];
+
+	for (unsigned i = 0; i < sizeof(src); i++)
+		src[i] = (uint8_t)(i * 7 + 1);
+	for (uint32_t n = 16; n <= 64; n++)
+		for (unsigned so = 0; so < 16; so++)
+			for (unsigned dof = 0; dof < 16; dof++) {
+				memset(dst, 0xee, sizeof(dst));
+				lr_prefetch_w(dst + 32 + dof);
+				lr_copy_16_64(dst + 32 + dof, src + so, n);
+				for (unsigned i = 0; i < sizeof(dst); i++) {
+					int in = i >= 32 + dof &&
+						 i < 32 + dof + n;
+					uint8_t want =
+					    in ? src[so + i - 32 - dof] : 0xee;
+
+					LR_TEST_ASSERT(dst[i] == want,
+						       "n %u src +%u dst +%u: "
+						       "byte %u is %u, not %u",
+						       n, so, dof, i, dst[i],
+						       want);
+				}
+			}
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
+	{ "copy_16_64", test_copy_16_64 },
 	{ "reinit_other_lcores", test_reinit_other_lcores },
 	{ "log_stream_swap", test_log_stream_swap },
 	{ "register_and_tsc", test_register_and_tsc },

@@ -98,18 +98,6 @@ lr_prefetch_w(const volatile void *p)
 #endif
 }
 
-/** Ask for the cache line at p for reading (a hint, kept as
- *  lr_prefetch_w() is). */
-static inline void
-lr_prefetch_r(const volatile void *p)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("prefetcht0 %0" : : "m"(*(const volatile char *)p));
-#else
-	__builtin_prefetch((const void *)(uintptr_t)p, 0);
-#endif
-}
-
 /** Copy n bytes, 16 <= n <= 64, inline: two overlapping moves of 32 or
  *  16 bytes (a short frame copied with no call). */
 static inline void
