@@ -157,8 +157,10 @@ prebuild() {
 	(
 		chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1
 		renice -n 19 -p "$BASHPID" >/dev/null 2>&1
-		build pagealloc-debug "${A_DEBUG[@]}"
+		# In the order the stages test: the ASan build, the longest,
+		# is ready when the native tests end.
 		build asan "${A_ASAN[@]}"
+		build pagealloc-debug "${A_DEBUG[@]}"
 		build tsan "${A_TSAN[@]}"
 		[ -z "$ppc_why" ] && build ppc64le "${A_PPC[@]}"
 		if [ -z "$fuzz_why" ]; then
@@ -224,12 +226,12 @@ run() {
 }
 
 run native -- --suite fast --suite driver
-run pagealloc-debug -- --suite fast --no-suite pktgen
 # The RFC 2544 searches against the kernel's tbf and over memif (suite
 # 'search', minutes of trials) and lr-telemetry against testpmd (suite
 # 'interop') run in the native stage only.
 LR_TEST_SCALE=0.25 run asan -- --suite fast --suite driver --no-suite search \
 	--no-suite interop
+run pagealloc-debug -- --suite fast --no-suite pktgen
 # TSan: the programs with threads that share state (lr-pktgen's lcores,
 # its control socket and telemetry through pktgen_send and pktgen_ctl;
 # pktgen_config and pktgen_output run the same threads on other options).
