@@ -22,8 +22,10 @@
  * Memory: one memfd region per port (lr_shm.h), made at configure and
  * kept until close: for each ring its descriptor table, available and
  * used rings, then its packet buffers (one of VU_BSIZE bytes per
- * descriptor, descriptor i pointing at buffer i unless a zero-copy frame
- * uses it or a short frame its short slot, VU_SSIZE bytes, after them). The whole region is the first entry of SET_MEM_TABLE, its
+ * descriptor) and its short slots (one of VU_SSIZE bytes per descriptor);
+ * a transmit descriptor is pointed at its id's buffer, its short slot or
+ * a zero-copy frame as each frame is put on it. The whole region is the
+ * first entry of SET_MEM_TABLE, its
  * guest-physical address being our virtual one (as DPDK's virtio-user
  * does). Received packets are copied from these buffers into mbufs (see
  * virtio_user_rx_tx.c for why).

@@ -241,8 +241,9 @@ done_add(struct free_batch *d, struct lr_mbuf *m)
 	}
 }
 
-/* Take the mbuf descriptor head points into, if any, into d, and point
- * the descriptor back at its own buffer, where the copy paths write. */
+/* Take the mbuf descriptor head points into, if any, into d (the next
+ * frame on head writes the descriptor's address, whichever path it
+ * takes). */
 static inline void
 zc_take(struct vu_vring *vr, uint32_t head, struct free_batch *d)
 {
@@ -251,8 +252,6 @@ zc_take(struct vu_vring *vr, uint32_t head, struct free_batch *d)
 	if (m == NULL)
 		return;
 	vr->tx_mbuf[head] = NULL;
-	vr->desc[head].addr =
-	    (uint64_t)(uintptr_t)(vr->bufs + (size_t)head * VU_BSIZE);
 	done_add(d, m);
 }
 
