@@ -1367,9 +1367,12 @@ struct child_case {
 	const char *name;
 };
 
-/* A struct child_case for the table of cases. */
-#define CHILD_CASE(fn, name)                                                   \
-	((const void *)&(const struct child_case){fn, name})
+/* A row of the table of cases: case name, run in a child by fn with
+ * file prefix prefix. */
+/* clang-format off */
+#define CHILD_ROW(name, fn, prefix)                                            \
+	{name, NULL, child_case, &(const struct child_case){fn, prefix}}
+/* clang-format on */
 
 /* The case of arg, a struct child_case, run in a child. */
 static int
@@ -1381,20 +1384,14 @@ child_case(const void *arg)
 }
 
 static const struct lr_test_case cases[] = {
-    {"ring_pair_forward", NULL, child_case,
-     CHILD_CASE(ring_pair_forward_child, "test_pmd_dpdk_ring")},
-    {"lr_mbufs_out", NULL, child_case,
-     CHILD_CASE(lr_mbufs_out_child, "test_pmd_dpdk_out")},
-    {"null_forward", NULL, child_case,
-     CHILD_CASE(null_forward_child, "test_pmd_dpdk_null")},
-    {"bound_headers", NULL, child_case,
-     CHILD_CASE(bound_headers_child, "test_pmd_dpdk_bound")},
-    {"bound_tx", NULL, child_case,
-     CHILD_CASE(bound_tx_child, "test_pmd_dpdk_btx")},
-    {"attached_rx", NULL, child_case,
-     CHILD_CASE(attached_rx_child, "test_pmd_dpdk_att")},
-    {"indirect_rx", NULL, child_case,
-     CHILD_CASE(indirect_rx_child, "test_pmd_dpdk_ind")},
+    CHILD_ROW("ring_pair_forward", ring_pair_forward_child,
+	      "test_pmd_dpdk_ring"),
+    CHILD_ROW("lr_mbufs_out", lr_mbufs_out_child, "test_pmd_dpdk_out"),
+    CHILD_ROW("null_forward", null_forward_child, "test_pmd_dpdk_null"),
+    CHILD_ROW("bound_headers", bound_headers_child, "test_pmd_dpdk_bound"),
+    CHILD_ROW("bound_tx", bound_tx_child, "test_pmd_dpdk_btx"),
+    CHILD_ROW("attached_rx", attached_rx_child, "test_pmd_dpdk_att"),
+    CHILD_ROW("indirect_rx", indirect_rx_child, "test_pmd_dpdk_ind"),
     {"l2fwd_binary", test_l2fwd_binary},
     {"memif_testpmd", test_memif_testpmd},
     {"bad_input", test_bad_input},
