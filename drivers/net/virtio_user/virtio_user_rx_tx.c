@@ -387,6 +387,23 @@ tx_chain(struct vu_vring *vr, const struct lr_mbuf *m,
 	return head;
 }
 
+/* Point descriptor d at len bytes at b, the chain's last: stored only
+ * where it changes. The backend only reads a transmit descriptor, so one
+ * left as it was stays in the backend's cache too; an id that takes the
+ * same slot and length again (fixed-size traffic, in order) moves no
+ * descriptor line between the CPUs. */
+static inline void
+desc_set(struct lr_vring_desc *d, const void *b, uint32_t len)
+{
+	uint64_t a = (uint64_t)(uintptr_t)b;
+
+	if (d->addr != a || d->len != len || d->flags != 0) {
+		d->addr = a;
+		d->len = len;
+		d->flags = 0;
+	}
+}
+
 /* Where a copied frame of len bytes (header included) goes for id: its
  * short slot, or its buffer. */
 static inline uint8_t *
@@ -419,9 +436,7 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 			      m->data_len);
 	else
 		lr_pktmbuf_copy_out(m, b + hdr_len);
-	vr->desc[id].addr = (uint64_t)(uintptr_t)b;
-	vr->desc[id].len = len;
-	vr->desc[id].flags = 0;
+	desc_set(&vr->desc[id], b, len);
 	vr->chain_len[id] = 1;
 	return id;
 }
@@ -444,6 +459,21 @@ zc_ok(const struct vu_queue *q, const struct lr_mbuf *m)
 	return 0;
 }
 
+/* Whether the hdr_len bytes at h (10 or 12) are all zero. */
+static inline int
+hdr_zero(const uint8_t *h, uint32_t hdr_len)
+{
+	uint64_t a;
+	uint32_t b = 0;
+	uint16_t c;
+
+	memcpy(&a, h, 8);
+	memcpy(&c, h + 8, 2);
+	if (hdr_len > 10)
+		memcpy(&b, h + hdr_len - 4, 4);
+	return (a | c | b) == 0;
+}
+
 /* Put m on tx ring vr as it is: a zero virtio-net header written into
  * its headroom, one descriptor of len bytes from there; m is held until
  * the backend has used it. Its id. */
@@ -453,10 +483,11 @@ tx_zc(struct vu_vring *vr, struct lr_mbuf *m, uint32_t hdr_len, uint32_t len)
 	uint16_t id = tx_id_take(vr);
 	uint8_t *h = lr_pktmbuf_mtod(m, uint8_t *) - hdr_len;
 
-	memset(h, 0, hdr_len);
-	vr->desc[id].addr = (uint64_t)(uintptr_t)h;
-	vr->desc[id].len = len;
-	vr->desc[id].flags = 0;
+	/* a zero header stays from the buffer's last trip: not stored
+	 * again, its line stays in the backend's cache */
+	if (!hdr_zero(h, hdr_len))
+		memset(h, 0, hdr_len);
+	desc_set(&vr->desc[id], h, len);
 	vr->chain_len[id] = 1;
 	vr->tx_mbuf[id] = m;
 	return id;
@@ -471,10 +502,10 @@ lr_vu_tx_bad_(struct vu_queue *q, struct lr_mbuf *m, int too_long)
 	lr_pktmbuf_free(m);
 }
 
-/* The lines the next k copied frames go to (short slot or buffer) and
- * their descriptors, asked for writing at once: the backend's CPU read
- * them last, and each write would otherwise wait for its line to come
- * back, one after the other. */
+/* The lines the next k copied frames go to (short slot or buffer) asked
+ * for writing at once: the backend's CPU read them last, and each write
+ * would otherwise wait for its line to come back, one after the other.
+ * Their descriptors are asked for reading (most stay as they are). */
 static inline void
 tx_prefetch(const struct vu_vring *vr, struct lr_mbuf *const *pkts,
 	    uint32_t k, uint32_t hdr_len)
@@ -489,7 +520,8 @@ tx_prefetch(const struct vu_vring *vr, struct lr_mbuf *const *pkts,
 		for (uint32_t off = 0; off < len; off += 64)
 			lr_prefetch_w(b + off);
 		lr_prefetch_w(b + len - 1);
-		lr_prefetch_w(&vr->desc[id]);
+		/* read: desc_set() stores only where it changes */
+		__builtin_prefetch(&vr->desc[id]);
 	}
 }
 
@@ -544,7 +576,10 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 		} else {
 			head = tx_chain(vr, m, &h, q->hdr_len, need);
 		}
-		vr->avail->ring[vr->avail_idx & vr->mask] = head;
+		/* in order, the entry holds this head from the last lap
+		 * already: left alone, its line is not moved */
+		if (vr->avail->ring[vr->avail_idx & vr->mask] != head)
+			vr->avail->ring[vr->avail_idx & vr->mask] = head;
 		vr->avail_idx++;
 		bytes += len - q->hdr_len;
 		sent++;
