@@ -293,6 +293,8 @@ check_bad_values() {
 		"--iterations '12x'" --iterations 12x
 	check_bad_value "$A/ring-bench/lr-ring-bench" \
 		"lr-ring-bench: unexpected argument 'stray'" stray
+	check_bad_value "$A/ring-bench/lr-ring-bench" \
+		"--line-rtt '0': expected a number from 1" --line-rtt 0
 	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
 		"--objs '5': expected a number from 128" --objs 5
 	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" "-r '0'" -r 0

@@ -13,6 +13,11 @@
  * (b) two lcores (when -l gives two): the main lcore produces, a worker
  *     consumes, each spinning on a full/empty ring; prints cycles per item
  *     on each side, minimum and median of R runs of N/8 items.
+ * (c) two lcores: one cache line's round trip between them (each waits
+ *     for the other's store to a line of its own), the floor of every
+ *     hand-over between two CPUs. On a VM it tells where the host put the
+ *     two vCPUs: bench/comparisons/vhost.py labels each run with it.
+ *     --line-rtt N prints this figure alone, over N round trips.
  * The bulk size is a run-time value: nothing is specialised for a constant
  * n. Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
@@ -31,11 +36,13 @@
 #define MAX_BULK  128
 #define MAX_RUNS  31
 #define PROG	  "lr-ring-bench"
+#define LINE_TRIPS 100000 /* (c)'s round trips by default */
 
 static const unsigned bulk_sizes[] = {1, 8, 32, 128};
 
 static unsigned long iterations = 1u << 21;
 static unsigned long runs = 15;
+static unsigned long line_rtt; /* --line-rtt: (c) alone, this many trips */
 
 static void *objs_in[MAX_BULK];
 static void *objs_out[MAX_BULK] __lr_cache_aligned;
@@ -276,20 +283,86 @@ bench_two_lcores(struct lr_ring *r)
 	return 0;
 }
 
+/* ---- (c) a cache line's round trip ---- */
+
+struct rtt_arg {
+	_Atomic uint64_t ping __lr_cache_aligned; /* written by the main lcore */
+	_Atomic uint64_t pong __lr_cache_aligned; /* written by the worker */
+	unsigned long trips;
+};
+
+static int
+pong_lcore(void *p)
+{
+	struct rtt_arg *a = p;
+
+	for (uint64_t i = 1; i <= a->trips; i++) {
+		while (atomic_load_explicit(&a->ping, memory_order_acquire) != i)
+			;
+		atomic_store_explicit(&a->pong, i, memory_order_release);
+	}
+	return 0;
+}
+
+/* Figure (c) over trips round trips; 0, or a launch error. */
+static int
+bench_line_rtt(unsigned long trips)
+{
+	unsigned worker = lr_get_next_lcore(lr_lcore_id(), 1, 1);
+	static struct rtt_arg a;
+	uint64_t t0, t;
+	int rc;
+
+	if (lr_lcore_count() < 2 || worker >= LR_MAX_LCORE) {
+		printf("\n(c) line round trip: skipped, only one lcore (use -l "
+		       "0-1)\n");
+		return 0;
+	}
+	atomic_store(&a.ping, 0);
+	atomic_store(&a.pong, 0);
+	a.trips = trips;
+	rc = lr_eal_remote_launch(pong_lcore, &a, worker);
+	if (rc < 0) {
+		fprintf(stderr, "lr-ring-bench: launch on lcore %u: %s\n",
+			worker, lr_strerror(-rc));
+		return rc;
+	}
+	t0 = lr_get_tsc_cycles();
+	for (uint64_t i = 1; i <= trips; i++) {
+		atomic_store_explicit(&a.ping, i, memory_order_release);
+		while (atomic_load_explicit(&a.pong, memory_order_acquire) != i)
+			;
+	}
+	t = lr_get_tsc_cycles() - t0;
+	lr_eal_wait_lcore(worker);
+	printf("\n(c) line round trip: lcore %u (CPU %d) <-> lcore %u (CPU %d): "
+	       "%.1f cycles, %.1f ns (%lu trips)\n",
+	       lr_lcore_id(), lr_lcore_to_cpu_id(lr_lcore_id()), worker,
+	       lr_lcore_to_cpu_id(worker), (double)t / (double)trips,
+	       (double)t / (double)trips * 1e9 / (double)lr_get_tsc_hz(),
+	       trips);
+	return 0;
+}
+
 static void
 usage(FILE *f, const char *prog)
 {
 	fprintf(
 	    f,
-	    "usage: %s [EAL options] -- [--iterations N] [--runs R]\n"
+	    "usage: %s [EAL options] -- [--iterations N] [--runs R] "
+	    "[--line-rtt N]\n"
 	    "  --iterations N  call pairs per figure on one lcore, timed in "
 	    "samples of %d\n"
 	    "                  (default %lu); each two-lcore run moves N/8 "
 	    "items\n"
 	    "  --runs R        two-lcore runs per figure, 1..%d (default "
 	    "%lu)\n"
+	    "  --line-rtt N    only figure (c), a cache line's round trip "
+	    "between two\n"
+	    "                  lcores, over N trips (without it: after (a) "
+	    "and (b), %d)\n"
 	    "  -h, --help      this text\n",
-	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs);
+	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs, LINE_TRIPS);
 }
 
 int
@@ -299,6 +372,7 @@ main(int argc, char **argv)
 	static const struct lr_app_num_opt opt[] = {
 	    {"iterations", 'i', 1, UINT32_MAX, &iterations, NULL},
 	    {"runs", 'r', 1, MAX_RUNS, &runs, NULL},
+	    {"line-rtt", 'L', 1, UINT32_MAX, &line_rtt, NULL},
 	    {NULL, 0, 0, 0, NULL, NULL},
 	};
 	static struct lr_app_nums nums = {usage, 0, opt};
@@ -329,8 +403,14 @@ main(int argc, char **argv)
 	       "cache line %d\n",
 	       RING_SIZE, LR_ARCH_NAME, (double)lr_get_tsc_hz() / 1e9,
 	       LR_CACHE_LINE_SIZE);
-	bench_one_lcore(r);
-	ret = bench_two_lcores(r);
+	if (line_rtt != 0) {
+		ret = bench_line_rtt(line_rtt);
+	} else {
+		bench_one_lcore(r);
+		ret = bench_two_lcores(r);
+		if (ret == 0)
+			ret = bench_line_rtt(LINE_TRIPS);
+	}
 	lr_ring_free(r);
 	free(samples);
 	lr_eal_cleanup();
