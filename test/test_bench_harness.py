@@ -1173,7 +1173,46 @@ class Vhost(unittest.TestCase):
         self.assertEqual(vhost.better_of('64 B: not forwarded'), 'lower')
         self.assertEqual(vhost.better_of('64 B: forwarder'), 'lower')
         self.assertEqual(vhost.summary_rows(vhost.SIZES),
-                         ['64 B: forwarded', '1518 B: forwarded'])
+                         ['64 B: forwarded', '64 B: forwarded, CPUs near',
+                          '64 B: forwarded, CPUs far', '1518 B: forwarded',
+                          '1518 B: forwarded, CPUs near',
+                          '1518 B: forwarded, CPUs far'])
+
+    def test_placement(self):
+        # Two placements: the cut in the largest gap, over 2x.
+        cut = vhost.split_at([105, 110, 60, 640, 560, 700, 118])
+        self.assertAlmostEqual(cut, (118 * 560) ** 0.5)
+        # One placement, or none probed: no cut.
+        self.assertIsNone(vhost.split_at([100, 120, 150, 190]))
+        self.assertIsNone(vhost.split_at([None, 0]))
+        self.assertEqual(vhost.place_of(110, 120, cut), 'near')
+        self.assertEqual(vhost.place_of(600, 700, cut), 'far')
+        self.assertIsNone(vhost.place_of(110, 600, cut))   # moved
+        self.assertIsNone(vhost.place_of(None, 600, cut))  # not probed
+        self.assertEqual(vhost.place_of(110, 600, None), 'near')
+        rows, notes = core.Rows(), []
+        runs = [(64, 'linerate', 'lr_lr', 110, 112, 30.0),
+                (64, 'DPDK', 'dpdk_dpdk', 108, 115, 20.0),
+                (64, 'linerate', 'lr_lr', 600, 640, 12.0),
+                (64, 'DPDK', 'dpdk_dpdk', 620, 610, 6.0),
+                (64, 'linerate', 'lr_lr', 111, 650, 25.0),
+                (64, 'DPDK', 'dpdk_dpdk', 600, 109, None)]
+        vhost.add_places(rows, runs, notes)
+        t = dict(rows.table())
+        self.assertEqual(t['64 B: forwarded, CPUs near']['DPDK']['median'],
+                         20.0)
+        self.assertEqual(t['64 B: forwarded, CPUs far']['linerate']['n'], 1)
+        self.assertEqual(t['64 B: forwarded, CPUs far']['linerate']['median'],
+                         12.0)
+        self.assertIn('2 runs near, 2 far, 2 moved', notes[0])
+        labels = {'lr_lr': 'linerate', 'dpdk_dpdk': 'DPDK'}
+        tn = vhost.target_notes(rows, labels, (64,))
+        self.assertEqual(len(tn), 2)
+        self.assertIn('64 B: forwarded, CPUs near: lr-pktgen -> lr-l2fwd',
+                      tn[0])
+        self.assertIn('= 1.50 (target >= 1.3: met)', tn[0])
+        self.assertIn('CPUs far', tn[1])
+        self.assertIn('= 2.00 (target >= 1.3: met)', tn[1])
 
     def test_targets(self):
         rows = core.Rows()

@@ -42,6 +42,19 @@ calibration), "busy" cycles from the forwarder's exit report
 (--record-core-cycles), the share of a CPU each side got (below 100%: the
 machine was busy, the row is not to be trusted), and the share of the
 frames sent that were not forwarded.
+
+Where the host put the two vCPUs: on the machines this project measures
+on (2-vCPU VMs), one cache line's round trip between CPU 0 and CPU 1 is
+either about 110 ns or about 550 ns, and it changes every few seconds as
+the host moves the vCPUs; every program here hands each frame from one
+CPU to the other, so the same binaries give rates 2-4x apart from one run
+to the next. Each run is bracketed by lr-ring-bench --line-rtt (0.1 s),
+and its forwarded rate also goes in a row of its placement: "CPUs near"
+when both round trips fall below the largest gap (over 2x) among all of
+this entry's round trips, "CPUs far" when both fall above it; a run
+whose placement changed is in neither. The rows over every run stay
+first: those are the figures; the placement rows compare the pairs in
+the same conditions, each pair's median over its own runs in them.
 """
 import os
 import re
@@ -59,6 +72,12 @@ READY_S = 60               # bound on readiness and traffic: a hung run
 PREFIX = 'bench_vhost'
 PKTGEN = 'apps/pktgen/lr-pktgen'
 L2FWD = 'apps/l2fwd/lr-l2fwd'
+RING_BENCH = 'apps/ring-bench/lr-ring-bench'
+RTT_TRIPS = 100000         # lr-ring-bench --line-rtt: about 0.05 s
+RTT = re.compile(r'^\(c\) line round trip: .*: [0-9.]+ cycles, ([0-9.]+) ns',
+                 re.M)
+GAP = 2.0                  # round trips this far apart: two placements
+PLACES = ('near', 'far')
 
 KINDS = ('lr_lr', 'dpdk_dpdk', 'lr_dpdk', 'dpdk_lr')
 TITLE = {
@@ -153,29 +172,84 @@ def better_of(row):
     return 'lower'
 
 
+def place_row(size, place):
+    """The row of forwarded Mpps of the runs in one placement."""
+    return f'{size} B: forwarded, CPUs {place}'
+
+
 def summary_rows(sizes):
     """The rows of the opening table."""
-    return [f'{s} B: forwarded' for s in sizes]
+    return [r for s in sizes
+            for r in [f'{s} B: forwarded'] +
+            [place_row(s, p) for p in PLACES]]
+
+
+def split_at(rtts):
+    """The round trip (ns) between the two placements: the geometric
+    middle of the largest gap between neighbours of rtts, sorted, when it
+    is over GAP times; None when they look like one placement."""
+    v = sorted(x for x in rtts if x and x > 0)
+    best, at = GAP, None
+    for a, b in zip(v, v[1:]):
+        if b / a > best:
+            best, at = b / a, (a * b) ** 0.5
+    return at
+
+
+def place_of(before, after, cut):
+    """'near', 'far' or None (unknown, or moved during the run)."""
+    if before is None or after is None:
+        return None
+    if cut is None:
+        return 'near'
+    if before < cut and after < cut:
+        return 'near'
+    if before > cut and after > cut:
+        return 'far'
+    return None
+
+
+def add_places(rows, runs, notes):
+    """Each run's forwarded Mpps also into its placement's row; a note of
+    the split and the count of runs in each placement."""
+    cut = split_at([x for r in runs for x in r[3:5]])
+    count = {'near': 0, 'far': 0, None: 0}
+    for size, label, key, before, after, fwd in runs:
+        place = place_of(before, after, cut)
+        count[place] += 1
+        if place is not None and fwd is not None:
+            rows.add(place_row(size, place), label, fwd)
+    if cut is None:
+        notes.append('placement: every line round trip within '
+                     f'{GAP:g}x of the others: one placement ("near")')
+    else:
+        notes.append(f'placement: line round trips split at {cut:.0f} ns '
+                     f'(CPUs near below, far above): {count["near"]} runs '
+                     f'near, {count["far"]} far, {count[None]} moved or '
+                     'not probed (in the rows over every run only)')
 
 
 def target_notes(rows, labels, sizes):
     """The issue's targets against this run's medians (stats.ratio of
-    stats.median): each pair's forwarded Mpps over the DPDK pair's."""
+    stats.median): each pair's forwarded Mpps over the DPDK pair's, over
+    every run, then in each placement."""
     dpdk = labels.get('dpdk_dpdk')
     out = []
     for s in sizes:
-        cells = rows.values.get(f'{s} B: forwarded', {})
-        if dpdk not in cells:
-            continue
-        base = stats.median(cells[dpdk])
-        for key, goal in TARGETS.items():
-            lab = labels.get(key)
-            if lab not in cells:
+        for row in [f'{s} B: forwarded'] + [place_row(s, p)
+                                            for p in PLACES]:
+            cells = rows.values.get(row, {})
+            if dpdk not in cells:
                 continue
-            r = stats.ratio(stats.median(cells[lab]), base)
-            met = 'met' if r is not None and r >= goal else 'not met'
-            out.append(f'{s} B: {TITLE[key]} / {TITLE["dpdk_dpdk"]} = '
-                       f'{stats.fmt(r)} (target >= {goal}: {met})')
+            base = stats.median(cells[dpdk])
+            for key, goal in TARGETS.items():
+                lab = labels.get(key)
+                if lab not in cells:
+                    continue
+                r = stats.ratio(stats.median(cells[lab]), base)
+                met = 'met' if r is not None and r >= goal else 'not met'
+                out.append(f'{row}: {TITLE[key]} / {TITLE["dpdk_dpdk"]} '
+                           f'= {stats.fmt(r)} (target >= {goal}: {met})')
     return out
 
 
@@ -188,6 +262,7 @@ class Bench:
         self.log = log
         self.pktgen = os.path.join(ctx.build, PKTGEN)
         self.l2fwd = os.path.join(ctx.build, L2FWD)
+        self.ring_bench = os.path.join(ctx.build, RING_BENCH)
         self.tmp = tempfile.mkdtemp(prefix='bench-vhost.')
         self.cpu_gen = 0
         self.cpu_peer = 1 if os.cpu_count() >= 2 else 0
@@ -222,6 +297,18 @@ class Bench:
              '--tx-only', '--quiet', '--count', '1', '--stats-period', '1'])
         self.hz = memif.tsc_hz(out)
         return self.hz
+
+    def line_rtt(self):
+        """One cache line's round trip between the generator's CPU and
+        the forwarder's, in ns (lr-ring-bench --line-rtt), or None."""
+        if self.cpu_peer == self.cpu_gen:
+            return None
+        out, rc = self.run_once(
+            [self.ring_bench, '-l', f'{self.cpu_gen},{self.cpu_peer}',
+             '--no-huge', '-m', '16', '--in-memory', '--',
+             '--line-rtt', str(RTT_TRIPS)])
+        m = RTT.search(out)
+        return float(m.group(1)) if rc == 0 and m else None
 
     def drivers(self):
         """The port drivers this build of lr-pktgen has (from the error a
@@ -393,11 +480,19 @@ def measure(ctx, comp, log):
         if b.cpu_peer == b.cpu_gen:
             notes.append('one CPU: every row\'s two processes share CPU 0')
         rounds = ctx.rounds or comp.rounds
+        runs = []   # (size, label, key, rtt before, rtt after, Mpps)
         for size in SIZES:
             for r in range(rounds):
                 for key, (label, exe) in cols.items():
-                    log(f'  {size} B, round {r + 1}: {TITLE[key]}')
+                    before = b.line_rtt()
                     figs, run = run_row(b, key, size, exe)
+                    after = b.line_rtt()
+                    log(f'  {size} B, round {r + 1}: {TITLE[key]}: '
+                        f'{figs["forwarded"] if figs else 0:.2f} Mpps, '
+                        f'line round trip {before or 0:.0f} / '
+                        f'{after or 0:.0f} ns')
+                    runs.append((size, label, key, before, after,
+                                 figs['forwarded'] if figs else None))
                     seen = first.setdefault(label, {})
                     if key not in seen:
                         seen[key] = '\n'.join(x for p in run.procs
@@ -408,6 +503,7 @@ def measure(ctx, comp, log):
                               for n in run.notes]
                     if figs is not None:
                         add_figures(rows, size, label, figs)
+        add_places(rows, runs, notes)
     finally:
         b.cleanup()
     notes += target_notes(rows, {k: v[0] for k, v in cols.items()}, SIZES)
@@ -430,8 +526,14 @@ COMPARISON = core.Comparison(
     f'window of {SECS} s after {WARM} s of traffic, read from the '
     'programs\' per-second counters and interpolated at its ends, the '
     'same for every pair (testpmd txonly never reads its receive queue, so '
-    'what came back to the generator could not be counted). Targets '
-    '(issue 37): linerate >= 1.3x the DPDK pair, each mixed pair >= 1.0x.',
+    'what came back to the generator could not be counted). Each run is '
+    'bracketed by a cache line\'s round trip between the two CPUs '
+    '(lr-ring-bench --line-rtt): this VM\'s host moves its vCPUs every '
+    'few seconds between two placements whose round trips differ about '
+    '5x, so each forwarded rate also goes in a row of its placement ("CPUs '
+    'near", "CPUs far"; a run that moved is in neither), where the pairs '
+    'are compared in the same conditions. Targets (issue 37): linerate '
+    '>= 1.3x the DPDK pair, each mixed pair >= 1.0x.',
     measure=measure, rounds=5, unit_of=unit_of, better_of=better_of,
     summary=summary_rows(SIZES),
     against='net_vhost and net_virtio_user are newer than the old tree '
