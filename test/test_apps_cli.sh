@@ -31,6 +31,9 @@
 #             range, not a number, too large for 32 bits) or an argument
 #             left over exit 2 with the option and the value (or the
 #             argument) on stderr, nothing on stdout
+#   probe_stop lr-ring-bench --line-rtt N --every MS (a probe that runs
+#             until stopped) prints a figure every MS ms and exits 0 at
+#             SIGINT, nothing on stderr
 #
 # Every run has its own --file-prefix (with this shell's pid), ordinary
 # memory (--no-huge -m 64) and a bound (timeout) only a hang reaches;
@@ -295,6 +298,11 @@ check_bad_values() {
 		"lr-ring-bench: unexpected argument 'stray'" stray
 	check_bad_value "$A/ring-bench/lr-ring-bench" \
 		"--line-rtt '0': expected a number from 1" --line-rtt 0
+	check_bad_value "$A/ring-bench/lr-ring-bench" \
+		"lr-ring-bench: --every needs --line-rtt" --every 100
+	check_bad_value "$A/ring-bench/lr-ring-bench" \
+		"--every '60001': expected a number from 1 to 60000" \
+		--line-rtt 10 --every 60001
 	check_bad_value "$A/mempool-bench/lr-mempool-bench" \
 		"--objs '5': expected a number from 128" --objs 5
 	check_bad_value "$A/page-pool-bench/lr-page-pool-bench" "-r '0'" -r 0
@@ -326,6 +334,27 @@ check_bad_values() {
 		"--duration 'soon'" --duration soon
 }
 
+check_probe_stop() {
+	local p=$A/ring-bench/lr-ring-bench pid n=0
+	"${W[@]}" "$p" -l 0-1 $(eal_args) -- --line-rtt 1000 --every 20 \
+		>"$TMP/out" 2>"$TMP/err" &
+	pid=$!
+	# until two figures are out (or it ended), at most 60 s
+	while [ "$n" -lt 2 ] && kill -0 "$pid" 2>/dev/null; do
+		n=$(grep -c '^(c) line round trip: ' "$TMP/out")
+		[ "$SECONDS" -gt $((t0 + 60)) ] && break
+		sleep 0.05
+	done
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	if [ "$n" -lt 2 ] || [ "$rc" -ne 0 ] || [ -s "$TMP/err" ]; then
+		fail "probe_stop: $n figures, exit $rc (want 2 or more, 0)"
+		return
+	fi
+	pass "probe_stop: $(grep -c '^(c) ' "$TMP/out") figures, exit 0 at SIGINT"
+}
+
 for p in $PROGS; do
 	[ -x "$p" ] || {
 		echo "FAIL: $p not built"
@@ -346,4 +375,6 @@ fi
 check_runtime
 check_usage_l2fwd
 check_bad_values
+t0=$SECONDS
+check_probe_stop
 exit $failed

@@ -1185,18 +1185,18 @@ class Vhost(unittest.TestCase):
         # One placement, or none probed: no cut.
         self.assertIsNone(vhost.split_at([100, 120, 150, 190]))
         self.assertIsNone(vhost.split_at([None, 0]))
-        self.assertEqual(vhost.place_of(110, 120, cut), 'near')
-        self.assertEqual(vhost.place_of(600, 700, cut), 'far')
-        self.assertIsNone(vhost.place_of(110, 600, cut))   # moved
-        self.assertIsNone(vhost.place_of(None, 600, cut))  # not probed
-        self.assertEqual(vhost.place_of(110, 600, None), 'near')
+        self.assertEqual(vhost.place_of([110, 120, 60], cut), 'near')
+        self.assertEqual(vhost.place_of([600, 700], cut), 'far')
+        self.assertIsNone(vhost.place_of([110, 600, 120], cut))  # moved
+        self.assertIsNone(vhost.place_of([], cut))  # not probed
+        self.assertEqual(vhost.place_of([110, 600], None), 'near')
         rows, notes = core.Rows(), []
-        runs = [(64, 'linerate', 'lr_lr', 110, 112, 30.0),
-                (64, 'DPDK', 'dpdk_dpdk', 108, 115, 20.0),
-                (64, 'linerate', 'lr_lr', 600, 640, 12.0),
-                (64, 'DPDK', 'dpdk_dpdk', 620, 610, 6.0),
-                (64, 'linerate', 'lr_lr', 111, 650, 25.0),
-                (64, 'DPDK', 'dpdk_dpdk', 600, 109, None)]
+        runs = [(64, 'linerate', 'lr_lr', [110, 112], 30.0),
+                (64, 'DPDK', 'dpdk_dpdk', [108, 115], 20.0),
+                (64, 'linerate', 'lr_lr', [600, 640], 12.0),
+                (64, 'DPDK', 'dpdk_dpdk', [620, 610], 6.0),
+                (64, 'linerate', 'lr_lr', [111, 650], 25.0),
+                (64, 'DPDK', 'dpdk_dpdk', [600, 109], None)]
         vhost.add_places(rows, runs, notes)
         t = dict(rows.table())
         self.assertEqual(t['64 B: forwarded, CPUs near']['DPDK']['median'],
@@ -1213,6 +1213,16 @@ class Vhost(unittest.TestCase):
         self.assertIn('= 1.50 (target >= 1.3: met)', tn[0])
         self.assertIn('CPUs far', tn[1])
         self.assertIn('= 2.00 (target >= 1.3: met)', tn[1])
+        # The probe's figure lines, and those of its window only.
+        pr = vhost.Probe(None, '.')
+        pr.on_line('(c) line round trip: lcore 0 (CPU 0) <-> lcore 1 '
+                   '(CPU 1): 290.1 cycles, 111.7 ns (5000 trips)')
+        pr.on_line('lr-ring-bench: ring of 4096 slots')
+        self.assertEqual([x for _, x in pr.rtts], [111.7])
+        t = pr.rtts[0][0]
+        self.assertEqual(pr.within((t - 1, t + 1)), [111.7])
+        self.assertEqual(pr.within((t + 1, t + 2)), [])
+        self.assertEqual(pr.within(None), [])
 
     def test_targets(self):
         rows = core.Rows()

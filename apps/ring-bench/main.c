@@ -17,7 +17,9 @@
  *     for the other's store to a line of its own), the floor of every
  *     hand-over between two CPUs. On a VM it tells where the host put the
  *     two vCPUs: bench/comparisons/vhost.py labels each run with it.
- *     --line-rtt N prints this figure alone, over N round trips.
+ *     --line-rtt N prints this figure alone, over N round trips; with
+ *     --every MS, again every MS ms until a stop signal (both lcores sleep
+ *     in between: a probe beside other programs).
  * The bulk size is a run-time value: nothing is specialised for a constant
  * n. Exit status (lr_app.h): 0 done, 1 run-time failure, 2 usage error.
  */
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lr_app.h"
 #include "lr_eal.h"
@@ -43,6 +46,7 @@ static const unsigned bulk_sizes[] = {1, 8, 32, 128};
 static unsigned long iterations = 1u << 21;
 static unsigned long runs = 15;
 static unsigned long line_rtt; /* --line-rtt: (c) alone, this many trips */
+static unsigned long every_ms; /* --every: (c) again after this many ms */
 
 static void *objs_in[MAX_BULK];
 static void *objs_out[MAX_BULK] __lr_cache_aligned;
@@ -344,13 +348,35 @@ bench_line_rtt(unsigned long trips)
 	return 0;
 }
 
+/* Figure (c) every every_ms ms until a stop signal; 0, or an error. */
+static int
+line_rtt_every(unsigned long trips)
+{
+	struct timespec ts = {(time_t)(every_ms / 1000),
+			      (long)(every_ms % 1000) * 1000000};
+	int rc = lr_eal_stop_handler_install(NULL);
+
+	if (rc < 0) {
+		fprintf(stderr, "lr-ring-bench: stop handler: %s\n",
+			lr_strerror(-rc));
+		return rc;
+	}
+	while (rc == 0 && !lr_eal_stop_requested()) {
+		rc = bench_line_rtt(trips);
+		fflush(stdout);
+		if (rc == 0 && !lr_eal_stop_requested())
+			nanosleep(&ts, NULL); /* a signal ends it early */
+	}
+	return rc;
+}
+
 static void
 usage(FILE *f, const char *prog)
 {
 	fprintf(
 	    f,
 	    "usage: %s [EAL options] -- [--iterations N] [--runs R] "
-	    "[--line-rtt N]\n"
+	    "[--line-rtt N [--every MS]]\n"
 	    "  --iterations N  call pairs per figure on one lcore, timed in "
 	    "samples of %d\n"
 	    "                  (default %lu); each two-lcore run moves N/8 "
@@ -361,6 +387,8 @@ usage(FILE *f, const char *prog)
 	    "between two\n"
 	    "                  lcores, over N trips (without it: after (a) "
 	    "and (b), %d)\n"
+	    "  --every MS      with --line-rtt: again every MS ms, until "
+	    "a stop signal\n"
 	    "  -h, --help      this text\n",
 	    prog, SAMPLE_PAIRS, iterations, MAX_RUNS, runs, LINE_TRIPS);
 }
@@ -373,6 +401,7 @@ main(int argc, char **argv)
 	    {"iterations", 'i', 1, UINT32_MAX, &iterations, NULL},
 	    {"runs", 'r', 1, MAX_RUNS, &runs, NULL},
 	    {"line-rtt", 'L', 1, UINT32_MAX, &line_rtt, NULL},
+	    {"every", 'E', 1, 60000, &every_ms, NULL},
 	    {NULL, 0, 0, 0, NULL, NULL},
 	};
 	static struct lr_app_nums nums = {usage, 0, opt};
@@ -382,6 +411,11 @@ main(int argc, char **argv)
 	if (lr_app_start(&app, argc, argv, lr_app_parse_nums, &nums, &status) <
 	    0)
 		return status;
+	if (every_ms != 0 && line_rtt == 0) {
+		fprintf(stderr, "lr-ring-bench: --every needs --line-rtt\n");
+		lr_eal_cleanup();
+		return LR_EXIT_USAGE;
+	}
 	nb_samples = (unsigned)LR_MAX(iterations / SAMPLE_PAIRS, 1ul);
 	samples = malloc(sizeof(*samples) * LR_MAX(nb_samples, MAX_RUNS));
 	if (samples == NULL) {
@@ -403,7 +437,9 @@ main(int argc, char **argv)
 	       "cache line %d\n",
 	       RING_SIZE, LR_ARCH_NAME, (double)lr_get_tsc_hz() / 1e9,
 	       LR_CACHE_LINE_SIZE);
-	if (line_rtt != 0) {
+	if (every_ms != 0) {
+		ret = line_rtt_every(line_rtt);
+	} else if (line_rtt != 0) {
 		ret = bench_line_rtt(line_rtt);
 	} else {
 		bench_one_lcore(r);

@@ -457,6 +457,7 @@ class RowRun:
         self.sampler = Sampler()
         self.procs = []
         self.notes = []
+        self.span = None  # the window measure() chose: (start, end)
 
     def start(self, name, kind, cpu, argv):
         """Start argv pinned on cpu; kind 'lr' or 'tp' says how its
@@ -519,6 +520,7 @@ class RowRun:
                     continue
                 start = max(t0) + WARM
                 end = start + SECS
+                self.span = (start, end)
                 # Nothing to read before the window ends: the machine is
                 # the programs' meanwhile.
                 time.sleep(max(0.0, end - time.monotonic()))

@@ -48,18 +48,23 @@ on (2-vCPU VMs), one cache line's round trip between CPU 0 and CPU 1 is
 either about 110 ns or about 550 ns, and it changes every few seconds as
 the host moves the vCPUs; every program here hands each frame from one
 CPU to the other, so the same binaries give rates 2-4x apart from one run
-to the next. Each run is bracketed by lr-ring-bench --line-rtt (0.1 s),
-and its forwarded rate also goes in a row of its placement: "CPUs near"
-when both round trips fall below the largest gap (over 2x) among all of
-this entry's round trips, "CPUs far" when both fall above it; a run
-whose placement changed is in neither. The rows over every run stay
-first: those are the figures; the placement rows compare the pairs in
-the same conditions, each pair's median over its own runs in them.
+to the next. So while each run is measured, lr-ring-bench --line-rtt
+5000 --every 200 (SCHED_FIFO when we are root, so that it runs at once
+beside the spinning programs) times a round trip every 200 ms: 0.5-3 ms
+of each CPU, under 1.5%, the same for every pair. Each run's forwarded
+rate also goes in a row of its placement: "CPUs near" when every round
+trip of its window falls below the largest gap (over 2x) among all of
+this entry's round trips, "CPUs far" when every one falls above it; a
+run whose placement changed during its window is in neither. The rows
+over every run stay first: those are the figures; the placement rows
+compare the pairs in the same conditions, each pair's median over its
+own runs in them.
 """
 import os
 import re
 import subprocess
 import tempfile
+import time
 
 from harness import core, group, proc, stats
 from comparisons import memif
@@ -73,7 +78,8 @@ PREFIX = 'bench_vhost'
 PKTGEN = 'apps/pktgen/lr-pktgen'
 L2FWD = 'apps/l2fwd/lr-l2fwd'
 RING_BENCH = 'apps/ring-bench/lr-ring-bench'
-RTT_TRIPS = 100000         # lr-ring-bench --line-rtt: about 0.05 s
+RTT_TRIPS = 5000           # lr-ring-bench --line-rtt: 0.3-3 ms a probe
+RTT_EVERY_MS = 200         # a probe every 200 ms during each run
 RTT = re.compile(r'^\(c\) line round trip: .*: [0-9.]+ cycles, ([0-9.]+) ns',
                  re.M)
 GAP = 2.0                  # round trips this far apart: two placements
@@ -196,26 +202,26 @@ def split_at(rtts):
     return at
 
 
-def place_of(before, after, cut):
-    """'near', 'far' or None (unknown, or moved during the run)."""
-    if before is None or after is None:
+def place_of(rtts, cut):
+    """'near', 'far' or None (none probed, or moved during the run) from
+    the round trips of a run's window."""
+    if not rtts:
         return None
-    if cut is None:
+    if cut is None or max(rtts) < cut:
         return 'near'
-    if before < cut and after < cut:
-        return 'near'
-    if before > cut and after > cut:
+    if min(rtts) > cut:
         return 'far'
     return None
 
 
 def add_places(rows, runs, notes):
-    """Each run's forwarded Mpps also into its placement's row; a note of
-    the split and the count of runs in each placement."""
-    cut = split_at([x for r in runs for x in r[3:5]])
+    """Each run (size, label, key, round trips in its window, Mpps)
+    also into its placement's row; a note of the split and the count of
+    runs in each placement."""
+    cut = split_at([x for r in runs for x in r[3]])
     count = {'near': 0, 'far': 0, None: 0}
-    for size, label, key, before, after, fwd in runs:
-        place = place_of(before, after, cut)
+    for size, label, key, rtts, fwd in runs:
+        place = place_of(rtts, cut)
         count[place] += 1
         if place is not None and fwd is not None:
             rows.add(place_row(size, place), label, fwd)
@@ -298,17 +304,17 @@ class Bench:
         self.hz = memif.tsc_hz(out)
         return self.hz
 
-    def line_rtt(self):
-        """One cache line's round trip between the generator's CPU and
-        the forwarder's, in ns (lr-ring-bench --line-rtt), or None."""
+    def probe_argv(self):
+        """lr-ring-bench timing a line's round trip between the
+        generator's CPU and the forwarder's every RTT_EVERY_MS ms (None
+        on one CPU); SCHED_FIFO when we are root."""
         if self.cpu_peer == self.cpu_gen:
             return None
-        out, rc = self.run_once(
-            [self.ring_bench, '-l', f'{self.cpu_gen},{self.cpu_peer}',
-             '--no-huge', '-m', '16', '--in-memory', '--',
-             '--line-rtt', str(RTT_TRIPS)])
-        m = RTT.search(out)
-        return float(m.group(1)) if rc == 0 and m else None
+        rt = ['chrt', '-f', '1'] if os.geteuid() == 0 else []
+        return rt + [self.ring_bench, '-l', f'{self.cpu_gen},{self.cpu_peer}',
+                     '--no-huge', '-m', '16', '--in-memory', '--',
+                     '--line-rtt', str(RTT_TRIPS),
+                     '--every', str(RTT_EVERY_MS)]
 
     def drivers(self):
         """The port drivers this build of lr-pktgen has (from the error a
@@ -358,6 +364,35 @@ class Bench:
                       f'/var/run/linerate/{PREFIX}_*'])
 
 
+class Probe:
+    """The round-trip probe beside a run: its figures (ns), each with the
+    time it came."""
+
+    def __init__(self, argv, top):
+        self.rtts = []
+        self.p = None
+        if argv:
+            self.p = proc.Background(argv, cwd=top, name='probe',
+                                     on_line=self.on_line)
+
+    def on_line(self, line):
+        """Keep a figure line's ns, stamped."""
+        m = RTT.match(line)
+        if m:
+            self.rtts.append((time.monotonic(), float(m.group(1))))
+
+    def within(self, span):
+        """The round trips timed inside span (start, end), or []."""
+        if span is None:
+            return []
+        return [ns for t, ns in self.rtts if span[0] <= t <= span[1]]
+
+    def stop(self):
+        """SIGINT, and SIGKILL if it does not end."""
+        if self.p is not None:
+            self.p.stop(timeout=10)
+
+
 class RowRun(memif.RowRun):
     """memif's row of processes, reading lr-l2fwd's counters too."""
 
@@ -379,7 +414,8 @@ class RowRun(memif.RowRun):
 
 
 def run_row(b, key, size, exe):
-    """One generator -> forwarder row: (figures or None, RowRun)."""
+    """One generator -> forwarder row: (figures or None, RowRun, the line
+    round trips (ns) timed in its window)."""
     gk, fk = PAIRS[key]
     sock = os.path.join(b.tmp, 'vhost.sock')
     run = RowRun(b)
@@ -398,6 +434,7 @@ def run_row(b, key, size, exe):
         gargv = b.testpmd_argv(exe, 'gen', b.cpu_gen, 'txonly',
                                [f'--txpkts={size - 4}'], [dev],
                                ['--single-file-segments'])
+    probe = None
     try:
         figs = None
         run.start('fwd', 'l2' if fk == 'lr' else 'tp', b.cpu_peer, fargv)
@@ -406,8 +443,10 @@ def run_row(b, key, size, exe):
             run.start('gen', gk, b.cpu_gen, gargv)
         w = None
         if ok and run.datapath('gen') and run.datapath('fwd'):
+            probe = Probe(b.probe_argv(), b.top)
             w = run.measure([('gen', 0, 'tx', 'gen'),
                              ('fwd', 1, 'tx', 'fwd')])
+            probe.stop()
         if w is None:
             run.failed()
         else:
@@ -416,8 +455,10 @@ def run_row(b, key, size, exe):
         if figs is not None:
             figs['forwarder busy'] = memif.busy_cycles(
                 run.proc('fwd').output())
-        return figs, run
+        return figs, run, probe.within(run.span) if probe else []
     finally:
+        if probe is not None and probe.p is not None:
+            probe.p.kill()
         run.kill()
         group.remove([sock])
 
@@ -480,18 +521,16 @@ def measure(ctx, comp, log):
         if b.cpu_peer == b.cpu_gen:
             notes.append('one CPU: every row\'s two processes share CPU 0')
         rounds = ctx.rounds or comp.rounds
-        runs = []   # (size, label, key, rtt before, rtt after, Mpps)
+        runs = []   # (size, label, key, round trips in window, Mpps)
         for size in SIZES:
             for r in range(rounds):
                 for key, (label, exe) in cols.items():
-                    before = b.line_rtt()
-                    figs, run = run_row(b, key, size, exe)
-                    after = b.line_rtt()
+                    figs, run, rtts = run_row(b, key, size, exe)
                     log(f'  {size} B, round {r + 1}: {TITLE[key]}: '
                         f'{figs["forwarded"] if figs else 0:.2f} Mpps, '
-                        f'line round trip {before or 0:.0f} / '
-                        f'{after or 0:.0f} ns')
-                    runs.append((size, label, key, before, after,
+                        'line round trips (ns) '
+                        f'{" ".join(f"{x:.0f}" for x in rtts)}')
+                    runs.append((size, label, key, rtts,
                                  figs['forwarded'] if figs else None))
                     seen = first.setdefault(label, {})
                     if key not in seen:
@@ -526,14 +565,16 @@ COMPARISON = core.Comparison(
     f'window of {SECS} s after {WARM} s of traffic, read from the '
     'programs\' per-second counters and interpolated at its ends, the '
     'same for every pair (testpmd txonly never reads its receive queue, so '
-    'what came back to the generator could not be counted). Each run is '
-    'bracketed by a cache line\'s round trip between the two CPUs '
-    '(lr-ring-bench --line-rtt): this VM\'s host moves its vCPUs every '
-    'few seconds between two placements whose round trips differ about '
-    '5x, so each forwarded rate also goes in a row of its placement ("CPUs '
-    'near", "CPUs far"; a run that moved is in neither), where the pairs '
-    'are compared in the same conditions. Targets (issue 37): linerate '
-    '>= 1.3x the DPDK pair, each mixed pair >= 1.0x.',
+    'what came back to the generator could not be counted). During each '
+    'window a cache line\'s round trip between the two CPUs is timed every '
+    f'{RTT_EVERY_MS} ms (lr-ring-bench --line-rtt {RTT_TRIPS} --every '
+    f'{RTT_EVERY_MS}, SCHED_FIFO, under 1.5% of each CPU): this VM\'s host '
+    'moves its vCPUs every few seconds between placements whose round trips '
+    'differ about 5x, so each forwarded rate also goes in a row of its '
+    'placement ("CPUs near", "CPUs far"; a run that moved during its window '
+    'is in neither), where the pairs are compared in the same conditions. '
+    'Targets (issue 37): linerate >= 1.3x the DPDK pair, each mixed pair '
+    '>= 1.0x.',
     measure=measure, rounds=5, unit_of=unit_of, better_of=better_of,
     summary=summary_rows(SIZES),
     against='net_vhost and net_virtio_user are newer than the old tree '
