@@ -1163,6 +1163,9 @@ class Vhost(unittest.TestCase):
                                9.9)
         self.assertNotIn('64 B: forwarder busy', t)
         self.assertEqual(vhost.unit_of('64 B: forwarded'), 'Mpps')
+        self.assertEqual(vhost.unit_of('64 B: forwarded, CPUs far'), 'Mpps')
+        self.assertEqual(vhost.better_of('1518 B: forwarded, CPUs near'),
+                         'higher')
         self.assertEqual(vhost.unit_of('64 B: not forwarded'), '%')
         self.assertEqual(vhost.unit_of('64 B: forwarder CPU'), '%')
         self.assertEqual(vhost.unit_of('64 B: generator CPU'), '%')

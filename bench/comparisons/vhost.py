@@ -162,7 +162,7 @@ def add_figures(rows, size, label, figs):
 
 def unit_of(row):
     """A row's unit, from its last words."""
-    what = row.rsplit(': ', 1)[-1]
+    what = row.rsplit(': ', 1)[-1].split(', CPUs ')[0]
     if what in ('forwarded', 'sent'):
         return 'Mpps'
     if what in ('forwarder CPU', 'generator CPU', 'not forwarded'):
