@@ -55,6 +55,8 @@
 #define VH_RETRY_MS	  100  /* a client's connect retry */
 #define VH_MSG_TIMEOUT_MS 1000 /* for the rest of a message begun */
 #define VH_FRAME_MAX	  (65535u + LR_VIRTIO_NET_HDR_MRG_LEN)
+/* rx, split rings: mbufs taken from the pool in one get, at most */
+#define VH_RX_BULK 64u
 #define VH_TSO_SEGS_MAX	  128 /* frames one super-frame is cut into here */
 
 /* The virtio-net features we offer. */

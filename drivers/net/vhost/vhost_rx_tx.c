@@ -437,21 +437,25 @@ rx_copy(struct vh_ring *r, struct cur *c, struct lr_mbuf *m, uint8_t *vh)
 	return RX_OK;
 }
 
-/* The chain at r->last_avail into a new packet in *out; the chain used
- * and the position moved on unless RX_NOMBUF or RX_BAD. Inline in
- * rx_ring(): one copy per layout, no call per frame. */
+/* The chain at r->last_avail into a new packet in *out, m (NULL: one
+ * taken here; consumed either way); the chain used and the position
+ * moved on unless RX_NOMBUF or RX_BAD. Inline in rx_ring(): one copy per
+ * layout, no call per frame. */
 static __lr_always_inline int
-rx_chain(struct vh_ring *r, struct lr_mbuf **out, const int packed)
+rx_chain(struct vh_ring *r, struct lr_mbuf **out, struct lr_mbuf *m,
+	 const int packed)
 {
 	uint8_t vh[LR_VIRTIO_NET_HDR_MRG_LEN];
 	struct lr_net_vnet_hdr h;
-	struct lr_mbuf *m;
 	struct cur c;
 	int rc;
 
-	if (cur_first(r, &c, 0, packed) < 0)
+	if (cur_first(r, &c, 0, packed) < 0) {
+		lr_pktmbuf_free(m);
 		return RX_BAD;
-	m = lr_pktmbuf_alloc(r->mp);
+	}
+	if (m == NULL)
+		m = lr_pktmbuf_alloc(r->mp);
 	if (lr_unlikely(m == NULL))
 		return RX_NOMBUF;
 	m->port = r->port_id;
@@ -498,12 +502,22 @@ static __lr_always_inline uint16_t
 rx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 	const int packed)
 {
-	uint16_t old = r->last_used, got = 0;
+	uint16_t old = r->last_used, got = 0, k = 0, nb = 0;
+	struct lr_mbuf *pre[VH_RX_BULK];
 	uint64_t bytes = 0;
 	int rc = RX_OK;
 
+	/* split: the mbufs of the chains there, in one get from the pool
+	 * (a chain has one at least); when it has too few, one at a time */
+	if (!packed) {
+		nb = LR_MIN(LR_MIN(n, (uint16_t)(end - r->last_avail)),
+			    (uint16_t)VH_RX_BULK);
+		if (nb != 0 && lr_pktmbuf_alloc_bulk(r->mp, pre, nb) != 0)
+			nb = 0;
+	}
 	while (got < n && ring_more(r, end, packed)) {
-		rc = rx_chain(r, &pkts[got], packed);
+		rc = rx_chain(r, &pkts[got], k < nb ? pre[k] : NULL, packed);
+		k++;
 		if (rc == RX_NOMBUF || rc == RX_BAD)
 			break;
 		if (rc == RX_DROP) {
@@ -513,6 +527,8 @@ rx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 		bytes += pkts[got]->pkt_len;
 		got++;
 	}
+	if (k < nb)
+		lr_pktmbuf_free_bulk(pre + k, nb - k);
 	if (rc == RX_NOMBUF)
 		lr_counter_add(&r->c.nombuf, 1);
 	burst_leave(r, old, rc == RX_BAD, got, bytes, packed);
