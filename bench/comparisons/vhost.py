@@ -70,6 +70,7 @@ from harness import core, group, proc, stats
 from comparisons import memif
 
 WARM, SECS = 1, 2          # seconds of traffic skipped, seconds measured
+ROUNDS = 7                 # enough runs in each placement, most often
 SIZES = (64, 1518)
 # The forwarders' second port: takes every frame, hands out none.
 SINK = 'net_null0,no-rx=1'
@@ -560,7 +561,8 @@ COMPARISON = core.Comparison(
     'to, which sends them on to a net_null sink (no-rx=1): lr-pktgen -> lr-l2fwd '
     '(linerate), Debian\'s testpmd txonly -> testpmd io (DPDK), and the '
     'two mixed pairs; each process pinned on a CPU of its own (generator '
-    'CPU 0), default devargs, rows alternating in each round, 5 rounds. '
+    f'CPU 0), default devargs, rows alternating in each round, {ROUNDS} '
+    'rounds. '
     'Forwarded: the forwarder\'s transmit counter of its sink port over a '
     f'window of {SECS} s after {WARM} s of traffic, read from the '
     'programs\' per-second counters and interpolated at its ends, the '
@@ -575,7 +577,7 @@ COMPARISON = core.Comparison(
     'is in neither), where the pairs are compared in the same conditions. '
     'Targets (issue 37): linerate >= 1.3x the DPDK pair, each mixed pair '
     '>= 1.0x.',
-    measure=measure, rounds=5, unit_of=unit_of, better_of=better_of,
+    measure=measure, rounds=ROUNDS, unit_of=unit_of, better_of=better_of,
     summary=summary_rows(SIZES),
     against='net_vhost and net_virtio_user are newer than the old tree '
             '(057e1de has neither): nothing moved to compare')
