@@ -1208,6 +1208,10 @@ class Vhost(unittest.TestCase):
         self.assertEqual(t['64 B: forwarded, CPUs far']['linerate']['median'],
                          12.0)
         self.assertIn('2 runs near, 2 far, 2 moved', notes[0])
+        self.assertIn('placement of lr-pktgen -> lr-l2fwd, 64 B: 1 near, '
+                      '1 far, 1 moved', notes)
+        self.assertIn('placement of testpmd txonly -> testpmd io, 64 B: 1 '
+                      'near, 1 far, 1 moved', notes)
         labels = {'lr_lr': 'linerate', 'dpdk_dpdk': 'DPDK'}
         tn = vhost.target_notes(rows, labels, (64,))
         self.assertEqual(len(tn), 2)

@@ -221,19 +221,27 @@ def add_places(rows, runs, notes):
     runs in each placement."""
     cut = split_at([x for r in runs for x in r[3]])
     count = {'near': 0, 'far': 0, None: 0}
+    each = {}   # (size, key) -> {place: runs}
     for size, label, key, rtts, fwd in runs:
         place = place_of(rtts, cut)
         count[place] += 1
+        c = each.setdefault((size, key), {'near': 0, 'far': 0, None: 0})
+        c[place] += 1
         if place is not None and fwd is not None:
             rows.add(place_row(size, place), label, fwd)
     if cut is None:
         notes.append('placement: every line round trip within '
                      f'{GAP:g}x of the others: one placement ("near")')
-    else:
-        notes.append(f'placement: line round trips split at {cut:.0f} ns '
-                     f'(CPUs near below, far above): {count["near"]} runs '
-                     f'near, {count["far"]} far, {count[None]} moved or '
-                     'not probed (in the rows over every run only)')
+        return
+    notes.append(f'placement: line round trips split at {cut:.0f} ns '
+                 f'(CPUs near below, far above): {count["near"]} runs '
+                 f'near, {count["far"]} far, {count[None]} moved or '
+                 'not probed (in the rows over every run only)')
+    # Where each pair's runs fell: a median over every run is in the
+    # placement most of them had, which the host chose, not the code.
+    for (size, key), c in each.items():
+        notes.append(f'placement of {TITLE[key]}, {size} B: {c["near"]} '
+                     f'near, {c["far"]} far, {c[None]} moved')
 
 
 def target_notes(rows, labels, sizes):
