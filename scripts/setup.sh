@@ -5,7 +5,10 @@
 #     --tests       also what the test command needs, in groups: test
 #                   tools (tcpdump, tshark, g++, prometheus, ...), DPDK (the peer of
 #                   the interop tests), clang (fuzz targets), the ppc64le
-#                   cross toolchain with qemu-user
+#                   cross toolchain with qemu-user, and a VM (qemu-system,
+#                   busybox-static and Debian's kernel with its virtio
+#                   modules, taken from its package into
+#                   /var/cache/linerate/vm: the guest of test vhost_vm)
 #     --bench       what bench/run's comparisons need: the test tools,
 #                   DPDK, DPDK's example sources (dpdk-doc: its l2fwd) and
 #                   valgrind (callgrind: the *_instructions comparisons)
@@ -46,13 +49,14 @@ tries=3
 
 # group: packages (the build group first; the others only with --tests,
 # or --bench for tools, dpdk and bench)
-groups=(build tools dpdk fuzz ppc64le bench)
+groups=(build tools dpdk fuzz ppc64le vm bench)
 declare -A group_pkgs=(
 	[build]="meson ninja-build pkg-config gcc libc6-dev libnuma-dev libpcap-dev libhugetlbfs-dev libxdp-dev libbpf-dev libjansson-dev iproute2"
 	[tools]="tcpdump tshark iperf3 iputils-ping g++ groff-base gnuplot-nox prometheus curl"
 	[dpdk]="dpdk dpdk-dev"
 	[fuzz]="clang libclang-rt-14-dev"
 	[ppc64le]="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross qemu-user-static"
+	[vm]="qemu-system-x86 busybox-static"
 	[bench]="dpdk-doc valgrind"
 )
 # The groups bench/run needs.
@@ -140,6 +144,70 @@ for g in "${groups[@]}"; do
 		exit 1
 	fi
 done
+
+# The VM's kernel: Debian's (the package linux-image-amd64 names), its
+# vmlinuz and the modules of a virtio-net guest taken from the package
+# (downloaded, not installed: nothing of this machine's boot changes) into
+# $vm_dir, once. 0, or 1 after writing why.
+vm_dir=${LR_VM_DIR:-/var/cache/linerate/vm}
+vm_modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net"
+fetch_vm_kernel() {
+	local pkg tmp i deb m reason why=
+	[ -s "$vm_dir/kernel/vmlinuz" ] && [ -s "$vm_dir/kernel/virtio_net.ko" ] &&
+		return 0
+	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+	if [ -z "$pkg" ]; then
+		reason="no kernel package named by linux-image-amd64"
+	else
+		tmp=$(mktemp -d) || return 1
+		chmod 755 "$tmp" # apt's _apt user writes there
+		deb=
+		for i in $(seq $tries); do
+			echo "setup: vm: downloading $pkg (the guest's kernel)"
+			(cd "$tmp" && apt-get "${apt_opts[@]}" download "$pkg") \
+				>"$log" 2>&1
+			deb=$(find "$tmp" -maxdepth 1 -name "*.deb" | head -n 1)
+			[ -n "$deb" ] && break
+			why=$(apt_why)
+			why=${why:-apt-get download left no .deb}
+			echo "setup: vm: download failed (try $i of $tries): $why"
+			[ "$i" -lt $tries ] && sleep $((i * delay))
+		done
+		reason="cannot download $pkg: ${why:-}"
+		if [ -n "$deb" ] && mkdir -p "$tmp/x" &&
+			dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" \
+				--wildcards './boot/vmlinuz-*' '*/virtio*.ko' \
+				'*/failover.ko' '*/net_failover.ko'; then
+			rm -rf "$vm_dir/kernel.new"
+			mkdir -p "$vm_dir/kernel.new"
+			cp "$tmp"/x/boot/vmlinuz-* "$vm_dir/kernel.new/vmlinuz"
+			reason=
+			for m in $vm_modules; do
+				find "$tmp/x" -name "$m.ko" -exec cp {} \
+					"$vm_dir/kernel.new/" \; -quit
+				[ -s "$vm_dir/kernel.new/$m.ko" ] ||
+					reason="$pkg has no $m.ko"
+			done
+			echo "$pkg" >"$vm_dir/kernel.new/package"
+			if [ -z "$reason" ]; then
+				rm -rf "$vm_dir/kernel"
+				mv "$vm_dir/kernel.new" "$vm_dir/kernel"
+			fi
+		fi
+		rm -rf "$tmp"
+		if [ -z "$reason" ]; then
+			echo "setup: vm: $pkg's kernel and virtio modules in $vm_dir/kernel"
+			return 0
+		fi
+	fi
+	echo "setup: vm: FAILED: $reason" >&2
+	echo "skip vm: $reason" >>"$status_file"
+	return 1
+}
+if [ $want_tests = 1 ] && [ "$(id -u)" = 0 ]; then
+	fetch_vm_kernel
+fi
 
 # Hugepages: 2 MiB pages, 1 GiB in all, mounted at /dev/hugepages. Without
 # root (or if the kernel refuses) linerate runs on ordinary memory.

@@ -16,6 +16,9 @@
 # 4. the build group cannot be installed: exit 1, naming the step.
 # 5. not root: nothing is installed, each missing group is written to the
 #    status file with what is missing.
+# 6. the VM's kernel is not cached and its download leaves nothing: "skip
+#    vm: <reason>" in the status file, exit 0 (the other cases have one
+#    cached: LR_VM_DIR).
 # Exit 0 passed, 1 failed.
 set -u
 src=${1:?usage: test_setup.sh SOURCE_ROOT}
@@ -78,7 +81,7 @@ run() {
 	export FAKE=$dir/$name
 	mkdir -p "$FAKE"
 	tr ' ' '\n' <<<"$missing" >"$FAKE/missing"
-	env "$@" PATH="$dir/bin:$PATH" LR_SETUP_RETRY_DELAY=0 \
+	env LR_VM_DIR="$dir/vm" "$@" PATH="$dir/bin:$PATH" LR_SETUP_RETRY_DELAY=0 \
 		"$setup" --tests --no-hugepages --status "$dir/$name.status" \
 		>"$dir/$name.out" 2>&1
 	rc=$?
@@ -96,6 +99,11 @@ check() { # NAME CONDITION-DESCRIPTION COMMAND...
 		fail=1
 	fi
 }
+
+# a guest kernel already cached (setup fetches it once)
+mkdir -p "$dir/vm/kernel"
+echo k >"$dir/vm/kernel/vmlinuz"
+echo m >"$dir/vm/kernel/virtio_net.ko"
 
 run first_fails "clang" FAKE_FAIL_FIRST=1
 check first_fails "exit 0" [ $rc = 0 ]
@@ -138,5 +146,14 @@ check not_root "exit 0" [ $rc = 0 ]
 check not_root "apt-get never called" [ ! -f "$dir/not_root/calls" ]
 check not_root "each missing group in the status file" \
 	[ "$(cat "$dir/not_root.status")" = "$(printf 'skip tools: missing tcpdump (run setup as root to install)\nskip fuzz: missing clang (run setup as root to install)')" ]
+
+# no kernel cached: the fake apt-get download leaves no .deb
+run vm_missing "" LR_VM_DIR="$dir/vm-empty"
+check vm_missing "exit 0" [ $rc = 0 ]
+check vm_missing "download tried 3 times" \
+	[ "$(grep -c '^.*download linux-image-' "$dir/vm_missing/calls")" = 3 ]
+check vm_missing "status file: skip vm with the reason" \
+	grep -qx "skip vm: cannot download linux-image-.*: apt-get download left no .deb" "$dir/vm_missing.status"
+check vm_missing "nothing cached" [ ! -e "$dir/vm-empty/kernel" ]
 
 exit $fail
