@@ -14,7 +14,8 @@
 # vhost start under TCG crashes in its MSI-X notifiers otherwise) and no
 # option ROM.
 #
-# Cases:
+# Cases, for a guest on split rings (QEMU's default) and one on packed
+# rings (packed=on), the features its driver set checked for the layout:
 #   ping     the guest pings lr-pktgen (--ip 0:10.9.0.1/24, answering ARP
 #            and echo requests): 20 of 64 bytes and 10 of 1514-byte frames
 #            (mergeable receive buffers), every one answered; lr-pktgen
@@ -101,81 +102,100 @@ chmod +x "$R/init"
 	exit 1
 }
 
-SOCK=$TMP/vhost.sock
-: >"$TMP/console"
-# lr-pktgen: the vhost-user server, idle until "start"; N frames at 5 kpps
-bg_start "$TMP/gen.log" "waiting up to" "$PKTGEN" -l 0 --no-huge -m 256 \
-	--file-prefix "$P" --vdev "net_vhost0,iface=$SOCK" -- \
-	--ip 0:10.9.0.1/24 --dst-ip 10.9.0.2 --dst-port 9 --count $N \
-	--rate-pps 5000 --idle --ctl "$TMP/ctl.sock" --link-wait 300 \
-	--resolve-tries 30 ||
-	{
-		echo "FAIL: lr-pktgen did not start: $(tail -n 3 "$TMP/gen.log")"
-		exit 1
-	}
-GEN=$BG
-qemu-system-x86_64 -accel tcg -m 256 -display none -no-reboot \
-	-serial "file:$TMP/console" \
-	-object memory-backend-memfd,id=mem,size=256M,share=on \
-	-machine pc,memory-backend=mem \
-	-chardev "socket,id=c0,path=$SOCK" -netdev vhost-user,id=n0,chardev=c0 \
-	-device virtio-net-pci,netdev=n0,mac=52:54:00:4c:52:01,romfile=,vectors=0 \
-	-kernel "$KDIR/vmlinuz" -initrd "$TMP/initrd.gz" \
-	-append "console=ttyS0 quiet panic=-1 lr_n=$N" \
-	>"$TMP/qemu.log" 2>&1 </dev/null &
-QEMU=$!
-
-# ping: the guest's two lines, each "N packets transmitted, N received"
-if ! lr_wait_line "$TMP/console" "GUEST: pinged" "$QEMU" 3000; then
-	fail "ping: the guest did not get through its pings: qemu: $(tail -n 2 "$TMP/qemu.log"); console: $(tr -d '\r' <"$TMP/console" | grep GUEST | tr '\n' ' ')"
-fi
-for k in ping64:20 ping1514:10; do
-	what=${k%:*} n=${k#*:}
-	line=$(tr -d '\r' <"$TMP/console" | grep "GUEST: $what ")
-	if echo "$line" | grep -q "$n packets transmitted, $n packets received"; then
-		pass "ping: $line"
-	else
-		fail "ping: want $n of $n answered: '${line:-no line}'"
+# guest LAYOUT DEVICE-OPTIONS: one guest's cases over that ring layout
+# ("split": QEMU's default; "packed": packed=on), each line naming it.
+guest() {
+	local lay=$1 opts=$2 line got rc sent l3 feat what n k
+	local sock=$TMP/$lay.sock con=$TMP/$lay.console log=$TMP/$lay.gen.log
+	: >"$con"
+	# lr-pktgen: the vhost-user server, idle until "start"; N frames at
+	# 5 kpps; pmd:debug logs the features the guest sets
+	if ! bg_start "$log" "waiting up to" "$PKTGEN" -l 0 --no-huge -m 256 \
+		--file-prefix "$P" --log-level pmd:debug \
+		--vdev "net_vhost0,iface=$sock" -- \
+		--ip 0:10.9.0.1/24 --dst-ip 10.9.0.2 --dst-port 9 --count $N \
+		--rate-pps 5000 --idle --ctl "$TMP/ctl.sock" --link-wait 300 \
+		--resolve-tries 30; then
+		fail "$lay: lr-pktgen did not start: $(tail -n 3 "$log")"
+		return
 	fi
-done
+	GEN=$BG
+	qemu-system-x86_64 -accel tcg -m 256 -display none -no-reboot \
+		-serial "file:$con" \
+		-object memory-backend-memfd,id=mem,size=256M,share=on \
+		-machine pc,memory-backend=mem \
+		-chardev "socket,id=c0,path=$sock" \
+		-netdev vhost-user,id=n0,chardev=c0 \
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:4c:52:01,romfile=,vectors=0$opts" \
+		-kernel "$KDIR/vmlinuz" -initrd "$TMP/initrd.gz" \
+		-append "console=ttyS0 quiet panic=-1 lr_n=$N" \
+		>"$TMP/$lay.qemu.log" 2>&1 </dev/null &
+	QEMU=$!
 
-# udp: lr-pktgen sends N frames once told; the guest counts them
-"$CTL" "$TMP/ctl.sock" start >"$TMP/start.out" 2>&1 ||
-	fail "udp: start: $(cat "$TMP/start.out")"
-if lr_wait_line "$TMP/console" "GUEST: udp_noports" "$QEMU" 3000; then
-	got=$(tr -d '\r' <"$TMP/console" |
-		sed -n 's/.*GUEST: udp_noports \([0-9]*\).*/\1/p')
-	if [ "$got" = "$N" ]; then
-		pass "udp: the guest's kernel counted $got of $N UDP frames"
-	else
-		fail "udp: the guest counted ${got:-none} of $N"
+	# ping: the guest's two lines, "N packets transmitted, N received"
+	if ! lr_wait_line "$con" "GUEST: pinged" "$QEMU" 3000; then
+		fail "$lay ping: the guest did not get through its pings: qemu: $(tail -n 2 "$TMP/$lay.qemu.log"); console: $(tr -d '\r' <"$con" | grep GUEST | tr '\n' ' ')"
 	fi
-else
-	fail "udp: no count from the guest"
-fi
+	# the layout the guest's driver took (VIRTIO_F_RING_PACKED: bit 34)
+	feat=$(sed -n 's/.*SET_FEATURES \(0x[0-9a-f]*\).*/\1/p' "$log" | tail -n 1)
+	k=$(( (${feat:-0} >> 34) & 1 ))
+	if [ -n "$feat" ] && [ "$k" = "$([ "$lay" = packed ] && echo 1 || echo 0)" ]; then
+		pass "$lay: the guest's driver set features $feat"
+	else
+		fail "$lay: features '${feat:-none}' are not a $lay ring's"
+	fi
+	for k in ping64:20 ping1514:10; do
+		what=${k%:*} n=${k#*:}
+		line=$(tr -d '\r' <"$con" | grep "GUEST: $what ")
+		if echo "$line" | grep -q "$n packets transmitted, $n packets received"; then
+			pass "$lay ping: $line"
+		else
+			fail "$lay ping: want $n of $n answered: '${line:-no line}'"
+		fi
+	done
 
-# clean: QEMU ends with the guest's poweroff; lr-pktgen ends clean
-wait "$QEMU"
-rc=$?
-QEMU=
-if [ $rc -eq 0 ]; then
-	pass "clean: QEMU exited 0"
-else
-	fail "clean: QEMU exited $rc: $(tail -n 3 "$TMP/qemu.log")"
-fi
-"$CTL" "$TMP/ctl.sock" quit >/dev/null 2>&1 || kill -INT "$GEN" 2>/dev/null
-BG=$GEN
-bg_stop INT
-rc=$?
-GEN=
-sent=$(field tx "$TMP/gen.log")
-l3=$(grep '^L3 port 0:' "$TMP/gen.log")
-if [ $rc -eq 0 ] && [ "$sent" = "$N" ] &&
-	echo "$l3" | grep -q "answered [1-9][0-9]* ARP requests, .* 30 echo requests" &&
-	grep -q "^mbufs in use after stop: 0" "$TMP/gen.log" &&
-	grep -q "frontend disconnected" "$TMP/gen.log"; then
-	pass "clean: lr-pktgen exit 0, sent $sent, '$l3', no mbuf in use"
-else
-	fail "clean: lr-pktgen exit $rc, sent ${sent:-?} of $N; $(tail -n 12 "$TMP/gen.log" | tr '\n' ' ')"
-fi
+	# udp: lr-pktgen sends N frames once told; the guest counts them
+	"$CTL" "$TMP/ctl.sock" start >"$TMP/start.out" 2>&1 ||
+		fail "$lay udp: start: $(cat "$TMP/start.out")"
+	if lr_wait_line "$con" "GUEST: udp_noports" "$QEMU" 3000; then
+		got=$(tr -d '\r' <"$con" |
+			sed -n 's/.*GUEST: udp_noports \([0-9]*\).*/\1/p')
+		if [ "$got" = "$N" ]; then
+			pass "$lay udp: the guest's kernel counted $got of $N UDP frames"
+		else
+			fail "$lay udp: the guest counted ${got:-none} of $N"
+		fi
+	else
+		fail "$lay udp: no count from the guest"
+	fi
+
+	# clean: QEMU ends with the guest's poweroff; lr-pktgen ends clean
+	wait "$QEMU"
+	rc=$?
+	QEMU=''
+	if [ $rc -eq 0 ]; then
+		pass "$lay clean: QEMU exited 0"
+	else
+		fail "$lay clean: QEMU exited $rc: $(tail -n 3 "$TMP/$lay.qemu.log")"
+	fi
+	"$CTL" "$TMP/ctl.sock" quit >/dev/null 2>&1 ||
+		kill -INT "$GEN" 2>/dev/null
+	BG=$GEN
+	bg_stop INT
+	rc=$?
+	GEN=''
+	sent=$(field tx "$log")
+	l3=$(grep '^L3 port 0:' "$log")
+	if [ $rc -eq 0 ] && [ "$sent" = "$N" ] &&
+		echo "$l3" | grep -q "answered [1-9][0-9]* ARP requests, .* 30 echo requests" &&
+		grep -q "^mbufs in use after stop: 0" "$log" &&
+		grep -q "frontend disconnected" "$log"; then
+		pass "$lay clean: lr-pktgen exit 0, sent $sent, '$l3', no mbuf in use"
+	else
+		fail "$lay clean: lr-pktgen exit $rc, sent ${sent:-?} of $N; $(tail -n 12 "$log" | tr '\n' ' ')"
+	fi
+}
+
+guest split ""
+guest packed ",packed=on"
 exit "$failed"
