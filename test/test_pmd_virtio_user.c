@@ -517,8 +517,9 @@ test_ours_matrix(void)
 }
 
 /* Zero-copy transmit (the default on hugepages): frames go from their
- * own buffers, and every one arrives whole (xfer checks each byte);
- * zero_copy=0 and packed rings copy every frame; mbufs all come back. */
+ * own buffers, over split and packed rings, and every one arrives whole
+ * (xfer checks each byte); zero_copy=0 copies every frame; mbufs all
+ * come back. */
 static int
 test_zero_copy(void)
 {
@@ -529,7 +530,9 @@ test_zero_copy(void)
 	    {"", 1},
 	    {",in_order=1,mrg_rxbuf=0", 1},
 	    {",zero_copy=0", 0},
-	    {",packed_vq=1", 0},
+	    {",packed_vq=1", 1},
+	    {",packed_vq=1,in_order=0", 1},
+	    {",packed_vq=1,zero_copy=0", 0},
 	};
 
 	if (!huge_shared) {

@@ -212,14 +212,18 @@ lr_vu_rx_burst_packed_(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	return got;
 }
 
-/* Take back the tx chains the backend used; 0 or -1 at a fault. */
+/* Take back the tx chains the backend used (and the mbufs sent with no
+ * copy, freed in bulk); 0 or -1 at a fault. */
 static int
 tx_reclaim(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
+	struct vu_free_batch d;
 	uint16_t slot;
+	int rc = 0;
 
-	while (used_at(vr, 0, &slot)) {
+	d.n = 0;
+	while (rc == 0 && used_at(vr, 0, &slot)) {
 		uint16_t last = vr->pdesc[slot].id, head;
 		int n, total = 0;
 
@@ -228,18 +232,47 @@ tx_reclaim(struct vu_queue *q)
 					   : last;
 			n = lr_vu_tx_chain_free_(q, head);
 			if (n < 0)
-				return -1;
+				break;
+			if (q->zc_n != 0)
+				lr_vu_zc_take_(vr, head, &d);
 			vr->done_id = (uint16_t)(vr->done_id + n);
 			total += n;
 		} while (head != last && total < vr->num);
-		if (lr_unlikely(head != last)) {
+		if (lr_unlikely(n < 0)) {
+			rc = -1;
+		} else if (lr_unlikely(head != last)) {
 			lr_vu_ring_fault_(q, "used id", last);
-			return -1;
+			rc = -1;
+		} else {
+			slot_add(&vr->last_used, &vr->used_wrap,
+				 (uint16_t)total, vr->num);
 		}
-		slot_add(&vr->last_used, &vr->used_wrap, (uint16_t)total,
-			 vr->num);
 	}
-	return 0;
+	if (d.n != 0)
+		lr_pktmbuf_free_bulk(d.m, d.n);
+	return rc;
+}
+
+/* Put m on the ring as it is (zero copy, lr_vu_zc_ok_()): one descriptor
+ * from the zero virtio-net header in its headroom; m is held until the
+ * backend has used it. */
+static void
+tx_place_zc(struct vu_queue *q, struct lr_mbuf *m)
+{
+	struct vu_vring *vr = &q->vr;
+	struct lr_vring_packed_desc *d = &vr->pdesc[vr->avail_idx];
+	uint16_t id = vr->free_ids[vr->free_head & vr->mask];
+	uint16_t fl = avail_bits(vr->avail_wrap);
+
+	vr->free_head++;
+	vr->nfree--;
+	d->addr = (uint64_t)(uintptr_t)lr_vu_zc_header_(m, q->hdr_len);
+	d->len = m->pkt_len + q->hdr_len;
+	d->id = id;
+	vr->chain_len[id] = 1;
+	vr->tx_mbuf[id] = m;
+	slot_add(&vr->avail_idx, &vr->avail_wrap, 1, vr->num);
+	vu_store_rel16(&d->flags, fl);
 }
 
 /* Put m (len bytes after header h) in need descriptors at the avail
@@ -300,7 +333,7 @@ tx_packed(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	struct vu_vring *vr = &q->vr;
 	uint16_t i, old;
 	uint8_t old_w;
-	uint64_t bytes = 0, sent = 0;
+	uint64_t bytes = 0, sent = 0, zc = 0;
 
 	if (lr_unlikely(vu_q_enter(q) != 0))
 		return lr_vu_tx_drop_all_(q, pkts, n);
@@ -324,6 +357,13 @@ tx_packed(void *queue, struct lr_mbuf **pkts, uint16_t n)
 			lr_vu_tx_bad_(q, m, 1);
 			continue;
 		}
+		if (q->zc_n != 0 && lr_vu_zc_ok_(q, m)) {
+			bytes += m->pkt_len;
+			sent++;
+			zc++;
+			tx_place_zc(q, m); /* m held until used */
+			continue;
+		}
 		if (lr_unlikely(vu_tx_hdr(q, m, &h) != 0)) {
 			lr_vu_tx_bad_(q, m, 0);
 			continue;
@@ -336,6 +376,8 @@ tx_packed(void *queue, struct lr_mbuf **pkts, uint16_t n)
 	kick_maybe(q, old, old_w);
 	lr_counter_add(&q->c.packets, sent);
 	lr_counter_add(&q->c.bytes, bytes);
+	if (zc != 0)
+		lr_counter_add(&q->zero_copy, zc);
 	vu_q_leave(q);
 	return i;
 }

@@ -30,15 +30,15 @@
  * does). Received packets are copied from these buffers into mbufs (see
  * virtio_user_rx_tx.c for why).
  *
- * Zero-copy transmit (split rings, zero_copy=1, the default): the EAL's
- * hugepage segments that have a descriptor another process can map
- * (lr_memseg.share_fd: a hugetlbfs file or memfd) follow in the memory
+ * Zero-copy transmit (split and packed rings, zero_copy=1, the default):
+ * the EAL's hugepage segments that have a descriptor another process can
+ * map (lr_memseg.share_fd: a hugetlbfs file or memfd) follow in the memory
  * table, and a frame whose one buffer lies in one of them goes on the
  * ring as it is: its virtio-net header written into its headroom, the
  * descriptor pointing there, the mbuf held (vr->tx_mbuf) until the
  * backend has used it. Other frames (under VU_ZC_MIN bytes; ordinary
- * memory: --no-huge; chains; shared mbufs; offloads; packed rings) are
- * copied into the buffers.
+ * memory: --no-huge; chains; shared mbufs; offloads) are copied into the
+ * buffers.
  * Like DPDK's virtio-user, this shows the backend the whole hugepage heap:
  * zero_copy=0 keeps it to the port's own region.
  *
@@ -298,8 +298,79 @@ void lr_vu_queue_quiesce_(struct vu_queue *q);
 void lr_vu_tx_release_(struct vu_queue *q);
 
 /* The hugepage segments p shares for zero-copy transmit, into p->zc_*
- * (none with zero_copy=0 or packed rings). */
+ * (none with zero_copy=0). */
 void lr_vu_zc_regions_(struct vu_port *p);
+
+/* Tx: mbufs done with (sent by copy, or used by the backend), freed in
+ * bulk. */
+struct vu_free_batch {
+	unsigned n;
+	struct lr_mbuf *m[64];
+};
+
+/* Add m to d, freeing d's mbufs when it is full. */
+static inline void
+lr_vu_done_add_(struct vu_free_batch *d, struct lr_mbuf *m)
+{
+	d->m[d->n++] = m;
+	if (lr_unlikely(d->n == LR_DIM(d->m))) {
+		lr_pktmbuf_free_bulk(d->m, d->n);
+		d->n = 0;
+	}
+}
+
+/* Take the mbuf of tx descriptor id head (zero copy), if any, into d
+ * (the next frame on head writes the descriptor's address, whichever
+ * path it takes). */
+static inline void
+lr_vu_zc_take_(struct vu_vring *vr, uint32_t head, struct vu_free_batch *d)
+{
+	struct lr_mbuf *m = vr->tx_mbuf[head];
+
+	if (m == NULL)
+		return;
+	vr->tx_mbuf[head] = NULL;
+	lr_vu_done_add_(d, m);
+}
+
+/* Whether m can go on tx queue q's ring with no copy: VU_ZC_MIN bytes or
+ * more, one buffer of its own in shared memory, room for the header
+ * before its data, no offload. */
+static inline int
+lr_vu_zc_ok_(const struct vu_queue *q, const struct lr_mbuf *m)
+{
+	uintptr_t a = (uintptr_t)m->buf_addr;
+
+	if (m->pkt_len < VU_ZC_MIN || m->nb_segs != 1 || m->refcnt != 1 ||
+	    m->data_off < q->hdr_len ||
+	    (m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) != 0)
+		return 0;
+	for (unsigned k = 0; k < q->zc_n; k++)
+		if (a >= q->zc_lo[k] && a + m->buf_len <= q->zc_hi[k])
+			return 1;
+	return 0;
+}
+
+/* The zero virtio-net header of hdr_len bytes (10 or 12) in m's headroom,
+ * just before its data: stored only when it is not zero already (from
+ * the buffer's last trip), so that its line stays in the backend's cache.
+ * Where it starts. */
+static inline uint8_t *
+lr_vu_zc_header_(struct lr_mbuf *m, uint32_t hdr_len)
+{
+	uint8_t *h = lr_pktmbuf_mtod(m, uint8_t *) - hdr_len;
+	uint64_t a;
+	uint32_t b = 0;
+	uint16_t c;
+
+	memcpy(&a, h, 8);
+	memcpy(&c, h + 8, 2);
+	if (hdr_len > 10)
+		memcpy(&b, h + hdr_len - 4, 4);
+	if ((a | c | b) != 0)
+		memset(h, 0, hdr_len);
+	return h;
+}
 
 /* Tx: give back the chain of head to the FIFO; its descriptors, or -1 when
  * no chain of ours starts there (a fault). */

@@ -224,37 +224,6 @@ out:
 	return got;
 }
 
-/* Mbufs done with (sent by copy, or used by the backend), freed in bulk. */
-struct free_batch {
-	unsigned n;
-	struct lr_mbuf *m[64];
-};
-
-/* Add m to d, freeing d's mbufs when it is full. */
-static inline void
-done_add(struct free_batch *d, struct lr_mbuf *m)
-{
-	d->m[d->n++] = m;
-	if (lr_unlikely(d->n == LR_DIM(d->m))) {
-		lr_pktmbuf_free_bulk(d->m, d->n);
-		d->n = 0;
-	}
-}
-
-/* Take the mbuf descriptor head points into, if any, into d (the next
- * frame on head writes the descriptor's address, whichever path it
- * takes). */
-static inline void
-zc_take(struct vu_vring *vr, uint32_t head, struct free_batch *d)
-{
-	struct lr_mbuf *m = vr->tx_mbuf[head];
-
-	if (m == NULL)
-		return;
-	vr->tx_mbuf[head] = NULL;
-	done_add(d, m);
-}
-
 /* Take back the tx chains the backend used; 0 or -1 at a fault. */
 static int
 tx_reclaim(struct vu_queue *q)
@@ -262,7 +231,7 @@ tx_reclaim(struct vu_queue *q)
 	struct vu_vring *vr = &q->vr;
 	uint16_t used = vu_load_acq16(&vr->used->idx);
 	uint16_t k = (uint16_t)(used - vr->last_used);
-	struct free_batch d;
+	struct vu_free_batch d;
 	int rc = 0;
 
 	if (lr_unlikely(k > vr->num - vr->nfree)) {
@@ -284,7 +253,7 @@ tx_reclaim(struct vu_queue *q)
 			break;
 		}
 		if (q->zc_n != 0)
-			zc_take(vr, head, &d);
+			lr_vu_zc_take_(vr, head, &d);
 		vr->done_id = (uint16_t)(vr->done_id + n);
 	}
 	if (d.n != 0)
@@ -296,12 +265,12 @@ void
 lr_vu_tx_release_(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
-	struct free_batch d = {.n = 0};
+	struct vu_free_batch d = {.n = 0};
 
 	if (vr->tx_mbuf == NULL)
 		return;
 	for (uint32_t i = 0; i < vr->num; i++)
-		zc_take(vr, i, &d);
+		lr_vu_zc_take_(vr, i, &d);
 	if (d.n != 0)
 		lr_pktmbuf_free_bulk(d.m, d.n);
 }
@@ -310,7 +279,7 @@ void
 lr_vu_zc_regions_(struct vu_port *p)
 {
 	p->zc_n = 0;
-	if (!p->zero_copy || p->packed)
+	if (!p->zero_copy)
 		return;
 	for (unsigned i = 0; i < lr_memseg_count() && p->zc_n < VU_ZC_MAX;
 	     i++) {
@@ -441,39 +410,6 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 	return id;
 }
 
-/* Whether m can go on the ring with no copy: VU_ZC_MIN bytes or more,
- * one buffer of its own in shared memory, room for the header before its
- * data, no offload. */
-static inline int
-zc_ok(const struct vu_queue *q, const struct lr_mbuf *m)
-{
-	uintptr_t a = (uintptr_t)m->buf_addr;
-
-	if (m->pkt_len < VU_ZC_MIN || m->nb_segs != 1 || m->refcnt != 1 ||
-	    m->data_off < q->hdr_len ||
-	    (m->ol_flags & LR_MBUF_F_OFFLOAD_MASK) != 0)
-		return 0;
-	for (unsigned k = 0; k < q->zc_n; k++)
-		if (a >= q->zc_lo[k] && a + m->buf_len <= q->zc_hi[k])
-			return 1;
-	return 0;
-}
-
-/* Whether the hdr_len bytes at h (10 or 12) are all zero. */
-static inline int
-hdr_zero(const uint8_t *h, uint32_t hdr_len)
-{
-	uint64_t a;
-	uint32_t b = 0;
-	uint16_t c;
-
-	memcpy(&a, h, 8);
-	memcpy(&c, h + 8, 2);
-	if (hdr_len > 10)
-		memcpy(&b, h + hdr_len - 4, 4);
-	return (a | c | b) == 0;
-}
-
 /* Put m on tx ring vr as it is: a zero virtio-net header written into
  * its headroom, one descriptor of len bytes from there; m is held until
  * the backend has used it. Its id. */
@@ -481,12 +417,8 @@ static inline uint16_t
 tx_zc(struct vu_vring *vr, struct lr_mbuf *m, uint32_t hdr_len, uint32_t len)
 {
 	uint16_t id = tx_id_take(vr);
-	uint8_t *h = lr_pktmbuf_mtod(m, uint8_t *) - hdr_len;
+	uint8_t *h = lr_vu_zc_header_(m, hdr_len);
 
-	/* a zero header stays from the buffer's last trip: not stored
-	 * again, its line stays in the backend's cache */
-	if (!hdr_zero(h, hdr_len))
-		memset(h, 0, hdr_len);
 	desc_set(&vr->desc[id], h, len);
 	vr->chain_len[id] = 1;
 	vr->tx_mbuf[id] = m;
@@ -530,7 +462,7 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 {
 	struct vu_queue *q = queue;
 	struct vu_vring *vr = &q->vr;
-	struct free_batch done; /* copied: freed in bulk */
+	struct vu_free_batch done; /* copied: freed in bulk */
 	uint16_t i, old;
 	uint64_t bytes = 0, sent = 0, zc = 0;
 
@@ -567,7 +499,7 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 			lr_vu_tx_bad_(q, m, 0);
 			continue;
 		}
-		if (q->zc_n != 0 && zc_ok(q, m)) {
+		if (q->zc_n != 0 && lr_vu_zc_ok_(q, m)) {
 			head = tx_zc(vr, m, q->hdr_len, len);
 			m = NULL; /* held until used */
 			zc++;
@@ -584,7 +516,7 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 		bytes += len - q->hdr_len;
 		sent++;
 		if (m != NULL)
-			done_add(&done, m);
+			lr_vu_done_add_(&done, m);
 	}
 	if (done.n != 0)
 		lr_pktmbuf_free_bulk(done.m, done.n);
