@@ -157,6 +157,11 @@ fetch_vm_kernel() {
 		return 0
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+	if [ -z "$pkg" ] && [ $updated = 0 ]; then
+		apt_update # no package lists yet (nothing else was installed)
+		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+			awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+	fi
 	if [ -z "$pkg" ]; then
 		reason="no kernel package named by linux-image-amd64"
 	else
