@@ -151,16 +151,19 @@ done
 # $vm_dir, once. 0, or 1 after writing why.
 vm_dir=${LR_VM_DIR:-/var/cache/linerate/vm}
 vm_modules="virtio_ring virtio virtio_pci_modern_dev virtio_pci_legacy_dev virtio_pci failover net_failover virtio_net"
+# The kernel package linux-image-amd64 depends on, or nothing.
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/ {print $2; exit}'
+}
 fetch_vm_kernel() {
 	local pkg tmp i deb m reason why=
 	[ -s "$vm_dir/kernel/vmlinuz" ] && [ -s "$vm_dir/kernel/virtio_net.ko" ] &&
 		return 0
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+	pkg=$(kernel_pkg)
 	if [ -z "$pkg" ] && [ $updated = 0 ]; then
 		apt_update # no package lists yet (nothing else was installed)
-		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-			awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+		pkg=$(kernel_pkg)
 	fi
 	if [ -z "$pkg" ]; then
 		reason="no kernel package named by linux-image-amd64"
