@@ -500,6 +500,14 @@ rx_chain(struct vh_ring *r, struct lr_mbuf **out, struct lr_mbuf *m,
 	return RX_OK;
 }
 
+/* What rx_prefetch() found of a chain's first descriptor: its buffer
+ * (NULL: not inside a region) and length, at most VH_RX_PF_MAX. */
+struct vh_pf {
+	const uint8_t *b;
+	uint32_t len;
+};
+#define VH_RX_PF_MAX 2048u
+
 /* rx, split: ask at once for what chains [last_avail, last_avail + k)
  * will read first, their descriptors (heads from the available ring)
  * and then each first descriptor's header and first frame bytes. A
@@ -509,7 +517,7 @@ rx_chain(struct vh_ring *r, struct lr_mbuf **out, struct lr_mbuf *m,
  * masked and addresses translated here, everything is read and checked
  * again by cur_load(). */
 static inline void
-rx_prefetch(const struct vh_ring *r, uint16_t k)
+rx_prefetch(const struct vh_ring *r, uint16_t k, struct vh_pf *pf)
 {
 	const struct lr_vring_desc *d[VH_RX_BULK];
 	uint16_t i;
@@ -523,15 +531,30 @@ rx_prefetch(const struct vh_ring *r, uint16_t k)
 		__builtin_prefetch(d[i]);
 	}
 	for (i = 0; i < k; i++) {
-		const uint8_t *b = lr_vhost_mem_gpa(
-		    r->mem, __atomic_load_n(&d[i]->addr, __ATOMIC_RELAXED),
-		    (uint64_t)r->hdr_len + 1);
+		uint32_t len = __atomic_load_n(&d[i]->len, __ATOMIC_RELAXED);
+		const uint8_t *b;
 
+		len = LR_MIN(len, (uint32_t)VH_RX_PF_MAX);
+		b = lr_vhost_mem_gpa(
+		    r->mem, __atomic_load_n(&d[i]->addr, __ATOMIC_RELAXED),
+		    LR_MAX(len, (uint32_t)r->hdr_len + 1));
+		pf[i].b = b;
+		pf[i].len = b != NULL ? len : 0;
 		if (b != NULL) {
 			__builtin_prefetch(b);
 			__builtin_prefetch(b + r->hdr_len);
 		}
 	}
+}
+
+/* rx, split: the rest of chain k's first descriptor (after the two lines
+ * rx_prefetch() asked for), asked for while the chain before it is
+ * copied. */
+static inline void
+rx_prefetch_rest(const struct vh_pf *pf)
+{
+	for (uint32_t off = 128; off < pf->len; off += 64)
+		__builtin_prefetch(pf->b + off);
 }
 
 /* rx_burst over r (entered; split: its chains end at end); r left. */
@@ -541,6 +564,7 @@ rx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 {
 	uint16_t old = r->last_used, got = 0, k = 0, nb = 0;
 	struct lr_mbuf *pre[VH_RX_BULK];
+	struct vh_pf pf[VH_RX_BULK];
 	uint64_t bytes = 0;
 	int rc = RX_OK;
 
@@ -551,9 +575,13 @@ rx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 			    (uint16_t)VH_RX_BULK);
 		if (nb != 0 && lr_pktmbuf_alloc_bulk(r->mp, pre, nb) != 0)
 			nb = 0;
-		rx_prefetch(r, nb);
+		rx_prefetch(r, nb, pf);
+		if (nb != 0)
+			rx_prefetch_rest(&pf[0]);
 	}
 	while (got < n && ring_more(r, end, packed)) {
+		if (k + 1 < nb)
+			rx_prefetch_rest(&pf[k + 1]);
 		rc = rx_chain(r, &pkts[got], k < nb ? pre[k] : NULL, packed);
 		k++;
 		if (rc == RX_NOMBUF || rc == RX_BAD)
