@@ -1182,16 +1182,30 @@ class Vhost(unittest.TestCase):
                           '1518 B: forwarded, CPUs far'])
 
     def test_placement(self):
-        # Two placements: the cut in the largest gap, over 2x.
-        cut = vhost.split_at([105, 110, 60, 640, 560, 700, 118])
-        self.assertAlmostEqual(cut, (118 * 560) ** 0.5)
-        # One placement, or none probed: no cut.
-        self.assertIsNone(vhost.split_at([100, 120, 150, 190]))
-        self.assertIsNone(vhost.split_at([None, 0]))
-        self.assertEqual(vhost.place_of([110, 120, 60], cut), 'near')
-        self.assertEqual(vhost.place_of([600, 700], cut), 'far')
-        self.assertIsNone(vhost.place_of([110, 600, 120], cut))  # moved
-        self.assertIsNone(vhost.place_of([], cut))  # not probed
+        # Two placements: the two most populated groups, each within 1.4x
+        # of its centre; a probe that straddled a move (300) and a rarer
+        # third placement (58) are in neither.
+        rtts = [105, 110, 118, 130, 140, 150, 58, 300, 560, 600, 640, 700]
+        self.assertEqual([round(c) for c, _ in vhost.modes(rtts)],
+                         [130, 640])
+        self.assertEqual([n for _, n in vhost.modes(rtts)], [6, 4])
+        bands = vhost.split_bands(rtts)
+        self.assertAlmostEqual(bands['near'][0], 130 / 1.4)
+        self.assertAlmostEqual(bands['near'][1], 130 * 1.4)
+        self.assertAlmostEqual(bands['far'][0], 640 / 1.4)
+        self.assertAlmostEqual(bands['far'][1], 640 * 1.4)
+        # One placement, a second group too small, none probed: no bands.
+        self.assertIsNone(vhost.split_bands([100, 120, 150, 190]))
+        self.assertIsNone(vhost.split_bands([110] * 10 + [600, 600]))
+        self.assertIsNone(vhost.split_bands([None, 0]))
+        # Two groups less than 2x apart: one placement.
+        self.assertIsNone(vhost.split_bands([100] * 5 + [180] * 5))
+        self.assertEqual(vhost.place_of([110, 120, 150], bands), 'near')
+        self.assertEqual(vhost.place_of([600, 700], bands), 'far')
+        self.assertIsNone(vhost.place_of([110, 600, 120], bands))  # moved
+        self.assertIsNone(vhost.place_of([110, 300], bands))  # straddled
+        self.assertIsNone(vhost.place_of([58, 60], bands))  # elsewhere
+        self.assertIsNone(vhost.place_of([], bands))  # not probed
         self.assertEqual(vhost.place_of([110, 600], None), 'near')
         rows, notes = core.Rows(), []
         runs = [(64, 'linerate', 'lr_lr', [110, 112], 30.0),

@@ -52,14 +52,18 @@ to the next. So while each run is measured, lr-ring-bench --line-rtt
 5000 --every 200 (SCHED_FIFO when we are root, so that it runs at once
 beside the spinning programs) times a round trip every 200 ms: 0.5-3 ms
 of each CPU, under 1.5%, the same for every pair. Each run's forwarded
-rate also goes in a row of its placement: "CPUs near" when every round
-trip of its window falls below the largest gap (over 2x) among all of
-this entry's round trips, "CPUs far" when every one falls above it; a
-run whose placement changed during its window is in neither. The rows
+rate also goes in a row of its placement. The placements are the two
+groups most of this entry's round trips fall in (each within 1.4x of
+its centre, the centres over 2x apart): "CPUs near" the lower, "CPUs
+far" the higher; a run is in one when every round trip of its window is
+in that group. A run whose placement changed during its window (a probe
+that straddled the move times an average between the two), or that ran
+in a rarer third placement, is in neither. The rows
 over every run stay first: those are the figures; the placement rows
 compare the pairs in the same conditions, each pair's median over its
 own runs in them.
 """
+import math
 import os
 import re
 import subprocess
@@ -83,7 +87,10 @@ RTT_TRIPS = 5000           # lr-ring-bench --line-rtt: 0.3-3 ms a probe
 RTT_EVERY_MS = 200         # a probe every 200 ms during each run
 RTT = re.compile(r'^\(c\) line round trip: .*: [0-9.]+ cycles, ([0-9.]+) ns',
                  re.M)
-GAP = 2.0                  # round trips this far apart: two placements
+GAP = 2.0                  # group centres this far apart: two placements
+BAND = 1.4                 # a placement's round trips: within this of its
+                           # centre
+MODE_MIN, MODE_SHARE = 3, 0.05   # a group: this many round trips at least
 PLACES = ('near', 'far')
 
 KINDS = ('lr_lr', 'dpdk_dpdk', 'lr_dpdk', 'dpdk_lr')
@@ -191,27 +198,54 @@ def summary_rows(sizes):
             [place_row(s, p) for p in PLACES]]
 
 
-def split_at(rtts):
-    """The round trip (ns) between the two placements: the geometric
-    middle of the largest gap between neighbours of rtts, sorted, when it
-    is over GAP times; None when they look like one placement."""
-    v = sorted(x for x in rtts if x and x > 0)
-    best, at = GAP, None
-    for a, b in zip(v, v[1:]):
-        if b / a > best:
-            best, at = b / a, (a * b) ** 0.5
-    return at
+def modes(rtts):
+    """The groups the round trips (ns) fall in, most populated first, at
+    most two: (centre ns, count), each group the values within BAND of
+    its centre, the centre the median of the densest span 2 BANDs wide;
+    a group needs MODE_MIN values and MODE_SHARE of them all."""
+    v = sorted(math.log(x) for x in rtts if x and x > 0)
+    w, total, out = math.log(BAND), len(v), []
+    while v and len(out) < 2:
+        best, n, j = 0, 0, 0
+        for i in range(len(v)):
+            while j < len(v) and v[j] - v[i] <= 2 * w:
+                j += 1
+            if j - i > n:
+                best, n = i, j - i
+        c = v[best + n // 2]
+        group = [x for x in v if abs(x - c) <= w]
+        if len(group) < max(MODE_MIN, MODE_SHARE * total):
+            break
+        out.append((math.exp(c), len(group)))
+        v = [x for x in v if abs(x - c) > w]
+    return out
 
 
-def place_of(rtts, cut):
-    """'near', 'far' or None (none probed, or moved during the run) from
-    the round trips of a run's window."""
+def split_bands(rtts):
+    """{'near': (lo, hi), 'far': (lo, hi)}: the round trips (ns) of each
+    placement, BAND either side of the centres of the two groups of
+    modes(rtts), when those are over GAP apart; None when the round trips
+    look like one placement."""
+    m = modes(rtts)
+    if len(m) < 2:
+        return None
+    a, b = sorted(c for c, _ in m)
+    if b / a <= GAP:
+        return None
+    return {'near': (a / BAND, a * BAND), 'far': (b / BAND, b * BAND)}
+
+
+def place_of(rtts, bands):
+    """'near', 'far' or None (none probed, moved during the run, or
+    elsewhere) from the round trips of a run's window."""
     if not rtts:
         return None
-    if cut is None or max(rtts) < cut:
+    if bands is None:
         return 'near'
-    if min(rtts) > cut:
-        return 'far'
+    for place in PLACES:
+        lo, hi = bands[place]
+        if all(lo <= x <= hi for x in rtts):
+            return place
     return None
 
 
@@ -219,24 +253,27 @@ def add_places(rows, runs, notes):
     """Each run (size, label, key, round trips in its window, Mpps)
     also into its placement's row; a note of the split and the count of
     runs in each placement."""
-    cut = split_at([x for r in runs for x in r[3]])
+    bands = split_bands([x for r in runs for x in r[3]])
     count = {'near': 0, 'far': 0, None: 0}
     each = {}   # (size, key) -> {place: runs}
     for size, label, key, rtts, fwd in runs:
-        place = place_of(rtts, cut)
+        place = place_of(rtts, bands)
         count[place] += 1
         c = each.setdefault((size, key), {'near': 0, 'far': 0, None: 0})
         c[place] += 1
         if place is not None and fwd is not None:
             rows.add(place_row(size, place), label, fwd)
-    if cut is None:
-        notes.append('placement: every line round trip within '
-                     f'{GAP:g}x of the others: one placement ("near")')
+    if bands is None:
+        notes.append('placement: the line round trips make one group '
+                     f'(no two groups over {GAP:g}x apart): one placement '
+                     '("near")')
         return
-    notes.append(f'placement: line round trips split at {cut:.0f} ns '
-                 f'(CPUs near below, far above): {count["near"]} runs '
-                 f'near, {count["far"]} far, {count[None]} moved or '
-                 'not probed (in the rows over every run only)')
+    (nlo, nhi), (flo, fhi) = bands['near'], bands['far']
+    notes.append(f'placement: line round trips of CPUs near '
+                 f'{nlo:.0f}-{nhi:.0f} ns, far {flo:.0f}-{fhi:.0f} ns: '
+                 f'{count["near"]} runs near, {count["far"]} far, '
+                 f'{count[None]} moved, elsewhere or not probed (in the '
+                 'rows over every run only)')
     # Where each pair's runs fell: a median over every run is in the
     # placement most of them had, which the host chose, not the code.
     for (size, key), c in each.items():
