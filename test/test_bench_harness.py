@@ -1208,20 +1208,31 @@ class Vhost(unittest.TestCase):
         self.assertIsNone(vhost.place_of([], bands))  # not probed
         self.assertEqual(vhost.place_of([110, 600], None), 'near')
         rows, notes = core.Rows(), []
-        runs = [(64, 'linerate', 'lr_lr', [110, 112], 30.0),
-                (64, 'DPDK', 'dpdk_dpdk', [108, 115], 20.0),
-                (64, 'linerate', 'lr_lr', [600, 640], 12.0),
-                (64, 'DPDK', 'dpdk_dpdk', [620, 610], 6.0),
-                (64, 'linerate', 'lr_lr', [111, 650], 25.0),
-                (64, 'DPDK', 'dpdk_dpdk', [600, 109], None)]
+        # Runs, each with its window's round trips and Mpps, and its
+        # one-second slices (round trips, Mpps): the slices fill the
+        # placement rows, the windows the notes' count of runs.
+        runs = [(64, 'linerate', 'lr_lr', [110, 112], 30.0,
+                 [([110], 31.0), ([112], 29.0), ([600], 12.0)]),
+                (64, 'DPDK', 'dpdk_dpdk', [108, 115], 20.0,
+                 [([108], 20.0), ([115], 21.0)]),
+                (64, 'linerate', 'lr_lr', [600, 640], 12.0,
+                 [([600], 12.0), ([640], 11.0)]),
+                (64, 'DPDK', 'dpdk_dpdk', [620, 610], 6.0, [([620], 6.0)]),
+                (64, 'linerate', 'lr_lr', [111, 650], 25.0,
+                 [([111, 650], 25.0)]),
+                (64, 'DPDK', 'dpdk_dpdk', [600, 109], None, [])]
         vhost.add_places(rows, runs, notes)
         t = dict(rows.table())
         self.assertEqual(t['64 B: forwarded, CPUs near']['DPDK']['median'],
-                         20.0)
-        self.assertEqual(t['64 B: forwarded, CPUs far']['linerate']['n'], 1)
+                         20.5)
+        self.assertEqual(t['64 B: forwarded, CPUs near']['linerate']['n'],
+                         2)
+        self.assertEqual(t['64 B: forwarded, CPUs far']['linerate']['n'], 3)
         self.assertEqual(t['64 B: forwarded, CPUs far']['linerate']['median'],
                          12.0)
         self.assertIn('2 runs near, 2 far, 2 moved', notes[0])
+        self.assertIn('seconds of the placement rows: 4 near, 4 far, 1 in '
+                      'neither', notes[0])
         self.assertIn('placement of lr-pktgen -> lr-l2fwd, 64 B: 1 near, '
                       '1 far, 1 moved', notes)
         self.assertIn('placement of testpmd txonly -> testpmd io, 64 B: 1 '
@@ -1231,7 +1242,7 @@ class Vhost(unittest.TestCase):
         self.assertEqual(len(tn), 2)
         self.assertIn('64 B: forwarded, CPUs near: lr-pktgen -> lr-l2fwd',
                       tn[0])
-        self.assertIn('= 1.50 (target >= 1.3: met)', tn[0])
+        self.assertIn('= 1.46 (target >= 1.3: met)', tn[0])
         self.assertIn('CPUs far', tn[1])
         self.assertIn('= 2.00 (target >= 1.3: met)', tn[1])
         # The probe's figure lines, and those of its window only.

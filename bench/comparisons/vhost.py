@@ -51,17 +51,19 @@ CPU to the other, so the same binaries give rates 2-4x apart from one run
 to the next. So while each run is measured, lr-ring-bench --line-rtt
 5000 --every 200 (SCHED_FIFO when we are root, so that it runs at once
 beside the spinning programs) times a round trip every 200 ms: 0.5-3 ms
-of each CPU, under 1.5%, the same for every pair. Each run's forwarded
-rate also goes in a row of its placement. The placements are the two
-groups most of this entry's round trips fall in (each within 1.4x of
-its centre, the centres over 2x apart): "CPUs near" the lower, "CPUs
-far" the higher; a run is in one when every round trip of its window is
-in that group. A run whose placement changed during its window (a probe
-that straddled the move times an average between the two), or that ran
-in a rarer third placement, is in neither. The rows
-over every run stay first: those are the figures; the placement rows
-compare the pairs in the same conditions, each pair's median over its
-own runs in them.
+of each CPU, under 1.5%, the same for every pair. Each second of a run's
+first PLACE_SECS s from its window's start (the window and 4 s more) goes
+with its forwarded rate in a row of its placement, so that a pair's
+figure in a placement is the median over every second it spent there.
+The placements are the two groups most of this entry's round trips
+fall in (each within 1.4x of its centre, the centres over 2x apart):
+"CPUs near" the lower, "CPUs far" the higher; a second (or, in the
+notes, a run's window) is in one when every round trip timed in it is
+in that group. A second in which the placement changed (a probe that
+straddled the move times an average between the two), or spent in a
+rarer third placement, is in neither. The rows over every run stay
+first: those are the figures; the placement rows compare the pairs in
+the same conditions, each pair's median over its own seconds in them.
 """
 import math
 import os
@@ -74,6 +76,8 @@ from harness import core, group, proc, stats
 from comparisons import memif
 
 WARM, SECS = 1, 2          # seconds of traffic skipped, seconds measured
+PLACE_SECS = 6             # 1-s slices from the window's start, each in
+                           # the row of its placement
 ROUNDS = 7                 # enough runs in each placement, most often
 SIZES = (64, 1518)
 # The forwarders' second port: takes every frame, hands out none.
@@ -250,19 +254,25 @@ def place_of(rtts, bands):
 
 
 def add_places(rows, runs, notes):
-    """Each run (size, label, key, round trips in its window, Mpps)
-    also into its placement's row; a note of the split and the count of
-    runs in each placement."""
-    bands = split_bands([x for r in runs for x in r[3]])
+    """Each run (size, label, key, round trips in its window, Mpps, its
+    slices [(round trips, Mpps)]): each slice's Mpps into its placement's
+    row; a note of the placements and the count of runs (by their
+    windows) and seconds in each."""
+    bands = split_bands([x for r in runs for x in r[3]] +
+                        [x for r in runs for sl in r[5] for x in sl[0]])
     count = {'near': 0, 'far': 0, None: 0}
+    secs = {'near': 0, 'far': 0, None: 0}
     each = {}   # (size, key) -> {place: runs}
-    for size, label, key, rtts, fwd in runs:
+    for size, label, key, rtts, fwd, slices in runs:
         place = place_of(rtts, bands)
         count[place] += 1
         c = each.setdefault((size, key), {'near': 0, 'far': 0, None: 0})
         c[place] += 1
-        if place is not None and fwd is not None:
-            rows.add(place_row(size, place), label, fwd)
+        for srtt, mpps in slices:
+            sp = place_of(srtt, bands)
+            secs[sp] += 1
+            if sp is not None and mpps is not None:
+                rows.add(place_row(size, sp), label, mpps)
     if bands is None:
         notes.append('placement: the line round trips make one group '
                      f'(no two groups over {GAP:g}x apart): one placement '
@@ -272,8 +282,9 @@ def add_places(rows, runs, notes):
     notes.append(f'placement: line round trips of CPUs near '
                  f'{nlo:.0f}-{nhi:.0f} ns, far {flo:.0f}-{fhi:.0f} ns: '
                  f'{count["near"]} runs near, {count["far"]} far, '
-                 f'{count[None]} moved, elsewhere or not probed (in the '
-                 'rows over every run only)')
+                 f'{count[None]} moved, elsewhere or not probed; seconds '
+                 f'of the placement rows: {secs["near"]} near, '
+                 f'{secs["far"]} far, {secs[None]} in neither')
     # Where each pair's runs fell: a median over every run is in the
     # placement most of them had, which the host chose, not the code.
     for (size, key), c in each.items():
@@ -442,6 +453,29 @@ class Probe:
 class RowRun(memif.RowRun):
     """memif's row of processes, reading lr-l2fwd's counters too."""
 
+    def slices(self, spec, start, n):
+        """[((t, t + 1), Mpps)] of spec's counter over each of the n
+        seconds from start, once the last has been sampled; fewer when a
+        program ended or its samples did not come."""
+        deadline = start + n + 5
+        series = []
+        while True:
+            series = self.sampler.series(*spec)
+            if memif.window(series, start + n - 1, start + n) is not None:
+                break
+            if time.monotonic() > deadline or \
+                    not all(p.alive() for p in self.procs):
+                break
+            time.sleep(0.25)
+        out = []
+        for i in range(n):
+            w = memif.window(series, start + i, start + i + 1)
+            if w is None:
+                break
+            dt, pk, _ = w
+            out.append(((start + i, start + i + 1), pk / dt / 1e6))
+        return out
+
     def start(self, name, kind, cpu, argv):
         """Start argv pinned on cpu; kind 'lr' (lr-pktgen), 'l2'
         (lr-l2fwd) or 'tp' (testpmd) says how its counter lines read."""
@@ -461,7 +495,8 @@ class RowRun(memif.RowRun):
 
 def run_row(b, key, size, exe):
     """One generator -> forwarder row: (figures or None, RowRun, the line
-    round trips (ns) timed in its window)."""
+    round trips (ns) timed in its window, its slices [(round trips, Mpps)]
+    from the window's start)."""
     gk, fk = PAIRS[key]
     sock = os.path.join(b.tmp, 'vhost.sock')
     run = RowRun(b)
@@ -487,11 +522,15 @@ def run_row(b, key, size, exe):
         ok = run.wait_socket('fwd', sock)
         if ok:
             run.start('gen', gk, b.cpu_gen, gargv)
-        w = None
+        w, slices = None, []
         if ok and run.datapath('gen') and run.datapath('fwd'):
             probe = Probe(b.probe_argv(), b.top)
             w = run.measure([('gen', 0, 'tx', 'gen'),
                              ('fwd', 1, 'tx', 'fwd')])
+            if w is not None and probe.p is not None:
+                slices = [(probe.within(span), mpps) for span, mpps in
+                          run.slices(('fwd', 1, 'tx', 'fwd'), run.span[0],
+                                     PLACE_SECS)]
             probe.stop()
         if w is None:
             run.failed()
@@ -501,7 +540,8 @@ def run_row(b, key, size, exe):
         if figs is not None:
             figs['forwarder busy'] = memif.busy_cycles(
                 run.proc('fwd').output())
-        return figs, run, probe.within(run.span) if probe else []
+        return (figs, run, probe.within(run.span) if probe else [],
+                slices)
     finally:
         if probe is not None and probe.p is not None:
             probe.p.kill()
@@ -567,17 +607,18 @@ def measure(ctx, comp, log):
         if b.cpu_peer == b.cpu_gen:
             notes.append('one CPU: every row\'s two processes share CPU 0')
         rounds = ctx.rounds or comp.rounds
-        runs = []   # (size, label, key, round trips in window, Mpps)
+        runs = []   # (size, label, key, window round trips, Mpps, slices)
         for size in SIZES:
             for r in range(rounds):
                 for key, (label, exe) in cols.items():
-                    figs, run, rtts = run_row(b, key, size, exe)
+                    figs, run, rtts, slices = run_row(b, key, size, exe)
                     log(f'  {size} B, round {r + 1}: {TITLE[key]}: '
                         f'{figs["forwarded"] if figs else 0:.2f} Mpps, '
                         'line round trips (ns) '
                         f'{" ".join(f"{x:.0f}" for x in rtts)}')
                     runs.append((size, label, key, rtts,
-                                 figs['forwarded'] if figs else None))
+                                 figs['forwarded'] if figs else None,
+                                 slices))
                     seen = first.setdefault(label, {})
                     if key not in seen:
                         seen[key] = '\n'.join(x for p in run.procs
@@ -616,9 +657,12 @@ COMPARISON = core.Comparison(
     f'{RTT_EVERY_MS} ms (lr-ring-bench --line-rtt {RTT_TRIPS} --every '
     f'{RTT_EVERY_MS}, SCHED_FIFO, under 1.5% of each CPU): this VM\'s host '
     'moves its vCPUs every few seconds between placements whose round trips '
-    'differ about 5x, so each forwarded rate also goes in a row of its '
-    'placement ("CPUs near", "CPUs far"; a run that moved during its window '
-    'is in neither), where the pairs are compared in the same conditions. '
+    f'differ about 5x, so each second of a run\'s first {PLACE_SECS} s from '
+    'its window\'s start also goes, with its forwarded rate, in a row of its '
+    'placement ("CPUs near", "CPUs far": the two most populated groups of '
+    'round trips; a second in which it moved is in neither), where the '
+    'pairs are compared in the same conditions, each over the seconds it '
+    'spent there. '
     'Targets (issue 37): linerate >= 1.3x the DPDK pair, each mixed pair '
     '>= 1.0x.',
     measure=measure, rounds=ROUNDS, unit_of=unit_of, better_of=better_of,
