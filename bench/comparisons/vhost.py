@@ -258,8 +258,11 @@ def add_places(rows, runs, notes):
     slices [(round trips, Mpps)]): each slice's Mpps into its placement's
     row; a note of the placements and the count of runs (by their
     windows) and seconds in each."""
-    bands = split_bands([x for r in runs for x in r[3]] +
-                        [x for r in runs for sl in r[5] for x in sl[0]])
+    # A run's slices hold its window's round trips: its window counts
+    # only when it has no slices.
+    bands = split_bands([x for r in runs
+                         for x in ([y for sl in r[5] for y in sl[0]]
+                                   if r[5] else r[3])])
     count = {'near': 0, 'far': 0, None: 0}
     secs = {'near': 0, 'far': 0, None: 0}
     each = {}   # (size, key) -> {place: runs}
