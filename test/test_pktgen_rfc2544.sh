@@ -22,11 +22,13 @@
 #     the latency of the full queue L / R (19.7 ms), its median within 20%;
 #   - --rfc2544 latency: the p99 at 10/50/100% of the NDR not above L / R
 #     (+5 ms), the median below R under a tenth of it (an empty queue);
-#   - --rfc2544 frame-loss from 2R down: each load's loss (load - R) / load
-#     within 3 points, ending on two loads without loss;
-#   - --rfc2544 back-to-back at 2R: the longest burst without loss between
-#     (B + L) / len (a burst all at once) and 2 (B + L) / len (spread
-#     evenly), within 3%;
+#   - --rfc2544 frame-loss from 2R down: each valid load's loss
+#     (load - R) / load within 3 points, two or more valid above R, ending
+#     on two loads without loss;
+#   - --rfc2544 back-to-back at 2R (or the rate r lr-pktgen lowered its max
+#     to): the longest burst without loss between (B + L) / len (a burst
+#     all at once) and (B + L) / (len (1 - R / r)) (spread evenly; 2 (B + L)
+#     / len at 2R), within 3%;
 #   - where the kernel has netem (this machine's has not: said, skipped):
 #     2% loss, 1% duplicates, 5 ms delay counted as such;
 #   - a device that drops everything (pfifo limit 0 in place of tbf): NDR 0
@@ -73,6 +75,22 @@ fwd ip link set br0 multicast off
 fwd ip link set "$LR_IF_F0" master br0
 fwd ip link set "$LR_IF_F1" master br0
 fwd ip link set br0 up
+# The device's work on its own CPUs: the kernel receives a veth frame on
+# the CPU that sent it (the bridge, tbf and the receive into g1 with it)
+# unless RPS sends it on. lr-pktgen runs on CPU 0 at nice -20, so that
+# work would wait for ksoftirqd, which shares CPU 0 with it at nice 0, and
+# take the generator's CPU in bursts when it ran: the generator then left
+# its frames up to 100 ms late (trials invalid three times in a row, the
+# max lowered). RPS on f0, f1 and g1 takes it to every other CPU, as a
+# device under test has CPUs of its own.
+if [ "$(nproc)" -ge 2 ] && [ "$(nproc)" -le 32 ]; then
+	mask=$(printf %x $(((1 << $(nproc)) - 2)))
+	for end in "$LR_NS_FWD $LR_IF_F0" "$LR_NS_FWD $LR_IF_F1" "$LR_NS_GEN $LR_IF_G1"; do
+		read -r ns ifc <<<"$end"
+		ip netns exec "$ns" sh -c "echo $mask >/sys/class/net/$ifc/queues/rx-0/rps_cpus" ||
+			echo "note: no RPS on $ifc (the device's work stays on the generator's CPU)"
+	done
+fi
 tbf() {
 	fwd tc qdisc replace dev "$LR_IF_F1" root tbf rate "${R_BIT}bit" \
 		burst "$B" limit "$L"
@@ -230,47 +248,63 @@ fi
 # --- --rfc2544 frame-loss (64 B) from 2R down by 20%: the loss of each load
 # is (load - R) / load (0 at and below R) within 3 points (the bucket and
 # the queue let (B + L) / 2 s more through in a 2 s trial); it ends after
-# two loads in a row that lose nothing.
+# two loads in a row that lose nothing. A load lr-pktgen calls invalid (it
+# fell behind its schedule three times: a busy host) says nothing of the
+# device and is not judged, but at least two loads above R must be valid,
+# so that the losses are checked where there are any.
 for attempt in 1 2; do
 	gen --rfc2544 frame-loss --rfc2544-sizes 64 --loss-step 20 \
 		--trial-s 0.5 --final-trial-s 2 --max-rate "$(calc "round(2 * ${RFPS[64]})")" \
 		--drain-ms 300 --json "$TMP/loss.json" >"$TMP/loss.out" 2>&1
 	rc=$?
-	check=$(jget "$TMP/loss.json" "' '.join('%g%%:%.1f/%.1f' % (l['pct_of_max'], l['loss_pct'], max(0, 100 * (l['rate_pps'] - ${RFPS[64]}) / l['rate_pps'])) for l in d['rfc2544']['sizes'][0]['loads'] if l['measured'] and l['valid'])")
-	verdict=$(jget "$TMP/loss.json" "'ok' if all(l['measured'] and l['valid'] and abs(l['loss_pct'] - max(0, 100 * (l['rate_pps'] - ${RFPS[64]}) / l['rate_pps'])) <= 3 for l in d['rfc2544']['sizes'][0]['loads']) and [l['lost'] for l in d['rfc2544']['sizes'][0]['loads']][-2:] == [0, 0] else 'bad'")
+	loads="d['rfc2544']['sizes'][0]['loads']"
+	want_loss="max(0, 100 * (l['rate_pps'] - ${RFPS[64]}) / l['rate_pps'])"
+	check=$(jget "$TMP/loss.json" "' '.join(('%g%%:%.1f/%.1f' % (l['pct_of_max'], l['loss_pct'], $want_loss)) if l['measured'] and l['valid'] else '%g%%:invalid' % l['pct_of_max'] for l in $loads)")
+	verdict=$(jget "$TMP/loss.json" "'ok' if all(abs(l['loss_pct'] - $want_loss) <= 3 for l in $loads if l['measured'] and l['valid']) and sum(1 for l in $loads if l['measured'] and l['valid'] and l['rate_pps'] > 1.1 * ${RFPS[64]}) >= 2 and [(l['measured'] and l['valid'], l['lost']) for l in $loads][-2:] == [(True, 0), (True, 0)] else 'bad'")
 	echo "frame-loss attempt $attempt: exit $rc, measured/want: $check"
 	[ "$rc" = 0 ] && [ "$verdict" = ok ] && break
 done
 if [ "$rc" = 0 ] && [ "$verdict" = ok ]; then
-	pass "frame_loss: each load's loss within 3 points of (load - R) / load, ending on two loads without loss: $check"
+	pass "frame_loss: each valid load's loss within 3 points of (load - R) / load, two or more above R, ending on two loads without loss: $check"
 else
 	fail "frame_loss: exit $rc, $verdict"
 	tail -15 "$TMP/loss.out"
 fi
 
 # --- --rfc2544 back-to-back (64 B) at 2R: tbf passes its bucket B and
-# fills its queue L while it drains at R, so a burst spread evenly at 2R
-# loses nothing up to (B + L) / (len * (1 - R / 2R)) = 2 (B + L) / len
-# frames, and a burst sent all at once up to (B + L) / len: a generator's
-# burst lies between the two, by how evenly its frames leave at the scale
-# of tens of microseconds (a busy host clumps them). Within 3% of that
-# range (the bisection stops at 0.1% of the first burst).
-hi=$(calc "round(2 * ($B + $L) / ${LEN[64]})")
+# fills its queue L while it drains at R, so a burst spread evenly at a
+# rate r > R loses nothing up to (B + L) / (len * (1 - R / r)) frames
+# (2 (B + L) / len at 2R), and a burst sent all at once up to (B + L) / len:
+# a generator's burst lies between the two, by how evenly its frames leave
+# at the scale of tens of microseconds (a busy host clumps them). r is the
+# rate the bursts were sent at: 2R, or lower where lr-pktgen fell behind
+# its schedule at 2R and lowered its max (said in its output; below 1.5R
+# the range says little: not checked, said). Within 3% of that range (the
+# bisection stops at 0.1% of the first burst).
 lo=$(calc "round(($B + $L) / ${LEN[64]})")
-inrange() { python3 -c "import sys; sys.exit(not ($lo * 0.97 <= $1 <= $hi * 1.03))"; }
+inrange() { python3 -c "import sys; sys.exit(not ($lo * 0.97 <= $1 <= $2 * 1.03))"; }
 for attempt in 1 2; do
 	gen --rfc2544 back-to-back --rfc2544-sizes 64 --trial-s 0.5 \
 		--precision 0.1 --max-rate "$(calc "round(2 * ${RFPS[64]})")" \
 		--drain-ms 300 --json "$TMP/b2b.json" >"$TMP/b2b.out" 2>&1
 	rc=$?
 	got=$(jget "$TMP/b2b.json" "d['rfc2544']['sizes'][0]['burst']['frames_mean']")
-	echo "back-to-back attempt $attempt: exit $rc, burst ${got:-none} frames: (B + L) / len = $lo to 2 (B + L) / len = $hi"
-	[ "$rc" = 0 ] && [ -n "$got" ] && inrange "$got" && break
+	rate=$(jget "$TMP/b2b.json" "d['rfc2544']['sizes'][0]['burst']['rate_pps']")
+	hi=$(calc "round(($B + $L) / (${LEN[64]} * (1 - ${RFPS[64]} / max(${rate:-0}, 1.02 * ${RFPS[64]}))))")
+	echo "back-to-back attempt $attempt: exit $rc, burst ${got:-none} frames at ${rate:-?} frames/s ($(calc "round(${rate:-0} / ${RFPS[64]}, 3)") R): (B + L) / len = $lo to (B + L) / (len (1 - R / r)) = $hi"
+	fast=$(calc "${rate:-0} >= 1.5 * ${RFPS[64]}")
+	[ "$rc" = 0 ] && [ -n "$got" ] && [ -n "$rate" ] && inrange "$got" "$hi" &&
+		[ "$fast" = True ] && break
 done
-if [ "$rc" = 0 ] && [ -n "$got" ] && inrange "$got"; then
-	pass "back_to_back: the longest burst without loss $got frames, between (B + L) / len = $lo and 2 (B + L) / len = $hi"
+if [ "$rc" = 0 ] && [ -n "$got" ] && [ -n "$rate" ] && inrange "$got" "$hi" &&
+	[ "$fast" != True ]; then
+	# (B + L) / len to (B + L) / (len (1 - R / r)) widens without bound
+	# as r comes down to R: below 1.5R it says little.
+	echo "back_to_back: the host never let the generator send its bursts at 1.5R or more (its max lowered each time): not checked"
+elif [ "$rc" = 0 ] && [ -n "$got" ] && [ -n "$rate" ] && inrange "$got" "$hi"; then
+	pass "back_to_back: the longest burst without loss $got frames at $rate frames/s, between (B + L) / len = $lo and (B + L) / (len (1 - R / r)) = $hi"
 else
-	fail "back_to_back: exit $rc, burst ${got:-none} frames, not within $lo to $hi (+-3%)"
+	fail "back_to_back: exit $rc, burst ${got:-none} frames at ${rate:-?} frames/s, not within $lo to ${hi:-?} (+-3%)"
 	tail -15 "$TMP/b2b.out"
 fi
 

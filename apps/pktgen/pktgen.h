@@ -740,10 +740,13 @@ struct pg_trial {
 	uint64_t tx, tx_own, rx, lost, reordered, dup;
 	uint64_t behind, tx_nombuf, rx_nombuf, imissed;
 	uint64_t refused; /**< dropped for a full ring (--tx-full drop) */
-	double tx_pps;		    /**< achieved: tx / secs */
+	double tx_pps;	  /**< achieved: tx / (secs + late_s) */
+	double late_s;	  /**< the sending took this much longer than its
+			       schedule (the queue that took longest) */
 	double loss;		    /**< lost / tx_own */
 	bool valid;		    /**< the generator sent what it was asked */
 	bool stalled;		    /**< a port stopped taking frames */
+	bool burst; /**< a back-to-back burst: lateness judged strictly */
 	char reason[256];	    /**< why it is invalid */
 	struct pg_trial_stream all; /**< every stream together */
 	struct pg_trial_stream *st; /**< [pg.nsdefs], the caller's */

@@ -312,6 +312,7 @@ json_trial(const struct search *s, const struct pg_trial *t,
 			    t->valid ? json_null() : json_string(t->reason));
 	json_object_set_new(j, "tx_behind",
 			    json_integer((json_int_t)t->behind));
+	json_object_set_new(j, "late_ms", json_real(t->late_s * 1e3));
 	json_object_set_new(j, "refused_ring_full",
 			    json_integer((json_int_t)t->refused));
 	return j;
@@ -439,6 +440,7 @@ rfc_trial_at(struct search *s, double rate, double secs, const char *purpose)
 		return pg_fail("out of memory");
 	t.pps = rate;
 	t.secs = secs;
+	t.burst = s->bursts;
 	for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
 		rc = pg_trial_run(&t);
 		if (rc == 0)

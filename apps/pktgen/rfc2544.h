@@ -59,6 +59,7 @@ struct search {
 	json_t *trials; /* the size's, every repetition's */
 	json_t *notes;
 	unsigned rep;
+	bool bursts; /* back-to-back: trials are bursts (trial.c, late) */
 };
 
 /** Trials run so far, over the whole run (numbers them). */

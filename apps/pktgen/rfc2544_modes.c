@@ -402,6 +402,7 @@ rfc_back_to_back_run(double bps)
 			if (start(&s, o->rfc_sizes[i], bps, tr, no) != 0)
 				status = 1;
 			s.rep = rep;
+			s.bursts = true;
 			if (status == 0 &&
 			    burst_search(&s, &bs[i * o->repeat + rep]) != 0)
 				status = 1;

@@ -19,6 +19,14 @@
  *   - it sent the frames of the schedule: pps x secs, within 0.5% (at
  *     least one frame per stream instance: the schedule's rounding);
  *   - none fell behind the schedule (tx_behind: 'rate missed');
+ *   - none took longer to send its frames than their schedule, by more
+ *     than 0.5% of the trial (LATE_TOL) and two frames' time, and, but
+ *     for a back-to-back burst, 20 ms (LATE_FLOOR: time slices lost to a
+ *     process beside it on a shared CPU): a stall shorter than the bucket
+ *     is caught up with a clump rather than counted behind, but a trial
+ *     whose last frames left late offered a lower load than asked. A
+ *     burst's result is a count of frames that a device draining while
+ *     the burst waits lets through: its lateness has no floor;
  *   - its transmit pool never ran dry (tx_nombuf), its receive ports
  *     dropped nothing for want of mbufs (rx_nombuf) or a full ring
  *     (imissed: frames the port could not hand over to us);
@@ -41,6 +49,10 @@
 
 /* Accuracy the achieved rate must reach. */
 #define RATE_TOL 0.005
+/* Most time, as a share of the trial, the sending may take beyond its
+ * schedule; and at least, but for a burst, in seconds. */
+#define LATE_TOL   0.005
+#define LATE_FLOOR 0.02
 
 static void
 cnt_zero(struct pg_counters *c)
@@ -270,6 +282,23 @@ first_on_cnt(unsigned i)
 	return true;
 }
 
+/* How much longer than its schedule q took from its first frame sent to
+ * its last, in seconds (the schedule of its n frames spans n - 1 frame
+ * times; a frame leaves at the first poll at or after its time). */
+static double
+late_s(struct pg_txq *q)
+{
+	uint64_t n = cnt_get(&q->scnt.tx_pkts) + cnt_get(&q->scnt.tx_full);
+	double span, sched;
+
+	if (n < 2 || q->first_tsc == 0)
+		return 0;
+	span = (double)(q->last_tsc - q->first_tsc) / (double)pg.hz;
+	sched = (double)(n - 1) * (double)q->pkt_cost_fp /
+		(double)(1u << PG_FP_SHIFT) / (double)pg.hz;
+	return LR_MAX(span - sched, 0.0);
+}
+
 /* The trial's figures: per stream, in all, and the generator's own. */
 static void
 collect(struct pg_trial *t)
@@ -281,6 +310,7 @@ collect(struct pg_trial *t)
 	t->tx = t->tx_own = t->rx = t->lost = t->reordered = t->dup = 0;
 	t->refused = 0;
 	t->behind = t->tx_nombuf = t->rx_nombuf = t->imissed = 0;
+	t->late_s = 0;
 	for (unsigned k = 0; k < pg.nsdefs; k++) {
 		stream_figures(k, &t->st[k]);
 		t->tx_own += t->st[k].tx;
@@ -294,6 +324,7 @@ collect(struct pg_trial *t)
 
 		t->tx += cnt_get(&q->scnt.tx_pkts) + cnt_get(&q->scnt.tx_full);
 		t->refused += cnt_get(&q->scnt.tx_full);
+		t->late_s = LR_MAX(t->late_s, late_s(q));
 		if (!first_on_cnt(i))
 			continue;
 		t->behind += cnt_get(&q->cnt->tx_behind);
@@ -307,7 +338,9 @@ collect(struct pg_trial *t)
 	t->all.reordered = t->reordered;
 	t->all.dup = t->dup;
 	lat_figures(&t->all, &all);
-	t->tx_pps = (double)t->tx / t->secs;
+	/* Over the time the sending took: frames that left late were a lower
+	 * load than asked. */
+	t->tx_pps = (double)t->tx / (t->secs + t->late_s);
 	t->loss = t->tx_own ? (double)t->lost / (double)t->tx_own : 0;
 }
 
@@ -374,7 +407,10 @@ judge(struct pg_trial *t)
 	double tol =
 	    LR_MAX(RATE_TOL * (double)t->expected, (double)pg.nstreams);
 	double off = (double)t->tx - (double)t->expected;
+	double late_tol = LR_MAX(LATE_TOL * t->secs, 2 / t->pps);
 
+	if (!t->burst)
+		late_tol = LR_MAX(late_tol, LATE_FLOOR);
 	t->reason[0] = '\0';
 	t->stalled = false;
 	judge_stall(t);
@@ -383,6 +419,11 @@ judge(struct pg_trial *t)
 	if (t->behind)
 		because(t, "rate missed: %llu frames behind the schedule",
 			(unsigned long long)t->behind);
+	if (t->late_s > late_tol)
+		because(t,
+			"sent late: the last frame left %.3f ms after its "
+			"time (more than %.3f ms)",
+			t->late_s * 1e3, late_tol * 1e3);
 	if (off > tol || -off > tol)
 		because(t,
 			"sent %llu of the %llu frames asked (%.6g of %.6g "
