@@ -20,13 +20,15 @@
  *     least one frame per stream instance: the schedule's rounding);
  *   - none fell behind the schedule (tx_behind: 'rate missed');
  *   - none took longer to send its frames than their schedule, by more
- *     than 0.5% of the trial (LATE_TOL) and two frames' time, and, but
- *     for a back-to-back burst, 20 ms (LATE_FLOOR: time slices lost to a
- *     process beside it on a shared CPU): a stall shorter than the bucket
- *     is caught up with a clump rather than counted behind, but a trial
- *     whose last frames left late offered a lower load than asked. A
- *     burst's result is a count of frames that a device draining while
- *     the burst waits lets through: its lateness has no floor;
+ *     than 0.5% of the trial (LATE_TOL) and two frames' time, and 20 ms
+ *     (LATE_FLOOR: time slices lost to a process beside it on a shared
+ *     CPU): a stall shorter than the bucket is caught up with a clump
+ *     rather than counted behind, but a trial whose last frames left late
+ *     offered a lower load than asked. A back-to-back burst may be late
+ *     by 1% of its time (LATE_BURST) and two frames' time, no more: its
+ *     result is a count of frames, and a device that drains while the
+ *     burst waits lets more through (at most 1% more: it drains slower
+ *     than the burst came, or the burst would lose nothing);
  *   - its transmit pool never ran dry (tx_nombuf), its receive ports
  *     dropped nothing for want of mbufs (rx_nombuf) or a full ring
  *     (imissed: frames the port could not hand over to us);
@@ -53,6 +55,7 @@
  * schedule; and at least, but for a burst, in seconds. */
 #define LATE_TOL   0.005
 #define LATE_FLOOR 0.02
+#define LATE_BURST 0.01
 
 static void
 cnt_zero(struct pg_counters *c)
@@ -407,10 +410,10 @@ judge(struct pg_trial *t)
 	double tol =
 	    LR_MAX(RATE_TOL * (double)t->expected, (double)pg.nstreams);
 	double off = (double)t->tx - (double)t->expected;
-	double late_tol = LR_MAX(LATE_TOL * t->secs, 2 / t->pps);
+	double late_tol =
+	    t->burst ? LR_MAX(LATE_BURST * t->secs, 2 / t->pps)
+		     : LR_MAX(LR_MAX(LATE_TOL * t->secs, 2 / t->pps), LATE_FLOOR);
 
-	if (!t->burst)
-		late_tol = LR_MAX(late_tol, LATE_FLOOR);
 	t->reason[0] = '\0';
 	t->stalled = false;
 	judge_stall(t);
