@@ -986,6 +986,71 @@ test_live_screen(void)
 	return 0;
 }
 
+/* --rfc2544 asking for more than the generator sends (100 Mframes/s on a
+ * net_ring pair) with a bucket of 5 s: it never falls further behind than
+ * its bucket, and sends every frame of a trial, late. Such a trial is
+ * invalid for it ("sent late", not "rate missed"), its achieved rate is
+ * its frames over the time the sending took, and after three the max
+ * comes down below the last one's achieved rate in one step. */
+static int
+test_rfc2544_late(void)
+{
+	char jpath[PATH_MAX + 64];
+	const char *low;
+	json_error_t e;
+	json_t *doc, *trials;
+	double lowered, ach = 0;
+
+	snprintf(jpath, sizeof(jpath), "%s/late.json", tmpdir);
+	run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
+		"--rx-ports 1 --rfc2544 throughput --rfc2544-sizes 64 "
+		"--line-rate-gbps 100 --max-rate 100M --bucket-ms 5000 "
+		"--trial-s 0.02 --final-trial-s 0.05 --drain-ms 20 --json %s",
+	    jpath);
+	LR_TEST_ASSERT(strstr(out, "trial 1 (64 B, max): 100000000 frames/s") &&
+			   strstr(out, "invalid: sent late: the last frame "
+				       "left ") &&
+			   !strstr(out, "rate missed"),
+		       "the first trial not invalid for being late alone:\n%s",
+		       out);
+	low = strstr(out, "the max rate is lowered to ");
+	LR_TEST_ASSERT(
+	    low && sscanf(low, "the max rate is lowered to %lf", &lowered) == 1,
+	    "no max lowered:\n%s", out);
+	doc = json_load_file(jpath, 0, &e);
+	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jpath, e.line, e.text);
+	trials = json_object_get(
+	    json_array_get(
+		json_object_get(json_object_get(doc, "rfc2544"), "sizes"), 0),
+	    "trials");
+	for (size_t i = 0; i < 3; i++) {
+		json_t *t = json_array_get(trials, i);
+		double late = json_number_value(json_object_get(t, "late_ms"));
+		double secs =
+		    json_number_value(json_object_get(t, "duration_s"));
+		double tx = (double)jint(t, "tx");
+		const char *v =
+		    json_string_value(json_object_get(t, "verdict"));
+
+		ach = json_number_value(json_object_get(t, "achieved_pps"));
+		/* Every frame sent (2 M at 100 M/s for 0.02 s), more than
+		 * 20 ms late, at the rate of the time it took. */
+		LR_TEST_ASSERT(v && strcmp(v, "invalid") == 0 &&
+				   tx >= 1990000 && late > 20 &&
+				   fabs(ach - tx / (secs + late / 1e3)) <=
+				       0.01 * ach &&
+				   ach < 0.5e8,
+			       "trial %zu: %s, tx %.0f in %g s, late %.3f ms, "
+			       "achieved %.0f frames/s",
+			       i + 1, v ? v : "?", tx, secs, late, ach);
+	}
+	json_decref(doc);
+	LR_TEST_ASSERT(lowered < ach && lowered > 0.9 * ach,
+		       "max lowered to %.0f for an achieved %.0f frames/s",
+		       lowered, ach);
+	return 0;
+}
+
 CASE(ring_loop)
 CASE(pcap_replay)
 CASE(pcap_cut_and_corrupt)
@@ -993,6 +1058,7 @@ CASE(capture_mode)
 CASE(capture_disk_full)
 CASE(rfc2544)
 CASE(rfc2544_fail)
+CASE(rfc2544_late)
 CASE(json_and_live)
 CASE(stats_period)
 CASE(stale_frames)
@@ -1013,6 +1079,7 @@ static const struct lr_test_case cases[] = {
     {"capture_disk_full", case_capture_disk_full},
     {"rfc2544", case_rfc2544},
     {"rfc2544_fail", case_rfc2544_fail},
+    {"rfc2544_late", case_rfc2544_late},
     {"json_and_live", case_json_and_live},
     {"stats_period", case_stats_period},
     {"stale_frames", case_stale_frames},

@@ -17,6 +17,9 @@
 #     trials of 2 s let (B + L)/2 s = 1.3% of R more through; its precision
 #     is 0.5% of the max rate, 0.7% (64 B) and 1% (1518 B) of R);
 #   - PDR at --pdr-loss 10: within 3% of R / 0.9, where 10% is lost;
+#     a search in which a trial lost more than tbf's model allows (tbf's
+#     CPU taken for longer than its bucket lasts) is void and run again;
+#     lr-pktgen's lost frames must be the frames tbf dropped;
 #   - an offered load of 2R for 3 s: loss (load - R) / load = 50%, within 2
 #     points (the bucket and the queue let 0.4 points more through), and
 #     the latency of the full queue L / R (19.7 ms), its median within 20%;
@@ -39,8 +42,9 @@
 # its CPU: its pacing stays even (frames late beyond the bucket are counted,
 # and the trial is then invalid); its af_packet rings hold 4096 and 8192
 # frames, so that a moment off the CPU does not fill them (a full receive
-# ring makes a trial invalid: its losses would be the generator's). A search
-# whose figures miss is run once more on a busy host; each attempt printed.
+# ring makes a trial invalid: its losses would be the generator's). A case
+# whose figures miss is run again on a busy host (up to three attempts for
+# the searches, two for back-to-back); each attempt printed.
 #
 #   test_pktgen_rfc2544.sh SOURCE_DIR BUILD_DIR
 # Exit 0 all passed, 1 a case failed, 77 skipped (with the reason).
@@ -149,7 +153,37 @@ tbf_length() {
 tbf_length 64
 tbf_length 1518
 
-# --- NDR and PDR against R, both sizes in one search.
+# --- NDR and PDR against R, both sizes in one search. The bounds hold for
+# tbf as modelled: a trial of T s at r frames/s loses no more than
+# tx - (R T + (B + L) / len). tbf falls short of its model when its own
+# CPU is taken for longer than its bucket lasts (B / R = 6.6 ms: it can
+# send no faster than R + B afterwards, so its queue overflows); a search
+# run on such a device finds that device's NDR, not R's, and is void: the
+# search is run again (three attempts), and said unchecked if every one is
+# void. Whatever the device did, what lr-pktgen counts lost must be what
+# tbf dropped (its counters, over the whole search).
+model_excess() {
+	python3 - "$1" "$B" "$L" "${RFPS[64]}" "${LEN[64]}" "${RFPS[1518]}" "${LEN[1518]}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+b, l = float(sys.argv[2]), float(sys.argv[3])
+model = {64: (float(sys.argv[4]), float(sys.argv[5])),
+         1518: (float(sys.argv[6]), float(sys.argv[7]))}
+out = []
+for s in d['rfc2544']['sizes']:
+    r, ln = model[s['size']]
+    for t in s['trials']:
+        if t['verdict'] != 'valid':
+            continue
+        most = max(0.0, t['tx'] - (r * t['duration_s'] + (b + l) / ln))
+        if t['lost'] > most + 0.01 * t['tx'] + 10:
+            out.append('trial %d (%d B, %.0f frames/s): lost %d, the model at most %.0f'
+                       % (t['n'], s['size'], t['rate_pps'], t['lost'], most))
+print('; '.join(out))
+PY
+}
+lost_sum() { jget "$1" "sum(t['lost'] for s in d['rfc2544']['sizes'] for t in s['trials'])"; }
+
 search_ok() {
 	local rc=$1 js=$2 size ndr pdr ok=0
 	[ "$rc" = 0 ] || ok=1
@@ -168,27 +202,46 @@ search_ok() {
 	return $ok
 }
 
-ok=0
-for attempt in 1 2; do
+# verdict: pass, fail (a search on a device that kept its model missed,
+# or lr-pktgen's losses are not tbf's drops), void (tbf fell short of its
+# model: its CPU was taken).
+verdict=void
+for attempt in 1 2 3; do
+	read -r _ _ d0 <<<"$(tbf_sent)"
 	start=$SECONDS
 	gen --rfc2544 throughput --rfc2544-sizes 64,1518 --pdr-loss "$PDR" \
 		--trial-s 0.5 --final-trial-s 2 --max-rate 20Mbps --drain-ms 300 \
 		--json "$TMP/rfc.json" >"$TMP/rfc.out" 2>&1
 	rc=$?
+	read -r _ _ d1 <<<"$(tbf_sent)"
+	lost=$(lost_sum "$TMP/rfc.json")
+	excess=$(model_excess "$TMP/rfc.json")
 	echo "search attempt $attempt: exit $rc after $((SECONDS - start)) s," \
-		"$(grep -c '^trial ' "$TMP/rfc.out") trials"
-	if search_ok $rc "$TMP/rfc.json"; then
-		ok=1
+		"$(grep -c '^trial ' "$TMP/rfc.out") trials; lr-pktgen counted ${lost:-?} lost, tbf dropped $((d1 - d0))"
+	if [ -z "$lost" ] || ! near "$lost" "$((d1 - d0))" 5; then
+		verdict=fail
+		echo "  lr-pktgen's lost frames are not tbf's drops"
+		tail -30 "$TMP/rfc.out"
 		break
 	fi
-	ok=0
+	if search_ok $rc "$TMP/rfc.json"; then
+		verdict=pass
+		break
+	fi
+	if [ -n "$excess" ]; then
+		echo "  void: tbf fell short of its model (its CPU taken): $excess"
+		continue
+	fi
+	verdict=fail
 	tail -30 "$TMP/rfc.out"
 done
-if [ "$ok" = 1 ]; then
+if [ "$verdict" = pass ]; then
 	pass "ndr_pdr: NDR within 3% of R, PDR ($PDR% loss) within 3% of R / 0.9, at 64 B and 1518 B"
 	grep -E '^(trial|=== RFC|size|64 B|1518 B|\(Mbit)' "$TMP/rfc.out"
+elif [ "$verdict" = void ]; then
+	echo "ndr_pdr: tbf fell short of its model in each of 3 searches (the host took its CPU): not checked"
 else
-	fail "ndr_pdr: NDR or PDR off R (see above)"
+	fail "ndr_pdr: NDR or PDR off R on a device that kept its model, or losses miscounted (see above)"
 fi
 
 # --- Loss and queueing delay at twice R (64 B): tx_behind must be 0 (the
@@ -227,7 +280,7 @@ fi
 # scheduling; the max is one frame's, that a busy host's scheduling
 # decides); below R the queue stays empty, so the median at 10% and 50%
 # of the NDR is under a tenth of L / R.
-for attempt in 1 2; do
+for attempt in 1 2 3; do
 	gen --rfc2544 latency --rfc2544-sizes 64 --latency-loads 10,50,100 \
 		--trial-s 0.5 --final-trial-s 1 --max-rate 20Mbps --drain-ms 300 \
 		--json "$TMP/lat.json" >"$TMP/lat.out" 2>&1
@@ -252,7 +305,7 @@ fi
 # fell behind its schedule three times: a busy host) says nothing of the
 # device and is not judged, but at least two loads above R must be valid,
 # so that the losses are checked where there are any.
-for attempt in 1 2; do
+for attempt in 1 2 3; do
 	gen --rfc2544 frame-loss --rfc2544-sizes 64 --loss-step 20 \
 		--trial-s 0.5 --final-trial-s 2 --max-rate "$(calc "round(2 * ${RFPS[64]})")" \
 		--drain-ms 300 --json "$TMP/loss.json" >"$TMP/loss.out" 2>&1
