@@ -398,16 +398,26 @@ since(const struct timespec *t0)
 	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-/* Integer at a path of dot-separated keys in j; -1 if missing. */
-long long
-jint(json_t *j, const char *path)
+/* The value at a path of dot-separated keys in j (a number indexes an
+ * array); NULL if missing. */
+json_t *
+jpath(json_t *j, const char *path)
 {
 	char buf[128], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", path);
 	for (char *k = strtok_r(buf, ".", &save); k && j;
 	     k = strtok_r(NULL, ".", &save))
-		j = json_object_get(j, k);
+		j = json_is_array(j) ? json_array_get(j, strtoul(k, NULL, 10))
+				     : json_object_get(j, k);
+	return j;
+}
+
+/* Integer at a path of dot-separated keys in j; -1 if missing. */
+long long
+jint(json_t *j, const char *path)
+{
+	j = jpath(j, path);
 	return json_is_number(j) ? (long long)json_number_value(j) : -1;
 }
 

@@ -150,6 +150,9 @@ int start_ctl(struct lr_test_child *c, char *sock, size_t size,
 	      const char *ready);
 /** Seconds since t0 (CLOCK_MONOTONIC). */
 double since(const struct timespec *t0);
+/** The value at a path of dot-separated keys in j (a number indexes an
+ *  array: "sizes.0.trials"); NULL if missing. */
+json_t *jpath(json_t *j, const char *path);
 /** Integer at a path of dot-separated keys in j; -1 if missing. */
 long long jint(json_t *j, const char *path);
 /** Write text to tmpdir/name; its path (a static buffer) or NULL. */

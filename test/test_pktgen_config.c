@@ -332,25 +332,25 @@ test_profile_rates(void)
 	    "{\"name\": \"mid\", \"rate_pps\": 3000, \"size\": 128},"
 	    "{\"name\": \"shared\", \"share\": 2, \"proto\": \"icmp\","
 	    " \"ipv6\": true}]}");
-	char jpath[PATH_MAX + 64];
+	char jfile[PATH_MAX + 64];
 	static const double want[3] = {2000, 6000, 10000};
 
 	LR_TEST_ASSERT(prof != NULL, "writing the profile");
-	snprintf(jpath, sizeof(jpath), "%s/rates.json.out", tmpdir);
+	snprintf(jfile, sizeof(jfile), "%s/rates.json.out", tmpdir);
 	for (int attempt = 1; attempt <= 3; attempt++) {
 		json_error_t e;
 		json_t *doc, *st;
 		int ok = 1;
 		int rc = run_split(
-		    jpath,
+		    jfile,
 		    EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- "
 			"--tx-ports 0 --rx-ports 1 --json --rate-pps 5000 "
 			"--duration 2 --bucket-ms 1000 --profile %s",
 		    prof);
 
 		CHECK_RUN(rc);
-		doc = json_load_file(jpath, 0, &e);
-		LR_TEST_ASSERT(doc != NULL, "%s: %s", jpath, e.text);
+		doc = json_load_file(jfile, 0, &e);
+		LR_TEST_ASSERT(doc != NULL, "%s: %s", jfile, e.text);
 		st =
 		    json_object_get(json_object_get(doc, "results"), "streams");
 		LR_TEST_ASSERT_EQ(json_array_size(st), 3);
@@ -658,7 +658,7 @@ stall_run(const char *opts, double max_s)
 static int
 test_refusing_port(void)
 {
-	char jpath[PATH_MAX + 64];
+	char jfile[PATH_MAX + 64];
 	json_error_t e;
 	json_t *doc, *inst, *st;
 	double refused;
@@ -667,20 +667,16 @@ test_refusing_port(void)
 	if (stall_run("--tx-only --duration 0.3", 10) != 0 ||
 	    stall_run("--rate-pps 50k --count 1M", 10) != 0)
 		return -1;
-	snprintf(jpath, sizeof(jpath), "%s/stall.json", tmpdir);
-	rc = run_split(jpath,
+	snprintf(jfile, sizeof(jfile), "%s/stall.json", tmpdir);
+	rc = run_split(jfile,
 		       EAL " -l 0 --vdev net_ring0 -- --drain-ms 0 --json "
 			   "--rate-pps 50k --duration 0.6");
 	LR_TEST_ASSERT(rc == 1 && strstr(out, "the port stopped taking frames"),
 		       "exit %d:\n%s", rc, out);
-	doc = json_load_file(jpath, 0, &e);
-	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jpath, e.line, e.text);
-	inst = json_object_get(
-	    json_array_get(
-		json_object_get(json_object_get(doc, "config"), "streams"), 0),
-	    "instances");
-	st = json_array_get(
-	    json_object_get(json_object_get(doc, "results"), "stalls"), 0);
+	doc = json_load_file(jfile, 0, &e);
+	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jfile, e.line, e.text);
+	inst = jpath(doc, "config.streams.0.instances");
+	st = jpath(doc, "results.stalls.0");
 	refused = json_number_value(json_object_get(st, "refused_s"));
 	LR_TEST_ASSERT(
 	    jint(json_array_get(inst, 0), "count") == 0 &&

@@ -995,18 +995,18 @@ test_live_screen(void)
 static int
 test_rfc2544_late(void)
 {
-	char jpath[PATH_MAX + 64];
+	char jfile[PATH_MAX + 64];
 	const char *low;
 	json_error_t e;
 	json_t *doc, *trials;
 	double lowered, ach = 0;
 
-	snprintf(jpath, sizeof(jpath), "%s/late.json", tmpdir);
+	snprintf(jfile, sizeof(jfile), "%s/late.json", tmpdir);
 	run(EAL " -l 0 --vdev net_ring0 --vdev net_ring1 -- --tx-ports 0 "
 		"--rx-ports 1 --rfc2544 throughput --rfc2544-sizes 64 "
 		"--line-rate-gbps 100 --max-rate 100M --bucket-ms 5000 "
 		"--trial-s 0.02 --final-trial-s 0.05 --drain-ms 20 --json %s",
-	    jpath);
+	    jfile);
 	LR_TEST_ASSERT(strstr(out, "trial 1 (64 B, max): 100000000 frames/s") &&
 			   strstr(out, "invalid: sent late: the last frame "
 				       "left ") &&
@@ -1017,12 +1017,9 @@ test_rfc2544_late(void)
 	LR_TEST_ASSERT(
 	    low && sscanf(low, "the max rate is lowered to %lf", &lowered) == 1,
 	    "no max lowered:\n%s", out);
-	doc = json_load_file(jpath, 0, &e);
-	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jpath, e.line, e.text);
-	trials = json_object_get(
-	    json_array_get(
-		json_object_get(json_object_get(doc, "rfc2544"), "sizes"), 0),
-	    "trials");
+	doc = json_load_file(jfile, 0, &e);
+	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jfile, e.line, e.text);
+	trials = jpath(doc, "rfc2544.sizes.0.trials");
 	for (size_t i = 0; i < 3; i++) {
 		json_t *t = json_array_get(trials, i);
 		double late = json_number_value(json_object_get(t, "late_ms"));
