@@ -71,8 +71,15 @@ using std::memory_order_seq_cst;
 
 /** Align a type or variable to a cache line. */
 #define __lr_cache_aligned __attribute__((aligned(LR_CACHE_LINE_SIZE)))
-/** Force inlining of a hot-path helper. */
+/** Force inlining of a hot-path helper: in optimised builds only. At -O0
+ * (the sanitizer builds, a debugger's build) nothing else is inlined, and
+ * forcing these into every caller made GCC's ASan+UBSan compile of one test
+ * file take 19 s instead of 0.7 s, for no gain in what runs. */
+#ifdef __OPTIMIZE__
 #define __lr_always_inline inline __attribute__((always_inline))
+#else
+#define __lr_always_inline inline
+#endif
 /** Keep a slow path out of line and out of the hot code's cache lines. */
 #define __lr_cold __attribute__((noinline, cold))
 /** Mark a symbol unused on purpose. */
