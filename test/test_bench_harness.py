@@ -1177,9 +1177,16 @@ class Vhost(unittest.TestCase):
         self.assertEqual(vhost.better_of('64 B: forwarder'), 'lower')
         self.assertEqual(vhost.summary_rows(vhost.SIZES),
                          ['64 B: forwarded', '64 B: forwarded, CPUs near',
-                          '64 B: forwarded, CPUs far', '1518 B: forwarded',
+                          '64 B: forwarded, CPUs far',
+                          '64 B: forwarded, placements weighted alike',
+                          '1518 B: forwarded',
                           '1518 B: forwarded, CPUs near',
-                          '1518 B: forwarded, CPUs far'])
+                          '1518 B: forwarded, CPUs far',
+                          '1518 B: forwarded, placements weighted alike'])
+        self.assertEqual(
+            vhost.unit_of('64 B: forwarded, placements weighted alike'),
+            'Mpps')
+        self.assertEqual(vhost.unit_of('64 B: forwarded, CPUs far'), 'Mpps')
 
     def test_placement(self):
         # Two placements: the two most populated groups, each within 1.4x
@@ -1237,14 +1244,23 @@ class Vhost(unittest.TestCase):
                       '1 far, 1 moved', notes)
         self.assertIn('placement of testpmd txonly -> testpmd io, 64 B: 1 '
                       'near, 1 far, 1 moved', notes)
+        # The same mix for both: 4 seconds near, 4 far (of both pairs),
+        # so each pair's near and far medians weigh half each:
+        # linerate (30 + 12) / 2, DPDK (20.5 + 6) / 2.
+        mix = t['64 B: forwarded, placements weighted alike']
+        self.assertEqual(mix['linerate']['n'], 1)
+        self.assertAlmostEqual(mix['linerate']['median'], 21.0)
+        self.assertAlmostEqual(mix['DPDK']['median'], 13.25)
         labels = {'lr_lr': 'linerate', 'dpdk_dpdk': 'DPDK'}
         tn = vhost.target_notes(rows, labels, (64,))
-        self.assertEqual(len(tn), 2)
+        self.assertEqual(len(tn), 3)
         self.assertIn('64 B: forwarded, CPUs near: lr-pktgen -> lr-l2fwd',
                       tn[0])
         self.assertIn('= 1.46 (target >= 1.3: met)', tn[0])
         self.assertIn('CPUs far', tn[1])
         self.assertIn('= 2.00 (target >= 1.3: met)', tn[1])
+        self.assertIn('placements weighted alike', tn[2])
+        self.assertIn('= 1.58 (target >= 1.3: met)', tn[2])
         # The probe's figure lines, and those of its window only.
         pr = vhost.Probe(None, '.')
         pr.on_line('(c) line round trip: lcore 0 (CPU 0) <-> lcore 1 '
@@ -1255,6 +1271,42 @@ class Vhost(unittest.TestCase):
         self.assertEqual(pr.within((t - 1, t + 1)), [111.7])
         self.assertEqual(pr.within((t + 1, t + 2)), [])
         self.assertEqual(pr.within(None), [])
+
+    def test_mix(self):
+        # Runs that fell in the placements in other shares for each pair:
+        # each pair's medians weighed by the share of all seconds, 6 near
+        # and 2 far; the run a pair spent more of far does not pull its
+        # figure down against the other's.
+        rows, notes = core.Rows(), []
+        for lab, place, v in (('linerate', 'near', 30),
+                              ('linerate', 'far', 10),
+                              ('linerate', 'far', 10),
+                              ('linerate', 'far', 11),
+                              ('DPDK', 'near', 20), ('DPDK', 'near', 22),
+                              ('DPDK', 'near', 21), ('DPDK', 'far', 8)):
+            rows.add(vhost.place_row(64, place), lab, v)
+        rows.add(vhost.place_row(1518, 'near'), 'linerate', 14)
+        rows.add(vhost.place_row(1518, 'near'), 'DPDK', 10)
+        rows.add(vhost.place_row(1518, 'far'), 'DPDK', 5)
+        vhost.add_mix(rows, {(64, 'near'): 4, (64, 'far'): 4,
+                             (1518, 'near'): 2, (1518, 'far'): 1}, notes)
+        mix = rows.values[vhost.mix_row(64)]
+        self.assertEqual(mix['linerate'], [20.0])   # 30 / 2 + 10 / 2
+        self.assertEqual(mix['DPDK'], [14.5])       # 21 / 2 + 8 / 2
+        # A pair with no second in a placement the others had: none.
+        self.assertEqual(list(rows.values[vhost.mix_row(1518)]), ['DPDK'])
+        self.assertAlmostEqual(rows.values[vhost.mix_row(1518)]['DPDK'][0],
+                               10 * 2 / 3 + 5 / 3)
+        self.assertEqual(notes, ['1518 B: linerate: no second with the '
+                                 'CPUs far, so no figure with the '
+                                 'placements weighted alike'])
+        # One placement only (bands None put every second near): the
+        # figure is the near median.
+        rows, notes = core.Rows(), []
+        rows.add(vhost.place_row(64, 'near'), 'DPDK', 9)
+        vhost.add_mix(rows, {(64, 'near'): 1}, notes)
+        self.assertEqual(rows.values[vhost.mix_row(64)], {'DPDK': [9.0]})
+        self.assertEqual(notes, [])
 
     def test_targets(self):
         rows = core.Rows()

@@ -64,6 +64,11 @@ straddled the move times an average between the two), or spent in a
 rarer third placement, is in neither. The rows over every run stay
 first: those are the figures; the placement rows compare the pairs in
 the same conditions, each pair's median over its own seconds in them.
+The last row of a size gives each pair one figure over the same mix of
+placements: its median in each, weighted by the share of every pair's
+seconds that fell there (a median over a pair's runs is in whichever
+placement most of its runs had, which the host chose: in one 15-round
+run lr-pktgen -> lr-l2fwd had 6 of 15 runs far, the DPDK pair 4).
 """
 import math
 import os
@@ -174,7 +179,7 @@ def add_figures(rows, size, label, figs):
 
 def unit_of(row):
     """A row's unit, from its last words."""
-    what = row.rsplit(': ', 1)[-1].split(', CPUs ')[0]
+    what = row.rsplit(': ', 1)[-1].split(', ')[0]
     if what in ('forwarded', 'sent'):
         return 'Mpps'
     if what in ('forwarder CPU', 'generator CPU', 'not forwarded'):
@@ -195,11 +200,17 @@ def place_row(size, place):
     return f'{size} B: forwarded, CPUs {place}'
 
 
+def mix_row(size):
+    """The row of each pair's forwarded Mpps over the same mix of
+    placements (add_places())."""
+    return f'{size} B: forwarded, placements weighted alike'
+
+
 def summary_rows(sizes):
     """The rows of the opening table."""
     return [r for s in sizes
             for r in [f'{s} B: forwarded'] +
-            [place_row(s, p) for p in PLACES]]
+            [place_row(s, p) for p in PLACES] + [mix_row(s)]]
 
 
 def modes(rtts):
@@ -266,6 +277,7 @@ def add_places(rows, runs, notes):
     count = {'near': 0, 'far': 0, None: 0}
     secs = {'near': 0, 'far': 0, None: 0}
     each = {}   # (size, key) -> {place: runs}
+    at = {}     # (size, place) -> seconds of every pair there
     for size, label, key, rtts, fwd, slices in runs:
         place = place_of(rtts, bands)
         count[place] += 1
@@ -275,7 +287,9 @@ def add_places(rows, runs, notes):
             sp = place_of(srtt, bands)
             secs[sp] += 1
             if sp is not None and mpps is not None:
+                at[(size, sp)] = at.get((size, sp), 0) + 1
                 rows.add(place_row(size, sp), label, mpps)
+    add_mix(rows, at, notes)
     if bands is None:
         notes.append('placement: the line round trips make one group '
                      f'(no two groups over {GAP:g}x apart): one placement '
@@ -295,15 +309,41 @@ def add_places(rows, runs, notes):
                      f'near, {c["far"]} far, {c[None]} moved')
 
 
+def add_mix(rows, at, notes):
+    """Each pair's forwarded Mpps as if its seconds had fallen in the
+    placements as every pair's of that size did: its median in each
+    placement, weighted by the share of all pairs' seconds there (at:
+    (size, place) -> seconds). A median over a pair's runs is in the
+    placement most of its runs had, which the host chose; this figure
+    weighs the same conditions alike for every pair. A pair with no
+    second in a placement the others had gets none, with a note."""
+    for size in sorted({sz for sz, _ in at}):
+        n = {p: at.get((size, p), 0) for p in PLACES}
+        total = sum(n.values())
+        cells = {p: rows.values.get(place_row(size, p), {}) for p in PLACES}
+        labels = list(dict.fromkeys(lab for p in PLACES for lab in cells[p]))
+        for lab in labels:
+            lack = [p for p in PLACES if n[p] and lab not in cells[p]]
+            if lack:
+                notes.append(f'{size} B: {lab}: no second with the CPUs '
+                             f'{" or ".join(lack)}, so no figure with the '
+                             'placements weighted alike')
+                continue
+            rows.add(mix_row(size), lab,
+                     sum(n[p] / total * stats.median(cells[p][lab])
+                         for p in PLACES if n[p]))
+
+
 def target_notes(rows, labels, sizes):
     """The issue's targets against this run's medians (stats.ratio of
     stats.median): each pair's forwarded Mpps over the DPDK pair's, over
-    every run, then in each placement."""
+    every run, in each placement, then with the placements weighted
+    alike."""
     dpdk = labels.get('dpdk_dpdk')
     out = []
     for s in sizes:
-        for row in [f'{s} B: forwarded'] + [place_row(s, p)
-                                            for p in PLACES]:
+        for row in ([f'{s} B: forwarded'] +
+                    [place_row(s, p) for p in PLACES] + [mix_row(s)]):
             cells = rows.values.get(row, {})
             if dpdk not in cells:
                 continue
@@ -665,7 +705,9 @@ COMPARISON = core.Comparison(
     'placement ("CPUs near", "CPUs far": the two most populated groups of '
     'round trips; a second in which it moved is in neither), where the '
     'pairs are compared in the same conditions, each over the seconds it '
-    'spent there. '
+    'spent there, and with the placements weighted alike (each pair\'s '
+    'medians in the two placements weighted by the share of all pairs\' '
+    'seconds in each). '
     'Targets (issue 37): linerate >= 1.3x the DPDK pair, each mixed pair '
     '>= 1.0x.',
     measure=measure, rounds=ROUNDS, unit_of=unit_of, better_of=better_of,
