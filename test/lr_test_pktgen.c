@@ -421,6 +421,13 @@ jint(json_t *j, const char *path)
 	return json_is_number(j) ? (long long)json_number_value(j) : -1;
 }
 
+/* Number at a path of dot-separated keys in j; 0 if missing. */
+double
+jnum(json_t *j, const char *path)
+{
+	return json_number_value(jpath(j, path));
+}
+
 /* Write text to tmpdir/name; its path. */
 const char *
 write_text(const char *name, const char *text)

@@ -155,6 +155,8 @@ double since(const struct timespec *t0);
 json_t *jpath(json_t *j, const char *path);
 /** Integer at a path of dot-separated keys in j; -1 if missing. */
 long long jint(json_t *j, const char *path);
+/** Number at a path of dot-separated keys in j; 0 if missing. */
+double jnum(json_t *j, const char *path);
 /** Write text to tmpdir/name; its path (a static buffer) or NULL. */
 const char *write_text(const char *name, const char *text);
 /** Run lr-pktgen-ctl with printf-formatted args into buf; its status. */

@@ -358,11 +358,10 @@ test_profile_rates(void)
 			json_t *s = json_array_get(st, k);
 			double tx = (double)jint(s, "tx");
 
-			printf(
-			    "attempt %d: stream %u tx %.0f (want %.0f), rx "
-			    "%lld, jitter %.3f us\n",
-			    attempt, k, tx, want[k], jint(s, "rx"),
-			    json_number_value(json_object_get(s, "jitter_us")));
+			printf("attempt %d: stream %u tx %.0f (want %.0f), rx "
+			       "%lld, jitter %.3f us\n",
+			       attempt, k, tx, want[k], jint(s, "rx"),
+			       jnum(s, "jitter_us"));
 			LR_TEST_ASSERT(
 			    jint(s, "rx") == (long long)tx &&
 				jint(s, "lost") == 0 &&
@@ -677,17 +676,15 @@ test_refusing_port(void)
 	LR_TEST_ASSERT(doc != NULL, "%s: line %d: %s", jfile, e.line, e.text);
 	inst = jpath(doc, "config.streams.0.instances");
 	st = jpath(doc, "results.stalls.0");
-	refused = json_number_value(json_object_get(st, "refused_s"));
-	LR_TEST_ASSERT(
-	    jint(json_array_get(inst, 0), "count") == 0 &&
-		jint(doc, "results.tx") == 1024 && jint(st, "port") == 0 &&
-		refused > 0.5 && refused < 0.7 &&
-		json_number_value(json_object_get(st, "since_s")) < 0.1 &&
-		json_is_true(json_object_get(json_object_get(doc, "results"),
-					     "rate_missed")),
-	    "JSON: count %lld, tx %lld, stall port %lld for %.3f s",
-	    jint(json_array_get(inst, 0), "count"), jint(doc, "results.tx"),
-	    jint(st, "port"), refused);
+	refused = jnum(st, "refused_s");
+	LR_TEST_ASSERT(jint(json_array_get(inst, 0), "count") == 0 &&
+			   jint(doc, "results.tx") == 1024 &&
+			   jint(st, "port") == 0 && refused > 0.5 &&
+			   refused < 0.7 && jnum(st, "since_s") < 0.1 &&
+			   json_is_true(jpath(doc, "results.rate_missed")),
+		       "JSON: count %lld, tx %lld, stall port %lld for %.3f s",
+		       jint(json_array_get(inst, 0), "count"),
+		       jint(doc, "results.tx"), jint(st, "port"), refused);
 	json_decref(doc);
 	return 0;
 }

@@ -651,10 +651,8 @@ test_rfc2544(void)
 			strcmp(json_string_value(json_object_get(t0, "ndr")),
 			       "pass") == 0 &&
 			jint(lat, "n") > 0 && jint(lat, "p9999") >= 0 &&
-			json_number_value(json_object_get(lat, "min")) <=
-			    json_number_value(json_object_get(lat, "p50")) &&
-			json_number_value(json_object_get(lat, "p50")) <=
-			    json_number_value(json_object_get(lat, "max")),
+			jnum(lat, "min") <= jnum(lat, "p50") &&
+			jnum(lat, "p50") <= jnum(lat, "max"),
 		    "size %zu in the JSON document", i);
 	}
 	json_decref(doc);
@@ -787,7 +785,7 @@ test_json_output(void)
 		double t, tx = 0;
 
 		LR_TEST_ASSERT(l != NULL, "stats line %u: %s", nlines, e.text);
-		t = json_number_value(json_object_get(l, "t"));
+		t = jnum(l, "t");
 		ports = json_object_get(l, "ports");
 		for (size_t i = 0; i < json_array_size(ports); i++)
 			tx += (double)jint(json_array_get(ports, i), "tx");
@@ -1022,14 +1020,13 @@ test_rfc2544_late(void)
 	trials = jpath(doc, "rfc2544.sizes.0.trials");
 	for (size_t i = 0; i < 3; i++) {
 		json_t *t = json_array_get(trials, i);
-		double late = json_number_value(json_object_get(t, "late_ms"));
-		double secs =
-		    json_number_value(json_object_get(t, "duration_s"));
+		double late = jnum(t, "late_ms");
+		double secs = jnum(t, "duration_s");
 		double tx = (double)jint(t, "tx");
 		const char *v =
 		    json_string_value(json_object_get(t, "verdict"));
 
-		ach = json_number_value(json_object_get(t, "achieved_pps"));
+		ach = jnum(t, "achieved_pps");
 		/* Every frame sent (2 M at 100 M/s for 0.02 s), more than
 		 * 20 ms late, at the rate of the time it took. */
 		LR_TEST_ASSERT(v && strcmp(v, "invalid") == 0 &&
