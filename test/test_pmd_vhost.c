@@ -164,10 +164,40 @@ case_clean(int fds, unsigned before)
 	return ret;
 }
 
-/* net_vhost (client: client=1) and testpmd's virtio-user with vargs on
- * one socket, nq queues: frames round each queue; 0, -1 or SKIP. */
+/* Each rx queue of port gave back the first line of as many frames as
+ * it received with flush=1 (ours), none with flush=0; 0 or -1. */
 static int
-dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
+check_flushed(int port, unsigned nq, const char *ours)
+{
+	struct lr_eth_stats st;
+	int on = strstr(ours, "flush=1") != NULL;
+
+	if (strstr(ours, "flush=") == NULL)
+		return 0;
+	if (lr_eth_stats_get((uint16_t)port, &st) != 0)
+		return -1;
+	for (unsigned q = 0; q < nq; q++) {
+		char name[32];
+		uint64_t n = UINT64_MAX;
+
+		snprintf(name, sizeof(name), "rx_q%u_flushed", q);
+		lr_eth_xstats_get_by_name((uint16_t)port, name, &n);
+		if (n != (on ? st.q_ipackets[q] : 0) || (on && n == 0)) {
+			fprintf(stderr, "%s: %llu, %llu received (%s)\n", name,
+				(unsigned long long)n,
+				(unsigned long long)st.q_ipackets[q], ours);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* net_vhost (client: client=1; ours: more devargs) and testpmd's
+ * virtio-user with vargs on one socket, nq queues: frames round each
+ * queue; 0, -1 or SKIP. */
+static int
+dpdk_run(const char *name, const char *vargs, unsigned nq, int client,
+	 const char *ours)
 {
 	char sock[128], dev[256], v[256], want[128];
 	unsigned before;
@@ -183,8 +213,8 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 	pmd_level = lr_log_levels[LR_LOGTYPE_PMD];
 	lr_log_set_level(LR_LOGTYPE_PMD, LR_LOG_INFO);
 	snprintf(sock, sizeof(sock), "%s/%s.sock", dir, name);
-	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s,queues=%u,client=%d",
-		 sock, nq, client);
+	snprintf(dev, sizeof(dev), "net_vhost0,iface=%s,queues=%u,client=%d%s",
+		 sock, nq, client, ours);
 	snprintf(v, sizeof(v), "path=%s,queues=%u,%s%s", sock, nq, vargs,
 		 client ? ",server=1" : "");
 	if (client && testpmd_start(v, nq) != 0)
@@ -209,6 +239,8 @@ dpdk_run(const char *name, const char *vargs, unsigned nq, int client)
 	for (unsigned q = 0; q < nq; q++)
 		if (xfer(port, (uint16_t)q, NFRAMES) != 0)
 			goto out;
+	if (check_flushed(port, nq, ours) != 0)
+		goto out;
 	ret = 0;
 out:
 	lr_test_testpmd_stop(&tp, 0);
@@ -224,12 +256,13 @@ out:
 }
 
 /* One case against testpmd: its socket's name, testpmd's devargs, queue
- * pairs, net_vhost the client. */
+ * pairs, net_vhost the client, net_vhost's other devargs. */
 struct dpdk_case {
 	const char *sock;
 	const char *vargs;
 	unsigned nq;
 	int client;
+	const char *ours;
 };
 
 /* dpdk_run() with the numbers of row arg (a struct dpdk_case). */
@@ -238,7 +271,8 @@ dpdk_case(const void *arg)
 {
 	const struct dpdk_case *c = arg;
 
-	return dpdk_run(c->sock, c->vargs, c->nq, c->client);
+	return dpdk_run(c->sock, c->vargs, c->nq, c->client,
+			c->ours != NULL ? c->ours : "");
 }
 
 static const struct dpdk_case dpdk_split = {
@@ -257,6 +291,17 @@ static const struct dpdk_case dpdk_client = {
     "client", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 1};
 static const struct dpdk_case dpdk_client_split = {
     "clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1};
+/* flush=1: every frame's first line given back, the bytes unchanged
+ * (64 and 1518-byte frames, one descriptor or mergeable chains); flush=0:
+ * none */
+static const struct dpdk_case dpdk_flush = {
+    "flush", "mrg_rxbuf=1,in_order=1,packed_vq=0", 2, 0, ",flush=1"};
+static const struct dpdk_case dpdk_flush_split = {
+    "flushs", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0, ",flush=1"};
+static const struct dpdk_case dpdk_packed_flush = {
+    "flushp", "mrg_rxbuf=0,in_order=1,packed_vq=1", 1, 0, ",flush=1"};
+static const struct dpdk_case dpdk_noflush = {
+    "noflush", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0, ",flush=0"};
 static const struct dpdk_case dpdk_packed = {
     "packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0};
 static const struct dpdk_case dpdk_packed_mrg = {
@@ -1109,7 +1154,42 @@ out:
 	return bad_end(port, &f, ret);
 }
 
+/* Bad devargs: no port, an error naming the key and the value, nothing
+ * left open. */
+static int
+test_bad_devargs(void)
+{
+	static const char *const bad[][2] = {
+	    {"net_vhost0,iface=/x.sock,flush=2",
+	     "flush: bad value '2' (auto, 0 or 1)"},
+	    {"net_vhost0,iface=/x.sock,flush=", "flush: bad value ''"},
+	    {"net_vhost0,iface=/x.sock,queues=9", "queues"},
+	    {"net_vhost0,iface=/x.sock,client=2", "client"},
+	    {"net_vhost0,queues=1", "iface: missing"},
+	    {"net_vhost0,iface=/x.sock,bogus=1", "bogus"},
+	};
+	unsigned used = lr_mempool_in_use_count(pool);
+	int fds0 = lr_test_fd_count();
+
+	for (unsigned i = 0; i < LR_DIM(bad); i++) {
+		const char *log;
+		int port;
+
+		lr_test_log_begin();
+		port = lr_eth_dev_create(bad[i][0]);
+		log = lr_test_log_end();
+		LR_TEST_ASSERT(port < 0, "'%s' was taken", bad[i][0]);
+		LR_TEST_ASSERT(strstr(log, bad[i][1]) != NULL,
+			       "'%s': no '%s' in the log", bad[i][0],
+			       bad[i][1]);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), used);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
+	return 0;
+}
+
 static const struct lr_test_case cases[] = {
+    {"bad_devargs", test_bad_devargs},
     {"dpdk_split", NULL, dpdk_case, &dpdk_split},
     {"dpdk_mrg", NULL, dpdk_case, &dpdk_mrg},
     {"dpdk_in_order", NULL, dpdk_case, &dpdk_in_order},
@@ -1124,6 +1204,10 @@ static const struct lr_test_case cases[] = {
     {"dpdk_packed_mrg_in_order", NULL, dpdk_case, &dpdk_packed_mrg_in_order},
     {"dpdk_packed_2q", NULL, dpdk_case, &dpdk_packed_2q},
     {"dpdk_packed_client", NULL, dpdk_case, &dpdk_packed_client},
+    {"dpdk_flush", NULL, dpdk_case, &dpdk_flush},
+    {"dpdk_flush_split", NULL, dpdk_case, &dpdk_flush_split},
+    {"dpdk_packed_flush", NULL, dpdk_case, &dpdk_packed_flush},
+    {"dpdk_noflush", NULL, dpdk_case, &dpdk_noflush},
     {"dpdk_reconnect", test_dpdk_reconnect},
     {"event_idx", test_event_idx},
     {"vnet_offload", test_vnet_offload},

@@ -151,6 +151,7 @@ ring_map(struct vh_port *p, struct vh_ring *r)
 		r->avail_wrap = r->used_wrap = (uint8_t)((r->base >> 15) & 1);
 	}
 	r->mem = &p->mem;
+	lr_vhost_flush_reset_(r);
 	r->hdr_len = (f & (LR_VIRTIO_BIT(LR_VIRTIO_F_VERSION_1) |
 			   LR_VIRTIO_BIT(LR_VIRTIO_NET_F_MRG_RXBUF)))
 			 ? LR_VIRTIO_NET_HDR_MRG_LEN

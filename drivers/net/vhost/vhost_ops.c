@@ -160,9 +160,9 @@ vhost_stats_get(struct lr_eth_dev *dev, struct lr_eth_stats *s)
 }
 
 /* Per queue and direction, then the port's. */
-static const char *const q_names[] = {"kicks",	   "calls",
-				      "ring_full",	   "bad_desc",
-				      "offload_errors", "tso_sw"};
+static const char *const q_names[] = {"kicks",	  "calls",	    "ring_full",
+				      "bad_desc", "offload_errors", "tso_sw",
+				      "flushed"};
 static const char *const port_names[] = {"connects", "disconnects",
 					 "bad_messages"};
 #define NQ LR_DIM(q_names)
@@ -206,6 +206,7 @@ vhost_xstats_get(struct lr_eth_dev *dev, uint64_t *values, unsigned n)
 			v[k++] = lr_counter_read(&r->bad_desc);
 			v[k++] = lr_counter_read(&r->offload_errors);
 			v[k++] = lr_counter_read(&r->tso_sw);
+			v[k++] = lr_counter_read(&r->flushed);
 		}
 	pthread_mutex_lock(&p->lk);
 	v[k++] = p->nb_connects;

@@ -85,6 +85,26 @@
 
 struct vh_port;
 
+/* flush=: whether rx gives each frame's first line back to memory. */
+enum { VH_FLUSH_OFF, VH_FLUSH_ON, VH_FLUSH_AUTO };
+
+/* rx with flush=auto: how far the guest's CPU is, from the time a read of
+ * avail->idx takes just after the guest moved it (a line from its CPU's
+ * cache), timed once every VH_FAR_EVERY polls. Every VH_FAR_PERIOD_MS,
+ * with VH_FAR_MIN samples or more, the ring gives frames' first lines
+ * back while most samples took VH_FAR_NS or longer (bound, in cycles). */
+#define VH_FAR_EVERY	 16
+#define VH_FAR_PERIOD_MS 50
+#define VH_FAR_MIN	 8
+#define VH_FAR_NS	 100
+struct vh_far {
+	uint64_t decide_at; /* TSC of the next decision */
+	uint64_t bound;	    /* VH_FAR_NS in TSC cycles */
+	uint32_t far, near; /* samples at or over the bound, under it */
+	uint16_t seen;	    /* avail->idx at the last poll */
+	uint16_t polls;	    /* since the last timed one */
+};
+
 /* One virtqueue; datapath fields first. Ring 2q is the guest's receive
  * queue q (our tx queue q), ring 2q + 1 its transmit queue q (our rx). */
 struct vh_ring {
@@ -110,6 +130,9 @@ struct vh_ring {
 	uint8_t packed;	       /* RING_PACKED negotiated */
 	uint8_t avail_wrap;    /* packed: wrap counter at last_avail */
 	uint8_t used_wrap;     /* packed: wrap counter at last_used */
+	uint8_t flush;	       /* rx: give frames' first lines back now */
+	uint8_t flush_mode;    /* rx: VH_FLUSH_* (devargs) */
+	struct vh_far far;     /* rx, flush=auto: the guest CPU's distance */
 	int call_fd;	       /* eventfd we write to interrupt, or -1 */
 	struct lr_mempool *mp; /* rx: where mbufs come from */
 	uint16_t port_id;
@@ -122,6 +145,7 @@ struct vh_ring {
 	uint64_t offload_errors; /* offloads the guest cannot take */
 	uint64_t tso_sw;	 /* tx: super-frames segmented here */
 	uint64_t kicks;		 /* kicks read (control thread) */
+	uint64_t flushed;	 /* rx: frames whose first line went back */
 	/* control state, under p->lk */
 	uint32_t num;
 	uint32_t base;
@@ -138,6 +162,7 @@ struct vh_port {
 	const char *name;
 	char path[LR_UNIX_PATH_MAX];
 	unsigned qp;	    /* queue pairs offered */
+	int flush;	    /* VH_FLUSH_* (devargs) */
 	int client;	    /* we connect (else we listen) */
 	pthread_mutex_t lk; /* the control state below */
 	pthread_t thr;
@@ -171,6 +196,7 @@ struct vhost_args {
 	const char *iface;
 	uint64_t queues;
 	int client;
+	int flush; /* VH_FLUSH_* */
 };
 
 /* ------------------------------------------------------------------ */
@@ -184,6 +210,9 @@ uint16_t lr_vhost_tx_burst_(void *queue, struct lr_mbuf **pkts, uint16_t n);
 
 /* Wait until no burst uses r, with r marked down. */
 void lr_vhost_ring_quiesce_(struct vh_ring *r);
+
+/* Reset r's flush state as its port's devargs say (r stopped). */
+void lr_vhost_flush_reset_(struct vh_ring *r);
 
 /* ------------------------------------------------------------------ */
 /* vhost_control.c: the protocol. */

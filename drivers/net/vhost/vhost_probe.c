@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * net_vhost's probe: the devargs (iface=PATH the vhost-user socket,
- * queues=N queue pairs 1..8, default 1, client=0|1, default 0: we listen)
- * parsed and checked, each bad value refused with a message naming the
- * port, the key and the value; the port made; the driver itself.
+ * queues=N queue pairs 1..8, default 1, client=0|1, default 0: we listen;
+ * flush=auto|0|1, default auto: see vhost_rx_tx.c) parsed and checked, each bad
+ * value refused with a message naming the port, the key and the value; the port
+ * made; the driver itself.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -19,13 +20,15 @@
 #include "lr_unix.h"
 #include "vhost_private.h"
 
-static const char *const vhost_keys[] = {"iface", "queues", "client", NULL};
+static const char *const vhost_keys[] = {"iface", "queues", "client", "flush",
+					 NULL};
 
 /* Parse and check the devargs of port name into a; 0 or -errno (logged). */
 static int
 vhost_parse_args(const char *name, const struct lr_devargs *args,
 		 struct vhost_args *a)
 {
+	const char *v;
 	int rc;
 
 	a->iface = lr_devargs_get(args, "iface");
@@ -46,7 +49,21 @@ vhost_parse_args(const char *name, const struct lr_devargs *args,
 	rc = lr_devargs_get_uint(args, "queues", 1, 1, VH_MAXQP, &a->queues);
 	if (rc == 0)
 		rc = lr_devargs_get_bool(args, "client", 0, &a->client);
-	return rc;
+	if (rc < 0)
+		return rc;
+	v = lr_devargs_get(args, "flush");
+	if (v == NULL || strcmp(v, "auto") == 0)
+		a->flush = VH_FLUSH_AUTO;
+	else if (strcmp(v, "1") == 0)
+		a->flush = VH_FLUSH_ON;
+	else if (strcmp(v, "0") == 0)
+		a->flush = VH_FLUSH_OFF;
+	else {
+		LR_LOG(ERR, PMD, "%s: flush: bad value '%s' (auto, 0 or 1)\n",
+		       name, v);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* A new port named name as a says, or NULL with lr_errno. */
@@ -72,6 +89,7 @@ port_new(const char *name, const struct vhost_args *a)
 	snprintf(p->path, sizeof(p->path), "%s", a->iface);
 	p->qp = (unsigned)a->queues;
 	p->client = a->client;
+	p->flush = a->flush;
 	p->lis_fd = p->conn_fd = -1;
 	for (unsigned i = 0; i < LR_VHOST_USER_MAX_REGIONS; i++)
 		lr_shm_init(&p->shm[i]);
@@ -116,14 +134,18 @@ vhost_probe(struct lr_eth_dev *dev, const struct lr_devargs *args)
 	lr_eth_random_mac(&dev->data->mac_addr, dev->data->port_id, 0x7668);
 	dev->data->link.link_speed = 10000;
 	dev->data->link.link_duplex = 1;
-	LR_LOG(INFO, PMD, "%s: iface=%s queues=%u client=%d\n", name, p->path,
-	       p->qp, p->client);
+	LR_LOG(INFO, PMD, "%s: iface=%s queues=%u client=%d flush=%s\n", name,
+	       p->path, p->qp, p->client,
+	       p->flush == VH_FLUSH_AUTO ? "auto"
+	       : p->flush == VH_FLUSH_ON ? "1"
+					 : "0");
 	return 0;
 }
 
 static struct lr_eth_driver vhost_driver = {
     .keys = vhost_keys,
-    .usage = "iface=<socket path> queues=<1..8> client=<0|1>",
+    .usage = "iface=<socket path> queues=<1..8> client=<0|1> "
+	     "flush=<auto|0|1>",
     .probe = vhost_probe,
 };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ppc64le primitives: the timebase register and the spin-wait hint. The
- * only POWER-specific code in the tree.
+ * ppc64le primitives: the timebase register, the spin-wait hint and a
+ * cache line flush. The only POWER-specific code in the tree.
  */
 #ifndef LR_ARCH_H
 #define LR_ARCH_H
@@ -44,6 +44,14 @@ static inline void
 lr_pause(void)
 {
 	__asm__ volatile("or 1,1,1\n\tor 2,2,2" ::: "memory");
+}
+
+/** Write the cache line holding p back to memory and drop it from every
+ *  CPU's cache (dcbf). */
+static inline void
+lr_cache_line_flush(const void *p)
+{
+	__asm__ volatile("dcbf 0,%0" : : "r"(p) : "memory");
 }
 
 /** Name of the architecture, for banners. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * x86-64 primitives: the TSC and the spin-wait hint. The only x86-specific
- * code in the tree.
+ * x86-64 primitives: the TSC, the spin-wait hint and a cache line flush.
+ * The only x86-specific code in the tree.
  */
 #ifndef LR_ARCH_H
 #define LR_ARCH_H
@@ -45,6 +45,14 @@ static inline void
 lr_pause(void)
 {
 	__asm__ volatile("pause");
+}
+
+/** Write the cache line holding p back to memory and drop it from every
+ *  CPU's cache (CLFLUSH, in every x86-64; ordered with stores to it). */
+static inline void
+lr_cache_line_flush(const void *p)
+{
+	__asm__ volatile("clflush %0" : : "m"(*(const volatile char *)p));
 }
 
 /** Name of the architecture, for banners. */
