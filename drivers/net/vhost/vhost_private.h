@@ -131,6 +131,7 @@ struct vh_ring {
 	uint8_t avail_wrap;    /* packed: wrap counter at last_avail */
 	uint8_t used_wrap;     /* packed: wrap counter at last_used */
 	uint8_t flush;	       /* rx: give frames' first lines back now */
+	uint8_t give;	       /* rx: ... in this burst */
 	uint8_t flush_mode;    /* rx: VH_FLUSH_* (devargs) */
 	struct vh_far far;     /* rx, flush=auto: the guest CPU's distance */
 	int call_fd;	       /* eventfd we write to interrupt, or -1 */
