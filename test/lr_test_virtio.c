@@ -11,6 +11,9 @@
 
 #include "lr_common.h"
 #include "lr_cycles.h"
+#include "lr_ethdev.h"
+#include "lr_mempool.h"
+#include "lr_test.h"
 #include "lr_test_virtio.h"
 
 int
@@ -146,4 +149,28 @@ lr_test_testpmd_log(const struct lr_test_testpmd *tp, unsigned lines)
 	snprintf(cmd, sizeof(cmd), "tail -%u '%s' >&2", lines, tp->log);
 	if (system(cmd) != 0)
 		fprintf(stderr, "(no testpmd log)\n");
+}
+
+int
+lr_test_bad_devargs(const char *const bad[][2], unsigned n,
+		    struct lr_mempool *pool)
+{
+	unsigned used = lr_mempool_in_use_count(pool);
+	int fds0 = lr_test_fd_count();
+
+	for (unsigned i = 0; i < n; i++) {
+		const char *log;
+		int port;
+
+		lr_test_log_begin();
+		port = lr_eth_dev_create(bad[i][0]);
+		log = lr_test_log_end();
+		LR_TEST_ASSERT(port < 0, "'%s' was taken", bad[i][0]);
+		LR_TEST_ASSERT(strstr(log, bad[i][1]) != NULL,
+			       "'%s': no '%s' in the log", bad[i][0],
+			       bad[i][1]);
+	}
+	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), used);
+	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
+	return 0;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lr_test_virtio - what the vhost, virtio-user and memif driver tests
- * share: DPDK's dpdk-testpmd as the peer across the socket. It is found
+ * share: DPDK's dpdk-testpmd as the peer across the socket, and a check
+ * of bad devargs. It is found
  * on PATH, runs with io forwarding (each frame back on the queue it came
  * in) and its own --file-prefix, writes its output to a log file that the
  * test reads, and stops when a line comes on its stdin.
@@ -46,5 +47,13 @@ int lr_test_testpmd_stop(struct lr_test_testpmd *tp, int kill_now);
 
 /** The last lines of testpmd's output, on stderr. */
 void lr_test_testpmd_log(const struct lr_test_testpmd *tp, unsigned lines);
+
+struct lr_mempool;
+
+/** Each of the n device strings bad[i][0] refused by lr_eth_dev_create()
+ *  with bad[i][1] in the log, and pool's mbufs and our descriptors as they
+ *  were; 0 or -1 (printed). */
+int lr_test_bad_devargs(const char *const bad[][2], unsigned n,
+			struct lr_mempool *pool);
 
 #endif /* LR_TEST_VIRTIO_H */

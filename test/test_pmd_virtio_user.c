@@ -1095,24 +1095,8 @@ test_bad_devargs(void)
 	    {"net_virtio_user0,server=1", "path: bad value '(none)'"},
 	    {"net_virtio_user0,path=/x.sock,bogus=1", "bogus"},
 	};
-	unsigned used = lr_mempool_in_use_count(pool);
-	int fds0 = lr_test_fd_count();
 
-	for (unsigned i = 0; i < LR_DIM(bad); i++) {
-		const char *log;
-		int port;
-
-		lr_test_log_begin();
-		port = lr_eth_dev_create(bad[i][0]);
-		log = lr_test_log_end();
-		LR_TEST_ASSERT(port < 0, "'%s' was taken", bad[i][0]);
-		LR_TEST_ASSERT(strstr(log, bad[i][1]) != NULL,
-			       "'%s': no '%s' in the log", bad[i][0],
-			       bad[i][1]);
-	}
-	LR_TEST_ASSERT_EQ(lr_mempool_in_use_count(pool), used);
-	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
-	return 0;
+	return lr_test_bad_devargs(bad, LR_DIM(bad), pool);
 }
 
 static const struct lr_test_case cases[] = {
