@@ -2,9 +2,9 @@
 /*
  * net_vhost's probe: the devargs (iface=PATH the vhost-user socket,
  * queues=N queue pairs 1..8, default 1, client=0|1, default 0: we listen;
- * flush=auto|0|1, default auto: see vhost_rx_tx.c) parsed and checked, each bad
- * value refused with a message naming the port, the key and the value; the port
- * made; the driver itself.
+ * flush=auto|0|1, default auto: see vhost_rx_tx.c) parsed and checked,
+ * each bad value refused with a message naming the port, the key and the
+ * value; the port made; the driver itself.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -47,11 +47,11 @@
  * flush is more work on our side for nothing (lr-pktgen's 1518-byte
  * frames far: 13% slower flushing in every burst, 2-5% faster this way).
  * Split rings only: a packed ring has no index to time, and gives lines
- * back only with flush=1 (which gives them back in every burst). Only the first
- * line: a sender that rewrites only its headers (a generator) would fetch the
- * rest from memory for nothing, and the write-backs of whole large
- * frames cost more than they save (1518-byte frames: half the rate with
- * every line given back, 6-10% more with the first one).
+ * back only with flush=1 (which gives them back in every burst). Only
+ * the first line: a sender that rewrites only its headers (a generator)
+ * would fetch the rest from memory for nothing, and the write-backs of
+ * whole large frames cost more than they save (1518-byte frames: half
+ * the rate with every line given back, 6-10% more with the first one).
  *
  * Cost per burst: one seq_cst store (ring_enter()), one acquire load of
  * avail->idx, one release store of used->idx and a fence before reading
@@ -67,11 +67,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lr_cycles.h"
 #include "lr_ethdev_driver.h"
 #include "lr_log.h"
 #include "lr_mbuf.h"
 #include "lr_net.h"
-#include "lr_cycles.h"
 #include "vhost_private.h"
 
 /* Enter a burst on r: 1 if its memory may be used until ring_leave().
@@ -659,12 +659,14 @@ rx_ring(struct vh_ring *r, struct lr_mbuf **pkts, uint16_t n, uint16_t end,
 	uint64_t bytes = 0;
 	int rc = RX_OK;
 
+	/* lines given back in this burst: always with flush=1 (the only way
+	 * a packed ring has r->flush); with auto, not while chains wait
+	 * beyond it (we are the bound then, and a flush is our work for
+	 * nothing) */
+	r->give = r->flush && (r->flush_mode == VH_FLUSH_ON ||
+			       (uint16_t)(end - r->last_avail) <= n);
 	/* split: the mbufs of the chains there, in one get from the pool
 	 * (a chain has one at least); when it has too few, one at a time */
-	/* auto: not while chains wait beyond this burst (we are the
-	 * bound then, and a flush is more of our work, for nothing) */
-	r->give = r->flush && (packed || r->flush_mode == VH_FLUSH_ON ||
-			       (uint16_t)(end - r->last_avail) <= n);
 	if (!packed) {
 		nb = LR_MIN(LR_MIN(n, (uint16_t)(end - r->last_avail)),
 			    (uint16_t)VH_RX_BULK);
