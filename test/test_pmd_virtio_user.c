@@ -62,6 +62,9 @@ static struct lr_test_testpmd tp = {.pid = -1, .in = -1};
  * a 60-byte frame and its header fill a short slot, VU_SSIZE, a 64-byte
  * one does not, so an id goes between its slot and its buffer). */
 static uint32_t big = 1518;
+/* Frames each way of ours_run()'s second transfer, whose kicks it counts:
+ * past 2^16 a ring's index crosses any fixed avail_event (EVENT_IDX). */
+static unsigned quiet = 1000;
 
 static uint32_t
 size_of(unsigned i)
@@ -421,6 +424,24 @@ ours_run(unsigned nq, int vu_server, const char *extra)
 		if (xfer(a, b, (uint16_t)q, 40 + q, NFRAMES) != 0 ||
 		    xfer(b, a, (uint16_t)q, 50 + q, NFRAMES) != 0)
 			goto out;
+	/* running, net_vhost polls: our port kicks it no more */
+	for (unsigned q = 0; q < nq; q++) {
+		uint64_t k0[4], k1[4];
+
+		notifications(a, q, k0);
+		if (xfer(a, b, (uint16_t)q, 60 + q, quiet) != 0 ||
+		    xfer(b, a, (uint16_t)q, 70 + q, quiet) != 0)
+			goto out;
+		notifications(a, q, k1);
+		if (k1[0] != k0[0] || k1[1] != k0[1]) {
+			fprintf(stderr,
+				"queue %u: %llu rx and %llu tx kicks over %u "
+				"frames each way to a polling net_vhost\n",
+				q, (unsigned long long)(k1[0] - k0[0]),
+				(unsigned long long)(k1[1] - k0[1]), quiet);
+			goto out;
+		}
+	}
 	if (lr_eth_xstats_get_by_name((uint16_t)a, "tx_zero_copy", &ours_zc) !=
 	    0)
 		goto out;
@@ -438,6 +459,7 @@ struct vu_case {
 	int client;
 	const char *extra;
 	uint32_t big;
+	unsigned quiet; /* ours_run(): frames counted for kicks (0: 1000) */
 };
 
 /* Row arg (a struct vu_case) run with its frame size; big 1518 after. */
@@ -448,8 +470,10 @@ vu_case_run(const void *arg)
 	int rc;
 
 	big = c->big;
+	quiet = c->quiet ? c->quiet : 1000;
 	rc = c->run(c->nq, c->client, c->extra);
 	big = 1518;
+	quiet = 1000;
 	return rc;
 }
 
@@ -490,6 +514,10 @@ static const struct vu_case ours_jumbo = {ours_run, 1, 0,
 					  ",mrg_rxbuf=1,in_order=1", 9000};
 static const struct vu_case ours_server_2q = {ours_run, 2, 1, ",mrg_rxbuf=0",
 					      1518};
+/* Split rings with EVENT_IDX (the default), 70000 short frames each way:
+ * both rings' indexes go round once, and no kick. */
+static const struct vu_case ours_no_kicks = {ours_run,	    1,	0,
+					     ",in_order=1", 64, 70000};
 
 /* Our two drivers against each other over the paths of DPDK's
  * virtio-user loopback test plan: split and packed, mergeable buffers on
@@ -1128,6 +1156,7 @@ static const struct lr_test_case cases[] = {
     {"ours_nomrg_inorder", NULL, vu_case_run, &ours_nomrg_inorder},
     {"ours_jumbo", NULL, vu_case_run, &ours_jumbo},
     {"ours_server_2q", NULL, vu_case_run, &ours_server_2q},
+    {"ours_no_kicks", NULL, vu_case_run, &ours_no_kicks},
     {"ours_reconnect", test_ours_reconnect},
     {"ours_matrix", test_ours_matrix},
     {"zero_copy", test_zero_copy},

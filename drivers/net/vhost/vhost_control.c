@@ -169,6 +169,8 @@ ring_map(struct vh_port *p, struct vh_ring *r)
 	else if (!ev)
 		__atomic_store_n(&r->used->flags, LR_VRING_USED_F_NO_NOTIFY,
 				 __ATOMIC_RELAXED);
+	else
+		lr_vhost_no_kicks_(r);
 	r->mapped = 1;
 	return 0;
 }

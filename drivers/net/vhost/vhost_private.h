@@ -57,6 +57,11 @@
 #define VH_FRAME_MAX	  (65535u + LR_VIRTIO_NET_HDR_MRG_LEN)
 /* rx, split rings: mbufs taken from the pool in one get, at most */
 #define VH_RX_BULK 64u
+/* EVENT_IDX: avail_event is moved to just behind last_avail every
+ * VH_EV_STEP entries taken, so that a guest's index never passes it (it
+ * would, once every 2^16 entries, if left where it was) and a polling
+ * guest never kicks us. */
+#define VH_EV_STEP	  4096u
 #define VH_TSO_SEGS_MAX	  128 /* frames one super-frame is cut into here */
 
 /* The virtio-net features we offer. */
@@ -122,6 +127,7 @@ struct vh_ring {
 	uint16_t mask;
 	uint16_t last_avail;   /* next avail entry we take */
 	uint16_t last_used;    /* next used entry we write */
+	uint16_t ev_mark;      /* EVENT_IDX: last_avail at avail_event's move */
 	uint16_t hdr_len;      /* 10 or 12 (VERSION_1 or MRG_RXBUF) */
 	uint8_t mrg;	       /* MRG_RXBUF negotiated */
 	uint8_t event_idx;     /* EVENT_IDX negotiated */
@@ -214,6 +220,8 @@ void lr_vhost_ring_quiesce_(struct vh_ring *r);
 
 /* Reset r's flush state as its port's devargs say (r stopped). */
 void lr_vhost_flush_reset_(struct vh_ring *r);
+/* EVENT_IDX, split ring r: move avail_event behind r->last_avail. */
+void lr_vhost_no_kicks_(struct vh_ring *r);
 
 /* ------------------------------------------------------------------ */
 /* vhost_control.c: the protocol. */
