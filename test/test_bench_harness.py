@@ -1120,6 +1120,20 @@ class Vhost(unittest.TestCase):
         '\nForwarded Mpps (last 1.0 s):    18.76'
         '\n====================================================\n')
 
+    def test_round_order(self):
+        cols = {'lr_lr': 1, 'dpdk_dpdk': 2, 'lr_dpdk': 3, 'dpdk_lr': 4}
+        rounds = [[k for k, _ in vhost.round_order(cols, r)]
+                  for r in range(8)]
+        # every row once a round, every place taken by each row alike
+        for keys in rounds:
+            self.assertEqual(sorted(keys), sorted(cols))
+        for place in range(4):
+            self.assertEqual(sorted(x[place] for x in rounds),
+                             sorted(list(cols) * 2))
+        self.assertEqual(rounds[1], ['dpdk_dpdk', 'lr_dpdk', 'dpdk_lr',
+                                     'lr_lr'])
+        self.assertEqual(vhost.round_order({}, 3), [])
+
     def test_l2fwd_counters(self):
         feed = vhost.l2fwd_counters()
         got = [r for r in map(feed, self.L2FWD_BLOCK.splitlines()) if r]

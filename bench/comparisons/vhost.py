@@ -3,7 +3,9 @@
 port, linerate beside Debian's DPDK 22.11 testpmd in the same run.
 
 Rows of a round, each at 64 and 1518-byte frames (sizes with the FCS, as
-lr-pktgen's --size; testpmd gets --txpkts=SIZE-4), alternating:
+lr-pktgen's --size; testpmd gets --txpkts=SIZE-4), alternating, round r
+starting at row r (mod 4), so that no row always runs in the same place
+of a round, or after the same row:
   lr-pktgen --tx-only (net_virtio_user) -> lr-l2fwd (net_vhost)  linerate
   testpmd txonly (net_virtio_user)      -> testpmd io (net_vhost) DPDK Debian
   lr-pktgen --tx-only                   -> testpmd io            mixed
@@ -630,6 +632,15 @@ def columns(b, notes):
     return cols, side_notes
 
 
+def round_order(cols, r):
+    """The rows of round r, (key, value) of cols from row r (mod rows) on,
+    then the first ones: over len(cols) rounds each row runs once in every
+    place of a round, and no row always runs after the same one."""
+    items = list(cols.items())
+    k = r % len(items) if items else 0
+    return items[k:] + items[:k]
+
+
 def measure(ctx, comp, log):
     """Every round: each size, the rows alternating, a row's two processes
     started together and measured over one window."""
@@ -653,7 +664,7 @@ def measure(ctx, comp, log):
         runs = []   # (size, label, key, window round trips, Mpps, slices)
         for size in SIZES:
             for r in range(rounds):
-                for key, (label, exe) in cols.items():
+                for key, (label, exe) in round_order(cols, r):
                     figs, run, rtts, slices = run_row(b, key, size, exe)
                     log(f'  {size} B, round {r + 1}: {TITLE[key]}: '
                         f'{figs["forwarded"] if figs else 0:.2f} Mpps, '
@@ -690,7 +701,8 @@ COMPARISON = core.Comparison(
     'to, which sends them on to a net_null sink (no-rx=1): lr-pktgen -> lr-l2fwd '
     '(linerate), Debian\'s testpmd txonly -> testpmd io (DPDK), and the '
     'two mixed pairs; each process pinned on a CPU of its own (generator '
-    'CPU 0), default devargs, rows alternating in each round. '
+    'CPU 0), default devargs, rows alternating in each round, round r '
+    'starting at row r (mod 4). '
     'Forwarded: the forwarder\'s transmit counter of its sink port over a '
     f'window of {SECS} s after {WARM} s of traffic, read from the '
     'programs\' per-second counters and interpolated at its ends, the '
