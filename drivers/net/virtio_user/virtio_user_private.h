@@ -71,6 +71,10 @@
 #define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
 #define VU_DEFAULT_QSIZE 256u
 #define VU_TSO_SEGS_MAX	 128 /* segments of a super-frame cut here */
+/* EVENT_IDX: used_event is moved to just behind last_used every
+ * VU_EV_STEP entries read, so that the backend's used index never passes
+ * it (it would, once every 2^16 entries, if left where it was). */
+#define VU_EV_STEP 4096u
 /* Hugepage segments shared for zero-copy transmit: the memory table's
  * entries after the port's own region. */
 #define VU_ZC_MAX (LR_VHOST_USER_MAX_REGIONS - 1)
@@ -114,6 +118,7 @@ struct vu_vring {
 	uint16_t mask;	      /* num - 1 */
 	uint16_t avail_idx;   /* the avail index we publish next */
 	uint16_t last_used;   /* the used entry we read next */
+	uint16_t ev_mark;     /* EVENT_IDX: last_used at used_event's move */
 	uint16_t free_head;   /* tx: FIFO read position */
 	uint16_t nfree;	      /* tx: ids in the FIFO */
 	uint16_t done_id;     /* tx, in order: head of the next chain used */

@@ -22,8 +22,8 @@
  * ring allows); a bad one takes the port's link down through `bad`.
  *
  * Notifications: calls are suppressed (NO_INTERRUPT, or with EVENT_IDX a
- * used_event kept just behind what we read); a kick is sent only when the
- * backend asks for one (no NO_NOTIFY flag, or with EVENT_IDX when the
+ * used_event kept just behind what we read on both rings); a kick is sent only
+ * when the backend asks for one (no NO_NOTIFY flag, or with EVENT_IDX when the
  * avail index passes its avail_event), so a polling backend gets none.
  *
  * Cost per burst: one seq_cst store (busy), an acquire load of the used
@@ -92,14 +92,27 @@ publish(struct vu_queue *q, uint16_t old)
 	}
 }
 
-/* With EVENT_IDX, keep the backend's call point just behind us. */
+/* EVENT_IDX: ask for a call at last_used - 1, which the backend's used
+ * index, never more than num ahead of last_used, reaches only 2^16 - 1
+ * entries on. */
+static void
+calls_set(struct vu_vring *vr)
+{
+	__atomic_store_n(lr_vring_used_event(vr->avail, vr->num),
+			 (uint16_t)(vr->last_used - 1), __ATOMIC_RELAXED);
+	vr->ev_mark = vr->last_used;
+}
+
+/* With EVENT_IDX, keep the backend's call point just behind us: moved
+ * every VU_EV_STEP entries read (a store each burst would cost the
+ * backend a miss on that line each burst). */
 static inline void
 calls_off(struct vu_queue *q)
 {
-	if (q->event_idx)
-		__atomic_store_n(lr_vring_used_event(q->vr.avail, q->vr.num),
-				 (uint16_t)(q->vr.last_used - 1),
-				 __ATOMIC_RELAXED);
+	if (q->event_idx &&
+	    lr_unlikely((uint16_t)(q->vr.last_used - q->vr.ev_mark) >=
+			VU_EV_STEP))
+		calls_set(&q->vr);
 }
 
 /* Offer rx buffer id again. */
@@ -258,6 +271,7 @@ tx_reclaim(struct vu_queue *q)
 	}
 	if (d.n != 0)
 		lr_pktmbuf_free_bulk(d.m, d.n);
+	calls_off(q);
 	return rc;
 }
 
@@ -707,8 +721,8 @@ lr_vu_rings_reset_(struct vu_port *p)
 			    lr_virtio_has(p->features,
 					  LR_VIRTIO_NET_F_HOST_TSO6);
 			q->hdr_len = LR_VIRTIO_NET_HDR_MRG_LEN;
-			if (!p->packed)
-				calls_off(q);
+			if (!p->packed && ev)
+				calls_set(&q->vr);
 		}
 	}
 }
