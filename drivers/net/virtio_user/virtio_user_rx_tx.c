@@ -22,9 +22,10 @@
  * ring allows); a bad one takes the port's link down through `bad`.
  *
  * Notifications: calls are suppressed (NO_INTERRUPT, or with EVENT_IDX a
- * used_event kept just behind what we read on both rings); a kick is sent only
- * when the backend asks for one (no NO_NOTIFY flag, or with EVENT_IDX when the
- * avail index passes its avail_event), so a polling backend gets none.
+ * used_event kept just behind what we read, on both rings); a kick is
+ * sent only when the backend asks for one (no NO_NOTIFY flag, or with
+ * EVENT_IDX when the avail index passes its avail_event), so a polling
+ * backend gets none.
  *
  * Cost per burst: one seq_cst store (busy), an acquire load of the used
  * index, a release store of the avail index and, when kicks are enabled,
