@@ -18,7 +18,7 @@
 #   5. ppc64le cross build under qemu-user, 64 KiB allocator pages as ppc64
 #      runs them (-Dpage_shift=16): suite fast
 #   6. clang libFuzzer build: each fuzz target of test/fuzz/ for
-#      LR_TEST_FUZZ_SECONDS (default 10) seconds (scripts/fuzz.sh), one
+#      LR_TEST_FUZZ_SECONDS (default 6) seconds (scripts/fuzz.sh), one
 #      test per target
 # Stages 2-6 are built one after the other at idle priority (SCHED_IDLE,
 # nice 19) while stage 1 and the next stages test, each stage's tests
@@ -263,7 +263,7 @@ fi
 # 6. Fuzzing: scripts/fuzz.sh prints "fuzz_<target>: N execs in S s: ok"
 # or "...: FAILED ..." per target; anything else that fails is the build.
 fuzz() {
-	local secs=${LR_TEST_FUZZ_SECONDS:-10} ok fail
+	local secs=${LR_TEST_FUZZ_SECONDS:-6} ok fail
 	echo "=== fuzz: built at idle priority beside the earlier stages"
 	if ! wait_built fuzz; then
 		tail -n 40 "$out/fuzz-build.log"
