@@ -3,7 +3,7 @@
 # scratch in build-test/, and runs in order
 #   1. native x86-64 build: suites fast and driver
 #   2. AddressSanitizer + UBSan build: suites fast and driver, three tests
-#      at a time
+#      at a time, the testpmd matrices' representative cases only
 #   3. page allocator debug build (-Dpagealloc_debug=true): suite fast
 #      but for lr-pktgen's own tests (suite pktgen: its sending, output and
 #      options, 80 s of CPU that exercise the allocator no differently from
@@ -234,7 +234,12 @@ run native -- --suite fast --suite driver
 # (its two CPUs 66% busy with two at a time; 4 min 20 s, then 3 min 19 s
 # with three, alone). The native stage keeps two: its RFC 2544 and af_xdp
 # tests measure what the kernel's devices do with the CPU they get.
-LR_TEST_SCALE=0.25 run asan -- --suite fast --suite driver --no-suite search \
+# The testpmd matrices of pmd_vhost and pmd_virtio_user run their
+# representative cases only (LR_TEST_MATRIX=short: split and packed, 1 and
+# 2 queues, client, jumbo, reconnect; 14 of 33): every path of the matrix
+# is driven under ASan by ours_matrix, our two drivers against each other,
+# and testpmd, not sanitized, spends two lcores a case.
+LR_TEST_MATRIX=short LR_TEST_SCALE=0.25 run asan -- --suite fast --suite driver --no-suite search \
 	--no-suite interop --num-processes 3
 run pagealloc-debug -- --suite fast --no-suite pktgen
 # TSan: the programs with threads that share state (lr-pktgen's lcores,

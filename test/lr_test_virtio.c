@@ -174,3 +174,16 @@ lr_test_bad_devargs(const char *const bad[][2], unsigned n,
 	LR_TEST_ASSERT_EQ(lr_test_fd_count(), fds0);
 	return 0;
 }
+
+int
+lr_test_matrix_skip(const char *what, int representative)
+{
+	const char *v = getenv("LR_TEST_MATRIX");
+
+	if (representative || v == NULL || strcmp(v, "short") != 0)
+		return 0;
+	printf("skip: %s: LR_TEST_MATRIX=short runs the representative cases "
+	       "of the testpmd matrix only\n",
+	       what);
+	return 1;
+}

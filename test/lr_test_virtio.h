@@ -50,6 +50,11 @@ void lr_test_testpmd_log(const struct lr_test_testpmd *tp, unsigned lines);
 
 struct lr_mempool;
 
+/** 1 (said on stdout) when the testpmd matrix case what is not run here:
+ *  with LR_TEST_MATRIX=short (the sanitizer stage) only the cases marked
+ *  representative run; 0 otherwise. */
+int lr_test_matrix_skip(const char *what, int representative);
+
 /** Each of the n device strings bad[i][0] refused by lr_eth_dev_create()
  *  with bad[i][1] in the log, and pool's mbufs and our descriptors as they
  *  were; 0 or -1 (printed). */

@@ -256,13 +256,15 @@ out:
 }
 
 /* One case against testpmd: its socket's name, testpmd's devargs, queue
- * pairs, net_vhost the client, net_vhost's other devargs. */
+ * pairs, net_vhost the client, net_vhost's other devargs, whether it runs
+ * in a short matrix (lr_test_matrix_skip()). */
 struct dpdk_case {
 	const char *sock;
 	const char *vargs;
 	unsigned nq;
 	int client;
 	const char *ours;
+	int representative;
 };
 
 /* dpdk_run() with the numbers of row arg (a struct dpdk_case). */
@@ -271,31 +273,33 @@ dpdk_case(const void *arg)
 {
 	const struct dpdk_case *c = arg;
 
+	if (lr_test_matrix_skip(c->sock, c->representative))
+		return LR_TEST_SKIP;
 	return dpdk_run(c->sock, c->vargs, c->nq, c->client,
 			c->ours != NULL ? c->ours : "");
 }
 
 static const struct dpdk_case dpdk_split = {
-    "split", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0};
+    "split", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0, NULL, 1};
 static const struct dpdk_case dpdk_mrg = {
     "mrg", "mrg_rxbuf=1,in_order=0,packed_vq=0", 1, 0};
 static const struct dpdk_case dpdk_in_order = {
     "inorder", "mrg_rxbuf=0,in_order=1,packed_vq=0", 1, 0};
 static const struct dpdk_case dpdk_mrg_in_order = {
-    "mrgio", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0};
+    "mrgio", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0, NULL, 1};
 static const struct dpdk_case dpdk_2q = {
     "twoq", "mrg_rxbuf=1,in_order=0,packed_vq=0", 2, 0};
 static const struct dpdk_case dpdk_2q_split = {
     "twoqs", "mrg_rxbuf=0,in_order=1,packed_vq=0", 2, 0};
 static const struct dpdk_case dpdk_client = {
-    "client", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 1};
+    "client", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 1, NULL, 1};
 static const struct dpdk_case dpdk_client_split = {
     "clients", "mrg_rxbuf=0,in_order=0,packed_vq=0", 2, 1};
 /* flush=1: every frame's first line given back, the bytes unchanged
  * (64 and 1518-byte frames, one descriptor or mergeable chains); flush=0:
  * none */
 static const struct dpdk_case dpdk_flush = {
-    "flush", "mrg_rxbuf=1,in_order=1,packed_vq=0", 2, 0, ",flush=1"};
+    "flush", "mrg_rxbuf=1,in_order=1,packed_vq=0", 2, 0, ",flush=1", 1};
 static const struct dpdk_case dpdk_flush_split = {
     "flushs", "mrg_rxbuf=0,in_order=0,packed_vq=0", 1, 0, ",flush=1"};
 static const struct dpdk_case dpdk_packed_flush = {
@@ -303,7 +307,7 @@ static const struct dpdk_case dpdk_packed_flush = {
 static const struct dpdk_case dpdk_noflush = {
     "noflush", "mrg_rxbuf=1,in_order=1,packed_vq=0", 1, 0, ",flush=0"};
 static const struct dpdk_case dpdk_packed = {
-    "packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0};
+    "packed", "mrg_rxbuf=0,in_order=0,packed_vq=1", 1, 0, NULL, 1};
 static const struct dpdk_case dpdk_packed_mrg = {
     "packedm", "mrg_rxbuf=1,in_order=0,packed_vq=1", 1, 0};
 static const struct dpdk_case dpdk_packed_in_order = {
@@ -311,7 +315,7 @@ static const struct dpdk_case dpdk_packed_in_order = {
 static const struct dpdk_case dpdk_packed_mrg_in_order = {
     "packedmi", "mrg_rxbuf=1,in_order=1,packed_vq=1", 1, 0};
 static const struct dpdk_case dpdk_packed_2q = {
-    "packed2q", "mrg_rxbuf=1,in_order=1,packed_vq=1", 2, 0};
+    "packed2q", "mrg_rxbuf=1,in_order=1,packed_vq=1", 2, 0, NULL, 1};
 static const struct dpdk_case dpdk_packed_client = {
     "packedc", "mrg_rxbuf=0,in_order=1,packed_vq=1", 2, 1};
 

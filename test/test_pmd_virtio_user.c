@@ -470,6 +470,7 @@ struct vu_case {
 	const char *extra;
 	uint32_t big;
 	unsigned quiet; /* ours_run(): frames counted for kicks (0: 1000) */
+	int representative; /* a testpmd case run in a short matrix */
 };
 
 /* Row arg (a struct vu_case) run with its frame size; big 1518 after. */
@@ -479,6 +480,9 @@ vu_case_run(const void *arg)
 	const struct vu_case *c = arg;
 	int rc;
 
+	if (c->run != ours_run &&
+	    lr_test_matrix_skip(c->extra, c->representative))
+		return LR_TEST_SKIP;
 	big = c->big;
 	quiet = c->quiet ? c->quiet : 1000;
 	rc = c->run(c->nq, c->client, c->extra);
@@ -487,36 +491,36 @@ vu_case_run(const void *arg)
 	return rc;
 }
 
-static const struct vu_case tp_mrg = {testpmd_run, 1, 0,
-				      ",mrg_rxbuf=1,in_order=0", 1518};
+static const struct vu_case tp_mrg = {
+    testpmd_run, 1, 0, ",mrg_rxbuf=1,in_order=0", 1518, 0, 1};
 static const struct vu_case tp_nomrg = {testpmd_run, 1, 0,
 					",mrg_rxbuf=0,in_order=0", 1518};
 static const struct vu_case tp_mrg_inorder = {testpmd_run, 1, 0,
 					      ",mrg_rxbuf=1,in_order=1", 1518};
 static const struct vu_case tp_nomrg_inorder = {
-    testpmd_run, 1, 0, ",mrg_rxbuf=0,in_order=1,queue_size=1024", 1518};
+    testpmd_run, 1, 0, ",mrg_rxbuf=0,in_order=1,queue_size=1024", 1518, 0, 1};
 /* Frames of 9000 bytes: chains of descriptors on our tx ring, several
  * buffers merged (num_buffers) on our rx ring. */
 static const struct vu_case tp_mrg_jumbo = {testpmd_run, 1, 0, ",mrg_rxbuf=1",
-					    9000};
+					    9000,	 0, 1};
 static const struct vu_case tp_mrg_jumbo_inorder = {
     testpmd_run, 1, 1, ",mrg_rxbuf=1,in_order=1", 5000};
-static const struct vu_case tp_packed = {testpmd_run, 1, 0,
-					 ",packed_vq=1,mrg_rxbuf=1", 1518};
+static const struct vu_case tp_packed = {
+    testpmd_run, 1, 0, ",packed_vq=1,mrg_rxbuf=1", 1518, 0, 1};
 static const struct vu_case tp_packed_nomrg_inorder = {
     testpmd_run, 1, 0, ",packed_vq=1,mrg_rxbuf=0,in_order=1", 1518};
 static const struct vu_case tp_packed_jumbo = {
     testpmd_run, 1, 0, ",packed_vq=1,mrg_rxbuf=1,in_order=1", 9000};
 static const struct vu_case tp_packed_client_2q = {
-    testpmd_run, 2, 1, ",packed_vq=1,queue_size=512", 1518};
-static const struct vu_case tp_2q = {testpmd_run, 2, 0, "", 1518};
+    testpmd_run, 2, 1, ",packed_vq=1,queue_size=512", 1518, 0, 1};
+static const struct vu_case tp_2q = {testpmd_run, 2, 0, "", 1518, 0, 1};
 static const struct vu_case tp_client = {testpmd_run, 1, 1, ",in_order=1",
 					 1518};
 static const struct vu_case tp_client_2q = {testpmd_run, 2, 1, ",mrg_rxbuf=0",
 					    1518};
-static const struct vu_case re_client = {reconnect_run, 1, 0, "", 1518};
-static const struct vu_case re_server_packed = {reconnect_run, 1, 1,
-						",packed_vq=1", 1518};
+static const struct vu_case re_client = {reconnect_run, 1, 0, "", 1518, 0, 1};
+static const struct vu_case re_server_packed = {
+    reconnect_run, 1, 1, ",packed_vq=1", 1518, 0, 1};
 static const struct vu_case ours_mrg = {ours_run, 1, 0, ",mrg_rxbuf=1", 1518};
 static const struct vu_case ours_nomrg_inorder = {
     ours_run, 1, 0, ",mrg_rxbuf=0,in_order=1", 1518};
