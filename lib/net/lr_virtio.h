@@ -236,6 +236,33 @@ lr_vring_need_event(uint16_t event_idx, uint16_t new_idx, uint16_t old_idx)
 	       (uint16_t)(new_idx - old_idx);
 }
 
+/**
+ * EVENT_IDX while polling: every this many entries a side moves the other
+ * side's event index (avail_event, used_event) to just behind its own.
+ * The other side's index, never more than a ring (<= 32768) ahead of
+ * ours, then never reaches it; left in place, the index would pass it
+ * once every 2^16 entries, and the other side would notify.
+ */
+#define LR_VRING_EVENT_STEP 4096u
+
+/** Ask for no notification: *event just behind our index idx, which
+ *  *mark keeps (for lr_vring_event_follow()). */
+static inline void
+lr_vring_event_behind(uint16_t *event, uint16_t idx, uint16_t *mark)
+{
+	__atomic_store_n(event, (uint16_t)(idx - 1), __ATOMIC_RELAXED);
+	*mark = idx;
+}
+
+/** lr_vring_event_behind() once idx has gone LR_VRING_EVENT_STEP past
+ *  *mark: one compare per burst, a store every 4096 entries. */
+static inline void
+lr_vring_event_follow(uint16_t *event, uint16_t idx, uint16_t *mark)
+{
+	if (lr_unlikely((uint16_t)(idx - *mark) >= LR_VRING_EVENT_STEP))
+		lr_vring_event_behind(event, idx, mark);
+}
+
 /* --- packed virtqueue (2.7) ------------------------------------------- */
 /** Packed descriptor flag: the driver's wrap counter when it made it
  *  available. */

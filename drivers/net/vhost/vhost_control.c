@@ -170,7 +170,8 @@ ring_map(struct vh_port *p, struct vh_ring *r)
 		__atomic_store_n(&r->used->flags, LR_VRING_USED_F_NO_NOTIFY,
 				 __ATOMIC_RELAXED);
 	else
-		lr_vhost_no_kicks_(r);
+		lr_vring_event_behind(lr_vring_avail_event(r->used, r->size),
+				      r->last_avail, &r->ev_mark);
 	r->mapped = 1;
 	return 0;
 }

@@ -56,12 +56,7 @@
 #define VH_MSG_TIMEOUT_MS 1000 /* for the rest of a message begun */
 #define VH_FRAME_MAX	  (65535u + LR_VIRTIO_NET_HDR_MRG_LEN)
 /* rx, split rings: mbufs taken from the pool in one get, at most */
-#define VH_RX_BULK 64u
-/* EVENT_IDX: avail_event is moved to just behind last_avail every
- * VH_EV_STEP entries taken, so that a guest's index never passes it (it
- * would, once every 2^16 entries, if left where it was) and a polling
- * guest never kicks us. */
-#define VH_EV_STEP	  4096u
+#define VH_RX_BULK	  64u
 #define VH_TSO_SEGS_MAX	  128 /* frames one super-frame is cut into here */
 
 /* The virtio-net features we offer. */
@@ -220,8 +215,6 @@ void lr_vhost_ring_quiesce_(struct vh_ring *r);
 
 /* Reset r's flush state as its port's devargs say (r stopped). */
 void lr_vhost_flush_reset_(struct vh_ring *r);
-/* EVENT_IDX, split ring r: move avail_event behind r->last_avail. */
-void lr_vhost_no_kicks_(struct vh_ring *r);
 
 /* ------------------------------------------------------------------ */
 /* vhost_control.c: the protocol. */

@@ -25,8 +25,8 @@
  *
  * Notifications: while the ring is up we set VRING_USED_F_NO_NOTIFY (or,
  * with EVENT_IDX, keep avail_event just behind the entries we took,
- * moving it every VH_EV_STEP entries, where the guest's index cannot
- * reach it), so a polling guest does not kick us; after a burst that
+ * moving it every LR_VRING_EVENT_STEP entries, where the guest's index
+ * cannot reach it), so a polling guest does not kick us; after a burst that
  * moved frames we write the call eventfd only when the guest asks:
  * used_event passed (EVENT_IDX), else no VRING_AVAIL_F_NO_INTERRUPT.
  *
@@ -126,17 +126,6 @@ ring_bad(struct vh_ring *r, const char *fmt, ...)
 	}
 }
 
-/* EVENT_IDX, split: ask to be kicked at last_avail - 1, an index the
- * guest's, never more than r->size ahead of last_avail, reaches only
- * 2^16 - 1 entries on; r->ev_mark says when to move it again. */
-__lr_cold void
-lr_vhost_no_kicks_(struct vh_ring *r)
-{
-	__atomic_store_n(lr_vring_avail_event(r->used, r->size),
-			 (uint16_t)(r->last_avail - 1), __ATOMIC_RELAXED);
-	r->ev_mark = r->last_avail;
-}
-
 /* Tell the guest that used->idx moved from old to r->last_used, if it
  * asks to be told. */
 static inline void
@@ -145,9 +134,9 @@ ring_publish(struct vh_ring *r, uint16_t old)
 	uint64_t one = 1;
 	int need;
 
-	if (r->event_idx &&
-	    lr_unlikely((uint16_t)(r->last_avail - r->ev_mark) >= VH_EV_STEP))
-		lr_vhost_no_kicks_(r);
+	if (r->event_idx)
+		lr_vring_event_follow(lr_vring_avail_event(r->used, r->size),
+				      r->last_avail, &r->ev_mark);
 	__atomic_store_n(&r->used->idx, r->last_used, __ATOMIC_RELEASE);
 	atomic_thread_fence(memory_order_seq_cst);
 	if (r->event_idx)

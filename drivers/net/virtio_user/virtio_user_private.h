@@ -71,10 +71,6 @@
 #define VU_MSG_TIMEOUT	 5000  /* ms a reply may take */
 #define VU_DEFAULT_QSIZE 256u
 #define VU_TSO_SEGS_MAX	 128 /* segments of a super-frame cut here */
-/* EVENT_IDX: used_event is moved to just behind last_used every
- * VU_EV_STEP entries read, so that the backend's used index never passes
- * it (it would, once every 2^16 entries, if left where it was). */
-#define VU_EV_STEP 4096u
 /* Hugepage segments shared for zero-copy transmit: the memory table's
  * entries after the port's own region. */
 #define VU_ZC_MAX (LR_VHOST_USER_MAX_REGIONS - 1)

@@ -93,27 +93,16 @@ publish(struct vu_queue *q, uint16_t old)
 	}
 }
 
-/* EVENT_IDX: ask for a call at last_used - 1, which the backend's used
- * index, never more than num ahead of last_used, reaches only 2^16 - 1
- * entries on. */
-static void
-calls_set(struct vu_vring *vr)
-{
-	__atomic_store_n(lr_vring_used_event(vr->avail, vr->num),
-			 (uint16_t)(vr->last_used - 1), __ATOMIC_RELAXED);
-	vr->ev_mark = vr->last_used;
-}
-
 /* With EVENT_IDX, keep the backend's call point just behind us: moved
- * every VU_EV_STEP entries read (a store each burst would cost the
- * backend a miss on that line each burst). */
+ * every LR_VRING_EVENT_STEP entries read (a store each burst would cost
+ * the backend a miss on that line each burst). */
 static inline void
 calls_off(struct vu_queue *q)
 {
-	if (q->event_idx &&
-	    lr_unlikely((uint16_t)(q->vr.last_used - q->vr.ev_mark) >=
-			VU_EV_STEP))
-		calls_set(&q->vr);
+	if (q->event_idx)
+		lr_vring_event_follow(
+		    lr_vring_used_event(q->vr.avail, q->vr.num),
+		    q->vr.last_used, &q->vr.ev_mark);
 }
 
 /* Offer rx buffer id again. */
@@ -723,7 +712,9 @@ lr_vu_rings_reset_(struct vu_port *p)
 					  LR_VIRTIO_NET_F_HOST_TSO6);
 			q->hdr_len = LR_VIRTIO_NET_HDR_MRG_LEN;
 			if (!p->packed && ev)
-				calls_set(&q->vr);
+				lr_vring_event_behind(
+				    lr_vring_used_event(q->vr.avail, q->vr.num),
+				    q->vr.last_used, &q->vr.ev_mark);
 		}
 	}
 }
