@@ -1126,35 +1126,47 @@ test_log_stream_swap(void)
 	return 0;
 }
 
-/* lr_copy_16_64 copies exactly n bytes for every n from 16 to 64, at
- * every source and destination alignment within a line, and writes
+/* lr_copy_16_64 (n from 16 to 64) and lr_copy_16 (n from 16 to 200,
+ * either side of its switch to memcpy at 64) copy exactly n bytes at
+ * every source and destination alignment within a line, and write
  * nothing before or after them; lr_prefetch_w changes nothing. */
 static int
 test_copy_16_64(void)
 {
-	uint8_t src[160], dst[160];
+	uint8_t src[256], dst[320];
 
 	for (unsigned i = 0; i < sizeof(src); i++)
 		src[i] = (uint8_t)(i * 7 + 1);
-	for (uint32_t n = 16; n <= 64; n++)
-		for (unsigned so = 0; so < 16; so++)
-			for (unsigned dof = 0; dof < 16; dof++) {
-				memset(dst, 0xee, sizeof(dst));
-				lr_prefetch_w(dst + 32 + dof);
-				lr_copy_16_64(dst + 32 + dof, src + so, n);
-				for (unsigned i = 0; i < sizeof(dst); i++) {
-					int in = i >= 32 + dof &&
-						 i < 32 + dof + n;
-					uint8_t want =
-					    in ? src[so + i - 32 - dof] : 0xee;
+	for (unsigned f = 0; f < 2; f++)
+		for (uint32_t n = 16; n <= (f == 0 ? 64u : 200u); n++)
+			for (unsigned so = 0; so < 16; so++)
+				for (unsigned dof = 0; dof < 16; dof++) {
+					uint8_t *d = dst + 32 + dof;
 
-					LR_TEST_ASSERT(dst[i] == want,
-						       "n %u src +%u dst +%u: "
-						       "byte %u is %u, not %u",
-						       n, so, dof, i, dst[i],
-						       want);
+					memset(dst, 0xee, sizeof(dst));
+					lr_prefetch_w(d);
+					if (f == 0)
+						lr_copy_16_64(d, src + so, n);
+					else
+						lr_copy_16(d, src + so, n);
+					for (unsigned i = 0; i < sizeof(dst);
+					     i++) {
+						int in = i >= 32 + dof &&
+							 i < 32 + dof + n;
+						uint8_t want =
+						    in ? src[so + i - 32 - dof]
+						       : 0xee;
+
+						LR_TEST_ASSERT(
+						    dst[i] == want,
+						    "%s n %u src +%u dst +%u: "
+						    "byte %u is %u, not %u",
+						    f ? "lr_copy_16"
+						      : "lr_copy_16_64",
+						    n, so, dof, i, dst[i],
+						    want);
+					}
 				}
-			}
 	return 0;
 }
 

@@ -122,6 +122,17 @@ lr_copy_16_64(void *dst, const void *src, uint32_t n)
 	}
 }
 
+/** Copy n bytes, n >= 16: inline up to 64 (lr_copy_16_64()), memcpy()
+ *  beyond (a frame of any length, short ones with no call). */
+static inline void
+lr_copy_16(void *dst, const void *src, uint32_t n)
+{
+	if (n <= 64)
+		lr_copy_16_64(dst, src, n);
+	else
+		__builtin_memcpy(dst, src, n);
+}
+
 #define LR_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define LR_MAX(a, b) ((a) > (b) ? (a) : (b))
 #define LR_DIM(a) (sizeof(a) / sizeof((a)[0]))

@@ -558,20 +558,15 @@ rx_chain(struct vh_ring *r, struct lr_mbuf **out, struct lr_mbuf *m,
 	m->port = r->port_id;
 	/* A frame in one descriptor that fits one mbuf (what senders that
 	 * put the header in the frame's headroom give): header and bytes
-	 * copied inline, a short one in a constant copy; anything else
-	 * through rx_copy(). */
+	 * copied here; anything else through rx_copy(). */
 	if (lr_likely(!(c.flags & LR_VRING_DESC_F_NEXT) &&
 		      c.room >= LR_VIRTIO_NET_HDR_MRG_LEN + 16 &&
 		      c.room - r->hdr_len <= lr_pktmbuf_tailroom(m))) {
 		uint32_t len = c.room - r->hdr_len;
 
 		memcpy(vh, c.p, LR_VIRTIO_NET_HDR_MRG_LEN);
-		if (len <= 64)
-			lr_copy_16_64(lr_pktmbuf_mtod(m, uint8_t *),
-				      c.p + r->hdr_len, len);
-		else
-			memcpy(lr_pktmbuf_mtod(m, uint8_t *), c.p + r->hdr_len,
-			       len);
+		lr_copy_16(lr_pktmbuf_mtod(m, uint8_t *), c.p + r->hdr_len,
+			   len);
 		m->data_len = (uint16_t)len;
 		m->pkt_len = len;
 		give_back(r, c.p + r->hdr_len);

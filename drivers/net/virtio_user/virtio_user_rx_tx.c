@@ -402,11 +402,9 @@ tx_one(struct vu_vring *vr, const struct lr_mbuf *m, const struct vu_net_hdr *h,
 		memset(b, 0, sizeof(*h));
 	else
 		memcpy(b, h, hdr_len);
-	if (lr_likely(m->nb_segs == 1 && m->data_len >= 16 &&
-		      m->data_len <= 64))
-		lr_copy_16_64(b + hdr_len,
-			      lr_pktmbuf_mtod(m, const uint8_t *),
-			      m->data_len);
+	if (lr_likely(m->nb_segs == 1 && m->data_len >= 16))
+		lr_copy_16(b + hdr_len, lr_pktmbuf_mtod(m, const uint8_t *),
+			   m->data_len);
 	else
 		lr_pktmbuf_copy_out(m, b + hdr_len);
 	desc_set(&vr->desc[id], b, len);
