@@ -219,10 +219,12 @@ tx_reclaim(struct vu_queue *q)
 {
 	struct vu_vring *vr = &q->vr;
 	struct vu_free_batch d;
+	struct vu_give g;
 	uint16_t slot;
 	int rc = 0;
 
 	d.n = 0;
+	lr_vu_give_start_(vr, &g);
 	while (rc == 0 && used_at(vr, 0, &slot)) {
 		uint16_t last = vr->pdesc[slot].id, head;
 		int n, total = 0;
@@ -230,7 +232,7 @@ tx_reclaim(struct vu_queue *q)
 		do { /* in order: every chain up to last's is done */
 			head = q->in_order ? (uint16_t)(vr->done_id & vr->mask)
 					   : last;
-			n = lr_vu_tx_chain_free_(q, head);
+			n = lr_vu_tx_chain_free_(q, &g, head);
 			if (n < 0)
 				break;
 			if (q->zc_n != 0)
@@ -248,6 +250,7 @@ tx_reclaim(struct vu_queue *q)
 				 (uint16_t)total, vr->num);
 		}
 	}
+	lr_vu_give_end_(vr, &g);
 	if (d.n != 0)
 		lr_pktmbuf_free_bulk(d.m, d.n);
 	return rc;

@@ -373,26 +373,55 @@ lr_vu_zc_header_(struct lr_mbuf *m, uint32_t hdr_len)
 	return h;
 }
 
-/* Tx: give back the chain of head to the FIFO; its descriptors, or -1 when
+/* Tx: ids given back to the FIFO over one reclaim, its state in locals
+ * (each id stored into the FIFO, a uint16_t, would otherwise make the
+ * compiler read vr's fields again, every chain). */
+struct vu_give {
+	uint16_t *free_ids, *chain_len, *chain_next;
+	uint16_t mask, num;
+	uint16_t tail; /* FIFO write position */
+	uint16_t n;    /* ids given back */
+};
+
+/* Start giving ids back to vr's FIFO with g. */
+static inline void
+lr_vu_give_start_(const struct vu_vring *vr, struct vu_give *g)
+{
+	g->free_ids = vr->free_ids;
+	g->chain_len = vr->chain_len;
+	g->chain_next = vr->chain_next;
+	g->mask = vr->mask;
+	g->num = vr->num;
+	g->tail = (uint16_t)(vr->free_head + vr->nfree);
+	g->n = 0;
+}
+
+/* The ids g gave back now in vr's FIFO. */
+static inline void
+lr_vu_give_end_(struct vu_vring *vr, const struct vu_give *g)
+{
+	LR_ASSERT(vr->nfree + g->n <= vr->num);
+	vr->nfree = (uint16_t)(vr->nfree + g->n);
+}
+
+/* Tx: give back the chain of head through g; its descriptors, or -1 when
  * no chain of ours starts there (a fault). */
 static inline int
-lr_vu_tx_chain_free_(struct vu_queue *q, uint32_t head)
+lr_vu_tx_chain_free_(struct vu_queue *q, struct vu_give *g, uint32_t head)
 {
-	struct vu_vring *vr = &q->vr;
 	uint16_t n, id = (uint16_t)head;
 
-	if (lr_unlikely(head >= vr->num || vr->chain_len[head] == 0)) {
+	if (lr_unlikely(head >= g->num || g->chain_len[head] == 0)) {
 		lr_vu_ring_fault_(q, "used id", head);
 		return -1;
 	}
-	n = vr->chain_len[head];
-	vr->chain_len[head] = 0;
-	LR_ASSERT(vr->nfree + n <= vr->num);
+	n = g->chain_len[head];
+	g->chain_len[head] = 0;
 	for (uint16_t k = 0; k < n; k++) {
-		vr->free_ids[(vr->free_head + vr->nfree) & vr->mask] = id;
-		vr->nfree++;
-		id = vr->chain_next[id];
+		g->free_ids[g->tail++ & g->mask] = id;
+		id = g->chain_next[id];
 	}
+	g->n = (uint16_t)(g->n + n);
 	return n;
 }
 
