@@ -1126,47 +1126,48 @@ test_log_stream_swap(void)
 	return 0;
 }
 
+/* One copy of n bytes from src + so to dst + 32 + dof by lr_copy_16
+ * (full) or lr_copy_16_64: exactly those bytes, nothing before or after
+ * them; lr_prefetch_w changes nothing. */
+static int
+copy_check(int full, uint32_t n, const uint8_t *src, unsigned so, unsigned dof)
+{
+	uint8_t dst[320], *d = dst + 32 + dof;
+
+	memset(dst, 0xee, sizeof(dst));
+	lr_prefetch_w(d);
+	if (full)
+		lr_copy_16(d, src + so, n);
+	else
+		lr_copy_16_64(d, src + so, n);
+	for (unsigned i = 0; i < sizeof(dst); i++) {
+		int in = i >= 32 + dof && i < 32 + dof + n;
+		uint8_t want = in ? src[so + i - 32 - dof] : 0xee;
+
+		LR_TEST_ASSERT(dst[i] == want,
+			       "%s n %u src +%u dst +%u: byte %u is %u, not %u",
+			       full ? "lr_copy_16" : "lr_copy_16_64", n, so,
+			       dof, i, dst[i], want);
+	}
+	return 0;
+}
+
 /* lr_copy_16_64 (n from 16 to 64) and lr_copy_16 (n from 16 to 200,
  * either side of its switch to memcpy at 64) copy exactly n bytes at
- * every source and destination alignment within a line, and write
- * nothing before or after them; lr_prefetch_w changes nothing. */
+ * every source and destination alignment within a line (copy_check). */
 static int
 test_copy_16_64(void)
 {
-	uint8_t src[256], dst[320];
+	uint8_t src[256];
 
 	for (unsigned i = 0; i < sizeof(src); i++)
 		src[i] = (uint8_t)(i * 7 + 1);
-	for (unsigned f = 0; f < 2; f++)
-		for (uint32_t n = 16; n <= (f == 0 ? 64u : 200u); n++)
+	for (int full = 0; full < 2; full++)
+		for (uint32_t n = 16; n <= (full ? 200u : 64u); n++)
 			for (unsigned so = 0; so < 16; so++)
-				for (unsigned dof = 0; dof < 16; dof++) {
-					uint8_t *d = dst + 32 + dof;
-
-					memset(dst, 0xee, sizeof(dst));
-					lr_prefetch_w(d);
-					if (f == 0)
-						lr_copy_16_64(d, src + so, n);
-					else
-						lr_copy_16(d, src + so, n);
-					for (unsigned i = 0; i < sizeof(dst);
-					     i++) {
-						int in = i >= 32 + dof &&
-							 i < 32 + dof + n;
-						uint8_t want =
-						    in ? src[so + i - 32 - dof]
-						       : 0xee;
-
-						LR_TEST_ASSERT(
-						    dst[i] == want,
-						    "%s n %u src +%u dst +%u: "
-						    "byte %u is %u, not %u",
-						    f ? "lr_copy_16"
-						      : "lr_copy_16_64",
-						    n, so, dof, i, dst[i],
-						    want);
-					}
-				}
+				for (unsigned dof = 0; dof < 16; dof++)
+					if (copy_check(full, n, src, so, dof))
+						return -1;
 	return 0;
 }
 

@@ -312,11 +312,18 @@ lr_vu_tx_drop_all_(struct vu_queue *q, struct lr_mbuf **pkts, uint16_t n)
 	return n;
 }
 
+/* The free id j places after the FIFO's head (j < nfree). */
+static inline uint16_t
+tx_id_at(const struct vu_vring *vr, uint32_t j)
+{
+	return vr->free_ids[(uint16_t)(vr->free_head + j) & vr->mask];
+}
+
 /* Take the next free id of the FIFO (there is one). */
 static inline uint16_t
 tx_id_take(struct vu_vring *vr)
 {
-	uint16_t id = vr->free_ids[vr->free_head & vr->mask];
+	uint16_t id = tx_id_at(vr, 0);
 
 	vr->free_head++;
 	vr->nfree--;
@@ -457,7 +464,7 @@ tx_prefetch(const struct vu_vring *vr, struct lr_mbuf *const *pkts,
 	uint32_t next;
 
 	for (uint32_t j = 0; j < k; j++) {
-		uint16_t id = vr->free_ids[(vr->free_head + j) & vr->mask];
+		uint16_t id = tx_id_at(vr, j);
 		uint32_t len = pkts[j]->pkt_len + hdr_len;
 		const uint8_t *b = tx_buf(vr, id, len);
 
@@ -473,7 +480,7 @@ tx_prefetch(const struct vu_vring *vr, struct lr_mbuf *const *pkts,
 		return;
 	next = LR_MIN(2 * k, (uint32_t)vr->nfree);
 	for (uint32_t j = k; j < next; j++) {
-		uint16_t id = vr->free_ids[(vr->free_head + j) & vr->mask];
+		uint16_t id = tx_id_at(vr, j);
 		const uint8_t *b = vr->sbufs + (size_t)id * VU_SSIZE;
 
 		lr_prefetch_w(b);
@@ -516,7 +523,8 @@ tx_split(void *queue, struct lr_mbuf **pkts, uint16_t n)
 				lr_vu_tx_bad_(q, m, 1);
 				continue;
 			}
-			/* chains: more than the check before the loop saw */
+			/* chains: more than the room made before the loop;
+			 * fewer than need are free, so read what was used */
 			if (tx_reclaim(q) != 0)
 				break;
 			if (need > vr->nfree) {
