@@ -1339,6 +1339,22 @@ class Vhost(unittest.TestCase):
                       'io = 1.40 (target >= 1.3: met)', notes[0])
         self.assertIn('= 0.99 (target >= 1.0: not met)', notes[1])
         self.assertIn('= 1.10 (target >= 1.0: met)', notes[2])
+        # The CPUs in both placements: the ratio over every run is shown
+        # and not judged (a pair's median is in the placement most of its
+        # runs had); each placement's row is.
+        for lab, near, far in (('linerate', 30, 12), ('DPDK Debian', 20, 7)):
+            rows.add(vhost.place_row(64, 'near'), lab, near)
+            rows.add(vhost.place_row(64, 'far'), lab, far)
+        notes = vhost.target_notes(rows, labels, (64,))
+        self.assertEqual(len(notes), 5)
+        self.assertIn('= 1.40 (not judged: the CPUs were in both '
+                      'placements', notes[0])
+        self.assertIn('target >= 1.3 judged in each placement', notes[0])
+        self.assertNotIn(': met', notes[0])
+        self.assertIn('CPUs near: lr-pktgen -> lr-l2fwd / testpmd txonly '
+                      '-> testpmd io = 1.50 (target >= 1.3: met)', notes[3])
+        self.assertIn('CPUs far: lr-pktgen -> lr-l2fwd / testpmd txonly '
+                      '-> testpmd io = 1.71 (target >= 1.3: met)', notes[4])
         # No DPDK pair measured: no ratio claimed.
         del labels['dpdk_dpdk']
         self.assertEqual(vhost.target_notes(rows, labels, (64,)), [])
