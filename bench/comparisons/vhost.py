@@ -349,9 +349,10 @@ def target_notes(rows, labels, sizes):
     dpdk = labels.get('dpdk_dpdk')
     out = []
     for s in sizes:
+        every = f'{s} B: forwarded'
         both = all(rows.values.get(place_row(s, p)) for p in PLACES)
-        for row in ([f'{s} B: forwarded'] +
-                    [place_row(s, p) for p in PLACES] + [mix_row(s)]):
+        for row in ([every] + [place_row(s, p) for p in PLACES] +
+                    [mix_row(s)]):
             cells = rows.values.get(row, {})
             if dpdk not in cells:
                 continue
@@ -361,7 +362,7 @@ def target_notes(rows, labels, sizes):
                 if lab not in cells:
                     continue
                 r = stats.ratio(stats.median(cells[lab]), base)
-                if both and row == f'{s} B: forwarded':
+                if both and row == every:
                     verdict = ('not judged: the CPUs were in both '
                                'placements, in each pair\'s own share of '
                                f'its runs; target >= {goal} judged in each '
